@@ -1,0 +1,246 @@
+"""The ``handfoot`` command line.
+
+Every sub-command prints a readable report, or JSON with ``--json``. Bad input (an unknown card code, rule
+name or key, an impossible layout) exits with status 1 and a one-line ``handfoot: error: ...`` message on
+standard error; a usage mistake exits with status 2. Set ``HANDFOOT_DEBUG=1`` to see tracebacks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any, Sequence
+
+from scorer import PRESET_NAMES, HandFootError, get_rules, parse_cards
+from scorer.cards import Card
+from scorer.rules import Rules
+
+EXIT_BAD_INPUT = 1
+
+
+def _print_json(data: Any) -> None:
+    print(json.dumps(data, indent=2))
+
+
+def _house_rules(pairs: Sequence[str] | None) -> dict[str, Any]:
+    """``--set key=value`` pairs, values parsed as JSON when possible (``2``, ``true``, ``[60,90]``)."""
+    out: dict[str, Any] = {}
+    for pair in pairs or ():
+        if "=" not in pair:
+            raise HandFootError(f"--set needs key=value, got {pair!r}")
+        key, _, raw = pair.partition("=")
+        try:
+            out[key.strip()] = json.loads(raw)
+        except json.JSONDecodeError:
+            out[key.strip()] = raw
+    return out
+
+
+def _rules(args: argparse.Namespace, default: str = "pagat") -> Rules:
+    return get_rules(getattr(args, "rules", None) or default, **_house_rules(getattr(args, "set", None)))
+
+
+# -- score ----------------------------------------------------------------------------------------------------
+def cmd_score(args: argparse.Namespace) -> int:
+    from scorer.layout import TableLayout
+    from scorer.scoring import score_round
+
+    layout = TableLayout.from_file(args.layout)
+    overrides = {**layout.house_rules, **_house_rules(args.set)}
+    rules = get_rules(args.rules or layout.rules, **overrides)
+    result = score_round(layout, rules, lenient=args.lenient)
+    if args.json:
+        _print_json(result.to_dict())
+    else:
+        print(result.format_text())
+    return 0
+
+
+# -- rules ----------------------------------------------------------------------------------------------------
+def cmd_rules(args: argparse.Namespace) -> int:
+    if not args.name:
+        presets = [get_rules(n) for n in PRESET_NAMES]
+        if args.json:
+            _print_json({r.name: r.model_dump(mode="json") for r in presets})
+        else:
+            for r in presets:
+                print(f"{r.name:<14}{r.title}")
+            print("\n'handfoot rules NAME' lists a preset's values.")
+        return 0
+    rules = _rules(argparse.Namespace(rules=args.name, set=args.set))
+    if args.json:
+        _print_json(rules.model_dump(mode="json"))
+        return 0
+    print(f"{rules.name}: {rules.title}\nsource: {rules.source}\n")
+    for field_name, info in Rules.model_fields.items():
+        if field_name in ("name", "title", "source"):
+            continue
+        value = getattr(rules, field_name)
+        value = getattr(value, "value", value)
+        print(f"  {field_name:<30}{json.dumps(value):<22}{info.description or ''}")
+    return 0
+
+
+# -- check-meld -----------------------------------------------------------------------------------------------
+def cmd_check_meld(args: argparse.Namespace) -> int:
+    from scorer.melds import check_meld
+    from scorer.opening import check_opening
+
+    rules = _rules(args)
+    melds = [parse_cards(text) for text in args.melds]
+    pickup = Card.parse(args.pickup) if args.pickup else None
+    checks = [check_meld(m, rules) for m in melds]
+    opening = check_opening(melds, args.round, rules, pickup=pickup) if args.round else None
+    if args.json:
+        _print_json({
+            "rules": rules.name,
+            "melds": [{"cards": [c.code for c in ch.cards], "legal": ch.legal, "reasons": list(ch.reasons),
+                       "rank": ch.rank.value if ch.rank else None, "naturals": ch.naturals, "wilds": ch.wilds,
+                       "points": ch.points, "book": ch.kind.value if ch.kind else None} for ch in checks],
+            "opening": None if opening is None else {
+                "round": opening.round, "points": opening.points, "minimum": opening.minimum,
+                "meets": opening.meets, "shortfall": opening.shortfall, "reasons": list(opening.reasons)},
+        })
+    else:
+        print(f"Rules: {rules.name}")
+        for text, ch in zip(args.melds, checks):
+            print(f"  {' '.join(c.code for c in ch.cards)}: {ch.describe()}")
+        if opening is not None:
+            print(opening.describe())
+    legal = all(ch.legal for ch in checks) and (opening is None or opening.meets)
+    return 0 if legal else EXIT_BAD_INPUT if args.strict else 0
+
+
+# -- opening --------------------------------------------------------------------------------------------------
+def cmd_opening(args: argparse.Namespace) -> int:
+    from scorer.opening import best_opening
+
+    rules = _rules(args)
+    hand = parse_cards(" ".join(args.hand))
+    plan = best_opening(hand, rules, args.round)
+    if args.json:
+        _print_json({"rules": rules.name, "round": args.round, "points": plan.points, "minimum": plan.minimum,
+                     "meets": plan.meets, "melds": [[c.code for c in m] for m in plan.melds]})
+    else:
+        print(f"Best opening under '{rules.name}'" + (f", round {args.round}" if args.round else "") + ":")
+        print("  " + plan.describe())
+    return 0
+
+
+# -- odds -----------------------------------------------------------------------------------------------------
+def cmd_odds(args: argparse.Namespace) -> int:
+    from scorer.odds import simulate_odds
+
+    if args.deals < 1:
+        raise HandFootError("--deals must be at least 1")
+    report = simulate_odds(_rules(args), deals=args.deals, seed=args.seed)
+    if args.json:
+        _print_json(report.to_dict())
+    else:
+        print(report.format_table())
+    return 0
+
+
+# -- game -----------------------------------------------------------------------------------------------------
+def cmd_game(args: argparse.Namespace) -> int:
+    from scorer.game import Game
+    from scorer.layout import TableLayout
+    from scorer.scoring import score_round
+
+    layouts = [TableLayout.from_file(p) for p in args.layouts]
+    name = args.rules or layouts[0].rules
+    game = Game(get_rules(name, **{**layouts[0].house_rules, **_house_rules(args.set)}))
+    for path, layout in zip(args.layouts, layouts):
+        try:
+            game.add_round(score_round(layout, game.rules, lenient=args.lenient))
+        except HandFootError as exc:
+            raise HandFootError(f"{path}: {exc}") from None
+    if args.json:
+        _print_json(game.to_dict())
+    else:
+        print(game.format_text())
+    return 0
+
+
+# -- parser ---------------------------------------------------------------------------------------------------
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="handfoot", description="Score Hand and Foot rounds.")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def add_rules(sp: argparse.ArgumentParser, default_hint: str = "pagat") -> None:
+        sp.add_argument("--rules", metavar="NAME", help=f"rule preset ({', '.join(PRESET_NAMES)}); "
+                                                        f"default: {default_hint}")
+        sp.add_argument("--set", action="append", metavar="FIELD=VALUE",
+                        help="override one rule field (house rule), e.g. --set go_out_clean_books=2")
+
+    sp = sub.add_parser("score", help="score a round from a table layout JSON file")
+    sp.add_argument("layout", help="layout JSON file (see docs/layout.md)")
+    add_rules(sp, "the layout's own 'rules'")
+    sp.add_argument("--json", action="store_true", help="print JSON")
+    sp.add_argument("--lenient", action="store_true", help="score a layout that breaks the rules, listing problems")
+    sp.set_defaults(func=cmd_score)
+
+    sp = sub.add_parser("rules", help="list rule presets, or one preset's values")
+    sp.add_argument("name", nargs="?", help="preset name")
+    sp.add_argument("--set", action="append", metavar="FIELD=VALUE", help="override one rule field")
+    sp.add_argument("--json", action="store_true")
+    sp.set_defaults(func=cmd_rules)
+
+    sp = sub.add_parser("check-meld", help="explain whether melds are legal, and whether they open a round")
+    sp.add_argument("melds", nargs="+", help='one quoted meld per argument, e.g. "QH QS QD JK" "8S 8H 8D"')
+    sp.add_argument("--round", type=int, help="check the melds together as this round's opening")
+    sp.add_argument("--pickup", metavar="CARD", help="the top discard, when opening by taking the pile")
+    sp.add_argument("--strict", action="store_true", help="exit 1 when a meld or the opening is not legal")
+    add_rules(sp)
+    sp.add_argument("--json", action="store_true")
+    sp.set_defaults(func=cmd_check_meld)
+
+    sp = sub.add_parser("opening", help="find the best opening meld a hand can make")
+    sp.add_argument("hand", nargs="+", help='the hand, e.g. "KH KS JK 9H 9S 9D 2C"')
+    sp.add_argument("--round", type=int, help="round number (checks its minimum)")
+    add_rules(sp)
+    sp.add_argument("--json", action="store_true")
+    sp.set_defaults(func=cmd_opening)
+
+    sp = sub.add_parser("odds", help="simulate deals: opening chances, wilds, red threes, bad up-cards")
+    sp.add_argument("--deals", type=int, default=100_000)
+    sp.add_argument("--seed", type=int, default=0)
+    add_rules(sp)
+    sp.add_argument("--json", action="store_true")
+    sp.set_defaults(func=cmd_odds)
+
+    sp = sub.add_parser("game", help="score a game's rounds in order and show running totals")
+    sp.add_argument("layouts", nargs="+", help="one layout JSON file per round, in order")
+    add_rules(sp, "the first layout's 'rules'")
+    sp.add_argument("--lenient", action="store_true")
+    sp.add_argument("--json", action="store_true")
+    sp.set_defaults(func=cmd_game)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status (0 ok, 1 bad input, 2 usage)."""
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except HandFootError as exc:
+        hint = ""
+        if getattr(exc, "problems", None) and not getattr(args, "lenient", True):
+            hint = " — add --lenient to score anyway and list every problem"
+        print(f"handfoot: error: {exc}{hint}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except BrokenPipeError:  # e.g. piped into `head`
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except Exception as exc:  # never a traceback for the user
+        if os.environ.get("HANDFOOT_DEBUG"):
+            raise
+        print(f"handfoot: internal error: {exc.__class__.__name__}: {exc} (set HANDFOOT_DEBUG=1 for details)",
+              file=sys.stderr)
+        return 3
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,127 @@
+"""A game: the rounds of one evening, with running totals and the winner.
+
+Seed 000 and seed 002 §6: four rounds (one per opening minimum), each round's score added to a running
+total, the higher total after the last round wins.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import HandFootError
+from .rules import Rules
+from .scoring import RoundScore
+
+
+class GameError(HandFootError, ValueError):
+    """A round that does not fit the game (wrong rules, too many rounds, unknown team)."""
+
+
+@dataclass
+class Game:
+    """Rounds played so far under one rule set.
+
+    Attributes:
+        rules: the rules of every round.
+        rounds: scored rounds in play order.
+
+    Totals are ranges (``(min, max)`` in points) because a round may hold an uncounted squared book.
+    """
+
+    rules: Rules
+    rounds: list[RoundScore] = field(default_factory=list)
+
+    @property
+    def teams(self) -> list[str]:
+        """Team names in order of first appearance."""
+        names: list[str] = []
+        for r in self.rounds:
+            names += [t for t in r.teams if t not in names]
+        return names
+
+    @property
+    def round_number(self) -> int:
+        """The number of the next round to play (1-based)."""
+        return len(self.rounds) + 1
+
+    @property
+    def is_over(self) -> bool:
+        return len(self.rounds) >= self.rules.rounds
+
+    def next_minimum(self) -> int | None:
+        """The opening minimum of the next round, or None when the game is over."""
+        return None if self.is_over else self.rules.opening_minimum(self.round_number)
+
+    def add_round(self, score: RoundScore) -> None:
+        """Append a scored round.
+
+        Raises:
+            GameError: when the game is over, the round number is not the next one, or the rules differ.
+        """
+        if self.is_over:
+            raise GameError(f"the game is over after {self.rules.rounds} rounds")
+        if score.rules != self.rules.name:
+            raise GameError(f"round scored under '{score.rules}' but the game plays '{self.rules.name}'")
+        if score.round != self.round_number:
+            raise GameError(f"expected round {self.round_number}, got round {score.round}")
+        self.rounds.append(score)
+
+    def running_totals(self) -> list[dict[str, tuple[int, int]]]:
+        """After each round, each team's total so far as ``(min, max)`` points."""
+        totals = {t: (0, 0) for t in self.teams}
+        out = []
+        for r in self.rounds:
+            for t in totals:
+                ts = r.teams.get(t)
+                if ts is not None:
+                    lo, hi = totals[t]
+                    totals[t] = (lo + ts.total_min, hi + ts.total_max)
+            out.append(dict(totals))
+        return out
+
+    def totals(self) -> dict[str, tuple[int, int]]:
+        running = self.running_totals()
+        return running[-1] if running else {}
+
+    def leader(self) -> str | None:
+        """The team certainly ahead (its minimum beats every other maximum), else None (tie or unsure)."""
+        totals = self.totals()
+        for team, (lo, _) in totals.items():
+            if all(lo > hi for other, (_, hi) in totals.items() if other != team):
+                return team
+        return None
+
+    def winner(self) -> str | None:
+        """The winner once every round is played (None while playing, on a tie, or when uncounted books
+        leave it open)."""
+        return self.leader() if self.is_over else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rules": self.rules.name,
+            "rounds": [{"round": r.round, "scores": {t: ts.total for t, ts in r.teams.items()},
+                        "running": {t: (lo if lo == hi else [lo, hi]) for t, (lo, hi) in run.items()}}
+                       for r, run in zip(self.rounds, self.running_totals())],
+            "next_minimum": self.next_minimum(),
+            "winner": self.winner(),
+            "leader": self.leader(),
+        }
+
+    def format_text(self) -> str:
+        teams = self.teams
+        head = f"{'Round':<8}{'Minimum':>8}" + "".join(f"{'Team ' + t:>16}" for t in teams)
+        lines = [f"Game under '{self.rules.name}'", head]
+        for r, run in zip(self.rounds, self.running_totals()):
+            cells = []
+            for t in teams:
+                lo, hi = run[t]
+                cells.append(f"{lo:>16,}" if lo == hi else f"{f'{lo:,}..{hi:,}':>16}")
+            lines.append(f"{r.round:<8}{self.rules.opening_minimum(r.round):>8}" + "".join(cells))
+        if self.is_over:
+            w = self.winner()
+            lines.append(f"Winner: team {w}" if w else "Winner: undecided (a tie, or uncounted books)")
+        else:
+            lines.append(f"Next: round {self.round_number}, opening minimum {self.next_minimum()}"
+                         + (f"; leading: team {self.leader()}" if self.leader() else ""))
+        return "\n".join(lines)

@@ -1,0 +1,310 @@
+"""The rules object: every number and switch that differs between Hand and Foot tables.
+
+There is no official Hand and Foot; each family plays its own version. :class:`Rules` holds one version as
+a frozen, validated Pydantic model: unknown keys are refused (:class:`~scorer.errors.RulesError`) and
+inconsistent values are refused (more cards dealt than the decks hold, a going-out contract that needs wild
+books when wild books are not allowed, ...). Named versions live in :mod:`scorer.presets`.
+
+Each field's description names its source: ``seed 000`` is the pagat-style guide with the variations
+table, ``seed 001`` the six-deck canasta rules, ``seed 002`` the score-sheet guide with worked examples, and
+``seed 004`` the carousel game's rules (all in ``../shared/seeds/``). "Chosen" marks a value a seed leaves
+open and we decided.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from .cards import Card, Rank
+from .errors import RulesError
+
+
+class BookGrowth(str, Enum):
+    """What may be added to a pile once it is a complete book.
+
+    * ``closed`` — nothing: a book is exactly ``book_size`` cards (seed 000, 002, 004).
+    * ``naturals`` — natural cards of the book's rank, no wilds; the bonus does not change (seed 001).
+    * ``any`` — naturals and wilds within the wild limit: canastas grow past seven (seed 000, Saskatchewan).
+    """
+
+    CLOSED = "closed"
+    NATURALS = "naturals"
+    ANY = "any"
+
+
+def _f(default: Any, description: str, **kw: Any) -> Any:
+    return Field(default, description=description, **kw)
+
+
+class Rules(BaseModel):
+    """One complete rule system. Frozen; build variants with :meth:`with_overrides`.
+
+    Units: every value field is in points; sizes are card counts.
+
+    Raises:
+        RulesError: from :meth:`from_dict` / :meth:`with_overrides` for unknown keys or inconsistent values.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", use_enum_values=False)
+
+    # -- identity ---------------------------------------------------------------------------------------
+    name: str = _f("custom", "Preset name, e.g. 'pagat'.")
+    title: str = _f("Custom rules", "One-line human title.")
+    source: str = _f("", "Which seed (and section) the preset encodes.")
+
+    # -- players, cards, deal ------------------------------------------------------------------------------
+    players: int = _f(4, "Number of players (seed 000 'Other numbers': 2 to 6).", ge=2, le=8)
+    team_size: int = _f(2, "Players per side: 2 for partnerships, 1 when everyone plays alone "
+                           "(seed 000 'Other numbers'; seed 001 allows 2 teams of 3).", ge=1, le=4)
+    decks: int = _f(5, "Standard 52-card decks shuffled together (seed 000: one more than the players).",
+                    ge=1, le=12)
+    decks_follow_players: bool = _f(True, "When the player count is overridden, use one more deck than players "
+                                          "(seed 000 'Other numbers'). False for fixed-deck rules (seed 001).")
+    jokers_per_deck: int = _f(2, "Jokers per deck (all seeds use two).", ge=0, le=4)
+    hand_size: int = _f(13, "Cards dealt to each hand (seed 000: 13).", ge=1)
+    foot_size: int = _f(13, "Cards dealt to each foot (seed 000: 13).", ge=1)
+    draw_count: int = _f(2, "Cards drawn from the stock each turn (seed 000: 2; seed 004: 3).", ge=1, le=5)
+    pickup_size: int | None = _f(7, "Cards taken when picking up the discard pile; None takes the whole pile "
+                                    "(seed 000: top seven; Saskatchewan: whole pile).", ge=1)
+    pickup_naturals_needed: int = _f(2, "Matching naturals from the player's own hand needed to take the pile "
+                                        "(seed 000 'Picking up the pile').", ge=1)
+    pickup_top_card_option: bool = _f(False, "The top discard alone may be taken instead of drawing "
+                                             "(seed 004 'Picking Up and Discarding').")
+    pickup_wild_with_wilds: bool = _f(True, "A discarded wild may be taken with two wilds from the hand "
+                                            "(seed 000 'Black threes block'). False where wilds never count "
+                                            "towards the pair (seed 004).")
+    live_up_card: bool = _f(False, "A wild or red three turned up as the first discard stays and goes to whoever "
+                                   "first takes the pile, instead of being buried (seed 000 'Live up-card').")
+    red_three_from_foot_replaced: bool = _f(True, "Red threes laid from the foot are replaced from the stock "
+                                                  "(seed 000: yes; seed 001: not replaced).")
+
+    # -- card values (seed 000 'Card Values', seed 002 §1, seed 004 'Point's for Each Card') ---------------
+    joker_value: int = _f(50, "Joker.")
+    two_value: int = _f(20, "Two (wild).")
+    ace_value: int = _f(20, "Ace.")
+    high_value: int = _f(10, "King, queen, jack, 10, 9, 8.")
+    low_value: int = _f(5, "7, 6, 5, 4.")
+    black_three_value: int = _f(5, "Black three (only ever counted in a hand or foot: threes are never melded).")
+    red_three_on_table: int = _f(100, "Each red three laid on the table (seed 000: +100; Simpson: -500).")
+    red_three_in_hand: int = _f(-100, "Each red three still in a hand or foot, an unplayed foot included "
+                                      "(seed 000: -100; Simpson: -500). Signed: negative is a penalty.")
+
+    # -- melds and books -----------------------------------------------------------------------------------
+    min_meld_size: int = _f(3, "Fewest cards in a meld (seed 000: 3).", ge=2)
+    book_size: int = _f(7, "Cards in a complete book / pile / canasta (all seeds: 7).", ge=3)
+    book_growth: BookGrowth = _f(BookGrowth.CLOSED, "What may be added to a complete book; see BookGrowth.")
+    min_naturals: int = _f(2, "Fewest natural cards in any meld that is not a wild meld (seed 000's ratio implies "
+                              "2; Saskatchewan's canastas: 2, chosen from Canasta).", ge=1)
+    naturals_per_wild: int = _f(2, "A meld needs at least this many naturals for each wild: naturals >= k * wilds "
+                                   "(seed 000: 2; 0 disables the ratio).", ge=0)
+    natural_surplus: int = _f(0, "A meld needs naturals >= wilds + this (seed 002 'more naturals than wilds' and "
+                                 "seed 004 'one more normal card than wild cards': 1).", ge=0)
+    max_wilds: int | None = _f(None, "Most wilds in one meld or canasta, or None (Saskatchewan: 3).", ge=0)
+    wild_books: bool = _f(True, "All-wild melds and wild books are allowed (seed 000 'Wild pile'; seed 002 marks "
+                                "them a house rule; seed 001 'joker canasta').")
+    one_open_meld_per_rank: bool = _f(True, "A side may have only one unfinished meld of each rank (seed 000; "
+                                            "seed 001). Chosen for the other presets too.")
+    book_markers: bool = _f(True, "Squared books carry a marker card on top: red natural = clean, black natural = "
+                                  "dirty, joker or two = wild (seed 000 'Melds'; seed 002 §2; seed 004).")
+
+    # -- bonuses -------------------------------------------------------------------------------------------
+    clean_book_bonus: int = _f(500, "Each complete clean book (seed 000: 500; Simpson: 300).")
+    dirty_book_bonus: int = _f(300, "Each complete dirty book (seed 000: 300; Simpson: 100).")
+    wild_book_bonus: int = _f(1500, "Each complete wild book (seed 000: 1,500).")
+    go_out_bonus: int = _f(100, "The side that goes out (all seeds: 100).")
+    exact_deal_bonus: int = _f(0, "Bonus for each exact cut or grab at the deal (seed 001: dealer cuts exactly "
+                                  "53/79 or 52/78 cards; seed 004: a player picks up exactly 22 or 26; Simpson: "
+                                  "exactly 22). 0 where the rules have none.")
+    max_exact_deals_per_team: int = _f(0, "How many exact-deal bonuses one side can earn in a round "
+                                          "(seed 001: hand and foot cuts = 2; seed 004: one per player).", ge=0)
+
+    # -- going out -----------------------------------------------------------------------------------------
+    go_out_clean_books: int = _f(2, "Clean books a side needs to go out (seed 000: 2).", ge=0)
+    go_out_dirty_books: int = _f(2, "Dirty books a side needs to go out (seed 000: 2).", ge=0)
+    go_out_wild_books: int = _f(1, "Wild books a side needs to go out (seed 000: 1).", ge=0)
+    go_out_partner_in_foot: bool = _f(True, "Every partner must have reached their foot (seed 000).")
+    go_out_ask_partner: bool = _f(True, "The player must ask 'May I go out?' and follow the answer (seed 000).")
+    go_out_with_discard: bool = _f(False, "The last card must be discarded, not melded (seed 004; Bicycle per "
+                                          "seed 002 §4).")
+
+    # -- opening meld ----------------------------------------------------------------------------------------
+    opening_minimums: tuple[int, ...] = _f((50, 90, 120, 150), "Opening-meld minimum per round; its length is "
+                                           "the number of rounds (seed 000: 50/90/120/150; seed 004: 60 first).")
+    opening_needs_clean_or_wild: bool = _f(False, "The opening must start at least one clean or one wild meld, "
+                                                  "not only dirty ones (seed 001).")
+    opening_book_rounds: tuple[int, ...] = _f((), "Rounds whose opening must include a complete book built from "
+                                              "the hand (Saskatchewan: round 4).")
+
+    # ----------------------------------------------------------------------------------------------------------
+    @model_validator(mode="after")
+    def _consistent(self) -> "Rules":
+        problems: list[str] = []
+        if self.players % self.team_size:
+            problems.append(f"players ({self.players}) is not a multiple of team_size ({self.team_size})")
+        elif self.players // self.team_size < 2:
+            problems.append(f"{self.players} players in teams of {self.team_size} make fewer than two sides")
+        dealt = self.players * (self.hand_size + self.foot_size) + 1
+        if dealt > self.deck_cards:
+            problems.append(f"dealing {self.players} x ({self.hand_size} + {self.foot_size}) cards and an up-card "
+                            f"needs {dealt} cards but {self.decks} decks hold {self.deck_cards}")
+        if self.min_meld_size > self.book_size:
+            problems.append("min_meld_size is larger than book_size")
+        if self.min_naturals > self.book_size:
+            problems.append("min_naturals is larger than book_size")
+        if self.go_out_wild_books and not self.wild_books:
+            problems.append("going out needs wild books but wild_books is false")
+        if (self.exact_deal_bonus == 0) != (self.max_exact_deals_per_team == 0):
+            problems.append("exact_deal_bonus and max_exact_deals_per_team must both be zero or both non-zero")
+        if not self.opening_minimums:
+            problems.append("opening_minimums needs at least one round")
+        if any(m < 0 for m in self.opening_minimums):
+            problems.append("opening minimums cannot be negative")
+        bad_rounds = [r for r in self.opening_book_rounds if not 1 <= r <= len(self.opening_minimums)]
+        if bad_rounds:
+            problems.append(f"opening_book_rounds names rounds {bad_rounds} outside 1..{len(self.opening_minimums)}")
+        if not any(self.max_wild_in(self.book_size - w, self.book_size) >= w for w in range(1, self.book_size)):
+            problems.append("the wild limit leaves no room for a dirty book")
+        if problems:
+            raise ValueError("; ".join(problems))
+        return self
+
+    # -- construction -------------------------------------------------------------------------------------------
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Rules":
+        """Build rules from a plain dict (e.g. parsed JSON).
+
+        Raises:
+            RulesError: one line naming the unknown key or the inconsistent values.
+        """
+        try:
+            return cls.model_validate(data)
+        except ValidationError as exc:
+            raise RulesError(_one_line(exc)) from None
+
+    def with_overrides(self, **changes: Any) -> "Rules":
+        """A copy with some fields changed (house rules), validated again.
+
+        Changing ``players`` alone also changes ``decks`` to players + 1 when ``decks_follow_players``.
+
+        Raises:
+            RulesError: for an unknown field or values that do not fit together.
+        """
+        if not changes:
+            return self
+        unknown = sorted(set(changes) - set(type(self).model_fields))
+        if unknown:
+            raise RulesError(f"unknown rule field(s): {', '.join(unknown)} (see 'handfoot rules {self.name}')")
+        data = self.model_dump()
+        if "players" in changes and "decks" not in changes and self.decks_follow_players:
+            data["decks"] = int(changes["players"]) + 1
+        data.update(changes)
+        return Rules.from_dict(data)
+
+    # -- derived values -----------------------------------------------------------------------------------------
+    @property
+    def deck_cards(self) -> int:
+        """Cards in play: ``decks * (52 + jokers_per_deck)`` (270 for five decks with jokers)."""
+        return self.decks * (52 + self.jokers_per_deck)
+
+    @property
+    def rounds(self) -> int:
+        """Rounds in a game: one per opening minimum (4 in every seed)."""
+        return len(self.opening_minimums)
+
+    @property
+    def teams(self) -> int:
+        """Number of sides at the table."""
+        return self.players // self.team_size
+
+    def opening_minimum(self, round_number: int) -> int:
+        """The opening-meld minimum for ``round_number`` (1-based), in points.
+
+        Raises:
+            RulesError: when the round is outside ``1..rounds``.
+        """
+        if not 1 <= round_number <= self.rounds:
+            raise RulesError(f"round {round_number} is outside 1..{self.rounds} for rules '{self.name}'")
+        return self.opening_minimums[round_number - 1]
+
+    def card_value(self, card: Card) -> int:
+        """The card's point value in points (seed 000 'Card Values').
+
+        Used for melds, for cards left in hands and feet (as a penalty) and for opening minimums.
+
+        Raises:
+            ValueError: for a red three, which has no card value: it scores ``red_three_on_table`` or
+                ``red_three_in_hand`` instead.
+        """
+        r = card.rank
+        if r is Rank.JOKER:
+            return self.joker_value
+        if r is Rank.TWO:
+            return self.two_value
+        if r is Rank.ACE:
+            return self.ace_value
+        if r is Rank.THREE:
+            if card.is_red:
+                raise ValueError("a red three has no card value; it scores as a red three")
+            return self.black_three_value
+        if r in (Rank.FOUR, Rank.FIVE, Rank.SIX, Rank.SEVEN):
+            return self.low_value
+        return self.high_value
+
+    def rank_value(self, rank: Rank) -> int:
+        """Point value of a natural rank (4..A) or a wild rank; see :meth:`card_value`."""
+        from .cards import Suit
+
+        return self.card_value(Card(rank) if rank is Rank.JOKER else Card(rank, Suit.SPADES))
+
+    def max_wild_in(self, naturals: int, size_limit: int | None = None) -> int:
+        """Most wilds a meld with ``naturals`` natural cards may hold under this wild limit.
+
+        ``size_limit`` caps the meld's total size (pass ``book_size`` when books are closed). Returns -1 when
+        ``naturals`` is below ``min_naturals`` (no meld at all, wilds or not).
+        """
+        if naturals < self.min_naturals:
+            return -1
+        caps = []
+        if self.naturals_per_wild:
+            caps.append(naturals // self.naturals_per_wild)
+        if self.natural_surplus or not self.naturals_per_wild:
+            caps.append(max(naturals - self.natural_surplus, 0) if self.natural_surplus else 10 ** 6)
+        if self.max_wilds is not None:
+            caps.append(self.max_wilds)
+        if size_limit is not None:
+            caps.append(max(size_limit - naturals, 0))
+        return min(caps)
+
+    def wild_limit_text(self) -> str:
+        """The wild limit in words, for messages."""
+        parts = []
+        if self.naturals_per_wild == 1 and self.natural_surplus == 0:
+            parts.append("at least as many naturals as wilds")
+        elif self.naturals_per_wild > 1 or (self.naturals_per_wild == 1 and not self.natural_surplus):
+            parts.append(f"at least {self.naturals_per_wild} naturals per wild")
+        if self.natural_surplus:
+            parts.append("more naturals than wilds" if self.natural_surplus == 1
+                         else f"at least {self.natural_surplus} more naturals than wilds")
+        if self.max_wilds is not None:
+            parts.append(f"at most {self.max_wilds} wilds")
+        parts.append(f"at least {self.min_naturals} naturals")
+        return ", ".join(parts)
+
+
+def _one_line(exc: ValidationError) -> str:
+    msgs = []
+    for err in exc.errors():
+        loc = ".".join(str(p) for p in err["loc"])
+        msg = err["msg"]
+        if err["type"] == "extra_forbidden":
+            msg = "unknown rule field"
+        elif msg.startswith("Value error, "):
+            msg = msg[len("Value error, "):]
+        msgs.append(f"{loc}: {msg}" if loc else msg)
+    return "; ".join(msgs)
+
+
+RuleName = Literal["pagat", "bicycle", "saskatchewan", "simpson", "six-deck", "score-sheet", "carousel"]

@@ -1,0 +1,101 @@
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from handfoot.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = str(ROOT / "examples" / "score_sheet_round.json")
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_score_json(capsys):
+    code, out, _ = run(capsys, "score", EXAMPLE, "--json")
+    data = json.loads(out)
+    assert code == 0
+    assert data["teams"]["A"]["total"] == 1250 and data["teams"]["B"]["total"] == 265
+    assert {line["item"] for line in data["teams"]["A"]["breakdown"]} >= {"clean_books", "melded_cards"}
+
+
+def test_score_text(capsys):
+    code, out, _ = run(capsys, "score", EXAMPLE)
+    assert code == 0 and "Team A" in out and "1,250" in out
+
+
+def test_rules_override_makes_the_round_illegal(capsys):
+    code, out, err = run(capsys, "score", EXAMPLE, "--rules", "pagat")
+    assert code == 1 and out == ""
+    assert err.startswith("handfoot: error: illegal layout under 'pagat'") and err.count("\n") == 1
+    code, out, _ = run(capsys, "score", EXAMPLE, "--rules", "pagat", "--lenient")
+    assert code == 0 and "too many wilds" in out
+
+
+def test_house_rule_override(capsys):
+    code, _, err = run(capsys, "score", EXAMPLE, "--set", "go_out_clean_books=2")
+    assert code == 1 and "needs 2 clean books" in err
+
+
+@pytest.mark.parametrize("content,message", [
+    ('{"teams": {"A": {"melds": [["KH", "XX", "KS"]]}}}', "unknown card code 'XX'"),
+    ('{"rules": "poker", "teams": {"A": {}}}', "unknown rules 'poker'"),
+    ('{"teams": {"A": {"hands": []}}}', "teams.A.hands: unknown key"),
+    ('{"teams": {"A": {"melds": [["JK","JK","JK","JK","JK","JK","JK"],["JK","JK","JK","JK"]]}}}', "11 jokers"),
+    ('{"teams": {"A": {"melds": [["3H","3D","3S"]]}}}', "threes cannot be melded"),
+    ("not json", "not valid JSON"),
+])
+def test_bad_input_is_one_line_and_non_zero(tmp_path, capsys, content, message):
+    path = tmp_path / "bad.json"
+    path.write_text(content)
+    code, out, err = run(capsys, "score", str(path))
+    assert code == 1 and message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_missing_file(capsys):
+    code, _, err = run(capsys, "score", "/nonexistent/layout.json")
+    assert code == 1 and "cannot read layout" in err
+
+
+def test_rules_listing(capsys):
+    code, out, _ = run(capsys, "rules")
+    assert code == 0 and all(n in out for n in ("pagat", "six-deck", "carousel"))
+    code, out, _ = run(capsys, "rules", "carousel", "--json")
+    assert json.loads(out)["opening_minimums"] == [60, 90, 120, 150]
+    code, _, err = run(capsys, "rules", "nope")
+    assert code == 1 and "unknown rules 'nope'" in err
+
+
+def test_check_meld(capsys):
+    code, out, _ = run(capsys, "check-meld", "QH QS QD JK", "--round", "3", "--rules", "pagat")
+    assert code == 0 and "legal meld of queens" in out and "40 short" in out
+    code, out, _ = run(capsys, "check-meld", "QH QS QD JK", "8S 8H 8D 2C", "--round", "3", "--rules",
+                       "score-sheet", "--json")
+    data = json.loads(out)
+    assert data["opening"]["points"] == 130 and data["opening"]["meets"]
+    code, out, _ = run(capsys, "check-meld", "3H 3S 3D", "--strict")
+    assert code == 1 and "threes cannot be melded" in out
+    code, _, err = run(capsys, "check-meld", "QH QZ")
+    assert code == 1 and "'QZ'" in err
+
+
+def test_opening(capsys):
+    code, out, _ = run(capsys, "opening", "KH KS JK 9H 9S 9D 2C AH AD AC", "--round", "4", "--json")
+    data = json.loads(out)
+    assert data["points"] == 180 and data["meets"] is True
+
+
+def test_game(capsys):
+    code, out, _ = run(capsys, "game", EXAMPLE)
+    assert code == 0 and "1,250" in out and "Next: round 2" in out
+
+
+def test_console_script_module_entry():
+    proc = subprocess.run([sys.executable, "-m", "handfoot", "rules"], capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 0 and "pagat" in proc.stdout

@@ -135,7 +135,10 @@ def cmd_odds(args: argparse.Namespace) -> int:
 
     if args.deals < 1:
         raise HandFootError("--deals must be at least 1")
-    report = simulate_odds(_rules(args), deals=args.deals, seed=args.seed)
+    try:
+        report = simulate_odds(_rules(args), deals=args.deals, seed=args.seed)
+    except ValueError as exc:
+        raise HandFootError(str(exc)) from None
     if args.json:
         _print_json(report.to_dict())
     else:

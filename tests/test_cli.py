@@ -99,3 +99,13 @@ def test_game(capsys):
 def test_console_script_module_entry():
     proc = subprocess.run([sys.executable, "-m", "handfoot", "rules"], capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 0 and "pagat" in proc.stdout
+
+
+def test_odds_json(capsys):
+    code, out, _ = run(capsys, "odds", "--deals", "2000", "--seed", "3", "--json")
+    data = json.loads(out)
+    assert code == 0 and [o["minimum"] for o in data["opening"]] == [50, 90, 120, 150]
+    assert set(data) >= {"wild_at_least_one", "wild_at_least_two", "wild_mean", "red_three_at_least_one",
+                         "bad_up_card"}
+    code, _, err = run(capsys, "odds", "--deals", "0")
+    assert code == 1 and "--deals" in err

@@ -90,3 +90,24 @@ def test_best_opening_is_a_legal_opening():
         used = [c for m in plan.melds for c in m]
         for c in set(used):
             assert used.count(c) <= hand.count(c)
+
+
+def test_best_opening_agrees_with_the_vectorised_odds_optimiser():
+    """Two independent exact optimisers (DP over cards here, knapsack over counts in odds) must agree."""
+    import numpy as np
+
+    from scorer.cards import NATURAL_RANKS, full_deck
+    from scorer.odds import opening_values
+
+    rng = np.random.default_rng(7)
+    shoe = [c for c in full_deck(5) if not c.is_red_three]
+    for name in ("pagat", "score-sheet", "saskatchewan", "carousel", "bicycle"):
+        rules = get_rules(name)
+        hands = [[shoe[i] for i in rng.choice(len(shoe), size=int(rng.integers(3, 17)), replace=False)]
+                 for _ in range(150)]
+        counts = np.array([[sum(c.rank is r for c in h) for r in NATURAL_RANKS] for h in hands])
+        twos = np.array([sum(c.rank.value == "2" for c in h) for h in hands])
+        jokers = np.array([sum(c.is_joker for c in h) for h in hands])
+        fast = opening_values(counts, twos, jokers, rules)
+        slow = [best_opening(h, rules).points for h in hands]
+        assert list(fast) == slow, name

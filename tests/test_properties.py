@@ -1,5 +1,7 @@
 """Invariants of the scorer, checked on generated tables (hypothesis)."""
 
+from collections import Counter
+
 from hypothesis import assume, given, settings, strategies as st
 
 from scorer import Card, Rank, Suit, get_rules
@@ -30,6 +32,8 @@ def test_moving_a_card_from_hand_to_meld_adds_twice_its_value(preset, rank, data
     before_meld, after_meld = meld, meld + [moved]
     assume(check_meld(before_meld, rules).legal and check_meld(after_meld, rules).legal)
     assume(len(after_meld) < rules.book_size)  # no book bonus appears
+    copies = Counter(c.code for c in after_meld + others)
+    assume(all(n <= rules.decks for n in copies.values()))  # cards the decks really hold
     before = TableLayout.from_dict({"rules": preset, "teams": {"A": {
         "melds": [[c.code for c in before_meld]], "left": [[c.code for c in others + [moved]]]}}})
     after = TableLayout.from_dict({"rules": preset, "teams": {"A": {

@@ -167,6 +167,39 @@ def cmd_game(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- detect ---------------------------------------------------------------------------------------------------
+def cmd_detect(args: argparse.Namespace) -> int:
+    try:
+        from vision.detector import CardDetector, ImageError, image_paths, load_image
+    except ImportError as exc:  # the vision extra is not installed
+        raise HandFootError(f"detect needs the vision extra (pip install -e '.[vision]'): {exc}") from None
+
+    paths = image_paths(args.images)
+    if not paths:
+        raise HandFootError("no images given (a directory argument must contain .jpg/.png images)")
+    try:
+        detector = CardDetector(**({"model": args.model} if args.model else {}), imgsz=args.imgsz, conf=args.conf)
+    except FileNotFoundError as exc:
+        raise HandFootError(str(exc)) from None
+    failures = 0
+    for path in paths:
+        try:
+            image = load_image(path)
+        except ImageError as exc:
+            print(f"handfoot: error: {exc}", file=sys.stderr)
+            failures += 1
+            continue
+        det = detector(image)
+        record = {"image": str(path), "width": int(image.shape[1]), "height": int(image.shape[0]),
+                  "detections": det.to_list()}
+        if args.json:
+            print(json.dumps(record))
+        else:
+            cards = ", ".join(f"{d['card']} ({d['confidence']:.2f})" for d in record["detections"]) or "no cards found"
+            print(f"{path}: {len(det)} corner indices: {cards}")
+    return EXIT_BAD_INPUT if failures else 0
+
+
 # -- parser ---------------------------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="handfoot", description="Score Hand and Foot rounds.")
@@ -213,6 +246,14 @@ def build_parser() -> argparse.ArgumentParser:
     add_rules(sp)
     sp.add_argument("--json", action="store_true")
     sp.set_defaults(func=cmd_odds)
+
+    sp = sub.add_parser("detect", help="find card corner indices in photos with the shipped model")
+    sp.add_argument("images", nargs="+", help="image files or directories of images")
+    sp.add_argument("--json", action="store_true", help="one JSON object per image, one per line")
+    sp.add_argument("--imgsz", type=int, default=1280, help="inference size of the long side (px, multiple of 32)")
+    sp.add_argument("--conf", type=float, default=0.35, help="minimum confidence")
+    sp.add_argument("--model", help="ONNX model (default: models/cards.onnx)")
+    sp.set_defaults(func=cmd_detect)
 
     sp = sub.add_parser("game", help="score a game's rounds in order and show running totals")
     sp.add_argument("layouts", nargs="+", help="one layout JSON file per round, in order")

@@ -1,0 +1,1038 @@
+"""Card art for synthetic training scenes: free deck designs, rendered cards and their corner-index boxes.
+
+Where the art comes from (see ``../shared/cardart.md``): Debian packages ``gnome-cards-data`` and
+``aisleriot`` (aisleriot sheets, GPL/LGPL), ``kdegames-card-data-kf5`` (KDE decks, GPL) and the npm
+packages ``@heruka_urgyen/react-playing-cards`` (Adrian Kennard's CC0 cards) and
+``@younestouati/playing-cards-standard-deck`` (Chris Aguilar's LGPL cards). Everything is fetched with the
+ordinary clients (``apt-get download``, ``npm pack``) into a cache outside git (``$HANDFOOT_CACHE`` or
+``~/.cache/handfoot``); ship weights and code, never the renders.
+
+``load_deck(design)`` renders one design once (resvg), finds the corner index of every card from the ink
+in the card's top-left corner, mirrors it by 180 degrees for the opposite corner (and finds the top-right
+one too for 4-index decks), and caches PNGs plus a JSON of boxes. Later loads read the cache.
+
+Box convention (matches the real-photo labels in ``../shared/realdata/phone_corners``): an axis-aligned
+box around rank glyph + the small suit pip under it, padded on every side by ``INDEX_MARGIN`` times the
+deck's typical index ink height (in pixels, the same pad horizontally and vertically). Jokers get a box
+around their corner mark (the word JOKER, a star) where they have one, and no box otherwise.
+
+Command line: ``python -m datasets.cardart --fetch`` downloads everything; ``--check DIR`` renders all
+designs and writes contact sheets (every card with its boxes drawn) into DIR for a visual check.
+"""
+from __future__ import annotations
+
+import argparse
+import gzip
+import io
+import json
+import lzma
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+try:  # resvg-py (PyPI) renders these decks correctly and fast; only needed for rendering
+    import resvg_py
+except ImportError:  # pragma: no cover - reported when a render is attempted
+    resvg_py = None
+
+CACHE_DIR: Path = Path(os.environ.get("HANDFOOT_CACHE") or (Path.home() / ".cache" / "handfoot"))
+
+RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+SUITS = ("C", "D", "H", "S")
+CARD_CODES = tuple(r + s for s in SUITS for r in RANKS)
+
+#: Pad around the index ink on every side, as a fraction of the deck's median index ink height (rank +
+#: pip, in px). Measured on 184 cleanly visible labelled corners of the real phone photos: the labels sit
+#: a median 0.14-0.17 ink heights outside the ink horizontally and 0.12-0.14 vertically (about 11 % of the
+#: box height, 17 % of its width), i.e. a roughly constant pixel pad.
+INDEX_MARGIN = 0.14
+
+#: Bump when rendering or box finding changes: cached renders with another version are redone.
+RENDER_VERSION = 5
+
+# --------------------------------------------------------------------------------------------- sources
+
+# package -> (source group, kind, pinned npm version or None)
+_PACKAGES: dict[str, tuple[str, str, str | None]] = {
+    "gnome-cards-data": ("aisleriot", "deb", None),
+    "aisleriot": ("aisleriot", "deb", None),  # only for bonded.svgz
+    "kdegames-card-data-kf5": ("kde", "deb", None),
+    "@heruka_urgyen/react-playing-cards": ("npm", "npm", "0.5.0"),
+    "@younestouati/playing-cards-standard-deck": ("npm", "npm", "3.0.0"),
+}
+# Only these parts of the packages are unpacked.
+_KEEP_PREFIXES = ("usr/share/aisleriot/cards/", "usr/share/carddecks/", "package/src/images/", "package/cards/",
+                  "package/LICENSE", "package/README", "package/package.json", "usr/share/doc/")
+
+_TIMEOUT_S = 300  # per download command
+
+_AR_CARDS = "usr/share/aisleriot/cards"
+_KDE_CARDS = "usr/share/carddecks"
+_KENNARD = "package/src/images"
+
+
+@dataclass(frozen=True)
+class _Spec:
+    name: str
+    package: str
+    path: str  # file or folder inside the unpacked package
+    kind: str  # "sheet" (aisleriot 13x5 grid), "kde" (one element per card), "kennard", "aguilar"
+    four_index: bool = False  # index in all four corners
+    joker_corners: tuple[str, ...] = ("tl",)  # corners holding a joker mark: "tl" and/or "tr"; () = none
+    region: tuple[float, float] = (0.26, 0.30)  # initial index search region (fraction of width, height)
+    joker_region: tuple[float, float] = (0.30, 0.50)  # initial joker-mark search region
+
+    @property
+    def source(self) -> str:
+        return _PACKAGES[self.package][0]
+
+
+def _ar(name: str, **kw) -> _Spec:
+    pkg = "aisleriot" if name == "bonded" else "gnome-cards-data"
+    return _Spec(name, pkg, f"{_AR_CARDS}/{name}.svgz", "sheet", **kw)
+
+
+def _kde(name: str, folder: str, file: str, **kw) -> _Spec:
+    return _Spec(name, "kdegames-card-data-kf5", f"{_KDE_CARDS}/{folder}/{file}", "kde", **kw)
+
+
+_SPECS: dict[str, _Spec] = {s.name: s for s in [
+    # aisleriot sheets (gnome-cards-data; bonded from aisleriot). Left out: paris (bellot again),
+    # gnomangelo* and anglo_bitmap (anglo again), *_4_color, tango_nuevo (rank and suit split across the
+    # top), guyenne-classic (courts without rank letters), ancient_french, berlin, lattmann, rheinland,
+    # atlasnye_skat, Атласные, slavic_costumes, tarocco, swiss-xvii (non-English court letters or suits).
+    _ar("anglo"),
+    _ar("anglo_modern"),
+    _ar("anglo_poker"),
+    _ar("atlasnye"),
+    _ar("bellot"),
+    _ar("bonded", four_index=True),
+    _ar("dondorf", four_index=True, joker_corners=()),
+    _ar("neoclassical", joker_corners=("tl", "tr")),
+    _ar("orell"),
+    _ar("ornamental"),
+    _ar("plastic"),
+    _ar("simplistic"),
+    _ar("tango"),
+    _ar("tigullio"),
+    # KDE decks. Left out: oxygen, oxygen-air, oxygen-white (rank and suit split across the top edge, no
+    # rank+pip index), jolly-royal (pips joined to decorative lines), ancient-egyptians (upright rank alone
+    # in the bottom corner), tigullio-international (the aisleriot tigullio art again), gm-paris and
+    # nicu-ornamental (aisleriot paris/ornamental again), dondorf (aisleriot's), future, konqi-modern
+    # (licence), xskat-* (German court letters / suits).
+    _kde("kde_nicu_white", "svg-nicu-white", "white.svgz"),
+    _kde("kde_penguins", "svg-penguins", "penguins.svgz"),
+    _kde("kde_standard", "svg-standard", "standard.svgz"),
+    # npm
+    _Spec("kennard", "@heruka_urgyen/react-playing-cards", f"{_KENNARD}/2color", "kennard", joker_corners=()),
+    _Spec("kennard_bigindex", "@heruka_urgyen/react-playing-cards", f"{_KENNARD}/2color-bf", "kennard",
+          joker_corners=()),
+    _Spec("kennard_4color", "@heruka_urgyen/react-playing-cards", f"{_KENNARD}/4color", "kennard",
+          joker_corners=()),  # four-colour suits: loadable, but in neither design list
+    _Spec("aguilar", "@younestouati/playing-cards-standard-deck", "package/cards", "aguilar",
+          joker_corners=("tl", "tr")),  # its one joker has a star in every corner
+]}
+
+TRAIN_DESIGNS: tuple[str, ...] = (
+    "anglo", "anglo_modern", "anglo_poker", "atlasnye", "bellot", "bonded", "dondorf", "neoclassical",
+    "ornamental", "plastic", "simplistic", "tango",
+    "kde_nicu_white", "kde_penguins", "kde_standard",
+    "kennard", "kennard_bigindex",
+)
+#: Validation only: never train on these. orell and tigullio (aisleriot), aguilar (npm).
+HELDOUT_DESIGNS: tuple[str, ...] = ("orell", "tigullio", "aguilar")
+
+
+# --------------------------------------------------------------------------------------------- fetching
+
+def _root(cache_dir) -> Path:
+    return Path(cache_dir if cache_dir is not None else CACHE_DIR) / "cardart"
+
+
+def _pkg_dir(raw: Path, package: str) -> Path:
+    return raw / re.sub(r"[^A-Za-z0-9_.-]+", "_", package.lstrip("@"))
+
+
+def _extract_deb(deb: Path, dest: Path) -> None:
+    """Unpack the data member of a .deb (ar archive) without dpkg; keeps only the card folders."""
+    data = deb.read_bytes()
+    if not data.startswith(b"!<arch>\n"):
+        raise RuntimeError(f"{deb} is not a Debian package")
+    pos = 8
+    while pos + 60 <= len(data):
+        hdr = data[pos:pos + 60]
+        name = hdr[:16].decode().strip().rstrip("/")
+        size = int(hdr[48:58].decode().strip())
+        body = data[pos + 60:pos + 60 + size]
+        pos += 60 + size + (size & 1)
+        if name.startswith("data.tar"):
+            if name.endswith(".xz"):
+                body = lzma.decompress(body)
+            elif name.endswith(".gz"):
+                body = gzip.decompress(body)
+            elif name.endswith(".zst"):
+                if shutil.which("dpkg"):
+                    subprocess.run(["dpkg", "-x", str(deb), str(dest)], check=True, capture_output=True)
+                    return
+                raise RuntimeError(f"{deb}: zstd data member needs dpkg")
+            _extract_tar(tarfile.open(fileobj=io.BytesIO(body)), dest)
+            return
+    raise RuntimeError(f"{deb}: no data member")
+
+
+def _extract_tar(tf: tarfile.TarFile, dest: Path) -> None:
+    members = []
+    for m in tf.getmembers():
+        name = m.name[2:] if m.name.startswith("./") else m.name
+        if not (m.isfile() or m.isdir()) or ".." in Path(name).parts or name.startswith("/"):
+            continue
+        if name.startswith(_KEEP_PREFIXES):
+            m.name = name
+            members.append(m)
+    try:
+        tf.extractall(dest, members=members, filter="data")
+    except TypeError:  # Python < 3.12
+        tf.extractall(dest, members=members)
+
+
+def _download(package: str, downloads: Path, quiet: bool) -> Path:
+    group, kind, version = _PACKAGES[package]
+    downloads.mkdir(parents=True, exist_ok=True)
+    if kind == "deb":
+        have = sorted(downloads.glob(f"{package}_*.deb"))
+        if have:
+            return have[-1]
+        if not shutil.which("apt-get"):
+            raise RuntimeError(f"cannot download Debian package {package}: apt-get not found")
+        try:
+            r = subprocess.run(["apt-get", "download", package], cwd=downloads, capture_output=True, text=True,
+                               timeout=_TIMEOUT_S)
+        except subprocess.TimeoutExpired as e:
+            raise RuntimeError(f"apt-get download {package} timed out after {_TIMEOUT_S} s") from e
+        have = sorted(downloads.glob(f"{package}_*.deb"))
+        if r.returncode != 0 or not have:
+            raise RuntimeError(f"apt-get download {package} failed (rc {r.returncode}): "
+                               f"{(r.stderr or r.stdout).strip()[-400:]} -- try 'apt-get update' first")
+        return have[-1]
+    spec = f"{package}@{version}" if version else package
+    stem = package.lstrip("@").replace("/", "-")
+    have = sorted(downloads.glob(f"{stem}-*.tgz"))
+    if have:
+        return have[-1]
+    if not shutil.which("npm"):
+        raise RuntimeError(f"cannot download npm package {package}: npm not found")
+    try:
+        r = subprocess.run(["npm", "pack", spec, "--silent"], cwd=downloads, capture_output=True, text=True,
+                           timeout=_TIMEOUT_S)
+    except subprocess.TimeoutExpired as e:
+        raise RuntimeError(f"npm pack {spec} timed out after {_TIMEOUT_S} s") from e
+    have = sorted(downloads.glob(f"{stem}-*.tgz"))
+    if r.returncode != 0 or not have:
+        raise RuntimeError(f"npm pack {spec} failed (rc {r.returncode}): {(r.stderr or r.stdout).strip()[-400:]}")
+    return have[-1]
+
+
+def fetch_cardart(sources=("aisleriot", "kde", "npm"), cache_dir=None, quiet=False) -> Path:
+    """Download and unpack the card-art packages of ``sources`` into ``<cache>/cardart/raw``.
+
+    ``sources`` is any of ``"aisleriot"`` (Debian gnome-cards-data + aisleriot), ``"kde"`` (Debian
+    kdegames-card-data-kf5) and ``"npm"`` (Kennard and Aguilar npm decks). Idempotent: packages already
+    unpacked are skipped, so a second call does no network access. Needs ``apt-get`` (with package lists)
+    for the Debian sources and ``npm`` for the npm ones.
+
+    Returns the raw folder. Raises ``RuntimeError`` naming the package when a download or unpack fails,
+    and ``ValueError`` for an unknown source name.
+    """
+    if isinstance(sources, str):
+        sources = (sources,)
+    known = {g for g, _, _ in _PACKAGES.values()}
+    bad = [s for s in sources if s not in known]
+    if bad:
+        raise ValueError(f"unknown card-art source(s) {bad}; choose from {sorted(known)}")
+    raw = _root(cache_dir) / "raw"
+    downloads = raw / "downloads"
+    for package, (group, kind, _) in _PACKAGES.items():
+        if group not in sources:
+            continue
+        dest = _pkg_dir(raw, package)
+        if (dest / ".done").exists():
+            continue
+        t0 = time.time()
+        archive = _download(package, downloads, quiet)
+        tmp = Path(tempfile.mkdtemp(prefix=".unpack-", dir=raw))
+        try:
+            if kind == "deb":
+                _extract_deb(archive, tmp)
+            else:
+                with tarfile.open(archive) as tf:
+                    _extract_tar(tf, tmp)
+            (tmp / ".done").write_text(archive.name + "\n")
+            if dest.exists():
+                shutil.rmtree(dest)
+            os.replace(tmp, dest)
+        except Exception as e:
+            shutil.rmtree(tmp, ignore_errors=True)
+            if isinstance(e, RuntimeError):
+                raise
+            raise RuntimeError(f"unpacking {archive.name} for {package} failed: {e}") from e
+        if not quiet:
+            print(f"cardart: {package} -> {dest} ({time.time() - t0:.1f} s)", file=sys.stderr)
+    return raw
+
+
+def _design_path(spec: _Spec, cache_dir) -> Path:
+    return _pkg_dir(_root(cache_dir) / "raw", spec.package) / spec.path
+
+
+def available_designs(cache_dir=None) -> list[str]:
+    """Names of the designs whose source art is already in the cache (fetched), sorted.
+
+    Includes designs in neither TRAIN_DESIGNS nor HELDOUT_DESIGNS (e.g. ``kennard_4color``). Does not
+    download or render anything.
+    """
+    return sorted(n for n, s in _SPECS.items() if _design_path(s, cache_dir).exists())
+
+
+# --------------------------------------------------------------------------------------------- data types
+
+@dataclass
+class CardImage:
+    """One rendered card face.
+
+    code: ``"KH"``, ``"10S"``, ``"2C"`` ...; jokers are ``"JK"`` with their colour in ``joker_color``.
+    image: (H, W, 4) uint8 BGRA (OpenCV channel order), cropped to the card outline; alpha 0 outside the
+        rounded corners.
+    index_boxes: (x1, y1, x2, y2) in pixels of ``image`` (x2, y2 exclusive edges): the top-left corner
+        index and the 180-degree-rotated bottom-right one (plus top-right and bottom-left for 4-index
+        decks). Empty for a joker without a corner mark.
+    joker_color: ``"red"``, ``"black"`` or None (not a joker, or a deck whose only joker has no colour).
+    """
+
+    code: str
+    image: np.ndarray
+    index_boxes: list[tuple[float, float, float, float]]
+    joker_color: str | None = None
+
+
+@dataclass
+class Deck:
+    """All cards of one design, every image the same (H, W).
+
+    cards: code -> list of CardImage (one per code, ``"JK"`` holds [red, black] or the deck's single joker;
+        decks without jokers have no ``"JK"`` key). back: (H, W, 4) BGRA card back.
+    """
+
+    design: str
+    cards: dict[str, list[CardImage]]
+    back: np.ndarray | None
+    size: tuple[int, int] = field(default=(0, 0))  # (W, H) px
+
+    @property
+    def has_jokers(self) -> bool:
+        return bool(self.cards.get("JK"))
+
+
+# --------------------------------------------------------------------------------------------- rendering
+
+def _render(svg_path=None, svg_string=None, width=None, height=None, resources_dir=None) -> np.ndarray:
+    """Render SVG to (H, W, 4) uint8 BGRA with resvg."""
+    if resvg_py is None:
+        raise RuntimeError("rendering card art needs the 'resvg-py' package (pip install resvg-py)")
+    kw = {}
+    if svg_path is not None:
+        kw["svg_path"] = str(svg_path)
+    else:
+        kw["svg_string"] = svg_string
+    if width is not None:
+        kw["width"] = int(width)
+    if height is not None:
+        kw["height"] = int(height)
+    if resources_dir is not None:
+        kw["resources_dir"] = str(resources_dir)
+    png = resvg_py.svg_to_bytes(**kw)
+    img = cv2.imdecode(np.frombuffer(bytes(png), np.uint8), cv2.IMREAD_UNCHANGED)
+    if img is None or img.ndim != 3 or img.shape[2] != 4:
+        raise RuntimeError("resvg returned an unreadable image")
+    return img
+
+
+# Bugs in the art, fixed before rendering: simplistic's 3 of spades index has fill="#none" (an invalid
+# colour that browsers ignore but resvg paints black, filling the glyph).
+_ART_FIXES = {"simplistic": [('fill="#none"', 'fill="none"')]}
+
+
+def _render_sheet(path: Path, spec: _Spec, width: int) -> dict[str, np.ndarray]:
+    """Aisleriot sheet: 13 x 5 grid, rows club, diamond, heart, spade, then black joker, red joker, back."""
+    fixes = _ART_FIXES.get(spec.name)
+    if fixes:
+        text = gzip.decompress(path.read_bytes()).decode("utf-8")
+        for a, b in fixes:
+            text = text.replace(a, b)
+        sheet = _render(svg_string=text, width=13 * width, resources_dir=path.parent)
+    else:
+        sheet = _render(svg_path=path, width=13 * width)
+    H, W = sheet.shape[:2]
+    ch = H // 5
+    cells = {}
+    for r, suit in enumerate(SUITS):
+        for c, rank in enumerate(RANKS):
+            cells[rank + suit] = (r, c)
+    cells["JK_black"], cells["JK_red"], cells["BACK"] = (4, 0), (4, 1), (4, 2)
+    out = {}
+    for key, (r, c) in cells.items():
+        y0, x0 = round(r * H / 5), round(c * W / 13)
+        out[key] = sheet[y0:y0 + ch, x0:x0 + width]
+    # Some sheets (tango) draw cards a few px smaller than the cell: crop all cells to the common card.
+    boxes = np.array([_alpha_bbox(im) for im in out.values()])
+    x0, y0 = np.median(boxes[:, :2], 0).astype(int)
+    x1, y1 = np.median(boxes[:, 2:], 0).astype(int)
+    if (x0, y0, x1, y1) != (0, 0, width, ch):
+        out = {k: np.ascontiguousarray(v[y0:y1, x0:x1]) for k, v in out.items()}
+        out = {k: _resize_to(v, width, round(width * (y1 - y0) / (x1 - x0))) for k, v in out.items()}
+    return out
+
+
+def _alpha_bbox(img: np.ndarray, thr: int = 8) -> tuple[int, int, int, int]:
+    ys, xs = np.nonzero(img[:, :, 3] > thr)
+    if len(xs) == 0:
+        return (0, 0, img.shape[1], img.shape[0])
+    return (int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1)
+
+
+def _resize_to(img: np.ndarray, w: int, h: int) -> np.ndarray:
+    if img.shape[1] == w and img.shape[0] == h:
+        return img
+    interp = cv2.INTER_AREA if img.shape[1] > w else cv2.INTER_CUBIC
+    return cv2.resize(img, (w, h), interpolation=interp)
+
+
+# KDE decks: every card is one element (id "1_club", "queen_heart", "red_joker", "back") somewhere in the
+# document, possibly inside <defs> or off the page. Each card is rendered from a small document holding
+# just that element (and what it references), with the viewBox set to the card's bounding box; the box is
+# found by rendering once coarsely and once finely, and cached per design.
+
+_SVG_NS = "http://www.w3.org/2000/svg"
+_XLINK = "{http://www.w3.org/1999/xlink}href"
+_KDE_RANKS = {"A": "1", "J": "jack", "Q": "queen", "K": "king"}
+_KDE_SUITS = {"C": "club", "D": "diamond", "H": "heart", "S": "spade"}
+_REF_RE = re.compile(r"url\(\s*['\"]?#([^)'\"\s]+)")
+
+
+class _SvgDoc:
+    def __init__(self, path: Path):
+        data = path.read_bytes()
+        if data[:2] == b"\x1f\x8b":
+            data = gzip.decompress(data)
+        self.root = ET.fromstring(data)
+        self.parent = {c: p for p in self.root.iter() for c in p}
+        self.by_id = {e.get("id"): e for e in self.root.iter() if e.get("id")}
+        self.styles = [e for e in self.root.iter() if e.tag == f"{{{_SVG_NS}}}style"]
+        self.dir = path.parent
+
+    def _refs(self, el) -> set[str]:
+        out = set()
+        for e in el.iter():
+            for k, v in e.attrib.items():
+                if k in (_XLINK, "href") and v.startswith("#"):
+                    out.add(v[1:])
+                elif "url(" in v:
+                    out.update(_REF_RE.findall(v))
+        return out
+
+    def card_svg(self, el_id: str, view: tuple[float, float, float, float], w: int, h: int) -> str:
+        el = self.by_id[el_id]
+        inside = {e.get("id") for e in el.iter() if e.get("id")}
+        todo, seen = list(self._refs(el) - inside), set()
+        defs_items = []
+        while todo:
+            rid = todo.pop()
+            if rid in seen or rid in inside or rid not in self.by_id:
+                continue
+            seen.add(rid)
+            ref = self.by_id[rid]
+            defs_items.append(ref)
+            todo.extend(self._refs(ref) - seen)
+        root = ET.Element(f"{{{_SVG_NS}}}svg", {
+            "viewBox": " ".join(f"{v:.4f}" for v in view), "width": str(w), "height": str(h),
+            "preserveAspectRatio": "none"})
+        defs = ET.SubElement(root, f"{{{_SVG_NS}}}defs")
+        for s in self.styles:
+            defs.append(s)
+        for d in defs_items:
+            defs.append(d)
+        # ancestors' transforms and inherited presentation attributes, outermost first
+        chain = []
+        p = self.parent.get(el)
+        while p is not None and p is not self.root:
+            if p.tag == f"{{{_SVG_NS}}}g":
+                chain.append(p)
+            elif p.tag != f"{{{_SVG_NS}}}defs":
+                chain.append(None)
+            p = self.parent.get(p)
+        host = root
+        for anc in reversed(chain):
+            if anc is None:
+                continue
+            attrs = {k: v for k, v in anc.attrib.items() if k in ("transform", "style", "fill", "stroke",
+                                                                 "opacity", "font-family", "font-size")}
+            host = ET.SubElement(host, f"{{{_SVG_NS}}}g", attrs)
+        host.append(el)
+        return ET.tostring(root, encoding="unicode")
+
+    def page(self) -> tuple[float, float, float, float]:
+        vb = self.root.get("viewBox")
+        if vb:
+            x, y, w, h = (float(v) for v in re.split(r"[\s,]+", vb.strip()))
+            return x, y, w, h
+
+        def num(s):
+            m = re.match(r"\s*([0-9.eE+-]+)\s*([a-z%]*)", s or "")
+            v = float(m.group(1)) if m else 1000.0
+            return v * {"pt": 4 / 3, "mm": 96 / 25.4, "cm": 96 / 2.54, "in": 96.0}.get(m.group(2) if m else "", 1.0)
+
+        return 0.0, 0.0, num(self.root.get("width")), num(self.root.get("height"))
+
+    def bbox(self, el_id: str) -> tuple[float, float, float, float]:
+        """Visible bounding box of an element in root user units, by rendering (coarse, then fine)."""
+        px, py, pw, ph = self.page()
+        view = (px - pw, py - ph, 3 * pw, 3 * ph)
+        for _ in range(4):
+            W = 500
+            H = max(1, round(W * view[3] / view[2]))
+            img = _render(svg_string=self.card_svg(el_id, view, W, H), width=W, height=H, resources_dir=self.dir)
+            x0, y0, x1, y1 = _alpha_bbox(img, 2)
+            if (img[:, :, 3] > 2).sum() == 0:
+                raise RuntimeError(f"element {el_id} renders empty")
+            touches = x0 == 0 or y0 == 0 or x1 == W or y1 == H
+            sx, sy = view[2] / W, view[3] / H
+            bb = (view[0] + x0 * sx, view[1] + y0 * sy, view[0] + x1 * sx, view[1] + y1 * sy)
+            if not touches:
+                break
+            view = (view[0] - view[2], view[1] - view[3], 3 * view[2], 3 * view[3])
+        # fine pass: about 1000 px over the card height, with a margin of 2 coarse pixels
+        m = 2 * max(sx, sy)
+        view = (bb[0] - m, bb[1] - m, bb[2] - bb[0] + 2 * m, bb[3] - bb[1] + 2 * m)
+        H = 1000
+        W = max(1, round(H * view[2] / view[3]))
+        img = _render(svg_string=self.card_svg(el_id, view, W, H), width=W, height=H, resources_dir=self.dir)
+        x0, y0, x1, y1 = _alpha_bbox(img, 8)
+        sx, sy = view[2] / W, view[3] / H
+        return (view[0] + x0 * sx, view[1] + y0 * sy, view[0] + x1 * sx, view[1] + y1 * sy)
+
+
+def _kde_ids(doc: _SvgDoc) -> dict[str, str]:
+    ids = {}
+    for s in SUITS:
+        for r in RANKS:
+            ids[r + s] = f"{_KDE_RANKS.get(r, r)}_{_KDE_SUITS[s]}"
+    if "red_joker" in doc.by_id and "black_joker" in doc.by_id:
+        ids["JK_red"], ids["JK_black"] = "red_joker", "black_joker"
+    elif "joker" in doc.by_id:
+        ids["JK"] = "joker"
+    ids["BACK"] = "back"
+    missing = [v for v in ids.values() if v not in doc.by_id]
+    if missing:
+        raise RuntimeError(f"KDE deck lacks elements {missing[:5]}")
+    return ids
+
+
+def _render_kde(path: Path, spec: _Spec, width: int, bbox_cache: Path) -> dict[str, np.ndarray]:
+    doc = _SvgDoc(path)
+    ids = _kde_ids(doc)
+    boxes = {}
+    if bbox_cache.exists():
+        boxes = {k: tuple(v) for k, v in json.loads(bbox_cache.read_text()).items()}
+    if set(boxes) != set(ids):
+        boxes = {k: doc.bbox(v) for k, v in ids.items()}
+        bbox_cache.parent.mkdir(parents=True, exist_ok=True)
+        tmp = bbox_cache.with_name(f".{bbox_cache.name}.{os.getpid()}")
+        tmp.write_text(json.dumps(boxes))
+        os.replace(tmp, bbox_cache)
+    # one card size for the deck: the median face box, centred on each card's own box
+    faces = np.array([b for k, b in boxes.items() if k != "BACK"])
+    cw = float(np.median(faces[:, 2] - faces[:, 0]))
+    chh = float(np.median(faces[:, 3] - faces[:, 1]))
+    height = round(width * chh / cw)
+    out = {}
+    for k, el_id in ids.items():
+        x0, y0, x1, y1 = boxes[k]
+        cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+        view = (cx - cw / 2, cy - chh / 2, cw, chh)
+        img = _render(svg_string=doc.card_svg(el_id, view, width, height), width=width, height=height,
+                      resources_dir=doc.dir)
+        out[k] = img
+    return out
+
+
+def _svg_file_sized(path: Path) -> str:
+    """SVG text of a file with root width/height replaced by the viewBox size (resvg rejects '2.5in')."""
+    s = path.read_text(encoding="utf-8")
+    m = re.search(r"<svg\b[^>]*>", s)
+    tag = m.group(0)
+    vb = re.search(r'viewBox="([^"]+)"', tag)
+    if vb:
+        _, _, w, h = (float(v) for v in re.split(r"[\s,]+", vb.group(1).strip()))
+        new = re.sub(r'\s(width|height)="[^"]*"', "", tag)
+        new = new[:-1].rstrip("/") + f' width="{w:g}" height="{h:g}"' + (" />" if tag.endswith("/>") else ">")
+        s = s[:m.start()] + new + s[m.end():]
+    return s
+
+
+def _round_corners(img: np.ndarray, radius_frac: float = 0.06) -> np.ndarray:
+    h, w = img.shape[:2]
+    r = max(1, round(radius_frac * w))
+    mask = np.zeros((h * 4, w * 4), np.uint8)
+    R = 4 * r
+    cv2.rectangle(mask, (R, 0), (4 * w - 1 - R, 4 * h - 1), 255, -1)
+    cv2.rectangle(mask, (0, R), (4 * w - 1, 4 * h - 1 - R), 255, -1)
+    for cx, cy in ((R, R), (4 * w - 1 - R, R), (R, 4 * h - 1 - R), (4 * w - 1 - R, 4 * h - 1 - R)):
+        cv2.circle(mask, (cx, cy), R, 255, -1, lineType=cv2.LINE_AA)
+    mask = cv2.resize(mask, (w, h), interpolation=cv2.INTER_AREA)
+    out = img.copy()
+    out[:, :, 3] = (out[:, :, 3].astype(np.uint16) * mask // 255).astype(np.uint8)
+    return out
+
+
+def _render_files(files: dict[str, Path], width: int, rounded: bool) -> dict[str, np.ndarray]:
+    out = {k: _render(svg_string=_svg_file_sized(p), width=width, resources_dir=p.parent) for k, p in files.items()}
+    faces = [v for k, v in out.items() if k not in ("BACK",) and not k.startswith("JK")]
+    h = int(np.median([v.shape[0] for v in faces]))
+    out = {k: _resize_to(v, width, h) for k, v in out.items()}
+    if rounded:
+        out = {k: _round_corners(v) for k, v in out.items()}
+    return out
+
+
+def _render_kennard(folder: Path, width: int) -> dict[str, np.ndarray]:
+    files = {}
+    for s in SUITS:
+        for r in RANKS:
+            files[r + s] = folder / f"{'T' if r == '10' else r}{s}.svg"
+    files["JK"] = folder / "2J.svg"
+    files["BACK"] = folder.parent / "back.svg"
+    return _render_files(files, width, rounded=False)
+
+
+def _render_aguilar(folder: Path, width: int) -> dict[str, np.ndarray]:
+    num = {"A": "1", "J": "11", "Q": "12", "K": "13"}
+    files = {r + s: folder / f"{num.get(r, r)}{s.lower()}.svg" for s in SUITS for r in RANKS}
+    files["JK"] = folder / "joker.svg"
+    files["BACK"] = folder / "back.svg"  # square in the package: stretched to the card's shape
+    return _render_files(files, width, rounded=True)
+
+
+# --------------------------------------------------------------------------------------------- index boxes
+
+def _background(imgs: list[np.ndarray]) -> np.ndarray:
+    px = np.concatenate([im[:, :, :3][im[:, :, 3] > 250] for im in imgs])
+    return np.median(px, 0)
+
+
+def _ink_mask(img: np.ndarray, bg: np.ndarray, ring: np.ndarray, thr: int = 70) -> np.ndarray:
+    d = np.abs(img[:, :, :3].astype(np.int16) - bg.astype(np.int16)).max(-1)
+    return (img[:, :, 3] > 160) & (d > thr) & ~ring
+
+
+def _border_ring(img: np.ndarray, bg: np.ndarray) -> tuple[np.ndarray, int]:
+    """Pixels of the card's outline stroke (a band along the alpha edge), and its width."""
+    a = (img[:, :, 3] > 128).astype(np.uint8)
+    d = np.abs(img[:, :, :3].astype(np.int16) - bg.astype(np.int16)).max(-1) > 70
+    h, w = a.shape
+    runs = []
+    for line, dl in ((a[h // 2], d[h // 2]), (a[:, w // 2], d[:, w // 2]),
+                     (a[h // 2, ::-1], d[h // 2, ::-1]), (a[::-1, w // 2], d[::-1, w // 2])):
+        idx = np.nonzero(line)[0]
+        if len(idx) == 0:
+            continue
+        i = idx[0]
+        n = 0
+        while i + n < len(dl) and dl[i + n] and n < 0.05 * w:
+            n += 1
+        runs.append(n)
+    bw = int(max(runs)) if runs else 0
+    if bw == 0:
+        return np.zeros_like(a, bool), 0
+    dist = cv2.distanceTransform(np.pad(a, 1), cv2.DIST_L2, 3)[1:-1, 1:-1]
+    return dist <= bw + 1.0, bw
+
+
+def _components(mask: np.ndarray):
+    """Connected components of ``mask`` as [x1, y1, x2, y2, area, cut]; ``cut``: touches the right or
+    bottom edge of the mask (a frame, art or pip reaching beyond the search region)."""
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=8)
+    out = []
+    H, W = mask.shape
+    for i in range(1, n):
+        x, y, w, h, area = (int(v) for v in stats[i])
+        out.append([x, y, x + w, y + h, area, x + w >= W or y + h >= H])
+    return out
+
+
+def _grow_index(comps, min_h: float, gap_v: float = 0.6, gap_h: float = 0.15):
+    """Seed at the component nearest the corner, then add stacked / side-by-side neighbours.
+
+    comps: from ``_components``. Components at least ``min_h`` tall or wide are glyph parts: one below or
+    above the box (overlapping it horizontally) joins within ``gap_v`` seed heights, one beside it
+    (overlapping vertically) within ``gap_h``. Smaller specks join only when touching the box. Cut
+    components never join. Returns (box [x1, y1, x2, y2] or None, whether a cut component would have
+    joined, seed height).
+    """
+    big = [c for c in comps if (c[3] - c[1]) >= min_h or (c[2] - c[0]) >= min_h]
+    seeds = [c for c in big if not c[5]]
+    if not seeds:
+        return None, any(c[5] for c in big), 0
+    seed = min(seeds, key=lambda c: np.hypot(c[0], c[1]))
+    hs = max(seed[3] - seed[1], seed[2] - seed[0])
+    box = list(seed[:4])
+    used = {id(seed)}
+    cut_near = False
+    changed = True
+    while changed:
+        changed = False
+        for c in comps:
+            if id(c) in used:
+                continue
+            xo = min(box[2], c[2]) - max(box[0], c[0])
+            yo = min(box[3], c[3]) - max(box[1], c[1])
+            vgap = max(c[1] - box[3], box[1] - c[3])
+            hgap = max(c[0] - box[2], box[0] - c[2])
+            if any(c is b for b in big):
+                join = ((xo >= 0.3 * min(c[2] - c[0], box[2] - box[0]) and vgap <= gap_v * hs)
+                        or (yo >= 0.5 * min(c[3] - c[1], box[3] - box[1]) and hgap <= gap_h * hs))
+            else:
+                join = vgap <= 0.15 * hs and hgap <= 0.15 * hs
+            if join and c[5]:
+                cut_near = True
+                used.add(id(c))
+            elif join:
+                box = [min(box[0], c[0]), min(box[1], c[1]), max(box[2], c[2]), max(box[3], c[3])]
+                used.add(id(c))
+                changed = True
+    return box, cut_near, hs
+
+
+def _corner_ink_box(img: np.ndarray, bg: np.ndarray, ring: np.ndarray, zone: tuple[int, int],
+                    flip: bool = False):
+    """Index ink box in the top-left (or, with ``flip``, top-right) corner, searched in a zone of
+    ``zone`` = (width, height) px. Returns (box or None, cut_near, seed height)."""
+    h, w = img.shape[:2]
+    if flip:
+        img, ring = img[:, ::-1], ring[:, ::-1]
+    zw, zh = zone
+    ink = _ink_mask(img[:zh, :zw], bg, ring[:zh, :zw])
+    box, cut_near, hs = _grow_index(_components(ink), min_h=0.02 * h)
+    if box is not None and flip:
+        box = [w - box[2], box[1], w - box[0], box[3]]
+    return box, cut_near, hs
+
+
+def _index_zone(cards: dict[str, np.ndarray], bg, ring, region, flip=False) -> tuple[int, int]:
+    """Search zone (w, h px) for a deck's index, from its four aces (the cleanest corners): start at
+    ``region`` (fractions of the card) and widen while an ace index reaches the zone's edge; then fit the
+    zone to the aces' indices, with room to the right for the wider "10"."""
+    h, w = cards["AC"].shape[:2]
+    refs = [cards["A" + s] for s in SUITS]
+    fx, fy = region
+    for _ in range(6):
+        zone = (round(fx * w), round(fy * h))
+        res = [_corner_ink_box(im, bg, ring, zone, flip) for im in refs]
+        if not any(r[1] for r in res) and all(r[0] is not None for r in res):
+            break
+        fx, fy = min(0.6, fx * 1.2), min(0.6, fy * 1.2)
+    boxes = [r[0] for r in res if r[0] is not None]
+    if not boxes:
+        return (round(region[0] * w), round(region[1] * h))
+    if flip:
+        boxes = [[w - b[2], b[1], w - b[0], b[3]] for b in boxes]
+    hs = float(np.median([r[2] for r in res if r[0] is not None]))
+    x2 = max(b[2] for b in boxes) + 0.6 * hs
+    y2 = max(b[3] for b in boxes) + 0.8 * hs
+    return (min(w, round(x2)), min(h, round(y2)))
+
+
+def _joker_box(img, bg, ring, region, corner):
+    """Joker corner mark (word JOKER, star): like an index, but the zone widens (up to 70 % of the card)
+    while the mark runs into its edge, since vertical JOKER words are long."""
+    h, w = img.shape[:2]
+    fx, fy = region
+    for _ in range(8):
+        b, cut_near, _ = _corner_ink_box(img, bg, ring, (round(fx * w), round(fy * h)), flip=(corner == "tr"))
+        if b is None or not cut_near or (fx >= 0.7 and fy >= 0.7):
+            return b
+        fx, fy = min(0.7, fx * 1.15), min(0.7, fy * 1.15)
+    return b
+
+
+def _find_boxes(cards: dict[str, np.ndarray], spec: _Spec):
+    """Index boxes for every face of a deck. Returns ({key: [boxes]}, margin_px, report lines).
+
+    Each corner's ink box is found per card (``_corner_ink_box`` within the deck's index zone); a box
+    whose height is off the deck's typical index (pip merged into court art and lost, or art grown in) is
+    replaced by the deck's template index box (the median over A-9), widened by what was found. Boxes
+    are then padded by ``INDEX_MARGIN`` x median ink height and mirrored by 180 degrees.
+    """
+    some = [cards[r + s] for r in ("2", "3") for s in SUITS]
+    bg = _background(some)
+    ring, bw = _border_ring(cards["2C"], bg)
+    h, w = cards["2C"].shape[:2]
+    zones = {"tl": _index_zone(cards, bg, ring, spec.region)}
+    if spec.four_index:
+        zones["tr"] = _index_zone(cards, bg, ring, spec.region, flip=True)
+    report = [f"zones {zones} border {bw}px"]
+    ink: dict[tuple[str, str], list | None] = {}
+    for key, img in cards.items():
+        if key == "BACK":
+            continue
+        if key.startswith("JK"):
+            for corner in spec.joker_corners:
+                ink[key, corner] = _joker_box(img, bg, ring, spec.joker_region, corner)
+            continue
+        for corner, zone in zones.items():
+            b, cut_near, _ = _corner_ink_box(img, bg, ring, zone, flip=(corner == "tr"))
+            ink[key, corner] = b
+    # template per corner from the plain number cards (A-9; the tens have their own, wider one)
+    for corner in zones:
+        ref = np.array([ink[r + s, corner] for r in RANKS[:9] for s in SUITS if ink[r + s, corner] is not None])
+        if len(ref) < 8:
+            raise RuntimeError(f"index not found on most number cards ({corner} corner)")
+        tpl = np.median(ref, 0)
+        th, tw = tpl[3] - tpl[1], tpl[2] - tpl[0]
+        tens = [ink["10" + s, corner] for s in SUITS if ink["10" + s, corner] is not None]
+        tpl10 = tpl.copy()
+        if tens:
+            tpl10[2] = max(tpl[2], min(float(np.median([b[2] for b in tens])), tpl[0] + 2.2 * tw))
+        for key in CARD_CODES:
+            b = ink[key, corner]
+            t = tpl10 if key.startswith("10") else tpl
+            if b is None:
+                ink[key, corner] = [float(v) for v in t]
+                report.append(f"{key}: {corner} index not found; deck template used")
+                continue
+            too_wide = b[2] - b[0] > (2.2 if key.startswith("10") else 1.5) * tw
+            too_tall = b[3] - b[1] > 1.2 * th
+            misplaced = b[1] > tpl[1] + 0.25 * th or b[0] > tpl[0] + 0.5 * tw
+            too_short = b[3] - b[1] < 0.85 * th
+            if too_wide or too_tall or misplaced:  # grown into art/pips or found something else
+                # retry in a zone fitted to the template (what reaches beyond it is cut off), else template
+                zone = (round(t[2] + 0.3 * tw), round(t[3] + 0.15 * th))
+                if corner == "tr":
+                    zone = (round(w - t[0] + 0.3 * tw), zone[1])
+                rb, _, _ = _corner_ink_box(cards[key], bg, ring, zone, flip=(corner == "tr"))
+                ok = (rb is not None and 0.85 * th <= rb[3] - rb[1] <= 1.2 * th and rb[1] <= tpl[1] + 0.25 * th
+                      and rb[2] - rb[0] <= (2.2 if key.startswith("10") else 1.5) * tw)
+                nb = [float(v) for v in rb] if ok else [float(v) for v in t]
+            elif too_short:  # part found (rank only, pip merged into art): extend to the template
+                nb = [min(b[0], t[0]), min(b[1], t[1]), max(b[2], t[2]), max(b[3], t[3])]
+            else:
+                continue
+            report.append(f"{key}: {corner} ink box {b} replaced by {[round(v) for v in nb]} (template)")
+            ink[key, corner] = nb
+    heights = [b[3] - b[1] for (k, c), b in ink.items() if not k.startswith("JK") and b is not None]
+    hmed = float(np.median(heights))
+    margin = INDEX_MARGIN * hmed
+    out: dict[str, list] = {k: [] for k in cards if k != "BACK"}
+    for (key, corner), b in ink.items():
+        boxes = out[key]
+        if b is None:
+            continue
+        x1, y1 = max(0.0, b[0] - margin), max(0.0, b[1] - margin)
+        x2, y2 = min(float(w), b[2] + margin), min(float(h), b[3] + margin)
+        boxes.append((x1, y1, x2, y2))
+        boxes.append((w - x2, h - y2, w - x1, h - y1))  # the same index rotated by 180 degrees
+    return out, margin, report
+
+
+# --------------------------------------------------------------------------------------------- load_deck
+
+def _render_design(spec: _Spec, width: int, cache_dir) -> dict[str, np.ndarray]:
+    path = _design_path(spec, cache_dir)
+    if spec.kind == "sheet":
+        return _render_sheet(path, spec, width)
+    if spec.kind == "kde":
+        return _render_kde(path, spec, width, _root(cache_dir) / "rendered" / spec.name / "bboxes.json")
+    if spec.kind == "kennard":
+        return _render_kennard(path, width)
+    if spec.kind == "aguilar":
+        return _render_aguilar(path, width)
+    raise RuntimeError(f"unknown design kind {spec.kind}")
+
+
+def _joker_color(key: str) -> str | None:
+    return {"JK_red": "red", "JK_black": "black"}.get(key)
+
+
+def load_deck(design: str, width: int = 240, cache_dir=None) -> Deck:
+    """Load one deck design as BGRA card images of ``width`` px (height per the design's aspect).
+
+    The first call for a (design, width) renders the design (about 1-2 s for an aisleriot sheet, longer
+    for KDE decks the first time), finds the index boxes and caches PNGs plus ``boxes.json`` under
+    ``<cache>/cardart/rendered/<design>/<width>/``; later calls read that cache. Art not yet in the cache
+    is fetched first (only that design's source).
+
+    Returns a Deck whose ``cards`` maps the 52 codes (``"AS"``, ``"10H"``...) and ``"JK"`` (jokers red
+    then black, or the deck's single joker; absent when the design has none) to lists of CardImage.
+    Raises RuntimeError for an unknown design or when its art cannot be fetched or rendered.
+    """
+    if design not in _SPECS:
+        raise RuntimeError(f"unknown card design {design!r}; known: {', '.join(sorted(_SPECS))}")
+    spec = _SPECS[design]
+    width = int(width)
+    out_dir = _root(cache_dir) / "rendered" / design / str(width)
+    meta_path = out_dir / "boxes.json"
+    if meta_path.exists():
+        try:
+            meta = json.loads(meta_path.read_text())
+            if meta.get("version") == RENDER_VERSION:
+                return _deck_from_cache(out_dir, meta)
+        except (OSError, ValueError, KeyError):
+            pass
+    if not _design_path(spec, cache_dir).exists():
+        try:
+            fetch_cardart(sources=(spec.source,), cache_dir=cache_dir, quiet=True)
+        except Exception as e:
+            raise RuntimeError(f"card design {design!r}: fetching its art ({spec.package}) failed: {e}") from e
+        if not _design_path(spec, cache_dir).exists():
+            raise RuntimeError(f"card design {design!r}: {spec.path} missing from package {spec.package}")
+    try:
+        imgs = _render_design(spec, width, cache_dir)
+    except RuntimeError as e:
+        raise RuntimeError(f"card design {design!r}: rendering failed: {e}") from e
+    boxes, margin, report = _find_boxes(imgs, spec)
+    h, w = imgs["2C"].shape[:2]
+    meta = {"version": RENDER_VERSION, "design": design, "width": w, "height": h, "margin_px": round(margin, 2),
+            "report": report, "cards": []}
+    tmp = Path(tempfile.mkdtemp(prefix=".render-", dir=_ensure(out_dir.parent)))
+    try:
+        for key, img in imgs.items():
+            if img.shape[:2] != (h, w):
+                raise RuntimeError(f"card design {design!r}: {key} is {img.shape[:2]}, not {(h, w)}")
+            fname = f"{key}.png"
+            cv2.imwrite(str(tmp / fname), img)
+            if key == "BACK":
+                meta["back"] = fname
+                continue
+            meta["cards"].append({"key": key, "code": "JK" if key.startswith("JK") else key, "file": fname,
+                                  "joker_color": _joker_color(key),
+                                  "index_boxes": [[round(v, 2) for v in b] for b in boxes[key]]})
+        (tmp / "boxes.json").write_text(json.dumps(meta, indent=1))
+        if out_dir.exists():
+            shutil.rmtree(out_dir, ignore_errors=True)
+        try:
+            os.replace(tmp, out_dir)
+        except OSError:  # another process got there first
+            shutil.rmtree(tmp, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return _deck_from_cache(out_dir, json.loads((out_dir / "boxes.json").read_text()))
+
+
+def _ensure(p: Path) -> Path:
+    p.mkdir(parents=True, exist_ok=True)
+    return p
+
+
+def _deck_from_cache(out_dir: Path, meta: dict) -> Deck:
+    cards: dict[str, list[CardImage]] = {}
+    order = {"JK_red": 0, "JK_black": 1, "JK": 2}
+    for c in sorted(meta["cards"], key=lambda c: order.get(c["key"], -1)):
+        img = cv2.imread(str(out_dir / c["file"]), cv2.IMREAD_UNCHANGED)
+        if img is None:
+            raise RuntimeError(f"cached card {out_dir / c['file']} is unreadable")
+        cards.setdefault(c["code"], []).append(
+            CardImage(c["code"], img, [tuple(b) for b in c["index_boxes"]], c.get("joker_color")))
+    back = None
+    if meta.get("back"):
+        back = cv2.imread(str(out_dir / meta["back"]), cv2.IMREAD_UNCHANGED)
+    return Deck(meta["design"], cards, back, (int(meta["width"]), int(meta["height"])))
+
+
+# --------------------------------------------------------------------------------------------- checking
+
+def _composite(img: np.ndarray) -> np.ndarray:
+    a = img[:, :, 3:4].astype(np.float32) / 255
+    return (img[:, :, :3] * a + np.array([40, 110, 40], np.float32) * (1 - a)).astype(np.uint8)
+
+
+def contact_sheet(deck: Deck, cols: int = 14, corners: bool = False) -> np.ndarray:
+    """(H, W, 3) BGR image of every card of ``deck`` on green, index boxes drawn in red.
+
+    With ``corners`` each tile is the card's top-left and bottom-right corners (enough to show the boxes)
+    side by side, magnified 2x, for checking boxes closely; otherwise whole cards plus the back.
+    """
+    items = [ci for code in CARD_CODES if code in deck.cards for ci in deck.cards[code]]
+    items += deck.cards.get("JK", [])
+    tiles = []
+    w0, h0 = items[0].image.shape[1], items[0].image.shape[0]
+    tl = [b for ci in items for b in ci.index_boxes if b[0] < w0 / 2 and b[1] < h0 / 2]
+    cw = min(w0 // 2, round(max([0.3 * w0] + [b[2] + 0.05 * w0 for b in tl])))
+    chh = min(h0 // 2, round(max([0.2 * h0] + [b[3] + 0.03 * h0 for b in tl])))
+    for ci in items:
+        t = _composite(ci.image)
+        for (x1, y1, x2, y2) in ci.index_boxes:
+            cv2.rectangle(t, (int(round(x1)), int(round(y1))), (int(round(x2)) - 1, int(round(y2)) - 1),
+                          (0, 0, 255), 1)
+        label = ci.code + {"red": "r", "black": "b"}.get(ci.joker_color or "", "")
+        h, w = t.shape[:2]
+        if corners:
+            t = np.hstack([t[:chh, :cw], np.full((chh, 3, 3), 255, np.uint8), t[h - chh:, w - cw:]])
+            t = cv2.resize(t, None, fx=2, fy=2, interpolation=cv2.INTER_NEAREST)
+            cv2.putText(t, label, (t.shape[1] // 2 - 30, t.shape[0] - 8), cv2.FONT_HERSHEY_SIMPLEX, 0.7,
+                        (255, 0, 255), 2)
+        else:
+            cv2.putText(t, label, (w // 3, h // 2), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (255, 0, 255), 2)
+        tiles.append(t)
+    if deck.back is not None and not corners:
+        tiles.append(_composite(deck.back))
+    h, w = tiles[0].shape[:2]
+    rows = []
+    for i in range(0, len(tiles), cols):
+        row = tiles[i:i + cols] + [np.zeros((h, w, 3), np.uint8)] * (cols - len(tiles[i:i + cols]))
+        rows.append(np.hstack([np.pad(t, ((2, 2), (2, 2), (0, 0))) for t in row]))
+    return np.vstack(rows)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description="Fetch, render and check card art for synthetic scenes.")
+    ap.add_argument("--fetch", action="store_true", help="download and unpack all sources")
+    ap.add_argument("--sources", default="aisleriot,kde,npm")
+    ap.add_argument("--check", type=Path, help="write contact sheets of the designs into this folder")
+    ap.add_argument("--designs", default="all", help="'all', 'train', 'heldout' or a comma-separated list")
+    ap.add_argument("--width", type=int, default=240)
+    args = ap.parse_args(argv)
+    if args.fetch:
+        t0 = time.time()
+        raw = fetch_cardart(tuple(s for s in args.sources.split(",") if s))
+        print(f"fetched into {raw} in {time.time() - t0:.1f} s")
+    if args.check:
+        names = {"all": list(TRAIN_DESIGNS + HELDOUT_DESIGNS), "train": list(TRAIN_DESIGNS),
+                 "heldout": list(HELDOUT_DESIGNS)}.get(args.designs)
+        if names is None:
+            names = list(_SPECS) if args.designs == "every" else [d for d in args.designs.split(",") if d]
+        args.check.mkdir(parents=True, exist_ok=True)
+        for name in names:
+            t0 = time.time()
+            deck = load_deck(name, args.width)
+            dt = time.time() - t0
+            meta = json.loads((_root(None) / "rendered" / name / str(args.width) / "boxes.json").read_text())
+            cv2.imwrite(str(args.check / f"deck_{name}.png"), contact_sheet(deck))
+            cv2.imwrite(str(args.check / f"corners_{name}.png"), contact_sheet(deck, cols=7, corners=True))
+            print(f"{name:28s} {deck.size[0]}x{deck.size[1]} {len(deck.cards)} codes "
+                  f"jokers={len(deck.cards.get('JK', []))} margin={meta['margin_px']}px {dt:.1f} s"
+                  + ("".join("\n    " + r for r in meta["report"])))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,188 @@
+"""Generate a synthetic corner-index data set: full scenes and/or training tiles, multiprocess, deterministic.
+
+Usage::
+
+    python -m datasets.generate --out data/synth --scenes 1000 --split train --seed 0 --workers 2 --tile 320
+    python -m datasets.generate --out data/synth --scenes 200 --split val --designs heldout --full-view
+
+Writes, under ``OUT/``:
+
+* ``scenes/<split>/{images,labels,layouts}/`` — full-resolution scenes (``--keep-scenes`` or no ``--tile``),
+* ``tiles/<split>/{images,labels}/`` — ``--tile`` px crops at native scale (training input),
+* ``data.yaml`` — an Ultralytics data file naming the 53 classes and whatever splits exist.
+
+Scene *i* of a run uses seed ``seed * 1_000_003 + i``, so a run is reproducible whatever the worker count.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from multiprocessing import get_context
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.classes import CLASS_NAMES
+
+from .scenes import make_scene, write_scene, yolo_lines
+
+_DECKS: dict[str, object] = {}
+
+
+def _decks_for(designs: list[str], rng: np.random.Generator):
+    from .cardart import load_deck
+
+    n = 2 if (len(designs) > 1 and rng.random() < 0.15) else 1
+    chosen = list(rng.choice(designs, size=n, replace=False))
+    out = []
+    for d in chosen:
+        if d not in _DECKS:
+            _DECKS[d] = load_deck(d)
+        out.append(_DECKS[d])
+    return out
+
+
+def tiles_from_scene(image: np.ndarray, boxes: np.ndarray, classes: np.ndarray, rng: np.random.Generator,
+                     tile: int, count: int, min_keep: float = 0.6):
+    """Cut ``count`` square ``tile`` px crops, most centred on a labelled index, with their boxes.
+
+    A box is kept (clipped) when at least ``min_keep`` of it lies inside the crop. An index cut by the crop
+    edge below that stays unlabelled in the crop: a sliver of an index is not a readable index either.
+
+    Returns a list of (crop (tile, tile, 3) uint8, boxes (m, 4) float32 xyxy in crop px, classes (m,)).
+    """
+    H, W = image.shape[:2]
+    out = []
+    for _ in range(count):
+        if len(boxes) and rng.random() < 0.85:
+            b = boxes[int(rng.integers(len(boxes)))]
+            cx = (b[0] + b[2]) / 2 + rng.uniform(-0.4, 0.4) * tile
+            cy = (b[1] + b[3]) / 2 + rng.uniform(-0.4, 0.4) * tile
+        else:
+            cx, cy = rng.uniform(0, W), rng.uniform(0, H)
+        x0 = int(np.clip(cx - tile / 2, 0, max(W - tile, 0)))
+        y0 = int(np.clip(cy - tile / 2, 0, max(H - tile, 0)))
+        crop = image[y0:y0 + tile, x0:x0 + tile]
+        if crop.shape[0] < tile or crop.shape[1] < tile:
+            crop = cv2.copyMakeBorder(crop, 0, tile - crop.shape[0], 0, tile - crop.shape[1], cv2.BORDER_REFLECT)
+        kept_b, kept_c = [], []
+        for (x1, y1, x2, y2), c in zip(boxes, classes):
+            a = (x2 - x1) * (y2 - y1)
+            ix1, iy1 = max(x1 - x0, 0), max(y1 - y0, 0)
+            ix2, iy2 = min(x2 - x0, tile, W - x0), min(y2 - y0, tile, H - y0)
+            if ix2 <= ix1 or iy2 <= iy1:
+                continue
+            if (ix2 - ix1) * (iy2 - iy1) >= min_keep * a:
+                kept_b.append((ix1, iy1, ix2, iy2))
+                kept_c.append(c)
+        out.append((crop, np.array(kept_b, np.float32).reshape(-1, 4), np.array(kept_c, np.int64)))
+    return out
+
+
+def _work(job: tuple) -> int:
+    i, seed, designs, out, split, tile, tiles_per_scene, keep_scenes, full_view = job
+    rng = np.random.default_rng(seed)
+    decks = _decks_for(designs, rng)
+    scene = make_scene(seed, decks, full_view=full_view)
+    name = f"{split}_{i:06d}"
+    if keep_scenes or not tile:
+        write_scene(scene, Path(out) / "scenes" / split, name)
+    if tile:
+        # tiles see the same JPEG artefacts a photo has
+        q = int(rng.integers(40, 96))
+        ok, buf = cv2.imencode(".jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, q])
+        image = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+        tdir = Path(out) / "tiles" / split
+        (tdir / "images").mkdir(parents=True, exist_ok=True)
+        (tdir / "labels").mkdir(parents=True, exist_ok=True)
+        for k, (crop, b, c) in enumerate(tiles_from_scene(image, scene.boxes, scene.classes, rng, tile,
+                                                          tiles_per_scene)):
+            cv2.imwrite(str(tdir / "images" / f"{name}_{k}.jpg"), crop, [cv2.IMWRITE_JPEG_QUALITY, 95])
+            (tdir / "labels" / f"{name}_{k}.txt").write_text("\n".join(yolo_lines(b, c, tile, tile)) + "\n")
+    return len(scene.boxes)
+
+
+def write_data_yaml(out: Path) -> Path:
+    """Write ``OUT/data.yaml`` for Ultralytics naming every split present (tiles preferred for train)."""
+    out = Path(out).resolve()
+    splits = {}
+    for split in ("train", "val", "test"):
+        for kind in ("tiles", "scenes"):
+            if (out / kind / split / "images").is_dir():
+                splits.setdefault(split, f"{kind}/{split}/images")
+    if "val" not in splits and "train" in splits:
+        splits["val"] = splits["train"]
+    lines = [f"path: {out}"] + [f"{k}: {v}" for k, v in splits.items()]
+    lines.append("names:")
+    lines += [f"  {i}: '{n}'" for i, n in enumerate(CLASS_NAMES)]
+    path = out / "data.yaml"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def generate(out: Path, scenes: int, split: str, seed: int, designs: list[str], workers: int = 2,
+             tile: int | None = None, tiles_per_scene: int = 4, keep_scenes: bool = False,
+             full_view: bool | None = None, progress: bool = True) -> dict:
+    """Generate ``scenes`` scenes; returns counts and timing. See the module docstring for the layout."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    jobs = [(i, seed * 1_000_003 + i, designs, str(out), split, tile, tiles_per_scene, keep_scenes, full_view)
+            for i in range(scenes)]
+    start = time.time()
+    boxes = 0
+    ctx = get_context("fork")
+    with ctx.Pool(max(1, workers)) as pool:
+        for k, n in enumerate(pool.imap_unordered(_work, jobs, chunksize=4), 1):
+            boxes += n
+            if progress and (k % 10 == 0 or k == scenes):
+                rate = k / (time.time() - start)
+                eta = (scenes - k) / max(rate, 1e-9)
+                bar = "#" * int(30 * k / scenes)
+                print(f"\r[{bar:<30}] {k}/{scenes} scenes  {rate:.1f}/s  eta {eta:.0f}s", end="", file=sys.stderr,
+                      flush=True)
+    if progress:
+        print(file=sys.stderr)
+    write_data_yaml(out)
+    info = {"split": split, "scenes": scenes, "boxes": boxes, "designs": designs, "seed": seed, "tile": tile,
+            "tiles_per_scene": tiles_per_scene if tile else 0, "seconds": round(time.time() - start, 1)}
+    (out / f"generate_{split}.json").write_text(json.dumps(info, indent=2))
+    return info
+
+
+def main(argv: list[str] | None = None) -> int:
+    from .cardart import HELDOUT_DESIGNS, TRAIN_DESIGNS, available_designs
+
+    ap = argparse.ArgumentParser(description="Generate synthetic Hand and Foot table scenes.")
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--scenes", type=int, default=100)
+    ap.add_argument("--split", default="train")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--designs", default="train",
+                    help="'train', 'heldout', or a comma-separated list of deck designs")
+    ap.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
+    ap.add_argument("--tile", type=int, default=None, help="also cut square tiles of this size (px)")
+    ap.add_argument("--tiles-per-scene", type=int, default=4)
+    ap.add_argument("--keep-scenes", action="store_true", help="write full scenes as well as tiles")
+    ap.add_argument("--full-view", action="store_true", help="frame every table fully (evaluation scenes)")
+    args = ap.parse_args(argv)
+    designs = {"train": list(TRAIN_DESIGNS), "heldout": list(HELDOUT_DESIGNS)}.get(args.designs)
+    if designs is None:
+        designs = [d.strip() for d in args.designs.split(",") if d.strip()]
+    missing = sorted(set(designs) - set(available_designs()))
+    if missing:
+        print(f"generate: error: designs not available: {', '.join(missing)} (run python -m datasets.cardart "
+              "--fetch first)", file=sys.stderr)
+        return 1
+    info = generate(args.out, args.scenes, args.split, args.seed, designs, args.workers, args.tile,
+                    args.tiles_per_scene, args.keep_scenes, True if args.full_view else None)
+    print(json.dumps(info))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,96 @@
+"""Access to the real labelled photos in ``../shared/realdata`` (read in place, never copied into the repo).
+
+* ``phone_corners`` — corner-index boxes, 52 cards + jokers (+ ``BACK``, ignored). A fixed split by file name
+  hash puts one photo in five into ``val``; only ``train`` photos may ever be used for fine-tuning.
+* ``pinochle_wholecard`` — whole-card boxes, ranks 9, 10, J, Q, K, A only: used for per-photo rank sets.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from vision.classes import CLASS_ID, class_id
+
+REALDATA = Path(os.environ.get("HANDFOOT_REALDATA", Path(__file__).resolve().parents[2] / "shared" / "realdata"))
+
+
+def split_of(name: str) -> str:
+    """``"val"`` for one photo in five (md5 of the file name), else ``"train"``. Fixed forever."""
+    return "val" if int(hashlib.md5(Path(name).name.encode()).hexdigest(), 16) % 5 == 0 else "train"
+
+
+@dataclass(frozen=True)
+class Photo:
+    """A real photo: path, split, the distinct cards visible (codes; jokers as ``JK``), and its label file."""
+
+    path: Path
+    split: str
+    cards: frozenset[str]
+    label: Path | None
+
+
+def _norm(code: str) -> str | None:
+    code = code.strip().upper()
+    if code == "BACK" or not code:
+        return None
+    if "JOKER" in code:
+        return "JK"
+    return code
+
+
+def phone_corners(root: Path | None = None, split: str | None = None) -> list[Photo]:
+    """Photos of ``phone_corners`` (optionally one split). Raises FileNotFoundError when absent."""
+    base = (root or REALDATA) / "phone_corners"
+    rows = list(csv.DictReader(open(base / "cardsets.csv", newline="")))
+    out = []
+    for row in rows:
+        path = base / row["image"]
+        if not path.is_file():  # the CSV also lists subsets whose photos are not shipped
+            continue
+        rel = Path(row["image"]).relative_to("images")
+        label = base / "labels" / rel.with_suffix(".txt")
+        if not label.exists():
+            label = base / "labels" / (rel.stem + ".txt")
+        cards = frozenset(c for c in (_norm(x) for x in row["distinct_cards"].split()) if c)
+        photo = Photo(path, split_of(path.name), cards, label if label.exists() else None)
+        if split is None or photo.split == split:
+            out.append(photo)
+    return out
+
+
+def phone_corners_classes(root: Path | None = None) -> list[str]:
+    return [ln.strip() for ln in open((root or REALDATA) / "phone_corners" / "classes.txt") if ln.strip()]
+
+
+def phone_corners_labels(photo: Photo, names: list[str]) -> list[tuple[int, float, float, float, float]]:
+    """YOLO rows of a photo remapped to :data:`vision.classes.CLASS_NAMES` ids (``BACK`` dropped)."""
+    rows = []
+    if photo.label is None:
+        return rows
+    for line in open(photo.label):
+        parts = line.split()
+        if len(parts) != 5:
+            continue
+        code = _norm(names[int(parts[0])])
+        if code is None or (code not in CLASS_ID and code != "JK"):
+            continue
+        rows.append((class_id(code), *map(float, parts[1:])))
+    return rows
+
+
+def pinochle(root: Path | None = None) -> list[tuple[Path, frozenset[str]]]:
+    """``(path, ranks)`` per pinochle photo; ranks as codes ``9 10 J Q K A``."""
+    base = (root or REALDATA) / "pinochle_wholecard"
+    rank_names = {"nine": "9", "ten": "10", "jack": "J", "queen": "Q", "king": "K", "ace": "A",
+                  "9": "9", "10": "10", "j": "J", "q": "Q", "k": "K", "a": "A"}
+    out = []
+    for row in csv.DictReader(open(base / "cardsets.csv", newline="")):
+        ranks = frozenset(rank_names.get(r.strip().lower(), r.strip().upper()) for r in row["ranks"].split()
+                          if r.strip())
+        if (base / row["image"]).is_file():
+            out.append((base / row["image"], ranks))
+    return out

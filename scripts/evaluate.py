@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+"""Evaluate the shipped corner-index detector; prints every figure in one run.
+
+1. mAP50 and mAP50-95 on synthetic scenes of the held-out deck designs (full resolution) — Ultralytics val.
+2. mAP50 on the held-out (``val``) split of ``../shared/realdata/phone_corners`` — Ultralytics val.
+3. Per-photo card-set precision and recall (ONNX runtime path) on the ``phone_corners`` val photos and on
+   ``pinochle_wholecard`` (ranks only), at several confidence thresholds.
+4. A confusion summary: which cards are read as which (phone_corners val, IoU >= 0.5).
+
+Usage::
+
+    python scripts/evaluate.py --synthetic data/heldout   # a datasets.generate output with scenes/val
+    python scripts/evaluate.py --skip-map                  # runtime-path figures only (no torch needed)
+
+Held-out synthetic scenes come from designs in ``datasets.cardart.HELDOUT_DESIGNS`` that training never saw.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("YOLO_OFFLINE", "1")
+os.environ.setdefault("YOLO_CONFIG_DIR", str(ROOT / ".yolo"))
+
+import numpy as np  # noqa: E402
+
+from datasets import realdata  # noqa: E402
+from vision.classes import CLASS_NAMES  # noqa: E402
+from vision.detector import CardDetector, load_image  # noqa: E402
+
+THRESHOLDS = (0.25, 0.35, 0.5, 0.65, 0.8)
+
+
+def ultralytics_map(weights: Path, data_yaml: Path, imgsz: int) -> tuple[float, float]:
+    from ultralytics import YOLO
+
+    m = YOLO(str(weights)).val(data=str(data_yaml), imgsz=imgsz, batch=4, plots=False, verbose=False,
+                               conf=0.001, iou=0.6, device="cpu", rect=True, workers=0,
+                               project=tempfile.mkdtemp(), name="val")
+    return float(m.box.map50), float(m.box.map)
+
+
+def phone_corners_yaml(tmp: Path) -> Path:
+    """A YOLO data set of the phone_corners val photos with labels remapped to our 53 classes (symlinks)."""
+    names = realdata.phone_corners_classes()
+    img_dir, lab_dir = tmp / "images" / "val", tmp / "labels" / "val"
+    img_dir.mkdir(parents=True)
+    lab_dir.mkdir(parents=True)
+    for photo in realdata.phone_corners(split="val"):
+        (img_dir / photo.path.name).symlink_to(photo.path)
+        rows = realdata.phone_corners_labels(photo, names)
+        (lab_dir / (photo.path.stem + ".txt")).write_text("".join(f"{c} {x} {y} {w} {h}\n" for c, x, y, w, h in rows))
+    yaml = tmp / "data.yaml"
+    yaml.write_text(f"path: {tmp}\ntrain: images/val\nval: images/val\nnames:\n"
+                    + "".join(f"  {i}: '{n}'\n" for i, n in enumerate(CLASS_NAMES)))
+    return yaml
+
+
+def set_metrics(pairs: list[tuple[set[str], set[str]]]) -> tuple[float, float]:
+    """Micro precision and recall of predicted vs true card sets over photos (nan when undefined)."""
+    tp = sum(len(p & t) for p, t in pairs)
+    npred = sum(len(p) for p, _ in pairs)
+    ntrue = sum(len(t) for _, t in pairs)
+    return (tp / npred if npred else float("nan")), (tp / ntrue if ntrue else float("nan"))
+
+
+def card_sets(detector: CardDetector, photos, rank_only: bool = False):
+    """For each photo: (predicted per threshold dict, true set, detections)."""
+    out = []
+    for path, truth in photos:
+        det = detector(load_image(path))
+        per = {}
+        for t in THRESHOLDS:
+            codes = {c for (_, conf, c) in det if conf >= t}
+            if rank_only:
+                codes = {c[:-1] for c in codes if c != "JK"}
+            per[t] = codes
+        out.append((per, set(truth), det))
+    return out
+
+
+def report_sets(title: str, results) -> dict:
+    """Print precision/recall per threshold; return them as a dict keyed by threshold."""
+    print(f"{title}:")
+    out = {}
+    for t in THRESHOLDS:
+        p, r = set_metrics([(per[t], truth) for per, truth, _ in results])
+        out[str(t)] = {"precision": p, "recall": r}
+        print(f"  conf >= {t:.2f}: precision {p:.3f}  recall {r:.3f}")
+    return out
+
+
+def iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    x1 = np.maximum(a[:, None, 0], b[None, :, 0])
+    y1 = np.maximum(a[:, None, 1], b[None, :, 1])
+    x2 = np.minimum(a[:, None, 2], b[None, :, 2])
+    y2 = np.minimum(a[:, None, 3], b[None, :, 3])
+    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
+    area = lambda z: (z[:, 2] - z[:, 0]) * (z[:, 3] - z[:, 1])  # noqa: E731
+    return inter / (area(a)[:, None] + area(b)[None, :] - inter + 1e-9)
+
+
+def confusion(results, photos, names, threshold: float) -> Counter:
+    pairs: Counter = Counter()
+    for (_, _, det), photo in zip(results, photos):
+        rows = realdata.phone_corners_labels(photo, names)
+        if not rows or not len(det):
+            continue
+        img = load_image(photo.path)
+        H, W = img.shape[:2]
+        gt = np.array([[(x - w / 2) * W, (y - h / 2) * H, (x + w / 2) * W, (y + h / 2) * H] for _, x, y, w, h in rows])
+        keep = det.confidence >= threshold
+        if not keep.any():
+            continue
+        m = iou(gt, det.xyxy[keep])
+        codes = [c for c, k in zip(det.codes, keep) if k]
+        for g, (cls, *_rest) in enumerate(rows):
+            j = int(m[g].argmax())
+            if m[g, j] >= 0.5 and codes[j] != CLASS_NAMES[cls]:
+                pairs[(CLASS_NAMES[cls], codes[j])] += 1
+    return pairs
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--weights", type=Path, default=ROOT / "models" / "cards.pt")
+    ap.add_argument("--onnx", type=Path, default=ROOT / "models" / "cards.onnx")
+    ap.add_argument("--synthetic", type=Path, help="generated held-out data (datasets.generate output)")
+    ap.add_argument("--synthetic-imgsz", type=int, default=1280)
+    ap.add_argument("--real-imgsz", type=int, default=640)
+    ap.add_argument("--skip-map", action="store_true", help="skip the Ultralytics mAP figures")
+    ap.add_argument("--json", type=Path, help="also write the figures to this file")
+    args = ap.parse_args(argv)
+    figures: dict = {}
+
+    if not args.skip_map:
+        if args.synthetic:
+            yaml = args.synthetic / "data.yaml"
+            m50, m5095 = ultralytics_map(args.weights, yaml, args.synthetic_imgsz)
+            figures["synthetic_heldout_map50"], figures["synthetic_heldout_map50_95"] = m50, m5095
+            print(f"synthetic held-out designs: mAP50 {m50:.3f}  mAP50-95 {m5095:.3f}  (imgsz {args.synthetic_imgsz})")
+        with tempfile.TemporaryDirectory() as tmp:
+            m50, _ = ultralytics_map(args.weights, phone_corners_yaml(Path(tmp)), args.real_imgsz)
+        figures["phone_corners_val_map50"] = m50
+        print(f"phone_corners val split: mAP50 {m50:.3f}")
+
+    detector = CardDetector(args.onnx, imgsz=args.real_imgsz, conf=min(THRESHOLDS))
+    photos = realdata.phone_corners(split="val")
+    res = card_sets(detector, [(p.path, p.cards) for p in photos])
+    figures["phone_corners_sets"] = report_sets(f"phone_corners val ({len(photos)} photos), per-photo card sets", res)
+    pin = realdata.pinochle()
+    pres = card_sets(detector, pin, rank_only=True)
+    figures["pinochle_rank_sets"] = report_sets(f"pinochle_wholecard ({len(pin)} photos), per-photo rank sets", pres)
+
+    conf = confusion(res, photos, realdata.phone_corners_classes(), 0.25)
+    print("most frequent confusions on phone_corners val (true -> read as), conf >= 0.25:")
+    for (a, b), n in conf.most_common(15):
+        print(f"  {a:>3} -> {b:<3} x{n}")
+    if not conf:
+        print("  none")
+    figures["confusions"] = [[a, b, n] for (a, b), n in conf.most_common(30)]
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,113 @@
+"""The synthetic scene generator on a tiny run: labels match what is visible, determinism, ground truth."""
+
+import json
+
+import numpy as np
+import pytest
+
+pytest.importorskip("cv2")
+pytest.importorskip("resvg_py")
+
+from datasets import cardart  # noqa: E402
+from datasets.generate import generate, tiles_from_scene  # noqa: E402
+from datasets.scenes import MIN_VISIBLE, Pile, _visible_fraction, make_scene  # noqa: E402
+from scorer import get_rules, parse_cards  # noqa: E402
+from scorer.layout import TableLayout  # noqa: E402
+from scorer.melds import check_meld  # noqa: E402
+from scorer.scoring import score_round  # noqa: E402
+from vision.classes import CLASS_NAMES  # noqa: E402
+
+DESIGN = "anglo"
+
+
+@pytest.fixture(scope="module")
+def deck():
+    try:
+        cardart.fetch_cardart(sources=("aisleriot",), quiet=True)
+        return cardart.load_deck(DESIGN)
+    except Exception as exc:  # no network / no apt-get here
+        pytest.skip(f"card art not available: {exc}")
+
+
+def test_scene_is_deterministic(deck):
+    a = make_scene(11, [deck])
+    b = make_scene(11, [deck])
+    assert np.array_equal(a.image, b.image) and np.array_equal(a.boxes, b.boxes)
+    assert a.layout == b.layout
+    c = make_scene(12, [deck])
+    assert not np.array_equal(a.image.shape, c.image.shape) or not np.array_equal(a.image, c.image)
+
+
+def test_cascaded_meld_labels_follow_visibility(deck):
+    # One meld of five kings cascaded: each covered card shows only its top-left index; the last shows both.
+    piles = [Pile("meld", ["KH", "KS", "KD", "KC", "KH"])]
+    for seed in range(4):
+        scene = make_scene(seed, [deck], size=(1280, 960), full_view=True, piles=piles, clutter=False)
+        per_card = [len(c["index_boxes_px"]) for c in scene.cards]
+        assert per_card == [1, 1, 1, 1, 2], (seed, per_card)
+        assert all(CLASS_NAMES[c] in ("KH", "KS", "KD", "KC") for c in scene.classes)
+        assert len(scene.boxes) == 6
+
+
+def test_squared_book_shows_only_its_marker(deck):
+    codes = ["QS", "QH", "QD", "QC", "QS", "QH", "QD"]
+    scene = make_scene(3, [deck], size=(1280, 960), full_view=True,
+                       piles=[Pile("squared", codes, marker="QD")], clutter=False)
+    labelled = [c for c in scene.cards if c["index_boxes_px"]]
+    assert len(labelled) == 1 and labelled[0]["code"] == "QD"
+    assert scene.layout["teams"]["A"]["squared_books"] == [{"top": "QD", "cards": codes}]
+
+
+def test_boxes_lie_in_the_image_and_on_their_cards(deck):
+    for seed in range(6):
+        scene = make_scene(100 + seed, [deck])
+        H, W = scene.image.shape[:2]
+        assert ((scene.boxes[:, 0] >= 0) & (scene.boxes[:, 2] <= W) & (scene.boxes[:, 1] >= 0)
+                & (scene.boxes[:, 3] <= H)).all()
+        assert (scene.boxes[:, 2] > scene.boxes[:, 0]).all() and (scene.boxes[:, 3] > scene.boxes[:, 1]).all()
+        assert sum(len(c["index_boxes_px"]) for c in scene.cards) == len(scene.boxes)
+
+
+def test_visible_fraction():
+    ids = np.full((20, 20), -1, np.int32)
+    ids[:, :10] = 3
+    square = np.array([[0, 0], [20, 0], [20, 20], [0, 20]], np.float64)
+    assert abs(_visible_fraction(ids, square, 3) - 0.5) < 0.06
+    assert _visible_fraction(ids, square, 4) == 0.0
+    assert MIN_VISIBLE == 0.5
+
+
+def test_ground_truth_layout_is_legal(deck):
+    pagat = get_rules("pagat")
+    for seed in range(10):
+        scene = make_scene(200 + seed, [deck])
+        layout = TableLayout.from_dict(scene.layout)
+        for meld in scene.layout["teams"]["A"]["melds"]:
+            assert check_meld(parse_cards(meld), pagat).legal, meld
+        result = score_round(layout, lenient=True)
+        assert all("decks hold" in p.message for p in result.problems if p.severity == "illegal")
+
+
+def test_tiles_keep_boxes_inside(deck):
+    scene = make_scene(5, [deck], full_view=False)
+    rng = np.random.default_rng(0)
+    for crop, boxes, classes in tiles_from_scene(scene.image, scene.boxes, scene.classes, rng, 320, 5):
+        assert crop.shape == (320, 320, 3)
+        assert len(boxes) == len(classes)
+        assert ((boxes >= 0) & (boxes <= 320)).all()
+
+
+def test_generate_is_deterministic_across_worker_counts(deck, tmp_path):
+    a = generate(tmp_path / "a", 3, "train", 5, [DESIGN], workers=1, tile=160, tiles_per_scene=2,
+                 keep_scenes=True, progress=False)
+    b = generate(tmp_path / "b", 3, "train", 5, [DESIGN], workers=2, tile=160, tiles_per_scene=2,
+                 keep_scenes=True, progress=False)
+    assert a["boxes"] == b["boxes"]
+    for name in ("train_000000", "train_000002"):
+        la = (tmp_path / "a" / "scenes" / "train" / "labels" / f"{name}.txt").read_text()
+        lb = (tmp_path / "b" / "scenes" / "train" / "labels" / f"{name}.txt").read_text()
+        assert la == lb
+    doc = json.loads((tmp_path / "a" / "scenes" / "train" / "layouts" / "train_000001.json").read_text())
+    assert set(doc) >= {"rules", "teams", "cards", "image", "design"}
+    assert (tmp_path / "a" / "data.yaml").read_text().count("'JK'") == 1
+    assert len(list((tmp_path / "a" / "tiles" / "train" / "images").glob("*.jpg"))) == 6

@@ -1,0 +1,73 @@
+"""The detector wrapper's pieces: columnar detections, letterbox, image loading errors, and the shipped model."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+cv2 = pytest.importorskip("cv2")
+pytest.importorskip("onnxruntime")
+
+from vision.classes import CLASS_NAMES, class_id  # noqa: E402
+from vision.detections import Detections  # noqa: E402
+from vision.detector import DEFAULT_MODEL, CardDetector, ImageError, letterbox, load_image  # noqa: E402
+
+
+def test_classes():
+    assert len(CLASS_NAMES) == 53 and CLASS_NAMES[-1] == "JK"
+    assert class_id("10S") == 9 and class_id("RJ") == class_id("BJ") == class_id("JK") == 52
+    with pytest.raises(KeyError):
+        class_id("ZZ")
+
+
+def test_detections_columnar():
+    d = Detections(np.array([[1, 2, 3, 4], [5, 6, 7, 8]], np.float32), np.array([0.9, 0.4], np.float32),
+                   np.array([0, 52]))
+    assert len(d) == 2 and d.codes == ["AS", "JK"]
+    high = d[d.confidence > 0.5]
+    assert len(high) == 1 and high.to_list() == [{"card": "AS", "box": [1.0, 2.0, 3.0, 4.0], "confidence": 0.9}]
+    assert len(Detections.empty()) == 0
+    with pytest.raises(ValueError):
+        Detections(np.zeros((2, 4)), np.zeros(3), np.zeros(2))
+
+
+def test_letterbox_maps_back():
+    img = np.zeros((480, 700, 3), np.uint8)
+    out, r, (px, py) = letterbox(img, 640)
+    assert out.shape[0] % 32 == 0 and out.shape[1] % 32 == 0 and max(out.shape[:2]) == 640
+    # the image's far corner maps back to (700, 480)
+    x = (700 * r + px - px) / r
+    assert abs(x - 700) < 1e-6
+
+
+def test_load_image_errors(tmp_path):
+    with pytest.raises(ImageError, match="no such file"):
+        load_image(tmp_path / "missing.jpg")
+    (tmp_path / "empty.jpg").write_bytes(b"")
+    with pytest.raises(ImageError, match="empty"):
+        load_image(tmp_path / "empty.jpg")
+    (tmp_path / "text.jpg").write_text("not an image at all")
+    with pytest.raises(ImageError, match="not a readable image"):
+        load_image(tmp_path / "text.jpg")
+    img = (np.random.default_rng(0).random((200, 300, 3)) * 255).astype(np.uint8)
+    ok, buf = cv2.imencode(".jpg", img)
+    (tmp_path / "cut.jpg").write_bytes(buf.tobytes()[: len(buf) // 2])
+    with pytest.raises(ImageError, match="truncated"):
+        load_image(tmp_path / "cut.jpg")
+    ok, buf = cv2.imencode(".png", img)
+    (tmp_path / "cut.png").write_bytes(buf.tobytes()[:-40])
+    with pytest.raises(ImageError, match="truncated"):
+        load_image(tmp_path / "cut.png")
+    (tmp_path / "good.png").write_bytes(buf.tobytes())
+    assert load_image(tmp_path / "good.png").shape == (200, 300, 3)
+
+
+def test_missing_model_is_a_clear_error(tmp_path):
+    with pytest.raises(FileNotFoundError, match="detector model not found"):
+        CardDetector(tmp_path / "none.onnx")
+
+
+@pytest.mark.skipif(not Path(DEFAULT_MODEL).is_file(), reason="no shipped model")
+def test_shipped_model_runs_on_a_blank_image():
+    det = CardDetector()(np.full((480, 640, 3), 90, np.uint8))
+    assert det.xyxy.shape[1] == 4 and len(det.confidence) == len(det)

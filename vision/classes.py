@@ -1,0 +1,26 @@
+"""Detector classes: one per card code, 52 cards plus the joker.
+
+The detector finds *corner indices* (rank + suit pip, or a joker's corner mark), one box per visible index,
+so a fully visible card yields two boxes. Class ids are positions in :data:`CLASS_NAMES`.
+"""
+
+from __future__ import annotations
+
+RANK_CODES = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+SUIT_CODES = ("S", "H", "D", "C")
+
+#: 53 class names: ``AS 2S ... KS AH ... KC JK``.
+CLASS_NAMES: tuple[str, ...] = tuple(f"{r}{s}" for s in SUIT_CODES for r in RANK_CODES) + ("JK",)
+CLASS_ID: dict[str, int] = {name: i for i, name in enumerate(CLASS_NAMES)}
+
+
+def class_id(code: str) -> int:
+    """Class id of a card code; red/black jokers (``RJ``, ``BJ``) map to ``JK``.
+
+    Raises:
+        KeyError: for a code that is not a card.
+    """
+    code = code.upper()
+    if code in ("RJ", "BJ", "RED JOKER", "BLACK JOKER", "JOKER"):
+        code = "JK"
+    return CLASS_ID[code]

@@ -1,0 +1,59 @@
+"""One columnar type for detector output, in the style of roboflow/supervision's ``Detections``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+import numpy as np
+
+from .classes import CLASS_NAMES
+
+
+@dataclass(frozen=True)
+class Detections:
+    """Corner-index detections of one image.
+
+    Attributes:
+        xyxy: (n, 4) float32 boxes ``x1, y1, x2, y2`` in pixels of the original image.
+        confidence: (n,) float32 scores in [0, 1].
+        class_id: (n,) int64 indices into :data:`vision.classes.CLASS_NAMES`.
+    """
+
+    xyxy: np.ndarray
+    confidence: np.ndarray
+    class_id: np.ndarray
+
+    def __post_init__(self) -> None:
+        n = len(self.xyxy)
+        if self.xyxy.shape != (n, 4) or self.confidence.shape != (n,) or self.class_id.shape != (n,):
+            raise ValueError(f"inconsistent detection shapes {self.xyxy.shape}, {self.confidence.shape}, "
+                             f"{self.class_id.shape}")
+
+    @classmethod
+    def empty(cls) -> "Detections":
+        return cls(np.zeros((0, 4), np.float32), np.zeros(0, np.float32), np.zeros(0, np.int64))
+
+    def __len__(self) -> int:
+        return len(self.xyxy)
+
+    def __getitem__(self, index: Any) -> "Detections":
+        """Select detections with a boolean mask, an index array or a slice."""
+        if isinstance(index, (int, np.integer)):
+            index = [int(index)]
+        return Detections(self.xyxy[index].reshape(-1, 4), self.confidence[index].reshape(-1),
+                          self.class_id[index].reshape(-1))
+
+    @property
+    def codes(self) -> list[str]:
+        """Card codes (``"KH"``, ``"10S"``, ``"JK"``) of each detection."""
+        return [CLASS_NAMES[int(c)] for c in self.class_id]
+
+    def __iter__(self) -> Iterator[tuple[np.ndarray, float, str]]:
+        for box, conf, code in zip(self.xyxy, self.confidence, self.codes):
+            yield box, float(conf), code
+
+    def to_list(self) -> list[dict[str, Any]]:
+        """``[{"card": "KH", "box": [x1, y1, x2, y2], "confidence": c}, ...]`` with pixel boxes (2 decimals)."""
+        return [{"card": code, "box": [round(float(v), 2) for v in box], "confidence": round(conf, 4)}
+                for box, conf, code in self]

@@ -1,0 +1,153 @@
+"""Run the shipped corner-index detector (``models/cards.onnx``) with ONNX Runtime and OpenCV only.
+
+No torch in the runtime path: the model is exported from Ultralytics to ONNX; pre- and post-processing
+(letterbox, decode, per-class NMS) are done here. Inference runs at full resolution (the long side scaled to
+``imgsz``, a multiple of 32) because corner indices are small.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from .classes import CLASS_NAMES
+from .detections import Detections
+
+MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
+DEFAULT_MODEL = MODELS_DIR / "cards.onnx"
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
+MAX_PIXELS = 60_000_000  #: larger images are refused (about 8000 x 7500)
+
+
+class ImageError(ValueError):
+    """An input that is not a readable image (missing, corrupt, truncated, not an image, too large)."""
+
+
+def load_image(path: str | Path) -> np.ndarray:
+    """Read an image as (H, W, 3) uint8 BGR.
+
+    Raises:
+        ImageError: naming the file, when it is missing, not an image, corrupt or larger than MAX_PIXELS.
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise ImageError(f"{p}: no such file")
+    data = np.fromfile(str(p), np.uint8)
+    if data.size == 0:
+        raise ImageError(f"{p}: empty file")
+    header = cv2.imdecode(data, cv2.IMREAD_REDUCED_GRAYSCALE_8)
+    if header is not None and header.shape[0] * header.shape[1] * 64 > MAX_PIXELS:
+        raise ImageError(f"{p}: image too large (over {MAX_PIXELS // 1_000_000} megapixels)")
+    raw = data.tobytes()
+    if raw[:2] == b"\xff\xd8" and b"\xff\xd9" not in raw[-4096:]:
+        raise ImageError(f"{p}: truncated JPEG (no end-of-image marker)")
+    if raw[:8] == b"\x89PNG\r\n\x1a\n" and b"IEND" not in raw[-64:]:
+        raise ImageError(f"{p}: truncated PNG (no IEND chunk)")
+    img = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    if img is None:
+        raise ImageError(f"{p}: not a readable image (corrupt, truncated or not an image file)")
+    return img
+
+
+def letterbox(image: np.ndarray, imgsz: int) -> tuple[np.ndarray, float, tuple[int, int]]:
+    """Scale the long side to ``imgsz`` and pad both sides up to multiples of 32 (grey 114).
+
+    Returns (padded image, scale, (pad_x, pad_y)); original = (model - pad) / scale.
+    """
+    h, w = image.shape[:2]
+    r = imgsz / max(h, w)
+    nw, nh = max(32, int(round(w * r))), max(32, int(round(h * r)))
+    resized = cv2.resize(image, (nw, nh), interpolation=cv2.INTER_AREA if r < 1 else cv2.INTER_LINEAR)
+    W, H = int(np.ceil(nw / 32) * 32), int(np.ceil(nh / 32) * 32)
+    px, py = (W - nw) // 2, (H - nh) // 2
+    out = cv2.copyMakeBorder(resized, py, H - nh - py, px, W - nw - px, cv2.BORDER_CONSTANT, value=(114, 114, 114))
+    return out, r, (px, py)
+
+
+@dataclass
+class CardDetector:
+    """Corner-index detector.
+
+    Args:
+        model: path to the ONNX model (53 classes, YOLO output ``(1, 4 + 53, N)``).
+        imgsz: inference size of the long side in pixels (multiple of 32).
+        conf: minimum class confidence; iou: NMS IoU threshold (per class).
+        threads: ONNX Runtime intra-op threads.
+
+    Raises:
+        FileNotFoundError: when the model file is missing.
+    """
+
+    model: str | Path = DEFAULT_MODEL
+    imgsz: int = 1280
+    conf: float = 0.25
+    iou: float = 0.5
+    threads: int = 2
+
+    def __post_init__(self) -> None:
+        import onnxruntime as ort
+
+        path = Path(self.model)
+        if not path.is_file():
+            raise FileNotFoundError(f"detector model not found: {path}")
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = self.threads
+        opts.log_severity_level = 3
+        self._session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        self._input = self._session.get_inputs()[0].name
+        shape = self._session.get_inputs()[0].shape
+        self._fixed = tuple(shape[2:]) if all(isinstance(s, int) for s in shape[2:]) else None
+
+    def __call__(self, image: np.ndarray) -> Detections:
+        """Detect corner indices in a (H, W, 3) uint8 BGR image; boxes in that image's pixels."""
+        if self._fixed:
+            x, r, (px, py) = self._letterbox_fixed(image)
+        else:
+            x, r, (px, py) = letterbox(image, self.imgsz)
+        blob = cv2.dnn.blobFromImage(x, 1 / 255.0, swapRB=True)
+        out = self._session.run(None, {self._input: blob})[0][0]  # (4 + nc, N)
+        return self._decode(out, r, px, py, image.shape[1], image.shape[0])
+
+    def _letterbox_fixed(self, image: np.ndarray):
+        H, W = self._fixed
+        h, w = image.shape[:2]
+        r = min(W / w, H / h)
+        nw, nh = int(round(w * r)), int(round(h * r))
+        resized = cv2.resize(image, (nw, nh), interpolation=cv2.INTER_AREA if r < 1 else cv2.INTER_LINEAR)
+        px, py = (W - nw) // 2, (H - nh) // 2
+        out = cv2.copyMakeBorder(resized, py, H - nh - py, px, W - nw - px, cv2.BORDER_CONSTANT,
+                                 value=(114, 114, 114))
+        return out, r, (px, py)
+
+    def _decode(self, out: np.ndarray, r: float, px: int, py: int, width: int, height: int) -> Detections:
+        scores = out[4:4 + len(CLASS_NAMES)]
+        cls = scores.argmax(0)
+        conf = scores[cls, np.arange(scores.shape[1])]
+        keep = conf >= self.conf
+        if not keep.any():
+            return Detections.empty()
+        cx, cy, w, h = out[0, keep], out[1, keep], out[2, keep], out[3, keep]
+        boxes = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], 1)
+        boxes = (boxes - [px, py, px, py]) / r
+        boxes = np.clip(boxes, 0, [width, height, width, height]).astype(np.float32)
+        conf, cls = conf[keep].astype(np.float32), cls[keep].astype(np.int64)
+        xywh = np.column_stack([boxes[:, :2], boxes[:, 2:] - boxes[:, :2]])
+        idx = cv2.dnn.NMSBoxesBatched(xywh.tolist(), conf.tolist(), cls.tolist(), self.conf, self.iou)
+        idx = np.array(idx, np.int64).reshape(-1)
+        order = idx[np.argsort(-conf[idx])]
+        return Detections(boxes[order], conf[order], cls[order])
+
+
+def image_paths(args: list[str]) -> list[Path]:
+    """Expand arguments: a directory means every image in it (sorted)."""
+    out: list[Path] = []
+    for a in args:
+        p = Path(a)
+        if p.is_dir():
+            out += sorted(q for q in p.iterdir() if q.suffix.lower() in IMAGE_SUFFIXES)
+        else:
+            out.append(p)
+    return out

@@ -117,6 +117,8 @@ def write_data_yaml(out: Path) -> Path:
                 splits.setdefault(split, f"{kind}/{split}/images")
     if "val" not in splits and "train" in splits:
         splits["val"] = splits["train"]
+    if "train" not in splits and "val" in splits:  # an evaluation-only set: Ultralytics still wants the key
+        splits = {"train": splits["val"], **splits}
     lines = [f"path: {out}"] + [f"{k}: {v}" for k, v in splits.items()]
     lines.append("names:")
     lines += [f"  {i}: '{n}'" for i, n in enumerate(CLASS_NAMES)]

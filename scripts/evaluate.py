@@ -36,7 +36,7 @@ from datasets import realdata  # noqa: E402
 from vision.classes import CLASS_NAMES  # noqa: E402
 from vision.detector import CardDetector, load_image  # noqa: E402
 
-THRESHOLDS = (0.25, 0.35, 0.5, 0.65, 0.8)
+THRESHOLDS = (0.1, 0.15, 0.25, 0.35, 0.5, 0.65, 0.8)
 
 
 def ultralytics_map(weights: Path, data_yaml: Path, imgsz: int) -> tuple[float, float]:

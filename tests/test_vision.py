@@ -71,3 +71,20 @@ def test_missing_model_is_a_clear_error(tmp_path):
 def test_shipped_model_runs_on_a_blank_image():
     det = CardDetector()(np.full((480, 640, 3), 90, np.uint8))
     assert det.xyxy.shape[1] == 4 and len(det.confidence) == len(det)
+
+
+@pytest.mark.skipif(not Path(DEFAULT_MODEL).is_file(), reason="no shipped model")
+def test_detect_command_json_and_errors(tmp_path, capsys):
+    from handfoot.cli import main
+
+    img = np.full((300, 400, 3), 120, np.uint8)
+    cv2.imwrite(str(tmp_path / "a.jpg"), img)
+    cv2.imwrite(str(tmp_path / "b.png"), img)
+    assert main(["detect", str(tmp_path), "--json"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    records = [__import__("json").loads(line) for line in lines]
+    assert [Path(r["image"]).name for r in records] == ["a.jpg", "b.png"]
+    assert all(r["width"] == 400 and r["height"] == 300 and isinstance(r["detections"], list) for r in records)
+    (tmp_path / "bad.jpg").write_text("nope")
+    assert main(["detect", str(tmp_path / "bad.jpg")]) == 1
+    assert "not a readable image" in capsys.readouterr().err

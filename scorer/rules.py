@@ -219,6 +219,21 @@ class Rules(BaseModel):
         """Number of sides at the table."""
         return self.players // self.team_size
 
+    def exact_deal_cards(self, packet: str = "hand") -> int:
+        """Cards a dealer must cut (or a player grab) exactly to earn ``exact_deal_bonus``.
+
+        Seed 001 'Deal': the hand dealer cuts every hand plus the up-card (53 for 4 players, 79 for 6), the foot
+        dealer every foot (52 / 78). ``packet="both"`` is one player's hand and foot together, seed 004's grab
+        (26 for 13 + 13; the 22-card grab is the 11 + 11 deal).
+        """
+        if packet == "hand":
+            return self.players * self.hand_size + 1
+        if packet == "foot":
+            return self.players * self.foot_size
+        if packet == "both":
+            return self.hand_size + self.foot_size
+        raise RulesError(f"packet must be 'hand', 'foot' or 'both', not {packet!r}")
+
     def opening_minimum(self, round_number: int) -> int:
         """The opening-meld minimum for ``round_number`` (1-based), in points.
 

@@ -99,3 +99,16 @@ def test_opening_minimum_round_range():
     assert r.opening_minimum(3) == 120
     with pytest.raises(RulesError):
         r.opening_minimum(5)
+
+
+def test_exact_deal_counts_seed_001_and_004():
+    six = get_rules("six-deck")
+    assert (six.exact_deal_cards("hand"), six.exact_deal_cards("foot")) == (53, 52)
+    six6 = six.with_overrides(players=6, team_size=3)
+    assert (six6.exact_deal_cards("hand"), six6.exact_deal_cards("foot")) == (79, 78)
+    carousel = get_rules("carousel")
+    assert carousel.exact_deal_cards("both") == 26
+    assert carousel.with_overrides(hand_size=11, foot_size=11).exact_deal_cards("both") == 22
+    assert get_rules("simpson").exact_deal_cards("both") == 22  # "exactly 22 scores 100"
+    with pytest.raises(RulesError):
+        six.exact_deal_cards("pile")

@@ -143,6 +143,10 @@ class TableLayout(_Strict):
         p = Path(path)
         try:
             text = p.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise InvalidLayoutError(f"{p}: no such file") from None
+        except IsADirectoryError:
+            raise InvalidLayoutError(f"{p}: is a directory, not a layout file") from None
         except (OSError, UnicodeDecodeError) as exc:
             raise InvalidLayoutError(f"{p}: cannot read layout: {exc.__class__.__name__}: {exc}") from None
         try:
@@ -168,7 +172,13 @@ class TableLayout(_Strict):
 
 
 def _layout_error(exc: ValidationError) -> str:
-    err = exc.errors()[0]
+    errors = exc.errors()
+    shown = "; ".join(_one_error(e) for e in errors[:3])
+    more = len(errors) - 3
+    return shown + (f" (and {more} more problem{'s' * (more > 1)})" if more > 0 else "")
+
+
+def _one_error(err: dict) -> str:
     parts: list[str] = []
     for p in err["loc"]:
         if isinstance(p, int):
@@ -185,8 +195,7 @@ def _layout_error(exc: ValidationError) -> str:
         msg = "required key is missing"
     elif msg.startswith("Value error, "):
         msg = msg[len("Value error, "):]
-    more = len(exc.errors()) - 1
-    return f"{loc}: {msg}" + (f" (and {more} more problem{'s' * (more > 1)})" if more else "")
+    return f"{loc}: {msg}"
 
 
 def load_layout(source: str | Path | dict) -> TableLayout:

@@ -34,7 +34,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer, ValidationError
 
 from .cards import Card, Rank
-from .errors import HandFootError, InvalidLayoutError
+from .errors import InvalidLayoutError
 from .melds import BookKind
 from .presets import get_rules
 from .rules import Rules
@@ -207,4 +207,4 @@ def load_layout(source: str | Path | dict) -> TableLayout:
     return TableLayout.from_json(source)
 
 
-__all__ = ["SquaredBook", "TeamLayout", "TableLayout", "load_layout", "HandFootError"]
+__all__ = ["SquaredBook", "TeamLayout", "TableLayout", "load_layout"]

@@ -13,7 +13,7 @@ hand can make (exact search over ranks and wild counts).
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import defaultdict
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -246,4 +246,4 @@ def opening_points(hand: Sequence[Card], rules: Rules) -> int:
     return best_opening(hand, rules).points
 
 
-__all__ = ["OpeningCheck", "OpeningPlan", "check_opening", "best_opening", "opening_points", "Counter"]
+__all__ = ["OpeningCheck", "OpeningPlan", "check_opening", "best_opening", "opening_points"]

@@ -34,6 +34,7 @@ import numpy as np  # noqa: E402
 
 from datasets import realdata  # noqa: E402
 from vision.classes import CLASS_NAMES  # noqa: E402
+from vision.detections import box_iou  # noqa: E402
 from vision.detector import CardDetector, load_image  # noqa: E402
 
 THRESHOLDS = (0.1, 0.15, 0.25, 0.35, 0.5, 0.65, 0.8)
@@ -98,16 +99,6 @@ def report_sets(title: str, results) -> dict:
     return out
 
 
-def iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    x1 = np.maximum(a[:, None, 0], b[None, :, 0])
-    y1 = np.maximum(a[:, None, 1], b[None, :, 1])
-    x2 = np.minimum(a[:, None, 2], b[None, :, 2])
-    y2 = np.minimum(a[:, None, 3], b[None, :, 3])
-    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
-    area = lambda z: (z[:, 2] - z[:, 0]) * (z[:, 3] - z[:, 1])  # noqa: E731
-    return inter / (area(a)[:, None] + area(b)[None, :] - inter + 1e-9)
-
-
 def confusion(results, photos, names, threshold: float) -> Counter:
     pairs: Counter = Counter()
     for (_, _, det), photo in zip(results, photos):
@@ -120,7 +111,7 @@ def confusion(results, photos, names, threshold: float) -> Counter:
         keep = det.confidence >= threshold
         if not keep.any():
             continue
-        m = iou(gt, det.xyxy[keep])
+        m = box_iou(gt, det.xyxy[keep])
         codes = [c for c, k in zip(det.codes, keep) if k]
         for g, (cls, *_rest) in enumerate(rows):
             j = int(m[g].argmax())

@@ -97,8 +97,7 @@ def ship(weights: Path, imgsz: int) -> None:
     import torch
 
     ckpt = torch.load(weights, map_location="cpu", weights_only=False)
-    ckpt["optimizer"] = None
-    ckpt["ema"] = None if ckpt.get("model") is not None else ckpt.get("ema")
+    ckpt["optimizer"] = None  # training state only; the weights are in "model" (or "ema")
     torch.save(ckpt, dst)
     model = YOLO(str(dst))
     onnx_path = Path(model.export(format="onnx", imgsz=imgsz, dynamic=True, simplify=True, opset=17))

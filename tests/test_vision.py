@@ -9,7 +9,7 @@ cv2 = pytest.importorskip("cv2")
 pytest.importorskip("onnxruntime")
 
 from vision.classes import CLASS_NAMES, class_id  # noqa: E402
-from vision.detections import Detections  # noqa: E402
+from vision.detections import Detections, box_iou  # noqa: E402
 from vision.detector import DEFAULT_MODEL, CardDetector, ImageError, letterbox, load_image  # noqa: E402
 
 
@@ -33,11 +33,18 @@ def test_detections_columnar():
 
 def test_letterbox_maps_back():
     img = np.zeros((480, 700, 3), np.uint8)
+    img[400:440, 600:660] = 255  # a white patch at known original coordinates
     out, r, (px, py) = letterbox(img, 640)
     assert out.shape[0] % 32 == 0 and out.shape[1] % 32 == 0 and max(out.shape[:2]) == 640
-    # the image's far corner maps back to (700, 480)
-    x = (700 * r + px - px) / r
-    assert abs(x - 700) < 1e-6
+    ys, xs = np.nonzero(out[:, :, 0] > 200)
+    back = (np.array([xs.min(), ys.min(), xs.max() + 1, ys.max() + 1]) - [px, py, px, py]) / r
+    assert np.allclose(back, [600, 400, 660, 440], atol=2.5)
+    assert (out[:py, :, 0] == 114).all() and (out[:, :px, 0] == 114).all()
+
+
+def test_box_iou():
+    a = np.array([[0, 0, 10, 10]], np.float32)
+    assert np.allclose(box_iou(a, np.array([[0, 0, 10, 10], [5, 0, 15, 10], [20, 20, 30, 30]])), [[1, 1 / 3, 0]])
 
 
 def test_load_image_errors(tmp_path):
@@ -110,11 +117,5 @@ def test_shipped_model_finds_indices_in_a_rendered_scene():
                        piles=[Pile("meld", ["KH", "KS", "KD", "KC", "KH"]), Pile("meld", ["9H", "9S", "9D"])])
     det = CardDetector(imgsz=640, conf=0.05)(scene.image)
     assert len(det) and ((det.xyxy >= 0) & (det.xyxy[:, [2]] <= 640) & (det.xyxy[:, [3]] <= 480)).all()
-    x1 = np.maximum(scene.boxes[:, None, 0], det.xyxy[None, :, 0])
-    y1 = np.maximum(scene.boxes[:, None, 1], det.xyxy[None, :, 1])
-    x2 = np.minimum(scene.boxes[:, None, 2], det.xyxy[None, :, 2])
-    y2 = np.minimum(scene.boxes[:, None, 3], det.xyxy[None, :, 3])
-    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
-    area = lambda b: (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])  # noqa: E731
-    overlap = inter / (area(scene.boxes)[:, None] + area(det.xyxy)[None, :] - inter)
+    overlap = box_iou(scene.boxes, det.xyxy)
     assert (overlap.max(1) >= 0.5).mean() >= 0.7

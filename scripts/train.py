@@ -65,7 +65,7 @@ def train(args: argparse.Namespace) -> Path:
         project=str(args.project), name=args.name, exist_ok=True, plots=False, save_period=args.save_period,
         workers=args.workers, patience=0, seed=args.seed, deterministic=False, verbose=True,
         optimizer=args.optimizer, lr0=args.lr0 if args.lr0 else (0.002 if fine_tune else 0.01),
-        cos_lr=True, close_mosaic=max(1, args.epochs // 10),
+        cos_lr=True, close_mosaic=max(1, args.epochs // 10), warmup_epochs=1.0 if fine_tune else 3.0,
         # card indices must not be mirrored; rotation and perspective come from the generator
         fliplr=0.0, flipud=0.0, degrees=0.0, mosaic=args.mosaic, scale=0.4, translate=0.1,
         hsv_h=0.02, hsv_s=0.6, hsv_v=0.4, amp=cuda, cache=args.cache,

@@ -3,7 +3,8 @@
 
 1. mAP50 and mAP50-95 on synthetic scenes of the held-out deck designs (full resolution) — Ultralytics val.
 2. mAP50 on the held-out (``val``) split of ``../shared/realdata/phone_corners`` — Ultralytics val.
-3. Per-photo card-set precision and recall (ONNX runtime path) on the ``phone_corners`` val photos and on
+3. Per-photo card-set precision and recall (ONNX runtime path, image pyramid as ``handfoot`` runs it) on the
+   ``phone_corners`` val photos and on
    ``pinochle_wholecard`` (ranks only), at several confidence thresholds.
 4. A confusion summary: which cards are read as which (phone_corners val, IoU >= 0.5).
 
@@ -36,6 +37,7 @@ from datasets import realdata  # noqa: E402
 from vision.classes import CLASS_NAMES  # noqa: E402
 from vision.detections import box_iou  # noqa: E402
 from vision.detector import CardDetector, load_image  # noqa: E402
+from vision.scales import detect_multiscale  # noqa: E402
 
 THRESHOLDS = (0.1, 0.15, 0.25, 0.35, 0.5, 0.65, 0.8)
 
@@ -73,11 +75,16 @@ def set_metrics(pairs: list[tuple[set[str], set[str]]]) -> tuple[float, float]:
     return (tp / npred if npred else float("nan")), (tp / ntrue if ntrue else float("nan"))
 
 
-def card_sets(detector: CardDetector, photos, rank_only: bool = False):
-    """For each photo: (predicted per threshold dict, true set, detections)."""
+def card_sets(detector: CardDetector, photos, rank_only: bool = False, pyramid: bool = True):
+    """For each photo: (predicted per threshold dict, true set, detections).
+
+    ``pyramid`` runs the product's detection path (:func:`vision.scales.detect_multiscale`: every scale from
+    the photo's own size down to 320 px); otherwise one pass at the detector's ``imgsz``.
+    """
     out = []
     for path, truth in photos:
-        det = detector(load_image(path))
+        img = load_image(path)
+        det = detect_multiscale(detector, img) if pyramid else detector(img)
         per = {}
         for t in THRESHOLDS:
             codes = {c for (_, conf, c) in det if conf >= t}
@@ -127,6 +134,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--synthetic", type=Path, help="generated held-out data (datasets.generate output)")
     ap.add_argument("--synthetic-imgsz", type=int, default=1280)
     ap.add_argument("--real-imgsz", type=int, default=640)
+    ap.add_argument("--single-scale", action="store_true",
+                    help="card sets from one pass at --real-imgsz instead of the pyramid")
     ap.add_argument("--skip-map", action="store_true", help="skip the Ultralytics mAP figures")
     ap.add_argument("--json", type=Path, help="also write the figures to this file")
     args = ap.parse_args(argv)
@@ -145,10 +154,10 @@ def main(argv: list[str] | None = None) -> int:
 
     detector = CardDetector(args.onnx, imgsz=args.real_imgsz, conf=min(THRESHOLDS))
     photos = realdata.phone_corners(split="val")
-    res = card_sets(detector, [(p.path, p.cards) for p in photos])
+    res = card_sets(detector, [(p.path, p.cards) for p in photos], pyramid=not args.single_scale)
     figures["phone_corners_sets"] = report_sets(f"phone_corners val ({len(photos)} photos), per-photo card sets", res)
     pin = realdata.pinochle()
-    pres = card_sets(detector, pin, rank_only=True)
+    pres = card_sets(detector, pin, rank_only=True, pyramid=not args.single_scale)
     figures["pinochle_rank_sets"] = report_sets(f"pinochle_wholecard ({len(pin)} photos), per-photo rank sets", pres)
 
     conf = confusion(res, photos, realdata.phone_corners_classes(), 0.25)

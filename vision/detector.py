@@ -101,12 +101,15 @@ class CardDetector:
         shape = self._session.get_inputs()[0].shape
         self._fixed = tuple(shape[2:]) if all(isinstance(s, int) for s in shape[2:]) else None
 
-    def __call__(self, image: np.ndarray) -> Detections:
-        """Detect corner indices in a (H, W, 3) uint8 BGR image; boxes in that image's pixels."""
+    def __call__(self, image: np.ndarray, imgsz: int | None = None) -> Detections:
+        """Detect corner indices in a (H, W, 3) uint8 BGR image; boxes in that image's pixels.
+
+        ``imgsz`` overrides the inference size (long side, pixels, multiple of 32) for this call.
+        """
         if self._fixed:
             x, r, (px, py) = self._letterbox_fixed(image)
         else:
-            x, r, (px, py) = letterbox(image, self.imgsz)
+            x, r, (px, py) = letterbox(image, imgsz or self.imgsz)
         blob = cv2.dnn.blobFromImage(x, 1 / 255.0, swapRB=True)
         out = self._session.run(None, {self._input: blob})[0][0]  # (4 + nc, N)
         return self._decode(out, r, px, py, image.shape[1], image.shape[0])

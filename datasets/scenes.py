@@ -177,7 +177,9 @@ def place_piles(piles: Sequence[Pile], decks: Sequence[Deck], rng: np.random.Gen
         kind = pile.kind
         if kind in ("meld", "book"):
             down = rng.random() < 0.7
-            step = (ch if down else cw) * rng.uniform(0.17, 0.32)
+            # players fan so each card's whole corner index shows (index boxes end at 0.25-0.28 of the card
+            # height and 0.16-0.22 of its width in the decks we render)
+            step = ch * rng.uniform(0.27, 0.40) if down else cw * rng.uniform(0.22, 0.36)
             pw, ph = (cw, ch + step * (n - 1)) if down else (cw + step * (n - 1), ch)
         elif kind == "red_threes":
             step = cw * (rng.uniform(1.05, 1.3) if rng.random() < 0.4 else rng.uniform(0.25, 0.4))

@@ -43,11 +43,25 @@ def _rules(args: argparse.Namespace, default: str = "pagat") -> Rules:
 
 
 # -- score ----------------------------------------------------------------------------------------------------
+def _is_layout(path: str) -> bool:
+    return path.lower().endswith(".json")
+
+
 def cmd_score(args: argparse.Namespace) -> int:
+    if all(_is_layout(p) for p in args.inputs):
+        if len(args.inputs) != 1:
+            raise HandFootError("give one layout JSON file (use `handfoot game` for several rounds)")
+        return _score_layout(args)
+    if any(_is_layout(p) for p in args.inputs):
+        raise HandFootError("give either one layout JSON file or photos, not both")
+    return _score_photos(args)
+
+
+def _score_layout(args: argparse.Namespace) -> int:
     from scorer.layout import TableLayout
     from scorer.scoring import score_round
 
-    layout = TableLayout.from_file(args.layout)
+    layout = TableLayout.from_file(args.inputs[0])
     overrides = {**layout.house_rules, **_house_rules(args.set)}
     rules = get_rules(args.rules or layout.rules, **overrides)
     result = score_round(layout, rules, lenient=args.lenient)
@@ -58,7 +72,88 @@ def cmd_score(args: argparse.Namespace) -> int:
     return 0
 
 
-# -- rules ----------------------------------------------------------------------------------------------------
+def _left_packets(values: Sequence[str] | None) -> dict[str, list[list[str]]]:
+    """``--left A:"KH 7C 4S"`` -> {"A": [["KH", "7C", "4S"]]} (codes checked by the layout parser)."""
+    out: dict[str, list[list[str]]] = {}
+    for v in values or ():
+        team, sep, cards = v.partition(":")
+        if not sep or not team.strip():
+            raise HandFootError(f'--left needs TEAM:"CARDS", got {v!r}')
+        out.setdefault(team.strip(), []).append([str(c) for c in parse_cards(cards)])
+    return out
+
+
+def _score_photos(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from scorer.layout import TableLayout
+    from scorer.scoring import score_round
+
+    try:
+        from vision.detector import CardDetector, ImageError
+        from vision.pipeline import NoCardsError, annotate, read_photos, table_of
+    except ImportError as exc:  # the vision extra is not installed
+        raise HandFootError(f"scoring photos needs the vision extra (pip install -e '.[vision]'): {exc}") from None
+    rules_name = args.rules or "pagat"
+    rules = get_rules(rules_name, **_house_rules(args.set))
+    teams = [t.strip() for t in args.teams.split(",")] if args.teams else None
+    try:
+        detector = CardDetector(**({"model": args.model} if args.model else {}), conf=args.conf)
+        photos = read_photos([Path(p) for p in args.inputs], detector, teams, args.split)
+    except (ImageError, NoCardsError, FileNotFoundError, ValueError) as exc:
+        raise HandFootError(str(exc)) from None
+    reading = table_of(photos, rules_name, args.round, args.went_out, _left_packets(args.left))
+    doc = reading.layout()
+    if args.set:
+        doc["house_rules"] = _house_rules(args.set)
+    layout = TableLayout.from_dict(doc)
+    result = score_round(layout, rules, lenient=True)  # a photo is scored anyway; problems are listed
+    totals = [f"team {name}: {t.total if t.exact else f'{t.total_min}..{t.total_max}'}"
+              for name, t in result.teams.items()]
+    if args.annotate:
+        _write_annotations(args.annotate, photos, totals, annotate)
+    if args.json:
+        _print_json({"images": [{"image": str(p.path), "width": int(p.image.shape[1]),
+                                 "height": int(p.image.shape[0]),
+                                 "detections": [d for s in p.sides for d in s.detections.to_list()]}
+                                for p in photos],
+                     "layout": doc, "notes": reading.notes, "score": result.to_dict()})
+        return 0
+    for side in reading.sides:
+        print(f"team {side.team} ({side.source}): {len(side.cards)} cards in {len(side.piles)} piles")
+        for pile in side.piles:
+            print(f"  {pile.kind.value:<12} {' '.join(pile.codes)}")
+    if reading.left:
+        for team, packets in reading.left.items():
+            for packet in packets:
+                print(f"team {team} left (entered): {' '.join(packet)}")
+    print()
+    print(result.format_text())
+    if reading.notes:
+        print("\nCheck these (the camera is not sure):")
+        for note in reading.notes:
+            print(f"  - {note}")
+    print("\nTo correct the reading, save it with --json, edit \"layout\" and run: handfoot score LAYOUT.json")
+    return 0
+
+
+def _write_annotations(target: str, photos, totals: list[str], annotate) -> None:
+    """One photo: write ``target`` (a .jpg/.png file). Several: ``target`` is a folder of ``<stem>_annotated.jpg``."""
+    import cv2
+    from pathlib import Path
+
+    out = Path(target)
+    if len(photos) == 1 and out.suffix.lower() in (".jpg", ".jpeg", ".png"):
+        dests = [out]
+    else:
+        dests = [out / f"{p.path.stem}_annotated.jpg" for p in photos]
+    for dest, photo in zip(dests, photos):
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        if not cv2.imwrite(str(dest), annotate(photo, totals)):
+            raise HandFootError(f"could not write the annotated image {dest}")
+        print(f"annotated: {dest}", file=sys.stderr)
+
+
 def cmd_rules(args: argparse.Namespace) -> int:
     if not args.name:
         presets = [get_rules(n) for n in PRESET_NAMES]
@@ -171,6 +266,7 @@ def cmd_game(args: argparse.Namespace) -> int:
 def cmd_detect(args: argparse.Namespace) -> int:
     try:
         from vision.detector import CardDetector, ImageError, image_paths, load_image
+        from vision.scales import detect_multiscale
     except ImportError as exc:  # the vision extra is not installed
         raise HandFootError(f"detect needs the vision extra (pip install -e '.[vision]'): {exc}") from None
 
@@ -178,7 +274,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
     if not paths:
         raise HandFootError("no images given (a directory argument must contain .jpg/.png images)")
     try:
-        detector = CardDetector(**({"model": args.model} if args.model else {}), imgsz=args.imgsz, conf=args.conf)
+        detector = CardDetector(**({"model": args.model} if args.model else {}), conf=args.conf)
     except FileNotFoundError as exc:
         raise HandFootError(str(exc)) from None
     failures = 0
@@ -189,7 +285,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
             print(f"handfoot: error: {exc}", file=sys.stderr)
             failures += 1
             continue
-        det = detector(image)
+        det = detect_multiscale(detector, image, max_side=args.imgsz)
         record = {"image": str(path), "width": int(image.shape[1]), "height": int(image.shape[0]),
                   "detections": det.to_list()}
         if args.json:
@@ -211,11 +307,25 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("--set", action="append", metavar="FIELD=VALUE",
                         help="override one rule field (house rule), e.g. --set go_out_clean_books=2")
 
-    sp = sub.add_parser("score", help="score a round from a table layout JSON file")
-    sp.add_argument("layout", help="layout JSON file (see docs/layout.md)")
-    add_rules(sp, "the layout's own 'rules'")
+    sp = sub.add_parser("score", help="score a round from photos of the table, or from a layout JSON file")
+    sp.add_argument("inputs", nargs="+", metavar="PHOTO_OR_LAYOUT",
+                    help="photos (one per team: A, B, ...) or one layout JSON file (see docs/layout.md)")
+    add_rules(sp, "the layout's own 'rules', else pagat")
+    sp.add_argument("--round", type=int, default=1, help="round number (photos only; default 1)")
+    sp.add_argument("--went-out", metavar="TEAM", help="the team that went out (photos only)")
+    sp.add_argument("--teams", metavar="A,B", help="team of each photo, in order (default A, B, ...)")
+    sp.add_argument("--split", choices=["horizontal", "vertical"],
+                    help="one whole-table photo: horizontal = bottom half team A, top half B; "
+                         "vertical = left half A, right half B")
+    sp.add_argument("--left", action="append", metavar='TEAM:"CARDS"',
+                    help='cards still held by a team, e.g. --left A:"KH 7C 4S" (repeat per hand or foot)')
+    sp.add_argument("--annotate", metavar="OUT", help="write the photo with what was read drawn on it "
+                                                      "(a .jpg file, or a folder for several photos)")
+    sp.add_argument("--conf", type=float, default=0.35, help="minimum detector confidence (photos)")
+    sp.add_argument("--model", help="ONNX model (default: models/cards.onnx)")
     sp.add_argument("--json", action="store_true", help="print JSON")
-    sp.add_argument("--lenient", action="store_true", help="score a layout that breaks the rules, listing problems")
+    sp.add_argument("--lenient", action="store_true",
+                    help="score a layout that breaks the rules, listing problems (photos always are)")
     sp.set_defaults(func=cmd_score)
 
     sp = sub.add_parser("rules", help="list rule presets, or one preset's values")
@@ -250,7 +360,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("detect", help="find card corner indices in photos with the shipped model")
     sp.add_argument("images", nargs="+", help="image files or directories of images")
     sp.add_argument("--json", action="store_true", help="one JSON object per image, one per line")
-    sp.add_argument("--imgsz", type=int, default=1280, help="inference size of the long side (px, multiple of 32)")
+    sp.add_argument("--imgsz", type=int, default=2560,
+                    help="largest inference size of the long side (px); halves down to 320 are run too")
     sp.add_argument("--conf", type=float, default=0.35, help="minimum confidence")
     sp.add_argument("--model", help="ONNX model (default: models/cards.onnx)")
     sp.set_defaults(func=cmd_detect)

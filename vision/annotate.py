@@ -1,0 +1,89 @@
+"""Draw what the pipeline read onto the photo, so a player can check it at a glance.
+
+Small annotator classes in the style of roboflow/supervision: each draws one thing onto a copy of a
+(H, W, 3) uint8 BGR image and returns it. Text uses OpenCV's built-in Hershey font (nothing to download).
+
+* :class:`CornerAnnotator` — every corner-index box with its card code (grey when confidence < 0.5).
+* :class:`PileAnnotator` — an outline around each pile, coloured by kind, labelled with kind and card count.
+* :class:`TotalsAnnotator` — a banner with each team's total (or min-max range) at the top.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from .detections import Detections
+from .piles import Pile, PileKind
+
+#: BGR colour per pile kind
+KIND_COLORS = {
+    PileKind.MELD: (60, 180, 75),
+    PileKind.SQUARED_BOOK: (200, 130, 0),
+    PileKind.RED_THREES: (40, 40, 220),
+    PileKind.LEFT: (0, 165, 255),
+    PileKind.LOOSE: (160, 160, 160),
+}
+
+
+def _text(img: np.ndarray, text: str, org: tuple[int, int], scale: float, color, thickness: int = 1) -> None:
+    """Text with a dark outline so it reads on any table."""
+    cv2.putText(img, text, org, cv2.FONT_HERSHEY_SIMPLEX, scale, (0, 0, 0), thickness + 2, cv2.LINE_AA)
+    cv2.putText(img, text, org, cv2.FONT_HERSHEY_SIMPLEX, scale, color, thickness, cv2.LINE_AA)
+
+
+def _scale(img: np.ndarray) -> float:
+    return max(0.4, max(img.shape[:2]) / 1600)
+
+
+@dataclass
+class CornerAnnotator:
+    """Corner-index boxes with card codes."""
+
+    thickness: int = 1
+
+    def annotate(self, image: np.ndarray, dets: Detections) -> np.ndarray:
+        out = image.copy()
+        s = _scale(out)
+        for box, conf, code in dets:
+            x1, y1, x2, y2 = (int(round(v)) for v in box)
+            color = (255, 255, 255) if conf >= 0.5 else (150, 150, 150)
+            cv2.rectangle(out, (x1, y1), (x2, y2), color, self.thickness, cv2.LINE_AA)
+            _text(out, code, (x1, max(10, y1 - 3)), 0.4 * s, color)
+        return out
+
+
+@dataclass
+class PileAnnotator:
+    """Pile outlines labelled ``kind (n)``; a ``?`` marks a pile with notes (something to check)."""
+
+    thickness: int = 2
+
+    def annotate(self, image: np.ndarray, piles: list[Pile], dets: Detections) -> np.ndarray:
+        out = image.copy()
+        s = _scale(out)
+        for p in piles:
+            x1, y1, x2, y2 = p.box(dets.xyxy).astype(int)
+            pad = int(6 * s)
+            color = KIND_COLORS[p.kind]
+            cv2.rectangle(out, (x1 - pad, y1 - pad), (x2 + pad, y2 + pad), color, self.thickness, cv2.LINE_AA)
+            label = f"{p.kind.value.replace('_', ' ')} ({len(p.cards)}){' ?' if p.notes else ''}"
+            _text(out, label, (x1 - pad, y2 + pad + int(16 * s)), 0.5 * s, color, 1)
+        return out
+
+
+@dataclass
+class TotalsAnnotator:
+    """A banner with each team's round total at the top of the photo."""
+
+    def annotate(self, image: np.ndarray, lines: list[str]) -> np.ndarray:
+        out = image.copy()
+        s = _scale(out)
+        h = int(28 * s) * max(1, len(lines)) + int(10 * s)
+        band = out[:h].astype(np.float32) * 0.35
+        out[:h] = band.astype(np.uint8)
+        for i, line in enumerate(lines):
+            _text(out, line, (int(10 * s), int(28 * s) * (i + 1)), 0.7 * s, (255, 255, 255), max(1, int(2 * s)))
+        return out

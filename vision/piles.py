@@ -1,0 +1,249 @@
+"""Stage 3 of the camera pipeline: card instances -> piles (melds, squared books, red threes, leftovers).
+
+How a Hand and Foot table looks at the end of a round (seed 000 "Melding", seed 002 §3): each meld is a fan of
+cards of one rank plus wilds, each card overlapping the previous one so its corner index stays visible; a
+completed book is squared into a stack showing one marker card; red threes are laid out singly or in a row;
+cards left in a hand or foot are fanned with mixed ranks.
+
+:func:`group_piles` links cards whose corner indices lie close together (single linkage, nearest first):
+
+* cards of one natural rank link when their nearest indices are within :data:`LINK_MELD` card heights (the
+  card height is estimated from the index size and the photo's typical card diagonal, so the rule holds at any
+  distance and for any deck); so do wilds (twos and jokers) with wilds, and red threes with red threes;
+* a cluster of fewer than :data:`WILD_MELD` wilds then joins the nearest natural cluster within reach (the
+  wilds of a dirty meld); a larger one is a meld of wilds of its own;
+* clusters of different ranks closer than :data:`LINK_MIXED` card heights are one fan of mixed cards (a hand);
+* every red three (3♥, 3♦) goes to the red threes, wherever it lies, unless it is fanned in a hand.
+
+Each pile is then classified: two or more cards of one rank (plus wilds) or all wilds -> ``meld`` (seven or more
+is a complete book); mixed ranks -> ``left`` (cards still held); a single card with both indices visible ->
+``squared_book`` (its marker card); a single card with one index visible -> ``loose``, not scored. Every guess
+that could be wrong carries a note (``Pile.notes``) so the user sees it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+import numpy as np
+
+from .instances import CardInstance
+
+#: link distance between compatible cards, in card heights (a fan's step is 0.25-0.40 of a card's height;
+#: the nearest index of another pile is closer than 0.5 card heights for about 5 % of indices)
+LINK_MELD = 0.55
+#: link distance between clusters of different ranks (a fanned hand's cards overlap closely), card heights
+LINK_MIXED = 0.35
+#: a cluster of wilds this large is a meld of its own, not wilds of the neighbouring meld
+WILD_MELD = 3
+
+
+class PileKind(str, Enum):
+    """What a pile of cards on the table is."""
+
+    MELD = "meld"  #: a fan of one rank plus wilds (a complete book when it has seven cards)
+    SQUARED_BOOK = "squared_book"  #: a squared stack showing its marker card
+    RED_THREES = "red_threes"  #: red threes laid on the table
+    LEFT = "left"  #: cards still held (a fanned hand or foot, mixed ranks)
+    LOOSE = "loose"  #: a single partly visible card that belongs to no pile (not scored)
+
+
+@dataclass(frozen=True)
+class Pile:
+    """A group of card instances and what it was read as.
+
+    Attributes:
+        kind: the pile's kind.
+        cards: the card instances, in reading order (along the fan).
+        notes: human-readable doubts about this pile (empty when the reading is unambiguous).
+    """
+
+    kind: PileKind
+    cards: tuple[CardInstance, ...]
+    notes: tuple[str, ...] = ()
+
+    @property
+    def codes(self) -> list[str]:
+        """Card codes of the pile, in order."""
+        return [c.code for c in self.cards]
+
+    def box(self, dets_xyxy: np.ndarray) -> np.ndarray:
+        """(4,) xyxy pixels around all the pile's corner indices."""
+        idx = [d for c in self.cards for d in c.detections]
+        b = dets_xyxy[idx]
+        return np.array([b[:, 0].min(), b[:, 1].min(), b[:, 2].max(), b[:, 3].max()])
+
+
+def _key(code: str) -> str | None:
+    """Natural rank of a card, ``None`` for a wild (two or joker)."""
+    if code == "JK" or code.startswith("2"):
+        return None
+    return code[:-1]
+
+
+def is_red_three(code: str) -> bool:
+    return code in ("3H", "3D")
+
+
+class _Clusters:
+    """Union-find over instances that tracks each cluster's natural ranks."""
+
+    def __init__(self, keys: list[str | None]) -> None:
+        self.parent = list(range(len(keys)))
+        self.ranks = [({k} if k else set()) for k in keys]
+        self.size = [1] * len(keys)
+
+    def find(self, i: int) -> int:
+        while self.parent[i] != i:
+            self.parent[i] = self.parent[self.parent[i]]
+            i = self.parent[i]
+        return i
+
+    def union(self, i: int, j: int, allow_mixed: bool) -> None:
+        a, b = self.find(i), self.find(j)
+        if a == b:
+            return
+        merged = self.ranks[a] | self.ranks[b]
+        if len(merged) > 1 and not allow_mixed:
+            return
+        big_a, big_b = self.size[a] >= 3, self.size[b] >= 3
+        meld_a, meld_b = big_a and len(self.ranks[a]) <= 1, big_b and len(self.ranks[b]) <= 1
+        if allow_mixed and (meld_a or meld_b):
+            return  # a meld of three or more (of one rank, or of wilds) is never absorbed into a fanned hand
+        self.parent[b] = a
+        self.ranks[a] = merged
+        self.size[a] += self.size[b]
+
+
+def _compatible(a: str | None, b: str | None) -> bool:
+    """Two cluster keys (natural rank, ``None`` for a wild, ``"3R"`` for a red three) that may share a meld."""
+    if "3R" in (a, b):
+        return a == b
+    return a is None or b is None or a == b
+
+
+def _distances(cards: list[CardInstance], keys: list[str | None]) -> np.ndarray:
+    """(n, n) smallest index-centre distance between two cards, divided by their mean estimated card height.
+
+    A card seen whole (two indices) links through one of them only, its *anchor*: the one nearer a compatible
+    card. The last card of a fan anchors on its top index beside the previous card; its far corner often lies
+    next to another pile and must not join the two.
+    """
+    n = len(cards)
+    pts = [c.centers for c in cards]
+    raw = np.full((n, n, 2), np.inf)  # raw[i, j, k]: from index k of card i to the nearest index of card j
+    for i in range(n):
+        for j in range(n):
+            if i != j:
+                diff = pts[i][:, None, :] - pts[j][None, :, :]
+                dd = np.sqrt((diff ** 2).sum(-1)).min(1)
+                raw[i, j, : len(dd)] = dd
+    anchor = np.zeros(n, np.int64)
+    for i in range(n):
+        if len(pts[i]) == 2:
+            comp = [j for j in range(n) if j != i and _compatible(keys[i], keys[j])]
+            if comp:
+                anchor[i] = int(np.argmin(raw[i, comp].min(0)))
+    d = np.full((n, n), np.inf)
+    for i in range(n):
+        for j in range(i + 1, n):
+            a = pts[i][anchor[i]]
+            b = pts[j][anchor[j]]
+            v = float(np.linalg.norm(a - b)) / ((cards[i].card_height + cards[j].card_height) / 2)
+            d[i, j] = d[j, i] = v
+    return d
+
+
+def _order(cards: list[CardInstance]) -> list[CardInstance]:
+    """Cards along the fan's main direction (first principal axis of the index centres), top/left first."""
+    if len(cards) < 2:
+        return cards
+    pts = np.array([c.centers[0] for c in cards])
+    centred = pts - pts.mean(0)
+    axis = np.linalg.svd(centred, full_matrices=False)[2][0]
+    if axis[int(np.argmax(np.abs(axis)))] < 0:  # read top to bottom, left to right
+        axis = -axis
+    return [cards[i] for i in np.argsort(centred @ axis)]
+
+
+def group_piles(cards: list[CardInstance]) -> list[Pile]:
+    """Group card instances into piles and say what each is (see the module docstring).
+
+    Args:
+        cards: card instances of one side's photo (or one side's part of a whole-table photo).
+
+    Returns:
+        Piles: the red threes on the table first (at most one pile), then the others from top to bottom.
+        A red three fanned inside a hand stays in that hand (it is charged as a red three in hand).
+    """
+    if not cards:
+        return []
+    keys = [("3R" if is_red_three(c.code) else _key(c.code)) for c in cards]
+    uf = _Clusters(keys)
+    dist = _distances(cards, keys)
+    iu, ju = np.triu_indices(len(cards), 1)
+    order = np.argsort(dist[iu, ju], kind="stable")
+    # 1. pure clusters: one natural rank, or wilds only, or red threes only
+    for k in order:
+        i, j = int(iu[k]), int(ju[k])
+        if dist[i, j] > LINK_MELD:
+            break
+        if keys[i] == keys[j]:
+            uf.union(i, j, allow_mixed=False)
+    # 2. a small cluster of wilds joins the natural cluster(s) of one rank beside it (the wilds of a dirty meld):
+    #    the rank with the most clusters in reach (a wild bridging a fan), then the nearest
+    wild_roots = {uf.find(i) for i in range(len(cards)) if keys[i] is None}
+    for root in sorted(wild_roots):
+        members = [i for i in range(len(cards)) if uf.find(i) == root]
+        if len(members) >= WILD_MELD:
+            continue
+        reach: dict[str, dict[int, float]] = {}
+        for i in members:
+            for j in range(len(cards)):
+                if keys[j] not in (None, "3R") and dist[i, j] <= LINK_MELD:
+                    rj = uf.find(j)
+                    best = reach.setdefault(keys[j], {})
+                    best[rj] = min(best.get(rj, np.inf), float(dist[i, j]))
+        if reach:
+            rank = min(reach, key=lambda r: (-len(reach[r]), min(reach[r].values())))
+            for rj in reach[rank]:
+                uf.union(root, rj, allow_mixed=False)
+    # 3. clusters of different ranks overlapping closely: a fanned hand
+    for k in order:
+        i, j = int(iu[k]), int(ju[k])
+        if dist[i, j] > LINK_MIXED:
+            break
+        uf.union(i, j, allow_mixed=True)
+    groups: dict[int, list[CardInstance]] = {}
+    for i, c in enumerate(cards):
+        groups.setdefault(uf.find(i), []).append(c)
+    threes: list[CardInstance] = []
+    found: list[Pile] = []
+    for root, g in groups.items():
+        if uf.ranks[root] == {"3R"}:
+            threes.extend(g)
+        else:
+            found.append(_classify(_order(g), uf.ranks[root]))
+    found.sort(key=lambda p: (min(c.center[1] for c in p.cards), min(c.center[0] for c in p.cards)))
+    return ([Pile(PileKind.RED_THREES, tuple(_order(threes)))] if threes else []) + found
+
+
+def _classify(cards: list[CardInstance], ranks: set[str]) -> Pile:
+    n = len(cards)
+    low = [c.code for c in cards if c.confidence < 0.5]
+    notes = [f"low confidence: {', '.join(low)}"] if low else []
+    if n == 1:
+        card = cards[0]
+        if card.fully_visible:
+            return Pile(PileKind.SQUARED_BOOK, tuple(cards),
+                        tuple(notes + [f"single card {card.code} read as the marker of a squared book; "
+                                       "if it is a loose card, remove it"]))
+        return Pile(PileKind.LOOSE, tuple(cards),
+                    tuple(notes + [f"single card {card.code} with one corner visible: not scored; if it is a "
+                                   "squared book's marker, add it"]))
+    if len(ranks) > 1:
+        return Pile(PileKind.LEFT, tuple(cards), tuple(notes + ["mixed ranks: read as cards left in a hand"]))
+    if n == 2:
+        notes.append("only two cards: a meld needs three; a card may be hidden")
+    return Pile(PileKind.MELD, tuple(cards), tuple(notes))

@@ -1,0 +1,84 @@
+"""The camera pipeline end to end: photos -> corner detections -> cards -> piles -> table layout.
+
+Each stage is a plain function over data and can be run and tested alone:
+
+1. :func:`vision.scales.detect_multiscale` — corner indices at every scale (``Detections``);
+2. :func:`vision.instances.pair_corners` — physical card instances;
+3. :func:`vision.piles.group_piles` — melds, squared books, red threes, hands;
+4. :func:`vision.table.split_sides` / :class:`vision.table.TableReading` — sides and the layout JSON;
+5. :func:`scorer.scoring.score_round` — the score and every problem the rules see (done by the caller).
+
+:func:`read_photos` runs stages 1-4 on files, :func:`annotate` draws the result.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .annotate import CornerAnnotator, PileAnnotator, TotalsAnnotator
+from .detector import CardDetector, load_image
+from .scales import detect_multiscale
+from .table import SideReading, TableReading, read_side, split_sides
+
+
+class NoCardsError(ValueError):
+    """A photo in which no card corner index was found (not a table photo, too dark, too blurred or too far)."""
+
+
+@dataclass
+class PhotoReading:
+    """One photo and the side(s) read from it. ``image`` is (H, W, 3) uint8 BGR."""
+
+    path: Path
+    image: np.ndarray
+    sides: list[SideReading]
+
+
+def read_photos(paths: list[Path], detector: CardDetector, teams: list[str] | None = None,
+                split: str | None = None, max_side: int = 2560) -> list[PhotoReading]:
+    """Read every photo: photo *k* is team ``teams[k]`` (default ``A``, ``B``, ...).
+
+    With ``split`` (``horizontal`` or ``vertical``) there must be one photo of the whole table; it is split
+    between teams ``A`` and ``B`` (see :func:`vision.table.split_sides`).
+
+    Raises:
+        vision.detector.ImageError: a file that is missing, corrupt, truncated, not an image or too large.
+        NoCardsError: a photo with no card found.
+        ValueError: ``split`` with more than one photo, or fewer team names than photos.
+    """
+    teams = teams or [chr(ord("A") + i) for i in range(len(paths))]
+    if split and len(paths) != 1:
+        raise ValueError("--split reads one photo of the whole table; give exactly one photo")
+    if len(teams) < len(paths):
+        raise ValueError(f"{len(paths)} photos but only {len(teams)} team names")
+    out = []
+    for path, team in zip(paths, teams):
+        image = load_image(path)
+        dets = detect_multiscale(detector, image, max_side=max_side)
+        if not len(dets):
+            raise NoCardsError(f"{path}: no cards found (is the whole table in the photo, in focus and lit?)")
+        if split:
+            parts = split_sides(dets, image.shape[1], image.shape[0], split)
+            sides = [read_side(d, t, str(path)) for t, d in parts.items() if len(d)]
+        else:
+            sides = [read_side(dets, team, str(path))]
+        out.append(PhotoReading(Path(path), image, sides))
+    return out
+
+
+def table_of(photos: list[PhotoReading], rules: str, round_no: int, went_out: str | None,
+             left: dict[str, list[list[str]]] | None = None) -> TableReading:
+    """Stage 4: the table reading of all photos, with the round facts given on the command line."""
+    return TableReading([s for p in photos for s in p.sides], rules, round_no, went_out, dict(left or {}))
+
+
+def annotate(photo: PhotoReading, totals: list[str]) -> np.ndarray:
+    """The photo with corner boxes, pile outlines (kind and count) and the team totals drawn on it."""
+    img = photo.image
+    for side in photo.sides:
+        img = CornerAnnotator().annotate(img, side.detections)
+        img = PileAnnotator().annotate(img, side.piles, side.detections)
+    return TotalsAnnotator().annotate(img, totals)

@@ -1,0 +1,113 @@
+"""Stage 4 of the camera pipeline: piles of each side -> the table layout the rules engine scores.
+
+One photo per side (team) is the simple case: photo 1 is team ``A``, photo 2 team ``B`` ... A whole-table
+photo is split by :func:`split_sides`: ``horizontal`` puts the bottom half (nearer the camera) in team ``A`` and
+the top half in ``B``; ``vertical`` puts the left half in ``A`` and the right half in ``B``. A card belongs to the
+half that holds its corner index centre (a paired card: the mean of its two).
+
+Cards still held (hands and feet) come from an extra photo of a player's cards fanned face up (read as
+``left``), from ``--left`` on the command line, or are entered later by editing the layout JSON.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .detections import Detections
+from .instances import CardInstance, pair_corners
+from .piles import Pile, PileKind, group_piles
+
+SPLITS = ("horizontal", "vertical")
+
+
+@dataclass(frozen=True)
+class SideReading:
+    """What the pipeline read for one side.
+
+    Attributes:
+        team: team name (``"A"``, ``"B"``...).
+        detections: the corner-index detections used (pixels of the source photo).
+        cards: card instances built from them.
+        piles: the piles, each with its kind and notes.
+    """
+
+    team: str
+    detections: Detections
+    cards: list[CardInstance]
+    piles: list[Pile]
+    source: str = ""
+
+    @property
+    def notes(self) -> list[str]:
+        """Every doubt about this side's reading, one line each."""
+        return [f"{p.kind.value} {' '.join(p.codes)}: {n}" for p in self.piles for n in p.notes]
+
+    def team_layout(self) -> dict[str, Any]:
+        """This side as a ``teams`` entry of the layout JSON (``docs/layout.md``)."""
+        team: dict[str, Any] = {"melds": [], "squared_books": [], "red_threes": [], "left": []}
+        for p in self.piles:
+            if p.kind is PileKind.MELD:
+                team["melds"].append(p.codes)
+            elif p.kind is PileKind.SQUARED_BOOK:
+                team["squared_books"].append({"top": p.codes[0]})
+            elif p.kind is PileKind.RED_THREES:
+                team["red_threes"].extend(p.codes)
+            elif p.kind is PileKind.LEFT:
+                team["left"].append(p.codes)
+        return team
+
+
+def read_side(dets: Detections, team: str = "A", source: str = "") -> SideReading:
+    """Pair corners into cards and group them into piles (stages 2 and 3) for one side."""
+    cards = pair_corners(dets)
+    return SideReading(team, dets, cards, group_piles(cards), source)
+
+
+def split_sides(dets: Detections, width: int, height: int, split: str) -> dict[str, Detections]:
+    """Split a whole-table photo's detections between two sides (see the module docstring).
+
+    Raises:
+        ValueError: for an unknown ``split`` (one of :data:`SPLITS`).
+    """
+    if split not in SPLITS:
+        raise ValueError(f"unknown split {split!r}; use one of {', '.join(SPLITS)}")
+    cards = pair_corners(dets)
+    side_a = np.zeros(len(dets), bool)
+    for c in cards:
+        x, y = c.center
+        in_a = y >= height / 2 if split == "horizontal" else x < width / 2
+        side_a[list(c.detections)] = in_a
+    return {"A": dets[side_a], "B": dets[~side_a]}
+
+
+@dataclass
+class TableReading:
+    """The whole table: every side's reading plus round facts, convertible to a layout."""
+
+    sides: list[SideReading]
+    rules: str = "pagat"
+    round: int = 1
+    went_out: str | None = None
+    left: dict[str, list[list[str]]] = field(default_factory=dict)
+
+    def layout(self) -> dict[str, Any]:
+        """The layout JSON (a dict) for :func:`scorer.layout.TableLayout.from_dict`."""
+        teams: dict[str, Any] = {}
+        for side in self.sides:
+            t = side.team_layout()
+            if side.team in teams:  # a second photo of the same side (e.g. its hands): merge
+                for k, v in t.items():
+                    teams[side.team][k].extend(v)
+            else:
+                teams[side.team] = t
+        for team, packets in self.left.items():
+            teams.setdefault(team, {"melds": [], "squared_books": [], "red_threes": [], "left": []})
+            teams[team]["left"].extend(packets)
+        return {"rules": self.rules, "round": self.round, "went_out": self.went_out, "teams": teams}
+
+    @property
+    def notes(self) -> list[str]:
+        return [f"team {s.team}: {n}" for s in self.sides for n in s.notes]

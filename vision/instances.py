@@ -26,8 +26,15 @@ import numpy as np
 from .detections import Detections
 
 #: pairing range of centre distance / index size (1st-99th percentile of true pairs, widened)
-PAIR_RANGE = (2.4, 9.0)
-#: typical distance / index size of a card's two indices (median on generated tables)
+PAIR_RANGE = (1.2, 9.0)
+#: isolated pairs under this ratio mean a deck with big indices (measured 1.3-2.4; standard decks 2.7-7)
+BIG_INDEX_RATIO = 2.6
+#: with standard indices, pairs under this ratio are fan steps, not card diagonals
+STANDARD_MIN_RATIO = 2.4
+#: a pair's ratio may differ from the photo's typical ratio by this factor at most
+PAIR_TOLERANCE = 1.45
+#: typical distance / index size of a card's two indices when a photo has no isolated pair to measure it
+#: (median on generated tables of standard-index decks; big-index decks measure 1.3-2.4)
 PAIR_TYPICAL = 4.2
 #: a third index closer than this (in index sizes) to the inner part of a segment vetoes the pair
 SEGMENT_CLEARANCE = 0.8
@@ -106,6 +113,38 @@ def _chain_continues(a: np.ndarray, b: np.ndarray, others: np.ndarray, tolerance
     return False
 
 
+def _typical_ratio(candidates: list[tuple[float, int, int]], codes: list[str], centers: np.ndarray,
+                   sizes: np.ndarray) -> float:
+    """The photo's index-diagonal / index-size ratio (it depends on the deck: 1.3 for jumbo indices, 5 for small).
+
+    A deck with big indices shows on *isolated* pairs: a code seen exactly twice, with no other index of its
+    rank nearer to either than they are to each other (a squared book's marker, a loose card, a red three);
+    when two or more of them agree on a ratio under :data:`BIG_INDEX_RATIO`, that is the photo's ratio.
+    Otherwise it is the median over pairs that have no rival candidate (ratio at least
+    :data:`STANDARD_MIN_RATIO`), or :data:`PAIR_TYPICAL` when there are fewer than two.
+    """
+    seen: dict[str, int] = {}
+    for c in codes:
+        seen[c] = seen.get(c, 0) + 1
+    ranks = [_rank(c) for c in codes]
+    isolated = []
+    for ratio, i, j in candidates:
+        if seen[codes[i]] != 2:
+            continue
+        gap = ratio * (sizes[i] + sizes[j]) / 2
+        near = [k for k in range(len(codes)) if k not in (i, j) and ranks[k] == ranks[i]
+                and min(np.linalg.norm(centers[k] - centers[i]), np.linalg.norm(centers[k] - centers[j])) < gap]
+        if not near:
+            isolated.append(ratio)
+    if len(isolated) >= 2 and np.median(isolated) < BIG_INDEX_RATIO:
+        return float(np.median(isolated))  # a deck with big (jumbo) indices
+    clear = [r for r, i, j in candidates if sum(i in (a, b) or j in (a, b) for _, a, b in candidates) == 1]
+    if len(clear) >= 2 and not isolated and np.median(clear) < BIG_INDEX_RATIO:
+        return float(np.median(clear))  # no isolated pair; the unrivalled pairs say big indices
+    clear = [r for r in clear if r >= STANDARD_MIN_RATIO]
+    return float(np.median(clear)) if len(clear) >= 2 else PAIR_TYPICAL
+
+
 def pair_corners(dets: Detections) -> list[CardInstance]:
     """Group corner detections into card instances (each detection used once).
 
@@ -135,7 +174,7 @@ def pair_corners(dets: Detections) -> list[CardInstance]:
                 if max(sizes[i], sizes[j]) > 1.6 * min(sizes[i], sizes[j]):
                     continue
                 ratio = float(np.linalg.norm(centers[i] - centers[j]) / s)
-                if not PAIR_RANGE[0] <= ratio <= PAIR_RANGE[1]:
+                if not PAIR_RANGE[0] <= ratio <= PAIR_RANGE[1]:  # the photo's own range is applied below
                     continue
                 others = np.delete(centers, [i, j], axis=0)
                 if _segment_blocked(centers[i], centers[j], others, SEGMENT_CLEARANCE * s):
@@ -144,18 +183,12 @@ def pair_corners(dets: Detections) -> list[CardInstance]:
                 if _chain_continues(centers[i], centers[j], centers[same_rank], CHAIN_TOLERANCE * s):
                     continue
                 candidates.append((ratio, i, j))
-    # the photo's typical diagonal, from codes with exactly one candidate pair
-    count: dict[int, int] = {}
-    for _, i, j in candidates:
-        count[i] = count.get(i, 0) + 1
-        count[j] = count.get(j, 0) + 1
-    clear = [r for r, i, j in candidates if count[i] == 1 and count[j] == 1]
-    typical = float(np.median(clear)) if len(clear) >= 2 else PAIR_TYPICAL
+    typical = _typical_ratio(candidates, codes, centers, sizes)
     candidates.sort(key=lambda t: abs(np.log(t[0] / typical)))
     used = np.zeros(n, bool)
     out: list[CardInstance] = []
     for ratio, i, j in candidates:
-        if used[i] or used[j] or abs(np.log(ratio / typical)) > np.log(1.45):
+        if used[i] or used[j] or abs(np.log(ratio / typical)) > np.log(PAIR_TOLERANCE):
             continue
         used[i] = used[j] = True
         out.append(_instance(codes[i], (i, j), centers, sizes, dets.confidence, typical))

@@ -123,7 +123,7 @@ def _compatible(a: str | None, b: str | None) -> bool:
     return a is None or b is None or a == b
 
 
-def _distances(cards: list[CardInstance], keys: list[str | None]) -> np.ndarray:
+def _distances(cards: list[CardInstance], keys: list[str | None], any_rank: bool = False) -> np.ndarray:
     """(n, n) smallest index-centre distance between two cards, divided by their mean estimated card height.
 
     A card seen whole (two indices) links through one of them only, its *anchor*: the one nearer a compatible
@@ -142,7 +142,7 @@ def _distances(cards: list[CardInstance], keys: list[str | None]) -> np.ndarray:
     anchor = np.zeros(n, np.int64)
     for i in range(n):
         if len(pts[i]) == 2:
-            comp = [j for j in range(n) if j != i and _compatible(keys[i], keys[j])]
+            comp = [j for j in range(n) if j != i and (any_rank or _compatible(keys[i], keys[j]))]
             if comp:
                 anchor[i] = int(np.argmin(raw[i, comp].min(0)))
     d = np.full((n, n), np.inf)
@@ -210,6 +210,8 @@ def group_piles(cards: list[CardInstance]) -> list[Pile]:
             for rj in reach[rank]:
                 uf.union(root, rj, allow_mixed=False)
     # 3. clusters of different ranks overlapping closely: a fanned hand
+    dist = _distances(cards, keys, any_rank=True)
+    order = np.argsort(dist[iu, ju], kind="stable")
     for k in order:
         i, j = int(iu[k]), int(ju[k])
         if dist[i, j] > LINK_MIXED:

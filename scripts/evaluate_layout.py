@@ -17,6 +17,11 @@ Prints, over the scenes (each is one side's table, ground truth in ``layouts/*.j
 * the most frequent failure kinds.
 
 ``--oracle`` feeds the true corner boxes to stages 2-5: it measures the geometry alone, without the detector.
+
+``--real DIR`` runs the photo path of ``handfoot score`` on every image of a folder of real photos (no ground
+truth there, e.g. ``../shared/realdata/phone_corners/images``): it counts photos read, failures, cards and piles
+by kind, and with ``--annotate-out OUT`` writes each annotated photo to OUT (keep OUT outside the repository:
+the shared photos must not be copied into it).
 """
 
 from __future__ import annotations
@@ -150,6 +155,46 @@ def evaluate_scene(doc: dict, dets: Detections, owners: np.ndarray, stats: Count
             failures["layout exact, score a range (an uncounted dirty/wild squared book)"] += 1
 
 
+def read_real(args: argparse.Namespace) -> int:
+    """Read every photo of ``args.real`` as ``handfoot score`` does; print what was found, write annotations."""
+    import cv2
+
+    from vision.detector import CardDetector, ImageError, image_paths
+    from vision.pipeline import NoCardsError, annotate, read_photos
+
+    detector = CardDetector(args.model, conf=args.conf)
+    paths = image_paths([str(args.real)])
+    counts: Counter = Counter()
+    kinds: Counter = Counter()
+    for path in paths:
+        try:
+            photo = read_photos([path], detector)[0]
+        except NoCardsError:
+            counts["no cards found"] += 1
+            continue
+        except ImageError:
+            counts["unreadable"] += 1
+            continue
+        counts["read"] += 1
+        side = photo.sides[0]
+        counts["cards"] += len(side.cards)
+        counts["corner indices"] += len(side.detections)
+        counts["notes"] += len(side.notes)
+        kinds.update(p.kind.value for p in side.piles)
+        if args.annotate_out:
+            args.annotate_out.mkdir(parents=True, exist_ok=True)
+            cv2.imwrite(str(args.annotate_out / f"{path.stem}_annotated.jpg"),
+                        annotate(photo, [f"{len(side.cards)} cards, {len(side.piles)} piles"]))
+    print(f"{len(paths)} photos in {args.real}: {counts['read']} read, {counts['no cards found']} with no card found, "
+          f"{counts['unreadable']} unreadable")
+    print(f"  {counts['corner indices']} corner indices -> {counts['cards']} cards; piles: "
+          + ", ".join(f"{v} {k}" for k, v in kinds.most_common()))
+    print(f"  {counts['notes']} notes for the user (uncertain piles)")
+    if args.json:
+        args.json.write_text(json.dumps({"photos": len(paths), **counts, "piles": dict(kinds)}, indent=2))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--scenes", type=Path, default=ROOT / "data" / "heldout" / "scenes" / "val",
@@ -158,8 +203,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=int, default=None)
     ap.add_argument("--model", type=Path, default=ROOT / "models" / "cards.onnx")
     ap.add_argument("--conf", type=float, default=0.35)
+    ap.add_argument("--upscale", type=float, default=1.0, help="enlarge photos by this factor first (pyramid top)")
+    ap.add_argument("--real", type=Path, help="a folder of real photos to read (no ground truth)")
+    ap.add_argument("--annotate-out", type=Path, help="with --real: write annotated photos here")
     ap.add_argument("--json", type=Path, help="also write the figures to this file")
     args = ap.parse_args(argv)
+    if args.real:
+        return read_real(args)
     docs = sorted((args.scenes / "layouts").glob("*.json"))[: args.limit]
     if not docs:
         print(f"error: no layouts/*.json under {args.scenes}")
@@ -177,7 +227,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.oracle:
             dets, owners = oracle_detections(doc)
         else:
-            dets = detect_multiscale(detector, load_image(args.scenes / "images" / doc["image"]))
+            image = load_image(args.scenes / "images" / doc["image"])
+            dets = detect_multiscale(detector, image, upscale=args.upscale)
             owners = assign_owners(dets, doc)
         evaluate_scene(doc, dets, owners, stats, failures)
     n = stats["tables"]
@@ -192,7 +243,8 @@ def main(argv: list[str] | None = None) -> int:
         "failures": dict(failures.most_common()),
     }
     print(f"{n} tables from {args.scenes} — detector: {figures['detector']}")
-    print(f"  fan counting accuracy: {figures['fan_counting_accuracy']:.3f} ({stats['fans_counted']}/{stats['fans']} fans)")
+    print(f"  fan counting accuracy: {figures['fan_counting_accuracy']:.3f} "
+          f"({stats['fans_counted']}/{stats['fans']} fans)")
     print(f"    fans whose every card shows an index: {figures['fan_counting_accuracy_all_visible']:.3f} "
           f"({stats['fans_visible_counted']}/{stats['fans_visible']})")
     print(f"  exact-pile rate:       {figures['exact_pile_rate']:.3f} ({stats['piles_exact']}/{stats['piles']} piles)")

@@ -172,19 +172,32 @@ def test_score_photo_errors(tmp_path, capsys):
     assert main(["score", str(tmp_path / "missing.jpg")]) == 1
 
 
-def test_score_photo_json_and_annotation(deck, tmp_path, capsys):
+def test_score_photo_end_to_end_with_true_corners(deck, tmp_path, capsys, monkeypatch):
+    """The photo path of ``handfoot score`` (stages 2-5, JSON, annotation) with the detector swapped for the
+    rendered table's true corner boxes: the score must equal the score of the true layout."""
     pytest.importorskip("onnxruntime")
-    from datasets.scenes import make_scene
+    import vision.pipeline as pipeline
+    from datasets.scenes import Pile, make_scene
     from handfoot.cli import main
+    from scorer import get_rules
+    from scorer.layout import TableLayout
+    from scorer.scoring import score_round
 
-    scene = make_scene(7, [deck], size=(1024, 768), full_view=True, clutter=False)
+    piles = [Pile("book", ["KH", "KH", "KS", "KD", "KC", "KH", "KS"]), Pile("meld", ["8D", "8S", "2C"]),
+             Pile("red_threes", ["3H", "3D"])]
+    scene = make_scene(101, [deck], size=(1600, 1200), full_view=True, piles=piles, clutter=False)
     photo = tmp_path / "table.jpg"
     cv2.imwrite(str(photo), scene.image)
+    monkeypatch.setattr(pipeline, "detect_multiscale", lambda detector, image, **kw: _oracle(scene))
     out = tmp_path / "annotated.jpg"
-    code = main(["score", str(photo), "--json", "--annotate", str(out)])
-    doc = json.loads(capsys.readouterr().out) if code == 0 else None
-    if code == 1:  # the shipped model found nothing: a clear error, not a crash
-        return
-    assert code == 0 and doc["images"][0]["width"] == 1024 and "A" in doc["score"]["teams"]
+    assert main(["score", str(photo), "--json", "--annotate", str(out), "--rules", "pagat"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    truth = score_round(TableLayout.from_dict(scene.layout), get_rules("pagat"), lenient=True).teams["A"]
+    assert doc["score"]["teams"]["A"]["total"] == truth.total
+    assert doc["images"][0]["width"] == 1600 and len(doc["images"][0]["detections"]) == len(_oracle(scene))
     img = cv2.imread(str(out))
-    assert img is not None and img.shape == scene.image.shape
+    assert img is not None and img.shape == scene.image.shape and not np.array_equal(img, scene.image)
+    # text output names every pile and the total
+    assert main(["score", str(photo)]) == 0
+    text = capsys.readouterr().out
+    assert "meld" in text and "red_threes" in text and f"{truth.total:,}" in text

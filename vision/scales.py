@@ -15,10 +15,14 @@ import numpy as np
 from .detections import Detections
 
 
-def pyramid_sizes(width: int, height: int, max_side: int = 2560, min_side: int = 320) -> list[int]:
-    """Inference long sides (pixels, multiples of 32), largest first: ``[min(long, max_side), /2, /4 ...]``."""
+def pyramid_sizes(width: int, height: int, max_side: int = 2560, min_side: int = 320,
+                  upscale: float = 1.0) -> list[int]:
+    """Inference long sides (pixels, multiples of 32), largest first: ``[min(long * upscale, max_side), /2, /4 ...]``.
+
+    ``upscale`` > 1 enlarges small photos first (a whole table in a webcam frame has indices under 10 px).
+    """
     long = max(width, height)
-    top = max(32, int(min(long, max_side) + 31) // 32 * 32)
+    top = max(32, int(min(long * upscale, max_side) + 31) // 32 * 32)
     sizes = [top]
     while sizes[-1] // 2 >= min_side:
         sizes.append(max(32, (sizes[-1] // 2 + 31) // 32 * 32))
@@ -40,10 +44,11 @@ def merge(parts: list[Detections], iou: float = 0.5) -> Detections:
     return Detections(boxes[keep], conf[keep], cls[keep])
 
 
-def detect_multiscale(detector, image: np.ndarray, max_side: int = 2560, min_side: int = 320) -> Detections:
+def detect_multiscale(detector, image: np.ndarray, max_side: int = 2560, min_side: int = 320,
+                      upscale: float = 1.0) -> Detections:
     """Corner indices of a (H, W, 3) BGR image found at every pyramid scale, merged; boxes in image pixels.
 
     ``detector`` is a :class:`vision.detector.CardDetector` (anything callable as ``detector(image, imgsz)``).
     """
     h, w = image.shape[:2]
-    return merge([detector(image, s) for s in pyramid_sizes(w, h, max_side, min_side)], detector.iou)
+    return merge([detector(image, s) for s in pyramid_sizes(w, h, max_side, min_side, upscale)], detector.iou)

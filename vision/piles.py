@@ -35,6 +35,8 @@ from .instances import CardInstance
 LINK_MELD = 0.55
 #: link distance between clusters of different ranks (a fanned hand's cards overlap closely), card heights
 LINK_MIXED = 0.35
+#: a step this many times a fan's median step is reported as a possible boundary between two piles
+GAP_FACTOR = 2.0
 #: a cluster of wilds this large is a meld of its own, not wilds of the neighbouring meld
 WILD_MELD = 3
 
@@ -239,8 +241,9 @@ def _classify(cards: list[CardInstance], ranks: set[str]) -> Pile:
         card = cards[0]
         if card.fully_visible:
             return Pile(PileKind.SQUARED_BOOK, tuple(cards),
-                        tuple(notes + [f"single card {card.code} read as the marker of a squared book; "
-                                       "if it is a loose card, remove it"]))
+                        tuple(notes + [f"single card {card.code} read as the marker of a squared book of the "
+                                       "rules' book size (the stack's count cannot be seen); if it is a loose "
+                                       "card, remove it"]))
         return Pile(PileKind.LOOSE, tuple(cards),
                     tuple(notes + [f"single card {card.code} with one corner visible: not scored; if it is a "
                                    "squared book's marker, add it"]))
@@ -248,4 +251,24 @@ def _classify(cards: list[CardInstance], ranks: set[str]) -> Pile:
         return Pile(PileKind.LEFT, tuple(cards), tuple(notes + ["mixed ranks: read as cards left in a hand"]))
     if n == 2:
         notes.append("only two cards: a meld needs three; a card may be hidden")
+    gap = _largest_gap(cards)
+    if gap:
+        notes.append(f"a gap after card {gap} of {n}: this could be two piles")
     return Pile(PileKind.MELD, tuple(cards), tuple(notes))
+
+
+def _largest_gap(cards: list[CardInstance]) -> int:
+    """1-based position of a step at least :data:`GAP_FACTOR` times the fan's median step (0 when none).
+
+    Steps are between consecutive cards' nearest indices, in reading order; fans of fewer than four cards
+    are too short to tell.
+    """
+    if len(cards) < 4:
+        return 0
+    steps = []
+    for a, b in zip(cards, cards[1:]):
+        diff = a.centers[:, None, :] - b.centers[None, :, :]
+        steps.append(float(np.sqrt((diff ** 2).sum(-1)).min()))
+    median = float(np.median(steps))
+    k = int(np.argmax(steps))
+    return k + 1 if median > 0 and steps[k] >= GAP_FACTOR * median else 0

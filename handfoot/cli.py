@@ -104,6 +104,10 @@ def _score_photos(args: argparse.Namespace) -> int:
         raise HandFootError(str(exc)) from None
     reading = table_of(photos, rules_name, args.round, args.went_out, _left_packets(args.left))
     doc = reading.layout()
+    notes = list(reading.notes)
+    if args.went_out and args.went_out not in doc["teams"]:
+        notes.append(f"team {args.went_out} went out but no photo of team {args.went_out} was given "
+                     f"(teams read: {', '.join(doc['teams'])}): its score is not shown")
     if args.set:
         doc["house_rules"] = _house_rules(args.set)
     layout = TableLayout.from_dict(doc)
@@ -117,7 +121,7 @@ def _score_photos(args: argparse.Namespace) -> int:
                                  "height": int(p.image.shape[0]),
                                  "detections": [d for s in p.sides for d in s.detections.to_list()]}
                                 for p in photos],
-                     "layout": doc, "notes": reading.notes, "score": result.to_dict()})
+                     "layout": doc, "notes": notes, "score": result.to_dict()})
         return 0
     for side in reading.sides:
         print(f"team {side.team} ({side.source}): {len(side.cards)} cards in {len(side.piles)} piles")
@@ -129,9 +133,9 @@ def _score_photos(args: argparse.Namespace) -> int:
                 print(f"team {team} left (entered): {' '.join(packet)}")
     print()
     print(result.format_text())
-    if reading.notes:
+    if notes:
         print("\nCheck these (the camera is not sure):")
-        for note in reading.notes:
+        for note in notes:
             print(f"  - {note}")
     print("\nTo correct the reading, save it with --json, edit \"layout\" and run: handfoot score LAYOUT.json")
     return 0

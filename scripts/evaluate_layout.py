@@ -13,7 +13,9 @@ Prints, over the scenes (each is one side's table, ground truth in ``layouts/*.j
 * exact-pile rate: true piles (melds, squared books, the red threes, hands) read with exactly their cards;
 * exact-layout rate: tables whose whole layout was read exactly;
 * exact-score rate: tables whose score equals the true score (a range that contains the true score, from a
-  squared dirty or wild book nobody counted, is reported on its own line and is not "exact");
+  squared dirty or wild book nobody counted, is reported on its own line and is not "exact"); also over the
+  tables a perfect reader could score exactly from the photo (every scored card shows an index, no squared
+  dirty or wild book);
 * the most frequent failure kinds.
 
 ``--oracle`` feeds the true corner boxes to stages 2-5: it measures the geometry alone, without the detector.
@@ -87,6 +89,11 @@ def _multiset_hits(truth: list, pred: list) -> int:
     return hits
 
 
+def _is_clean_marker(code: str) -> bool:
+    """A red natural on top of a squared book marks it clean (seed 000 "Books"): its value is exact."""
+    return code[-1] in "HD" and not code.startswith(("2", "3")) and code != "JK"
+
+
 def evaluate_scene(doc: dict, dets: Detections, owners: np.ndarray, stats: Counter, failures: Counter) -> None:
     reading = read_side(dets, "A")
     cards = doc["cards"]
@@ -147,8 +154,15 @@ def evaluate_scene(doc: dict, dets: Detections, owners: np.ndarray, stats: Count
     pred = score_round(TableLayout.from_dict({"rules": doc.get("rules", "pagat"), "round": doc["round"],
                                               "went_out": doc["went_out"], "teams": {"A": pred_team}}),
                        rules, lenient=True).teams["A"]
+    # a table a perfect reader could score exactly from the photo: every scored card shows an index and no
+    # squared book hides wilds (a dirty or wild marker needs someone to count the stack)
+    scored_kinds = ("meld", "book", "red_threes", "left")
+    readable = all(c["index_boxes_px"] for c in cards if c["pile_kind"] in scored_kinds) and \
+        all(_is_clean_marker(b["top"]) for b in true_team.get("squared_books", []))
+    stats["tables_readable"] += readable
     if pred.exact and pred.total == truth_score.total:
         stats["score_exact"] += 1
+        stats["score_exact_readable"] += readable
     elif not pred.exact and pred.total_min <= truth_score.total <= pred.total_max:
         stats["score_range"] += 1
         if exact_layout:
@@ -240,6 +254,8 @@ def main(argv: list[str] | None = None) -> int:
         "exact_pile_rate": stats["piles_exact"] / max(1, stats["piles"]), "piles": stats["piles"],
         "exact_layout_rate": stats["layout_exact"] / n, "exact_score_rate": stats["score_exact"] / n,
         "score_range_contains_truth_rate": stats["score_range"] / n,
+        "tables_readable": stats["tables_readable"],
+        "exact_score_rate_readable": stats["score_exact_readable"] / max(1, stats["tables_readable"]),
         "failures": dict(failures.most_common()),
     }
     print(f"{n} tables from {args.scenes} — detector: {figures['detector']}")
@@ -250,6 +266,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  exact-pile rate:       {figures['exact_pile_rate']:.3f} ({stats['piles_exact']}/{stats['piles']} piles)")
     print(f"  exact-layout rate:     {figures['exact_layout_rate']:.3f}")
     print(f"  exact-score rate:      {figures['exact_score_rate']:.3f}")
+    print(f"    on tables a perfect reader could score exactly ({stats['tables_readable']}: every scored card "
+          f"shows an index, no dirty/wild squared book): {figures['exact_score_rate_readable']:.3f}")
     print(f"  score a range holding the true score: {figures['score_range_contains_truth_rate']:.3f}")
     print("  failure kinds:")
     for k, v in failures.most_common():

@@ -114,8 +114,9 @@ def _score_photos(args: argparse.Namespace) -> int:
     result = score_round(layout, rules, lenient=True)  # a photo is scored anyway; problems are listed
     totals = [f"team {name}: {t.total if t.exact else f'{t.total_min}..{t.total_max}'}"
               for name, t in result.teams.items()]
+    labels = _pile_labels(reading, result)
     if args.annotate:
-        _write_annotations(args.annotate, photos, totals, annotate)
+        _write_annotations(args.annotate, photos, totals, lambda photo, lines: annotate(photo, lines, labels))
     if args.json:
         _print_json({"images": [{"image": str(p.path), "width": int(p.image.shape[1]),
                                  "height": int(p.image.shape[0]),
@@ -126,7 +127,7 @@ def _score_photos(args: argparse.Namespace) -> int:
     for side in reading.sides:
         print(f"team {side.team} ({side.source}): {len(side.cards)} cards in {len(side.piles)} piles")
         for pile in side.piles:
-            print(f"  {pile.kind.value:<12} {' '.join(pile.codes)}")
+            print(f"  {labels[id(pile)]:<22} {' '.join(pile.codes)}")
     if reading.left:
         for team, packets in reading.left.items():
             for packet in packets:
@@ -139,6 +140,26 @@ def _score_photos(args: argparse.Namespace) -> int:
             print(f"  - {note}")
     print("\nTo correct the reading, save it with --json, edit \"layout\" and run: handfoot score LAYOUT.json")
     return 0
+
+
+def _pile_labels(reading, result) -> dict[int, str]:
+    """``id(pile)`` -> what it is, with the rules engine's book kind: ``meld``, ``clean book``,
+    ``dirty book (squared)``, ``red threes``, ``left``, ``loose``."""
+    books = {b.where: b for t in result.teams.values() for b in t.books}
+    seen: dict[tuple[str, str], int] = {}
+    labels: dict[int, str] = {}
+    for side in reading.sides:
+        for pile in side.piles:
+            key = {"meld": "melds", "squared_book": "squared_books"}.get(pile.kind.value)
+            label = pile.kind.value.replace("_", " ")
+            if key:
+                k = seen.get((side.team, key), 0)
+                seen[(side.team, key)] = k + 1
+                book = books.get(f"teams.{side.team}.{key}[{k}]")
+                if book:
+                    label = f"{book.kind.value} book" + (" (squared)" if book.squared else "")
+            labels[id(pile)] = label
+    return labels
 
 
 def _write_annotations(target: str, photos, totals: list[str], annotate) -> None:

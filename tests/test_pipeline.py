@@ -200,4 +200,4 @@ def test_score_photo_end_to_end_with_true_corners(deck, tmp_path, capsys, monkey
     # text output names every pile and the total
     assert main(["score", str(photo)]) == 0
     text = capsys.readouterr().out
-    assert "meld" in text and "red_threes" in text and f"{truth.total:,}" in text
+    assert "clean book" in text and "meld" in text and "red threes" in text and f"{truth.total:,}" in text

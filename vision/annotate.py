@@ -61,7 +61,9 @@ class PileAnnotator:
 
     thickness: int = 2
 
-    def annotate(self, image: np.ndarray, piles: list[Pile], dets: Detections) -> np.ndarray:
+    def annotate(self, image: np.ndarray, piles: list[Pile], dets: Detections,
+                 labels: dict[int, str] | None = None) -> np.ndarray:
+        """Draw ``piles`` (their corner boxes index ``dets``); ``labels`` maps ``id(pile)`` to its text."""
         out = image.copy()
         s = _scale(out)
         for p in piles:
@@ -69,8 +71,9 @@ class PileAnnotator:
             pad = int(6 * s)
             color = KIND_COLORS[p.kind]
             cv2.rectangle(out, (x1 - pad, y1 - pad), (x2 + pad, y2 + pad), color, self.thickness, cv2.LINE_AA)
-            label = f"{p.kind.value.replace('_', ' ')} ({len(p.cards)}){' ?' if p.notes else ''}"
-            _text(out, label, (x1 - pad, y2 + pad + int(16 * s)), 0.5 * s, color, 1)
+            name = (labels or {}).get(id(p), p.kind.value.replace("_", " "))
+            label = f"{name} ({len(p.cards)}){' ?' if p.notes else ''}"
+            _text(out, label, (x1 - pad, y2 + pad + int(18 * s)), 0.6 * s, color, max(1, int(1.5 * s)))
         return out
 
 

@@ -75,10 +75,13 @@ def table_of(photos: list[PhotoReading], rules: str, round_no: int, went_out: st
     return TableReading([s for p in photos for s in p.sides], rules, round_no, went_out, dict(left or {}))
 
 
-def annotate(photo: PhotoReading, totals: list[str]) -> np.ndarray:
-    """The photo with corner boxes, pile outlines (kind and count) and the team totals drawn on it."""
+def annotate(photo: PhotoReading, totals: list[str], labels: dict[int, str] | None = None) -> np.ndarray:
+    """The photo with corner boxes, pile outlines (kind and count) and the team totals drawn on it.
+
+    ``labels`` maps ``id(pile)`` to the text drawn for it (e.g. ``"clean book"``); default: the pile's kind.
+    """
     img = photo.image
     for side in photo.sides:
         img = CornerAnnotator().annotate(img, side.detections)
-        img = PileAnnotator().annotate(img, side.piles, side.detections)
+        img = PileAnnotator().annotate(img, side.piles, side.detections, labels)
     return TotalsAnnotator().annotate(img, totals)

@@ -51,6 +51,10 @@ def cmd_score(args: argparse.Namespace) -> int:
     if all(_is_layout(p) for p in args.inputs):
         if len(args.inputs) != 1:
             raise HandFootError("give one layout JSON file (use `handfoot game` for several rounds)")
+        given = [f"--{f.replace('_', '-')}" for f in PHOTO_FLAGS if getattr(args, f) is not None]
+        if given:
+            raise HandFootError(f"{', '.join(given)} only apply to photos; a layout file has its own round, "
+                                "went_out and teams")
         return _score_layout(args)
     if any(_is_layout(p) for p in args.inputs):
         raise HandFootError("give either one layout JSON file or photos, not both")
@@ -83,6 +87,12 @@ def _left_packets(values: Sequence[str] | None) -> dict[str, list[list[str]]]:
     return out
 
 
+#: default minimum detector confidence for photos
+DEFAULT_CONF = 0.35
+#: flags of `score` that only mean something for photos
+PHOTO_FLAGS = ("annotate", "split", "teams", "left", "went_out", "round", "conf", "model", "save_layout")
+
+
 def _score_photos(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -90,19 +100,26 @@ def _score_photos(args: argparse.Namespace) -> int:
     from scorer.scoring import score_round
 
     try:
-        from vision.detector import CardDetector, ImageError
+        from vision.detector import CardDetector, ImageError, ModelError
         from vision.pipeline import NoCardsError, annotate, read_photos, table_of
+        import onnxruntime  # noqa: F401  (checked here so a missing extra is one clear line)
     except ImportError as exc:  # the vision extra is not installed
         raise HandFootError(f"scoring photos needs the vision extra (pip install -e '.[vision]'): {exc}") from None
+    conf = DEFAULT_CONF if args.conf is None else args.conf
+    if not 0 < conf <= 1:
+        raise HandFootError(f"--conf must be in (0, 1], got {conf}")
     rules_name = args.rules or "pagat"
     rules = get_rules(rules_name, **_house_rules(args.set))
     teams = [t.strip() for t in args.teams.split(",")] if args.teams else None
+    left = _left_packets(args.left)  # checked before the slow detection
     try:
-        detector = CardDetector(**({"model": args.model} if args.model else {}), conf=args.conf)
+        detector = CardDetector(**({"model": args.model} if args.model else {}), conf=conf)
         photos = read_photos([Path(p) for p in args.inputs], detector, teams, args.split)
-    except (ImageError, NoCardsError, FileNotFoundError, ValueError) as exc:
+    except (ImageError, NoCardsError, ModelError, FileNotFoundError) as exc:
         raise HandFootError(str(exc)) from None
-    reading = table_of(photos, rules_name, args.round, args.went_out, _left_packets(args.left))
+    except ValueError as exc:  # read_photos' own argument checks (--split, --teams)
+        raise HandFootError(str(exc)) from None
+    reading = table_of(photos, rules_name, args.round or 1, args.went_out, left)
     doc = reading.layout()
     notes = list(reading.notes)
     if args.went_out and args.went_out not in doc["teams"]:
@@ -115,6 +132,12 @@ def _score_photos(args: argparse.Namespace) -> int:
     totals = [f"team {name}: {t.total if t.exact else f'{t.total_min}..{t.total_max}'}"
               for name, t in result.teams.items()]
     labels = _pile_labels(reading, result)
+    if args.save_layout:
+        try:
+            Path(args.save_layout).write_text(json.dumps(doc, indent=2) + "\n")
+        except OSError as exc:
+            raise HandFootError(f"could not write the layout {args.save_layout}: {exc.strerror}") from None
+        print(f"layout saved: {args.save_layout}", file=sys.stderr)
     if args.annotate:
         _write_annotations(args.annotate, photos, totals, lambda photo, lines: annotate(photo, lines, labels))
     if args.json:
@@ -127,7 +150,7 @@ def _score_photos(args: argparse.Namespace) -> int:
     for side in reading.sides:
         print(f"team {side.team} ({side.source}): {len(side.cards)} cards in {len(side.piles)} piles")
         for pile in side.piles:
-            print(f"  {labels[id(pile)]:<22} {' '.join(pile.codes)}")
+            print(f"  {labels[pile]:<22} {' '.join(pile.codes)}")
     if reading.left:
         for team, packets in reading.left.items():
             for packet in packets:
@@ -138,16 +161,17 @@ def _score_photos(args: argparse.Namespace) -> int:
         print("\nCheck these (the camera is not sure):")
         for note in notes:
             print(f"  - {note}")
-    print("\nTo correct the reading, save it with --json, edit \"layout\" and run: handfoot score LAYOUT.json")
+    print("\nTo correct the reading: add --save-layout LAYOUT.json, fix that file, then run: "
+          "handfoot score LAYOUT.json")
     return 0
 
 
-def _pile_labels(reading, result) -> dict[int, str]:
-    """``id(pile)`` -> what it is, with the rules engine's book kind: ``meld``, ``clean book``,
+def _pile_labels(reading, result) -> dict:
+    """pile -> what it is, with the rules engine's book kind: ``meld``, ``clean book``,
     ``dirty book (squared)``, ``red threes``, ``left``, ``loose``."""
     books = {b.where: b for t in result.teams.values() for b in t.books}
     seen: dict[tuple[str, str], int] = {}
-    labels: dict[int, str] = {}
+    labels: dict = {}
     for side in reading.sides:
         for pile in side.piles:
             key = {"meld": "melds", "squared_book": "squared_books"}.get(pile.kind.value)
@@ -158,27 +182,42 @@ def _pile_labels(reading, result) -> dict[int, str]:
                 book = books.get(f"teams.{side.team}.{key}[{k}]")
                 if book:
                     label = f"{book.kind.value} book" + (" (squared)" if book.squared else "")
-            labels[id(pile)] = label
+            labels[pile] = label
     return labels
 
 
 def _write_annotations(target: str, photos, totals: list[str], annotate) -> None:
-    """One photo: write ``target`` (a .jpg/.png file). Several: ``target`` is a folder of ``<stem>_annotated.jpg``."""
+    """One photo: write ``target`` when it has an image suffix. Otherwise ``target`` is a folder of
+    ``<stem>_annotated.jpg`` (``<stem>_2_annotated.jpg`` ... when two photos share a name)."""
     import cv2
     from pathlib import Path
 
+    from vision.detector import IMAGE_SUFFIXES
+
     out = Path(target)
-    if len(photos) == 1 and out.suffix.lower() in (".jpg", ".jpeg", ".png"):
+    if len(photos) == 1 and out.suffix.lower() in IMAGE_SUFFIXES:
         dests = [out]
     else:
-        dests = [out / f"{p.path.stem}_annotated.jpg" for p in photos]
+        dests, used = [], set()
+        for p in photos:
+            stem, k = p.path.stem, 1
+            while stem in used:
+                k += 1
+                stem = f"{p.path.stem}_{k}"
+            used.add(stem)
+            dests.append(out / f"{stem}_annotated.jpg")
     for dest, photo in zip(dests, photos):
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        if not cv2.imwrite(str(dest), annotate(photo, totals)):
+        try:
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            ok = cv2.imwrite(str(dest), annotate(photo, totals))
+        except (OSError, cv2.error) as exc:
+            raise HandFootError(f"could not write the annotated image {dest}: {exc}") from None
+        if not ok:
             raise HandFootError(f"could not write the annotated image {dest}")
         print(f"annotated: {dest}", file=sys.stderr)
 
 
+# -- rules ----------------------------------------------------------------------------------------------------
 def cmd_rules(args: argparse.Namespace) -> int:
     if not args.name:
         presets = [get_rules(n) for n in PRESET_NAMES]
@@ -336,7 +375,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("inputs", nargs="+", metavar="PHOTO_OR_LAYOUT",
                     help="photos (one per team: A, B, ...) or one layout JSON file (see docs/layout.md)")
     add_rules(sp, "the layout's own 'rules', else pagat")
-    sp.add_argument("--round", type=int, default=1, help="round number (photos only; default 1)")
+    sp.add_argument("--round", type=int, help="round number (photos only; default 1)")
     sp.add_argument("--went-out", metavar="TEAM", help="the team that went out (photos only)")
     sp.add_argument("--teams", metavar="A,B", help="team of each photo, in order (default A, B, ...)")
     sp.add_argument("--split", choices=["horizontal", "vertical"],
@@ -346,7 +385,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help='cards still held by a team, e.g. --left A:"KH 7C 4S" (repeat per hand or foot)')
     sp.add_argument("--annotate", metavar="OUT", help="write the photo with what was read drawn on it "
                                                       "(a .jpg file, or a folder for several photos)")
-    sp.add_argument("--conf", type=float, default=0.35, help="minimum detector confidence (photos)")
+    sp.add_argument("--conf", type=float, help="minimum detector confidence (photos; default 0.35)")
+    sp.add_argument("--save-layout", metavar="LAYOUT.json",
+                    help="write the layout read from the photos, to correct by hand and score again")
     sp.add_argument("--model", help="ONNX model (default: models/cards.onnx)")
     sp.add_argument("--json", action="store_true", help="print JSON")
     sp.add_argument("--lenient", action="store_true",

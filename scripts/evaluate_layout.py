@@ -182,7 +182,7 @@ def read_real(args: argparse.Namespace) -> int:
     kinds: Counter = Counter()
     for path in paths:
         try:
-            photo = read_photos([path], detector)[0]
+            photo = read_photos([path], detector, upscale=args.upscale)[0]
         except NoCardsError:
             counts["no cards found"] += 1
             continue
@@ -197,8 +197,10 @@ def read_real(args: argparse.Namespace) -> int:
         kinds.update(p.kind.value for p in side.piles)
         if args.annotate_out:
             args.annotate_out.mkdir(parents=True, exist_ok=True)
-            cv2.imwrite(str(args.annotate_out / f"{path.stem}_annotated.jpg"),
-                        annotate(photo, [f"{len(side.cards)} cards, {len(side.piles)} piles"]))
+            dest = args.annotate_out / f"{path.stem}_annotated.jpg"
+            if not cv2.imwrite(str(dest), annotate(photo, [f"{len(side.cards)} cards, {len(side.piles)} piles"])):
+                print(f"error: could not write {dest}")
+                return 1
     print(f"{len(paths)} photos in {args.real}: {counts['read']} read, {counts['no cards found']} with no card found, "
           f"{counts['unreadable']} unreadable")
     print(f"  {counts['corner indices']} corner indices -> {counts['cards']} cards; piles: "

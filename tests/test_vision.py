@@ -110,9 +110,9 @@ def test_shipped_model_finds_indices_in_a_rendered_scene():
 
     try:
         cardart.fetch_cardart(sources=("aisleriot",), quiet=True)
-        deck = cardart.load_deck("anglo")
-    except Exception as exc:
+    except (RuntimeError, OSError) as exc:  # no network / no apt-get here
         pytest.skip(f"card art not available: {exc}")
+    deck = cardart.load_deck("anglo")
     scene = make_scene(1, [deck], size=(640, 480), full_view=True, clutter=False,
                        piles=[Pile("meld", ["KH", "KS", "KD", "KC", "KH"]), Pile("meld", ["9H", "9S", "9D"])])
     det = CardDetector(imgsz=640, conf=0.05)(scene.image)

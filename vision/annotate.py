@@ -62,8 +62,8 @@ class PileAnnotator:
     thickness: int = 2
 
     def annotate(self, image: np.ndarray, piles: list[Pile], dets: Detections,
-                 labels: dict[int, str] | None = None) -> np.ndarray:
-        """Draw ``piles`` (their corner boxes index ``dets``); ``labels`` maps ``id(pile)`` to its text."""
+                 labels: dict | None = None) -> np.ndarray:
+        """Draw ``piles`` (their corner boxes index ``dets``); ``labels`` maps a pile to its text."""
         out = image.copy()
         s = _scale(out)
         for p in piles:
@@ -71,7 +71,7 @@ class PileAnnotator:
             pad = int(6 * s)
             color = KIND_COLORS[p.kind]
             cv2.rectangle(out, (x1 - pad, y1 - pad), (x2 + pad, y2 + pad), color, self.thickness, cv2.LINE_AA)
-            name = (labels or {}).get(id(p), p.kind.value.replace("_", " "))
+            name = (labels or {}).get(p, p.kind.value.replace("_", " "))
             label = f"{name} ({len(p.cards)}){' ?' if p.notes else ''}"
             _text(out, label, (x1 - pad, y2 + pad + int(18 * s)), 0.6 * s, color, max(1, int(1.5 * s)))
         return out

@@ -22,6 +22,10 @@ IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
 MAX_PIXELS = 60_000_000  #: larger images are refused (about 8000 x 7500)
 
 
+class ModelError(ValueError):
+    """A detector model file that exists but cannot be loaded (corrupt, not ONNX, wrong format)."""
+
+
 class ImageError(ValueError):
     """An input that is not a readable image (missing, corrupt, truncated, not an image, too large)."""
 
@@ -79,6 +83,7 @@ class CardDetector:
 
     Raises:
         FileNotFoundError: when the model file is missing.
+        ModelError: when it cannot be loaded.
     """
 
     model: str | Path = DEFAULT_MODEL
@@ -96,10 +101,18 @@ class CardDetector:
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = self.threads
         opts.log_severity_level = 3
-        self._session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        try:
+            self._session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        except Exception as exc:  # onnxruntime raises its own types (InvalidProtobuf, Fail, ...)
+            raise ModelError(f"cannot load the detector model {path}: {exc.__class__.__name__}") from exc
         self._input = self._session.get_inputs()[0].name
         shape = self._session.get_inputs()[0].shape
         self._fixed = tuple(shape[2:]) if all(isinstance(s, int) for s in shape[2:]) else None
+
+    @property
+    def fixed_size(self) -> tuple[int, int] | None:
+        """(H, W) of a model exported with a fixed input size, else None (any multiple of 32)."""
+        return self._fixed
 
     def __call__(self, image: np.ndarray, imgsz: int | None = None) -> Detections:
         """Detect corner indices in a (H, W, 3) uint8 BGR image; boxes in that image's pixels.

@@ -42,7 +42,7 @@ SEGMENT_CLEARANCE = 0.8
 CHAIN_TOLERANCE = 0.8
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class CardInstance:
     """One physical card seen in a photo.
 
@@ -63,7 +63,7 @@ class CardInstance:
     centers: np.ndarray = field(repr=False)
     size: float
     confidence: float
-    card_height: float = 0.0
+    card_height: float
 
     @property
     def fully_visible(self) -> bool:
@@ -119,7 +119,7 @@ def _typical_ratio(candidates: list[tuple[float, int, int]], codes: list[str], c
 
     A deck with big indices shows on *isolated* pairs: a code seen exactly twice, with no other index of its
     rank nearer to either than they are to each other (a squared book's marker, a loose card, a red three);
-    when two or more of them agree on a ratio under :data:`BIG_INDEX_RATIO`, that is the photo's ratio.
+    when there are two or more and their median is under :data:`BIG_INDEX_RATIO`, that is the photo's ratio.
     Otherwise it is the median over pairs that have no rival candidate (ratio at least
     :data:`STANDARD_MIN_RATIO`), or :data:`PAIR_TYPICAL` when there are fewer than two.
     """

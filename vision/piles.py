@@ -51,7 +51,7 @@ class PileKind(str, Enum):
     LOOSE = "loose"  #: a single partly visible card that belongs to no pile (not scored)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Pile:
     """A group of card instances and what it was read as.
 
@@ -89,7 +89,8 @@ def is_red_three(code: str) -> bool:
 
 
 class _Clusters:
-    """Union-find over instances that tracks each cluster's natural ranks."""
+    """Union-find over instances that tracks each cluster's rank keys (natural ranks, ``"3R"`` for red threes;
+    wilds add none) and size."""
 
     def __init__(self, keys: list[str | None]) -> None:
         self.parent = list(range(len(keys)))
@@ -109,6 +110,8 @@ class _Clusters:
         merged = self.ranks[a] | self.ranks[b]
         if len(merged) > 1 and not allow_mixed:
             return
+        if "3R" in merged and not (self.ranks[a] and self.ranks[b]):
+            return  # wilds never join red threes (a red three is not a natural of a meld)
         big_a, big_b = self.size[a] >= 3, self.size[b] >= 3
         meld_a, meld_b = big_a and len(self.ranks[a]) <= 1, big_b and len(self.ranks[b]) <= 1
         if allow_mixed and (meld_a or meld_b):
@@ -126,9 +129,9 @@ def _compatible(a: str | None, b: str | None) -> bool:
 
 
 def _distances(cards: list[CardInstance], keys: list[str | None], any_rank: bool = False) -> np.ndarray:
-    """(n, n) smallest index-centre distance between two cards, divided by their mean estimated card height.
+    """(n, n) distance between two cards' anchor indices, divided by their mean estimated card height.
 
-    A card seen whole (two indices) links through one of them only, its *anchor*: the one nearer a compatible
+    A card seen with one index is anchored on it. A card seen whole (two indices) links through one of them only, its *anchor*: the one nearer a compatible
     card. The last card of a fan anchors on its top index beside the previous card; its far corner often lies
     next to another pile and must not join the two.
     """
@@ -161,7 +164,9 @@ def _order(cards: list[CardInstance]) -> list[CardInstance]:
     """Cards along the fan's main direction (first principal axis of the index centres), top/left first."""
     if len(cards) < 2:
         return cards
-    pts = np.array([c.centers[0] for c in cards])
+    # a whole card is placed by its index nearer the others (its top index in the fan, not the far corner)
+    middle = np.concatenate([c.centers for c in cards]).mean(0)
+    pts = np.array([c.centers[int(np.argmin(np.linalg.norm(c.centers - middle, axis=1)))] for c in cards])
     centred = pts - pts.mean(0)
     axis = np.linalg.svd(centred, full_matrices=False)[2][0]
     if axis[int(np.argmax(np.abs(axis)))] < 0:  # read top to bottom, left to right
@@ -225,7 +230,7 @@ def group_piles(cards: list[CardInstance]) -> list[Pile]:
     threes: list[CardInstance] = []
     found: list[Pile] = []
     for root, g in groups.items():
-        if uf.ranks[root] == {"3R"}:
+        if all(is_red_three(c.code) for c in g):
             threes.extend(g)
         else:
             found.append(_classify(_order(g), uf.ranks[root]))

@@ -38,31 +38,34 @@ class PhotoReading:
 
 
 def read_photos(paths: list[Path], detector: CardDetector, teams: list[str] | None = None,
-                split: str | None = None, max_side: int = 2560) -> list[PhotoReading]:
+                split: str | None = None, max_side: int = 2560, upscale: float = 1.0) -> list[PhotoReading]:
     """Read every photo: photo *k* is team ``teams[k]`` (default ``A``, ``B``, ...).
 
     With ``split`` (``horizontal`` or ``vertical``) there must be one photo of the whole table; it is split
-    between teams ``A`` and ``B`` (see :func:`vision.table.split_sides`).
+    between the first two ``teams`` (default ``A`` near the camera or on the left, ``B``; see
+    :func:`vision.table.split_sides`). ``max_side`` and ``upscale`` set the detection pyramid
+    (:func:`vision.scales.detect_multiscale`).
 
     Raises:
         vision.detector.ImageError: a file that is missing, corrupt, truncated, not an image or too large.
         NoCardsError: a photo with no card found.
-        ValueError: ``split`` with more than one photo, or fewer team names than photos.
+        ValueError: ``split`` with more than one photo, or fewer team names than sides to name.
     """
-    teams = teams or [chr(ord("A") + i) for i in range(len(paths))]
+    teams = teams or [chr(ord("A") + i) for i in range(max(len(paths), 2 if split else 1))]
     if split and len(paths) != 1:
         raise ValueError("--split reads one photo of the whole table; give exactly one photo")
-    if len(teams) < len(paths):
-        raise ValueError(f"{len(paths)} photos but only {len(teams)} team names")
+    if len(teams) < (2 if split else len(paths)):
+        raise ValueError(f"{2 if split else len(paths)} teams to name but only {len(teams)} team names given")
     out = []
     for path, team in zip(paths, teams):
         image = load_image(path)
-        dets = detect_multiscale(detector, image, max_side=max_side)
+        dets = detect_multiscale(detector, image, max_side=max_side, upscale=upscale)
         if not len(dets):
             raise NoCardsError(f"{path}: no cards found (is the whole table in the photo, in focus and lit?)")
         if split:
             parts = split_sides(dets, image.shape[1], image.shape[0], split)
-            sides = [read_side(d, t, str(path)) for t, d in parts.items() if len(d)]
+            names = dict(zip(("A", "B"), teams))
+            sides = [read_side(d, names[t], str(path)) for t, d in parts.items() if len(d)]
         else:
             sides = [read_side(dets, team, str(path))]
         out.append(PhotoReading(Path(path), image, sides))
@@ -75,10 +78,10 @@ def table_of(photos: list[PhotoReading], rules: str, round_no: int, went_out: st
     return TableReading([s for p in photos for s in p.sides], rules, round_no, went_out, dict(left or {}))
 
 
-def annotate(photo: PhotoReading, totals: list[str], labels: dict[int, str] | None = None) -> np.ndarray:
+def annotate(photo: PhotoReading, totals: list[str], labels: dict | None = None) -> np.ndarray:
     """The photo with corner boxes, pile outlines (kind and count) and the team totals drawn on it.
 
-    ``labels`` maps ``id(pile)`` to the text drawn for it (e.g. ``"clean book"``); default: the pile's kind.
+    ``labels`` maps a pile to the text drawn for it (e.g. ``"clean book"``); default: the pile's kind.
     """
     img = photo.image
     for side in photo.sides:

@@ -1,7 +1,7 @@
 """Stage 1 of the camera pipeline at every scale: run the detector on an image pyramid and merge.
 
 The detector learned corner indices about 11-68 px in size (median 28 px, measured on the training tiles). A
-whole-table webcam frame has indices of 10-30 px, a phone close-up 100 px or more, a 12-megapixel photo of a
+whole-table webcam frame has indices of 8-30 px, a phone close-up 100 px or more, a 12-megapixel photo of a
 whole table 30-50 px. Rather than guess, :func:`detect_multiscale` runs the model with the long side at
 ``max_side`` (or the photo's own size when smaller), then at half, a quarter ... down to ``min_side``, and
 keeps the most confident box wherever boxes of one card code overlap. Costs about 4/3 of the largest pass.
@@ -22,7 +22,7 @@ def pyramid_sizes(width: int, height: int, max_side: int = 2560, min_side: int =
     ``upscale`` > 1 enlarges small photos first (a whole table in a webcam frame has indices under 10 px).
     """
     long = max(width, height)
-    top = max(32, int(min(long * upscale, max_side) + 31) // 32 * 32)
+    top = max(32, int(min(long * upscale, max_side)) // 32 * 32)
     sizes = [top]
     while sizes[-1] // 2 >= min_side:
         sizes.append(max(32, (sizes[-1] // 2 + 31) // 32 * 32))
@@ -48,7 +48,10 @@ def detect_multiscale(detector, image: np.ndarray, max_side: int = 2560, min_sid
                       upscale: float = 1.0) -> Detections:
     """Corner indices of a (H, W, 3) BGR image found at every pyramid scale, merged; boxes in image pixels.
 
-    ``detector`` is a :class:`vision.detector.CardDetector` (anything callable as ``detector(image, imgsz)``).
+    ``detector`` is a :class:`vision.detector.CardDetector` (callable as ``detector(image, imgsz)``, with an
+    ``iou`` attribute). A model exported with a fixed input size runs once (its size cannot change).
     """
     h, w = image.shape[:2]
+    if getattr(detector, "fixed_size", None):
+        return detector(image)
     return merge([detector(image, s) for s in pyramid_sizes(w, h, max_side, min_side, upscale)], detector.iou)

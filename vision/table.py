@@ -3,7 +3,8 @@
 One photo per side (team) is the simple case: photo 1 is team ``A``, photo 2 team ``B`` ... A whole-table
 photo is split by :func:`split_sides`: ``horizontal`` puts the bottom half (nearer the camera) in team ``A`` and
 the top half in ``B``; ``vertical`` puts the left half in ``A`` and the right half in ``B``. A card belongs to the
-half that holds its corner index centre (a paired card: the mean of its two).
+half that holds its corner index centre (a paired card: the mean of its two). Corners are paired once on the
+whole photo to decide the halves, then again within each half (a pair never crosses the line).
 
 Cards still held (hands and feet) come from an extra photo of a player's cards fanned face up (read as
 ``left``), from ``--left`` on the command line, or are entered later by editing the layout JSON.
@@ -32,6 +33,7 @@ class SideReading:
         detections: the corner-index detections used (pixels of the source photo).
         cards: card instances built from them.
         piles: the piles, each with its kind and notes.
+        source: where the detections came from (the photo's path), for messages.
     """
 
     team: str

@@ -1,0 +1,117 @@
+"""Rendered round-end tables through the pipeline, and ``handfoot score PHOTO`` (errors, JSON, annotation)."""
+
+import json
+
+import numpy as np
+import pytest
+
+cv2 = pytest.importorskip("cv2")
+pytest.importorskip("onnxruntime")
+
+from vision.classes import class_id  # noqa: E402
+from vision.detections import Detections  # noqa: E402
+from vision.table import read_side  # noqa: E402
+
+
+# -- the true corner boxes of rendered tables through stages 2-4 ----------------------------------------------
+@pytest.fixture(scope="module")
+def deck():
+    pytest.importorskip("resvg_py")
+    from datasets import cardart
+
+    try:
+        cardart.fetch_cardart(sources=("aisleriot",), quiet=True)
+    except (RuntimeError, OSError) as exc:  # no network / no apt-get here
+        pytest.skip(f"card art not available: {exc}")
+    return cardart.load_deck("anglo")  # a failure here is a bug, not a skip
+
+
+def _oracle(scene):
+    boxes, cls = [], []
+    for card in scene.cards:
+        for b in card["index_boxes_px"]:
+            boxes.append(b)
+            cls.append(class_id(card["code"]))
+    return Detections(np.array(boxes, np.float32).reshape(-1, 4), np.ones(len(boxes), np.float32),
+                      np.array(cls, np.int64))
+
+
+def test_true_corners_of_a_rendered_table_give_its_layout(deck):
+    from datasets.scenes import Pile, make_scene
+
+    piles = [Pile("book", ["KH", "KH", "KS", "KD", "KC", "KH", "KS"]),  # identical cards in one fan
+             Pile("meld", ["8D", "8S", "2C"]), Pile("red_threes", ["3H", "3D"]),
+             Pile("squared", ["QH"] * 6 + ["QD"], marker="QD")]
+    ok = 0
+    for seed in range(5):
+        scene = make_scene(100 + seed, [deck], size=(1600, 1200), full_view=True, piles=piles, clutter=False)
+        team = read_side(_oracle(scene), "A").team_layout()
+        truth = scene.layout["teams"]["A"]
+        same = (sorted(map(sorted, team["melds"])) == sorted(map(sorted, truth["melds"]))
+                and sorted(team["red_threes"]) == sorted(truth["red_threes"])
+                and [b["top"] for b in team["squared_books"]] == ["QD"])
+        ok += same
+    assert ok >= 4, f"only {ok} of 5 rendered tables read exactly from their true corners"
+
+
+# -- handfoot score PHOTO: errors ------------------------------------------------------------------------------
+def test_score_photo_errors(tmp_path, capsys):
+    from handfoot.cli import main
+
+    bad = tmp_path / "bad.jpg"
+    bad.write_bytes(b"\xff\xd8\xff\xe0 not really a jpeg")
+    assert main(["score", str(bad)]) == 1
+    err = capsys.readouterr().err
+    assert "bad.jpg" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    text = tmp_path / "notes.png"
+    text.write_text("hello")
+    assert main(["score", str(text)]) == 1
+    blank = tmp_path / "blank.png"
+    cv2.imwrite(str(blank), np.full((480, 640, 3), 90, np.uint8))
+    assert main(["score", str(blank)]) == 1
+    assert "no cards found" in capsys.readouterr().err
+    assert main(["score", str(blank), str(tmp_path / "x.json")]) == 1
+    assert main(["score", str(tmp_path / "missing.jpg")]) == 1
+    assert main(["score", str(blank), "--conf", "0"]) == 1
+    assert "--conf" in capsys.readouterr().err
+    broken = tmp_path / "broken.onnx"
+    broken.write_bytes(b"not a model")
+    assert main(["score", str(blank), "--model", str(broken)]) == 1
+    assert "cannot load the detector model" in capsys.readouterr().err
+    layout = tmp_path / "round.json"
+    layout.write_text(json.dumps({"rules": "pagat", "round": 1, "teams": {"A": {"melds": [["KH", "KS", "KD"]]}}}))
+    assert main(["score", str(layout), "--annotate", str(tmp_path / "a.jpg")]) == 1
+    assert "only apply to photos" in capsys.readouterr().err
+
+
+def test_score_photo_end_to_end_with_true_corners(deck, tmp_path, capsys, monkeypatch):
+    """The photo path of ``handfoot score`` (stages 2-5, JSON, annotation) with the detector swapped for the
+    rendered table's true corner boxes: the score must equal the score of the true layout."""
+    import vision.pipeline as pipeline
+    from datasets.scenes import Pile, make_scene
+    from handfoot.cli import main
+    from scorer import get_rules
+    from scorer.layout import TableLayout
+    from scorer.scoring import score_round
+
+    piles = [Pile("book", ["KH", "KH", "KS", "KD", "KC", "KH", "KS"]), Pile("meld", ["8D", "8S", "2C"]),
+             Pile("red_threes", ["3H", "3D"])]
+    scene = make_scene(101, [deck], size=(1600, 1200), full_view=True, piles=piles, clutter=False)
+    photo = tmp_path / "table.jpg"
+    cv2.imwrite(str(photo), scene.image)
+    monkeypatch.setattr(pipeline, "detect_multiscale", lambda detector, image, **kw: _oracle(scene))
+    out = tmp_path / "annotated.jpg"
+    assert main(["score", str(photo), "--json", "--annotate", str(out), "--rules", "pagat"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    truth = score_round(TableLayout.from_dict(scene.layout), get_rules("pagat"), lenient=True).teams["A"]
+    assert doc["score"]["teams"]["A"]["total"] == truth.total
+    assert doc["images"][0]["width"] == 1600 and len(doc["images"][0]["detections"]) == len(_oracle(scene))
+    img = cv2.imread(str(out))
+    assert img is not None and img.shape == scene.image.shape and not np.array_equal(img, scene.image)
+    # text output names every pile and the total; the saved layout scores the same
+    saved = tmp_path / "read.json"
+    assert main(["score", str(photo), "--save-layout", str(saved)]) == 0
+    text = capsys.readouterr().out
+    assert "clean book" in text and "meld" in text and "red threes" in text and f"{truth.total:,}" in text
+    assert main(["score", str(saved), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["teams"]["A"]["total"] == truth.total

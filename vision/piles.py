@@ -131,9 +131,10 @@ def _compatible(a: str | None, b: str | None) -> bool:
 def _distances(cards: list[CardInstance], keys: list[str | None], any_rank: bool = False) -> np.ndarray:
     """(n, n) distance between two cards' anchor indices, divided by their mean estimated card height.
 
-    A card seen with one index is anchored on it. A card seen whole (two indices) links through one of them only, its *anchor*: the one nearer a compatible
-    card. The last card of a fan anchors on its top index beside the previous card; its far corner often lies
-    next to another pile and must not join the two.
+    A card seen with one index is anchored on it. A card seen whole (two indices) links through one of them
+    only, its *anchor*: the one nearer a compatible card (any card with ``any_rank``, for fanned hands). The
+    last card of a fan anchors on its top index beside the previous card; its far corner often lies next to
+    another pile and must not join the two.
     """
     n = len(cards)
     pts = [c.centers for c in cards]

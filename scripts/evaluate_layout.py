@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -238,13 +239,16 @@ def main(argv: list[str] | None = None) -> int:
         detector = CardDetector(args.model, conf=args.conf)
     stats: Counter = Counter()
     failures: Counter = Counter()
+    seconds: list[float] = []
     for path in docs:
         doc = json.loads(path.read_text())
         if args.oracle:
             dets, owners = oracle_detections(doc)
         else:
             image = load_image(args.scenes / "images" / doc["image"])
+            start = time.perf_counter()
             dets = detect_multiscale(detector, image, upscale=args.upscale)
+            seconds.append(time.perf_counter() - start)
             owners = assign_owners(dets, doc)
         evaluate_scene(doc, dets, owners, stats, failures)
     n = stats["tables"]
@@ -259,6 +263,7 @@ def main(argv: list[str] | None = None) -> int:
         "tables_readable": stats["tables_readable"],
         "exact_score_rate_readable": stats["score_exact_readable"] / max(1, stats["tables_readable"]),
         "failures": dict(failures.most_common()),
+        "detect_seconds_median": float(np.median(seconds)) if seconds else None,
     }
     print(f"{n} tables from {args.scenes} — detector: {figures['detector']}")
     print(f"  fan counting accuracy: {figures['fan_counting_accuracy']:.3f} "
@@ -271,6 +276,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"    on tables a perfect reader could score exactly ({stats['tables_readable']}: every scored card "
           f"shows an index, no dirty/wild squared book): {figures['exact_score_rate_readable']:.3f}")
     print(f"  score a range holding the true score: {figures['score_range_contains_truth_rate']:.3f}")
+    if seconds:
+        print(f"  detection: median {np.median(seconds):.2f} s per photo (image pyramid, ONNX Runtime, 2 threads)")
     print("  failure kinds:")
     for k, v in failures.most_common():
         print(f"    {v:4d}  {k}")

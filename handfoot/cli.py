@@ -90,7 +90,7 @@ def _left_packets(values: Sequence[str] | None) -> dict[str, list[list[str]]]:
 #: default minimum detector confidence for photos
 DEFAULT_CONF = 0.35
 #: flags of `score` that only mean something for photos
-PHOTO_FLAGS = ("annotate", "split", "teams", "left", "went_out", "round", "conf", "model", "save_layout")
+PHOTO_FLAGS = ("annotate", "split", "teams", "left", "went_out", "round", "conf", "model", "reader", "save_layout")
 
 
 def _score_photos(args: argparse.Namespace) -> int:
@@ -100,8 +100,8 @@ def _score_photos(args: argparse.Namespace) -> int:
     from scorer.scoring import score_round
 
     try:
-        from vision.detector import CardDetector, ImageError, ModelError
-        from vision.pipeline import NoCardsError, annotate, read_photos, table_of
+        from vision.detector import ImageError, ModelError
+        from vision.pipeline import NoCardsError, annotate, load_models, read_photos, table_of
         import onnxruntime  # noqa: F401  (checked here so a missing extra is one clear line)
     except ImportError as exc:  # the vision extra is not installed
         raise HandFootError(f"scoring photos needs the vision extra (pip install -e '.[vision]'): {exc}") from None
@@ -113,8 +113,8 @@ def _score_photos(args: argparse.Namespace) -> int:
     teams = [t.strip() for t in args.teams.split(",")] if args.teams else None
     left = _left_packets(args.left)  # checked before the slow detection
     try:
-        detector = CardDetector(**({"model": args.model} if args.model else {}), conf=conf)
-        photos = read_photos([Path(p) for p in args.inputs], detector, teams, args.split)
+        detector, reader = load_models(args.model, args.reader, conf)
+        photos = read_photos([Path(p) for p in args.inputs], detector, teams, args.split, reader=reader, conf=conf)
     except (ImageError, NoCardsError, ModelError, FileNotFoundError) as exc:
         raise HandFootError(str(exc)) from None
     except ValueError as exc:  # read_photos' own argument checks (--split, --teams)
@@ -329,17 +329,21 @@ def cmd_game(args: argparse.Namespace) -> int:
 # -- detect ---------------------------------------------------------------------------------------------------
 def cmd_detect(args: argparse.Namespace) -> int:
     try:
-        from vision.detector import CardDetector, ImageError, image_paths, load_image
+        from vision.detector import ImageError, ModelError, image_paths, load_image
+        from vision.pipeline import load_models
         from vision.scales import detect_multiscale
+        import onnxruntime  # noqa: F401
     except ImportError as exc:  # the vision extra is not installed
         raise HandFootError(f"detect needs the vision extra (pip install -e '.[vision]'): {exc}") from None
 
     paths = image_paths(args.images)
     if not paths:
         raise HandFootError("no images given (a directory argument must contain .jpg/.png images)")
+    if not 0 < args.conf <= 1:
+        raise HandFootError(f"--conf must be in (0, 1], got {args.conf}")
     try:
-        detector = CardDetector(**({"model": args.model} if args.model else {}), conf=args.conf)
-    except FileNotFoundError as exc:
+        detector, reader = load_models(args.model, args.reader, args.conf)
+    except (FileNotFoundError, ModelError) as exc:
         raise HandFootError(str(exc)) from None
     failures = 0
     for path in paths:
@@ -349,7 +353,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
             print(f"handfoot: error: {exc}", file=sys.stderr)
             failures += 1
             continue
-        det = detect_multiscale(detector, image, max_side=args.imgsz)
+        det = detect_multiscale(detector, image, max_side=args.imgsz, reader=reader, conf=args.conf)
         record = {"image": str(path), "width": int(image.shape[1]), "height": int(image.shape[0]),
                   "detections": det.to_list()}
         if args.json:
@@ -388,7 +392,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--conf", type=float, help="minimum detector confidence (photos; default 0.35)")
     sp.add_argument("--save-layout", metavar="LAYOUT.json",
                     help="write the layout read from the photos, to correct by hand and score again")
-    sp.add_argument("--model", help="ONNX model (default: models/cards.onnx)")
+    sp.add_argument("--model", help="detector ONNX model (default: models/cards.onnx)")
+    sp.add_argument("--reader", help="index reader ONNX model (default: models/reader.onnx when present)")
     sp.add_argument("--json", action="store_true", help="print JSON")
     sp.add_argument("--lenient", action="store_true",
                     help="score a layout that breaks the rules, listing problems (photos always are)")
@@ -429,7 +434,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--imgsz", type=int, default=2560,
                     help="largest inference size of the long side (px); halves down to 320 are run too")
     sp.add_argument("--conf", type=float, default=0.35, help="minimum confidence")
-    sp.add_argument("--model", help="ONNX model (default: models/cards.onnx)")
+    sp.add_argument("--model", help="detector ONNX model (default: models/cards.onnx)")
+    sp.add_argument("--reader", help="index reader ONNX model (default: models/reader.onnx when present)")
     sp.set_defaults(func=cmd_detect)
 
     sp = sub.add_parser("game", help="score a game's rounds in order and show running totals")

@@ -1,17 +1,22 @@
 #!/usr/bin/env python3
-"""Evaluate the shipped corner-index detector; prints every figure in one run.
+"""Evaluate the shipped corner-index models; prints every figure in one run.
 
-1. mAP50 and mAP50-95 on synthetic scenes of the held-out deck designs (full resolution) — Ultralytics val.
-2. mAP50 on the held-out (``val``) split of ``../shared/realdata/phone_corners`` — Ultralytics val.
-3. Per-photo card-set precision and recall (ONNX runtime path, image pyramid as ``handfoot`` runs it) on the
-   ``phone_corners`` val photos and on
-   ``pinochle_wholecard`` (ranks only), at several confidence thresholds.
-4. A confusion summary: which cards are read as which (phone_corners val, IoU >= 0.5).
+Detector alone (``models/cards.pt``, its own 53 classes), with Ultralytics val:
+1. mAP50 and mAP50-95 on synthetic scenes of the held-out deck designs (full resolution, ``--synthetic``);
+2. mAP50 on the held-out (``val``) split of ``../shared/realdata/phone_corners``.
+
+The runtime path, as ``handfoot`` runs it (ONNX Runtime: image pyramid, detector boxes, and each box re-read
+by the index reader ``models/reader.onnx`` when present):
+3. mAP50 and mAP50-95 on ``phone_corners`` val and on the held-out synthetic scenes (Ultralytics' matching and
+   AP code on our predictions);
+4. per-photo card-set precision and recall on the ``phone_corners`` val photos and on ``pinochle_wholecard``
+   (ranks only), at several confidence thresholds;
+5. a confusion summary: which cards are read as which (phone_corners val, IoU >= 0.5).
 
 Usage::
 
     python scripts/evaluate.py --synthetic data/heldout   # a datasets.generate output with scenes/val
-    python scripts/evaluate.py --skip-map                  # runtime-path figures only (no torch needed)
+    python scripts/evaluate.py --skip-map                  # card sets only (no torch needed)
 
 Held-out synthetic scenes come from designs in ``datasets.cardart.HELDOUT_DESIGNS`` that training never saw.
 """
@@ -37,7 +42,8 @@ from datasets import realdata  # noqa: E402
 from vision.classes import CLASS_NAMES  # noqa: E402
 from vision.detections import box_iou  # noqa: E402
 from vision.detector import CardDetector, load_image  # noqa: E402
-from vision.scales import detect_multiscale  # noqa: E402
+from vision.reader import IndexReader  # noqa: E402
+from vision.scales import READER_BOX_CONF, detect_multiscale  # noqa: E402
 
 THRESHOLDS = (0.1, 0.15, 0.25, 0.35, 0.5, 0.65, 0.8)
 
@@ -49,6 +55,44 @@ def ultralytics_map(weights: Path, data_yaml: Path, imgsz: int) -> tuple[float, 
                                conf=0.001, iou=0.6, device="cpu", rect=True, workers=0,
                                project=tempfile.mkdtemp(), name="val")
     return float(m.box.map50), float(m.box.map)
+
+
+def runtime_map(pairs, detect) -> tuple[float, float]:
+    """mAP50 and mAP50-95 of the runtime path (what ``handfoot`` runs: pyramid, reader) over images.
+
+    ``pairs``: (image path, (m, 5) YOLO rows ``class cx cy w h`` normalised); ``detect(image)`` -> Detections.
+    Matching and AP are Ultralytics' own (``BaseValidator.match_predictions``, ``metrics.ap_per_class``).
+    """
+    import types
+
+    import torch
+    from ultralytics.engine.validator import BaseValidator
+    from ultralytics.utils.metrics import ap_per_class
+
+    matcher = types.SimpleNamespace(iouv=torch.linspace(0.5, 0.95, 10))
+    tps, confs, pcls, tcls = [], [], [], []
+    for path, rows in pairs:
+        img = load_image(path)
+        H, W = img.shape[:2]
+        rows = np.asarray(rows, np.float64).reshape(-1, 5)
+        gt = np.column_stack([(rows[:, 1] - rows[:, 3] / 2) * W, (rows[:, 2] - rows[:, 4] / 2) * H,
+                              (rows[:, 1] + rows[:, 3] / 2) * W, (rows[:, 2] + rows[:, 4] / 2) * H])
+        det = detect(img)
+        order = np.argsort(-det.confidence)
+        det = det[order] if len(det) else det
+        tcls.append(rows[:, 0].astype(np.int64))
+        if not len(det):
+            continue
+        iou = torch.from_numpy(box_iou(gt, det.xyxy)) if len(gt) else torch.zeros((0, len(det)))
+        correct = BaseValidator.match_predictions(matcher, torch.from_numpy(det.class_id),
+                                                  torch.from_numpy(rows[:, 0].astype(np.int64)), iou)
+        tps.append(correct.numpy())
+        confs.append(det.confidence)
+        pcls.append(det.class_id)
+    if not tps:
+        return 0.0, 0.0
+    ap = ap_per_class(np.concatenate(tps), np.concatenate(confs), np.concatenate(pcls), np.concatenate(tcls))[5]
+    return float(ap[:, 0].mean()), float(ap.mean())
 
 
 def phone_corners_yaml(tmp: Path) -> Path:
@@ -75,16 +119,11 @@ def set_metrics(pairs: list[tuple[set[str], set[str]]]) -> tuple[float, float]:
     return (tp / npred if npred else float("nan")), (tp / ntrue if ntrue else float("nan"))
 
 
-def card_sets(detector: CardDetector, photos, rank_only: bool = False, pyramid: bool = True):
-    """For each photo: (predicted per threshold dict, true set, detections).
-
-    ``pyramid`` runs the product's detection path (:func:`vision.scales.detect_multiscale`: every scale from
-    the photo's own size down to 320 px); otherwise one pass at the detector's ``imgsz``.
-    """
+def card_sets(detect, photos, rank_only: bool = False):
+    """For each photo: (predicted card set per threshold, true set, detections); ``detect(image)`` -> Detections."""
     out = []
     for path, truth in photos:
-        img = load_image(path)
-        det = detect_multiscale(detector, img) if pyramid else detector(img)
+        det = detect(load_image(path))
         per = {}
         for t in THRESHOLDS:
             codes = {c for (_, conf, c) in det if conf >= t}
@@ -134,14 +173,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--synthetic", type=Path, help="generated held-out data (datasets.generate output)")
     ap.add_argument("--synthetic-imgsz", type=int, default=1280)
     ap.add_argument("--real-imgsz", type=int, default=640)
+    ap.add_argument("--reader", type=Path, default=ROOT / "models" / "reader.onnx", help="index reader model")
+    ap.add_argument("--no-reader", action="store_true", help="use the detector's own card codes")
     ap.add_argument("--single-scale", action="store_true",
-                    help="card sets from one pass at --real-imgsz instead of the pyramid")
+                    help="without the reader: one pass at --real-imgsz instead of the pyramid")
     ap.add_argument("--skip-map", action="store_true", help="skip the Ultralytics mAP figures")
     ap.add_argument("--json", type=Path, help="also write the figures to this file")
     args = ap.parse_args(argv)
     figures: dict = {}
 
     if not args.skip_map:
+        print("-- detector alone (Ultralytics val, its own card codes)")
         if args.synthetic:
             yaml = args.synthetic / "data.yaml"
             m50, m5095 = ultralytics_map(args.weights, yaml, args.synthetic_imgsz)
@@ -152,12 +194,39 @@ def main(argv: list[str] | None = None) -> int:
         figures["phone_corners_val_map50"] = m50
         print(f"phone_corners val split: mAP50 {m50:.3f}")
 
-    detector = CardDetector(args.onnx, imgsz=args.real_imgsz, conf=min(THRESHOLDS))
+    reader = None if args.no_reader or not args.reader.is_file() else IndexReader(args.reader)
+    if reader:
+        boxes = CardDetector(args.onnx, conf=READER_BOX_CONF)
+
+        def detect(img, floor=min(THRESHOLDS)):
+            return detect_multiscale(boxes, img, reader=reader, conf=floor)
+        path_name = "runtime path: pyramid, detector boxes, reader codes"
+    else:
+        single = CardDetector(args.onnx, imgsz=args.real_imgsz, conf=min(THRESHOLDS))
+
+        def detect(img, floor=min(THRESHOLDS)):
+            single.conf = floor
+            return single(img) if args.single_scale else detect_multiscale(single, img)
+        path_name = "runtime path: " + ("one pass" if args.single_scale else "pyramid") + ", detector codes"
+    figures["runtime_path"] = path_name
+    print(f"-- {path_name}")
     photos = realdata.phone_corners(split="val")
-    res = card_sets(detector, [(p.path, p.cards) for p in photos], pyramid=not args.single_scale)
+    if not args.skip_map:
+        names = realdata.phone_corners_classes()
+        m50, m5095 = runtime_map([(p.path, realdata.phone_corners_labels(p, names)) for p in photos],
+                                 lambda img: detect(img, 0.001))
+        figures["runtime_phone_corners_val_map50"] = m50
+        print(f"phone_corners val split: mAP50 {m50:.3f}  mAP50-95 {m5095:.3f}")
+        if args.synthetic:
+            scenes = sorted((args.synthetic / "scenes" / "val" / "images").glob("*.jpg"))
+            pairs = [(im, np.loadtxt(im.parent.parent / "labels" / (im.stem + ".txt"), ndmin=2)) for im in scenes]
+            m50, m5095 = runtime_map(pairs, lambda img: detect(img, 0.001))
+            figures["runtime_synthetic_heldout_map50"], figures["runtime_synthetic_heldout_map50_95"] = m50, m5095
+            print(f"synthetic held-out designs ({len(pairs)} scenes): mAP50 {m50:.3f}  mAP50-95 {m5095:.3f}")
+    res = card_sets(detect, [(p.path, p.cards) for p in photos])
     figures["phone_corners_sets"] = report_sets(f"phone_corners val ({len(photos)} photos), per-photo card sets", res)
     pin = realdata.pinochle()
-    pres = card_sets(detector, pin, rank_only=True, pyramid=not args.single_scale)
+    pres = card_sets(detect, pin, rank_only=True)
     figures["pinochle_rank_sets"] = report_sets(f"pinochle_wholecard ({len(pin)} photos), per-photo rank sets", pres)
 
     conf = confusion(res, photos, realdata.phone_corners_classes(), 0.25)

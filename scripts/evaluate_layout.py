@@ -174,16 +174,18 @@ def read_real(args: argparse.Namespace) -> int:
     """Read every photo of ``args.real`` as ``handfoot score`` does; print what was found, write annotations."""
     import cv2
 
-    from vision.detector import CardDetector, ImageError, image_paths
-    from vision.pipeline import NoCardsError, annotate, read_photos
+    from vision.detector import ImageError, image_paths
+    from vision.pipeline import NoCardsError, annotate, load_models, read_photos
 
-    detector = CardDetector(args.model, conf=args.conf)
+    detector, reader = load_models(args.model, None if args.no_reader else args.reader, args.conf)
+    if args.no_reader:
+        reader = None
     paths = image_paths([str(args.real)])
     counts: Counter = Counter()
     kinds: Counter = Counter()
     for path in paths:
         try:
-            photo = read_photos([path], detector, upscale=args.upscale)[0]
+            photo = read_photos([path], detector, upscale=args.upscale, reader=reader, conf=args.conf)[0]
         except NoCardsError:
             counts["no cards found"] += 1
             continue
@@ -220,6 +222,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=int, default=None)
     ap.add_argument("--model", type=Path, default=ROOT / "models" / "cards.onnx")
     ap.add_argument("--conf", type=float, default=0.35)
+    ap.add_argument("--reader", type=Path, help="index reader model (default: models/reader.onnx when present)")
+    ap.add_argument("--no-reader", action="store_true", help="use the detector's own card codes")
     ap.add_argument("--upscale", type=float, default=1.0, help="enlarge photos by this factor first (pyramid top)")
     ap.add_argument("--real", type=Path, help="a folder of real photos to read (no ground truth)")
     ap.add_argument("--annotate-out", type=Path, help="with --real: write annotated photos here")
@@ -232,11 +236,16 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: no layouts/*.json under {args.scenes}")
         return 1
     detector = None
+    reader = None
     if not args.oracle:
         from vision.detector import CardDetector, load_image
+        from vision.pipeline import load_models
         from vision.scales import detect_multiscale
 
-        detector = CardDetector(args.model, conf=args.conf)
+        if args.no_reader:
+            detector = CardDetector(args.model, conf=args.conf)
+        else:
+            detector, reader = load_models(args.model, args.reader, args.conf)
     stats: Counter = Counter()
     failures: Counter = Counter()
     seconds: list[float] = []
@@ -247,13 +256,14 @@ def main(argv: list[str] | None = None) -> int:
         else:
             image = load_image(args.scenes / "images" / doc["image"])
             start = time.perf_counter()
-            dets = detect_multiscale(detector, image, upscale=args.upscale)
+            dets = detect_multiscale(detector, image, upscale=args.upscale, reader=reader, conf=args.conf)
             seconds.append(time.perf_counter() - start)
             owners = assign_owners(dets, doc)
         evaluate_scene(doc, dets, owners, stats, failures)
     n = stats["tables"]
     figures = {
-        "tables": n, "detector": "oracle (true boxes)" if args.oracle else str(args.model),
+        "tables": n, "detector": "oracle (true boxes)" if args.oracle else
+        f"{args.model.name}" + (f" + reader {Path(args.reader or 'models/reader.onnx').name}" if reader else ""),
         "fan_counting_accuracy": stats["fans_counted"] / max(1, stats["fans"]), "fans": stats["fans"],
         "fan_counting_accuracy_all_visible": stats["fans_visible_counted"] / max(1, stats["fans_visible"]),
         "fans_all_visible": stats["fans_visible"],

@@ -20,6 +20,8 @@ import numpy as np
 
 from .annotate import CornerAnnotator, PileAnnotator, TotalsAnnotator
 from .detector import CardDetector, load_image
+from .reader import DEFAULT_READER, IndexReader
+from .scales import READER_BOX_CONF
 from .scales import detect_multiscale
 from .table import SideReading, TableReading, read_side, split_sides
 
@@ -38,13 +40,15 @@ class PhotoReading:
 
 
 def read_photos(paths: list[Path], detector: CardDetector, teams: list[str] | None = None,
-                split: str | None = None, max_side: int = 2560, upscale: float = 1.0) -> list[PhotoReading]:
+                split: str | None = None, max_side: int = 2560, upscale: float = 1.0,
+                reader=None, conf: float | None = None) -> list[PhotoReading]:
     """Read every photo: photo *k* is team ``teams[k]`` (default ``A``, ``B``, ...).
 
     With ``split`` (``horizontal`` or ``vertical``) there must be one photo of the whole table; it is split
     between the first two ``teams`` (default ``A`` near the camera or on the left, ``B``; see
     :func:`vision.table.split_sides`). ``max_side`` and ``upscale`` set the detection pyramid
-    (:func:`vision.scales.detect_multiscale`).
+    (:func:`vision.scales.detect_multiscale`); with an :class:`vision.reader.IndexReader` every box is re-read
+    and kept when its confidence reaches ``conf``.
 
     Raises:
         vision.detector.ImageError: a file that is missing, corrupt, truncated, not an image or too large.
@@ -59,7 +63,7 @@ def read_photos(paths: list[Path], detector: CardDetector, teams: list[str] | No
     out = []
     for path, team in zip(paths, teams):
         image = load_image(path)
-        dets = detect_multiscale(detector, image, max_side=max_side, upscale=upscale)
+        dets = detect_multiscale(detector, image, max_side=max_side, upscale=upscale, reader=reader, conf=conf)
         if not len(dets):
             raise NoCardsError(f"{path}: no cards found (is the whole table in the photo, in focus and lit?)")
         if split:
@@ -70,6 +74,21 @@ def read_photos(paths: list[Path], detector: CardDetector, teams: list[str] | No
             sides = [read_side(dets, team, str(path))]
         out.append(PhotoReading(Path(path), image, sides))
     return out
+
+
+def load_models(model: str | Path | None = None, reader: str | Path | None = None,
+                conf: float = 0.35) -> tuple[CardDetector, IndexReader | None]:
+    """The detector and, when its model file exists (default ``models/reader.onnx``), the index reader.
+
+    Raises:
+        FileNotFoundError: a model file that was asked for by name is missing.
+        vision.detector.ModelError: a model file that cannot be loaded.
+    """
+    reader_path = Path(reader) if reader else DEFAULT_READER
+    use_reader = reader_path.is_file() or reader is not None
+    kw = {"model": model} if model else {}
+    detector = CardDetector(**kw, conf=READER_BOX_CONF if use_reader else conf)
+    return detector, (IndexReader(reader_path) if use_reader else None)
 
 
 def table_of(photos: list[PhotoReading], rules: str, round_no: int, went_out: str | None,

@@ -1,0 +1,227 @@
+#!/usr/bin/env python3
+"""Train the index reader: a small CNN that reads a corner index's rank and suit from a crop around its box.
+
+Why: the YOLO detector finds where corner indices are far better than it reads them (see models/README.md);
+reading is a small-image classification problem that trains in minutes on a CPU. Rank (A-K, joker, or "no
+index") and suit are separate heads, so each rank is learned from all four suits' examples.
+
+Example::
+
+    python -m datasets.crops --out data/crops_train.npz data/synth/tiles/train data/real320
+    python -m datasets.crops --out data/crops_val.npz data/synth/tiles/val --negatives 1
+    python scripts/train_reader.py --train data/crops_train.npz --val data/crops_val.npz --epochs 12
+    # -> models/reader.pt (weights) and models/reader.onnx (what vision/reader.py runs)
+
+Validation crops must come from designs never trained on (datasets.cardart.HELDOUT_DESIGNS).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from datasets.crops import CONTEXT, NEGATIVE  # noqa: E402
+from vision.reader import INPUT, RANKS, WINDOW  # noqa: E402
+
+
+def targets(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Class ids -> (rank index 0-14, suit index 0-3 or -1 where the suit does not apply)."""
+    rank = np.where(labels < 52, labels % 13, np.where(labels == 52, 13, 14))
+    suit = np.where(labels < 52, labels // 13, -1)
+    return rank.astype(np.int64), suit.astype(np.int64)
+
+
+def build_model():
+    """A small CNN (about 0.2 M parameters, 20 M multiply-adds per 32 px crop): fast to train on a CPU."""
+    import torch.nn as nn
+
+    def conv(cin, cout):
+        return [nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(True)]
+
+    class Reader(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.features = nn.Sequential(*conv(3, 24), nn.MaxPool2d(2), *conv(24, 48), *conv(48, 48),
+                                          nn.MaxPool2d(2), *conv(48, 96), *conv(96, 96), nn.MaxPool2d(2),
+                                          *conv(96, 128), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.1))
+            self.rank = nn.Linear(128, len(RANKS))
+            self.suit = nn.Linear(128, 4)
+
+        def forward(self, x):
+            f = self.features(x)
+            return self.rank(f), self.suit(f)
+
+    return Reader()
+
+
+class Softmaxed:
+    """Wraps the reader for export: (N, 3, INPUT, INPUT) float BGR in [0, 1] -> rank probs, suit probs."""
+
+    @staticmethod
+    def make(model):
+        import torch
+        import torch.nn as nn
+
+        class M(nn.Module):
+            def __init__(self, m):
+                super().__init__()
+                self.m = m
+
+            def forward(self, x):
+                r, s = self.m(x)
+                return torch.softmax(r, 1), torch.softmax(s, 1)
+
+        return M(model)
+
+
+def augment(batch, rng: np.random.Generator, train: bool):
+    """Stored STORE-px crops (N, 3, STORE, STORE) in [0, 1] -> INPUT-px windows: jittered position, scale and
+    rotation (train), colour gains, contrast, grey, blur and noise (train); the centred window otherwise."""
+    import torch
+    import torch.nn.functional as F
+
+    n = batch.shape[0]
+    base = WINDOW / CONTEXT  # window side / stored side
+    if train:
+        scale = base * rng.uniform(0.85, 1.2, n)
+        ang = rng.uniform(-0.3, 0.3, n)
+        tx, ty = rng.uniform(-0.12, 0.12, (2, n)) * base
+    else:
+        scale, ang, tx, ty = np.full(n, base), np.zeros(n), np.zeros(n), np.zeros(n)
+    cos, sin = np.cos(ang) * scale, np.sin(ang) * scale
+    rows = np.stack([np.stack([cos, -sin, tx], 1), np.stack([sin, cos, ty], 1)], 1)
+    theta = torch.tensor(rows, dtype=torch.float32)
+    grid = F.affine_grid(theta, (n, 3, INPUT, INPUT), align_corners=False)
+    out = F.grid_sample(batch, grid, mode="bilinear", padding_mode="border", align_corners=False)
+    if train:
+        gains = torch.tensor(rng.uniform(0.75, 1.25, (n, 3, 1, 1)), dtype=torch.float32)
+        contrast = torch.tensor(rng.uniform(0.6, 1.3, (n, 1, 1, 1)), dtype=torch.float32)
+        mean = out.mean((1, 2, 3), keepdim=True)
+        out = (out - mean) * contrast + mean
+        out = out * gains
+        grey = torch.tensor(rng.random(n) < 0.1).view(n, 1, 1, 1)
+        out = torch.where(grey, out.mean(1, keepdim=True).expand_as(out), out)
+        blur = torch.tensor(rng.random(n) < 0.25).view(n, 1, 1, 1)
+        k = torch.tensor([[1, 2, 1], [2, 4, 2], [1, 2, 1]], dtype=torch.float32).div(16)
+        k = k.view(1, 1, 3, 3).repeat(3, 1, 1, 1)
+        out = torch.where(blur, F.conv2d(F.pad(out, (1, 1, 1, 1), mode="replicate"), k, groups=3), out)
+        out = out + torch.randn_like(out) * torch.tensor(rng.uniform(0, 0.04, (n, 1, 1, 1)), dtype=torch.float32)
+    return out.clamp(0, 1)
+
+
+def evaluate(model, crops: np.ndarray, labels: np.ndarray, batch: int = 512) -> dict:
+    import torch
+
+    rank_t, suit_t = targets(labels)
+    model.eval()
+    preds_r, preds_s = [], []
+    with torch.no_grad():
+        for i in range(0, len(labels), batch):
+            x = torch.from_numpy(crops[i:i + batch]).permute(0, 3, 1, 2).float().div(255)
+            r, s = model(augment(x, np.random.default_rng(0), train=False))
+            preds_r.append(r.argmax(1).numpy())
+            preds_s.append(s.argmax(1).numpy())
+    pr, ps = np.concatenate(preds_r), np.concatenate(preds_s)
+    idx = labels < NEGATIVE
+    cards = labels < 52
+    code_ok = (pr == rank_t) & ((ps == suit_t) | (labels >= 52))
+    return {
+        "index_code_accuracy": float(code_ok[idx].mean()) if idx.any() else float("nan"),
+        "rank_accuracy": float((pr == rank_t)[idx].mean()) if idx.any() else float("nan"),
+        "suit_accuracy": float((ps == suit_t)[cards].mean()) if cards.any() else float("nan"),
+        "negatives_rejected": float((pr[~idx] == 14).mean()) if (~idx).any() else float("nan"),
+        "indices_called_negative": float((pr[idx] == 14).mean()) if idx.any() else float("nan"),
+        "n_indices": int(idx.sum()), "n_negatives": int((~idx).sum()),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--train", type=Path, required=True, help=".npz from datasets.crops")
+    ap.add_argument("--val", type=Path, required=True, help=".npz of held-out designs")
+    ap.add_argument("--epochs", type=int, default=12)
+    ap.add_argument("--batch", type=int, default=256)
+    ap.add_argument("--lr", type=float, default=3e-3)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", type=Path, default=ROOT / "models")
+    ap.add_argument("--weights", type=Path, help="continue from these weights (reader.pt)")
+    args = ap.parse_args(argv)
+
+    import torch
+    import torch.nn.functional as F
+
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    rng = np.random.default_rng(args.seed)
+    tr, va = np.load(args.train), np.load(args.val)
+    crops, labels = tr["crops"], tr["labels"]
+    vcrops, vlabels = va["crops"], va["labels"]
+    rank_t, suit_t = targets(labels)
+    model = build_model()
+    if args.weights:
+        model.load_state_dict(torch.load(args.weights, map_location="cpu"))
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
+    steps = args.epochs * math.ceil(len(labels) / args.batch)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=steps, pct_start=0.1)
+    start = time.time()
+    history = []
+    for epoch in range(args.epochs):
+        model.train()
+        order = rng.permutation(len(labels))
+        total = 0.0
+        for i in range(0, len(order), args.batch):
+            idx = order[i:i + args.batch]
+            x = torch.from_numpy(crops[idx]).permute(0, 3, 1, 2).float().div(255)
+            x = augment(x, rng, train=True)
+            r, s = model(x)
+            rt = torch.from_numpy(rank_t[idx])
+            st = torch.from_numpy(suit_t[idx])
+            loss = F.cross_entropy(r, rt, label_smoothing=0.05)
+            has_suit = st >= 0
+            if has_suit.any():
+                loss = loss + F.cross_entropy(s[has_suit], st[has_suit], label_smoothing=0.05)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += loss.item() * len(idx)
+        m = evaluate(model, vcrops, vlabels)
+        history.append({"epoch": epoch + 1, "loss": total / len(labels), **m})
+        print(f"epoch {epoch + 1}/{args.epochs}  loss {total / len(labels):.3f}  "
+              f"held-out: code {m['index_code_accuracy']:.3f} rank {m['rank_accuracy']:.3f} "
+              f"suit {m['suit_accuracy']:.3f} negatives rejected {m['negatives_rejected']:.3f}  "
+              f"({time.time() - start:.0f} s)", flush=True)
+        args.out.mkdir(parents=True, exist_ok=True)
+        torch.save(model.state_dict(), args.out / "reader.pt")
+    export(model, args.out / "reader.onnx")
+    info = {"train": str(args.train), "val": str(args.val), "epochs": args.epochs, "batch": args.batch,
+            "lr": args.lr, "seconds": round(time.time() - start), "train_crops": int(len(labels)),
+            "history": history}
+    (args.out / "reader_train.json").write_text(json.dumps(info, indent=1))
+    return 0
+
+
+def export(model, path: Path) -> None:
+    import torch
+
+    model.eval()
+    wrapped = Softmaxed.make(model)
+    dummy = torch.zeros(1, 3, INPUT, INPUT)
+    torch.onnx.export(wrapped, dummy, str(path), input_names=["crops"], output_names=["rank", "suit"],
+                      dynamic_axes={"crops": {0: "n"}, "rank": {0: "n"}, "suit": {0: "n"}}, opset_version=17,
+                      dynamo=False)
+    print(f"{path}: {path.stat().st_size / 1e6:.1f} MB")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,62 @@
+"""The index reader: crop geometry, code mapping, and the shipped model reading true boxes of a rendered table."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+cv2 = pytest.importorskip("cv2")
+
+from vision.reader import DEFAULT_READER, INPUT, RANKS, WINDOW, code_of, square_crop  # noqa: E402
+
+
+def test_code_of():
+    assert code_of(RANKS.index("K"), 1) == "KH" and code_of(RANKS.index("10"), 3) == "10C"
+    assert code_of(RANKS.index("JK"), 2) == "JK" and code_of(RANKS.index("none"), 0) is None
+
+
+def test_square_crop_is_centred_and_sized():
+    img = np.zeros((100, 200, 3), np.uint8)
+    img[40:60, 90:110] = 255  # a white 20 x 20 square
+    crop = square_crop(img, (90, 40, 110, 60), WINDOW, INPUT)
+    assert crop.shape == (INPUT, INPUT, 3)
+    white = np.argwhere(crop[:, :, 0] > 127)
+    assert abs(white.mean(0) - (INPUT - 1) / 2).max() < 1.5  # the box sits in the middle
+    side = white[:, 0].max() - white[:, 0].min() + 1
+    assert abs(side - INPUT / WINDOW) <= 2  # the box fills 1 / WINDOW of the crop
+    edge = square_crop(img, (-10, -10, 10, 10), WINDOW, INPUT)  # outside the image: border replicated
+    assert edge.shape == (INPUT, INPUT, 3)
+
+
+def test_missing_reader_model(tmp_path):
+    pytest.importorskip("onnxruntime")
+    from vision.reader import IndexReader
+
+    with pytest.raises(FileNotFoundError):
+        IndexReader(tmp_path / "nope.onnx")
+
+
+@pytest.mark.skipif(not Path(DEFAULT_READER).is_file(), reason="no shipped reader model")
+def test_shipped_reader_reads_true_boxes_of_a_rendered_table():
+    """Wrapper test (colour order, crop geometry, output mapping): on a training design the reader must name
+    most true corner boxes; accuracy proper is measured by scripts/evaluate.py (models/README.md)."""
+    pytest.importorskip("onnxruntime")
+    pytest.importorskip("resvg_py")
+    from datasets import cardart
+    from datasets.scenes import Pile, make_scene
+    from vision.classes import CLASS_NAMES
+    from vision.reader import IndexReader
+
+    try:
+        cardart.fetch_cardart(sources=("aisleriot",), quiet=True)
+    except (RuntimeError, OSError) as exc:  # no network / no apt-get here
+        pytest.skip(f"card art not available: {exc}")
+    deck = cardart.load_deck("anglo")
+    scene = make_scene(3, [deck], size=(1280, 960), full_view=True, clutter=False,
+                       piles=[Pile("meld", ["KH", "KS", "KD", "KC", "KH"]), Pile("meld", ["9H", "9S", "2D"]),
+                              Pile("red_threes", ["3H", "3D"]), Pile("meld", ["AS", "AC", "JK"])])
+    codes, p, p_none = IndexReader().read(scene.image, scene.boxes)
+    truth = [CLASS_NAMES[c] for c in scene.classes]
+    right = np.mean([a == b for a, b in zip(codes, truth)])
+    assert len(codes) == len(truth) and ((p >= 0) & (p <= 1)).all()
+    assert right >= 0.6, f"reader named {right:.0%} of {len(truth)} true boxes"

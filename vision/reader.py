@@ -1,0 +1,113 @@
+"""The index reader: rank and suit of a corner index from a crop around its box (ONNX Runtime, no torch).
+
+The detector (``vision/detector.py``) finds corner indices well but reads them poorly; the reader is a small
+CNN (``models/reader.onnx``, trained by ``scripts/train_reader.py`` on crops from ``datasets/crops.py``) that
+re-reads every box: a square window of :data:`WINDOW` x the box's longer side, resized to :data:`INPUT` px,
+gives probabilities over :data:`RANKS` (A-K, joker, or "no index") and the four suits.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from .classes import CLASS_ID, RANK_CODES, SUIT_CODES
+from .detections import Detections
+from .detector import ModelError
+
+MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
+DEFAULT_READER = MODELS_DIR / "reader.onnx"
+INPUT = 32  #: reader input size in pixels
+WINDOW = 1.25  #: crop side / the box's longer side
+RANKS = RANK_CODES + ("JK", "none")  #: the rank head's classes; "none" = not a corner index
+
+
+def code_of(rank: int, suit: int) -> str | None:
+    """Card code of a (rank index, suit index) pair; ``None`` for "no index"."""
+    if RANKS[rank] == "none":
+        return None
+    if RANKS[rank] == "JK":
+        return "JK"
+    return RANKS[rank] + SUIT_CODES[suit]
+
+
+def square_crop(image: np.ndarray, box, context: float, size: int) -> np.ndarray:
+    """A (size, size, 3) patch centred on ``box`` (x1, y1, x2, y2 px) with side ``context`` x its longer side.
+
+    Pixels outside the image are replicated from its border.
+    """
+    x1, y1, x2, y2 = (float(v) for v in box)
+    side = max(x2 - x1, y2 - y1, 2.0) * context
+    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+    s = size / side
+    M = np.array([[s, 0, size / 2 - s * cx], [0, s, size / 2 - s * cy]], np.float32)
+    interp = cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR
+    return cv2.warpAffine(image, M, (size, size), flags=interp, borderMode=cv2.BORDER_REPLICATE)
+
+
+@dataclass
+class IndexReader:
+    """Reads corner-index crops.
+
+    Args:
+        model: path to ``reader.onnx`` (input ``(n, 3, 32, 32)`` BGR in [0, 1]; outputs rank ``(n, 15)`` and
+            suit ``(n, 4)`` probabilities).
+        threads: ONNX Runtime intra-op threads.
+
+    Raises:
+        FileNotFoundError: when the model file is missing.
+        vision.detector.ModelError: when it cannot be loaded.
+    """
+
+    model: str | Path = DEFAULT_READER
+    threads: int = 2
+
+    def __post_init__(self) -> None:
+        import onnxruntime as ort
+
+        path = Path(self.model)
+        if not path.is_file():
+            raise FileNotFoundError(f"index reader model not found: {path}")
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = self.threads
+        opts.log_severity_level = 3
+        try:
+            self._session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        except Exception as exc:  # onnxruntime raises its own types
+            raise ModelError(f"cannot load the index reader model {path}: {exc.__class__.__name__}") from exc
+
+    def read(self, image: np.ndarray, boxes: np.ndarray) -> tuple[list[str | None], np.ndarray, np.ndarray]:
+        """Read the indices in ``boxes`` ((n, 4) xyxy px) of a (H, W, 3) BGR image.
+
+        Returns:
+            (codes: card code or ``None`` for "no index", p_code (n,): probability of that code,
+            p_none (n,): probability that the box holds no index).
+        """
+        if not len(boxes):
+            return [], np.zeros(0, np.float32), np.zeros(0, np.float32)
+        crops = np.stack([square_crop(image, b, WINDOW, INPUT) for b in boxes])
+        x = crops.transpose(0, 3, 1, 2).astype(np.float32) / 255.0
+        rank_p, suit_p = self._session.run(None, {"crops": x})
+        r = rank_p.argmax(1)
+        s = suit_p.argmax(1)
+        codes = [code_of(int(a), int(b)) for a, b in zip(r, s)]
+        p = rank_p[np.arange(len(r)), r] * np.where(r < 13, suit_p[np.arange(len(s)), s], 1.0)
+        return codes, p.astype(np.float32), rank_p[:, -1].astype(np.float32)
+
+    def relabel(self, image: np.ndarray, dets: Detections, min_p: float = 0.0) -> Detections:
+        """Detections with each box's card code read by the reader; boxes read as "no index" are dropped.
+
+        The new confidence is the reader's probability of its code times the square root of the detector's
+        confidence (a box the detector barely saw needs a sure reading). Boxes under ``min_p`` are dropped.
+        """
+        codes, p, _ = self.read(image, dets.xyxy)
+        keep = np.array([c is not None for c in codes], bool)
+        conf = p * np.sqrt(dets.confidence)
+        keep &= conf >= min_p
+        if not keep.any():
+            return Detections.empty()
+        cls = np.array([CLASS_ID[c] if c else -1 for c in codes], np.int64)
+        return Detections(dets.xyxy[keep], conf[keep].astype(np.float32), cls[keep])

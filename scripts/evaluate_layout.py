@@ -45,7 +45,6 @@ from scorer.presets import get_rules  # noqa: E402
 from scorer.scoring import score_round  # noqa: E402
 from vision.classes import class_id  # noqa: E402
 from vision.detections import Detections, box_iou  # noqa: E402
-from vision.piles import PileKind  # noqa: E402
 from vision.table import read_side  # noqa: E402
 
 

@@ -54,7 +54,7 @@ def train(args: argparse.Namespace) -> Path:
 
     if args.resume:
         model = YOLO(str(args.resume))
-        results = model.train(resume=True)
+        model.train(resume=True)
         return Path(model.trainer.best)
 
     source = str(args.weights) if args.weights else args.model

@@ -11,3 +11,20 @@ def shared_dir() -> Path:
     if not SHARED.is_dir():
         pytest.skip("../shared is not present")
     return SHARED
+
+
+@pytest.fixture(scope="session")
+def anglo_deck():
+    """The 'anglo' deck (Debian aisleriot art, fetched once into the cache); skips when it cannot be fetched.
+
+    A failure after the fetch (rendering, index finding) is a bug and fails the test instead of skipping it.
+    """
+    pytest.importorskip("cv2")
+    pytest.importorskip("resvg_py")
+    from datasets import cardart
+
+    try:
+        cardart.fetch_cardart(sources=("aisleriot",), quiet=True)
+    except (RuntimeError, OSError) as exc:  # no network / no apt-get here
+        pytest.skip(f"card art not available: {exc}")
+    return cardart.load_deck("anglo")

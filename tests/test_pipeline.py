@@ -3,7 +3,6 @@
 Pure NumPy: runs without the vision extra. Rendered tables and the photo path of ``handfoot score`` are in
 ``test_photo_scoring.py``."""
 
-import json
 
 import numpy as np
 import pytest

@@ -37,21 +37,15 @@ def test_missing_reader_model(tmp_path):
 
 
 @pytest.mark.skipif(not Path(DEFAULT_READER).is_file(), reason="no shipped reader model")
-def test_shipped_reader_reads_true_boxes_of_a_rendered_table():
+def test_shipped_reader_reads_true_boxes_of_a_rendered_table(anglo_deck):
     """Wrapper test (colour order, crop geometry, output mapping): on a training design the reader must name
     most true corner boxes; accuracy proper is measured by scripts/evaluate.py (models/README.md)."""
     pytest.importorskip("onnxruntime")
-    pytest.importorskip("resvg_py")
-    from datasets import cardart
     from datasets.scenes import Pile, make_scene
     from vision.classes import CLASS_NAMES
     from vision.reader import IndexReader
 
-    try:
-        cardart.fetch_cardart(sources=("aisleriot",), quiet=True)
-    except (RuntimeError, OSError) as exc:  # no network / no apt-get here
-        pytest.skip(f"card art not available: {exc}")
-    deck = cardart.load_deck("anglo")
+    deck = anglo_deck
     scene = make_scene(3, [deck], size=(1280, 960), full_view=True, clutter=False,
                        piles=[Pile("meld", ["KH", "KS", "KD", "KC", "KH"]), Pile("meld", ["9H", "9S", "2D"]),
                               Pile("red_threes", ["3H", "3D"]), Pile("meld", ["AS", "AC", "JK"])])

@@ -8,7 +8,6 @@ import pytest
 pytest.importorskip("cv2")
 pytest.importorskip("resvg_py")
 
-from datasets import cardart  # noqa: E402
 from datasets.generate import generate, tiles_from_scene  # noqa: E402
 from datasets.scenes import MIN_VISIBLE, Pile, _visible_fraction, make_scene  # noqa: E402
 from scorer import get_rules, parse_cards  # noqa: E402
@@ -21,12 +20,9 @@ DESIGN = "anglo"
 
 
 @pytest.fixture(scope="module")
-def deck():
-    try:
-        cardart.fetch_cardart(sources=("aisleriot",), quiet=True)
-    except (RuntimeError, OSError) as exc:  # no network / no apt-get here
-        pytest.skip(f"card art not available: {exc}")
-    return cardart.load_deck(DESIGN)  # a failure here is a bug, not a skip
+def deck(anglo_deck):
+    assert DESIGN == "anglo"
+    return anglo_deck
 
 
 def test_scene_is_deterministic(deck):

@@ -98,21 +98,15 @@ def test_detect_command_json_and_errors(tmp_path, capsys):
 
 
 @pytest.mark.skipif(not Path(DEFAULT_MODEL).is_file(), reason="no shipped model")
-def test_shipped_model_finds_indices_in_a_rendered_scene():
+def test_shipped_model_finds_indices_in_a_rendered_scene(anglo_deck):
     """The wrapper's decode and back-scaling are right if predicted boxes land on the true index boxes.
 
     Localisation only (IoU >= 0.5 for most true indices at a low threshold): the first model reads few card
     classes right yet (models/README.md), and this test is about the wrapper, not accuracy.
     """
-    pytest.importorskip("resvg_py")
-    from datasets import cardart
     from datasets.scenes import Pile, make_scene
 
-    try:
-        cardart.fetch_cardart(sources=("aisleriot",), quiet=True)
-    except (RuntimeError, OSError) as exc:  # no network / no apt-get here
-        pytest.skip(f"card art not available: {exc}")
-    deck = cardart.load_deck("anglo")
+    deck = anglo_deck
     scene = make_scene(1, [deck], size=(640, 480), full_view=True, clutter=False,
                        piles=[Pile("meld", ["KH", "KS", "KD", "KC", "KH"]), Pile("meld", ["9H", "9S", "9D"])])
     det = CardDetector(imgsz=640, conf=0.05)(scene.image)

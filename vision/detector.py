@@ -30,6 +30,27 @@ class ImageError(ValueError):
     """An input that is not a readable image (missing, corrupt, truncated, not an image, too large)."""
 
 
+def onnx_session(model: str | Path, threads: int, what: str):
+    """An ONNX Runtime CPU session for ``model`` with ``threads`` intra-op threads.
+
+    Raises:
+        FileNotFoundError: when the file is missing; ModelError: when it cannot be loaded. ``what`` names the
+        model in the message ("detector", "index reader").
+    """
+    import onnxruntime as ort
+
+    path = Path(model)
+    if not path.is_file():
+        raise FileNotFoundError(f"{what} model not found: {path}")
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = threads
+    opts.log_severity_level = 3
+    try:
+        return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+    except Exception as exc:  # onnxruntime raises its own types (InvalidProtobuf, Fail, ...)
+        raise ModelError(f"cannot load the {what} model {path}: {exc.__class__.__name__}") from exc
+
+
 def load_image(path: str | Path) -> np.ndarray:
     """Read an image as (H, W, 3) uint8 BGR.
 
@@ -93,18 +114,7 @@ class CardDetector:
     threads: int = 2
 
     def __post_init__(self) -> None:
-        import onnxruntime as ort
-
-        path = Path(self.model)
-        if not path.is_file():
-            raise FileNotFoundError(f"detector model not found: {path}")
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = self.threads
-        opts.log_severity_level = 3
-        try:
-            self._session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
-        except Exception as exc:  # onnxruntime raises its own types (InvalidProtobuf, Fail, ...)
-            raise ModelError(f"cannot load the detector model {path}: {exc.__class__.__name__}") from exc
+        self._session = onnx_session(self.model, self.threads, "detector")
         self._input = self._session.get_inputs()[0].name
         shape = self._session.get_inputs()[0].shape
         self._fixed = tuple(shape[2:]) if all(isinstance(s, int) for s in shape[2:]) else None

@@ -16,7 +16,7 @@ import numpy as np
 
 from .classes import CLASS_ID, RANK_CODES, SUIT_CODES
 from .detections import Detections
-from .detector import ModelError
+from .detector import onnx_session
 
 MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
 DEFAULT_READER = MODELS_DIR / "reader.onnx"
@@ -66,18 +66,7 @@ class IndexReader:
     threads: int = 2
 
     def __post_init__(self) -> None:
-        import onnxruntime as ort
-
-        path = Path(self.model)
-        if not path.is_file():
-            raise FileNotFoundError(f"index reader model not found: {path}")
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = self.threads
-        opts.log_severity_level = 3
-        try:
-            self._session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
-        except Exception as exc:  # onnxruntime raises its own types
-            raise ModelError(f"cannot load the index reader model {path}: {exc.__class__.__name__}") from exc
+        self._session = onnx_session(self.model, self.threads, "index reader")
 
     def read(self, image: np.ndarray, boxes: np.ndarray) -> tuple[list[str | None], np.ndarray, np.ndarray]:
         """Read the indices in ``boxes`` ((n, 4) xyxy px) of a (H, W, 3) BGR image.

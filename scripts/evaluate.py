@@ -95,6 +95,23 @@ def runtime_map(pairs, detect) -> tuple[float, float]:
     return float(ap[:, 0].mean()), float(ap.mean())
 
 
+def reader_accuracy(pairs, reader: IndexReader) -> tuple[float, int]:
+    """Share of true corner boxes whose card code the reader gets right (the reader alone, perfect boxes)."""
+    right = total = 0
+    for path, rows in pairs:
+        rows = np.asarray(rows, np.float64).reshape(-1, 5)
+        if not len(rows):
+            continue
+        img = load_image(path)
+        H, W = img.shape[:2]
+        gt = np.column_stack([(rows[:, 1] - rows[:, 3] / 2) * W, (rows[:, 2] - rows[:, 4] / 2) * H,
+                              (rows[:, 1] + rows[:, 3] / 2) * W, (rows[:, 2] + rows[:, 4] / 2) * H])
+        codes, _, _ = reader.read(img, gt)
+        right += sum(c == CLASS_NAMES[int(t)] for c, t in zip(codes, rows[:, 0]))
+        total += len(rows)
+    return right / max(1, total), total
+
+
 def phone_corners_yaml(tmp: Path) -> Path:
     """A YOLO data set of the phone_corners val photos with labels remapped to our 53 classes (symlinks)."""
     names = realdata.phone_corners_classes()
@@ -223,6 +240,18 @@ def main(argv: list[str] | None = None) -> int:
             m50, m5095 = runtime_map(pairs, lambda img: detect(img, 0.001))
             figures["runtime_synthetic_heldout_map50"], figures["runtime_synthetic_heldout_map50_95"] = m50, m5095
             print(f"synthetic held-out designs ({len(pairs)} scenes): mAP50 {m50:.3f}  mAP50-95 {m5095:.3f}")
+    if reader:
+        names = realdata.phone_corners_classes()
+        acc, n = reader_accuracy([(p.path, realdata.phone_corners_labels(p, names)) for p in photos], reader)
+        figures["reader_phone_corners_val_true_boxes"] = acc
+        print(f"index reader on the true boxes of phone_corners val: code accuracy {acc:.3f} ({n} indices)")
+        if args.synthetic:
+            scenes = sorted((args.synthetic / "scenes" / "val" / "images").glob("*.jpg"))
+            acc, n = reader_accuracy([(im, np.loadtxt(im.parent.parent / "labels" / (im.stem + ".txt"), ndmin=2))
+                                      for im in scenes], reader)
+            figures["reader_synthetic_heldout_true_boxes"] = acc
+            print(f"index reader on the true boxes of the held-out synthetic scenes: code accuracy {acc:.3f} "
+                  f"({n} indices)")
     res = card_sets(detect, [(p.path, p.cards) for p in photos])
     figures["phone_corners_sets"] = report_sets(f"phone_corners val ({len(photos)} photos), per-photo card sets", res)
     pin = realdata.pinochle()

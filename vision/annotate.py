@@ -35,7 +35,7 @@ def _text(img: np.ndarray, text: str, org: tuple[int, int], scale: float, color,
 
 
 def _scale(img: np.ndarray) -> float:
-    return max(0.4, max(img.shape[:2]) / 1600)
+    return max(1.0, max(img.shape[:2]) / 1200)
 
 
 @dataclass
@@ -51,7 +51,7 @@ class CornerAnnotator:
             x1, y1, x2, y2 = (int(round(v)) for v in box)
             color = (255, 255, 255) if conf >= 0.5 else (150, 150, 150)
             cv2.rectangle(out, (x1, y1), (x2, y2), color, self.thickness, cv2.LINE_AA)
-            _text(out, code, (x1, max(10, y1 - 3)), 0.4 * s, color)
+            _text(out, code, (x1, max(10, y1 - 3)), 0.55 * s, color)
         return out
 
 

@@ -162,7 +162,7 @@ def _score_photos(args: argparse.Namespace) -> int:
         for note in notes:
             print(f"  - {note}")
     print("\nTo correct the reading: add --save-layout LAYOUT.json, fix that file, then run: "
-          "handfoot score LAYOUT.json")
+          "handfoot score LAYOUT.json (add --lenient while it still breaks the rules)")
     return 0
 
 

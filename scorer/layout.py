@@ -20,6 +20,8 @@ by hand::
 * ``left`` — cards still in each hand or foot, one list per packet (an unplayed foot too, red threes
   included: they are charged as red threes).
 * ``exact_deal`` — how many exact-cut / exact-grab bonuses the side earned (only where the rules have one).
+* ``loose`` — cards on the table that belong to no pile (a discard, a card the camera could not place): not
+  scored, but counted against the decks.
 
 Optional top-level keys: ``house_rules`` (rule fields to override, e.g. ``{"go_out_clean_books": 2}``).
 Unknown keys are refused so a typo never silently scores zero. See ``docs/layout.md``.
@@ -93,6 +95,9 @@ class TeamLayout(_Strict):
     red_threes: list[CardCode] = Field(default_factory=list)
     left: list[list[CardCode]] = Field(default_factory=list)
     exact_deal: int = Field(0, ge=0)
+    #: cards seen on the table that belong to no pile (the camera's "loose" cards): not scored, but counted
+    #: against the decks; kept so that correcting a reading is moving them, not retyping them
+    loose: list[CardCode] = Field(default_factory=list)
 
 
 class TableLayout(_Strict):

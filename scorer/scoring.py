@@ -410,7 +410,7 @@ def _deck_problems(layout: TableLayout, rules: Rules) -> list[Problem]:
     total = 0
     for team in layout.teams.values():
         cards: list[Card] = [c for m in team.melds for c in m] + list(team.red_threes)
-        cards += [c for packet in team.left for c in packet]
+        cards += [c for packet in team.left for c in packet] + list(team.loose)
         for book in team.squared_books:
             if book.cards is not None:
                 cards += book.cards

@@ -118,3 +118,16 @@ def test_pyramid_and_merge():
     b = Detections(a.xyxy + 1, np.array([0.5], np.float32), a.class_id)
     m = merge([a, b])
     assert len(m) == 1 and m.confidence[0] == pytest.approx(0.9)
+
+
+def test_loose_cards_are_kept_in_the_layout_but_not_scored():
+    from scorer import get_rules
+    from scorer.layout import TableLayout
+    from scorer.scoring import score_round
+
+    items = fan(["9H", "9S", "9D"], 100, 100) + [("QC", 600, 600)]  # one corner of a lone card: loose
+    team = read_side(dets(items), "A").team_layout()
+    assert team["loose"] == ["QC"]
+    scored = score_round(TableLayout.from_dict({"rules": "pagat", "round": 1, "teams": {"A": team}}),
+                         get_rules("pagat"), lenient=True).teams["A"]
+    assert scored.total == 3 * 10

@@ -29,8 +29,10 @@ KIND_COLORS = {
 
 
 def _text(img: np.ndarray, text: str, org: tuple[int, int], scale: float, color, thickness: int = 1) -> None:
-    """Text with a dark outline so it reads on any table."""
-    cv2.putText(img, text, org, cv2.FONT_HERSHEY_SIMPLEX, scale, (0, 0, 0), thickness + 2, cv2.LINE_AA)
+    """Text on a dark filled box so it reads on any table and over other labels."""
+    (w, h), base = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, thickness)
+    x, y = org
+    cv2.rectangle(img, (x - 2, y - h - 3), (x + w + 2, y + base), (30, 30, 30), -1)
     cv2.putText(img, text, org, cv2.FONT_HERSHEY_SIMPLEX, scale, color, thickness, cv2.LINE_AA)
 
 

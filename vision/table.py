@@ -45,11 +45,11 @@ class SideReading:
     @property
     def notes(self) -> list[str]:
         """Every doubt about this side's reading, one line each."""
-        return [f"{p.kind.value} {' '.join(p.codes)}: {n}" for p in self.piles for n in p.notes]
+        return [f"{p.kind.value} {' '.join(p.codes)}: {'; '.join(p.notes)}" for p in self.piles if p.notes]
 
     def team_layout(self) -> dict[str, Any]:
         """This side as a ``teams`` entry of the layout JSON (``docs/layout.md``)."""
-        team: dict[str, Any] = {"melds": [], "squared_books": [], "red_threes": [], "left": []}
+        team: dict[str, Any] = {"melds": [], "squared_books": [], "red_threes": [], "left": [], "loose": []}
         for p in self.piles:
             if p.kind is PileKind.MELD:
                 team["melds"].append(p.codes)
@@ -59,6 +59,8 @@ class SideReading:
                 team["red_threes"].extend(p.codes)
             elif p.kind is PileKind.LEFT:
                 team["left"].append(p.codes)
+            elif p.kind is PileKind.LOOSE:
+                team["loose"].extend(p.codes)
         return team
 
 
@@ -106,7 +108,7 @@ class TableReading:
             else:
                 teams[side.team] = t
         for team, packets in self.left.items():
-            teams.setdefault(team, {"melds": [], "squared_books": [], "red_threes": [], "left": []})
+            teams.setdefault(team, {"melds": [], "squared_books": [], "red_threes": [], "left": [], "loose": []})
             teams[team]["left"].extend(packets)
         return {"rules": self.rules, "round": self.round, "went_out": self.went_out, "teams": teams}
 

@@ -47,7 +47,7 @@ def merge(parts: list[Detections], iou: float = 0.5, agnostic: bool = False) -> 
 
 
 #: with the index reader, boxes down to this detector confidence are read (the detector finds indices it
-#: cannot name: on held-out designs 80 % of indices get a box at 0.05, 16 % at 0.25)
+#: cannot name: with the first model, 80 % of held-out-design indices got a box at 0.05, 16 % at 0.25)
 READER_BOX_CONF = 0.05
 
 

@@ -206,42 +206,35 @@ def _extract_tar(tf: tarfile.TarFile, dest: Path) -> None:
         tf.extractall(dest, members=members)
 
 
+def _fetch_with(tool: str, cmd: list[str], what: str, downloads: Path, pattern: str, hint: str = "") -> Path:
+    """Run ``cmd`` (``apt-get download`` / ``npm pack``) in ``downloads`` unless a file matching ``pattern`` is
+    already there; returns that file. Raises RuntimeError naming ``what`` on a missing tool, a timeout or a
+    failure."""
+    have = sorted(downloads.glob(pattern))
+    if have:
+        return have[-1]
+    if not shutil.which(tool):
+        raise RuntimeError(f"cannot download {what}: {tool} not found")
+    try:
+        r = subprocess.run(cmd, cwd=downloads, capture_output=True, text=True, timeout=_TIMEOUT_S)
+    except subprocess.TimeoutExpired as e:
+        raise RuntimeError(f"{' '.join(cmd[:2])} {what} timed out after {_TIMEOUT_S} s") from e
+    have = sorted(downloads.glob(pattern))
+    if r.returncode != 0 or not have:
+        raise RuntimeError(f"{' '.join(cmd[:2])} {what} failed (rc {r.returncode}): "
+                           f"{(r.stderr or r.stdout).strip()[-400:]}{hint}")
+    return have[-1]
+
+
 def _download(package: str, downloads: Path, quiet: bool) -> Path:
     group, kind, version = _PACKAGES[package]
     downloads.mkdir(parents=True, exist_ok=True)
     if kind == "deb":
-        have = sorted(downloads.glob(f"{package}_*.deb"))
-        if have:
-            return have[-1]
-        if not shutil.which("apt-get"):
-            raise RuntimeError(f"cannot download Debian package {package}: apt-get not found")
-        try:
-            r = subprocess.run(["apt-get", "download", package], cwd=downloads, capture_output=True, text=True,
-                               timeout=_TIMEOUT_S)
-        except subprocess.TimeoutExpired as e:
-            raise RuntimeError(f"apt-get download {package} timed out after {_TIMEOUT_S} s") from e
-        have = sorted(downloads.glob(f"{package}_*.deb"))
-        if r.returncode != 0 or not have:
-            raise RuntimeError(f"apt-get download {package} failed (rc {r.returncode}): "
-                               f"{(r.stderr or r.stdout).strip()[-400:]} -- try 'apt-get update' first")
-        return have[-1]
+        return _fetch_with("apt-get", ["apt-get", "download", package], f"Debian package {package}", downloads,
+                           f"{package}_*.deb", " -- try 'apt-get update' first")
     spec = f"{package}@{version}" if version else package
     stem = package.lstrip("@").replace("/", "-")
-    have = sorted(downloads.glob(f"{stem}-*.tgz"))
-    if have:
-        return have[-1]
-    if not shutil.which("npm"):
-        raise RuntimeError(f"cannot download npm package {package}: npm not found")
-    try:
-        r = subprocess.run(["npm", "pack", spec, "--silent"], cwd=downloads, capture_output=True, text=True,
-                           timeout=_TIMEOUT_S)
-    except subprocess.TimeoutExpired as e:
-        raise RuntimeError(f"npm pack {spec} timed out after {_TIMEOUT_S} s") from e
-    have = sorted(downloads.glob(f"{stem}-*.tgz"))
-    if r.returncode != 0 or not have:
-        raise RuntimeError(f"npm pack {spec} failed (rc {r.returncode}): {(r.stderr or r.stdout).strip()[-400:]}")
-    return have[-1]
-
+    return _fetch_with("npm", ["npm", "pack", spec, "--silent"], f"npm package {spec}", downloads, f"{stem}-*.tgz")
 
 def fetch_cardart(sources=("aisleriot", "kde", "npm"), cache_dir=None, quiet=False) -> Path:
     """Download and unpack the card-art packages of ``sources`` into ``<cache>/cardart/raw``.

@@ -24,6 +24,7 @@ import cv2
 import numpy as np
 
 from vision.classes import CLASS_NAMES
+from vision.detections import Detections
 from vision.reader import square_crop
 
 CONTEXT = 1.6  #: stored crop side / box's longer side
@@ -59,12 +60,10 @@ def build(folders: list[Path], negatives_per_image: float = 2.0, seed: int = 0,
                 continue
             n_img += 1
             H, W = img.shape[:2]
-            rows = [ln.split() for ln in lab_path.read_text().splitlines() if len(ln.split()) == 5]
-            boxes = []
-            for c, x, y, w, h in rows:
-                x, y, w, h = float(x) * W, float(y) * H, float(w) * W, float(h) * H
-                box = (x - w / 2, y - h / 2, x + w / 2, y + h / 2)
-                boxes.append(box)
+            rows = [[float(v) for v in ln.split()] for ln in lab_path.read_text().splitlines() if len(ln.split()) == 5]
+            truth = Detections.from_yolo(rows, W, H)
+            boxes = [tuple(b) for b in truth.xyxy]
+            for box, c in zip(boxes, truth.class_id):
                 crops.append(square_crop(img, box, CONTEXT, STORE))
                 labels.append(int(c))
             k = int(negatives_per_image) + (rng.random() < negatives_per_image % 1)

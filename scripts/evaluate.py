@@ -40,7 +40,7 @@ import numpy as np  # noqa: E402
 
 from datasets import realdata  # noqa: E402
 from vision.classes import CLASS_NAMES  # noqa: E402
-from vision.detections import box_iou  # noqa: E402
+from vision.detections import Detections, box_iou  # noqa: E402
 from vision.detector import CardDetector, load_image  # noqa: E402
 from vision.reader import IndexReader  # noqa: E402
 from vision.scales import READER_BOX_CONF, detect_multiscale  # noqa: E402
@@ -73,19 +73,15 @@ def runtime_map(pairs, detect) -> tuple[float, float]:
     tps, confs, pcls, tcls = [], [], [], []
     for path, rows in pairs:
         img = load_image(path)
-        H, W = img.shape[:2]
-        rows = np.asarray(rows, np.float64).reshape(-1, 5)
-        gt = np.column_stack([(rows[:, 1] - rows[:, 3] / 2) * W, (rows[:, 2] - rows[:, 4] / 2) * H,
-                              (rows[:, 1] + rows[:, 3] / 2) * W, (rows[:, 2] + rows[:, 4] / 2) * H])
+        truth = Detections.from_yolo(rows, img.shape[1], img.shape[0])
         det = detect(img)
-        order = np.argsort(-det.confidence)
-        det = det[order] if len(det) else det
-        tcls.append(rows[:, 0].astype(np.int64))
+        det = det[np.argsort(-det.confidence)] if len(det) else det
+        tcls.append(truth.class_id)
         if not len(det):
             continue
-        iou = torch.from_numpy(box_iou(gt, det.xyxy)) if len(gt) else torch.zeros((0, len(det)))
+        iou = torch.from_numpy(box_iou(truth.xyxy, det.xyxy))
         correct = BaseValidator.match_predictions(matcher, torch.from_numpy(det.class_id),
-                                                  torch.from_numpy(rows[:, 0].astype(np.int64)), iou)
+                                                  torch.from_numpy(truth.class_id), iou)
         tps.append(correct.numpy())
         confs.append(det.confidence)
         pcls.append(det.class_id)
@@ -99,16 +95,13 @@ def reader_accuracy(pairs, reader: IndexReader) -> tuple[float, int]:
     """Share of true corner boxes whose card code the reader gets right (the reader alone, perfect boxes)."""
     right = total = 0
     for path, rows in pairs:
-        rows = np.asarray(rows, np.float64).reshape(-1, 5)
         if not len(rows):
             continue
         img = load_image(path)
-        H, W = img.shape[:2]
-        gt = np.column_stack([(rows[:, 1] - rows[:, 3] / 2) * W, (rows[:, 2] - rows[:, 4] / 2) * H,
-                              (rows[:, 1] + rows[:, 3] / 2) * W, (rows[:, 2] + rows[:, 4] / 2) * H])
-        codes, _, _ = reader.read(img, gt)
-        right += sum(c == CLASS_NAMES[int(t)] for c, t in zip(codes, rows[:, 0]))
-        total += len(rows)
+        truth = Detections.from_yolo(rows, img.shape[1], img.shape[0])
+        codes, _, _ = reader.read(img, truth.xyxy)
+        right += sum(c == t for c, t in zip(codes, truth.codes))
+        total += len(truth)
     return right / max(1, total), total
 
 
@@ -169,17 +162,16 @@ def confusion(results, photos, names, threshold: float) -> Counter:
         if not rows or not len(det):
             continue
         img = load_image(photo.path)
-        H, W = img.shape[:2]
-        gt = np.array([[(x - w / 2) * W, (y - h / 2) * H, (x + w / 2) * W, (y + h / 2) * H] for _, x, y, w, h in rows])
-        keep = det.confidence >= threshold
-        if not keep.any():
+        truth = Detections.from_yolo(rows, img.shape[1], img.shape[0])
+        det = det[det.confidence >= threshold]
+        if not len(det):
             continue
-        m = box_iou(gt, det.xyxy[keep])
-        codes = [c for c, k in zip(det.codes, keep) if k]
-        for g, (cls, *_rest) in enumerate(rows):
+        m = box_iou(truth.xyxy, det.xyxy)
+        codes = det.codes
+        for g, true_code in enumerate(truth.codes):
             j = int(m[g].argmax())
-            if m[g, j] >= 0.5 and codes[j] != CLASS_NAMES[cls]:
-                pairs[(CLASS_NAMES[cls], codes[j])] += 1
+            if m[g, j] >= 0.5 and codes[j] != true_code:
+                pairs[(true_code, codes[j])] += 1
     return pairs
 
 

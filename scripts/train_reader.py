@@ -63,24 +63,20 @@ def build_model():
     return Reader()
 
 
-class Softmaxed:
-    """Wraps the reader for export: (N, 3, INPUT, INPUT) float BGR in [0, 1] -> rank probs, suit probs."""
+def with_softmax(model):
+    """The reader for export: (N, 3, INPUT, INPUT) float BGR in [0, 1] -> (rank probs, suit probs)."""
+    import torch
 
-    @staticmethod
-    def make(model):
-        import torch
-        import torch.nn as nn
+    class Exported(torch.nn.Module):
+        def __init__(self, m):
+            super().__init__()
+            self.m = m
 
-        class M(nn.Module):
-            def __init__(self, m):
-                super().__init__()
-                self.m = m
+        def forward(self, x):
+            r, s = self.m(x)
+            return torch.softmax(r, 1), torch.softmax(s, 1)
 
-            def forward(self, x):
-                r, s = self.m(x)
-                return torch.softmax(r, 1), torch.softmax(s, 1)
-
-        return M(model)
+    return Exported(model)
 
 
 def augment(batch, rng: np.random.Generator, train: bool):
@@ -215,7 +211,7 @@ def export(model, path: Path) -> None:
     import torch
 
     model.eval()
-    wrapped = Softmaxed.make(model)
+    wrapped = with_softmax(model)
     dummy = torch.zeros(1, 3, INPUT, INPUT)
     torch.onnx.export(wrapped, dummy, str(path), input_names=["crops"], output_names=["rank", "suit"],
                       dynamic_axes={"crops": {0: "n"}, "rank": {0: "n"}, "suit": {0: "n"}}, opset_version=17,

@@ -8,7 +8,6 @@ import pytest
 cv2 = pytest.importorskip("cv2")
 pytest.importorskip("onnxruntime")
 
-from vision.classes import class_id  # noqa: E402
 from vision.detections import Detections  # noqa: E402
 from vision.table import read_side  # noqa: E402
 
@@ -20,13 +19,8 @@ def deck(anglo_deck):
 
 
 def _oracle(scene):
-    boxes, cls = [], []
-    for card in scene.cards:
-        for b in card["index_boxes_px"]:
-            boxes.append(b)
-            cls.append(class_id(card["code"]))
-    return Detections(np.array(boxes, np.float32).reshape(-1, 4), np.ones(len(boxes), np.float32),
-                      np.array(cls, np.int64))
+    """The rendered scene's true corner boxes as detections (confidence 1)."""
+    return Detections(scene.boxes, np.ones(len(scene.boxes), np.float32), scene.classes)
 
 
 def test_true_corners_of_a_rendered_table_give_its_layout(deck):

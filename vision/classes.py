@@ -24,3 +24,8 @@ def class_id(code: str) -> int:
     if code in ("RJ", "BJ", "RED JOKER", "BLACK JOKER", "JOKER"):
         code = "JK"
     return CLASS_ID[code]
+
+
+def rank_of(code: str) -> str:
+    """The rank part of a card code: ``"10"`` for ``"10S"``, ``"JK"`` for a joker."""
+    return code if code == "JK" else code[:-1]

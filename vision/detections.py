@@ -44,6 +44,17 @@ class Detections:
                              f"{self.class_id.shape}")
 
     @classmethod
+    def from_yolo(cls, rows, width: int, height: int) -> "Detections":
+        """Adapter from YOLO label rows ``(m, 5)``: ``class cx cy w h`` normalised to the image, confidence 1.
+
+        ``width`` and ``height`` are the image's size in pixels; boxes come back in pixels.
+        """
+        r = np.asarray(rows, np.float64).reshape(-1, 5)
+        cx, cy, w, h = r[:, 1] * width, r[:, 2] * height, r[:, 3] * width, r[:, 4] * height
+        xyxy = np.column_stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2]).astype(np.float32)
+        return cls(xyxy, np.ones(len(r), np.float32), r[:, 0].astype(np.int64))
+
+    @classmethod
     def empty(cls) -> "Detections":
         return cls(np.zeros((0, 4), np.float32), np.zeros(0, np.float32), np.zeros(0, np.int64))
 

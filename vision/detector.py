@@ -77,16 +77,23 @@ def load_image(path: str | Path) -> np.ndarray:
     return img
 
 
-def letterbox(image: np.ndarray, imgsz: int) -> tuple[np.ndarray, float, tuple[int, int]]:
-    """Scale the long side to ``imgsz`` and pad both sides up to multiples of 32 (grey 114).
+def letterbox(image: np.ndarray, imgsz: int, shape: tuple[int, int] | None = None
+              ) -> tuple[np.ndarray, float, tuple[int, int]]:
+    """Scale the long side to ``imgsz`` and pad both sides up to multiples of 32 (grey 114); with ``shape``
+    (H, W), a model's fixed input size, fit the image inside it instead and pad to exactly that size.
 
     Returns (padded image, scale, (pad_x, pad_y)); original = (model - pad) / scale.
     """
     h, w = image.shape[:2]
-    r = imgsz / max(h, w)
-    nw, nh = max(32, int(round(w * r))), max(32, int(round(h * r)))
+    if shape:
+        H, W = shape
+        r = min(W / w, H / h)
+        nw, nh = int(round(w * r)), int(round(h * r))
+    else:
+        r = imgsz / max(h, w)
+        nw, nh = max(32, int(round(w * r))), max(32, int(round(h * r)))
+        W, H = int(np.ceil(nw / 32) * 32), int(np.ceil(nh / 32) * 32)
     resized = cv2.resize(image, (nw, nh), interpolation=cv2.INTER_AREA if r < 1 else cv2.INTER_LINEAR)
-    W, H = int(np.ceil(nw / 32) * 32), int(np.ceil(nh / 32) * 32)
     px, py = (W - nw) // 2, (H - nh) // 2
     out = cv2.copyMakeBorder(resized, py, H - nh - py, px, W - nw - px, cv2.BORDER_CONSTANT, value=(114, 114, 114))
     return out, r, (px, py)
@@ -129,24 +136,10 @@ class CardDetector:
 
         ``imgsz`` overrides the inference size (long side, pixels, multiple of 32) for this call.
         """
-        if self._fixed:
-            x, r, (px, py) = self._letterbox_fixed(image)
-        else:
-            x, r, (px, py) = letterbox(image, imgsz or self.imgsz)
+        x, r, (px, py) = letterbox(image, imgsz or self.imgsz, self._fixed)
         blob = cv2.dnn.blobFromImage(x, 1 / 255.0, swapRB=True)
         out = self._session.run(None, {self._input: blob})[0][0]  # (4 + nc, N)
         return self._decode(out, r, px, py, image.shape[1], image.shape[0])
-
-    def _letterbox_fixed(self, image: np.ndarray):
-        H, W = self._fixed
-        h, w = image.shape[:2]
-        r = min(W / w, H / h)
-        nw, nh = int(round(w * r)), int(round(h * r))
-        resized = cv2.resize(image, (nw, nh), interpolation=cv2.INTER_AREA if r < 1 else cv2.INTER_LINEAR)
-        px, py = (W - nw) // 2, (H - nh) // 2
-        out = cv2.copyMakeBorder(resized, py, H - nh - py, px, W - nw - px, cv2.BORDER_CONSTANT,
-                                 value=(114, 114, 114))
-        return out, r, (px, py)
 
     def _decode(self, out: np.ndarray, r: float, px: int, py: int, width: int, height: int) -> Detections:
         scores = out[4:4 + len(CLASS_NAMES)]

@@ -19,10 +19,12 @@ taking the candidates closest to the photo's typical card diagonal first.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from .classes import rank_of
 from .detections import Detections
 
 #: pairing range of centre distance / index size (1st-99th percentile of true pairs, widened)
@@ -98,10 +100,6 @@ def _segment_blocked(a: np.ndarray, b: np.ndarray, others: np.ndarray, clearance
     return bool((np.linalg.norm(others[inner] - proj, axis=1) < clearance).any())
 
 
-def _rank(code: str) -> str:
-    return code[:-1] if code != "JK" else code
-
-
 def _chain_continues(a: np.ndarray, b: np.ndarray, others: np.ndarray, tolerance: float) -> bool:
     """True when an index of ``others`` lies at ``a - (b - a)`` or ``b + (b - a)``: steps of a fan, not a diagonal."""
     if not len(others):
@@ -123,10 +121,8 @@ def _typical_ratio(candidates: list[tuple[float, int, int]], codes: list[str], c
     Otherwise it is the median over pairs that have no rival candidate (ratio at least
     :data:`STANDARD_MIN_RATIO`), or :data:`PAIR_TYPICAL` when there are fewer than two.
     """
-    seen: dict[str, int] = {}
-    for c in codes:
-        seen[c] = seen.get(c, 0) + 1
-    ranks = [_rank(c) for c in codes]
+    seen = Counter(codes)
+    ranks = [rank_of(c) for c in codes]
     isolated = []
     for ratio, i, j in candidates:
         if seen[codes[i]] != 2:
@@ -138,7 +134,8 @@ def _typical_ratio(candidates: list[tuple[float, int, int]], codes: list[str], c
             isolated.append(ratio)
     if len(isolated) >= 2 and np.median(isolated) < BIG_INDEX_RATIO:
         return float(np.median(isolated))  # a deck with big (jumbo) indices
-    clear = [r for r, i, j in candidates if sum(i in (a, b) or j in (a, b) for _, a, b in candidates) == 1]
+    rivals = Counter(k for _, i, j in candidates for k in (i, j))  # candidate pairs each index is in
+    clear = [r for r, i, j in candidates if rivals[i] == 1 and rivals[j] == 1]
     if len(clear) >= 2 and not isolated and np.median(clear) < BIG_INDEX_RATIO:
         return float(np.median(clear))  # no isolated pair; the unrivalled pairs say big indices
     clear = [r for r in clear if r >= STANDARD_MIN_RATIO]
@@ -162,6 +159,7 @@ def pair_corners(dets: Detections) -> list[CardInstance]:
     centers = np.column_stack([(xyxy[:, 0] + xyxy[:, 2]) / 2, (xyxy[:, 1] + xyxy[:, 3]) / 2])
     sizes = _sizes(xyxy)
     codes = dets.codes
+    ranks = np.array([rank_of(c) for c in codes])
     candidates: list[tuple[float, int, int]] = []  # (ratio, i, j)
     by_code: dict[str, list[int]] = {}
     for i, c in enumerate(codes):
@@ -179,7 +177,8 @@ def pair_corners(dets: Detections) -> list[CardInstance]:
                 others = np.delete(centers, [i, j], axis=0)
                 if _segment_blocked(centers[i], centers[j], others, SEGMENT_CLEARANCE * s):
                     continue
-                same_rank = np.array([k not in (i, j) and _rank(codes[k]) == _rank(codes[i]) for k in range(n)])
+                same_rank = ranks == ranks[i]
+                same_rank[[i, j]] = False
                 if _chain_continues(centers[i], centers[j], centers[same_rank], CHAIN_TOLERANCE * s):
                     continue
                 candidates.append((ratio, i, j))

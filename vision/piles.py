@@ -28,6 +28,7 @@ from enum import Enum
 
 import numpy as np
 
+from .classes import rank_of
 from .instances import CardInstance
 
 #: link distance between compatible cards, in card heights (a fan's step is 0.25-0.40 of a card's height;
@@ -78,13 +79,15 @@ class Pile:
 
 
 def _key(code: str) -> str | None:
-    """Natural rank of a card, ``None`` for a wild (two or joker)."""
-    if code == "JK" or code.startswith("2"):
-        return None
-    return code[:-1]
+    """A card's cluster key: its natural rank, ``"3R"`` for a red three, ``None`` for a wild (two or joker)."""
+    if is_red_three(code):
+        return "3R"
+    rank = rank_of(code)
+    return None if rank in ("JK", "2") else rank
 
 
 def is_red_three(code: str) -> bool:
+    """3♥ or 3♦ (seed 000 "Red threes": laid out on the table, never melded)."""
     return code in ("3H", "3D")
 
 
@@ -137,27 +140,22 @@ def _distances(cards: list[CardInstance], keys: list[str | None], any_rank: bool
     another pile and must not join the two.
     """
     n = len(cards)
-    pts = [c.centers for c in cards]
-    raw = np.full((n, n, 2), np.inf)  # raw[i, j, k]: from index k of card i to the nearest index of card j
+    pts = np.concatenate([c.centers for c in cards])  # (m, 2) every index
+    owner = np.repeat(np.arange(n), [len(c.centers) for c in cards])  # (m,) card of each index
+    dist = np.linalg.norm(pts[:, None, :] - pts[None, :, :], axis=-1)  # (m, m)
+    if any_rank:
+        linkable = owner[:, None] != owner[None, :]
+    else:
+        comp = np.array([[_compatible(a, b) for b in keys] for a in keys])  # (n, n)
+        linkable = comp[owner][:, owner] & (owner[:, None] != owner[None, :])
+    nearest = np.where(linkable, dist, np.inf).min(1)  # (m,) each index to the nearest linkable index
+    anchor = np.empty(n, np.int64)  # index row of each card's anchor
     for i in range(n):
-        for j in range(n):
-            if i != j:
-                diff = pts[i][:, None, :] - pts[j][None, :, :]
-                dd = np.sqrt((diff ** 2).sum(-1)).min(1)
-                raw[i, j, : len(dd)] = dd
-    anchor = np.zeros(n, np.int64)
-    for i in range(n):
-        if len(pts[i]) == 2:
-            comp = [j for j in range(n) if j != i and (any_rank or _compatible(keys[i], keys[j]))]
-            if comp:
-                anchor[i] = int(np.argmin(raw[i, comp].min(0)))
-    d = np.full((n, n), np.inf)
-    for i in range(n):
-        for j in range(i + 1, n):
-            a = pts[i][anchor[i]]
-            b = pts[j][anchor[j]]
-            v = float(np.linalg.norm(a - b)) / ((cards[i].card_height + cards[j].card_height) / 2)
-            d[i, j] = d[j, i] = v
+        rows = np.flatnonzero(owner == i)
+        anchor[i] = rows[np.argmin(nearest[rows])]
+    heights = np.array([c.card_height for c in cards])
+    d = dist[anchor][:, anchor] / ((heights[:, None] + heights[None, :]) / 2)
+    np.fill_diagonal(d, np.inf)
     return d
 
 
@@ -187,7 +185,7 @@ def group_piles(cards: list[CardInstance]) -> list[Pile]:
     """
     if not cards:
         return []
-    keys = [("3R" if is_red_three(c.code) else _key(c.code)) for c in cards]
+    keys = [_key(c.code) for c in cards]
     uf = _Clusters(keys)
     dist = _distances(cards, keys)
     iu, ju = np.triu_indices(len(cards), 1)

@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """Evaluate the shipped corner-index models; prints every figure in one run.
 
-Detector alone (``models/cards.pt``, its own 53 classes), with Ultralytics val:
+Detector alone (``models/cards.pt``), with Ultralytics val:
 1. mAP50 and mAP50-95 on synthetic scenes of the held-out deck designs (full resolution, ``--synthetic``);
 2. mAP50 on the held-out (``val``) split of ``../shared/realdata/phone_corners``.
+Both as *index localisation* (class-agnostic: is there an index here, whatever its code; Ultralytics
+``single_cls``) and, for a detector that names card codes (53 classes), with its own codes. A one-class
+detector (``scripts/train.py --single-cls``) only finds indices: the reader names them.
 
 The runtime path, as ``handfoot`` runs it (ONNX Runtime: image pyramid, detector boxes, and each box re-read
 by the index reader ``models/reader.onnx`` when present):
@@ -48,11 +51,12 @@ from vision.scales import READER_BOX_CONF, detect_multiscale  # noqa: E402
 THRESHOLDS = (0.1, 0.15, 0.25, 0.35, 0.5, 0.65, 0.8)
 
 
-def ultralytics_map(weights: Path, data_yaml: Path, imgsz: int) -> tuple[float, float]:
+def ultralytics_map(weights: Path, data_yaml: Path, imgsz: int, single_cls: bool = False) -> tuple[float, float]:
+    """Ultralytics val of ``weights``: (mAP50, mAP50-95); ``single_cls``: every class as one (localisation)."""
     from ultralytics import YOLO
 
     m = YOLO(str(weights)).val(data=str(data_yaml), imgsz=imgsz, batch=4, plots=False, verbose=False,
-                               conf=0.001, iou=0.6, device="cpu", rect=True, workers=0,
+                               conf=0.001, iou=0.6, device="cpu", rect=True, workers=0, single_cls=single_cls,
                                project=tempfile.mkdtemp(), name="val")
     return float(m.box.map50), float(m.box.map)
 
@@ -192,18 +196,28 @@ def main(argv: list[str] | None = None) -> int:
     figures: dict = {}
 
     if not args.skip_map:
-        print("-- detector alone (Ultralytics val, its own card codes)")
-        if args.synthetic:
-            yaml = args.synthetic / "data.yaml"
-            m50, m5095 = ultralytics_map(args.weights, yaml, args.synthetic_imgsz)
-            figures["synthetic_heldout_map50"], figures["synthetic_heldout_map50_95"] = m50, m5095
-            print(f"synthetic held-out designs: mAP50 {m50:.3f}  mAP50-95 {m5095:.3f}  (imgsz {args.synthetic_imgsz})")
-        with tempfile.TemporaryDirectory() as tmp:
-            m50, _ = ultralytics_map(args.weights, phone_corners_yaml(Path(tmp)), args.real_imgsz)
-        figures["phone_corners_val_map50"] = m50
-        print(f"phone_corners val split: mAP50 {m50:.3f}")
+        from ultralytics import YOLO
+
+        names_cards = YOLO(str(args.weights)).model.nc == len(CLASS_NAMES)
+        for agnostic in (True, False) if names_cards else (True,):
+            what = "index localisation (class-agnostic)" if agnostic else "its own card codes"
+            key = "_agnostic" if agnostic else ""
+            print(f"-- detector alone (Ultralytics val): {what}")
+            if args.synthetic:
+                yaml = args.synthetic / "data.yaml"
+                m50, m5095 = ultralytics_map(args.weights, yaml, args.synthetic_imgsz, agnostic)
+                figures[f"synthetic_heldout_map50{key}"], figures[f"synthetic_heldout_map50_95{key}"] = m50, m5095
+                print(f"synthetic held-out designs: mAP50 {m50:.3f}  mAP50-95 {m5095:.3f}  "
+                      f"(imgsz {args.synthetic_imgsz})")
+            with tempfile.TemporaryDirectory() as tmp:
+                m50, _ = ultralytics_map(args.weights, phone_corners_yaml(Path(tmp)), args.real_imgsz, agnostic)
+            figures[f"phone_corners_val_map50{key}"] = m50
+            print(f"phone_corners val split: mAP50 {m50:.3f}")
 
     reader = None if args.no_reader or not args.reader.is_file() else IndexReader(args.reader)
+    if not reader and not CardDetector(args.onnx).names_cards:
+        print(f"error: {args.onnx} finds indices without naming them; the runtime path needs the index reader")
+        return 1
     if reader:
         boxes = CardDetector(args.onnx, conf=READER_BOX_CONF)
 

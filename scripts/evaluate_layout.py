@@ -223,7 +223,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--conf", type=float, default=0.35)
     ap.add_argument("--reader", type=Path, help="index reader model (default: models/reader.onnx when present)")
     ap.add_argument("--no-reader", action="store_true", help="use the detector's own card codes")
-    ap.add_argument("--upscale", type=float, default=1.0, help="enlarge photos by this factor first (pyramid top)")
+    ap.add_argument("--no-context", action="store_true", help="read each index alone (no fan context)")
+    ap.add_argument("--upscale", type=float, default=None,
+                    help="enlarge photos by this factor first (pyramid top); default: decided from the indices found")
     ap.add_argument("--real", type=Path, help="a folder of real photos to read (no ground truth)")
     ap.add_argument("--annotate-out", type=Path, help="with --real: write annotated photos here")
     ap.add_argument("--json", type=Path, help="also write the figures to this file")
@@ -255,7 +257,8 @@ def main(argv: list[str] | None = None) -> int:
         else:
             image = load_image(args.scenes / "images" / doc["image"])
             start = time.perf_counter()
-            dets = detect_multiscale(detector, image, upscale=args.upscale, reader=reader, conf=args.conf)
+            dets = detect_multiscale(detector, image, upscale=args.upscale, reader=reader, conf=args.conf,
+                                     context=not args.no_context)
             seconds.append(time.perf_counter() - start)
             owners = assign_owners(dets, doc)
         evaluate_scene(doc, dets, owners, stats, failures)

@@ -7,6 +7,8 @@ Examples::
     python scripts/train.py --data data/synth/data.yaml --model yolo11n.yaml --time 1.0 --imgsz 320
     # continue from the shipped weights with new data
     python scripts/train.py --data data/more/data.yaml --weights models/cards.pt --epochs 10
+    # a class-agnostic index finder (the reader names the indices), from the 53-class weights
+    python scripts/train.py --data data/mix/data.yaml --weights models/cards.pt --single-cls --time 1.3
     # then export and copy into models/
     python scripts/train.py --ship runs/cards/train/weights/best.pt
 
@@ -68,7 +70,7 @@ def train(args: argparse.Namespace) -> Path:
         cos_lr=True, close_mosaic=max(1, args.epochs // 10), warmup_epochs=1.0 if fine_tune else 3.0,
         # card indices must not be mirrored; rotation and perspective come from the generator
         fliplr=0.0, flipud=0.0, degrees=0.0, mosaic=args.mosaic, scale=0.4, translate=0.1,
-        hsv_h=0.02, hsv_s=0.6, hsv_v=0.4, amp=cuda, cache=args.cache,
+        hsv_h=0.02, hsv_s=0.6, hsv_v=0.4, amp=cuda, cache=args.cache, single_cls=args.single_cls,
     )
     if args.time:
         params["time"] = args.time
@@ -119,6 +121,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--optimizer", default="SGD")
     ap.add_argument("--lr0", type=float, default=None)
     ap.add_argument("--mosaic", type=float, default=1.0)
+    ap.add_argument("--single-cls", action="store_true",
+                    help="one class, 'corner index': the detector only finds indices, the index reader names "
+                         "them (from --weights, every layer but the class head is kept)")
     ap.add_argument("--fraction", type=float, default=1.0)
     ap.add_argument("--cache", default=False, help="cache images: ram/disk/False")
     ap.add_argument("--device", default=None, help="cpu, 0, ... (default: CUDA if present)")

@@ -104,7 +104,8 @@ class CardDetector:
     """Corner-index detector.
 
     Args:
-        model: path to the ONNX model (53 classes, YOLO output ``(1, 4 + 53, N)``).
+        model: path to the ONNX model: YOLO output ``(1, 4 + nc, N)`` with nc = 53 (one class per card code) or
+            nc = 1 (a class-agnostic index finder: the index reader names what it finds; see :attr:`names_cards`).
         imgsz: inference size of the long side in pixels (multiple of 32).
         conf: minimum class confidence; iou: NMS IoU threshold (per class).
         threads: ONNX Runtime intra-op threads.
@@ -125,6 +126,17 @@ class CardDetector:
         self._input = self._session.get_inputs()[0].name
         shape = self._session.get_inputs()[0].shape
         self._fixed = tuple(shape[2:]) if all(isinstance(s, int) for s in shape[2:]) else None
+        channels = self._session.get_outputs()[0].shape[1]
+        self._nc = channels - 4 if isinstance(channels, int) else len(CLASS_NAMES)
+        if self._nc not in (1, len(CLASS_NAMES)):
+            raise ModelError(f"cannot use the detector model {self.model}: {self._nc} classes (expected "
+                             f"{len(CLASS_NAMES)} card codes, or 1 for an index finder)")
+
+    @property
+    def names_cards(self) -> bool:
+        """True when the model names card codes; False for a one-class index finder, whose detections all have
+        class 0 until :class:`vision.reader.IndexReader` names them."""
+        return self._nc == len(CLASS_NAMES)
 
     @property
     def fixed_size(self) -> tuple[int, int] | None:
@@ -142,7 +154,7 @@ class CardDetector:
         return self._decode(out, r, px, py, image.shape[1], image.shape[0])
 
     def _decode(self, out: np.ndarray, r: float, px: int, py: int, width: int, height: int) -> Detections:
-        scores = out[4:4 + len(CLASS_NAMES)]
+        scores = out[4:4 + self._nc]
         cls = scores.argmax(0)
         conf = scores[cls, np.arange(scores.shape[1])]
         keep = conf >= self.conf

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from .annotate import CornerAnnotator, PileAnnotator, TotalsAnnotator
-from .detector import CardDetector, load_image
+from .detector import CardDetector, ModelError, load_image
 from .reader import DEFAULT_READER, IndexReader
 from .scales import READER_BOX_CONF
 from .scales import detect_multiscale
@@ -40,7 +40,7 @@ class PhotoReading:
 
 
 def read_photos(paths: list[Path], detector: CardDetector, teams: list[str] | None = None,
-                split: str | None = None, max_side: int = 2560, upscale: float = 1.0,
+                split: str | None = None, max_side: int = 2560, upscale: float | None = None,
                 reader=None, conf: float | None = None) -> list[PhotoReading]:
     """Read every photo: photo *k* is team ``teams[k]`` (default ``A``, ``B``, ...).
 
@@ -82,12 +82,16 @@ def load_models(model: str | Path | None = None, reader: str | Path | None = Non
 
     Raises:
         FileNotFoundError: a model file that was asked for by name is missing.
-        vision.detector.ModelError: a model file that cannot be loaded.
+        vision.detector.ModelError: a model file that cannot be loaded, or a one-class detector
+            (:attr:`CardDetector.names_cards` False) without the reader.
     """
     reader_path = Path(reader) if reader else DEFAULT_READER
     use_reader = reader_path.is_file() or reader is not None
     kw = {"model": model} if model else {}
     detector = CardDetector(**kw, conf=READER_BOX_CONF if use_reader else conf)
+    if not use_reader and not detector.names_cards:
+        raise ModelError(f"the detector {detector.model} finds corner indices without naming them; it needs the "
+                         f"index reader ({reader_path} is missing)")
     return detector, (IndexReader(reader_path) if use_reader else None)
 
 

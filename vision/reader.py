@@ -15,6 +15,7 @@ import cv2
 import numpy as np
 
 from .classes import CLASS_ID, RANK_CODES, SUIT_CODES
+from .context import fan_context
 from .detections import Detections
 from .detector import onnx_session
 
@@ -68,35 +69,63 @@ class IndexReader:
     def __post_init__(self) -> None:
         self._session = onnx_session(self.model, self.threads, "index reader")
 
+    def probabilities(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Rank ``(n, 15)`` (:data:`RANKS`) and suit ``(n, 4)`` probabilities of the indices in ``boxes``
+        ((n, 4) xyxy px) of a (H, W, 3) BGR image."""
+        if not len(boxes):
+            return np.zeros((0, len(RANKS)), np.float32), np.zeros((0, 4), np.float32)
+        crops = np.stack([square_crop(image, b, WINDOW, INPUT) for b in boxes])
+        x = crops.transpose(0, 3, 1, 2).astype(np.float32) / 255.0
+        rank_p, suit_p = self._session.run(None, {"crops": x})
+        return rank_p, suit_p
+
     def read(self, image: np.ndarray, boxes: np.ndarray) -> tuple[list[str | None], np.ndarray, np.ndarray]:
-        """Read the indices in ``boxes`` ((n, 4) xyxy px) of a (H, W, 3) BGR image.
+        """Read the indices in ``boxes`` ((n, 4) xyxy px) of a (H, W, 3) BGR image, each alone.
 
         Returns:
             (codes: card code or ``None`` for "no index", p_code (n,): probability of that code,
             p_none (n,): probability that the box holds no index).
         """
-        if not len(boxes):
-            return [], np.zeros(0, np.float32), np.zeros(0, np.float32)
-        crops = np.stack([square_crop(image, b, WINDOW, INPUT) for b in boxes])
-        x = crops.transpose(0, 3, 1, 2).astype(np.float32) / 255.0
-        rank_p, suit_p = self._session.run(None, {"crops": x})
-        r = rank_p.argmax(1)
-        s = suit_p.argmax(1)
-        codes = [code_of(int(a), int(b)) for a, b in zip(r, s)]
-        p = rank_p[np.arange(len(r)), r] * np.where(r < 13, suit_p[np.arange(len(s)), s], 1.0)
-        return codes, p.astype(np.float32), rank_p[:, -1].astype(np.float32)
+        rank_p, suit_p = self.probabilities(image, boxes)
+        r, s = rank_p.argmax(1), suit_p.argmax(1)
+        return _codes(r, s), _p_code(rank_p, suit_p, r, s), rank_p[:, -1].astype(np.float32)
 
-    def relabel(self, image: np.ndarray, dets: Detections, min_p: float = 0.0) -> Detections:
+    def relabel(self, image: np.ndarray, dets: Detections, min_p: float = 0.0, context: bool = True
+                ) -> Detections:
         """Detections with each box's card code read by the reader; boxes read as "no index" are dropped.
 
         The new confidence is the reader's probability of its code times the square root of the detector's
-        confidence (a box the detector barely saw needs a sure reading). Boxes under ``min_p`` are dropped.
+        confidence (a box the detector barely saw needs a sure reading). With ``context``, ranks are read with
+        their fan's help (:func:`vision.context.fan_context`); an index whose rank came from its fan gets the
+        probability that it is an index at all (1 - P(no index)) in place of its rank's probability, and
+        ``data["read_as"]`` holds the reader's own code for it (``""`` elsewhere). Boxes whose confidence is
+        under ``min_p`` are dropped.
         """
-        codes, p, _ = self.read(image, dets.xyxy)
+        rank_p, suit_p = self.probabilities(image, dets.xyxy)
+        s = suit_p.argmax(1)
+        r = rank_p.argmax(1)
+        changed = np.zeros(len(r), bool)
+        if context:
+            r, changed = fan_context(dets.xyxy, rank_p)
+        codes = _codes(r, s)
+        p = _p_code(rank_p, suit_p, r, s)
+        p = np.where(changed, (1.0 - rank_p[:, -1]) * np.where(r < 13, suit_p.max(1), 1.0), p)
         keep = np.array([c is not None for c in codes], bool)
         conf = p * np.sqrt(dets.confidence)
         keep &= conf >= min_p
         if not keep.any():
             return Detections.empty()
+        own = _codes(rank_p.argmax(1), s)
+        read_as = np.array([o if ch else "" for o, ch in zip(own, changed)], dtype=object)
         cls = np.array([CLASS_ID[c] if c else -1 for c in codes], np.int64)
-        return Detections(dets.xyxy[keep], conf[keep].astype(np.float32), cls[keep])
+        return Detections(dets.xyxy[keep], conf[keep].astype(np.float32), cls[keep], {"read_as": read_as[keep]})
+
+
+def _codes(rank: np.ndarray, suit: np.ndarray) -> list[str | None]:
+    return [code_of(int(a), int(b)) for a, b in zip(rank, suit)]
+
+
+def _p_code(rank_p: np.ndarray, suit_p: np.ndarray, rank: np.ndarray, suit: np.ndarray) -> np.ndarray:
+    """Probability of each (rank, suit) reading: the rank's times the suit's (a joker has no suit)."""
+    i = np.arange(len(rank))
+    return (rank_p[i, rank] * np.where(rank < 13, suit_p[i, suit], 1.0)).astype(np.float32)

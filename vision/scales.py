@@ -6,6 +6,12 @@ generated whole tables at 1280 px have indices down to about 8 px. Rather than g
 runs the model with the long side at ``max_side`` (or the photo's own size when smaller), then at half, a
 quarter ... down to ``min_side``, and keeps the most confident box wherever boxes of one card code overlap.
 Costs about 4/3 of the largest pass.
+
+When the indices found are small (a whole table in one frame: the median of the most confident boxes under
+:data:`SMALL_INDEX` px), one more pass runs on the photo enlarged :data:`ENLARGE` times (at most ``max_side``):
+the less sure indices of such a photo are smaller still (a table seen at an angle). On 30 generated tables of
+held-out designs (1280 px, index median 19 px) enlarging 2x raised the share of true indices boxed at detector
+confidence 0.05 from 0.74 to 0.85; close-ups (the ``phone_corners`` photos: 60-190 px indices) are not enlarged.
 """
 
 from __future__ import annotations
@@ -33,18 +39,34 @@ def pyramid_sizes(width: int, height: int, max_side: int = 2560, min_side: int =
 def merge(parts: list[Detections], iou: float = 0.5, agnostic: bool = False) -> Detections:
     """Concatenate detections and apply non-maximum suppression (IoU threshold ``iou``), per card code or,
     with ``agnostic``, across codes (one box per place: the reader decides the code afterwards)."""
-    parts = [p for p in parts if len(p)]
-    if not parts:
-        return Detections.empty()
-    boxes = np.concatenate([p.xyxy for p in parts]).astype(np.float32)
-    conf = np.concatenate([p.confidence for p in parts]).astype(np.float32)
-    cls = np.concatenate([p.class_id for p in parts]).astype(np.int64)
+    every = Detections.concatenate(parts)
+    if not len(every):
+        return every
+    boxes, conf = every.xyxy, every.confidence
     xywh = np.column_stack([boxes[:, :2], boxes[:, 2:] - boxes[:, :2]])
-    groups = np.zeros_like(cls) if agnostic else cls
+    groups = np.zeros_like(every.class_id) if agnostic else every.class_id
     keep = np.array(cv2.dnn.NMSBoxesBatched(xywh.tolist(), conf.tolist(), groups.tolist(), 0.0, iou),
                     np.int64).reshape(-1)
-    keep = keep[np.argsort(-conf[keep])]
-    return Detections(boxes[keep], conf[keep], cls[keep])
+    return every[keep[np.argsort(-conf[keep])]]
+
+
+#: a photo whose surest indices measure under this (median, pixels) gets an enlarged pass
+SMALL_INDEX = 40.0
+#: the enlarged pass's factor
+ENLARGE = 2.0
+#: how many of the most confident boxes measure a photo's index size
+SIZE_SAMPLE = 20
+
+def _enlarged_top(found: Detections, width: int, height: int, max_side: int) -> int:
+    """Long side (px, multiple of 32) of an enlarged pass for small indices; 0 when the surest indices are not
+    small (or too few were found to tell)."""
+    if len(found) < 3:
+        return 0
+    sure = found.xyxy[np.argsort(-found.confidence)[:SIZE_SAMPLE]]
+    size = float(np.median(np.sqrt((sure[:, 2] - sure[:, 0]) * (sure[:, 3] - sure[:, 1]))))
+    if size >= SMALL_INDEX:
+        return 0
+    return int(min(max(width, height) * ENLARGE, max_side)) // 32 * 32
 
 
 #: with the index reader, boxes down to this detector confidence are read (the detector finds indices it
@@ -53,21 +75,30 @@ READER_BOX_CONF = 0.05
 
 
 def detect_multiscale(detector, image: np.ndarray, max_side: int = 2560, min_side: int = 320,
-                      upscale: float = 1.0, reader=None, conf: float | None = None) -> Detections:
+                      upscale: float | None = None, reader=None, conf: float | None = None,
+                      context: bool = True) -> Detections:
     """Corner indices of a (H, W, 3) BGR image found at every pyramid scale, merged; boxes in image pixels.
 
     ``detector`` is a :class:`vision.detector.CardDetector` (callable as ``detector(image, imgsz)``, with
-    ``iou`` and ``conf`` attributes). A model exported with a fixed input size runs once. With an
+    ``iou`` and ``conf`` attributes). A model exported with a fixed input size runs once. ``upscale`` enlarges
+    the photo by that factor first; ``None`` (default) decides from the indices found (see the module docstring). With an
     :class:`vision.reader.IndexReader`, boxes are found across codes (the detector should then be built with
     ``conf=READER_BOX_CONF``), each is re-read by the reader, and those whose new confidence is under ``conf``
-    (default: the detector's) are dropped.
+    (default: the detector's) are dropped; ``context`` lets the reader read ranks with their fan's help
+    (:func:`vision.context.fan_context`).
     """
     h, w = image.shape[:2]
     if getattr(detector, "fixed_size", None):
         parts = [detector(image)]
     else:
-        parts = [detector(image, s) for s in pyramid_sizes(w, h, max_side, min_side, upscale)]
+        sizes = pyramid_sizes(w, h, max_side, min_side, upscale or 1.0)
+        parts = [detector(image, s) for s in sizes]
+        if upscale is None:
+            top = _enlarged_top(Detections.concatenate(parts), w, h, max_side)
+            if top >= 1.3 * sizes[0]:
+                parts.append(detector(image, top))
     if reader is None:
         return merge(parts, detector.iou)
     boxes = merge(parts, detector.iou, agnostic=True)
-    return merge([reader.relabel(image, boxes, min_p=detector.conf if conf is None else conf)], detector.iou)
+    read = reader.relabel(image, boxes, min_p=detector.conf if conf is None else conf, context=context)
+    return merge([read], detector.iou)

@@ -12,7 +12,7 @@ Cards still held (hands and feet) come from an extra photo of a player's cards f
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -67,7 +67,21 @@ class SideReading:
 def read_side(dets: Detections, team: str = "A", source: str = "") -> SideReading:
     """Pair corners into cards and group them into piles (stages 2 and 3) for one side."""
     cards = pair_corners(dets)
-    return SideReading(team, dets, cards, group_piles(cards), source)
+    return SideReading(team, dets, cards, _context_notes(group_piles(cards), dets), source)
+
+
+def _context_notes(piles: list[Pile], dets: Detections) -> list[Pile]:
+    """Add a note to each pile holding an index whose rank came from its fan (``dets.data["read_as"]``)."""
+    read_as = dets.data.get("read_as")
+    if read_as is None:
+        return piles
+    out = []
+    for p in piles:
+        changes = [f"{read_as[d]}->{c.code}" for c in p.cards for d in c.detections if read_as[d]]
+        if changes:
+            p = replace(p, notes=p.notes + (f"read from the fan's rank, not the index alone: {', '.join(changes)}",))
+        out.append(p)
+    return out
 
 
 def split_sides(dets: Detections, width: int, height: int, split: str) -> dict[str, Detections]:

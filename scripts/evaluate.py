@@ -46,7 +46,7 @@ from vision.classes import CLASS_NAMES  # noqa: E402
 from vision.detections import Detections, box_iou  # noqa: E402
 from vision.detector import CardDetector, load_image  # noqa: E402
 from vision.reader import IndexReader  # noqa: E402
-from vision.scales import READER_BOX_CONF, detect_multiscale  # noqa: E402
+from vision.scales import detect_multiscale, reader_box_conf  # noqa: E402
 
 THRESHOLDS = (0.1, 0.15, 0.25, 0.35, 0.5, 0.65, 0.8)
 
@@ -219,7 +219,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {args.onnx} finds indices without naming them; the runtime path needs the index reader")
         return 1
     if reader:
-        boxes = CardDetector(args.onnx, conf=READER_BOX_CONF)
+        boxes = CardDetector(args.onnx)
+        boxes.conf = reader_box_conf(boxes)
 
         def detect(img, floor=min(THRESHOLDS)):
             return detect_multiscale(boxes, img, reader=reader, conf=floor)

@@ -40,9 +40,12 @@ def targets(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return rank.astype(np.int64), suit.astype(np.int64)
 
 
-def build_model():
-    """A small CNN (about 0.2 M parameters, 20 M multiply-adds per 32 px crop): fast to train on a CPU."""
+def build_model(width: float = 1.0):
+    """A small CNN: at ``width`` 1, 0.27 M parameters and about 20 M multiply-adds per 32 px crop (fast to train
+    on a CPU); ``width`` scales every layer's channels (1.5: about 0.6 M parameters, 2.2 x the work)."""
     import torch.nn as nn
+
+    c = [max(8, int(round(k * width))) for k in (24, 48, 96, 128)]
 
     def conv(cin, cout):
         return [nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(True)]
@@ -50,11 +53,11 @@ def build_model():
     class Reader(nn.Module):
         def __init__(self):
             super().__init__()
-            self.features = nn.Sequential(*conv(3, 24), nn.MaxPool2d(2), *conv(24, 48), *conv(48, 48),
-                                          nn.MaxPool2d(2), *conv(48, 96), *conv(96, 96), nn.MaxPool2d(2),
-                                          *conv(96, 128), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.1))
-            self.rank = nn.Linear(128, len(RANKS))
-            self.suit = nn.Linear(128, 4)
+            self.features = nn.Sequential(*conv(3, c[0]), nn.MaxPool2d(2), *conv(c[0], c[1]), *conv(c[1], c[1]),
+                                          nn.MaxPool2d(2), *conv(c[1], c[2]), *conv(c[2], c[2]), nn.MaxPool2d(2),
+                                          *conv(c[2], c[3]), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.1))
+            self.rank = nn.Linear(c[3], len(RANKS))
+            self.suit = nn.Linear(c[3], 4)
 
         def forward(self, x):
             f = self.features(x)
@@ -150,7 +153,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", type=Path, default=ROOT / "models")
-    ap.add_argument("--weights", type=Path, help="continue from these weights (reader.pt)")
+    ap.add_argument("--weights", type=Path, help="continue from these weights (reader.pt of the same --width)")
+    ap.add_argument("--width", type=float, default=1.0, help="channel multiplier of the network")
     args = ap.parse_args(argv)
 
     import torch
@@ -163,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     crops, labels = tr["crops"], tr["labels"]
     vcrops, vlabels = va["crops"], va["labels"]
     rank_t, suit_t = targets(labels)
-    model = build_model()
+    model = build_model(args.width)
     if args.weights:
         model.load_state_dict(torch.load(args.weights, map_location="cpu"))
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
@@ -200,7 +204,8 @@ def main(argv: list[str] | None = None) -> int:
         args.out.mkdir(parents=True, exist_ok=True)
         torch.save(model.state_dict(), args.out / "reader.pt")
     export(model, args.out / "reader.onnx")
-    info = {"train": str(args.train), "val": str(args.val), "epochs": args.epochs, "batch": args.batch,
+    info = {"train": str(args.train), "val": str(args.val), "width": args.width, "epochs": args.epochs,
+            "batch": args.batch,
             "lr": args.lr, "seconds": round(time.time() - start), "train_crops": int(len(labels)),
             "history": history}
     (args.out / "reader_train.json").write_text(json.dumps(info, indent=1))

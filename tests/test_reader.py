@@ -28,6 +28,17 @@ def test_square_crop_is_centred_and_sized():
     assert edge.shape == (INPUT, INPUT, 3)
 
 
+def test_square_crop_turns_about_the_box_centre():
+    img = np.zeros((100, 200, 3), np.uint8)
+    img[48:52, 100:120] = 255  # a thin bar from the box centre (100, 50) to the right
+    box = (80, 30, 120, 70)
+    flat = np.argwhere(square_crop(img, box, 1.0, INPUT)[:, :, 0] > 127)
+    turned = np.argwhere(square_crop(img, box, 1.0, INPUT, np.pi / 2)[:, :, 0] > 127)
+    assert np.ptp(flat[:, 1]) > 3 * np.ptp(flat[:, 0])  # lying along x
+    assert np.ptp(turned[:, 0]) > 3 * np.ptp(turned[:, 1])  # a quarter turn: along y
+    assert abs(turned[:, 1].mean() - (INPUT - 1) / 2) < 1.5  # still through the centre
+
+
 def test_missing_reader_model(tmp_path):
     pytest.importorskip("onnxruntime")
     from vision.reader import IndexReader

@@ -113,3 +113,21 @@ def test_shipped_model_finds_indices_in_a_rendered_scene(anglo_deck):
     assert len(det) and ((det.xyxy >= 0) & (det.xyxy[:, [2]] <= 640) & (det.xyxy[:, [3]] <= 480)).all()
     overlap = box_iou(scene.boxes, det.xyxy)
     assert (overlap.max(1) >= 0.5).mean() >= 0.7
+
+
+@pytest.mark.skipif(not Path(DEFAULT_MODEL).is_file(), reason="no shipped model")
+def test_a_detector_that_cannot_name_cards_needs_the_reader(monkeypatch, tmp_path):
+    from vision import pipeline
+    from vision.detector import ModelError
+    from vision.scales import FINDER_BOX_CONF, READER_BOX_CONF
+
+    names_cards = CardDetector().names_cards
+    detector, reader = pipeline.load_models()
+    assert detector.conf == (READER_BOX_CONF if names_cards else FINDER_BOX_CONF) and reader is not None
+    monkeypatch.setattr(pipeline, "DEFAULT_READER", tmp_path / "no_reader.onnx")
+    if names_cards:
+        detector, reader = pipeline.load_models(conf=0.3)
+        assert reader is None and detector.conf == 0.3
+    else:
+        with pytest.raises(ModelError, match="index reader"):
+            pipeline.load_models()

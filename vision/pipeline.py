@@ -21,7 +21,7 @@ import numpy as np
 from .annotate import CornerAnnotator, PileAnnotator, TotalsAnnotator
 from .detector import CardDetector, ModelError, load_image
 from .reader import DEFAULT_READER, IndexReader
-from .scales import READER_BOX_CONF
+from .scales import reader_box_conf
 from .scales import detect_multiscale
 from .table import SideReading, TableReading, read_side, split_sides
 
@@ -88,7 +88,9 @@ def load_models(model: str | Path | None = None, reader: str | Path | None = Non
     reader_path = Path(reader) if reader else DEFAULT_READER
     use_reader = reader_path.is_file() or reader is not None
     kw = {"model": model} if model else {}
-    detector = CardDetector(**kw, conf=READER_BOX_CONF if use_reader else conf)
+    detector = CardDetector(**kw, conf=conf)
+    if use_reader:
+        detector.conf = reader_box_conf(detector)
     if not use_reader and not detector.names_cards:
         raise ModelError(f"the detector {detector.model} finds corner indices without naming them; it needs the "
                          f"index reader ({reader_path} is missing)")

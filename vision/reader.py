@@ -24,6 +24,11 @@ DEFAULT_READER = MODELS_DIR / "reader.onnx"
 INPUT = 32  #: reader input size in pixels
 WINDOW = 1.25  #: crop side / the box's longer side
 RANKS = RANK_CODES + ("JK", "none")  #: the rank head's classes; "none" = not a corner index
+#: each index is read from crops turned by these angles (radians) and the probabilities averaged. Code accuracy
+#: on true boxes, one upright crop -> these three views: phone_corners val 0.825 -> 0.863 (160 indices), 60
+#: held-out synthetic scenes 0.843 -> 0.862 (1,395); the held-out validation crops 0.797 -> 0.823 (1,693; the
+#: two turned views alone: 0.833, other small sets of turns and scales 0.821-0.825)
+VIEWS = (-0.15, 0.0, 0.15)
 
 
 def code_of(rank: int, suit: int) -> str | None:
@@ -35,8 +40,9 @@ def code_of(rank: int, suit: int) -> str | None:
     return RANKS[rank] + SUIT_CODES[suit]
 
 
-def square_crop(image: np.ndarray, box, context: float, size: int) -> np.ndarray:
-    """A (size, size, 3) patch centred on ``box`` (x1, y1, x2, y2 px) with side ``context`` x its longer side.
+def square_crop(image: np.ndarray, box, context: float, size: int, angle: float = 0.0) -> np.ndarray:
+    """A (size, size, 3) patch centred on ``box`` (x1, y1, x2, y2 px) with side ``context`` x its longer side,
+    turned by ``angle`` radians about the box centre.
 
     Pixels outside the image are replicated from its border.
     """
@@ -44,7 +50,8 @@ def square_crop(image: np.ndarray, box, context: float, size: int) -> np.ndarray
     side = max(x2 - x1, y2 - y1, 2.0) * context
     cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
     s = size / side
-    M = np.array([[s, 0, size / 2 - s * cx], [0, s, size / 2 - s * cy]], np.float32)
+    c, n = s * np.cos(angle), s * np.sin(angle)
+    M = np.array([[c, -n, size / 2 - (c * cx - n * cy)], [n, c, size / 2 - (n * cx + c * cy)]], np.float32)
     interp = cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR
     return cv2.warpAffine(image, M, (size, size), flags=interp, borderMode=cv2.BORDER_REPLICATE)
 
@@ -71,12 +78,15 @@ class IndexReader:
 
     def probabilities(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Rank ``(n, 15)`` (:data:`RANKS`) and suit ``(n, 4)`` probabilities of the indices in ``boxes``
-        ((n, 4) xyxy px) of a (H, W, 3) BGR image."""
+        ((n, 4) xyxy px) of a (H, W, 3) BGR image, averaged over the crops turned by :data:`VIEWS`."""
         if not len(boxes):
             return np.zeros((0, len(RANKS)), np.float32), np.zeros((0, 4), np.float32)
-        crops = np.stack([square_crop(image, b, WINDOW, INPUT) for b in boxes])
+        crops = np.stack([square_crop(image, b, WINDOW, INPUT, a) for a in VIEWS for b in boxes])
         x = crops.transpose(0, 3, 1, 2).astype(np.float32) / 255.0
         rank_p, suit_p = self._session.run(None, {"crops": x})
+        n = len(boxes)
+        rank_p = rank_p.reshape(len(VIEWS), n, -1).mean(0)
+        suit_p = suit_p.reshape(len(VIEWS), n, -1).mean(0)
         return rank_p, suit_p
 
     def read(self, image: np.ndarray, boxes: np.ndarray) -> tuple[list[str | None], np.ndarray, np.ndarray]:

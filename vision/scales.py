@@ -72,6 +72,18 @@ def _enlarged_top(found: Detections, width: int, height: int, max_side: int) -> 
 #: with the index reader, boxes down to this detector confidence are read (the detector finds indices it
 #: cannot name: with the first model, 80 % of held-out-design indices got a box at 0.05, 16 % at 0.25)
 READER_BOX_CONF = 0.05
+#: the same for a one-class detector (an index finder, ``CardDetector.names_cards`` False), whose confidence is
+#: that of "an index" rather than of one card code, and so runs higher
+FINDER_BOX_CONF = 0.5
+#: boxes found across codes (for the reader) overlapping more than this are one index: neighbouring cards'
+#: indices do not overlap (a fan steps at least 1.2 index sizes), but one index seen at two scales can
+#: come back as two boxes that overlap less than the usual 0.5
+AGNOSTIC_IOU = 0.3
+
+
+def reader_box_conf(detector) -> float:
+    """The detector confidence down to which boxes are re-read by the index reader, for this kind of detector."""
+    return READER_BOX_CONF if getattr(detector, "names_cards", True) else FINDER_BOX_CONF
 
 
 def detect_multiscale(detector, image: np.ndarray, max_side: int = 2560, min_side: int = 320,
@@ -99,6 +111,6 @@ def detect_multiscale(detector, image: np.ndarray, max_side: int = 2560, min_sid
                 parts.append(detector(image, top))
     if reader is None:
         return merge(parts, detector.iou)
-    boxes = merge(parts, detector.iou, agnostic=True)
+    boxes = merge(parts, AGNOSTIC_IOU, agnostic=True)
     read = reader.relabel(image, boxes, min_p=detector.conf if conf is None else conf, context=context)
     return merge([read], detector.iou)

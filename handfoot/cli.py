@@ -53,8 +53,8 @@ def cmd_score(args: argparse.Namespace) -> int:
             raise HandFootError("give one layout JSON file (use `handfoot game` for several rounds)")
         given = [f"--{f.replace('_', '-')}" for f in PHOTO_FLAGS if getattr(args, f) is not None]
         if given:
-            raise HandFootError(f"{', '.join(given)} only apply to photos; a layout file has its own round, "
-                                "went_out and teams")
+            raise HandFootError(f"{', '.join(given)} {'applies' if len(given) == 1 else 'apply'} only to photos; "
+                                "a layout file has its own round, went_out and teams")
         return _score_layout(args)
     if any(_is_layout(p) for p in args.inputs):
         raise HandFootError("give either one layout JSON file or photos, not both")
@@ -131,7 +131,7 @@ def _score_photos(args: argparse.Namespace) -> int:
     result = score_round(layout, rules, lenient=True)  # a photo is scored anyway; problems are listed
     totals = [f"team {name}: {t.total if t.exact else f'{t.total_min}..{t.total_max}'}"
               for name, t in result.teams.items()]
-    labels = _pile_labels(reading, result)
+    labels = _pile_labels(reading, result, rules.book_size)
     if args.save_layout:
         try:
             Path(args.save_layout).write_text(json.dumps(doc, indent=2) + "\n")
@@ -148,7 +148,7 @@ def _score_photos(args: argparse.Namespace) -> int:
                      "layout": doc, "notes": notes, "score": result.to_dict()})
         return 0
     for side in reading.sides:
-        print(f"team {side.team} ({side.source}): {len(side.cards)} cards in {len(side.piles)} piles")
+        print(f"team {side.team} ({side.source}): {len(side.cards)} cards seen, in {len(side.piles)} piles")
         for pile in side.piles:
             print(f"  {labels[pile]:<22} {' '.join(pile.codes)}")
     if reading.left:
@@ -161,14 +161,16 @@ def _score_photos(args: argparse.Namespace) -> int:
         print("\nCheck these (the camera is not sure):")
         for note in notes:
             print(f"  - {note}")
-    print("\nTo correct the reading: add --save-layout LAYOUT.json, fix that file, then run: "
-          "handfoot score LAYOUT.json (add --lenient while it still breaks the rules)")
+    if notes or result.problems:
+        print("\nTo correct the reading: add --save-layout LAYOUT.json, fix that file, then run: "
+              "handfoot score LAYOUT.json (add --lenient while it still breaks the rules)")
     return 0
 
 
-def _pile_labels(reading, result) -> dict:
+def _pile_labels(reading, result, book_size: int) -> dict:
     """pile -> what it is, with the rules engine's book kind: ``meld``, ``clean book``,
-    ``dirty book (squared)``, ``red threes``, ``left``, ``loose``."""
+    ``dirty book (squared, 7 cards)`` (a squared book counts the rules' ``book_size`` cards though one shows),
+    ``red threes``, ``left``, ``loose``."""
     books = {b.where: b for t in result.teams.values() for b in t.books}
     seen: dict[tuple[str, str], int] = {}
     labels: dict = {}
@@ -181,7 +183,7 @@ def _pile_labels(reading, result) -> dict:
                 seen[(side.team, key)] = k + 1
                 book = books.get(f"teams.{side.team}.{key}[{k}]")
                 if book:
-                    label = f"{book.kind.value} book" + (" (squared)" if book.squared else "")
+                    label = f"{book.kind.value} book" + (f" (squared, {book_size} cards)" if book.squared else "")
             labels[pile] = label
     return labels
 

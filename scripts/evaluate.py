@@ -191,11 +191,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--single-scale", action="store_true",
                     help="without the reader: one pass at --real-imgsz instead of the pyramid")
     ap.add_argument("--skip-map", action="store_true", help="skip the Ultralytics mAP figures")
+    ap.add_argument("--detector-only", action="store_true", help="only the detector-alone figures (1-2)")
+    ap.add_argument("--skip-detector", action="store_true", help="skip the detector-alone figures (1-2)")
     ap.add_argument("--json", type=Path, help="also write the figures to this file")
     args = ap.parse_args(argv)
     figures: dict = {}
 
-    if not args.skip_map:
+    if not args.skip_map and not args.skip_detector:
         from ultralytics import YOLO
 
         names_cards = YOLO(str(args.weights)).model.nc == len(CLASS_NAMES)
@@ -213,6 +215,10 @@ def main(argv: list[str] | None = None) -> int:
                 m50, _ = ultralytics_map(args.weights, phone_corners_yaml(Path(tmp)), args.real_imgsz, agnostic)
             figures[f"phone_corners_val_map50{key}"] = m50
             print(f"phone_corners val split: mAP50 {m50:.3f}")
+    if args.detector_only:
+        if args.json:
+            args.json.write_text(json.dumps(figures, indent=2))
+        return 0
 
     reader = None if args.no_reader or not args.reader.is_file() else IndexReader(args.reader)
     if not reader and not CardDetector(args.onnx).names_cards:

@@ -45,7 +45,8 @@ class SideReading:
     @property
     def notes(self) -> list[str]:
         """Every doubt about this side's reading, one line each."""
-        return [f"{p.kind.value} {' '.join(p.codes)}: {'; '.join(p.notes)}" for p in self.piles if p.notes]
+        return [f"{p.kind.value.replace('_', ' ')} {' '.join(p.codes)}: {'; '.join(p.notes)}"
+                for p in self.piles if p.notes]
 
     def team_layout(self) -> dict[str, Any]:
         """This side as a ``teams`` entry of the layout JSON (``docs/layout.md``)."""

@@ -147,10 +147,11 @@ def _score_photos(args: argparse.Namespace) -> int:
                                 for p in photos],
                      "layout": doc, "notes": notes, "score": result.to_dict()})
         return 0
+    width = max([22] + [len(label) + 1 for label in labels.values()])
     for side in reading.sides:
         print(f"team {side.team} ({side.source}): {len(side.cards)} cards seen, in {len(side.piles)} piles")
         for pile in side.piles:
-            print(f"  {labels[pile]:<22} {' '.join(pile.codes)}")
+            print(f"  {labels[pile]:<{width}} {' '.join(pile.codes)}")
     if reading.left:
         for team, packets in reading.left.items():
             for packet in packets:

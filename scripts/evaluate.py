@@ -19,7 +19,7 @@ by the index reader ``models/reader.onnx`` when present):
 Usage::
 
     python scripts/evaluate.py --synthetic data/heldout   # a datasets.generate output with scenes/val
-    python scripts/evaluate.py --skip-map                  # card sets only (no torch needed)
+    python scripts/evaluate.py --skip-map                  # no mAP: reader accuracy, card sets, confusions
 
 Held-out synthetic scenes come from designs in ``datasets.cardart.HELDOUT_DESIGNS`` that training never saw.
 """
@@ -187,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--synthetic-imgsz", type=int, default=1280)
     ap.add_argument("--real-imgsz", type=int, default=640)
     ap.add_argument("--reader", type=Path, default=ROOT / "models" / "reader.onnx", help="index reader model")
-    ap.add_argument("--no-reader", action="store_true", help="use the detector's own card codes")
+    ap.add_argument("--no-reader", action="store_true", help="use the detector's own card codes (a 53-class detector only)")
     ap.add_argument("--single-scale", action="store_true",
                     help="without the reader: one pass at --real-imgsz instead of the pyramid")
     ap.add_argument("--skip-map", action="store_true", help="skip the Ultralytics mAP figures")

@@ -178,6 +178,9 @@ def read_real(args: argparse.Namespace) -> int:
 
     detector, reader = load_models(args.model, None if args.no_reader else args.reader, args.conf)
     if args.no_reader:
+        if not detector.names_cards:
+            print(f"error: {args.model} finds indices without naming them; --no-reader needs a 53-class model")
+            return 1
         reader = None
     paths = image_paths([str(args.real)])
     counts: Counter = Counter()
@@ -222,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--model", type=Path, default=ROOT / "models" / "cards.onnx")
     ap.add_argument("--conf", type=float, default=0.35)
     ap.add_argument("--reader", type=Path, help="index reader model (default: models/reader.onnx when present)")
-    ap.add_argument("--no-reader", action="store_true", help="use the detector's own card codes")
+    ap.add_argument("--no-reader", action="store_true", help="use the detector's own card codes (a 53-class detector only)")
     ap.add_argument("--no-context", action="store_true", help="read each index alone (no fan context)")
     ap.add_argument("--upscale", type=float, default=None,
                     help="enlarge photos by this factor first (pyramid top); default: decided from the indices found")
@@ -245,6 +248,9 @@ def main(argv: list[str] | None = None) -> int:
 
         if args.no_reader:
             detector = CardDetector(args.model, conf=args.conf)
+            if not detector.names_cards:
+                print(f"error: {args.model} finds indices without naming them; --no-reader needs a 53-class model")
+                return 1
         else:
             detector, reader = load_models(args.model, args.reader, args.conf)
     stats: Counter = Counter()

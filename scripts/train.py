@@ -3,12 +3,10 @@
 
 Examples::
 
-    # from scratch on generated tiles (2-core CPU, one hour)
+    # continue the shipped one-class index finder with new data (the reader names what it finds)
+    python scripts/train.py --data data/more/data.yaml --weights models/cards.pt --single-cls --epochs 10
+    # a 53-class detector (one class per card code) from scratch on generated tiles (2-core CPU, one hour)
     python scripts/train.py --data data/synth/data.yaml --model yolo11n.yaml --time 1.0 --imgsz 320
-    # continue from the shipped weights with new data
-    python scripts/train.py --data data/more/data.yaml --weights models/cards.pt --epochs 10
-    # a class-agnostic index finder (the reader names the indices), from the 53-class weights
-    python scripts/train.py --data data/mix/data.yaml --weights models/cards.pt --single-cls --time 1.3
     # then export and copy into models/
     python scripts/train.py --ship runs/cards/train/weights/best.pt
 

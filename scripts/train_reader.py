@@ -9,7 +9,7 @@ Example::
 
     python -m datasets.crops --out data/crops_train.npz data/synth/tiles/train data/real320
     python -m datasets.crops --out data/crops_val.npz data/synth/tiles/val --negatives 1
-    python scripts/train_reader.py --train data/crops_train.npz --val data/crops_val.npz --epochs 12
+    python scripts/train_reader.py --train data/crops_train.npz --val data/crops_val.npz --epochs 12 --width 1.5
     # -> models/reader.pt (weights) and models/reader.onnx (what vision/reader.py runs)
 
 Validation crops must come from designs never trained on (datasets.cardart.HELDOUT_DESIGNS).

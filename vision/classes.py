@@ -1,7 +1,8 @@
-"""Detector classes: one per card code, 52 cards plus the joker.
+"""Card codes as class ids: one per card code, 52 cards plus the joker.
 
-The detector finds *corner indices* (rank + suit pip, or a joker's corner mark), one box per visible index,
-so a fully visible card yields two boxes. Class ids are positions in :data:`CLASS_NAMES`.
+The pipeline finds *corner indices* (rank + suit pip, or a joker's corner mark), one box per visible index, so
+a fully visible card yields two boxes; each box's class id is a position in :data:`CLASS_NAMES` (given by the
+index reader, or by a 53-class detector; the shipped detector has one class, "corner index").
 """
 
 from __future__ import annotations

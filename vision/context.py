@@ -2,8 +2,9 @@
 
 A meld is fanned cards of one natural rank plus wilds (twos and jokers; seed 000 "Melding", seed 002 §3), so in
 a fan an index whose neighbours on the table all show one rank is, in all likelihood, that rank or a wild. The
-index reader (``vision/reader.py``) reads each index alone; on held-out designs its best rank is right for about
-84 % of found indices and its two best for about 91 % (measured on generated tables, ``data/tables_heldout``).
+index reader (``vision/reader.py``) reads each index alone; on held-out designs the previous (width 1) reader's best rank
+was right for about 84 % of found indices and its two best for about 91 % (generated tables,
+``data/tables_heldout``). With the shipped reader this step is about neutral (``models/README.md``).
 :func:`fan_context` uses the neighbours to settle the doubtful ones:
 
 * a *trusted* index is one the reader names with rank probability at least :data:`TRUSTED`;
@@ -12,15 +13,16 @@ index reader (``vision/reader.py``) reads each index alone; on held-out designs 
   joker, when the reader gave that rank at least :data:`MIN_RATIO` times the probability of its own best rank.
 
 An index read as a two or joker is never changed to a natural (a wild inside a meld is normal), and every change
-is reported: the reader's own code is kept (``Detections.data["read_as"]``) so the side's notes can say "7H read
-alone, taken as KH by its fan" (``vision/table.py``).
+is reported: the reader's own code is kept (``Detections.data["read_as"]``) so the side's notes can say "read
+from the fan's rank, not the index alone: 7H->KH" (``vision/table.py``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-#: neighbourhood radius in index sizes (square root of the index box area); fan steps are 1.2-1.8 index sizes,
+#: neighbourhood radius in index sizes (square root of the index box area); fan steps (0.27-0.40 of a card's
+#: height in the generator) are about 1.2-1.8 index sizes,
 #: so this holds one or two neighbours on each side of an index inside a fan
 RADIUS = 4.0
 #: a neighbour counts when the reader gave its rank at least this probability

@@ -1,8 +1,8 @@
 """The index reader: rank and suit of a corner index from a crop around its box (ONNX Runtime, no torch).
 
-The detector (``vision/detector.py``) finds corner indices well but reads them poorly; the reader is a small
-CNN (``models/reader.onnx``, trained by ``scripts/train_reader.py`` on crops from ``datasets/crops.py``) that
-re-reads every box: a square window of :data:`WINDOW` x the box's longer side, resized to :data:`INPUT` px,
+The detector (``vision/detector.py``) finds corner indices (the shipped one does not name them; the earlier
+53-class ones named them poorly); the reader is a small CNN (``models/reader.onnx``, trained by
+``scripts/train_reader.py`` on crops from ``datasets/crops.py``) that names every box: a square window of :data:`WINDOW` x the box's longer side, resized to :data:`INPUT` px,
 gives probabilities over :data:`RANKS` (A-K, joker, or "no index") and the four suits.
 """
 
@@ -24,8 +24,9 @@ DEFAULT_READER = MODELS_DIR / "reader.onnx"
 INPUT = 32  #: reader input size in pixels
 WINDOW = 1.25  #: crop side / the box's longer side
 RANKS = RANK_CODES + ("JK", "none")  #: the rank head's classes; "none" = not a corner index
-#: each index is read from crops turned by these angles (radians) and the probabilities averaged. Code accuracy
-#: on true boxes, one upright crop -> these three views: phone_corners val 0.825 -> 0.863 (160 indices), 60
+#: each index is read from crops turned by these angles (radians) and the probabilities averaged. Measured with
+#: the previous (width 1) reader: code accuracy on true boxes, one upright crop -> these three views:
+#: phone_corners val 0.825 -> 0.863 (160 indices), 60
 #: held-out synthetic scenes 0.843 -> 0.862 (1,395); the held-out validation crops 0.797 -> 0.823 (1,693; the
 #: two turned views alone: 0.833, other small sets of turns and scales 0.821-0.825)
 VIEWS = (-0.15, 0.0, 0.15)

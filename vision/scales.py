@@ -4,14 +4,16 @@ The detector learned corner indices about 11-68 px in size (5th-95th percentile,
 training tiles). Photos differ: the ``phone_corners`` close-ups have indices about 100 px tall at 640 px, while
 generated whole tables at 1280 px have indices down to about 8 px. Rather than guess, :func:`detect_multiscale`
 runs the model with the long side at ``max_side`` (or the photo's own size when smaller), then at half, a
-quarter ... down to ``min_side``, and keeps the most confident box wherever boxes of one card code overlap.
-Costs about 4/3 of the largest pass.
+quarter ... down to ``min_side``, and keeps the most confident box wherever boxes overlap (across codes at
+IoU :data:`AGNOSTIC_IOU` when the index reader names the boxes, per card code otherwise). Costs about 4/3 of
+the largest pass.
 
 When the indices found are small (a whole table in one frame: the median of the most confident boxes under
 :data:`SMALL_INDEX` px), one more pass runs on the photo enlarged :data:`ENLARGE` times (at most ``max_side``):
 the less sure indices of such a photo are smaller still (a table seen at an angle). On 30 generated tables of
-held-out designs (1280 px, index median 19 px) enlarging 2x raised the share of true indices boxed at detector
-confidence 0.05 from 0.74 to 0.85; close-ups (the ``phone_corners`` photos: 60-190 px indices) are not enlarged.
+held-out designs (1280 px, index median 19 px) enlarging 2x raised the share of true indices boxed by the
+53-class detector v2 at confidence 0.05 from 0.74 to 0.85 (with the shipped models, fans counted right on 100
+held-out tables: 0.32 -> 0.39); close-ups (the ``phone_corners`` photos: 60-190 px indices) are not enlarged.
 """
 
 from __future__ import annotations
@@ -76,8 +78,8 @@ READER_BOX_CONF = 0.05
 #: that of "an index" rather than of one card code, and so runs higher
 FINDER_BOX_CONF = 0.5
 #: boxes found across codes (for the reader) overlapping more than this are one index: neighbouring cards'
-#: indices do not overlap (a fan steps at least 1.2 index sizes), but one index seen at two scales can
-#: come back as two boxes that overlap less than the usual 0.5
+#: indices do not overlap (fan steps are about 1.1 index sizes or more, vision/instances.py), but one index
+#: seen at two scales can come back as two boxes that overlap less than the usual 0.5
 AGNOSTIC_IOU = 0.3
 
 
@@ -95,7 +97,7 @@ def detect_multiscale(detector, image: np.ndarray, max_side: int = 2560, min_sid
     ``iou`` and ``conf`` attributes). A model exported with a fixed input size runs once. ``upscale`` enlarges
     the photo by that factor first; ``None`` (default) decides from the indices found (see the module docstring). With an
     :class:`vision.reader.IndexReader`, boxes are found across codes (the detector should then be built with
-    ``conf=READER_BOX_CONF``), each is re-read by the reader, and those whose new confidence is under ``conf``
+    ``conf=reader_box_conf(detector)``), each is re-read by the reader, and those whose new confidence is under ``conf``
     (default: the detector's) are dropped; ``context`` lets the reader read ranks with their fan's help
     (:func:`vision.context.fan_context`).
     """

@@ -187,7 +187,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--synthetic-imgsz", type=int, default=1280)
     ap.add_argument("--real-imgsz", type=int, default=640)
     ap.add_argument("--reader", type=Path, default=ROOT / "models" / "reader.onnx", help="index reader model")
-    ap.add_argument("--no-reader", action="store_true", help="use the detector's own card codes (a 53-class detector only)")
+    ap.add_argument("--no-reader", action="store_true",
+                    help="use the detector's own card codes (a 53-class detector only)")
     ap.add_argument("--single-scale", action="store_true",
                     help="without the reader: one pass at --real-imgsz instead of the pyramid")
     ap.add_argument("--skip-map", action="store_true", help="skip the Ultralytics mAP figures")

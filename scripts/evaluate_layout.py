@@ -225,7 +225,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--model", type=Path, default=ROOT / "models" / "cards.onnx")
     ap.add_argument("--conf", type=float, default=0.35)
     ap.add_argument("--reader", type=Path, help="index reader model (default: models/reader.onnx when present)")
-    ap.add_argument("--no-reader", action="store_true", help="use the detector's own card codes (a 53-class detector only)")
+    ap.add_argument("--no-reader", action="store_true",
+                    help="use the detector's own card codes (a 53-class detector only)")
     ap.add_argument("--no-context", action="store_true", help="read each index alone (no fan context)")
     ap.add_argument("--upscale", type=float, default=None,
                     help="enlarge photos by this factor first (pyramid top); default: decided from the indices found")

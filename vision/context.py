@@ -1,8 +1,8 @@
 """Stage 1b of the camera pipeline: read a corner index in the context of its fan.
 
-A meld is fanned cards of one natural rank plus wilds (twos and jokers; seed 000 "Melding", seed 002 §3), so in
-a fan an index whose neighbours on the table all show one rank is, in all likelihood, that rank or a wild. The
-index reader (``vision/reader.py``) reads each index alone; on held-out designs the previous (width 1) reader's best rank
+A meld is fanned cards of one natural rank plus wilds (twos and jokers; seed 000 "Melding", seed 002 §3), so in a
+fan an index whose neighbours on the table all show one rank is, in all likelihood, that rank or a wild. The index
+reader (``vision/reader.py``) reads each index alone; on held-out designs the previous (width 1) reader's best rank
 was right for about 84 % of found indices and its two best for about 91 % (generated tables,
 ``data/tables_heldout``). With the shipped reader this step is about neutral (``models/README.md``).
 :func:`fan_context` uses the neighbours to settle the doubtful ones:

@@ -93,12 +93,12 @@ def detect_multiscale(detector, image: np.ndarray, max_side: int = 2560, min_sid
                       context: bool = True) -> Detections:
     """Corner indices of a (H, W, 3) BGR image found at every pyramid scale, merged; boxes in image pixels.
 
-    ``detector`` is a :class:`vision.detector.CardDetector` (callable as ``detector(image, imgsz)``, with
-    ``iou`` and ``conf`` attributes). A model exported with a fixed input size runs once. ``upscale`` enlarges
-    the photo by that factor first; ``None`` (default) decides from the indices found (see the module docstring). With an
+    ``detector`` is a :class:`vision.detector.CardDetector` (callable as ``detector(image, imgsz)``, with ``iou``
+    and ``conf`` attributes). A model exported with a fixed input size runs once. ``upscale`` enlarges the photo by
+    that factor first; ``None`` (default) decides from the indices found (see the module docstring). With an
     :class:`vision.reader.IndexReader`, boxes are found across codes (the detector should then be built with
-    ``conf=reader_box_conf(detector)``), each is re-read by the reader, and those whose new confidence is under ``conf``
-    (default: the detector's) are dropped; ``context`` lets the reader read ranks with their fan's help
+    ``conf=reader_box_conf(detector)``), each is re-read by the reader, and those whose new confidence is under
+    ``conf`` (default: the detector's) are dropped; ``context`` lets the reader read ranks with their fan's help
     (:func:`vision.context.fan_context`).
     """
     h, w = image.shape[:2]

@@ -227,7 +227,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--reader", type=Path, help="index reader model (default: models/reader.onnx when present)")
     ap.add_argument("--no-reader", action="store_true",
                     help="use the detector's own card codes (a 53-class detector only)")
-    ap.add_argument("--no-context", action="store_true", help="read each index alone (no fan context)")
     ap.add_argument("--upscale", type=float, default=None,
                     help="enlarge photos by this factor first (pyramid top); default: decided from the indices found")
     ap.add_argument("--real", type=Path, help="a folder of real photos to read (no ground truth)")
@@ -264,8 +263,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             image = load_image(args.scenes / "images" / doc["image"])
             start = time.perf_counter()
-            dets = detect_multiscale(detector, image, upscale=args.upscale, reader=reader, conf=args.conf,
-                                     context=not args.no_context)
+            dets = detect_multiscale(detector, image, upscale=args.upscale, reader=reader, conf=args.conf)
             seconds.append(time.perf_counter() - start)
             owners = assign_owners(dets, doc)
         evaluate_scene(doc, dets, owners, stats, failures)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Iterator
 
 import numpy as np
@@ -32,24 +32,17 @@ class Detections:
         confidence: (n,) float32 scores in [0, 1].
         class_id: (n,) int64 indices into :data:`vision.classes.CLASS_NAMES` (always 0 from a detector that
             finds indices without naming them, see ``CardDetector.names_cards``, until the reader names them).
-        data: extra per-detection arrays, each of first dimension n (as in supervision), e.g. ``"read_as"``:
-            (n,) the index reader's own code where the fan's context changed it (``vision/context.py``),
-            else ``""``.
     """
 
     xyxy: np.ndarray
     confidence: np.ndarray
     class_id: np.ndarray
-    data: dict[str, np.ndarray] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         n = len(self.xyxy)
         if self.xyxy.shape != (n, 4) or self.confidence.shape != (n,) or self.class_id.shape != (n,):
             raise ValueError(f"inconsistent detection shapes {self.xyxy.shape}, {self.confidence.shape}, "
                              f"{self.class_id.shape}")
-        for key, value in self.data.items():
-            if len(value) != n:
-                raise ValueError(f"data[{key!r}] has {len(value)} rows for {n} detections")
 
     @classmethod
     def from_yolo(cls, rows, width: int, height: int) -> "Detections":
@@ -74,20 +67,17 @@ class Detections:
         if isinstance(index, (int, np.integer)):
             index = [int(index)]
         return Detections(self.xyxy[index].reshape(-1, 4), self.confidence[index].reshape(-1),
-                          self.class_id[index].reshape(-1),
-                          {k: np.asarray(v)[index].reshape(-1, *np.shape(v)[1:]) for k, v in self.data.items()})
+                          self.class_id[index].reshape(-1))
 
     @classmethod
     def concatenate(cls, parts: list["Detections"]) -> "Detections":
-        """All detections of ``parts`` in order; ``data`` keys present in every part are kept."""
+        """All detections of ``parts`` in order."""
         parts = [p for p in parts if len(p)]
         if not parts:
             return cls.empty()
-        keys = set.intersection(*(set(p.data) for p in parts))
         return cls(np.concatenate([p.xyxy for p in parts]).astype(np.float32),
                    np.concatenate([p.confidence for p in parts]).astype(np.float32),
-                   np.concatenate([p.class_id for p in parts]).astype(np.int64),
-                   {k: np.concatenate([p.data[k] for p in parts]) for k in sorted(keys)})
+                   np.concatenate([p.class_id for p in parts]).astype(np.int64))
 
     @property
     def codes(self) -> list[str]:

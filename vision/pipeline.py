@@ -21,8 +21,7 @@ import numpy as np
 from .annotate import CornerAnnotator, PileAnnotator, TotalsAnnotator
 from .detector import CardDetector, ModelError, load_image
 from .reader import DEFAULT_READER, IndexReader
-from .scales import reader_box_conf
-from .scales import detect_multiscale
+from .scales import detect_multiscale, reader_box_conf
 from .table import SideReading, TableReading, read_side, split_sides
 
 

@@ -16,7 +16,6 @@ import cv2
 import numpy as np
 
 from .classes import CLASS_ID, RANK_CODES, SUIT_CODES
-from .context import fan_context
 from .detections import Detections
 from .detector import onnx_session
 
@@ -27,9 +26,9 @@ WINDOW = 1.25  #: crop side / the box's longer side
 RANKS = RANK_CODES + ("JK", "none")  #: the rank head's classes; "none" = not a corner index
 #: each index is read from crops turned by these angles (radians) and the probabilities averaged. Measured with
 #: the previous (width 1) reader: code accuracy on true boxes, one upright crop -> these three views:
-#: phone_corners val 0.825 -> 0.863 (160 indices), 60
-#: held-out synthetic scenes 0.843 -> 0.862 (1,395); the held-out validation crops 0.797 -> 0.823 (1,693; the
-#: two turned views alone: 0.833, other small sets of turns and scales 0.821-0.825)
+#: phone_corners val 0.825 -> 0.863 (160 indices), 60 held-out synthetic scenes 0.843 -> 0.862 (1,395); the
+#: held-out validation crops 0.797 -> 0.823 (1,693; the two turned views alone: 0.833, other small sets of
+#: turns and scales 0.821-0.825)
 VIEWS = (-0.15, 0.0, 0.15)
 
 
@@ -102,35 +101,21 @@ class IndexReader:
         r, s = rank_p.argmax(1), suit_p.argmax(1)
         return _codes(r, s), _p_code(rank_p, suit_p, r, s), rank_p[:, -1].astype(np.float32)
 
-    def relabel(self, image: np.ndarray, dets: Detections, min_p: float = 0.0, context: bool = True
-                ) -> Detections:
-        """Detections with each box's card code read by the reader; boxes read as "no index" are dropped.
+    def relabel(self, image: np.ndarray, dets: Detections, min_p: float = 0.0) -> Detections:
+        """Detections with each box's card code read by the reader, most confident first; boxes read as
+        "no index" are dropped.
 
         The new confidence is the reader's probability of its code times the square root of the detector's
-        confidence (a box the detector barely saw needs a sure reading). With ``context``, ranks are read with
-        their fan's help (:func:`vision.context.fan_context`); an index whose rank came from its fan gets the
-        probability that it is an index at all (1 - P(no index)) in place of its rank's probability, and
-        ``data["read_as"]`` holds the reader's own code for it (``""`` elsewhere). Boxes whose confidence is
-        under ``min_p`` are dropped.
+        confidence (a box the detector barely saw needs a sure reading). Boxes under ``min_p`` are dropped.
         """
-        rank_p, suit_p = self.probabilities(image, dets.xyxy)
-        s = suit_p.argmax(1)
-        r = rank_p.argmax(1)
-        changed = np.zeros(len(r), bool)
-        if context:
-            r, changed = fan_context(dets.xyxy, rank_p)
-        codes = _codes(r, s)
-        p = _p_code(rank_p, suit_p, r, s)
-        p = np.where(changed, (1.0 - rank_p[:, -1]) * np.where(r < 13, suit_p.max(1), 1.0), p)
-        keep = np.array([c is not None for c in codes], bool)
+        codes, p, _ = self.read(image, dets.xyxy)
         conf = p * np.sqrt(dets.confidence)
-        keep &= conf >= min_p
+        keep = np.array([c is not None for c in codes], bool) & (conf >= min_p)
         if not keep.any():
             return Detections.empty()
-        own = _codes(rank_p.argmax(1), s)
-        read_as = np.array([o if ch else "" for o, ch in zip(own, changed)], dtype=object)
         cls = np.array([CLASS_ID[c] if c else -1 for c in codes], np.int64)
-        return Detections(dets.xyxy[keep], conf[keep].astype(np.float32), cls[keep], {"read_as": read_as[keep]})
+        order = np.flatnonzero(keep)[np.argsort(-conf[keep])]
+        return Detections(dets.xyxy[order], conf[order].astype(np.float32), cls[order])
 
 
 def _codes(rank: np.ndarray, suit: np.ndarray) -> list[str | None]:

@@ -9,11 +9,12 @@ IoU :data:`AGNOSTIC_IOU` when the index reader names the boxes, per card code ot
 the largest pass.
 
 When the indices found are small (a whole table in one frame: the median of the most confident boxes under
-:data:`SMALL_INDEX` px), one more pass runs on the photo enlarged :data:`ENLARGE` times (at most ``max_side``):
-the less sure indices of such a photo are smaller still (a table seen at an angle). On 30 generated tables of
-held-out designs (1280 px, index median 19 px) enlarging 2x raised the share of true indices boxed by the
-53-class detector v2 at confidence 0.05 from 0.74 to 0.85 (with the shipped models, fans counted right on 100
-held-out tables: 0.32 -> 0.39); close-ups (the ``phone_corners`` photos: 60-190 px indices) are not enlarged.
+:data:`SMALL_INDEX` px), one more pass runs on the photo enlarged :data:`ENLARGE` times (at most ``max_side``): the
+less sure indices of such a photo are smaller still (a table seen at an angle). On 30 generated tables of held-out
+designs (1280 px, index median 19 px) enlarging 2x raised the share of true indices boxed by the 53-class detector
+v2 at confidence 0.05 from 0.74 to 0.85 (with the shipped models and a since-removed fan-context step, fans counted
+right on 100 held-out tables: 0.32 -> 0.39); close-ups (the ``phone_corners`` photos: 60-190 px indices) are not
+enlarged.
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ ENLARGE = 2.0
 #: how many of the most confident boxes measure a photo's index size
 SIZE_SAMPLE = 20
 
+
 def _enlarged_top(found: Detections, width: int, height: int, max_side: int) -> int:
     """Long side (px, multiple of 32) of an enlarged pass for small indices; 0 when the surest indices are not
     small (or too few were found to tell)."""
@@ -89,8 +91,7 @@ def reader_box_conf(detector) -> float:
 
 
 def detect_multiscale(detector, image: np.ndarray, max_side: int = 2560, min_side: int = 320,
-                      upscale: float | None = None, reader=None, conf: float | None = None,
-                      context: bool = True) -> Detections:
+                      upscale: float | None = None, reader=None, conf: float | None = None) -> Detections:
     """Corner indices of a (H, W, 3) BGR image found at every pyramid scale, merged; boxes in image pixels.
 
     ``detector`` is a :class:`vision.detector.CardDetector` (callable as ``detector(image, imgsz)``, with ``iou``
@@ -98,8 +99,7 @@ def detect_multiscale(detector, image: np.ndarray, max_side: int = 2560, min_sid
     that factor first; ``None`` (default) decides from the indices found (see the module docstring). With an
     :class:`vision.reader.IndexReader`, boxes are found across codes (the detector should then be built with
     ``conf=reader_box_conf(detector)``), each is re-read by the reader, and those whose new confidence is under
-    ``conf`` (default: the detector's) are dropped; ``context`` lets the reader read ranks with their fan's help
-    (:func:`vision.context.fan_context`).
+    ``conf`` (default: the detector's) are dropped.
     """
     h, w = image.shape[:2]
     if getattr(detector, "fixed_size", None):
@@ -113,6 +113,6 @@ def detect_multiscale(detector, image: np.ndarray, max_side: int = 2560, min_sid
                 parts.append(detector(image, top))
     if reader is None:
         return merge(parts, detector.iou)
+    # one box per place (across codes), then named: no two boxes left overlap enough for a per-code merge
     boxes = merge(parts, AGNOSTIC_IOU, agnostic=True)
-    read = reader.relabel(image, boxes, min_p=detector.conf if conf is None else conf, context=context)
-    return merge([read], detector.iou)
+    return reader.relabel(image, boxes, min_p=detector.conf if conf is None else conf)

@@ -12,7 +12,7 @@ Cards still held (hands and feet) come from an extra photo of a player's cards f
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -50,7 +50,7 @@ class SideReading:
 
     def team_layout(self) -> dict[str, Any]:
         """This side as a ``teams`` entry of the layout JSON (``docs/layout.md``)."""
-        team: dict[str, Any] = {"melds": [], "squared_books": [], "red_threes": [], "left": [], "loose": []}
+        team = empty_team()
         for p in self.piles:
             if p.kind is PileKind.MELD:
                 team["melds"].append(p.codes)
@@ -65,24 +65,15 @@ class SideReading:
         return team
 
 
+def empty_team() -> dict[str, Any]:
+    """A ``teams`` entry of the layout JSON with nothing in it (``docs/layout.md``)."""
+    return {"melds": [], "squared_books": [], "red_threes": [], "left": [], "loose": []}
+
+
 def read_side(dets: Detections, team: str = "A", source: str = "") -> SideReading:
     """Pair corners into cards and group them into piles (stages 2 and 3) for one side."""
     cards = pair_corners(dets)
-    return SideReading(team, dets, cards, _context_notes(group_piles(cards), dets), source)
-
-
-def _context_notes(piles: list[Pile], dets: Detections) -> list[Pile]:
-    """Add a note to each pile holding an index whose rank came from its fan (``dets.data["read_as"]``)."""
-    read_as = dets.data.get("read_as")
-    if read_as is None:
-        return piles
-    out = []
-    for p in piles:
-        changes = [f"{read_as[d]}->{c.code}" for c in p.cards for d in c.detections if read_as[d]]
-        if changes:
-            p = replace(p, notes=p.notes + (f"read from the fan's rank, not the index alone: {', '.join(changes)}",))
-        out.append(p)
-    return out
+    return SideReading(team, dets, cards, group_piles(cards), source)
 
 
 def split_sides(dets: Detections, width: int, height: int, split: str) -> dict[str, Detections]:
@@ -123,7 +114,7 @@ class TableReading:
             else:
                 teams[side.team] = t
         for team, packets in self.left.items():
-            teams.setdefault(team, {"melds": [], "squared_books": [], "red_threes": [], "left": [], "loose": []})
+            teams.setdefault(team, empty_team())
             teams[team]["left"].extend(packets)
         return {"rules": self.rules, "round": self.round, "went_out": self.went_out, "teams": teams}
 

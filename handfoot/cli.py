@@ -101,7 +101,7 @@ def _score_photos(args: argparse.Namespace) -> int:
 
     try:
         from vision.detector import ImageError, ModelError
-        from vision.pipeline import NoCardsError, annotate, load_models, read_photos, table_of
+        from vision.pipeline import NoCardsError, annotate, load_models, load_stack_checker, read_photos, table_of
         import onnxruntime  # noqa: F401  (checked here so a missing extra is one clear line)
     except ImportError as exc:  # the vision extra is not installed
         raise HandFootError(f"scoring photos needs the vision extra (pip install -e '.[vision]'): {exc}") from None
@@ -114,7 +114,9 @@ def _score_photos(args: argparse.Namespace) -> int:
     left = _left_packets(args.left)  # checked before the slow detection
     try:
         detector, reader = load_models(args.model, args.reader, conf)
-        photos = read_photos([Path(p) for p in args.inputs], detector, teams, args.split, reader=reader, conf=conf)
+        stacks = load_stack_checker(args.stacks)
+        photos = read_photos([Path(p) for p in args.inputs], detector, teams, args.split, reader=reader, conf=conf,
+                             stacks=stacks)
     except (ImageError, NoCardsError, ModelError, FileNotFoundError) as exc:
         raise HandFootError(str(exc)) from None
     except ValueError as exc:  # read_photos' own argument checks (--split, --teams)
@@ -397,6 +399,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="write the layout read from the photos, to correct by hand and score again")
     sp.add_argument("--model", help="detector ONNX model (default: models/cards.onnx)")
     sp.add_argument("--reader", help="index reader ONNX model (default: models/reader.onnx when present)")
+    sp.add_argument("--stacks", help="stack checker ONNX model: squared book or loose card "
+                                     "(default: models/stacks.onnx when present)")
     sp.add_argument("--json", action="store_true", help="print JSON")
     sp.add_argument("--lenient", action="store_true",
                     help="score a layout that breaks the rules, listing problems (photos always are)")

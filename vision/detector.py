@@ -51,6 +51,24 @@ def onnx_session(model: str | Path, threads: int, what: str):
         raise ModelError(f"cannot load the {what} model {path}: {exc.__class__.__name__}") from exc
 
 
+@dataclass
+class OnnxModel:
+    """Base of the small models run with ONNX Runtime: ``model`` (path to the ``.onnx`` file) and ``threads``
+    (intra-op threads). Subclasses set their default file and :attr:`what` (their name in messages).
+
+    Raises:
+        FileNotFoundError: when the model file is missing.
+        ModelError: when it cannot be loaded.
+    """
+
+    model: str | Path
+    threads: int = 2
+    what = "model"
+
+    def __post_init__(self) -> None:
+        self._session = onnx_session(self.model, self.threads, self.what)
+
+
 def load_image(path: str | Path) -> np.ndarray:
     """Read an image as (H, W, 3) uint8 BGR.
 

@@ -40,14 +40,15 @@ class PhotoReading:
 
 def read_photos(paths: list[Path], detector: CardDetector, teams: list[str] | None = None,
                 split: str | None = None, max_side: int = 2560, upscale: float | None = None,
-                reader=None, conf: float | None = None) -> list[PhotoReading]:
+                reader=None, conf: float | None = None, stacks=None) -> list[PhotoReading]:
     """Read every photo: photo *k* is team ``teams[k]`` (default ``A``, ``B``, ...).
 
     With ``split`` (``horizontal`` or ``vertical``) there must be one photo of the whole table; it is split
     between the first two ``teams`` (default ``A`` near the camera or on the left, ``B``; see
     :func:`vision.table.split_sides`). ``max_side`` and ``upscale`` set the detection pyramid
     (:func:`vision.scales.detect_multiscale`); with an :class:`vision.reader.IndexReader` every box is re-read
-    and kept when its confidence reaches ``conf``.
+    and kept when its confidence reaches ``conf``; with a :class:`vision.stacks.StackChecker` every single whole
+    card is checked for a stack under it (a squared book) or not (a loose card).
 
     Raises:
         vision.detector.ImageError: a file that is missing, corrupt, truncated, not an image or too large.
@@ -68,9 +69,9 @@ def read_photos(paths: list[Path], detector: CardDetector, teams: list[str] | No
         if split:
             parts = split_sides(dets, image.shape[1], image.shape[0], split)
             names = dict(zip(("A", "B"), teams))
-            sides = [read_side(d, names[t], str(path)) for t, d in parts.items() if len(d)]
+            sides = [read_side(d, names[t], str(path), image, stacks) for t, d in parts.items() if len(d)]
         else:
-            sides = [read_side(dets, team, str(path))]
+            sides = [read_side(dets, team, str(path), image, stacks)]
         out.append(PhotoReading(Path(path), image, sides))
     return out
 
@@ -94,6 +95,20 @@ def load_models(model: str | Path | None = None, reader: str | Path | None = Non
         raise ModelError(f"the detector {detector.model} finds corner indices without naming them; it needs the "
                          f"index reader ({reader_path} is missing)")
     return detector, (IndexReader(reader_path) if use_reader else None)
+
+
+def load_stack_checker(model: str | Path | None = None):
+    """The stack checker (default ``models/stacks.onnx``), or ``None`` when the default file is absent.
+
+    Raises:
+        FileNotFoundError: a model file that was asked for by name is missing.
+        vision.detector.ModelError: a model file that cannot be loaded.
+    """
+    from .stacks import DEFAULT_STACKS, StackChecker
+
+    if model is None and not DEFAULT_STACKS.is_file():
+        return None
+    return StackChecker(model or DEFAULT_STACKS)
 
 
 def table_of(photos: list[PhotoReading], rules: str, round_no: int, went_out: str | None,

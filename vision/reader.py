@@ -17,7 +17,7 @@ import numpy as np
 
 from .classes import CLASS_ID, RANK_CODES, SUIT_CODES
 from .detections import Detections
-from .detector import onnx_session
+from .detector import OnnxModel
 
 MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
 DEFAULT_READER = MODELS_DIR / "reader.onnx"
@@ -41,6 +41,17 @@ def code_of(rank: int, suit: int) -> str | None:
     return RANKS[rank] + SUIT_CODES[suit]
 
 
+def turned_patch(image: np.ndarray, center, side: float, size: int, angle: float = 0.0) -> np.ndarray:
+    """A (size, size, 3) patch of a (H, W, 3) image: the square of ``side`` px centred on ``center`` (x, y px),
+    turned by ``angle`` radians about it. Pixels outside the image are replicated from its border."""
+    cx, cy = (float(v) for v in center)
+    s = size / max(float(side), 2.0)
+    c, n = s * np.cos(angle), s * np.sin(angle)
+    M = np.array([[c, -n, size / 2 - (c * cx - n * cy)], [n, c, size / 2 - (n * cx + c * cy)]], np.float32)
+    interp = cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR
+    return cv2.warpAffine(image, M, (size, size), flags=interp, borderMode=cv2.BORDER_REPLICATE)
+
+
 def square_crop(image: np.ndarray, box, context: float, size: int, angle: float = 0.0) -> np.ndarray:
     """A (size, size, 3) patch centred on ``box`` (x1, y1, x2, y2 px) with side ``context`` x its longer side,
     turned by ``angle`` radians about the box centre.
@@ -49,33 +60,21 @@ def square_crop(image: np.ndarray, box, context: float, size: int, angle: float 
     """
     x1, y1, x2, y2 = (float(v) for v in box)
     side = max(x2 - x1, y2 - y1, 2.0) * context
-    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
-    s = size / side
-    c, n = s * np.cos(angle), s * np.sin(angle)
-    M = np.array([[c, -n, size / 2 - (c * cx - n * cy)], [n, c, size / 2 - (n * cx + c * cy)]], np.float32)
-    interp = cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR
-    return cv2.warpAffine(image, M, (size, size), flags=interp, borderMode=cv2.BORDER_REPLICATE)
+    return turned_patch(image, ((x1 + x2) / 2, (y1 + y2) / 2), side, size, angle)
 
 
 @dataclass
-class IndexReader:
+class IndexReader(OnnxModel):
     """Reads corner-index crops.
 
     Args:
         model: path to ``reader.onnx`` (input ``(n, 3, 32, 32)`` BGR in [0, 1]; outputs rank ``(n, 15)`` and
-            suit ``(n, 4)`` probabilities).
-        threads: ONNX Runtime intra-op threads.
-
-    Raises:
-        FileNotFoundError: when the model file is missing.
-        vision.detector.ModelError: when it cannot be loaded.
+            suit ``(n, 4)`` probabilities); ``threads`` and the errors raised on loading (FileNotFoundError,
+            ModelError): :class:`vision.detector.OnnxModel`.
     """
 
     model: str | Path = DEFAULT_READER
-    threads: int = 2
-
-    def __post_init__(self) -> None:
-        self._session = onnx_session(self.model, self.threads, "index reader")
+    what = "index reader"
 
     def probabilities(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Rank ``(n, 15)`` (:data:`RANKS`) and suit ``(n, 4)`` probabilities of the indices in ``boxes``

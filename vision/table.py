@@ -70,10 +70,21 @@ def empty_team() -> dict[str, Any]:
     return {"melds": [], "squared_books": [], "red_threes": [], "left": [], "loose": []}
 
 
-def read_side(dets: Detections, team: str = "A", source: str = "") -> SideReading:
-    """Pair corners into cards and group them into piles (stages 2 and 3) for one side."""
+def read_side(dets: Detections, team: str = "A", source: str = "", image: np.ndarray | None = None,
+              stacks=None) -> SideReading:
+    """Pair corners into cards and group them into piles (stages 2 and 3) for one side.
+
+    With a :class:`vision.stacks.StackChecker` and the (H, W, 3) BGR photo the detections came from, every
+    single whole card read as a squared book's marker is checked for a stack under it
+    (:func:`vision.stacks.check_stacks`).
+    """
     cards = pair_corners(dets)
-    return SideReading(team, dets, cards, group_piles(cards), source)
+    piles = group_piles(cards)
+    if stacks is not None and image is not None:
+        from .stacks import check_stacks
+
+        piles = check_stacks(piles, image, stacks)
+    return SideReading(team, dets, cards, piles, source)
 
 
 def split_sides(dets: Detections, width: int, height: int, split: str) -> dict[str, Detections]:

@@ -1,0 +1,118 @@
+"""The stack checker (vision/stacks.py): a single whole card is a squared book's marker or a loose card."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+cv2 = pytest.importorskip("cv2")
+
+from vision.instances import CardInstance  # noqa: E402
+from vision.piles import Pile, PileKind  # noqa: E402
+from vision.stacks import DEFAULT_STACKS, STACK_CONTEXT, STACK_INPUT, card_crop, check_stacks  # noqa: E402
+
+
+def _card_on_table(angle_deg: float, height: float = 200.0, center=(320.0, 260.0)):
+    """A white card (aspect 0.69) turned by angle_deg on a dark table, and its instance from the two index
+    centres (9.4 % of the width and 13.2 % of the height in from the top-left and bottom-right corners)."""
+    w, h = 0.69 * height, height
+    a = np.radians(angle_deg)
+    R = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+    local = np.array([[-w / 2, -h / 2], [w / 2, -h / 2], [w / 2, h / 2], [-w / 2, h / 2]])
+    corners = local @ R.T + center
+    img = np.full((520, 640, 3), 40, np.uint8)
+    cv2.fillConvexPoly(img, corners.round().astype(np.int32), (255, 255, 255))
+    idx = np.array([[-w / 2 + 0.094 * w, -h / 2 + 0.132 * h], [w / 2 - 0.094 * w, h / 2 - 0.132 * h]])
+    centers = idx @ R.T + center
+    size = 0.1 * h
+    return img, CardInstance("KH", (0, 1), centers, size, 1.0, h)
+
+
+@pytest.mark.parametrize("angle", [0.0, 33.0, 90.0, 145.0, -70.0])
+def test_card_crop_turns_the_card_upright_and_centres_it(angle):
+    img, card = _card_on_table(angle)
+    crop = card_crop(img, card)
+    assert crop.shape == (STACK_INPUT, STACK_INPUT, 3)
+    ys, xs = np.nonzero(crop[:, :, 0] > 128)
+    height, width = np.ptp(ys) + 1, np.ptp(xs) + 1
+    expected_h = STACK_INPUT / STACK_CONTEXT
+    assert abs(height - expected_h) <= 3 and abs(width - 0.69 * expected_h) <= 3  # upright, not lying
+    assert abs((ys.min() + ys.max()) / 2 - STACK_INPUT / 2) <= 2
+    assert abs((xs.min() + xs.max()) / 2 - STACK_INPUT / 2) <= 2
+
+
+def test_card_crop_needs_both_indices():
+    img, card = _card_on_table(0)
+    one = CardInstance("KH", (0,), card.centers[:1], card.size, 1.0, card.card_height)
+    with pytest.raises(ValueError, match="one index"):
+        card_crop(img, one)
+
+
+class _FixedChecker:
+    """Stands in for the model: a fixed probability per card code."""
+
+    def __init__(self, p: dict[str, float]):
+        self.p = p
+
+    def p_stack(self, image, cards):
+        return np.array([self.p[c.code] for c in cards], np.float32)
+
+
+def _single(code: str) -> Pile:
+    _, card = _card_on_table(0)
+    card = CardInstance(code, card.detections, card.centers, card.size, 1.0, card.card_height)
+    return Pile(PileKind.SQUARED_BOOK, (card,), (f"single card {code} read as the marker of a squared book",))
+
+
+def test_check_stacks_turns_unlikely_stacks_into_loose_cards_and_says_so():
+    meld_card = CardInstance("9S", (2,), np.zeros((1, 2)), 10.0, 1.0, 100.0)
+    meld = Pile(PileKind.MELD, (meld_card,) * 3)
+    piles = [_single("QD"), meld, _single("5C"), _single("KH")]
+    out = check_stacks(piles, np.zeros((10, 10, 3), np.uint8), _FixedChecker({"QD": 0.97, "5C": 0.1, "KH": 0.6}))
+    assert [p.kind for p in out] == [PileKind.SQUARED_BOOK, PileKind.MELD, PileKind.LOOSE, PileKind.SQUARED_BOOK]
+    assert out[0] is piles[0] and out[1] is meld  # sure stacks and other piles are untouched
+    assert "no stack seen" in out[2].notes[-1] and "read as the marker" not in " ".join(out[2].notes)
+    assert "unclear" in out[3].notes[-1]
+
+
+def test_check_stacks_without_singles_asks_nothing():
+    class Never:
+        def p_stack(self, image, cards):
+            raise AssertionError("no single card to check")
+
+    meld_card = CardInstance("9S", (2,), np.zeros((1, 2)), 10.0, 1.0, 100.0)
+    piles = [Pile(PileKind.MELD, (meld_card,) * 3)]
+    assert check_stacks(piles, np.zeros((10, 10, 3), np.uint8), Never()) == piles
+
+
+@pytest.mark.skipif(not Path(DEFAULT_STACKS).is_file(), reason="no shipped stack checker")
+def test_shipped_checker_loads_and_gives_probabilities():
+    pytest.importorskip("onnxruntime")
+    from vision.stacks import StackChecker
+
+    img, card = _card_on_table(20)
+    p = StackChecker().p_stack(img, [card, card])
+    assert p.shape == (2,) and np.all((0 <= p) & (p <= 1)) and p[0] == pytest.approx(p[1])
+
+
+@pytest.mark.skipif(not Path(DEFAULT_STACKS).is_file(), reason="no shipped stack checker")
+def test_shipped_checker_tells_a_squared_book_from_a_loose_card_on_rendered_tables(anglo_deck):
+    """Rendered tables with one squared book (QD on six queens) and one loose card (7C): read from their true
+    corner boxes, the squared book must stay and the loose card must not be scored, on most tables."""
+    pytest.importorskip("onnxruntime")
+    from datasets.scenes import Pile as ScenePile
+    from datasets.scenes import make_scene
+    from vision.detections import Detections
+    from vision.stacks import StackChecker
+    from vision.table import read_side
+
+    checker = StackChecker()
+    piles = [ScenePile("squared", ["QH"] * 6 + ["QD"], marker="QD"), ScenePile("loose", ["7C"]),
+             ScenePile("meld", ["8D", "8S", "2C"])]
+    right = 0
+    for seed in range(6):
+        scene = make_scene(300 + seed, [anglo_deck], size=(1600, 1200), full_view=True, piles=piles, clutter=False)
+        dets = Detections(scene.boxes, np.ones(len(scene.boxes), np.float32), scene.classes)
+        team = read_side(dets, "A", image=scene.image, stacks=checker).team_layout()
+        right += [b["top"] for b in team["squared_books"]] == ["QD"] and team["loose"] == ["7C"]
+    assert right >= 4, f"only {right} of 6 rendered tables read the squared book and the loose card right"

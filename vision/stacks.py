@@ -1,0 +1,109 @@
+"""Stage 3b of the camera pipeline: is a single whole card the marker of a squared book, or a loose card?
+
+Corner indices alone cannot tell them apart: a squared book (seed 000 "Books"; seed 002 §3: a completed book
+is squared into one pile with a marker card on top) shows exactly one card face with both indices, and so does
+a single card lying loose. What differs is under the card: a stack of seven shows the edges of the cards below
+it (never squared perfectly) and its thickness. :class:`StackChecker` looks at the card and its surroundings,
+turned upright from the card's own two index centres (:func:`card_crop`), and gives the probability that a
+stack lies under it. :func:`check_stacks` uses it to turn ``squared_book`` piles it does not believe into
+``loose`` cards, and adds a note wherever it is unsure, so a wrong call is one edit away for the user.
+
+The model (``models/stacks.onnx``) is trained by ``scripts/train_stacks.py`` on generated tables of the
+training designs; its figures are in ``models/README.md``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .detector import OnnxModel
+from .instances import DIAGONAL_PER_HEIGHT, CardInstance
+from .piles import Pile, PileKind
+from .reader import turned_patch
+
+DEFAULT_STACKS = Path(__file__).resolve().parents[1] / "models" / "stacks.onnx"
+STACK_INPUT = 96  #: crop side in pixels
+#: crop side / the card's height
+STACK_CONTEXT = 1.4
+#: angle of the line from the top-left to the bottom-right index centre in the card's own frame, radians
+#: (index centres at 9.4 % of the width and 13.2 % of the height from the corners, aspect 0.69)
+DIAGONAL_ANGLE = float(np.arctan2(1 - 2 * 0.132, 0.69 * (1 - 2 * 0.094)))
+#: under this probability of a stack a single whole card is read as loose; up to UNSURE it keeps its reading
+#: as a squared book's marker with a note
+LOOSE_BELOW = 0.5
+UNSURE = 0.8
+
+
+def card_crop(image: np.ndarray, card: CardInstance, size: int = STACK_INPUT,
+              context: float = STACK_CONTEXT, turn: float = 0.0) -> np.ndarray:
+    """A (size, size, 3) patch of a (H, W, 3) image, centred on a whole card and turned so the card stands
+    upright (or upside down: the two are the same to a stack), side ``context`` x the card's height.
+
+    The card's frame comes from its two index centres (pixels): their midpoint is the card's centre, their
+    distance is :data:`~vision.instances.DIAGONAL_PER_HEIGHT` of its height, and their direction is the card's
+    diagonal (:data:`DIAGONAL_ANGLE`). ``turn`` adds a rotation in radians (augmentation).
+
+    Raises:
+        ValueError: for a card that does not show both indices.
+    """
+    if not card.fully_visible:
+        raise ValueError(f"card {card.code} shows one index; its frame needs both")
+    a, b = card.centers[0], card.centers[1]
+    d = b - a
+    height = float(np.hypot(*d)) / DIAGONAL_PER_HEIGHT
+    # the turn that takes the index diagonal to DIAGONAL_ANGLE
+    rot = DIAGONAL_ANGLE - float(np.arctan2(d[1], d[0])) + turn
+    return turned_patch(image, (a + b) / 2, height * context, size, rot)
+
+
+@dataclass
+class StackChecker(OnnxModel):
+    """Probability that a stack of cards lies under a whole card.
+
+    Args:
+        model: path to ``stacks.onnx`` (input ``(n, 3, 96, 96)`` BGR in [0, 1] from :func:`card_crop`;
+            output ``(n, 2)`` probabilities of [loose, stack]); ``threads`` and the errors raised on loading
+            (FileNotFoundError, ModelError): :class:`vision.detector.OnnxModel`.
+    """
+
+    model: str | Path = DEFAULT_STACKS
+    what = "stack checker"
+
+    def p_stack(self, image: np.ndarray, cards: list[CardInstance]) -> np.ndarray:
+        """(n,) probability of a stack under each card (each must show both indices), averaged over the card
+        upright and upside down."""
+        if not cards:
+            return np.zeros(0, np.float32)
+        crops = np.stack([card_crop(image, c, turn=t) for t in (0.0, np.pi) for c in cards])
+        x = crops.transpose(0, 3, 1, 2).astype(np.float32) / 255.0
+        (p,) = self._session.run(None, {"crops": x})
+        return p[:, 1].reshape(2, len(cards)).mean(0).astype(np.float32)
+
+
+def check_stacks(piles: list[Pile], image: np.ndarray, checker: StackChecker) -> list[Pile]:
+    """Piles with every ``squared_book`` re-checked for a stack under its marker card.
+
+    A single whole card under :data:`LOOSE_BELOW` becomes a ``loose`` card (not scored), one under
+    :data:`UNSURE` stays a squared book; both get a note saying what was seen. Other piles are unchanged.
+    """
+    singles = [i for i, p in enumerate(piles) if p.kind is PileKind.SQUARED_BOOK and p.cards[0].fully_visible]
+    if not singles:
+        return list(piles)
+    probs = checker.p_stack(image, [piles[i].cards[0] for i in singles])
+    out = list(piles)
+    for i, p in zip(singles, probs):
+        pile = piles[i]
+        code = pile.cards[0].code
+        keep = [n for n in pile.notes if not n.startswith(f"single card {code} read as the marker")]
+        if p < LOOSE_BELOW:
+            out[i] = Pile(PileKind.LOOSE, pile.cards, tuple(keep + [
+                f"single card {code}: no stack seen under it (p {p:.2f}), so read as a loose card and not scored; "
+                "if it is a squared book's marker, add it"]))
+        elif p < UNSURE:
+            out[i] = Pile(pile.kind, pile.cards, tuple(keep + [
+                f"single card {code} read as the marker of a squared book, but the stack under it is unclear "
+                f"(p {p:.2f}); if it is a loose card, remove it"]))
+    return out

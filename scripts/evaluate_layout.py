@@ -43,27 +43,15 @@ sys.path.insert(0, str(ROOT))
 from scorer.layout import TableLayout  # noqa: E402
 from scorer.presets import get_rules  # noqa: E402
 from scorer.scoring import score_round  # noqa: E402
-from vision.classes import class_id  # noqa: E402
+from datasets.stacks import true_detections  # noqa: E402
 from vision.detections import Detections, box_iou  # noqa: E402
+from vision.piles import PileKind  # noqa: E402
 from vision.table import read_side  # noqa: E402
-
-
-def oracle_detections(doc: dict) -> tuple[Detections, np.ndarray]:
-    """True index boxes of a scene as detections (confidence 1) and the true card id of each."""
-    boxes, cls, owner = [], [], []
-    for i, card in enumerate(doc["cards"]):
-        for b in card["index_boxes_px"]:
-            boxes.append(b)
-            cls.append(class_id(card["code"]))
-            owner.append(i)
-    dets = Detections(np.array(boxes, np.float32).reshape(-1, 4), np.ones(len(boxes), np.float32),
-                      np.array(cls, np.int64))
-    return dets, np.array(owner, np.int64)
 
 
 def assign_owners(dets: Detections, doc: dict) -> np.ndarray:
     """True card id of each predicted detection (IoU >= 0.5 with a true index box), -1 when none."""
-    truth, owner = oracle_detections(doc)
+    truth, owner = true_detections(doc)
     if not len(dets) or not len(truth):
         return np.full(len(dets), -1)
     iou = box_iou(dets.xyxy, truth.xyxy)
@@ -94,8 +82,9 @@ def _is_clean_marker(code: str) -> bool:
     return code[-1] in "HD" and not code.startswith(("2", "3")) and code != "JK"
 
 
-def evaluate_scene(doc: dict, dets: Detections, owners: np.ndarray, stats: Counter, failures: Counter) -> None:
-    reading = read_side(dets, "A")
+def evaluate_scene(doc: dict, dets: Detections, owners: np.ndarray, stats: Counter, failures: Counter,
+                   image: np.ndarray | None = None, stacks=None) -> None:
+    reading = read_side(dets, "A", image=image, stacks=stacks)
     cards = doc["cards"]
     pile_of_card = np.array([c["pile"] for c in cards])
     kinds = {c["pile"]: c["pile_kind"] for c in cards}
@@ -127,6 +116,16 @@ def evaluate_scene(doc: dict, dets: Detections, owners: np.ndarray, stats: Count
             failures["fan over-counted (merged with a neighbour or an unpaired corner)"] += 1
         else:
             failures["fan under-counted (hidden or missed index, or false pair)"] += 1
+    # 1b. single whole cards: the top of a squared book kept as one, anything else read as loose
+    for p in reading.piles:
+        if len(p.cards) == 1 and p.cards[0].fully_visible and p.kind in (PileKind.SQUARED_BOOK, PileKind.LOOSE):
+            own = {owners[d] for d in p.cards[0].detections}
+            stack = all(o >= 0 and cards[o]["pile_kind"] == "squared" for o in own)
+            stats["singles_stack" if stack else "singles_other"] += 1
+            if stack and p.kind is PileKind.SQUARED_BOOK:
+                stats["singles_stack_kept"] += 1
+            if not stack and p.kind is PileKind.LOOSE:
+                stats["singles_other_loose"] += 1
     # 2. exact piles, layout and score
     true_team = doc["teams"]["A"]
     pred_team = reading.team_layout()
@@ -174,9 +173,10 @@ def read_real(args: argparse.Namespace) -> int:
     import cv2
 
     from vision.detector import ImageError, image_paths
-    from vision.pipeline import NoCardsError, annotate, load_models, read_photos
+    from vision.pipeline import NoCardsError, annotate, load_models, load_stack_checker, read_photos
 
     detector, reader = load_models(args.model, None if args.no_reader else args.reader, args.conf)
+    stacks = None if args.no_stacks else load_stack_checker(args.stacks)
     if args.no_reader:
         if not detector.names_cards:
             print(f"error: {args.model} finds indices without naming them; --no-reader needs a 53-class model")
@@ -187,7 +187,8 @@ def read_real(args: argparse.Namespace) -> int:
     kinds: Counter = Counter()
     for path in paths:
         try:
-            photo = read_photos([path], detector, upscale=args.upscale, reader=reader, conf=args.conf)[0]
+            photo = read_photos([path], detector, upscale=args.upscale, reader=reader, conf=args.conf,
+                                stacks=stacks)[0]
         except NoCardsError:
             counts["no cards found"] += 1
             continue
@@ -229,6 +230,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="use the detector's own card codes (a 53-class detector only)")
     ap.add_argument("--upscale", type=float, default=None,
                     help="enlarge photos by this factor first (pyramid top); default: decided from the indices found")
+    ap.add_argument("--stacks", type=Path, help="stack checker model (default: models/stacks.onnx when present)")
+    ap.add_argument("--no-stacks", action="store_true", help="read every single whole card as a squared book")
     ap.add_argument("--real", type=Path, help="a folder of real photos to read (no ground truth)")
     ap.add_argument("--annotate-out", type=Path, help="with --real: write annotated photos here")
     ap.add_argument("--json", type=Path, help="also write the figures to this file")
@@ -241,8 +244,12 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     detector = None
     reader = None
+    from vision.detector import load_image
+    from vision.pipeline import load_stack_checker
+
+    stacks = None if args.no_stacks else load_stack_checker(args.stacks)
     if not args.oracle:
-        from vision.detector import CardDetector, load_image
+        from vision.detector import CardDetector
         from vision.pipeline import load_models
         from vision.scales import detect_multiscale
 
@@ -255,22 +262,31 @@ def main(argv: list[str] | None = None) -> int:
             detector, reader = load_models(args.model, args.reader, args.conf)
     stats: Counter = Counter()
     failures: Counter = Counter()
+    alone: Counter = Counter()  # tables not scored exactly, by their only failure kind
     seconds: list[float] = []
     for path in docs:
         doc = json.loads(path.read_text())
+        image = load_image(args.scenes / "images" / doc["image"]) if stacks or not args.oracle else None
         if args.oracle:
-            dets, owners = oracle_detections(doc)
+            dets, owners = true_detections(doc)
         else:
-            image = load_image(args.scenes / "images" / doc["image"])
             start = time.perf_counter()
             dets = detect_multiscale(detector, image, upscale=args.upscale, reader=reader, conf=args.conf)
             seconds.append(time.perf_counter() - start)
             owners = assign_owners(dets, doc)
-        evaluate_scene(doc, dets, owners, stats, failures)
+        scene: Counter = Counter()
+        exact_before = stats["score_exact"]
+        evaluate_scene(doc, dets, owners, stats, scene, image, stacks)
+        failures.update(scene)
+        if stats["score_exact"] == exact_before:
+            alone[next(iter(scene)) if len(scene) == 1 else
+                  "several failure kinds" if scene else "none of the kinds above"] += 1
     n = stats["tables"]
     figures = {
-        "tables": n, "detector": "oracle (true boxes)" if args.oracle else
-        f"{args.model.name}" + (f" + reader {Path(args.reader or 'models/reader.onnx').name}" if reader else ""),
+        "tables": n, "detector": ("oracle (true boxes)" if args.oracle else
+                                  f"{args.model.name}" + (f" + reader {Path(args.reader or 'models/reader.onnx').name}"
+                                                          if reader else "")) +
+        (f", stack checker {Path(stacks.model).name}" if stacks else ", no stack checker"),
         "fan_counting_accuracy": stats["fans_counted"] / max(1, stats["fans"]), "fans": stats["fans"],
         "fan_counting_accuracy_all_visible": stats["fans_visible_counted"] / max(1, stats["fans_visible"]),
         "fans_all_visible": stats["fans_visible"],
@@ -279,7 +295,11 @@ def main(argv: list[str] | None = None) -> int:
         "score_range_contains_truth_rate": stats["score_range"] / n,
         "tables_readable": stats["tables_readable"],
         "exact_score_rate_readable": stats["score_exact_readable"] / max(1, stats["tables_readable"]),
+        "single_whole_cards": {"squared_book_tops": stats["singles_stack"],
+                               "kept_as_squared_books": stats["singles_stack_kept"],
+                               "other": stats["singles_other"], "read_as_loose": stats["singles_other_loose"]},
         "failures": dict(failures.most_common()),
+        "tables_not_exact_by_only_failure": dict(alone.most_common()),
         "detect_seconds_median": float(np.median(seconds)) if seconds else None,
     }
     print(f"{n} tables from {args.scenes} — detector: {figures['detector']}")
@@ -293,10 +313,15 @@ def main(argv: list[str] | None = None) -> int:
     print(f"    on tables a perfect reader could score exactly ({stats['tables_readable']}: every scored card "
           f"shows an index, no dirty/wild squared book): {figures['exact_score_rate_readable']:.3f}")
     print(f"  score a range holding the true score: {figures['score_range_contains_truth_rate']:.3f}")
+    print(f"  single whole cards: {stats['singles_stack_kept']}/{stats['singles_stack']} squared books' tops kept as "
+          f"squared books, {stats['singles_other_loose']}/{stats['singles_other']} others read as loose")
     if seconds:
         print(f"  detection: median {np.median(seconds):.2f} s per photo (image pyramid, ONNX Runtime, 2 threads)")
     print("  failure kinds:")
     for k, v in failures.most_common():
+        print(f"    {v:4d}  {k}")
+    print(f"  tables not scored exactly ({n - stats['score_exact']}), by their only failure kind:")
+    for k, v in alone.most_common():
         print(f"    {v:4d}  {k}")
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2))

@@ -12,7 +12,8 @@ others with the index centres jittered as a detector's boxes would be, turned up
 Example::
 
     python -m datasets.generate --out data/tables_stack --scenes 500 --split train --seed 11 --full-view
-    python -m datasets.stacks --out data/stacks.npz data/tables_stack/scenes/train
+    python -m datasets.generate --out data/tables_stack2 --scenes 700 --split train --seed 12 --full-view
+    python -m datasets.stacks --out data/stacks2.npz data/tables_stack/scenes/train data/tables_stack2/scenes/train
 """
 
 from __future__ import annotations

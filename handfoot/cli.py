@@ -114,7 +114,7 @@ def _score_photos(args: argparse.Namespace) -> int:
     left = _left_packets(args.left)  # checked before the slow detection
     try:
         detector, reader = load_models(args.model, args.reader, conf)
-        stacks = load_stack_checker(args.stacks)
+        stacks = None if args.no_stacks else load_stack_checker(args.stacks)
         photos = read_photos([Path(p) for p in args.inputs], detector, teams, args.split, reader=reader, conf=conf,
                              stacks=stacks)
     except (ImageError, NoCardsError, ModelError, FileNotFoundError) as exc:
@@ -401,6 +401,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--reader", help="index reader ONNX model (default: models/reader.onnx when present)")
     sp.add_argument("--stacks", help="stack checker ONNX model: squared book or loose card "
                                      "(default: models/stacks.onnx when present)")
+    sp.add_argument("--no-stacks", action="store_true",
+                    help="read every single card seen whole as a squared book's marker (no stack check)")
     sp.add_argument("--json", action="store_true", help="print JSON")
     sp.add_argument("--lenient", action="store_true",
                     help="score a layout that breaks the rules, listing problems (photos always are)")

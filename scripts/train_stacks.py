@@ -5,8 +5,9 @@ single card, on crops from ``datasets.stacks``.
 Example::
 
     python -m datasets.generate --out data/tables_stack --scenes 500 --split train --seed 11 --full-view
-    python -m datasets.stacks --out data/stacks.npz data/tables_stack/scenes/train
-    python scripts/train_stacks.py --data data/stacks.npz --epochs 30
+    python -m datasets.generate --out data/tables_stack2 --scenes 700 --split train --seed 12 --full-view
+    python -m datasets.stacks --out data/stacks2.npz data/tables_stack/scenes/train data/tables_stack2/scenes/train
+    python scripts/train_stacks.py --data data/stacks2.npz --epochs 30 --threads 2
     # -> models/stacks.pt and models/stacks.onnx (what vision/stacks.py runs)
 
 Validation is on whole scenes never trained on (the last ``--val-share`` of the scenes); the figures it prints

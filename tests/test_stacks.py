@@ -70,9 +70,27 @@ def test_check_stacks_turns_unlikely_stacks_into_loose_cards_and_says_so():
     piles = [_single("QD"), meld, _single("5C"), _single("KH")]
     out = check_stacks(piles, np.zeros((10, 10, 3), np.uint8), _FixedChecker({"QD": 0.97, "5C": 0.1, "KH": 0.6}))
     assert [p.kind for p in out] == [PileKind.SQUARED_BOOK, PileKind.MELD, PileKind.LOOSE, PileKind.SQUARED_BOOK]
-    assert out[0] is piles[0] and out[1] is meld  # sure stacks and other piles are untouched
+    assert out[1] is meld  # other piles are untouched
+    assert out[0].kind is PileKind.SQUARED_BOOK and "a stack is seen under it (p 0.97)" in out[0].notes[-1]
     assert "no stack seen" in out[2].notes[-1] and "read as the marker" not in " ".join(out[2].notes)
     assert "unclear" in out[3].notes[-1]
+
+
+def test_check_stacks_thresholds_are_inclusive_of_the_surer_side():
+    piles = [_single("QD"), _single("5C")]
+    out = check_stacks(piles, np.zeros((10, 10, 3), np.uint8), _FixedChecker({"QD": 0.5, "5C": 0.8}))
+    assert [p.kind for p in out] == [PileKind.SQUARED_BOOK, PileKind.SQUARED_BOOK]
+    assert "unclear" in out[0].notes[-1] and "a stack is seen" in out[1].notes[-1]
+
+
+def test_check_stacks_never_asks_about_a_card_seen_by_one_index():
+    class Never:
+        def p_stack(self, image, cards):
+            raise AssertionError("a one-index card has no frame to check")
+
+    one = CardInstance("QD", (0,), np.zeros((1, 2)), 10.0, 1.0, 100.0)
+    piles = [Pile(PileKind.SQUARED_BOOK, (one,))]
+    assert check_stacks(piles, np.zeros((10, 10, 3), np.uint8), Never()) == piles
 
 
 def test_check_stacks_without_singles_asks_nothing():
@@ -86,13 +104,48 @@ def test_check_stacks_without_singles_asks_nothing():
 
 
 @pytest.mark.skipif(not Path(DEFAULT_STACKS).is_file(), reason="no shipped stack checker")
-def test_shipped_checker_loads_and_gives_probabilities():
+def test_shipped_checker_gives_each_card_its_own_probability():
     pytest.importorskip("onnxruntime")
     from vision.stacks import StackChecker
 
     img, card = _card_on_table(20)
-    p = StackChecker().p_stack(img, [card, card])
-    assert p.shape == (2,) and np.all((0 <= p) & (p <= 1)) and p[0] == pytest.approx(p[1])
+    img2, other = _card_on_table(-50, height=150, center=(300.0, 250.0))
+    img[:, 320:] = img2[:, 320:]  # a second, different card beside the first
+    checker = StackChecker()
+    both = checker.p_stack(img, [card, other])
+    alone = [checker.p_stack(img, [c])[0] for c in (card, other)]
+    assert both.shape == (2,) and np.all((0 <= both) & (both <= 1))
+    assert both == pytest.approx(alone, abs=1e-5)  # each card's own crops, upright and upside down
+
+
+@pytest.mark.skipif(not Path(DEFAULT_STACKS).is_file(), reason="no shipped stack checker")
+def test_p_stack_reads_each_card_upright_and_upside_down(monkeypatch):
+    pytest.importorskip("onnxruntime")
+    import vision.stacks as stacks
+
+    turns = []
+    real = stacks.card_crop
+
+    def recording(image, card, turn=0.0, **kw):
+        turns.append(turn)
+        return real(image, card, turn=turn, **kw)
+
+    monkeypatch.setattr(stacks, "card_crop", recording)
+    img, card = _card_on_table(10)
+    stacks.StackChecker().p_stack(img, [card])
+    assert sorted(turns) == pytest.approx([0.0, np.pi])
+
+
+def test_a_model_of_another_input_is_refused(tmp_path):
+    pytest.importorskip("onnxruntime")
+    from vision.detector import ModelError
+    from vision.reader import DEFAULT_READER
+    from vision.stacks import StackChecker
+
+    if not Path(DEFAULT_READER).is_file():
+        pytest.skip("no shipped reader model")
+    with pytest.raises(ModelError, match="not a model for the stack checker"):
+        StackChecker(DEFAULT_READER)
 
 
 @pytest.mark.skipif(not Path(DEFAULT_STACKS).is_file(), reason="no shipped stack checker")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
 import cv2
 import numpy as np
@@ -58,15 +59,22 @@ class OnnxModel:
 
     Raises:
         FileNotFoundError: when the model file is missing.
-        ModelError: when it cannot be loaded.
+        ModelError: when it cannot be loaded, or takes another input than :attr:`input_chw`.
     """
 
     model: str | Path
     threads: int = 2
-    what = "model"
+    what: ClassVar[str] = "model"
+    #: the input a subclass's model must take: (channels, height, width) after the batch axis; None = any
+    input_chw: ClassVar[tuple[int, int, int] | None] = None
 
     def __post_init__(self) -> None:
         self._session = onnx_session(self.model, self.threads, self.what)
+        if self.input_chw is not None:
+            shape = tuple(self._session.get_inputs()[0].shape[1:])
+            if shape != self.input_chw:
+                raise ModelError(f"{self.model} is not a model for the {self.what}: it takes inputs of shape {shape}, "
+                                 f"not {self.input_chw}")
 
 
 def load_image(path: str | Path) -> np.ndarray:

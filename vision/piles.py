@@ -49,7 +49,8 @@ class PileKind(str, Enum):
     SQUARED_BOOK = "squared_book"  #: a squared stack showing its marker card
     RED_THREES = "red_threes"  #: red threes laid on the table
     LEFT = "left"  #: cards still held (a fanned hand or foot, mixed ranks)
-    LOOSE = "loose"  #: a single partly visible card that belongs to no pile (not scored)
+    #: a single card that belongs to no pile (not scored): partly seen, or seen whole with no stack under it
+    LOOSE = "loose"
 
 
 @dataclass(frozen=True, eq=False)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
 import cv2
 import numpy as np
@@ -42,8 +43,9 @@ def code_of(rank: int, suit: int) -> str | None:
 
 
 def turned_patch(image: np.ndarray, center, side: float, size: int, angle: float = 0.0) -> np.ndarray:
-    """A (size, size, 3) patch of a (H, W, 3) image: the square of ``side`` px centred on ``center`` (x, y px),
-    turned by ``angle`` radians about it. Pixels outside the image are replicated from its border."""
+    """A (size, size, 3) patch of a (H, W, 3) image: the square of ``side`` px (at least 2) centred on ``center``
+    (x, y px), turned by ``angle`` radians about it (positive turns the image content clockwise on screen, y
+    pointing down). Pixels outside the image are replicated from its border."""
     cx, cy = (float(v) for v in center)
     s = size / max(float(side), 2.0)
     c, n = s * np.cos(angle), s * np.sin(angle)
@@ -74,7 +76,8 @@ class IndexReader(OnnxModel):
     """
 
     model: str | Path = DEFAULT_READER
-    what = "index reader"
+    what: ClassVar[str] = "index reader"
+    input_chw: ClassVar[tuple[int, int, int]] = (3, INPUT, INPUT)
 
     def probabilities(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Rank ``(n, 15)`` (:data:`RANKS`) and suit ``(n, 4)`` probabilities of the indices in ``boxes``

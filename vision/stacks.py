@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 
@@ -70,11 +71,16 @@ class StackChecker(OnnxModel):
     """
 
     model: str | Path = DEFAULT_STACKS
-    what = "stack checker"
+    what: ClassVar[str] = "stack checker"
+    input_chw: ClassVar[tuple[int, int, int]] = (3, STACK_INPUT, STACK_INPUT)
 
     def p_stack(self, image: np.ndarray, cards: list[CardInstance]) -> np.ndarray:
-        """(n,) probability of a stack under each card (each must show both indices), averaged over the card
-        upright and upside down."""
+        """(n,) probability of a stack under each card of a (H, W, 3) uint8 BGR image, averaged over the card
+        upright and upside down.
+
+        Raises:
+            ValueError: for a card that does not show both indices (see :func:`card_crop`).
+        """
         if not cards:
             return np.zeros(0, np.float32)
         crops = np.stack([card_crop(image, c, turn=t) for t in (0.0, np.pi) for c in cards])
@@ -84,12 +90,16 @@ class StackChecker(OnnxModel):
 
 
 def check_stacks(piles: list[Pile], image: np.ndarray, checker: StackChecker) -> list[Pile]:
-    """Piles with every ``squared_book`` re-checked for a stack under its marker card.
+    """Piles with every ``squared_book`` of one card seen whole re-checked for a stack under it.
 
     A single whole card under :data:`LOOSE_BELOW` becomes a ``loose`` card (not scored), one under
-    :data:`UNSURE` stays a squared book; both get a note saying what was seen. Other piles are unchanged.
+    :data:`UNSURE` stays a squared book with a note that the stack is unclear, a surer one stays a squared book
+    whose note gives the probability; each replaces the geometry stage's note on that card. A probability of
+    exactly :data:`LOOSE_BELOW` keeps a squared book; one of :data:`UNSURE` counts as sure. Other piles, and a
+    squared book whose single card shows one index, are unchanged.
     """
-    singles = [i for i, p in enumerate(piles) if p.kind is PileKind.SQUARED_BOOK and p.cards[0].fully_visible]
+    singles = [i for i, p in enumerate(piles)
+               if p.kind is PileKind.SQUARED_BOOK and len(p.cards) == 1 and p.cards[0].fully_visible]
     if not singles:
         return list(piles)
     probs = checker.p_stack(image, [piles[i].cards[0] for i in singles])
@@ -106,4 +116,8 @@ def check_stacks(piles: list[Pile], image: np.ndarray, checker: StackChecker) ->
             out[i] = Pile(pile.kind, pile.cards, tuple(keep + [
                 f"single card {code} read as the marker of a squared book, but the stack under it is unclear "
                 f"(p {p:.2f}); if it is a loose card, remove it"]))
+        else:
+            out[i] = Pile(pile.kind, pile.cards, tuple(keep + [
+                f"single card {code} read as the marker of a squared book: a stack is seen under it (p {p:.2f}) "
+                "but its count cannot be, so it counts as the rules' book size; if it is a loose card, remove it"]))
     return out

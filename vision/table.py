@@ -13,13 +13,16 @@ Cards still held (hands and feet) come from an extra photo of a player's cards f
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .detections import Detections
 from .instances import CardInstance, pair_corners
 from .piles import Pile, PileKind, group_piles
+
+if TYPE_CHECKING:
+    from .stacks import StackChecker
 
 SPLITS = ("horizontal", "vertical")
 
@@ -71,17 +74,18 @@ def empty_team() -> dict[str, Any]:
 
 
 def read_side(dets: Detections, team: str = "A", source: str = "", image: np.ndarray | None = None,
-              stacks=None) -> SideReading:
+              stacks: StackChecker | None = None) -> SideReading:
     """Pair corners into cards and group them into piles (stages 2 and 3) for one side.
 
     With a :class:`vision.stacks.StackChecker` and the (H, W, 3) BGR photo the detections came from, every
     single whole card read as a squared book's marker is checked for a stack under it
-    (:func:`vision.stacks.check_stacks`).
+    (:func:`vision.stacks.check_stacks`); without the photo there is nothing to check and they stay squared
+    books.
     """
     cards = pair_corners(dets)
     piles = group_piles(cards)
     if stacks is not None and image is not None:
-        from .stacks import check_stacks
+        from .stacks import check_stacks  # here, not at the top: vision.stacks needs OpenCV, this module does not
 
         piles = check_stacks(piles, image, stacks)
     return SideReading(team, dets, cards, piles, source)

@@ -329,4 +329,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from vision.detector import ModelError
+
+    try:
+        sys.exit(main())
+    except (FileNotFoundError, ModelError) as exc:  # a missing or wrong model file: one line, no traceback
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(1)

@@ -31,6 +31,7 @@ import cv2
 import numpy as np
 
 from vision.classes import class_id
+from vision.detections import Detections
 
 from . import textures
 
@@ -582,3 +583,20 @@ def write_scene(scene: Scene, out_dir: Path, name: str, jpeg_quality: int | None
     doc = {"image": f"{name}.jpg", "design": scene.design, **scene.layout, "cards": scene.cards,
            "image_size": [W, H], "meta": scene.meta}
     (out_dir / "layouts" / f"{name}.json").write_text(json.dumps(doc))
+
+
+def true_detections(doc: dict) -> tuple[Detections, np.ndarray]:
+    """True index boxes of a generated scene's layout document as detections (confidence 1).
+
+    Returns:
+        (detections, owner (n,) int64: index of the card in ``doc["cards"]`` each box belongs to).
+    """
+    boxes, cls, owner = [], [], []
+    for i, card in enumerate(doc["cards"]):
+        for b in card["index_boxes_px"]:
+            boxes.append(b)
+            cls.append(class_id(card["code"]))
+            owner.append(i)
+    dets = Detections(np.array(boxes, np.float32).reshape(-1, 4), np.ones(len(boxes), np.float32),
+                      np.array(cls, np.int64))
+    return dets, np.array(owner, np.int64)

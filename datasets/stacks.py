@@ -24,30 +24,13 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.classes import class_id
-from vision.detections import Detections
 from vision.detector import load_image
 from vision.instances import CardInstance
 from vision.piles import PileKind
 from vision.stacks import STACK_CONTEXT, STACK_INPUT, card_crop
 from vision.table import read_side
 
-
-def true_detections(doc: dict) -> tuple[Detections, np.ndarray]:
-    """True index boxes of a generated scene's layout document as detections (confidence 1).
-
-    Returns:
-        (detections, owner (n,) int64: index of the card in ``doc["cards"]`` each box belongs to).
-    """
-    boxes, cls, owner = [], [], []
-    for i, card in enumerate(doc["cards"]):
-        for b in card["index_boxes_px"]:
-            boxes.append(b)
-            cls.append(class_id(card["code"]))
-            owner.append(i)
-    dets = Detections(np.array(boxes, np.float32).reshape(-1, 4), np.ones(len(boxes), np.float32),
-                      np.array(cls, np.int64))
-    return dets, np.array(owner, np.int64)
+from .scenes import true_detections
 
 
 def single_cards(doc: dict) -> list[tuple[CardInstance, int]]:

@@ -43,7 +43,7 @@ sys.path.insert(0, str(ROOT))
 from scorer.layout import TableLayout  # noqa: E402
 from scorer.presets import get_rules  # noqa: E402
 from scorer.scoring import score_round  # noqa: E402
-from datasets.stacks import true_detections  # noqa: E402
+from datasets.scenes import true_detections  # noqa: E402
 from vision.detections import Detections, box_iou  # noqa: E402
 from vision.piles import PileKind  # noqa: E402
 from vision.table import read_side  # noqa: E402
@@ -282,11 +282,11 @@ def main(argv: list[str] | None = None) -> int:
             alone[next(iter(scene)) if len(scene) == 1 else
                   "several failure kinds" if scene else "none of the kinds above"] += 1
     n = stats["tables"]
+    models = ["oracle (true boxes)"] if args.oracle else [args.model.name]
+    models += [f"reader {Path(reader.model).name}"] if reader else []
+    models += [f"stack checker {Path(stacks.model).name}" if stacks else "no stack checker"]
     figures = {
-        "tables": n, "detector": ("oracle (true boxes)" if args.oracle else
-                                  f"{args.model.name}" + (f" + reader {Path(args.reader or 'models/reader.onnx').name}"
-                                                          if reader else "")) +
-        (f", stack checker {Path(stacks.model).name}" if stacks else ", no stack checker"),
+        "tables": n, "detector": ", ".join(models),
         "fan_counting_accuracy": stats["fans_counted"] / max(1, stats["fans"]), "fans": stats["fans"],
         "fan_counting_accuracy_all_visible": stats["fans_visible_counted"] / max(1, stats["fans_visible"]),
         "fans_all_visible": stats["fans_visible"],

@@ -82,12 +82,9 @@ def with_softmax(model):
     return Exported(model)
 
 
-def augment(batch, rng: np.random.Generator, train: bool, lowres: float = 0.0):
+def augment(batch, rng: np.random.Generator, train: bool):
     """Stored STORE-px crops (N, 3, STORE, STORE) in [0, 1] -> INPUT-px windows: jittered position, scale and
-    rotation (train), colour gains, contrast, grey, blur and noise (train); the centred window otherwise.
-
-    ``lowres`` (train): the share of windows shrunk to 10-24 px and enlarged back, as an index 8-19 px tall
-    would be read at run time (most misread indices are that small; see models/README.md)."""
+    rotation (train), colour gains, contrast, grey, blur and noise (train); the centred window otherwise."""
     import torch
     import torch.nn.functional as F
 
@@ -116,12 +113,6 @@ def augment(batch, rng: np.random.Generator, train: bool, lowres: float = 0.0):
         k = torch.tensor([[1, 2, 1], [2, 4, 2], [1, 2, 1]], dtype=torch.float32).div(16)
         k = k.view(1, 1, 3, 3).repeat(3, 1, 1, 1)
         out = torch.where(blur, F.conv2d(F.pad(out, (1, 1, 1, 1), mode="replicate"), k, groups=3), out)
-        small = np.flatnonzero(rng.random(n) < lowres)
-        sizes = rng.integers(10, 25, len(small))
-        for side in np.unique(sizes):
-            sel = torch.from_numpy(small[sizes == side])
-            down = F.interpolate(out[sel], size=(int(side), int(side)), mode="area")
-            out[sel] = F.interpolate(down, size=(INPUT, INPUT), mode="bilinear", align_corners=False)
         out = out + torch.randn_like(out) * torch.tensor(rng.uniform(0, 0.04, (n, 1, 1, 1)), dtype=torch.float32)
     return out.clamp(0, 1)
 
@@ -164,8 +155,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=ROOT / "models")
     ap.add_argument("--weights", type=Path, help="continue from these weights (reader.pt of the same --width)")
     ap.add_argument("--width", type=float, default=1.0, help="channel multiplier of the network")
-    ap.add_argument("--lowres", type=float, default=0.0,
-                    help="share of training windows shrunk to 10-24 px and enlarged back (small indices)")
     args = ap.parse_args(argv)
 
     import torch
@@ -193,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
         for i in range(0, len(order), args.batch):
             idx = order[i:i + args.batch]
             x = torch.from_numpy(crops[idx]).permute(0, 3, 1, 2).float().div(255)
-            x = augment(x, rng, train=True, lowres=args.lowres)
+            x = augment(x, rng, train=True)
             r, s = model(x)
             rt = torch.from_numpy(rank_t[idx])
             st = torch.from_numpy(suit_t[idx])
@@ -216,7 +205,6 @@ def main(argv: list[str] | None = None) -> int:
         torch.save(model.state_dict(), args.out / "reader.pt")
     export(model, args.out / "reader.onnx")
     info = {"train": str(args.train), "val": str(args.val), "width": args.width, "epochs": args.epochs,
-            "lowres": args.lowres, "weights": str(args.weights) if args.weights else None,
             "batch": args.batch,
             "lr": args.lr, "seconds": round(time.time() - start), "train_crops": int(len(labels)),
             "history": history}

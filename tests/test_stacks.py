@@ -8,7 +8,7 @@ import pytest
 cv2 = pytest.importorskip("cv2")
 
 from vision.instances import CardInstance  # noqa: E402
-from vision.piles import Pile, PileKind  # noqa: E402
+from vision.piles import Pile, PileKind, marker_note  # noqa: E402
 from vision.stacks import DEFAULT_STACKS, STACK_CONTEXT, STACK_INPUT, card_crop, check_stacks  # noqa: E402
 
 
@@ -61,7 +61,7 @@ class _FixedChecker:
 def _single(code: str) -> Pile:
     _, card = _card_on_table(0)
     card = CardInstance(code, card.detections, card.centers, card.size, 1.0, card.card_height)
-    return Pile(PileKind.SQUARED_BOOK, (card,), (f"single card {code} read as the marker of a squared book",))
+    return Pile(PileKind.SQUARED_BOOK, (card,), ("low confidence: " + code, marker_note(code)))
 
 
 def test_check_stacks_turns_unlikely_stacks_into_loose_cards_and_says_so():
@@ -72,7 +72,8 @@ def test_check_stacks_turns_unlikely_stacks_into_loose_cards_and_says_so():
     assert [p.kind for p in out] == [PileKind.SQUARED_BOOK, PileKind.MELD, PileKind.LOOSE, PileKind.SQUARED_BOOK]
     assert out[1] is meld  # other piles are untouched
     assert out[0].kind is PileKind.SQUARED_BOOK and "a stack is seen under it (p 0.97)" in out[0].notes[-1]
-    assert "no stack seen" in out[2].notes[-1] and "read as the marker" not in " ".join(out[2].notes)
+    assert "no stack seen" in out[2].notes[-1] and marker_note("5C") not in out[2].notes
+    assert out[2].notes[0] == "low confidence: 5C"  # other notes stay
     assert "unclear" in out[3].notes[-1]
 
 

@@ -238,6 +238,13 @@ def group_piles(cards: list[CardInstance]) -> list[Pile]:
     return ([Pile(PileKind.RED_THREES, tuple(_order(threes)))] if threes else []) + found
 
 
+def marker_note(code: str) -> str:
+    """The note on a single card seen whole and read as a squared book's marker (``vision.stacks.check_stacks``
+    replaces it with what it saw under the card)."""
+    return (f"single card {code} read as the marker of a squared book of the rules' book size (the stack's count "
+            "cannot be seen); if it is a loose card, remove it")
+
+
 def _classify(cards: list[CardInstance], ranks: set[str]) -> Pile:
     n = len(cards)
     low = [c.code for c in cards if c.confidence < 0.5]
@@ -245,10 +252,7 @@ def _classify(cards: list[CardInstance], ranks: set[str]) -> Pile:
     if n == 1:
         card = cards[0]
         if card.fully_visible:
-            return Pile(PileKind.SQUARED_BOOK, tuple(cards),
-                        tuple(notes + [f"single card {card.code} read as the marker of a squared book of the "
-                                       "rules' book size (the stack's count cannot be seen); if it is a loose "
-                                       "card, remove it"]))
+            return Pile(PileKind.SQUARED_BOOK, tuple(cards), tuple(notes + [marker_note(card.code)]))
         return Pile(PileKind.LOOSE, tuple(cards),
                     tuple(notes + [f"single card {card.code} with one corner visible: not scored; if it is a "
                                    "squared book's marker, add it"]))

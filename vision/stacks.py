@@ -22,7 +22,7 @@ import numpy as np
 
 from .detector import OnnxModel
 from .instances import DIAGONAL_PER_HEIGHT, CardInstance
-from .piles import Pile, PileKind
+from .piles import Pile, PileKind, marker_note
 from .reader import turned_patch
 
 DEFAULT_STACKS = Path(__file__).resolve().parents[1] / "models" / "stacks.onnx"
@@ -107,7 +107,7 @@ def check_stacks(piles: list[Pile], image: np.ndarray, checker: StackChecker) ->
     for i, p in zip(singles, probs):
         pile = piles[i]
         code = pile.cards[0].code
-        keep = [n for n in pile.notes if not n.startswith(f"single card {code} read as the marker")]
+        keep = [n for n in pile.notes if n != marker_note(code)]
         if p < LOOSE_BELOW:
             out[i] = Pile(PileKind.LOOSE, pile.cards, tuple(keep + [
                 f"single card {code}: no stack seen under it (p {p:.2f}), so read as a loose card and not scored; "

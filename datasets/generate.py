@@ -8,7 +8,7 @@ Usage::
 Writes, under ``OUT/``:
 
 * ``scenes/<split>/{images,labels,layouts}/`` — full-resolution scenes (``--keep-scenes`` or no ``--tile``),
-* ``tiles/<split>/{images,labels}/`` — ``--tile`` px crops at native scale (training input),
+* ``tiles/<split>/{images,labels}/`` — ``--tile`` px crops at native scale or enlarged (``--enlarge``): training input,
 * ``data.yaml`` — an Ultralytics data file naming the 53 classes and whatever splits exist.
 
 Scene *i* of a run uses seed ``seed * 1_000_003 + i``, so a run is reproducible whatever the worker count.
@@ -28,6 +28,8 @@ import cv2
 import numpy as np
 
 from vision.classes import CLASS_NAMES
+
+from vision.scales import SMALL_INDEX
 
 from .scenes import make_scene, write_scene, yolo_lines
 
@@ -84,8 +86,24 @@ def tiles_from_scene(image: np.ndarray, boxes: np.ndarray, classes: np.ndarray, 
     return out
 
 
+def enlarged_for_tiles(image: np.ndarray, boxes: np.ndarray, enlarge: float) -> tuple[np.ndarray, np.ndarray]:
+    """The (H, W, 3) photo and its (n, 4) xyxy px boxes as the detector sees them at inference.
+
+    A photo whose indices are small (median size, the square root of the box area, under
+    ``vision.scales.SMALL_INDEX`` px) is enlarged ``enlarge`` times (bilinear), as the enlarged pass of
+    ``vision.scales.detect_multiscale`` does; any other photo, or ``enlarge`` 1, comes back unchanged.
+    """
+    if enlarge == 1.0 or not len(boxes):
+        return image, boxes
+    size = float(np.median(np.sqrt((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1]))))
+    if size >= SMALL_INDEX:
+        return image, boxes
+    big = cv2.resize(image, None, fx=enlarge, fy=enlarge, interpolation=cv2.INTER_LINEAR)
+    return big, (boxes * np.float32(enlarge)).astype(np.float32)
+
+
 def _work(job: tuple) -> int:
-    i, seed, designs, out, split, tile, tiles_per_scene, keep_scenes, full_view = job
+    i, seed, designs, out, split, tile, tiles_per_scene, keep_scenes, full_view, enlarge = job
     rng = np.random.default_rng(seed)
     decks = _decks_for(designs, rng)
     scene = make_scene(seed, decks, full_view=full_view)
@@ -97,10 +115,11 @@ def _work(job: tuple) -> int:
         q = int(rng.integers(40, 96))
         ok, buf = cv2.imencode(".jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, q])
         image = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+        image, boxes = enlarged_for_tiles(image, scene.boxes, enlarge)
         tdir = Path(out) / "tiles" / split
         (tdir / "images").mkdir(parents=True, exist_ok=True)
         (tdir / "labels").mkdir(parents=True, exist_ok=True)
-        for k, (crop, b, c) in enumerate(tiles_from_scene(image, scene.boxes, scene.classes, rng, tile,
+        for k, (crop, b, c) in enumerate(tiles_from_scene(image, boxes, scene.classes, rng, tile,
                                                           tiles_per_scene)):
             cv2.imwrite(str(tdir / "images" / f"{name}_{k}.jpg"), crop, [cv2.IMWRITE_JPEG_QUALITY, 95])
             (tdir / "labels" / f"{name}_{k}.txt").write_text("\n".join(yolo_lines(b, c, tile, tile)) + "\n")
@@ -129,12 +148,18 @@ def write_data_yaml(out: Path) -> Path:
 
 def generate(out: Path, scenes: int, split: str, seed: int, designs: list[str], workers: int = 2,
              tile: int | None = None, tiles_per_scene: int = 4, keep_scenes: bool = False,
-             full_view: bool | None = None, progress: bool = True) -> dict:
-    """Generate ``scenes`` scenes; returns counts and timing. See the module docstring for the layout."""
+             full_view: bool | None = None, progress: bool = True, enlarge: float = 1.0) -> dict:
+    """Generate ``scenes`` scenes; returns counts and timing. See the module docstring for the layout.
+
+    ``enlarge`` cuts the tiles of a photo whose indices are small (median under ``vision.scales.SMALL_INDEX`` px)
+    from the photo enlarged that many times (bilinear, after its JPEG compression): that is how the enlarged pass
+    of ``vision.scales.detect_multiscale`` shows a whole-table photo to the detector. Other photos are cut as
+    they are.
+    """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    jobs = [(i, seed * 1_000_003 + i, designs, str(out), split, tile, tiles_per_scene, keep_scenes, full_view)
-            for i in range(scenes)]
+    jobs = [(i, seed * 1_000_003 + i, designs, str(out), split, tile, tiles_per_scene, keep_scenes, full_view,
+             enlarge) for i in range(scenes)]
     start = time.time()
     boxes = 0
     ctx = get_context("fork")
@@ -151,7 +176,8 @@ def generate(out: Path, scenes: int, split: str, seed: int, designs: list[str], 
         print(file=sys.stderr)
     write_data_yaml(out)
     info = {"split": split, "scenes": scenes, "boxes": boxes, "designs": designs, "seed": seed, "tile": tile,
-            "tiles_per_scene": tiles_per_scene if tile else 0, "seconds": round(time.time() - start, 1)}
+            "tiles_per_scene": tiles_per_scene if tile else 0, "enlarge": enlarge,
+            "seconds": round(time.time() - start, 1)}
     (out / f"generate_{split}.json").write_text(json.dumps(info, indent=2))
     return info
 
@@ -171,7 +197,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tiles-per-scene", type=int, default=4)
     ap.add_argument("--keep-scenes", action="store_true", help="write full scenes as well as tiles")
     ap.add_argument("--full-view", action="store_true", help="frame every table fully (evaluation scenes)")
+    ap.add_argument("--enlarge", type=float, default=1.0,
+                    help="cut the tiles of photos with small indices from the photo enlarged this many times "
+                         "(2 = vision.scales.ENLARGE mimics the enlarged pass; use with --full-view)")
     args = ap.parse_args(argv)
+    if args.enlarge != 1.0 and not args.tile:
+        ap.error("--enlarge applies to tiles: give --tile")
     designs = {"train": list(TRAIN_DESIGNS), "heldout": list(HELDOUT_DESIGNS)}.get(args.designs)
     if designs is None:
         designs = [d.strip() for d in args.designs.split(",") if d.strip()]
@@ -181,7 +212,8 @@ def main(argv: list[str] | None = None) -> int:
               "--fetch first)", file=sys.stderr)
         return 1
     info = generate(args.out, args.scenes, args.split, args.seed, designs, args.workers, args.tile,
-                    args.tiles_per_scene, args.keep_scenes, True if args.full_view else None)
+                    args.tiles_per_scene, args.keep_scenes, True if args.full_view else None,
+                    enlarge=args.enlarge)
     print(json.dumps(info))
     return 0
 

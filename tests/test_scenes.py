@@ -8,7 +8,7 @@ import pytest
 pytest.importorskip("cv2")
 pytest.importorskip("resvg_py")
 
-from datasets.generate import generate, tiles_from_scene  # noqa: E402
+from datasets.generate import enlarged_for_tiles, generate, tiles_from_scene  # noqa: E402
 from datasets.scenes import MIN_VISIBLE, Pile, _visible_fraction, make_scene  # noqa: E402
 from scorer import get_rules, parse_cards  # noqa: E402
 from scorer.layout import TableLayout  # noqa: E402
@@ -107,3 +107,28 @@ def test_generate_is_deterministic_across_worker_counts(deck, tmp_path):
     assert set(doc) >= {"rules", "teams", "cards", "image", "design"}
     assert (tmp_path / "a" / "data.yaml").read_text().count("'JK'") == 1
     assert len(list((tmp_path / "a" / "tiles" / "train" / "images").glob("*.jpg"))) == 6
+
+
+def test_tiles_of_small_indices_are_cut_enlarged():
+    image = np.zeros((100, 200, 3), np.uint8)
+    small = np.array([[10, 10, 30, 30], [50, 50, 60, 60]], np.float32)  # median size 15 px
+    big_image, big_boxes = enlarged_for_tiles(image, small, 2.0)
+    assert big_image.shape == (200, 400, 3)
+    assert np.allclose(big_boxes, small * 2)
+    large = np.array([[0, 0, 50, 50]], np.float32)  # 50 px: the enlarged pass would not run
+    same_image, same_boxes = enlarged_for_tiles(image, large, 2.0)
+    assert same_image is image and same_boxes is large
+    assert enlarged_for_tiles(image, small, 1.0)[0] is image
+
+
+def test_generate_enlarges_whole_table_tiles(deck, tmp_path):
+    sizes = {}
+    for enlarge in (1.0, 2.0):
+        out = tmp_path / str(enlarge)
+        info = generate(out, 2, "train", 7, [DESIGN], workers=1, tile=160, tiles_per_scene=3, full_view=True,
+                        progress=False, enlarge=enlarge)
+        assert info["enlarge"] == enlarge
+        rows = [line.split() for f in sorted((out / "tiles" / "train" / "labels").glob("*.txt"))
+                for line in f.read_text().splitlines() if line]
+        sizes[enlarge] = np.median([float(r[3]) * float(r[4]) for r in rows]) ** 0.5 * 160
+    assert sizes[2.0] > 1.6 * sizes[1.0]  # whole tables of this deck have indices under 40 px

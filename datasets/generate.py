@@ -28,8 +28,7 @@ import cv2
 import numpy as np
 
 from vision.classes import CLASS_NAMES
-
-from vision.scales import SMALL_INDEX
+from vision.scales import SMALL_INDEX, median_index_size
 
 from .scenes import make_scene, write_scene, yolo_lines
 
@@ -93,10 +92,7 @@ def enlarged_for_tiles(image: np.ndarray, boxes: np.ndarray, enlarge: float) -> 
     ``vision.scales.SMALL_INDEX`` px) is enlarged ``enlarge`` times (bilinear), as the enlarged pass of
     ``vision.scales.detect_multiscale`` does; any other photo, or ``enlarge`` 1, comes back unchanged.
     """
-    if enlarge == 1.0 or not len(boxes):
-        return image, boxes
-    size = float(np.median(np.sqrt((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1]))))
-    if size >= SMALL_INDEX:
+    if enlarge == 1.0 or median_index_size(boxes) >= SMALL_INDEX:
         return image, boxes
     big = cv2.resize(image, None, fx=enlarge, fy=enlarge, interpolation=cv2.INTER_LINEAR)
     return big, (boxes * np.float32(enlarge)).astype(np.float32)

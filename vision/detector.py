@@ -126,29 +126,28 @@ def letterbox(image: np.ndarray, imgsz: int, shape: tuple[int, int] | None = Non
 
 
 @dataclass
-class CardDetector:
+class CardDetector(OnnxModel):
     """Corner-index detector.
 
     Args:
         model: path to the ONNX model: YOLO output ``(1, 4 + nc, N)`` with nc = 53 (one class per card code) or
-            nc = 1 (a class-agnostic index finder: the index reader names what it finds; see :attr:`names_cards`).
+            nc = 1 (a class-agnostic index finder: the index reader names what it finds; see :attr:`names_cards`);
+            ``threads`` and the errors raised on loading: :class:`OnnxModel`.
         imgsz: inference size of the long side in pixels (multiple of 32).
         conf: minimum class confidence; iou: NMS IoU threshold (per class).
-        threads: ONNX Runtime intra-op threads.
 
     Raises:
-        FileNotFoundError: when the model file is missing.
-        ModelError: when it cannot be loaded.
+        ModelError: also for a model with another number of classes than 53 or 1.
     """
 
     model: str | Path = DEFAULT_MODEL
     imgsz: int = 1280
     conf: float = 0.25
     iou: float = 0.5
-    threads: int = 2
+    what: ClassVar[str] = "detector"
 
     def __post_init__(self) -> None:
-        self._session = onnx_session(self.model, self.threads, "detector")
+        super().__post_init__()
         self._input = self._session.get_inputs()[0].name
         shape = self._session.get_inputs()[0].shape
         self._fixed = tuple(shape[2:]) if all(isinstance(s, int) for s in shape[2:]) else None

@@ -1,9 +1,9 @@
 """Stage 1 of the camera pipeline at every scale: run the detector on an image pyramid and merge.
 
 The detector learned corner indices about 11-68 px in size (5th-95th percentile, median 28 px, measured on the
-first training tiles; the shipped detector also trained on whole tables enlarged as the enlarged pass below shows
-them, ``datasets.generate --enlarge``). Photos differ: the ``phone_corners`` close-ups have indices about 100 px tall at 640 px, while
-generated whole tables at 1280 px have indices down to about 8 px. Rather than guess, :func:`detect_multiscale`
+first training tiles; the shipped detector also trained on whole tables as the enlarged pass below shows them,
+``datasets.generate --enlarge``). Photos differ: the ``phone_corners`` close-ups have indices about 100 px tall
+at 640 px, while generated whole tables at 1280 px have indices down to about 8 px. Rather than guess, :func:`detect_multiscale`
 runs the model with the long side at ``max_side`` (or the photo's own size when smaller), then at half, a
 quarter ... down to ``min_side``, and keeps the most confident box wherever boxes overlap (across codes at
 IoU :data:`AGNOSTIC_IOU` when the index reader names the boxes, per card code otherwise). Costs about 4/3 of
@@ -62,14 +62,20 @@ ENLARGE = 2.0
 SIZE_SAMPLE = 20
 
 
+def median_index_size(xyxy: np.ndarray) -> float:
+    """Median index size (square root of the box area, pixels) of (n, 4) xyxy boxes; infinite when n is 0.
+    A photo whose indices measure under :data:`SMALL_INDEX` gets the enlarged pass."""
+    if not len(xyxy):
+        return float("inf")
+    return float(np.median(np.sqrt((xyxy[:, 2] - xyxy[:, 0]) * (xyxy[:, 3] - xyxy[:, 1]))))
+
+
 def _enlarged_top(found: Detections, width: int, height: int, max_side: int) -> int:
     """Long side (px, multiple of 32) of an enlarged pass for small indices; 0 when the surest indices are not
     small (or too few were found to tell)."""
     if len(found) < 3:
         return 0
-    sure = found.xyxy[np.argsort(-found.confidence)[:SIZE_SAMPLE]]
-    size = float(np.median(np.sqrt((sure[:, 2] - sure[:, 0]) * (sure[:, 3] - sure[:, 1]))))
-    if size >= SMALL_INDEX:
+    if median_index_size(found.xyxy[np.argsort(-found.confidence)[:SIZE_SAMPLE]]) >= SMALL_INDEX:
         return 0
     return int(min(max(width, height) * ENLARGE, max_side)) // 32 * 32
 

@@ -153,17 +153,23 @@ def _affine(cx: float, cy: float, angle_deg: float, scale: float, w: int, h: int
     return np.array([[c, -s, cx - (c * w / 2 - s * h / 2)], [s, c, cy - (s * w / 2 + c * h / 2)]], np.float64)
 
 
-def _card_image(deck: Deck, code: str, rng: np.random.Generator):
+def _card_image(deck: Deck, code: str, rng: np.random.Generator, joker_marks: float = 0.0):
     if code == "BACK":
         return deck.back, []
     options = deck.cards[code]
     ci = options[int(rng.integers(len(options)))]
+    if code == "JK" and joker_marks > 0 and rng.random() < joker_marks:
+        from .jokers import procedural_joker
+
+        ci = procedural_joker(ci, deck.cards["AS"][0].index_boxes[0], rng)
     return ci.image, list(ci.index_boxes)
 
 
 def place_piles(piles: Sequence[Pile], decks: Sequence[Deck], rng: np.random.Generator,
-                scale: float) -> tuple[list[Placed], tuple[float, float]]:
-    """Lay the piles out in rows (shelf packing) on a canvas; returns placed cards and the canvas size."""
+                scale: float, joker_marks: float = 0.0) -> tuple[list[Placed], tuple[float, float]]:
+    """Lay the piles out in rows (shelf packing) on a canvas; returns placed cards and the canvas size.
+
+    ``joker_marks``: the share of jokers drawn with procedural corner marks (:mod:`datasets.jokers`)."""
     w0, h0 = decks[0].back.shape[1], decks[0].back.shape[0]
     cw, ch = w0 * scale, h0 * scale
     gap = cw * rng.uniform(0.15, 0.6)
@@ -200,7 +206,7 @@ def place_piles(piles: Sequence[Pile], decks: Sequence[Deck], rng: np.random.Gen
         row_h = max(row_h, ph)
 
         def put(code: str, cx: float, cy: float, ang: float, depth: float = 0.0) -> None:
-            img, boxes = _card_image(deck, code, rng)
+            img, boxes = _card_image(deck, code, rng, joker_marks)
             h, w = img.shape[:2]
             s = scale * (w0 / w)
             placed.append(Placed(code, pi, kind, img, boxes, _affine(cx, cy, ang, s, w, h), depth))
@@ -481,7 +487,7 @@ SIZES = ((1280, 960), (960, 1280), (1024, 768), (1600, 1200), (1280, 720), (720,
 
 def make_scene(seed: int, decks: Sequence[Deck], size: tuple[int, int] | None = None,
                max_piles: int | None = None, full_view: bool | None = None,
-               piles: Sequence[Pile] | None = None, clutter: bool = True) -> Scene:
+               piles: Sequence[Pile] | None = None, clutter: bool = True, joker_marks: float = 0.0) -> Scene:
     """Generate one scene, deterministic for ``seed`` and ``decks``.
 
     Args:
@@ -493,6 +499,8 @@ def make_scene(seed: int, decks: Sequence[Deck], size: tuple[int, int] | None = 
             about 50-300 px, cutting off part of the table (for training); None picks at random (60 % full).
         piles: lay out exactly these piles instead of sampling a table (tests, controlled evaluation).
         clutter: add cups, hands and score pads.
+        joker_marks: share of jokers given procedural corner marks (training variety, :mod:`datasets.jokers`);
+            0 keeps every scene identical to earlier versions.
     """
     rng = np.random.default_rng(seed)
     W, H = size or SIZES[int(rng.integers(len(SIZES)))]
@@ -501,7 +509,7 @@ def make_scene(seed: int, decks: Sequence[Deck], size: tuple[int, int] | None = 
     if piles is None:
         piles = sample_piles(rng, max_piles, jokers=all("JK" in d.cards for d in decks))
     scale = 1.0
-    placed, (cvw, cvh) = place_piles(piles, decks, rng, scale)
+    placed, (cvw, cvh) = place_piles(piles, decks, rng, scale, joker_marks)
     cvw, cvh = int(math.ceil(cvw)), int(math.ceil(cvh))
     canvas = np.zeros((cvh, cvw, 4), np.uint8)
     ids = np.full((cvh, cvw), -1, np.int32)

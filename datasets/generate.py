@@ -28,7 +28,8 @@ import cv2
 import numpy as np
 
 from vision.classes import CLASS_NAMES
-from vision.scales import SMALL_INDEX, median_index_size
+from vision.detections import median_index_size
+from vision.scales import SMALL_INDEX
 
 from .scenes import make_scene, write_scene, yolo_lines
 

@@ -139,3 +139,16 @@ def test_detections_select_and_concatenate():
     both = Detections.concatenate([d, Detections.empty(), d[[1]]])
     assert both.codes == ["KH", "7D", "KS", "7D"] and both.xyxy.shape == (4, 4)
     assert len(Detections.concatenate([Detections.empty()])) == 0
+
+
+def test_a_photo_of_small_indices_says_so():
+    from vision.table import READABLE_INDEX
+
+    def side(size):
+        boxes = [[x, 100, x + size, 100 + size] for x in (100, 100 + 3 * size, 100 + 6 * size)]
+        return read_side(Detections(np.array(boxes, np.float32), np.full(3, 0.9, np.float32),
+                                    np.array([class_id(c) for c in ("KH", "KS", "KD")])))
+
+    small, fine = side(READABLE_INDEX - 4), side(READABLE_INDEX + 10)
+    assert "photograph the table closer" in small.notes[0] and "median 12 px" in small.notes[0]
+    assert not any("closer" in n for n in fine.notes)

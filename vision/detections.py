@@ -92,3 +92,11 @@ class Detections:
         """``[{"card": "KH", "box": [x1, y1, x2, y2], "confidence": c}, ...]`` with pixel boxes (2 decimals)."""
         return [{"card": code, "box": [round(float(v), 2) for v in box], "confidence": round(conf, 4)}
                 for box, conf, code in self]
+
+
+def median_index_size(xyxy: np.ndarray) -> float:
+    """Median index size (square root of the box area, pixels) of (n, 4) xyxy boxes; infinite when n is 0.
+    Used to tell a whole-table photo (small indices) from a close-up (``vision.scales``)."""
+    if not len(xyxy):
+        return float("inf")
+    return float(np.median(np.sqrt((xyxy[:, 2] - xyxy[:, 0]) * (xyxy[:, 3] - xyxy[:, 1]))))

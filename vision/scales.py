@@ -23,7 +23,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from .detections import Detections
+from .detections import Detections, median_index_size
 
 
 def pyramid_sizes(width: int, height: int, max_side: int = 2560, min_side: int = 320,
@@ -60,14 +60,6 @@ SMALL_INDEX = 40.0
 ENLARGE = 2.0
 #: how many of the most confident boxes measure a photo's index size
 SIZE_SAMPLE = 20
-
-
-def median_index_size(xyxy: np.ndarray) -> float:
-    """Median index size (square root of the box area, pixels) of (n, 4) xyxy boxes; infinite when n is 0.
-    A photo whose indices measure under :data:`SMALL_INDEX` gets the enlarged pass."""
-    if not len(xyxy):
-        return float("inf")
-    return float(np.median(np.sqrt((xyxy[:, 2] - xyxy[:, 0]) * (xyxy[:, 3] - xyxy[:, 1]))))
 
 
 def _enlarged_top(found: Detections, width: int, height: int, max_side: int) -> int:

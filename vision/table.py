@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .detections import Detections
+from .detections import Detections, median_index_size
 from .instances import CardInstance, pair_corners
 from .piles import Pile, PileKind, group_piles
 
@@ -25,6 +25,22 @@ if TYPE_CHECKING:
     from .stacks import StackChecker
 
 SPLITS = ("horizontal", "vertical")
+
+
+#: a photo whose indices measure under this (median, pixels) is too far away to be read reliably. Share of
+#: true indices read right by index size, 100 generated tables of the held-out designs (``data/tables_hdev``,
+#: detector v4 and reader w15): under 12 px 0.12, 12-16 px 0.60, 16-20 px 0.76, 20 px and over 0.90
+READABLE_INDEX = 16.0
+
+
+def small_index_note(xyxy: np.ndarray) -> str | None:
+    """A note for the user when the (n, 4) xyxy corner boxes of a photo are mostly under :data:`READABLE_INDEX`
+    pixels, else ``None``."""
+    size = median_index_size(xyxy)
+    if size >= READABLE_INDEX:
+        return None
+    return (f"the corner indices are small in this photo (median {size:.0f} px; {READABLE_INDEX:.0f} px or more "
+            "reads well): many may be missed or misread, so photograph the table closer or one half at a time")
 
 
 @dataclass(frozen=True)
@@ -47,9 +63,11 @@ class SideReading:
 
     @property
     def notes(self) -> list[str]:
-        """Every doubt about this side's reading, one line each."""
-        return [f"{p.kind.value.replace('_', ' ')} {' '.join(p.codes)}: {'; '.join(p.notes)}"
-                for p in self.piles if p.notes]
+        """Every doubt about this side's reading, one line each: the photo's (indices too small to read well,
+        :func:`small_index_note`) first, then each pile's."""
+        photo = small_index_note(self.detections.xyxy)
+        return ([photo] if photo else []) + [f"{p.kind.value.replace('_', ' ')} {' '.join(p.codes)}: "
+                                             f"{'; '.join(p.notes)}" for p in self.piles if p.notes]
 
     def team_layout(self) -> dict[str, Any]:
         """This side as a ``teams`` entry of the layout JSON (``docs/layout.md``)."""

@@ -115,20 +115,20 @@ def _typical_ratio(candidates: list[tuple[float, int, int]], codes: list[str], c
                    sizes: np.ndarray) -> float:
     """The photo's index-diagonal / index-size ratio (it depends on the deck: 1.3 for jumbo indices, 5 for small).
 
-    A deck with big indices shows on *isolated* pairs: a code seen exactly twice, with no other index of its
-    rank nearer to either than they are to each other (a squared book's marker, a loose card, a red three);
+    A deck with big indices shows on *isolated* pairs: a code seen exactly twice, with no other index (of any
+    rank) nearer to either than they are to each other (a squared book's marker, a loose card, a red three; two
+    identical cards side by side in a fan of wilds have neighbours that near);
     when there are two or more and their median is under :data:`BIG_INDEX_RATIO`, that is the photo's ratio.
     Otherwise it is the median over pairs that have no rival candidate (ratio at least
     :data:`STANDARD_MIN_RATIO`), or :data:`PAIR_TYPICAL` when there are fewer than two.
     """
     seen = Counter(codes)
-    ranks = [rank_of(c) for c in codes]
     isolated = []
     for ratio, i, j in candidates:
         if seen[codes[i]] != 2:
             continue
         gap = ratio * (sizes[i] + sizes[j]) / 2
-        near = [k for k in range(len(codes)) if k not in (i, j) and ranks[k] == ranks[i]
+        near = [k for k in range(len(codes)) if k not in (i, j)
                 and min(np.linalg.norm(centers[k] - centers[i]), np.linalg.norm(centers[k] - centers[j])) < gap]
         if not near:
             isolated.append(ratio)

@@ -72,6 +72,16 @@ def test_mixed_close_fan_is_a_hand_and_keeps_its_red_three():
     assert len(piles) == 1 and piles[0].kind is PileKind.LEFT and "3H" in piles[0].codes
 
 
+def test_a_hand_holding_three_of_a_rank_is_not_a_meld():
+    # 4C .. 4C lie two steps apart, but with the JS between them they are cards of one fanned hand
+    items = fan(["10C", "4C", "JS", "4C", "4H"], 300, 300, step=(1.0 * S, 0.1 * S))
+    piles = group_piles(pair_corners(dets(items)))
+    assert [p.kind for p in piles] == [PileKind.LEFT] and len(piles[0].cards) == 5
+    # the same three fours side by side, apart from the other cards, are a meld
+    items = fan(["4C", "4C", "4H"], 100, 100, step=(1.0 * S, 0.1 * S)) + fan(["10C", "JS"], 100, 600)
+    assert PileKind.MELD in [p.kind for p in group_piles(pair_corners(dets(items)))]
+
+
 def test_a_wild_beside_red_threes_does_not_join_them():
     items = fan(["3H", "3D"], 100, 100, step=(1.2 * S, 0)) + [("JK", 100 + 3.6 * S, 100)]
     piles = group_piles(pair_corners(dets(items)))

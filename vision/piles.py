@@ -9,7 +9,8 @@ cards left in a hand or foot are fanned with mixed ranks.
 
 * cards of one natural rank link when their nearest indices are within :data:`LINK_MELD` card heights (the
   card height is estimated from the index size and the photo's typical card diagonal, so the rule holds at any
-  distance and for any deck); so do wilds (twos and jokers) with wilds, and red threes with red threes;
+  distance and for any deck); so do wilds (twos and jokers) with wilds, and red threes with red threes —
+  unless a natural of another rank lies between them: then they are cards of a fanned hand;
 * a cluster of fewer than :data:`WILD_MELD` wilds then joins the nearest natural cluster within reach (the
   wilds of a dirty meld); a larger one is a meld of wilds of its own;
 * clusters of different ranks closer than :data:`LINK_MIXED` card heights are one fan of mixed cards (a hand);
@@ -34,10 +35,16 @@ from .instances import CardInstance
 #: link distance between compatible cards, in card heights (a fan's step is 0.25-0.40 of a card's height;
 #: the nearest index of another pile is closer than 0.5 card heights for about 5 % of indices)
 LINK_MELD = 0.55
-#: link distance between clusters of different ranks (a fanned hand's cards overlap closely), card heights
-LINK_MIXED = 0.35
+#: link distance between clusters of different ranks (a fanned hand's cards overlap closely), card heights; a
+#: hand card's nearest neighbour in its hand: median 0.22, 10 % beyond 0.36 (true boxes, generated tables).
+#: Chosen over 0.35 and 0.5 on 200 dev tables (``data/tables_dev``, ``data/tables_hdev``), true boxes: exact
+#: score 0.30 / 0.34 at 0.35, 0.31 / 0.37 at 0.42 and at 0.5
+LINK_MIXED = 0.42
 #: a step this many times a fan's median step is reported as a possible boundary between two piles
 GAP_FACTOR = 2.0
+#: an index of another rank this close to the segment between two cards of one rank (in segment lengths)
+#: puts them in a fanned hand rather than side by side in a meld
+BETWEEN_CLEARANCE = 0.35
 #: a cluster of wilds this large is a meld of its own, not wilds of the neighbouring meld
 WILD_MELD = 3
 
@@ -160,6 +167,35 @@ def _distances(cards: list[CardInstance], keys: list[str | None], any_rank: bool
     return d
 
 
+def _nearest_indices(a: CardInstance, b: CardInstance) -> tuple[np.ndarray, np.ndarray]:
+    """The index centre of ``a`` and the one of ``b`` that lie nearest each other, (2,) pixels each."""
+    d = np.linalg.norm(a.centers[:, None, :] - b.centers[None, :, :], axis=-1)
+    ia, ib = np.unravel_index(int(np.argmin(d)), d.shape)
+    return a.centers[ia], b.centers[ib]
+
+
+def _other_rank_between(cards: list[CardInstance], keys: list[str | None], i: int, j: int) -> bool:
+    """True when a natural of another rank lies between cards ``i`` and ``j`` (of one rank): the two are then
+    not neighbours in a meld but cards of a fanned hand, whose ranks are mixed.
+
+    "Between": an index of that card lies within :data:`BETWEEN_CLEARANCE` of the segment joining the two
+    cards' nearest indices (in segment lengths), over its inner 15-85 %.
+    """
+    a, b = _nearest_indices(cards[i], cards[j])
+    d = b - a
+    L2 = float(d @ d)
+    if L2 == 0:
+        return False
+    for k, card in enumerate(cards):
+        if k in (i, j) or keys[k] is None or keys[k] == keys[i]:
+            continue
+        t = ((card.centers - a) @ d) / L2
+        off = np.abs((card.centers - a) @ np.array([-d[1], d[0]])) / L2  # distance / segment length
+        if ((t > 0.15) & (t < 0.85) & (off < BETWEEN_CLEARANCE)).any():
+            return True
+    return False
+
+
 def _order(cards: list[CardInstance]) -> list[CardInstance]:
     """Cards along the fan's main direction (first principal axis of the index centres), top/left first."""
     if len(cards) < 2:
@@ -196,7 +232,7 @@ def group_piles(cards: list[CardInstance]) -> list[Pile]:
         i, j = int(iu[k]), int(ju[k])
         if dist[i, j] > LINK_MELD:
             break
-        if keys[i] == keys[j]:
+        if keys[i] == keys[j] and not _other_rank_between(cards, keys, i, j):
             uf.union(i, j, allow_mixed=False)
     # 2. a small cluster of wilds joins the natural cluster(s) of one rank beside it (the wilds of a dirty meld):
     #    the rank with the most clusters in reach (a wild bridging a fan), then the nearest

@@ -3,10 +3,12 @@
 Jokers differ more between decks than any other card: their corner mark may be a star, a star in a ring, the
 word JOKER stacked or written across, a letter J with a star, or nothing at all. The training designs hold
 about a dozen marks; a detector trained on them found half the jokers of those designs and almost none of the
-held-out designs' (generated tables: 42 of 81 joker indices boxed on training designs, 8 of 132 on held-out
+held-out designs' (generated tables: 42 of 81 joker indices read right on training designs, 8 of 135 on held-out
 designs, detector v4). :func:`procedural_joker` gives a joker card new corner marks drawn from a few common
-families, in random shapes, sizes, colours and stroke weights, at the deck's own index positions, so the
-detector learns "a mark in a card's index corner that is not a rank" rather than a dozen particular pictures.
+families, in random shapes, sizes, colours and stroke weights, at the deck's own index positions, meant to
+teach the detector "a mark in a card's index corner that is not a rank" rather than a dozen particular
+pictures. Measured so far (models/README.md, detector v5): three CPU epochs with 60 % of jokers marked this
+way did not find more held-out jokers (10 of 135 read right); a longer run is still to be tried.
 
 Used by :func:`datasets.scenes.make_scene` with ``joker_marks`` > 0 (``datasets.generate --joker-marks``).
 """

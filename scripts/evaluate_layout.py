@@ -159,9 +159,16 @@ def evaluate_scene(doc: dict, dets: Detections, owners: np.ndarray, stats: Count
     readable = all(c["index_boxes_px"] for c in cards if c["pile_kind"] in scored_kinds) and \
         all(_is_clean_marker(b["top"]) for b in true_team.get("squared_books", []))
     stats["tables_readable"] += readable
+    # jokers: their corner marks differ by deck, the hardest index to find on unseen designs
+    shows_joker = any(c["code"] == "JK" and c["index_boxes_px"] for c in cards)
+    stats["tables_joker"] += shows_joker
+    stats["joker_indices"] += sum(len(c["index_boxes_px"]) for c in cards if c["code"] == "JK")
+    stats["joker_indices_read"] += sum(1 for k, o in enumerate(owners)
+                                       if o >= 0 and cards[o]["code"] == "JK" and dets.codes[k] == "JK")
     if pred.exact and pred.total == truth_score.total:
         stats["score_exact"] += 1
         stats["score_exact_readable"] += readable
+        stats["score_exact_joker"] += shows_joker
     elif not pred.exact and pred.total_min <= truth_score.total <= pred.total_max:
         stats["score_range"] += 1
         if exact_layout:
@@ -295,6 +302,11 @@ def main(argv: list[str] | None = None) -> int:
         "score_range_contains_truth_rate": stats["score_range"] / n,
         "tables_readable": stats["tables_readable"],
         "exact_score_rate_readable": stats["score_exact_readable"] / max(1, stats["tables_readable"]),
+        "tables_showing_a_joker": stats["tables_joker"],
+        "exact_score_rate_joker": stats["score_exact_joker"] / max(1, stats["tables_joker"]),
+        "exact_score_rate_no_joker": (stats["score_exact"] - stats["score_exact_joker"])
+        / max(1, n - stats["tables_joker"]),
+        "joker_indices": stats["joker_indices"], "joker_indices_read": stats["joker_indices_read"],
         "single_whole_cards": {"squared_book_tops": stats["singles_stack"],
                                "kept_as_squared_books": stats["singles_stack_kept"],
                                "other": stats["singles_other"], "read_as_loose": stats["singles_other_loose"]},
@@ -312,6 +324,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  exact-score rate:      {figures['exact_score_rate']:.3f}")
     print(f"    on tables a perfect reader could score exactly ({stats['tables_readable']}: every scored card "
           f"shows an index, no dirty/wild squared book): {figures['exact_score_rate_readable']:.3f}")
+    print(f"    on the {stats['tables_joker']} tables showing a joker: {figures['exact_score_rate_joker']:.3f}; on the "
+          f"others: {figures['exact_score_rate_no_joker']:.3f} (joker indices read as jokers: "
+          f"{stats['joker_indices_read']} of {stats['joker_indices']})")
     print(f"  score a range holding the true score: {figures['score_range_contains_truth_rate']:.3f}")
     print(f"  single whole cards: {stats['singles_stack_kept']}/{stats['singles_stack']} squared books' tops kept as "
           f"squared books, {stats['singles_other_loose']}/{stats['singles_other']} others read as loose")

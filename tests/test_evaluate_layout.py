@@ -1,0 +1,42 @@
+"""scripts/evaluate_layout.py's per-table figures on a tiny generated table, from true boxes."""
+
+import sys
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("cv2")
+pytest.importorskip("resvg_py")
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+
+from datasets.scenes import Pile, make_scene, true_detections  # noqa: E402
+from evaluate_layout import evaluate_scene  # noqa: E402
+
+
+def _doc(deck):
+    piles = [Pile("meld", ["7H", "JK", "7S", "7D"]), Pile("meld", ["KH", "KS", "KD"])]
+    scene = make_scene(4, [deck], size=(1280, 960), full_view=True, piles=piles, clutter=False)
+    return {"image": "t.jpg", "design": scene.design, **scene.layout, "cards": scene.cards}
+
+
+def test_true_boxes_score_exactly_and_count_the_joker(anglo_deck):
+    doc = _doc(anglo_deck)
+    dets, owners = true_detections(doc)
+    stats, failures = Counter(), Counter()
+    evaluate_scene(doc, dets, owners, stats, failures)
+    assert stats["tables"] == 1 and stats["score_exact"] == 1 and stats["fans_counted"] == 2
+    assert stats["tables_joker"] == 1 and stats["score_exact_joker"] == 1
+    assert stats["joker_indices"] == stats["joker_indices_read"] == 1  # a fanned joker shows one corner
+
+
+def test_a_missed_joker_breaks_its_meld(anglo_deck):
+    doc = _doc(anglo_deck)
+    dets, owners = true_detections(doc)
+    keep = np.array([c != "JK" for c in dets.codes])
+    stats, failures = Counter(), Counter()
+    evaluate_scene(doc, dets[keep], owners[keep], stats, failures)
+    assert stats["joker_indices"] == 1 and stats["joker_indices_read"] == 0
+    assert stats["tables_joker"] == 1 and stats["score_exact"] == 0 and stats["fans_counted"] == 1

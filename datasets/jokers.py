@@ -125,7 +125,7 @@ def procedural_joker(joker: CardImage, index_box: tuple[float, float, float, flo
     elif family == "word_across":
         bw, bh = max(6, int(round((x2 - x1) * rng.uniform(1.4, 2.4)))), max(6, int(bh * 0.55))
     elif family == "j_star":
-        bh = int(round((y2 - y1) * rng.uniform(0.85, 1.0)))
+        bh = max(6, int(round((y2 - y1) * rng.uniform(0.85, 1.0))))
     bw, bh = min(bw, W // 2 - 2), min(bh, H // 2 - 2)
     colours = _COLOURS.get(joker.joker_color or "", _COLOURS["red"] + _COLOURS["black"])
     colour = colours[int(rng.integers(len(colours)))]
@@ -139,5 +139,8 @@ def procedural_joker(joker: CardImage, index_box: tuple[float, float, float, flo
         region[:] = paper  # a clean corner under the mark
         img[by:by + bh, bx:bx + bw, :3] = (region * (1 - m[..., None]) + k * m[..., None]).astype(np.uint8)
         ys, xs = np.nonzero(m > 0.25)
-        boxes.append((float(bx + xs.min()), float(by + ys.min()), float(bx + xs.max() + 1), float(by + ys.max() + 1)))
+        if not len(xs):  # a mark too faint to see at this size: the whole mark box
+            ys, xs = np.array([0, bh - 1]), np.array([0, bw - 1])
+        boxes.append((float(bx + xs.min()), float(by + ys.min()), float(bx + xs.max() + 1),
+                      float(by + ys.max() + 1)))
     return CardImage("JK", img, boxes, joker.joker_color)

@@ -174,26 +174,20 @@ def _nearest_indices(a: CardInstance, b: CardInstance) -> tuple[np.ndarray, np.n
     return a.centers[ia], b.centers[ib]
 
 
-def _other_rank_between(cards: list[CardInstance], keys: list[str | None], i: int, j: int) -> bool:
-    """True when a natural of another rank lies between cards ``i`` and ``j`` (of one rank): the two are then
-    not neighbours in a meld but cards of a fanned hand, whose ranks are mixed.
+def _other_rank_between(a: np.ndarray, b: np.ndarray, others: np.ndarray) -> bool:
+    """True when one of ``others`` ((m, 2) px: the indices of naturals of another rank) lies between the index
+    centres ``a`` and ``b`` of two cards of one rank: the two are then not neighbours in a meld but cards of a
+    fanned hand, whose ranks are mixed.
 
-    "Between": an index of that card lies within :data:`BETWEEN_CLEARANCE` of the segment joining the two
-    cards' nearest indices (in segment lengths), over its inner 15-85 %.
+    "Between": within :data:`BETWEEN_CLEARANCE` of the segment a-b (in segment lengths), over its inner 15-85 %.
     """
-    a, b = _nearest_indices(cards[i], cards[j])
     d = b - a
     L2 = float(d @ d)
-    if L2 == 0:
+    if L2 == 0 or not len(others):
         return False
-    for k, card in enumerate(cards):
-        if k in (i, j) or keys[k] is None or keys[k] == keys[i]:
-            continue
-        t = ((card.centers - a) @ d) / L2
-        off = np.abs((card.centers - a) @ np.array([-d[1], d[0]])) / L2  # distance / segment length
-        if ((t > 0.15) & (t < 0.85) & (off < BETWEEN_CLEARANCE)).any():
-            return True
-    return False
+    t = ((others - a) @ d) / L2
+    off = np.abs((others - a) @ np.array([-d[1], d[0]])) / L2  # distance to the line / segment length
+    return bool(((t > 0.15) & (t < 0.85) & (off < BETWEEN_CLEARANCE)).any())
 
 
 def _order(cards: list[CardInstance]) -> list[CardInstance]:
@@ -227,12 +221,17 @@ def group_piles(cards: list[CardInstance]) -> list[Pile]:
     dist = _distances(cards, keys)
     iu, ju = np.triu_indices(len(cards), 1)
     order = np.argsort(dist[iu, ju], kind="stable")
-    # 1. pure clusters: one natural rank, or wilds only, or red threes only
+    # 1. pure clusters: one natural rank, or wilds only, or red threes only; not across a card of another rank
+    pts = np.concatenate([c.centers for c in cards])  # (m, 2) every index
+    pt_key = np.array([keys[i] for i, c in enumerate(cards) for _ in c.centers], dtype=object)  # (m,)
     for k in order:
         i, j = int(iu[k]), int(ju[k])
         if dist[i, j] > LINK_MELD:
             break
-        if keys[i] == keys[j] and not _other_rank_between(cards, keys, i, j):
+        if keys[i] != keys[j]:
+            continue
+        others = pts[(pt_key != keys[i]) & (pt_key != None)]  # noqa: E711 (elementwise over an object array)
+        if not _other_rank_between(*_nearest_indices(cards[i], cards[j]), others):
             uf.union(i, j, allow_mixed=False)
     # 2. a small cluster of wilds joins the natural cluster(s) of one rank beside it (the wilds of a dirty meld):
     #    the rank with the most clusters in reach (a wild bridging a fan), then the nearest
@@ -310,10 +309,7 @@ def _largest_gap(cards: list[CardInstance]) -> int:
     """
     if len(cards) < 4:
         return 0
-    steps = []
-    for a, b in zip(cards, cards[1:]):
-        diff = a.centers[:, None, :] - b.centers[None, :, :]
-        steps.append(float(np.sqrt((diff ** 2).sum(-1)).min()))
+    steps = [float(np.linalg.norm(np.subtract(*_nearest_indices(a, b)))) for a, b in zip(cards, cards[1:])]
     median = float(np.median(steps))
     k = int(np.argmax(steps))
     return k + 1 if median > 0 and steps[k] >= GAP_FACTOR * median else 0

@@ -3,8 +3,8 @@
 The detector learned corner indices about 11-68 px in size (5th-95th percentile, median 28 px, measured on the
 first training tiles; the shipped detector also trained on whole tables as the enlarged pass below shows them,
 ``datasets.generate --enlarge``). Photos differ: the ``phone_corners`` close-ups have indices about 100 px tall
-at 640 px, while generated whole tables at 1280 px have indices down to about 8 px. Rather than guess, :func:`detect_multiscale`
-runs the model with the long side at ``max_side`` (or the photo's own size when smaller), then at half, a
+at 640 px, while generated whole tables at 1280 px have indices down to about 8 px. Rather than guess,
+:func:`detect_multiscale` runs the model with the long side at ``max_side`` (or the photo's own size when smaller), then at half, a
 quarter ... down to ``min_side``, and keeps the most confident box wherever boxes overlap (across codes at
 IoU :data:`AGNOSTIC_IOU` when the index reader names the boxes, per card code otherwise). Costs about 4/3 of
 the largest pass.

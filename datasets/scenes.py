@@ -60,21 +60,29 @@ def _natural(rng: np.random.Generator, rank: str, red: bool | None = None) -> st
     return rank + suits[int(rng.integers(len(suits)))]
 
 
-def _wild_card(rng: np.random.Generator, jokers: bool = True) -> str:
-    return "JK" if jokers and rng.random() < 0.35 else "2" + SUITS[int(rng.integers(4))]
+#: share of wild cards that are jokers, and of other cards (hands, loose cards), at ``joker_boost`` 1
+JOKER_SHARE_OF_WILDS = 0.35
+JOKER_SHARE_OF_ANY = 0.04
 
 
-def _any_card(rng: np.random.Generator, jokers: bool = True) -> str:
-    if jokers and rng.random() < 0.04:
+def _wild_card(rng: np.random.Generator, jokers: bool = True, boost: float = 1.0) -> str:
+    return "JK" if jokers and rng.random() < JOKER_SHARE_OF_WILDS * boost else "2" + SUITS[int(rng.integers(4))]
+
+
+def _any_card(rng: np.random.Generator, jokers: bool = True, boost: float = 1.0) -> str:
+    if jokers and rng.random() < JOKER_SHARE_OF_ANY * boost:
         return "JK"
     return ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")[int(rng.integers(13))] + \
         SUITS[int(rng.integers(4))]
 
 
-def sample_piles(rng: np.random.Generator, max_piles: int = 12, jokers: bool = True) -> list[Pile]:
+def sample_piles(rng: np.random.Generator, max_piles: int = 12, jokers: bool = True,
+                 joker_boost: float = 1.0) -> list[Pile]:
     """A plausible round-end table for one side under pagat-style limits (two naturals per wild).
 
-    ``jokers=False`` for decks without joker art (wilds are then twos only).
+    ``jokers=False`` for decks without joker art (wilds are then twos only). ``joker_boost`` multiplies the
+    chance that a card is a joker (:data:`JOKER_SHARE_OF_WILDS` of wilds, :data:`JOKER_SHARE_OF_ANY` of other
+    cards; at most every wild): training variety for the rarest index; 1 leaves every table as before.
     """
     piles: list[Pile] = []
 
@@ -83,13 +91,15 @@ def sample_piles(rng: np.random.Generator, max_piles: int = 12, jokers: bool = T
     for i in range(n_melds):
         if rng.random() < 0.08:
             size = int(rng.integers(3, 8))
-            piles.append(Pile("book" if size == 7 else "meld", [_wild_card(rng, jokers) for _ in range(size)]))
+            wilds = [_wild_card(rng, jokers, joker_boost) for _ in range(size)]
+            piles.append(Pile("book" if size == 7 else "meld", wilds))
             continue
         rank = ranks[i % len(ranks)]
         size = int(rng.choice([3, 4, 5, 6, 7, 7, 7]))
         max_w = 2 if size >= 6 else 1
         w = int(rng.integers(0, max_w + 1)) if rng.random() < 0.55 else 0
-        codes = [_natural(rng, rank) for _ in range(size - w)] + [_wild_card(rng, jokers) for _ in range(w)]
+        codes = [_natural(rng, rank) for _ in range(size - w)] + \
+            [_wild_card(rng, jokers, joker_boost) for _ in range(w)]
         order = rng.permutation(len(codes))
         piles.append(Pile("book" if size == 7 else "meld", [codes[j] for j in order]))
     for _ in range(int(rng.integers(0, 4)) if rng.random() < 0.6 else 0):
@@ -99,19 +109,19 @@ def sample_piles(rng: np.random.Generator, max_piles: int = 12, jokers: bool = T
             codes = [_natural(rng, rank) for _ in range(6)]
             marker = _natural(rng, rank, red=True)
         elif kind == "dirty":
-            codes = [_natural(rng, rank) for _ in range(4)] + [_wild_card(rng, jokers) for _ in range(2)]
+            codes = [_natural(rng, rank) for _ in range(4)] + [_wild_card(rng, jokers, joker_boost) for _ in range(2)]
             marker = _natural(rng, rank, red=False)
         else:
-            codes = [_wild_card(rng, jokers) for _ in range(6)]
-            marker = _wild_card(rng, jokers)
+            codes = [_wild_card(rng, jokers, joker_boost) for _ in range(6)]
+            marker = _wild_card(rng, jokers, joker_boost)
         piles.append(Pile("squared", codes + [marker], marker=marker))
     n_red = int(rng.integers(0, 5)) if rng.random() < 0.6 else 0
     if n_red:
         piles.append(Pile("red_threes", ["3" + ("H" if rng.random() < 0.5 else "D") for _ in range(n_red)]))
     if rng.random() < 0.45:
-        piles.append(Pile("left", [_any_card(rng, jokers) for _ in range(int(rng.integers(1, 9)))]))
+        piles.append(Pile("left", [_any_card(rng, jokers, joker_boost) for _ in range(int(rng.integers(1, 9)))]))
     for _ in range(int(rng.integers(0, 3)) if rng.random() < 0.4 else 0):
-        piles.append(Pile("loose", [_any_card(rng, jokers)]))
+        piles.append(Pile("loose", [_any_card(rng, jokers, joker_boost)]))
     if rng.random() < 0.35:
         piles.append(Pile("backs", ["BACK"] * int(rng.integers(1, 4))))
     order = rng.permutation(len(piles))
@@ -487,7 +497,8 @@ SIZES = ((1280, 960), (960, 1280), (1024, 768), (1600, 1200), (1280, 720), (720,
 
 def make_scene(seed: int, decks: Sequence[Deck], size: tuple[int, int] | None = None,
                max_piles: int | None = None, full_view: bool | None = None,
-               piles: Sequence[Pile] | None = None, clutter: bool = True, joker_marks: float = 0.0) -> Scene:
+               piles: Sequence[Pile] | None = None, clutter: bool = True, joker_marks: float = 0.0,
+               joker_boost: float = 1.0) -> Scene:
     """Generate one scene, deterministic for ``seed`` and ``decks``.
 
     Args:
@@ -501,13 +512,15 @@ def make_scene(seed: int, decks: Sequence[Deck], size: tuple[int, int] | None = 
         clutter: add cups, hands and score pads.
         joker_marks: share of jokers given procedural corner marks (training variety, :mod:`datasets.jokers`);
             0 keeps every scene identical to earlier versions.
+        joker_boost: multiplies the chance that a sampled card is a joker (:func:`sample_piles`); 1 keeps every
+            scene identical to earlier versions.
     """
     rng = np.random.default_rng(seed)
     W, H = size or SIZES[int(rng.integers(len(SIZES)))]
     if max_piles is None:
         max_piles = int(rng.choice([3, 5, 8, 12, 14], p=[0.15, 0.2, 0.25, 0.25, 0.15]))
     if piles is None:
-        piles = sample_piles(rng, max_piles, jokers=all("JK" in d.cards for d in decks))
+        piles = sample_piles(rng, max_piles, jokers=all("JK" in d.cards for d in decks), joker_boost=joker_boost)
     scale = 1.0
     placed, (cvw, cvh) = place_piles(piles, decks, rng, scale, joker_marks)
     cvw, cvh = int(math.ceil(cvw)), int(math.ceil(cvh))

@@ -132,3 +132,18 @@ def test_generate_enlarges_whole_table_tiles(deck, tmp_path):
                 for line in f.read_text().splitlines() if line]
         sizes[enlarge] = np.median([float(r[3]) * float(r[4]) for r in rows]) ** 0.5 * 160
     assert sizes[2.0] > 1.6 * sizes[1.0]  # whole tables of this deck have indices under 40 px
+
+
+def test_joker_boost_gives_more_jokers_and_one_leaves_tables_unchanged():
+    from datasets.scenes import sample_piles
+
+    def jokers(seed, boost=None):
+        rng = np.random.default_rng(seed)
+        piles = sample_piles(rng) if boost is None else sample_piles(rng, joker_boost=boost)
+        return [p.codes for p in piles], sum(c == "JK" for p in piles for c in p.codes)
+
+    plain = [jokers(s) for s in range(200)]
+    assert plain == [jokers(s, 1.0) for s in range(200)]
+    n_plain = sum(n for _, n in plain)
+    n_boost = sum(jokers(s, 2.5)[1] for s in range(200))
+    assert n_plain > 0 and n_boost > 1.8 * n_plain

@@ -7,12 +7,27 @@ import pytest
 
 cv2 = pytest.importorskip("cv2")
 
-from vision.reader import DEFAULT_READER, INPUT, RANKS, WINDOW, code_of, square_crop  # noqa: E402
+from vision.reader import DEFAULT_READER, INPUT, RANKS, WINDOW, code_of, p_rank_colour, square_crop  # noqa: E402
 
 
 def test_code_of():
     assert code_of(RANKS.index("K"), 1) == "KH" and code_of(RANKS.index("10"), 3) == "10C"
     assert code_of(RANKS.index("JK"), 2) == "JK" and code_of(RANKS.index("none"), 0) is None
+
+
+def test_a_reading_is_as_sure_as_its_rank_and_colour():
+    """A hidden suit pip costs nothing between two suits of one colour, and everything between colours."""
+    rank_p = np.zeros((4, len(RANKS)), np.float32)
+    rank_p[:, RANKS.index("J")] = 0.9
+    rank_p[3] = 0
+    rank_p[3, RANKS.index("JK")] = 0.8
+    suit_p = np.array([[0.5, 0.0, 0.0, 0.5],    # spade or club: black for sure
+                       [0.4, 0.3, 0.3, 0.0],    # spade read, but red is likelier
+                       [0.0, 0.5, 0.5, 0.0],    # heart or diamond
+                       [0.25, 0.25, 0.25, 0.25]], np.float32)  # a joker has no suit
+    rank = rank_p.argmax(1)
+    p = p_rank_colour(rank_p, suit_p, rank, suit_p.argmax(1))
+    assert np.allclose(p, [0.9, 0.9 * 0.4, 0.9, 0.8])
 
 
 def test_square_crop_is_centred_and_sized():

@@ -96,19 +96,21 @@ class IndexReader(OnnxModel):
         """Read the indices in ``boxes`` ((n, 4) xyxy px) of a (H, W, 3) BGR image, each alone.
 
         Returns:
-            (codes: card code or ``None`` for "no index", p_code (n,): probability of that code,
+            (codes: card code (most likely rank and suit) or ``None`` for "no index", p_read (n,): probability of
+            what the rules need of that reading, its rank and its suit's colour (:func:`p_rank_colour`),
             p_none (n,): probability that the box holds no index).
         """
         rank_p, suit_p = self.probabilities(image, boxes)
         r, s = rank_p.argmax(1), suit_p.argmax(1)
-        return _codes(r, s), _p_code(rank_p, suit_p, r, s), rank_p[:, -1].astype(np.float32)
+        return _codes(r, s), p_rank_colour(rank_p, suit_p, r, s), rank_p[:, -1].astype(np.float32)
 
     def relabel(self, image: np.ndarray, dets: Detections, min_p: float = 0.0) -> Detections:
         """Detections with each box's card code read by the reader, most confident first; boxes read as
         "no index" are dropped.
 
-        The new confidence is the reader's probability of its code times the square root of the detector's
-        confidence (a box the detector barely saw needs a sure reading). Boxes under ``min_p`` are dropped.
+        The new confidence is the reader's probability of the reading's rank and colour
+        (:func:`p_rank_colour`) times the square root of the detector's confidence (a box the detector barely
+        saw needs a sure reading). Boxes under ``min_p`` are dropped.
         """
         codes, p, _ = self.read(image, dets.xyxy)
         conf = p * np.sqrt(dets.confidence)
@@ -124,7 +126,21 @@ def _codes(rank: np.ndarray, suit: np.ndarray) -> list[str | None]:
     return [code_of(int(a), int(b)) for a, b in zip(rank, suit)]
 
 
-def _p_code(rank_p: np.ndarray, suit_p: np.ndarray, rank: np.ndarray, suit: np.ndarray) -> np.ndarray:
-    """Probability of each (rank, suit) reading: the rank's times the suit's (a joker has no suit)."""
+def p_rank_colour(rank_p: np.ndarray, suit_p: np.ndarray, rank: np.ndarray, suit: np.ndarray) -> np.ndarray:
+    """(n,) probability of each reading's rank and of its suit's colour (red or black), from rank ``(n, 15)``
+    and suit ``(n, 4)`` probabilities; ``rank`` and ``suit`` (n,) are the reading's indices into :data:`RANKS`
+    and ``SUIT_CODES``. A joker has no suit: its probability is its rank's.
+
+    The rules score a card by its rank; of its suit they need only the colour: a red three is a bonus and a
+    black one is not (seed 000 "Rules at a Glance"), and a squared book's marker is clean when red, dirty when
+    black (seed 000 "Melds: Clean, Dirty and Wild", seed 002 §3). In a tight fan the next card often hides an
+    index's suit pip and leaves the rank: the code's own probability (rank x suit) then dropped cards the rules
+    can count. With the shipped models, on 100 generated tables of the held-out designs (dev set
+    ``data/tables_hdev``), fans counted right went 0.532 -> 0.542, on 100 of the training designs
+    (``data/tables_dev``) 0.356 -> 0.383; exact scores unchanged (0.20, 0.17).
+    """
     i = np.arange(len(rank))
-    return (rank_p[i, rank] * np.where(rank < 13, suit_p[i, suit], 1.0)).astype(np.float32)
+    red = np.array([c in "HD" for c in SUIT_CODES])
+    p_red = suit_p[:, red].sum(1)
+    colour = np.where(red[suit], p_red, 1.0 - p_red)
+    return (rank_p[i, rank] * np.where(rank < 13, colour, 1.0)).astype(np.float32)

@@ -38,13 +38,14 @@ _DECKS: dict[str, object] = {}
 
 def _decks_for(designs: list[str], rng: np.random.Generator):
     from .cardart import load_deck
+    from .fontdecks import font_deck, is_font_design
 
     n = 2 if (len(designs) > 1 and rng.random() < 0.15) else 1
     chosen = list(rng.choice(designs, size=n, replace=False))
     out = []
     for d in chosen:
         if d not in _DECKS:
-            _DECKS[d] = load_deck(d)
+            _DECKS[d] = font_deck(d) if is_font_design(d) else load_deck(d)
         out.append(_DECKS[d])
     return out
 
@@ -183,6 +184,7 @@ def generate(out: Path, scenes: int, split: str, seed: int, designs: list[str], 
 
 def main(argv: list[str] | None = None) -> int:
     from .cardart import HELDOUT_DESIGNS, TRAIN_DESIGNS, available_designs
+    from .fontdecks import font_designs, is_font_design
 
     ap = argparse.ArgumentParser(description="Generate synthetic Hand and Foot table scenes.")
     ap.add_argument("--out", type=Path, required=True)
@@ -201,9 +203,13 @@ def main(argv: list[str] | None = None) -> int:
                          "(2 = vision.scales.ENLARGE mimics the enlarged pass; use with --full-view)")
     ap.add_argument("--joker-marks", type=float, default=0.0,
                     help="share of jokers drawn with procedural corner marks (training variety; datasets.jokers)")
+    ap.add_argument("--font-decks", type=int, default=0,
+                    help="add this many procedural font designs (font_0 ...; datasets.fontdecks) to --designs")
     ap.add_argument("--joker-boost", type=float, default=1.0,
                     help="multiply the chance that a card is a joker (training variety for the rarest index)")
     args = ap.parse_args(argv)
+    if args.font_decks < 0:
+        ap.error(f"--font-decks must be 0 or more, got {args.font_decks}")
     if args.joker_boost <= 0:
         ap.error(f"--joker-boost must be positive, got {args.joker_boost}")
     if args.enlarge != 1.0 and not args.tile:
@@ -211,7 +217,8 @@ def main(argv: list[str] | None = None) -> int:
     designs = {"train": list(TRAIN_DESIGNS), "heldout": list(HELDOUT_DESIGNS)}.get(args.designs)
     if designs is None:
         designs = [d.strip() for d in args.designs.split(",") if d.strip()]
-    missing = sorted(set(designs) - set(available_designs()))
+    designs += [d for d in font_designs(args.font_decks) if d not in designs]
+    missing = sorted({d for d in designs if not is_font_design(d)} - set(available_designs()))
     if missing:
         print(f"generate: error: designs not available: {', '.join(missing)} (run python -m datasets.cardart "
               "--fetch first)", file=sys.stderr)

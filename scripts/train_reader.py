@@ -145,7 +145,7 @@ def evaluate(model, crops: np.ndarray, labels: np.ndarray, batch: int = 512) -> 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--train", type=Path, required=True, help=".npz from datasets.crops")
+    ap.add_argument("--train", type=Path, nargs="+", required=True, help=".npz files from datasets.crops")
     ap.add_argument("--val", type=Path, required=True, help=".npz of held-out designs")
     ap.add_argument("--epochs", type=int, default=12)
     ap.add_argument("--batch", type=int, default=256)
@@ -163,8 +163,9 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
-    tr, va = np.load(args.train), np.load(args.val)
-    crops, labels = tr["crops"], tr["labels"]
+    parts, va = [np.load(p) for p in args.train], np.load(args.val)
+    crops = np.concatenate([p["crops"] for p in parts])
+    labels = np.concatenate([p["labels"] for p in parts])
     vcrops, vlabels = va["crops"], va["labels"]
     rank_t, suit_t = targets(labels)
     model = build_model(args.width)
@@ -204,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
         args.out.mkdir(parents=True, exist_ok=True)
         torch.save(model.state_dict(), args.out / "reader.pt")
     export(model, args.out / "reader.onnx")
-    info = {"train": str(args.train), "val": str(args.val), "width": args.width, "epochs": args.epochs,
+    info = {"train": [str(p) for p in args.train], "val": str(args.val), "width": args.width, "epochs": args.epochs,
             "batch": args.batch,
             "lr": args.lr, "seconds": round(time.time() - start), "train_crops": int(len(labels)),
             "history": history}

@@ -101,10 +101,12 @@ def enlarged_for_tiles(image: np.ndarray, boxes: np.ndarray, enlarge: float) -> 
 
 
 def _work(job: tuple) -> int:
-    i, seed, designs, out, split, tile, tiles_per_scene, keep_scenes, full_view, enlarge, joker_marks, boost = job
+    (i, seed, designs, out, split, tile, tiles_per_scene, keep_scenes, full_view, enlarge, joker_marks, boost,
+     tight) = job
     rng = np.random.default_rng(seed)
     decks = _decks_for(designs, rng)
-    scene = make_scene(seed, decks, full_view=full_view, joker_marks=joker_marks, joker_boost=boost)
+    scene = make_scene(seed, decks, full_view=full_view, joker_marks=joker_marks, joker_boost=boost,
+                       tight_fans=tight)
     name = f"{split}_{i:06d}"
     if keep_scenes or not tile:
         write_scene(scene, Path(out) / "scenes" / split, name)
@@ -147,19 +149,20 @@ def write_data_yaml(out: Path) -> Path:
 def generate(out: Path, scenes: int, split: str, seed: int, designs: list[str], workers: int = 2,
              tile: int | None = None, tiles_per_scene: int = 4, keep_scenes: bool = False,
              full_view: bool | None = None, progress: bool = True, enlarge: float = 1.0,
-             joker_marks: float = 0.0, joker_boost: float = 1.0) -> dict:
+             joker_marks: float = 0.0, joker_boost: float = 1.0, tight_fans: float = 0.0) -> dict:
     """Generate ``scenes`` scenes; returns counts and timing. See the module docstring for the layout.
 
     ``enlarge`` cuts the tiles of a photo whose indices are small (median under ``vision.scales.SMALL_INDEX`` px)
     from the photo enlarged that many times (bilinear, after its JPEG compression): that is how the enlarged pass
     of ``vision.scales.detect_multiscale`` shows a whole-table photo to the detector. Other photos are cut as
     they are. ``joker_marks`` is the share of jokers drawn with procedural corner marks (``datasets.jokers``);
-    ``joker_boost`` multiplies the chance that a card is a joker (``datasets.scenes.sample_piles``).
+    ``joker_boost`` multiplies the chance that a card is a joker (``datasets.scenes.sample_piles``);
+    ``tight_fans`` is the share of fans stepped so tightly that the next card covers part of each suit pip (``scenes.place_piles``).
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     jobs = [(i, seed * 1_000_003 + i, designs, str(out), split, tile, tiles_per_scene, keep_scenes, full_view,
-             enlarge, joker_marks, joker_boost) for i in range(scenes)]
+             enlarge, joker_marks, joker_boost, tight_fans) for i in range(scenes)]
     start = time.time()
     boxes = 0
     ctx = get_context("fork")
@@ -177,7 +180,7 @@ def generate(out: Path, scenes: int, split: str, seed: int, designs: list[str], 
     write_data_yaml(out)
     info = {"split": split, "scenes": scenes, "boxes": boxes, "designs": designs, "seed": seed, "tile": tile,
             "tiles_per_scene": tiles_per_scene if tile else 0, "enlarge": enlarge, "joker_marks": joker_marks,
-            "joker_boost": joker_boost, "seconds": round(time.time() - start, 1)}
+            "joker_boost": joker_boost, "tight_fans": tight_fans, "seconds": round(time.time() - start, 1)}
     (out / f"generate_{split}.json").write_text(json.dumps(info, indent=2))
     return info
 
@@ -207,7 +210,11 @@ def main(argv: list[str] | None = None) -> int:
                     help="add this many procedural font designs (font_0 ...; datasets.fontdecks) to --designs")
     ap.add_argument("--joker-boost", type=float, default=1.0,
                     help="multiply the chance that a card is a joker (training variety for the rarest index)")
+    ap.add_argument("--tight-fans", type=float, default=0.0,
+                    help="share of fans stepped so tightly that the next card covers part of each suit pip")
     args = ap.parse_args(argv)
+    if not 0 <= args.tight_fans <= 1:
+        ap.error(f"--tight-fans is a share in [0, 1], got {args.tight_fans}")
     if args.font_decks < 0:
         ap.error(f"--font-decks must be 0 or more, got {args.font_decks}")
     if args.joker_boost <= 0:
@@ -225,7 +232,8 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     info = generate(args.out, args.scenes, args.split, args.seed, designs, args.workers, args.tile,
                     args.tiles_per_scene, args.keep_scenes, True if args.full_view else None,
-                    enlarge=args.enlarge, joker_marks=args.joker_marks, joker_boost=args.joker_boost)
+                    enlarge=args.enlarge, joker_marks=args.joker_marks, joker_boost=args.joker_boost,
+                    tight_fans=args.tight_fans)
     print(json.dumps(info))
     return 0
 

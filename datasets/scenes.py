@@ -39,6 +39,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from .cardart import Deck
 
 MIN_VISIBLE = 0.5  #: fraction of an index's area that must be visible for it to get a box
+#: a tight fan's step, as a share of the card's height (fanned down) or width (sideways): the tables_examples
+#: renders show 0.15-0.2 of the height per card, the rank and little of its pip; under about 0.18 our index boxes
+#: (rank, pip and margin, ending at 0.25-0.28 of the height) are less than half visible and go unlabelled
+TIGHT_STEP, TIGHT_STEP_SIDE = (0.18, 0.24), (0.14, 0.2)
 
 NATURALS = ("4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
 SUITS = ("S", "H", "D", "C")
@@ -176,10 +180,14 @@ def _card_image(deck: Deck, code: str, rng: np.random.Generator, joker_marks: fl
 
 
 def place_piles(piles: Sequence[Pile], decks: Sequence[Deck], rng: np.random.Generator,
-                scale: float, joker_marks: float = 0.0) -> tuple[list[Placed], tuple[float, float]]:
+                scale: float, joker_marks: float = 0.0, tight_fans: float = 0.0
+                ) -> tuple[list[Placed], tuple[float, float]]:
     """Lay the piles out in rows (shelf packing) on a canvas; returns placed cards and the canvas size.
 
-    ``joker_marks``: the share of jokers drawn with procedural corner marks (:mod:`datasets.jokers`)."""
+    ``joker_marks``: the share of jokers drawn with procedural corner marks (:mod:`datasets.jokers`).
+    ``tight_fans``: the share of fanned melds stepped :data:`TIGHT_STEP` of a card's height (or
+    :data:`TIGHT_STEP_SIDE` of its width), so tightly that the next card covers part of each suit pip and the ranks
+    show, as in the photoreal tables of ``../shared/tables_examples``; 0 leaves every table as before."""
     w0, h0 = decks[0].back.shape[1], decks[0].back.shape[0]
     cw, ch = w0 * scale, h0 * scale
     gap = cw * rng.uniform(0.15, 0.6)
@@ -197,6 +205,8 @@ def place_piles(piles: Sequence[Pile], decks: Sequence[Deck], rng: np.random.Gen
             # players fan so each card's whole corner index shows (index boxes end at 0.25-0.28 of the card
             # height and 0.16-0.22 of its width in the decks we render)
             step = ch * rng.uniform(0.27, 0.40) if down else cw * rng.uniform(0.22, 0.36)
+            if tight_fans > 0 and rng.random() < tight_fans:
+                step = ch * rng.uniform(*TIGHT_STEP) if down else cw * rng.uniform(*TIGHT_STEP_SIDE)
             pw, ph = (cw, ch + step * (n - 1)) if down else (cw + step * (n - 1), ch)
         elif kind == "red_threes":
             step = cw * (rng.uniform(1.05, 1.3) if rng.random() < 0.4 else rng.uniform(0.25, 0.4))
@@ -498,7 +508,7 @@ SIZES = ((1280, 960), (960, 1280), (1024, 768), (1600, 1200), (1280, 720), (720,
 def make_scene(seed: int, decks: Sequence[Deck], size: tuple[int, int] | None = None,
                max_piles: int | None = None, full_view: bool | None = None,
                piles: Sequence[Pile] | None = None, clutter: bool = True, joker_marks: float = 0.0,
-               joker_boost: float = 1.0) -> Scene:
+               joker_boost: float = 1.0, tight_fans: float = 0.0) -> Scene:
     """Generate one scene, deterministic for ``seed`` and ``decks``.
 
     Args:
@@ -514,6 +524,8 @@ def make_scene(seed: int, decks: Sequence[Deck], size: tuple[int, int] | None = 
             0 keeps every scene identical to earlier versions.
         joker_boost: multiplies the chance that a sampled card is a joker (:func:`sample_piles`); 1 keeps every
             scene identical to earlier versions.
+        tight_fans: share of fanned melds stepped so tightly that suit pips are partly covered (:func:`place_piles`);
+            0 keeps every scene identical to earlier versions.
     """
     rng = np.random.default_rng(seed)
     W, H = size or SIZES[int(rng.integers(len(SIZES)))]
@@ -522,7 +534,7 @@ def make_scene(seed: int, decks: Sequence[Deck], size: tuple[int, int] | None = 
     if piles is None:
         piles = sample_piles(rng, max_piles, jokers=all("JK" in d.cards for d in decks), joker_boost=joker_boost)
     scale = 1.0
-    placed, (cvw, cvh) = place_piles(piles, decks, rng, scale, joker_marks)
+    placed, (cvw, cvh) = place_piles(piles, decks, rng, scale, joker_marks, tight_fans)
     cvw, cvh = int(math.ceil(cvw)), int(math.ceil(cvh))
     canvas = np.zeros((cvh, cvw, 4), np.uint8)
     ids = np.full((cvh, cvw), -1, np.int32)

@@ -147,3 +147,22 @@ def test_joker_boost_gives_more_jokers_and_one_leaves_tables_unchanged():
     n_plain = sum(n for _, n in plain)
     n_boost = sum(jokers(s, 2.5)[1] for s in range(200))
     assert n_plain > 0 and n_boost > 1.8 * n_plain
+
+
+def test_tight_fans_step_less_and_keep_their_indices(deck):
+    """A tight fan steps at most 0.24 of a card's height (0.2 of its width sideways); its cards still get boxes."""
+    meld = ["9H", "9S", "9D", "9C", "9H", "9S", "9D"]
+
+    def steps(tight):
+        scene = make_scene(5, [deck], size=(1280, 960), full_view=True, clutter=False,
+                           piles=[Pile("meld", meld)], tight_fans=tight)
+        cards = [c for c in scene.cards if c["pile_kind"] in ("meld", "book")]
+        corners = [np.array(c["corners_px"], float) for c in cards]
+        height = np.linalg.norm(corners[0][3] - corners[0][0])
+        centres = [c.mean(0) for c in corners]
+        return [np.linalg.norm(b - a) / height for a, b in zip(centres, centres[1:])], cards
+
+    loose, _ = steps(0.0)
+    tight, cards = steps(1.0)
+    assert min(loose) > 0.7 * 0.22 and max(tight) < 0.25
+    assert sum(bool(c["index_boxes_px"]) for c in cards) >= 6  # ranks still show: labelled

@@ -157,7 +157,8 @@ def generate(out: Path, scenes: int, split: str, seed: int, designs: list[str], 
     of ``vision.scales.detect_multiscale`` shows a whole-table photo to the detector. Other photos are cut as
     they are. ``joker_marks`` is the share of jokers drawn with procedural corner marks (``datasets.jokers``);
     ``joker_boost`` multiplies the chance that a card is a joker (``datasets.scenes.sample_piles``);
-    ``tight_fans`` is the share of fans stepped so tightly that the next card covers part of each suit pip (``scenes.place_piles``).
+    ``tight_fans`` is the share of fans stepped so tightly that the next card covers part of each suit pip
+    (``scenes.place_piles``).
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)

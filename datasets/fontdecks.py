@@ -1,12 +1,13 @@
 """Procedural deck designs drawn from fonts: many more index styles than the 17 training designs hold.
 
 The index reader and the detector learn what a corner index looks like from the training designs alone, and
-read the held-out designs' indices worse (84 % from true boxes against about 95 % on designs they trained on):
-17 designs are few styles of rank letter and suit pip. A *font deck* is a made-up design, deterministic from
-its number: the rank in one of the machine's fonts (family, weight, width, size and letter spacing drawn at
-random), the suit pip below or beside it as the font's own suit glyph, both at a random distance from the
-corner, in random red and black inks, on a random paper tint with or without a border; pips and a plain court
-panel in the middle. Its jokers get the procedural corner marks of :mod:`datasets.jokers`.
+read the held-out designs' indices worse (the reader names 84 % of them from their true boxes): 17 designs are
+few styles of rank letter and suit pip. A *font deck* is a made-up design, deterministic from its number: the
+rank in one of the machine's fonts (family, weight, slant, width and size drawn at random), the suit pip (the
+DejaVu suit glyph) below or beside it, both at a random distance from the corner, in random red and black
+inks, on a random paper tint with or without a border; pips and a plain court panel in the middle. Its jokers
+get the procedural corner marks of :mod:`datasets.jokers`. Measured once (models/README.md, reader f1): a
+fine-tune with 60 of them did not change the reader's run-time accuracy.
 
 Index boxes follow ``datasets.cardart``'s convention: the box around the rank and its pip, padded by
 ``cardart.INDEX_MARGIN`` x the ink height, and the same box turned 180 degrees in the opposite corner. They are
@@ -22,11 +23,12 @@ from xml.sax.saxutils import escape
 
 import numpy as np
 
+from vision.classes import RANK_CODES
+
 from .cardart import INDEX_MARGIN, CardImage, Deck, _render
 
 PREFIX = "font_"
 WIDTH, HEIGHT = 240, 336  #: card face in pixels (aspect 0.71, as a poker card)
-RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 SUITS = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
 #: font families of Debian's fonts-dejavu-core (each also condensed, bold and oblique, but the mono one not
 #: condensed); resvg draws no text at all for a family it cannot find, which :func:`font_deck` refuses
@@ -175,7 +177,7 @@ def font_deck(name: str) -> Deck:
         raise ValueError(f"not a procedural font design: {name!r} (expected font_<n>)")
     seed = int(name[len(PREFIX):])
     st = _style(seed)
-    cards = {r + s: [_card(st, r, s)] for s in SUITS for r in RANKS}
+    cards = {r + s: [_card(st, r, s)] for s in SUITS for r in RANK_CODES}
     rng = np.random.default_rng(seed)
     word = st["rank_size"] * 1.3
     blank = _render(svg_string=_svg(st, f'<text x="{WIDTH / 2:.1f}" y="{HEIGHT / 2 + word * 0.35:.1f}" '
@@ -183,8 +185,6 @@ def font_deck(name: str) -> Deck:
                                         f'fill="{_rgb(st["court"])}">JOKER</text>'))
     jokers = []
     for colour in ("red", "black"):
-        plain = CardImage("JK", blank.copy(), [], colour)
-        jokers.append(procedural_joker(plain, cards["AS"][0].index_boxes[0], rng))
-        jokers[-1].joker_color = colour
+        jokers.append(procedural_joker(CardImage("JK", blank.copy(), [], colour), cards["AS"][0].index_boxes[0], rng))
     cards["JK"] = jokers
     return Deck(name, cards, _back(st), (WIDTH, HEIGHT))

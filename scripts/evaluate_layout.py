@@ -263,6 +263,8 @@ def main(argv: list[str] | None = None) -> int:
         return read_real(args)
     if args.match_iou is None:
         args.match_iou = EXAMPLES_MATCH_IOU if args.examples else 0.5
+    if not 0 < args.match_iou <= 1:
+        ap.error(f"--match-iou must be in (0, 1], got {args.match_iou}")
     if args.examples:
         source = args.examples
         docs = [(doc, args.examples / doc["image"]) for doc in load_examples(args.examples)][: args.limit]

@@ -176,3 +176,18 @@ def test_jokers_with_small_corner_marks_stay_in_their_fan():
     d = Detections(np.hstack([centres - half, centres + half]).astype(np.float32), d.confidence, d.class_id)
     piles = group_piles(pair_corners(d))
     assert [p.kind for p in piles] == [PileKind.MELD] and sorted(piles[0].codes) == sorted(codes)
+
+
+def test_a_card_inside_a_fan_is_not_paired_with_a_card_of_the_fan_beside_it():
+    # a joker in the middle of a fan of fours, and the top card of a fan of jokers one card diagonal away:
+    # a covered card shows one index, so the two jokers are two cards
+    fours = fan(["4D", "4C", "JK", "4S", "4D"], 100, 100, step=(1.2 * S, 0.0))
+    # (the top joker's own far corner a little further than a typical diagonal, the wrong pair exactly at it)
+    jokers = fan(["JK", "JK", "JK"], 100 + 2 * 1.2 * S + 2.6 * S, 100 - 3.3 * S - 2 * 1.2 * S, step=(0.0, 1.2 * S),
+                 diag=(2.9 * S, 3.7 * S))
+    items = fours + jokers
+    cards = pair_corners(dets(items))
+    assert len(cards) == len(items) - 2  # the two top cards are paired, nothing else
+    inner = [c for c in cards if c.code == "JK" and np.allclose(c.centers[0], (100 + 2 * 1.2 * S, 100))]
+    assert len(inner) == 1 and not inner[0].fully_visible
+    assert sorted(c.code for c in cards if c.fully_visible) == ["4D", "JK"]

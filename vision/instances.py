@@ -13,6 +13,7 @@ consecutive cards of a fan lie about 1.1 index sizes apart. Two same-code indice
 * no other index lies on the segment between them (a fan of identical cards puts its other indices exactly
   there; the face of a single card has none), nor an index of the same rank where the segment would continue
   at the same spacing on either side (two neighbours of a fan, not the corners of one card),
+* neither lies inside a fan, between two indices on opposite sides of it (a covered card; :func:`_fan_interior`),
 
 taking the candidates closest to the photo's typical card diagonal first.
 """
@@ -129,6 +130,43 @@ def _segment_blocked(a: np.ndarray, b: np.ndarray, others: np.ndarray, clearance
     return bool((np.linalg.norm(others[inner] - proj, axis=1) < clearance).any())
 
 
+#: an index with two others on opposite sides of it, within this many index sizes (fan steps: 1.1-1.8 sizes) ...
+INTERIOR_REACH = 2.0
+#: ... at distances within this factor of each other ...
+INTERIOR_EVEN = 1.25
+#: ... and in directions within this many degrees of opposite, lies inside a fan
+INTERIOR_ANGLE = 15.0
+
+
+def _fan_interior(centers: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """(n,) bool: index centres ((n, 2) px; ``sizes`` (n,) px) that lie inside a fan, between two other indices
+    on opposite sides at about the same distance (:data:`INTERIOR_REACH`, :data:`INTERIOR_EVEN`,
+    :data:`INTERIOR_ANGLE`). The card there is covered by the next one and shows one index, so it is never
+    paired with an index at a card's diagonal: on a generated table a joker inside a fan of fours had been
+    paired with the joker of the fan beside it. (Big-index decks are exempt: their cards' own two indices
+    lie that close, 1.3-2.4 sizes apart, and a fan puts neighbours around them.) True boxes, with the stack
+    checker: fans counted 0.862 -> 0.869 and exact score 0.39 -> 0.40 on 100 held-out-design dev tables, 0.670
+    -> 0.670 and 0.29 -> 0.30 on 100 training-design ones; photoreal unchanged.
+    """
+    n = len(centers)
+    out = np.zeros(n, bool)
+    for i in range(n):
+        v = centers - centers[i]
+        d = np.linalg.norm(v, axis=1)
+        near = np.flatnonzero((d > 0) & (d < INTERIOR_REACH * sizes[i]))
+        for a in range(len(near)):
+            for b in range(a + 1, len(near)):
+                j, k = near[a], near[b]
+                if max(d[j], d[k]) > INTERIOR_EVEN * min(d[j], d[k]):
+                    continue
+                if v[j] @ v[k] < -np.cos(np.radians(INTERIOR_ANGLE)) * d[j] * d[k]:
+                    out[i] = True
+                    break
+            if out[i]:
+                break
+    return out
+
+
 def _chain_continues(a: np.ndarray, b: np.ndarray, others: np.ndarray, tolerance: float) -> bool:
     """True when an index of ``others`` lies at ``a - (b - a)`` or ``b + (b - a)``: steps of a fan, not a diagonal."""
     if not len(others):
@@ -189,6 +227,7 @@ def pair_corners(dets: Detections) -> list[CardInstance]:
     sizes = _sizes(xyxy)
     codes = dets.codes
     ranks = np.array([rank_of(c) for c in codes])
+    interior = _fan_interior(centers, sizes)
     candidates: list[tuple[float, int, int]] = []  # (ratio, i, j)
     by_code: dict[str, list[int]] = {}
     for i, c in enumerate(codes):
@@ -203,6 +242,8 @@ def pair_corners(dets: Detections) -> list[CardInstance]:
                 ratio = float(np.linalg.norm(centers[i] - centers[j]) / s)
                 if not PAIR_RANGE[0] <= ratio <= PAIR_RANGE[1]:  # the photo's own range is applied below
                     continue
+                if ratio >= BIG_INDEX_RATIO and (interior[i] or interior[j]):
+                    continue  # an index inside a fan is a covered card's only one
                 others = np.delete(centers, [i, j], axis=0)
                 if _segment_blocked(centers[i], centers[j], others, SEGMENT_CLEARANCE * s):
                     continue

@@ -191,3 +191,16 @@ def test_a_card_inside_a_fan_is_not_paired_with_a_card_of_the_fan_beside_it():
     inner = [c for c in cards if c.code == "JK" and np.allclose(c.centers[0], (100 + 2 * 1.2 * S, 100))]
     assert len(inner) == 1 and not inner[0].fully_visible
     assert sorted(c.code for c in cards if c.fully_visible) == ["4D", "JK"]
+
+
+def test_a_pair_and_wilds_fanned_inside_a_hand_stay_in_the_hand():
+    # 7H 7S 2C 2C side by side look like a meld of sevens, but the hand's other cards continue their line at
+    # the same step: one fanned hand
+    items = fan(["5S", "AH", "7H", "7S", "2C", "2C", "9D", "KC"], 300, 300, step=(1.0 * S, 0.1 * S))
+    piles = group_piles(pair_corners(dets(items)))
+    assert [p.kind for p in piles] == [PileKind.LEFT] and len(piles[0].cards) == 8
+    # a meld of sevens laid beside a hand (not in its line) stays a meld
+    items = fan(["5S", "AH", "9D", "KC"], 300, 300, step=(1.0 * S, 0.1 * S)) + \
+        fan(["7H", "7S", "2C"], 300 + 1.5 * S, 300 + 6 * S, step=(1.0 * S, 0.1 * S))
+    kinds = sorted(p.kind.value for p in group_piles(pair_corners(dets(items))))
+    assert kinds == ["left", "meld"]

@@ -13,7 +13,10 @@ cards left in a hand or foot are fanned with mixed ranks.
   unless a natural of another rank lies between them: then they are cards of a fanned hand;
 * a cluster of fewer than :data:`WILD_MELD` wilds then joins the nearest natural cluster within reach (the
   wilds of a dirty meld); a larger one is a meld of wilds of its own;
-* clusters of different ranks closer than :data:`LINK_MIXED` card heights are one fan of mixed cards (a hand);
+* clusters of different ranks closer than :data:`LINK_MIXED` card heights are one fan of mixed cards (a hand); a
+  meld-like cluster joins such a hand (of two or more cards) only when the hand's nearest card continues the
+  cluster's own line of cards at its step (a pair or three of a kind and wilds held in the hand:
+  :func:`_continues_line`);
 * every red three (3♥, 3♦) goes to the red threes, wherever it lies, unless it is fanned in a hand.
 
 Each pile is then classified: two or more cards of one rank (plus wilds) or all wilds -> ``meld`` (seven or more
@@ -47,6 +50,11 @@ GAP_FACTOR = 2.0
 BETWEEN_CLEARANCE = 0.35
 #: a cluster of wilds this large is a meld of its own, not wilds of the neighbouring meld
 WILD_MELD = 3
+#: a card of a mixed cluster continues a meld's line of cards when it lies within this angle (degrees) of the
+#: meld's direction beyond its end card ...
+LINE_ANGLE = 20.0
+#: ... at this range of the meld's own median step: the "meld" is then cards of one fanned hand
+LINE_STEP = (0.6, 1.6)
 
 
 class PileKind(str, Enum):
@@ -114,7 +122,13 @@ class _Clusters:
             i = self.parent[i]
         return i
 
-    def union(self, i: int, j: int, allow_mixed: bool) -> None:
+    def is_meld(self, root: int) -> bool:
+        """A cluster of three or more cards of one rank (plus wilds), or of wilds only."""
+        return self.size[root] >= 3 and len(self.ranks[root]) <= 1
+
+    def union(self, i: int, j: int, allow_mixed: bool, absorb: bool = False) -> None:
+        """Join the clusters of cards ``i`` and ``j``; of different ranks only with ``allow_mixed``, and a meld
+        into a mixed cluster only with ``absorb`` as well (the meld continues the hand's line)."""
         a, b = self.find(i), self.find(j)
         if a == b:
             return
@@ -125,8 +139,8 @@ class _Clusters:
             return  # wilds never join red threes (a red three is not a natural of a meld)
         big_a, big_b = self.size[a] >= 3, self.size[b] >= 3
         meld_a, meld_b = big_a and len(self.ranks[a]) <= 1, big_b and len(self.ranks[b]) <= 1
-        if allow_mixed and (meld_a or meld_b):
-            return  # a meld of three or more (of one rank, or of wilds) is never absorbed into a fanned hand
+        if allow_mixed and (meld_a or meld_b) and not absorb:
+            return  # a meld of three or more (of one rank, or of wilds) is not absorbed into a fanned hand
         self.parent[b] = a
         self.ranks[a] = merged
         self.size[a] += self.size[b]
@@ -195,13 +209,40 @@ def _order(cards: list[CardInstance]) -> list[CardInstance]:
     if len(cards) < 2:
         return cards
     # a whole card is placed by its index nearer the others (its top index in the fan, not the far corner)
-    middle = np.concatenate([c.centers for c in cards]).mean(0)
-    pts = np.array([c.centers[int(np.argmin(np.linalg.norm(c.centers - middle, axis=1)))] for c in cards])
+    pts = _anchor_points(cards)
     centred = pts - pts.mean(0)
     axis = np.linalg.svd(centred, full_matrices=False)[2][0]
     if axis[int(np.argmax(np.abs(axis)))] < 0:  # read top to bottom, left to right
         axis = -axis
     return [cards[i] for i in np.argsort(centred @ axis)]
+
+
+def _anchor_points(cards: list[CardInstance]) -> np.ndarray:
+    """(n, 2) px: each card's index nearest the cards' common centre (a whole card's far corner is left out)."""
+    middle = np.concatenate([c.centers for c in cards]).mean(0)
+    return np.array([c.centers[int(np.argmin(np.linalg.norm(c.centers - middle, axis=1)))] for c in cards])
+
+
+def _continues_line(members: list[CardInstance], other: CardInstance) -> bool:
+    """True when ``other`` lies where the next card of the fan ``members`` (three or more cards) would: beyond
+    one end card, within :data:`LINE_ANGLE` of the fan's direction there, at :data:`LINE_STEP` times its
+    median step. Cards of a fanned hand holding a pair or three of a kind (plus wilds) look like a meld; the
+    hand's other cards continue its line at the same step, while a meld laid beside a hand does not."""
+    pts = _anchor_points(_order(members))
+    step = float(np.median(np.linalg.norm(np.diff(pts, axis=0), axis=1)))
+    if step <= 0:
+        return False
+    for end, prev in ((pts[-1], pts[-2]), (pts[0], pts[1])):
+        u = end - prev
+        q = other.centers[int(np.argmin(np.linalg.norm(other.centers - end, axis=1)))]
+        v = q - end
+        length = float(np.linalg.norm(v))
+        if not LINE_STEP[0] * step <= length <= LINE_STEP[1] * step:
+            continue
+        cos = float(u @ v) / max(float(np.linalg.norm(u)) * length, 1e-9)
+        if cos >= np.cos(np.radians(LINE_ANGLE)):
+            return True
+    return False
 
 
 def group_piles(cards: list[CardInstance]) -> list[Pile]:
@@ -251,14 +292,20 @@ def group_piles(cards: list[CardInstance]) -> list[Pile]:
             rank = min(reach, key=lambda r: (-len(reach[r]), min(reach[r].values())))
             for rj in reach[rank]:
                 uf.union(root, rj, allow_mixed=False)
-    # 3. clusters of different ranks overlapping closely: a fanned hand
+    # 3. clusters of different ranks overlapping closely: a fanned hand; a meld is absorbed into it only when
+    #    the hand's card continues the meld's own line of cards (a pair or three of a kind fanned in a hand)
     dist = _distances(cards, keys, any_rank=True)
     order = np.argsort(dist[iu, ju], kind="stable")
     for k in order:
         i, j = int(iu[k]), int(ju[k])
         if dist[i, j] > LINK_MIXED:
             break
-        uf.union(i, j, allow_mixed=True)
+        ri, rj = uf.find(i), uf.find(j)
+        absorb = False
+        if ri != rj and uf.is_meld(ri) != uf.is_meld(rj):
+            meld, other = (ri, j) if uf.is_meld(ri) else (rj, i)
+            absorb = uf.size[uf.find(other)] >= 2 and _continues_line([c for m, c in enumerate(cards) if uf.find(m) == meld], cards[other])
+        uf.union(i, j, allow_mixed=True, absorb=absorb)
     groups: dict[int, list[CardInstance]] = {}
     for i, c in enumerate(cards):
         groups.setdefault(uf.find(i), []).append(c)

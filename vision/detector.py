@@ -168,21 +168,23 @@ class CardDetector(OnnxModel):
         """(H, W) of a model exported with a fixed input size, else None (any multiple of 32)."""
         return self._fixed
 
-    def __call__(self, image: np.ndarray, imgsz: int | None = None) -> Detections:
+    def __call__(self, image: np.ndarray, imgsz: int | None = None, conf: float | None = None) -> Detections:
         """Detect corner indices in a (H, W, 3) uint8 BGR image; boxes in that image's pixels.
 
-        ``imgsz`` overrides the inference size (long side, pixels, multiple of 32) for this call.
+        ``imgsz`` overrides the inference size (long side, pixels, multiple of 32) and ``conf`` the minimum
+        confidence for this call.
         """
         x, r, (px, py) = letterbox(image, imgsz or self.imgsz, self._fixed)
         blob = cv2.dnn.blobFromImage(x, 1 / 255.0, swapRB=True)
         out = self._session.run(None, {self._input: blob})[0][0]  # (4 + nc, N)
-        return self._decode(out, r, px, py, image.shape[1], image.shape[0])
+        return self._decode(out, r, px, py, image.shape[1], image.shape[0], self.conf if conf is None else conf)
 
-    def _decode(self, out: np.ndarray, r: float, px: int, py: int, width: int, height: int) -> Detections:
+    def _decode(self, out: np.ndarray, r: float, px: int, py: int, width: int, height: int,
+                min_conf: float) -> Detections:
         scores = out[4:4 + self._nc]
         cls = scores.argmax(0)
         conf = scores[cls, np.arange(scores.shape[1])]
-        keep = conf >= self.conf
+        keep = conf >= min_conf
         if not keep.any():
             return Detections.empty()
         cx, cy, w, h = out[0, keep], out[1, keep], out[2, keep], out[3, keep]
@@ -191,7 +193,7 @@ class CardDetector(OnnxModel):
         boxes = np.clip(boxes, 0, [width, height, width, height]).astype(np.float32)
         conf, cls = conf[keep].astype(np.float32), cls[keep].astype(np.int64)
         xywh = np.column_stack([boxes[:, :2], boxes[:, 2:] - boxes[:, :2]])
-        idx = cv2.dnn.NMSBoxesBatched(xywh.tolist(), conf.tolist(), cls.tolist(), self.conf, self.iou)
+        idx = cv2.dnn.NMSBoxesBatched(xywh.tolist(), conf.tolist(), cls.tolist(), min_conf, self.iou)
         idx = np.array(idx, np.int64).reshape(-1)
         order = idx[np.argsort(-conf[idx])]
         return Detections(boxes[order], conf[order], cls[order])

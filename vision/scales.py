@@ -90,28 +90,43 @@ def reader_box_conf(detector) -> float:
 
 
 def detect_multiscale(detector, image: np.ndarray, max_side: int = 2560, min_side: int = 320,
-                      upscale: float | None = None, reader=None, conf: float | None = None) -> Detections:
+                      upscale: float | None = None, reader=None, conf: float | None = None,
+                      complete: bool = True) -> Detections:
     """Corner indices of a (H, W, 3) BGR image found at every pyramid scale, merged; boxes in image pixels.
 
-    ``detector`` is a :class:`vision.detector.CardDetector` (callable as ``detector(image, imgsz)``, with ``iou``
-    and ``conf`` attributes). A model exported with a fixed input size runs once. ``upscale`` enlarges the photo by
-    that factor first; ``None`` (default) decides from the indices found (see the module docstring). With an
-    :class:`vision.reader.IndexReader`, boxes are found across codes (the detector should then be built with
+    ``detector`` is a :class:`vision.detector.CardDetector` (callable as ``detector(image, imgsz, conf)``, with
+    ``iou`` and ``conf`` attributes). A model exported with a fixed input size runs once. ``upscale`` enlarges the
+    photo by that factor first; ``None`` (default) decides from the indices found (see the module docstring). With
+    an :class:`vision.reader.IndexReader`, boxes are found across codes (the detector should then be built with
     ``conf=reader_box_conf(detector)``), each is re-read by the reader, and those whose new confidence is under
-    ``conf`` (default: the detector's) are dropped.
+    ``conf`` (default: the detector's) are dropped; with ``complete`` (and a one-class detector) those dropped and
+    the boxes the detector found with less confidence, down to :data:`vision.completion.CANDIDATE_CONF`, are
+    added where they continue a fan of read indices (:func:`vision.completion.complete_fans`).
     """
+    from .completion import CANDIDATE_CONF, complete_fans
+
     h, w = image.shape[:2]
+    complete = complete and reader is not None and not getattr(detector, "names_cards", True)
+    floor = min(detector.conf, CANDIDATE_CONF) if complete else None  # None: the detector's own
     if getattr(detector, "fixed_size", None):
-        parts = [detector(image)]
+        parts = [detector(image, None, floor)]
     else:
         sizes = pyramid_sizes(w, h, max_side, min_side, upscale or 1.0)
-        parts = [detector(image, s) for s in sizes]
+        parts = [detector(image, s, floor) for s in sizes]
         if upscale is None:
-            top = _enlarged_top(Detections.concatenate(parts), w, h, max_side)
+            sure = Detections.concatenate([p[p.confidence >= detector.conf] for p in parts])
+            top = _enlarged_top(sure, w, h, max_side)
             if top >= 1.3 * sizes[0]:
-                parts.append(detector(image, top))
+                parts.append(detector(image, top, floor))
     if reader is None:
         return merge(parts, detector.iou)
     # one box per place (across codes), then named: no two boxes left overlap enough for a per-code merge
     boxes = merge(parts, AGNOSTIC_IOU, agnostic=True)
-    return reader.relabel(image, boxes, min_p=detector.conf if conf is None else conf)
+    min_p = detector.conf if conf is None else conf
+    if not complete:
+        return reader.relabel(image, boxes, min_p=min_p)
+    sure = boxes.confidence >= detector.conf
+    kept, dropped, rank_p, suit_p = reader.relabel_all(image, boxes[sure], min_p=min_p)
+    unsure, rank_u, suit_u = boxes[~sure], *reader.probabilities(image, boxes[~sure].xyxy)
+    return complete_fans(kept, Detections.concatenate([dropped, unsure]), np.concatenate([rank_p, rank_u]),
+                         np.concatenate([suit_p, suit_u]), min_p)[0]

@@ -394,7 +394,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help='cards still held by a team, e.g. --left A:"KH 7C 4S" (repeat per hand or foot)')
     sp.add_argument("--annotate", metavar="OUT", help="write the photo with what was read drawn on it "
                                                       "(a .jpg file, or a folder for several photos)")
-    sp.add_argument("--conf", type=float, help="minimum detector confidence (photos; default 0.35)")
+    sp.add_argument("--conf", type=float, help="minimum confidence of a card's reading: P(rank) x P(colour) x "
+                                                "sqrt(detector confidence) (photos; default 0.35)")
     sp.add_argument("--save-layout", metavar="LAYOUT.json",
                     help="write the layout read from the photos, to correct by hand and score again")
     sp.add_argument("--model", help="detector ONNX model (default: models/cards.onnx)")

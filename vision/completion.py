@@ -13,8 +13,8 @@ at 0.1); the index reader drops other boxes as unsure (``vision.reader.IndexRead
   rank *R*, and it lies at least :data:`SEPARATION` index sizes from every read index (not a second box on one);
 * the index reader gives it *R*, a two or a joker with probability at least :data:`MIN_P`; it takes the likeliest.
 
-An accepted box gets the confidence any reading gets, P(reading) x sqrt(detector confidence), at least the
-reading floor; under 0.5 (as it mostly is: its detector confidence is under 0.5) its card is flagged as low
+An accepted box gets P(its rank) x sqrt(detector confidence) (no colour factor, unlike a read box), raised to
+the reading floor; under 0.5 (as it mostly is: its detector confidence is under 0.5) its card is flagged as low
 confidence on its pile (``vision.piles``), so the user sees it. A box on a jester's face in the middle of a card
 is not where a fan continues; one beside a fan's last card can be, and is then read as what it looks like.
 
@@ -66,8 +66,8 @@ def complete_fans(kept: Detections, candidates: Detections, rank_p: np.ndarray, 
         rank_p: (m, 15) reader rank probabilities of the candidates (:data:`vision.reader.RANKS`).
         suit_p: (m, 4) reader suit probabilities of the candidates.
         min_conf: the reading floor (e.g. ``--conf``): an accepted candidate's confidence is the reader's
-            probability of its reading times the square root of its detector confidence (as for any box,
-            ``vision.reader.IndexReader.relabel``), but at least this.
+            probability of its rank times the square root of its detector confidence (as a read box, without
+            the colour factor of ``vision.reader.IndexReader.relabel``), but at least this.
 
     Returns:
         (detections, most confident first; the number of candidates accepted).

@@ -5,7 +5,7 @@ import numpy as np
 from vision.classes import class_id
 from vision.completion import complete_fans
 from vision.detections import Detections
-from vision.reader import RANKS
+from vision.classes import RANKS
 
 S = 20.0  # index size in pixels
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 RANK_CODES = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 SUIT_CODES = ("S", "H", "D", "C")
+#: the index reader's rank classes (``vision.reader``): A-K, joker, and "none" (not a corner index)
+RANKS = RANK_CODES + ("JK", "none")
 
 #: 53 class names: ``AS 2S ... KS AH ... KC JK``.
 CLASS_NAMES: tuple[str, ...] = tuple(f"{r}{s}" for s in SUIT_CODES for r in RANK_CODES) + ("JK",)

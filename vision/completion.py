@@ -29,9 +29,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .classes import CLASS_ID, rank_of
-from .detections import Detections
-from .reader import RANKS, SUIT_CODES
+from .classes import CLASS_ID, RANKS, SUIT_CODES, rank_of
+from .detections import Detections, index_sizes
 
 #: boxes down to this detector confidence are candidates
 CANDIDATE_CONF = 0.1
@@ -76,7 +75,7 @@ def complete_fans(kept: Detections, candidates: Detections, rank_p: np.ndarray, 
         return kept, 0
     xy = np.concatenate([kept.xyxy, candidates.xyxy]).astype(np.float64)
     centres = (xy[:, :2] + xy[:, 2:]) / 2
-    sizes = np.sqrt(np.clip(xy[:, 2] - xy[:, 0], 1e-3, None) * np.clip(xy[:, 3] - xy[:, 1], 1e-3, None))
+    sizes = index_sizes(xy)
     rank = np.array([_rank_index(c) for c in kept.codes] + [-1] * len(candidates))
     read = np.zeros(len(xy), bool)
     read[: len(kept)] = True

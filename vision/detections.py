@@ -94,9 +94,16 @@ class Detections:
                 for box, conf, code in self]
 
 
+def index_sizes(xyxy: np.ndarray) -> np.ndarray:
+    """(n,) index sizes in pixels of (n, 4) xyxy boxes: the square root of each box's area (sides of at least
+    0.001 px, so a degenerate box has a small size, not 0)."""
+    xyxy = np.asarray(xyxy, np.float64).reshape(-1, 4)
+    return np.sqrt(np.clip(xyxy[:, 2] - xyxy[:, 0], 1e-3, None) * np.clip(xyxy[:, 3] - xyxy[:, 1], 1e-3, None))
+
+
 def median_index_size(xyxy: np.ndarray) -> float:
-    """Median index size (square root of the box area, pixels) of (n, 4) xyxy boxes; infinite when n is 0.
+    """Median index size (:func:`index_sizes`, pixels) of (n, 4) xyxy boxes; infinite when n is 0.
     Used to tell a whole-table photo (small indices) from a close-up (``vision.scales``)."""
     if not len(xyxy):
         return float("inf")
-    return float(np.median(np.sqrt((xyxy[:, 2] - xyxy[:, 0]) * (xyxy[:, 3] - xyxy[:, 1]))))
+    return float(np.median(index_sizes(xyxy)))

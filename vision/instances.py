@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .classes import rank_of
-from .detections import Detections
+from .detections import Detections, index_sizes
 
 #: pairing range of centre distance / index size (1st-99th percentile of true pairs, widened)
 PAIR_RANGE = (1.2, 9.0)
@@ -78,12 +78,6 @@ class CardInstance:
     def center(self) -> np.ndarray:
         """(2,) pixels: the card centre when both indices were seen, else the one index centre."""
         return self.centers.mean(0)
-
-
-def _sizes(xyxy: np.ndarray) -> np.ndarray:
-    w = np.clip(xyxy[:, 2] - xyxy[:, 0], 1e-3, None)
-    h = np.clip(xyxy[:, 3] - xyxy[:, 1], 1e-3, None)
-    return np.sqrt(w * h)
 
 
 #: a joker's size is taken from this many of the nearest natural (rank and suit) indices
@@ -224,7 +218,7 @@ def pair_corners(dets: Detections) -> list[CardInstance]:
         return []
     xyxy = dets.xyxy.astype(np.float64)
     centers = np.column_stack([(xyxy[:, 0] + xyxy[:, 2]) / 2, (xyxy[:, 1] + xyxy[:, 3]) / 2])
-    sizes = _sizes(xyxy)
+    sizes = index_sizes(xyxy)
     codes = dets.codes
     ranks = np.array([rank_of(c) for c in codes])
     interior = _fan_interior(centers, sizes)

@@ -137,9 +137,7 @@ class _Clusters:
             return
         if "3R" in merged and not (self.ranks[a] and self.ranks[b]):
             return  # wilds never join red threes (a red three is not a natural of a meld)
-        big_a, big_b = self.size[a] >= 3, self.size[b] >= 3
-        meld_a, meld_b = big_a and len(self.ranks[a]) <= 1, big_b and len(self.ranks[b]) <= 1
-        if allow_mixed and (meld_a or meld_b) and not absorb:
+        if allow_mixed and (self.is_meld(a) or self.is_meld(b)) and not absorb:
             return  # a meld of three or more (of one rank, or of wilds) is not absorbed into a fanned hand
         self.parent[b] = a
         self.ranks[a] = merged
@@ -304,7 +302,9 @@ def group_piles(cards: list[CardInstance]) -> list[Pile]:
         absorb = False
         if ri != rj and uf.is_meld(ri) != uf.is_meld(rj):
             meld, other = (ri, j) if uf.is_meld(ri) else (rj, i)
-            absorb = uf.size[uf.find(other)] >= 2 and _continues_line([c for m, c in enumerate(cards) if uf.find(m) == meld], cards[other])
+            if uf.size[uf.find(other)] >= 2:
+                members = [c for m, c in enumerate(cards) if uf.find(m) == meld]
+                absorb = _continues_line(members, cards[other])
         uf.union(i, j, allow_mixed=True, absorb=absorb)
     groups: dict[int, list[CardInstance]] = {}
     for i, c in enumerate(cards):

@@ -16,7 +16,7 @@ from typing import ClassVar
 import cv2
 import numpy as np
 
-from .classes import CLASS_ID, RANK_CODES, SUIT_CODES
+from .classes import CLASS_ID, RANKS, SUIT_CODES
 from .detections import Detections
 from .detector import OnnxModel
 
@@ -24,7 +24,6 @@ MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
 DEFAULT_READER = MODELS_DIR / "reader.onnx"
 INPUT = 32  #: reader input size in pixels
 WINDOW = 1.25  #: crop side / the box's longer side
-RANKS = RANK_CODES + ("JK", "none")  #: the rank head's classes; "none" = not a corner index
 #: each index is read from crops turned by these angles (radians) and the probabilities averaged. Measured with
 #: the previous (width 1) reader: code accuracy on true boxes, one upright crop -> these three views:
 #: phone_corners val 0.825 -> 0.863 (160 indices), 60 held-out synthetic scenes 0.843 -> 0.862 (1,395); the

@@ -23,6 +23,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from .completion import CANDIDATE_CONF, complete_fans
 from .detections import Detections, median_index_size
 
 
@@ -103,8 +104,6 @@ def detect_multiscale(detector, image: np.ndarray, max_side: int = 2560, min_sid
     the boxes the detector found with less confidence, down to :data:`vision.completion.CANDIDATE_CONF`, are
     added where they continue a fan of read indices (:func:`vision.completion.complete_fans`).
     """
-    from .completion import CANDIDATE_CONF, complete_fans
-
     h, w = image.shape[:2]
     complete = complete and reader is not None and not getattr(detector, "names_cards", True)
     floor = min(detector.conf, CANDIDATE_CONF) if complete else None  # None: the detector's own

@@ -204,3 +204,16 @@ def test_a_pair_and_wilds_fanned_inside_a_hand_stay_in_the_hand():
         fan(["7H", "7S", "2C"], 300 + 1.5 * S, 300 + 6 * S, step=(1.0 * S, 0.1 * S))
     kinds = sorted(p.kind.value for p in group_piles(pair_corners(dets(items))))
     assert kinds == ["left", "meld"]
+
+
+def test_a_two_seen_whole_beside_a_fan_is_not_its_last_card():
+    # a squared book topped by a two (a wild book) laid beside a meld of fours, within linking reach of the
+    # meld's top card but off its line: a book of its own, not an eighth card of the meld
+    fours = fan(["4D", "4C", "4S", "4H"], 100, 100)
+    two = [("2H", 100 - 3.6 * S, 100 + 2 * S), ("2H", 100 - 1.0 * S, 100 + 5.3 * S)]
+    piles = group_piles(pair_corners(dets(fours + two)))
+    assert sorted((p.kind.value, tuple(p.codes)) for p in piles) == [
+        ("meld", ("4D", "4C", "4S", "4H")), ("squared_book", ("2H",))]
+    # a two that is the fan's last card (in line, one step on) stays in the meld
+    piles = group_piles(pair_corners(dets(fan(["4D", "4C", "4S", "2H"], 100, 100))))
+    assert [(p.kind.value, p.codes) for p in piles] == [("meld", ["4D", "4C", "4S", "2H"])]

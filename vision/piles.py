@@ -12,7 +12,9 @@ cards left in a hand or foot are fanned with mixed ranks.
   distance and for any deck); so do wilds (twos and jokers) with wilds, and red threes with red threes —
   unless a natural of another rank lies between them: then they are cards of a fanned hand;
 * a cluster of fewer than :data:`WILD_MELD` wilds then joins the nearest natural cluster within reach (the
-  wilds of a dirty meld); a larger one is a meld of wilds of its own;
+  wilds of a dirty meld); a larger one is a meld of wilds of its own; a single two seen whole (both indices)
+  joins a fan of two or more cards only where it continues the fan's line (its last card): beside a fan it is a
+  squared book's marker or a loose card;
 * clusters of different ranks closer than :data:`LINK_MIXED` card heights are one fan of mixed cards (a hand); a
   meld-like cluster joins such a hand (of two or more cards) only when the hand's nearest card continues the
   cluster's own line of cards at its step (a pair or three of a kind and wilds held in the hand:
@@ -243,6 +245,11 @@ def _continues_line(members: list[CardInstance], other: CardInstance) -> bool:
     return False
 
 
+def _members(uf: _Clusters, cards: list[CardInstance], root: int) -> list[CardInstance]:
+    """The cards of the cluster ``root``."""
+    return [c for m, c in enumerate(cards) if uf.find(m) == root]
+
+
 def group_piles(cards: list[CardInstance]) -> list[Pile]:
     """Group card instances into piles and say what each is (see the module docstring).
 
@@ -286,6 +293,15 @@ def group_piles(cards: list[CardInstance]) -> list[Pile]:
                     rj = uf.find(j)
                     best = reach.setdefault(keys[j], {})
                     best[rj] = min(best.get(rj, np.inf), float(dist[i, j]))
+        if len(members) == 1 and cards[members[0]].fully_visible and rank_of(cards[members[0]].code) == "2":
+            # a two seen whole is a fan's last card only where it continues the fan's line; beside a fan it is
+            # a squared book's marker (a wild book) or a loose card (a joker's marks sit where its deck puts
+            # them, off the naturals' line, so a joker is left to the distance rule)
+            for rank in list(reach):
+                reach[rank] = {rj: d for rj, d in reach[rank].items()
+                               if uf.size[rj] < 2 or _continues_line(_members(uf, cards, rj), cards[members[0]])}
+                if not reach[rank]:
+                    del reach[rank]
         if reach:
             rank = min(reach, key=lambda r: (-len(reach[r]), min(reach[r].values())))
             for rj in reach[rank]:
@@ -303,8 +319,7 @@ def group_piles(cards: list[CardInstance]) -> list[Pile]:
         if ri != rj and uf.is_meld(ri) != uf.is_meld(rj):
             meld, other = (ri, j) if uf.is_meld(ri) else (rj, i)
             if uf.size[uf.find(other)] >= 2:
-                members = [c for m, c in enumerate(cards) if uf.find(m) == meld]
-                absorb = _continues_line(members, cards[other])
+                absorb = _continues_line(_members(uf, cards, meld), cards[other])
         uf.union(i, j, allow_mixed=True, absorb=absorb)
     groups: dict[int, list[CardInstance]] = {}
     for i, c in enumerate(cards):

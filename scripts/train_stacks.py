@@ -9,6 +9,8 @@ Example::
     python -m datasets.stacks --out data/stacks2.npz data/tables_stack/scenes/train data/tables_stack2/scenes/train
     python scripts/train_stacks.py --data data/stacks2.npz --epochs 30 --threads 2
     # -> models/stacks.pt and models/stacks.onnx (what vision/stacks.py runs)
+    python scripts/train_stacks.py --data data/stacks3.npz --weights models/stacks.pt --epochs 8 --lr 1e-3 \
+        --out runs/stacks/s3    # continue the shipped model on new data
 
 Validation is on whole scenes never trained on (the last ``--val-share`` of the scenes); the figures it prints
 are on the plain crops of those scenes only.
@@ -90,6 +92,7 @@ def predict(model, crops: np.ndarray, batch: int = 256) -> np.ndarray:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, required=True, help=".npz from datasets.stacks")
+    ap.add_argument("--weights", type=Path, help="continue from these weights (a stacks.pt of build_model())")
     ap.add_argument("--epochs", type=int, default=30)
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--lr", type=float, default=3e-3)
@@ -114,6 +117,8 @@ def main(argv: list[str] | None = None) -> int:
     weight = torch.tensor([len(tr_idx) / max(1, 2 * (labels[tr_idx] == k).sum()) for k in (0, 1)],
                           dtype=torch.float32)
     model = build_model()
+    if args.weights:
+        model.load_state_dict(torch.load(args.weights, map_location="cpu"))
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-3)
     steps = args.epochs * math.ceil(len(tr_idx) / args.batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=steps, pct_start=0.1)
@@ -139,8 +144,8 @@ def main(argv: list[str] | None = None) -> int:
         args.out.mkdir(parents=True, exist_ok=True)
         torch.save(model.state_dict(), args.out / "stacks.pt")
     export(model, args.out / "stacks.onnx")
-    info = {"data": str(args.data), "epochs": args.epochs, "batch": args.batch, "lr": args.lr,
-            "seconds": round(time.time() - start), "train_crops": int(len(tr_idx)),
+    info = {"data": str(args.data), "weights": str(args.weights) if args.weights else None, "epochs": args.epochs,
+            "batch": args.batch, "lr": args.lr, "seconds": round(time.time() - start), "train_crops": int(len(tr_idx)),
             "val_cards": int(val.sum()), "history": history}
     (args.out / "stacks_train.json").write_text(json.dumps(info, indent=1))
     return 0

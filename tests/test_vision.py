@@ -67,6 +67,12 @@ def test_load_image_errors(tmp_path):
         load_image(tmp_path / "cut.png")
     (tmp_path / "good.png").write_bytes(buf.tobytes())
     assert load_image(tmp_path / "good.png").shape == (200, 300, 3)
+    with pytest.raises(ImageError, match="a folder, not an image"):
+        load_image(tmp_path)
+    # OpenCV's reduced decode (used to read the size first) fails under 8 px a side; the image still loads
+    ok, buf = cv2.imencode(".png", img[:4, :4])
+    (tmp_path / "tiny.png").write_bytes(buf.tobytes())
+    assert load_image(tmp_path / "tiny.png").shape == (4, 4, 3)
 
 
 def test_missing_model_is_a_clear_error(tmp_path):

@@ -81,15 +81,21 @@ def load_image(path: str | Path) -> np.ndarray:
     """Read an image as (H, W, 3) uint8 BGR.
 
     Raises:
-        ImageError: naming the file, when it is missing, not an image, corrupt or larger than MAX_PIXELS.
+        ImageError: naming the file, when it is missing or a folder, not an image, corrupt or larger than
+            MAX_PIXELS.
     """
     p = Path(path)
+    if p.is_dir():
+        raise ImageError(f"{p}: a folder, not an image file")
     if not p.is_file():
         raise ImageError(f"{p}: no such file")
     data = np.fromfile(str(p), np.uint8)
     if data.size == 0:
         raise ImageError(f"{p}: empty file")
-    header = cv2.imdecode(data, cv2.IMREAD_REDUCED_GRAYSCALE_8)
+    try:  # an eighth of each side: the size is known before the whole image is decoded
+        header = cv2.imdecode(data, cv2.IMREAD_REDUCED_GRAYSCALE_8)
+    except cv2.error:  # OpenCV cannot reduce an image under 8 px a side; such an image is small anyway
+        header = None
     if header is not None and header.shape[0] * header.shape[1] * 64 > MAX_PIXELS:
         raise ImageError(f"{p}: image too large (over {MAX_PIXELS // 1_000_000} megapixels)")
     raw = data.tobytes()

@@ -224,10 +224,11 @@ def _anchor_points(cards: list[CardInstance]) -> np.ndarray:
 
 
 def _continues_line(members: list[CardInstance], other: CardInstance) -> bool:
-    """True when ``other`` lies where the next card of the fan ``members`` (three or more cards) would: beyond
+    """True when ``other`` lies where the next card of the fan ``members`` (two or more cards) would: beyond
     one end card, within :data:`LINE_ANGLE` of the fan's direction there, at :data:`LINE_STEP` times its
     median step. Cards of a fanned hand holding a pair or three of a kind (plus wilds) look like a meld; the
-    hand's other cards continue its line at the same step, while a meld laid beside a hand does not."""
+    hand's other cards continue its line at the same step, while a meld laid beside a hand does not. A two
+    seen whole continues a fan as its last card, while the marker of a squared book beside it does not."""
     pts = _anchor_points(_order(members))
     step = float(np.median(np.linalg.norm(np.diff(pts, axis=0), axis=1)))
     if step <= 0:

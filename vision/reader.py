@@ -100,8 +100,8 @@ class IndexReader(OnnxModel):
             p_none (n,): probability that the box holds no index).
         """
         rank_p, suit_p = self.probabilities(image, boxes)
-        r, s = rank_p.argmax(1), suit_p.argmax(1)
-        return _codes(r, s), p_rank_colour(rank_p, suit_p, r, s), rank_p[:, -1].astype(np.float32)
+        codes, p = _reading(rank_p, suit_p)
+        return codes, p, rank_p[:, -1].astype(np.float32)
 
     def relabel(self, image: np.ndarray, dets: Detections, min_p: float = 0.0) -> Detections:
         """Detections with each box's card code read by the reader, most confident first; boxes read as
@@ -118,9 +118,8 @@ class IndexReader(OnnxModel):
         """:meth:`relabel`, and also what it dropped: (read detections, the dropped boxes (their detector
         confidences), the dropped boxes' rank ``(m, 15)`` and suit ``(m, 4)`` probabilities)."""
         rank_p, suit_p = self.probabilities(image, dets.xyxy)
-        r, s = rank_p.argmax(1), suit_p.argmax(1)
-        codes = _codes(r, s)
-        conf = p_rank_colour(rank_p, suit_p, r, s) * np.sqrt(dets.confidence)
+        codes, p = _reading(rank_p, suit_p)
+        conf = p * np.sqrt(dets.confidence)
         keep = np.array([c is not None for c in codes], bool) & (conf >= min_p)
         dropped = dets[~keep], rank_p[~keep], suit_p[~keep]
         if not keep.any():
@@ -128,6 +127,13 @@ class IndexReader(OnnxModel):
         cls = np.array([CLASS_ID[c] if c else -1 for c in codes], np.int64)
         order = np.flatnonzero(keep)[np.argsort(-conf[keep])]
         return (Detections(dets.xyxy[order], conf[order].astype(np.float32), cls[order]), *dropped)
+
+
+def _reading(rank_p: np.ndarray, suit_p: np.ndarray) -> tuple[list[str | None], np.ndarray]:
+    """The likeliest code of each box (``None`` for "no index") and :func:`p_rank_colour` of it, from rank
+    ``(n, 15)`` and suit ``(n, 4)`` probabilities."""
+    r, s = rank_p.argmax(1), suit_p.argmax(1)
+    return _codes(r, s), p_rank_colour(rank_p, suit_p, r, s)
 
 
 def _codes(rank: np.ndarray, suit: np.ndarray) -> list[str | None]:

@@ -67,3 +67,94 @@ def test_a_box_between_two_fans_of_different_ranks_is_left_out():
     cand = unsure([(100.0, 100 + 2 * STEP)])
     out, n = complete_fans(kept, cand, *probs(["7"]), min_conf=0.35)
     assert n == 0
+
+
+
+def test_a_tight_fan_is_completed_too():
+    # fanned tightly (a step of 0.7 index sizes) the next card's index lies closer to the last one than the 0.9
+    # index sizes the first release wanted between a candidate and every read index
+    step = 0.7 * S
+    kept = read(["7S", "7C", "7D"], [(100.0, 100 + k * step) for k in range(3)])
+    out, n = complete_fans(kept, unsure([(100.0, 100 + 3 * step)]), *probs(["7"], p=0.25), min_conf=0.35)
+    assert n == 1 and sorted(out.codes) == ["7C", "7D", "7H", "7S"]
+
+# --- stage 1b, first steps: ranks settled by their fan, sure jokers beside a card (vision.fan_ranks, read_with_fans)
+
+from vision.completion import read_with_fans  # noqa: E402
+from vision.fan_ranks import settle_fan_ranks  # noqa: E402
+
+
+def rank_probs(spec):
+    """(m, 15) rank probabilities from ``[(rank, p), ...]`` per box, the rest of each row on "no index"."""
+    out = np.zeros((len(spec), len(RANKS)), np.float32)
+    for k, parts in enumerate(spec):
+        for r, p in parts:
+            out[k, RANKS.index(r)] = p
+        out[k, -1] = 1 - out[k].sum()
+    return out
+
+
+def ranks(names):
+    return np.array([RANKS.index(r) for r in names])
+
+
+SEVEN = [("7", 0.9)]
+
+
+def test_an_index_misread_inside_a_fan_takes_the_fans_rank():
+    points = [(100.0, 100 + k * STEP) for k in range(5)]
+    rank_p = rank_probs([SEVEN, SEVEN, [("9", 0.6), ("7", 0.2)], SEVEN, SEVEN])
+    rank, changed = settle_fan_ranks(boxes(points), ranks(["7", "7", "9", "7", "7"]), rank_p)
+    assert [RANKS[r] for r in rank] == ["7"] * 5 and changed.tolist() == [False, False, True, False, False]
+
+
+def test_an_index_misread_at_a_fans_end_takes_the_fans_rank_or_a_wild():
+    points = [(100.0, 100 + k * STEP) for k in range(4)]
+    rank_p = rank_probs([[("9", 0.5), ("2", 0.3), ("7", 0.1)], SEVEN, SEVEN, SEVEN])
+    rank, changed = settle_fan_ranks(boxes(points), ranks(["9", "7", "7", "7"]), rank_p)
+    assert RANKS[rank[0]] == "2" and changed.tolist() == [True, False, False, False]
+
+
+def test_readings_the_fan_does_not_settle_are_kept():
+    line = [(100.0, 100 + k * STEP) for k in range(5)]
+    # the reader is sure of the middle card (P(7) under a tenth of P(9)); a wild is never changed
+    sure = rank_probs([SEVEN, SEVEN, [("9", 0.95), ("7", 0.04)], SEVEN, SEVEN])
+    assert not settle_fan_ranks(boxes(line), ranks(["7", "7", "9", "7", "7"]), sure)[1].any()
+    wild = rank_probs([SEVEN, SEVEN, [("2", 0.6), ("7", 0.3)], SEVEN, SEVEN])
+    assert not settle_fan_ranks(boxes(line), ranks(["7", "7", "2", "7", "7"]), wild)[1].any()
+    # a fanned hand of mixed ranks: no two neighbours of one rank place any card
+    doubt = [[(r, 0.5), ("7", 0.3)] for r in ["K", "Q", "J", "10", "9"]]
+    assert not settle_fan_ranks(boxes(line), ranks(["K", "Q", "J", "10", "9"]), rank_probs(doubt))[1].any()
+    # between the end of a fan of sevens and the end of a fan of nines: both claim it, neither wins
+    two_fans = [(100.0, 100 + k * STEP) for k in range(5)]
+    rp = rank_probs([SEVEN, SEVEN, [("5", 0.5), ("7", 0.2), ("9", 0.2)], [("9", 0.9)], [("9", 0.9)]])
+    assert not settle_fan_ranks(boxes(two_fans), ranks(["7", "7", "5", "9", "9"]), rp)[1].any()
+
+
+def test_read_with_fans_settles_a_misread_card_and_flags_it():
+    points = [(100.0, 100 + k * STEP) for k in range(5)]
+    found = Detections(boxes(points), np.full(5, 0.9, np.float32), np.zeros(5, np.int64))
+    rank_p = rank_probs([SEVEN, SEVEN, [("9", 0.6), ("7", 0.3)], SEVEN, SEVEN])
+    suit_p = np.tile(np.array([0.9, 0.04, 0.03, 0.03], np.float32), (5, 1))  # spades
+    out = read_with_fans(found, rank_p, suit_p, box_conf=0.5, min_conf=0.35)
+    assert sorted(out.codes) == ["7S"] * 5
+    settled = out.confidence[np.argmin(np.abs(out.xyxy[:, 1] - boxes(points)[2, 1]))]
+    # P(7) x sqrt(detector confidence) = 0.28, raised to the reading floor: under 0.5, so flagged on its pile
+    assert np.isclose(settled, 0.35)
+
+
+def test_a_sure_joker_mark_the_detector_doubted_is_read_beside_a_card_not_alone():
+    fan = [(100.0, 100 + k * STEP) for k in range(3)]
+    mark = (100.0 + 0.5 * S, 100 + 3 * STEP)  # beside the fan's last card, a little off its line
+    alone = (500.0, 500.0)                     # a jester's face in the middle of a joker lying alone
+    found = Detections(boxes(fan + [mark, alone]), np.array([0.9, 0.9, 0.9, 0.2, 0.2], np.float32),
+                       np.zeros(5, np.int64))
+    rank_p = rank_probs([SEVEN, SEVEN, SEVEN, [("JK", 0.97)], [("JK", 0.97)]])
+    suit_p = np.tile(np.array([0.1, 0.7, 0.1, 0.1], np.float32), (5, 1))
+    out = read_with_fans(found, rank_p, suit_p, box_conf=0.5, min_conf=0.35)
+    assert sorted(out.codes) == ["7H", "7H", "7H", "JK"]
+    joker = out.confidence[out.codes.index("JK")]
+    assert np.isclose(joker, 0.97 * np.sqrt(0.2)) and joker < 0.5
+    # the same mark read with less certainty stays out
+    rank_p[3] = rank_probs([[("JK", 0.9)]])[0]
+    assert "JK" not in read_with_fans(found, rank_p, suit_p, box_conf=0.5, min_conf=0.35).codes

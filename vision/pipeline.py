@@ -3,7 +3,8 @@
 Each stage is a plain function over data and can be run and tested alone:
 
 1. :func:`vision.scales.detect_multiscale` — corner indices at every scale (``Detections``);
-1b. :func:`vision.completion.complete_fans` — boxes the detector or reader was unsure of, where a fan continues;
+1b. :func:`vision.completion.read_with_fans` — every box read with the fans' help (sure jokers beside a card,
+    ranks settled by their fan, boxes the detector or reader was unsure of where a fan continues);
 2. :func:`vision.instances.pair_corners` — physical card instances;
 3. :func:`vision.piles.group_piles` — melds, squared books, red threes, hands;
 4. :func:`vision.table.split_sides` / :class:`vision.table.TableReading` — sides and the layout JSON;

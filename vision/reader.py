@@ -111,22 +111,15 @@ class IndexReader(OnnxModel):
         (:func:`p_rank_colour`) times the square root of the detector's confidence (a box the detector barely
         saw needs a sure reading). Boxes under ``min_p`` are dropped.
         """
-        return self.relabel_all(image, dets, min_p)[0]
-
-    def relabel_all(self, image: np.ndarray, dets: Detections, min_p: float = 0.0
-                    ) -> tuple[Detections, Detections, np.ndarray, np.ndarray]:
-        """:meth:`relabel`, and also what it dropped: (read detections, the dropped boxes (their detector
-        confidences), the dropped boxes' rank ``(m, 15)`` and suit ``(m, 4)`` probabilities)."""
         rank_p, suit_p = self.probabilities(image, dets.xyxy)
         codes, p = _reading(rank_p, suit_p)
         conf = p * np.sqrt(dets.confidence)
         keep = np.array([c is not None for c in codes], bool) & (conf >= min_p)
-        dropped = dets[~keep], rank_p[~keep], suit_p[~keep]
         if not keep.any():
-            return (Detections.empty(), *dropped)
+            return Detections.empty()
         cls = np.array([CLASS_ID[c] if c else -1 for c in codes], np.int64)
         order = np.flatnonzero(keep)[np.argsort(-conf[keep])]
-        return (Detections(dets.xyxy[order], conf[order].astype(np.float32), cls[order]), *dropped)
+        return Detections(dets.xyxy[order], conf[order].astype(np.float32), cls[order])
 
 
 def _reading(rank_p: np.ndarray, suit_p: np.ndarray) -> tuple[list[str | None], np.ndarray]:

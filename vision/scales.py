@@ -23,7 +23,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from .completion import CANDIDATE_CONF, complete_fans
+from .completion import CANDIDATE_CONF, read_with_fans
 from .detections import Detections, median_index_size
 
 
@@ -100,9 +100,10 @@ def detect_multiscale(detector, image: np.ndarray, max_side: int = 2560, min_sid
     photo by that factor first; ``None`` (default) decides from the indices found (see the module docstring). With
     an :class:`vision.reader.IndexReader`, boxes are found across codes (the detector should then be built with
     ``conf=reader_box_conf(detector)``), each is re-read by the reader, and those whose new confidence is under
-    ``conf`` (default: the detector's) are dropped; with ``complete`` (and a one-class detector) those dropped and
-    the boxes the detector found with less confidence, down to :data:`vision.completion.CANDIDATE_CONF`, are
-    added where they continue a fan of read indices (:func:`vision.completion.complete_fans`).
+    ``conf`` (default: the detector's) are dropped; with ``complete`` (and a one-class detector) every box the
+    detector found down to :data:`vision.completion.CANDIDATE_CONF` is read with the fans' help
+    (:func:`vision.completion.read_with_fans`: sure jokers beside a card, ranks settled by their fan, boxes
+    that continue a fan).
     """
     h, w = image.shape[:2]
     complete = complete and reader is not None and not getattr(detector, "names_cards", True)
@@ -124,8 +125,4 @@ def detect_multiscale(detector, image: np.ndarray, max_side: int = 2560, min_sid
     min_p = detector.conf if conf is None else conf
     if not complete:
         return reader.relabel(image, boxes, min_p=min_p)
-    sure = boxes.confidence >= detector.conf
-    kept, dropped, rank_p, suit_p = reader.relabel_all(image, boxes[sure], min_p=min_p)
-    unsure, rank_u, suit_u = boxes[~sure], *reader.probabilities(image, boxes[~sure].xyxy)
-    return complete_fans(kept, Detections.concatenate([dropped, unsure]), np.concatenate([rank_p, rank_u]),
-                         np.concatenate([suit_p, suit_u]), min_p)[0]
+    return read_with_fans(boxes, *reader.probabilities(image, boxes.xyxy), detector.conf, min_p)

@@ -127,6 +127,12 @@ def evaluate_scene(doc: dict, dets: Detections, owners: np.ndarray, stats: Count
             failures["fan over-counted (merged with a neighbour or an unpaired corner)"] += 1
         else:
             failures["fan under-counted (hidden or missed index, or false pair)"] += 1
+    # 1a. a fan read where the table has none (clutter, card backs, a joker's face)
+    for p in reading.piles:
+        own = [owners[d] for c in p.cards for d in c.detections if owners[d] >= 0]
+        if p.kind is PileKind.MELD and not any(kinds[pile_of_card[o]] in ("meld", "book") for o in own):
+            failures["extra meld (read where the table has none)"] += 1
+            break
     # 1b. single whole cards: the top of a squared book kept as one, anything else read as loose
     for p in reading.piles:
         if len(p.cards) == 1 and p.cards[0].fully_visible and p.kind in (PileKind.SQUARED_BOOK, PileKind.LOOSE):

@@ -14,6 +14,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 
 from datasets.scenes import Pile, make_scene, true_detections  # noqa: E402
 from evaluate_layout import evaluate_scene  # noqa: E402
+from vision.classes import class_id  # noqa: E402
+from vision.detections import Detections  # noqa: E402
 
 
 def _doc(deck):
@@ -40,3 +42,17 @@ def test_a_missed_joker_breaks_its_meld(anglo_deck):
     evaluate_scene(doc, dets[keep], owners[keep], stats, failures)
     assert stats["joker_indices"] == 1 and stats["joker_indices_read"] == 0
     assert stats["tables_joker"] == 1 and stats["score_exact"] == 0 and stats["fans_counted"] == 1
+
+
+def test_a_fan_read_where_the_table_has_none_is_a_failure_kind(anglo_deck):
+    doc = _doc(anglo_deck)
+    dets, owners = true_detections(doc)
+    failures = Counter()
+    evaluate_scene(doc, dets, owners, Counter(), failures)
+    assert not failures
+    # three nines read off the cloth, nowhere near a card: no true card owns them
+    far = Detections(np.array([[900 + 30 * k, 800, 920 + 30 * k, 820] for k in range(3)], np.float32),
+                     np.full(3, 0.9, np.float32), np.array([class_id("9S")] * 3, np.int64))
+    stats, failures = Counter(), Counter()
+    evaluate_scene(doc, Detections.concatenate([dets, far]), np.concatenate([owners, [-1, -1, -1]]), stats, failures)
+    assert failures["extra meld (read where the table has none)"] == 1 and stats["score_exact"] == 0

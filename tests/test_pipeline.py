@@ -9,7 +9,7 @@ import pytest
 
 from vision.classes import class_id
 from vision.detections import Detections
-from vision.instances import pair_corners
+from vision.instances import agree_suits, pair_corners
 from vision.piles import PileKind, group_piles
 from vision.table import TableReading, read_side, split_sides
 
@@ -50,6 +50,31 @@ def test_two_identical_cards_apart_stay_two():
 def test_far_apart_corners_of_one_code_are_not_paired():
     cards = pair_corners(dets([("9C", 100, 100), ("9C", 100 + 20 * S, 100)]))
     assert len(cards) == 2 and not any(c.fully_visible for c in cards)
+
+
+
+def suits(*rows):
+    """(n, 4) suit probabilities (S, H, D, C) from rows of four numbers."""
+    return np.array(rows, np.float64)
+
+
+def test_one_cards_two_indices_read_as_two_suits_of_one_colour_take_one_suit():
+    one_card = dets([("3D", 100, 100), ("3H", 100 + 2.6 * S, 100 + 3.3 * S)])
+    assert len(pair_corners(one_card)) == 2  # two red threes, counted twice
+    agreed = agree_suits(one_card, suits([0, 0.45, 0.55, 0], [0, 0.6, 0.4, 0]))
+    assert agreed.codes == ["3H", "3H"]  # 0.45 x 0.6 beats 0.55 x 0.4
+    cards = pair_corners(agreed)
+    assert len(cards) == 1 and cards[0].fully_visible
+
+
+def test_suits_are_not_agreed_across_colours_ranks_or_a_fan():
+    p = suits([0.25, 0.25, 0.25, 0.25], [0.25, 0.25, 0.25, 0.25])
+    for a, b in (("3D", "3S"), ("3D", "4D")):  # another colour, another rank: another card
+        two = dets([(a, 100, 100), (b, 100 + 2.6 * S, 100 + 3.3 * S)])
+        assert agree_suits(two, p).codes == [a, b]
+    # a fan of kings of both black suits: indices a diagonal apart are different cards of the fan
+    items = fan(["KS", "KC", "KS", "KC", "KS"], 100, 100)
+    assert agree_suits(dets(items), np.full((len(items), 4), 0.25)).codes == [c for c, _, _ in items]
 
 
 def test_piles_melds_wilds_threes_and_squared_book():

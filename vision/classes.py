@@ -32,3 +32,16 @@ def class_id(code: str) -> int:
 def rank_of(code: str) -> str:
     """The rank part of a card code: ``"10"`` for ``"10S"``, ``"JK"`` for a joker."""
     return code if code == "JK" else code[:-1]
+
+
+def rank_colour(code: str) -> str:
+    """What the rules need of a card code: its rank and its suit's colour (``"3 red"`` for ``"3H"`` and
+    ``"3D"``, ``"K black"``), ``"JK"`` for a joker.
+
+    A red three is a bonus and a black one is not (seed 000 "Rules at a Glance"); a squared book's marker is clean
+    when red, dirty when black (seed 000 "Melds: Clean, Dirty and Wild", seed 002 §3); no rule looks at the suit
+    itself.
+    """
+    if code == "JK":
+        return code
+    return f"{code[:-1]} {'red' if code[-1] in 'HD' else 'black'}"

@@ -37,6 +37,7 @@ import numpy as np
 from .classes import CLASS_ID, RANKS, SUIT_CODES, rank_of
 from .detections import Detections, index_sizes
 from .fan_ranks import settle_fan_ranks
+from .instances import agree_suits
 from .reader import _codes, code_of, p_rank_colour
 
 #: boxes down to this detector confidence are candidates
@@ -82,14 +83,16 @@ def read_with_fans(boxes: Detections, rank_p: np.ndarray, suit_p: np.ndarray, bo
        jester's face drawn in the middle of a joker lying alone has no other card beside it.
     3. Each natural rank is settled by its fan (:func:`vision.fan_ranks.settle_fan_ranks`).
     4. The boxes left over are added where they continue a fan (:func:`complete_fans`).
+    5. The two indices of one card read as two suits of one colour take one suit
+       (:func:`vision.instances.agree_suits`), so that they pair.
 
     A box taken in by steps 2-4 gets the reader's probability of what it is now read as times sqrt(detector
     confidence), at least ``min_conf``; that is under 0.5 for nearly all of them, so their piles flag them as
     low confidence. Measured with the shipped models (detector v10, reader jk2) on cached run-time boxes, against
-    steps 1 and 4 with the settings of the previous release: fans counted right 0.599 -> 0.630 and exact score
-    0.22 -> 0.23 on 100 held-out-design dev tables (``data/tables_hdev``), 0.409 -> 0.422 and 0.17 -> 0.18 on 100
-    training-design ones (``data/tables_dev``), photoreal tables (``tables_examples``) 26 -> 33 of 47 fans and
-    0 -> 2 of 8 scores exact.
+    steps 1 and 4 with the settings of the previous release (all five chosen on these dev sets): fans counted
+    right 0.599 -> 0.633 and exact score 0.22 -> 0.23 on 100 held-out-design dev tables (``data/tables_hdev``),
+    0.409 -> 0.422 and 0.17 -> 0.18 on 100 training-design ones (``data/tables_dev``), photoreal tables
+    (``tables_examples``) 26 -> 33 of 47 fans and 0 -> 2 of 8 scores exact.
 
     Args:
         boxes: (n,) boxes found by the detector (pixels; their detector confidences; class ids unused).
@@ -117,10 +120,15 @@ def read_with_fans(boxes: Detections, rank_p: np.ndarray, suit_p: np.ndarray, bo
     moved = idx[changed]
     conf[moved] = np.maximum(rank_p[moved, rank[changed]] * np.sqrt(det[moved]), min_conf)
     cls = np.array([CLASS_ID[code_of(int(r), int(s))] for r, s in zip(rank, suit[idx])], np.int64)
-    order = np.argsort(-conf[idx], kind="stable")
-    kept = Detections(boxes.xyxy[idx][order], conf[idx][order].astype(np.float32), cls[order])
-    rest = ~read
-    return complete_fans(kept, boxes[rest], rank_p[rest], suit_p[rest], min_conf)[0]
+    kept = Detections(boxes.xyxy[idx], conf[idx].astype(np.float32), cls)
+    rest = np.flatnonzero(~read)
+    taken = _taken_back(kept, boxes[rest], rank_p[rest], suit_p[rest], min_conf)
+    add = sorted(taken)
+    every = Detections.concatenate([kept, Detections(
+        boxes.xyxy[rest[add]].reshape(-1, 4), np.array([taken[k][1] for k in add], np.float32),
+        np.array([CLASS_ID[taken[k][0]] for k in add], np.int64))])
+    every = agree_suits(every, suit_p[np.concatenate([idx, rest[add]]).astype(np.int64)])
+    return every[np.argsort(-every.confidence, kind="stable")]
 
 
 def _sure_jokers(xyxy: np.ndarray, read: np.ndarray, best: np.ndarray, rank_p: np.ndarray) -> np.ndarray:
@@ -156,8 +164,21 @@ def complete_fans(kept: Detections, candidates: Detections, rank_p: np.ndarray, 
     Returns:
         (detections, most confident first; the number of candidates accepted).
     """
-    if len(kept) < 2 or not len(candidates):
+    taken = _taken_back(kept, candidates, rank_p, suit_p, min_conf)
+    if not taken:
         return kept, 0
+    add = sorted(taken)
+    extra = Detections(candidates.xyxy[add], np.array([taken[i][1] for i in add], np.float32),
+                       np.array([CLASS_ID[taken[i][0]] for i in add], np.int64))
+    every = Detections.concatenate([kept, extra])
+    return every[np.argsort(-every.confidence, kind="stable")], len(add)
+
+
+def _taken_back(kept: Detections, candidates: Detections, rank_p: np.ndarray, suit_p: np.ndarray,
+                min_conf: float) -> dict[int, tuple[str, float]]:
+    """{candidate index: (card code, confidence)} of the candidates :func:`complete_fans` takes back."""
+    if len(kept) < 2 or not len(candidates):
+        return {}
     xy = np.concatenate([kept.xyxy, candidates.xyxy]).astype(np.float64)
     centres = (xy[:, :2] + xy[:, 2:]) / 2
     sizes = index_sizes(xy)
@@ -183,13 +204,7 @@ def complete_fans(kept: Detections, candidates: Detections, rank_p: np.ndarray, 
             rank[i] = r
             codes[i] = "JK" if r == _JOKER else RANKS[r] + SUIT_CODES[int(suit_p[i - k0].argmax())]
             conf[i] = max(float(rank_p[i - k0, r]) * float(np.sqrt(candidates.confidence[i - k0])), min_conf)
-    if not codes:
-        return kept, 0
-    add = sorted(codes)
-    extra = Detections(xy[add].astype(np.float32), np.array([conf[i] for i in add], np.float32),
-                       np.array([CLASS_ID[codes[i]] for i in add], np.int64))
-    every = Detections.concatenate([kept, extra])
-    return every[np.argsort(-every.confidence, kind="stable")], len(add)
+    return {i - k0: (codes[i], conf[i]) for i in codes}
 
 
 def _continues_fan(i: int, read: np.ndarray, centres: np.ndarray, sizes: np.ndarray, rank: np.ndarray,

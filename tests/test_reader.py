@@ -80,3 +80,20 @@ def test_shipped_reader_reads_true_boxes_of_a_rendered_table(anglo_deck):
     right = np.mean([a == b for a, b in zip(codes, truth)])
     assert len(codes) == len(truth) and ((p >= 0) & (p <= 1)).all()
     assert right >= 0.6, f"reader named {right:.0%} of {len(truth)} true boxes"
+
+
+def test_export_reader_names_what_is_wrong_with_a_member(tmp_path):
+    """scripts/export_reader.py: each member is WEIGHTS:WIDTH; a bad one is refused with its reason."""
+    import argparse
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+    from export_reader import parse_member
+
+    weights = tmp_path / "reader.pt"
+    weights.write_bytes(b"")
+    assert parse_member(f"{weights}:1.5") == (weights, 1.5)
+    for bad, reason in ((str(weights), "WEIGHTS:WIDTH"), (f"{weights}:wide", "positive number"),
+                        (f"{weights}:0", "positive number"), (f"{tmp_path / 'none.pt'}:1.5", "no such")):
+        with pytest.raises(argparse.ArgumentTypeError, match=reason):
+            parse_member(bad)

@@ -2,7 +2,8 @@
 
 The detector (``vision/detector.py``) finds corner indices (the shipped one does not name them; the earlier
 53-class ones named them poorly); the reader is a small CNN (``models/reader.onnx``, trained by
-``scripts/train_reader.py`` on crops from ``datasets/crops.py``) that names every box: a square window of
+``scripts/train_reader.py`` on crops from ``datasets/crops.py``; the shipped model averages two such readers,
+``scripts/export_reader.py``) that names every box: a square window of
 :data:`WINDOW` x the box's longer side, resized to :data:`INPUT` px, gives probabilities over :data:`RANKS` (A-K,
 joker, or "no index") and the four suits.
 """

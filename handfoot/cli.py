@@ -121,7 +121,7 @@ def _score_photos(args: argparse.Namespace) -> int:
         raise HandFootError(str(exc)) from None
     except ValueError as exc:  # read_photos' own argument checks (--split, --teams)
         raise HandFootError(str(exc)) from None
-    reading = table_of(photos, rules_name, args.round or 1, args.went_out, left)
+    reading = table_of(photos, rules_name, 1 if args.round is None else args.round, args.went_out, left)
     doc = reading.layout()
     notes = list(reading.notes)
     if args.went_out and args.went_out not in doc["teams"]:

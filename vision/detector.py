@@ -92,17 +92,17 @@ def load_image(path: str | Path) -> np.ndarray:
     data = np.fromfile(str(p), np.uint8)
     if data.size == 0:
         raise ImageError(f"{p}: empty file")
+    raw = data.tobytes()  # truncation first: OpenCV's decoders print warnings of their own on such files
+    if raw[:2] == b"\xff\xd8" and b"\xff\xd9" not in raw[-4096:]:
+        raise ImageError(f"{p}: truncated JPEG (no end-of-image marker)")
+    if raw[:8] == b"\x89PNG\r\n\x1a\n" and b"IEND" not in raw[-64:]:
+        raise ImageError(f"{p}: truncated PNG (no IEND chunk)")
     try:  # an eighth of each side: the size is known before the whole image is decoded
         header = cv2.imdecode(data, cv2.IMREAD_REDUCED_GRAYSCALE_8)
     except cv2.error:  # OpenCV cannot reduce an image under 8 px a side; such an image is small anyway
         header = None
     if header is not None and header.shape[0] * header.shape[1] * 64 > MAX_PIXELS:
         raise ImageError(f"{p}: image too large (over {MAX_PIXELS // 1_000_000} megapixels)")
-    raw = data.tobytes()
-    if raw[:2] == b"\xff\xd8" and b"\xff\xd9" not in raw[-4096:]:
-        raise ImageError(f"{p}: truncated JPEG (no end-of-image marker)")
-    if raw[:8] == b"\x89PNG\r\n\x1a\n" and b"IEND" not in raw[-64:]:
-        raise ImageError(f"{p}: truncated PNG (no IEND chunk)")
     img = cv2.imdecode(data, cv2.IMREAD_COLOR)
     if img is None:
         raise ImageError(f"{p}: not a readable image (corrupt, truncated or not an image file)")

@@ -9,7 +9,7 @@ the pipeline does not know how many readers it holds.
 Example::
 
     python scripts/export_reader.py runs/reader/jk2/reader.pt:1.5 runs/reader/w20/reader.pt:2.0 \\
-        --out models/reader.onnx
+        --out models/reader.onnx --val data/crops_val.npz
 
 Each argument is ``WEIGHTS:WIDTH`` (the ``--width`` it was trained with, ``scripts/train_reader.py``).
 """
@@ -77,9 +77,21 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("members", nargs="+", type=parse_member, help="WEIGHTS:WIDTH of each reader")
     ap.add_argument("--out", type=Path, required=True, help="the .onnx file to write")
+    ap.add_argument("--val", type=Path, help="also print the accuracy on these crops (.npz of held-out designs), "
+                    "as train_reader.py measures it after each epoch")
     args = ap.parse_args(argv)
+    model = averaged(args.members)
+    if args.val:
+        import numpy as np
+
+        from train_reader import evaluate
+
+        va = np.load(args.val)
+        m = evaluate(model, va["crops"], va["labels"])
+        print(f"{args.val}: code {m['index_code_accuracy']:.3f} rank {m['rank_accuracy']:.3f} "
+              f"suit {m['suit_accuracy']:.3f} negatives rejected {m['negatives_rejected']:.3f}")
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    export(averaged(args.members), args.out)
+    export(model, args.out)
     return 0
 
 

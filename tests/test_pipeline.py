@@ -91,6 +91,14 @@ def test_piles_melds_wilds_threes_and_squared_book():
     assert [p.codes for p in squared] == [["QH"]] and squared[0].notes  # a guess is always flagged
 
 
+
+def test_a_wild_between_two_cards_of_a_rank_in_a_hand_does_not_make_them_a_meld():
+    # a fanned hand 7D JC 2S 3C 7S QS: the two sevens lie two steps from the two, with a jack and a three between
+    items = fan(["7D", "JC", "2S", "3C", "7S", "QS"], 300, 300)
+    piles = group_piles(pair_corners(dets(items)))
+    assert [p.kind for p in piles] == [PileKind.LEFT] and sorted(piles[0].codes) == sorted(
+        ["7D", "JC", "2S", "3C", "7S", "QS"])
+
 def test_mixed_close_fan_is_a_hand_and_keeps_its_red_three():
     items = fan(["KC", "7D", "3H", "9S", "JH"], 300, 300, step=(1.0 * S, 0.1 * S))
     piles = group_piles(pair_corners(dets(items)))

@@ -78,7 +78,8 @@ def read_with_fans(boxes: Detections, rank_p: np.ndarray, suit_p: np.ndarray, bo
     1. A box is *read* when the detector's confidence is at least ``box_conf`` and the reader names it with
        P(rank) x P(colour) x sqrt(detector confidence) (``vision.reader.p_rank_colour``) at least ``min_conf``.
     2. A box the detector was unsure of that the reader is sure is a joker's corner mark (P >= :data:`JOKER_P`)
-       is read too when it lies beside a read card of another rank (:data:`JOKER_NEAR`): the wild of a meld.
+       is read too when it lies beside a read index that is not a joker (:data:`JOKER_NEAR`): the wild of a
+       meld.
        Jokers' marks differ from deck to deck and the detector boxes many of them with low confidence; a
        jester's face drawn in the middle of a joker lying alone has no other card beside it.
     3. Each natural rank is settled by its fan (:func:`vision.fan_ranks.settle_fan_ranks`).
@@ -86,7 +87,7 @@ def read_with_fans(boxes: Detections, rank_p: np.ndarray, suit_p: np.ndarray, bo
     5. The two indices of one card read as two suits of one colour take one suit
        (:func:`vision.instances.agree_suits`), so that they pair.
 
-    A box taken in by steps 2-4 gets the reader's probability of what it is now read as times sqrt(detector
+    A box taken in or re-read by steps 2-4 gets the reader's probability of what it is now read as times sqrt(detector
     confidence), at least ``min_conf``; that is under 0.5 for nearly all of them, so their piles flag them as
     low confidence. Measured with the shipped models (detector v10, reader jk2) on cached run-time boxes, against
     steps 1 and 4 with the settings of the previous release (all five chosen on these dev sets): fans counted
@@ -132,7 +133,7 @@ def read_with_fans(boxes: Detections, rank_p: np.ndarray, suit_p: np.ndarray, bo
 
 
 def _sure_jokers(xyxy: np.ndarray, read: np.ndarray, best: np.ndarray, rank_p: np.ndarray) -> np.ndarray:
-    """(n,) bool: unread boxes sure to be a joker's mark with a read card of another rank beside them."""
+    """(n,) bool: unread boxes sure to be a joker's mark, with a read index that is not a joker beside them."""
     out = np.zeros(len(read), bool)
     others = np.flatnonzero(read & (best != _JOKER))
     maybe = np.flatnonzero(~read & (best == _JOKER) & (rank_p[:, _JOKER] >= JOKER_P))

@@ -80,6 +80,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--val", type=Path, help="also print the accuracy on these crops (.npz of held-out designs), "
                     "as train_reader.py measures it after each epoch")
     args = ap.parse_args(argv)
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        ap.error("needs torch (the training extra: pip install -e '.[train]')")
     model = averaged(args.members)
     if args.val:
         import numpy as np

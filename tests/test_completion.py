@@ -1,10 +1,11 @@
-"""Stage 1b: fans completed with the boxes the detector was unsure of (``vision.completion``). Pure NumPy."""
+"""Stage 1b: every box read with the fans' help (``vision.completion``, ``vision.fan_ranks``). Pure NumPy."""
 
 import numpy as np
 
 from vision.classes import class_id
-from vision.completion import complete_fans
+from vision.completion import complete_fans, read_with_fans
 from vision.detections import Detections
+from vision.fan_ranks import settle_fan_ranks
 from vision.classes import RANKS
 
 S = 20.0  # index size in pixels
@@ -80,8 +81,6 @@ def test_a_tight_fan_is_completed_too():
 
 # --- stage 1b, first steps: ranks settled by their fan, sure jokers beside a card (vision.fan_ranks, read_with_fans)
 
-from vision.completion import read_with_fans  # noqa: E402
-from vision.fan_ranks import settle_fan_ranks  # noqa: E402
 
 
 def rank_probs(spec):

@@ -35,10 +35,10 @@ from __future__ import annotations
 import numpy as np
 
 from .classes import CLASS_ID, RANKS, SUIT_CODES, rank_of
-from .detections import Detections, index_sizes
+from .detections import Detections, index_centres, index_sizes
 from .fan_ranks import settle_fan_ranks
 from .instances import agree_suits
-from .reader import _codes, code_of, p_rank_colour
+from .reader import _reading, code_of
 
 #: boxes down to this detector confidence are candidates
 CANDIDATE_CONF = 0.1
@@ -109,9 +109,9 @@ def read_with_fans(boxes: Detections, rank_p: np.ndarray, suit_p: np.ndarray, bo
     if not n:
         return Detections.empty()
     det = boxes.confidence.astype(np.float64)
+    codes, p = _reading(rank_p, suit_p)
     best, suit = rank_p.argmax(1), suit_p.argmax(1)
-    codes = _codes(best, suit)
-    conf = p_rank_colour(rank_p, suit_p, best, suit) * np.sqrt(det)
+    conf = p * np.sqrt(det)
     read = (det >= box_conf) & np.array([c is not None for c in codes], bool) & (conf >= min_conf)
     jokers = _sure_jokers(boxes.xyxy, read, best, rank_p)
     conf = np.where(jokers, np.maximum(rank_p[:, _JOKER] * np.sqrt(det), min_conf), conf)
@@ -123,12 +123,8 @@ def read_with_fans(boxes: Detections, rank_p: np.ndarray, suit_p: np.ndarray, bo
     cls = np.array([CLASS_ID[code_of(int(r), int(s))] for r, s in zip(rank, suit[idx])], np.int64)
     kept = Detections(boxes.xyxy[idx], conf[idx].astype(np.float32), cls)
     rest = np.flatnonzero(~read)
-    taken = _taken_back(kept, boxes[rest], rank_p[rest], suit_p[rest], min_conf)
-    add = sorted(taken)
-    every = Detections.concatenate([kept, Detections(
-        boxes.xyxy[rest[add]].reshape(-1, 4), np.array([taken[k][1] for k in add], np.float32),
-        np.array([CLASS_ID[taken[k][0]] for k in add], np.int64))])
-    every = agree_suits(every, suit_p[np.concatenate([idx, rest[add]]).astype(np.int64)])
+    extra, add = _taken_detections(boxes[rest], _taken_back(kept, boxes[rest], rank_p[rest], suit_p[rest], min_conf))
+    every = agree_suits(Detections.concatenate([kept, extra]), suit_p[np.concatenate([idx, rest[add]])])
     return every[np.argsort(-every.confidence, kind="stable")]
 
 
@@ -139,9 +135,7 @@ def _sure_jokers(xyxy: np.ndarray, read: np.ndarray, best: np.ndarray, rank_p: n
     maybe = np.flatnonzero(~read & (best == _JOKER) & (rank_p[:, _JOKER] >= JOKER_P))
     if not len(others) or not len(maybe):
         return out
-    xy = np.asarray(xyxy, np.float64)
-    centres = (xy[:, :2] + xy[:, 2:]) / 2
-    sizes = index_sizes(xy)
+    centres, sizes = index_centres(xyxy), index_sizes(xyxy)
     for i in maybe:
         d = (np.linalg.norm(centres[others] - centres[i], axis=1) / sizes[others]).min()
         out[i] = JOKER_SEPARATION < d <= JOKER_NEAR
@@ -165,14 +159,20 @@ def complete_fans(kept: Detections, candidates: Detections, rank_p: np.ndarray, 
     Returns:
         (detections, most confident first; the number of candidates accepted).
     """
-    taken = _taken_back(kept, candidates, rank_p, suit_p, min_conf)
-    if not taken:
+    extra, add = _taken_detections(candidates, _taken_back(kept, candidates, rank_p, suit_p, min_conf))
+    if not len(add):
         return kept, 0
-    add = sorted(taken)
-    extra = Detections(candidates.xyxy[add], np.array([taken[i][1] for i in add], np.float32),
-                       np.array([CLASS_ID[taken[i][0]] for i in add], np.int64))
     every = Detections.concatenate([kept, extra])
     return every[np.argsort(-every.confidence, kind="stable")], len(add)
+
+
+def _taken_detections(candidates: Detections, taken: dict[int, tuple[str, float]]
+                      ) -> tuple[Detections, np.ndarray]:
+    """The candidates :func:`_taken_back` took, as detections with their new codes and confidences, and their
+    (k,) int64 indices among the candidates (ascending)."""
+    add = np.array(sorted(taken), np.int64)
+    return Detections(candidates.xyxy[add].reshape(-1, 4), np.array([taken[i][1] for i in add], np.float32),
+                      np.array([CLASS_ID[taken[i][0]] for i in add], np.int64)), add
 
 
 def _taken_back(kept: Detections, candidates: Detections, rank_p: np.ndarray, suit_p: np.ndarray,
@@ -181,7 +181,7 @@ def _taken_back(kept: Detections, candidates: Detections, rank_p: np.ndarray, su
     if len(kept) < 2 or not len(candidates):
         return {}
     xy = np.concatenate([kept.xyxy, candidates.xyxy]).astype(np.float64)
-    centres = (xy[:, :2] + xy[:, 2:]) / 2
+    centres = index_centres(xy)
     sizes = index_sizes(xy)
     rank = np.array([_rank_index(c) for c in kept.codes] + [-1] * len(candidates))
     read = np.zeros(len(xy), bool)

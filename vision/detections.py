@@ -101,6 +101,12 @@ def index_sizes(xyxy: np.ndarray) -> np.ndarray:
     return np.sqrt(np.clip(xyxy[:, 2] - xyxy[:, 0], 1e-3, None) * np.clip(xyxy[:, 3] - xyxy[:, 1], 1e-3, None))
 
 
+def index_centres(xyxy: np.ndarray) -> np.ndarray:
+    """(n, 2) centres in pixels of (n, 4) xyxy boxes."""
+    xyxy = np.asarray(xyxy, np.float64).reshape(-1, 4)
+    return (xyxy[:, :2] + xyxy[:, 2:]) / 2
+
+
 def median_index_size(xyxy: np.ndarray) -> float:
     """Median index size (:func:`index_sizes`, pixels) of (n, 4) xyxy boxes; infinite when n is 0.
     Used to tell a whole-table photo (small indices) from a close-up (``vision.scales``)."""

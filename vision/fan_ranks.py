@@ -17,11 +17,12 @@ gave that at least :data:`MIN_RATIO` times the probability of its own best rank.
 index sizes within :data:`SIZE_RATIO` of its own. An index read as a two or a joker is never changed (a wild
 inside a meld is normal); a hand holding two cards of one rank on either side of a third card can be taken for
 a fan, which is why every changed card is flagged (its confidence, P(new rank) x sqrt(detector confidence), is
-under 0.5, so its pile notes it as low confidence, ``vision.piles``).
+under 0.5 — the fan's rank was not the reader's best — unless the reading floor ``--conf`` is set above it, so
+its pile notes it as low confidence, ``vision.piles``).
 
-Measured with the shipped models (detector v10, reader jk2) on cached run-time boxes, with the stage-1b
-settings of this release, against reading each index alone: fans counted right 0.609 -> 0.623 on 100
-held-out-design dev tables (``data/tables_hdev``; exact score 0.22 either way), 0.426 -> 0.426 on 100
+Measured with detector v10 and reader jk2 on cached run-time boxes, in ``vision.completion.read_with_fans``
+with its steps 1 and 4 only, without and with this step: fans counted right 0.609 -> 0.623 on 100
+held-out-design dev tables (``data/tables_hdev``; exact score 0.22 either way), 0.426 -> 0.422 on 100
 training-design ones (``data/tables_dev``; exact 0.17 -> 0.18), photoreal tables 29 -> 31 of 47 fans.
 """
 
@@ -30,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 
 from .classes import RANKS
-from .detections import index_sizes
+from .detections import index_centres, index_sizes
 
 #: neighbours within this many index sizes (the index's own) can place an index in their fan
 REACH = 2.0
@@ -67,9 +68,7 @@ def settle_fan_ranks(xyxy: np.ndarray, rank: np.ndarray, rank_p: np.ndarray) -> 
     changed = np.zeros(n, bool)
     if n < 3:
         return rank, changed
-    xy = np.asarray(xyxy, np.float64)
-    centres = (xy[:, :2] + xy[:, 2:]) / 2
-    sizes = index_sizes(xy)
+    centres, sizes = index_centres(xyxy), index_sizes(xyxy)
     cos_opposite = np.cos(np.radians(ANGLE))
     for _ in range(ROUNDS):
         natural = (rank != _TWO) & (rank != _JOKER)

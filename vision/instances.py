@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .classes import CLASS_ID, SUIT_CODES, rank_colour, rank_of
-from .detections import Detections, index_sizes
+from .detections import Detections, index_centres, index_sizes
 
 #: pairing range of centre distance / index size (1st-99th percentile of true pairs, widened)
 PAIR_RANGE = (1.2, 9.0)
@@ -230,9 +230,7 @@ def _pair_ratio(i: int, j: int, centers: np.ndarray, sizes: np.ndarray, ranks: n
 def _geometry(dets: Detections) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list]:
     """(centers (n, 2) px, sizes (n,) px, ranks (n,), interior (n,) bool, same-code pair candidates
     [(ratio, i, j)]) of one photo's detections."""
-    xyxy = dets.xyxy.astype(np.float64)
-    centers = np.column_stack([(xyxy[:, 0] + xyxy[:, 2]) / 2, (xyxy[:, 1] + xyxy[:, 3]) / 2])
-    sizes = index_sizes(xyxy)
+    centers, sizes = index_centres(dets.xyxy), index_sizes(dets.xyxy)
     codes = dets.codes
     ranks = np.array([rank_of(c) for c in codes])
     interior = _fan_interior(centers, sizes)

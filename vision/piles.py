@@ -359,7 +359,7 @@ def _classify(cards: list[CardInstance], ranks: set[str]) -> Pile:
             return Pile(PileKind.SQUARED_BOOK, tuple(cards), tuple(notes + [marker_note(card.code)]))
         return Pile(PileKind.LOOSE, tuple(cards),
                     tuple(notes + [f"single card {card.code} with one corner visible: not scored; if it is a "
-                                   "squared book's marker, add it"]))
+                                   "squared book's marker, add it; if it was left in a hand, move it to left"]))
     if len(ranks) > 1:
         return Pile(PileKind.LEFT, tuple(cards), tuple(notes + ["mixed ranks: read as cards left in a hand"]))
     if n == 2:

@@ -111,7 +111,7 @@ def check_stacks(piles: list[Pile], image: np.ndarray, checker: StackChecker) ->
         if p < LOOSE_BELOW:
             out[i] = Pile(PileKind.LOOSE, pile.cards, tuple(keep + [
                 f"single card {code}: no stack seen under it (p {p:.2f}), so read as a loose card and not scored; "
-                "if it is a squared book's marker, add it"]))
+                "if it is a squared book's marker, add it; if it was left in a hand, move it to left"]))
         elif p < UNSURE:
             out[i] = Pile(pile.kind, pile.cards, tuple(keep + [
                 f"single card {code} read as the marker of a squared book, but the stack under it is unclear "

@@ -92,6 +92,38 @@ def test_piles_melds_wilds_threes_and_squared_book():
 
 
 
+def without(items, *positions):
+    """``items`` less the index boxes at ``positions`` (indices the detector missed or the reader dropped)."""
+    return [it for k, it in enumerate(items) if k not in positions]
+
+
+def test_a_gap_of_two_steps_in_a_fan_is_counted_as_an_unread_card():
+    items = without(fan(["8H", "8S", "8H", "8D", "8H", "8C"], 100, 100), 3)  # the fourth card's index unread
+    assert [len(p.cards) for p in group_piles(pair_corners(dets(items)))] == [5]
+    piles = read_side(dets(items)).piles
+    assert [p.kind for p in piles] == [PileKind.MELD] and len(piles[0].cards) == 6
+    unread = [c for c in piles[0].cards if not c.detections]
+    assert [c.code for c in unread] == ["8H"] and unread[0].confidence == 0.0
+    assert any("not read" in n for n in piles[0].notes)  # the guess is shown to the user
+
+
+def test_a_fan_split_by_an_unread_card_is_joined_and_counted():
+    # at a wider step (0.35 card heights) the gap is longer than stage 3's link distance
+    items = without(fan(["9S"] * 7, 100, 100, step=(0, 1.6 * S)), 3)
+    assert [len(p.cards) for p in group_piles(pair_corners(dets(items)))] == [3, 3]  # stage 3 alone: two melds
+    piles = read_side(dets(items)).piles
+    assert [(p.kind, len(p.cards)) for p in piles] == [(PileKind.MELD, 7)]
+
+
+def test_a_gap_at_a_fans_end_or_in_an_uneven_fan_is_not_filled():
+    # the second card unread: the first step is long, but an end card's far corner looks the same
+    items = without(fan(["KD"] * 6, 100, 100), 1)
+    assert [len(p.cards) for p in read_side(dets(items)).piles] == [5]
+    # steps of 1, 1.5, 2 and 1 x the median: no regular step to count by
+    items = [("QC", 100, 100 + y * S) for y in (0, 1.2, 2.4, 4.2, 6.6, 7.8)]
+    assert [len(p.cards) for p in read_side(dets(items)).piles] == [6]
+
+
 def test_a_wild_between_two_cards_of_a_rank_in_a_hand_does_not_make_them_a_meld():
     # a fanned hand 7D JC 2S 3C 7S QS: the two sevens lie two steps from the two, with a jack and a three between
     items = fan(["7D", "JC", "2S", "3C", "7S", "QS"], 300, 300)

@@ -52,8 +52,10 @@ class CardInstance:
 
     Attributes:
         code: card code (``"KH"``, ``"10S"``, ``"JK"``).
-        detections: indices into the :class:`~vision.detections.Detections` it came from (1 or 2).
-        centers: (k, 2) float index-box centres in pixels, k = len(detections).
+        detections: indices into the :class:`~vision.detections.Detections` it came from (1 or 2; none for a
+            card counted in a gap of a fan, whose index was not read: :mod:`vision.fan_gaps`).
+        centers: (k, 2) float index-box centres in pixels, k = len(detections) (for an unread card, k = 1: where
+            its index would be).
         size: mean index size in pixels (square root of the index box area; for a joker, that of the
             natural indices nearest it: its corner mark is drawn at another size).
         confidence: highest detection confidence.

@@ -19,6 +19,7 @@ import numpy as np
 
 from .detections import Detections, median_index_size
 from .instances import CardInstance, pair_corners
+from .fan_gaps import fill_fan_gaps
 from .piles import Pile, PileKind, group_piles
 
 if TYPE_CHECKING:
@@ -93,7 +94,8 @@ def empty_team() -> dict[str, Any]:
 
 def read_side(dets: Detections, team: str = "A", source: str = "", image: np.ndarray | None = None,
               stacks: StackChecker | None = None) -> SideReading:
-    """Pair corners into cards and group them into piles (stages 2 and 3) for one side.
+    """Pair corners into cards and group them into piles (stages 2, 3 and 3a: :func:`vision.fan_gaps.fill_fan_gaps`
+    counts the cards of a fan whose index was not read) for one side.
 
     With a :class:`vision.stacks.StackChecker` and the (H, W, 3) BGR photo the detections came from, every
     single whole card read as a squared book's marker is checked for a stack under it
@@ -101,7 +103,7 @@ def read_side(dets: Detections, team: str = "A", source: str = "", image: np.nda
     books.
     """
     cards = pair_corners(dets)
-    piles = group_piles(cards)
+    piles = fill_fan_gaps(group_piles(cards))
     if stacks is not None and image is not None:
         from .stacks import check_stacks  # here, not at the top: vision.stacks needs OpenCV, this module does not
 

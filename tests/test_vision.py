@@ -139,3 +139,21 @@ def test_a_detector_that_cannot_name_cards_needs_the_reader(monkeypatch, tmp_pat
     else:
         with pytest.raises(ModelError, match="index reader"):
             pipeline.load_models()
+
+
+def test_pile_annotator_marks_a_card_counted_where_its_index_was_not_read():
+    from vision.annotate import PileAnnotator
+    from vision.table import read_side
+
+    items = [("8H", 100, 100 + 24 * k) for k in (0, 1, 2, 4, 5)] + [("8H", 152, 186)]  # the fourth index unread
+    boxes = [[x - 10, y - 10, x + 10, y + 10] for _, x, y in items]
+    dets = Detections(np.array(boxes, np.float32), np.full(len(items), 0.9, np.float32),
+                      np.array([class_id(c) for c, _, _ in items], np.int64))
+    piles = read_side(dets).piles
+    unread = [c for p in piles for c in p.cards if not c.detections]
+    assert len(unread) == 1
+    x, y = unread[0].center.astype(int)
+    blank = np.zeros((300, 300, 3), np.uint8)
+    drawn = PileAnnotator().annotate(blank, piles, dets)
+    assert drawn[y - 12:y + 12, x - 12:x + 12].any()  # a circle where the unread index would be
+    assert not drawn[y - 12:y + 12, x - 12:x + 12][8:16, 8:16].any()  # ... open in the middle

@@ -59,7 +59,8 @@ class CornerAnnotator:
 
 @dataclass
 class PileAnnotator:
-    """Pile outlines labelled ``kind (n)``; a ``?`` marks a pile with notes (something to check)."""
+    """Pile outlines labelled ``kind (n)``; a ``?`` marks a pile with notes (something to check), and a circle
+    with ``code?`` each card counted where its index was not read (:mod:`vision.fan_gaps`)."""
 
     thickness: int = 2
 
@@ -76,6 +77,11 @@ class PileAnnotator:
             name = (labels or {}).get(p, p.kind.value.replace("_", " "))
             label = f"{name} ({len(p.cards)}){' ?' if p.notes else ''}"
             _text(out, label, (x1 - pad, y2 + pad + int(18 * s)), 0.6 * s, color, max(1, int(1.5 * s)))
+            for c in p.cards:
+                if not c.detections:  # an unread card: where its index would be
+                    x, y = c.center.astype(int)
+                    cv2.circle(out, (int(x), int(y)), max(4, int(c.size / 2)), color, self.thickness, cv2.LINE_AA)
+                    _text(out, f"{c.code}?", (int(x + c.size / 2) + 2, int(y)), 0.5 * s, color)
         return out
 
 

@@ -56,3 +56,15 @@ def test_a_fan_read_where_the_table_has_none_is_a_failure_kind(anglo_deck):
     stats, failures = Counter(), Counter()
     evaluate_scene(doc, Detections.concatenate([dets, far]), np.concatenate([owners, [-1, -1, -1]]), stats, failures)
     assert failures["extra meld (read where the table has none)"] == 1 and stats["score_exact"] == 0
+
+
+def test_a_one_card_hand_makes_a_table_unreadable(anglo_deck):
+    # a hand of one card is drawn as a loose card is (datasets.scenes), which is not scored: no photo can tell
+    for piles, readable in (([Pile("meld", ["KH", "KS", "KD"]), Pile("left", ["QC", "7D"])], 1),
+                            ([Pile("meld", ["KH", "KS", "KD"]), Pile("left", ["QC"])], 0)):
+        scene = make_scene(4, [anglo_deck], size=(1280, 960), full_view=True, piles=piles, clutter=False)
+        doc = {"image": "t.jpg", "design": scene.design, **scene.layout, "cards": scene.cards}
+        dets, owners = true_detections(doc)
+        stats = Counter()
+        evaluate_scene(doc, dets, owners, stats, Counter())
+        assert stats["tables_readable"] == readable

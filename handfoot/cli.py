@@ -108,6 +108,8 @@ def _score_photos(args: argparse.Namespace) -> int:
     conf = DEFAULT_CONF if args.conf is None else args.conf
     if not 0 < conf <= 1:
         raise HandFootError(f"--conf must be in (0, 1], got {conf}")
+    if args.round is not None and args.round < 1:  # checked before the slow detection
+        raise HandFootError(f"--round {args.round}: rounds are numbered from 1")
     rules_name = args.rules or "pagat"
     rules = get_rules(rules_name, **_house_rules(args.set))
     teams = [t.strip() for t in args.teams.split(",")] if args.teams else None

@@ -104,4 +104,4 @@ def test_score_photo_end_to_end_with_true_corners(deck, tmp_path, capsys, monkey
     assert json.loads(capsys.readouterr().out)["teams"]["A"]["total"] == truth.total
     # round 0 is refused like any round under 1, not scored as round 1
     assert main(["score", str(photo), "--round", "0"]) == 1
-    assert "round" in capsys.readouterr().err
+    assert "--round 0: rounds are numbered from 1" in capsys.readouterr().err

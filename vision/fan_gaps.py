@@ -9,13 +9,16 @@ distance, splits the fan into two melds of one rank. This stage, over stage 3's 
 
 1. **joins** two melds of one natural rank when one continues the other's line: an end card of the second lies
    beyond an end card of the first, within :data:`JOIN_ANGLE` of the first's direction there, at
-   :data:`JOIN_STEPS` times its median step (a fan split by one or two unread cards);
+   :data:`JOIN_STEPS` times its median step (a fan split by one or two unread cards; steps between the cards'
+   index centres nearest the fan's middle, ``vision.piles._anchor_points``);
 2. **counts the cards in a gap**: in a meld of :data:`MIN_CARDS` or more whose other steps are regular
    (:data:`REGULAR`), a step inside the fan (not its first or last: there an end card's far corner, left
    unpaired, or another index of a four-index deck looks the same) of about k times the fan's median step
    (:data:`GAP_STEPS`) holds k - 1 cards whose index was not read. Each is counted as a natural of the fan's
-   rank (of the suit most common among them: the suit is a guess, and so is "natural": a wild there would score
-   otherwise) and the pile says so in a note, so the user can remove it.
+   rank, of the suit most common among the fan's cards of that rank (the suit is a guess, and so is "natural":
+   a wild there would score otherwise), and the pile says so in a note, so the user can remove it. A long
+   first or last step counts among the "other steps": the fan is then not regular and nothing is filled. A
+   joined fan whose gap measures between the two ranges of :data:`GAP_STEPS` gains no card.
 
 An unread card is a :class:`vision.instances.CardInstance` without detections: its one "centre" is where its
 index would be (between its neighbours' indices) and its confidence is 0.

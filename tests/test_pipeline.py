@@ -97,6 +97,18 @@ def without(items, *positions):
     return [it for k, it in enumerate(items) if k not in positions]
 
 
+def test_wilds_fanned_together_in_a_hand_stay_in_the_hand():
+    # a hand JK 2C 2D JK 7H 9D QS: its four wilds side by side look like a meld of wilds, and its other cards
+    # turn off their line (a hand fanned in an arc)
+    items = [("JK", 300, 300), ("2C", 320, 300), ("2D", 340, 300), ("JK", 360, 300),
+             ("7H", 378, 316), ("9D", 396, 332), ("QS", 414, 348)]
+    piles = group_piles(pair_corners(dets(items)))
+    assert [p.kind for p in piles] == [PileKind.LEFT] and len(piles[0].cards) == 7
+    # a meld of wilds on its own is still a meld
+    assert [p.kind for p in group_piles(pair_corners(dets(fan(["JK", "2C", "2D", "JK"], 300, 300))))] == [
+        PileKind.MELD]
+
+
 def test_a_gap_of_two_steps_in_a_fan_is_counted_as_an_unread_card():
     items = without(fan(["8H", "8S", "8H", "8D", "8H", "8C"], 100, 100), 3)  # the fourth card's index unread
     assert [len(p.cards) for p in group_piles(pair_corners(dets(items)))] == [5]

@@ -21,7 +21,8 @@ cards left in a hand or foot are fanned with mixed ranks.
 * clusters of different ranks closer than :data:`LINK_MIXED` card heights are one fan of mixed cards (a hand); a
   meld-like cluster joins such a hand (of two or more cards) only when the hand's nearest card continues the
   cluster's own line of cards at its step (a pair or three of a kind and wilds held in the hand:
-  :func:`_continues_line`);
+  :func:`_continues_line`); then a cluster of wilds only joins a hand of two or more ranks it touches (within
+  :data:`LINK_MIXED`: the wilds of a fanned hand, whose steps and jokers' marks miss the line test);
 * every red three (3♥, 3♦) goes to the red threes, wherever it lies, unless it is fanned in a hand.
 
 Each pile is then classified: two or more cards of one rank (plus wilds) or all wilds -> ``meld`` (seven or more
@@ -328,6 +329,15 @@ def group_piles(cards: list[CardInstance]) -> list[Pile]:
             if uf.size[uf.find(other)] >= 2:
                 absorb = _continues_line(_members(uf, cards, meld), cards[other])
         uf.union(i, j, allow_mixed=True, absorb=absorb)
+    # 4. a cluster of wilds only that touches a hand of two or more ranks holds the hand's wilds (fanned around
+    #    the holder's fingers, their steps and the jokers' marks off the hand's line)
+    for k in order:
+        i, j = int(iu[k]), int(ju[k])
+        if dist[i, j] > LINK_MIXED:
+            break
+        ri, rj = uf.find(i), uf.find(j)
+        if ri != rj and (not uf.ranks[ri] and len(uf.ranks[rj]) >= 2 or not uf.ranks[rj] and len(uf.ranks[ri]) >= 2):
+            uf.union(i, j, allow_mixed=True, absorb=True)
     groups: dict[int, list[CardInstance]] = {}
     for i, c in enumerate(cards):
         groups.setdefault(uf.find(i), []).append(c)

@@ -14,6 +14,7 @@ Example::
     python -m datasets.generate --out data/tables_stack --scenes 500 --split train --seed 11 --full-view
     python -m datasets.generate --out data/tables_stack2 --scenes 700 --split train --seed 12 --full-view
     python -m datasets.stacks --out data/stacks2.npz data/tables_stack/scenes/train data/tables_stack2/scenes/train
+    python -m datasets.stacks --out data/stacks_real.npz --phone-corners-train   # real loose cards (train split)
 """
 
 from __future__ import annotations
@@ -51,6 +52,18 @@ def _jittered(card: CardInstance, rng: np.random.Generator, sigma: float) -> Car
     return CardInstance(card.code, card.detections, centers, card.size, card.confidence, card.card_height)
 
 
+def _views(image: np.ndarray, card: CardInstance, views: int, rng: np.random.Generator):
+    """(view number, crop) for ``views`` crops of ``card``: the first plain, the others jittered as a detector's
+    boxes would be, turned upside down or not, and framed 0.8-1.35 times as wide."""
+    for v in range(views):
+        c = card if v == 0 else _jittered(card, rng, 0.08)
+        turn = 0.0 if v == 0 else float(rng.choice([0.0, np.pi]) + rng.normal(0, 0.05))
+        # decks place their indices at different distances from the corners, so the card fills more or less
+        # of the crop: train on a range of framings
+        context = STACK_CONTEXT * (1.0 if v == 0 else float(rng.uniform(0.8, 1.35)))
+        yield v, card_crop(image, c, context=context, turn=turn)
+
+
 def build(folders: list[Path], views: int = 6, seed: int = 0) -> dict[str, np.ndarray]:
     """Crops of every single whole card in the scenes under ``folders`` (``images/`` and ``layouts/``).
 
@@ -68,13 +81,8 @@ def build(folders: list[Path], views: int = 6, seed: int = 0) -> dict[str, np.nd
             continue
         image = load_image(path.parent.parent / "images" / doc["image"])
         for card, label in found:
-            for v in range(views):
-                c = card if v == 0 else _jittered(card, rng, 0.08)
-                turn = 0.0 if v == 0 else float(rng.choice([0.0, np.pi]) + rng.normal(0, 0.05))
-                # decks place their indices at different distances from the corners, so the card fills more
-                # or less of the crop: train on a range of framings
-                context = STACK_CONTEXT * (1.0 if v == 0 else float(rng.uniform(0.8, 1.35)))
-                crops.append(card_crop(image, c, context=context, turn=turn))
+            for v, crop in _views(image, card, views, rng):
+                crops.append(crop)
                 labels.append(label)
                 scenes.append(k)
                 view_ids.append(v)
@@ -85,14 +93,56 @@ def build(folders: list[Path], views: int = 6, seed: int = 0) -> dict[str, np.nd
             "view": np.array(view_ids, np.int64)}
 
 
+def real_loose(views: int = 6, seed: int = 5, root: Path | None = None, limit: int | None = None
+               ) -> dict[str, np.ndarray]:
+    """Crops of the single whole cards of the ``phone_corners`` *train* photos, all labelled loose (0).
+
+    Those photos are close-ups of one to three cards on a table: no squared book anywhere, so every card the
+    geometry reads as a marker (from the photos' true boxes) is a loose card. Cut as :func:`build` cuts them;
+    scene numbers are negative (-1, -2, ...) so ``scripts/train_stacks.py`` always trains on them (its
+    validation takes the highest scene numbers). The ``val`` photos are never used. ``limit``: the first that
+    many train photos only.
+
+    Raises:
+        FileNotFoundError: ``phone_corners`` is absent.
+    """
+    from vision.detections import Detections
+
+    from .realdata import phone_corners, phone_corners_classes, phone_corners_labels
+
+    rng = np.random.default_rng(seed)
+    names = phone_corners_classes(root)
+    crops, labels, scenes, view_ids = [], [], [], []
+    for k, photo in enumerate(phone_corners(root, split="train")[:limit]):
+        image = load_image(photo.path)
+        rows = phone_corners_labels(photo, names)
+        if not rows:
+            continue
+        dets = Detections.from_yolo(rows, image.shape[1], image.shape[0])
+        for pile in read_side(dets, "A").piles:
+            if pile.kind is PileKind.SQUARED_BOOK and pile.cards[0].fully_visible:
+                for v, crop in _views(image, pile.cards[0], views, rng):
+                    crops.append(crop)
+                    labels.append(0)
+                    scenes.append(-1 - k)
+                    view_ids.append(v)
+    return {"crops": np.stack(crops) if crops else np.zeros((0, STACK_INPUT, STACK_INPUT, 3), np.uint8),
+            "labels": np.array(labels, np.int64), "scene": np.array(scenes, np.int64),
+            "view": np.array(view_ids, np.int64)}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Cut stack/loose crops of single whole cards from generated tables.")
-    ap.add_argument("folders", nargs="+", type=Path, help="scene folders with images/ and layouts/")
+    ap.add_argument("folders", nargs="*", type=Path, help="scene folders with images/ and layouts/")
+    ap.add_argument("--phone-corners-train", action="store_true",
+                    help="instead: the single cards of the phone_corners train photos, as loose crops")
     ap.add_argument("--out", type=Path, required=True, help=".npz to write")
     ap.add_argument("--views", type=int, default=6, help="crops per card (the first plain, the rest jittered)")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
-    data = build(args.folders, args.views, args.seed)
+    if args.phone_corners_train == bool(args.folders):
+        ap.error("give scene folders or --phone-corners-train")
+    data = real_loose(args.views) if args.phone_corners_train else build(args.folders, args.views, args.seed)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(args.out, **data)
     n, s = len(data["labels"]), int(data["labels"].sum())

@@ -13,7 +13,8 @@ Example::
         --out runs/stacks/s3    # continue the shipped model on new data
 
 Validation is on whole scenes never trained on (the last ``--val-share`` of the scenes); the figures it prints
-are on the plain crops of those scenes only.
+are on the plain crops of those scenes only. Crops of real photos (``datasets.stacks --phone-corners-train``)
+carry negative scene numbers, so they always fall in the training part.
 """
 
 from __future__ import annotations
@@ -91,7 +92,8 @@ def predict(model, crops: np.ndarray, batch: int = 256) -> np.ndarray:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", type=Path, required=True, help=".npz from datasets.stacks")
+    ap.add_argument("--data", type=Path, nargs="+", required=True,
+                    help=".npz files from datasets.stacks (concatenated; give one twice to weigh it twice)")
     ap.add_argument("--weights", type=Path, help="continue from these weights (a stacks.pt of build_model())")
     ap.add_argument("--epochs", type=int, default=30)
     ap.add_argument("--batch", type=int, default=64)
@@ -108,8 +110,8 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
-    d = np.load(args.data)
-    crops, labels, scene, view = d["crops"], d["labels"], d["scene"], d["view"]
+    parts = [np.load(p) for p in args.data]  # one file given twice counts twice
+    crops, labels, scene, view = (np.concatenate([d[k] for d in parts]) for k in ("crops", "labels", "scene", "view"))
     cut = np.quantile(np.unique(scene), 1 - args.val_share)
     train = scene <= cut
     val = (scene > cut) & (view == 0)
@@ -144,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
         args.out.mkdir(parents=True, exist_ok=True)
         torch.save(model.state_dict(), args.out / "stacks.pt")
     export(model, args.out / "stacks.onnx")
-    info = {"data": str(args.data), "weights": str(args.weights) if args.weights else None, "epochs": args.epochs,
+    info = {"data": [str(p) for p in args.data], "weights": str(args.weights) if args.weights else None, "epochs": args.epochs,
             "batch": args.batch, "lr": args.lr, "seconds": round(time.time() - start), "train_crops": int(len(tr_idx)),
             "val_cards": int(val.sum()), "history": history}
     (args.out / "stacks_train.json").write_text(json.dumps(info, indent=1))

@@ -170,3 +170,16 @@ def test_shipped_checker_tells_a_squared_book_from_a_loose_card_on_rendered_tabl
         team = read_side(dets, "A", image=scene.image, stacks=checker).team_layout()
         right += [b["top"] for b in team["squared_books"]] == ["QD"] and team["loose"] == ["7C"]
     assert right >= 4, f"only {right} of 6 rendered tables read the squared book and the loose card right"
+
+
+def test_real_loose_crops_come_from_train_photos_only(shared_dir):
+    pytest.importorskip("resvg_py")  # datasets needs its extra
+    from datasets.realdata import phone_corners
+    from datasets.stacks import real_loose
+
+    data = real_loose(views=2, root=shared_dir / "realdata", limit=12)
+    assert len(data["crops"]) and data["crops"].shape[1:] == (STACK_INPUT, STACK_INPUT, 3)
+    assert (data["labels"] == 0).all() and (data["scene"] < 0).all()  # loose, always in the training part
+    assert set(data["view"].tolist()) == {0, 1}
+    train = phone_corners(shared_dir / "realdata", split="train")[:12]
+    assert -data["scene"].min() <= len(train)  # scene -1-k is the k-th train photo

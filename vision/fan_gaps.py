@@ -10,7 +10,7 @@ distance, splits the fan into two melds of one rank. This stage, over stage 3's 
 1. **joins** two melds of one natural rank when one continues the other's line: an end card of the second lies
    beyond an end card of the first, within :data:`JOIN_ANGLE` of the first's direction there, at
    :data:`JOIN_STEPS` times its median step (a fan split by one or two unread cards; steps between the cards'
-   index centres nearest the fan's middle, ``vision.piles._anchor_points``);
+   index centres nearest the fan's middle: ``vision.piles._continues_line``);
 2. **counts the cards in a gap**: in a meld of :data:`MIN_CARDS` or more whose other steps are regular
    (:data:`REGULAR`), a step inside the fan (not its first or last: there an end card's far corner, left
    unpaired, or another index of a four-index deck looks the same) of about k times the fan's median step
@@ -39,7 +39,7 @@ import numpy as np
 
 from .classes import rank_of
 from .instances import CardInstance
-from .piles import Pile, PileKind, _anchor_points, _classify, _key, _nearest_indices, _order
+from .piles import Pile, PileKind, _classify, _continues_line, _key, _nearest_indices, _order, _steps
 
 #: a meld needs this many cards (three steps) before its median step can tell a gap from its usual step
 MIN_CARDS = 4
@@ -94,19 +94,8 @@ def _meld_rank(pile: Pile) -> str | None:
 def _continues(first: Pile, second: Pile) -> bool:
     """True when an end card of ``second`` lies on ``first``'s line beyond one of its end cards, at
     :data:`JOIN_STEPS` times its median step and within :data:`JOIN_ANGLE` of its direction."""
-    pts = _anchor_points(_order(list(first.cards)))
-    step = float(np.median(np.linalg.norm(np.diff(pts, axis=0), axis=1)))
-    if step <= 0:
-        return False
-    for end, prev in ((pts[-1], pts[-2]), (pts[0], pts[1])):
-        u = end - prev
-        for card in (second.cards[0], second.cards[-1]):
-            v = card.centers[int(np.argmin(np.linalg.norm(card.centers - end, axis=1)))] - end
-            length = float(np.linalg.norm(v))
-            if JOIN_STEPS[0] * step <= length <= JOIN_STEPS[1] * step and \
-                    float(u @ v) >= np.cos(np.radians(JOIN_ANGLE)) * float(np.linalg.norm(u)) * length:
-                return True
-    return False
+    return any(_continues_line(list(first.cards), card, JOIN_STEPS, JOIN_ANGLE)
+               for card in (second.cards[0], second.cards[-1]))
 
 
 def _filled(pile: Pile) -> Pile:
@@ -116,7 +105,7 @@ def _filled(pile: Pile) -> Pile:
         return pile
     cards = list(pile.cards)
     suit = Counter(c.code[len(rank):] for c in cards if rank_of(c.code) == rank).most_common(1)[0][0]
-    steps = [float(np.linalg.norm(np.subtract(*_nearest_indices(a, b)))) for a, b in zip(cards, cards[1:])]
+    steps = _steps(cards)
     median = float(np.median(steps))
     if median <= 0:
         return pile

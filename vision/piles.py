@@ -227,12 +227,14 @@ def _anchor_points(cards: list[CardInstance]) -> np.ndarray:
     return np.array([c.centers[int(np.argmin(np.linalg.norm(c.centers - middle, axis=1)))] for c in cards])
 
 
-def _continues_line(members: list[CardInstance], other: CardInstance) -> bool:
+def _continues_line(members: list[CardInstance], other: CardInstance, steps: tuple[float, float] = LINE_STEP,
+                    angle: float = LINE_ANGLE) -> bool:
     """True when ``other`` lies where the next card of the fan ``members`` (two or more cards) would: beyond
-    one end card, within :data:`LINE_ANGLE` of the fan's direction there, at :data:`LINE_STEP` times its
-    median step. Cards of a fanned hand holding a pair or three of a kind (plus wilds) look like a meld; the
-    hand's other cards continue its line at the same step, while a meld laid beside a hand does not. A two
-    seen whole continues a fan as its last card, while the marker of a squared book beside it does not."""
+    one end card, within ``angle`` degrees (:data:`LINE_ANGLE`) of the fan's direction there, at ``steps``
+    (:data:`LINE_STEP`) times its median step. Cards of a fanned hand holding a pair or three of a kind (plus
+    wilds) look like a meld; the hand's other cards continue its line at the same step, while a meld laid beside
+    a hand does not. A two seen whole continues a fan as its last card, while the marker of a squared book
+    beside it does not. (``vision.fan_gaps`` asks it with longer steps: a fan split by an unread card.)"""
     pts = _anchor_points(_order(members))
     step = float(np.median(np.linalg.norm(np.diff(pts, axis=0), axis=1)))
     if step <= 0:
@@ -242,10 +244,10 @@ def _continues_line(members: list[CardInstance], other: CardInstance) -> bool:
         q = other.centers[int(np.argmin(np.linalg.norm(other.centers - end, axis=1)))]
         v = q - end
         length = float(np.linalg.norm(v))
-        if not LINE_STEP[0] * step <= length <= LINE_STEP[1] * step:
+        if not steps[0] * step <= length <= steps[1] * step:
             continue
         cos = float(u @ v) / max(float(np.linalg.norm(u)) * length, 1e-9)
-        if cos >= np.cos(np.radians(LINE_ANGLE)):
+        if cos >= np.cos(np.radians(angle)):
             return True
     return False
 
@@ -380,6 +382,11 @@ def _classify(cards: list[CardInstance], ranks: set[str]) -> Pile:
     return Pile(PileKind.MELD, tuple(cards), tuple(notes))
 
 
+def _steps(cards: list[CardInstance]) -> list[float]:
+    """Pixel distances between consecutive cards' nearest indices, in the cards' order (len(cards) - 1)."""
+    return [float(np.linalg.norm(np.subtract(*_nearest_indices(a, b)))) for a, b in zip(cards, cards[1:])]
+
+
 def _largest_gap(cards: list[CardInstance]) -> int:
     """1-based position of a step at least :data:`GAP_FACTOR` times the fan's median step (0 when none).
 
@@ -388,7 +395,7 @@ def _largest_gap(cards: list[CardInstance]) -> int:
     """
     if len(cards) < 4:
         return 0
-    steps = [float(np.linalg.norm(np.subtract(*_nearest_indices(a, b)))) for a, b in zip(cards, cards[1:])]
+    steps = _steps(cards)
     median = float(np.median(steps))
     k = int(np.argmax(steps))
     return k + 1 if median > 0 and steps[k] >= GAP_FACTOR * median else 0

@@ -67,6 +67,18 @@ def test_one_cards_two_indices_read_as_two_suits_of_one_colour_take_one_suit():
     assert len(cards) == 1 and cards[0].fully_visible
 
 
+def test_suits_agree_beside_a_card_whose_corners_pair_with_each_other():
+    # a row of two red threes: A (3H, both corners read 3H) and B below it (read 3H and 3D). B's 3H corner could
+    # also pair with A's top corner, but A's corners pair with each other, so B's are free to agree
+    a1, a2 = (100, 100), (100 + 2.6 * S, 100 + 3.3 * S)
+    items = [("3H", *a1), ("3H", *a2), ("3H", a1[0], a1[1] + 4 * S), ("3D", a2[0], a2[1] + 4 * S)]
+    p = suits([0, 0.9, 0.1, 0], [0, 0.9, 0.1, 0], [0, 0.6, 0.4, 0], [0, 0.45, 0.55, 0])
+    agreed = agree_suits(dets(items), p)
+    assert agreed.codes == ["3H"] * 4
+    cards = pair_corners(agreed)
+    assert len(cards) == 2 and all(c.fully_visible for c in cards)
+
+
 def test_suits_are_not_agreed_across_colours_ranks_or_a_fan():
     p = suits([0.25, 0.25, 0.25, 0.25], [0.25, 0.25, 0.25, 0.25])
     for a, b in (("3D", "3S"), ("3D", "4D")):  # another colour, another rank: another card

@@ -289,12 +289,15 @@ def _design_path(spec: _Spec, cache_dir) -> Path:
 
 
 def available_designs(cache_dir=None) -> list[str]:
-    """Names of the designs whose source art is already in the cache (fetched), sorted.
+    """Names of the designs whose source art is already in the cache (fetched), or already rendered there (a
+    cache unpacked by ``datasets.artpack`` on a machine that cannot fetch), sorted.
 
     Includes designs in neither TRAIN_DESIGNS nor HELDOUT_DESIGNS (e.g. ``kennard_4color``). Does not
     download or render anything.
     """
-    return sorted(n for n, s in _SPECS.items() if _design_path(s, cache_dir).exists())
+    rendered = _root(cache_dir) / "rendered"
+    return sorted(n for n, s in _SPECS.items()
+                  if _design_path(s, cache_dir).exists() or any(rendered.glob(f"{n}/*/boxes.json")))
 
 
 # --------------------------------------------------------------------------------------------- data types

@@ -39,12 +39,50 @@ def _offline_settings() -> None:
     SETTINGS.update({"sync": False, "hub": False} if "hub" in SETTINGS else {"sync": False})
 
 
+def _without_downloads() -> None:
+    """Keep Ultralytics' trainer from reaching for what an offline machine lacks.
+
+    * On CUDA its AMP check first downloads ``yolo26n.pt`` to compare outputs; offline that cannot work (and
+      may wait on the network), so the check is skipped and AMP stays on, as Ultralytics itself does when the
+      download fails.
+    * Each epoch's checkpoint stores ``results.csv`` read with polars, which the GPU machine of
+      ``scripts/device_train.sh`` lacks (a 40 MB wheel, over what may travel there); without polars the file
+      is read with the ``csv`` module into the same ``{column: [values]}`` form.
+    """
+    import csv
+
+    from ultralytics.engine import trainer
+
+    trainer.check_amp = lambda model: True
+    try:
+        import polars  # noqa: F401
+        return
+    except ImportError:
+        pass
+
+    def read_results_csv(self) -> dict:
+        try:
+            with open(self.csv, newline="") as f:
+                rows = list(csv.DictReader(f))
+        except OSError:
+            return {}
+        def number(v: str):
+            try:
+                return float(v)
+            except ValueError:
+                return v
+        return {k.strip(): [number(r[k]) for r in rows] for k in (rows[0] if rows else {})}
+
+    trainer.BaseTrainer.read_results_csv = read_results_csv
+
+
 def train(args: argparse.Namespace) -> Path:
     import torch
     from ultralytics import YOLO
     from ultralytics.utils import torch_utils
 
     _offline_settings()
+    _without_downloads()
     cuda = torch.cuda.is_available() and args.device != "cpu"
     device = args.device or (0 if cuda else "cpu")
     if not cuda:

@@ -96,24 +96,26 @@ def augment(batch, rng: np.random.Generator, train: bool):
         tx, ty = rng.uniform(-0.12, 0.12, (2, n)) * base
     else:
         scale, ang, tx, ty = np.full(n, base), np.zeros(n), np.zeros(n), np.zeros(n)
+    dev = batch.device
     cos, sin = np.cos(ang) * scale, np.sin(ang) * scale
     rows = np.stack([np.stack([cos, -sin, tx], 1), np.stack([sin, cos, ty], 1)], 1)
-    theta = torch.tensor(rows, dtype=torch.float32)
+    theta = torch.tensor(rows, dtype=torch.float32, device=dev)
     grid = F.affine_grid(theta, (n, 3, INPUT, INPUT), align_corners=False)
     out = F.grid_sample(batch, grid, mode="bilinear", padding_mode="border", align_corners=False)
     if train:
-        gains = torch.tensor(rng.uniform(0.75, 1.25, (n, 3, 1, 1)), dtype=torch.float32)
-        contrast = torch.tensor(rng.uniform(0.6, 1.3, (n, 1, 1, 1)), dtype=torch.float32)
+        gains = torch.tensor(rng.uniform(0.75, 1.25, (n, 3, 1, 1)), dtype=torch.float32, device=dev)
+        contrast = torch.tensor(rng.uniform(0.6, 1.3, (n, 1, 1, 1)), dtype=torch.float32, device=dev)
         mean = out.mean((1, 2, 3), keepdim=True)
         out = (out - mean) * contrast + mean
         out = out * gains
-        grey = torch.tensor(rng.random(n) < 0.1).view(n, 1, 1, 1)
+        grey = torch.tensor(rng.random(n) < 0.1, device=dev).view(n, 1, 1, 1)
         out = torch.where(grey, out.mean(1, keepdim=True).expand_as(out), out)
-        blur = torch.tensor(rng.random(n) < 0.25).view(n, 1, 1, 1)
-        k = torch.tensor([[1, 2, 1], [2, 4, 2], [1, 2, 1]], dtype=torch.float32).div(16)
+        blur = torch.tensor(rng.random(n) < 0.25, device=dev).view(n, 1, 1, 1)
+        k = torch.tensor([[1, 2, 1], [2, 4, 2], [1, 2, 1]], dtype=torch.float32, device=dev).div(16)
         k = k.view(1, 1, 3, 3).repeat(3, 1, 1, 1)
         out = torch.where(blur, F.conv2d(F.pad(out, (1, 1, 1, 1), mode="replicate"), k, groups=3), out)
-        out = out + torch.randn_like(out) * torch.tensor(rng.uniform(0, 0.04, (n, 1, 1, 1)), dtype=torch.float32)
+        out = out + torch.randn_like(out) * torch.tensor(rng.uniform(0, 0.04, (n, 1, 1, 1)), dtype=torch.float32,
+                                                         device=dev)
     return out.clamp(0, 1)
 
 
@@ -122,13 +124,14 @@ def evaluate(model, crops: np.ndarray, labels: np.ndarray, batch: int = 512) -> 
 
     rank_t, suit_t = targets(labels)
     model.eval()
+    dev = next(model.parameters()).device
     preds_r, preds_s = [], []
     with torch.no_grad():
         for i in range(0, len(labels), batch):
-            x = torch.from_numpy(crops[i:i + batch]).permute(0, 3, 1, 2).float().div(255)
+            x = torch.from_numpy(crops[i:i + batch]).to(dev).permute(0, 3, 1, 2).float().div(255)
             r, s = model(augment(x, np.random.default_rng(0), train=False))
-            preds_r.append(r.argmax(1).numpy())
-            preds_s.append(s.argmax(1).numpy())
+            preds_r.append(r.argmax(1).cpu().numpy())
+            preds_s.append(s.argmax(1).cpu().numpy())
     pr, ps = np.concatenate(preds_r), np.concatenate(preds_s)
     idx = labels < NEGATIVE
     cards = labels < 52
@@ -151,6 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--batch", type=int, default=256)
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--device", default=None, help="cpu or cuda (default: cuda when there is one)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", type=Path, default=ROOT / "models")
     ap.add_argument("--weights", type=Path, help="continue from these weights (reader.pt of the same --width)")
@@ -168,9 +172,11 @@ def main(argv: list[str] | None = None) -> int:
     labels = np.concatenate([p["labels"] for p in parts])
     vcrops, vlabels = va["crops"], va["labels"]
     rank_t, suit_t = targets(labels)
+    dev = torch.device(args.device or ("cuda" if torch.cuda.is_available() else "cpu"))
     model = build_model(args.width)
     if args.weights:
         model.load_state_dict(torch.load(args.weights, map_location="cpu"))
+    model.to(dev)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     steps = args.epochs * math.ceil(len(labels) / args.batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=steps, pct_start=0.1)
@@ -182,11 +188,11 @@ def main(argv: list[str] | None = None) -> int:
         total = 0.0
         for i in range(0, len(order), args.batch):
             idx = order[i:i + args.batch]
-            x = torch.from_numpy(crops[idx]).permute(0, 3, 1, 2).float().div(255)
+            x = torch.from_numpy(crops[idx]).to(dev).permute(0, 3, 1, 2).float().div(255)
             x = augment(x, rng, train=True)
             r, s = model(x)
-            rt = torch.from_numpy(rank_t[idx])
-            st = torch.from_numpy(suit_t[idx])
+            rt = torch.from_numpy(rank_t[idx]).to(dev)
+            st = torch.from_numpy(suit_t[idx]).to(dev)
             loss = F.cross_entropy(r, rt, label_smoothing=0.05)
             has_suit = st >= 0
             if has_suit.any():
@@ -203,9 +209,10 @@ def main(argv: list[str] | None = None) -> int:
               f"suit {m['suit_accuracy']:.3f} negatives rejected {m['negatives_rejected']:.3f}  "
               f"({time.time() - start:.0f} s)", flush=True)
         args.out.mkdir(parents=True, exist_ok=True)
-        torch.save(model.state_dict(), args.out / "reader.pt")
-    export(model, args.out / "reader.onnx")
+        torch.save({k: v.cpu() for k, v in model.state_dict().items()}, args.out / "reader.pt")
+    export(model.cpu(), args.out / "reader.onnx")
     info = {"train": [str(p) for p in args.train], "val": str(args.val), "width": args.width, "epochs": args.epochs,
+            "device": str(dev),
             "batch": args.batch,
             "lr": args.lr, "seconds": round(time.time() - start), "train_crops": int(len(labels)),
             "history": history}

@@ -9,9 +9,13 @@
 #      no procedural font decks: they need system fonts) and the held-out-design validation tiles, and adds the
 #      carried real tiles (.carry/real320, the phone_corners train split) twice, as v10's mix did;
 #   4. continues models/cards.pt (one class) with scripts/train.py on CUDA for $HOURS hours;
-#   5. writes the best and last weights (optimizer state stripped), results.csv and the log to $OUT.
-# Then, here: `python scripts/train.py --ship <files_at>/cards_last.pt`, cache and compare on the dev tables
-# before shipping (models/README.md, "Commands").
+#   5. writes the best and last weights (optimizer state stripped), results.csv and the log to $OUT;
+#   6. with READER=1 (default) cuts reader crops from the same tiles and fine-tunes both index readers (jk2 from
+#      models/reader.pt, w20 from models/reader_w20.pt) for READER_EPOCHS epochs each: reader_jk2.pt, reader_w20.pt
+#      (their per-epoch validation accuracy on the held-out-design crops is in the log).
+# Then, here (FILES: the run's files_at): `python scripts/train.py --ship FILES/cards_last.pt` (or cards_best.pt)
+# and `python scripts/export_reader.py FILES/reader_jk2.pt:1.5 FILES/reader_w20.pt:2.0 --out models/reader.onnx
+# --val data/crops_val.npz`; cache the dev tables' boxes and compare before shipping (models/README.md).
 #
 # Prepare here (once per session; ~58 MiB travel with the repository, under the 64 MiB limit):
 #   python -m datasets.artpack pack --out .carry/art --designs train,heldout
@@ -52,6 +56,9 @@ WORKERS=${WORKERS:-$(nproc)}
 BATCH=${BATCH:-128}
 LR0=${LR0:-0.01}
 EPOCHS=${EPOCHS:-30}     # the schedule's length when --time is not reached first (close_mosaic: a tenth)
+READER=${READER:-1}      # then fine-tune both index readers (jk2, w20) on crops of the same tiles ...
+READER_EPOCHS=${READER_EPOCHS:-4}
+READER_SECONDS=${READER_SECONDS:-150}  # ... in about this long (kept out of the detector's share of BUDGET)
 mkdir -p "$OUT" "$WORK"
 exec > >(tee -a "$OUT/log.txt") 2>&1
 export PYTHONUNBUFFERED=1 HANDFOOT_CACHE="$WORK/cache" YOLO_CONFIG_DIR="$WORK/yolo" YOLO_OFFLINE=1 \
@@ -88,7 +95,9 @@ cp -al "$WORK/real_a" "$WORK/real_b"  # the real tiles twice (datasets.mix resol
 stamp "mixed"
 
 if [ -z "$HOURS" ]; then
-  HOURS=$(awk -v b="$BUDGET" -v e="$(( $(date +%s) - t0 ))" 'BEGIN { h = (b - e - 60) / 3600; printf "%.4f", (h < 0.01 ? 0.01 : h) }')
+  keep=$(( READER == 1 ? READER_SECONDS : 0 ))
+  HOURS=$(awk -v b="$BUDGET" -v e="$(( $(date +%s) - t0 + keep ))" \
+    'BEGIN { h = (b - e - 60) / 3600; printf "%.4f", (h < 0.01 ? 0.01 : h) }')
 fi
 stamp "training for $HOURS h"
 "$PY" scripts/train.py --data "$WORK/mix/data.yaml" --weights models/cards.pt --single-cls --epochs "$EPOCHS" \
@@ -107,11 +116,26 @@ for name in ("best", "last"):
         ckpt = torch.load(src, map_location="cpu", weights_only=False)
         ckpt["optimizer"] = None
         torch.save(ckpt, out / f"cards_{name}.pt")
-for f in ("results.csv", "args.yaml"):
-    if (run / f).is_file():
-        shutil.copy(run / f, out / f)
+if (run / "results.csv").is_file():
+    shutil.copy(run / "results.csv", out / "results.csv")
 if (run / "weights" / "train_info.json").is_file():
     shutil.copy(run / "weights" / "train_info.json", out / "train_info.json")
-print("written:", sorted(p.name for p in out.iterdir()))
 EOF
+stamp "detector weights written"
+
+if [ "$READER" = 1 ]; then
+  # crops as for the shipped readers (models/README.md): every index of the training tiles plus two negatives a
+  # tile; validation: the held-out-design tiles with one negative (data/crops_val.npz's recipe)
+  "$PY" -m datasets.crops --out "$WORK/crops_train.npz" "$WORK"/g{1,2,3,4}/tiles/train "$WORK/real_a"
+  "$PY" -m datasets.crops --out "$WORK/crops_val.npz" "$WORK/val/tiles/val" --negatives 1
+  stamp "crops cut"
+  for r in "jk2 1.5 models/reader.pt" "w20 2.0 models/reader_w20.pt"; do
+    set -- $r
+    "$PY" scripts/train_reader.py --train "$WORK/crops_train.npz" --val "$WORK/crops_val.npz" --width "$2" \
+      --weights "$3" --epochs "$READER_EPOCHS" --lr 1e-3 --batch 512 --threads "$WORKERS" --out "$WORK/reader_$1"
+    cp "$WORK/reader_$1/reader.pt" "$OUT/reader_$1.pt"
+    stamp "reader $1 trained"
+  done
+fi
+ls -l "$OUT"
 stamp "done"

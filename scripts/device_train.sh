@@ -57,7 +57,8 @@ BATCH=${BATCH:-128}
 LR0=${LR0:-0.01}
 EPOCHS=${EPOCHS:-30}     # the schedule's length when --time is not reached first (close_mosaic: a tenth)
 READER=${READER:-1}      # then fine-tune both index readers (jk2, w20) on crops of the same tiles ...
-READER_EPOCHS=${READER_EPOCHS:-4}
+READER_EPOCHS=${READER_EPOCHS:-6}
+READER_TILES=${READER_TILES:-12000}   # ... cut from up to this many whole-table tiles and as many others ...
 READER_SECONDS=${READER_SECONDS:-150}  # ... in about this long (kept out of the detector's share of BUDGET)
 mkdir -p "$OUT" "$WORK"
 exec > >(tee -a "$OUT/log.txt") 2>&1
@@ -126,12 +127,16 @@ stamp "detector weights written"
 if [ "$READER" = 1 ]; then
   # crops as for the shipped readers (models/README.md): every index of the training tiles plus two negatives a
   # tile; validation: the held-out-design tiles with one negative (data/crops_val.npz's recipe)
-  "$PY" -m datasets.crops --out "$WORK/crops_train.npz" "$WORK"/g{1,2,3,4}/tiles/train "$WORK/real_a"
+  # (datasets.crops runs on one core, about 900 tiles a second here: READER_TILES whole-table tiles, as many others)
+  "$PY" -m datasets.crops --out "$WORK/crops_a.npz" "$WORK/g1/tiles/train" --limit "$READER_TILES" --seed 1
+  "$PY" -m datasets.crops --out "$WORK/crops_b.npz" "$WORK/real_a" "$WORK"/g{2,3}/tiles/train \
+    --limit "$READER_TILES" --seed 2
   "$PY" -m datasets.crops --out "$WORK/crops_val.npz" "$WORK/val/tiles/val" --negatives 1
   stamp "crops cut"
   for r in "jk2 1.5 models/reader.pt" "w20 2.0 models/reader_w20.pt"; do
     set -- $r
-    "$PY" scripts/train_reader.py --train "$WORK/crops_train.npz" --val "$WORK/crops_val.npz" --width "$2" \
+    "$PY" scripts/train_reader.py --train "$WORK/crops_a.npz" "$WORK/crops_b.npz" --val "$WORK/crops_val.npz" \
+      --width "$2" \
       --weights "$3" --epochs "$READER_EPOCHS" --lr 1e-3 --batch 512 --threads "$WORKERS" --out "$WORK/reader_$1"
     cp "$WORK/reader_$1/reader.pt" "$OUT/reader_$1.pt"
     stamp "reader $1 trained"

@@ -20,12 +20,12 @@
 # Prepare here (once per session; ~58 MiB travel with the repository, under the 64 MiB limit):
 #   python -m datasets.artpack pack --out .carry/art --designs train,heldout
 #   python -m datasets.realdata --out data/real320 --size 320 --repeat 3   # if missing; then re-encode at q80:
-#   python scripts/device_train.sh --prepare-real data/real320            # -> .carry/real320 (15 MB)
+#   PY=.venv/bin/python bash scripts/device_train.sh --prepare-real data/real320   # -> .carry/real320 (15 MB)
 #   pip download --no-deps --only-binary=:all: --python-version 3.12 --platform manylinux2014_x86_64 -d .whl \
 #       ultralytics==8.4.190 ultralytics-thop==2.2.3
 # Run there: device run with carry [".whl", ".carry"], command "bash scripts/device_train.sh" ($OUT is set), timeout_s
 # 600 (the script ends by itself within BUDGET, 540 s).
-# Try it here first at a tiny scale (CPU, about two minutes):
+# Try it here first at a tiny scale (CPU, about two minutes; .venv-yolo: a venv with pip install -e '.[datasets,vision,train]'):
 #   PY=.venv-yolo/bin/python SCALE=0.01 HOURS=0.01 EPOCHS=2 BATCH=8 WORKERS=2 OUT=/tmp/dt_out WORK=/tmp/dt \
 #     bash scripts/device_train.sh
 set -euo pipefail

@@ -148,6 +148,17 @@ def test_a_gap_at_a_fans_end_or_in_an_uneven_fan_is_not_filled():
     assert [len(p.cards) for p in read_side(dets(items)).piles] == [6]
 
 
+def test_cards_seen_by_two_indices_along_one_edge_link_through_either():
+    # a fan of a four-index deck: each card shows the two indices of its edge strip, 4.2 index sizes apart (paired
+    # like a card's diagonal); the middle card lies nearer the first at its top index and nearer the last at its
+    # bottom one, so it links to each through a different index
+    items = [("9H", 100, 100), ("9H", 100, 184), ("9D", 141, 100), ("9D", 142, 184),
+             ("9C", 185, 100), ("9C", 184.5, 184)]
+    cards = pair_corners(dets(items))
+    assert len(cards) == 3 and all(c.fully_visible for c in cards)
+    assert [(p.kind, len(p.cards)) for p in group_piles(cards)] == [(PileKind.MELD, 3)]
+
+
 def test_a_wild_between_two_cards_of_a_rank_in_a_hand_does_not_make_them_a_meld():
     # a fanned hand 7D JC 2S 3C 7S QS: the two sevens lie two steps from the two, with a jack and a three between
     items = fan(["7D", "JC", "2S", "3C", "7S", "QS"], 300, 300)

@@ -159,6 +159,19 @@ def test_cards_seen_by_two_indices_along_one_edge_link_through_either():
     assert [(p.kind, len(p.cards)) for p in group_piles(cards)] == [(PileKind.MELD, 3)]
 
 
+def test_a_four_index_decks_fan_of_edge_strips_is_one_meld():
+    # each card shows the two indices of its top edge, 2.1 index sizes apart, the next card 1.6 sizes below: the
+    # strip pairs are shorter than a diagonal (a jumbo-index deck's would be), but they stack like ladder rungs
+    items = [(c, x, 100 + k * 1.6 * S) for k, c in enumerate(["9H", "9D", "9C", "9S"]) for x in (100, 100 + 2.1 * S)]
+    cards = pair_corners(dets(items))
+    assert len(cards) == 4 and all(c.fully_visible for c in cards)
+    assert [(p.kind, len(p.cards)) for p in group_piles(cards)] == [(PileKind.MELD, 4)]
+    # a jumbo-index deck's card alone still takes its short diagonal for its height
+    jumbo = pair_corners(dets([("KS", 100, 100), ("KS", 100 + 1.2 * S, 100 + 1.5 * S),
+                               ("4D", 400, 100), ("4D", 400 + 1.2 * S, 100 + 1.5 * S)]))
+    assert all(c.card_height < 3 * S for c in jumbo)
+
+
 def test_a_wild_between_two_cards_of_a_rank_in_a_hand_does_not_make_them_a_meld():
     # a fanned hand 7D JC 2S 3C 7S QS: the two sevens lie two steps from the two, with a jack and a three between
     items = fan(["7D", "JC", "2S", "3C", "7S", "QS"], 300, 300)

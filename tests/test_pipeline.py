@@ -172,6 +172,23 @@ def test_a_four_index_decks_fan_of_edge_strips_is_one_meld():
     assert all(c.card_height < 3 * S for c in jumbo)
 
 
+def test_a_four_index_card_seen_whole_is_one_card():
+    # a card printed with an index in every corner, alone: its four indices pair as two diagonals of one card
+    corners = [(100, 100), (100 + 2.0 * S, 100), (100, 100 + 2.9 * S), (100 + 2.0 * S, 100 + 2.9 * S)]
+    cards = pair_corners(dets([("QS", x, y) for x, y in corners]))
+    assert len(cards) == 1 and len(cards[0].detections) == 4 and cards[0].fully_visible
+    assert [p.kind for p in group_piles(cards)] == [PileKind.SQUARED_BOOK]
+
+
+def test_a_four_index_fan_of_identical_cards_keeps_every_card():
+    # six 6H fanned, each showing its top edge's two indices, the last card all four: six cards, not fewer (two
+    # strips a few steps apart make a rectangle too, with the cards between them on its sides)
+    items = [("6H", x, 100 + k * 1.6 * S) for k in range(6) for x in (100, 100 + 2.1 * S)]
+    items += [("6H", x, 100 + 5 * 1.6 * S + 2.9 * S) for x in (100, 100 + 2.1 * S)]
+    piles = group_piles(pair_corners(dets(items)))
+    assert [(p.kind, len(p.cards)) for p in piles] == [(PileKind.MELD, 6)]
+
+
 def test_a_wild_between_two_cards_of_a_rank_in_a_hand_does_not_make_them_a_meld():
     # a fanned hand 7D JC 2S 3C 7S QS: the two sevens lie two steps from the two, with a jack and a three between
     items = fan(["7D", "JC", "2S", "3C", "7S", "QS"], 300, 300)

@@ -138,11 +138,15 @@ def main(argv: list[str] | None = None) -> int:
                     help="instead: the single cards of the phone_corners train photos, as loose crops")
     ap.add_argument("--out", type=Path, required=True, help=".npz to write")
     ap.add_argument("--views", type=int, default=6, help="crops per card (the first plain, the rest jittered)")
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seed", type=int, default=None,
+                    help="jitter seed (default 0 for scene folders, 5 for --phone-corners-train: s5's data)")
     args = ap.parse_args(argv)
     if args.phone_corners_train == bool(args.folders):
         ap.error("give scene folders or --phone-corners-train")
-    data = real_loose(args.views) if args.phone_corners_train else build(args.folders, args.views, args.seed)
+    if args.phone_corners_train:
+        data = real_loose(args.views, 5 if args.seed is None else args.seed)
+    else:
+        data = build(args.folders, args.views, 0 if args.seed is None else args.seed)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(args.out, **data)
     n, s = len(data["labels"]), int(data["labels"].sum())

@@ -42,7 +42,7 @@ os.environ.setdefault("YOLO_CONFIG_DIR", str(ROOT / ".yolo"))
 import numpy as np  # noqa: E402
 
 from datasets import realdata  # noqa: E402
-from vision.classes import CLASS_NAMES, RANK_CODES, SUIT_CODES  # noqa: E402
+from vision.classes import CLASS_NAMES, RANK_CODES  # noqa: E402
 from vision.detections import Detections, box_iou  # noqa: E402
 from vision.detector import CardDetector, load_image  # noqa: E402
 from vision.reader import IndexReader  # noqa: E402
@@ -119,18 +119,16 @@ def with_next_codes(det: Detections, image: np.ndarray, reader: IndexReader, k: 
     if not len(det) or k < 2:
         return det
     rank_p, suit_p = reader.probabilities(image, det.xyxy)
-    joint = np.concatenate([(rank_p[:, :13, None] * suit_p[:, None, :]).reshape(len(det), -1),
-                            rank_p[:, 13:14]], 1)  # (n, 53): rank-major A..K x suits S H D C, then JK
-    col = {f"{r}{s}": i * 4 + j for i, r in enumerate(RANK_CODES) for j, s in enumerate(SUIT_CODES)}
-    col["JK"] = 52
-    cols = np.array([col[c] for c in CLASS_NAMES])  # joint column of each class id
-    own = joint[np.arange(len(det)), cols[det.class_id]]
+    n_ranks = len(RANK_CODES)
+    # (n, 53) in class-id order (vision.classes.CLASS_NAMES: suit-major, A..K within a suit, then JK)
+    joint = np.concatenate([(suit_p[:, :, None] * rank_p[:, None, :n_ranks]).reshape(len(det), -1),
+                            rank_p[:, n_ranks:n_ranks + 1]], 1)
+    own = joint[np.arange(len(det)), det.class_id]
     xyxy, conf, cls = [det.xyxy], [det.confidence], [det.class_id]
     for m in range(len(det)):
-        order = [c for c in np.argsort(-joint[m, cols]) if c != det.class_id[m]][:k - 1]
-        for c in order:
+        for c in [c for c in np.argsort(-joint[m]) if c != det.class_id[m]][:k - 1]:
             xyxy.append(det.xyxy[m:m + 1])
-            conf.append(np.array([min(det.confidence[m] * joint[m, cols[c]] / max(own[m], 1e-9),
+            conf.append(np.array([min(det.confidence[m] * joint[m, c] / max(own[m], 1e-9),
                                       det.confidence[m] * 0.999)], np.float32))
             cls.append(np.array([c], np.int64))
     return Detections(np.concatenate(xyxy), np.concatenate(conf), np.concatenate(cls))

@@ -97,3 +97,26 @@ def test_export_reader_names_what_is_wrong_with_a_member(tmp_path):
                         (f"{weights}:0", "positive number"), (f"{tmp_path / 'none.pt'}:1.5", "no such")):
         with pytest.raises(argparse.ArgumentTypeError, match=reason):
             parse_member(bad)
+
+
+def test_multi_label_scoring_adds_each_boxs_next_likeliest_codes():
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+    from evaluate import with_next_codes
+
+    from vision.classes import class_id
+    from vision.detections import Detections
+
+    class Reader:  # rank 8 (P 0.6) or 9 (0.3) or 6 (0.1); suit hearts (0.7) or diamonds (0.3)
+        def probabilities(self, image, boxes):
+            rank_p = np.zeros((len(boxes), len(RANKS)))
+            rank_p[:, RANKS.index("8")], rank_p[:, RANKS.index("9")], rank_p[:, RANKS.index("6")] = 0.6, 0.3, 0.1
+            return rank_p, np.tile([0.0, 0.7, 0.3, 0.0], (len(boxes), 1))
+
+    det = Detections(np.array([[0, 0, 10, 10]], np.float32), np.array([0.8], np.float32),
+                     np.array([class_id("8H")], np.int64))
+    out = with_next_codes(det, np.zeros((20, 20, 3), np.uint8), Reader(), 3)
+    assert out.codes == ["8H", "9H", "8D"]  # P 0.42, then 0.21 and 0.18
+    assert np.allclose(out.confidence, [0.8, 0.4, 0.8 * 0.18 / 0.42], atol=1e-5)
+    assert with_next_codes(det, np.zeros((20, 20, 3), np.uint8), Reader(), 1).codes == ["8H"]

@@ -258,27 +258,31 @@ def pair_corners(dets: Detections) -> list[CardInstance]:
         dets: corner-index detections of one photo (boxes in pixels).
 
     Returns:
-        Card instances, paired ones first, each with one or two detections; every detection belongs to
-        exactly one instance.
+        Card instances, paired ones first, each with one, two or four detections (four: a four-index card seen
+        whole, :func:`_four_corners`); every detection belongs to exactly one instance.
     """
+    return _cards(dets, _geometry(dets)) if len(dets) else []
+
+
+def _cards(dets: Detections, geometry: tuple) -> list[CardInstance]:
+    """:func:`pair_corners` from the photo's :func:`_geometry` (computed once by callers that need both)."""
     n = len(dets)
-    if n == 0:
-        return []
     codes = dets.codes
-    centers, sizes, _, _, candidates = _geometry(dets)
+    centers, sizes, _, _, candidates = geometry
     typical = _typical_ratio(candidates, codes, centers, sizes)
     sizes = _reference_sizes(codes, centers, sizes)  # a card's size, for its card height
-    candidates.sort(key=lambda t: abs(np.log(t[0] / typical)))
     used = np.zeros(n, bool)
     pairs: list[tuple[int, int]] = []
-    for ratio, i, j in candidates:
+    for ratio, i, j in sorted(candidates, key=lambda t: abs(np.log(t[0] / typical))):
         if used[i] or used[j] or abs(np.log(ratio / typical)) > np.log(PAIR_TOLERANCE):
             continue
         used[i] = used[j] = True
         pairs.append((i, j))
     # card heights from the card diagonal; a four-index deck's fans pair each card's edge strip, shorter than it
-    step = _ladder_step(pairs, centers)
-    height_ratio = PAIR_TYPICAL if typical < BIG_INDEX_RATIO and _ladder(pairs, centers) else typical
+    gaps = _rung_gaps(pairs, centers)
+    rungs = gaps[np.isfinite(gaps)]
+    height_ratio = PAIR_TYPICAL if typical < BIG_INDEX_RATIO and _ladder(gaps) else typical
+    step = float(np.median(rungs)) if len(rungs) else 0.0  # the fans' step, where pairs stack as a ladder
     groups = _four_corners(pairs, codes, centers, sizes, RECT_MIN_STEPS * step)
     out = [_instance(codes[g[0]], g, centers, sizes, dets.confidence, height_ratio) for g in groups]
     out += [_instance(codes[i], (i,), centers, sizes, dets.confidence, height_ratio) for i in range(n) if not used[i]]
@@ -305,15 +309,14 @@ def _four_corners(pairs: list[tuple[int, int]], codes: list[str], centers: np.nd
     splitting the four points in two gives two segments with a common midpoint (within :data:`RECT_MIDPOINT`
     index sizes) and one length (within :data:`RECT_LENGTH`, and within :data:`RECT_DIAGONAL`), its diagonals;
     two pairs along opposite edges must also lie ``min_offset`` pixels apart (:data:`RECT_MIN_STEPS` of the
-    photo's fan step, :func:`_ladder_step`), and no other index may lie on the rectangle or within half an index
+    photo's fan step: :func:`_rung_gaps`), and no other index may lie on the rectangle or within half an index
     size of its sides (the strips of two identical cards of such a fan, a few steps apart, make a rectangle too,
     with the cards between them on its long sides). Jokers are left as they pair: a joker of a two-index deck
     may bear a mark in every corner, and two of them side by side in a meld, each showing two, make such a
     rectangle (three held-out tables of the aguilar design, from true boxes). The merged card lists a diagonal
-    first. Chosen on the dev
-    tables together with :func:`_ladder` (true boxes: training-design fans counted right 0.690 -> 0.726, exact
-    score 31 -> 33 of 100; with the models 0.452 -> 0.482 and 0.20 -> 0.21; held-out designs and photoreal
-    unchanged; without the guard on its sides, exact 31 -> 30).
+    first. Chosen on the dev tables together with :func:`_ladder` (true boxes: training-design fans counted
+    right 0.690 -> 0.726, exact score 31 -> 33 of 100; with the models 0.452 -> 0.482 and 0.20 -> 0.21;
+    held-out designs and photoreal unchanged; without the guard on its sides, exact 31 -> 30).
 
     Returns one tuple of detection indices per card: (i, j) for a pair, four for a merged card.
     """
@@ -377,14 +380,6 @@ def _inside(centers: np.ndarray, corners: tuple[int, int, int, int], exclude: se
     return bool(inside.any())
 
 
-def _ladder_step(pairs: list[tuple[int, int]], centers: np.ndarray) -> float:
-    """The median distance (pixels) from a rung of the photo's ladders (:func:`_ladder`) to its nearest one: the
-    fans' step; 0 when no pair is a rung."""
-    gaps = _rung_gaps(pairs, centers)
-    gaps = gaps[np.isfinite(gaps)]
-    return float(np.median(gaps)) if len(gaps) else 0.0
-
-
 def _rung_gaps(pairs: list[tuple[int, int]], centers: np.ndarray) -> np.ndarray:
     """(len(pairs),) pixels from each pair to the nearest pair parallel to it (:data:`LADDER_ANGLE`), of its
     length (:data:`LADDER_LENGTH`) and side by side (midpoints within one pair length, offset across the pairs'
@@ -416,8 +411,8 @@ LADDER_LENGTH = 0.15
 LADDER_MIN_PAIRS = 3
 
 
-def _ladder(pairs: list[tuple[int, int]], centers: np.ndarray) -> bool:
-    """True when the paired indices stack like the rungs of a ladder: a four-index deck (bonded, dondorf: an index
+def _ladder(gaps: np.ndarray) -> bool:
+    """True when the paired indices (their :func:`_rung_gaps`) stack like the rungs of a ladder: a four-index deck (bonded, dondorf: an index
     in every corner) fanned, each card showing the two indices of the edge strip the next card leaves uncovered.
 
     Such a strip pair is shorter than a card's diagonal (1.9-2.4 index sizes across the short edge), so the photo
@@ -429,9 +424,7 @@ def _ladder(pairs: list[tuple[int, int]], centers: np.ndarray) -> bool:
     0.690 and exact score 30 -> 31 of 100 on the training designs' dev tables (with the models 0.449 -> 0.452,
     0.19 -> 0.20); the held-out designs (no four-index deck) unchanged.
     """
-    if len(pairs) < LADDER_MIN_PAIRS:
-        return False
-    return 2 * int(np.isfinite(_rung_gaps(pairs, centers)).sum()) >= len(pairs)
+    return len(gaps) >= LADDER_MIN_PAIRS and 2 * int(np.isfinite(gaps).sum()) >= len(gaps)
 
 
 def agree_suits(dets: Detections, suit_p: np.ndarray) -> Detections:
@@ -480,12 +473,13 @@ def _agree_suits_once(dets: Detections, suit_p: np.ndarray) -> Detections:
     if n < 2:
         return dets
     codes = dets.codes
-    centers, sizes, ranks, interior, candidates = _geometry(dets)
+    geometry = _geometry(dets)
+    centers, sizes, ranks, interior, candidates = geometry
     typical = _typical_ratio(candidates, codes, centers, sizes)
     # only indices that pair_corners pairs are spoken for: an index with an identical candidate partner that
     # pairs with another index is free (a red three of a row read 3H at one corner and 3D at the other, beside a
     # 3H whose corners paired with each other)
-    paired = {k for inst in pair_corners(dets) if inst.fully_visible for k in inst.detections}
+    paired = {k for inst in _cards(dets, geometry) if inst.fully_visible for k in inst.detections}
     keys = [rank_colour(c) for c in codes]
     options = []
     for i in range(n):

@@ -188,10 +188,10 @@ def _distances(cards: list[CardInstance], keys: list[str | None], any_rank: bool
         comp = np.array([[_compatible(a, b) for b in keys] for a in keys])  # (n, n)
         linkable = comp[owner][:, owner] & (owner[:, None] != owner[None, :])
     nearest = np.where(linkable, dist, np.inf).min(1)  # (m,) each index to the nearest linkable index
-    best = np.minimum.reduceat(nearest, np.cumsum([0] + counts[:-1]))  # (n,) each card's nearest
+    starts = np.cumsum([0] + counts[:-1])  # each card's first row
+    best = np.minimum.reduceat(nearest, starts)  # (n,) each card's nearest
     anchor = nearest <= ANCHOR_SLACK * best[owner]  # (m,) anchors (inf <= inf: a card nothing links to)
     between = np.where(anchor[:, None] & anchor[None, :], dist, np.inf)  # (m, m) anchor to anchor
-    starts = np.cumsum([0] + counts[:-1])
     per_card = np.minimum.reduceat(np.minimum.reduceat(between, starts, axis=0), starts, axis=1)  # (n, n)
     heights = np.array([c.card_height for c in cards])
     d = per_card / ((heights[:, None] + heights[None, :]) / 2)

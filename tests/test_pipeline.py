@@ -53,6 +53,24 @@ def test_far_apart_corners_of_one_code_are_not_paired():
 
 
 
+def test_a_lone_joker_with_small_corner_marks_is_one_card():
+    """A joker's marks are drawn smaller than the naturals' indices; alone (a wild book's marker) it pairs."""
+    d = (2.6 * S, 3.3 * S)  # a card's diagonal between index centres (ratio 4.2 in natural index sizes)
+    items = [("5H", 100, 100), ("5H", 100 + d[0], 100 + d[1]), ("9C", 400, 100), ("9C", 400 + d[0], 100 + d[1]),
+             ("JK", 250, 300), ("JK", 250 + d[0], 300 + d[1])]
+    small = dets(items)
+    centre = (small.xyxy[4:, :2] + small.xyxy[4:, 2:]) / 2
+    small.xyxy[4:] = np.hstack([centre - 0.3 * S, centre + 0.3 * S])  # joker marks 0.6 x the naturals' size
+    jokers = [c for c in pair_corners(small) if c.code == "JK"]
+    assert len(jokers) == 1 and jokers[0].fully_visible
+    # the same two marks each at the end of a fan of naturals (indices one fan step away) stay two cards
+    fans = items + [("8D", 250, 300 - 1.2 * S), ("8D", 250, 300 - 2.4 * S),
+                    ("4S", 250 + d[0], 300 + d[1] + 1.2 * S), ("4S", 250 + d[0], 300 + d[1] + 2.4 * S)]
+    crowded = dets(fans)
+    crowded.xyxy[4:6] = small.xyxy[4:6]
+    assert sum(c.code == "JK" for c in pair_corners(crowded)) == 2
+
+
 def suits(*rows):
     """(n, 4) suit probabilities (S, H, D, C) from rows of four numbers."""
     return np.array(rows, np.float64)

@@ -71,6 +71,18 @@ def test_a_lone_joker_with_small_corner_marks_is_one_card():
     assert sum(c.code == "JK" for c in pair_corners(crowded)) == 2
 
 
+def test_a_standard_card_pairs_on_a_table_of_jumbo_indices():
+    """A jumbo-index deck sets the photo's ratio near 1.6; a standard card's marker (ratio 4.2) still pairs."""
+    jumbo = (1.0 * S, 1.3 * S)  # jumbo indices: the card's two index centres 1.6 index sizes apart
+    items = [("5H", 100, 100), ("5H", 100 + jumbo[0], 100 + jumbo[1]),
+             ("9C", 300, 100), ("9C", 300 + jumbo[0], 100 + jumbo[1]),
+             ("KD", 500, 300), ("KD", 500 + 2.6 * S, 300 + 3.3 * S)]
+    cards = pair_corners(dets(items))
+    assert sorted((c.code, c.fully_visible) for c in cards) == [("5H", True), ("9C", True), ("KD", True)]
+    king = next(c for c in cards if c.code == "KD")
+    assert king.card_height > 4 * S  # from the standard diagonal, not the jumbo one
+
+
 def suits(*rows):
     """(n, 4) suit probabilities (S, H, D, C) from rows of four numbers."""
     return np.array(rows, np.float64)

@@ -83,6 +83,17 @@ def test_a_standard_card_pairs_on_a_table_of_jumbo_indices():
     assert king.card_height > 4 * S  # from the standard diagonal, not the jumbo one
 
 
+def test_a_row_of_identical_cards_pairs_each_card_with_itself():
+    """Four red threes side by side, seen at an angle that makes the photo's other cards' diagonals longer:
+    pairing across neighbours fits the typical ratio better, but pairs fewer indices (read as five cards)."""
+    d, o = np.array([3.94, 0.56]) * S, np.array([2.28, -2.5]) * S  # a card's diagonal, the step to the next card
+    row = [("3H", *(np.array([200, 700]) + k * o + e)) for k in range(4) for e in (0 * d, d)]
+    others = [("6H", 100, 100), ("6H", 100 + 5.4 * S, 100), ("9C", 100, 300), ("9C", 100 + 5.4 * S, 300)]
+    cards = [c for c in pair_corners(dets(row + others)) if c.code == "3H"]
+    assert len(cards) == 4 and all(c.fully_visible for c in cards)
+    assert sorted(tuple(sorted(c.detections)) for c in cards) == [(0, 1), (2, 3), (4, 5), (6, 7)]
+
+
 def suits(*rows):
     """(n, 4) suit probabilities (S, H, D, C) from rows of four numbers."""
     return np.array(rows, np.float64)

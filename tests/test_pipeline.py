@@ -180,6 +180,19 @@ def test_a_fan_split_by_an_unread_card_is_joined_and_counted():
     assert [(p.kind, len(p.cards)) for p in piles] == [(PileKind.MELD, 7)]
 
 
+def test_a_fans_last_card_a_little_beyond_the_link_distance_joins_it():
+    """Photographed at an angle, a fan's step across the view measures more card heights than along it: the last
+    card, seen whole, lies a little beyond stage 3's link distance, in line at the fan's step."""
+    ys = [100 + k * 2.3 * S for k in range(5)] + [100 + 4 * 2.3 * S + 2.6 * S]
+    items = [("6C", 100, y) for y in ys] + [("6C", 100 + 2.6 * S, ys[-1] + 3.3 * S)]
+    assert [len(p.cards) for p in group_piles(pair_corners(dets(items)))] == [5, 1]  # stage 3 alone
+    assert [(p.kind, len(p.cards)) for p in read_side(dets(items)).piles] == [(PileKind.MELD, 6)]
+    # the same card beside the fan, off its line, stays a squared book's marker
+    items[-2:] = [("6C", 100 + 3 * S, ys[-1]), ("6C", 100 + 5.6 * S, ys[-1] + 3.3 * S)]
+    assert [(p.kind, len(p.cards)) for p in read_side(dets(items)).piles] == [
+        (PileKind.MELD, 5), (PileKind.SQUARED_BOOK, 1)]
+
+
 def test_a_gap_at_a_fans_end_or_in_an_uneven_fan_is_not_filled():
     # the second card unread: the first step is long, but an end card's far corner looks the same
     items = without(fan(["KD"] * 6, 100, 100), 1)

@@ -187,6 +187,13 @@ def test_a_fans_last_card_a_little_beyond_the_link_distance_joins_it():
     items = [("6C", 100, y) for y in ys] + [("6C", 100 + 2.6 * S, ys[-1] + 3.3 * S)]
     assert [len(p.cards) for p in group_piles(pair_corners(dets(items)))] == [5, 1]  # stage 3 alone
     assert [(p.kind, len(p.cards)) for p in read_side(dets(items)).piles] == [(PileKind.MELD, 6)]
+    # steps growing towards the camera (1.9 ... 2.4 index sizes), a joker and then a king seen whole beyond the
+    # last step: each lies at 1.1-1.2 times the step before it, though farther than 1.4 times the median step
+    steps = [1.9, 2.0, 2.1, 2.2, 2.4, 2.7, 3.1]
+    ys = list(100 + np.cumsum([0] + steps) * S)
+    codes = ["KC", "KD", "KD", "KH", "KS", "KC", "JK", "KD"]
+    grown = [(c, 100, y) for c, y in zip(codes, ys)] + [("KD", 100 + 2.6 * S, ys[-1] + 3.3 * S)]
+    assert [(p.kind, len(p.cards)) for p in read_side(dets(grown)).piles] == [(PileKind.MELD, 8)]
     # the same card beside the fan, off its line, stays a squared book's marker
     items[-2:] = [("6C", 100 + 3 * S, ys[-1]), ("6C", 100 + 5.6 * S, ys[-1] + 3.3 * S)]
     assert [(p.kind, len(p.cards)) for p in read_side(dets(items)).piles] == [

@@ -11,11 +11,11 @@ distance, splits the fan into two melds of one rank. This stage, over stage 3's 
    beyond an end card of the first, within :data:`JOIN_ANGLE` of the first's direction there, at
    :data:`JOIN_STEPS` times its median step (a fan split by one or two unread cards; steps between the cards'
    index centres nearest the fan's middle: ``vision.piles._continues_line``); and a meld with a meld or a single
-   card of its rank lying at :data:`NEAR_STEPS` times its step on its line (the fan's next card: in a photo
-   taken at an angle a fan's step across the view measures more card heights than stage 3's link distance;
-   true boxes, training-design dev tables: fans 220 -> 222 of 303, exact score 0.33 -> 0.35; held-out-design
-   dev and photoreal tables unchanged; cached run-time boxes: training-design fans 0.482 -> 0.485, nothing
-   else changed);
+   card (of its rank, or a wild) lying on its line at :data:`NEAR_STEPS` times the step at that end (the fan's
+   next card: in a photo taken at an angle a fan's step across the view measures more card heights than stage
+   3's link distance, and the steps grow towards the camera; true boxes, training-design dev tables: fans 220
+   -> 223 of 303, exact score 0.33 -> 0.36; held-out-design dev and photoreal tables unchanged; cached run-time
+   boxes: training-design fans 0.482 -> 0.488 and exact score 0.20 -> 0.21, nothing else changed);
 2. **counts the cards in a gap**: in a meld of :data:`MIN_CARDS` or more whose other steps are regular
    (:data:`REGULAR`), a step inside the fan (not its first or last: there an end card's far corner, left
    unpaired, or another index of a four-index deck looks the same) of about k times the fan's median step
@@ -44,7 +44,7 @@ import numpy as np
 
 from .classes import rank_of
 from .instances import CardInstance
-from .piles import Pile, PileKind, _classify, _continues_line, _key, _nearest_indices, _order, _steps
+from .piles import Pile, PileKind, _anchor_points, _classify, _continues_line, _key, _nearest_indices, _order, _steps
 
 #: a meld needs this many cards (three steps) before its median step can tell a gap from its usual step
 MIN_CARDS = 4
@@ -57,9 +57,9 @@ REGULAR = (0.7, 1.4)
 JOIN_STEPS = (1.7, 3.4)
 #: ... within this angle (degrees) of its direction beyond its end card
 JOIN_ANGLE = 15.0
-#: a meld is also joined by a pile of its rank (a meld, or a single card) whose end card lies on its line at these
-#: multiples of its step: the fan's next card, split off where the photo's perspective makes a step longer than
-#: stage 3's link distance
+#: a meld is also joined by a pile of its rank (a meld, or a single card of its rank or a wild) whose end card lies
+#: on its line at these multiples of the meld's step at that end: the fan's next card, split off where the photo's
+#: perspective makes a step longer than stage 3's link distance
 NEAR_STEPS = (0.7, 1.4)
 
 
@@ -118,15 +118,27 @@ def _continues(first: Pile, second: Pile) -> bool:
 
 
 def _next_card_of(meld: Pile, other: Pile, rank: str) -> bool:
-    """True when ``other`` (a meld of ``rank``, or a single card of it: a squared book's marker or a loose card)
-    continues ``meld``'s line at :data:`NEAR_STEPS` times its step, within :data:`JOIN_ANGLE`: it is the fan's
-    next card. (A squared book there would lie on the fan's last card.)"""
+    """True when ``other`` (a meld of ``rank``, or a single card of it or a wild: a squared book's marker or a loose
+    card) continues ``meld``'s line beyond an end card at :data:`NEAR_STEPS` times the step between that card and
+    its neighbour, within :data:`JOIN_ANGLE`: it is the fan's next card. (A squared book there would lie on the
+    fan's last card.) Index positions as in ``vision.piles._continues_line``; the end step, not the median, since
+    in a photo at an angle the steps grow towards the camera."""
     single = other.kind in (PileKind.SQUARED_BOOK, PileKind.LOOSE) and len(other.cards) == 1 \
-        and _key(other.cards[0].code) == rank
+        and _key(other.cards[0].code) in (rank, None)  # None: a wild
     if not (single or _meld_rank(other) == rank):
         return False
-    return any(_continues_line(list(meld.cards), card, NEAR_STEPS, JOIN_ANGLE)
-               for card in (other.cards[0], other.cards[-1]))
+    pts = _anchor_points(_order(list(meld.cards)))
+    for end, prev in ((pts[-1], pts[-2]), (pts[0], pts[1])):
+        u = end - prev
+        step = float(np.linalg.norm(u))
+        for card in (other.cards[0], other.cards[-1]):
+            q = card.centers[int(np.argmin(np.linalg.norm(card.centers - end, axis=1)))]
+            v = q - end
+            length = float(np.linalg.norm(v))
+            if step > 0 and NEAR_STEPS[0] * step <= length <= NEAR_STEPS[1] * step and \
+                    float(u @ v) >= np.cos(np.radians(JOIN_ANGLE)) * step * length:
+                return True
+    return False
 
 
 def _filled(pile: Pile) -> Pile:

@@ -200,6 +200,19 @@ def test_a_fans_last_card_a_little_beyond_the_link_distance_joins_it():
         (PileKind.MELD, 5), (PileKind.SQUARED_BOOK, 1)]
 
 
+def test_a_last_card_seen_only_by_its_far_corner_joins_its_fan():
+    """The last card's top index hidden (under a cup): its far corner lies one card diagonal beyond its place."""
+    items = without(fan(["QS", "QH", "QD", "QD", "QC", "QH"], 100, 100), 5)
+    assert [len(p.cards) for p in group_piles(pair_corners(dets(items)))] == [5, 1]  # stage 3 alone
+    piles = read_side(dets(items)).piles
+    assert [(p.kind, len(p.cards)) for p in piles] == [(PileKind.MELD, 6)]
+    assert any("far corner" in n for n in piles[0].notes)  # the guess is shown to the user
+    # a fan whose last card shows both indices has no hidden last card: a queen lying a diagonal beyond its
+    # other end stays loose
+    items = fan(["QS", "QH", "QD", "QD", "QC"], 100, 300) + [("QH", 100 - 2.6 * S, 300 - 1.2 * S - 3.3 * S)]
+    assert sorted(len(p.cards) for p in read_side(dets(items)).piles) == [1, 5]
+
+
 def test_a_gap_at_a_fans_end_or_in_an_uneven_fan_is_not_filled():
     # the second card unread: the first step is long, but an end card's far corner looks the same
     items = without(fan(["KD"] * 6, 100, 100), 1)

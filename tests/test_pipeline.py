@@ -207,6 +207,9 @@ def test_a_last_card_seen_only_by_its_far_corner_joins_its_fan():
     piles = read_side(dets(items)).piles
     assert [(p.kind, len(p.cards)) for p in piles] == [(PileKind.MELD, 6)]
     assert any("far corner" in n for n in piles[0].notes)  # the guess is shown to the user
+    # so does a wild's far corner (the fan's last card a joker)
+    items = without(fan(["QS", "QH", "QD", "QD", "QC", "JK"], 100, 100), 5)
+    assert [(p.kind, len(p.cards)) for p in read_side(dets(items)).piles] == [(PileKind.MELD, 6)]
     # a fan whose last card shows both indices has no hidden last card: a queen lying a diagonal beyond its
     # other end stays loose
     items = fan(["QS", "QH", "QD", "QD", "QC"], 100, 300) + [("QH", 100 - 2.6 * S, 300 - 1.2 * S - 3.3 * S)]

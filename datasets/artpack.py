@@ -23,16 +23,9 @@ from pathlib import Path
 
 import cv2
 
-from .cardart import CACHE_DIR, HELDOUT_DESIGNS, TRAIN_DESIGNS, load_deck
+from .cardart import CACHE_DIR, design_names, load_deck
 
 WIDTH = 240  #: the render width ``datasets.scenes`` asks ``load_deck`` for
-
-
-def _designs(spec: str) -> list[str]:
-    names: list[str] = []
-    for part in (p for p in spec.split(",") if p):
-        names += {"train": list(TRAIN_DESIGNS), "heldout": list(HELDOUT_DESIGNS)}.get(part, [part])
-    return list(dict.fromkeys(names))
 
 
 def _convert(job: tuple[str, str, str]) -> None:
@@ -107,7 +100,8 @@ def main(argv: list[str] | None = None) -> int:
     sub = ap.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("pack", help="rendered cache -> lossless WebP folder")
     p.add_argument("--out", type=Path, required=True)
-    p.add_argument("--designs", default="train,heldout", help="'train', 'heldout' and/or design names")
+    p.add_argument("--designs", default="train,heldout",
+                   help="comma-separated designs and groups ('train', 'heldout', 'all')")
     p.add_argument("--workers", type=int, default=2)
     u = sub.add_parser("unpack", help="WebP folder -> rendered cache ($HANDFOOT_CACHE)")
     u.add_argument("src", type=Path)
@@ -115,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     try:
         if args.cmd == "pack":
-            size = pack(args.out, _designs(args.designs), workers=args.workers)
+            size = pack(args.out, design_names(args.designs), workers=args.workers)
             print(f"packed {args.designs} into {args.out}: {size / 2 ** 20:.1f} MiB")
         else:
             names = unpack(args.src, workers=args.workers)

@@ -288,6 +288,19 @@ def _design_path(spec: _Spec, cache_dir) -> Path:
     return _pkg_dir(_root(cache_dir) / "raw", spec.package) / spec.path
 
 
+def design_names(spec: str) -> list[str]:
+    """Design names from a comma-separated ``spec`` of names and groups: ``train`` (:data:`TRAIN_DESIGNS`),
+    ``heldout`` (:data:`HELDOUT_DESIGNS`), ``all`` (both) and ``every`` (every known design, listed ones too);
+    in order, each once. Names are not checked here (``load_deck`` raises for an unknown one)."""
+    groups = {"train": list(TRAIN_DESIGNS), "heldout": list(HELDOUT_DESIGNS),
+              "all": list(TRAIN_DESIGNS + HELDOUT_DESIGNS), "every": list(_SPECS)}
+    names: list[str] = []
+    for part in (p.strip() for p in spec.split(",")):
+        if part:
+            names += groups.get(part, [part])
+    return list(dict.fromkeys(names))
+
+
 def available_designs(cache_dir=None) -> list[str]:
     """Names of the designs whose source art is already in the cache (fetched), or already rendered there (a
     cache unpacked by ``datasets.artpack`` on a machine that cannot fetch), sorted.
@@ -1012,10 +1025,7 @@ def main(argv=None) -> int:
         raw = fetch_cardart(tuple(s for s in args.sources.split(",") if s))
         print(f"fetched into {raw} in {time.time() - t0:.1f} s")
     if args.check:
-        names = {"all": list(TRAIN_DESIGNS + HELDOUT_DESIGNS), "train": list(TRAIN_DESIGNS),
-                 "heldout": list(HELDOUT_DESIGNS)}.get(args.designs)
-        if names is None:
-            names = list(_SPECS) if args.designs == "every" else [d for d in args.designs.split(",") if d]
+        names = design_names(args.designs)
         args.check.mkdir(parents=True, exist_ok=True)
         for name in names:
             t0 = time.time()

@@ -187,7 +187,7 @@ def generate(out: Path, scenes: int, split: str, seed: int, designs: list[str], 
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .cardart import HELDOUT_DESIGNS, TRAIN_DESIGNS, available_designs
+    from .cardart import available_designs, design_names
     from .fontdecks import font_designs, is_font_design
 
     ap = argparse.ArgumentParser(description="Generate synthetic Hand and Foot table scenes.")
@@ -196,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--split", default="train")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--designs", default="train",
-                    help="'train', 'heldout', or a comma-separated list of deck designs")
+                    help="comma-separated deck designs and groups ('train', 'heldout', 'all')")
     ap.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
     ap.add_argument("--tile", type=int, default=None, help="also cut square tiles of this size (px)")
     ap.add_argument("--tiles-per-scene", type=int, default=4)
@@ -222,9 +222,7 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"--joker-boost must be positive, got {args.joker_boost}")
     if args.enlarge != 1.0 and not args.tile:
         ap.error("--enlarge applies to tiles: give --tile")
-    designs = {"train": list(TRAIN_DESIGNS), "heldout": list(HELDOUT_DESIGNS)}.get(args.designs)
-    if designs is None:
-        designs = [d.strip() for d in args.designs.split(",") if d.strip()]
+    designs = design_names(args.designs)
     designs += [d for d in font_designs(args.font_decks) if d not in designs]
     missing = sorted({d for d in designs if not is_font_design(d)} - set(available_designs()))
     if missing:

@@ -33,6 +33,13 @@ def test_design_lists():
     assert any(cardart._SPECS[d].source != "aisleriot" for d in held)
 
 
+def test_design_names_expand_groups_in_order_once():
+    assert cardart.design_names("train") == list(cardart.TRAIN_DESIGNS)
+    assert cardart.design_names("heldout, orell,kennard,") == ["orell", "tigullio", "aguilar", "kennard"]
+    assert cardart.design_names("all") == list(cardart.TRAIN_DESIGNS + cardart.HELDOUT_DESIGNS)
+    assert "kennard_4color" in cardart.design_names("every") and cardart.design_names("") == []
+
+
 def test_unknown_design_is_a_clear_error(tmp_path):
     with pytest.raises(RuntimeError, match="no_such_deck"):
         cardart.load_deck("no_such_deck", cache_dir=tmp_path)

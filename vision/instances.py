@@ -342,14 +342,15 @@ def _cards(dets: Detections, geometry: tuple) -> list[CardInstance]:
     centers, sizes, _, _, candidates = geometry
     typical = _typical_ratio(candidates, codes, centers, sizes)
     sizes = _reference_sizes(codes, centers, sizes)  # a card's size, for its card height
-    candidates = _lone_jokers_rescaled(candidates, codes, centers, sizes)
+    rivals = Counter(k for _, i, j in candidates for k in (i, j))  # candidate pairs each index is in
+    candidates = _lone_jokers_rescaled(candidates, codes, centers, sizes, rivals)
     used = np.zeros(n, bool)
     pairs = _matching(candidates, typical)
     for i, j in pairs:
         used[i] = used[j] = True
     standard: set[tuple[int, int]] = set()
     if typical < BIG_INDEX_RATIO:
-        standard = _standard_pairs_among_big(candidates, used, centers, sizes)
+        standard = _standard_pairs_among_big(candidates, used, centers, sizes, rivals)
         pairs += sorted(standard)
     # card heights from the card diagonal; a four-index deck's fans pair each card's edge strip, shorter than it
     gaps = _rung_gaps(pairs, centers)
@@ -368,7 +369,7 @@ LONE_REACH = 2.0
 
 
 def _lone_jokers_rescaled(candidates: list[tuple[float, int, int]], codes: list[str], centers: np.ndarray,
-                          ref_sizes: np.ndarray) -> list[tuple[float, int, int]]:
+                          ref_sizes: np.ndarray, rivals: Counter) -> list[tuple[float, int, int]]:
     """Pair candidates with the ratio of a *lone* joker pair measured in its card's index size.
 
     A joker's corner mark is drawn smaller than its deck's rank and suit indices (about two thirds on the
@@ -379,9 +380,9 @@ def _lone_jokers_rescaled(candidates: list[tuple[float, int, int]], codes: list[
     size nearby) gets its ratio in those sizes; every other candidate keeps its own. (Without the last
     condition, two jokers at the ends of neighbouring fans paired.) True boxes on the 100 held-out-design dev
     tables: jokers seen whole paired 19 -> 23 (wrong pairs 8 -> 8), squared books missed 18 -> 16, fans and
-    exact scores unchanged; training-design dev tables and photoreal tables unchanged.
+    exact scores unchanged; training-design dev tables and photoreal tables unchanged. ``rivals``: how many
+    candidates each index is in.
     """
-    rivals = Counter(k for _, i, j in candidates for k in (i, j))
     return [(float(np.linalg.norm(centers[i] - centers[j]) / ((ref_sizes[i] + ref_sizes[j]) / 2))
              if codes[i] == "JK" and rivals[i] == 1 and rivals[j] == 1 and _lone(i, centers, ref_sizes)
              and _lone(j, centers, ref_sizes) else r, i, j)
@@ -396,7 +397,7 @@ def _lone(k: int, centers: np.ndarray, sizes: np.ndarray) -> bool:
 
 
 def _standard_pairs_among_big(candidates: list[tuple[float, int, int]], used: np.ndarray, centers: np.ndarray,
-                              sizes: np.ndarray) -> set[tuple[int, int]]:
+                              sizes: np.ndarray, rivals: Counter) -> set[tuple[int, int]]:
     """Pairs of a standard-index card in a photo whose typical ratio says big (jumbo) indices; marks them used.
 
     Five or six decks are mixed for Hand and Foot, and a jumbo-index deck among standard ones sets the photo's
@@ -405,9 +406,9 @@ def _standard_pairs_among_big(candidates: list[tuple[float, int, int]], used: np
     candidate, of ratio within :data:`PAIR_TOLERANCE` of :data:`PAIR_TYPICAL`, whose two indices each lie
     alone (:func:`_lone`), is one card (its height from :data:`PAIR_TYPICAL`). True boxes on the 100
     training-design dev tables: squared books missed 18 -> 16 (two mixed-deck tables), nothing else changed;
-    held-out-design dev tables (no jumbo deck) and photoreal tables unchanged.
+    held-out-design dev tables (no jumbo deck) and photoreal tables unchanged. ``rivals``: how many candidates
+    each index is in.
     """
-    rivals = Counter(k for _, i, j in candidates for k in (i, j))
     out = set()
     for r, i, j in candidates:
         if used[i] or used[j] or rivals[i] != 1 or rivals[j] != 1 or r < STANDARD_MIN_RATIO:
@@ -567,9 +568,10 @@ def agree_suits(dets: Detections, suit_p: np.ndarray) -> Detections:
     two) or as two partly seen cards (a squared book's marker read as loose). Two indices of one rank and
     colour whose geometry is that of one card (:func:`_pair_ratio`, within :data:`PAIR_TOLERANCE` of the
     photo's typical diagonal), neither paired by :func:`pair_corners` with an identical index, both take the suit
-    *s* that maximises P_a(s) x P_b(s); each index agrees with one other at most (the pair nearest the photo's
-    diagonal first), and the rounds repeat while they change a suit (:data:`AGREE_ROUNDS`). Until 2026-12-01's
-    sixth release an index with any identical *candidate* partner was left out, even one that paired elsewhere:
+    *s* that maximises P_a(s) x P_b(s); each index agrees with one other at most (such pairs are matched as
+    :func:`pair_corners` matches its candidates, :func:`_matching`), and the rounds repeat while they change a suit (:data:`AGREE_ROUNDS`). Before a session after
+    the fifth release of 2026-12-01, an index with any identical *candidate* partner was left out, even one that
+    paired elsewhere:
     a red three of a row read 3H and 3D beside a 3H then counted as two cards (red threes wrong on the
     held-out-design dev tables 14 -> 13; fans and exact scores unchanged there, on the training-design dev
     tables, the photoreal tables and the 200 held-out tables). Pairing itself still wants identical codes: with true boxes, pairing by rank and colour
@@ -620,13 +622,9 @@ def _agree_suits_once(dets: Detections, suit_p: np.ndarray) -> Detections:
             ratio = _pair_ratio(i, j, centers, sizes, ranks, interior)
             if ratio is None or abs(np.log(ratio / typical)) > np.log(PAIR_TOLERANCE):
                 continue
-            options.append((abs(np.log(ratio / typical)), i, j))
+            options.append((ratio, i, j))
     class_id = dets.class_id.copy()
-    used: set[int] = set()
-    for _, i, j in sorted(options):  # nearest the photo's card diagonal first, each index once
-        if i in used or j in used:
-            continue
-        used |= {i, j}
+    for i, j in _matching(options, typical):  # each index once, matched as pair_corners matches
         suit = int(np.argmax(suit_p[i] * suit_p[j] * _colour_mask(codes[i])))
         class_id[i] = class_id[j] = CLASS_ID[ranks[i] + SUIT_CODES[suit]]
     return Detections(dets.xyxy, dets.confidence, class_id)

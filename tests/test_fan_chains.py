@@ -96,3 +96,16 @@ def test_a_row_of_boxes_much_smaller_than_the_read_indices_is_no_fan():
     assert unread_fans(xy, np.full(6, 0.6), rank_p, read_rank, 0.5) == {}
     # the same row alone in a photo of small indices is a fan
     assert len(unread_fans(grain, np.full(4, 0.6), unsure_probs(SIXES[:4]), np.full(4, -1), 0.5)) == 4
+
+
+def test_a_rank_with_its_meld_read_elsewhere_is_not_the_chains_rank():
+    # the chain's own readings favour 9 a little over 6, but three nines are read in another fan of the photo
+    lean_nine = unsure_probs([{"9": 0.4, "6": 0.35, "5": 0.25}] * 4)
+    assert RANKS[chain_rank(lean_nine)] == "9"
+    assert RANKS[chain_rank(lean_nine, {RANKS.index("9")})] == "6"
+    nines = [(400.0 + k * STEP, 100.0) for k in range(3)]
+    xy = boxes(FAN[:4] + nines)
+    read_rank = np.array([-1] * 4 + [RANKS.index("9")] * 3)
+    rank_p = np.vstack([lean_nine, unsure_probs([{"9": 0.9}] * 3)])
+    got = unread_fans(xy, np.full(7, 0.6), rank_p, read_rank, 0.5)
+    assert {RANKS[r] for r in got.values()} == {"6"} and len(got) == 4

@@ -11,7 +11,11 @@ meld is one natural rank plus wilds: seed 000 "Melding", seed 002 §3):
 * the rank of a read natural index where the chain continues (one step beyond either end), when there is one
   (two read naturals of different ranks there: the chain is left unread);
 * otherwise the natural rank *R* (four to ace; threes never meld) with the largest sum, over the chain's boxes,
-  of log(P(R) + P(two) + P(joker)) from the reader's probabilities (:func:`chain_rank`).
+  of log(P(R) + P(two) + P(joker)) from the reader's probabilities (:func:`chain_rank`), among the ranks not
+  read :data:`MELDED` times or more elsewhere in the photo: a side holds one open meld of a rank (seed 001:
+  "Once a canasta is closed, a new canasta of the same rank can be started"). That is a prior, not a rule
+  (books of one rank may repeat); on the dev tables it took the chains' joint readings from 30 to 40 right of
+  100 boxes, with the same fan counts.
 
 A box the reader gives a two or a joker more likely than *R* (and at least :data:`WILD_P`) is read as that wild.
 A chain with a read index beside it (within :data:`BESIDE` index sizes, not where it continues) is left unread:
@@ -57,6 +61,8 @@ CHAIN_CONF = 0.3
 BESIDE = 1.2
 #: chain boxes at least this fraction of the median size of the photo's read indices
 MIN_SIZE_RATIO = 0.5
+#: a natural rank read this many times elsewhere in the photo is not a chain's rank (it has its meld already)
+MELDED = 3
 #: a box is read as a two or a joker when the reader gives that wild more than the chain's rank and at least this
 WILD_P = 0.5
 
@@ -112,11 +118,15 @@ def _next(last: int, step: np.ndarray, chain: list[int], boxes: list[int], centr
     return best
 
 
-def chain_rank(rank_p: np.ndarray) -> int:
+def chain_rank(rank_p: np.ndarray, taken: set[int] = frozenset()) -> int:
     """The natural rank index (into :data:`vision.classes.RANKS`) that explains a chain's (k, 15) rank
-    probabilities best: the largest sum of log(P(rank) + P(two) + P(joker)), over four to ace."""
+    probabilities best: the largest sum of log(P(rank) + P(two) + P(joker)), over four to ace, leaving out the
+    rank indices in ``taken`` (unless that leaves none)."""
     wild = rank_p[:, _TWO] + rank_p[:, _JOKER]
     scores = np.log(rank_p[:, _NATURALS] + wild[:, None] + 1e-3).sum(0)
+    free = np.array([r not in taken for r in _NATURALS])
+    if free.any():
+        scores = np.where(free, scores, -np.inf)
     return int(_NATURALS[int(np.argmax(scores))])
 
 
@@ -136,6 +146,7 @@ def unread_fans(xyxy: np.ndarray, det_conf: np.ndarray, rank_p: np.ndarray, read
     cand = np.flatnonzero(~read & (det_conf >= min(box_conf, CHAIN_CONF)) & (rank_p[:, _NONE] < NONE_MAX))
     centres, sizes = index_centres(xyxy), index_sizes(xyxy)
     readers = [int(k) for k in np.flatnonzero(read)]
+    melded = set(np.flatnonzero(np.bincount(read_rank[read], minlength=len(RANKS)) >= MELDED).tolist())
     out: dict[int, int] = {}
     if readers:  # much smaller than the photo's read indices: wood grain, a card back's pattern
         cand = cand[sizes[cand] >= MIN_SIZE_RATIO * float(np.median(sizes[readers]))]
@@ -148,7 +159,10 @@ def unread_fans(xyxy: np.ndarray, det_conf: np.ndarray, rank_p: np.ndarray, read
         end_ranks = {int(read_rank[k]) for k in ends} & set(_NATURALS.tolist())
         if len(end_ranks) > 1 or _beside_read(chain, [k for k in readers if k not in ends], centres, sizes):
             continue
-        rank = end_ranks.pop() if end_ranks else chain_rank(rank_p[chain])
+        if end_ranks:
+            rank = end_ranks.pop()
+        else:
+            rank = chain_rank(rank_p[chain], melded)
         for i in chain:
             wild = _TWO if rank_p[i, _TWO] >= rank_p[i, _JOKER] else _JOKER
             out[i] = wild if rank_p[i, wild] > rank_p[i, rank] and rank_p[i, wild] >= WILD_P else rank

@@ -109,3 +109,15 @@ def test_a_rank_with_its_meld_read_elsewhere_is_not_the_chains_rank():
     rank_p = np.vstack([lean_nine, unsure_probs([{"9": 0.9}] * 3)])
     got = unread_fans(xy, np.full(7, 0.6), rank_p, read_rank, 0.5)
     assert {RANKS[r] for r in got.values()} == {"6"} and len(got) == 4
+
+
+def test_a_photo_full_of_unread_boxes_is_read_without_chains():
+    # a tablecloth's pattern boxed all over: more unread boxes than MAX_CANDIDATES make no fans
+    from vision import fan_chains
+
+    k = int(np.ceil(np.sqrt(fan_chains.MAX_CANDIDATES + 1)))
+    grid = boxes([(x * STEP, y * STEP) for x in range(k) for y in range(k)])
+    n = len(grid)
+    assert unread_fans(grid, np.full(n, 0.6), unsure_probs([SIXES[0]] * n), np.full(n, -1), 0.5) == {}
+    small = grid[:9 * 9]  # ... while a few rows of them are read as fans
+    assert unread_fans(small, np.full(81, 0.6), unsure_probs([SIXES[0]] * 81), np.full(81, -1), 0.5)

@@ -61,6 +61,9 @@ CHAIN_CONF = 0.3
 BESIDE = 1.2
 #: chain boxes at least this fraction of the median size of the photo's read indices
 MIN_SIZE_RATIO = 0.5
+#: a photo with more unread boxes than this is read without chains (a pattern, not fans: a dense grid of 576
+#: boxes takes chains() about 1.4 s on one core)
+MAX_CANDIDATES = 600
 #: a natural rank read this many times elsewhere in the photo is not a chain's rank (it has its meld already)
 MELDED = 3
 #: a box is read as a two or a joker when the reader gives that wild more than the chain's rank and at least this
@@ -74,26 +77,27 @@ _NATURALS = np.array([i for i, r in enumerate(RANKS) if r not in ("2", "3", "JK"
 def chains(xyxy: np.ndarray, candidates: np.ndarray) -> list[list[int]]:
     """Chains of evenly stepped boxes among ``candidates`` ((m,) indices into ``xyxy``, (n, 4) pixels), each a
     list of box indices in order along the chain; no box in two chains, longest chains first (then those of the
-    shortest step)."""
-    cand = [int(i) for i in candidates]
+    shortest step). A chain is followed from its first box only, so the work grows with the pairs of
+    neighbouring boxes (a dense grid of 576 boxes, the worst case, takes about a second)."""
+    cand = np.asarray(candidates, np.int64).reshape(-1)
     if len(cand) < MIN_LENGTH:
         return []
     centres, sizes = index_centres(xyxy), index_sizes(xyxy)
     found: list[tuple[int, float, list[int]]] = []
     for a in cand:
-        for b in cand:
-            if a == b or not 1 / SIZE_RATIO <= sizes[b] / sizes[a] <= SIZE_RATIO:
-                continue
+        d = np.linalg.norm(centres[cand] - centres[a], axis=1)
+        ratio = sizes[cand] / sizes[a]
+        near = (d >= STEP_MIN * sizes[a]) & (d <= STEP_MAX * sizes[a]) & (ratio >= 1 / SIZE_RATIO) & \
+            (ratio <= SIZE_RATIO)
+        for b in cand[near]:
             step = centres[b] - centres[a]
-            length = float(np.hypot(*step))
-            if not STEP_MIN * sizes[a] <= length <= STEP_MAX * sizes[a]:
-                continue
-            chain = [a, b]
+            chain = [int(a), int(b)]
+            if _next(int(a), -step, chain, cand, centres, sizes, sizes[a]) is not None:
+                continue  # not the chain's first box: it is followed from there
             while (k := _next(chain[-1], step, chain, cand, centres, sizes, sizes[a])) is not None:
                 chain.append(k)
-            # each chain once, from its first box
-            if len(chain) >= MIN_LENGTH and _next(a, -step, chain, cand, centres, sizes, sizes[a]) is None:
-                found.append((len(chain), length, chain))
+            if len(chain) >= MIN_LENGTH:
+                found.append((len(chain), float(np.hypot(*step)), chain))
     out: list[list[int]] = []
     used: set[int] = set()
     for _, _, chain in sorted(found, key=lambda t: (-t[0], t[1])):
@@ -103,19 +107,20 @@ def chains(xyxy: np.ndarray, candidates: np.ndarray) -> list[list[int]]:
     return out
 
 
-def _next(last: int, step: np.ndarray, chain: list[int], boxes: list[int], centres: np.ndarray,
+def _next(last: int, step: np.ndarray, chain: list[int], boxes: np.ndarray, centres: np.ndarray,
           sizes: np.ndarray, size: float) -> int | None:
-    """The box of ``boxes`` (not in ``chain``, index size within :data:`SIZE_RATIO` of ``size``) nearest to
-    ``last`` + ``step``, within :data:`TOLERANCE` of the step's length; None if there is none."""
-    want = centres[last] + step
-    best, best_d = None, TOLERANCE * float(np.hypot(*step))
-    for k in boxes:
-        if k in chain or not 1 / SIZE_RATIO <= sizes[k] / size <= SIZE_RATIO:
-            continue
-        d = float(np.hypot(*(centres[k] - want)))
-        if d < best_d:
-            best, best_d = k, d
-    return best
+    """The box of ``boxes`` ((k,) indices; not in ``chain``, index size within :data:`SIZE_RATIO` of ``size``)
+    nearest to ``last`` + ``step``, within :data:`TOLERANCE` of the step's length; None if there is none."""
+    boxes = np.asarray(boxes, np.int64).reshape(-1)
+    if not len(boxes):
+        return None
+    d = np.linalg.norm(centres[boxes] - (centres[last] + step), axis=1)
+    ratio = sizes[boxes] / size
+    ok = (d < TOLERANCE * float(np.hypot(*step))) & (ratio >= 1 / SIZE_RATIO) & (ratio <= SIZE_RATIO) & \
+        ~np.isin(boxes, chain)
+    if not ok.any():
+        return None
+    return int(boxes[ok][int(np.argmin(d[ok]))])
 
 
 def chain_rank(rank_p: np.ndarray, taken: set[int] = frozenset()) -> int:
@@ -144,6 +149,8 @@ def unread_fans(xyxy: np.ndarray, det_conf: np.ndarray, rank_p: np.ndarray, read
     """
     read = read_rank >= 0
     cand = np.flatnonzero(~read & (det_conf >= min(box_conf, CHAIN_CONF)) & (rank_p[:, _NONE] < NONE_MAX))
+    if len(cand) > MAX_CANDIDATES:
+        return {}
     centres, sizes = index_centres(xyxy), index_sizes(xyxy)
     readers = [int(k) for k in np.flatnonzero(read)]
     melded = set(np.flatnonzero(np.bincount(read_rank[read], minlength=len(RANKS)) >= MELDED).tolist())

@@ -72,7 +72,8 @@ class MeldCheck:
         of = " of wilds" if self.is_wild_meld else (f" of {self.rank.plural}" if self.rank else "")
         head = f"{'legal' if self.legal else 'illegal'} {what}{of}"
         body = f"{self.naturals} natural{'s' * (self.naturals != 1)} + {self.wilds} wild{'s' * (self.wilds != 1)}"
-        text = f"{head}: {body}, {self.points} points"
+        # no natural and no wild (threes only): counts and points would describe a meld that cannot exist
+        text = f"{head}: {body}, {self.points} points" if self.naturals + self.wilds else head
         if self.reasons:
             text += " — " + "; ".join(self.reasons)
         return text

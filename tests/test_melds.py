@@ -108,3 +108,8 @@ def test_squared_book_value_ranges():
 def test_describe_is_one_line():
     text = meld("QH QS QD JK").describe()
     assert text == "legal meld of queens: 3 naturals + 1 wild, 80 points"
+
+
+def test_describe_a_pile_of_threes_gives_no_counts_or_points():
+    # seed 000: "Threes cannot be melded", so "0 naturals + 0 wilds, 10 points" would describe nothing
+    assert meld("3S 3C 3D").describe() == "illegal meld — threes cannot be melded (3S 3C 3D)"

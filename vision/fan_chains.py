@@ -12,8 +12,8 @@ meld is one natural rank plus wilds: seed 000 "Melding", seed 002 §3):
   (two read naturals of different ranks there: the chain is left unread);
 * otherwise the natural rank *R* (four to ace; threes never meld) with the largest sum, over the chain's boxes,
   of log(P(R) + P(two) + P(joker)) from the reader's probabilities (:func:`chain_rank`), among the ranks not
-  read :data:`MELDED` times or more elsewhere in the photo: a side holds one open meld of a rank (seed 001:
-  "Once a canasta is closed, a new canasta of the same rank can be started"). That is a prior, not a rule
+  read :data:`MELDED` times or more elsewhere in the photo: a side holds one open meld of a rank (seed 000
+  "Melding": "Your side may have only one unfinished meld of each rank"). That is a prior, not a rule
   (books of one rank may repeat); on the dev tables it took the chains' joint readings from 30 to 40 right of
   100 boxes, with the same fan counts.
 

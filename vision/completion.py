@@ -90,13 +90,14 @@ def read_with_fans(boxes: Detections, rank_p: np.ndarray, suit_p: np.ndarray, bo
     5. The two indices of one card read as two suits of one colour take one suit
        (:func:`vision.instances.agree_suits`), so that they pair.
 
-    A box taken in or re-read by steps 2-4 gets the reader's probability of what it is now read as times sqrt(detector
-    confidence), at least ``min_conf`` (a box read in a chain gets ``min_conf`` itself); that is under 0.5 for
-    nearly all of them, so their piles flag them as low confidence. Measured with the shipped models (detector
-    v10, reader jk2) on cached run-time boxes, against steps 1 and 4 with the settings of the previous release
-    (all five chosen on these dev sets; before the chains of step 4): fans counted right 0.599 -> 0.633 and exact
-    score 0.22 -> 0.23 on 100 held-out-design dev tables (``data/tables_hdev``), 0.409 -> 0.422 and 0.17 -> 0.18 on 100 training-design ones (``data/tables_dev``), photoreal tables
-    (``tables_examples``) 26 -> 33 of 47 fans and 0 -> 2 of 8 scores exact.
+    A box taken in or re-read by steps 2-4 gets the reader's probability of what it is now read as times
+    sqrt(detector confidence), at least ``min_conf`` (a box read in a chain gets ``min_conf`` itself); that is
+    under 0.5 for nearly all of them, so their piles flag them as low confidence. Measured with the shipped models
+    (detector v10, reader jk2) on cached run-time boxes, against steps 1 and 4 with the settings of the previous
+    release (all five chosen on these dev sets; before the chains of step 4): fans counted right 0.599 -> 0.633 and
+    exact score 0.22 -> 0.23 on 100 held-out-design dev tables (``data/tables_hdev``), 0.409 -> 0.422 and 0.17 ->
+    0.18 on 100 training-design ones (``data/tables_dev``), photoreal tables (``tables_examples``) 26 -> 33 of 47
+    fans and 0 -> 2 of 8 scores exact.
 
     Args:
         boxes: (n,) boxes found by the detector (pixels; their detector confidences; class ids unused).

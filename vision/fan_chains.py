@@ -152,10 +152,10 @@ def unread_fans(xyxy: np.ndarray, det_conf: np.ndarray, rank_p: np.ndarray, read
     if len(cand) > MAX_CANDIDATES:
         return {}
     centres, sizes = index_centres(xyxy), index_sizes(xyxy)
-    readers = [int(k) for k in np.flatnonzero(read)]
+    readers = np.flatnonzero(read)
     melded = set(np.flatnonzero(np.bincount(read_rank[read], minlength=len(RANKS)) >= MELDED).tolist())
     out: dict[int, int] = {}
-    if readers:  # much smaller than the photo's read indices: wood grain, a card back's pattern
+    if len(readers):  # much smaller than the photo's read indices: wood grain, a card back's pattern
         cand = cand[sizes[cand] >= MIN_SIZE_RATIO * float(np.median(sizes[readers]))]
     for chain in chains(xyxy, cand):
         ends: set[int] = set()  # read boxes where the chain continues
@@ -164,7 +164,7 @@ def unread_fans(xyxy: np.ndarray, det_conf: np.ndarray, rank_p: np.ndarray, read
             if k is not None:
                 ends.add(k)
         end_ranks = {int(read_rank[k]) for k in ends} & set(_NATURALS.tolist())
-        if len(end_ranks) > 1 or _beside_read(chain, [k for k in readers if k not in ends], centres, sizes):
+        if len(end_ranks) > 1 or _beside_read(chain, readers[~np.isin(readers, list(ends))], centres, sizes):
             continue
         if end_ranks:
             rank = end_ranks.pop()
@@ -176,9 +176,10 @@ def unread_fans(xyxy: np.ndarray, det_conf: np.ndarray, rank_p: np.ndarray, read
     return out
 
 
-def _beside_read(chain: list[int], others: list[int], centres: np.ndarray, sizes: np.ndarray) -> bool:
-    """True when one of the read boxes ``others`` lies within :data:`BESIDE` index sizes of a box of ``chain``."""
-    if not others:
+def _beside_read(chain: list[int], others: np.ndarray, centres: np.ndarray, sizes: np.ndarray) -> bool:
+    """True when one of the read boxes ``others`` ((k,) indices) lies within :data:`BESIDE` index sizes of a box
+    of ``chain``."""
+    if not len(others):
         return False
     d = np.linalg.norm(centres[chain][:, None] - centres[others][None], axis=2) / sizes[chain][:, None]
     return bool((d < BESIDE).any())

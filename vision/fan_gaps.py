@@ -139,24 +139,14 @@ def _next_card_of(meld: Pile, other: Pile, rank: str) -> bool:
     """True when ``other`` (a meld of ``rank``, or a single card of it or a wild: a squared book's marker or a loose
     card) continues ``meld``'s line beyond an end card at :data:`NEAR_STEPS` times the step between that card and
     its neighbour, within :data:`JOIN_ANGLE`: it is the fan's next card. (A squared book there would lie on the
-    fan's last card.) Index positions as in ``vision.piles._continues_line``; the end step, not the median, since
-    in a photo at an angle the steps grow towards the camera."""
+    fan's last card.) ``vision.piles._continues_line`` with the end step, not the median, since in a photo at an
+    angle the steps grow towards the camera."""
     single = other.kind in (PileKind.SQUARED_BOOK, PileKind.LOOSE) and len(other.cards) == 1 \
         and _key(other.cards[0].code) in (rank, None)  # None: a wild
     if not (single or _meld_rank(other) == rank):
         return False
-    pts = _anchor_points(_order(list(meld.cards)))
-    for end, prev in ((pts[-1], pts[-2]), (pts[0], pts[1])):
-        u = end - prev
-        step = float(np.linalg.norm(u))
-        for card in (other.cards[0], other.cards[-1]):
-            q = card.centers[int(np.argmin(np.linalg.norm(card.centers - end, axis=1)))]
-            v = q - end
-            length = float(np.linalg.norm(v))
-            if step > 0 and NEAR_STEPS[0] * step <= length <= NEAR_STEPS[1] * step and \
-                    float(u @ v) >= np.cos(np.radians(JOIN_ANGLE)) * step * length:
-                return True
-    return False
+    return any(_continues_line(list(meld.cards), card, NEAR_STEPS, JOIN_ANGLE, end_step=True)
+               for card in (other.cards[0], other.cards[-1]))
 
 
 def _far_corner_of(meld: Pile, other: Pile, rank: str) -> bool:

@@ -562,20 +562,20 @@ def _ladder(gaps: np.ndarray) -> bool:
 def agree_suits(dets: Detections, suit_p: np.ndarray) -> Detections:
     """The two corner indices of one card read as two suits of one colour, given the suit both readings favour.
 
-    A card seen whole shows its index twice; the index reader reads each alone, and on small indices it often
-    names two suits of one colour (3D and 3H, KS and KC): the rules need only the colour (``vision.reader``),
-    but :func:`pair_corners` pairs only identical codes, so such a card counted twice (a red three counted as
-    two) or as two partly seen cards (a squared book's marker read as loose). Two indices of one rank and
-    colour whose geometry is that of one card (:func:`_pair_ratio`, within :data:`PAIR_TOLERANCE` of the
-    photo's typical diagonal), neither paired by :func:`pair_corners` with an identical index, both take the suit
-    *s* that maximises P_a(s) x P_b(s); each index agrees with one other at most (such pairs are matched as
-    :func:`pair_corners` matches its candidates, :func:`_matching`), and the rounds repeat while they change a suit (:data:`AGREE_ROUNDS`). Before a session after
-    the fifth release of 2026-12-01, an index with any identical *candidate* partner was left out, even one that
-    paired elsewhere:
-    a red three of a row read 3H and 3D beside a 3H then counted as two cards (red threes wrong on the
-    held-out-design dev tables 14 -> 13; fans and exact scores unchanged there, on the training-design dev
-    tables, the photoreal tables and the 200 held-out tables). Pairing itself still wants identical codes: with true boxes, pairing by rank and colour
-    joined cards of neighbouring piles (exact score 0.40 -> 0.38 on the held-out-design dev tables).
+    A card seen whole shows its index twice; the index reader reads each alone, and on small indices it often names
+    two suits of one colour (3D and 3H, KS and KC): the rules need only the colour (``vision.reader``), but
+    :func:`pair_corners` pairs only identical codes, so such a card counted twice (a red three counted as two) or
+    as two partly seen cards (a squared book's marker read as loose). Two indices of one rank and colour whose
+    geometry is that of one card (:func:`_pair_ratio`, within :data:`PAIR_TOLERANCE` of the photo's typical
+    diagonal), neither paired by :func:`pair_corners` with an identical index, both take the suit *s* that
+    maximises P_a(s) x P_b(s); each index agrees with one other at most (such pairs are matched as
+    :func:`pair_corners` matches its candidates, :func:`_matching`), and the rounds repeat while they change a suit
+    (:data:`AGREE_ROUNDS`). Before a session after the fifth release of 2026-12-01, an index with any identical
+    *candidate* partner was left out, even one that paired elsewhere: a red three of a row read 3H and 3D beside a
+    3H then counted as two cards (red threes wrong on the held-out-design dev tables 14 -> 13; fans and exact
+    scores unchanged there, on the training-design dev tables, the photoreal tables and the 200 held-out tables).
+    Pairing itself still wants identical codes: with true boxes, pairing by rank and colour joined cards of
+    neighbouring piles (exact score 0.40 -> 0.38 on the held-out-design dev tables).
 
     Stage 1b runs it last (``vision.completion.read_with_fans``). Measured with the shipped models (detector v10,
     reader jk2) on cached run-time boxes: fans counted right 0.630 -> 0.633 (held-out-design dev tables), 0.419

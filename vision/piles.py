@@ -242,19 +242,22 @@ def _anchor_points(cards: list[CardInstance]) -> np.ndarray:
 
 
 def _continues_line(members: list[CardInstance], other: CardInstance, steps: tuple[float, float] = LINE_STEP,
-                    angle: float = LINE_ANGLE) -> bool:
+                    angle: float = LINE_ANGLE, end_step: bool = False) -> bool:
     """True when ``other`` lies where the next card of the fan ``members`` (two or more cards) would: beyond
     one end card, within ``angle`` degrees (:data:`LINE_ANGLE`) of the fan's direction there, at ``steps``
-    (:data:`LINE_STEP`) times its median step. Cards of a fanned hand holding a pair or three of a kind (plus
-    wilds) look like a meld; the hand's other cards continue its line at the same step, while a meld laid beside
-    a hand does not. A two seen whole continues a fan as its last card, while the marker of a squared book
-    beside it does not. (``vision.fan_gaps`` asks it with longer steps: a fan split by an unread card.)"""
+    (:data:`LINE_STEP`) times its median step (with ``end_step``, the step between that end card and its
+    neighbour: in a photo at an angle the steps grow towards the camera). Cards of a fanned hand holding a pair
+    or three of a kind (plus wilds) look like a meld; the hand's other cards continue its line at the same step,
+    while a meld laid beside a hand does not. A two seen whole continues a fan as its last card, while the marker
+    of a squared book beside it does not. (``vision.fan_gaps`` asks it with longer steps: a fan split by an
+    unread card; and with ``end_step``: a fan's next card split off.)"""
     pts = _anchor_points(_order(members))
-    step = float(np.median(np.linalg.norm(np.diff(pts, axis=0), axis=1)))
-    if step <= 0:
-        return False
+    median = float(np.median(np.linalg.norm(np.diff(pts, axis=0), axis=1)))
     for end, prev in ((pts[-1], pts[-2]), (pts[0], pts[1])):
         u = end - prev
+        step = float(np.linalg.norm(u)) if end_step else median
+        if step <= 0:
+            continue
         q = other.centers[int(np.argmin(np.linalg.norm(other.centers - end, axis=1)))]
         v = q - end
         length = float(np.linalg.norm(v))

@@ -6,7 +6,7 @@ few styles of rank letter and suit pip. A *font deck* is a made-up design, deter
 rank in one of the machine's fonts (family, weight, slant, width and size drawn at random), the suit pip (the
 DejaVu suit glyph) below or beside it, both at a random distance from the corner, in random red and black
 inks, on a random paper tint with or without a border; pips and a plain court panel in the middle. Its jokers
-get the procedural corner marks of :mod:`datasets.jokers`. Measured once (models/README.md, reader f1): a
+get the procedural corner marks of :mod:`datasets.jokers`. Measured once (models/HISTORY.md, reader f1): a
 fine-tune with 60 of them did not change the reader's run-time accuracy.
 
 Index boxes follow ``datasets.cardart``'s convention: the box around the rank and its pip, padded by

@@ -7,7 +7,7 @@ held-out designs' (generated tables: 42 of 81 joker indices read right on traini
 designs, detector v4). :func:`procedural_joker` gives a joker card new corner marks drawn from a few common
 families, in random shapes, sizes, colours and stroke weights, at the deck's own index positions, meant to
 teach the detector "a mark in a card's index corner that is not a rank" rather than a dozen particular
-pictures. Measured so far (models/README.md, detector v5): three CPU epochs with 60 % of jokers marked this
+pictures. Measured so far (models/HISTORY.md, detector v5): three CPU epochs with 60 % of jokers marked this
 way did not find more held-out jokers (10 of 135 read right); a longer run is still to be tried.
 
 Used by :func:`datasets.scenes.make_scene` with ``joker_marks`` > 0 (``datasets.generate --joker-marks``).

@@ -183,3 +183,28 @@ def test_real_loose_crops_come_from_train_photos_only(shared_dir):
     assert set(data["view"].tolist()) == {0, 1}
     train = phone_corners(shared_dir / "realdata", split="train")[:12]
     assert -data["scene"].min() <= len(train)  # scene -1-k is the k-th train photo
+
+
+def test_training_zoom_scales_the_crops_and_keeps_them_in_range():
+    """``train_stacks.augment(zoom=...)``: another deck's card fills more or less of the crop, so training shows
+    the crop at other scales; without ``zoom`` the card keeps its size."""
+    torch = pytest.importorskip("torch")
+    import importlib.util
+
+    script = Path(__file__).parents[1] / "scripts" / "train_stacks.py"
+    spec = importlib.util.spec_from_file_location("train_stacks", script)
+    train_stacks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(train_stacks)
+    x = torch.zeros(64, 3, 96, 96)
+    x[:, :, 32:64, 32:64] = 1.0  # a white square, 32 px, in the middle
+
+    def widths(out):
+        return (out[:, :, 48, :].amax(1) > 0.25).sum(1).float()
+
+    plain = train_stacks.augment(x.clone(), np.random.default_rng(0))
+    zoomed = train_stacks.augment(x.clone(), np.random.default_rng(0), zoom=0.35)
+    assert plain.shape == zoomed.shape == x.shape
+    assert float(zoomed.min()) >= 0 and float(zoomed.max()) <= 1
+    assert float(widths(plain).min()) >= 30 and float(widths(plain).max()) <= 34
+    w = widths(zoomed)
+    assert float(w.min()) < 28 and float(w.max()) > 38  # 32 / 1.35 ... 32 / 0.65

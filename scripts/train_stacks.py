@@ -114,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--zoom", type=float, default=0.0,
-                    help="scale jitter of the crops (e.g. 0.25: the crop shows 0.8-1.33 x as much), with a small turn")
+                    help="scale jitter of the crops (e.g. 0.25: the card shows at 0.8-1.33 x its size), with a small turn")
     ap.add_argument("--out", type=Path, default=ROOT / "models")
     args = ap.parse_args(argv)
 

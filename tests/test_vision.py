@@ -157,3 +157,27 @@ def test_pile_annotator_marks_a_card_counted_where_its_index_was_not_read():
     drawn = PileAnnotator().annotate(blank, piles, dets)
     assert drawn[y - 12:y + 12, x - 12:x + 12].any()  # a circle where the unread index would be
     assert not drawn[y - 12:y + 12, x - 12:x + 12][8:16, 8:16].any()  # ... open in the middle
+
+
+def test_pile_labels_go_where_they_cover_no_index():
+    from vision.annotate import label_origin
+
+    outline = (100, 100, 200, 200)
+    size = (60, 12, 4)  # text width, height, baseline (px)
+    shape = (400, 400, 3)
+    # nothing in the way: under the outline, on the left
+    (x, y), rect = label_origin(size, outline, np.zeros((0, 4)), [], shape, 4)
+    assert (x, y) == (100, 216)
+    # an index box under it and a label above it: the label goes where it covers neither (beside the outline)
+    index_below = np.array([[95.0, 200.0, 150.0, 230.0]])
+    label_above = (95, 70, 170, 96)
+    (x, y), rect = label_origin(size, outline, index_below, [label_above], shape, 4)
+
+    def meets(a, b):
+        return min(a[2], b[2]) > max(a[0], b[0]) and min(a[3], b[3]) > max(a[1], b[1])
+
+    assert not meets(rect, index_below[0]) and not meets(rect, label_above)
+    assert (x, y) == (204, 112)  # at the outline's right, level with its top
+    # at the photo's bottom edge the places under the outline are out of the photo: above it
+    (x, y), rect = label_origin(size, (100, 300, 200, 395), np.zeros((0, 4)), [], shape, 4)
+    assert rect[1] >= 0 and rect[3] <= 400 and y < 300

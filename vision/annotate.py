@@ -4,7 +4,8 @@ Small annotator classes in the style of roboflow/supervision: each draws one thi
 (H, W, 3) uint8 BGR image and returns it. Text uses OpenCV's built-in Hershey font (nothing to download).
 
 * :class:`CornerAnnotator` — every corner-index box with its card code (grey when confidence < 0.5).
-* :class:`PileAnnotator` — an outline around each pile, coloured by kind, labelled with kind and card count.
+* :class:`PileAnnotator` — an outline around each pile, coloured by kind, labelled with kind and card count
+  (each label placed beside its outline where it covers the fewest index boxes and other labels).
 * :class:`TotalsAnnotator` — a banner with each team's total (or min-max range) at the top.
 """
 
@@ -40,6 +41,42 @@ def _scale(img: np.ndarray) -> float:
     return max(1.0, max(img.shape[:2]) / 1200)
 
 
+def _overlap(rect: tuple[int, int, int, int], others: np.ndarray) -> float:
+    """Total area (px²) of ``rect`` (x1, y1, x2, y2) covered by each of ``others`` (k, 4)."""
+    if not len(others):
+        return 0.0
+    w = np.clip(np.minimum(rect[2], others[:, 2]) - np.maximum(rect[0], others[:, 0]), 0, None)
+    h = np.clip(np.minimum(rect[3], others[:, 3]) - np.maximum(rect[1], others[:, 1]), 0, None)
+    return float((w * h).sum())
+
+
+def label_origin(size: tuple[int, int, int], outline: tuple[int, int, int, int], obstacles: np.ndarray,
+                 placed: list[tuple[int, int, int, int]], shape: tuple[int, ...], gap: int
+                 ) -> tuple[tuple[int, int], tuple[int, int, int, int]]:
+    """Where a pile's label goes: the text origin (x, y) px and the label's box (x1, y1, x2, y2) px.
+
+    ``size`` is the text's (width, height, baseline) in px (``cv2.getTextSize``), ``outline`` the pile's outline,
+    ``obstacles`` (k, 4) the index boxes to keep readable and ``placed`` the labels drawn so far. Of the places
+    beside the outline (under it on the left first, then above it, then right-aligned, then at its sides), the
+    first that covers the least of the obstacles, twice as much weight for labels, and stays inside the
+    ``shape`` (H, W, ...) of the photo.
+    """
+    w, h, base = size
+    x1, y1, x2, y2 = outline
+    below, above = y2 + h + gap, y1 - base - gap
+    candidates = [(x1, below), (x1, above), (x2 - w, below), (x2 - w, above),
+                  (x2 + gap, y1 + h), (x1 - w - gap, y1 + h)]
+    best = None
+    for x, y in candidates:
+        rect = (x - 2, y - h - 3, x + w + 2, y + base)
+        inside = rect[0] >= 0 and rect[1] >= 0 and rect[2] <= shape[1] and rect[3] <= shape[0]
+        cost = _overlap(rect, obstacles) + 2 * _overlap(rect, np.array(placed, np.float64).reshape(-1, 4))
+        key = (not inside, cost)
+        if best is None or key < best[0]:
+            best = (key, (x, y), rect)
+    return best[1], best[2]
+
+
 @dataclass
 class CornerAnnotator:
     """Corner-index boxes with card codes."""
@@ -69,14 +106,24 @@ class PileAnnotator:
         """Draw ``piles`` (their corner boxes index ``dets``); ``labels`` maps a pile to its text."""
         out = image.copy()
         s = _scale(out)
+        pad = int(6 * s)
+        scale, thick = 0.6 * s, max(1, int(1.5 * s))
+        placed: list[tuple[int, int, int, int]] = []
+        # index boxes with the code label CornerAnnotator draws above each
+        obstacles = dets.xyxy.astype(np.float64).reshape(-1, 4).copy()
+        obstacles[:, 1] -= 16 * s
+        obstacles[:, 2] = np.maximum(obstacles[:, 2], obstacles[:, 0] + 28 * s)
         for p in piles:
             x1, y1, x2, y2 = p.box(dets.xyxy).astype(int)
-            pad = int(6 * s)
             color = KIND_COLORS[p.kind]
             cv2.rectangle(out, (x1 - pad, y1 - pad), (x2 + pad, y2 + pad), color, self.thickness, cv2.LINE_AA)
             name = (labels or {}).get(p, p.kind.value.replace("_", " "))
             label = f"{name} ({len(p.cards)}){' ?' if p.notes else ''}"
-            _text(out, label, (x1 - pad, y2 + pad + int(18 * s)), 0.6 * s, color, max(1, int(1.5 * s)))
+            (w, h), base = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, scale, thick)
+            org, rect = label_origin((w, h, base), (x1 - pad, y1 - pad, x2 + pad, y2 + pad), obstacles, placed,
+                                     out.shape, int(4 * s))
+            placed.append(rect)
+            _text(out, label, org, scale, color, thick)
             for c in p.cards:
                 if not c.detections:  # an unread card: where its index would be
                     x, y = c.center.astype(int)

@@ -189,12 +189,10 @@ def test_training_zoom_scales_the_crops_and_keeps_them_in_range():
     """``train_stacks.augment(zoom=...)``: another deck's card fills more or less of the crop, so training shows
     the crop at other scales; without ``zoom`` the card keeps its size."""
     torch = pytest.importorskip("torch")
-    import importlib.util
+    import sys
 
-    script = Path(__file__).parents[1] / "scripts" / "train_stacks.py"
-    spec = importlib.util.spec_from_file_location("train_stacks", script)
-    train_stacks = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(train_stacks)
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+    import train_stacks
     x = torch.zeros(64, 3, 96, 96)
     x[:, :, 32:64, 32:64] = 1.0  # a white square, 32 px, in the middle
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .detections import Detections
+from .detections import Detections, box_intersection
 from .piles import Pile, PileKind
 
 #: BGR colour per pile kind
@@ -29,25 +29,38 @@ KIND_COLORS = {
 }
 
 
+def _text_size(text: str, scale: float, thickness: int = 1) -> tuple[int, int, int]:
+    """(width, height, baseline) px of ``text`` in the annotators' font."""
+    (w, h), base = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, thickness)
+    return w, h, base
+
+
+def _text_box(size: tuple[int, int, int], org: tuple[int, int]) -> tuple[int, int, int, int]:
+    """(x1, y1, x2, y2) px of the dark box :func:`_text` fills behind text of ``size`` (:func:`_text_size`) drawn
+    at ``org``."""
+    w, h, base = size
+    x, y = org
+    return x - 2, y - h - 3, x + w + 2, y + base
+
+
 def _text(img: np.ndarray, text: str, org: tuple[int, int], scale: float, color, thickness: int = 1) -> None:
     """Text on a dark filled box so it reads on any table and over other labels."""
-    (w, h), base = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, thickness)
-    x, y = org
-    cv2.rectangle(img, (x - 2, y - h - 3), (x + w + 2, y + base), (30, 30, 30), -1)
+    x1, y1, x2, y2 = _text_box(_text_size(text, scale, thickness), org)
+    cv2.rectangle(img, (x1, y1), (x2, y2), (30, 30, 30), -1)
     cv2.putText(img, text, org, cv2.FONT_HERSHEY_SIMPLEX, scale, color, thickness, cv2.LINE_AA)
+
+
+#: font scale of CornerAnnotator's card codes (times :func:`_scale`)
+CODE_SCALE = 0.55
+
+
+def _code_origin(box) -> tuple[int, int]:
+    """Where CornerAnnotator writes a box's card code: just above its top-left corner (px)."""
+    return int(round(box[0])), max(10, int(round(box[1])) - 3)
 
 
 def _scale(img: np.ndarray) -> float:
     return max(1.0, max(img.shape[:2]) / 1200)
-
-
-def _overlap(rect: tuple[int, int, int, int], others: np.ndarray) -> float:
-    """Total area (px²) of ``rect`` (x1, y1, x2, y2) covered by each of ``others`` (k, 4)."""
-    if not len(others):
-        return 0.0
-    w = np.clip(np.minimum(rect[2], others[:, 2]) - np.maximum(rect[0], others[:, 0]), 0, None)
-    h = np.clip(np.minimum(rect[3], others[:, 3]) - np.maximum(rect[1], others[:, 1]), 0, None)
-    return float((w * h).sum())
 
 
 def label_origin(size: tuple[int, int, int], outline: tuple[int, int, int, int], obstacles: np.ndarray,
@@ -56,7 +69,7 @@ def label_origin(size: tuple[int, int, int], outline: tuple[int, int, int, int],
     """Where a pile's label goes: the text origin (x, y) px and the label's box (x1, y1, x2, y2) px.
 
     ``size`` is the text's (width, height, baseline) in px (``cv2.getTextSize``), ``outline`` the pile's outline,
-    ``obstacles`` (k, 4) the index boxes to keep readable and ``placed`` the labels drawn so far. Of the places
+    ``obstacles`` (k, 4) the index boxes and code labels to keep readable and ``placed`` the labels drawn so far. Of the places
     beside the outline (under it on the left first, then above it, then right-aligned, then at its sides), the
     first that covers the least of the obstacles, twice as much weight for labels, and stays inside the
     ``shape`` (H, W, ...) of the photo.
@@ -66,15 +79,11 @@ def label_origin(size: tuple[int, int, int], outline: tuple[int, int, int, int],
     below, above = y2 + h + gap, y1 - base - gap
     candidates = [(x1, below), (x1, above), (x2 - w, below), (x2 - w, above),
                   (x2 + gap, y1 + h), (x1 - w - gap, y1 + h)]
-    best = None
-    for x, y in candidates:
-        rect = (x - 2, y - h - 3, x + w + 2, y + base)
-        inside = rect[0] >= 0 and rect[1] >= 0 and rect[2] <= shape[1] and rect[3] <= shape[0]
-        cost = _overlap(rect, obstacles) + 2 * _overlap(rect, np.array(placed, np.float64).reshape(-1, 4))
-        key = (not inside, cost)
-        if best is None or key < best[0]:
-            best = (key, (x, y), rect)
-    return best[1], best[2]
+    rects = np.array([_text_box(size, org) for org in candidates], np.float64)
+    cost = box_intersection(rects, obstacles).sum(1) + 2 * box_intersection(rects, np.array(placed)).sum(1)
+    outside = (rects[:, 0] < 0) | (rects[:, 1] < 0) | (rects[:, 2] > shape[1]) | (rects[:, 3] > shape[0])
+    k = int(np.lexsort((cost, outside))[0])  # inside the photo first, then the least covered; ties: the first
+    return candidates[k], tuple(int(v) for v in rects[k])
 
 
 @dataclass
@@ -90,7 +99,7 @@ class CornerAnnotator:
             x1, y1, x2, y2 = (int(round(v)) for v in box)
             color = (255, 255, 255) if conf >= 0.5 else (150, 150, 150)
             cv2.rectangle(out, (x1, y1), (x2, y2), color, self.thickness, cv2.LINE_AA)
-            _text(out, code, (x1, max(10, y1 - 3)), 0.55 * s, color)
+            _text(out, code, _code_origin(box), CODE_SCALE * s, color)
         return out
 
 
@@ -109,18 +118,16 @@ class PileAnnotator:
         pad = int(6 * s)
         scale, thick = 0.6 * s, max(1, int(1.5 * s))
         placed: list[tuple[int, int, int, int]] = []
-        # index boxes with the code label CornerAnnotator draws above each
-        obstacles = dets.xyxy.astype(np.float64).reshape(-1, 4).copy()
-        obstacles[:, 1] -= 16 * s
-        obstacles[:, 2] = np.maximum(obstacles[:, 2], obstacles[:, 0] + 28 * s)
+        # the index boxes and the code labels CornerAnnotator draws above them
+        codes = [_text_box(_text_size(code, CODE_SCALE * s), _code_origin(box)) for box, _, code in dets]
+        obstacles = np.concatenate([dets.xyxy.astype(np.float64).reshape(-1, 4), np.array(codes).reshape(-1, 4)])
         for p in piles:
             x1, y1, x2, y2 = p.box(dets.xyxy).astype(int)
             color = KIND_COLORS[p.kind]
             cv2.rectangle(out, (x1 - pad, y1 - pad), (x2 + pad, y2 + pad), color, self.thickness, cv2.LINE_AA)
             name = (labels or {}).get(p, p.kind.value.replace("_", " "))
             label = f"{name} ({len(p.cards)}){' ?' if p.notes else ''}"
-            (w, h), base = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, scale, thick)
-            org, rect = label_origin((w, h, base), (x1 - pad, y1 - pad, x2 + pad, y2 + pad), obstacles, placed,
+            org, rect = label_origin(_text_size(label, scale, thick), (x1 - pad, y1 - pad, x2 + pad, y2 + pad), obstacles, placed,
                                      out.shape, int(4 * s))
             placed.append(rect)
             _text(out, label, org, scale, color, thick)

@@ -10,14 +10,20 @@ import numpy as np
 from .classes import CLASS_NAMES
 
 
-def box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Pairwise IoU of (n, 4) and (m, 4) xyxy boxes -> (n, m)."""
+def box_intersection(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Pairwise intersection areas (px²) of (n, 4) and (m, 4) xyxy boxes -> (n, m)."""
     a, b = np.asarray(a, np.float64).reshape(-1, 4), np.asarray(b, np.float64).reshape(-1, 4)
     x1 = np.maximum(a[:, None, 0], b[None, :, 0])
     y1 = np.maximum(a[:, None, 1], b[None, :, 1])
     x2 = np.minimum(a[:, None, 2], b[None, :, 2])
     y2 = np.minimum(a[:, None, 3], b[None, :, 3])
-    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
+    return np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
+
+
+def box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Pairwise IoU of (n, 4) and (m, 4) xyxy boxes -> (n, m)."""
+    a, b = np.asarray(a, np.float64).reshape(-1, 4), np.asarray(b, np.float64).reshape(-1, 4)
+    inter = box_intersection(a, b)
     area_a = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
     area_b = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
     return inter / (area_a[:, None] + area_b[None, :] - inter + 1e-9)

@@ -69,10 +69,10 @@ def label_origin(size: tuple[int, int, int], outline: tuple[int, int, int, int],
     """Where a pile's label goes: the text origin (x, y) px and the label's box (x1, y1, x2, y2) px.
 
     ``size`` is the text's (width, height, baseline) in px (``cv2.getTextSize``), ``outline`` the pile's outline,
-    ``obstacles`` (k, 4) the index boxes and code labels to keep readable and ``placed`` the labels drawn so far. Of the places
-    beside the outline (under it on the left first, then above it, then right-aligned, then at its sides), the
-    first that covers the least of the obstacles, twice as much weight for labels, and stays inside the
-    ``shape`` (H, W, ...) of the photo.
+    ``obstacles`` (k, 4) the index boxes and code labels to keep readable and ``placed`` the labels drawn so far.
+    Of the places beside the outline (under it on the left first, then above it, then right-aligned, then at its
+    sides), the first that covers the least of the obstacles, twice as much weight for labels, and stays inside
+    the ``shape`` (H, W, ...) of the photo.
     """
     w, h, base = size
     x1, y1, x2, y2 = outline
@@ -121,21 +121,24 @@ class PileAnnotator:
         # the index boxes and the code labels CornerAnnotator draws above them
         codes = [_text_box(_text_size(code, CODE_SCALE * s), _code_origin(box)) for box, _, code in dets]
         obstacles = np.concatenate([dets.xyxy.astype(np.float64).reshape(-1, 4), np.array(codes).reshape(-1, 4)])
-        for p in piles:
+        outlines = []
+        for p in piles:  # every outline first, so that no outline crosses a label
             x1, y1, x2, y2 = p.box(dets.xyxy).astype(int)
+            outlines.append((x1 - pad, y1 - pad, x2 + pad, y2 + pad))
             color = KIND_COLORS[p.kind]
-            cv2.rectangle(out, (x1 - pad, y1 - pad), (x2 + pad, y2 + pad), color, self.thickness, cv2.LINE_AA)
-            name = (labels or {}).get(p, p.kind.value.replace("_", " "))
-            label = f"{name} ({len(p.cards)}){' ?' if p.notes else ''}"
-            org, rect = label_origin(_text_size(label, scale, thick), (x1 - pad, y1 - pad, x2 + pad, y2 + pad), obstacles, placed,
-                                     out.shape, int(4 * s))
-            placed.append(rect)
-            _text(out, label, org, scale, color, thick)
+            cv2.rectangle(out, outlines[-1][:2], outlines[-1][2:], color, self.thickness, cv2.LINE_AA)
             for c in p.cards:
                 if not c.detections:  # an unread card: where its index would be
                     x, y = c.center.astype(int)
                     cv2.circle(out, (int(x), int(y)), max(4, int(c.size / 2)), color, self.thickness, cv2.LINE_AA)
                     _text(out, f"{c.code}?", (int(x + c.size / 2) + 2, int(y)), 0.5 * s, color)
+        for p, outline in zip(piles, outlines):
+            name = (labels or {}).get(p, p.kind.value.replace("_", " "))
+            label = f"{name} ({len(p.cards)}){' ?' if p.notes else ''}"
+            org, rect = label_origin(_text_size(label, scale, thick), outline, obstacles, placed, out.shape,
+                                     int(4 * s))
+            placed.append(rect)
+            _text(out, label, org, scale, KIND_COLORS[p.kind], thick)
         return out
 
 

@@ -125,7 +125,7 @@ def annotate(photo: PhotoReading, totals: list[str], labels: dict | None = None)
     ``labels`` maps a pile to the text drawn for it (e.g. ``"clean book"``); default: the pile's kind.
     """
     img = photo.image
-    for side in photo.sides:
-        img = CornerAnnotator().annotate(img, side.detections)
+    for side in photo.sides:  # outlines first, so that no outline crosses a card code drawn over it
         img = PileAnnotator().annotate(img, side.piles, side.detections, labels)
+        img = CornerAnnotator().annotate(img, side.detections)
     return TotalsAnnotator().annotate(img, totals)

@@ -157,3 +157,16 @@ def test_a_sure_joker_mark_the_detector_doubted_is_read_beside_a_card_not_alone(
     # the same mark read with less certainty stays out
     rank_p[3] = rank_probs([[("JK", 0.9)]])[0]
     assert "JK" not in read_with_fans(found, rank_p, suit_p, box_conf=0.5, min_conf=0.35).codes
+
+
+def test_a_sure_joker_mark_fanned_tightly_is_read_but_not_a_second_box_on_a_card():
+    fan = [(100.0, 100 + k * STEP) for k in range(3)]
+    tight = (100.0, fan[-1][1] + 0.7 * S)   # a small joker mark fanned close after the last card
+    on_it = (100.0 + 0.3 * S, 100.0)        # a box overlapping the first card's index
+    found = Detections(boxes(fan + [tight, on_it]), np.array([0.9, 0.9, 0.9, 0.3, 0.3], np.float32),
+                       np.zeros(5, np.int64))
+    rank_p = rank_probs([SEVEN, SEVEN, SEVEN, [("JK", 0.97)], [("JK", 0.97)]])
+    suit_p = np.tile(np.array([0.1, 0.7, 0.1, 0.1], np.float32), (5, 1))
+    out = read_with_fans(found, rank_p, suit_p, box_conf=0.5, min_conf=0.35)
+    assert sorted(out.codes) == ["7H", "7H", "7H", "JK"]
+    assert abs(out.xyxy[out.codes.index("JK")].mean() - np.mean(boxes([tight])[0])) < 1e-3

@@ -142,31 +142,31 @@ def test_read_with_fans_settles_a_misread_card_and_flags_it():
     assert np.isclose(settled, 0.35)
 
 
-def test_a_sure_joker_mark_the_detector_doubted_is_read_beside_a_card_not_alone():
+def fan_of_sevens_and_two_marks(first, second, det, p_joker=0.97):
+    """read_with_fans over three read 7H indices in a line and two boxes the detector doubted (confidence
+    ``det``) that the reader takes for jokers' marks (P ``p_joker``), at the points ``first`` and ``second``."""
     fan = [(100.0, 100 + k * STEP) for k in range(3)]
+    found = Detections(boxes(fan + [first, second]), np.array([0.9, 0.9, 0.9, det, det], np.float32),
+                       np.zeros(5, np.int64))
+    rank_p = rank_probs([SEVEN, SEVEN, SEVEN, [("JK", p_joker)], [("JK", p_joker)]])
+    suit_p = np.tile(np.array([0.1, 0.7, 0.1, 0.1], np.float32), (5, 1))
+    return read_with_fans(found, rank_p, suit_p, box_conf=0.5, min_conf=0.35)
+
+
+def test_a_sure_joker_mark_the_detector_doubted_is_read_beside_a_card_not_alone():
     mark = (100.0 + 0.5 * S, 100 + 3 * STEP)  # beside the fan's last card, a little off its line
     alone = (500.0, 500.0)                     # a jester's face in the middle of a joker lying alone
-    found = Detections(boxes(fan + [mark, alone]), np.array([0.9, 0.9, 0.9, 0.2, 0.2], np.float32),
-                       np.zeros(5, np.int64))
-    rank_p = rank_probs([SEVEN, SEVEN, SEVEN, [("JK", 0.97)], [("JK", 0.97)]])
-    suit_p = np.tile(np.array([0.1, 0.7, 0.1, 0.1], np.float32), (5, 1))
-    out = read_with_fans(found, rank_p, suit_p, box_conf=0.5, min_conf=0.35)
+    out = fan_of_sevens_and_two_marks(mark, alone, det=0.2)
     assert sorted(out.codes) == ["7H", "7H", "7H", "JK"]
     joker = out.confidence[out.codes.index("JK")]
     assert np.isclose(joker, 0.97 * np.sqrt(0.2)) and joker < 0.5
     # the same mark read with less certainty stays out
-    rank_p[3] = rank_probs([[("JK", 0.9)]])[0]
-    assert "JK" not in read_with_fans(found, rank_p, suit_p, box_conf=0.5, min_conf=0.35).codes
+    assert "JK" not in fan_of_sevens_and_two_marks(mark, alone, det=0.2, p_joker=0.9).codes
 
 
 def test_a_sure_joker_mark_fanned_tightly_is_read_but_not_a_second_box_on_a_card():
-    fan = [(100.0, 100 + k * STEP) for k in range(3)]
-    tight = (100.0, fan[-1][1] + 0.7 * S)   # a small joker mark fanned close after the last card
-    on_it = (100.0 + 0.3 * S, 100.0)        # a box overlapping the first card's index
-    found = Detections(boxes(fan + [tight, on_it]), np.array([0.9, 0.9, 0.9, 0.3, 0.3], np.float32),
-                       np.zeros(5, np.int64))
-    rank_p = rank_probs([SEVEN, SEVEN, SEVEN, [("JK", 0.97)], [("JK", 0.97)]])
-    suit_p = np.tile(np.array([0.1, 0.7, 0.1, 0.1], np.float32), (5, 1))
-    out = read_with_fans(found, rank_p, suit_p, box_conf=0.5, min_conf=0.35)
+    tight = (100.0, 100 + 2 * STEP + 0.7 * S)  # a small joker mark fanned close after the last card
+    on_it = (100.0 + 0.3 * S, 100.0)           # a box overlapping the first card's index
+    out = fan_of_sevens_and_two_marks(tight, on_it, det=0.3)
     assert sorted(out.codes) == ["7H", "7H", "7H", "JK"]
     assert abs(out.xyxy[out.codes.index("JK")].mean() - np.mean(boxes([tight])[0])) < 1e-3

@@ -70,6 +70,13 @@ def test_a_box_between_two_fans_of_different_ranks_is_left_out():
     assert n == 0
 
 
+def test_a_box_continuing_one_fan_is_added_though_another_ranks_fan_lies_near():
+    # on a crowded table another meld's index lies within reach; only the sevens' fan continues at the box
+    nines = [(100.0 + 2.5 * S, 100 + 3 * STEP), (100.0 + 2.5 * S, 100 + 2 * STEP)]  # another meld beside them
+    kept = read(["7S", "7C", "7D", "9D", "9S"], FAN[:3] + nines)
+    out, n = complete_fans(kept, unsure([(100.0, 100 + 3 * STEP)]), *probs(["7"]), min_conf=0.35)
+    assert n == 1 and sorted(out.codes) == ["7C", "7D", "7H", "7S", "9D", "9S"]
+
 
 def test_a_tight_fan_is_completed_too():
     # fanned tightly (a step of 0.7 index sizes) the next card's index lies closer to the last one than the 0.9

@@ -16,6 +16,8 @@ Prints, over the scenes (each is one side's table, ground truth in ``layouts/*.j
   squared dirty or wild book nobody counted, is reported on its own line and is not "exact"); also over the
   tables a perfect reader could score exactly from the photo (every scored card shows an index, no squared
   dirty or wild book);
+* the tables read with nothing to check (no note under "Check these") and how many of those were scored
+  exactly; a table scored wrong with no note is a silent error, the one kind the user cannot catch;
 * the most frequent failure kinds.
 
 ``--oracle`` feeds the true corner boxes to stages 2-5: it measures the geometry alone, without the detector.
@@ -184,8 +186,12 @@ def evaluate_scene(doc: dict, dets: Detections, owners: np.ndarray, stats: Count
     stats["joker_indices"] += sum(len(c["index_boxes_px"]) for c in cards if c["code"] == "JK")
     stats["joker_indices_read"] += sum(1 for k, o in enumerate(owners)
                                        if o >= 0 and cards[o]["code"] == "JK" and dets.codes[k] == "JK")
+    # what the user is told: a table read with no note to check ("Check these" empty) should be right
+    unflagged = not reading.notes
+    stats["tables_unflagged"] += unflagged
     if pred.exact and pred.total == truth_score.total:
         stats["score_exact"] += 1
+        stats["score_exact_unflagged"] += unflagged
         stats["score_exact_readable"] += readable
         stats["score_exact_joker"] += shows_joker
     elif not pred.exact and pred.total_min <= truth_score.total <= pred.total_max:
@@ -340,6 +346,8 @@ def main(argv: list[str] | None = None) -> int:
         "exact_score_rate_no_joker": (stats["score_exact"] - stats["score_exact_joker"])
         / max(1, n - stats["tables_joker"]),
         "joker_indices": stats["joker_indices"], "joker_indices_read": stats["joker_indices_read"],
+        "tables_unflagged": stats["tables_unflagged"], "exact_unflagged": stats["score_exact_unflagged"],
+        "wrong_unflagged": stats["tables_unflagged"] - stats["score_exact_unflagged"],
         "single_whole_cards": {"squared_book_tops": stats["singles_stack"],
                                "kept_as_squared_books": stats["singles_stack_kept"],
                                "other": stats["singles_other"], "read_as_loose": stats["singles_other_loose"]},
@@ -362,6 +370,9 @@ def main(argv: list[str] | None = None) -> int:
           f"others: {figures['exact_score_rate_no_joker']:.3f} (joker indices read as jokers: "
           f"{stats['joker_indices_read']} of {stats['joker_indices']})")
     print(f"  score a range holding the true score: {figures['score_range_contains_truth_rate']:.3f}")
+    print(f"  tables read with nothing to check (no note): {stats['tables_unflagged']}, of them scored exactly: "
+          f"{stats['score_exact_unflagged']}; tables scored wrong with no note (silent errors): "
+          f"{figures['wrong_unflagged']} of {n - stats['score_exact']}")
     print(f"  single whole cards: {stats['singles_stack_kept']}/{stats['singles_stack']} squared books' tops kept as "
           f"squared books, {stats['singles_other_loose']}/{stats['singles_other']} others read as loose")
     if seconds:

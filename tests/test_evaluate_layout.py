@@ -68,3 +68,16 @@ def test_a_one_card_hand_makes_a_table_unreadable(anglo_deck):
         stats = Counter()
         evaluate_scene(doc, dets, owners, stats, Counter())
         assert stats["tables_readable"] == readable
+
+
+def test_a_wrong_score_with_no_note_is_counted_as_a_silent_error(anglo_deck):
+    doc = _doc(anglo_deck)
+    dets, owners = true_detections(doc)
+    stats = Counter()
+    evaluate_scene(doc, dets, owners, stats, Counter())
+    assert stats["tables_unflagged"] == stats["score_exact_unflagged"] == 1  # right, and nothing to check
+    # the meld of kings missed whole: the score is wrong and nothing on the photo says so
+    keep = np.array([not c.startswith("K") for c in dets.codes])
+    stats = Counter()
+    evaluate_scene(doc, dets[keep], owners[keep], stats, Counter())
+    assert stats["score_exact"] == 0 and stats["tables_unflagged"] == 1 and stats["score_exact_unflagged"] == 0

@@ -83,6 +83,27 @@ def test_a_standard_card_pairs_on_a_table_of_jumbo_indices():
     assert king.card_height > 4 * S  # from the standard diagonal, not the jumbo one
 
 
+def test_fans_of_a_jumbo_index_deck_pair_their_last_cards_beside_one_loose_card():
+    """Five decks repeat codes, so a jumbo-index deck's only isolated pair may be one loose card; the fans'
+    last cards (unrivalled pairs) still say the photo's ratio is short, and each card counts once."""
+    jumbo = (1.0 * S, 1.3 * S)
+    items = (fan(["KH", "KH", "KH"], 100, 100, diag=jumbo) + fan(["7S", "7S", "7S"], 400, 100, diag=jumbo)
+             + [("5D", 700, 100), ("5D", 700 + jumbo[0], 100 + jumbo[1])])
+    cards = pair_corners(dets(items))
+    assert len(cards) == 7 and sorted(c.code for c in cards if c.fully_visible) == ["5D", "7S", "KH"]
+
+
+def test_a_photo_whose_every_candidate_pair_is_short_takes_a_short_ratio():
+    from vision.instances import PAIR_TYPICAL, _typical_ratio
+    # rivalled pairs only (indices 1 and 4 are in two candidates each), none isolated, all short: big indices
+    candidates = [(1.8, 0, 1), (1.9, 1, 2), (2.0, 3, 4), (2.1, 4, 5)]
+    codes = ["KH", "KH", "KH", "7S", "7S", "7S"]
+    centers, sizes = np.zeros((6, 2)) + np.arange(6)[:, None] * 30.0, np.full(6, S)
+    assert _typical_ratio(candidates, codes, centers, sizes) == pytest.approx(1.95)
+    standard = [(4.0, 0, 1), (4.3, 1, 2), (4.1, 3, 4), (4.4, 4, 5)]
+    assert _typical_ratio(standard, codes, centers, sizes) == PAIR_TYPICAL
+
+
 def test_a_row_of_identical_cards_pairs_each_card_with_itself():
     """Four red threes side by side, seen at an angle that makes the photo's other cards' diagonals longer:
     pairing across neighbours fits the typical ratio better, but pairs fewer indices (read as five cards)."""

@@ -133,7 +133,7 @@ def _score_photos(args: argparse.Namespace) -> int:
         doc["house_rules"] = _house_rules(args.set)
     layout = TableLayout.from_dict(doc)
     result = score_round(layout, rules, lenient=True)  # a photo is scored anyway; problems are listed
-    totals = [f"team {name}: {t.total if t.exact else f'{t.total_min}..{t.total_max}'}"
+    totals = [f"team {name}: {f'{t.total:,}' if t.exact else f'{t.total_min:,}..{t.total_max:,}'}"
               for name, t in result.teams.items()]
     labels = _pile_labels(reading, result, rules.book_size)
     if args.save_layout:

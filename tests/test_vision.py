@@ -181,3 +181,22 @@ def test_pile_labels_go_where_they_cover_no_index():
     # at the photo's bottom edge the places under the outline are out of the photo: above it
     (x, y), rect = label_origin(size, (100, 300, 200, 395), np.zeros((0, 4)), [], shape, 4)
     assert rect[1] >= 0 and rect[3] <= 400 and y < 300
+
+
+def test_a_fanned_book_is_outlined_apart_from_a_meld():
+    from vision.annotate import BOOK_COLOR, KIND_COLORS, PileAnnotator
+    from vision.piles import PileKind
+    from vision.table import read_side
+
+    items = [("8H", 60, 40 + 24 * k) for k in range(3)] + [("KS", 200, 40 + 24 * k) for k in range(7)]
+    boxes = [[x - 10, y - 10, x + 10, y + 10] for _, x, y in items]
+    dets = Detections(np.array(boxes, np.float32), np.full(len(items), 0.9, np.float32),
+                      np.array([class_id(c) for c, _, _ in items], np.int64))
+    piles = read_side(dets).piles
+    book = next(p for p in piles if p.codes[0] == "KS")
+    meld = next(p for p in piles if p.codes[0] == "8H")
+    assert book.kind is meld.kind is PileKind.MELD
+    labels = {book: "clean book", meld: "meld"}
+    drawn = PileAnnotator().annotate(np.zeros((300, 300, 3), np.uint8), piles, dets, labels)
+    colours = {tuple(int(v) for v in px) for px in drawn.reshape(-1, 3)}
+    assert BOOK_COLOR in colours and KIND_COLORS[PileKind.MELD] in colours

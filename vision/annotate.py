@@ -4,8 +4,9 @@ Small annotator classes in the style of roboflow/supervision: each draws one thi
 (H, W, 3) uint8 BGR image and returns it. Text uses OpenCV's built-in Hershey font (nothing to download).
 
 * :class:`CornerAnnotator` — every corner-index box with its card code (grey when confidence < 0.5).
-* :class:`PileAnnotator` — an outline around each pile, coloured by kind, labelled with kind and card count
-  (each label placed beside its outline where it covers the fewest index boxes and other labels).
+* :class:`PileAnnotator` — an outline around each pile, coloured by kind (a fanned book apart from a meld),
+  labelled with kind and card count (each label placed beside its outline where it covers the fewest index boxes
+  and other labels).
 * :class:`TotalsAnnotator` — a banner with each team's total (or min-max range) at the top.
 """
 
@@ -27,6 +28,15 @@ KIND_COLORS = {
     PileKind.LEFT: (0, 165, 255),
     PileKind.LOOSE: (160, 160, 160),
 }
+#: BGR colour of a fanned book: a meld the caller's label names a book (the rules engine's clean, dirty or wild
+#: book), so that a book and a meld beside it differ at a glance
+BOOK_COLOR = (180, 60, 170)
+
+
+def pile_color(pile: Pile, label: str) -> tuple[int, int, int]:
+    """BGR outline colour of ``pile`` shown as ``label``: :data:`KIND_COLORS` by kind, :data:`BOOK_COLOR` for a
+    fanned meld labelled as a book."""
+    return BOOK_COLOR if pile.kind is PileKind.MELD and "book" in label else KIND_COLORS[pile.kind]
 
 
 def _text_size(text: str, scale: float, thickness: int = 1) -> tuple[int, int, int]:
@@ -105,8 +115,9 @@ class CornerAnnotator:
 
 @dataclass
 class PileAnnotator:
-    """Pile outlines labelled ``kind (n)``; a ``?`` marks a pile with notes (something to check), and a circle
-    with ``code?`` each card counted where its index was not read (:mod:`vision.fan_gaps`)."""
+    """Pile outlines labelled ``kind (n)``, n its cards (a squared book counts the one card seen); a ``?`` marks
+    a pile with notes (something to check), and a circle with ``code?`` each card counted where its index was not
+    read (:mod:`vision.fan_gaps`)."""
 
     thickness: int = 2
 
@@ -122,23 +133,23 @@ class PileAnnotator:
         codes = [_text_box(_text_size(code, CODE_SCALE * s), _code_origin(box)) for box, _, code in dets]
         obstacles = np.concatenate([dets.xyxy.astype(np.float64).reshape(-1, 4), np.array(codes).reshape(-1, 4)])
         outlines = []
-        for p in piles:  # every outline first, so that no outline crosses a label
+        names = [(labels or {}).get(p, p.kind.value.replace("_", " ")) for p in piles]
+        for p, name in zip(piles, names):  # every outline first, so that no outline crosses a label
             x1, y1, x2, y2 = p.box(dets.xyxy).astype(int)
             outlines.append((x1 - pad, y1 - pad, x2 + pad, y2 + pad))
-            color = KIND_COLORS[p.kind]
+            color = pile_color(p, name)
             cv2.rectangle(out, outlines[-1][:2], outlines[-1][2:], color, self.thickness, cv2.LINE_AA)
             for c in p.cards:
                 if not c.detections:  # an unread card: where its index would be
                     x, y = c.center.astype(int)
                     cv2.circle(out, (int(x), int(y)), max(4, int(c.size / 2)), color, self.thickness, cv2.LINE_AA)
                     _text(out, f"{c.code}?", (int(x + c.size / 2) + 2, int(y)), 0.5 * s, color)
-        for p, outline in zip(piles, outlines):
-            name = (labels or {}).get(p, p.kind.value.replace("_", " "))
+        for p, name, outline in zip(piles, names, outlines):
             label = f"{name} ({len(p.cards)}){' ?' if p.notes else ''}"
             org, rect = label_origin(_text_size(label, scale, thick), outline, obstacles, placed, out.shape,
                                      int(4 * s))
             placed.append(rect)
-            _text(out, label, org, scale, KIND_COLORS[p.kind], thick)
+            _text(out, label, org, scale, pile_color(p, name), thick)
         return out
 
 

@@ -445,3 +445,17 @@ def test_a_two_seen_whole_beside_a_fan_is_not_its_last_card():
     # a two that is the fan's last card (in line, one step on) stays in the meld
     piles = group_piles(pair_corners(dets(fan(["4D", "4C", "4S", "2H"], 100, 100))))
     assert [(p.kind.value, p.codes) for p in piles] == [("meld", ["4D", "4C", "4S", "2H"])]
+
+
+def test_two_red_threes_seen_by_one_corner_a_diagonal_apart_are_flagged():
+    # one red three's two corners read as 3D and 3H: unpaired, so counted as two cards; the note says so
+    d = (2.6 * S, 3.3 * S)
+    others = [("6H", 400, 100), ("6H", 400 + d[0], 100 + d[1])]  # a card seen whole sets the photo's diagonal
+    threes = next(p for p in read_side(dets([("3D", 100, 100), ("3H", 100 + d[0], 100 + d[1])] + others)).piles
+                  if p.kind is PileKind.RED_THREES)
+    assert len(threes.cards) == 2 and any("may be one card counted twice" in n for n in threes.notes)
+    # a row of red threes: the covered ones show one corner each, a row's step apart, not a diagonal
+    row = [("3H", 100 + k * 1.2 * S, 100) for k in range(3)] + [("3H", 100 + 3 * 1.2 * S + d[0], 100 + d[1])]
+    row_threes = next(p for p in read_side(dets(row + [("3H", 100 + 3 * 1.2 * S, 100)] + others)).piles
+                      if p.kind is PileKind.RED_THREES)
+    assert len(row_threes.cards) == 4 and not row_threes.notes

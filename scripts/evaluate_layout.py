@@ -96,8 +96,8 @@ def _is_clean_marker(code: str) -> bool:
 
 
 def evaluate_scene(doc: dict, dets: Detections, owners: np.ndarray, stats: Counter, failures: Counter,
-                   image: np.ndarray | None = None, stacks=None) -> None:
-    reading = read_side(dets, "A", image=image, stacks=stacks)
+                   image: np.ndarray | None = None, stacks=None, unread: np.ndarray | None = None) -> None:
+    reading = read_side(dets, "A", image=image, stacks=stacks, unread=unread)
     cards = doc["cards"]
     pile_of_card = np.array([c["pile"] for c in cards])
     kinds = {c["pile"]: c["pile_kind"] for c in cards}
@@ -298,7 +298,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.oracle:
         from vision.detector import CardDetector
         from vision.pipeline import load_models
-        from vision.scales import detect_multiscale
+        from vision.scales import find_indices
 
         if args.no_reader:
             detector = CardDetector(args.model, conf=args.conf)
@@ -313,16 +313,17 @@ def main(argv: list[str] | None = None) -> int:
     seconds: list[float] = []
     for doc, image_path in docs:
         image = load_image(image_path) if stacks or not args.oracle else None
+        unread = None
         if args.oracle:
             dets, owners = true_detections(doc)
         else:
             start = time.perf_counter()
-            dets = detect_multiscale(detector, image, upscale=args.upscale, reader=reader, conf=args.conf)
+            dets, unread = find_indices(detector, image, upscale=args.upscale, reader=reader, conf=args.conf)
             seconds.append(time.perf_counter() - start)
             owners = assign_owners(dets, doc, args.match_iou)
         scene: Counter = Counter()
         exact_before = stats["score_exact"]
-        evaluate_scene(doc, dets, owners, stats, scene, image, stacks)
+        evaluate_scene(doc, dets, owners, stats, scene, image, stacks, unread)
         failures.update(scene)
         if stats["score_exact"] == exact_before:
             alone[next(iter(scene)) if len(scene) == 1 else

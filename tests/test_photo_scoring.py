@@ -86,7 +86,7 @@ def test_score_photo_end_to_end_with_true_corners(deck, tmp_path, capsys, monkey
     scene = make_scene(101, [deck], size=(1600, 1200), full_view=True, piles=piles, clutter=False)
     photo = tmp_path / "table.jpg"
     cv2.imwrite(str(photo), scene.image)
-    monkeypatch.setattr(pipeline, "detect_multiscale", lambda detector, image, **kw: _oracle(scene))
+    monkeypatch.setattr(pipeline, "find_indices", lambda detector, image, **kw: (_oracle(scene), np.zeros((0, 4))))
     out = tmp_path / "annotated.jpg"
     assert main(["score", str(photo), "--json", "--annotate", str(out), "--rules", "pagat"]) == 0
     doc = json.loads(capsys.readouterr().out)

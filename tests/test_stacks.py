@@ -9,7 +9,8 @@ cv2 = pytest.importorskip("cv2")
 
 from vision.instances import CardInstance  # noqa: E402
 from vision.piles import Pile, PileKind, marker_note  # noqa: E402
-from vision.stacks import DEFAULT_STACKS, STACK_CONTEXT, STACK_INPUT, card_crop, check_stacks  # noqa: E402
+from vision.stacks import (DEFAULT_STACKS, STACK_CONTEXT, STACK_INPUT, card_crop,  # noqa: E402
+                           check_one_corner_cards, check_stacks)
 
 
 def _card_on_table(angle_deg: float, height: float = 200.0, center=(320.0, 260.0)):
@@ -84,6 +85,45 @@ def test_check_stacks_thresholds_are_inclusive_of_the_surer_side():
     assert "unclear" in out[0].notes[-1] and "a stack is seen" in out[1].notes[-1]
 
 
+class _CornersChecker:
+    """Stands in for the model on cards framed by two corner centres: one fixed probability, and a record."""
+
+    def __init__(self, p: float):
+        self.p, self.asked = p, []
+
+    def p_stack_between(self, image, corners):
+        self.asked += corners
+        return np.full(len(corners), self.p, np.float32)
+
+
+def _box(center, size=20.0):
+    x, y = center
+    return [x - size / 2, y - size / 2, x + size / 2, y + size / 2]
+
+
+def test_a_loose_card_seen_by_one_corner_with_an_unread_box_at_its_diagonal_is_stack_checked():
+    _, whole = _card_on_table(0)
+    a, b = whole.centers  # the card's two index centres, a diagonal apart
+    one = CardInstance("9H", (0,), a[None, :], 20.0, 0.9, whole.card_height)
+    piles = [Pile(PileKind.LOOSE, (one,), ("single card 9H with one corner visible: not scored",))]
+    img = np.zeros((520, 640, 3), np.uint8)
+    sure = _CornersChecker(0.9)
+    out = check_one_corner_cards(piles, np.array([_box(b), _box(a + [300, 0])]), img, sure)
+    assert out[0].kind is PileKind.SQUARED_BOOK and out[0].cards == (one,)  # the card keeps its one index
+    assert "its other corner was not read" in out[0].notes[0] and "p 0.90" in out[0].notes[0]
+    assert len(sure.asked) == 1 and np.allclose(sure.asked[0][1], b)  # framed on the box at the diagonal
+    # the stack checker unsure (under 0.8): it stays a loose card
+    assert check_one_corner_cards(piles, np.array([_box(b)]), img, _CornersChecker(0.7)) == piles
+    # no unread box at a diagonal's distance: nothing to ask
+    never = _CornersChecker(1.0)
+    assert check_one_corner_cards(piles, np.array([_box(a + (b - a) * 0.4)]), img, never) == piles
+    assert not never.asked
+    # a read index between the two corners (a fan's card): not one card
+    between = CardInstance("9S", (1,), ((a + b) / 2)[None, :], 20.0, 0.9, whole.card_height)
+    crowded = piles + [Pile(PileKind.LOOSE, (between,))]
+    assert check_one_corner_cards(crowded, np.array([_box(b)]), img, never) == crowded and not never.asked
+
+
 def test_check_stacks_never_asks_about_a_card_seen_by_one_index():
     class Never:
         def p_stack(self, image, cards):
@@ -125,13 +165,13 @@ def test_p_stack_reads_each_card_upright_and_upside_down(monkeypatch):
     import vision.stacks as stacks
 
     turns = []
-    real = stacks.card_crop
+    real = stacks.corners_crop
 
-    def recording(image, card, turn=0.0, **kw):
+    def recording(image, a, b, *args, turn=0.0, **kw):
         turns.append(turn)
-        return real(image, card, turn=turn, **kw)
+        return real(image, a, b, *args, turn=turn, **kw)
 
-    monkeypatch.setattr(stacks, "card_crop", recording)
+    monkeypatch.setattr(stacks, "corners_crop", recording)
     img, card = _card_on_table(10)
     stacks.StackChecker().p_stack(img, [card])
     assert sorted(turns) == pytest.approx([0.0, np.pi])

@@ -200,3 +200,12 @@ def test_a_fanned_book_is_outlined_apart_from_a_meld():
     drawn = PileAnnotator().annotate(np.zeros((300, 300, 3), np.uint8), piles, dets, labels)
     colours = {tuple(int(v) for v in px) for px in drawn.reshape(-1, 3)}
     assert BOOK_COLOR in colours and KIND_COLORS[PileKind.MELD] in colours
+
+
+def test_unread_boxes_are_those_no_read_index_covers():
+    from vision.scales import unread_boxes
+
+    found = np.array([[0, 0, 20, 20], [100, 100, 120, 120], [102, 101, 122, 121], [300, 0, 320, 20]], np.float32)
+    read = np.array([[101, 100, 121, 120]], np.float32)  # the second and third are the read index's place
+    assert unread_boxes(found, read).tolist() == [[0, 0, 20, 20], [300, 0, 320, 20]]
+    assert unread_boxes(found, np.zeros((0, 4))).shape == (4, 4)  # nothing read: every box is unread

@@ -115,7 +115,7 @@ def _reference_sizes(codes: list[str], centers: np.ndarray, sizes: np.ndarray) -
     return ref
 
 
-def _segment_blocked(a: np.ndarray, b: np.ndarray, others: np.ndarray, clearance: float) -> bool:
+def segment_blocked(a: np.ndarray, b: np.ndarray, others: np.ndarray, clearance: float) -> bool:
     """True when a point of ``others`` (m, 2) lies within ``clearance`` px of segment a-b's inner 10-90 %."""
     if not len(others):
         return False
@@ -239,7 +239,7 @@ def _pair_ratio(i: int, j: int, centers: np.ndarray, sizes: np.ndarray, ranks: n
     if ratio >= BIG_INDEX_RATIO and (interior[i] or interior[j]):
         return None  # an index inside a fan is a covered card's only one
     others = np.delete(centers, [i, j], axis=0)
-    if _segment_blocked(centers[i], centers[j], others, SEGMENT_CLEARANCE * s):
+    if segment_blocked(centers[i], centers[j], others, SEGMENT_CLEARANCE * s):
         return None
     same_rank = ranks == ranks[i]
     same_rank[[i, j]] = False
@@ -653,6 +653,13 @@ def _colour_mask(code: str) -> np.ndarray:
 
 #: index-centre diagonal / card height (see CardInstance.card_height)
 DIAGONAL_PER_HEIGHT = 0.925
+
+
+def diagonal_apart(a: np.ndarray, b: np.ndarray, card_height: float) -> bool:
+    """True when index centres ``a`` and ``b`` ((2,) px) lie as far apart as a card's two corner indices: the
+    diagonal of a card ``card_height`` px high (:data:`DIAGONAL_PER_HEIGHT`), within :data:`PAIR_TOLERANCE`."""
+    diagonal = card_height * DIAGONAL_PER_HEIGHT
+    return diagonal / PAIR_TOLERANCE <= float(np.linalg.norm(np.asarray(a) - np.asarray(b))) <= diagonal * PAIR_TOLERANCE
 
 
 def _instance(code: str, idx: tuple[int, ...], centers: np.ndarray, sizes: np.ndarray,

@@ -39,7 +39,7 @@ from enum import Enum
 import numpy as np
 
 from .classes import rank_of
-from .instances import DIAGONAL_PER_HEIGHT, PAIR_TOLERANCE, CardInstance
+from .instances import CardInstance, diagonal_apart
 
 #: link distance between compatible cards, in card heights (a fan's step is 0.25-0.40 of a card's height;
 #: the nearest index of another pile is closer than 0.5 card heights for about 5 % of indices)
@@ -380,8 +380,7 @@ def marker_note(code: str) -> str:
 
 def _red_threes(cards: list[CardInstance]) -> Pile:
     """The red threes on the table, with notes: low-confidence cards, and two red threes seen by one corner each
-    that lie a card's diagonal apart (within :data:`vision.instances.PAIR_TOLERANCE` of it, from the cards'
-    heights), which may be the two corners of one card, left unpaired and counted twice.
+    that lie a card's diagonal apart (:func:`vision.instances.diagonal_apart`, from the cards' heights), which may be the two corners of one card, left unpaired and counted twice.
 
     Red threes laid in a row show one corner of each covered card, all on one side of the row and a row's step
     apart, not a diagonal. On the dev tables with the models (cached run-time boxes), the note fired on no table
@@ -392,17 +391,11 @@ def _red_threes(cards: list[CardInstance]) -> Pile:
     notes = [f"low confidence: {', '.join(low)}"] if low else []
     one = [c for c in cards if len(c.detections) == 1]
     twice = next(((a, b) for k, a in enumerate(one) for b in one[k + 1:]
-                  if _diagonal_apart(a.centers[0], b.centers[0], (a.card_height + b.card_height) / 2)), None)
+                  if diagonal_apart(a.centers[0], b.centers[0], (a.card_height + b.card_height) / 2)), None)
     if twice:
         notes.append(f"{twice[0].code} and {twice[1].code}, each seen by one corner, lie a card's diagonal apart: "
                      "they may be one card counted twice; if so, remove one")
     return Pile(PileKind.RED_THREES, tuple(cards), tuple(notes))
-
-
-def _diagonal_apart(a: np.ndarray, b: np.ndarray, card_height: float) -> bool:
-    """True when index centres ``a`` and ``b`` (px) lie as far apart as a card's two corner indices."""
-    diagonal = card_height * DIAGONAL_PER_HEIGHT
-    return diagonal / PAIR_TOLERANCE <= float(np.linalg.norm(a - b)) <= diagonal * PAIR_TOLERANCE
 
 
 def _classify(cards: list[CardInstance], ranks: set[str]) -> Pile:

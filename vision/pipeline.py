@@ -2,11 +2,13 @@
 
 Each stage is a plain function over data and can be run and tested alone:
 
-1. :func:`vision.scales.detect_multiscale` — corner indices at every scale (``Detections``);
+1. :func:`vision.scales.find_indices` — corner indices at every scale (``Detections``), and the boxes left
+   unread;
 1b. :func:`vision.completion.read_with_fans` — every box read with the fans' help (sure jokers beside a card,
     ranks settled by their fan, boxes the detector or reader was unsure of where a fan continues);
 2. :func:`vision.instances.pair_corners` — physical card instances;
-3. :func:`vision.piles.group_piles` — melds, squared books, red threes, hands;
+3. :func:`vision.piles.group_piles` — melds, squared books, red threes, hands (then
+   :func:`vision.fan_gaps.fill_fan_gaps`, and the stack checks of ``vision.stacks``: squared book or loose card);
 4. :func:`vision.table.split_sides` / :class:`vision.table.TableReading` — sides and the layout JSON;
 5. :func:`scorer.scoring.score_round` — the score and every problem the rules see (done by the caller).
 
@@ -23,8 +25,8 @@ import numpy as np
 from .annotate import CornerAnnotator, PileAnnotator, TotalsAnnotator
 from .detector import CardDetector, ModelError, load_image
 from .reader import DEFAULT_READER, IndexReader
-from .scales import detect_multiscale, reader_box_conf
-from .table import SideReading, TableReading, read_side, split_sides
+from .scales import find_indices, reader_box_conf
+from .table import SideReading, TableReading, read_side, split_boxes, split_sides
 
 
 class NoCardsError(ValueError):
@@ -48,7 +50,7 @@ def read_photos(paths: list[Path], detector: CardDetector, teams: list[str] | No
     With ``split`` (``horizontal`` or ``vertical``) there must be one photo of the whole table; it is split
     between the first two ``teams`` (default ``A`` near the camera or on the left, ``B``; see
     :func:`vision.table.split_sides`). ``max_side`` and ``upscale`` set the detection pyramid
-    (:func:`vision.scales.detect_multiscale`); with an :class:`vision.reader.IndexReader` every box is re-read
+    (:func:`vision.scales.find_indices`); with an :class:`vision.reader.IndexReader` every box is re-read
     and kept when its confidence reaches ``conf``; with a :class:`vision.stacks.StackChecker` every single whole
     card is checked for a stack under it (a squared book) or not (a loose card).
 
@@ -65,15 +67,16 @@ def read_photos(paths: list[Path], detector: CardDetector, teams: list[str] | No
     out = []
     for path, team in zip(paths, teams):
         image = load_image(path)
-        dets = detect_multiscale(detector, image, max_side=max_side, upscale=upscale, reader=reader, conf=conf)
+        dets, unread = find_indices(detector, image, max_side=max_side, upscale=upscale, reader=reader, conf=conf)
         if not len(dets):
             raise NoCardsError(f"{path}: no cards found (is the whole table in the photo, in focus and lit?)")
         if split:
             parts = split_sides(dets, image.shape[1], image.shape[0], split)
+            boxes = split_boxes(unread, image.shape[1], image.shape[0], split)
             names = dict(zip(("A", "B"), teams))
-            sides = [read_side(d, names[t], str(path), image, stacks) for t, d in parts.items() if len(d)]
+            sides = [read_side(d, names[t], str(path), image, stacks, boxes[t]) for t, d in parts.items() if len(d)]
         else:
-            sides = [read_side(dets, team, str(path), image, stacks)]
+            sides = [read_side(dets, team, str(path), image, stacks, unread)]
         out.append(PhotoReading(Path(path), image, sides))
     return out
 

@@ -24,7 +24,7 @@ import cv2
 import numpy as np
 
 from .completion import CANDIDATE_CONF, read_with_fans
-from .detections import Detections, median_index_size
+from .detections import Detections, box_iou, median_index_size
 
 
 def pyramid_sizes(width: int, height: int, max_side: int = 2560, min_side: int = 320,
@@ -93,6 +93,17 @@ def reader_box_conf(detector) -> float:
 def detect_multiscale(detector, image: np.ndarray, max_side: int = 2560, min_side: int = 320,
                       upscale: float | None = None, reader=None, conf: float | None = None,
                       complete: bool = True) -> Detections:
+    """The read corner indices of :func:`find_indices` (its ``read``)."""
+    return find_indices(detector, image, max_side, min_side, upscale, reader, conf, complete)[0]
+
+
+#: a box the detector found is "unread" when no read index covers it by this IoU or more
+UNREAD_IOU = 0.3
+
+
+def find_indices(detector, image: np.ndarray, max_side: int = 2560, min_side: int = 320,
+                 upscale: float | None = None, reader=None, conf: float | None = None,
+                 complete: bool = True) -> tuple[Detections, np.ndarray]:
     """Corner indices of a (H, W, 3) BGR image found at every pyramid scale, merged; boxes in image pixels.
 
     ``detector`` is a :class:`vision.detector.CardDetector` (callable as ``detector(image, imgsz, conf)``, with
@@ -104,6 +115,12 @@ def detect_multiscale(detector, image: np.ndarray, max_side: int = 2560, min_sid
     detector found down to :data:`vision.completion.CANDIDATE_CONF` is read with the fans' help
     (:func:`vision.completion.read_with_fans`: sure jokers beside a card, ranks settled by their fan, boxes
     that continue a fan).
+
+    Returns:
+        (read: the read corner indices, unread: (m, 4) xyxy pixels of the boxes the detector found, down to
+        :data:`vision.completion.CANDIDATE_CONF`, that no read index covers (IoU under :data:`UNREAD_IOU`):
+        where an index may be that could not be read (``vision.stacks.check_one_corner_cards``); empty unless
+        the boxes were read with the fans' help).
     """
     h, w = image.shape[:2]
     complete = complete and reader is not None and not getattr(detector, "names_cards", True)
@@ -118,11 +135,22 @@ def detect_multiscale(detector, image: np.ndarray, max_side: int = 2560, min_sid
             top = _enlarged_top(sure, w, h, max_side)
             if top >= 1.3 * sizes[0]:
                 parts.append(detector(image, top, floor))
+    none = np.zeros((0, 4), np.float32)
     if reader is None:
-        return merge(parts, detector.iou)
+        return merge(parts, detector.iou), none
     # one box per place (across codes), then named: no two boxes left overlap enough for a per-code merge
     boxes = merge(parts, AGNOSTIC_IOU, agnostic=True)
     min_p = detector.conf if conf is None else conf
     if not complete:
-        return reader.relabel(image, boxes, min_p=min_p)
-    return read_with_fans(boxes, *reader.probabilities(image, boxes.xyxy), detector.conf, min_p)
+        return reader.relabel(image, boxes, min_p=min_p), none
+    read = read_with_fans(boxes, *reader.probabilities(image, boxes.xyxy), detector.conf, min_p)
+    return read, unread_boxes(boxes.xyxy, read.xyxy)
+
+
+def unread_boxes(found: np.ndarray, read: np.ndarray) -> np.ndarray:
+    """(m, 4) the boxes of ``found`` ((n, 4) xyxy px) that no box of ``read`` covers (IoU under
+    :data:`UNREAD_IOU`)."""
+    found = np.asarray(found, np.float32).reshape(-1, 4)
+    if not len(read) or not len(found):
+        return found
+    return found[box_iou(found, np.asarray(read, np.float32).reshape(-1, 4)).max(1) < UNREAD_IOU]

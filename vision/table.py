@@ -93,21 +93,25 @@ def empty_team() -> dict[str, Any]:
 
 
 def read_side(dets: Detections, team: str = "A", source: str = "", image: np.ndarray | None = None,
-              stacks: StackChecker | None = None) -> SideReading:
+              stacks: StackChecker | None = None, unread: np.ndarray | None = None) -> SideReading:
     """Pair corners into cards and group them into piles (stages 2, 3 and 3a: :func:`vision.fan_gaps.fill_fan_gaps`
     counts the cards of a fan whose index was not read) for one side.
 
     With a :class:`vision.stacks.StackChecker` and the (H, W, 3) BGR photo the detections came from, every
     single whole card read as a squared book's marker is checked for a stack under it
     (:func:`vision.stacks.check_stacks`); without the photo there is nothing to check and they stay squared
-    books.
+    books. With ``unread`` as well ((m, 4) xyxy pixels: the boxes the detector found that no read index covers,
+    :func:`vision.scales.find_indices`), a loose card seen by one corner whose other corner has an unread box is
+    checked too (:func:`vision.stacks.check_one_corner_cards`).
     """
     cards = pair_corners(dets)
     piles = fill_fan_gaps(group_piles(cards))
     if stacks is not None and image is not None:
-        from .stacks import check_stacks  # here, not at the top: vision.stacks needs OpenCV, this module does not
+        from .stacks import check_one_corner_cards, check_stacks  # vision.stacks needs OpenCV, this module not
 
         piles = check_stacks(piles, image, stacks)
+        if unread is not None:
+            piles = check_one_corner_cards(piles, unread, image, stacks)
     return SideReading(team, dets, cards, piles, source)
 
 
@@ -122,10 +126,21 @@ def split_sides(dets: Detections, width: int, height: int, split: str) -> dict[s
     cards = pair_corners(dets)
     side_a = np.zeros(len(dets), bool)
     for c in cards:
-        x, y = c.center
-        in_a = y >= height / 2 if split == "horizontal" else x < width / 2
-        side_a[list(c.detections)] = in_a
+        side_a[list(c.detections)] = _in_a(c.center, width, height, split)
     return {"A": dets[side_a], "B": dets[~side_a]}
+
+
+def split_boxes(xyxy: np.ndarray, width: int, height: int, split: str) -> dict[str, np.ndarray]:
+    """Boxes ((m, 4) xyxy px, e.g. the unread ones of :func:`vision.scales.find_indices`) split between the
+    sides as :func:`split_sides` splits cards, by each box's centre."""
+    xyxy = np.asarray(xyxy, np.float32).reshape(-1, 4)
+    side_a = np.array([_in_a(((b[0] + b[2]) / 2, (b[1] + b[3]) / 2), width, height, split) for b in xyxy], bool)
+    return {"A": xyxy[side_a], "B": xyxy[~side_a]}
+
+
+def _in_a(center, width: int, height: int, split: str) -> bool:
+    x, y = center
+    return bool(y >= height / 2 if split == "horizontal" else x < width / 2)
 
 
 @dataclass

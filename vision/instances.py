@@ -659,7 +659,8 @@ def diagonal_apart(a: np.ndarray, b: np.ndarray, card_height: float) -> bool:
     """True when index centres ``a`` and ``b`` ((2,) px) lie as far apart as a card's two corner indices: the
     diagonal of a card ``card_height`` px high (:data:`DIAGONAL_PER_HEIGHT`), within :data:`PAIR_TOLERANCE`."""
     diagonal = card_height * DIAGONAL_PER_HEIGHT
-    return diagonal / PAIR_TOLERANCE <= float(np.linalg.norm(np.asarray(a) - np.asarray(b))) <= diagonal * PAIR_TOLERANCE
+    distance = float(np.linalg.norm(np.asarray(a) - np.asarray(b)))
+    return diagonal / PAIR_TOLERANCE <= distance <= diagonal * PAIR_TOLERANCE
 
 
 def _instance(code: str, idx: tuple[int, ...], centers: np.ndarray, sizes: np.ndarray,

@@ -380,7 +380,8 @@ def marker_note(code: str) -> str:
 
 def _red_threes(cards: list[CardInstance]) -> Pile:
     """The red threes on the table, with notes: low-confidence cards, and two red threes seen by one corner each
-    that lie a card's diagonal apart (:func:`vision.instances.diagonal_apart`, from the cards' heights), which may be the two corners of one card, left unpaired and counted twice.
+    that lie a card's diagonal apart (:func:`vision.instances.diagonal_apart`, from the cards' heights), which may
+    be the two corners of one card, left unpaired and counted twice.
 
     Red threes laid in a row show one corner of each covered card, all on one side of the row and a row's step
     apart, not a diagonal. On the dev tables with the models (cached run-time boxes), the note fired on no table

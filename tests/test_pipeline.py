@@ -459,3 +459,14 @@ def test_two_red_threes_seen_by_one_corner_a_diagonal_apart_are_flagged():
     row_threes = next(p for p in read_side(dets(row + [("3H", 100 + 3 * 1.2 * S, 100)] + others)).piles
                       if p.kind is PileKind.RED_THREES)
     assert len(row_threes.cards) == 4 and not row_threes.notes
+
+
+def test_boxes_are_split_between_the_sides_as_cards_are():
+    from vision.table import split_boxes
+
+    boxes = np.array([[10, 700, 30, 720], [10, 100, 30, 120], [900, 100, 920, 120]], np.float32)
+    horizontal = split_boxes(boxes, 1000, 800, "horizontal")  # bottom half team A
+    assert horizontal["A"].tolist() == [[10, 700, 30, 720]] and len(horizontal["B"]) == 2
+    vertical = split_boxes(boxes, 1000, 800, "vertical")  # left half team A
+    assert len(vertical["A"]) == 2 and vertical["B"].tolist() == [[900, 100, 920, 120]]
+    assert split_boxes(np.zeros((0, 4)), 1000, 800, "vertical")["A"].shape == (0, 4)

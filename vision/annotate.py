@@ -115,7 +115,7 @@ class CornerAnnotator:
 
 @dataclass
 class PileAnnotator:
-    """Pile outlines labelled ``kind (n)``, n its cards (a squared book counts the one card seen); a ``?`` marks
+    """Pile outlines labelled ``kind (n)``, n its cards (none for a squared book: one card shows); a ``?`` marks
     a pile with notes (something to check), and a circle with ``code?`` each card counted where its index was not
     read (:mod:`vision.fan_gaps`)."""
 
@@ -145,7 +145,8 @@ class PileAnnotator:
                     cv2.circle(out, (int(x), int(y)), max(4, int(c.size / 2)), color, self.thickness, cv2.LINE_AA)
                     _text(out, f"{c.code}?", (int(x + c.size / 2) + 2, int(y)), 0.5 * s, color)
         for p, name, outline in zip(piles, names, outlines):
-            label = f"{name} ({len(p.cards)}){' ?' if p.notes else ''}"
+            count = "" if p.kind is PileKind.SQUARED_BOOK else f" ({len(p.cards)})"  # its name gives the book size
+            label = f"{name}{count}{' ?' if p.notes else ''}"
             org, rect = label_origin(_text_size(label, scale, thick), outline, obstacles, placed, out.shape,
                                      int(4 * s))
             placed.append(rect)

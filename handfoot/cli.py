@@ -153,7 +153,8 @@ def _score_photos(args: argparse.Namespace) -> int:
         return 0
     width = max([22] + [len(label) + 1 for label in labels.values()])
     for side in reading.sides:
-        print(f"team {side.team} ({side.source}): {len(side.cards)} cards seen, in {len(side.piles)} piles")
+        n, k = len(side.cards), len(side.piles)
+        print(f"team {side.team} ({side.source}): {n} card{'s' * (n != 1)} seen, in {k} pile{'s' * (k != 1)}")
         for pile in side.piles:
             print(f"  {labels[pile]:<{width}} {' '.join(pile.codes)}")
     if reading.left:

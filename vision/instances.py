@@ -655,12 +655,14 @@ def _colour_mask(code: str) -> np.ndarray:
 DIAGONAL_PER_HEIGHT = 0.925
 
 
-def diagonal_apart(a: np.ndarray, b: np.ndarray, card_height: float) -> bool:
-    """True when index centres ``a`` and ``b`` ((2,) px) lie as far apart as a card's two corner indices: the
-    diagonal of a card ``card_height`` px high (:data:`DIAGONAL_PER_HEIGHT`), within :data:`PAIR_TOLERANCE`."""
+def diagonal_apart(a: np.ndarray, b: np.ndarray, card_height: float) -> bool | np.ndarray:
+    """True when index centres ``a`` ((2,) px) and ``b`` ((2,) px, or (k, 2): then a (k,) bool array) lie as far
+    apart as a card's two corner indices: the diagonal of a card ``card_height`` px high
+    (:data:`DIAGONAL_PER_HEIGHT`), within :data:`PAIR_TOLERANCE`."""
     diagonal = card_height * DIAGONAL_PER_HEIGHT
-    distance = float(np.linalg.norm(np.asarray(a) - np.asarray(b)))
-    return diagonal / PAIR_TOLERANCE <= distance <= diagonal * PAIR_TOLERANCE
+    distance = np.linalg.norm(np.asarray(b, np.float64) - np.asarray(a, np.float64), axis=-1)
+    within = (diagonal / PAIR_TOLERANCE <= distance) & (distance <= diagonal * PAIR_TOLERANCE)
+    return bool(within) if within.ndim == 0 else within
 
 
 def _instance(code: str, idx: tuple[int, ...], centers: np.ndarray, sizes: np.ndarray,

@@ -378,6 +378,12 @@ def marker_note(code: str) -> str:
             "cannot be seen); if it is a loose card, remove it")
 
 
+def _low_confidence(cards: list[CardInstance]) -> list[str]:
+    """The note naming the cards read with confidence under 0.5 (none when there are none)."""
+    low = [c.code for c in cards if c.confidence < 0.5]
+    return [f"low confidence: {', '.join(low)}"] if low else []
+
+
 def _red_threes(cards: list[CardInstance]) -> Pile:
     """The red threes on the table, with notes: low-confidence cards, and two red threes seen by one corner each
     that lie a card's diagonal apart (:func:`vision.instances.diagonal_apart`, from the cards' heights), which may
@@ -388,8 +394,7 @@ def _red_threes(cards: list[CardInstance]) -> Pile:
     of the held-out designs and on 9 of the 100 of the training designs, all of them scored wrong: 5 with the red
     threes over- or under-counted (2 of them had no other note, silent errors), 4 wrong for other reasons.
     """
-    low = [c.code for c in cards if c.confidence < 0.5]
-    notes = [f"low confidence: {', '.join(low)}"] if low else []
+    notes = _low_confidence(cards)
     one = [c for c in cards if len(c.detections) == 1]
     twice = next(((a, b) for k, a in enumerate(one) for b in one[k + 1:]
                   if diagonal_apart(a.centers[0], b.centers[0], (a.card_height + b.card_height) / 2)), None)
@@ -401,8 +406,7 @@ def _red_threes(cards: list[CardInstance]) -> Pile:
 
 def _classify(cards: list[CardInstance], ranks: set[str]) -> Pile:
     n = len(cards)
-    low = [c.code for c in cards if c.confidence < 0.5]
-    notes = [f"low confidence: {', '.join(low)}"] if low else []
+    notes = _low_confidence(cards)
     if n == 1:
         card = cards[0]
         if card.fully_visible:

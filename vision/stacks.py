@@ -175,10 +175,11 @@ def check_one_corner_cards(piles: list[Pile], unread: np.ndarray, image: np.ndar
     for i in loose:
         card = piles[i].cards[0]
         a = card.centers[0]
-        ok = [j for j in range(len(unread)) if diagonal_apart(a, centres[j], card.card_height)
-              and card.size / ONE_CORNER_SIZE_RATIO < sizes[j] < card.size * ONE_CORNER_SIZE_RATIO
-              and not segment_blocked(a, centres[j], read, ONE_CORNER_CLEARANCE * card.size)]
-        if ok:
+        near = diagonal_apart(a, centres, card.card_height) & (sizes > card.size / ONE_CORNER_SIZE_RATIO) & \
+            (sizes < card.size * ONE_CORNER_SIZE_RATIO)
+        ok = [j for j in np.flatnonzero(near)
+              if not segment_blocked(a, centres[j], read, ONE_CORNER_CLEARANCE * card.size)]
+        if ok:  # the box nearest a diagonal's length
             diagonal = card.card_height * DIAGONAL_PER_HEIGHT
             j = min(ok, key=lambda k: abs(np.log(np.linalg.norm(centres[k] - a) / diagonal)))
             tries.append((i, a, centres[j]))

@@ -81,3 +81,26 @@ def test_a_wrong_score_with_no_note_is_counted_as_a_silent_error(anglo_deck):
     stats = Counter()
     evaluate_scene(doc, dets[keep], owners[keep], stats, Counter())
     assert stats["score_exact"] == 0 and stats["tables_unflagged"] == 1 and stats["score_exact_unflagged"] == 0
+
+
+def test_cached_boxes_and_readings_give_what_the_detector_gives(anglo_deck, tmp_path):
+    """--cache keeps a photo's found boxes and their readings; a rerun from the file reads the same detections."""
+    from evaluate_layout import cached_indices
+    from vision.pipeline import load_models
+    from vision.reader import DEFAULT_READER
+    from vision.scales import find_indices
+
+    if not DEFAULT_READER.is_file():
+        pytest.skip("no shipped reader")
+    detector, reader = load_models()
+    image = make_scene(4, [anglo_deck], size=(1280, 960), full_view=True, clutter=False,
+                       piles=[Pile("meld", ["7H", "JK", "7S", "7D"]), Pile("meld", ["KH", "KS", "KD"])]).image
+    direct, unread = find_indices(detector, image, reader=reader, conf=0.35)
+    assert len(direct) >= 5
+    path = tmp_path / "cache" / "t.npz"
+    first = cached_indices(path, detector, image, reader, None, 0.35)
+    assert path.is_file()
+    second = cached_indices(path, detector, np.zeros_like(image), reader, None, 0.35)  # the file, not the blank
+    for dets, boxes in (first, second):
+        assert dets.codes == direct.codes and np.allclose(dets.xyxy, direct.xyxy)
+        assert np.allclose(boxes, unread)

@@ -122,8 +122,25 @@ def find_indices(detector, image: np.ndarray, max_side: int = 2560, min_side: in
         where an index may be that could not be read (``vision.stacks.check_one_corner_cards``); empty unless
         the boxes were read with the fans' help).
     """
-    h, w = image.shape[:2]
     complete = complete and reader is not None and not getattr(detector, "names_cards", True)
+    found = find_boxes(detector, image, max_side, min_side, upscale, agnostic=reader is not None, complete=complete)
+    none = np.zeros((0, 4), np.float32)
+    if reader is None:
+        return found, none
+    min_p = detector.conf if conf is None else conf
+    if not complete:
+        return reader.relabel(image, found, min_p=min_p), none
+    return read_found(found, *reader.probabilities(image, found.xyxy), detector.conf, min_p)
+
+
+def find_boxes(detector, image: np.ndarray, max_side: int = 2560, min_side: int = 320,
+               upscale: float | None = None, agnostic: bool = True, complete: bool = True) -> Detections:
+    """The boxes of :func:`find_indices` before any reading: every pyramid pass of ``detector`` over a (H, W, 3)
+    BGR image, merged (xyxy image pixels). With ``agnostic`` one box per place (across codes, IoU
+    :data:`AGNOSTIC_IOU`), the boxes the index reader then names; with ``complete`` boxes are kept down to
+    :data:`vision.completion.CANDIDATE_CONF` (for :func:`read_found`), else down to the detector's ``conf``.
+    """
+    h, w = image.shape[:2]
     floor = min(detector.conf, CANDIDATE_CONF) if complete else None  # None: the detector's own
     if getattr(detector, "fixed_size", None):
         parts = [detector(image, None, floor)]
@@ -135,16 +152,23 @@ def find_indices(detector, image: np.ndarray, max_side: int = 2560, min_side: in
             top = _enlarged_top(sure, w, h, max_side)
             if top >= 1.3 * sizes[0]:
                 parts.append(detector(image, top, floor))
-    none = np.zeros((0, 4), np.float32)
-    if reader is None:
-        return merge(parts, detector.iou), none
+    if not agnostic:
+        return merge(parts, detector.iou)
     # one box per place (across codes), then named: no two boxes left overlap enough for a per-code merge
-    boxes = merge(parts, AGNOSTIC_IOU, agnostic=True)
-    min_p = detector.conf if conf is None else conf
-    if not complete:
-        return reader.relabel(image, boxes, min_p=min_p), none
-    read = read_with_fans(boxes, *reader.probabilities(image, boxes.xyxy), detector.conf, min_p)
-    return read, unread_boxes(boxes.xyxy, read.xyxy)
+    return merge(parts, AGNOSTIC_IOU, agnostic=True)
+
+
+def read_found(found: Detections, rank_p: np.ndarray, suit_p: np.ndarray, box_conf: float,
+               min_p: float) -> tuple[Detections, np.ndarray]:
+    """Stage 1b over the boxes of :func:`find_boxes` and their readings (``rank_p`` (n, 15), ``suit_p`` (n, 4),
+    :meth:`vision.reader.IndexReader.probabilities`): :func:`vision.completion.read_with_fans` with the
+    detector confidence ``box_conf`` a box needs to be read alone and the reading floor ``min_p``.
+
+    Returns:
+        (read, unread) as :func:`find_indices` returns them.
+    """
+    read = read_with_fans(found, rank_p, suit_p, box_conf, min_p)
+    return read, unread_boxes(found.xyxy, read.xyxy)
 
 
 def unread_boxes(found: np.ndarray, read: np.ndarray) -> np.ndarray:

@@ -87,10 +87,22 @@ def _left_packets(values: Sequence[str] | None) -> dict[str, list[list[str]]]:
     return out
 
 
+def _hand_photos(values: Sequence[str] | None) -> list[tuple[str, str]]:
+    """``--hand A:hand.jpg`` -> [("A", "hand.jpg")] (the photo is read later)."""
+    out = []
+    for v in values or ():
+        team, sep, photo = v.partition(":")
+        if not sep or not team.strip() or not photo.strip():
+            raise HandFootError(f"--hand needs TEAM:PHOTO, got {v!r}")
+        out.append((team.strip(), photo.strip()))
+    return out
+
+
 #: default minimum detector confidence for photos
 DEFAULT_CONF = 0.35
 #: flags of `score` that only mean something for photos
-PHOTO_FLAGS = ("annotate", "split", "teams", "left", "went_out", "round", "conf", "model", "reader", "save_layout")
+PHOTO_FLAGS = ("annotate", "split", "teams", "left", "hand", "went_out", "round", "conf", "model", "reader",
+               "save_layout")
 
 
 def _score_photos(args: argparse.Namespace) -> int:
@@ -101,7 +113,8 @@ def _score_photos(args: argparse.Namespace) -> int:
 
     try:
         from vision.detector import ImageError, ModelError
-        from vision.pipeline import NoCardsError, annotate, load_models, load_stack_checker, read_photos, table_of
+        from vision.pipeline import (NoCardsError, annotate, load_models, load_stack_checker, read_hand_photos,
+                                     read_photos, table_of)
         import onnxruntime  # noqa: F401  (checked here so a missing extra is one clear line)
     except ImportError as exc:  # the vision extra is not installed
         raise HandFootError(f"scoring photos needs the vision extra (pip install -e '.[vision]'): {exc}") from None
@@ -114,11 +127,13 @@ def _score_photos(args: argparse.Namespace) -> int:
     rules = get_rules(rules_name, **_house_rules(args.set))
     teams = [t.strip() for t in args.teams.split(",")] if args.teams else None
     left = _left_packets(args.left)  # checked before the slow detection
+    hands = _hand_photos(args.hand)
     try:
         detector, reader = load_models(args.model, args.reader, conf)
         stacks = None if args.no_stacks else load_stack_checker(args.stacks)
         photos = read_photos([Path(p) for p in args.inputs], detector, teams, args.split, reader=reader, conf=conf,
                              stacks=stacks)
+        photos += read_hand_photos([(t, Path(p)) for t, p in hands], detector, reader=reader, conf=conf)
     except (ImageError, NoCardsError, ModelError, FileNotFoundError) as exc:
         raise HandFootError(str(exc)) from None
     except ValueError as exc:  # read_photos' own argument checks (--split, --teams)
@@ -152,9 +167,13 @@ def _score_photos(args: argparse.Namespace) -> int:
                      "layout": doc, "notes": notes, "score": result.to_dict()})
         return 0
     width = max([22] + [len(label) + 1 for label in labels.values()])
+    hand_sources = {str(Path(p)) for _, p in hands}
     for side in reading.sides:
         n, k = len(side.cards), len(side.piles)
-        print(f"team {side.team} ({side.source}): {n} card{'s' * (n != 1)} seen, in {k} pile{'s' * (k != 1)}")
+        if side.source in hand_sources:
+            print(f"team {side.team} hand or foot ({side.source}): {n} card{'s' * (n != 1)} seen, all left in hand")
+        else:
+            print(f"team {side.team} ({side.source}): {n} card{'s' * (n != 1)} seen, in {k} pile{'s' * (k != 1)}")
         for pile in side.piles:
             print(f"  {labels[pile]:<{width}} {' '.join(pile.codes)}")
     if reading.left:
@@ -395,6 +414,9 @@ def build_parser() -> argparse.ArgumentParser:
                          "vertical = left half A, right half B")
     sp.add_argument("--left", action="append", metavar='TEAM:"CARDS"',
                     help='cards still held by a team, e.g. --left A:"KH 7C 4S" (repeat per hand or foot)')
+    sp.add_argument("--hand", action="append", metavar="TEAM:PHOTO",
+                    help="a photo of one player's hand or foot fanned face up: every card in it is a card left for "
+                         "TEAM, e.g. --hand B:foot.jpg (repeat per hand or foot)")
     sp.add_argument("--annotate", metavar="OUT", help="write the photo with what was read drawn on it "
                                                       "(a .jpg file, or a folder for several photos)")
     sp.add_argument("--conf", type=float, help="minimum confidence of a card's reading: P(rank) x P(colour) x "

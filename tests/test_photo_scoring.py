@@ -105,3 +105,51 @@ def test_score_photo_end_to_end_with_true_corners(deck, tmp_path, capsys, monkey
     # round 0 is refused like any round under 1, not scored as round 1
     assert main(["score", str(photo), "--round", "0"]) == 1
     assert "--round 0: rounds are numbered from 1" in capsys.readouterr().err
+
+
+def test_a_photo_of_a_hand_counts_every_card_in_it_as_left(deck, tmp_path, capsys, monkeypatch):
+    """``--hand TEAM:PHOTO``: three aces fanned in a hand, and a foot of one queen, are cards held (against the
+    side), where a photo of the table reads them as a meld and a squared book; the detector is swapped for the
+    rendered photos' true boxes."""
+    import vision.pipeline as pipeline
+    from datasets.scenes import Pile, make_scene
+    from handfoot.cli import main
+    from scorer import get_rules
+    from scorer.layout import TableLayout
+    from scorer.scoring import score_round
+
+    table = make_scene(101, [deck], size=(1600, 1200), full_view=True, clutter=False,
+                       piles=[Pile("meld", ["8D", "8S", "2C"])])
+    held, foot = ["AS", "AH", "AD"], ["QC"]
+    hand = make_scene(7, [deck], size=(1280, 960), full_view=True, clutter=False, piles=[Pile("left", held)])
+    one = make_scene(8, [deck], size=(1024, 768), full_view=True, clutter=False, piles=[Pile("left", foot)])
+    scenes = {s.image.shape: s for s in (table, hand, one)}
+    monkeypatch.setattr(pipeline, "find_indices",
+                        lambda detector, image, **kw: (_oracle(scenes[image.shape]), np.zeros((0, 4))))
+    for name, s in (("table", table), ("hand", hand), ("foot", one)):
+        cv2.imwrite(str(tmp_path / f"{name}.jpg"), s.image)
+    assert read_side(_oracle(hand)).team_layout()["melds"] and read_side(_oracle(one)).team_layout()["squared_books"]
+    args = ["score", str(tmp_path / "table.jpg"), "--hand", f"A:{tmp_path / 'hand.jpg'}",
+            "--hand", f"B:{tmp_path / 'foot.jpg'}"]
+    assert main(args + ["--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    teams = doc["layout"]["teams"]
+    assert [sorted(m) for m in teams["A"]["melds"]] == [["2C", "8D", "8S"]]
+    assert [sorted(p) for p in teams["A"]["left"]] == [sorted(held)] and teams["B"]["left"] == [foot]
+    assert not teams["B"]["melds"] and not teams["B"]["squared_books"]
+    truth = dict(table.layout, teams={"A": dict(table.layout["teams"]["A"], left=[held]), "B": {"left": [foot]}})
+    expected = score_round(TableLayout.from_dict(truth), get_rules("pagat"), lenient=True)
+    assert doc["score"]["teams"]["A"]["total"] == expected.teams["A"].total
+    assert doc["score"]["teams"]["B"]["total"] == expected.teams["B"].total == -10
+    assert len(doc["images"]) == 3
+    # the text report says which photos are hands
+    assert main(args) == 0
+    assert capsys.readouterr().out.count("hand or foot") == 2
+    # bad --hand values and a hand photo with no card are one-line errors
+    assert main(["score", str(tmp_path / "table.jpg"), "--hand", "hand.jpg"]) == 1
+    assert "--hand needs TEAM:PHOTO" in capsys.readouterr().err
+    blank = tmp_path / "blank.png"
+    cv2.imwrite(str(blank), np.full((480, 640, 3), 90, np.uint8))
+    monkeypatch.undo()
+    assert main(["score", str(tmp_path / "table.jpg"), "--hand", f"B:{blank}"]) == 1
+    assert "no cards found in this photo of a hand" in capsys.readouterr().err

@@ -384,6 +384,35 @@ def _low_confidence(cards: list[CardInstance]) -> list[str]:
     return [f"low confidence: {', '.join(low)}"] if low else []
 
 
+def _seen_twice(cards: list[CardInstance], any_code: bool = False) -> list[str]:
+    """The note naming two cards of one code (with ``any_code``, of any codes: 3H and 3D, a red three's two
+    corners read as two suits), each seen by one corner, that lie a card's diagonal apart
+    (:func:`vision.instances.diagonal_apart`, from the cards' heights): they may be the two corners of one card,
+    left unpaired and counted twice (none when there are none)."""
+    one = [c for c in cards if len(c.detections) == 1]
+    twice = next(((a, b) for k, a in enumerate(one) for b in one[k + 1:] if (any_code or a.code == b.code)
+                  and diagonal_apart(a.centers[0], b.centers[0], (a.card_height + b.card_height) / 2)), None)
+    if not twice:
+        return []
+    return [f"{twice[0].code} and {twice[1].code}, each seen by one corner, lie a card's diagonal apart: "
+            "they may be one card counted twice; if so, remove one"]
+
+
+def hand_pile(cards: list[CardInstance]) -> list[Pile]:
+    """Every card of a photo of one player's hand or foot fanned face up, as one pile of cards left (``left``;
+    empty when there is no card): such a photo shows no meld, book or red three on the table, so no card of it is
+    grouped (a pair of kings or a lone ace in a hand is still a card held). Cards still held at the end of a round
+    count against their side, a red three among them -100 (seed 000 "Scoring", seed 002 §5).
+
+    Notes: low-confidence cards, and two cards of one code seen by one corner each a card's diagonal apart (maybe
+    one card counted twice).
+    """
+    if not cards:
+        return []
+    cards = _order(list(cards))
+    return [Pile(PileKind.LEFT, tuple(cards), tuple(_low_confidence(cards) + _seen_twice(cards)))]
+
+
 def _red_threes(cards: list[CardInstance]) -> Pile:
     """The red threes on the table, with notes: low-confidence cards, and two red threes seen by one corner each
     that lie a card's diagonal apart (:func:`vision.instances.diagonal_apart`, from the cards' heights), which may
@@ -394,14 +423,7 @@ def _red_threes(cards: list[CardInstance]) -> Pile:
     of the held-out designs and on 9 of the 100 of the training designs, all of them scored wrong: 5 with the red
     threes over- or under-counted (2 of them had no other note, silent errors), 4 wrong for other reasons.
     """
-    notes = _low_confidence(cards)
-    one = [c for c in cards if len(c.detections) == 1]
-    twice = next(((a, b) for k, a in enumerate(one) for b in one[k + 1:]
-                  if diagonal_apart(a.centers[0], b.centers[0], (a.card_height + b.card_height) / 2)), None)
-    if twice:
-        notes.append(f"{twice[0].code} and {twice[1].code}, each seen by one corner, lie a card's diagonal apart: "
-                     "they may be one card counted twice; if so, remove one")
-    return Pile(PileKind.RED_THREES, tuple(cards), tuple(notes))
+    return Pile(PileKind.RED_THREES, tuple(cards), tuple(_low_confidence(cards) + _seen_twice(cards, any_code=True)))
 
 
 def _classify(cards: list[CardInstance], ranks: set[str]) -> Pile:

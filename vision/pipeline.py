@@ -12,7 +12,8 @@ Each stage is a plain function over data and can be run and tested alone:
 4. :func:`vision.table.split_sides` / :class:`vision.table.TableReading` — sides and the layout JSON;
 5. :func:`scorer.scoring.score_round` — the score and every problem the rules see (done by the caller).
 
-:func:`read_photos` runs stages 1-4 on files, :func:`annotate` draws the result.
+:func:`read_photos` runs stages 1-4 on files (:func:`read_hand_photos` on photos of players' hands: every card a
+card left), :func:`annotate` draws the result.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from .annotate import CornerAnnotator, PileAnnotator, TotalsAnnotator
 from .detector import CardDetector, ModelError, load_image
 from .reader import DEFAULT_READER, IndexReader
 from .scales import find_indices, reader_box_conf
-from .table import SideReading, TableReading, read_side, split_boxes, split_sides
+from .table import SideReading, TableReading, read_hand, read_side, split_boxes, split_sides
 
 
 class NoCardsError(ValueError):
@@ -78,6 +79,27 @@ def read_photos(paths: list[Path], detector: CardDetector, teams: list[str] | No
         else:
             sides = [read_side(dets, team, str(path), image, stacks, unread)]
         out.append(PhotoReading(Path(path), image, sides))
+    return out
+
+
+def read_hand_photos(hands: list[tuple[str, Path]], detector: CardDetector, max_side: int = 2560,
+                     upscale: float | None = None, reader=None, conf: float | None = None) -> list[PhotoReading]:
+    """Read photos of players' hands or feet fanned face up: ``hands`` holds (team, path) pairs, and every card
+    found in a photo is a card left for that team (:func:`vision.table.read_hand`; one side a photo). Detection
+    as in :func:`read_photos`; no stack check (a hand holds no squared book).
+
+    Raises:
+        vision.detector.ImageError: a file that is missing, corrupt, truncated, not an image or too large.
+        NoCardsError: a photo with no card found.
+    """
+    out = []
+    for team, path in hands:
+        image = load_image(path)
+        dets, _ = find_indices(detector, image, max_side=max_side, upscale=upscale, reader=reader, conf=conf)
+        if not len(dets):
+            raise NoCardsError(f"{path}: no cards found in this photo of a hand (are the cards fanned face up, in "
+                               "focus and lit?)")
+        out.append(PhotoReading(Path(path), image, [read_hand(dets, team, str(path))]))
     return out
 
 

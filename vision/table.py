@@ -6,8 +6,9 @@ the top half in ``B``; ``vertical`` puts the left half in ``A`` and the right ha
 half that holds its corner index centre (a paired card: the mean of its two). Corners are paired once on the
 whole photo to decide the halves, then again within each half (a pair never crosses the line).
 
-Cards still held (hands and feet) come from an extra photo of a player's cards fanned face up (read as
-``left``), from ``--left`` on the command line, or are entered later by editing the layout JSON.
+Cards still held (hands and feet) come from an extra photo of a player's cards fanned face up
+(:func:`read_hand`: every card in it is a card left, ``handfoot score --hand TEAM:PHOTO``), from ``--left`` on the
+command line, or are entered later by editing the layout JSON.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import numpy as np
 from .detections import Detections, median_index_size
 from .instances import CardInstance, pair_corners
 from .fan_gaps import fill_fan_gaps
-from .piles import Pile, PileKind, group_piles
+from .piles import Pile, PileKind, group_piles, hand_pile
 
 if TYPE_CHECKING:
     from .stacks import StackChecker
@@ -113,6 +114,15 @@ def read_side(dets: Detections, team: str = "A", source: str = "", image: np.nda
         if unread is not None:
             piles = check_one_corner_cards(piles, unread, image, stacks)
     return SideReading(team, dets, cards, piles, source)
+
+
+def read_hand(dets: Detections, team: str = "A", source: str = "") -> SideReading:
+    """One photo of a player's hand or foot fanned face up: its corners paired into cards (each card counted once,
+    identical cards never merged: :func:`vision.instances.pair_corners`), all of them one pile of cards left for
+    ``team`` (:func:`vision.piles.hand_pile`): no card of such a photo is read as a meld, a book or a red three on
+    the table."""
+    cards = pair_corners(dets)
+    return SideReading(team, dets, cards, hand_pile(cards), source)
 
 
 def split_sides(dets: Detections, width: int, height: int, split: str) -> dict[str, Detections]:

@@ -80,6 +80,12 @@ def _any_card(rng: np.random.Generator, jokers: bool = True, boost: float = 1.0)
         SUITS[int(rng.integers(4))]
 
 
+def hand_cards(rng: np.random.Generator, n: int, jokers: bool = True) -> list[str]:
+    """``n`` card codes of a hand or foot still held at the end of a round: any cards, a joker as often as in the
+    cards left of :func:`sample_piles` (``jokers=False`` for decks without joker art)."""
+    return [_any_card(rng, jokers) for _ in range(n)]
+
+
 def sample_piles(rng: np.random.Generator, max_piles: int = 12, jokers: bool = True,
                  joker_boost: float = 1.0) -> list[Pile]:
     """A plausible round-end table for one side under pagat-style limits (two naturals per wild).

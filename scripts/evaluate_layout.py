@@ -25,6 +25,10 @@ Prints, over the scenes (each is one side's table, ground truth in ``layouts/*.j
 ``--examples DIR`` measures the same figures on the photoreal renders of ``../shared/tables_examples`` (another
 renderer's tables, ground truth in ``NNN.json``; ``datasets.examples``).
 
+``--hands N`` renders N photos of one player's hand fanned face up (2-11 cards of the held-out designs, half of
+them with clutter) and reads each as ``handfoot score --hand`` does (every card a card left): hands whose cards
+were counted right, read exactly, and read right by rank and colour (what their score depends on).
+
 ``--real DIR`` runs the photo path of ``handfoot score`` on every image of a folder of real photos (no ground
 truth there, e.g. ``../shared/realdata/phone_corners/images``): it counts photos read, failures, cards and piles
 by kind, and with ``--annotate-out OUT`` writes each annotated photo to OUT (keep OUT outside the repository:
@@ -219,6 +223,44 @@ def cached_indices(path: Path, detector, image: np.ndarray, reader, upscale: flo
     return read_found(found, rank_p, suit_p, detector.conf, conf)
 
 
+def read_hands(args: argparse.Namespace) -> int:
+    """Render ``args.hands`` photos of a hand of the held-out designs and read them as hand photos."""
+    from datasets.cardart import HELDOUT_DESIGNS, load_deck
+    from datasets.scenes import Pile, hand_cards, make_scene
+    from vision.pipeline import load_models
+    from vision.scales import find_indices
+    from vision.table import read_hand
+
+    detector, reader = load_models(args.model, args.reader, args.conf)
+    decks = [load_deck(d) for d in HELDOUT_DESIGNS]
+    rng = np.random.default_rng(args.seed)
+    stats: Counter = Counter()
+
+    def rank_colour(code: str) -> tuple:
+        return ("JK", "") if code == "JK" else (code[:-1], code[-1] in "HD")
+
+    for k in range(args.hands):
+        deck = decks[k % len(decks)]
+        held = hand_cards(rng, int(rng.integers(2, 12)), jokers="JK" in deck.cards)
+        scene = make_scene(args.seed * 100_000 + k, [deck], size=(1280, 960), full_view=True, clutter=bool(k % 2),
+                           piles=[Pile("left", held)])
+        dets, _ = find_indices(detector, scene.image, upscale=args.upscale, reader=reader, conf=args.conf)
+        left = read_hand(dets).team_layout()["left"]
+        got = left[0] if left else []
+        stats["cards"] += len(held)
+        stats["counted"] += len(got) == len(held)
+        stats["exact"] += sorted(got) == sorted(held)
+        stats["rank_colour"] += sorted(map(rank_colour, got)) == sorted(map(rank_colour, held))
+    n = max(1, args.hands)
+    print(f"{args.hands} rendered hand photos ({stats['cards']} cards; designs {', '.join(HELDOUT_DESIGNS)}, "
+          f"seed {args.seed}) — detector: {args.model.name}, reader {Path(reader.model).name if reader else 'none'}")
+    print(f"  cards counted right: {stats['counted'] / n:.3f}; read exactly: {stats['exact'] / n:.3f}; "
+          f"right by rank and colour (the score): {stats['rank_colour'] / n:.3f}")
+    if args.json:
+        args.json.write_text(json.dumps({"hands": args.hands, **stats}, indent=2))
+    return 0
+
+
 def read_real(args: argparse.Namespace) -> int:
     """Read every photo of ``args.real`` as ``handfoot score`` does; print what was found, write annotations."""
     import cv2
@@ -289,6 +331,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="IoU at which a found box is a true index's (default 0.5; 0.3 with --examples, whose "
                          "boxes are drawn tighter than ours)")
     ap.add_argument("--real", type=Path, help="a folder of real photos to read (no ground truth)")
+    ap.add_argument("--hands", type=int, help="instead: render this many photos of a hand (held-out designs) and "
+                                              "read them as hand photos (handfoot score --hand)")
+    ap.add_argument("--seed", type=int, default=1, help="with --hands: the first scene's seed")
     ap.add_argument("--annotate-out", type=Path, help="with --real: write annotated photos here")
     ap.add_argument("--json", type=Path, help="also write the figures to this file")
     ap.add_argument("--cache", type=Path,
@@ -297,6 +342,8 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.real:
         return read_real(args)
+    if args.hands:
+        return read_hands(args)
     if args.match_iou is None:
         args.match_iou = EXAMPLES_MATCH_IOU if args.examples else 0.5
     if not 0 < args.match_iou <= 1:

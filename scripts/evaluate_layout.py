@@ -27,7 +27,8 @@ renderer's tables, ground truth in ``NNN.json``; ``datasets.examples``).
 
 ``--hands N`` renders N photos of one player's hand fanned face up (2-11 cards of the held-out designs, half of
 them with clutter) and reads each as ``handfoot score --hand`` does (every card a card left): hands whose cards
-were counted right, read exactly, and read right by rank and colour (what their score depends on).
+were counted right, read exactly, and read right by rank and colour (what their score depends on), also over the
+hands whose every card shows an index.
 
 ``--real DIR`` runs the photo path of ``handfoot score`` on every image of a folder of real photos (no ground
 truth there, e.g. ``../shared/realdata/phone_corners/images``): it counts photos read, failures, cards and piles
@@ -247,15 +248,21 @@ def read_hands(args: argparse.Namespace) -> int:
         dets, _ = find_indices(detector, scene.image, upscale=args.upscale, reader=reader, conf=args.conf)
         left = read_hand(dets).team_layout()["left"]
         got = left[0] if left else []
+        readable = all(c["index_boxes_px"] for c in scene.cards)  # clutter may hide every index of a card
+        right = sorted(map(rank_colour, got)) == sorted(map(rank_colour, held))
         stats["cards"] += len(held)
         stats["counted"] += len(got) == len(held)
         stats["exact"] += sorted(got) == sorted(held)
-        stats["rank_colour"] += sorted(map(rank_colour, got)) == sorted(map(rank_colour, held))
+        stats["rank_colour"] += right
+        stats["readable"] += readable
+        stats["readable_rank_colour"] += readable and right
     n = max(1, args.hands)
     print(f"{args.hands} rendered hand photos ({stats['cards']} cards; designs {', '.join(HELDOUT_DESIGNS)}, "
           f"seed {args.seed}) — detector: {args.model.name}, reader {Path(reader.model).name if reader else 'none'}")
     print(f"  cards counted right: {stats['counted'] / n:.3f}; read exactly: {stats['exact'] / n:.3f}; "
           f"right by rank and colour (the score): {stats['rank_colour'] / n:.3f}")
+    print(f"  of the {stats['readable']} hands whose every card shows an index (clutter hides some): right by rank and "
+          f"colour {stats['readable_rank_colour'] / max(1, stats['readable']):.3f}")
     if args.json:
         args.json.write_text(json.dumps({"hands": args.hands, **stats}, indent=2))
     return 0

@@ -153,3 +153,18 @@ def test_a_photo_of_a_hand_counts_every_card_in_it_as_left(deck, tmp_path, capsy
     monkeypatch.undo()
     assert main(["score", str(tmp_path / "table.jpg"), "--hand", f"B:{blank}"]) == 1
     assert "no cards found in this photo of a hand" in capsys.readouterr().err
+
+
+def test_a_hand_of_a_deck_whose_diagonal_is_not_the_usual_one_counts_its_top_card_once(deck):
+    """A hand photo shows one card seen whole (the fan's top card); its two corners give the photo's card
+    diagonal. The ornamental deck's corners lie 1.6 index sizes apart, not the usual 4.2, and its top card had
+    been counted twice."""
+    from datasets.cardart import load_deck
+    from datasets.scenes import Pile, make_scene
+    from vision.table import read_hand
+
+    ornamental = load_deck("ornamental")
+    for seed, held in ((1, ["AC", "7H", "7S", "QD", "10H", "2C"]), (2, ["KS", "5D", "9C", "9C", "JH"])):
+        scene = make_scene(seed, [ornamental], size=(1280, 960), full_view=True, clutter=False,
+                           piles=[Pile("left", held)])
+        assert sorted(read_hand(_oracle(scene)).team_layout()["left"][0]) == sorted(held)

@@ -180,7 +180,7 @@ def _chain_continues(a: np.ndarray, b: np.ndarray, others: np.ndarray, tolerance
 
 
 def _typical_ratio(candidates: list[tuple[float, int, int]], codes: list[str], centers: np.ndarray,
-                   sizes: np.ndarray) -> float:
+                   sizes: np.ndarray, one_fan: bool = False) -> float:
     """The photo's index-diagonal / index-size ratio (it depends on the deck: 1.3 for jumbo indices, 5 for small).
 
     A deck with big indices shows on *isolated* pairs: a code seen exactly twice, with no other index (of any
@@ -199,6 +199,13 @@ def _typical_ratio(candidates: list[tuple[float, int, int]], codes: list[str], c
     224 -> 233 of 303, exact score 37 -> 40, red threes wrong 11 -> 7 (the fallback alone: 233 and 39; the
     unrivalled rule alone: 232 and 39); with the models (cached run-time boxes) 161 -> 168 and 22 -> 23; the
     held-out-design dev tables and the photoreal ones unchanged either way (their decks have standard indices).
+
+    With ``one_fan`` (a photo of one player's hand: one fan, whose top card alone is seen whole), one unrivalled
+    pair is enough: it is that card. Its ratio differs by deck (1.6-4.1 measured on rendered hands), and with
+    :data:`PAIR_TYPICAL` the top card of hands of 9 of the 20 designs was counted twice (true boxes, rendered
+    hands of all 20 designs, ``datasets.scenes.hand_cards``: 73 -> 106 of 117 and 71 -> 104 of 113 readable hands
+    read exactly, two sets of 120; the held-out designs' hands were right either way; what is left is the
+    four-index decks, bonded and dondorf, whose fanned cards show two indices each).
     """
     seen = Counter(codes)
     isolated = []
@@ -214,6 +221,8 @@ def _typical_ratio(candidates: list[tuple[float, int, int]], codes: list[str], c
         return float(np.median(isolated))  # a deck with big (jumbo) indices
     rivals = Counter(k for _, i, j in candidates for k in (i, j))  # candidate pairs each index is in
     clear = [r for r, i, j in candidates if rivals[i] == 1 and rivals[j] == 1]
+    if one_fan and len(clear) == 1:
+        return float(clear[0])
     if len(clear) >= 2 and all(r < BIG_INDEX_RATIO for r in isolated) and np.median(clear) < BIG_INDEX_RATIO:
         return float(np.median(clear))  # no isolated pair of a standard deck; the unrivalled pairs say big indices
     clear = [r for r in clear if r >= STANDARD_MIN_RATIO]
@@ -268,17 +277,19 @@ def _geometry(dets: Detections) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.
     return centers, sizes, ranks, interior, candidates
 
 
-def pair_corners(dets: Detections) -> list[CardInstance]:
+def pair_corners(dets: Detections, one_fan: bool = False) -> list[CardInstance]:
     """Group corner detections into card instances (each detection used once).
 
     Args:
         dets: corner-index detections of one photo (boxes in pixels).
+        one_fan: the photo shows one fan of cards, a player's hand (:func:`vision.table.read_hand`): its one card
+            seen whole gives the photo's diagonal ratio (:func:`_typical_ratio`).
 
     Returns:
         Card instances, paired ones first, each with one, two or four detections (four: a four-index card seen
         whole, :func:`_four_corners`); every detection belongs to exactly one instance.
     """
-    return _cards(dets, _geometry(dets)) if len(dets) else []
+    return _cards(dets, _geometry(dets), one_fan) if len(dets) else []
 
 
 #: candidate pairs of one connected group searched for the best matching (more are paired greedily)
@@ -350,12 +361,12 @@ def _matching(candidates: list[tuple[float, int, int]], typical: float) -> list[
     return out
 
 
-def _cards(dets: Detections, geometry: tuple) -> list[CardInstance]:
+def _cards(dets: Detections, geometry: tuple, one_fan: bool = False) -> list[CardInstance]:
     """:func:`pair_corners` from the photo's :func:`_geometry` (computed once by callers that need both)."""
     n = len(dets)
     codes = dets.codes
     centers, sizes, _, _, candidates = geometry
-    typical = _typical_ratio(candidates, codes, centers, sizes)
+    typical = _typical_ratio(candidates, codes, centers, sizes, one_fan)
     sizes = _reference_sizes(codes, centers, sizes)  # a card's size, for its card height
     rivals = Counter(k for _, i, j in candidates for k in (i, j))  # candidate pairs each index is in
     candidates = _lone_jokers_rescaled(candidates, codes, centers, sizes, rivals)

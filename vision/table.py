@@ -121,7 +121,7 @@ def read_hand(dets: Detections, team: str = "A", source: str = "") -> SideReadin
     identical cards never merged: :func:`vision.instances.pair_corners`), all of them one pile of cards left for
     ``team`` (:func:`vision.piles.hand_pile`): no card of such a photo is read as a meld, a book or a red three on
     the table."""
-    cards = pair_corners(dets)
+    cards = pair_corners(dets, one_fan=True)
     return SideReading(team, dets, cards, hand_pile(cards), source)
 
 

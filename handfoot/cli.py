@@ -128,6 +128,9 @@ def _score_photos(args: argparse.Namespace) -> int:
     teams = [t.strip() for t in args.teams.split(",")] if args.teams else None
     left = _left_packets(args.left)  # checked before the slow detection
     hands = _hand_photos(args.hand)
+    for _, photo in hands:  # a mistyped hand photo, before the slow detection of the table photos
+        if not Path(photo).is_file():
+            raise HandFootError(f"{photo}: no such file")
     try:
         detector, reader = load_models(args.model, args.reader, conf)
         stacks = None if args.no_stacks else load_stack_checker(args.stacks)

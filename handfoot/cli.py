@@ -112,7 +112,7 @@ def _score_photos(args: argparse.Namespace) -> int:
     from scorer.scoring import score_round
 
     try:
-        from vision.detector import ImageError, ModelError
+        from vision.detector import IMAGE_SUFFIXES, ImageError, ModelError
         from vision.pipeline import (NoCardsError, annotate, load_models, load_stack_checker, read_hand_photos,
                                      read_photos, table_of)
         import onnxruntime  # noqa: F401  (checked here so a missing extra is one clear line)
@@ -129,8 +129,17 @@ def _score_photos(args: argparse.Namespace) -> int:
     left = _left_packets(args.left)  # checked before the slow detection
     hands = _hand_photos(args.hand)
     for _, photo in hands:  # a mistyped hand photo, before the slow detection of the table photos
+        if Path(photo).is_dir():
+            raise HandFootError(f"{photo}: a folder; --hand takes one photo (repeat --hand for several)")
         if not Path(photo).is_file():
             raise HandFootError(f"{photo}: no such file")
+    given = [Path(p).resolve() for p in args.inputs] + [Path(p).resolve() for _, p in hands]
+    twice = next((p for k, p in enumerate(given) if p in given[:k]), None)
+    if twice:
+        raise HandFootError(f"{twice}: given twice; each photo is read once, as a table photo or as one --hand photo")
+    if args.annotate and Path(args.annotate).suffix.lower() in IMAGE_SUFFIXES and len(given) > 1:
+        raise HandFootError(f"--annotate {args.annotate} names one image, but {len(given)} photos are read "
+                            "(table and hand photos): give a folder")
     try:
         detector, reader = load_models(args.model, args.reader, conf)
         stacks = None if args.no_stacks else load_stack_checker(args.stacks)
@@ -144,6 +153,10 @@ def _score_photos(args: argparse.Namespace) -> int:
     reading = table_of(photos, rules_name, 1 if args.round is None else args.round, args.went_out, left)
     doc = reading.layout()
     notes = list(reading.notes)
+    on_table = {side.team for side in reading.sides if not side.hand}
+    for team in sorted(({side.team for side in reading.sides if side.hand} | set(left)) - on_table):
+        notes.append(f"team {team}: no photo of its table was given, only its cards left in hand are scored (is "
+                     f"the team name right? table photos: {', '.join(sorted(on_table)) or 'none'})")
     if args.went_out and args.went_out not in doc["teams"]:
         notes.append(f"team {args.went_out} went out but no photo of team {args.went_out} was given "
                      f"(teams read: {', '.join(doc['teams'])}): its score is not shown")
@@ -163,18 +176,18 @@ def _score_photos(args: argparse.Namespace) -> int:
     if args.annotate:
         _write_annotations(args.annotate, photos, totals, lambda photo, lines: annotate(photo, lines, labels))
     if args.json:
-        _print_json({"images": [{"image": str(p.path), "width": int(p.image.shape[1]),
+        _print_json({"images": [{"image": str(p.path), "kind": "hand" if any(s.hand for s in p.sides) else "table",
+                                 "teams": [s.team for s in p.sides], "width": int(p.image.shape[1]),
                                  "height": int(p.image.shape[0]),
                                  "detections": [d for s in p.sides for d in s.detections.to_list()]}
                                 for p in photos],
                      "layout": doc, "notes": notes, "score": result.to_dict()})
         return 0
     width = max([22] + [len(label) + 1 for label in labels.values()])
-    hand_sources = {str(Path(p)) for _, p in hands}
     for side in reading.sides:
         n, k = len(side.cards), len(side.piles)
-        if side.source in hand_sources:
-            print(f"team {side.team} hand or foot ({side.source}): {n} card{'s' * (n != 1)} seen, all left in hand")
+        if side.hand:
+            print(f"team {side.team}, cards left in hand ({side.source}): {n} card{'s' * (n != 1)} seen")
         else:
             print(f"team {side.team} ({side.source}): {n} card{'s' * (n != 1)} seen, in {k} pile{'s' * (k != 1)}")
         for pile in side.piles:
@@ -212,7 +225,7 @@ def _pile_labels(reading, result, book_size: int) -> dict:
                 book = books.get(f"teams.{side.team}.{key}[{k}]")
                 if book:
                     label = f"{book.kind.value} book" + (f" (squared, {book_size} cards)" if book.squared else "")
-            labels[pile] = label
+            labels[pile] = f"team {side.team}: left in hand" if side.hand else label
     return labels
 
 
@@ -418,10 +431,12 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--left", action="append", metavar='TEAM:"CARDS"',
                     help='cards still held by a team, e.g. --left A:"KH 7C 4S" (repeat per hand or foot)')
     sp.add_argument("--hand", action="append", metavar="TEAM:PHOTO",
-                    help="a photo of one player's hand or foot fanned face up: every card in it is a card left for "
-                         "TEAM, e.g. --hand B:foot.jpg (repeat per hand or foot)")
+                    help="a photo of one player's hand or foot fanned face up: its cards count only as cards left "
+                         "for TEAM, never as melds or books, e.g. --hand B:foot.jpg (repeat per hand or foot; adds "
+                         "to --left)")
     sp.add_argument("--annotate", metavar="OUT", help="write the photo with what was read drawn on it "
-                                                      "(a .jpg file, or a folder for several photos)")
+                                                      "(a .jpg file for one photo, or a folder for several, hand "
+                                                      "photos included)")
     sp.add_argument("--conf", type=float, help="minimum confidence of a card's reading: P(rank) x P(colour) x "
                                                 "sqrt(detector confidence) (photos; default 0.35)")
     sp.add_argument("--save-layout", metavar="LAYOUT.json",

@@ -141,13 +141,25 @@ def test_a_photo_of_a_hand_counts_every_card_in_it_as_left(deck, tmp_path, capsy
     expected = score_round(TableLayout.from_dict(truth), get_rules("pagat"), lenient=True)
     assert doc["score"]["teams"]["A"]["total"] == expected.teams["A"].total
     assert doc["score"]["teams"]["B"]["total"] == expected.teams["B"].total == -10
-    assert len(doc["images"]) == 3
-    # the text report says which photos are hands
+    assert [(i["kind"], i["teams"]) for i in doc["images"]] == [("table", ["A"]), ("hand", ["A"]), ("hand", ["B"])]
+    # team B has no table photo: scored, with a note in case the name was mistyped
+    assert [n for n in doc["notes"] if "no photo of its table" in n] == [
+        "team B: no photo of its table was given, only its cards left in hand are scored (is the team name right? "
+        "table photos: A)"]
+    # the text report says which photos are hands and whose cards they are
     assert main(args) == 0
-    assert capsys.readouterr().out.count("hand or foot") == 2
-    # bad --hand values and a hand photo with no card are one-line errors
-    assert main(["score", str(tmp_path / "table.jpg"), "--hand", "hand.jpg"]) == 1
-    assert "--hand needs TEAM:PHOTO" in capsys.readouterr().err
+    out = capsys.readouterr().out
+    assert out.count("cards left in hand (") == 2 and "team B: left in hand" in out
+    # bad --hand values, a photo given twice, a folder, one --annotate image for several photos and a hand photo
+    # with no card are one-line errors
+    for bad, says in ((["--hand", "hand.jpg"], "--hand needs TEAM:PHOTO"),
+                      (["--hand", f"A:{tmp_path / 'table.jpg'}"], "given twice"),
+                      (["--hand", f"A:{tmp_path}"], "a folder; --hand takes one photo"),
+                      (["--hand", f"A:{tmp_path / 'hand.jpg'}", "--annotate", str(tmp_path / "a.jpg")],
+                       "names one image, but 2 photos are read")):
+        assert main(["score", str(tmp_path / "table.jpg")] + bad) == 1
+        err = capsys.readouterr().err
+        assert says in err and len(err.strip().splitlines()) == 1
     blank = tmp_path / "blank.png"
     cv2.imwrite(str(blank), np.full((480, 640, 3), 90, np.uint8))
     monkeypatch.undo()

@@ -55,6 +55,7 @@ class SideReading:
         cards: card instances built from them.
         piles: the piles, each with its kind and notes.
         source: where the detections came from (the photo's path), for messages.
+        hand: a photo of a player's hand or foot (:func:`read_hand`): every card in it is a card left.
     """
 
     team: str
@@ -62,6 +63,7 @@ class SideReading:
     cards: list[CardInstance]
     piles: list[Pile]
     source: str = ""
+    hand: bool = False
 
     @property
     def notes(self) -> list[str]:
@@ -122,7 +124,7 @@ def read_hand(dets: Detections, team: str = "A", source: str = "") -> SideReadin
     ``team`` (:func:`vision.piles.hand_pile`): no card of such a photo is read as a meld, a book or a red three on
     the table."""
     cards = pair_corners(dets, one_fan=True)
-    return SideReading(team, dets, cards, hand_pile(cards), source)
+    return SideReading(team, dets, cards, hand_pile(cards), source, hand=True)
 
 
 def split_sides(dets: Detections, width: int, height: int, split: str) -> dict[str, Detections]:

@@ -191,8 +191,10 @@ def evaluate_scene(doc: dict, dets: Detections, owners: np.ndarray, stats: Count
     stats["joker_indices"] += sum(len(c["index_boxes_px"]) for c in cards if c["code"] == "JK")
     stats["joker_indices_read"] += sum(1 for k, o in enumerate(owners)
                                        if o >= 0 and cards[o]["code"] == "JK" and dets.codes[k] == "JK")
-    # what the user is told: a table read with no note to check ("Check these" empty) should be right
-    unflagged = not reading.notes
+    # what the user is told: a table read with no note to check ("Check these" empty) should be right; a photo
+    # with no card read is refused by `handfoot score` ("no cards found", exit 1), so it is not a silent error
+    unflagged = not reading.notes and len(dets) > 0
+    stats["tables_no_cards"] += not len(dets)
     stats["tables_unflagged"] += unflagged
     if pred.exact and pred.total == truth_score.total:
         stats["score_exact"] += 1
@@ -431,6 +433,7 @@ def main(argv: list[str] | None = None) -> int:
         "joker_indices": stats["joker_indices"], "joker_indices_read": stats["joker_indices_read"],
         "tables_unflagged": stats["tables_unflagged"], "exact_unflagged": stats["score_exact_unflagged"],
         "wrong_unflagged": stats["tables_unflagged"] - stats["score_exact_unflagged"],
+        "tables_no_cards": stats["tables_no_cards"],
         "single_whole_cards": {"squared_book_tops": stats["singles_stack"],
                                "kept_as_squared_books": stats["singles_stack_kept"],
                                "other": stats["singles_other"], "read_as_loose": stats["singles_other_loose"]},
@@ -455,7 +458,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  score a range holding the true score: {figures['score_range_contains_truth_rate']:.3f}")
     print(f"  tables read with nothing to check (no note): {stats['tables_unflagged']}, of them scored exactly: "
           f"{stats['score_exact_unflagged']}; tables scored wrong with no note (silent errors): "
-          f"{figures['wrong_unflagged']} of {n - stats['score_exact']}")
+          f"{figures['wrong_unflagged']} of {n - stats['score_exact']}"
+          + (f"; photos with no card read (refused by handfoot score, not silent): {stats['tables_no_cards']}"
+             if stats["tables_no_cards"] else ""))
     print(f"  single whole cards: {stats['singles_stack_kept']}/{stats['singles_stack']} squared books' tops kept as "
           f"squared books, {stats['singles_other_loose']}/{stats['singles_other']} others read as loose")
     if seconds:

@@ -402,7 +402,8 @@ def hand_pile(cards: list[CardInstance]) -> list[Pile]:
     """Every card of a photo of one player's hand or foot fanned face up, as one pile of cards left (``left``;
     empty when there is no card): such a photo shows no meld, book or red three on the table, so no card of it is
     grouped (a pair of kings or a lone ace in a hand is still a card held). Cards still held at the end of a round
-    count against their side, a red three among them -100 (seed 000 "Scoring", seed 002 §5).
+    count against their side, a red three among them -100 (seed 000 "How to Score Hand and Foot"; seed 002: "A red 3
+    still in your hand or foot when the round ends costs 100").
 
     Notes: low-confidence cards, and two cards of one code seen by one corner each a card's diagonal apart (maybe
     one card counted twice).

@@ -230,6 +230,7 @@ def read_hands(args: argparse.Namespace) -> int:
     """Render ``args.hands`` photos of a hand of the held-out designs and read them as hand photos."""
     from datasets.cardart import HELDOUT_DESIGNS, load_deck
     from datasets.scenes import Pile, hand_cards, make_scene
+    from vision.classes import rank_colour
     from vision.pipeline import load_models
     from vision.scales import find_indices
     from vision.table import read_hand
@@ -238,10 +239,6 @@ def read_hands(args: argparse.Namespace) -> int:
     decks = [load_deck(d) for d in HELDOUT_DESIGNS]
     rng = np.random.default_rng(args.seed)
     stats: Counter = Counter()
-
-    def rank_colour(code: str) -> tuple:
-        return ("JK", "") if code == "JK" else (code[:-1], code[-1] in "HD")
-
     for k in range(args.hands):
         deck = decks[k % len(decks)]
         held = hand_cards(rng, int(rng.integers(2, 12)), jokers="JK" in deck.cards)

@@ -164,7 +164,7 @@ def test_a_photo_of_a_hand_counts_every_card_in_it_as_left(deck, tmp_path, capsy
     cv2.imwrite(str(blank), np.full((480, 640, 3), 90, np.uint8))
     monkeypatch.undo()
     assert main(["score", str(tmp_path / "table.jpg"), "--hand", f"B:{blank}"]) == 1
-    assert "no cards found in this photo of a hand" in capsys.readouterr().err
+    assert "no cards found (in this photo of a hand" in capsys.readouterr().err
 
 
 def test_a_hand_of_a_deck_whose_diagonal_is_not_the_usual_one_counts_its_top_card_once(deck):

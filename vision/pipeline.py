@@ -67,10 +67,8 @@ def read_photos(paths: list[Path], detector: CardDetector, teams: list[str] | No
         raise ValueError(f"{2 if split else len(paths)} teams to name but only {len(teams)} team names given")
     out = []
     for path, team in zip(paths, teams):
-        image = load_image(path)
-        dets, unread = find_indices(detector, image, max_side=max_side, upscale=upscale, reader=reader, conf=conf)
-        if not len(dets):
-            raise NoCardsError(f"{path}: no cards found (is the whole table in the photo, in focus and lit?)")
+        image, dets, unread = _detect(path, detector, max_side, upscale, reader, conf,
+                                      "is the whole table in the photo, in focus and lit?")
         if split:
             parts = split_sides(dets, image.shape[1], image.shape[0], split)
             boxes = split_boxes(unread, image.shape[1], image.shape[0], split)
@@ -94,13 +92,25 @@ def read_hand_photos(hands: list[tuple[str, Path]], detector: CardDetector, max_
     """
     out = []
     for team, path in hands:
-        image = load_image(path)
-        dets, _ = find_indices(detector, image, max_side=max_side, upscale=upscale, reader=reader, conf=conf)
-        if not len(dets):
-            raise NoCardsError(f"{path}: no cards found in this photo of a hand (are the cards fanned face up, in "
-                               "focus and lit?)")
+        image, dets, _ = _detect(path, detector, max_side, upscale, reader, conf,
+                                 "in this photo of a hand; are the cards fanned face up, in focus and lit?")
         out.append(PhotoReading(Path(path), image, [read_hand(dets, team, str(path))]))
     return out
+
+
+def _detect(path: Path, detector: CardDetector, max_side: int, upscale: float | None, reader, conf: float | None,
+            hint: str):
+    """Stage 1 on one file: (image, read detections, unread boxes) of :func:`vision.scales.find_indices`.
+
+    Raises:
+        vision.detector.ImageError: from :func:`vision.detector.load_image`.
+        NoCardsError: no card found (the message ends with ``hint``).
+    """
+    image = load_image(path)
+    dets, unread = find_indices(detector, image, max_side=max_side, upscale=upscale, reader=reader, conf=conf)
+    if not len(dets):
+        raise NoCardsError(f"{path}: no cards found ({hint})")
+    return image, dets, unread
 
 
 def load_models(model: str | Path | None = None, reader: str | Path | None = None,

@@ -17,6 +17,8 @@ from scorer import PRESET_NAMES, HandFootError, get_rules, parse_cards
 from scorer.cards import Card
 from scorer.rules import Rules
 
+from . import app
+
 EXIT_BAD_INPUT = 1
 
 
@@ -62,29 +64,13 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 
 def _score_layout(args: argparse.Namespace) -> int:
-    from scorer.layout import TableLayout
-    from scorer.scoring import score_round
-
-    layout = TableLayout.from_file(args.inputs[0])
-    overrides = {**layout.house_rules, **_house_rules(args.set)}
-    rules = get_rules(args.rules or layout.rules, **overrides)
-    result = score_round(layout, rules, lenient=args.lenient)
+    layout = app.read_layout_file(args.inputs[0])
+    result = app.score_layout(layout, args.rules, _house_rules(args.set), lenient=args.lenient)
     if args.json:
-        _print_json(result.to_dict())
+        _print_json(result.score.model_dump(mode="json"))
     else:
-        print(result.format_text())
+        print(result._round.format_text())
     return 0
-
-
-def _left_packets(values: Sequence[str] | None) -> dict[str, list[list[str]]]:
-    """``--left A:"KH 7C 4S"`` -> {"A": [["KH", "7C", "4S"]]} (codes checked by the layout parser)."""
-    out: dict[str, list[list[str]]] = {}
-    for v in values or ():
-        team, sep, cards = v.partition(":")
-        if not sep or not team.strip():
-            raise HandFootError(f'--left needs TEAM:"CARDS", got {v!r}')
-        out.setdefault(team.strip(), []).append([str(c) for c in parse_cards(cards)])
-    return out
 
 
 def _hand_photos(values: Sequence[str] | None) -> list[tuple[str, str]]:
@@ -98,8 +84,6 @@ def _hand_photos(values: Sequence[str] | None) -> list[tuple[str, str]]:
     return out
 
 
-#: default minimum detector confidence for photos
-DEFAULT_CONF = 0.35
 #: flags of `score` that only mean something for photos
 PHOTO_FLAGS = ("annotate", "split", "teams", "left", "hand", "went_out", "round", "conf", "model", "reader",
                "save_layout")
@@ -108,128 +92,72 @@ PHOTO_FLAGS = ("annotate", "split", "teams", "left", "hand", "went_out", "round"
 def _score_photos(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from scorer.layout import TableLayout
-    from scorer.scoring import score_round
+    from vision.detector import IMAGE_SUFFIXES
 
-    try:
-        from vision.detector import IMAGE_SUFFIXES, ImageError, ModelError
-        from vision.pipeline import (NoCardsError, annotate, load_models, load_stack_checker, read_hand_photos,
-                                     read_photos, table_of)
-        import onnxruntime  # noqa: F401  (checked here so a missing extra is one clear line)
-    except ImportError as exc:  # the vision extra is not installed
-        raise HandFootError(f"scoring photos needs the vision extra (pip install -e '.[vision]'): {exc}") from None
-    conf = DEFAULT_CONF if args.conf is None else args.conf
-    if not 0 < conf <= 1:
-        raise HandFootError(f"--conf must be in (0, 1], got {conf}")
-    if args.round is not None and args.round < 1:  # checked before the slow detection
-        raise HandFootError(f"--round {args.round}: rounds are numbered from 1")
-    rules_name = args.rules or "pagat"
-    rules = get_rules(rules_name, **_house_rules(args.set))
-    teams = [t.strip() for t in args.teams.split(",")] if args.teams else None
-    left = _left_packets(args.left)  # checked before the slow detection
+    left = app.parse_left(args.left or ())
+    req = app.PhotoRequest(rules=args.rules or "pagat", house_rules=tuple(_house_rules(args.set).items()),
+                           round=args.round, went_out=args.went_out, split=args.split,
+                           teams=app.parse_teams(args.teams),
+                           left=tuple((t, tuple(tuple(p) for p in packets)) for t, packets in left.items()),
+                           conf=app.DEFAULT_CONF if args.conf is None else args.conf)
     hands = _hand_photos(args.hand)
+    app.check_photo_request(req, len(args.inputs), [t for t, _ in hands])  # before the slow work
     for _, photo in hands:  # a mistyped hand photo, before the slow detection of the table photos
         if Path(photo).is_dir():
             raise HandFootError(f"{photo}: a folder; --hand takes one photo (repeat --hand for several)")
         if not Path(photo).is_file():
             raise HandFootError(f"{photo}: no such file")
-    given = [Path(p).resolve() for p in args.inputs] + [Path(p).resolve() for _, p in hands]
-    twice = next((p for k, p in enumerate(given) if p in given[:k]), None)
-    if twice:
-        raise HandFootError(f"{twice}: given twice; each photo is read once, as a table photo or as one --hand photo")
-    if args.annotate and Path(args.annotate).suffix.lower() in IMAGE_SUFFIXES and len(given) > 1:
-        raise HandFootError(f"--annotate {args.annotate} names one image, but {len(given)} photos are read "
-                            "(table and hand photos): give a folder")
-    try:
-        detector, reader = load_models(args.model, args.reader, conf)
-        stacks = None if args.no_stacks else load_stack_checker(args.stacks)
-        photos = read_photos([Path(p) for p in args.inputs], detector, teams, args.split, reader=reader, conf=conf,
-                             stacks=stacks)
-        photos += read_hand_photos([(t, Path(p)) for t, p in hands], detector, reader=reader, conf=conf)
-    except (ImageError, NoCardsError, ModelError, FileNotFoundError) as exc:
-        raise HandFootError(str(exc)) from None
-    except ValueError as exc:  # read_photos' own argument checks (--split, --teams)
-        raise HandFootError(str(exc)) from None
-    reading = table_of(photos, rules_name, 1 if args.round is None else args.round, args.went_out, left)
-    doc = reading.layout()
-    notes = list(reading.notes)
-    on_table = {side.team for side in reading.sides if not side.hand}
-    for team in sorted(({side.team for side in reading.sides if side.hand} | set(left)) - on_table):
-        notes.append(f"team {team}: no photo of its table was given, only its cards left in hand are scored (is "
-                     f"the team name right? table photos: {', '.join(sorted(on_table)) or 'none'})")
-    if args.went_out and args.went_out not in doc["teams"]:
-        notes.append(f"team {args.went_out} went out but no photo of team {args.went_out} was given "
-                     f"(teams read: {', '.join(doc['teams'])}): its score is not shown")
-    if args.set:
-        doc["house_rules"] = _house_rules(args.set)
-    layout = TableLayout.from_dict(doc)
-    result = score_round(layout, rules, lenient=True)  # a photo is scored anyway; problems are listed
-    totals = [f"team {name}: {f'{t.total:,}' if t.exact else f'{t.total_min:,}..{t.total_max:,}'}"
-              for name, t in result.teams.items()]
-    labels = _pile_labels(reading, result, rules.book_size)
+    n_photos = len(args.inputs) + len(hands)
+    if args.annotate:
+        suffix = Path(args.annotate).suffix.lower()
+        if suffix and suffix not in IMAGE_SUFFIXES and not Path(args.annotate).is_dir():
+            raise HandFootError(f"--annotate {args.annotate}: give an image name ({', '.join(IMAGE_SUFFIXES)}) or "
+                                "a folder")
+        if suffix in IMAGE_SUFFIXES and n_photos > 1:
+            raise HandFootError(f"--annotate {args.annotate} names one image, but {n_photos} photos are read "
+                                "(table and hand photos): give a folder")
+    models = app.load_models(args.model, args.reader, args.stacks, args.no_stacks, req.conf)
+    result = app.read_and_score_photos([Path(p) for p in args.inputs], req, models,
+                                       [(t, Path(p)) for t, p in hands])
     if args.save_layout:
         try:
-            Path(args.save_layout).write_text(json.dumps(doc, indent=2) + "\n")
+            Path(args.save_layout).write_text(json.dumps(result.layout, indent=2) + "\n")
         except OSError as exc:
             raise HandFootError(f"could not write the layout {args.save_layout}: {exc.strerror}") from None
         print(f"layout saved: {args.save_layout}", file=sys.stderr)
     if args.annotate:
-        _write_annotations(args.annotate, photos, totals, lambda photo, lines: annotate(photo, lines, labels))
+        _write_annotations(args.annotate, result)
     if args.json:
-        _print_json({"images": [{"image": str(p.path), "kind": "hand" if any(s.hand for s in p.sides) else "table",
-                                 "teams": [s.team for s in p.sides], "width": int(p.image.shape[1]),
-                                 "height": int(p.image.shape[0]),
-                                 "detections": [d for s in p.sides for d in s.detections.to_list()]}
-                                for p in photos],
-                     "layout": doc, "notes": notes, "score": result.to_dict()})
+        _print_json(result.model_dump(mode="json"))
         return 0
-    width = max([22] + [len(label) + 1 for label in labels.values()])
-    for side in reading.sides:
-        n, k = len(side.cards), len(side.piles)
-        if side.hand:
-            print(f"team {side.team}, cards left in hand ({side.source}): {n} card{'s' * (n != 1)} seen")
-        else:
-            print(f"team {side.team} ({side.source}): {n} card{'s' * (n != 1)} seen, in {k} pile{'s' * (k != 1)}")
-        for pile in side.piles:
-            print(f"  {labels[pile]:<{width}} {' '.join(pile.codes)}")
-    if reading.left:
-        for team, packets in reading.left.items():
-            for packet in packets:
-                print(f"team {team} left (entered): {' '.join(packet)}")
+    for image in result.images:
+        width = max([22] + [len(p.label) + 1 for p in image.piles])
+        for team in image.teams:
+            piles = [p for p in image.piles if p.team == team]
+            n = sum(len(p.cards) for p in piles)
+            if image.kind == "hand":
+                print(f"team {team}, cards left in hand ({image.image}): {n} card{'s' * (n != 1)} seen")
+            else:
+                k = len(piles)
+                print(f"team {team} ({image.image}): {n} card{'s' * (n != 1)} seen, in {k} pile{'s' * (k != 1)}")
+            for pile in piles:
+                print(f"  {pile.label:<{width}} {' '.join(c.code for c in pile.cards)}")
+    for team, packets in result.left.items():
+        for packet in packets:
+            print(f"team {team} left (entered): {' '.join(packet)}")
     print()
-    print(result.format_text())
-    if notes:
+    print(result._round.format_text())
+    if result.notes:
         print("\nCheck these (the camera is not sure):")
-        for note in notes:
+        for note in result.notes:
             print(f"  - {note}")
-    if notes or result.problems:
+    if result.notes or result.score.problems:
         print("\nTo correct the reading: add --save-layout LAYOUT.json, fix that file, then run: "
               "handfoot score LAYOUT.json (add --lenient while it still breaks the rules)")
     return 0
 
 
-def _pile_labels(reading, result, book_size: int) -> dict:
-    """pile -> what it is, with the rules engine's book kind: ``meld``, ``clean book``,
-    ``dirty book (squared, 7 cards)`` (a squared book counts the rules' ``book_size`` cards though one shows),
-    ``red threes``, ``left``, ``loose``."""
-    books = {b.where: b for t in result.teams.values() for b in t.books}
-    seen: dict[tuple[str, str], int] = {}
-    labels: dict = {}
-    for side in reading.sides:
-        for pile in side.piles:
-            key = {"meld": "melds", "squared_book": "squared_books"}.get(pile.kind.value)
-            label = pile.kind.value.replace("_", " ")
-            if key:
-                k = seen.get((side.team, key), 0)
-                seen[(side.team, key)] = k + 1
-                book = books.get(f"teams.{side.team}.{key}[{k}]")
-                if book:
-                    label = f"{book.kind.value} book" + (f" (squared, {book_size} cards)" if book.squared else "")
-            labels[pile] = f"team {side.team}: left in hand" if side.hand else label
-    return labels
-
-
-def _write_annotations(target: str, photos, totals: list[str], annotate) -> None:
+def _write_annotations(target: str, result) -> None:
     """One photo: write ``target`` when it has an image suffix. Otherwise ``target`` is a folder of
     ``<stem>_annotated.jpg`` (``<stem>_2_annotated.jpg`` ... when two photos share a name)."""
     import cv2
@@ -238,21 +166,22 @@ def _write_annotations(target: str, photos, totals: list[str], annotate) -> None
     from vision.detector import IMAGE_SUFFIXES
 
     out = Path(target)
-    if len(photos) == 1 and out.suffix.lower() in IMAGE_SUFFIXES:
+    if len(result.images) == 1 and out.suffix.lower() in IMAGE_SUFFIXES:
         dests = [out]
     else:
         dests, used = [], set()
-        for p in photos:
-            stem, k = p.path.stem, 1
+        for image in result.images:
+            base = Path(image.image).stem
+            stem, k = base, 1
             while stem in used:
                 k += 1
-                stem = f"{p.path.stem}_{k}"
+                stem = f"{base}_{k}"
             used.add(stem)
             dests.append(out / f"{stem}_annotated.jpg")
-    for dest, photo in zip(dests, photos):
+    for k, dest in enumerate(dests):
         try:
             dest.parent.mkdir(parents=True, exist_ok=True)
-            ok = cv2.imwrite(str(dest), annotate(photo, totals))
+            ok = cv2.imwrite(str(dest), app.annotated_image(result, k))
         except (OSError, cv2.error) as exc:
             raise HandFootError(f"could not write the annotated image {dest}: {exc}") from None
         if not ok:

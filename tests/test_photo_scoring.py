@@ -60,7 +60,7 @@ def test_score_photo_errors(tmp_path, capsys):
     assert main(["score", str(blank), str(tmp_path / "x.json")]) == 1
     assert main(["score", str(tmp_path / "missing.jpg")]) == 1
     assert main(["score", str(blank), "--conf", "0"]) == 1
-    assert "--conf" in capsys.readouterr().err
+    assert "conf must be in (0, 1]" in capsys.readouterr().err
     broken = tmp_path / "broken.onnx"
     broken.write_bytes(b"not a model")
     assert main(["score", str(blank), "--model", str(broken)]) == 1
@@ -104,7 +104,7 @@ def test_score_photo_end_to_end_with_true_corners(deck, tmp_path, capsys, monkey
     assert json.loads(capsys.readouterr().out)["teams"]["A"]["total"] == truth.total
     # round 0 is refused like any round under 1, not scored as round 1
     assert main(["score", str(photo), "--round", "0"]) == 1
-    assert "--round 0: rounds are numbered from 1" in capsys.readouterr().err
+    assert "round 0: 'pagat' has rounds 1 to 4" in capsys.readouterr().err
 
 
 def test_a_photo_of_a_hand_counts_every_card_in_it_as_left(deck, tmp_path, capsys, monkeypatch):

@@ -1,0 +1,475 @@
+"""The application layer: scoring a layout, reading and scoring photos, correcting a reading.
+
+The command line (``handfoot.cli``) and the web service (``handfoot.api``) are thin over these functions; each
+returns a typed result of :mod:`handfoot.results` and raises a :class:`scorer.HandFootError` (one line, naming
+what was wrong) for anything a user can cause. Every check on the request comes before the slow photo work.
+
+The camera pipeline (``vision``, the ``vision`` extra) is imported only when photos are read.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
+
+from scorer import HandFootError, get_rules, parse_cards
+from scorer.errors import InvalidLayoutError
+from scorer.layout import TableLayout
+from scorer.rules import Rules
+from scorer.scoring import RoundScore, score_round
+
+from .errors import TooLargeError, UnavailableError
+from .limits import DEFAULT_LIMITS, Limits, check_file_size, check_layout_cards, parse_json
+from .results import CardOut, ImageOut, LayoutScore, PhotoScore, PileOut, RoundScoreOut
+
+if TYPE_CHECKING:
+    import numpy as np
+
+#: default minimum confidence of a card's reading in photos: P(rank) x P(colour) x sqrt(detector confidence)
+DEFAULT_CONF = 0.35
+SPLITS = ("horizontal", "vertical")
+PILE_KINDS = ("meld", "squared_book", "red_threes", "left", "loose")
+
+
+# -- rules and layouts ----------------------------------------------------------------------------------------
+def rules_of(name: str | None, house_rules: dict[str, Any] | None = None, default: str = "pagat") -> Rules:
+    """The preset ``name`` (default ``default``) with ``house_rules`` applied.
+
+    Raises:
+        UnknownRulesError, RulesError: an unknown preset, field or value.
+    """
+    return get_rules(name or default, **dict(house_rules or {}))
+
+
+def layout_of(doc: Any, limits: Limits = DEFAULT_LIMITS) -> TableLayout:
+    """A layout document (parsed JSON) validated, after its card count is checked.
+
+    Raises:
+        TooLargeError: more than ``limits.layout_cards`` cards.
+        InvalidLayoutError: naming the first wrong place.
+    """
+    check_layout_cards(doc, limits)
+    return TableLayout.from_dict(doc)
+
+
+def read_layout_file(path: str | Path, limits: Limits = DEFAULT_LIMITS) -> TableLayout:
+    """A layout file, its size, nesting depth and card count checked before it is parsed.
+
+    Raises:
+        InvalidLayoutError: a missing, unreadable or malformed file (the message names it).
+        TooLargeError: over ``limits`` (names the file).
+    """
+    p = Path(path)
+    try:
+        if p.is_dir():
+            raise InvalidLayoutError(f"{p}: is a directory, not a layout file")
+        size = p.stat().st_size
+        if size > limits.json_bytes:
+            raise TooLargeError(f"{p}: layout file too large: {size:,} bytes (at most {limits.json_bytes:,})")
+        data = p.read_bytes()
+    except FileNotFoundError:
+        raise InvalidLayoutError(f"{p}: no such file") from None
+    except OSError as exc:
+        raise InvalidLayoutError(f"{p}: cannot read layout: {exc.strerror or exc}") from None
+    try:
+        return layout_of(parse_json(data, limits, "layout file"), limits)
+    except HandFootError as exc:
+        raise type(exc)(f"{p}: {exc}") from None
+
+
+def score_layout(layout: TableLayout, rules: str | None = None, house_rules: dict[str, Any] | None = None,
+                 lenient: bool = False) -> LayoutScore:
+    """Score a layout under ``rules`` (default: the layout's own preset), the layout's ``house_rules`` and then
+    ``house_rules`` applied on top.
+
+    Raises:
+        IllegalLayoutError: the layout breaks the rules (unless ``lenient``; ``.problems`` lists all).
+        UnknownRulesError, RulesError: bad rules.
+    """
+    resolved = rules_of(rules or layout.rules, {**layout.house_rules, **dict(house_rules or {})})
+    result = score_round(layout, resolved, lenient=lenient)
+    out = LayoutScore(layout=layout.to_dict(), score=RoundScoreOut.model_validate(result.to_dict()))
+    out._round = result
+    return out
+
+
+# -- photos: the request ----------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class PhotoRequest:
+    """What a photo reading is asked for, besides the photos.
+
+    Attributes:
+        rules: preset name; house_rules: fields overriding it.
+        round: round number (1-based; None means 1).
+        went_out: the team that went out, or None.
+        split: ``horizontal`` or ``vertical`` to split one whole-table photo between two teams, or None.
+        teams: team of each table photo in order (default ``A``, ``B``, ...).
+        left: cards still held, typed in: team -> packets of card codes.
+        conf: minimum confidence of a card's reading, in (0, 1].
+    """
+
+    rules: str = "pagat"
+    house_rules: tuple[tuple[str, Any], ...] = ()
+    round: int | None = None
+    went_out: str | None = None
+    split: str | None = None
+    teams: tuple[str, ...] | None = None
+    left: tuple[tuple[str, tuple[tuple[str, ...], ...]], ...] = ()
+    conf: float = DEFAULT_CONF
+
+    @property
+    def left_packets(self) -> dict[str, list[list[str]]]:
+        return {team: [list(p) for p in packets] for team, packets in self.left}
+
+    def table_teams(self, n_photos: int) -> list[str]:
+        """The team of each side read from ``n_photos`` table photos (two for a split photo)."""
+        return list(self.teams) if self.teams else [chr(ord("A") + i) for i in range(2 if self.split else n_photos)]
+
+
+def parse_left(values: Iterable[str]) -> dict[str, list[list[str]]]:
+    """``A:"KH 7C 4S"`` items -> ``{"A": [["KH", "7C", "4S"]]}``, codes checked.
+
+    Raises:
+        HandFootError: an item without ``TEAM:``; InvalidCardError: a bad code.
+    """
+    out: dict[str, list[list[str]]] = {}
+    for v in values:
+        team, sep, cards = v.partition(":")
+        if not sep or not team.strip():
+            raise HandFootError(f'cards left need TEAM:"CARDS", got {v!r}')
+        out.setdefault(team.strip(), []).append([str(c) for c in parse_cards(cards)])
+    return out
+
+
+def parse_teams(text: str | None) -> tuple[str, ...] | None:
+    """``"A,B"`` -> ``("A", "B")``; None or blank -> None.
+
+    Raises:
+        HandFootError: an empty or repeated name.
+    """
+    if text is None or not text.strip():
+        return None
+    names = tuple(t.strip() for t in text.split(","))
+    if any(not n for n in names):
+        raise HandFootError(f"teams {text!r}: a team name is empty")
+    twice = next((n for k, n in enumerate(names) if n in names[:k]), None)
+    if twice:
+        raise HandFootError(f"teams {text!r}: team {twice} is named twice")
+    return names
+
+
+def check_photo_request(req: PhotoRequest, n_photos: int, hand_teams: Sequence[str] = ()) -> Rules:
+    """Every check on a photo reading that needs no photo, so a mistake is reported before the slow work.
+
+    Returns:
+        The rules (preset and house rules) to score with.
+
+    Raises:
+        HandFootError: no photo, a bad confidence, split, team list, round or went-out team; bad rules.
+    """
+    if n_photos < 1 and not hand_teams:
+        raise HandFootError("no photo given")
+    if not 0 < req.conf <= 1:
+        raise HandFootError(f"conf must be in (0, 1], got {req.conf}")
+    rules = rules_of(req.rules, dict(req.house_rules))
+    if req.split is not None:
+        if req.split not in SPLITS:
+            raise HandFootError(f"unknown split {req.split!r}; use one of {', '.join(SPLITS)}")
+        if n_photos != 1:
+            raise HandFootError(f"split reads one photo of the whole table; {n_photos} table photos given")
+    if req.teams is not None:
+        need = 2 if req.split else n_photos
+        if len(req.teams) != need:
+            what = "a photo split in two" if req.split else f"{n_photos} table photo{'s' * (n_photos != 1)}"
+            raise HandFootError(f"{len(req.teams)} team names ({', '.join(req.teams)}) for {what}: give {need}, "
+                                "one per side read")
+    if req.round is not None and not 1 <= req.round <= rules.rounds:
+        raise HandFootError(f"round {req.round}: '{rules.name}' has rounds 1 to {rules.rounds}")
+    if req.went_out is not None:
+        known = set(req.table_teams(n_photos)) | set(hand_teams) | {t for t, _ in req.left}
+        if req.went_out not in known:
+            raise HandFootError(f"went out: team {req.went_out!r} is not one of the teams read "
+                                f"({', '.join(sorted(known))})")
+    return rules
+
+
+# -- photos: the models -----------------------------------------------------------------------------------------
+@dataclass
+class Models:
+    """The camera pipeline's models, loaded once: the corner-index detector, the index reader (or None) and the
+    stack checker (or None). ``conf`` is the minimum confidence the detector was loaded with."""
+
+    detector: Any
+    reader: Any = None
+    stacks: Any = None
+    conf: float = DEFAULT_CONF
+
+    def describe(self) -> dict[str, str | None]:
+        """Each model's file name, or None when it is not loaded."""
+        def name(m: Any) -> str | None:
+            return None if m is None else Path(str(getattr(m, "model", m))).name
+        return {"detector": name(self.detector), "reader": name(self.reader), "stacks": name(self.stacks)}
+
+
+def _vision():
+    try:
+        import onnxruntime  # noqa: F401  (checked here so a missing extra is one clear line)
+        from vision import pipeline
+    except ImportError as exc:
+        raise UnavailableError(f"reading photos needs the vision extra (pip install -e '.[vision]'): {exc}") from None
+    return pipeline
+
+
+def load_models(model: str | Path | None = None, reader: str | Path | None = None, stacks: str | Path | None = None,
+                no_stacks: bool = False, conf: float = DEFAULT_CONF) -> Models:
+    """Load the detector, reader and stack checker (defaults: the shipped ``models/*.onnx``).
+
+    Raises:
+        UnavailableError: the vision extra is not installed.
+        HandFootError: a model file asked for by name is missing or cannot be loaded (``ModelError``).
+    """
+    pipeline = _vision()
+    try:
+        detector, index_reader = pipeline.load_models(model, reader, conf)
+        checker = None if no_stacks else pipeline.load_stack_checker(stacks)
+    except FileNotFoundError as exc:
+        raise HandFootError(str(exc)) from None
+    return Models(detector, index_reader, checker, conf)
+
+
+# -- photos: checks on the files ----------------------------------------------------------------------------------
+def check_photo_file(path: Path, limits: Limits = DEFAULT_LIMITS, name: str | None = None) -> None:
+    """A photo file's bytes and pixels (from its header, nothing decoded) against ``limits``.
+
+    Raises:
+        vision ImageError (a HandFootError): missing, a folder, empty, not an image.
+        TooLargeError: over ``limits.file_bytes`` or ``limits.pixels``.
+    """
+    from vision.detector import ImageError
+    from vision.imagesize import IMAGE_FORMATS, image_size
+
+    name = name or str(path)
+    if path.is_dir():
+        raise ImageError(f"{name}: a folder, not an image file")
+    if not path.is_file():
+        raise ImageError(f"{name}: no such file")
+    size = path.stat().st_size
+    if size == 0:
+        raise ImageError(f"{name}: empty file")
+    check_file_size(size, name, limits)
+    with open(path, "rb") as f:
+        head = f.read(256 * 1024)
+    found = image_size(head)
+    if found is None:
+        raise ImageError(f"{name}: not an image file ({', '.join(IMAGE_FORMATS)})")
+    _, w, h = found
+    if w * h > limits.pixels:
+        raise TooLargeError(f"{name}: image too large ({w:,} x {h:,} pixels; at most "
+                            f"{limits.pixels / 1e6:.0f} megapixels)")
+
+
+# -- photos: reading and scoring --------------------------------------------------------------------------------
+def read_and_score_photos(photos: Sequence[Path], req: PhotoRequest, models: Models,
+                          hands: Sequence[tuple[str, Path]] = (), limits: Limits = DEFAULT_LIMITS,
+                          names: Sequence[str] | None = None) -> PhotoScore:
+    """Read table photos (one per team, or one split photo) and photos of hands (team, path: every card a card
+    left), and score the round. A photo in which cards are found is always scored: what breaks the rules is in
+    the score's problems, every guess of the camera in ``notes``.
+
+    ``names`` gives the name each file is shown by (default its path), table photos then hands.
+
+    Raises:
+        HandFootError: a bad request (:func:`check_photo_request`), a photo given twice, a file that is not an
+            image, too large (:class:`TooLargeError`) or holds no cards (``NoCardsError``).
+    """
+    pipeline = _vision()
+    rules = check_photo_request(req, len(photos), [t for t, _ in hands])
+    paths = [Path(p) for p in photos] + [Path(p) for _, p in hands]
+    shown = list(names) if names is not None else [str(p) for p in paths]
+    if len(paths) > limits.files:
+        raise TooLargeError(f"{len(paths)} photos (at most {limits.files} at once, table and hand photos together)")
+    resolved = [p.resolve() for p in paths]
+    twice = next((k for k, p in enumerate(resolved) if p in resolved[:k]), None)
+    if twice is not None:
+        raise HandFootError(f"{shown[twice]}: given twice; each photo is read once, as a table photo or as one "
+                            "hand photo")
+    for path, name in zip(paths, shown):
+        check_photo_file(path, limits, name)
+    teams = req.table_teams(len(photos))
+    try:
+        readings = pipeline.read_photos(list(paths[:len(photos)]), models.detector, teams, req.split,
+                                        reader=models.reader, conf=req.conf, stacks=models.stacks) if photos else []
+        readings += pipeline.read_hand_photos([(t, Path(p)) for t, p in hands], models.detector,
+                                              reader=models.reader, conf=req.conf)
+    except ValueError as exc:  # ImageError, NoCardsError are HandFootErrors; read_photos' own checks are not
+        if isinstance(exc, HandFootError):
+            raise
+        raise HandFootError(str(exc)) from None
+    return _photo_score(readings, shown, req, rules)
+
+
+def _photo_score(readings: list, names: list[str], req: PhotoRequest, rules: Rules) -> PhotoScore:
+    """Stage 4-5 on the pipeline's photo readings: piles with ids, the layout, the notes and the score."""
+    images: list[dict[str, Any]] = []
+    notes: list[str] = []
+    for i, photo in enumerate(readings):
+        piles: list[dict[str, Any]] = []
+        for side in photo.sides:
+            notes += [f"team {side.team}: {n}" for n in side.notes]
+            for pile in side.piles:
+                piles.append(_pile_dict(f"i{i}p{len(piles)}", side, pile))
+        images.append({"image": names[i], "kind": "hand" if any(s.hand for s in photo.sides) else "table",
+                       "teams": [s.team for s in photo.sides], "width": int(photo.image.shape[1]),
+                       "height": int(photo.image.shape[0]),
+                       "detections": [d for s in photo.sides for d in s.detections.to_list()], "piles": piles})
+    on_table = {s.team for p in readings for s in p.sides if not s.hand}
+    hand_teams = {s.team for p in readings for s in p.sides if s.hand}
+    left = req.left_packets
+    for team in sorted((hand_teams | set(left)) - on_table):
+        notes.append(f"team {team}: no photo of its table was given, only its cards left in hand are scored (is "
+                     f"the team name right? table photos: {', '.join(sorted(on_table)) or 'none'})")
+    result = rescore(images, left, req.rules, dict(req.house_rules), req.round or 1, req.went_out, notes, rules)
+    result._readings = readings
+    return result
+
+
+def _pile_dict(pile_id: str, side, pile) -> dict[str, Any]:
+    """A pipeline pile as the fields of :class:`PileOut` (label and place filled in by :func:`rescore`)."""
+    xyxy = side.detections.xyxy
+    conf = side.detections.confidence
+    cards = []
+    for k, card in enumerate(pile.cards):
+        idx = list(card.detections)
+        cards.append({"id": f"{pile_id}.{k}", "code": card.code,
+                      "confidence": round(float(card.confidence if not idx else max(conf[idx])), 4),
+                      "boxes": [[round(float(v), 1) for v in xyxy[d]] for d in idx],
+                      "center": [round(float(v), 1) for v in card.center], "size": round(float(card.size), 1)})
+    seen = [d for c in pile.cards for d in c.detections]
+    box = [round(float(v), 1) for v in pile.box(xyxy)] if seen else None
+    return {"id": pile_id, "team": side.team, "kind": "left" if side.hand else pile.kind.value, "cards": cards,
+            "box": box, "notes": list(pile.notes)}
+
+
+def layout_of_piles(images: Sequence[dict[str, Any]], left: dict[str, list[list[str]]], rules: str,
+                    house_rules: dict[str, Any], round_no: int, went_out: str | None) -> tuple[dict[str, Any], dict]:
+    """The layout document (``docs/layout.md``) of every pile of ``images`` (in order) and the typed-in cards
+    left, and each pile id's place in it (``teams.A.melds[0]``)."""
+    teams: dict[str, dict[str, list]] = {}
+    where: dict[str, str] = {}
+
+    def team_of(name: str) -> dict[str, list]:
+        return teams.setdefault(name, {"melds": [], "squared_books": [], "red_threes": [], "left": [], "loose": []})
+
+    for image in images:
+        for pile in image["piles"]:
+            t = team_of(pile["team"])
+            codes = [c["code"] for c in pile["cards"]]
+            kind, base = pile["kind"], f"teams.{pile['team']}"
+            if kind == "meld":
+                where[pile["id"]] = f"{base}.melds[{len(t['melds'])}]"
+                t["melds"].append(codes)
+            elif kind == "squared_book":
+                where[pile["id"]] = f"{base}.squared_books[{len(t['squared_books'])}]"
+                t["squared_books"].append({"top": codes[0], **pile.get("book", {})} if codes else {})
+            elif kind == "left":
+                where[pile["id"]] = f"{base}.left[{len(t['left'])}]"
+                t["left"].append(codes)
+            else:  # red_threes, loose: one list a team
+                where[pile["id"]] = f"{base}.{kind}"
+                t[kind].extend(codes)
+    for team, packets in left.items():
+        team_of(team)["left"].extend(packets)
+    doc: dict[str, Any] = {"rules": rules, "round": round_no, "went_out": went_out, "teams": teams}
+    if house_rules:
+        doc["house_rules"] = dict(house_rules)
+    return doc, where
+
+
+def rescore(images: list[dict[str, Any]], left: dict[str, list[list[str]]], rules: str, house_rules: dict[str, Any],
+            round_no: int, went_out: str | None, notes: list[str], resolved: Rules | None = None) -> PhotoScore:
+    """The layout of ``images``' piles scored (leniently: a photo is always scored) and each pile labelled with
+    what the rules engine made of it.
+
+    Raises:
+        InvalidLayoutError: a pile that makes no layout (e.g. a squared book with no card).
+    """
+    resolved = resolved or rules_of(rules, house_rules)
+    doc, where = layout_of_piles(images, left, rules, house_rules, round_no, went_out)
+    layout = TableLayout.from_dict(doc)
+    result = score_round(layout, resolved, lenient=True)
+    books = {b.where: b for t in result.teams.values() for b in t.books}
+    out_images = []
+    for image in images:
+        piles = []
+        for pile in image["piles"]:
+            place = where[pile["id"]]
+            label = pile["kind"].replace("_", " ")
+            book = books.get(place)
+            if image["kind"] == "hand" and pile["kind"] == "left":
+                label = f"team {pile['team']}: left in hand"
+            elif book:
+                label = f"{book.kind.value} book" + (f" (squared, {_book_count(pile, resolved)} cards)"
+                                                      if book.squared else "")
+            piles.append(PileOut(**{**pile, "label": label, "where": place}))
+        out_images.append(ImageOut(**{**image, "piles": piles}))
+    out = PhotoScore(images=out_images, layout=doc, left=left, notes=notes,
+                     score=RoundScoreOut.model_validate(result.to_dict()))
+    out._round = result
+    return out
+
+
+def _book_count(pile: dict[str, Any], rules: Rules) -> int:
+    book = pile.get("book") or {}
+    return len(book["cards"]) if book.get("cards") else book.get("count") or rules.book_size
+
+
+def correct_reading(reading: PhotoScore, corrections: Sequence[Any], round_no: int | None = None,
+                    went_out: str | None = "", rules: str | None = None,
+                    house_rules: dict[str, Any] | None = None) -> PhotoScore:
+    """``reading`` with ``corrections`` (:mod:`handfoot.corrections`) applied and scored again; ``round_no``,
+    ``went_out`` (None: nobody; ``""``: as read), ``rules`` and ``house_rules`` replace the reading's when given.
+
+    Raises:
+        CorrectionError, InvalidCardError: a correction that cannot be applied; UnknownRulesError, RulesError.
+    """
+    from .corrections import apply_corrections
+
+    images = apply_corrections([im.model_dump() for im in reading.images], list(corrections))
+    layout = reading.layout
+    name = rules or layout.get("rules", "pagat")
+    house = dict(layout.get("house_rules", {}) if house_rules is None else house_rules)
+    out = went_out if went_out != "" else layout.get("went_out")
+    return rescore(images, reading.left, name, house, round_no or layout.get("round", 1), out, list(reading.notes))
+
+
+def annotated_image(result: PhotoScore, k: int) -> "np.ndarray":
+    """Photo ``k`` of ``result`` (read in this process) with its boxes, pile outlines labelled by
+    :attr:`PileOut.label`, and the team totals drawn on it: (H, W, 3) uint8 BGR."""
+    pipeline = _vision()
+    photo = result._readings[k]
+    image = result.images[k]
+    by_id = {p.id: p.label for p in image.piles}
+    labels, n = {}, 0
+    for side in photo.sides:
+        for pile in side.piles:
+            labels[pile] = by_id.get(f"i{k}p{n}", pile.kind.value)
+            n += 1
+    return pipeline.annotate(photo, totals_lines(result.score), labels)
+
+
+def totals_lines(score: RoundScoreOut) -> list[str]:
+    """``team A: 1,320`` per team (``team A: 900..1,100`` while a squared book is uncounted)."""
+    return [f"team {name}: {f'{t.total:,}' if t.exact else f'{t.total_min:,}..{t.total_max:,}'}"
+            for name, t in score.teams.items()]
+
+
+def reading_json(result: PhotoScore) -> str:
+    """``result`` as JSON text (the stored form of a reading)."""
+    return result.model_dump_json()
+
+
+def load_reading(text: str) -> PhotoScore:
+    """A reading stored by :func:`reading_json`."""
+    return PhotoScore.model_validate(json.loads(text))

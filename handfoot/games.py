@@ -1,0 +1,295 @@
+"""Games kept in the ledger: creating one, adding, correcting and undoing rounds, the running totals.
+
+The application layer over :class:`handfoot.ledger.Ledger` and :class:`scorer.game.Game`: a round comes as a
+layout, or as a stored photo reading plus the corrections a player made; it is scored under the game's rules
+(preset and house rules) and stored as a layout. Every function raises a :class:`scorer.HandFootError` for what
+a user can get wrong.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any, Sequence
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from scorer import HandFootError
+from scorer.game import Game
+from scorer.scoring import score_round
+
+from .app import correct_reading, layout_of, load_reading, rules_of
+from .errors import ConflictError
+from .ledger import GameRecord, Ledger, RoundRecord
+from .limits import DEFAULT_LIMITS, Limits
+from .results import RoundScoreOut
+
+TEAM_NAME = r"^[^\s,:][^,:]{0,39}$"
+
+
+class GameCreate(BaseModel):
+    """A new game: its rules preset, house rules (rule fields overriding it), team names in seating order and,
+    optionally, each team's players (team -> names)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    rules: str = Field("pagat", max_length=40)
+    teams: list[str] = Field(default_factory=lambda: ["A", "B"], min_length=1, max_length=12)
+    names: dict[str, list[str]] = Field(default_factory=dict, max_length=12)
+    house_rules: dict[str, Any] = Field(default_factory=dict, max_length=64)
+
+    @field_validator("teams")
+    @classmethod
+    def _teams(cls, teams: list[str]) -> list[str]:
+        import re
+
+        for t in teams:
+            if not re.match(TEAM_NAME, t):
+                raise ValueError(f"team name {t!r}: 1 to 40 characters, no comma or colon, not starting with a "
+                                 "space")
+        if len(set(teams)) != len(teams):
+            raise ValueError("a team is named twice")
+        return teams
+
+    @field_validator("names")
+    @classmethod
+    def _names(cls, names: dict[str, list[str]]) -> dict[str, list[str]]:
+        for team, players in names.items():
+            if len(players) > 6 or any(len(p) > 40 for p in players):
+                raise ValueError(f"players of team {team}: at most 6 names of at most 40 characters")
+        return names
+
+
+class RoundIn(BaseModel):
+    """A round from a photo reading: its id, the corrections a player made (``handfoot.corrections``) and the
+    round's facts (who went out: None for nobody; left out, as the reading says)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    photo_reading: str = Field(max_length=40)
+    corrections: list[Any] = Field(default_factory=list, max_length=500)
+    went_out: str | None = Field("", max_length=40)
+
+
+class RoundOut(BaseModel):
+    """A stored round, scored: its number, opening minimum, layout, score and where it came from."""
+
+    n: int
+    minimum: int
+    layout: dict[str, Any]
+    score: RoundScoreOut
+    photo_reading: str | None
+    photos: list[str]
+    corrections: list[Any]
+    created: str
+    updated: str
+
+
+class GameOut(BaseModel):
+    """A game with every round scored, the running totals (an ``[min, max]`` pair while a squared book is
+    uncounted), the next round and its opening minimum (None once over), the team certainly ahead and the
+    winner once the last round is in."""
+
+    id: str
+    created: str
+    rules: str
+    house_rules: dict[str, Any]
+    teams: list[str]
+    names: dict[str, list[str]]
+    rounds: list[RoundOut]
+    totals: dict[str, int | list[int]]
+    next_round: int | None
+    next_minimum: int | None
+    leader: str | None
+    winner: str | None
+    over: bool
+
+
+class GameSummary(BaseModel):
+    """A game in the list: id, when it was made, rules, teams, rounds played, totals, winner."""
+
+    id: str
+    created: str
+    rules: str
+    teams: list[str]
+    rounds: int
+    totals: dict[str, int | list[int]]
+    winner: str | None
+    over: bool
+
+
+def create_game(ledger: Ledger, body: GameCreate) -> GameRecord:
+    """Check the rules and teams, store the game.
+
+    Raises:
+        UnknownRulesError, RulesError: bad rules or house rules; HandFootError: more teams than the rules seat,
+        players of a team that is not in ``teams``.
+    """
+    rules = rules_of(body.rules, body.house_rules)
+    if len(body.teams) > rules.teams:
+        raise HandFootError(f"{len(body.teams)} teams but '{rules.name}' with {rules.players} players has "
+                            f"{rules.teams}")
+    stray = sorted(set(body.names) - set(body.teams))
+    if stray:
+        raise HandFootError(f"names given for team {', '.join(stray)}, which is not one of the teams "
+                            f"({', '.join(body.teams)})")
+    return ledger.create_game(rules.name, body.house_rules, body.teams, body.names)
+
+
+def _game(record: GameRecord, rounds: Sequence[RoundRecord]) -> tuple[Game, list]:
+    rules = rules_of(record.rules, record.house_rules)
+    game = Game(rules)
+    scores = []
+    for r in rounds:
+        layout = layout_of(r.layout)
+        score = score_round(layout, rules, lenient=True)
+        game.rounds.append(score)
+        scores.append(score)
+    return game, scores
+
+
+def _total(lo_hi: tuple[int, int]) -> int | list[int]:
+    lo, hi = lo_hi
+    return lo if lo == hi else [lo, hi]
+
+
+def game_view(ledger: Ledger, game_id: str) -> GameOut:
+    """The game with every round scored. Raises NotFoundError."""
+    record = ledger.game(game_id)
+    rounds = ledger.rounds(game_id)
+    game, scores = _game(record, rounds)
+    totals = {t: (0, 0) for t in record.teams} | game.totals()
+    out_rounds = []
+    for r, score in zip(rounds, scores):
+        photos = []
+        if r.reading:
+            try:
+                files = ledger.reading(r.reading).files
+                photos = [f"/v1/photos/{r.reading}/images/{k}" for k in range(len(files))]
+            except HandFootError:
+                photos = []
+        out_rounds.append(RoundOut(n=r.n, minimum=game.rules.opening_minimum(r.n), layout=r.layout,
+                                   score=RoundScoreOut.model_validate(score.to_dict()), photo_reading=r.reading,
+                                   photos=photos, corrections=r.corrections, created=r.created, updated=r.updated))
+    return GameOut(id=record.id, created=record.created, rules=record.rules, house_rules=record.house_rules,
+                   teams=record.teams, names=record.names, rounds=out_rounds,
+                   totals={t: _total(v) for t, v in totals.items()},
+                   next_round=None if game.is_over else game.round_number, next_minimum=game.next_minimum(),
+                   leader=game.leader(), winner=game.winner(), over=game.is_over)
+
+
+def game_summaries(ledger: Ledger) -> list[GameSummary]:
+    out = []
+    for record in ledger.games():
+        game, _ = _game(record, ledger.rounds(record.id))
+        totals = {t: (0, 0) for t in record.teams} | game.totals()
+        out.append(GameSummary(id=record.id, created=record.created, rules=record.rules, teams=record.teams,
+                               rounds=len(game.rounds), totals={t: _total(v) for t, v in totals.items()},
+                               winner=game.winner(), over=game.is_over))
+    return out
+
+
+def round_layout(ledger: Ledger, record: GameRecord, n: int, body: dict[str, Any],
+                 limits: Limits = DEFAULT_LIMITS, lenient: bool = False) -> tuple[dict[str, Any], str | None, list]:
+    """The layout of round ``n`` from a request body, scored under the game's rules: either a layout, or
+    ``{"photo_reading": ID, "corrections": [...], "went_out": ...}``. Returns (layout, reading id or None,
+    corrections).
+
+    Raises:
+        InvalidLayoutError: a bad layout; a layout whose rules, house rules or round disagree with the game's;
+        a team that is not the game's. IllegalLayoutError: a round that breaks the rules (unless ``lenient``).
+        NotFoundError: no such reading. CorrectionError: a correction that cannot be applied.
+    """
+    from pydantic import TypeAdapter, ValidationError
+
+    from scorer.errors import InvalidLayoutError
+
+    from .corrections import Correction
+
+    rules = rules_of(record.rules, record.house_rules)
+    reading_id, corrections = None, []
+    if "photo_reading" in body:
+        try:
+            req = RoundIn.model_validate(body)
+            ops = TypeAdapter(list[Correction]).validate_python(req.corrections)
+        except ValidationError as exc:
+            raise InvalidLayoutError(_first_error(exc)) from None
+        reading = load_reading(ledger.reading(req.photo_reading).result)
+        corrected = correct_reading(reading, ops, round_no=n, went_out=req.went_out, rules=record.rules,
+                                    house_rules=record.house_rules)
+        doc = dict(corrected.layout)
+        reading_id, corrections = req.photo_reading, [op.model_dump(mode="json") for op in ops]
+    else:
+        doc = dict(body)
+        if doc.get("rules", record.rules) != record.rules:
+            raise InvalidLayoutError(f"the layout says rules {doc['rules']!r} but the game plays {record.rules!r}")
+        if doc.get("house_rules", record.house_rules) != record.house_rules:
+            raise InvalidLayoutError("a round's house rules are the game's; leave 'house_rules' out")
+        if doc.get("round", n) != n:
+            raise InvalidLayoutError(f"the layout says round {doc['round']!r} but this is round {n} of the game")
+    doc.update(rules=record.rules, round=n)
+    if record.house_rules:
+        doc["house_rules"] = record.house_rules
+    layout = layout_of(doc, limits)
+    stray = [t for t in layout.teams if t not in record.teams]
+    if stray:
+        raise InvalidLayoutError(f"team {stray[0]!r} is not one of the game's teams ({', '.join(record.teams)})")
+    score_round(layout, rules, lenient=lenient)  # raises IllegalLayoutError unless lenient
+    return layout.to_dict() | {"round": n}, reading_id, corrections
+
+
+def _first_error(exc) -> str:
+    err = exc.errors()[0]
+    loc = ".".join(str(p) for p in err["loc"]) or "body"
+    return f"{loc}: {err['msg']}"
+
+
+def add_round(ledger: Ledger, game_id: str, body: dict[str, Any], lenient: bool = False,
+              limits: Limits = DEFAULT_LIMITS) -> GameOut:
+    """Score and store the game's next round.
+
+    Raises:
+        NotFoundError: no such game; ConflictError: the game is over; and what :func:`round_layout` raises.
+    """
+    record = ledger.game(game_id)
+    rules = rules_of(record.rules, record.house_rules)
+    n = len(ledger.rounds(game_id)) + 1
+    if n > rules.rounds:
+        raise ConflictError(f"the game is over: '{rules.name}' plays {rules.rounds} rounds")
+    layout, reading, corrections = round_layout(ledger, record, n, body, limits, lenient)
+    ledger.add_round(game_id, n, layout, reading, corrections)
+    return game_view(ledger, game_id)
+
+
+def replace_round(ledger: Ledger, game_id: str, n: int, body: dict[str, Any], lenient: bool = False,
+                  limits: Limits = DEFAULT_LIMITS) -> GameOut:
+    """Re-score and store a corrected round ``n``. Raises NotFoundError and what :func:`round_layout` raises."""
+    record = ledger.game(game_id)
+    if not any(r.n == n for r in ledger.rounds(game_id)):
+        from .errors import NotFoundError
+
+        raise NotFoundError(f"game {game_id} has no round {n}")
+    layout, reading, corrections = round_layout(ledger, record, n, body, limits, lenient)
+    ledger.replace_round(game_id, n, layout, reading, corrections)
+    return game_view(ledger, game_id)
+
+
+def export_csv(ledger: Ledger, game_id: str) -> str:
+    """The round grid as CSV: ``round, minimum``, then each team's round score and running total (``lo..hi``
+    while a squared book is uncounted). Raises NotFoundError."""
+    view = game_view(ledger, game_id)
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["round", "minimum"] + [f"{t} points" for t in view.teams] + [f"{t} total" for t in view.teams])
+    running = {t: [0, 0] for t in view.teams}
+    for r in view.rounds:
+        points = []
+        for t in view.teams:
+            ts = r.score.teams.get(t)
+            lo, hi = (ts.total_min, ts.total_max) if ts else (0, 0)
+            running[t][0] += lo
+            running[t][1] += hi
+            points.append(str(lo) if lo == hi else f"{lo}..{hi}")
+        totals = [str(lo) if lo == hi else f"{lo}..{hi}" for lo, hi in (running[t] for t in view.teams)]
+        w.writerow([r.n, r.minimum] + points + totals)
+    return buf.getvalue()

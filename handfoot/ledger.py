@@ -1,0 +1,283 @@
+"""The game ledger: games, their rounds and photo readings in one SQLite file that never loses a round.
+
+The file is opened in WAL mode with ``synchronous=FULL``: a round is on disk when :meth:`Ledger.add_round`
+returns, and a process killed at any moment leaves the file consistent. The schema's version is SQLite's
+``user_version``; :meth:`Ledger.open` migrates an older file and refuses a newer one. Photos (originals and
+annotated copies) lie in ``photos/<reading id>/`` beside the database file; nothing is read or written outside
+that folder.
+
+Rounds are stored as layouts (``docs/layout.md``) and scored when read, under the game's rules, so a
+correction is re-scoring, never arithmetic on stored totals.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import sqlite3
+import threading
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterator
+
+from scorer import HandFootError
+
+from .errors import NotFoundError
+
+SCHEMA_VERSION = 1
+_SCHEMA = """
+CREATE TABLE games (
+    id TEXT PRIMARY KEY,
+    created TEXT NOT NULL,
+    rules TEXT NOT NULL,
+    house_rules TEXT NOT NULL,      -- JSON object
+    teams TEXT NOT NULL,            -- JSON array of team names
+    names TEXT NOT NULL             -- JSON object: team -> player names
+);
+CREATE TABLE rounds (
+    game_id TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+    n INTEGER NOT NULL,             -- 1-based round number
+    layout TEXT NOT NULL,           -- JSON layout (docs/layout.md)
+    reading TEXT,                   -- the photo reading it came from, if any
+    corrections TEXT NOT NULL,      -- JSON array of the corrections applied to that reading
+    created TEXT NOT NULL,
+    updated TEXT NOT NULL,
+    PRIMARY KEY (game_id, n)
+);
+CREATE TABLE readings (
+    id TEXT PRIMARY KEY,
+    created TEXT NOT NULL,
+    result TEXT NOT NULL,           -- JSON of handfoot.results.PhotoScore
+    files TEXT NOT NULL             -- JSON array: [{"name", "file", "annotated", "kind"}] under photos/<id>/
+);
+"""
+#: migrations from version k to k + 1 (k = index); version 0 is an empty file
+_MIGRATIONS: tuple[str, ...] = (_SCHEMA,)
+
+ID_ALPHABET = set("0123456789abcdef")
+
+
+class LedgerError(HandFootError, RuntimeError):
+    """A database file that cannot be used: not SQLite, made by a newer handfoot, or unwritable."""
+
+
+def new_id() -> str:
+    """A random 16-hex-digit id."""
+    return secrets.token_hex(8)
+
+
+def is_id(text: str) -> bool:
+    """True for an id made by :func:`new_id` (so a path built from it stays in the data folder)."""
+    return len(text) == 16 and set(text) <= ID_ALPHABET
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """A stored game: its id, creation time (ISO 8601, UTC), rules preset, house rules, teams and players."""
+
+    id: str
+    created: str
+    rules: str
+    house_rules: dict[str, Any]
+    teams: list[str]
+    names: dict[str, list[str]]
+
+
+@dataclass(frozen=True)
+class RoundRecord:
+    """A stored round: its number, layout, the photo reading it came from and the corrections applied."""
+
+    n: int
+    layout: dict[str, Any]
+    reading: str | None
+    corrections: list[Any]
+    created: str
+    updated: str
+
+
+@dataclass(frozen=True)
+class ReadingRecord:
+    """A stored photo reading: its id, creation time, result JSON and files (under ``photos/<id>/``)."""
+
+    id: str
+    created: str
+    result: str
+    files: list[dict[str, str]]
+
+
+class Ledger:
+    """The SQLite file at ``path`` (created with its folder when missing), one connection per thread.
+
+    Raises:
+        LedgerError: from :meth:`open` and every method, for a file that is not a usable database.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.photos_dir = self.path.parent / "photos"
+        self._local = threading.local()
+        self._write_lock = threading.Lock()
+
+    @classmethod
+    def open(cls, path: str | Path) -> "Ledger":
+        """Open (and create or migrate) the ledger at ``path``."""
+        ledger = cls(path)
+        try:
+            ledger.path.parent.mkdir(parents=True, exist_ok=True)
+            ledger.photos_dir.mkdir(exist_ok=True)
+        except OSError as exc:
+            raise LedgerError(f"cannot create the data folder {ledger.path.parent}: {exc.strerror}") from None
+        ledger._migrate()
+        return ledger
+
+    # -- connection -----------------------------------------------------------------------------------------
+    def _conn(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            try:
+                conn = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA synchronous=FULL")
+                conn.execute("PRAGMA foreign_keys=ON")
+            except sqlite3.DatabaseError as exc:
+                raise LedgerError(f"{self.path}: not a handfoot database ({exc})") from None
+            self._local.conn = conn
+        return conn
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction (``BEGIN IMMEDIATE``), committed when the block ends without an error."""
+        conn = self._conn()
+        with self._write_lock:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    def _migrate(self) -> None:
+        try:
+            with self._write() as conn:
+                version = conn.execute("PRAGMA user_version").fetchone()[0]
+                if version > SCHEMA_VERSION:
+                    raise LedgerError(f"{self.path} was written by a newer handfoot (schema {version}; this one "
+                                      f"reads {SCHEMA_VERSION})")
+                for step in _MIGRATIONS[version:]:
+                    for statement in step.split(";"):
+                        if statement.strip():
+                            conn.execute(statement)
+                conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        except sqlite3.DatabaseError as exc:
+            raise LedgerError(f"{self.path}: not a handfoot database ({exc})") from None
+
+    def integrity(self) -> str:
+        """``PRAGMA integrity_check``'s answer (``ok`` for a sound file)."""
+        return self._conn().execute("PRAGMA integrity_check").fetchone()[0]
+
+    def close(self) -> None:
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
+
+    # -- games ------------------------------------------------------------------------------------------------
+    def create_game(self, rules: str, house_rules: dict[str, Any], teams: list[str],
+                    names: dict[str, list[str]]) -> GameRecord:
+        game = GameRecord(new_id(), _now(), rules, dict(house_rules), list(teams), dict(names))
+        with self._write() as conn:
+            conn.execute("INSERT INTO games VALUES (?, ?, ?, ?, ?, ?)",
+                         (game.id, game.created, game.rules, json.dumps(game.house_rules), json.dumps(game.teams),
+                          json.dumps(game.names)))
+        return game
+
+    def game(self, game_id: str) -> GameRecord:
+        """Raises: NotFoundError."""
+        row = self._conn().execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
+        if row is None:
+            raise NotFoundError(f"no game {game_id!r}")
+        return GameRecord(row[0], row[1], row[2], json.loads(row[3]), json.loads(row[4]), json.loads(row[5]))
+
+    def games(self) -> list[GameRecord]:
+        """Every game, newest first."""
+        rows = self._conn().execute("SELECT id FROM games ORDER BY created DESC, rowid DESC").fetchall()
+        return [self.game(r[0]) for r in rows]
+
+    def delete_game(self, game_id: str) -> None:
+        """Raises: NotFoundError."""
+        with self._write() as conn:
+            conn.execute("DELETE FROM rounds WHERE game_id = ?", (game_id,))
+            if conn.execute("DELETE FROM games WHERE id = ?", (game_id,)).rowcount == 0:
+                raise NotFoundError(f"no game {game_id!r}")
+
+    # -- rounds -----------------------------------------------------------------------------------------------
+    def rounds(self, game_id: str) -> list[RoundRecord]:
+        rows = self._conn().execute("SELECT n, layout, reading, corrections, created, updated FROM rounds "
+                                    "WHERE game_id = ? ORDER BY n", (game_id,)).fetchall()
+        return [RoundRecord(r[0], json.loads(r[1]), r[2], json.loads(r[3]), r[4], r[5]) for r in rows]
+
+    def add_round(self, game_id: str, n: int, layout: dict[str, Any], reading: str | None,
+                  corrections: list[Any]) -> None:
+        """Store round ``n`` (the caller checked it is the next one; a round already there is a conflict)."""
+        from .errors import ConflictError
+
+        now = _now()
+        with self._write() as conn:
+            have = conn.execute("SELECT COUNT(*) FROM rounds WHERE game_id = ?", (game_id,)).fetchone()[0]
+            if have != n - 1:
+                raise ConflictError(f"round {n} cannot be added: the game has {have} rounds")
+            conn.execute("INSERT INTO rounds VALUES (?, ?, ?, ?, ?, ?, ?)",
+                         (game_id, n, json.dumps(layout), reading, json.dumps(corrections), now, now))
+
+    def replace_round(self, game_id: str, n: int, layout: dict[str, Any], reading: str | None,
+                      corrections: list[Any]) -> None:
+        """Raises: NotFoundError when the round is not there."""
+        with self._write() as conn:
+            cur = conn.execute("UPDATE rounds SET layout = ?, reading = ?, corrections = ?, updated = ? "
+                               "WHERE game_id = ? AND n = ?",
+                               (json.dumps(layout), reading, json.dumps(corrections), _now(), game_id, n))
+            if cur.rowcount == 0:
+                raise NotFoundError(f"game {game_id} has no round {n}")
+
+    def delete_round(self, game_id: str, n: int) -> None:
+        """Remove round ``n``, which must be the last one.
+
+        Raises:
+            NotFoundError: no such round; ConflictError: a round that is not the last.
+        """
+        from .errors import ConflictError
+
+        with self._write() as conn:
+            last = conn.execute("SELECT MAX(n) FROM rounds WHERE game_id = ?", (game_id,)).fetchone()[0]
+            if last is None or not 1 <= n <= last:
+                raise NotFoundError(f"game {game_id} has no round {n}")
+            if n != last:
+                raise ConflictError(f"only the last round ({last}) can be undone; correct round {n} instead")
+            conn.execute("DELETE FROM rounds WHERE game_id = ? AND n = ?", (game_id, n))
+
+    # -- photo readings ------------------------------------------------------------------------------------------
+    def reading_dir(self, reading_id: str) -> Path:
+        """``photos/<id>/`` of a reading. Raises NotFoundError for a string that is not an id."""
+        if not is_id(reading_id):
+            raise NotFoundError(f"no photo reading {reading_id!r}")
+        return self.photos_dir / reading_id
+
+    def add_reading(self, reading_id: str, result: str, files: list[dict[str, str]]) -> None:
+        with self._write() as conn:
+            conn.execute("INSERT INTO readings VALUES (?, ?, ?, ?)",
+                         (reading_id, _now(), result, json.dumps(files)))
+
+    def reading(self, reading_id: str) -> ReadingRecord:
+        """Raises: NotFoundError."""
+        row = self._conn().execute("SELECT id, created, result, files FROM readings WHERE id = ?",
+                                   (reading_id,)).fetchone()
+        if row is None:
+            raise NotFoundError(f"no photo reading {reading_id!r}")
+        return ReadingRecord(row[0], row[1], row[2], json.loads(row[3]))

@@ -1,0 +1,131 @@
+"""Size limits on everything a user sends, checked before any work is done on it.
+
+One :class:`Limits` object holds every threshold; the command line and the web service check the same ones.
+Each check raises :class:`handfoot.errors.TooLargeError` naming what was too large and the limit.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import TooLargeError
+from scorer.errors import InvalidLayoutError
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Thresholds on input, in the units named.
+
+    Attributes:
+        file_bytes: largest photo file, bytes (25 MB: a phone's full-resolution JPEG is 3-12 MB).
+        files: most photos in one reading, table and hand photos together.
+        pixels: largest image, width x height pixels, read from the file header before decoding (60 MP,
+            about 8000 x 7500; the camera pipeline scales every photo to at most 2560 px anyway).
+        json_bytes: largest JSON body or layout file, bytes (a real layout is under 10 KB).
+        json_depth: deepest nesting of arrays and objects in JSON (a layout nests 5 deep).
+        layout_cards: most card codes in one layout (six decks with jokers hold 324 cards).
+    """
+
+    file_bytes: int = 25 * 1024 * 1024
+    files: int = 8
+    pixels: int = 60_000_000
+    json_bytes: int = 1024 * 1024
+    json_depth: int = 32
+    layout_cards: int = 1000
+
+
+DEFAULT_LIMITS = Limits()
+
+
+def json_depth(text: str | bytes) -> int:
+    """The deepest nesting of ``[`` and ``{`` in JSON text (brackets inside strings ignored), without parsing
+    it: a linear scan, safe on any input (a 10,000-deep document would overflow Python's parser)."""
+    if isinstance(text, str):
+        text = text.encode("utf-8", "surrogatepass")
+    depth = deepest = 0
+    in_string = escaped = False
+    for byte in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:  # quote
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in (0x5B, 0x7B):
+            depth += 1
+            deepest = max(deepest, depth)
+        elif byte in (0x5D, 0x7D):
+            depth -= 1
+    return deepest
+
+
+def check_json_text(text: str | bytes, limits: Limits = DEFAULT_LIMITS, what: str = "JSON body") -> None:
+    """Refuse JSON text over ``limits.json_bytes`` or nested deeper than ``limits.json_depth``.
+
+    Raises:
+        TooLargeError: naming ``what`` and the limit.
+    """
+    size = len(text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text)
+    if size > limits.json_bytes:
+        raise TooLargeError(f"{what} too large: {size:,} bytes (at most {limits.json_bytes:,})")
+    depth = json_depth(text)
+    if depth > limits.json_depth:
+        raise TooLargeError(f"{what} nested too deep: {depth} levels (at most {limits.json_depth})")
+
+
+def parse_json(text: str | bytes, limits: Limits = DEFAULT_LIMITS, what: str = "JSON body") -> Any:
+    """JSON text checked by :func:`check_json_text`, then parsed.
+
+    Raises:
+        TooLargeError: from :func:`check_json_text`.
+        InvalidLayoutError: for text that is not JSON (message names line and column).
+    """
+    check_json_text(text, limits, what)
+    try:
+        return json.loads(text)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        where = f" at line {exc.lineno} column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
+        reason = exc.msg if isinstance(exc, json.JSONDecodeError) else "not UTF-8 text"
+        raise InvalidLayoutError(f"{what} is not valid JSON: {reason}{where}") from None
+
+
+def count_layout_cards(doc: Any) -> int:
+    """How many strings (card codes) lie in a layout document's ``teams`` (any nesting), without validating
+    it: a bound to check before the layout is parsed card by card."""
+    stack, n = [doc.get("teams") if isinstance(doc, dict) else None], 0
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            n += 1
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return n
+
+
+def check_layout_cards(doc: Any, limits: Limits = DEFAULT_LIMITS) -> None:
+    """Refuse a layout document with more than ``limits.layout_cards`` card codes.
+
+    Raises:
+        TooLargeError: with the count and the limit.
+    """
+    n = count_layout_cards(doc)
+    if n > limits.layout_cards:
+        raise TooLargeError(f"layout has {n:,} cards (at most {limits.layout_cards:,}; six decks hold 324)")
+
+
+def check_file_size(size: int, name: str, limits: Limits = DEFAULT_LIMITS) -> None:
+    """Refuse a photo file of ``size`` bytes over ``limits.file_bytes``.
+
+    Raises:
+        TooLargeError: naming the file.
+    """
+    if size > limits.file_bytes:
+        raise TooLargeError(f"{name}: file too large ({size / 1e6:.1f} MB; at most "
+                            f"{limits.file_bytes / 1e6:.0f} MB a photo)")

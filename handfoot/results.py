@@ -1,0 +1,164 @@
+"""Typed results of the application layer (Pydantic): what the command line prints with ``--json`` and what
+the web service answers.
+
+Shapes mirror :meth:`scorer.scoring.RoundScore.to_dict` (a round's score) and add, for photos, every image
+with its piles and every card with its box(es) in image pixels, so that a page can draw a card and let a player
+tap it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+
+
+class _Out(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+class BreakdownLine(_Out):
+    """One line of a team's breakdown: ``count`` items worth ``points_min``..``points_max`` points (``points``
+    when exact). ``item`` is a stable key (``clean_books``, ``going_out``, ``melded_cards``, ...)."""
+
+    item: str
+    label: str
+    count: int
+    points: int | None
+    points_min: int
+    points_max: int
+    detail: str = ""
+
+
+class BookOut(_Out):
+    """A complete book: where it is in the layout (``teams.A.melds[0]``), kind, rank, and card points."""
+
+    where: str
+    kind: Literal["clean", "dirty", "wild"]
+    rank: str | None
+    squared: bool
+    points_min: int
+    points_max: int
+
+
+class TeamScoreOut(_Out):
+    """One team's round score; ``total`` is None while a squared book's wilds are uncounted (then the total
+    lies in ``total_min``..``total_max``)."""
+
+    total: int | None
+    total_min: int
+    total_max: int
+    exact: bool
+    breakdown: list[BreakdownLine]
+    books: list[BookOut]
+    needs_counting: list[str]
+
+
+class ProblemOut(_Out):
+    """Something the rules see: ``illegal`` (cannot happen under the rules), ``uncertain`` (depends on what
+    cannot be seen) or ``warning``. ``where`` is a layout path."""
+
+    severity: Literal["illegal", "uncertain", "warning"]
+    where: str
+    message: str
+
+
+class RoundScoreOut(_Out):
+    """A scored round: the JSON of ``handfoot score LAYOUT --json``."""
+
+    rules: str
+    round: int
+    went_out: str | None
+    teams: dict[str, TeamScoreOut]
+    problems: list[ProblemOut]
+
+
+class CardOut(_Out):
+    """One physical card read in a photo.
+
+    Attributes:
+        id: stable within the reading: ``<pile id>.<k>``.
+        code: card code (``KH``, ``10S``, ``JK``).
+        confidence: the reading's confidence, 0..1.
+        boxes: the corner-index boxes it was read from, ``[x1, y1, x2, y2]`` pixels of the photo (two for a card
+            seen whole, one for a card seen by one corner, none for a card counted in a fan's gap).
+        center: ``[x, y]`` pixels: the card's centre when seen whole, else its one index (or, for a card counted
+            in a gap, where its index would be).
+        size: index size in pixels (square root of the index box area).
+    """
+
+    id: str
+    code: str
+    confidence: float
+    boxes: list[list[float]]
+    center: list[float]
+    size: float
+
+
+class PileOut(_Out):
+    """A pile read in a photo.
+
+    Attributes:
+        id: stable within the reading: ``i<image>p<k>`` (``i0p2``: image 0, its third pile).
+        team: the team it belongs to.
+        kind: ``meld``, ``squared_book``, ``red_threes``, ``left`` (cards still in hand) or ``loose``.
+        label: what the rules engine makes of it, in words (``clean book``, ``dirty book (squared, 7 cards)``,
+            ``meld``, ``red threes``, ``team B: left in hand``, ``loose``).
+        where: its place in the layout (``teams.A.melds[1]``; for red threes and loose cards the list).
+        cards: its cards in reading order (along the fan; a squared book's top card first).
+        box: ``[x1, y1, x2, y2]`` pixels around its index boxes, or None when none was read.
+        notes: the camera's doubts about it, one sentence each.
+        book: for a squared book, what was said of it beyond its top card (``count``, ``kind``, ``rank``,
+            ``cards``; layout keys of ``squared_books``), from corrections.
+    """
+
+    id: str
+    team: str
+    kind: Literal["meld", "squared_book", "red_threes", "left", "loose"]
+    label: str
+    where: str
+    cards: list[CardOut]
+    box: list[float] | None
+    notes: list[str]
+    book: dict[str, Any] = Field(default_factory=dict)
+
+
+class ImageOut(_Out):
+    """One photo read: ``kind`` ``table`` or ``hand`` (a hand or foot: every card a card left); ``teams`` read
+    from it; its size in pixels; every corner-index detection kept; its piles."""
+
+    image: str
+    kind: Literal["table", "hand"]
+    teams: list[str]
+    width: int
+    height: int
+    detections: list[dict[str, Any]]
+    piles: list[PileOut]
+
+
+class LayoutScore(_Out):
+    """A layout scored: the layout (JSON of ``docs/layout.md``) and its score."""
+
+    layout: dict[str, Any]
+    score: RoundScoreOut
+    _round: Any = PrivateAttr(default=None)  #: the scorer's RoundScore, for the command line's text report
+
+
+class PhotoScore(_Out):
+    """Photos read and scored: the JSON of ``handfoot score PHOTO --json``.
+
+    Attributes:
+        images: each photo read, with its piles and cards.
+        layout: the layout read (``docs/layout.md``), typed-in cards left included.
+        left: the cards left that were typed in (team -> packets), not read from a photo.
+        notes: every guess the camera made, for a person to check.
+        score: the round's score; a photo is always scored, and what breaks the rules is in its problems.
+    """
+
+    images: list[ImageOut]
+    layout: dict[str, Any]
+    left: dict[str, list[list[str]]] = Field(default_factory=dict)
+    notes: list[str]
+    score: RoundScoreOut
+    _round: Any = PrivateAttr(default=None)  #: the scorer's RoundScore, for the command line's text report
+    _readings: Any = PrivateAttr(default=None)  #: the pipeline's PhotoReadings, for annotating the photos

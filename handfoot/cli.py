@@ -336,6 +336,61 @@ def cmd_detect(args: argparse.Namespace) -> int:
     return EXIT_BAD_INPUT if failures else 0
 
 
+# -- serve ----------------------------------------------------------------------------------------------------
+def cmd_serve(args: argparse.Namespace) -> int:
+    import logging
+    import secrets
+    from pathlib import Path
+
+    try:
+        import uvicorn
+
+        from .service import LOOPBACK, Settings, create_app
+    except ImportError as exc:
+        raise HandFootError(f"serve needs fastapi and uvicorn (pip install -e .): {exc}") from None
+    from . import app as application
+    from .ledger import Ledger
+
+    settings = Settings(**({"db": Path(args.db)} if args.db else {}), max_jobs=args.max_jobs)
+    local = args.host in LOOPBACK
+    if not local:
+        settings.token = os.environ.get("HANDFOOT_TOKEN") or secrets.token_urlsafe(18)
+    Ledger.open(settings.db).close()  # a database that cannot be used is one line, before the server starts
+    try:
+        models = application.load_models()
+    except HandFootError as exc:
+        models = None
+        print(f"handfoot: photo reading is off: {exc}", file=sys.stderr)
+    app = create_app(settings, models=models, load_models=False)
+    print(f"handfoot: ledger {settings.db}", file=sys.stderr)
+    for url in _addresses(args.host, args.port):
+        print(f"handfoot: open {url}" + (f"/?token={settings.token}" if settings.token else ""), file=sys.stderr)
+    if local:
+        print("handfoot: only this computer can connect; for phones on your network: handfoot serve --host "
+              "0.0.0.0", file=sys.stderr)
+    logging.basicConfig(level=logging.WARNING, format="handfoot: %(message)s")
+    try:
+        uvicorn.run(app, host=args.host, port=args.port, log_level="warning", access_log=False)
+    except (OSError, SystemExit) as exc:
+        raise HandFootError(f"cannot serve on {args.host}:{args.port}: {exc}") from None
+    return 0
+
+
+def _addresses(host: str, port: int) -> list[str]:
+    """The URLs a browser can open for a server bound to ``host``: this computer's network addresses for
+    ``0.0.0.0``."""
+    import socket
+
+    if host not in ("0.0.0.0", "::", ""):
+        return [f"http://{'[' + host + ']' if ':' in host else host}:{port}"]
+    found = set()
+    try:
+        found |= {a for a in socket.gethostbyname_ex(socket.gethostname())[2] if not a.startswith("127.")}
+    except OSError:
+        pass
+    return [f"http://{a}:{port}" for a in sorted(found)] or [f"http://<this computer's address>:{port}"]
+
+
 # -- parser ---------------------------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="handfoot", description="Score Hand and Foot rounds.")
@@ -419,6 +474,16 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--model", help="detector ONNX model (default: models/cards.onnx)")
     sp.add_argument("--reader", help="index reader ONNX model (default: models/reader.onnx when present)")
     sp.set_defaults(func=cmd_detect)
+
+    sp = sub.add_parser("serve", help="run the web service (the API under /v1, docs at /docs)")
+    sp.add_argument("--host", default="127.0.0.1",
+                    help="address to listen on (default 127.0.0.1: this computer only; 0.0.0.0 lets phones on "
+                         "your network in, with an access token printed in the address to open)")
+    sp.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    sp.add_argument("--db", metavar="PATH", help="the game ledger, a SQLite file (default: "
+                                                 "~/.local/share/handfoot/handfoot.db; photos are kept beside it)")
+    sp.add_argument("--max-jobs", type=int, default=1, help="photo readings worked on at once (default 1)")
+    sp.set_defaults(func=cmd_serve)
 
     sp = sub.add_parser("game", help="score a game's rounds in order and show running totals")
     sp.add_argument("layouts", nargs="+", help="one layout JSON file per round, in order")

@@ -1,0 +1,360 @@
+"""The ``/v1`` routes of the web service, thin over the application layer.
+
+Rules, layout scoring, photo readings (kept with their photos) and games (the ledger). The models, the ledger,
+the settings and the photo-job slots come in as dependencies (:func:`get_models`, :func:`get_ledger`, ...), so
+tests swap them with ``app.dependency_overrides``.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Body, Depends, File, Form, Query, Request, UploadFile
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import FileResponse, HTMLResponse, Response
+from pydantic import BaseModel, ConfigDict, Field
+
+from scorer import PRESET_NAMES, HandFootError, get_rules
+
+from . import app as application
+from . import games
+from .errors import NotFoundError, TooLargeError, UnavailableError
+from .ledger import Ledger, new_id
+from .limits import check_file_size, parse_json
+from .results import PhotoScore, RoundScoreOut
+
+router = APIRouter(prefix="/v1")
+root = APIRouter()
+
+LAYOUT_EXAMPLE = {"rules": "pagat", "round": 1, "went_out": "A",
+                  "teams": {"A": {"melds": [["KH", "KS", "KD", "KC", "KH", "KS", "KD"], ["8H", "8S", "8D"]],
+                                  "squared_books": [{"top": "QH"}], "red_threes": ["3H"]},
+                            "B": {"melds": [["9S", "9H", "2C"]], "left": [["QD", "7C", "4S"]]}}}
+ERRORS = {k: {"description": v, "content": {"application/json": {"example": {"error": "what was wrong"}}}}
+          for k, v in ((401, "no access token (when served beyond this computer)"), (404, "no such game, round "
+                        "or reading"), (409, "does not fit the game"), (413, "too large"),
+                       (422, "bad input, named in one line"), (503, "busy: retry after Retry-After seconds"))}
+
+
+# -- dependencies -------------------------------------------------------------------------------------------------
+def get_settings(request: Request):
+    return request.app.state.settings
+
+
+def get_ledger(request: Request) -> Ledger:
+    return request.app.state.ledger
+
+
+def get_jobs(request: Request):
+    return request.app.state.jobs
+
+
+def get_models(request: Request) -> application.Models:
+    """The camera models loaded at start-up. Raises UnavailableError (503) when there are none."""
+    models = request.app.state.models
+    if models is None:
+        raise UnavailableError(f"photo reading is off on this server: {request.app.state.models_error or 'no models'}")
+    return models
+
+
+# -- health and rules ---------------------------------------------------------------------------------------------
+class Health(BaseModel):
+    """The service is up; which models are loaded (file names, None when not) and the photo jobs."""
+
+    status: Literal["ok"]
+    version: str
+    models: dict[str, str | None]
+    photo_reading: bool
+    jobs: dict[str, int]
+
+
+@router.get("/health", response_model=Health, responses={401: ERRORS[401]})
+def health(request: Request, jobs=Depends(get_jobs)) -> Health:
+    models = request.app.state.models
+    described = models.describe() if models is not None else {"detector": None, "reader": None, "stacks": None}
+    return Health(status="ok", version=request.app.version, models=described, photo_reading=models is not None,
+                  jobs={"running": jobs.active, "at_once": jobs.running})
+
+
+@router.get("/rules", responses={401: ERRORS[401]})
+def list_rules() -> dict[str, dict[str, Any]]:
+    """Every preset and its values (as ``handfoot rules --json``)."""
+    return {n: get_rules(n).model_dump(mode="json") for n in PRESET_NAMES}
+
+
+@router.get("/rules/{name}", responses={404: ERRORS[404], 401: ERRORS[401]})
+def one_rules(name: Annotated[str, Field(max_length=40)]) -> dict[str, Any]:
+    """One preset's values (as ``handfoot rules NAME --json``)."""
+    if name not in PRESET_NAMES:
+        raise NotFoundError(f"no rules preset {name!r}; presets: {', '.join(PRESET_NAMES)}")
+    return get_rules(name).model_dump(mode="json")
+
+
+# -- layouts ---------------------------------------------------------------------------------------------------
+@router.post("/score", response_model=RoundScoreOut, responses={k: ERRORS[k] for k in (401, 413, 422)})
+def score(layout: Annotated[dict[str, Any], Body(openapi_examples={"round": {"value": LAYOUT_EXAMPLE}})],
+          lenient: bool = False, settings=Depends(get_settings)) -> RoundScoreOut:
+    """Score a layout (docs/layout.md): the JSON of ``handfoot score LAYOUT --json``. A layout that breaks the
+    rules is refused (422, with ``problems``) unless ``lenient``."""
+    table = application.layout_of(layout, settings.limits)
+    return application.score_layout(table, lenient=lenient).score
+
+
+# -- photos ------------------------------------------------------------------------------------------------------
+class PhotoReadingOut(PhotoScore):
+    """A photo reading kept by the server: :class:`PhotoScore` plus its ``id``, and where its photos are:
+    ``photos[k]`` the original of image ``k``, ``annotated[k]`` it with what was read drawn on it."""
+
+    id: str
+    photos: list[str]
+    annotated: list[str]
+
+
+def _reading_out(reading_id: str, result: PhotoScore) -> PhotoReadingOut:
+    n = len(result.images)
+    return PhotoReadingOut(**result.model_dump(), id=reading_id,
+                           photos=[f"/v1/photos/{reading_id}/images/{k}" for k in range(n)],
+                           annotated=[f"/v1/photos/{reading_id}/annotated/{k}.jpg" for k in range(n)])
+
+
+def _save_upload(upload: UploadFile, dest: Path) -> None:
+    upload.file.seek(0)
+    with open(dest, "wb") as f:
+        shutil.copyfileobj(upload.file, f, 1024 * 1024)
+
+
+def _read_photos(ledger: Ledger, reading_id: str, tables: list[UploadFile], hands: list[tuple[str, UploadFile]],
+                 req: application.PhotoRequest, models: application.Models, limits) -> PhotoScore:
+    """Save the uploads under ``photos/<id>/``, read and score them, write the annotated copies and store the
+    reading; on any error nothing is kept. Runs in a worker thread."""
+    import cv2
+
+    from vision.imagesize import image_size
+
+    folder = ledger.reading_dir(reading_id)
+    folder.mkdir(parents=True)
+    try:
+        paths, names, files = [], [], []
+        for k, upload in enumerate([*tables, *(u for _, u in hands)]):
+            upload.file.seek(0)
+            found = image_size(upload.file.read(256 * 1024))
+            ext = {"JPEG": ".jpg", "PNG": ".png"}.get(found[0] if found else "", "." + (found[0].lower() if found
+                                                                                     else "bin"))
+            dest = folder / f"photo-{k}{ext}"
+            _save_upload(upload, dest)
+            paths.append(dest)
+            names.append(Path(upload.filename or f"photo-{k}").name[:120])
+            files.append({"name": names[-1], "file": dest.name, "annotated": f"annotated-{k}.jpg",
+                          "kind": "table" if k < len(tables) else "hand"})
+        result = application.read_and_score_photos(paths[:len(tables)], req, models,
+                                                   [(t, p) for (t, _), p in zip(hands, paths[len(tables):])],
+                                                   limits, names)
+        for k in range(len(result.images)):
+            cv2.imwrite(str(folder / f"annotated-{k}.jpg"), application.annotated_image(result, k),
+                        [cv2.IMWRITE_JPEG_QUALITY, 85])
+        ledger.add_reading(reading_id, application.reading_json(result), files)
+        return result
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+
+
+@router.post("/photos", response_model=PhotoReadingOut, status_code=201,
+             responses={k: ERRORS[k] for k in (401, 413, 422, 503)})
+async def read_photos(
+        photos: Annotated[list[UploadFile], File(description="table photos: one per team, in the order of "
+                                                             "`teams` (or one photo with `split`)")],
+        hands: Annotated[list[UploadFile] | None, File(description="photos of a player's hand or foot fanned "
+                                                                   "face up: every card a card left")] = None,
+        hand_teams: Annotated[str | None, Form(max_length=400, description="the team of each hand photo, in "
+                                                                          "order: A,B")] = None,
+        rules: Annotated[str, Form(max_length=40)] = "pagat",
+        round: Annotated[int | None, Form(ge=1, le=99)] = None,
+        went_out: Annotated[str | None, Form(max_length=40)] = None,
+        split: Annotated[Literal["horizontal", "vertical"] | None, Form()] = None,
+        teams: Annotated[str | None, Form(max_length=400, description="team of each table photo: A,B")] = None,
+        left: Annotated[list[str] | None, Form(description='cards still held, as TEAM:CARDS ("A:KH 7C 4S"), '
+                                                           "one per hand or foot")] = None,
+        house_rules: Annotated[str | None, Form(max_length=4000, description="JSON object of rule fields")] = None,
+        conf: Annotated[float, Form(gt=0, le=1)] = application.DEFAULT_CONF,
+        settings=Depends(get_settings), ledger: Ledger = Depends(get_ledger), jobs=Depends(get_jobs),
+        models: application.Models = Depends(get_models)) -> PhotoReadingOut:
+    """Read photos of the table (and of hands) and score the round: the JSON of ``handfoot score PHOTO --json``
+    plus the reading's ``id``, every pile with its id and every card with its boxes in image pixels. The
+    photos are kept (``photos``, ``annotated``). At most ``max_jobs`` readings run at once and a few wait;
+    past that the answer is 503 with ``Retry-After``."""
+    limits = settings.limits
+    hands = hands or []
+    uploads = [*photos, *hands]
+    if len(uploads) > limits.files:
+        raise TooLargeError(f"{len(uploads)} photos (at most {limits.files} at once)")
+    for upload in uploads:
+        check_file_size(upload.size or 0, upload.filename or "photo", limits)
+    hand_names = tuple(t.strip() for t in (hand_teams or "").split(",") if t.strip())
+    if len(hand_names) != len(hands):
+        raise HandFootError(f"{len(hands)} hand photo{'s' * (len(hands) != 1)} but {len(hand_names)} team"
+                            f"{'s' * (len(hand_names) != 1)} in hand_teams: give one team per hand photo")
+    house = parse_json(house_rules, limits, "house_rules") if house_rules else {}
+    if not isinstance(house, dict):
+        raise HandFootError("house_rules must be a JSON object of rule fields")
+    left_packets = application.parse_left(left or ())
+    req = application.PhotoRequest(
+        rules=rules, house_rules=tuple(house.items()), round=round, went_out=went_out or None, split=split,
+        teams=application.parse_teams(teams),
+        left=tuple((t, tuple(tuple(p) for p in ps)) for t, ps in left_packets.items()), conf=conf)
+    application.check_photo_request(req, len(photos), hand_names)  # before any photo work
+    jobs.admit()
+    reading_id = new_id()
+    result = await run_in_threadpool(jobs.run, _read_photos, ledger, reading_id, list(photos),
+                                     list(zip(hand_names, hands)), req, models, limits)
+    return _reading_out(reading_id, result)
+
+
+def _stored(ledger: Ledger, reading_id: str) -> tuple[PhotoScore, list[dict[str, str]]]:
+    record = ledger.reading(ledger.reading_dir(reading_id).name)
+    return application.load_reading(record.result), record.files
+
+
+@router.get("/photos/{reading_id}", response_model=PhotoReadingOut, responses={404: ERRORS[404], 401: ERRORS[401]})
+def get_reading(reading_id: str, ledger: Ledger = Depends(get_ledger)) -> PhotoReadingOut:
+    """A kept photo reading, as ``POST /v1/photos`` answered it."""
+    result, _ = _stored(ledger, reading_id)
+    return _reading_out(reading_id, result)
+
+
+def _photo_file(ledger: Ledger, reading_id: str, k: int, key: str) -> FileResponse:
+    _, files = _stored(ledger, reading_id)
+    if not 0 <= k < len(files):
+        raise NotFoundError(f"photo reading {reading_id} has {len(files)} photo{'s' * (len(files) != 1)}, no {k}")
+    path = ledger.reading_dir(reading_id) / Path(files[k][key]).name
+    if not path.is_file():
+        raise NotFoundError(f"the photo file of reading {reading_id} is gone")
+    return FileResponse(path)
+
+
+@router.get("/photos/{reading_id}/images/{k}", response_class=FileResponse,
+            responses={200: {"content": {"image/jpeg": {}}}, 404: ERRORS[404], 401: ERRORS[401]})
+def get_photo(reading_id: str, k: int, ledger: Ledger = Depends(get_ledger)):
+    """The original photo ``k`` of a reading, as it was uploaded."""
+    return _photo_file(ledger, reading_id, k, "file")
+
+
+@router.get("/photos/{reading_id}/annotated/{k}.jpg", response_class=FileResponse,
+            responses={200: {"content": {"image/jpeg": {}}}, 404: ERRORS[404], 401: ERRORS[401]})
+def get_annotated(reading_id: str, k: int, ledger: Ledger = Depends(get_ledger)):
+    """Photo ``k`` with every card read boxed, the piles outlined and labelled, and the totals."""
+    return _photo_file(ledger, reading_id, k, "annotated")
+
+
+@router.get("/photos/{reading_id}/annotated.jpg", response_class=FileResponse,
+            responses={200: {"content": {"image/jpeg": {}}}, 404: ERRORS[404], 401: ERRORS[401]})
+def get_annotated_first(reading_id: str, image: Annotated[int, Query(ge=0, le=99)] = 0,
+                        ledger: Ledger = Depends(get_ledger)):
+    """Photo ``image`` (default the first) annotated, as ``/annotated/{k}.jpg``."""
+    return _photo_file(ledger, reading_id, image, "annotated")
+
+
+class CorrectionsIn(BaseModel):
+    """Corrections to try on a reading (``handfoot.corrections``), with the round's facts."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    corrections: list[Any] = Field(default_factory=list, max_length=500)
+    round: int | None = Field(None, ge=1, le=99)
+    went_out: str | None = Field("", max_length=40)
+
+
+@router.post("/photos/{reading_id}/corrections", response_model=PhotoScore,
+             responses={k: ERRORS[k] for k in (401, 404, 413, 422)})
+def try_corrections(reading_id: str, body: CorrectionsIn, ledger: Ledger = Depends(get_ledger)) -> PhotoScore:
+    """The reading with ``corrections`` applied and scored again, nothing stored: what a round made from it
+    would score (``POST /v1/games/{id}/rounds`` with ``photo_reading`` stores it)."""
+    from pydantic import TypeAdapter, ValidationError
+
+    from scorer.errors import InvalidLayoutError
+
+    from .corrections import Correction
+
+    result, _ = _stored(ledger, reading_id)
+    try:
+        ops = TypeAdapter(list[Correction]).validate_python(body.corrections)
+    except ValidationError as exc:
+        raise InvalidLayoutError(games._first_error(exc)) from None
+    return application.correct_reading(result, ops, round_no=body.round, went_out=body.went_out)
+
+
+# -- games -------------------------------------------------------------------------------------------------------
+@router.post("/games", response_model=games.GameOut, status_code=201,
+             responses={k: ERRORS[k] for k in (401, 413, 422)})
+def create_game(body: games.GameCreate, ledger: Ledger = Depends(get_ledger)) -> games.GameOut:
+    """Start a game: rules preset, teams, players, house rules."""
+    record = games.create_game(ledger, body)
+    return games.game_view(ledger, record.id)
+
+
+@router.get("/games", response_model=list[games.GameSummary], responses={401: ERRORS[401]})
+def list_games(ledger: Ledger = Depends(get_ledger)) -> list[games.GameSummary]:
+    """Every game kept, newest first."""
+    return games.game_summaries(ledger)
+
+
+@router.get("/games/{game_id}", response_model=games.GameOut, responses={404: ERRORS[404], 401: ERRORS[401]})
+def get_game(game_id: str, ledger: Ledger = Depends(get_ledger)) -> games.GameOut:
+    """The game: its rounds scored, running totals, next round's opening minimum, leader and winner."""
+    return games.game_view(ledger, game_id)
+
+
+@router.delete("/games/{game_id}", status_code=204, responses={404: ERRORS[404], 401: ERRORS[401]})
+def delete_game(game_id: str, ledger: Ledger = Depends(get_ledger)) -> Response:
+    """Forget a game and its rounds (its photo readings stay)."""
+    ledger.delete_game(game_id)
+    return Response(status_code=204)
+
+
+ROUND_BODY = Body(openapi_examples={
+    "layout": {"summary": "a layout (docs/layout.md)", "value": LAYOUT_EXAMPLE},
+    "photo": {"summary": "a photo reading with corrections",
+              "value": {"photo_reading": "0123456789abcdef", "went_out": "A",
+                        "corrections": [{"op": "set_card", "card": "i0p1.0", "code": "QH"}]}}})
+
+
+@router.post("/games/{game_id}/rounds", response_model=games.GameOut, status_code=201,
+             responses={k: ERRORS[k] for k in (401, 404, 409, 413, 422)})
+def add_round(game_id: str, body: Annotated[dict[str, Any], ROUND_BODY], lenient: bool = False,
+              settings=Depends(get_settings), ledger: Ledger = Depends(get_ledger)) -> games.GameOut:
+    """Score and keep the next round: a layout, or ``{"photo_reading": ID, "corrections": [...], "went_out":
+    TEAM}``. A round that breaks the rules is refused (422 with ``problems``) unless ``lenient``."""
+    return games.add_round(ledger, game_id, body, lenient, settings.limits)
+
+
+@router.put("/games/{game_id}/rounds/{n}", response_model=games.GameOut,
+            responses={k: ERRORS[k] for k in (401, 404, 413, 422)})
+def replace_round(game_id: str, n: int, body: Annotated[dict[str, Any], ROUND_BODY], lenient: bool = False,
+                  settings=Depends(get_settings), ledger: Ledger = Depends(get_ledger)) -> games.GameOut:
+    """Correct round ``n``: the same body as adding one; it is scored again."""
+    return games.replace_round(ledger, game_id, n, body, lenient, settings.limits)
+
+
+@router.delete("/games/{game_id}/rounds/{n}", response_model=games.GameOut,
+               responses={k: ERRORS[k] for k in (401, 404, 409)})
+def undo_round(game_id: str, n: int, ledger: Ledger = Depends(get_ledger)) -> games.GameOut:
+    """Undo the last round (``n`` must be it)."""
+    ledger.game(game_id)
+    ledger.delete_round(game_id, n)
+    return games.game_view(ledger, game_id)
+
+
+@router.get("/games/{game_id}/export.csv", response_class=Response,
+            responses={200: {"content": {"text/csv": {}}}, 404: ERRORS[404], 401: ERRORS[401]})
+def export_csv(game_id: str, ledger: Ledger = Depends(get_ledger)) -> Response:
+    """The round grid: each round's minimum, each team's points and running total."""
+    return Response(games.export_csv(ledger, game_id), media_type="text/csv",
+                    headers={"Content-Disposition": f'attachment; filename="handfoot-{game_id}.csv"'})
+
+
+@root.get("/", response_class=HTMLResponse, include_in_schema=False)
+def home() -> str:
+    return ("<!doctype html><meta name=viewport content='width=device-width'><title>handfoot</title>"
+            "<h1>handfoot is running</h1><p>The API and its documentation: <a href='/docs'>/docs</a>.</p>")

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -326,7 +326,8 @@ def _unmodelled(rules: Rules) -> tuple[str, ...]:
     return tuple(notes)
 
 
-def simulate_odds(rules: Rules, deals: int = 100_000, seed: int = 0) -> OddsReport:
+def simulate_odds(rules: Rules, deals: int = 100_000, seed: int = 0,
+                  progress: Callable[[int, int], None] | None = None) -> OddsReport:
     """Simulate ``deals`` deals and measure seed 000's "Hand and Foot Odds" under ``rules``.
 
     Each deal shuffles a fresh shoe of ``rules.decks`` decks (with ``rules.jokers_per_deck`` jokers each) and
@@ -339,13 +340,16 @@ def simulate_odds(rules: Rules, deals: int = 100_000, seed: int = 0) -> OddsRepo
         rules: the rule set.
         deals: number of simulated deals, >= 1.
         seed: a non-negative integer seed.
+        progress: called as ``progress(done, deals)`` after each chunk of at most 25,000 deals, ``done`` the
+            deals simulated so far (increasing, the last call with ``done == deals``); it does not change the
+            result. Whatever it raises propagates and ends the simulation.
 
     Returns:
         An :class:`OddsReport`; percentages 0..100, ``wild_mean`` in cards.
 
     Raises:
-        ValueError: for ``deals < 1``, a negative or non-integer seed, or rules whose shoe cannot supply the
-            packet, the first draw and the up-card.
+        ValueError: for ``deals < 1``, a negative or non-integer seed, a ``progress`` that is not callable, or
+            rules whose shoe cannot supply the packet, the first draw and the up-card.
     """
     if not isinstance(rules, Rules):
         raise ValueError(f"rules must be a scorer.rules.Rules, not {type(rules).__name__}")
@@ -353,6 +357,8 @@ def simulate_odds(rules: Rules, deals: int = 100_000, seed: int = 0) -> OddsRepo
         raise ValueError(f"deals must be a whole number of at least 1, not {deals!r}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a non-negative whole number, not {seed!r}")
+    if progress is not None and not callable(progress):
+        raise ValueError(f"progress must be a callable progress(done, total) or None, not {progress!r}")
     deals, seed = int(deals), int(seed)
 
     shoe = _shoe(rules)
@@ -405,6 +411,8 @@ def simulate_odds(rules: Rules, deals: int = 100_000, seed: int = 0) -> OddsRepo
             counts = np.bincount(flat[mask], minlength=n * _KINDS).reshape(n, _KINDS)
             values = opening_values(counts[:, :len(NATURAL_RANKS)], counts[:, _TWO], counts[:, _JOKER], rules)
             tally += (values[:, None] >= minimums[None, :]).sum(axis=0)
+        if progress is not None:
+            progress(done, deals)
 
     pct = 100.0 / deals
     opening = tuple(OpeningOdds(round=r + 1, minimum=int(minimums[r]), dealt=float(open_dealt[r] * pct),

@@ -305,21 +305,22 @@ def _score_team(name: str, team: TeamLayout, rules: Rules, *, went_out: bool,
         problems.append(Problem("illegal", f"{base}.exact_deal", msg))
 
     kinds = Counter(b.kind for b in books)
+    going_out = ScoreLine("going_out", "Going out", 0, 0, 0)
     if went_out:
         check = check_going_out((b.kind for b in books), rules)
         for reason in check.reasons:
             problems.append(Problem("illegal", f"{base}", f"went out but {reason}"))
+        going_out = _going_out_line(check, rules)
 
     def bonus_line(kind: BookKind) -> ScoreLine:
         n = kinds[kind]
         return ScoreLine(f"{kind.value}_books", f"{kind.value.capitalize()} books", n, n * kind.bonus(rules),
                          n * kind.bonus(rules), f"{kind.bonus(rules):,} each")
 
-    go_out = rules.go_out_bonus if went_out else 0
     n_melded = sum(len(m) for m in team.melds) + sum(_book_size(b, rules) for b in team.squared_books)
     lines = (
         bonus_line(BookKind.CLEAN), bonus_line(BookKind.DIRTY), bonus_line(BookKind.WILD),
-        ScoreLine("going_out", "Going out", int(went_out), go_out, go_out),
+        going_out,
         ScoreLine("red_threes_on_table", "Red threes on the table", red_on_table,
                   red_on_table * rules.red_three_on_table, red_on_table * rules.red_three_on_table,
                   f"{rules.red_three_on_table:+,} each"),
@@ -333,6 +334,14 @@ def _score_team(name: str, team: TeamLayout, rules: Rules, *, went_out: bool,
                   f"{left_count} cards"),
     )
     return TeamScore(team=name, lines=lines, books=tuple(books), needs_counting=tuple(needs))
+
+
+def _going_out_line(check: GoingOutCheck, rules: Rules) -> ScoreLine:
+    """The going-out line of a side that went out: the bonus when ``check`` finds it eligible, else no points
+    and the detail ``"refused: "`` with the reasons (e.g. ``"refused: needs 2 clean books, has 1"``)."""
+    if not check.eligible:
+        return ScoreLine("going_out", "Going out", 1, 0, 0, "refused: " + "; ".join(check.reasons))
+    return ScoreLine("going_out", "Going out", 1, rules.go_out_bonus, rules.go_out_bonus)
 
 
 def _book_size(book: SquaredBook, rules: Rules) -> int:
@@ -404,8 +413,13 @@ def _squared_book(where: str, book: SquaredBook, rules: Rules, problems: list[Pr
     return BookReport(where, kind, rank, True, lo, hi)
 
 
+#: where :func:`_deck_problems` counts cards, as its messages say it
+_IN_LAYOUT = "in the layout (table, hands and feet)"
+
+
 def _deck_problems(layout: TableLayout, rules: Rules) -> list[Problem]:
-    """Cards that cannot all exist: more copies of a card than the decks hold, or more cards than the deck."""
+    """Cards that cannot all exist: more jokers, copies of a card or cards in all than the decks hold, counted
+    over the whole layout (melds, squared books, red threes, cards left in hands and feet, loose cards)."""
     seen: Counter = Counter()
     total = 0
     for team in layout.teams.values():
@@ -423,18 +437,18 @@ def _deck_problems(layout: TableLayout, rules: Rules) -> list[Problem]:
     jokers = sum(n for c, n in seen.items() if c.is_joker)
     joker_limit = rules.decks * rules.jokers_per_deck
     if jokers > joker_limit:
-        problems.append(Problem("illegal", "teams", f"{jokers} jokers on the table but {rules.decks} decks hold "
+        problems.append(Problem("illegal", "teams", f"{jokers} jokers {_IN_LAYOUT} but {rules.decks} decks hold "
                                                     f"{joker_limit}"))
     for color in ("red", "black"):
         n = sum(k for c, k in seen.items() if c.is_joker and c.joker_color == color)
         if n > joker_limit // 2:
-            problems.append(Problem("illegal", "teams", f"{n} {color} jokers but {rules.decks} decks hold "
-                                                        f"{joker_limit // 2}"))
+            problems.append(Problem("illegal", "teams", f"{n} {color} jokers {_IN_LAYOUT} but {rules.decks} "
+                                                        f"decks hold {joker_limit // 2}"))
     for card, n in sorted(seen.items(), key=lambda kv: kv[0].code):
         if not card.is_joker and n > rules.decks:
-            problems.append(Problem("illegal", "teams", f"{n} x {card} but {rules.decks} decks hold only "
-                                                        f"{rules.decks}"))
+            problems.append(Problem("illegal", "teams", f"{n} x {card} {_IN_LAYOUT} but {rules.decks} decks hold "
+                                                        f"only {rules.decks}"))
     if total > rules.deck_cards:
-        problems.append(Problem("illegal", "teams", f"{total} cards on the table but the decks hold "
+        problems.append(Problem("illegal", "teams", f"{total} cards {_IN_LAYOUT} but the decks hold "
                                                     f"{rules.deck_cards}"))
     return problems

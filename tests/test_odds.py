@@ -314,6 +314,19 @@ def test_chunks_and_tiny_runs():
     assert all(0 <= o.dealt <= o.after_draw <= 100 for o in odd.opening)
 
 
+def test_progress_is_reported_after_each_chunk_and_changes_nothing():
+    rules = get_rules("pagat")
+    calls = []
+    with_progress = simulate_odds(rules, deals=60_001, seed=5, progress=lambda done, total: calls.append((done, total)))
+    assert calls == [(25_000, 60_001), (50_000, 60_001), (60_001, 60_001)]
+    assert with_progress == simulate_odds(rules, deals=60_001, seed=5)
+    small = []
+    simulate_odds(rules, deals=7, seed=5, progress=lambda done, total: small.append((done, total)))
+    assert small == [(7, 7)]
+    with pytest.raises(ValueError, match="progress"):
+        simulate_odds(rules, deals=10, progress=5)
+
+
 def test_bad_arguments():
     rules = get_rules("pagat")
     for deals in (0, -5, 2.5):

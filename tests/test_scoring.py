@@ -4,6 +4,7 @@ from pathlib import Path
 import pytest
 
 from scorer import IllegalLayoutError, InvalidLayoutError, get_rules
+from scorer.cards import full_deck
 from scorer.layout import TableLayout, load_layout
 from scorer.melds import BookKind
 from scorer.scoring import check_going_out, score_round
@@ -39,6 +40,36 @@ def test_seed_002_round_is_illegal_under_pagat():
     assert any("went out but needs 2 clean books" in m for m in messages)
     lenient = score_round(lay, get_rules("pagat"), lenient=True)
     assert lenient.problems and lenient.teams["B"].line("dirty_books").count == 0
+
+
+def test_going_out_bonus_is_refused_to_a_side_that_may_not_go_out():
+    lay = load_layout(EXAMPLES / "score_sheet_round.json")  # team A went out with one clean and one dirty book
+    eligible = score_round(lay).teams["A"]
+    lenient = score_round(lay, get_rules("pagat"), lenient=True)
+    a = lenient.teams["A"]
+    line = a.line("going_out")
+    assert (line.count, line.points_min, line.points_max) == (1, 0, 0)
+    assert line.detail == ("refused: needs 2 clean books, has 1; needs 2 dirty books, has 1; "
+                           "needs 1 wild book, has 0")
+    assert a.total == eligible.total - 100  # the score sheet's 100-point bonus is the only difference
+    assert [p.message for p in lenient.problems if p.where == "teams.A"] == [
+        "went out but needs 2 clean books, has 1", "went out but needs 2 dirty books, has 1",
+        "went out but needs 1 wild book, has 0"]
+    assert eligible.line("going_out").detail == "" and eligible.line("going_out").points_min == 100
+    text = lenient.format_text()
+    assert any(ln.startswith("  Going out") and ln.endswith("+0  " + line.detail) for ln in text.splitlines())
+    as_json = a.to_dict()["breakdown"]
+    assert {"item": "going_out", "points": 0, "detail": line.detail}.items() <= next(
+        b for b in as_json if b["item"] == "going_out").items()
+
+
+def test_going_out_refused_for_one_missing_book():
+    lay = layout({"A": {"melds": [["KH", "KS", "KD", "KC", "KH", "KS", "KD"],
+                                  ["QH", "QS", "QD", "QC", "QH", "QS", "2D"]]}}, went_out="A", rules="score-sheet")
+    rules = get_rules("score-sheet").with_overrides(go_out_clean_books=2)
+    line = score_round(lay, rules, lenient=True).teams["A"].line("going_out")
+    assert line.detail == "refused: needs 2 clean books, has 1" and line.points_min == 0
+    assert score_round(lay).teams["A"].line("going_out").points_min == get_rules("score-sheet").go_out_bonus
 
 
 def test_seed_000_bonuses_for_going_out_total_3200():
@@ -100,6 +131,20 @@ def test_tables_examples_expected_totals(shared_dir):
 def test_impossible_layouts(teams, message):
     with pytest.raises(IllegalLayoutError, match=message):
         score_round(layout(teams))
+
+
+def test_deck_problems_say_the_whole_layout_is_counted():
+    # 9 jokers melded, 2 in a foot and 1 loose: 12 in the layout, though only 9 are on the table
+    lay = layout({"A": {"melds": [["JK"] * 5 + ["2S", "2H"], ["JK"] * 4 + ["2D", "2C", "2S"]],
+                        "left": [["KH"] * 4, ["JK", "JK"]], "loose": ["JK", "KH", "KH"]}})
+    messages = [p.message for p in score_round(lay, lenient=True).problems]
+    assert "12 jokers in the layout (table, hands and feet) but 5 decks hold 10" in messages
+    assert "6 x KH in the layout (table, hands and feet) but 5 decks hold only 5" in messages
+    assert not any("on the table" in m for m in messages)
+    # five full decks in hands and feet and one more card on the table
+    many = layout({"A": {"left": [[c.code for c in full_deck(5)]], "melds": [["AS", "AH", "AD"]]}})
+    big = [p.message for p in score_round(many, lenient=True).problems]
+    assert "273 cards in the layout (table, hands and feet) but the decks hold 270" in big
 
 
 def test_went_out_must_name_a_team():

@@ -10,7 +10,8 @@ pytest.importorskip("onnxruntime")
 
 from vision.classes import CLASS_NAMES, class_id  # noqa: E402
 from vision.detections import Detections, box_iou  # noqa: E402
-from vision.detector import DEFAULT_MODEL, CardDetector, ImageError, letterbox, load_image  # noqa: E402
+from vision.detector import (DEFAULT_MODEL, IMAGE_SUFFIXES, MAX_PIXELS, CardDetector, ImageError,  # noqa: E402
+                             ModelError, decode_image, image_paths, letterbox, load_image)
 
 
 def test_classes():
@@ -54,7 +55,7 @@ def test_load_image_errors(tmp_path, capfd):
     with pytest.raises(ImageError, match="empty"):
         load_image(tmp_path / "empty.jpg")
     (tmp_path / "text.jpg").write_text("not an image at all")
-    with pytest.raises(ImageError, match="not a readable image"):
+    with pytest.raises(ImageError, match=r"text.jpg: not an image file \(PNG, JPEG, GIF, BMP, WebP or TIFF\)$"):
         load_image(tmp_path / "text.jpg")
     img = (np.random.default_rng(0).random((200, 300, 3)) * 255).astype(np.uint8)
     ok, buf = cv2.imencode(".jpg", img)
@@ -71,10 +72,76 @@ def test_load_image_errors(tmp_path, capfd):
     assert load_image(tmp_path / "good.png").shape == (200, 300, 3)
     with pytest.raises(ImageError, match="a folder, not an image"):
         load_image(tmp_path)
-    # OpenCV's reduced decode (used to read the size first) fails under 8 px a side; the image still loads
+    # images under 8 px a side (which OpenCV cannot decode reduced) load too
     ok, buf = cv2.imencode(".png", img[:4, :4])
     (tmp_path / "tiny.png").write_bytes(buf.tobytes())
     assert load_image(tmp_path / "tiny.png").shape == (4, 4, 3)
+
+
+def huge_png(width: int, height: int, rows: int = 0) -> bytes:
+    """A PNG whose IHDR says ``width`` x ``height`` (8-bit grey), with ``rows`` zero rows of zlib data and IEND:
+    a small file that no decoder could hold in memory."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+    ihdr = struct.pack(">II5B", width, height, 8, 0, 0, 0, 0)
+    idat = zlib.compress(b"\0" * ((width + 1) * rows), 9)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", idat) + chunk(b"IEND", b"")
+
+
+def test_huge_image_is_refused_from_its_header(tmp_path, capfd):
+    data = huge_png(40000, 40000, rows=5000)
+    assert 150_000 < len(data) < 400_000
+    path = tmp_path / "huge.png"
+    path.write_bytes(data)
+    capfd.readouterr()
+    with pytest.raises(ImageError) as err:  # from the header: a decode would need 1.6 GB
+        load_image(path)
+    assert str(err.value) == (f"{path}: image too large (40000 x 40000 pixels; at most "
+                              f"{MAX_PIXELS // 1_000_000} megapixels)")
+    assert "\n" not in str(err.value) and capfd.readouterr().err == ""
+    with pytest.raises(ImageError, match=r"^upload.png: image too large \(40000 x 40000 pixels"):
+        decode_image(huge_png(40000, 40000), "upload.png")
+
+
+def test_decode_image_checks_bytes_like_load_image():
+    img = (np.random.default_rng(1).random((30, 40, 3)) * 255).astype(np.uint8)
+    for ext in (".png", ".jpg", ".bmp", ".webp", ".tiff", ".gif"):
+        ok, buf = cv2.imencode(ext, img)
+        assert ok and decode_image(buf.tobytes(), f"x{ext}").shape == (30, 40, 3), ext
+    with pytest.raises(ImageError, match="^upload: empty file$"):
+        decode_image(b"", "upload")
+    with pytest.raises(ImageError, match=r"^upload: not an image file \(PNG, JPEG, GIF, BMP, WebP or TIFF\)$"):
+        decode_image(b"%PDF-1.4 hello", "upload")
+    with pytest.raises(ImageError, match="^upload: truncated JPEG"):
+        decode_image(cv2.imencode(".jpg", img)[1].tobytes()[:300], "upload")
+    with pytest.raises(ImageError, match=r"^upload: not a readable image \(corrupt or truncated BMP header\)$"):
+        decode_image(b"BM" + b"\0" * 30, "upload")
+    good = cv2.imencode(".png", img)[1].tobytes()
+    broken = good[:40] + bytes(len(good) - 60) + good[-20:]  # header and IEND kept, the pixels zeroed
+    with pytest.raises(ImageError, match=r"^upload: not a readable image \(corrupt or truncated PNG data\)$"):
+        decode_image(broken, "upload")
+
+
+def test_gif_images_load_and_folders_list_them(tmp_path):
+    assert ".gif" in IMAGE_SUFFIXES
+    gif = bytes.fromhex("474946383961010001008000" "00ffffff000000" "2c000000000100010000" "02024401003b")
+    (tmp_path / "one.gif").write_bytes(gif)
+    (tmp_path / "notes.txt").write_text("not a photo")
+    image = load_image(tmp_path / "one.gif")
+    assert image.shape == (1, 1, 3) and image.tolist() == [[[255, 255, 255]]]
+    assert image_paths([str(tmp_path)]) == [tmp_path / "one.gif"]
+
+
+def test_vision_errors_are_handfoot_errors():
+    from scorer.errors import HandFootError
+    from vision.pipeline import NoCardsError
+
+    for cls in (ImageError, ModelError, NoCardsError):
+        assert issubclass(cls, HandFootError) and issubclass(cls, ValueError), cls
 
 
 def test_missing_model_is_a_clear_error(tmp_path):
@@ -102,7 +169,7 @@ def test_detect_command_json_and_errors(tmp_path, capsys):
     assert all(r["width"] == 400 and r["height"] == 300 and isinstance(r["detections"], list) for r in records)
     (tmp_path / "bad.jpg").write_text("nope")
     assert main(["detect", str(tmp_path / "bad.jpg")]) == 1
-    assert "not a readable image" in capsys.readouterr().err
+    assert "bad.jpg: not an image file (PNG, JPEG" in capsys.readouterr().err
 
 
 @pytest.mark.skipif(not Path(DEFAULT_MODEL).is_file(), reason="no shipped model")

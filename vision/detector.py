@@ -14,20 +14,25 @@ from typing import ClassVar
 import cv2
 import numpy as np
 
+from scorer.errors import HandFootError
+
 from .classes import CLASS_NAMES
 from .detections import Detections
+from .imagesize import IMAGE_FORMATS, image_format, image_size
 
 MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
 DEFAULT_MODEL = MODELS_DIR / "cards.onnx"
-IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
+#: file suffixes taken as images when a folder is expanded (:func:`image_paths`)
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff", ".gif")
 MAX_PIXELS = 60_000_000  #: larger images are refused (about 8000 x 7500)
+_FORMAT_LIST = ", ".join(IMAGE_FORMATS[:-1]) + " or " + IMAGE_FORMATS[-1]
 
 
-class ModelError(ValueError):
+class ModelError(HandFootError, ValueError):
     """A detector model file that exists but cannot be loaded (corrupt, not ONNX, wrong format)."""
 
 
-class ImageError(ValueError):
+class ImageError(HandFootError, ValueError):
     """An input that is not a readable image (missing, corrupt, truncated, not an image, too large)."""
 
 
@@ -78,35 +83,75 @@ class OnnxModel:
 
 
 def load_image(path: str | Path) -> np.ndarray:
-    """Read an image as (H, W, 3) uint8 BGR.
+    """Read an image file as (H, W, 3) uint8 BGR; the checks and errors of :func:`decode_image`.
 
     Raises:
-        ImageError: naming the file, when it is missing or a folder, not an image, corrupt or larger than
-            MAX_PIXELS.
+        ImageError: naming the file, when it is missing, a folder or cannot be read, and as :func:`decode_image`.
     """
     p = Path(path)
     if p.is_dir():
         raise ImageError(f"{p}: a folder, not an image file")
     if not p.is_file():
         raise ImageError(f"{p}: no such file")
-    data = np.fromfile(str(p), np.uint8)
-    if data.size == 0:
-        raise ImageError(f"{p}: empty file")
-    raw = data.tobytes()  # truncation first: OpenCV's decoders print warnings of their own on such files
-    if raw[:2] == b"\xff\xd8" and b"\xff\xd9" not in raw[-4096:]:
-        raise ImageError(f"{p}: truncated JPEG (no end-of-image marker)")
-    if raw[:8] == b"\x89PNG\r\n\x1a\n" and b"IEND" not in raw[-64:]:
-        raise ImageError(f"{p}: truncated PNG (no IEND chunk)")
-    try:  # an eighth of each side: the size is known before the whole image is decoded
-        header = cv2.imdecode(data, cv2.IMREAD_REDUCED_GRAYSCALE_8)
-    except cv2.error:  # OpenCV cannot reduce an image under 8 px a side; such an image is small anyway
-        header = None
-    if header is not None and header.shape[0] * header.shape[1] * 64 > MAX_PIXELS:
-        raise ImageError(f"{p}: image too large (over {MAX_PIXELS // 1_000_000} megapixels)")
-    img = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise ImageError(f"{p}: cannot read the file ({exc.strerror or exc.__class__.__name__})") from None
+    return decode_image(data, str(p))
+
+
+def decode_image(data: bytes, name: str) -> np.ndarray:
+    """Decode the bytes of an image file (one of :data:`vision.imagesize.IMAGE_FORMATS`) as (H, W, 3) uint8 BGR.
+
+    The size is read from the file header (:func:`vision.imagesize.image_size`) and checked before OpenCV
+    decodes anything, so a small file that claims a huge image is refused at once.
+
+    Args:
+        data: the file's bytes.
+        name: what the messages call the image (a path, an upload's file name).
+
+    Raises:
+        ImageError: a one-line message starting with ``name``, when ``data`` is empty, a truncated JPEG or PNG,
+            not one of the supported formats, has a broken header, is larger than MAX_PIXELS, or cannot be
+            decoded.
+    """
+    if not data:
+        raise ImageError(f"{name}: empty file")
+    problem = truncation_problem(data)  # first: OpenCV's decoders print warnings of their own on such files
+    if problem:
+        raise ImageError(f"{name}: {problem}")
+    fmt = image_format(data)
+    if fmt is None:
+        raise ImageError(f"{name}: not an image file ({_FORMAT_LIST})")
+    size = image_size(data)
+    if size is None:
+        raise ImageError(f"{name}: not a readable image (corrupt or truncated {fmt} header)")
+    _, width, height = size
+    if width * height > MAX_PIXELS:
+        raise ImageError(_too_large(name, width, height))
+    try:
+        img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    except cv2.error:  # some decoders assert on malformed data instead of returning None
+        img = None
     if img is None:
-        raise ImageError(f"{p}: not a readable image (corrupt, truncated or not an image file)")
+        raise ImageError(f"{name}: not a readable image (corrupt or truncated {fmt} data)")
+    if img.shape[0] * img.shape[1] > MAX_PIXELS:  # a header that understated the size
+        raise ImageError(_too_large(name, img.shape[1], img.shape[0]))
     return img
+
+
+def truncation_problem(data: bytes) -> str | None:
+    """Why ``data`` is a cut-short JPEG or PNG ("truncated JPEG (no end-of-image marker)"), or None."""
+    if data[:2] == b"\xff\xd8" and b"\xff\xd9" not in data[-4096:]:
+        return "truncated JPEG (no end-of-image marker)"
+    if data[:8] == b"\x89PNG\r\n\x1a\n" and b"IEND" not in data[-64:]:
+        return "truncated PNG (no IEND chunk)"
+    return None
+
+
+def _too_large(name: str, width: int, height: int) -> str:
+    return (f"{name}: image too large ({width} x {height} pixels; at most {MAX_PIXELS // 1_000_000} "
+            "megapixels)")
 
 
 def letterbox(image: np.ndarray, imgsz: int, shape: tuple[int, int] | None = None

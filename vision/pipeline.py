@@ -23,6 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
+from scorer.errors import HandFootError
+
 from .annotate import CornerAnnotator, PileAnnotator, TotalsAnnotator
 from .detector import CardDetector, ModelError, load_image
 from .reader import DEFAULT_READER, IndexReader
@@ -30,7 +32,7 @@ from .scales import find_indices, reader_box_conf
 from .table import SideReading, TableReading, read_hand, read_side, split_boxes, split_sides
 
 
-class NoCardsError(ValueError):
+class NoCardsError(HandFootError, ValueError):
     """A photo in which no card corner index was found (not a table photo, too dark, too blurred or too far)."""
 
 

@@ -131,7 +131,7 @@ def _read_photos(ledger: Ledger, reading_id: str, tables: list[UploadFile], hand
     reading; on any error nothing is kept. Runs in a worker thread."""
     import cv2
 
-    from vision.imagesize import image_size
+    from vision.imagesize import image_format
 
     folder = ledger.reading_dir(reading_id)
     folder.mkdir(parents=True)
@@ -139,9 +139,8 @@ def _read_photos(ledger: Ledger, reading_id: str, tables: list[UploadFile], hand
         paths, names, files = [], [], []
         for k, upload in enumerate([*tables, *(u for _, u in hands)]):
             upload.file.seek(0)
-            found = image_size(upload.file.read(256 * 1024))
-            ext = {"JPEG": ".jpg", "PNG": ".png"}.get(found[0] if found else "", "." + (found[0].lower() if found
-                                                                                     else "bin"))
+            kind = image_format(upload.file.read(64)) or "bin"
+            ext = {"JPEG": ".jpg"}.get(kind, "." + kind.lower())
             dest = folder / f"photo-{k}{ext}"
             _save_upload(upload, dest)
             paths.append(dest)

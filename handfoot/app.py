@@ -248,7 +248,7 @@ def check_photo_file(path: Path, limits: Limits = DEFAULT_LIMITS, name: str | No
         TooLargeError: over ``limits.file_bytes`` or ``limits.pixels``.
     """
     from vision.detector import ImageError
-    from vision.imagesize import IMAGE_FORMATS, image_size
+    from vision.imagesize import IMAGE_FORMATS, image_format, image_size
 
     name = name or str(path)
     if path.is_dir():
@@ -259,11 +259,12 @@ def check_photo_file(path: Path, limits: Limits = DEFAULT_LIMITS, name: str | No
     if size == 0:
         raise ImageError(f"{name}: empty file")
     check_file_size(size, name, limits)
-    with open(path, "rb") as f:
-        head = f.read(256 * 1024)
-    found = image_size(head)
+    data = path.read_bytes()  # at most limits.file_bytes; a TIFF's size may lie at its end
+    found = image_size(data)
     if found is None:
-        raise ImageError(f"{name}: not an image file ({', '.join(IMAGE_FORMATS)})")
+        kind = image_format(data)
+        raise ImageError(f"{name}: not a readable image (corrupt or truncated {kind} header)" if kind else
+                         f"{name}: not an image file ({', '.join(IMAGE_FORMATS[:-1])} or {IMAGE_FORMATS[-1]})")
     _, w, h = found
     if w * h > limits.pixels:
         raise TooLargeError(f"{name}: image too large ({w:,} x {h:,} pixels; at most "

@@ -266,15 +266,30 @@ def cmd_odds(args: argparse.Namespace) -> int:
 
     if args.deals < 1:
         raise HandFootError("--deals must be at least 1")
+    bar = _progress_bar(args.deals, "deals")
     try:
-        report = simulate_odds(_rules(args), deals=args.deals, seed=args.seed)
+        report = simulate_odds(_rules(args), deals=args.deals, seed=args.seed,
+                               progress=(lambda done, total: bar.update(done - bar.n)) if bar else None)
     except ValueError as exc:
         raise HandFootError(str(exc)) from None
+    finally:
+        if bar:
+            bar.close()
     if args.json:
         _print_json(report.to_dict())
     else:
         print(report.format_table())
     return 0
+
+
+def _progress_bar(total: int, unit: str, at_least: int = 500_000):
+    """A tqdm bar on standard error when it is a terminal and the work is long (``total`` of ``at_least`` or
+    more), else None."""
+    if total < at_least or not sys.stderr.isatty():
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit=f" {unit}", unit_scale=True, file=sys.stderr, leave=False)
 
 
 # -- game -----------------------------------------------------------------------------------------------------
@@ -495,10 +510,20 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit status (0 ok, 1 bad input, 2 usage)."""
-    args = build_parser().parse_args(argv)
+    """Run the command line; returns the exit status (0 ok, 1 bad input, 2 usage, 130 interrupted)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "set", None):  # a mistyped --set is a usage mistake: exit 2, before any work
+        try:
+            get_rules(getattr(args, "rules", None) or getattr(args, "name", None) or "pagat",
+                      **_house_rules(args.set))
+        except HandFootError as exc:
+            parser.exit(2, f"handfoot: error: --set: {exc}\n")
     try:
         return args.func(args)
+    except KeyboardInterrupt:
+        print("handfoot: interrupted", file=sys.stderr)
+        return 130
     except HandFootError as exc:
         hint = ""
         if getattr(exc, "problems", None) and not getattr(args, "lenient", True):

@@ -262,7 +262,7 @@ def _install_errors(app: FastAPI) -> None:
     async def _validation(request: Request, exc: RequestValidationError):
         errors = exc.errors()
         first = errors[0] if errors else {"loc": (), "msg": "invalid request"}
-        loc = ".".join(str(p) for p in first.get("loc", ()) if p != "body") or "request"
+        loc = ".".join(str(p) for p in first.get("loc", ())[1:]) or str((first.get("loc") or ["request"])[0])
         detail = [{"loc": [str(p) for p in e.get("loc", ())], "msg": str(e.get("msg", ""))} for e in errors[:20]]
         return JSONResponse(error_body(f"{loc}: {first.get('msg', 'invalid')}", detail=detail), status_code=422)
 

@@ -1,0 +1,377 @@
+"""The web service through FastAPI's TestClient: every /v1 endpoint, and every error a client can cause."""
+
+from __future__ import annotations
+
+import json
+import struct
+import zlib
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("cv2")
+from fastapi.testclient import TestClient  # noqa: E402
+
+from handfoot.api import get_ledger  # noqa: E402
+from handfoot.ledger import Ledger, LedgerError  # noqa: E402
+from handfoot.limits import Limits  # noqa: E402
+from handfoot.service import Settings, create_app  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+PHOTO = ROOT / "examples" / "table.jpg"
+LAYOUT = json.loads((ROOT / "examples" / "score_sheet_round.json").read_text())
+SIMPLE = {"teams": {"A": {"melds": [["KH", "KS", "KD"]]}, "B": {"melds": [["9S", "9H", "9D"], ["4C", "4S", "4H"]]}}}
+
+
+def png_header(width: int, height: int) -> bytes:
+    """A PNG that says it is width x height pixels (a small file; decoding it would need a huge buffer)."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(b"\0" * 4096)) + chunk(b"IEND", b"")
+
+
+@pytest.fixture(scope="module")
+def models():
+    from handfoot.app import load_models
+
+    return load_models()
+
+
+@pytest.fixture()
+def client(tmp_path, models):
+    app = create_app(Settings(db=tmp_path / "h.db"), models=models)
+    with TestClient(app) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def reading(tmp_path_factory, models):
+    """One real reading of the example photo, on a server of its own: (client, reading JSON)."""
+    app = create_app(Settings(db=tmp_path_factory.mktemp("reading") / "h.db"), models=models)
+    with TestClient(app) as c:
+        with open(PHOTO, "rb") as f:
+            r = c.post("/v1/photos", files=[("photos", ("table.jpg", f, "image/jpeg"))],
+                       data={"rules": "pagat", "round": "2", "went_out": "A"})
+        assert r.status_code == 201, r.text
+        yield c, r.json()
+
+
+def error_of(r, status: int) -> str:
+    assert r.status_code == status, (r.status_code, r.text)
+    body = r.json()
+    assert isinstance(body["error"], str) and body["error"] and "Traceback" not in body["error"]
+    return body["error"]
+
+
+# -- health, rules, score ------------------------------------------------------------------------------------------
+def test_health_names_the_loaded_models(client):
+    body = client.get("/v1/health").json()
+    assert body["status"] == "ok" and body["photo_reading"] is True
+    assert body["models"] == {"detector": "cards.onnx", "reader": "reader.onnx", "stacks": "stacks.onnx"}
+
+
+def test_rules_are_the_presets(client):
+    from scorer import PRESET_NAMES, get_rules
+
+    every = client.get("/v1/rules").json()
+    assert list(every) == list(PRESET_NAMES)
+    assert client.get("/v1/rules/carousel").json() == get_rules("carousel").model_dump(mode="json")
+    assert "no rules preset 'uno'" in error_of(client.get("/v1/rules/uno"), 404)
+
+
+def test_score_is_the_cli_json(client, capsys):
+    from handfoot.cli import main
+
+    assert main(["score", str(ROOT / "examples" / "score_sheet_round.json"), "--json"]) == 0
+    assert client.post("/v1/score", json=LAYOUT).json() == json.loads(capsys.readouterr().out)
+
+
+def test_score_refuses_what_breaks_the_rules_unless_lenient(client):
+    bad = {"teams": {"A": {"melds": [["3C", "3S", "3H"]]}}}
+    r = client.post("/v1/score", json=bad)
+    assert "illegal layout" in error_of(r, 422) and r.json()["problems"][0]["where"] == "teams.A.melds[0]"
+    r = client.post("/v1/score?lenient=true", json=bad)
+    assert r.status_code == 200 and r.json()["problems"]
+
+
+@pytest.mark.parametrize("body, status, words", [
+    ({"teams": {"A": {"melds": [["KH", "ZZ", "KD"]]}}}, 422, "teams.A.melds[0][1]"),
+    ({"teams": {"A": {"meld": []}}}, 422, "unknown key"),
+    ({"rules": "uno", "teams": {"A": {}}}, 422, "uno"),
+    ([1, 2], 422, "body: Input should be a valid dictionary"),
+    ({"teams": {"A": {"left": [["KH"] * 2000]}}}, 413, "2,000 cards"),
+])
+def test_score_errors(client, body, status, words):
+    assert words in error_of(client.post("/v1/score", json=body), status)
+
+
+def test_score_refuses_deep_big_and_broken_json_before_parsing(client):
+    deep = "[" * 10000 + "]" * 10000
+    assert "nested too deep" in error_of(client.post("/v1/score", content=deep,
+                                                     headers={"content-type": "application/json"}), 413)
+    big = json.dumps({"teams": {"A": {"left": [["KH"] * 300_000]}}})
+    assert "too large" in error_of(client.post("/v1/score", content=big,
+                                               headers={"content-type": "application/json"}), 413)
+    error_of(client.post("/v1/score", content="{not json", headers={"content-type": "application/json"}), 422)
+
+
+def test_unknown_address_and_method_are_json(client):
+    assert "no such address" in error_of(client.get("/v1/nothing"), 404)
+    assert "not allowed" in error_of(client.delete("/v1/score"), 405)
+
+
+# -- photos -------------------------------------------------------------------------------------------------------
+def test_photo_reading_gives_piles_with_ids_and_card_boxes(reading):
+    c, body = reading
+    assert body["images"][0]["image"] == "table.jpg" and body["images"][0]["kind"] == "table"
+    piles = body["images"][0]["piles"]
+    assert [p["id"] for p in piles] == [f"i0p{k}" for k in range(len(piles))]
+    w, h = body["images"][0]["width"], body["images"][0]["height"]
+    for pile in piles:
+        for card in pile["cards"]:
+            assert card["id"].startswith(pile["id"] + ".")
+            for x1, y1, x2, y2 in card["boxes"]:
+                assert 0 <= x1 < x2 <= w and 0 <= y1 < y2 <= h
+    assert {p["label"] for p in piles} >= {"clean book", "meld", "red threes"}
+    assert body["layout"]["round"] == 2 and body["layout"]["went_out"] == "A"
+    # the example has 2 clean books and no dirty: going out under pagat needs more, so the bonus is refused
+    going_out = next(ln for ln in body["score"]["teams"]["A"]["breakdown"] if ln["item"] == "going_out")
+    assert going_out["points_max"] == 0 and "refused" in going_out["detail"]
+    assert c.get(f"/v1/photos/{body['id']}").json()["images"] == body["images"]
+
+
+def test_photo_files_are_kept(reading):
+    c, body = reading
+    original = c.get(body["photos"][0])
+    assert original.status_code == 200 and original.content == PHOTO.read_bytes()
+    annotated = c.get(body["annotated"][0])
+    assert annotated.status_code == 200 and annotated.headers["content-type"] == "image/jpeg"
+    assert c.get(f"/v1/photos/{body['id']}/annotated.jpg").content == annotated.content
+    assert "has 1 photo, no 3" in error_of(c.get(f"/v1/photos/{body['id']}/images/3"), 404)
+    for bad in ("0123456789abcdef", "..", "..%2F..%2Fetc", "x" * 16):
+        assert c.get(f"/v1/photos/{bad}/images/0").status_code == 404
+
+
+def test_the_cli_reads_the_same(reading, capsys):
+    from handfoot.cli import main
+
+    _, body = reading
+    assert main(["score", str(PHOTO), "--round", "2", "--went-out", "A", "--json"]) == 0
+    cli = json.loads(capsys.readouterr().out)
+    assert cli["score"] == body["score"] and cli["layout"] == body["layout"]
+
+
+def test_corrections_are_tried_without_storing(reading):
+    c, body = reading
+    squared = next(p for p in body["images"][0]["piles"] if p["kind"] == "squared_book")
+    meld = next(p for p in body["images"][0]["piles"] if p["label"] == "meld")
+    ops = [{"op": "set_kind", "pile": squared["id"], "kind": "loose"},
+           {"op": "set_card", "card": meld["cards"][0]["id"], "code": meld["cards"][0]["code"]},
+           {"op": "add_pile", "team": "B", "kind": "meld", "cards": ["9S", "9H", "2C"]}]
+    r = c.post(f"/v1/photos/{body['id']}/corrections", json={"corrections": ops, "went_out": None})
+    assert r.status_code == 200, r.text
+    fixed = r.json()
+    before, after = body["score"]["teams"]["A"], fixed["score"]["teams"]["A"]
+    assert after["total"] == before["total"] - 500 - 7 * 10  # the squared clean book of nines (500 + 7 x 10) gone
+    assert fixed["layout"]["teams"]["B"]["melds"] == [["9S", "9H", "2C"]] and fixed["layout"]["went_out"] is None
+    assert c.get(f"/v1/photos/{body['id']}").json()["score"] == body["score"]  # nothing stored
+    for op, words in (({"op": "set_card", "card": "i9p9.9", "code": "KH"}, "no card 'i9p9.9'"),
+                      ({"op": "set_card", "card": meld["cards"][0]["id"], "code": "ZZ"}, "ZZ"),
+                      ({"op": "set_book", "pile": meld["id"], "count": 8}, "not a squared book"),
+                      ({"op": "fly"}, "op")):
+        assert words in error_of(c.post(f"/v1/photos/{body['id']}/corrections", json={"corrections": [op]}), 422)
+
+
+def post_photo(c, files, **data):
+    return c.post("/v1/photos", files=[("photos", f) for f in files], data=data)
+
+
+def test_photo_errors_are_named_before_any_work(client, tmp_path):
+    jpg = PHOTO.read_bytes()
+    one = [("t.jpg", jpg, "image/jpeg")]
+    assert "not an image file" in error_of(post_photo(client, [("notes.jpg", b"hello there", "image/jpeg")]), 422)
+    huge = post_photo(client, [("huge.png", png_header(40000, 40000), "image/png")])
+    assert "40,000 x 40,000 pixels" in error_of(huge, 413)
+    assert "9 photos" in error_of(post_photo(client, one * 9), 413)
+    assert "2 team names (A, B) for 1 table photo" in error_of(post_photo(client, one, teams="A,B"), 422)
+    assert "team 'Z'" in error_of(post_photo(client, one, went_out="Z"), 422)
+    assert "'pagat' has rounds 1 to 4" in error_of(post_photo(client, one, round="5", rules="pagat"), 422)
+    assert "uno" in error_of(post_photo(client, one, rules="uno"), 422)
+    assert "house_rules" in error_of(post_photo(client, one, house_rules="[1"), 422)
+    assert "book_size" in error_of(post_photo(client, one, house_rules='{"book_size": "banana"}'), 422)
+    assert "TEAM" in error_of(post_photo(client, one, left="KH 7C"), 422)
+    hands = client.post("/v1/photos", files=[("photos", one[0]), ("hands", one[0])], data={"hand_teams": ""})
+    assert "1 hand photo but 0 teams" in error_of(hands, 422)
+    assert "photos" in error_of(client.post("/v1/photos", data={"rules": "pagat"}), 422)
+    assert "split" in error_of(post_photo(client, one * 2, split="horizontal"), 422)
+    import cv2
+    import numpy as np
+
+    ok, blank = cv2.imencode(".png", np.full((240, 320, 3), 90, np.uint8))
+    assert "no cards found" in error_of(post_photo(client, [("blank.png", blank.tobytes(), "image/png")]), 422)
+    assert not any((tmp_path / "photos").iterdir())  # nothing kept of a refused reading
+
+
+def test_upload_limits(tmp_path, models):
+    app = create_app(Settings(db=tmp_path / "h.db", limits=Limits(file_bytes=100_000, files=2)), models=models)
+    with TestClient(app) as c:
+        assert "file too large" in error_of(post_photo(c, [("t.jpg", PHOTO.read_bytes(), "image/jpeg")]), 413)
+        r = c.post("/v1/photos", files=[("photos", ("t.jpg", b"x" * 150_000, "image/jpeg"))] * 2,
+                   headers={"content-length": "99999999"})
+        assert r.status_code == 413
+
+
+def test_busy_server_answers_503_with_retry_after(tmp_path, models):
+    app = create_app(Settings(db=tmp_path / "h.db", max_jobs=1, max_waiting=0, retry_after=7), models=models)
+    with TestClient(app) as c:
+        app.state.jobs.admit()  # the one slot is taken
+        r = post_photo(c, [("t.jpg", PHOTO.read_bytes(), "image/jpeg")])
+        assert "busy" in error_of(r, 503) and r.headers["retry-after"] == "7"
+
+
+def test_without_models_photos_are_503_and_the_rest_works(tmp_path):
+    app = create_app(Settings(db=tmp_path / "h.db"), load_models=False)
+    with TestClient(app) as c:
+        assert c.get("/v1/health").json()["photo_reading"] is False
+        assert "photo reading is off" in error_of(post_photo(c, [("t.jpg", PHOTO.read_bytes(), "image/jpeg")]), 503)
+        assert c.post("/v1/score", json=LAYOUT).status_code == 200
+
+
+# -- games -------------------------------------------------------------------------------------------------------
+def new_game(c, **body):
+    r = c.post("/v1/games", json={"rules": "pagat", "teams": ["A", "B"], **body})
+    assert r.status_code == 201, r.text
+    return r.json()["id"]
+
+
+def test_a_whole_game(client):
+    gid = new_game(client, names={"A": ["Ann", "Bob"], "B": ["Cy", "Di"]}, house_rules={"go_out_wild_books": 0})
+    game = client.get(f"/v1/games/{gid}").json()
+    assert game["next_round"] == 1 and game["next_minimum"] == 50 and game["totals"] == {"A": 0, "B": 0}
+    for n in range(1, 5):
+        r = client.post(f"/v1/games/{gid}/rounds", json=SIMPLE)
+        assert r.status_code == 201, r.text
+    game = r.json()
+    assert [rd["n"] for rd in game["rounds"]] == [1, 2, 3, 4] and [rd["minimum"] for rd in game["rounds"]] == \
+        [50, 90, 120, 150]
+    a, b = game["rounds"][0]["score"]["teams"]["A"]["total"], game["rounds"][0]["score"]["teams"]["B"]["total"]
+    assert game["totals"] == {"A": 4 * a, "B": 4 * b} and game["over"] and game["winner"] == "B"
+    assert game["names"]["A"] == ["Ann", "Bob"] and game["house_rules"] == {"go_out_wild_books": 0}
+    assert "the game is over" in error_of(client.post(f"/v1/games/{gid}/rounds", json=SIMPLE), 409)
+    csv_text = client.get(f"/v1/games/{gid}/export.csv").text.splitlines()
+    assert csv_text[0] == "round,minimum,A points,B points,A total,B total"
+    assert csv_text[4] == f"4,150,{a},{b},{4 * a},{4 * b}"
+    summary = client.get("/v1/games").json()
+    assert summary[0]["id"] == gid and summary[0]["rounds"] == 4 and summary[0]["winner"] == "B"
+
+
+def test_correct_and_undo_rounds(client):
+    gid = new_game(client)
+    client.post(f"/v1/games/{gid}/rounds", json=SIMPLE)
+    client.post(f"/v1/games/{gid}/rounds", json=SIMPLE)
+    fixed = {"teams": {"A": {"melds": [["KH", "KS", "KD", "KC"]]}}}
+    r = client.put(f"/v1/games/{gid}/rounds/1", json=fixed)
+    assert r.status_code == 200 and r.json()["rounds"][0]["score"]["teams"]["A"]["total"] == 40
+    assert "only the last round (2)" in error_of(client.delete(f"/v1/games/{gid}/rounds/1"), 409)
+    r = client.delete(f"/v1/games/{gid}/rounds/2")
+    assert r.status_code == 200 and len(r.json()["rounds"]) == 1 and r.json()["next_round"] == 2
+    assert "no round 5" in error_of(client.put(f"/v1/games/{gid}/rounds/5", json=SIMPLE), 404)
+    assert "no round 7" in error_of(client.delete(f"/v1/games/{gid}/rounds/7"), 404)
+
+
+def test_a_round_from_a_corrected_photo_reading(reading):
+    c, body = reading
+    gid = new_game(c)
+    squared = next(p for p in body["images"][0]["piles"] if p["kind"] == "squared_book")
+    r = c.post(f"/v1/games/{gid}/rounds?lenient=true", json={
+        "photo_reading": body["id"], "went_out": None,
+        "corrections": [{"op": "set_book", "pile": squared["id"], "count": 7, "kind": "clean"}]})
+    assert r.status_code == 201, r.text
+    rd = r.json()["rounds"][0]
+    assert rd["photo_reading"] == body["id"] and rd["photos"] == [f"/v1/photos/{body['id']}/images/0"]
+    assert rd["layout"]["round"] == 1 and rd["corrections"][0]["op"] == "set_book"
+    assert r.json()["totals"]["A"] == body["score"]["teams"]["A"]["total"]
+    assert "no photo reading" in error_of(c.post(f"/v1/games/{gid}/rounds", json={"photo_reading": "nope"}), 404)
+
+
+@pytest.mark.parametrize("body, status, words", [
+    ({"rules": "uno"}, 422, "uno"),
+    ({"teams": []}, 422, "teams"),
+    ({"teams": ["A", "A"]}, 422, "named twice"),
+    ({"teams": ["A", "B", "C"]}, 422, "3 teams"),
+    ({"teams": ["A,B"]}, 422, "comma"),
+    ({"names": {"Z": ["Zed"]}}, 422, "team Z"),
+    ({"house_rules": {"book_size": "banana"}}, 422, "book_size"),
+    ({"colour": "red"}, 422, "colour"),
+])
+def test_game_errors(client, body, status, words):
+    assert words in error_of(client.post("/v1/games", json={"rules": "pagat", "teams": ["A", "B"], **body}), status)
+
+
+def test_round_errors(client):
+    gid = new_game(client)
+    url = f"/v1/games/{gid}/rounds"
+    assert "no game" in error_of(client.post("/v1/games/0123456789abcdef/rounds", json=SIMPLE), 404)
+    assert "no game" in error_of(client.get("/v1/games/nope"), 404)
+    assert "team 'C'" in error_of(client.post(url, json={"teams": {"C": {}}}), 422)
+    assert "plays 'pagat'" in error_of(client.post(url, json={**SIMPLE, "rules": "carousel"}), 422)
+    assert "this is round 1" in error_of(client.post(url, json={**SIMPLE, "round": 3}), 422)
+    assert "house rules" in error_of(client.post(url, json={**SIMPLE, "house_rules": {"book_size": 8}}), 422)
+    r = client.post(url, json={"teams": {"A": {"melds": [["3C", "3S", "3H"]]}}})
+    assert "illegal layout" in error_of(r, 422) and r.json()["problems"]
+    assert client.get(f"/v1/games/{gid}").json()["rounds"] == []  # nothing stored
+
+
+def test_a_restart_loses_nothing(tmp_path, models):
+    db = tmp_path / "h.db"
+    with TestClient(create_app(Settings(db=db), models=models)) as c:
+        gid = new_game(c)
+        c.post(f"/v1/games/{gid}/rounds", json=SIMPLE)
+        before = c.get(f"/v1/games/{gid}").json()
+    with TestClient(create_app(Settings(db=db), models=models)) as c:
+        assert c.get(f"/v1/games/{gid}").json() == before
+    ledger = Ledger.open(db)
+    assert ledger.integrity() == "ok"
+    assert ledger._conn().execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_a_database_it_cannot_use_is_one_line(tmp_path):
+    import sqlite3
+
+    newer = tmp_path / "newer.db"
+    sqlite3.connect(newer).execute("PRAGMA user_version = 99").connection.close()
+    with pytest.raises(LedgerError, match="newer handfoot"):
+        Ledger.open(newer)
+    junk = tmp_path / "junk.db"
+    junk.write_bytes(b"this is not a database" * 100)
+    with pytest.raises(LedgerError, match="not a handfoot database"):
+        Ledger.open(junk)
+
+
+def test_an_unexpected_error_never_reaches_the_client(tmp_path, models):
+    app = create_app(Settings(db=tmp_path / "h.db"), models=models)
+
+    class Broken:
+        def game(self, game_id):
+            raise RuntimeError("secret internals")
+
+    app.dependency_overrides[get_ledger] = lambda: Broken()
+    with TestClient(app, raise_server_exceptions=False) as c:
+        r = c.get("/v1/games/0123456789abcdef")
+        assert r.status_code == 500 and r.json() == {"error": "internal error (logged by the server)"}
+
+
+# -- access token --------------------------------------------------------------------------------------------------
+def test_beyond_loopback_every_request_needs_the_token(tmp_path, models):
+    app = create_app(Settings(db=tmp_path / "h.db", token="s3cret"), models=models)
+    with TestClient(app) as c:
+        for path in ("/", "/v1/health", "/docs", "/openapi.json", "/v1/games"):
+            assert "access token" in error_of(c.get(path), 401)
+        assert c.post("/v1/score", json=LAYOUT).status_code == 401
+        assert c.get("/v1/health", headers={"authorization": "Bearer wrong"}).status_code == 401
+        assert c.get("/v1/health", headers={"authorization": "Bearer s3cret"}).status_code == 200
+        r = c.get("/?token=s3cret")
+        assert r.status_code == 200 and "handfoot_token=s3cret" in r.headers["set-cookie"]
+        assert c.get("/v1/health").status_code == 200  # the cookie the page got

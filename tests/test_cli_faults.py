@@ -1,0 +1,138 @@
+"""Command-line faults found when handfoot was tried as a new user would: each is one line and the right exit
+status, reported before any slow work."""
+
+from __future__ import annotations
+
+import json
+import struct
+import time
+import zlib
+from pathlib import Path
+
+import pytest
+
+from handfoot.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+PHOTO = ROOT / "examples" / "table.jpg"
+
+
+def one_line(capsys) -> str:
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    return err
+
+
+@pytest.fixture()
+def no_photo_work(monkeypatch):
+    """Fail the test if models are loaded or a photo is read: the mistake must be found before that."""
+    from handfoot import app
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("photo work started before the request was checked")
+    monkeypatch.setattr(app, "load_models", refuse)
+    monkeypatch.setattr(app, "read_and_score_photos", refuse)
+
+
+def test_a_huge_image_is_refused_from_its_header(tmp_path, capsys):
+    pytest.importorskip("cv2")
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    huge = tmp_path / "huge.png"
+    huge.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 40000, 40000, 8, 2, 0, 0, 0))
+                     + chunk(b"IDAT", zlib.compress(b"\0" * 200_000)) + chunk(b"IEND", b""))
+    started = time.perf_counter()
+    assert main(["score", str(huge)]) == 1
+    assert time.perf_counter() - started < 30  # it was a 1 GB decode; the limit is loose on purpose
+    assert "40,000 x 40,000 pixels" in one_line(capsys)
+    assert main(["detect", str(huge)]) == 1
+    assert "image too large" in one_line(capsys)
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--annotate", "out.txt"], "--annotate out.txt: give an image name"),
+    (["--teams", "A,B"], "2 team names (A, B) for 1 table photo"),
+    (["--went-out", "Z"], "team 'Z' is not one of the teams read (A)"),
+    (["--round", "99"], "round 99: 'pagat' has rounds 1 to 4"),
+    (["--rules", "carousel", "--round", "5"], "round 5: 'carousel' has rounds 1 to 4"),
+    (["--left", "KH 7C"], 'cards left need TEAM:"CARDS"'),
+    (["--conf", "2"], "conf must be in (0, 1]"),
+])
+def test_photo_mistakes_are_found_before_reading(tmp_path, monkeypatch, capsys, no_photo_work, args, words):
+    monkeypatch.chdir(tmp_path)
+    assert main(["score", str(PHOTO), *args]) == 1
+    assert words in one_line(capsys)
+    assert not (tmp_path / "out.txt").exists()  # --annotate out.txt made a folder
+
+
+def test_a_split_photo_takes_two_team_names(capsys, no_photo_work):
+    assert main(["score", str(PHOTO), "--split", "horizontal", "--teams", "Us"]) == 1
+    assert "1 team names (Us) for a photo split in two: give 2" in one_line(capsys)
+
+
+def test_a_bad_set_value_is_a_usage_mistake(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["rules", "pagat", "--set", "book_size=banana"])
+    assert exit_.value.code == 2 and "--set: book_size" in one_line(capsys)
+    with pytest.raises(SystemExit) as exit_:
+        main(["score", str(ROOT / "examples" / "score_sheet_round.json"), "--set", "nosuch=1"])
+    assert exit_.value.code == 2 and "nosuch" in one_line(capsys)
+
+
+def test_jokers_in_hand_are_not_said_to_be_on_the_table(tmp_path, capsys):
+    layout = {"rules": "pagat", "teams": {"A": {"left": [["JK"] * 11]}}}
+    path = tmp_path / "eleven.json"
+    path.write_text(json.dumps(layout))
+    assert main(["score", str(path)]) == 1
+    err = one_line(capsys)
+    assert "11 jokers" in err and "hands" in err and "on the table" not in err
+
+
+def test_ctrl_c_is_one_line_and_exit_130(monkeypatch, capsys):
+    import scorer.odds
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(scorer.odds, "simulate_odds", interrupted)
+    assert main(["odds", "--deals", "100000000"]) == 130
+    assert one_line(capsys).strip() == "handfoot: interrupted"
+
+
+def test_odds_reports_progress_to_a_terminal(monkeypatch, capsys):
+    import io
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+    err = Terminal()
+    monkeypatch.setattr("sys.stderr", err)
+    assert main(["odds", "--deals", "500000", "--seed", "1", "--json"]) == 0
+    assert "deals" in err.getvalue() and "500k/500k" in err.getvalue().replace(" ", "")
+    assert json.loads(capsys.readouterr().out)["deals"] == 500000
+
+
+def test_detect_reads_a_gif_in_a_folder(tmp_path, capsys):
+    cv2 = pytest.importorskip("cv2")
+    image = cv2.imread(str(PHOTO))
+    ok, data = cv2.imencode(".gif", image)
+    assert ok
+    (tmp_path / "table.gif").write_bytes(data.tobytes())
+    assert main(["detect", str(tmp_path), "--json"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert record["image"].endswith("table.gif") and record["width"] == 1600 and len(record["detections"]) > 5
+
+
+def test_a_layout_file_too_large_or_too_deep_is_one_line(tmp_path, capsys):
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 10000 + "]" * 10000)
+    assert main(["score", str(deep)]) == 1
+    assert "nested too deep" in one_line(capsys)
+    big = tmp_path / "big.json"
+    big.write_text(json.dumps({"teams": {"A": {"left": [["KH"] * 400_000]}}}))
+    assert main(["score", str(big)]) == 1
+    assert "layout file too large" in one_line(capsys)
+    many = tmp_path / "many.json"
+    many.write_text(json.dumps({"teams": {"A": {"left": [["KH"] * 5000]}}}))
+    assert main(["score", str(many)]) == 1
+    assert "5,000 cards" in one_line(capsys)

@@ -384,6 +384,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print("handfoot: only this computer can connect; for phones on your network: handfoot serve --host "
               "0.0.0.0", file=sys.stderr)
     logging.basicConfig(level=logging.WARNING, format="handfoot: %(message)s")
+    trace = logging.FileHandler(settings.db.parent / "handfoot.log")
+    trace.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
+    logging.getLogger("handfoot.trace").addHandler(trace)
     try:
         uvicorn.run(app, host=args.host, port=args.port, log_level="warning", access_log=False)
     except (OSError, SystemExit) as exc:
@@ -403,6 +406,19 @@ def _addresses(host: str, port: int) -> list[str]:
         found |= {a for a in socket.gethostbyname_ex(socket.gethostname())[2] if not a.startswith("127.")}
     except OSError:
         pass
+    if not found and hasattr(socket, "if_nameindex"):  # Linux: each interface's IPv4 address, asked locally
+        import fcntl
+        import struct
+
+        for _, name in socket.if_nameindex():
+            try:
+                with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+                    packed = fcntl.ioctl(s.fileno(), 0x8915, struct.pack("256s", name[:15].encode()))  # SIOCGIFADDR
+                address = socket.inet_ntoa(packed[20:24])
+            except OSError:
+                continue
+            if not address.startswith("127."):
+                found.add(address)
     return [f"http://{a}:{port}" for a in sorted(found)] or [f"http://<this computer's address>:{port}"]
 
 

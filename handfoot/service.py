@@ -3,7 +3,8 @@ JSON depth), bounded photo jobs, error bodies, and :func:`create_app`.
 
 Routes live in :mod:`handfoot.api` and stay thin over the application layer (:mod:`handfoot.app`,
 :mod:`handfoot.games`). Every error a client can cause is a 4xx JSON body ``{"error": "one line", ...}``; an
-unexpected exception is logged here and answered ``500 {"error": "internal error"}``, never with its text.
+unexpected exception is answered ``500 {"error": "internal error ..."}``, never with its text, and logged in
+one line (its traceback goes to the ``handfoot.trace`` logger: a file beside the ledger under ``handfoot serve``).
 """
 
 from __future__ import annotations
@@ -30,6 +31,10 @@ from .errors import BusyError, http_status
 from .limits import Limits, json_depth
 
 log = logging.getLogger("handfoot.service")
+#: tracebacks of unexpected errors: to ``handfoot.log`` beside the ledger under ``handfoot serve``, never to
+#: the console or a client
+trace = logging.getLogger("handfoot.trace")
+trace.propagate = False
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
@@ -152,6 +157,22 @@ class Guard:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        started = False
+
+        async def tracking(message):
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+        try:
+            await self._guarded(scope, receive, tracking)
+        except Exception as exc:  # never a traceback for the client, one line on the console
+            log.error("internal error on %s %s: %s: %s", scope.get("method"), scope.get("path"),
+                      exc.__class__.__name__, exc)
+            trace.error("internal error on %s %s", scope.get("method"), scope.get("path"), exc_info=exc)
+            if not started:
+                await _send_json(send, 500, error_body("internal error (logged by the server)"))
+
+    async def _guarded(self, scope, receive, send) -> None:
         ok, via_query = self._authorised(scope)
         if not ok:
             await _send_json(send, 401, error_body("an access token is needed: open the address handfoot serve "
@@ -275,10 +296,6 @@ def _install_errors(app: FastAPI) -> None:
             message = f"{request.method} is not allowed on {request.url.path}"
         return JSONResponse(error_body(message), status_code=exc.status_code, headers=getattr(exc, "headers", None))
 
-    @app.exception_handler(Exception)
-    async def _unexpected(request: Request, exc: Exception):
-        log.exception("unexpected error on %s %s", request.method, request.url.path)
-        return JSONResponse(error_body("internal error (logged by the server)"), status_code=500)
 
 
 def create_app(settings: Settings | None = None, models: Any = None, load_models: bool = True) -> FastAPI:

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, Depends, File, Form, Query, Request, UploadFile
-from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import FileResponse, HTMLResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -206,8 +205,8 @@ async def read_photos(
     application.check_photo_request(req, len(photos), hand_names)  # before any photo work
     jobs.admit()
     reading_id = new_id()
-    result = await run_in_threadpool(jobs.run, _read_photos, ledger, reading_id, list(photos),
-                                     list(zip(hand_names, hands)), req, models, limits)
+    result = await jobs.run(_read_photos, ledger, reading_id, list(photos), list(zip(hand_names, hands)), req,
+                            models, limits)
     return _reading_out(reading_id, result)
 
 
@@ -341,7 +340,8 @@ def replace_round(game_id: str, n: int, body: Annotated[dict[str, Any], ROUND_BO
 def undo_round(game_id: str, n: int, ledger: Ledger = Depends(get_ledger)) -> games.GameOut:
     """Undo the last round (``n`` must be it)."""
     ledger.game(game_id)
-    ledger.delete_round(game_id, n)
+    with ledger.rounds_lock:
+        ledger.delete_round(game_id, n)
     return games.game_view(ledger, game_id)
 
 

@@ -253,11 +253,12 @@ def add_round(ledger: Ledger, game_id: str, body: dict[str, Any], lenient: bool 
     """
     record = ledger.game(game_id)
     rules = rules_of(record.rules, record.house_rules)
-    n = len(ledger.rounds(game_id)) + 1
-    if n > rules.rounds:
-        raise ConflictError(f"the game is over: '{rules.name}' plays {rules.rounds} rounds")
-    layout, reading, corrections = round_layout(ledger, record, n, body, limits, lenient)
-    ledger.add_round(game_id, n, layout, reading, corrections)
+    with ledger.rounds_lock:
+        n = len(ledger.rounds(game_id)) + 1
+        if n > rules.rounds:
+            raise ConflictError(f"the game is over: '{rules.name}' plays {rules.rounds} rounds")
+        layout, reading, corrections = round_layout(ledger, record, n, body, limits, lenient)
+        ledger.add_round(game_id, n, layout, reading, corrections)
     return game_view(ledger, game_id)
 
 
@@ -265,12 +266,13 @@ def replace_round(ledger: Ledger, game_id: str, n: int, body: dict[str, Any], le
                   limits: Limits = DEFAULT_LIMITS) -> GameOut:
     """Re-score and store a corrected round ``n``. Raises NotFoundError and what :func:`round_layout` raises."""
     record = ledger.game(game_id)
-    if not any(r.n == n for r in ledger.rounds(game_id)):
-        from .errors import NotFoundError
+    with ledger.rounds_lock:
+        if not any(r.n == n for r in ledger.rounds(game_id)):
+            from .errors import NotFoundError
 
-        raise NotFoundError(f"game {game_id} has no round {n}")
-    layout, reading, corrections = round_layout(ledger, record, n, body, limits, lenient)
-    ledger.replace_round(game_id, n, layout, reading, corrections)
+            raise NotFoundError(f"game {game_id} has no round {n}")
+        layout, reading, corrections = round_layout(ledger, record, n, body, limits, lenient)
+        ledger.replace_round(game_id, n, layout, reading, corrections)
     return game_view(ledger, game_id)
 
 

@@ -123,6 +123,10 @@ class Ledger:
         self.photos_dir = self.path.parent / "photos"
         self._local = threading.local()
         self._write_lock = threading.Lock()
+        self._conns: list[sqlite3.Connection] = []
+        #: held by :mod:`handfoot.games` while it numbers, scores and stores a round, so two rounds posted to
+        #: one game at once become rounds n and n + 1
+        self.rounds_lock = threading.RLock()
 
     @classmethod
     def open(cls, path: str | Path) -> "Ledger":
@@ -148,6 +152,8 @@ class Ledger:
             except sqlite3.DatabaseError as exc:
                 raise LedgerError(f"{self.path}: not a handfoot database ({exc})") from None
             self._local.conn = conn
+            with self._write_lock:
+                self._conns.append(conn)
         return conn
 
     @contextmanager
@@ -183,10 +189,12 @@ class Ledger:
         return self._conn().execute("PRAGMA integrity_check").fetchone()[0]
 
     def close(self) -> None:
-        conn = getattr(self._local, "conn", None)
-        if conn is not None:
-            conn.close()
-            self._local.conn = None
+        """Close every thread's connection."""
+        with self._write_lock:
+            for conn in self._conns:
+                conn.close()
+            self._conns.clear()
+        self._local = threading.local()
 
     # -- games ------------------------------------------------------------------------------------------------
     def create_game(self, rules: str, house_rules: dict[str, Any], teams: list[str],

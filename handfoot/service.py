@@ -9,11 +9,11 @@ one line (its traceback goes to the ``handfoot.trace`` logger: a file beside the
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import json
 import logging
 import os
-import threading
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -73,36 +73,41 @@ class Settings(BaseModel):
 
 class PhotoJobs:
     """At most ``running`` photo readings at once and ``waiting`` more in line; :meth:`admit` refuses the rest
-    at once (:class:`BusyError`) rather than queueing without bound."""
+    at once (:class:`BusyError`) rather than queueing without bound. Readings wait on the event loop, not in a
+    worker thread, so waiting ones never starve the other endpoints of threads. Used from the event loop only.
+    """
 
     def __init__(self, running: int, waiting: int, retry_after: int) -> None:
         self.running = running
+        self.capacity = running + waiting
         self.retry_after = retry_after
-        self._admit = threading.BoundedSemaphore(running + waiting)
-        self._run = threading.BoundedSemaphore(running)
-        self._lock = threading.Lock()
-        self.active = 0
+        self.admitted = 0  #: readings running or waiting
+        self.active = 0  #: readings running
+        self._slots: asyncio.Semaphore | None = None
 
     def admit(self) -> None:
         """Take a place in line. Raises BusyError when every place is taken."""
-        if not self._admit.acquire(blocking=False):
+        if self.admitted >= self.capacity:
             raise BusyError(f"busy reading other photos ({self.running} at a time); try again in "
                             f"{self.retry_after} s", self.retry_after)
+        self.admitted += 1
 
-    def run(self, fn, *args, **kwargs):
-        """Run ``fn`` in the calling (worker) thread once a slot is free; releases the place taken by
-        :meth:`admit`."""
+    async def run(self, fn, *args):
+        """Run ``fn(*args)`` in a worker thread once a slot is free, then give back the place taken by
+        :meth:`admit` (also when the request is cancelled)."""
+        from fastapi.concurrency import run_in_threadpool
+
         try:
-            with self._run:
-                with self._lock:
-                    self.active += 1
+            if self._slots is None:
+                self._slots = asyncio.Semaphore(self.running)
+            async with self._slots:
+                self.active += 1
                 try:
-                    return fn(*args, **kwargs)
+                    return await run_in_threadpool(fn, *args)  # not abandoned on cancel: the slot is held to the end
                 finally:
-                    with self._lock:
-                        self.active -= 1
+                    self.active -= 1
         finally:
-            self._admit.release()
+            self.admitted -= 1
 
 
 def error_body(message: str, **extra: Any) -> dict[str, Any]:

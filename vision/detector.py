@@ -50,6 +50,7 @@ def onnx_session(model: str | Path, threads: int, what: str):
         raise FileNotFoundError(f"{what} model not found: {path}")
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = threads
+    opts.enable_cpu_mem_arena = False  # its arena keeps the largest (full-resolution) buffers for good
     opts.log_severity_level = 3
     try:
         return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])

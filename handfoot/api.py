@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from scorer import PRESET_NAMES, HandFootError, get_rules
 
 from . import app as application
-from . import games
+from . import games, readings
 from .errors import NotFoundError, TooLargeError, UnavailableError
 from .ledger import Ledger, new_id
 from .limits import check_file_size, parse_json
@@ -152,7 +152,7 @@ def _read_photos(ledger: Ledger, reading_id: str, tables: list[UploadFile], hand
         for k in range(len(result.images)):
             cv2.imwrite(str(folder / f"annotated-{k}.jpg"), application.annotated_image(result, k),
                         [cv2.IMWRITE_JPEG_QUALITY, 85])
-        ledger.add_reading(reading_id, application.reading_json(result), files)
+        ledger.add_reading(reading_id, readings.reading_json(result), files)
         return result
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
@@ -212,7 +212,7 @@ async def read_photos(
 
 def _stored(ledger: Ledger, reading_id: str) -> tuple[PhotoScore, list[dict[str, str]]]:
     record = ledger.reading(ledger.reading_dir(reading_id).name)
-    return application.load_reading(record.result), record.files
+    return readings.load_reading(record.result), record.files
 
 
 @router.get("/photos/{reading_id}", response_model=PhotoReadingOut, responses={404: ERRORS[404], 401: ERRORS[401]})
@@ -280,7 +280,7 @@ def try_corrections(reading_id: str, body: CorrectionsIn, ledger: Ledger = Depen
         ops = TypeAdapter(list[Correction]).validate_python(body.corrections)
     except ValidationError as exc:
         raise InvalidLayoutError(games._first_error(exc)) from None
-    return application.correct_reading(result, ops, round_no=body.round, went_out=body.went_out)
+    return readings.correct_reading(result, ops, round_no=body.round, went_out=body.went_out)
 
 
 # -- games -------------------------------------------------------------------------------------------------------

@@ -9,20 +9,20 @@ The camera pipeline (``vision``, the ``vision`` extra) is imported only when pho
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
-from scorer import HandFootError, get_rules, parse_cards
+from scorer import HandFootError, parse_cards
 from scorer.errors import InvalidLayoutError
 from scorer.layout import TableLayout
 from scorer.rules import Rules
-from scorer.scoring import RoundScore, score_round
+from scorer.scoring import score_round
 
 from .errors import TooLargeError, UnavailableError
 from .limits import DEFAULT_LIMITS, Limits, check_file_size, check_layout_cards, parse_json
-from .results import CardOut, ImageOut, LayoutScore, PhotoScore, PileOut, RoundScoreOut
+from .readings import pile_dict, rescore, rules_of, totals_lines
+from .results import LayoutScore, PhotoScore, RoundScoreOut
 
 if TYPE_CHECKING:
     import numpy as np
@@ -34,15 +34,6 @@ PILE_KINDS = ("meld", "squared_book", "red_threes", "left", "loose")
 
 
 # -- rules and layouts ----------------------------------------------------------------------------------------
-def rules_of(name: str | None, house_rules: dict[str, Any] | None = None, default: str = "pagat") -> Rules:
-    """The preset ``name`` (default ``default``) with ``house_rules`` applied.
-
-    Raises:
-        UnknownRulesError, RulesError: an unknown preset, field or value.
-    """
-    return get_rules(name or default, **dict(house_rules or {}))
-
-
 def layout_of(doc: Any, limits: Limits = DEFAULT_LIMITS) -> TableLayout:
     """A layout document (parsed JSON) validated, after its card count is checked.
 
@@ -144,19 +135,17 @@ def parse_left(values: Iterable[str]) -> dict[str, list[list[str]]]:
 
 
 def parse_teams(text: str | None) -> tuple[str, ...] | None:
-    """``"A,B"`` -> ``("A", "B")``; None or blank -> None.
+    """``"A,B"`` -> ``("A", "B")``; None or blank -> None. A name may repeat (``"A,A,B"``: two photos of team
+    A's side, one of B's).
 
     Raises:
-        HandFootError: an empty or repeated name.
+        HandFootError: an empty name.
     """
     if text is None or not text.strip():
         return None
     names = tuple(t.strip() for t in text.split(","))
     if any(not n for n in names):
         raise HandFootError(f"teams {text!r}: a team name is empty")
-    twice = next((n for k, n in enumerate(names) if n in names[:k]), None)
-    if twice:
-        raise HandFootError(f"teams {text!r}: team {twice} is named twice")
     return names
 
 
@@ -320,7 +309,7 @@ def _photo_score(readings: list, names: list[str], req: PhotoRequest, rules: Rul
         for side in photo.sides:
             notes += [f"team {side.team}: {n}" for n in side.notes]
             for pile in side.piles:
-                piles.append(_pile_dict(f"i{i}p{len(piles)}", side, pile))
+                piles.append(pile_dict(f"i{i}p{len(piles)}", side, pile))
         images.append({"image": names[i], "kind": "hand" if any(s.hand for s in photo.sides) else "table",
                        "teams": [s.team for s in photo.sides], "width": int(photo.image.shape[1]),
                        "height": int(photo.image.shape[0]),
@@ -334,115 +323,6 @@ def _photo_score(readings: list, names: list[str], req: PhotoRequest, rules: Rul
     result = rescore(images, left, req.rules, dict(req.house_rules), req.round or 1, req.went_out, notes, rules)
     result._readings = readings
     return result
-
-
-def _pile_dict(pile_id: str, side, pile) -> dict[str, Any]:
-    """A pipeline pile as the fields of :class:`PileOut` (label and place filled in by :func:`rescore`)."""
-    xyxy = side.detections.xyxy
-    conf = side.detections.confidence
-    cards = []
-    for k, card in enumerate(pile.cards):
-        idx = list(card.detections)
-        cards.append({"id": f"{pile_id}.{k}", "code": card.code,
-                      "confidence": round(float(card.confidence if not idx else max(conf[idx])), 4),
-                      "boxes": [[round(float(v), 1) for v in xyxy[d]] for d in idx],
-                      "center": [round(float(v), 1) for v in card.center], "size": round(float(card.size), 1)})
-    seen = [d for c in pile.cards for d in c.detections]
-    box = [round(float(v), 1) for v in pile.box(xyxy)] if seen else None
-    return {"id": pile_id, "team": side.team, "kind": "left" if side.hand else pile.kind.value, "cards": cards,
-            "box": box, "notes": list(pile.notes)}
-
-
-def layout_of_piles(images: Sequence[dict[str, Any]], left: dict[str, list[list[str]]], rules: str,
-                    house_rules: dict[str, Any], round_no: int, went_out: str | None) -> tuple[dict[str, Any], dict]:
-    """The layout document (``docs/layout.md``) of every pile of ``images`` (in order) and the typed-in cards
-    left, and each pile id's place in it (``teams.A.melds[0]``)."""
-    teams: dict[str, dict[str, list]] = {}
-    where: dict[str, str] = {}
-
-    def team_of(name: str) -> dict[str, list]:
-        return teams.setdefault(name, {"melds": [], "squared_books": [], "red_threes": [], "left": [], "loose": []})
-
-    for image in images:
-        for pile in image["piles"]:
-            t = team_of(pile["team"])
-            codes = [c["code"] for c in pile["cards"]]
-            kind, base = pile["kind"], f"teams.{pile['team']}"
-            if kind == "meld":
-                where[pile["id"]] = f"{base}.melds[{len(t['melds'])}]"
-                t["melds"].append(codes)
-            elif kind == "squared_book":
-                where[pile["id"]] = f"{base}.squared_books[{len(t['squared_books'])}]"
-                t["squared_books"].append({"top": codes[0], **pile.get("book", {})} if codes else {})
-            elif kind == "left":
-                where[pile["id"]] = f"{base}.left[{len(t['left'])}]"
-                t["left"].append(codes)
-            else:  # red_threes, loose: one list a team
-                where[pile["id"]] = f"{base}.{kind}"
-                t[kind].extend(codes)
-    for team, packets in left.items():
-        team_of(team)["left"].extend(packets)
-    doc: dict[str, Any] = {"rules": rules, "round": round_no, "went_out": went_out, "teams": teams}
-    if house_rules:
-        doc["house_rules"] = dict(house_rules)
-    return doc, where
-
-
-def rescore(images: list[dict[str, Any]], left: dict[str, list[list[str]]], rules: str, house_rules: dict[str, Any],
-            round_no: int, went_out: str | None, notes: list[str], resolved: Rules | None = None) -> PhotoScore:
-    """The layout of ``images``' piles scored (leniently: a photo is always scored) and each pile labelled with
-    what the rules engine made of it.
-
-    Raises:
-        InvalidLayoutError: a pile that makes no layout (e.g. a squared book with no card).
-    """
-    resolved = resolved or rules_of(rules, house_rules)
-    doc, where = layout_of_piles(images, left, rules, house_rules, round_no, went_out)
-    layout = TableLayout.from_dict(doc)
-    result = score_round(layout, resolved, lenient=True)
-    books = {b.where: b for t in result.teams.values() for b in t.books}
-    out_images = []
-    for image in images:
-        piles = []
-        for pile in image["piles"]:
-            place = where[pile["id"]]
-            label = pile["kind"].replace("_", " ")
-            book = books.get(place)
-            if image["kind"] == "hand" and pile["kind"] == "left":
-                label = f"team {pile['team']}: left in hand"
-            elif book:
-                label = f"{book.kind.value} book" + (f" (squared, {_book_count(pile, resolved)} cards)"
-                                                      if book.squared else "")
-            piles.append(PileOut(**{**pile, "label": label, "where": place}))
-        out_images.append(ImageOut(**{**image, "piles": piles}))
-    out = PhotoScore(images=out_images, layout=doc, left=left, notes=notes,
-                     score=RoundScoreOut.model_validate(result.to_dict()))
-    out._round = result
-    return out
-
-
-def _book_count(pile: dict[str, Any], rules: Rules) -> int:
-    book = pile.get("book") or {}
-    return len(book["cards"]) if book.get("cards") else book.get("count") or rules.book_size
-
-
-def correct_reading(reading: PhotoScore, corrections: Sequence[Any], round_no: int | None = None,
-                    went_out: str | None = "", rules: str | None = None,
-                    house_rules: dict[str, Any] | None = None) -> PhotoScore:
-    """``reading`` with ``corrections`` (:mod:`handfoot.corrections`) applied and scored again; ``round_no``,
-    ``went_out`` (None: nobody; ``""``: as read), ``rules`` and ``house_rules`` replace the reading's when given.
-
-    Raises:
-        CorrectionError, InvalidCardError: a correction that cannot be applied; UnknownRulesError, RulesError.
-    """
-    from .corrections import apply_corrections
-
-    images = apply_corrections([im.model_dump() for im in reading.images], list(corrections))
-    layout = reading.layout
-    name = rules or layout.get("rules", "pagat")
-    house = dict(layout.get("house_rules", {}) if house_rules is None else house_rules)
-    out = went_out if went_out != "" else layout.get("went_out")
-    return rescore(images, reading.left, name, house, round_no or layout.get("round", 1), out, list(reading.notes))
 
 
 def annotated_image(result: PhotoScore, k: int) -> "np.ndarray":
@@ -460,17 +340,3 @@ def annotated_image(result: PhotoScore, k: int) -> "np.ndarray":
     return pipeline.annotate(photo, totals_lines(result.score), labels)
 
 
-def totals_lines(score: RoundScoreOut) -> list[str]:
-    """``team A: 1,320`` per team (``team A: 900..1,100`` while a squared book is uncounted)."""
-    return [f"team {name}: {f'{t.total:,}' if t.exact else f'{t.total_min:,}..{t.total_max:,}'}"
-            for name, t in score.teams.items()]
-
-
-def reading_json(result: PhotoScore) -> str:
-    """``result`` as JSON text (the stored form of a reading)."""
-    return result.model_dump_json()
-
-
-def load_reading(text: str) -> PhotoScore:
-    """A reading stored by :func:`reading_json`."""
-    return PhotoScore.model_validate(json.loads(text))

@@ -10,6 +10,9 @@ A correction names a card or pile by its id in the reading (:class:`handfoot.res
      {"op": "set_kind", "pile": "i0p5", "kind": "loose"},     # a discard, not a squared book
      {"op": "set_book", "pile": "i0p3", "count": 8, "kind": "dirty"},   # counted under the marker
      {"op": "add_pile", "team": "B", "kind": "meld", "cards": ["9S", "9H", "2C"]},   # a pile the camera missed
+     {"op": "add_card", "pile": "i0p2", "code": "QS"},         # a card of a pile the camera missed
+     {"op": "split_pile", "pile": "i0p1", "at": "i0p1.3"},    # two melds read as one: a new pile from i0p1.3 on
+     {"op": "join_piles", "pile": "i0p7", "into": "i0p1"},    # one meld read as two
      {"op": "remove_pile", "pile": "i0p6"}]
 
 Round facts (``round``, ``went_out``) are given beside the corrections, not as corrections.
@@ -66,7 +69,9 @@ class SetKind(_Op):
 
 class SetBook(_Op):
     """What was counted of the squared book ``pile``: its number of cards, kind, rank or every card (layout keys
-    of ``squared_books``, docs/layout.md). A field left out is left as it was."""
+    of ``squared_books``, docs/layout.md), or just how many of its cards are twos and jokers (``twos``,
+    ``jokers``: the rest are naturals of its rank, which makes its value exact). A field left out is left as
+    it was."""
 
     op: Literal["set_book"]
     pile: str = Field(max_length=40)
@@ -74,6 +79,33 @@ class SetBook(_Op):
     kind: BookKind | None = None
     rank: RankCode | None = None
     cards: list[str] | None = Field(None, max_length=60)
+    twos: int | None = Field(None, ge=0, le=60)
+    jokers: int | None = Field(None, ge=0, le=60)
+
+
+class AddCard(_Op):
+    """A card of pile ``pile`` that the camera missed (it has no box), appended at the pile's end."""
+
+    op: Literal["add_card"]
+    pile: str = Field(max_length=40)
+    code: str = Field(max_length=8)
+
+
+class SplitPile(_Op):
+    """Two piles read as one: the cards of ``pile`` from card ``at`` on make a new pile of the same kind and
+    team (id ``<pile>s``)."""
+
+    op: Literal["split_pile"]
+    pile: str = Field(max_length=40)
+    at: str = Field(max_length=40)
+
+
+class JoinPiles(_Op):
+    """One pile read as two: the cards of ``pile`` are appended to ``into``, and ``pile`` goes."""
+
+    op: Literal["join_piles"]
+    pile: str = Field(max_length=40)
+    into: str = Field(max_length=40)
 
 
 class AddPile(_Op):
@@ -92,7 +124,8 @@ class RemovePile(_Op):
     pile: str = Field(max_length=40)
 
 
-Correction = Annotated[Union[SetCard, RemoveCard, MoveCard, SetKind, SetBook, AddPile, RemovePile],
+Correction = Annotated[Union[SetCard, RemoveCard, MoveCard, SetKind, SetBook, AddPile, RemovePile, AddCard,
+                             SplitPile, JoinPiles],
                        Field(discriminator="op")]
 
 
@@ -167,6 +200,8 @@ def apply_corrections(images: list[dict[str, Any]], corrections: list[Any]) -> l
                     book[key] = value.value if hasattr(value, "value") else value
             if op.cards is not None:
                 book["cards"] = [Card.parse(c).code for c in op.cards]
+            if op.twos is not None or op.jokers is not None:
+                book["cards"] = _book_cards(pile, book, op.twos or 0, op.jokers or 0)
             pile["book"] = book
         elif isinstance(op, AddPile):
             pile_id = f"x{added}"
@@ -179,4 +214,54 @@ def apply_corrections(images: list[dict[str, Any]], corrections: list[Any]) -> l
         elif isinstance(op, RemovePile):
             piles, pile = find_pile(op.pile)
             piles.remove(pile)
+        elif isinstance(op, AddCard):
+            _, pile = find_pile(op.pile)
+            n = sum(1 for im in images for p in im["piles"] for c in p["cards"] if c["id"].startswith("+"))
+            pile["cards"].append({"id": f"+{n}", "code": Card.parse(op.code).code, "confidence": 1.0, "boxes": [],
+                                  "center": [], "size": 0.0})
+        elif isinstance(op, SplitPile):
+            piles, pile = find_pile(op.pile)
+            at = next((k for k, c in enumerate(pile["cards"]) if c["id"] == op.at), None)
+            if at is None:
+                raise CorrectionError(f"no card {op.at!r} in pile {op.pile}")
+            if at == 0:
+                raise CorrectionError(f"pile {op.pile} cannot be split at its first card")
+            new_id = pile["id"] + "s"
+            while any(p["id"] == new_id for im in images for p in im["piles"]):
+                new_id += "s"
+            new = {**copy.deepcopy({k: v for k, v in pile.items() if k != "cards"}), "id": new_id,
+                   "cards": pile["cards"][at:], "notes": [], "book": {}}
+            pile["cards"] = pile["cards"][:at]
+            piles.insert(piles.index(pile) + 1, new)
+        elif isinstance(op, JoinPiles):
+            piles, pile = find_pile(op.pile)
+            _, target = find_pile(op.into)
+            if pile is target:
+                raise CorrectionError(f"pile {op.pile} cannot be joined to itself")
+            target["cards"].extend(pile["cards"])
+            piles.remove(pile)
     return images
+
+
+def _book_cards(pile: dict[str, Any], book: dict[str, Any], twos: int, jokers: int) -> list[str]:
+    """A squared book's cards when only its wilds were counted: its top card, ``twos`` twos, ``jokers`` jokers,
+    and naturals of its rank (suits in turn) up to its count (7 unless ``count`` says). Raises CorrectionError
+    for a book whose rank is not known (a wild on top and no ``rank``) or more wilds than cards."""
+    top = Card.parse(pile["cards"][0]["code"])
+    count = book.get("count") or 7
+    rank = book.get("rank") or (top.rank.value if top.is_natural else None)
+    if rank is None:
+        raise CorrectionError(f"the rank of the squared book under {top} is not known: give its rank first")
+    if top.is_wild and twos + jokers == 0:
+        raise CorrectionError(f"the top card {top} is a wild: count it among the book's twos and jokers")
+    naturals = count - twos - jokers - (0 if top.is_wild else 1)
+    if naturals < 0:
+        raise CorrectionError(f"{twos} twos and {jokers} jokers do not fit in a book of {count} cards")
+    wild_codes = [("2C", "2S", "2D", "2H")[k % 4] for k in range(twos)] + ["JK"] * jokers
+    if top.is_wild:  # the top card is one of the wilds counted
+        if top.code in wild_codes:
+            wild_codes.remove(top.code)
+        else:
+            wild_codes.pop(-1 if top.is_joker else 0)
+    cards = [top.code] + [f"{rank}{'SHDC'[k % 4]}" for k in range(naturals)] + wild_codes
+    return cards

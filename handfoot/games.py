@@ -18,7 +18,8 @@ from scorer import HandFootError
 from scorer.game import Game
 from scorer.scoring import score_round
 
-from .app import correct_reading, layout_of, load_reading, rules_of
+from .app import layout_of
+from .readings import correct_reading, load_reading, rules_of
 from .errors import ConflictError
 from .ledger import GameRecord, Ledger, RoundRecord
 from .limits import DEFAULT_LIMITS, Limits

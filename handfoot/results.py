@@ -110,6 +110,9 @@ class PileOut(_Out):
         notes: the camera's doubts about it, one sentence each.
         book: for a squared book, what was said of it beyond its top card (``count``, ``kind``, ``rank``,
             ``cards``; layout keys of ``squared_books``), from corrections.
+        verdict: what the rules make of it, in words (``legal dirty book of kings: 5 naturals + 2 wilds, 175
+            points under pagat``; a squared book's marker card and what it says).
+        problems: what breaks the rules in it (the score's problems at its place), one sentence each.
     """
 
     id: str
@@ -121,6 +124,8 @@ class PileOut(_Out):
     box: list[float] | None
     notes: list[str]
     book: dict[str, Any] = Field(default_factory=dict)
+    verdict: str = ""
+    problems: list[str] = Field(default_factory=list)
 
 
 class ImageOut(_Out):

@@ -1,0 +1,188 @@
+"""A photo reading as piles with ids: made into a layout, scored, each pile labelled and its verdict given in
+words, and corrected (:mod:`handfoot.corrections`) then scored again.
+
+A reading's images hold piles as plain dicts while they are built or corrected (the fields of
+:class:`handfoot.results.PileOut` without ``label``, ``where``, ``verdict`` and ``problems``, which
+:func:`rescore` fills in from the rules engine).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Sequence
+
+from scorer import Card
+from scorer.layout import TableLayout
+from scorer.melds import check_meld, marker_kind
+from scorer.rules import Rules
+from scorer.scoring import score_round
+
+from .results import ImageOut, PhotoScore, PileOut, RoundScoreOut
+
+
+def rules_of(name: str | None, house_rules: dict[str, Any] | None = None, default: str = "pagat") -> Rules:
+    """The preset ``name`` (default ``default``) with ``house_rules`` applied.
+
+    Raises:
+        UnknownRulesError, RulesError: an unknown preset, field or value.
+    """
+    from scorer import get_rules
+
+    return get_rules(name or default, **dict(house_rules or {}))
+
+
+def pile_dict(pile_id: str, side, pile) -> dict[str, Any]:
+    """A pipeline pile as the fields of :class:`PileOut` (label and place filled in by :func:`rescore`)."""
+    xyxy = side.detections.xyxy
+    conf = side.detections.confidence
+    cards = []
+    for k, card in enumerate(pile.cards):
+        idx = list(card.detections)
+        cards.append({"id": f"{pile_id}.{k}", "code": card.code,
+                      "confidence": round(float(card.confidence if not idx else max(conf[idx])), 4),
+                      "boxes": [[round(float(v), 1) for v in xyxy[d]] for d in idx],
+                      "center": [round(float(v), 1) for v in card.center], "size": round(float(card.size), 1)})
+    seen = [d for c in pile.cards for d in c.detections]
+    box = [round(float(v), 1) for v in pile.box(xyxy)] if seen else None
+    return {"id": pile_id, "team": side.team, "kind": "left" if side.hand else pile.kind.value, "cards": cards,
+            "box": box, "notes": list(pile.notes)}
+
+
+def layout_of_piles(images: Sequence[dict[str, Any]], left: dict[str, list[list[str]]], rules: str,
+                    house_rules: dict[str, Any], round_no: int, went_out: str | None) -> tuple[dict[str, Any], dict]:
+    """The layout document (``docs/layout.md``) of every pile of ``images`` (in order) and the typed-in cards
+    left, and each pile id's place in it (``teams.A.melds[0]``)."""
+    teams: dict[str, dict[str, list]] = {}
+    where: dict[str, str] = {}
+
+    def team_of(name: str) -> dict[str, list]:
+        return teams.setdefault(name, {"melds": [], "squared_books": [], "red_threes": [], "left": [], "loose": []})
+
+    for image in images:
+        for pile in image["piles"]:
+            t = team_of(pile["team"])
+            codes = [c["code"] for c in pile["cards"]]
+            kind, base = pile["kind"], f"teams.{pile['team']}"
+            if kind == "meld":
+                where[pile["id"]] = f"{base}.melds[{len(t['melds'])}]"
+                t["melds"].append(codes)
+            elif kind == "squared_book":
+                where[pile["id"]] = f"{base}.squared_books[{len(t['squared_books'])}]"
+                t["squared_books"].append({"top": codes[0], **pile.get("book", {})} if codes else {})
+            elif kind == "left":
+                where[pile["id"]] = f"{base}.left[{len(t['left'])}]"
+                t["left"].append(codes)
+            else:  # red_threes, loose: one list a team
+                where[pile["id"]] = f"{base}.{kind}"
+                t[kind].extend(codes)
+    for team, packets in left.items():
+        team_of(team)["left"].extend(packets)
+    doc: dict[str, Any] = {"rules": rules, "round": round_no, "went_out": went_out, "teams": teams}
+    if house_rules:
+        doc["house_rules"] = dict(house_rules)
+    return doc, where
+
+
+def rescore(images: list[dict[str, Any]], left: dict[str, list[list[str]]], rules: str, house_rules: dict[str, Any],
+            round_no: int, went_out: str | None, notes: list[str], resolved: Rules | None = None) -> PhotoScore:
+    """The layout of ``images``' piles scored (leniently: a photo is always scored) and each pile labelled with
+    what the rules engine made of it.
+
+    Raises:
+        InvalidLayoutError: a pile that makes no layout (e.g. a squared book with no card).
+    """
+    resolved = resolved or rules_of(rules, house_rules)
+    doc, where = layout_of_piles(images, left, rules, house_rules, round_no, went_out)
+    layout = TableLayout.from_dict(doc)
+    result = score_round(layout, resolved, lenient=True)
+    books = {b.where: b for t in result.teams.values() for b in t.books}
+    out_images = []
+    for image in images:
+        piles = []
+        for pile in image["piles"]:
+            place = where[pile["id"]]
+            label = pile["kind"].replace("_", " ")
+            book = books.get(place)
+            if image["kind"] == "hand" and pile["kind"] == "left":
+                label = f"team {pile['team']}: left in hand"
+            elif book:
+                label = f"{book.kind.value} book" + (f" (squared, {_book_count(pile, resolved)} cards)"
+                                                      if book.squared else "")
+            problems = [p.message for p in result.problems if p.where == place or p.where.startswith(place + "[")
+                        or p.where.startswith(place + ".")]
+            piles.append(PileOut(**{**pile, "label": label, "where": place,
+                                    "verdict": _verdict(pile, image["kind"], book, resolved), "problems": problems}))
+        out_images.append(ImageOut(**{**image, "piles": piles}))
+    out = PhotoScore(images=out_images, layout=doc, left=left, notes=notes,
+                     score=RoundScoreOut.model_validate(result.to_dict()))
+    out._round = result
+    return out
+
+
+def _verdict(pile: dict[str, Any], image_kind: str, book, rules: Rules) -> str:
+    """What the rules make of a pile, in words: ``legal dirty book of kings: 5 naturals + 2 wilds, 175 points
+    under pagat``; a squared book's marker card and what it says; red threes, cards left and loose cards."""
+    codes = [c["code"] for c in pile["cards"]]
+    cards = [Card.parse(c) for c in codes]
+    kind = pile["kind"]
+    if kind == "meld":
+        return f"{check_meld(cards, rules).describe()} under {rules.name}"
+    if kind == "squared_book":
+        top = cards[0]
+        marker = marker_kind(top) if rules.book_markers else None
+        colour = "wild" if top.is_wild else ("red" if top.is_red else "black")
+        says = f"{colour} marker card {top}" + (f": a {marker.value} book" if marker else "")
+        if book is None:
+            return f"squared book under {top}: not a book the rules accept ({says})"
+        points = (f"{book.points_min} points" if book.points_min == book.points_max else
+                  f"{book.points_min} to {book.points_max} points until its wilds are counted")
+        expected = "" if marker is None or marker is book.kind else f" (but it is counted as {book.kind.value})"
+        return (f"squared {book.kind.value} book of {_book_count(pile, rules)} cards: {says}{expected}, {points} "
+                f"under {rules.name}")
+    if kind == "red_threes":
+        return f"{len(cards)} red three{'s' * (len(cards) != 1)} on the table, {rules.red_three_on_table:+} each"
+    if kind == "left":
+        points = sum(rules.card_value(c) for c in cards if not c.is_red_three)
+        where = "in this hand or foot" if image_kind == "hand" else "still held"
+        return f"{len(cards)} card{'s' * (len(cards) != 1)} {where}: -{points} points"
+    return "loose: not scored (a discard, or a card of no pile); move it to a pile if it belongs to one"
+
+
+def _book_count(pile: dict[str, Any], rules: Rules) -> int:
+    book = pile.get("book") or {}
+    return len(book["cards"]) if book.get("cards") else book.get("count") or rules.book_size
+
+
+def correct_reading(reading: PhotoScore, corrections: Sequence[Any], round_no: int | None = None,
+                    went_out: str | None = "", rules: str | None = None,
+                    house_rules: dict[str, Any] | None = None) -> PhotoScore:
+    """``reading`` with ``corrections`` (:mod:`handfoot.corrections`) applied and scored again; ``round_no``,
+    ``went_out`` (None: nobody; ``""``: as read), ``rules`` and ``house_rules`` replace the reading's when given.
+
+    Raises:
+        CorrectionError, InvalidCardError: a correction that cannot be applied; UnknownRulesError, RulesError.
+    """
+    from .corrections import apply_corrections
+
+    images = apply_corrections([im.model_dump() for im in reading.images], list(corrections))
+    layout = reading.layout
+    name = rules or layout.get("rules", "pagat")
+    house = dict(layout.get("house_rules", {}) if house_rules is None else house_rules)
+    out = went_out if went_out != "" else layout.get("went_out")
+    return rescore(images, reading.left, name, house, round_no or layout.get("round", 1), out, list(reading.notes))
+
+
+def totals_lines(score: RoundScoreOut) -> list[str]:
+    """``team A: 1,320`` per team (``team A: 900..1,100`` while a squared book is uncounted)."""
+    return [f"team {name}: {f'{t.total:,}' if t.exact else f'{t.total_min:,}..{t.total_max:,}'}"
+            for name, t in score.teams.items()]
+
+
+def reading_json(result: PhotoScore) -> str:
+    """``result`` as JSON text (the stored form of a reading)."""
+    return result.model_dump_json()
+
+
+def load_reading(text: str) -> PhotoScore:
+    """A reading stored by :func:`reading_json`."""
+    return PhotoScore.model_validate(json.loads(text))

@@ -1,0 +1,79 @@
+"""Corrections to a photo reading (handfoot.corrections), applied to piles and scored again."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import TypeAdapter
+
+from handfoot.corrections import Correction, CorrectionError, apply_corrections
+from handfoot.readings import rescore
+
+
+def card(pid: str, k: int, code: str) -> dict:
+    return {"id": f"{pid}.{k}", "code": code, "confidence": 0.9, "boxes": [[0, 0, 1, 1]], "center": [0, 0],
+            "size": 1.0}
+
+
+def pile(pid: str, kind: str, codes: list[str], team: str = "A") -> dict:
+    return {"id": pid, "team": team, "kind": kind, "cards": [card(pid, k, c) for k, c in enumerate(codes)],
+            "box": None, "notes": []}
+
+
+IMAGES = [{"image": "t.jpg", "kind": "table", "teams": ["A"], "width": 100, "height": 100, "detections": [],
+           "piles": [pile("i0p0", "meld", ["KH", "KS", "KD", "QH", "QS", "QD"]), pile("i0p1", "meld", ["9S", "9H"]),
+                     pile("i0p2", "squared_book", ["8S"]), pile("i0p3", "loose", ["5C"])]}]
+
+
+def fix(*ops: dict) -> list[dict]:
+    return apply_corrections(IMAGES, TypeAdapter(list[Correction]).validate_python(list(ops)))
+
+
+def layout(images: list[dict]) -> dict:
+    return rescore(images, {}, "pagat", {}, 1, None, []).layout["teams"]["A"]
+
+
+def test_split_join_add_and_move():
+    images = fix({"op": "split_pile", "pile": "i0p0", "at": "i0p0.3"},
+                 {"op": "add_card", "pile": "i0p1", "code": "9D"},
+                 {"op": "move_card", "card": "i0p3.0", "to": "i0p1"})
+    assert layout(images)["melds"] == [["KH", "KS", "KD"], ["QH", "QS", "QD"], ["9S", "9H", "9D", "5C"]]
+    assert [p["id"] for p in images[0]["piles"]] == ["i0p0", "i0p0s", "i0p1", "i0p2"]  # the loose pile emptied
+    assert images[0]["piles"][2]["cards"][2]["boxes"] == []  # an added card has no box
+    joined = apply_corrections(images, TypeAdapter(list[Correction]).validate_python(
+        [{"op": "join_piles", "pile": "i0p0s", "into": "i0p0"}]))
+    assert layout(joined)["melds"][0] == ["KH", "KS", "KD", "QH", "QS", "QD"]
+    assert IMAGES[0]["piles"][0]["cards"][3]["code"] == "QH"  # the input is not changed
+
+
+def test_a_squared_books_wilds_make_its_value_exact():
+    before = rescore(IMAGES, {}, "pagat", {}, 1, None, []).score.teams["A"]
+    assert not before.exact
+    images = fix({"op": "set_book", "pile": "i0p2", "twos": 1, "jokers": 1, "kind": "dirty"})
+    after = rescore(images, {}, "pagat", {}, 1, None, [])
+    book = layout(images)["squared_books"][0]
+    assert sorted(book["cards"]) == sorted(["8S", "8S", "8H", "8D", "8C", "2C", "JK"]) and book["kind"] == "dirty"
+    assert after.score.teams["A"].exact
+    squared = next(p for p in after.images[0].piles if p.kind == "squared_book")
+    assert "squared dirty book of 7 cards" in squared.verdict and "black marker card 8S: a dirty book" in squared.verdict
+
+
+def test_set_kind_and_card_and_problems_beside_their_pile():
+    images = fix({"op": "set_card", "card": "i0p1.1", "code": "10H"})
+    scored = rescore(images, {}, "pagat", {}, 1, None, [])
+    meld = next(p for p in scored.images[0].piles if p.id == "i0p1")
+    assert meld.problems and "illegal meld" in meld.verdict
+    images = fix({"op": "set_kind", "pile": "i0p1", "kind": "left"})
+    assert layout(images)["left"] == [["9S", "9H"]]
+
+
+@pytest.mark.parametrize("op, words", [
+    ({"op": "split_pile", "pile": "i0p0", "at": "i0p0.0"}, "first card"),
+    ({"op": "split_pile", "pile": "i0p0", "at": "i0p1.0"}, "no card 'i0p1.0' in pile i0p0"),
+    ({"op": "join_piles", "pile": "i0p0", "into": "i0p0"}, "itself"),
+    ({"op": "add_card", "pile": "nope", "code": "KH"}, "no pile 'nope'"),
+    ({"op": "set_book", "pile": "i0p2", "twos": 5, "jokers": 3}, "do not fit"),
+    ({"op": "set_book", "pile": "i0p0", "count": 8}, "not a squared book"),
+])
+def test_corrections_that_cannot_be_applied(op, words):
+    with pytest.raises(CorrectionError, match=words):
+        fix(op)

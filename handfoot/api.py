@@ -91,6 +91,26 @@ def one_rules(name: Annotated[str, Field(max_length=40)]) -> dict[str, Any]:
     return get_rules(name).model_dump(mode="json")
 
 
+class RuleField(BaseModel):
+    """One field of a preset, for house-rule switches: its name, value, type (``bool``, ``int``, ``list``...)
+    and what it means (with the seed and section it comes from)."""
+
+    field: str
+    value: Any
+    type: str
+    description: str
+
+
+@router.get("/rules/{name}/fields", response_model=list[RuleField], responses={404: ERRORS[404], 401: ERRORS[401]})
+def rule_fields(name: Annotated[str, Field(max_length=40)]) -> list[RuleField]:
+    """A preset's fields with their meaning, in order: what a page shows as house-rule switches."""
+    from scorer.rules import Rules
+
+    values = one_rules(name)
+    return [RuleField(field=k, value=values[k], type=type(values[k]).__name__, description=info.description or "")
+            for k, info in Rules.model_fields.items() if k not in ("name", "title", "source")]
+
+
 # -- layouts ---------------------------------------------------------------------------------------------------
 @router.post("/score", response_model=RoundScoreOut, responses={k: ERRORS[k] for k in (401, 413, 422)})
 def score(layout: Annotated[dict[str, Any], Body(openapi_examples={"round": {"value": LAYOUT_EXAMPLE}})],
@@ -353,7 +373,10 @@ def export_csv(game_id: str, ledger: Ledger = Depends(get_ledger)) -> Response:
                     headers={"Content-Disposition": f'attachment; filename="handfoot-{game_id}.csv"'})
 
 
+WEB = Path(__file__).resolve().parent / "web"
+
+
 @root.get("/", response_class=HTMLResponse, include_in_schema=False)
-def home() -> str:
-    return ("<!doctype html><meta name=viewport content='width=device-width'><title>handfoot</title>"
-            "<h1>handfoot is running</h1><p>The API and its documentation: <a href='/docs'>/docs</a>.</p>")
+def home() -> FileResponse:
+    """The page at the card table (``handfoot/web``): games, rounds from photos, checking and correcting."""
+    return FileResponse(WEB / "index.html", media_type="text/html", headers={"Cache-Control": "no-cache"})

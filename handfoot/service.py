@@ -22,6 +22,7 @@ from urllib.parse import parse_qs
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -345,6 +346,7 @@ def create_app(settings: Settings | None = None, models: Any = None, load_models
     _install_errors(app)
     app.include_router(api.router)
     app.include_router(api.root)
+    app.mount("/static", StaticFiles(directory=api.WEB), name="static")
     app.add_middleware(Guard, settings=settings)
     return app
 

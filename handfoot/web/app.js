@@ -1,0 +1,597 @@
+/* handfoot's page: games, rounds from photos, checking and correcting a reading in taps.
+ * Plain JavaScript over the /v1 API (docs/api.md); no build step, nothing loaded from outside this server.
+ * Views are hash routes: #/ (games), #/new, #/game/ID, #/game/ID/round, #/game/ID/check/READING[/N]. */
+"use strict";
+
+const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "JK"];
+const SUITS = [["S", "♠"], ["H", "♥"], ["D", "♦"], ["C", "♣"]];
+const KINDS = [["meld", "meld"], ["squared_book", "squared book"], ["red_threes", "red threes"],
+               ["left", "cards left in hand"], ["loose", "loose (not scored)"]];
+const KIND_ORDER = ["meld", "squared_book", "red_threes", "left", "loose"];
+const view = document.getElementById("view");
+
+/* -- small helpers ------------------------------------------------------------------------------------------ */
+function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
+    else if (k === "class") el.className = v;
+    else if (k === "text") el.textContent = v;
+    else el.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children.flat()) {
+    if (c === null || c === undefined || c === false) continue;
+    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return el;
+}
+const svgNS = "http://www.w3.org/2000/svg";
+function s(tag, attrs) {
+  const el = document.createElementNS(svgNS, tag);
+  for (const [k, v] of Object.entries(attrs || {})) el.setAttribute(k, v);
+  return el;
+}
+function fmt(n) { return n === null || n === undefined ? "?" : Number(n).toLocaleString("en-US"); }
+function total(t) { return Array.isArray(t) ? `${fmt(t[0])} to ${fmt(t[1])}` : fmt(t); }
+function teamTotal(ts) { return ts.exact ? fmt(ts.total) : `${fmt(ts.total_min)} to ${fmt(ts.total_max)}`; }
+
+class ApiError extends Error {
+  constructor(status, body) {
+    super(body && body.error ? body.error : `the server answered ${status}`);
+    this.status = status; this.body = body || {};
+  }
+}
+async function api(method, path, body) {
+  const opts = {method, headers: {}};
+  if (body !== undefined) { opts.headers["content-type"] = "application/json"; opts.body = JSON.stringify(body); }
+  let r;
+  try { r = await fetch(path, opts); }
+  catch (e) { throw new ApiError(0, {error: "the handfoot server cannot be reached: is it still running?"}); }
+  const text = await r.text();
+  let data = null;
+  try { data = text ? JSON.parse(text) : null; } catch (e) { data = {error: text.slice(0, 200)}; }
+  if (!r.ok) throw new ApiError(r.status, data);
+  return data;
+}
+let toastTimer = null;
+function toast(message, error) {
+  const t = document.getElementById("toast");
+  t.textContent = message; t.className = error ? "error" : ""; t.hidden = false;
+  clearTimeout(toastTimer); toastTimer = setTimeout(() => { t.hidden = true; }, error ? 7000 : 3000);
+}
+function errorBox(e) { return h("div", {class: "error-box", role: "alert"}, e.message || String(e)); }
+function cardParts(code) {
+  if (code === "JK" || code === "RJ" || code === "BJ") return {rank: "JK", suit: code === "JK" ? "" : code[0]};
+  return {rank: code.slice(0, -1), suit: code.slice(-1)};
+}
+function cardText(code) {
+  const p = cardParts(code);
+  if (p.rank === "JK") return code === "RJ" ? "red joker" : code === "BJ" ? "black joker" : "joker";
+  return p.rank + (SUITS.find(x => x[0] === p.suit) || ["", "?"])[1];
+}
+function cardShort(code) { return cardParts(code).rank === "JK" ? "Jkr" : cardText(code); }
+function isRed(code) { const p = cardParts(code); return p.suit === "H" || p.suit === "D" || code === "RJ"; }
+function cardName(code) {
+  const p = cardParts(code);
+  if (p.rank === "JK") return cardText(code);
+  const ranks = {A: "ace", J: "jack", Q: "queen", K: "king"};
+  const suits = {S: "spades", H: "hearts", D: "diamonds", C: "clubs"};
+  return `${ranks[p.rank] || p.rank} of ${suits[p.suit]}`;
+}
+function setBusy(button, busy) { if (button) button.disabled = busy; }
+
+/* -- settings: large type, dark mode -------------------------------------------------------------------------- */
+function applySettings() {
+  const large = localStorage.getItem("handfoot.large") === "1";
+  const stored = localStorage.getItem("handfoot.dark");
+  const dark = stored === null ? matchMedia("(prefers-color-scheme: dark)").matches : stored === "1";
+  document.documentElement.classList.toggle("large", large);
+  document.documentElement.classList.toggle("dark", dark);
+  document.getElementById("large-type").setAttribute("aria-pressed", String(large));
+  document.getElementById("dark-mode").setAttribute("aria-pressed", String(dark));
+}
+document.getElementById("large-type").addEventListener("click", () => {
+  localStorage.setItem("handfoot.large", document.documentElement.classList.contains("large") ? "0" : "1");
+  applySettings();
+});
+document.getElementById("dark-mode").addEventListener("click", () => {
+  localStorage.setItem("handfoot.dark", document.documentElement.classList.contains("dark") ? "0" : "1");
+  applySettings();
+});
+
+/* -- the sheet (a dialog for pickers and confirmations) -------------------------------------------------------- */
+const sheet = document.getElementById("sheet");
+function openSheet(title, body) {
+  document.getElementById("sheet-title").textContent = title;
+  const holder = document.getElementById("sheet-body");
+  holder.replaceChildren(body);
+  if (!sheet.open) sheet.showModal();
+  const first = holder.querySelector("button, input, select");
+  if (first) first.focus();
+}
+function closeSheet() { if (sheet.open) sheet.close(); }
+
+function cardPicker(initial, onPick, extra) {
+  /* rank and suit buttons (no keyboard needed); onPick(code) */
+  const start = initial ? cardParts(initial) : {rank: "", suit: ""};
+  let rank = start.rank, suit = start.suit;
+  const ranks = h("div", {class: "picker", role: "group", "aria-label": "rank"});
+  const suits = h("div", {class: "picker suits", role: "group", "aria-label": "suit"});
+  const ok = h("button", {type: "button", class: "primary", onclick: () => {
+    const code = rank === "JK" ? "JK" : rank + suit;
+    closeSheet(); onPick(code);
+  }}, "Save");
+  function refresh() {
+    for (const b of ranks.children) b.setAttribute("aria-pressed", String(b.dataset.rank === rank));
+    for (const b of suits.children) {
+      b.setAttribute("aria-pressed", String(b.dataset.suit === suit && rank !== "JK"));
+      b.disabled = rank === "JK";
+    }
+    ok.disabled = !(rank === "JK" || (rank && suit));
+  }
+  for (const r of RANKS) {
+    ranks.append(h("button", {type: "button", "data-rank": r, "aria-label": r === "JK" ? "joker" : `rank ${r}`,
+                              onclick: () => { rank = r; refresh(); }}, r === "JK" ? "Jkr" : r));
+  }
+  for (const [code, sym] of SUITS) {
+    suits.append(h("button", {type: "button", "data-suit": code, class: code === "H" || code === "D" ? "red" : "",
+                              "aria-label": {S: "spades", H: "hearts", D: "diamonds", C: "clubs"}[code],
+                              onclick: () => { suit = code; refresh(); }}, sym));
+  }
+  refresh();
+  return h("div", {}, h("p", {class: "muted"}, "Rank"), ranks, h("p", {class: "muted"}, "Suit"), suits,
+           h("div", {class: "row"}, ok, extra || null,
+             h("button", {type: "button", onclick: closeSheet}, "Cancel")));
+}
+
+/* -- router ------------------------------------------------------------------------------------------------ */
+async function route() {
+  closeSheet();
+  const parts = location.hash.replace(/^#\/?/, "").split("/").filter(Boolean);
+  view.replaceChildren(h("p", {class: "muted"}, h("span", {class: "spinner", "aria-hidden": "true"}), " Loading…"));
+  try {
+    if (parts.length === 0) await homeView();
+    else if (parts[0] === "new") await newGameView();
+    else if (parts[0] === "game" && parts.length === 2) await gameView(parts[1]);
+    else if (parts[0] === "game" && parts[2] === "round") await roundView(parts[1]);
+    else if (parts[0] === "game" && parts[2] === "check") await checkView(parts[1], parts[3], parts[4] ? +parts[4] : null);
+    else view.replaceChildren(h("h1", {}, "Not found"), h("p", {}, h("a", {href: "#/"}, "All games")));
+  } catch (e) {
+    view.replaceChildren(h("h1", {}, "Something went wrong"), errorBox(e), h("p", {}, h("a", {href: "#/"}, "All games")));
+  }
+  view.focus({preventScroll: true});
+}
+window.addEventListener("hashchange", route);
+
+/* -- games ------------------------------------------------------------------------------------------------- */
+async function homeView() {
+  const games = await api("GET", "/v1/games");
+  const list = h("ul", {class: "games"});
+  for (const g of games) {
+    const totals = Object.entries(g.totals).map(([t, v]) => `${t} ${total(v)}`).join(" · ");
+    const state = g.winner ? `winner: ${g.winner}` : g.over ? "over" : `${g.rounds} round${g.rounds === 1 ? "" : "s"} played`;
+    list.append(h("li", {class: "panel"}, h("a", {href: `#/game/${g.id}`},
+      h("strong", {}, g.teams.join(" vs ")), h("br"), h("span", {class: "muted"}, `${g.rules} · ${state} · ${totals}`))));
+  }
+  view.replaceChildren(
+    h("h1", {}, "Games"),
+    h("div", {class: "row"}, h("a", {class: "button primary", href: "#/new"}, "New game")),
+    games.length ? list : h("p", {class: "muted"}, "No games yet: start one, then score each round from a photo of the table."));
+}
+
+async function newGameView() {
+  const rules = await api("GET", "/v1/rules");
+  const teams = h("div", {});
+  function addTeam(name) {
+    const k = teams.children.length + 1;
+    const box = h("div", {class: "panel team"},
+      h("label", {for: `team-${k}`}, `Team ${k} name`),
+      h("input", {type: "text", id: `team-${k}`, name: "team", value: name, maxlength: "40", required: true, autocomplete: "off"}),
+      h("label", {for: `players-${k}`}, "Players (optional)"),
+      h("input", {type: "text", id: `players-${k}`, name: "players", placeholder: "Ann, Bob", maxlength: "200", autocomplete: "off"}));
+    teams.append(box);
+  }
+  addTeam("Us"); addTeam("Them");
+  const select = h("select", {id: "rules", name: "rules"},
+    Object.values(rules).map(r => h("option", {value: r.name}, `${r.name}: ${r.title}`)));
+  const house = h("div", {});
+  async function showHouse() {
+    const fields = await api("GET", `/v1/rules/${encodeURIComponent(select.value)}/fields`);
+    house.replaceChildren();
+    for (const f of fields.filter(f => f.type === "bool")) {
+      const id = `house-${f.field}`;
+      house.append(h("label", {class: "check", for: id},
+        h("input", {type: "checkbox", id, "data-field": f.field, "data-default": String(f.value), checked: f.value}),
+        h("span", {}, f.description.replace(/\s*\(seed[^)]*\)\.?/g, "").replace(/\s*\(Bicycle[^)]*\)/g, "") || f.field)));
+    }
+  }
+  select.addEventListener("change", showHouse);
+  await showHouse();
+  const error = h("div", {});
+  const create = h("button", {type: "submit", class: "primary"}, "Start the game");
+  const form = h("form", {onsubmit: async (ev) => {
+    ev.preventDefault(); error.replaceChildren();
+    const names = [...teams.querySelectorAll("input[name=team]")].map(i => i.value.trim());
+    const players = [...teams.querySelectorAll("input[name=players]")].map(i => i.value.split(",").map(x => x.trim()).filter(Boolean));
+    const house_rules = {};
+    for (const c of house.querySelectorAll("input[type=checkbox]")) {
+      if (String(c.checked) !== c.dataset.default) house_rules[c.dataset.field] = c.checked;
+    }
+    const body = {rules: select.value, teams: names, names: {}, house_rules};
+    names.forEach((n, k) => { if (players[k].length) body.names[n] = players[k]; });
+    setBusy(create, true);
+    try {
+      const game = await api("POST", "/v1/games", body);
+      location.hash = `#/game/${game.id}`;
+    } catch (e) { error.replaceChildren(errorBox(e)); }
+    setBusy(create, false);
+  }},
+    teams,
+    h("div", {class: "row"},
+      h("button", {type: "button", onclick: () => addTeam(`Team ${teams.children.length + 1}`)}, "Add a team"),
+      h("button", {type: "button", onclick: () => { if (teams.children.length > 1) teams.lastChild.remove(); }}, "Remove the last team")),
+    h("label", {for: "rules"}, "Rules"), select,
+    h("details", {class: "panel"}, h("summary", {}, "House rules (optional)"), house), error, h("div", {class: "sticky-actions"}, create));
+  view.replaceChildren(h("h1", {}, "New game"), form);
+}
+
+function breakdownTable(score) {
+  const table = h("table", {class: "breakdown"});
+  for (const [team, ts] of Object.entries(score.teams)) {
+    table.append(h("tr", {}, h("th", {colspan: "3"}, `${team}: ${teamTotal(ts)}`)));
+    for (const ln of ts.breakdown) {
+      if (!ln.count && !ln.points_min && !ln.points_max) continue;
+      const pts = ln.points !== null ? (ln.points > 0 ? "+" : "") + fmt(ln.points) : `${fmt(ln.points_min)} to ${fmt(ln.points_max)}`;
+      table.append(h("tr", {}, h("td", {}, ln.label), h("td", {class: "muted"}, ln.detail), h("td", {}, pts)));
+    }
+  }
+  return table;
+}
+
+async function gameView(gid) {
+  const g = await api("GET", `/v1/games/${gid}`);
+  const totals = h("div", {class: "totals", id: "totals"});
+  for (const t of g.teams) {
+    totals.append(h("div", {class: "total" + (g.leader === t ? " lead" : ""), "data-team": t},
+      h("div", {class: "name"}, t), h("div", {class: "points", "data-total": t}, total(g.totals[t])),
+      g.names[t] ? h("div", {class: "muted"}, g.names[t].join(", ")) : null));
+  }
+  const grid = h("table", {class: "grid", "aria-label": "rounds"},
+    h("thead", {}, h("tr", {}, h("th", {}, "Round"), h("th", {}, "Min"), g.teams.map(t => h("th", {}, t)))));
+  const body = h("tbody", {});
+  const running = Object.fromEntries(g.teams.map(t => [t, 0]));
+  for (const r of g.rounds) {
+    const cells = g.teams.map(t => {
+      const ts = r.score.teams[t];
+      const pts = ts ? ts.total_min : 0;
+      running[t] += pts;
+      return h("td", {}, ts ? teamTotal(ts) : "0", h("br"), h("small", {class: "muted"}, fmt(running[t])));
+    });
+    const details = h("tr", {class: "details", hidden: true},
+      h("td", {colspan: String(2 + g.teams.length)}, breakdownTable(r.score),
+        r.score.problems.length ? h("p", {class: "problem"}, `${r.score.problems.length} rule problem(s): ` +
+          r.score.problems.map(p => p.message).join("; ")) : null,
+        h("div", {class: "row"},
+          r.photo_reading ? h("a", {class: "button", href: `#/game/${gid}/check/${r.photo_reading}/${r.n}`}, `Correct round ${r.n}`) : null,
+          r.photos.length ? h("a", {class: "button", href: r.photos[0], target: "_blank"}, "The photo") : null,
+          r.n === g.rounds.length ? h("button", {type: "button", class: "danger", onclick: async (ev) => {
+            setBusy(ev.target, true);
+            try { await api("DELETE", `/v1/games/${gid}/rounds/${r.n}`); toast(`Round ${r.n} undone`); await gameView(gid); }
+            catch (e) { toast(e.message, true); setBusy(ev.target, false); }
+          }}, `Undo round ${r.n}`) : null)));
+    const row = h("tr", {class: "round", tabindex: "0", role: "button", "aria-expanded": "false",
+                         "aria-label": `round ${r.n}: show the breakdown`}, h("td", {}, String(r.n)), h("td", {}, fmt(r.minimum)), cells);
+    const toggle = () => { details.hidden = !details.hidden; row.setAttribute("aria-expanded", String(!details.hidden)); };
+    row.addEventListener("click", toggle);
+    row.addEventListener("keydown", (ev) => { if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); toggle(); } });
+    body.append(row, details);
+  }
+  grid.append(body);
+  const next = g.over
+    ? h("p", {class: "winner"}, g.winner ? `${g.winner} wins!` : "The game is over: a tie, or a squared book still to count.")
+    : h("p", {}, `Next: round ${g.next_round}, opening minimum ${fmt(g.next_minimum)}` + (g.leader ? ` · ${g.leader} leads` : ""));
+  view.replaceChildren(
+    h("h1", {}, g.teams.join(" vs ")),
+    h("p", {class: "muted"}, `Rules: ${g.rules}` + (Object.keys(g.house_rules).length ? " with house rules" : "")),
+    totals, next,
+    g.over ? null : h("div", {class: "row"}, h("a", {class: "button primary", href: `#/game/${gid}/round`, id: "score-round"},
+                                            `Score round ${g.next_round}`)),
+    h("h2", {}, "Rounds"),
+    g.rounds.length ? grid : h("p", {class: "muted"}, "No round yet."),
+    g.rounds.length ? h("p", {class: "muted"}, "Tap a round for its breakdown, to correct it or to undo it.") : null,
+    h("div", {class: "row"}, h("a", {class: "button", href: `/v1/games/${gid}/export.csv`, download: ""}, "Export CSV"),
+      h("a", {class: "button", href: "#/"}, "All games")));
+}
+
+/* -- a round: photos in ------------------------------------------------------------------------------------ */
+async function roundView(gid) {
+  const g = await api("GET", `/v1/games/${gid}`);
+  if (g.over) { location.hash = `#/game/${gid}`; return; }
+  const sections = g.teams.map((t, k) => h("fieldset", {class: "panel", "data-team": t},
+    h("legend", {}, h("strong", {}, t)),
+    h("label", {for: `table-${k}`}, "Photos of the table (one or more)"),
+    h("input", {type: "file", id: `table-${k}`, name: "table", accept: "image/*", capture: "environment", multiple: true}),
+    h("label", {for: `hands-${k}`}, "Photos of hands and feet still held (optional)"),
+    h("input", {type: "file", id: `hands-${k}`, name: "hands", accept: "image/*", capture: "environment", multiple: true}),
+    h("label", {for: `left-${k}`}, "Or type the cards still held (optional)"),
+    h("input", {type: "text", id: `left-${k}`, name: "left", placeholder: "KH 7C 4S", autocomplete: "off", maxlength: "400"})));
+  const wentOut = h("select", {id: "went-out"}, h("option", {value: ""}, "nobody"), g.teams.map(t => h("option", {value: t}, t)));
+  const status = h("div", {"aria-live": "polite"});
+  const go = h("button", {type: "submit", class: "primary", id: "read-cards"}, "Read the cards");
+  const form = h("form", {onsubmit: (ev) => { ev.preventDefault(); upload(); }},
+    h("p", {class: "muted"}, `Round ${g.next_round} · opening minimum ${fmt(g.next_minimum)}. Photograph each team's melds and books from above, close enough that the corner indices are clear.`),
+    sections, h("label", {for: "went-out"}, "Who went out?"), wentOut, status,
+    h("div", {class: "sticky-actions"}, go, h("a", {class: "button", href: `#/game/${gid}`}, "Cancel")));
+  view.replaceChildren(h("h1", {}, `Round ${g.next_round}`), form);
+
+  function upload() {
+    const data = new FormData();
+    const photoTeams = [], handTeams = [];
+    for (const sec of form.querySelectorAll("fieldset[data-team]")) {
+      const team = sec.dataset.team;
+      for (const f of sec.querySelector("input[name=table]").files) { data.append("photos", f, f.name); photoTeams.push(team); }
+      for (const f of sec.querySelector("input[name=hands]").files) { data.append("hands", f, f.name); handTeams.push(team); }
+      const typed = sec.querySelector("input[name=left]").value.trim();
+      if (typed) data.append("left", `${team}:${typed}`);
+    }
+    if (!photoTeams.length) { status.replaceChildren(errorBox(new Error("Add at least one photo of the table."))); return; }
+    data.append("teams", photoTeams.join(","));
+    if (handTeams.length) data.append("hand_teams", handTeams.join(","));
+    data.append("rules", g.rules);
+    if (Object.keys(g.house_rules).length) data.append("house_rules", JSON.stringify(g.house_rules));
+    data.append("round", String(g.next_round));
+    if (wentOut.value) data.append("went_out", wentOut.value);
+    const bar = h("div", {}); const label = h("p", {}, "Sending the photos…");
+    status.replaceChildren(label, h("div", {class: "progress", role: "progressbar", "aria-label": "upload"}, bar));
+    setBusy(go, true);
+    const xhr = new XMLHttpRequest();
+    xhr.open("POST", "/v1/photos");
+    xhr.upload.onprogress = (ev) => { if (ev.lengthComputable) bar.style.width = `${Math.round(100 * ev.loaded / ev.total)}%`; };
+    xhr.upload.onload = () => {
+      bar.style.width = "100%";
+      label.replaceChildren(h("span", {class: "spinner", "aria-hidden": "true"}), " Reading the cards… (a few seconds a photo)");
+    };
+    xhr.onerror = () => { setBusy(go, false); status.replaceChildren(errorBox(new Error("The server cannot be reached."))); };
+    xhr.onload = () => {
+      setBusy(go, false);
+      let body = null;
+      try { body = JSON.parse(xhr.responseText); } catch (e) { body = {error: `the server answered ${xhr.status}`}; }
+      if (xhr.status === 201) {
+        sessionStorage.setItem(`handfoot.went_out.${body.id}`, wentOut.value);
+        location.hash = `#/game/${gid}/check/${body.id}`;
+      } else if (xhr.status === 503) {
+        const wait = xhr.getResponseHeader("Retry-After") || "a few";
+        status.replaceChildren(errorBox(new Error(`${body.error} (try again in ${wait} seconds)`)));
+      } else {
+        status.replaceChildren(errorBox(new Error(body.error || `the server answered ${xhr.status}`)));
+      }
+    };
+    xhr.send(data);
+  }
+}
+
+/* -- check and correct ------------------------------------------------------------------------------------- */
+async function checkView(gid, rid, roundNo) {
+  const [g, original] = await Promise.all([api("GET", `/v1/games/${gid}`), api("GET", `/v1/photos/${rid}`)]);
+  const stored = roundNo ? g.rounds.find(r => r.n === roundNo) : null;
+  const key = `handfoot.corrections.${rid}.${roundNo || "new"}`;
+  const saved = sessionStorage.getItem(key);
+  const st = {
+    corrections: saved ? JSON.parse(saved) : (stored ? stored.corrections : []),
+    wentOut: stored ? (stored.layout.went_out || "") : (sessionStorage.getItem(`handfoot.went_out.${rid}`) ?? (original.layout.went_out || "")),
+    reading: original,
+    round: roundNo || g.next_round,
+  };
+  const scoreBox = h("div", {class: "totals", id: "round-totals"});
+  const notesBox = h("div", {});
+  const pilesBox = h("div", {id: "piles"});
+  const photosBox = h("div", {class: "photos"});
+  const wentOut = h("select", {id: "check-went-out", onchange: () => { st.wentOut = wentOut.value; rescore(); }},
+    h("option", {value: ""}, "nobody"), g.teams.map(t => h("option", {value: t}, t)));
+  wentOut.value = st.wentOut;
+  const undo = h("button", {type: "button", id: "undo-change", onclick: () => { st.corrections.pop(); rescore(); }}, "Undo");
+  const save = h("button", {type: "button", class: "primary", id: "save-round", onclick: saveRound},
+    roundNo ? `Save round ${roundNo}` : `Save round ${st.round}`);
+
+  function photoFor(k) {
+    const image = st.reading.images[k];
+    const img = h("img", {src: original.photos[k], alt: `photo ${k + 1}: ${image.image}`});
+    const svg = s("svg", {viewBox: `0 0 ${image.width} ${image.height}`, role: "group", "aria-label": "the cards read: tap one to correct it"});
+    const pads = s("g", {class: "pads"}), boxes = s("g", {class: "boxes"});
+    const pads_ = [];
+    for (const pile of image.piles) {
+      for (const card of pile.cards) {
+        for (const b of card.boxes) {
+          /* the box as read, on top; under it a pad of at least 44 CSS px, so a finger finds a small index */
+          const [x1, y1, x2, y2] = b;
+          const r = s("rect", {class: "hit" + (card.confidence < 0.5 ? " low" : ""), tabindex: "0", role: "button",
+                               "data-card": card.id, "data-code": card.code, x: x1, y: y1, width: x2 - x1, height: y2 - y1,
+                               "aria-label": `${cardName(card.code)}, ${pile.label}: correct it`});
+          const pad = s("rect", {class: "pad", "data-pad": card.id, "aria-hidden": "true"});
+          pad.dataset.box = JSON.stringify(b);
+          for (const el of [r, pad]) el.addEventListener("click", () => editCard(pile, card));
+          r.addEventListener("keydown", (ev) => { if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); editCard(pile, card); } });
+          r.append(s("title", {}));
+          r.firstChild.textContent = cardName(card.code);
+          boxes.append(r); pads.append(pad); pads_.push(pad);
+        }
+      }
+    }
+    svg.append(pads, boxes);
+    function layoutHits() {  /* every box at least 44 CSS px, so a finger can hit it */
+      const shown = img.clientWidth || image.width;
+      const min = 44 * image.width / shown;
+      for (const r of pads_) {
+        const [x1, y1, x2, y2] = JSON.parse(r.dataset.box);
+        const w = Math.max(x2 - x1, min), hh = Math.max(y2 - y1, min);
+        const cx = (x1 + x2) / 2, cy = (y1 + y2) / 2;
+        r.setAttribute("x", cx - w / 2); r.setAttribute("y", cy - hh / 2); r.setAttribute("width", w); r.setAttribute("height", hh);
+      }
+    }
+    img.addEventListener("load", layoutHits);
+    new ResizeObserver(layoutHits).observe(img);
+    layoutHits();
+    return h("div", {class: "photo"}, img, svg);
+  }
+
+  function allPiles() { return st.reading.images.flatMap(im => im.piles); }
+  function pileName(p) { return `${p.team}: ${p.label} ${p.cards.map(c => cardShort(c.code)).join(" ")}`; }
+
+  async function rescore() {
+    sessionStorage.setItem(key, JSON.stringify(st.corrections));
+    undo.disabled = st.corrections.length === 0;
+    try {
+      st.reading = await api("POST", `/v1/photos/${rid}/corrections`,
+        {corrections: st.corrections, round: st.round, went_out: st.wentOut || null});
+    } catch (e) {
+      st.corrections.pop();
+      sessionStorage.setItem(key, JSON.stringify(st.corrections));
+      toast(e.message, true);
+    }
+    render();
+  }
+  function change(op) { st.corrections.push(op); closeSheet(); rescore(); }
+
+  function editCard(pile, card) {
+    const move = h("select", {id: "move-to", "aria-label": "move the card to"},
+      h("option", {value: ""}, "Move it to…"),
+      allPiles().filter(p => p.id !== pile.id && p.team === pile.team).map(p => h("option", {value: p.id}, pileName(p))),
+      h("option", {value: "new:loose"}, "loose (not scored)"), h("option", {value: "new:left"}, "cards left in hand"));
+    move.addEventListener("change", () => {
+      if (!move.value) return;
+      if (move.value.startsWith("new:")) {
+        st.corrections.push({op: "remove_card", card: card.id});
+        change({op: "add_pile", team: pile.team, kind: move.value.slice(4), cards: [card.code]});
+      } else change({op: "move_card", card: card.id, to: move.value});
+    });
+    const del = h("button", {type: "button", class: "danger", onclick: () => change({op: "remove_card", card: card.id})}, "Delete");
+    openSheet(`${cardName(card.code)} (${pile.label})`,
+      h("div", {}, cardPicker(card.code, (code) => change({op: "set_card", card: card.id, code}), del), move));
+  }
+
+  function addCard(pile) {
+    openSheet(`Add a card to ${pile.label}`, cardPicker("", (code) => change({op: "add_card", pile: pile.id, code})));
+  }
+  function splitPile(pile) {
+    const chips = h("div", {class: "chips"}, pile.cards.slice(1).map(c => h("button", {type: "button", class: "chip" + (isRed(c.code) ? " red" : ""),
+      onclick: () => change({op: "split_pile", pile: pile.id, at: c.id})}, cardShort(c.code))));
+    openSheet("Split: the new pile starts at", h("div", {}, chips, h("button", {type: "button", onclick: closeSheet}, "Cancel")));
+  }
+  function joinPile(pile) {
+    const others = allPiles().filter(p => p.id !== pile.id && p.team === pile.team);
+    openSheet(`Join ${pile.label} to`, h("div", {},
+      others.length ? others.map(p => h("p", {}, h("button", {type: "button", onclick: () => change({op: "join_piles", pile: pile.id, into: p.id})}, pileName(p))))
+                    : h("p", {}, "No other pile of this team."),
+      h("button", {type: "button", onclick: closeSheet}, "Cancel")));
+  }
+  function bookPile(pile) {
+    const kind = h("select", {id: "book-kind"}, h("option", {value: ""}, "as its marker card says"),
+      ["clean", "dirty", "wild"].map(k => h("option", {value: k}, k)));
+    kind.value = pile.book.kind || "";
+    const count = h("input", {type: "number", id: "book-count", min: "1", max: "60", value: pile.book.count || 7});
+    const twos = h("input", {type: "number", id: "book-twos", min: "0", max: "60", placeholder: "not counted"});
+    const jokers = h("input", {type: "number", id: "book-jokers", min: "0", max: "60", placeholder: "not counted"});
+    openSheet(`Squared book under ${cardText(pile.cards[0].code)}`, h("div", {},
+      h("label", {for: "book-kind"}, "Kind"), kind, h("label", {for: "book-count"}, "Cards in the stack"), count,
+      h("p", {class: "muted"}, "Counted its wilds? Their number makes its value exact."),
+      h("label", {for: "book-twos"}, "Twos"), twos, h("label", {for: "book-jokers"}, "Jokers"), jokers,
+      h("div", {class: "row"}, h("button", {type: "button", class: "primary", onclick: () => {
+        const op = {op: "set_book", pile: pile.id, count: +count.value || 7};
+        if (kind.value) op.kind = kind.value;
+        if (twos.value !== "" || jokers.value !== "") { op.twos = +twos.value || 0; op.jokers = +jokers.value || 0; }
+        change(op);
+      }}, "Save"), h("button", {type: "button", onclick: closeSheet}, "Cancel"))));
+  }
+  function addPile(team) {
+    const kind = h("select", {id: "new-kind"}, KINDS.map(([v, l]) => h("option", {value: v}, l)));
+    const cards = h("input", {type: "text", id: "new-cards", placeholder: "KH KS KD", autocomplete: "off"});
+    openSheet(`A pile of ${team} the camera missed`, h("div", {},
+      h("label", {for: "new-kind"}, "Kind"), kind, h("label", {for: "new-cards"}, "Its cards (e.g. KH KS JK)"), cards,
+      h("div", {class: "row"}, h("button", {type: "button", class: "primary", onclick: () => {
+        const codes = cards.value.split(/[\s,]+/).filter(Boolean);
+        if (codes.length) change({op: "add_pile", team, kind: kind.value, cards: codes});
+      }}, "Add"), h("button", {type: "button", onclick: closeSheet}, "Cancel"))));
+  }
+
+  function flash(pileId) {
+    const el = document.getElementById(`pile-${pileId}`);
+    if (el) { el.classList.remove("flash"); void el.offsetWidth; el.classList.add("flash"); el.scrollIntoView({block: "center"}); }
+    for (const r of document.querySelectorAll(`rect[data-card^="${pileId}."]`)) {
+      r.classList.add("flash"); setTimeout(() => r.classList.remove("flash"), 1600);
+    }
+  }
+
+  function pilePanel(p) {
+    const bookClass = p.kind === "meld" && p.label.includes("book") ? "book" : p.kind;
+    const kindSel = h("select", {"aria-label": `kind of ${p.label}`, onchange: (ev) => change({op: "set_kind", pile: p.id, kind: ev.target.value})},
+      KINDS.map(([v, l]) => h("option", {value: v}, l)));
+    kindSel.value = p.kind;
+    return h("section", {class: `panel pile ${bookClass}`, id: `pile-${p.id}`, "aria-label": `${p.team}: ${p.label}`},
+      h("h3", {}, h("span", {}, p.label), h("span", {class: "muted"}, `${p.cards.length} card${p.cards.length === 1 ? "" : "s"}`)),
+      h("p", {class: "verdict"}, p.verdict),
+      p.problems.map(pr => h("p", {class: "problem"}, pr)),
+      p.notes.map(n => h("p", {class: "muted"}, "? " + n)),
+      h("div", {class: "chips"}, p.cards.map(c => h("button", {type: "button",
+        class: "chip" + (isRed(c.code) ? " red" : "") + (c.confidence < 0.5 ? " low" : "") + (c.boxes.length ? "" : " typed"),
+        "data-card": c.id, "aria-label": `${cardName(c.code)}: correct it`, onclick: () => editCard(p, c)}, cardShort(c.code)))),
+      h("div", {class: "row"}, kindSel,
+        h("button", {type: "button", onclick: () => addCard(p)}, "+ card"),
+        p.cards.length > 1 ? h("button", {type: "button", onclick: () => splitPile(p)}, "Split") : null,
+        h("button", {type: "button", onclick: () => joinPile(p)}, "Join"),
+        p.kind === "squared_book" ? h("button", {type: "button", onclick: () => bookPile(p)}, "Book…") : null,
+        h("button", {type: "button", class: "danger", onclick: () => change({op: "remove_pile", pile: p.id})}, "Remove")));
+  }
+
+  function render() {
+    const r = st.reading;
+    scoreBox.replaceChildren(...Object.entries(r.score.teams).map(([t, ts]) => h("div", {class: "total", "data-team": t},
+      h("div", {class: "name"}, t), h("div", {class: "points", "data-round-total": t}, teamTotal(ts)),
+      h("div", {class: "muted"}, "this round"))));
+    const pileNotes = allPiles().filter(p => p.notes.length);
+    const pileNoteText = new Set(pileNotes.flatMap(p => p.notes));
+    const other = r.notes.filter(n => ![...pileNoteText].some(t => n.endsWith(t)));
+    const problems = r.score.problems.filter(p => p.severity === "illegal");
+    notesBox.replaceChildren(pileNotes.length || other.length || problems.length ? h("section", {class: "panel notes", "aria-label": "check these"},
+      h("h2", {}, "Check these"),
+      h("ul", {},
+        problems.map(p => h("li", {class: "problem"}, p.message)),
+        other.map(n => h("li", {}, n)),
+        pileNotes.map(p => h("li", {}, `${p.team}: ${p.label} ${p.cards.map(c => cardShort(c.code)).join(" ")}: ${p.notes.join("; ")} `,
+          h("button", {type: "button", onclick: () => flash(p.id)}, "Show"))))) : h("p", {class: "muted"}, "The camera is sure of every card: check them anyway."));
+    photosBox.replaceChildren(...r.images.map((_, k) => photoFor(k)));
+    const byTeam = {};
+    for (const p of allPiles()) (byTeam[p.team] = byTeam[p.team] || []).push(p);
+    pilesBox.replaceChildren(...g.teams.filter(t => byTeam[t] || true).map(t => h("div", {},
+      h("h2", {class: "team-head"}, t),
+      (byTeam[t] || []).slice().sort((a, b) => KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind)).map(pilePanel),
+      h("button", {type: "button", onclick: () => addPile(t)}, `+ a pile of ${t} the camera missed`))));
+    undo.disabled = st.corrections.length === 0;
+  }
+
+  async function saveRound() {
+    const illegal = st.reading.score.problems.filter(p => p.severity === "illegal");
+    if (illegal.length && !confirm(`The rules see ${illegal.length} problem(s):\n${illegal.map(p => p.message).join("\n")}\n\nSave the round anyway?`)) return;
+    setBusy(save, true);
+    const body = {photo_reading: rid, corrections: st.corrections, went_out: st.wentOut || null};
+    try {
+      if (roundNo) await api("PUT", `/v1/games/${gid}/rounds/${roundNo}?lenient=true`, body);
+      else await api("POST", `/v1/games/${gid}/rounds?lenient=true`, body);
+      sessionStorage.removeItem(key);
+      toast(`Round ${st.round} saved`);
+      location.hash = `#/game/${gid}`;
+    } catch (e) { toast(e.message, true); setBusy(save, false); }
+  }
+
+  view.replaceChildren(
+    h("h1", {}, `Check round ${st.round}`),
+    h("p", {class: "muted"}, "Tap a card on the photo or below to change it, move it or delete it."),
+    scoreBox, notesBox,
+    h("div", {class: "check-layout"}, photosBox, h("div", {}, pilesBox)),
+    h("label", {for: "check-went-out"}, "Who went out?"), wentOut,
+    h("div", {class: "sticky-actions"}, save, undo, h("a", {class: "button", href: `#/game/${gid}`}, "Cancel")));
+  await rescore();
+}
+
+applySettings();
+route();

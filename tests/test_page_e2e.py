@@ -1,0 +1,176 @@
+"""The page at the card table, end to end: a real server (uvicorn on 127.0.0.1, a temporary ledger, the shipped
+models) driven by headless Chromium (Debian's chromium + chromium-driver, through selenium; nothing downloads a
+browser).
+
+A game is made on the page, the bundled photo (a generated table whose true layout is ``examples/table_truth.json``)
+is uploaded, one card the reading got wrong is corrected by tapping it on the photo, the round is saved and the
+totals on the page must equal the true score; then the round is undone. Any browser console error fails the test.
+Screenshots at 390 x 844 and 1280 x 800 go to ``$HANDFOOT_SCREENSHOTS`` (default: the test's temporary folder).
+
+The one misread card is made on purpose (the reading of the queens' meld says 5H for QH), by wrapping the
+application layer's pile builder: the shipped models read this photo exactly, and the test is about correcting.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("SE_OFFLINE", "true")  # Selenium Manager never fetches a driver or browser
+selenium = pytest.importorskip("selenium")
+uvicorn = pytest.importorskip("uvicorn")
+pytest.importorskip("cv2")
+from selenium import webdriver  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+from handfoot.service import Settings, create_app  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+PHOTO = ROOT / "examples" / "table.jpg"
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture()
+def server(tmp_path, monkeypatch):
+    """A real handfoot service on 127.0.0.1 whose reading of the queens' meld says 5H for QH."""
+    from handfoot import app as application
+
+    real = application.pile_dict
+
+    def misread(pile_id, side, pile):
+        out = real(pile_id, side, pile)
+        if [c["code"] for c in out["cards"]] == ["QH", "QS", "QC"]:
+            out["cards"][0]["code"] = "5H"
+        return out
+    monkeypatch.setattr(application, "pile_dict", misread)
+    app = create_app(Settings(db=tmp_path / "data" / "h.db"), models=application.load_models())
+    port = _free_port()
+    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not srv.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    srv.should_exit = True
+    thread.join(10)
+
+
+@pytest.fixture()
+def browser(tmp_path):
+    if not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
+        pytest.skip("Chromium and ChromeDriver are not installed (Debian: apt-get install chromium chromium-driver)")
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic",
+                "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                f"--user-data-dir={tmp_path / 'chromium'}", "--window-size=390,844", "--force-device-scale-factor=1"):
+        options.add_argument(arg)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(options=options, service=webdriver.ChromeService(executable_path=CHROMEDRIVER))
+    yield driver
+    driver.quit()
+
+
+def viewport(driver, width: int, height: int) -> None:
+    """The page's viewport in CSS pixels (a phone: 390 x 844), as the device toolbar of Chromium sets it."""
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                           {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600})
+
+
+def shots_dir(tmp_path: Path) -> Path:
+    folder = Path(os.environ.get("HANDFOOT_SCREENSHOTS") or tmp_path / "screenshots")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def console_errors(driver) -> list[str]:
+    return [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+
+
+def text_of(driver, css: str) -> str | None:
+    """The text of the first element matching ``css`` now (None when there is none): read in one script, so a
+    re-render between finding and reading cannot make it stale."""
+    return driver.execute_script("const e = document.querySelector(arguments[0]); return e && e.textContent", css)
+
+
+def test_a_round_from_a_photo_corrected_with_a_tap(server, browser, tmp_path):
+    from scorer.layout import TableLayout
+    from scorer.scoring import score_round
+
+    truth = score_round(TableLayout.from_file(ROOT / "examples" / "table_truth.json"), lenient=True)
+    true_total = f"{truth.teams['A'].total:,}"
+    shots = shots_dir(tmp_path)
+    wait = WebDriverWait(browser, 60)
+    d = browser
+    viewport(d, 390, 844)
+    d.get(server + "/")
+    wait.until(lambda d: d.find_elements(By.LINK_TEXT, "New game")).pop().click()
+
+    # a new game: two teams, pagat
+    wait.until(lambda d: d.find_elements(By.ID, "team-1"))
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "details input[type=checkbox]"))
+    d.find_element(By.CSS_SELECTOR, "details summary").click()
+    d.save_screenshot(str(shots / "page_new_game_390.png"))
+    d.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+
+    # the game, then round 1 from the photo (team 'Us', nobody went out)
+    wait.until(lambda d: d.find_elements(By.ID, "score-round")).pop().click()
+    wait.until(lambda d: d.find_elements(By.ID, "table-0")).pop().send_keys(str(PHOTO))
+    d.find_element(By.ID, "read-cards").click()
+
+    # check: the misread card is tapped on the photo and set right with the picker
+    wrong = wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "rect[data-code='5H']"))
+    wait.until(lambda d: d.execute_script("return document.querySelector('.photo img').complete"))
+    assert text_of(d, "[data-round-total='Us']") != true_total
+    assert any("illegal meld" in e.text for e in d.find_elements(By.CSS_SELECTOR, ".verdict"))
+    d.save_screenshot(str(shots / "page_check_390.png"))
+    d.execute_script("arguments[0].scrollIntoView({block: 'center'})", wrong[0])
+    webdriver.ActionChains(d).move_to_element(wrong[0]).click().perform()
+    wait.until(lambda d: d.find_element(By.ID, "sheet").is_displayed())
+    d.find_element(By.CSS_SELECTOR, "#sheet button[data-rank='Q']").click()
+    d.find_element(By.CSS_SELECTOR, "#sheet button[data-suit='H']").click()
+    d.save_screenshot(str(shots / "page_picker_390.png"))
+    next(b for b in d.find_elements(By.CSS_SELECTOR, "#sheet button") if b.text == "Save").click()
+    wait.until(lambda d: text_of(d, "[data-round-total='Us']") == true_total)
+    assert not d.find_elements(By.CSS_SELECTOR, "rect[data-code='5H']")
+    viewport(d, 1280, 800)
+    d.save_screenshot(str(shots / "page_check_1280.png"))
+    viewport(d, 390, 844)
+
+    # save: the game's totals are the true score
+    d.find_element(By.ID, "save-round").click()
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "[data-total='Us']"))
+    assert text_of(d, "[data-total='Us']") == true_total and text_of(d, "[data-total='Them']") == "0"
+    d.find_element(By.CSS_SELECTOR, "tr.round").click()
+    d.save_screenshot(str(shots / "page_game_390.png"))
+    viewport(d, 1280, 800)
+    d.save_screenshot(str(shots / "page_game_1280.png"))
+    viewport(d, 390, 844)
+
+    # the ledger kept the reading and the correction
+    game_id = d.current_url.rsplit("/", 1)[1]
+    stored = json.loads(d.execute_script(f"return JSON.stringify(await (await fetch('/v1/games/{game_id}')).json())"))
+    assert stored["rounds"][0]["corrections"] == [{"op": "set_card", "card": "i0p1.0", "code": "QH"}]
+
+    # undo the round: the totals go back to 0
+    next(b for b in d.find_elements(By.CSS_SELECTOR, "button") if b.text == "Undo round 1").click()
+    wait.until(lambda d: text_of(d, "[data-total='Us']") == "0")
+    assert not d.find_elements(By.CSS_SELECTOR, "tr.round")
+    assert console_errors(d) == []

@@ -358,7 +358,7 @@ def replace_round(game_id: str, n: int, body: Annotated[dict[str, Any], ROUND_BO
 @router.delete("/games/{game_id}/rounds/{n}", response_model=games.GameOut,
                responses={k: ERRORS[k] for k in (401, 404, 409)})
 def undo_round(game_id: str, n: int, ledger: Ledger = Depends(get_ledger)) -> games.GameOut:
-    """Undo the last round (``n`` must be it)."""
+    """Undo round ``n``: the rounds after it move up one."""
     ledger.game(game_id)
     with ledger.rounds_lock:
         ledger.delete_round(game_id, n)

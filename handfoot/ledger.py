@@ -255,20 +255,24 @@ class Ledger:
                 raise NotFoundError(f"game {game_id} has no round {n}")
 
     def delete_round(self, game_id: str, n: int) -> None:
-        """Remove round ``n``, which must be the last one.
+        """Remove round ``n``; the rounds after it move up one (their layouts' ``round`` too), as if it had
+        never been played.
 
         Raises:
-            NotFoundError: no such round; ConflictError: a round that is not the last.
+            NotFoundError: no such round.
         """
-        from .errors import ConflictError
-
         with self._write() as conn:
             last = conn.execute("SELECT MAX(n) FROM rounds WHERE game_id = ?", (game_id,)).fetchone()[0]
             if last is None or not 1 <= n <= last:
                 raise NotFoundError(f"game {game_id} has no round {n}")
-            if n != last:
-                raise ConflictError(f"only the last round ({last}) can be undone; correct round {n} instead")
             conn.execute("DELETE FROM rounds WHERE game_id = ? AND n = ?", (game_id, n))
+            later = conn.execute("SELECT n, layout FROM rounds WHERE game_id = ? AND n > ? ORDER BY n",
+                                 (game_id, n)).fetchall()
+            for k, layout in later:
+                doc = json.loads(layout)
+                doc["round"] = k - 1
+                conn.execute("UPDATE rounds SET n = ?, layout = ?, updated = ? WHERE game_id = ? AND n = ?",
+                             (k - 1, json.dumps(doc), _now(), game_id, k))
 
     # -- photo readings ------------------------------------------------------------------------------------------
     def reading_dir(self, reading_id: str) -> Path:

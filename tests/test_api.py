@@ -274,9 +274,11 @@ def test_correct_and_undo_rounds(client):
     fixed = {"teams": {"A": {"melds": [["KH", "KS", "KD", "KC"]]}}}
     r = client.put(f"/v1/games/{gid}/rounds/1", json=fixed)
     assert r.status_code == 200 and r.json()["rounds"][0]["score"]["teams"]["A"]["total"] == 40
-    assert "only the last round (2)" in error_of(client.delete(f"/v1/games/{gid}/rounds/1"), 409)
-    r = client.delete(f"/v1/games/{gid}/rounds/2")
-    assert r.status_code == 200 and len(r.json()["rounds"]) == 1 and r.json()["next_round"] == 2
+    r = client.delete(f"/v1/games/{gid}/rounds/1")  # round 2 becomes round 1
+    assert r.status_code == 200 and [rd["n"] for rd in r.json()["rounds"]] == [1]
+    assert r.json()["rounds"][0]["layout"]["round"] == 1 and r.json()["rounds"][0]["score"]["teams"]["A"]["total"] == 30
+    r = client.delete(f"/v1/games/{gid}/rounds/1")
+    assert r.status_code == 200 and r.json()["rounds"] == [] and r.json()["next_round"] == 1
     assert "no round 5" in error_of(client.put(f"/v1/games/{gid}/rounds/5", json=SIMPLE), 404)
     assert "no round 7" in error_of(client.delete(f"/v1/games/{gid}/rounds/7"), 404)
 

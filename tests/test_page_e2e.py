@@ -159,6 +159,7 @@ def test_a_round_from_a_photo_corrected_with_a_tap(server, browser, tmp_path):
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "[data-total='Us']"))
     assert text_of(d, "[data-total='Us']") == true_total and text_of(d, "[data-total='Them']") == "0"
     d.find_element(By.CSS_SELECTOR, "tr.round").click()
+    wait.until(lambda d: d.execute_script("return document.getElementById('toast').hidden"))
     d.save_screenshot(str(shots / "page_game_390.png"))
     viewport(d, 1280, 800)
     d.save_screenshot(str(shots / "page_game_1280.png"))

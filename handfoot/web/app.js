@@ -275,11 +275,13 @@ async function gameView(gid) {
         h("div", {class: "row"},
           r.photo_reading ? h("a", {class: "button", href: `#/game/${gid}/check/${r.photo_reading}/${r.n}`}, `Correct round ${r.n}`) : null,
           r.photos.length ? h("a", {class: "button", href: r.photos[0], target: "_blank"}, "The photo") : null,
-          r.n === g.rounds.length ? h("button", {type: "button", class: "danger", onclick: async (ev) => {
+          h("button", {type: "button", class: "danger", onclick: async (ev) => {
+            const last = r.n === g.rounds.length;
+            if (!last && !confirm(`Delete round ${r.n}? The rounds after it move up one.`)) return;
             setBusy(ev.target, true);
             try { await api("DELETE", `/v1/games/${gid}/rounds/${r.n}`); toast(`Round ${r.n} undone`); await gameView(gid); }
             catch (e) { toast(e.message, true); setBusy(ev.target, false); }
-          }}, `Undo round ${r.n}`) : null)));
+          }}, `Undo round ${r.n}`))));
     const row = h("tr", {class: "round", tabindex: "0", role: "button", "aria-expanded": "false",
                          "aria-label": `round ${r.n}: show the breakdown`}, h("td", {}, String(r.n)), h("td", {}, fmt(r.minimum)), cells);
     const toggle = () => { details.hidden = !details.hidden; row.setAttribute("aria-expanded", String(!details.hidden)); };
@@ -555,7 +557,10 @@ async function checkView(gid, rid, roundNo) {
     notesBox.replaceChildren(pileNotes.length || other.length || problems.length ? h("section", {class: "panel notes", "aria-label": "check these"},
       h("h2", {}, "Check these"),
       h("ul", {},
-        problems.map(p => h("li", {class: "problem"}, p.message)),
+        problems.map(pr => {
+          const pile = allPiles().find(p => pr.where === p.where || pr.where.startsWith(p.where + "[") || pr.where.startsWith(p.where + "."));
+          return h("li", {class: "problem"}, pr.message + " ", pile ? h("button", {type: "button", onclick: () => flash(pile.id)}, "Show") : null);
+        }),
         other.map(n => h("li", {}, n)),
         pileNotes.map(p => h("li", {}, `${p.team}: ${p.label} ${p.cards.map(c => cardShort(c.code)).join(" ")}: ${p.notes.join("; ")} `,
           h("button", {type: "button", onclick: () => flash(p.id)}, "Show"))))) : h("p", {class: "muted"}, "The camera is sure of every card: check them anyway."));
@@ -589,7 +594,8 @@ async function checkView(gid, rid, roundNo) {
     scoreBox, notesBox,
     h("div", {class: "check-layout"}, photosBox, h("div", {}, pilesBox)),
     h("label", {for: "check-went-out"}, "Who went out?"), wentOut,
-    h("div", {class: "sticky-actions"}, save, undo, h("a", {class: "button", href: `#/game/${gid}`}, "Cancel")));
+    h("p", {}, h("a", {class: "button", href: `#/game/${gid}`}, "Leave without saving")),
+    h("div", {class: "sticky-actions"}, save, undo));
   await rescore();
 }
 

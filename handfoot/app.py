@@ -1,10 +1,11 @@
-"""The application layer: scoring a layout, reading and scoring photos, correcting a reading.
+"""The application layer: scoring a layout, and reading and scoring photos (every check on the request, the models).
 
 The command line (``handfoot.cli``) and the web service (``handfoot.api``) are thin over these functions; each
 returns a typed result of :mod:`handfoot.results` and raises a :class:`scorer.HandFootError` (one line, naming
 what was wrong) for anything a user can cause. Every check on the request comes before the slow photo work.
 
-The camera pipeline (``vision``, the ``vision`` extra) is imported only when photos are read.
+A reading's piles, their verdicts and corrections live in :mod:`handfoot.readings`; games in
+:mod:`handfoot.games`. The camera pipeline (``vision``, the ``vision`` extra) is imported only when photos are read.
 """
 
 from __future__ import annotations
@@ -30,7 +31,6 @@ if TYPE_CHECKING:
 #: default minimum confidence of a card's reading in photos: P(rank) x P(colour) x sqrt(detector confidence)
 DEFAULT_CONF = 0.35
 SPLITS = ("horizontal", "vertical")
-PILE_KINDS = ("meld", "squared_book", "red_threes", "left", "loose")
 
 
 # -- rules and layouts ----------------------------------------------------------------------------------------

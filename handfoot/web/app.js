@@ -549,7 +549,8 @@ async function checkView(gid, rid, roundNo) {
     const r = st.reading;
     scoreBox.replaceChildren(...Object.entries(r.score.teams).map(([t, ts]) => h("div", {class: "total", "data-team": t},
       h("div", {class: "name"}, t), h("div", {class: "points", "data-round-total": t}, teamTotal(ts)),
-      h("div", {class: "muted"}, "this round"))));
+      h("div", {class: "muted"}, "this round"))),
+      h("details", {class: "breakdown-box"}, h("summary", {}, "Breakdown"), breakdownTable(r.score)));
     const pileNotes = allPiles().filter(p => p.notes.length);
     const pileNoteText = new Set(pileNotes.flatMap(p => p.notes));
     const other = r.notes.filter(n => ![...pileNoteText].some(t => n.endsWith(t)));

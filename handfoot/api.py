@@ -369,8 +369,13 @@ def undo_round(game_id: str, n: int, ledger: Ledger = Depends(get_ledger)) -> ga
             responses={200: {"content": {"text/csv": {}}}, 404: ERRORS[404], 401: ERRORS[401]})
 def export_csv(game_id: str, ledger: Ledger = Depends(get_ledger)) -> Response:
     """The round grid: each round's minimum, each team's points and running total."""
+    import re
+
+    record = ledger.game(game_id)
+    teams = "-vs-".join(re.sub(r"[^A-Za-z0-9]+", "-", t).strip("-") or "team" for t in record.teams)[:80]
+    name = f"handfoot-{teams}-{record.created[:10]}.csv"
     return Response(games.export_csv(ledger, game_id), media_type="text/csv",
-                    headers={"Content-Disposition": f'attachment; filename="handfoot-{game_id}.csv"'})
+                    headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
 
 WEB = Path(__file__).resolve().parent / "web"

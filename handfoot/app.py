@@ -10,6 +10,7 @@ A reading's piles, their verdicts and corrections live in :mod:`handfoot.reading
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
@@ -285,8 +286,14 @@ def read_and_score_photos(photos: Sequence[Path], req: PhotoRequest, models: Mod
     if twice is not None:
         raise HandFootError(f"{shown[twice]}: given twice; each photo is read once, as a table photo or as one "
                             "hand photo")
+    digests: dict[str, str] = {}
     for path, name in zip(paths, shown):
         check_photo_file(path, limits, name)
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        if digest in digests:
+            raise HandFootError(f"{name} is the same photo as {digests[digest]}: each photo is read once, for one "
+                                "team (take one photo of each team's side)")
+        digests[digest] = name
     teams = req.table_teams(len(photos))
     try:
         readings = pipeline.read_photos(list(paths[:len(photos)]), models.detector, teams, req.split,
@@ -294,20 +301,26 @@ def read_and_score_photos(photos: Sequence[Path], req: PhotoRequest, models: Mod
         readings += pipeline.read_hand_photos([(t, Path(p)) for t, p in hands], models.detector,
                                               reader=models.reader, conf=req.conf)
     except ValueError as exc:  # ImageError, NoCardsError are HandFootErrors; read_photos' own checks are not
-        if isinstance(exc, HandFootError):
-            raise
-        raise HandFootError(str(exc)) from None
+        message = str(exc)
+        owners = teams + [t for t, _ in hands]
+        for path, name, team in zip(paths, shown, owners):  # the name the user knows, not a stored file's path
+            if str(path) in message:
+                message = message.replace(str(path), f"{name} (team {team})" if name != str(path) else name)
+        raise (type(exc) if isinstance(exc, HandFootError) else HandFootError)(message) from None
     return _photo_score(readings, shown, req, rules)
 
 
 def _photo_score(readings: list, names: list[str], req: PhotoRequest, rules: Rules) -> PhotoScore:
     """Stage 4-5 on the pipeline's photo readings: piles with ids, the layout, the notes and the score."""
+    from vision.table import small_index_note
+
     images: list[dict[str, Any]] = []
     notes: list[str] = []
     for i, photo in enumerate(readings):
         piles: list[dict[str, Any]] = []
         for side in photo.sides:
-            notes += [f"team {side.team}: {n}" for n in side.notes]
+            photo_note = small_index_note(side.detections.xyxy)
+            notes += [f"team {side.team}: {photo_note}"] if photo_note else []
             for pile in side.piles:
                 piles.append(pile_dict(f"i{i}p{len(piles)}", side, pile))
         images.append({"image": names[i], "kind": "hand" if any(s.hand for s in photo.sides) else "table",

@@ -135,6 +135,7 @@ class CorrectionError(HandFootError, ValueError):
 
 def apply_corrections(images: list[dict[str, Any]], corrections: list[Any]) -> list[dict[str, Any]]:
     """The images' piles (``ImageOut`` dicts) with ``corrections`` applied in order; the input is not changed.
+    A pile a correction touches loses its notes (the camera's doubts): a player has looked at it.
 
     Ids stay stable: a card keeps its id when moved, an added pile gets the id ``x<k>`` (``x<k>.<j>`` for its
     cards) and lives in the last image.
@@ -167,7 +168,19 @@ def apply_corrections(images: list[dict[str, Any]], corrections: list[Any]) -> l
         if not pile["cards"]:
             piles.remove(pile)
 
+    def seen(*piles: dict) -> None:
+        """A player looked at these piles and changed them: the camera's doubts about them are settled."""
+        for p in piles:
+            p["notes"] = []
+
     for op in corrections:
+        for field in ("card", "pile", "to", "into"):
+            ref = getattr(op, field, None)
+            if ref is not None:
+                try:
+                    seen(find_card(ref)[1] if field == "card" else find_pile(ref)[1])
+                except CorrectionError:
+                    pass  # reported by the operation itself below
         if isinstance(op, SetCard):
             _, _, card = find_card(op.card)
             card["code"] = Card.parse(op.code).code

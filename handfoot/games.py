@@ -35,7 +35,7 @@ class GameCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     rules: str = Field("pagat", max_length=40)
-    teams: list[str] = Field(default_factory=lambda: ["A", "B"], min_length=1, max_length=12)
+    teams: list[str] = Field(default_factory=lambda: ["A", "B"], min_length=2, max_length=8)
     names: dict[str, list[str]] = Field(default_factory=dict, max_length=12)
     house_rules: dict[str, Any] = Field(default_factory=dict, max_length=64)
 
@@ -120,21 +120,30 @@ class GameSummary(BaseModel):
 
 
 def create_game(ledger: Ledger, body: GameCreate) -> GameRecord:
-    """Check the rules and teams, store the game.
+    """Check the rules and teams, store the game. Another number of teams than the preset seats sets the
+    house rule ``players`` to teams x the preset's team size (three teams of two: six players), unless
+    ``players`` is given.
 
     Raises:
-        UnknownRulesError, RulesError: bad rules or house rules; HandFootError: more teams than the rules seat,
-        players of a team that is not in ``teams``.
+        UnknownRulesError, RulesError: bad rules or house rules (e.g. more players than the rules allow);
+        HandFootError: teams that do not match a given ``players``, players of a team that is not in ``teams``.
     """
-    rules = rules_of(body.rules, body.house_rules)
-    if len(body.teams) > rules.teams:
+    house = dict(body.house_rules)
+    rules = rules_of(body.rules, house)
+    if len(body.teams) != rules.teams and "players" not in house:  # three teams of two: six players
+        house["players"] = len(body.teams) * rules.team_size
+        try:
+            rules = rules_of(body.rules, house)
+        except HandFootError as exc:
+            raise HandFootError(f"{len(body.teams)} teams under '{rules.name}': {exc}") from None
+    if len(body.teams) != rules.teams:
         raise HandFootError(f"{len(body.teams)} teams but '{rules.name}' with {rules.players} players has "
                             f"{rules.teams}")
     stray = sorted(set(body.names) - set(body.teams))
     if stray:
         raise HandFootError(f"names given for team {', '.join(stray)}, which is not one of the teams "
                             f"({', '.join(body.teams)})")
-    return ledger.create_game(rules.name, body.house_rules, body.teams, body.names)
+    return ledger.create_game(rules.name, house, body.teams, body.names)
 
 
 def _game(record: GameRecord, rounds: Sequence[RoundRecord]) -> tuple[Game, list]:

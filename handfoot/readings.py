@@ -86,7 +86,8 @@ def layout_of_piles(images: Sequence[dict[str, Any]], left: dict[str, list[list[
 def rescore(images: list[dict[str, Any]], left: dict[str, list[list[str]]], rules: str, house_rules: dict[str, Any],
             round_no: int, went_out: str | None, notes: list[str], resolved: Rules | None = None) -> PhotoScore:
     """The layout of ``images``' piles scored (leniently: a photo is always scored) and each pile labelled with
-    what the rules engine made of it.
+    what the rules engine made of it. ``notes`` are the notes on the photos themselves; each pile's own notes
+    follow them in the result's ``notes``.
 
     Raises:
         InvalidLayoutError: a pile that makes no layout (e.g. a squared book with no card).
@@ -113,7 +114,9 @@ def rescore(images: list[dict[str, Any]], left: dict[str, list[list[str]]], rule
             piles.append(PileOut(**{**pile, "label": label, "where": place,
                                     "verdict": _verdict(pile, image["kind"], book, resolved), "problems": problems}))
         out_images.append(ImageOut(**{**image, "piles": piles}))
-    out = PhotoScore(images=out_images, layout=doc, left=left, notes=notes,
+    pile_notes = [f"team {p.team}: {p.label} {' '.join(c.code for c in p.cards)}: {'; '.join(p.notes)}"
+                  for im in out_images for p in im.piles if p.notes]
+    out = PhotoScore(images=out_images, layout=doc, left=left, notes=[*notes, *pile_notes], photo_notes=notes,
                      score=RoundScoreOut.model_validate(result.to_dict()))
     out._round = result
     return out
@@ -169,7 +172,8 @@ def correct_reading(reading: PhotoScore, corrections: Sequence[Any], round_no: i
     name = rules or layout.get("rules", "pagat")
     house = dict(layout.get("house_rules", {}) if house_rules is None else house_rules)
     out = went_out if went_out != "" else layout.get("went_out")
-    return rescore(images, reading.left, name, house, round_no or layout.get("round", 1), out, list(reading.notes))
+    return rescore(images, reading.left, name, house, round_no or layout.get("round", 1), out,
+                   list(reading.photo_notes))
 
 
 def totals_lines(score: RoundScoreOut) -> list[str]:

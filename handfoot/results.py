@@ -156,7 +156,8 @@ class PhotoScore(_Out):
         images: each photo read, with its piles and cards.
         layout: the layout read (``docs/layout.md``), typed-in cards left included.
         left: the cards left that were typed in (team -> packets), not read from a photo.
-        notes: every guess the camera made, for a person to check.
+        notes: every guess the camera made, for a person to check: the photos' own (``photo_notes``), then each
+            pile's.
         score: the round's score; a photo is always scored, and what breaks the rules is in its problems.
     """
 
@@ -164,6 +165,7 @@ class PhotoScore(_Out):
     layout: dict[str, Any]
     left: dict[str, list[list[str]]] = Field(default_factory=dict)
     notes: list[str]
+    photo_notes: list[str] = Field(default_factory=list)
     score: RoundScoreOut
     _round: Any = PrivateAttr(default=None)  #: the scorer's RoundScore, for the command line's text report
     _readings: Any = PrivateAttr(default=None)  #: the pipeline's PhotoReadings, for annotating the photos

@@ -123,6 +123,13 @@ async def _send_json(send, status: int, body: dict[str, Any], headers: list | No
     await send({"type": "http.response.body", "body": data})
 
 
+async def _send_html(send, status: int, page: str) -> None:
+    data = page.encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"text/html; charset=utf-8"), (b"content-length", str(len(data)).encode())]})
+    await send({"type": "http.response.body", "body": data})
+
+
 class _BodyTooLarge(Exception):
     pass
 
@@ -181,9 +188,16 @@ class Guard:
     async def _guarded(self, scope, receive, send) -> None:
         ok, via_query = self._authorised(scope)
         if not ok:
-            await _send_json(send, 401, error_body("an access token is needed: open the address handfoot serve "
-                                                   "printed, with its ?token=..."),
-                             [(b"www-authenticate", b"Bearer")])
+            message = "an access token is needed: open the address handfoot serve printed, with its ?token=..."
+            accept = dict(scope.get("headers", [])).get(b"accept", b"")
+            if scope["method"] == "GET" and b"text/html" in accept:  # a person with a browser: a page, not JSON
+                await _send_html(send, 401, "<!doctype html><meta charset=utf-8><meta name=viewport content="
+                                 "'width=device-width'><link rel=icon href='data:,'><title>handfoot</title>"
+                                 "<h1>handfoot</h1><p>This handfoot server needs its access token. Open the full "
+                                 "address that <code>handfoot serve</code> printed when it started: it ends with "
+                                 "<code>?token=...</code>.</p>")
+            else:
+                await _send_json(send, 401, error_body(message), [(b"www-authenticate", b"Bearer")])
             return
         if via_query:  # the page opened from the printed address keeps the token in a cookie
             send = self._with_cookie(send)
@@ -338,7 +352,7 @@ def create_app(settings: Settings | None = None, models: Any = None, load_models
         finally:
             app.state.ledger.close()
 
-    app = FastAPI(title="handfoot", version=_version(), lifespan=lifespan,
+    app = FastAPI(title="handfoot", version=_version(), lifespan=lifespan, docs_url=None, redoc_url=None,
                   description="Score Hand and Foot rounds from photos or layouts, and keep a game's ledger. "
                               "Errors are JSON: `{\"error\": \"one line naming what was wrong\"}`.")
     app.state.settings = settings
@@ -347,8 +361,28 @@ def create_app(settings: Settings | None = None, models: Any = None, load_models
     app.include_router(api.router)
     app.include_router(api.root)
     app.mount("/static", StaticFiles(directory=api.WEB), name="static")
+    _offline_docs(app)
     app.add_middleware(Guard, settings=settings)
     return app
+
+
+def _offline_docs(app: FastAPI) -> None:
+    """``/docs``: Swagger UI served from the ``swagger-ui-bundle`` package, not a CDN (a home network may have no
+    internet)."""
+    from fastapi.openapi.docs import get_swagger_ui_html
+
+    try:
+        import swagger_ui_bundle
+    except ImportError:  # the documentation page is off; /openapi.json still describes the API
+        return
+    app.mount("/docs-static", StaticFiles(directory=swagger_ui_bundle.swagger_ui_path), name="docs-static")
+
+    @app.get("/docs", include_in_schema=False)
+    def docs():
+        return get_swagger_ui_html(openapi_url=app.openapi_url, title="handfoot API",
+                                   swagger_js_url="/docs-static/swagger-ui-bundle.js",
+                                   swagger_css_url="/docs-static/swagger-ui.css",
+                                   swagger_favicon_url="/docs-static/favicon-32x32.png")
 
 
 def _version() -> str:

@@ -117,6 +117,13 @@ def test_score_refuses_deep_big_and_broken_json_before_parsing(client):
     error_of(client.post("/v1/score", content="{not json", headers={"content-type": "application/json"}), 422)
 
 
+def test_the_docs_need_no_internet(client):
+    page = client.get("/docs")
+    assert page.status_code == 200 and "/docs-static/swagger-ui-bundle.js" in page.text and "cdn" not in page.text
+    assert client.get("/docs-static/swagger-ui-bundle.js").status_code == 200
+    assert client.get("/openapi.json").json()["paths"]["/v1/photos"]
+
+
 def test_unknown_address_and_method_are_json(client):
     assert "no such address" in error_of(client.get("/v1/nothing"), 404)
     assert "not allowed" in error_of(client.delete("/v1/score"), 405)
@@ -260,7 +267,9 @@ def test_a_whole_game(client):
     assert game["totals"] == {"A": 4 * a, "B": 4 * b} and game["over"] and game["winner"] == "B"
     assert game["names"]["A"] == ["Ann", "Bob"] and game["house_rules"] == {"go_out_wild_books": 0}
     assert "the game is over" in error_of(client.post(f"/v1/games/{gid}/rounds", json=SIMPLE), 409)
-    csv_text = client.get(f"/v1/games/{gid}/export.csv").text.splitlines()
+    export = client.get(f"/v1/games/{gid}/export.csv")
+    assert 'filename="handfoot-A-vs-B-20' in export.headers["content-disposition"]
+    csv_text = export.text.splitlines()
     assert csv_text[0] == "round,minimum,A points,B points,A total,B total"
     assert csv_text[4] == f"4,150,{a},{b},{4 * a},{4 * b}"
     summary = client.get("/v1/games").json()
@@ -298,12 +307,19 @@ def test_a_round_from_a_corrected_photo_reading(reading):
     assert "no photo reading" in error_of(c.post(f"/v1/games/{gid}/rounds", json={"photo_reading": "nope"}), 404)
 
 
+def test_three_teams_of_two_are_six_players(client):
+    r = client.post("/v1/games", json={"rules": "pagat", "teams": ["A", "B", "C"]})
+    assert r.status_code == 201 and r.json()["house_rules"] == {"players": 6}
+
+
 @pytest.mark.parametrize("body, status, words", [
     ({"rules": "uno"}, 422, "uno"),
     ({"teams": []}, 422, "teams"),
     ({"teams": ["A", "A"]}, 422, "named twice"),
-    ({"teams": ["A", "B", "C"]}, 422, "3 teams"),
-    ({"teams": ["A,B"]}, 422, "comma"),
+    ({"teams": ["A"]}, 422, "teams"),
+    ({"teams": ["A", "B", "C", "D", "E"]}, 422, "5 teams under 'pagat'"),
+    ({"teams": ["A", "B", "C"], "house_rules": {"players": 4}}, 422, "3 teams but 'pagat' with 4 players has 2"),
+    ({"teams": ["A,B", "C"]}, 422, "comma"),
     ({"names": {"Z": ["Zed"]}}, 422, "team Z"),
     ({"house_rules": {"book_size": "banana"}}, 422, "book_size"),
     ({"colour": "red"}, 422, "colour"),
@@ -371,6 +387,8 @@ def test_beyond_loopback_every_request_needs_the_token(tmp_path, models):
     with TestClient(app) as c:
         for path in ("/", "/v1/health", "/docs", "/openapi.json", "/v1/games"):
             assert "access token" in error_of(c.get(path), 401)
+        page = c.get("/", headers={"accept": "text/html"})
+        assert page.status_code == 401 and "?token=" in page.text and page.headers["content-type"].startswith("text/html")
         assert c.post("/v1/score", json=LAYOUT).status_code == 401
         assert c.get("/v1/health", headers={"authorization": "Bearer wrong"}).status_code == 401
         assert c.get("/v1/health", headers={"authorization": "Bearer s3cret"}).status_code == 200

@@ -170,8 +170,19 @@ def test_a_round_from_a_photo_corrected_with_a_tap(server, browser, tmp_path):
     stored = json.loads(d.execute_script(f"return JSON.stringify(await (await fetch('/v1/games/{game_id}')).json())"))
     assert stored["rounds"][0]["corrections"] == [{"op": "set_card", "card": "i0p1.0", "code": "QH"}]
 
+    # correcting the saved round opens it as saved: the correction kept, nothing to undo yet
+    d.find_element(By.LINK_TEXT, "Correct round 1").click()
+    wait.until(lambda d: text_of(d, "[data-round-total='Us']") == true_total)
+    assert d.find_element(By.ID, "undo-change").get_attribute("disabled") is not None
+    leave = d.find_element(By.LINK_TEXT, "Leave without saving")
+    d.execute_script("arguments[0].scrollIntoView({block: 'center'})", leave)
+    leave.click()
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "tr.round")).pop().click()
+
     # undo the round: the totals go back to 0
     next(b for b in d.find_elements(By.CSS_SELECTOR, "button") if b.text == "Undo round 1").click()
+    wait.until(lambda d: d.find_element(By.ID, "sheet").is_displayed())
+    d.find_element(By.ID, "confirm-yes").click()
     wait.until(lambda d: text_of(d, "[data-total='Us']") == "0")
     assert not d.find_elements(By.CSS_SELECTOR, "tr.round")
     assert console_errors(d) == []

@@ -5,7 +5,7 @@
 
 const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "JK"];
 const SUITS = [["S", "♠"], ["H", "♥"], ["D", "♦"], ["C", "♣"]];
-const KINDS = [["meld", "meld"], ["squared_book", "squared book"], ["red_threes", "red threes"],
+const KINDS = [["meld", "meld or fanned book"], ["squared_book", "squared book"], ["red_threes", "red threes"],
                ["left", "cards left in hand"], ["loose", "loose (not scored)"]];
 const KIND_ORDER = ["meld", "squared_book", "red_threes", "left", "loose"];
 const view = document.getElementById("view");
@@ -80,6 +80,7 @@ function cardName(code) {
   return `${ranks[p.rank] || p.rank} of ${suits[p.suit]}`;
 }
 function setBusy(button, busy) { if (button) button.disabled = busy; }
+function show(...nodes) { view.replaceChildren(...nodes.flat().filter(n => n !== null && n !== undefined && n !== false)); }
 
 /* -- settings: large type, dark mode -------------------------------------------------------------------------- */
 function applySettings() {
@@ -111,6 +112,23 @@ function openSheet(title, body) {
   if (first) first.focus();
 }
 function closeSheet() { if (sheet.open) sheet.close(); }
+function askConfirm(title, text, okLabel) {
+  /* a question in the sheet (not the browser's pop-up); resolves true for okLabel, false otherwise */
+  return new Promise((resolve) => {
+    const done = (answer) => { sheet.removeEventListener("close", onClose); closeSheet(); resolve(answer); };
+    const onClose = () => done(false);
+    sheet.addEventListener("close", onClose);
+    openSheet(title, h("div", {}, [].concat(text).map(t => h("p", {}, t)),
+      h("div", {class: "row"}, h("button", {type: "button", class: "primary", id: "confirm-yes", onclick: () => done(true)}, okLabel),
+        h("button", {type: "button", onclick: () => done(false)}, "Cancel"))));
+  });
+}
+
+function problemText(p) {
+  /* a rule problem with the team it concerns ("teams.A.melds[0]" -> "A: ...") */
+  const m = /^teams\.([^.\[]+)/.exec(p.where || "");
+  return (m && !p.message.startsWith(`team ${m[1]}`) ? `${m[1]}: ` : "") + p.message;
+}
 
 function cardPicker(initial, onPick, extra) {
   /* rank and suit buttons (no keyboard needed); onPick(code) */
@@ -149,16 +167,16 @@ function cardPicker(initial, onPick, extra) {
 async function route() {
   closeSheet();
   const parts = location.hash.replace(/^#\/?/, "").split("/").filter(Boolean);
-  view.replaceChildren(h("p", {class: "muted"}, h("span", {class: "spinner", "aria-hidden": "true"}), " Loading…"));
+  show(h("p", {class: "muted"}, h("span", {class: "spinner", "aria-hidden": "true"}), " Loading…"));
   try {
     if (parts.length === 0) await homeView();
     else if (parts[0] === "new") await newGameView();
     else if (parts[0] === "game" && parts.length === 2) await gameView(parts[1]);
     else if (parts[0] === "game" && parts[2] === "round") await roundView(parts[1]);
     else if (parts[0] === "game" && parts[2] === "check") await checkView(parts[1], parts[3], parts[4] ? +parts[4] : null);
-    else view.replaceChildren(h("h1", {}, "Not found"), h("p", {}, h("a", {href: "#/"}, "All games")));
+    else show(h("h1", {}, "Not found"), h("p", {}, h("a", {href: "#/"}, "All games")));
   } catch (e) {
-    view.replaceChildren(h("h1", {}, "Something went wrong"), errorBox(e), h("p", {}, h("a", {href: "#/"}, "All games")));
+    show(h("h1", {}, "Something went wrong"), errorBox(e), h("p", {}, h("a", {href: "#/"}, "All games")));
   }
   view.focus({preventScroll: true});
 }
@@ -174,7 +192,7 @@ async function homeView() {
     list.append(h("li", {class: "panel"}, h("a", {href: `#/game/${g.id}`},
       h("strong", {}, g.teams.join(" vs ")), h("br"), h("span", {class: "muted"}, `${g.rules} · ${state} · ${totals}`))));
   }
-  view.replaceChildren(
+  show(
     h("h1", {}, "Games"),
     h("div", {class: "row"}, h("a", {class: "button primary", href: "#/new"}, "New game")),
     games.length ? list : h("p", {class: "muted"}, "No games yet: start one, then score each round from a photo of the table."));
@@ -193,8 +211,10 @@ async function newGameView() {
     teams.append(box);
   }
   addTeam("Us"); addTeam("Them");
-  const select = h("select", {id: "rules", name: "rules"},
-    Object.values(rules).map(r => h("option", {value: r.name}, `${r.name}: ${r.title}`)));
+  const select = h("select", {id: "rules", name: "rules", "aria-describedby": "rules-title"},
+    Object.values(rules).map(r => h("option", {value: r.name}, r.name)));
+  const title = h("p", {class: "muted", id: "rules-title"}, rules[select.value || "pagat"].title);
+  select.addEventListener("change", () => { title.textContent = rules[select.value].title; });
   const house = h("div", {});
   async function showHouse() {
     const fields = await api("GET", `/v1/rules/${encodeURIComponent(select.value)}/fields`);
@@ -203,7 +223,7 @@ async function newGameView() {
       const id = `house-${f.field}`;
       house.append(h("label", {class: "check", for: id},
         h("input", {type: "checkbox", id, "data-field": f.field, "data-default": String(f.value), checked: f.value}),
-        h("span", {}, f.description.replace(/\s*\(seed[^)]*\)\.?/g, "").replace(/\s*\(Bicycle[^)]*\)/g, "") || f.field)));
+        h("span", {}, ruleLabel(f))));
     }
   }
   select.addEventListener("change", showHouse);
@@ -230,10 +250,16 @@ async function newGameView() {
     teams,
     h("div", {class: "row"},
       h("button", {type: "button", onclick: () => addTeam(`Team ${teams.children.length + 1}`)}, "Add a team"),
-      h("button", {type: "button", onclick: () => { if (teams.children.length > 1) teams.lastChild.remove(); }}, "Remove the last team")),
-    h("label", {for: "rules"}, "Rules"), select,
+      h("button", {type: "button", onclick: () => { if (teams.children.length > 2) teams.lastChild.remove(); }}, "Remove the last team")),
+    h("label", {for: "rules"}, "Rules"), select, title,
     h("details", {class: "panel"}, h("summary", {}, "House rules (optional)"), house), error, h("div", {class: "sticky-actions"}, create));
-  view.replaceChildren(h("h1", {}, "New game"), form);
+  show(h("h1", {}, "New game"), form);
+}
+
+function ruleLabel(f) {
+  /* a rule field's description as a switch label: its first sentence, without the sources in brackets */
+  const text = f.description.replace(/\s*\([^)]*\)/g, "").split(/\.\s/)[0].replace(/\.$/, "");
+  return text || f.field;
 }
 
 function breakdownTable(score) {
@@ -271,13 +297,15 @@ async function gameView(gid) {
     const details = h("tr", {class: "details", hidden: true},
       h("td", {colspan: String(2 + g.teams.length)}, breakdownTable(r.score),
         r.score.problems.length ? h("p", {class: "problem"}, `${r.score.problems.length} rule problem(s): ` +
-          r.score.problems.map(p => p.message).join("; ")) : null,
+          r.score.problems.map(problemText).join("; ")) : null,
         h("div", {class: "row"},
           r.photo_reading ? h("a", {class: "button", href: `#/game/${gid}/check/${r.photo_reading}/${r.n}`}, `Correct round ${r.n}`) : null,
           r.photos.length ? h("a", {class: "button", href: r.photos[0], target: "_blank"}, "The photo") : null,
           h("button", {type: "button", class: "danger", onclick: async (ev) => {
             const last = r.n === g.rounds.length;
-            if (!last && !confirm(`Delete round ${r.n}? The rounds after it move up one.`)) return;
+            const ok = await askConfirm(`Undo round ${r.n}?`, [`Its score is taken off the totals.` +
+              (last ? "" : " The rounds after it move up one."), "This cannot be taken back."], `Undo round ${r.n}`);
+            if (!ok) return;
             setBusy(ev.target, true);
             try { await api("DELETE", `/v1/games/${gid}/rounds/${r.n}`); toast(`Round ${r.n} undone`); await gameView(gid); }
             catch (e) { toast(e.message, true); setBusy(ev.target, false); }
@@ -293,14 +321,14 @@ async function gameView(gid) {
   const next = g.over
     ? h("p", {class: "winner"}, g.winner ? `${g.winner} wins!` : "The game is over: a tie, or a squared book still to count.")
     : h("p", {}, `Next: round ${g.next_round}, opening minimum ${fmt(g.next_minimum)}` + (g.leader ? ` · ${g.leader} leads` : ""));
-  view.replaceChildren(
+  show(
     h("h1", {}, g.teams.join(" vs ")),
     h("p", {class: "muted"}, `Rules: ${g.rules}` + (Object.keys(g.house_rules).length ? " with house rules" : "")),
     totals, next,
     g.over ? null : h("div", {class: "row"}, h("a", {class: "button primary", href: `#/game/${gid}/round`, id: "score-round"},
                                             `Score round ${g.next_round}`)),
     h("h2", {}, "Rounds"),
-    g.rounds.length ? grid : h("p", {class: "muted"}, "No round yet."),
+    g.rounds.length ? h("div", {class: "table-wrap"}, grid) : h("p", {class: "muted"}, "No round yet."),
     g.rounds.length ? h("p", {class: "muted"}, "Tap a round for its breakdown, to correct it or to undo it.") : null,
     h("div", {class: "row"}, h("a", {class: "button", href: `/v1/games/${gid}/export.csv`, download: ""}, "Export CSV"),
       h("a", {class: "button", href: "#/"}, "All games")));
@@ -325,7 +353,7 @@ async function roundView(gid) {
     h("p", {class: "muted"}, `Round ${g.next_round} · opening minimum ${fmt(g.next_minimum)}. Photograph each team's melds and books from above, close enough that the corner indices are clear.`),
     sections, h("label", {for: "went-out"}, "Who went out?"), wentOut, status,
     h("div", {class: "sticky-actions"}, go, h("a", {class: "button", href: `#/game/${gid}`}, "Cancel")));
-  view.replaceChildren(h("h1", {}, `Round ${g.next_round}`), form);
+  show(h("h1", {}, `Round ${g.next_round}`), form);
 
   function upload() {
     const data = new FormData();
@@ -378,9 +406,9 @@ async function checkView(gid, rid, roundNo) {
   const [g, original] = await Promise.all([api("GET", `/v1/games/${gid}`), api("GET", `/v1/photos/${rid}`)]);
   const stored = roundNo ? g.rounds.find(r => r.n === roundNo) : null;
   const key = `handfoot.corrections.${rid}.${roundNo || "new"}`;
-  const saved = sessionStorage.getItem(key);
+  const saved = roundNo ? null : sessionStorage.getItem(key);  /* a saved round opens as it was saved */
   const st = {
-    corrections: saved ? JSON.parse(saved) : (stored ? stored.corrections : []),
+    corrections: saved ? JSON.parse(saved) : (stored ? stored.corrections.slice() : []),
     wentOut: stored ? (stored.layout.went_out || "") : (sessionStorage.getItem(`handfoot.went_out.${rid}`) ?? (original.layout.went_out || "")),
     reading: original,
     round: roundNo || g.next_round,
@@ -434,21 +462,27 @@ async function checkView(gid, rid, roundNo) {
     img.addEventListener("load", layoutHits);
     new ResizeObserver(layoutHits).observe(img);
     layoutHits();
-    return h("div", {class: "photo"}, img, svg);
+    const frame = h("div", {class: "photo"}, img, svg);
+    const zoom = h("button", {type: "button", class: "zoom", "aria-pressed": "false", onclick: () => {
+      const on = !frame.classList.contains("zoomed");
+      frame.classList.toggle("zoomed", on); zoom.setAttribute("aria-pressed", String(on));
+      zoom.textContent = on ? "Zoom out" : "Zoom in to tap a card";
+    }}, "Zoom in to tap a card");
+    return h("div", {}, h("div", {class: "photo-scroll"}, frame), zoom);
   }
 
   function allPiles() { return st.reading.images.flatMap(im => im.piles); }
   function pileName(p) { return `${p.team}: ${p.label} ${p.cards.map(c => cardShort(c.code)).join(" ")}`; }
 
   async function rescore() {
-    sessionStorage.setItem(key, JSON.stringify(st.corrections));
-    undo.disabled = st.corrections.length === 0;
+    if (!roundNo) sessionStorage.setItem(key, JSON.stringify(st.corrections));
+    undo.disabled = st.corrections.length === (stored ? stored.corrections.length : 0);
     try {
       st.reading = await api("POST", `/v1/photos/${rid}/corrections`,
         {corrections: st.corrections, round: st.round, went_out: st.wentOut || null});
     } catch (e) {
       st.corrections.pop();
-      sessionStorage.setItem(key, JSON.stringify(st.corrections));
+      if (!roundNo) sessionStorage.setItem(key, JSON.stringify(st.corrections));
       toast(e.message, true);
     }
     render();
@@ -473,7 +507,7 @@ async function checkView(gid, rid, roundNo) {
   }
 
   function addCard(pile) {
-    openSheet(`Add a card to ${pile.label}`, cardPicker("", (code) => change({op: "add_card", pile: pile.id, code})));
+    openSheet(`Add a card to ${pile.label} ${pile.cards.map(c => cardShort(c.code)).join(" ")}`, cardPicker("", (code) => change({op: "add_card", pile: pile.id, code})));
   }
   function splitPile(pile) {
     const chips = h("div", {class: "chips"}, pile.cards.slice(1).map(c => h("button", {type: "button", class: "chip" + (isRed(c.code) ? " red" : ""),
@@ -481,10 +515,10 @@ async function checkView(gid, rid, roundNo) {
     openSheet("Split: the new pile starts at", h("div", {}, chips, h("button", {type: "button", onclick: closeSheet}, "Cancel")));
   }
   function joinPile(pile) {
-    const others = allPiles().filter(p => p.id !== pile.id && p.team === pile.team);
+    const others = allPiles().filter(p => p.id !== pile.id && p.team === pile.team && p.kind === pile.kind);
     openSheet(`Join ${pile.label} to`, h("div", {},
       others.length ? others.map(p => h("p", {}, h("button", {type: "button", onclick: () => change({op: "join_piles", pile: pile.id, into: p.id})}, pileName(p))))
-                    : h("p", {}, "No other pile of this team."),
+                    : h("p", {}, "No other pile of this kind in this team."),
       h("button", {type: "button", onclick: closeSheet}, "Cancel")));
   }
   function bookPile(pile) {
@@ -530,7 +564,8 @@ async function checkView(gid, rid, roundNo) {
       KINDS.map(([v, l]) => h("option", {value: v}, l)));
     kindSel.value = p.kind;
     return h("section", {class: `panel pile ${bookClass}`, id: `pile-${p.id}`, "aria-label": `${p.team}: ${p.label}`},
-      h("h3", {}, h("span", {}, p.label), h("span", {class: "muted"}, `${p.cards.length} card${p.cards.length === 1 ? "" : "s"}`)),
+      h("h3", {}, h("span", {}, p.label), h("span", {class: "muted"}, p.kind === "squared_book" ? "top card seen" :
+        `${p.cards.length} card${p.cards.length === 1 ? "" : "s"}`)),
       h("p", {class: "verdict"}, p.verdict),
       p.problems.map(pr => h("p", {class: "problem"}, pr)),
       p.notes.map(n => h("p", {class: "muted"}, "? " + n)),
@@ -547,9 +582,9 @@ async function checkView(gid, rid, roundNo) {
 
   function render() {
     const r = st.reading;
-    scoreBox.replaceChildren(...Object.entries(r.score.teams).map(([t, ts]) => h("div", {class: "total", "data-team": t},
-      h("div", {class: "name"}, t), h("div", {class: "points", "data-round-total": t}, teamTotal(ts)),
-      h("div", {class: "muted"}, "this round"))),
+    scoreBox.replaceChildren(...g.teams.map(t => h("div", {class: "total", "data-team": t},
+      h("div", {class: "name"}, t), h("div", {class: "points", "data-round-total": t}, r.score.teams[t] ? teamTotal(r.score.teams[t]) : "0"),
+      h("div", {class: "muted"}, r.score.teams[t] ? "this round" : "nothing read"))),
       h("details", {class: "breakdown-box"}, h("summary", {}, "Breakdown"), breakdownTable(r.score)));
     const pileNotes = allPiles().filter(p => p.notes.length);
     const pileNoteText = new Set(pileNotes.flatMap(p => p.notes));
@@ -560,7 +595,7 @@ async function checkView(gid, rid, roundNo) {
       h("ul", {},
         problems.map(pr => {
           const pile = allPiles().find(p => pr.where === p.where || pr.where.startsWith(p.where + "[") || pr.where.startsWith(p.where + "."));
-          return h("li", {class: "problem"}, pr.message + " ", pile ? h("button", {type: "button", onclick: () => flash(pile.id)}, "Show") : null);
+          return h("li", {class: "problem"}, problemText(pr) + " ", pile ? h("button", {type: "button", onclick: () => flash(pile.id)}, "Show") : null);
         }),
         other.map(n => h("li", {}, n)),
         pileNotes.map(p => h("li", {}, `${p.team}: ${p.label} ${p.cards.map(c => cardShort(c.code)).join(" ")}: ${p.notes.join("; ")} `,
@@ -572,12 +607,13 @@ async function checkView(gid, rid, roundNo) {
       h("h2", {class: "team-head"}, t),
       (byTeam[t] || []).slice().sort((a, b) => KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind)).map(pilePanel),
       h("button", {type: "button", onclick: () => addPile(t)}, `+ a pile of ${t} the camera missed`))));
-    undo.disabled = st.corrections.length === 0;
+    undo.disabled = st.corrections.length === (stored ? stored.corrections.length : 0);
   }
 
   async function saveRound() {
     const illegal = st.reading.score.problems.filter(p => p.severity === "illegal");
-    if (illegal.length && !confirm(`The rules see ${illegal.length} problem(s):\n${illegal.map(p => p.message).join("\n")}\n\nSave the round anyway?`)) return;
+    if (illegal.length && !(await askConfirm(`The rules see ${illegal.length} problem${illegal.length === 1 ? "" : "s"}`,
+        [...illegal.map(problemText), "Save the round anyway? You can correct it later."], "Save anyway"))) return;
     setBusy(save, true);
     const body = {photo_reading: rid, corrections: st.corrections, went_out: st.wentOut || null};
     try {
@@ -589,13 +625,13 @@ async function checkView(gid, rid, roundNo) {
     } catch (e) { toast(e.message, true); setBusy(save, false); }
   }
 
-  view.replaceChildren(
+  show(
     h("h1", {}, `Check round ${st.round}`),
     h("p", {class: "muted"}, "Tap a card on the photo or below to change it, move it or delete it."),
     scoreBox, notesBox,
     h("div", {class: "check-layout"}, photosBox, h("div", {}, pilesBox)),
     h("label", {for: "check-went-out"}, "Who went out?"), wentOut,
-    h("p", {}, h("a", {class: "button", href: `#/game/${gid}`}, "Leave without saving")),
+    h("p", {}, h("a", {class: "button", href: `#/game/${gid}`, onclick: () => sessionStorage.removeItem(key)}, "Leave without saving")),
     h("div", {class: "sticky-actions"}, save, undo));
   await rescore();
 }

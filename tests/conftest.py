@@ -1,6 +1,11 @@
+import os
 from pathlib import Path
 
 import pytest
+
+# the models run on ONNX Runtime in tests unless a test asks otherwise: readings stay the same wherever OpenVINO
+# is installed (tests/test_backends.py compares the two)
+os.environ.setdefault("HANDFOOT_BACKEND", "onnxruntime")
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"

@@ -36,32 +36,47 @@ class ImageError(HandFootError, ValueError):
     """An input that is not a readable image (missing, corrupt, truncated, not an image, too large)."""
 
 
-def onnx_session(model: str | Path, threads: int, what: str):
-    """An ONNX Runtime CPU session for ``model`` with ``threads`` intra-op threads.
+def onnx_session(model: str | Path, threads: int, what: str, backend: str | None = None,
+                 probe_shape: tuple[int, ...] | None = None):
+    """The model file ``model`` opened for inference with ``threads`` threads on a backend
+    (:func:`vision.backends.open_model`: ONNX Runtime or OpenVINO, ``backend`` or ``$HANDFOOT_BACKEND``, default
+    ``auto``). ``probe_shape`` is a typical input's shape (N, C, H, W), for the automatic choice.
 
     Raises:
-        FileNotFoundError: when the file is missing; ModelError: when it cannot be loaded. ``what`` names the
-        model in the message ("detector", "index reader").
+        FileNotFoundError: when the file is missing; ModelError: when it cannot be loaded or the backend is
+        unknown. ``what`` names the model in the message ("detector", "index reader").
     """
-    import onnxruntime as ort
+    from .backends import open_model
 
     path = Path(model)
     if not path.is_file():
         raise FileNotFoundError(f"{what} model not found: {path}")
-    opts = ort.SessionOptions()
-    opts.intra_op_num_threads = threads
-    opts.enable_cpu_mem_arena = False  # its arena keeps the largest (full-resolution) buffers for good
-    opts.log_severity_level = 3
+
+    def probe() -> dict[str, np.ndarray]:
+        x = np.random.default_rng(0).random(probe_shape or (1, 3, 640, 640), dtype=np.float32)
+        return {_first_input_name(path): x}
     try:
-        return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
-    except Exception as exc:  # onnxruntime raises its own types (InvalidProtobuf, Fail, ...)
+        return open_model(path, threads, backend, probe if probe_shape else None)
+    except ValueError as exc:
+        raise ModelError(f"cannot load the {what} model {path}: {exc}") from None
+    except Exception as exc:  # the backends raise their own types (InvalidProtobuf, Fail, RuntimeError ...)
         raise ModelError(f"cannot load the {what} model {path}: {exc.__class__.__name__}") from exc
+
+
+def _first_input_name(path: Path) -> str:
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.log_severity_level = 3
+    return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"]).get_inputs()[0].name
 
 
 @dataclass
 class OnnxModel:
-    """Base of the small models run with ONNX Runtime: ``model`` (path to the ``.onnx`` file) and ``threads``
-    (intra-op threads). Subclasses set their default file and :attr:`what` (their name in messages).
+    """Base of the small ONNX models: ``model`` (path to the ``.onnx`` file), ``threads`` (inference threads) and
+    ``backend`` (:mod:`vision.backends`: ``onnxruntime``, ``openvino`` or None for ``$HANDFOOT_BACKEND`` /
+    automatic). Subclasses set their default file, :attr:`what` (their name in messages) and
+    :attr:`probe_shape` (a typical input, for the automatic choice of backend).
 
     Raises:
         FileNotFoundError: when the model file is missing.
@@ -70,17 +85,27 @@ class OnnxModel:
 
     model: str | Path
     threads: int = 2
+    backend: str | None = None
     what: ClassVar[str] = "model"
     #: the input a subclass's model must take: (channels, height, width) after the batch axis; None = any
     input_chw: ClassVar[tuple[int, int, int] | None] = None
+    #: a typical input's shape (N, C, H, W), for choosing the faster backend; None: ONNX Runtime unless asked
+    probe_shape: ClassVar[tuple[int, ...] | None] = None
 
     def __post_init__(self) -> None:
-        self._session = onnx_session(self.model, self.threads, self.what)
+        self._session = onnx_session(self.model, self.threads, self.what, self.backend, self.probe_shape)
         if self.input_chw is not None:
             shape = tuple(self._session.get_inputs()[0].shape[1:])
             if shape != self.input_chw:
                 raise ModelError(f"{self.model} is not a model for the {self.what}: it takes inputs of shape {shape}, "
                                  f"not {self.input_chw}")
+
+    @property
+    def backend_name(self) -> str:
+        """The backend this model runs on: ``onnxruntime`` or ``openvino``."""
+        from .backends import backend_name
+
+        return backend_name(self._session)
 
 
 def load_image(path: str | Path) -> np.ndarray:
@@ -197,6 +222,8 @@ class CardDetector(OnnxModel):
     conf: float = 0.25
     iou: float = 0.5
     what: ClassVar[str] = "detector"
+    #: a 1600 x 1200 photo's largest pyramid pass
+    probe_shape: ClassVar[tuple[int, ...] | None] = (1, 3, 1216, 1600)
 
     def __post_init__(self) -> None:
         super().__post_init__()

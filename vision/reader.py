@@ -78,6 +78,8 @@ class IndexReader(OnnxModel):
     model: str | Path = DEFAULT_READER
     what: ClassVar[str] = "index reader"
     input_chw: ClassVar[tuple[int, int, int]] = (3, INPUT, INPUT)
+    #: a table photo's boxes read at once
+    probe_shape: ClassVar[tuple[int, ...] | None] = (256, 3, INPUT, INPUT)
 
     def probabilities(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Rank ``(n, 15)`` (:data:`RANKS`) and suit ``(n, 4)`` probabilities of the indices in ``boxes``

@@ -79,6 +79,8 @@ class StackChecker(OnnxModel):
     model: str | Path = DEFAULT_STACKS
     what: ClassVar[str] = "stack checker"
     input_chw: ClassVar[tuple[int, int, int]] = (3, STACK_INPUT, STACK_INPUT)
+    #: a few single cards checked at once
+    probe_shape: ClassVar[tuple[int, ...] | None] = (8, 3, STACK_INPUT, STACK_INPUT)
 
     def p_stack(self, image: np.ndarray, cards: list[CardInstance]) -> np.ndarray:
         """(n,) probability of a stack under each card of a (H, W, 3) uint8 BGR image, averaged over the card

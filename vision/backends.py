@@ -9,7 +9,8 @@ Which backend runs a model is a setting (:data:`BACKEND_ENV`, or the ``backend``
 ``openvino`` or ``auto`` (the default). ``auto`` is ONNX Runtime unless OpenVINO is installed and, for that model
 on this CPU, :func:`calibrate` found OpenVINO faster and its outputs the same within :data:`TOLERANCE`; the
 verdict is kept in ``~/.cache/handfoot/backends.json`` (or ``$HANDFOOT_CACHE``), keyed by the model file's
-digest, the CPU and both libraries' versions, so it is measured once a machine.
+digest, the CPU and both libraries' versions, so it is measured once a machine. OpenVINO keeps far more memory
+resident than ONNX Runtime without its arena (``models/HISTORY.md`` has the figures); the choice weighs speed only.
 """
 
 from __future__ import annotations

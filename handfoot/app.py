@@ -333,7 +333,13 @@ def _photo_score(readings: list, names: list[str], req: PhotoRequest, rules: Rul
     for team in sorted((hand_teams | set(left)) - on_table):
         notes.append(f"team {team}: no photo of its table was given, only its cards left in hand are scored (is "
                      f"the team name right? table photos: {', '.join(sorted(on_table)) or 'none'})")
-    result = rescore(images, left, req.rules, dict(req.house_rules), req.round or 1, req.went_out, notes, rules)
+    typed = images[-1]["piles"] if images else []
+    for k, (team, packet) in enumerate((t, p) for t, packets in left.items() for p in packets):
+        typed.append({"id": f"t{k}", "team": team, "kind": "left", "box": None, "notes": [],
+                      "cards": [{"id": f"t{k}.{j}", "code": code, "confidence": 1.0, "boxes": [], "center": [],
+                                 "size": 0.0} for j, code in enumerate(packet)]})
+    result = rescore(images, {}, req.rules, dict(req.house_rules), req.round or 1, req.went_out, notes, rules)
+    result = result.model_copy(update={"left": left})
     result._readings = readings
     return result
 

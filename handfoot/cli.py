@@ -133,7 +133,7 @@ def _score_photos(args: argparse.Namespace) -> int:
     for image in result.images:
         width = max([22] + [len(p.label) + 1 for p in image.piles])
         for team in image.teams:
-            piles = [p for p in image.piles if p.team == team]
+            piles = [p for p in image.piles if p.team == team and not p.id.startswith("t")]  # typed: below
             n = sum(len(p.cards) for p in piles)
             if image.kind == "hand":
                 print(f"team {team}, cards left in hand ({image.image}): {n} card{'s' * (n != 1)} seen")

@@ -104,8 +104,9 @@ def rescore(images: list[dict[str, Any]], left: dict[str, list[list[str]]], rule
             place = where[pile["id"]]
             label = pile["kind"].replace("_", " ")
             book = books.get(place)
-            if image["kind"] == "hand" and pile["kind"] == "left":
-                label = f"team {pile['team']}: left in hand"
+            if pile["kind"] == "left":
+                label = ("cards left (typed in)" if pile["id"].startswith("t") else
+                         f"team {pile['team']}: left in hand" if image["kind"] == "hand" else "cards left in hand")
             elif book:
                 label = f"{book.kind.value} book" + (f" (squared, {_book_count(pile, resolved)} cards)"
                                                       if book.squared else "")
@@ -134,14 +135,14 @@ def _verdict(pile: dict[str, Any], image_kind: str, book, rules: Rules) -> str:
         top = cards[0]
         marker = marker_kind(top) if rules.book_markers else None
         colour = "wild" if top.is_wild else ("red" if top.is_red else "black")
-        says = f"{colour} marker card {top}" + (f": a {marker.value} book" if marker else "")
         if book is None:
-            return f"squared book under {top}: not a book the rules accept ({says})"
+            return f"squared book under the {colour} marker card {top}: not a book the rules accept"
         points = (f"{book.points_min} points" if book.points_min == book.points_max else
                   f"{book.points_min} to {book.points_max} points until its wilds are counted")
-        expected = "" if marker is None or marker is book.kind else f" (but it is counted as {book.kind.value})"
-        return (f"squared {book.kind.value} book of {_book_count(pile, rules)} cards: {says}{expected}, {points} "
-                f"under {rules.name}")
+        agrees = ("" if marker is None else f", as its {colour} marker card {top} says" if marker is book.kind else
+                  f"; its {colour} marker card {top} says {marker.value}")
+        return (f"squared {book.kind.value} book of {_book_count(pile, rules)} cards{agrees}: {points} under "
+                f"{rules.name}")
     if kind == "red_threes":
         return f"{len(cards)} red three{'s' * (len(cards) != 1)} on the table, {rules.red_three_on_table:+} each"
     if kind == "left":
@@ -172,8 +173,8 @@ def correct_reading(reading: PhotoScore, corrections: Sequence[Any], round_no: i
     name = rules or layout.get("rules", "pagat")
     house = dict(layout.get("house_rules", {}) if house_rules is None else house_rules)
     out = went_out if went_out != "" else layout.get("went_out")
-    return rescore(images, reading.left, name, house, round_no or layout.get("round", 1), out,
-                   list(reading.photo_notes))
+    corrected = rescore(images, {}, name, house, round_no or layout.get("round", 1), out, list(reading.photo_notes))
+    return corrected.model_copy(update={"left": reading.left})
 
 
 def totals_lines(score: RoundScoreOut) -> list[str]:

@@ -99,7 +99,8 @@ class PileOut(_Out):
     """A pile read in a photo.
 
     Attributes:
-        id: stable within the reading: ``i<image>p<k>`` (``i0p2``: image 0, its third pile).
+        id: stable within the reading: ``i<image>p<k>`` (``i0p2``: image 0, its third pile); ``t<k>`` for a packet
+            of cards left that was typed in (its cards have no box), ``x<k>`` for a pile a correction added.
         team: the team it belongs to.
         kind: ``meld``, ``squared_book``, ``red_threes``, ``left`` (cards still in hand) or ``loose``.
         label: what the rules engine makes of it, in words (``clean book``, ``dirty book (squared, 7 cards)``,

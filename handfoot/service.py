@@ -352,7 +352,12 @@ def create_app(settings: Settings | None = None, models: Any = None, load_models
         finally:
             app.state.ledger.close()
 
-    app = FastAPI(title="handfoot", version=_version(), lifespan=lifespan, docs_url=None, redoc_url=None,
+    try:  # /docs with Swagger UI served from the package, not a CDN (a home network may have no internet)
+        from fastapi_offline import FastAPIOffline as Api
+        docs = {"redoc_url": None, "static_url": "/docs-static"}
+    except ImportError:
+        Api, docs = FastAPI, {"docs_url": None, "redoc_url": None}  # /openapi.json still describes the API
+    app = Api(title="handfoot", version=_version(), lifespan=lifespan, **docs,
                   description="Score Hand and Foot rounds from photos or layouts, and keep a game's ledger. "
                               "Errors are JSON: `{\"error\": \"one line naming what was wrong\"}`.")
     app.state.settings = settings
@@ -361,28 +366,8 @@ def create_app(settings: Settings | None = None, models: Any = None, load_models
     app.include_router(api.router)
     app.include_router(api.root)
     app.mount("/static", StaticFiles(directory=api.WEB), name="static")
-    _offline_docs(app)
     app.add_middleware(Guard, settings=settings)
     return app
-
-
-def _offline_docs(app: FastAPI) -> None:
-    """``/docs``: Swagger UI served from the ``swagger-ui-bundle`` package, not a CDN (a home network may have no
-    internet)."""
-    from fastapi.openapi.docs import get_swagger_ui_html
-
-    try:
-        import swagger_ui_bundle
-    except ImportError:  # the documentation page is off; /openapi.json still describes the API
-        return
-    app.mount("/docs-static", StaticFiles(directory=swagger_ui_bundle.swagger_ui_path), name="docs-static")
-
-    @app.get("/docs", include_in_schema=False)
-    def docs():
-        return get_swagger_ui_html(openapi_url=app.openapi_url, title="handfoot API",
-                                   swagger_js_url="/docs-static/swagger-ui-bundle.js",
-                                   swagger_css_url="/docs-static/swagger-ui.css",
-                                   swagger_favicon_url="/docs-static/favicon-32x32.png")
 
 
 def _version() -> str:

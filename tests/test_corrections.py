@@ -54,7 +54,7 @@ def test_a_squared_books_wilds_make_its_value_exact():
     assert sorted(book["cards"]) == sorted(["8S", "8S", "8H", "8D", "8C", "2C", "JK"]) and book["kind"] == "dirty"
     assert after.score.teams["A"].exact
     squared = next(p for p in after.images[0].piles if p.kind == "squared_book")
-    assert "squared dirty book of 7 cards" in squared.verdict and "black marker card 8S: a dirty book" in squared.verdict
+    assert squared.verdict.startswith("squared dirty book of 7 cards, as its black marker card 8S says")
 
 
 def test_set_kind_and_card_and_problems_beside_their_pile():

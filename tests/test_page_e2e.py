@@ -186,3 +186,9 @@ def test_a_round_from_a_photo_corrected_with_a_tap(server, browser, tmp_path):
     wait.until(lambda d: text_of(d, "[data-total='Us']") == "0")
     assert not d.find_elements(By.CSS_SELECTOR, "tr.round")
     assert console_errors(d) == []
+
+    # the API's documentation renders with no internet (Swagger UI served by the app, OpenAPI 3.1)
+    d.get(server + "/docs")
+    wait.until(lambda d: "handfoot" in (text_of(d, ".swagger-ui .info .title") or ""))
+    assert "Unable to render" not in d.find_element(By.TAG_NAME, "body").text
+    assert d.find_elements(By.CSS_SELECTOR, ".opblock")  # the operations are listed

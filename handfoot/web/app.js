@@ -262,9 +262,11 @@ function ruleLabel(f) {
   return text || f.field;
 }
 
-function breakdownTable(score) {
+function breakdownTable(score, teams) {
   const table = h("table", {class: "breakdown"});
-  for (const [team, ts] of Object.entries(score.teams)) {
+  for (const team of teams || Object.keys(score.teams)) {
+    const ts = score.teams[team];
+    if (!ts) continue;
     table.append(h("tr", {}, h("th", {colspan: "3"}, `${team}: ${teamTotal(ts)}`)));
     for (const ln of ts.breakdown) {
       if (!ln.count && !ln.points_min && !ln.points_max) continue;
@@ -295,7 +297,7 @@ async function gameView(gid) {
       return h("td", {}, ts ? teamTotal(ts) : "0", h("br"), h("small", {class: "muted"}, fmt(running[t])));
     });
     const details = h("tr", {class: "details", hidden: true},
-      h("td", {colspan: String(2 + g.teams.length)}, breakdownTable(r.score),
+      h("td", {colspan: String(2 + g.teams.length)}, breakdownTable(r.score, g.teams),
         r.score.problems.length ? h("p", {class: "problem"}, `${r.score.problems.length} rule problem(s): ` +
           r.score.problems.map(problemText).join("; ")) : null,
         h("div", {class: "row"},
@@ -323,7 +325,8 @@ async function gameView(gid) {
     : h("p", {}, `Next: round ${g.next_round}, opening minimum ${fmt(g.next_minimum)}` + (g.leader ? ` · ${g.leader} leads` : ""));
   show(
     h("h1", {}, g.teams.join(" vs ")),
-    h("p", {class: "muted"}, `Rules: ${g.rules}` + (Object.keys(g.house_rules).length ? " with house rules" : "")),
+    h("p", {class: "muted"}, `Rules: ${g.rules}` + (Object.keys(g.house_rules).length ? "; house rules: " +
+      Object.entries(g.house_rules).map(([k, v]) => `${k.replace(/_/g, " ")} ${typeof v === "boolean" ? (v ? "on" : "off") : JSON.stringify(v)}`).join(", ") : "")),
     totals, next,
     g.over ? null : h("div", {class: "row"}, h("a", {class: "button primary", href: `#/game/${gid}/round`, id: "score-round"},
                                             `Score round ${g.next_round}`)),
@@ -347,12 +350,12 @@ async function roundView(gid) {
     h("label", {for: `left-${k}`}, "Or type the cards still held (optional)"),
     h("input", {type: "text", id: `left-${k}`, name: "left", placeholder: "KH 7C 4S", autocomplete: "off", maxlength: "400"})));
   const wentOut = h("select", {id: "went-out"}, h("option", {value: ""}, "nobody"), g.teams.map(t => h("option", {value: t}, t)));
-  const status = h("div", {"aria-live": "polite"});
+  const status = h("div", {"aria-live": "polite", class: "status"});
   const go = h("button", {type: "submit", class: "primary", id: "read-cards"}, "Read the cards");
   const form = h("form", {onsubmit: (ev) => { ev.preventDefault(); upload(); }},
     h("p", {class: "muted"}, `Round ${g.next_round} · opening minimum ${fmt(g.next_minimum)}. Photograph each team's melds and books from above, close enough that the corner indices are clear.`),
-    sections, h("label", {for: "went-out"}, "Who went out?"), wentOut, status,
-    h("div", {class: "sticky-actions"}, go, h("a", {class: "button", href: `#/game/${gid}`}, "Cancel")));
+    sections, h("label", {for: "went-out"}, "Who went out?"), wentOut,
+    h("div", {class: "sticky-actions"}, status, go, h("a", {class: "button", href: `#/game/${gid}`}, "Cancel")));
   show(h("h1", {}, `Round ${g.next_round}`), form);
 
   function upload() {
@@ -412,6 +415,7 @@ async function checkView(gid, rid, roundNo) {
     wentOut: stored ? (stored.layout.went_out || "") : (sessionStorage.getItem(`handfoot.went_out.${rid}`) ?? (original.layout.went_out || "")),
     reading: original,
     round: roundNo || g.next_round,
+    zoomed: false, breakdownOpen: false,
   };
   const scoreBox = h("div", {class: "totals", id: "round-totals"});
   const notesBox = h("div", {});
@@ -463,12 +467,28 @@ async function checkView(gid, rid, roundNo) {
     new ResizeObserver(layoutHits).observe(img);
     layoutHits();
     const frame = h("div", {class: "photo"}, img, svg);
-    const zoom = h("button", {type: "button", class: "zoom", "aria-pressed": "false", onclick: () => {
-      const on = !frame.classList.contains("zoomed");
-      frame.classList.toggle("zoomed", on); zoom.setAttribute("aria-pressed", String(on));
+    const scroller = h("div", {class: "photo-scroll"}, frame);
+    const zoom = h("button", {type: "button", class: "zoom"});
+    function setZoom(on, centre) {
+      frame.classList.toggle("zoomed", on);
+      zoom.setAttribute("aria-pressed", String(on));
       zoom.textContent = on ? "Zoom out" : "Zoom in to tap a card";
-    }}, "Zoom in to tap a card");
-    return h("div", {}, h("div", {class: "photo-scroll"}, frame), zoom);
+      if (on && centre) requestAnimationFrame(() => {  /* the cards, not the empty felt, in view */
+        const all = image.piles.flatMap(p => p.cards.flatMap(c => c.boxes));
+        if (!all.length) return;
+        const cx = all.reduce((a, b) => a + (b[0] + b[2]) / 2, 0) / all.length / image.width;
+        const cy = all.reduce((a, b) => a + (b[1] + b[3]) / 2, 0) / all.length / image.height;
+        scroller.scrollLeft = cx * frame.clientWidth - scroller.clientWidth / 2;
+        scroller.scrollTop = cy * frame.clientHeight - scroller.clientHeight / 2;
+      });
+    }
+    zoom.addEventListener("click", () => { st.zoomed = !st.zoomed; st.scroll = null; setZoom(st.zoomed, true); });
+    scroller.addEventListener("scroll", () => { if (st.zoomed) st.scroll = [scroller.scrollLeft, scroller.scrollTop]; });
+    setZoom(st.zoomed, false);
+    if (st.zoomed) requestAnimationFrame(() => {
+      if (st.scroll) [scroller.scrollLeft, scroller.scrollTop] = st.scroll; else setZoom(true, true);
+    });
+    return h("div", {}, scroller, zoom);
   }
 
   function allPiles() { return st.reading.images.flatMap(im => im.piles); }
@@ -525,9 +545,13 @@ async function checkView(gid, rid, roundNo) {
     const kind = h("select", {id: "book-kind"}, h("option", {value: ""}, "as its marker card says"),
       ["clean", "dirty", "wild"].map(k => h("option", {value: k}, k)));
     kind.value = pile.book.kind || "";
-    const count = h("input", {type: "number", id: "book-count", min: "1", max: "60", value: pile.book.count || 7});
-    const twos = h("input", {type: "number", id: "book-twos", min: "0", max: "60", placeholder: "not counted"});
-    const jokers = h("input", {type: "number", id: "book-jokers", min: "0", max: "60", placeholder: "not counted"});
+    const counted = pile.book.cards || null;  /* the book's cards once its wilds were counted */
+    const count = h("input", {type: "number", id: "book-count", min: "1", max: "60",
+                              value: pile.book.count || (counted ? counted.length : 7)});
+    const twos = h("input", {type: "number", id: "book-twos", min: "0", max: "60", placeholder: "not counted",
+                             value: counted ? counted.filter(c => cardParts(c).rank === "2").length : null});
+    const jokers = h("input", {type: "number", id: "book-jokers", min: "0", max: "60", placeholder: "not counted",
+                               value: counted ? counted.filter(c => cardParts(c).rank === "JK").length : null});
     openSheet(`Squared book under ${cardText(pile.cards[0].code)}`, h("div", {},
       h("label", {for: "book-kind"}, "Kind"), kind, h("label", {for: "book-count"}, "Cards in the stack"), count,
       h("p", {class: "muted"}, "Counted its wilds? Their number makes its value exact."),
@@ -585,7 +609,8 @@ async function checkView(gid, rid, roundNo) {
     scoreBox.replaceChildren(...g.teams.map(t => h("div", {class: "total", "data-team": t},
       h("div", {class: "name"}, t), h("div", {class: "points", "data-round-total": t}, r.score.teams[t] ? teamTotal(r.score.teams[t]) : "0"),
       h("div", {class: "muted"}, r.score.teams[t] ? "this round" : "nothing read"))),
-      h("details", {class: "breakdown-box"}, h("summary", {}, "Breakdown"), breakdownTable(r.score)));
+      h("details", {class: "breakdown-box", open: st.breakdownOpen, ontoggle: (ev) => { st.breakdownOpen = ev.target.open; }},
+        h("summary", {}, "Breakdown"), breakdownTable(r.score, g.teams)));
     const pileNotes = allPiles().filter(p => p.notes.length);
     const pileNoteText = new Set(pileNotes.flatMap(p => p.notes));
     const other = r.notes.filter(n => ![...pileNoteText].some(t => n.endsWith(t)));
@@ -631,7 +656,13 @@ async function checkView(gid, rid, roundNo) {
     scoreBox, notesBox,
     h("div", {class: "check-layout"}, photosBox, h("div", {}, pilesBox)),
     h("label", {for: "check-went-out"}, "Who went out?"), wentOut,
-    h("p", {}, h("a", {class: "button", href: `#/game/${gid}`, onclick: () => sessionStorage.removeItem(key)}, "Leave without saving")),
+    h("p", {}, h("a", {class: "button", href: `#/game/${gid}`, onclick: async (ev) => {
+      ev.preventDefault();
+      const changed = st.corrections.length !== (stored ? stored.corrections.length : 0);
+      if (changed && !(await askConfirm("Leave without saving?", ["Your corrections to this round are thrown away."], "Leave"))) return;
+      sessionStorage.removeItem(key);
+      location.hash = `#/game/${gid}`;
+    }}, "Leave without saving")),
     h("div", {class: "sticky-actions"}, save, undo));
   await rescore();
 }

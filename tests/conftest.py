@@ -1,4 +1,6 @@
 import os
+from contextlib import contextmanager
+from typing import Iterator
 from pathlib import Path
 
 import pytest
@@ -33,3 +35,30 @@ def anglo_deck():
     except (RuntimeError, OSError) as exc:  # no network / no apt-get here
         pytest.skip(f"card art not available: {exc}")
     return cardart.load_deck("anglo")
+
+
+@contextmanager
+def served(app, log_level: str = "warning") -> Iterator[str]:
+    """A real uvicorn server for ``app`` on 127.0.0.1 (a free port) in a thread: yields its base URL, and stops
+    it afterwards."""
+    import socket
+    import threading
+    import time
+
+    import uvicorn
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level=log_level))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(10)

@@ -5,9 +5,6 @@ Retry-After), and every answer matches its documented schema's status codes."""
 from __future__ import annotations
 
 import itertools
-import socket
-import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -16,17 +13,12 @@ schemathesis = pytest.importorskip("schemathesis")
 uvicorn = pytest.importorskip("uvicorn")
 from hypothesis import HealthCheck, settings  # noqa: E402
 
+from conftest import served  # noqa: E402
 from handfoot.service import Settings, create_app  # noqa: E402
 
 PHOTO = Path(__file__).resolve().parents[1] / "examples" / "table.jpg"
 #: generated requests per operation (about 20 operations)
 EXAMPLES = 25
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -35,17 +27,8 @@ def server(tmp_path_factory):
     from handfoot.app import load_models
 
     app = create_app(Settings(db=tmp_path_factory.mktemp("schema") / "h.db"), models=load_models())
-    port = _free_port()
-    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="critical"))
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not srv.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    srv.should_exit = True
-    thread.join(10)
+    with served(app, "critical") as url:
+        yield url
 
 
 _calls = itertools.count()

@@ -16,9 +16,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
-import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -31,18 +28,13 @@ from selenium import webdriver  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
+from conftest import served  # noqa: E402
 from handfoot.service import Settings, create_app  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 PHOTO = ROOT / "examples" / "table.jpg"
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture()
@@ -59,17 +51,8 @@ def server(tmp_path, monkeypatch):
         return out
     monkeypatch.setattr(application, "pile_dict", misread)
     app = create_app(Settings(db=tmp_path / "data" / "h.db"), models=application.load_models())
-    port = _free_port()
-    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not srv.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    srv.should_exit = True
-    thread.join(10)
+    with served(app, "warning") as url:
+        yield url
 
 
 @pytest.fixture()

@@ -371,6 +371,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if not local:
         settings.token = os.environ.get("HANDFOOT_TOKEN") or secrets.token_urlsafe(18)
     Ledger.open(settings.db).close()  # a database that cannot be used is one line, before the server starts
+    print("handfoot: loading the camera models...", file=sys.stderr)
     try:
         models = application.load_models()
     except HandFootError as exc:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import platform
 import time
@@ -169,6 +170,8 @@ def calibrate(path: Path, threads: int, probe: Callable[[], dict[str, np.ndarray
         known = {}
     if key in known:
         return known[key]
+    logging.getLogger("handfoot").warning("handfoot: timing ONNX Runtime against OpenVINO for %s on this computer (once, a "
+                                          "few seconds)", path.name)
     measured = compare(path, threads, probe())
     same = measured["max_abs_diff"] <= TOLERANCE
     faster = measured["seconds"]["openvino"] <= FASTER * measured["seconds"]["onnxruntime"]

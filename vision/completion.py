@@ -20,22 +20,7 @@ An accepted box gets P(its rank) x sqrt(detector confidence) (no colour factor, 
 the reading floor; under 0.5 (as it mostly is: its detector confidence is under 0.5) its card is flagged as low
 confidence on its pile (``vision.piles``), so the user sees it. A box on a jester's face in the middle of a card
 is not where a fan continues; one beside a fan's last card can be, and is then read as what it looks like.
-
-Measured with the shipped models (detector v4, reader w15) on cached run-time boxes, against reading the sure
-boxes alone: fans counted right 0.545 -> 0.556 and exact score 0.20 -> 0.21 on 100 held-out-design dev tables
-(``data/tables_hdev``), 0.396 -> 0.403 and 0.17 -> 0.17 on 100 training-design ones (``data/tables_dev``),
-photoreal 25 -> 26 of 47 fans (1 of 8 exact either way). Filling a gap of two steps inside a fan as well added
-boxes where no index was (11 of 24 added on the held-out-design dev tables) and was left out. With detector v10
-and reader jk2, taking candidates as close as 0.55 index sizes to a read index (tight fans) and from P 0.2 (was
-0.9 and 0.3; both chosen on the dev sets below): fans counted right 0.599 -> 0.609 (held-out-design dev), 0.409
--> 0.426 (training-design dev), photoreal 26 -> 29 of 47 and 0 -> 1 of 8 scores exact; dev exact scores unchanged
-(0.22, 0.17).
-Until 2026-12-02 a candidate whose neighbours showed two natural ranks was never taken, though only one of
-their fans continued there (on crowded tables another meld's index often lies within :data:`NEAR`); taking it
-then, with detector v10, readers jk2 + w20 and stack checker s8: fans counted right 0.694 -> 0.694 and exact
-score 0.25 -> 0.26 on the held-out-design dev tables, 0.525 -> 0.531 and 0.21 -> 0.22 on the training-design
-ones, photoreal 37 of 47 and 5 of 8 either way (requiring the nearest read index to be of the fan as well
-changed nothing).
+How each rule was measured: ``models/HISTORY.md``.
 """
 
 from __future__ import annotations
@@ -71,14 +56,8 @@ JOKER_P = 0.95
 #: ... and the nearest read index that is not a joker lies within this many of that index's sizes (but not on
 #: it: :data:`JOKER_SEPARATION`)
 JOKER_NEAR = 2.0
-#: nearer than this (that index's sizes) the box is a second box on the read index. 0.9 until 2026-12-02: the
-#: photoreal tables' joker marks are smaller than their neighbours' indices and fanned tightly (0.8 of the
-#: neighbour's size away), and were left out. Measured on cached run-time boxes (detector v10, reader jk2 + w20,
-#: stack checker s8), 0.9 -> 0.55: photoreal tables 36 -> 37 of 47 fans (a wild book's jokers) and 4 -> 5 of 8
-#: scores exact (but the new one, `035`, by two errors cancelling, both there before: its meld of jacks misses its
-#: joker and a false joker, read on no index, joins its sixes), the
-#: held-out-design and training-design dev tables unchanged (fans 0.694 and 0.525, exact 0.25 and 0.21); 0.4-0.7
-#: gave the same, a joker P of 0.9 instead of 0.95 read more jokers and scored fewer photoreal tables (3 of 8)
+#: nearer than this (that index's sizes) the box is a second box on the read index (photoreal joker marks are
+#: smaller than their neighbours' indices and fanned tightly, 0.8 of the neighbour's size away)
 JOKER_SEPARATION = 0.55
 
 _TWO, _JOKER = RANKS.index("2"), RANKS.index("JK")

@@ -192,13 +192,7 @@ def _typical_ratio(candidates: list[tuple[float, int, int]], codes: list[str], c
     at least :data:`STANDARD_MIN_RATIO`. With fewer than two of those, the median of every candidate when it is
     under :data:`BIG_INDEX_RATIO` (all the photo's pairs are short: big indices), else :data:`PAIR_TYPICAL`.
 
-    Until 2026-12-02 a single isolated pair kept the unrivalled ones from saying "big indices", and the last
-    fallback was always :data:`PAIR_TYPICAL`: on tables of jumbo-index decks (a loose card isolated, the fans'
-    last cards unrivalled, or every pair rivalled) the photo took the standard ratio, each fan's last card and
-    each red three seen whole were counted twice. True boxes, 100 training-design dev tables: fans counted right
-    224 -> 233 of 303, exact score 37 -> 40, red threes wrong 11 -> 7 (the fallback alone: 233 and 39; the
-    unrivalled rule alone: 232 and 39); with the models (cached run-time boxes) 161 -> 168 and 22 -> 23; the
-    held-out-design dev tables and the photoreal ones unchanged either way (their decks have standard indices).
+    (How the rule was measured: ``models/HISTORY.md``.)
 
     With ``one_fan`` (a photo of one player's hand: one fan, whose top card alone is seen whole), one unrivalled
     pair is enough: it is that card. Its ratio differs by deck (1.6-4.1 measured on rendered hands), and with
@@ -596,10 +590,7 @@ def agree_suits(dets: Detections, suit_p: np.ndarray) -> Detections:
     diagonal), neither paired by :func:`pair_corners` with an identical index, both take the suit *s* that
     maximises P_a(s) x P_b(s); each index agrees with one other at most (such pairs are matched as
     :func:`pair_corners` matches its candidates, :func:`_matching`), and the rounds repeat while they change a suit
-    (:data:`AGREE_ROUNDS`). Before a session after the fifth release of 2026-12-01, an index with any identical
-    *candidate* partner was left out, even one that paired elsewhere: a red three of a row read 3H and 3D beside a
-    3H then counted as two cards (red threes wrong on the held-out-design dev tables 14 -> 13; fans and exact
-    scores unchanged there, on the training-design dev tables, the photoreal tables and the 200 held-out tables).
+    (:data:`AGREE_ROUNDS`).
     Pairing itself still wants identical codes: with true boxes, pairing by rank and colour joined cards of
     neighbouring piles (exact score 0.40 -> 0.38 on the held-out-design dev tables).
 

@@ -11,11 +11,8 @@ the largest pass.
 
 When the indices found are small (a whole table in one frame: the median of the most confident boxes under
 :data:`SMALL_INDEX` px), one more pass runs on the photo enlarged :data:`ENLARGE` times (at most ``max_side``): the
-less sure indices of such a photo are smaller still (a table seen at an angle). On 30 generated tables of held-out
-designs (1280 px, index median 19 px) enlarging 2x raised the share of true indices boxed by the 53-class detector
-v2 at confidence 0.05 from 0.74 to 0.85 (with the shipped models and a since-removed fan-context step, fans counted
-right on 100 held-out tables: 0.32 -> 0.39); close-ups (the ``phone_corners`` photos: 60-190 px indices) are not
-enlarged.
+less sure indices of such a photo are smaller still (a table seen at an angle). Close-ups (indices of 60-190 px,
+as in the ``phone_corners`` photos) are not enlarged. How the pass was measured: ``models/HISTORY.md``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The page at the card table, end to end: a real server (uvicorn on 127.0.0.1, a temporary ledger, the shipped
+"""The page at the card table, end to end: a real ``handfoot serve`` (127.0.0.1, a temporary ledger, the shipped
 models) driven by headless Chromium (Debian's chromium + chromium-driver, through selenium; nothing downloads a
 browser).
 
@@ -8,7 +8,8 @@ totals on the page must equal the true score; then the round is undone. Any brow
 Screenshots at 390 x 844 and 1280 x 800 go to ``$HANDFOOT_SCREENSHOTS`` (default: the test's temporary folder).
 
 The one misread card is made on purpose (the reading of the queens' meld says 5H for QH), by wrapping the
-application layer's pile builder: the shipped models read this photo exactly, and the test is about correcting.
+application layer's pile builder in the server's process: the shipped models read this photo exactly, and the
+test is about correcting.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -28,8 +30,6 @@ from selenium import webdriver  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
-from conftest import served  # noqa: E402
-from handfoot.service import Settings, create_app  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 PHOTO = ROOT / "examples" / "table.jpg"
@@ -38,21 +38,50 @@ CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 
 
 @pytest.fixture()
-def server(tmp_path, monkeypatch):
-    """A real handfoot service on 127.0.0.1 whose reading of the queens' meld says 5H for QH."""
-    from handfoot import app as application
+def server(tmp_path):
+    """``handfoot serve`` in a process of its own on 127.0.0.1 with a temporary ledger, whose reading of the queens'
+    meld says 5H for QH: the command line's own ``serve`` (``handfoot.cli.main``), started after the application
+    layer's pile builder is wrapped. Killed when the test ends."""
+    import socket
+    import subprocess
+    import sys
 
-    real = application.pile_dict
+    import httpx
 
-    def misread(pile_id, side, pile):
-        out = real(pile_id, side, pile)
-        if [c["code"] for c in out["cards"]] == ["QH", "QS", "QC"]:
-            out["cards"][0]["code"] = "5H"
-        return out
-    monkeypatch.setattr(application, "pile_dict", misread)
-    app = create_app(Settings(db=tmp_path / "data" / "h.db"), models=application.load_models())
-    with served(app, "warning") as url:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    script = f"""
+import handfoot.app as application
+real = application.pile_dict
+def misread(pile_id, side, pile):
+    out = real(pile_id, side, pile)
+    if [c["code"] for c in out["cards"]] == ["QH", "QS", "QC"]:
+        out["cards"][0]["code"] = "5H"
+    return out
+application.pile_dict = misread
+from handfoot.cli import main
+raise SystemExit(main(["serve", "--port", "{port}", "--db", {str(tmp_path / "data" / "h.db")!r}]))
+"""
+    log = open(tmp_path / "serve.log", "wb")
+    proc = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+                            stdin=subprocess.DEVNULL, env={**os.environ, "HANDFOOT_BACKEND": "onnxruntime"})
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert proc.poll() is None, (tmp_path / "serve.log").read_text()
+            assert time.monotonic() < deadline, "handfoot serve did not answer in 60 s"
+            try:
+                if httpx.get(url + "/v1/health", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.2)
         yield url
+    finally:
+        proc.kill()
+        proc.wait(10)
+        log.close()
 
 
 @pytest.fixture()

@@ -230,35 +230,25 @@ def load_models(model: str | Path | None = None, reader: str | Path | None = Non
 
 
 # -- photos: checks on the files ----------------------------------------------------------------------------------
-def check_photo_file(path: Path, limits: Limits = DEFAULT_LIMITS, name: str | None = None) -> None:
-    """A photo file's bytes and pixels (from its header, nothing decoded) against ``limits``.
+def check_photo_file(path: Path, limits: Limits = DEFAULT_LIMITS, name: str | None = None) -> str:
+    """A photo file's bytes and pixels (from its header, nothing decoded) against ``limits``; returns the sha256
+    of its bytes (to find a photo given twice).
 
     Raises:
-        vision ImageError (a HandFootError): missing, a folder, empty, not an image.
-        TooLargeError: over ``limits.file_bytes`` or ``limits.pixels``.
+        ImageError (a HandFootError): missing, a folder, empty, not an image (``vision.detector.check_image_header``).
+        TooLargeError, ImageTooLargeError: over ``limits.file_bytes`` or ``limits.pixels``.
     """
-    from vision.detector import ImageError
-    from vision.imagesize import IMAGE_FORMATS, image_format, image_size
+    from vision.detector import ImageError, check_image_header
 
     name = name or str(path)
     if path.is_dir():
         raise ImageError(f"{name}: a folder, not an image file")
     if not path.is_file():
         raise ImageError(f"{name}: no such file")
-    size = path.stat().st_size
-    if size == 0:
-        raise ImageError(f"{name}: empty file")
-    check_file_size(size, name, limits)
+    check_file_size(path.stat().st_size, name, limits)
     data = path.read_bytes()  # at most limits.file_bytes; a TIFF's size may lie at its end
-    found = image_size(data)
-    if found is None:
-        kind = image_format(data)
-        raise ImageError(f"{name}: not a readable image (corrupt or truncated {kind} header)" if kind else
-                         f"{name}: not an image file ({', '.join(IMAGE_FORMATS[:-1])} or {IMAGE_FORMATS[-1]})")
-    _, w, h = found
-    if w * h > limits.pixels:
-        raise TooLargeError(f"{name}: image too large ({w:,} x {h:,} pixels; at most "
-                            f"{limits.pixels / 1e6:.0f} megapixels)")
+    check_image_header(data, name, limits.pixels)
+    return hashlib.sha256(data).hexdigest()
 
 
 # -- photos: reading and scoring --------------------------------------------------------------------------------
@@ -288,8 +278,7 @@ def read_and_score_photos(photos: Sequence[Path], req: PhotoRequest, models: Mod
                             "hand photo")
     digests: dict[str, str] = {}
     for path, name in zip(paths, shown):
-        check_photo_file(path, limits, name)
-        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        digest = check_photo_file(path, limits, name)
         if digest in digests:
             raise HandFootError(f"{name} is the same photo as {digests[digest]}: each photo is read once, for one "
                                 "team (take one photo of each team's side)")

@@ -15,9 +15,13 @@ class TooLargeError(HandFootError, ValueError):
     """An input over one of the limits of :class:`handfoot.app.Limits` (file bytes, image pixels, number of
     files, JSON size or depth, a layout's card count). HTTP 413."""
 
+    http_status = 413
+
 
 class NotFoundError(HandFootError, LookupError):
     """A game, round or photo reading that does not exist. HTTP 404."""
+
+    http_status = 404
 
     def __str__(self) -> str:  # LookupError would quote the message
         return str(self.args[0]) if self.args else "not found"
@@ -27,9 +31,13 @@ class ConflictError(HandFootError, ValueError):
     """A request that does not fit the state of a game (a round after the last one, undoing a round that is
     not the last). HTTP 409."""
 
+    http_status = 409
+
 
 class BusyError(HandFootError, RuntimeError):
     """Every slot for photo work is taken; ``retry_after`` is a suggested wait in seconds. HTTP 503."""
+
+    http_status = 503
 
     def __init__(self, message: str, retry_after: int = 5) -> None:
         super().__init__(message)
@@ -40,14 +48,14 @@ class UnavailableError(HandFootError, RuntimeError):
     """Something the service was started without (the camera models, when the vision extra is missing).
     HTTP 503."""
 
+    http_status = 503
+
 
 def http_status(exc: HandFootError) -> int:
-    """The HTTP status the web service answers ``exc`` with: 413, 404, 409 or 503 for the kinds above, 422
-    for everything else a user can send wrong (bad layout, card, rules, image, no cards found)."""
+    """The HTTP status the web service answers ``exc`` with: the error class's ``http_status`` (413, 404, 409,
+    503 above; 413 for ``vision.detector.ImageTooLargeError``), 409 for a round that does not fit its game
+    (``scorer.game.GameError``), 422 for everything else a user can send wrong (bad layout, card, rules, image,
+    no cards found)."""
     from scorer.game import GameError
 
-    for kind, status in ((TooLargeError, 413), (NotFoundError, 404), (ConflictError, 409), (GameError, 409),
-                         (BusyError, 503), (UnavailableError, 503)):
-        if isinstance(exc, kind):
-            return status
-    return 422
+    return getattr(exc, "http_status", 409 if isinstance(exc, GameError) else 422)

@@ -10,6 +10,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from vision.imagesize import MAX_PIXELS
+
 from .errors import TooLargeError
 from scorer.errors import InvalidLayoutError
 
@@ -30,7 +32,7 @@ class Limits:
 
     file_bytes: int = 25 * 1024 * 1024
     files: int = 8
-    pixels: int = 60_000_000
+    pixels: int = MAX_PIXELS
     json_bytes: int = 1024 * 1024
     json_depth: int = 32
     layout_cards: int = 1000

@@ -1,6 +1,7 @@
 """Rendered round-end tables through the pipeline, and ``handfoot score PHOTO`` (errors, JSON, annotation)."""
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -180,3 +181,17 @@ def test_a_hand_of_a_deck_whose_diagonal_is_not_the_usual_one_counts_its_top_car
         scene = make_scene(seed, [ornamental], size=(1280, 960), full_view=True, clutter=False,
                            piles=[Pile("left", held)])
         assert sorted(read_hand(_oracle(scene)).team_layout()["left"][0]) == sorted(held)
+
+
+def test_the_app_layout_is_the_pipeline_layout():
+    """handfoot.readings builds the layout from the reading's piles (so corrections can rebuild it); on a real
+    photo it must be the layout vision.table.TableReading builds from the same piles."""
+    pytest.importorskip("onnxruntime")
+    from handfoot import app
+    from vision.pipeline import table_of
+
+    root = Path(__file__).resolve().parents[1]
+    result = app.read_and_score_photos([root / "examples" / "table.jpg"], app.PhotoRequest(went_out="A", round=2),
+                                       app.load_models())
+    assert result._readings and result.images[0].piles
+    assert result.layout == table_of(result._readings, "pagat", 2, "A").layout()

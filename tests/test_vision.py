@@ -100,10 +100,10 @@ def test_huge_image_is_refused_from_its_header(tmp_path, capfd):
     capfd.readouterr()
     with pytest.raises(ImageError) as err:  # from the header: a decode would need 1.6 GB
         load_image(path)
-    assert str(err.value) == (f"{path}: image too large (40000 x 40000 pixels; at most "
+    assert str(err.value) == (f"{path}: image too large (40,000 x 40,000 pixels; at most "
                               f"{MAX_PIXELS // 1_000_000} megapixels)")
     assert "\n" not in str(err.value) and capfd.readouterr().err == ""
-    with pytest.raises(ImageError, match=r"^upload.png: image too large \(40000 x 40000 pixels"):
+    with pytest.raises(ImageError, match=r"^upload.png: image too large \(40,000 x 40,000 pixels"):
         decode_image(huge_png(40000, 40000), "upload.png")
 
 

@@ -18,13 +18,12 @@ from scorer.errors import HandFootError
 
 from .classes import CLASS_NAMES
 from .detections import Detections
-from .imagesize import IMAGE_FORMATS, image_format, image_size
+from .imagesize import IMAGE_FORMATS, MAX_PIXELS, image_format, image_size
 
 MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
 DEFAULT_MODEL = MODELS_DIR / "cards.onnx"
 #: file suffixes taken as images when a folder is expanded (:func:`image_paths`)
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff", ".gif")
-MAX_PIXELS = 60_000_000  #: larger images are refused (about 8000 x 7500)
 _FORMAT_LIST = ", ".join(IMAGE_FORMATS[:-1]) + " or " + IMAGE_FORMATS[-1]
 
 
@@ -34,6 +33,12 @@ class ModelError(HandFootError, ValueError):
 
 class ImageError(HandFootError, ValueError):
     """An input that is not a readable image (missing, corrupt, truncated, not an image, too large)."""
+
+
+class ImageTooLargeError(ImageError):
+    """An image over the pixel limit (:data:`MAX_PIXELS`, or the caller's), from its header or once decoded."""
+
+    http_status = 413
 
 
 def onnx_session(model: str | Path, threads: int, what: str, backend: str | None = None,
@@ -141,6 +146,25 @@ def decode_image(data: bytes, name: str) -> np.ndarray:
             not one of the supported formats, has a broken header, is larger than MAX_PIXELS, or cannot be
             decoded.
     """
+    fmt, _, _ = check_image_header(data, name)
+    try:
+        img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    except cv2.error:  # some decoders assert on malformed data instead of returning None
+        img = None
+    if img is None:
+        raise ImageError(f"{name}: not a readable image (corrupt or truncated {fmt} data)")
+    if img.shape[0] * img.shape[1] > MAX_PIXELS:  # a header that understated the size
+        raise ImageTooLargeError(_too_large(name, img.shape[1], img.shape[0]))
+    return img
+
+
+def check_image_header(data: bytes, name: str, max_pixels: int = MAX_PIXELS) -> tuple[str, int, int]:
+    """The checks :func:`decode_image` makes before decoding, on the file's bytes alone: (format, width, height).
+
+    Raises:
+        ImageError: empty, a truncated JPEG or PNG, not a supported format, a broken header (one line starting
+            with ``name``); ImageTooLargeError: over ``max_pixels`` by its header.
+    """
     if not data:
         raise ImageError(f"{name}: empty file")
     problem = truncation_problem(data)  # first: OpenCV's decoders print warnings of their own on such files
@@ -153,17 +177,9 @@ def decode_image(data: bytes, name: str) -> np.ndarray:
     if size is None:
         raise ImageError(f"{name}: not a readable image (corrupt or truncated {fmt} header)")
     _, width, height = size
-    if width * height > MAX_PIXELS:
-        raise ImageError(_too_large(name, width, height))
-    try:
-        img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
-    except cv2.error:  # some decoders assert on malformed data instead of returning None
-        img = None
-    if img is None:
-        raise ImageError(f"{name}: not a readable image (corrupt or truncated {fmt} data)")
-    if img.shape[0] * img.shape[1] > MAX_PIXELS:  # a header that understated the size
-        raise ImageError(_too_large(name, img.shape[1], img.shape[0]))
-    return img
+    if width * height > max_pixels:
+        raise ImageTooLargeError(_too_large(name, width, height, max_pixels))
+    return fmt, width, height
 
 
 def truncation_problem(data: bytes) -> str | None:
@@ -175,8 +191,8 @@ def truncation_problem(data: bytes) -> str | None:
     return None
 
 
-def _too_large(name: str, width: int, height: int) -> str:
-    return (f"{name}: image too large ({width} x {height} pixels; at most {MAX_PIXELS // 1_000_000} "
+def _too_large(name: str, width: int, height: int, max_pixels: int = MAX_PIXELS) -> str:
+    return (f"{name}: image too large ({width:,} x {height:,} pixels; at most {max_pixels // 1_000_000} "
             "megapixels)")
 
 

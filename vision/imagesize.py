@@ -19,6 +19,9 @@ _JPEG_SOF = frozenset({0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xC
 _JPEG_STANDALONE = frozenset({0x01, *range(0xD0, 0xD9)})
 
 
+#: images over this many pixels (width x height, read from the header) are refused: about 8000 x 7500
+MAX_PIXELS = 60_000_000
+
 def image_format(data: bytes) -> str | None:
     """The format whose signature ``data`` starts with (a name in :data:`IMAGE_FORMATS`), or None.
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 import numpy as np
@@ -38,17 +38,24 @@ class Detections:
         confidence: (n,) float32 scores in [0, 1].
         class_id: (n,) int64 indices into :data:`vision.classes.CLASS_NAMES` (always 0 from a detector that
             finds indices without naming them, see ``CardDetector.names_cards``, until the reader names them).
+        data: extra columns, each (n, ...): after stage 1b ``"rank_p"`` (n, 15) and ``"suit_p"`` (n, 4), the
+            index reader's probabilities (:data:`vision.classes.RANKS`, :data:`vision.classes.SUIT_CODES`), and
+            ``"box_conf"`` (n,), the detector's confidence in the box.
     """
 
     xyxy: np.ndarray
     confidence: np.ndarray
     class_id: np.ndarray
+    data: dict[str, np.ndarray] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         n = len(self.xyxy)
         if self.xyxy.shape != (n, 4) or self.confidence.shape != (n,) or self.class_id.shape != (n,):
             raise ValueError(f"inconsistent detection shapes {self.xyxy.shape}, {self.confidence.shape}, "
                              f"{self.class_id.shape}")
+        for key, column in self.data.items():
+            if len(column) != n:
+                raise ValueError(f"data column {key!r} has {len(column)} rows for {n} detections")
 
     @classmethod
     def from_yolo(cls, rows, width: int, height: int) -> "Detections":
@@ -73,17 +80,25 @@ class Detections:
         if isinstance(index, (int, np.integer)):
             index = [int(index)]
         return Detections(self.xyxy[index].reshape(-1, 4), self.confidence[index].reshape(-1),
-                          self.class_id[index].reshape(-1))
+                          self.class_id[index].reshape(-1),
+                          {k: v[index].reshape(-1, *v.shape[1:]) for k, v in self.data.items()})
+
+    def with_classes(self, class_id: np.ndarray, confidence: np.ndarray | None = None) -> "Detections":
+        """The same boxes and data columns read as other classes (``class_id`` (n,)) and confidences."""
+        return Detections(self.xyxy, self.confidence if confidence is None else np.asarray(confidence, np.float32),
+                          np.asarray(class_id, np.int64), self.data)
 
     @classmethod
     def concatenate(cls, parts: list["Detections"]) -> "Detections":
-        """All detections of ``parts`` in order."""
+        """All detections of ``parts`` in order; a data column is kept when every non-empty part has it."""
         parts = [p for p in parts if len(p)]
         if not parts:
             return cls.empty()
+        keys = set.intersection(*(set(p.data) for p in parts))
         return cls(np.concatenate([p.xyxy for p in parts]).astype(np.float32),
                    np.concatenate([p.confidence for p in parts]).astype(np.float32),
-                   np.concatenate([p.class_id for p in parts]).astype(np.int64))
+                   np.concatenate([p.class_id for p in parts]).astype(np.int64),
+                   {k: np.concatenate([p.data[k] for p in parts]) for k in sorted(keys)})
 
     @property
     def codes(self) -> list[str]:

@@ -1,0 +1,269 @@
+"""Every threshold of the camera pipeline, in one frozen configuration object.
+
+:class:`VisionConfig` holds one section per stage (:class:`Pyramid`, :class:`Reading`, :class:`FanGeometry`,
+:class:`Completion`, :class:`Pairing`, :class:`Piles`, :class:`FanGaps`, :class:`Stacks`). Each field says its unit
+and what it does, once; the stages take the configuration as an argument (default :data:`DEFAULT`) and never
+change it. Scripts and tests override fields with :meth:`VisionConfig.replace`::
+
+    config = DEFAULT.replace(**{"pyramid.max_side": 1600, "reading.min_conf": 0.5})
+
+Units: *index sizes* are multiples of a corner index's size (the square root of its box's area, pixels);
+*card heights* multiples of a card's height in the photo (``vision.instances.CardInstance.card_height``); *steps*
+multiples of a fan's step (the distance between neighbouring cards' indices); confidences and probabilities are
+0-1; angles are degrees. How each value was chosen is in ``models/HISTORY.md``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Pyramid:
+    """Stage 1: the detector over the photo at the scales its indices need (``vision.scales``)."""
+
+    #: the first pass's long side (pixels, a multiple of 32; the photo's own long side when that is smaller)
+    probe_side: int = 640
+    #: no pass is smaller than this (pixels, long side)
+    min_side: int = 320
+    #: no pass is larger than this (pixels, long side)
+    max_side: int = 2560
+    #: the detector reads indices best at this size (pixels, median of the surest indices): the pyramid adds
+    #: passes until the indices measure at least this much in one (the training tiles' median was 28 px)
+    target_index: float = 24.0
+    #: a pass whose surest indices measure over this (pixels, median) is followed by a pass at half its size
+    large_index: float = 96.0
+    #: how many of a pass's most confident boxes measure its index size
+    size_sample: int = 20
+    #: fewer sure boxes than this in a pass cannot measure the index size: the next pass doubles
+    min_sample: int = 3
+    #: no pass enlarges the photo more than this factor
+    max_enlarge: float = 2.0
+    #: boxes found across codes overlapping more than this (IoU) are one index (one index seen at two scales
+    #: can come back as two boxes that overlap less than the usual 0.5; neighbouring indices do not overlap)
+    agnostic_iou: float = 0.3
+    #: per-code non-maximum suppression (IoU) of a detector that names card codes
+    iou: float = 0.5
+
+
+@dataclass(frozen=True)
+class Reading:
+    """Stage 1-1b: which boxes are read, and how sure a reading must be (``vision.scales``, ``vision.completion``)."""
+
+    #: the reading floor: a read index whose confidence is under this is dropped (0-1; ``--conf``)
+    min_conf: float = 0.35
+    #: with the index reader, a detector naming card codes keeps boxes down to this confidence for reading
+    reader_box_conf: float = 0.05
+    #: the same for a one-class detector (an index finder), whose confidence is that of "an index" and runs
+    #: higher: a box needs this to be read alone
+    finder_box_conf: float = 0.5
+    #: boxes down to this detector confidence are candidates the fans may take back
+    candidate_conf: float = 0.1
+    #: a box the detector found is "unread" when no read index covers it by this IoU or more
+    unread_iou: float = 0.3
+    #: a photo whose indices measure under this (median, pixels) gets a note: too far away to read reliably
+    readable_index: float = 16.0
+
+
+@dataclass(frozen=True)
+class FanGeometry:
+    """What makes indices one fan, used by every stage that asks (``vision.geometry``)."""
+
+    #: indices of one fan differ in size by at most this factor
+    size_ratio: float = 1.4
+    #: inside a fan: two neighbours on opposite sides within this many index sizes (fan steps: 1.1-1.8) ...
+    inside_reach: float = 2.0
+    #: ... at distances within this factor of each other ...
+    inside_even: float = 1.25
+    #: ... in directions within this many degrees of opposite
+    inside_angle: float = 15.0
+    #: a point continues a fan when it lies within this many steps of one step beyond its end
+    step_tolerance: float = 0.3
+    #: a second box this close (index sizes) to a read index is a box on the same index
+    separation: float = 0.55
+
+
+@dataclass(frozen=True)
+class Completion:
+    """Stage 1b: boxes read with the fans' help (``vision.completion``, ``vision.fan_ranks``, ``vision.fan_chains``)."""
+
+    #: read neighbours within this many index sizes say which fan a candidate continues
+    near: float = 4.0
+    #: the reader's probability of the fan's rank, a two or a joker needed to take a candidate back
+    min_p: float = 0.2
+    #: candidates taken back may support more: this many passes
+    rounds: int = 2
+    #: a box the detector was unsure of is taken back as a joker when the reader gives a joker at least this ...
+    joker_p: float = 0.95
+    #: ... and the nearest read index that is not a joker lies within this many of its index sizes
+    joker_near: float = 2.0
+    #: settling a rank by its fan: the fan's rank (or a wild) needs this fraction of the reader's best rank's
+    #: probability
+    settle_min_ratio: float = 0.1
+    #: settling ranks: a settled index may settle another, this many passes
+    settle_rounds: int = 2
+    #: a chain of unread boxes holds at least this many boxes
+    chain_min_length: int = 3
+    #: a chain's next box within this many steps of where it continues
+    chain_tolerance: float = 0.4
+    #: boxes the reader takes for "no index" with at least this probability are never in chains
+    chain_none_max: float = 0.5
+    #: boxes down to this detector confidence can be in a chain
+    chain_conf: float = 0.3
+    #: a read index this close (index sizes) to a chain's box, not where the chain continues, leaves it unread
+    chain_beside: float = 1.2
+    #: chain boxes measure at least this fraction of the median size of the photo's read indices
+    chain_min_size_ratio: float = 0.5
+    #: a photo with more unread boxes than this is read without chains (a pattern, not fans)
+    chain_max_candidates: int = 600
+    #: a natural rank read this many times elsewhere in the photo is not a chain's rank
+    chain_melded: int = 3
+    #: a chain's box is read as a wild when the reader gives that wild more than the chain's rank and this much
+    chain_wild_p: float = 0.5
+    #: a chain's step lies in this range of index sizes
+    chain_step: tuple[float, float] = (0.55, 3.0)
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """Stage 2: a card's two corner indices paired into one card instance (``vision.instances``)."""
+
+    #: pairing range of centre distance / index size (1st-99th percentile of true pairs, widened)
+    pair_range: tuple[float, float] = (1.2, 9.0)
+    #: isolated pairs under this ratio mean a deck with big indices (measured 1.3-2.4; standard decks 2.7-7)
+    big_index_ratio: float = 2.6
+    #: with standard indices, pairs under this ratio are fan steps, not card diagonals
+    standard_min_ratio: float = 2.4
+    #: a pair's ratio may differ from the photo's typical ratio by this factor at most
+    pair_tolerance: float = 1.45
+    #: typical distance / index size of a card's two indices when no isolated pair measures it
+    pair_typical: float = 4.2
+    #: a third index closer than this (index sizes) to the inner part of a segment vetoes the pair
+    segment_clearance: float = 0.8
+    #: an index this close (index sizes) to where a fan would continue the segment vetoes the pair
+    chain_tolerance: float = 0.8
+    #: a joker's size is taken from this many of the nearest natural indices
+    joker_size_neighbours: int = 4
+    #: candidate pairs of one connected group searched for the best matching (more are paired greedily)
+    match_max: int = 14
+    #: weight of the spread of a matching's ratios against their distance from typical
+    match_spread: float = 2.0
+    #: an index with no other index nearer than this many index sizes lies alone
+    lone_reach: float = 2.0
+    #: four-index cards: the two halves' midpoints within this many index sizes ...
+    rect_midpoint: float = 0.5
+    #: ... lengths within this fraction of each other ...
+    rect_length: float = 0.1
+    #: ... of this range of index sizes ...
+    rect_diagonal: tuple[float, float] = (2.5, 5.0)
+    #: ... and pairs along opposite edges at least this many fan steps apart
+    rect_min_steps: float = 1.3
+    #: ladders of pairs: parallel within this many degrees ...
+    ladder_angle: float = 10.0
+    #: ... and of lengths within this fraction of each other
+    ladder_length: float = 0.15
+    #: a photo needs this many pairs, half of them rungs, to be read as a four-index deck's fans
+    ladder_min_pairs: int = 3
+    #: suits are agreed while a round changes one, at most this many rounds
+    agree_rounds: int = 3
+    #: index-centre diagonal / card height
+    diagonal_per_height: float = 0.925
+
+
+@dataclass(frozen=True)
+class Piles:
+    """Stage 3: cards grouped into melds, squared books, red threes and hands (``vision.piles``)."""
+
+    #: link distance between compatible cards (card heights)
+    link_meld: float = 0.55
+    #: link distance between clusters of different ranks (card heights)
+    link_mixed: float = 0.42
+    #: a step this many times a fan's median step is noted as a possible boundary between two piles
+    gap_factor: float = 2.0
+    #: an index of another rank this close to the segment between two cards of one rank (segment lengths) makes
+    #: them a fanned hand
+    between_clearance: float = 0.35
+    #: a cluster of wilds this large is a meld of its own
+    wild_meld: int = 3
+    #: a card continues a meld's line within this angle (degrees) of its direction beyond its end card ...
+    line_angle: float = 20.0
+    #: ... at this range of the meld's median step
+    line_step: tuple[float, float] = (0.6, 1.6)
+    #: a card seen whole also links through its second index within this factor of the first's distance
+    anchor_slack: float = 1.5
+    #: a card read under this confidence is noted as low confidence
+    low_conf: float = 0.5
+
+
+@dataclass(frozen=True)
+class FanGaps:
+    """Stage 3a: cards of a fan whose index was not read, counted from the fan's steps (``vision.fan_gaps``)."""
+
+    #: a meld needs this many cards before its median step can tell a gap from its usual step
+    min_cards: int = 4
+    #: a step of these multiples of the fan's median step holds one, two unread cards (inclusive ranges)
+    gap_steps: tuple[tuple[float, float], ...] = ((1.7, 2.35), (2.6, 3.4))
+    #: ... only in a fan whose other steps all lie in this range of its median step
+    regular: tuple[float, float] = (0.7, 1.4)
+    #: two melds of one rank are one fan when one continues the other's line at these multiples of its step ...
+    join_steps: tuple[float, float] = (1.7, 3.4)
+    #: ... within this angle (degrees) of its direction beyond its end card
+    join_angle: float = 15.0
+    #: a pile of a meld's rank whose end card lies on its line at these multiples of its step joins it
+    near_steps: tuple[float, float] = (0.7, 1.4)
+    #: a loose card this close (card diagonals) to one diagonal from the meld's next card is that card's far corner
+    far_corner_tolerance: float = 0.25
+
+
+@dataclass(frozen=True)
+class Stacks:
+    """Stage 3b: a single whole card is a squared book's marker or a loose card (``vision.stacks``)."""
+
+    #: under this probability of a stack a single whole card is loose
+    loose_below: float = 0.5
+    #: up to this probability a marker keeps its reading with a note
+    unsure: float = 0.8
+    #: a card seen by one corner is a marker only when the checker is at least this sure
+    one_corner_min: float = 0.8
+    #: a card seen by one corner: the unread box's size within this factor of the read index's
+    one_corner_size_ratio: float = 1.4
+    #: no read index within this many index sizes of the segment between the two corners
+    one_corner_clearance: float = 0.8
+
+
+@dataclass(frozen=True)
+class VisionConfig:
+    """The camera pipeline's thresholds, one section a stage (see the module docstring)."""
+
+    pyramid: Pyramid = field(default_factory=Pyramid)
+    reading: Reading = field(default_factory=Reading)
+    fans: FanGeometry = field(default_factory=FanGeometry)
+    completion: Completion = field(default_factory=Completion)
+    pairing: Pairing = field(default_factory=Pairing)
+    piles: Piles = field(default_factory=Piles)
+    fan_gaps: FanGaps = field(default_factory=FanGaps)
+    stacks: Stacks = field(default_factory=Stacks)
+
+    def replace(self, **changes: Any) -> VisionConfig:
+        """A copy with fields changed, named ``section.field`` (``DEFAULT.replace(**{"pyramid.max_side": 1600})``).
+
+        Raises:
+            ValueError: an unknown section or field.
+        """
+        sections: dict[str, dict[str, Any]] = {}
+        for name, value in changes.items():
+            section, _, key = name.partition(".")
+            part = getattr(self, section, None) if section in _SECTIONS else None
+            if part is None or key not in {f.name for f in dataclasses.fields(part)}:
+                raise ValueError(f"unknown vision setting {name!r} (section.field, e.g. 'pyramid.max_side')")
+            sections.setdefault(section, {})[key] = value
+        return dataclasses.replace(self, **{s: dataclasses.replace(getattr(self, s), **kv)
+                                            for s, kv in sections.items()})
+
+
+_SECTIONS = {f.name for f in dataclasses.fields(VisionConfig)}
+
+#: the shipped configuration
+DEFAULT = VisionConfig()

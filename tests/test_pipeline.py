@@ -94,14 +94,15 @@ def test_fans_of_a_jumbo_index_deck_pair_their_last_cards_beside_one_loose_card(
 
 
 def test_a_photo_whose_every_candidate_pair_is_short_takes_a_short_ratio():
-    from vision.instances import PAIR_TYPICAL, _typical_ratio
+    from vision.config import DEFAULT
+    from vision.instances import _typical_ratio
     # rivalled pairs only (indices 1 and 4 are in two candidates each), none isolated, all short: big indices
     candidates = [(1.8, 0, 1), (1.9, 1, 2), (2.0, 3, 4), (2.1, 4, 5)]
     codes = ["KH", "KH", "KH", "7S", "7S", "7S"]
     centers, sizes = np.zeros((6, 2)) + np.arange(6)[:, None] * 30.0, np.full(6, S)
-    assert _typical_ratio(candidates, codes, centers, sizes) == pytest.approx(1.95)
+    assert _typical_ratio(candidates, codes, centers, sizes, DEFAULT.pairing) == pytest.approx(1.95)
     standard = [(4.0, 0, 1), (4.3, 1, 2), (4.1, 3, 4), (4.4, 4, 5)]
-    assert _typical_ratio(standard, codes, centers, sizes) == PAIR_TYPICAL
+    assert _typical_ratio(standard, codes, centers, sizes, DEFAULT.pairing) == DEFAULT.pairing.pair_typical
 
 
 def test_a_row_of_identical_cards_pairs_each_card_with_itself():
@@ -470,3 +471,26 @@ def test_boxes_are_split_between_the_sides_as_cards_are():
     vertical = split_boxes(boxes, 1000, 800, "vertical")  # left half team A
     assert len(vertical["A"]) == 2 and vertical["B"].tolist() == [[900, 100, 920, 120]]
     assert split_boxes(np.zeros((0, 4)), 1000, 800, "vertical")["A"].shape == (0, 4)
+
+
+def test_the_stages_take_their_thresholds_from_the_config():
+    from vision.config import DEFAULT
+    one_card = dets([("KH", 100, 100), ("KH", 100 + 2.6 * S, 100 + 3.3 * S)])  # ratio 4.2
+    assert len(pair_corners(one_card)) == 1
+    assert len(pair_corners(one_card, config=DEFAULT.replace(**{"pairing.pair_range": (1.2, 3.0)}))) == 2
+    items = fan(["KH", "KS", "KD", "KC"], 100, 100)
+    assert len(group_piles(pair_corners(dets(items)))) == 1
+    apart = DEFAULT.replace(**{"piles.link_meld": 0.01, "piles.link_mixed": 0.01})
+    assert len(group_piles(pair_corners(dets(items), config=apart), config=apart)) == 4
+
+
+def test_pair_and_agree_gives_the_cards_pair_corners_gives():
+    from vision.instances import pair_and_agree
+    a1, a2 = (100, 100), (100 + 2.6 * S, 100 + 3.3 * S)
+    items = [("3H", *a1), ("3H", *a2), ("3H", a1[0], a1[1] + 4 * S), ("3D", a2[0], a2[1] + 4 * S)]
+    p = suits([0, 0.9, 0.1, 0], [0, 0.9, 0.1, 0], [0, 0.6, 0.4, 0], [0, 0.45, 0.55, 0])
+    agreed, cards = pair_and_agree(dets(items), p)
+    assert agreed.codes == agree_suits(dets(items), p).codes == ["3H"] * 4
+    again = pair_corners(agreed)
+    assert [(c.code, c.detections, c.card_height) for c in cards] == [(c.code, c.detections, c.card_height)
+                                                                      for c in again]

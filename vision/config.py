@@ -170,6 +170,18 @@ class Pairing:
     agree_rounds: int = 3
     #: index-centre diagonal / card height
     diagonal_per_height: float = 0.925
+    #: a card's two indices differ in size by at most this factor (box sizes)
+    pair_size_ratio: float = 1.6
+    #: the inner part of a segment that ``segment_clearance`` guards (fractions of its length, exclusive): an index
+    #: beside the segment's ends is not between the two indices
+    segment_inner: tuple[float, float] = (0.1, 0.9)
+    #: four-index cards: no other index within this many index sizes outside the rectangle (the indices of the
+    #: cards between two cards of a fan lie on its sides)
+    rect_margin: float = 0.5
+    #: ladders of pairs: rungs side by side, midpoints within this many pair lengths of each other ...
+    ladder_reach: float = 1.0
+    #: ... and offset along the pairs' direction by at most this fraction of the midpoints' distance
+    ladder_offset: float = 0.5
 
 
 @dataclass(frozen=True)
@@ -195,6 +207,11 @@ class Piles:
     anchor_slack: float = 1.5
     #: a card read under this confidence is noted as low confidence
     low_conf: float = 0.5
+    #: the inner part of a segment where an index of another rank lies between two cards (fractions of its length,
+    #: exclusive; ``between_clearance``)
+    between_span: tuple[float, float] = (0.15, 0.85)
+    #: a meld needs this many cards before its median step can note a gap (``gap_factor``)
+    gap_min_cards: int = 4
 
 
 @dataclass(frozen=True)

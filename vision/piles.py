@@ -7,28 +7,28 @@ cards left in a hand or foot are fanned with mixed ranks.
 
 :func:`group_piles` links cards whose corner indices lie close together (single linkage, nearest first):
 
-* cards of one natural rank link when their nearest indices are within :data:`LINK_MELD` card heights (the
+* cards of one natural rank link when their nearest indices are within ``link_meld`` card heights (the
   card height is estimated from the index size and the photo's typical card diagonal, so the rule holds at any
   distance and for any deck); so do wilds (twos and jokers) with wilds, and red threes with red threes —
   unless a natural of another rank lies between them: then they are cards of a fanned hand;
-* a cluster of fewer than :data:`WILD_MELD` wilds then joins the nearest natural cluster within reach (the
+* a cluster of fewer than ``wild_meld`` wilds then joins the nearest natural cluster within reach (the
   wilds of a dirty meld), again not across a natural of another rank lying between them (a hand fanned 7D JC 2S
-  3C 7S had been read as the meld 7D 2S 7S; true boxes: one pile more exact on the training-design dev tables,
-  the other dev set unchanged; then on the 200 held-out tables exact score 0.410 -> 0.415, melds read where the
-  table has none 10 -> 7); a larger one is a meld of wilds of its own; a single two seen whole (both indices)
+  3C 7S is not the meld 7D 2S 7S); a larger one is a meld of wilds of its own; a single two seen whole (both indices)
   joins a fan of two or more cards only where it continues the fan's line (its last card): beside a fan it is a
   squared book's marker or a loose card;
-* clusters of different ranks closer than :data:`LINK_MIXED` card heights are one fan of mixed cards (a hand); a
+* clusters of different ranks closer than ``link_mixed`` card heights are one fan of mixed cards (a hand); a
   meld-like cluster joins such a hand (of two or more cards) only when the hand's nearest card continues the
   cluster's own line of cards at its step (a pair or three of a kind and wilds held in the hand:
-  :func:`_continues_line`); then a cluster of wilds only joins a hand of two or more ranks it touches (within
-  :data:`LINK_MIXED`: the wilds of a fanned hand, whose steps and jokers' marks miss the line test);
+  :func:`continues_fan`); then a cluster of wilds only joins a hand of two or more ranks it touches (within
+  ``link_mixed``: the wilds of a fanned hand, whose steps and jokers' marks miss the line test);
 * every red three (3♥, 3♦) goes to the red threes, wherever it lies, unless it is fanned in a hand.
 
 Each pile is then classified: two or more cards of one rank (plus wilds) or all wilds -> ``meld`` (seven or more
 is a complete book); mixed ranks -> ``left`` (cards still held); a single card with both indices visible ->
 ``squared_book`` (its marker card); a single card with one index visible -> ``loose``, not scored. Every guess
 that could be wrong carries a note (``Pile.notes``) so the user sees it.
+
+The thresholds are :class:`vision.config.Piles` (``config.piles``).
 """
 
 from __future__ import annotations
@@ -38,29 +38,10 @@ from enum import Enum
 
 import numpy as np
 
+from . import geometry
 from .classes import rank_of
+from .config import DEFAULT, Piles, VisionConfig
 from .instances import CardInstance, diagonal_apart
-
-#: link distance between compatible cards, in card heights (a fan's step is 0.25-0.40 of a card's height;
-#: the nearest index of another pile is closer than 0.5 card heights for about 5 % of indices)
-LINK_MELD = 0.55
-#: link distance between clusters of different ranks (a fanned hand's cards overlap closely), card heights; a
-#: hand card's nearest neighbour in its hand: median 0.22, 10 % beyond 0.36 (true boxes, generated tables).
-#: Chosen over 0.35 and 0.5 on 200 dev tables (``data/tables_dev``, ``data/tables_hdev``), true boxes: exact
-#: score 0.30 / 0.34 at 0.35, 0.31 / 0.37 at 0.42 and at 0.5
-LINK_MIXED = 0.42
-#: a step this many times a fan's median step is reported as a possible boundary between two piles
-GAP_FACTOR = 2.0
-#: an index of another rank this close to the segment between two cards of one rank (in segment lengths)
-#: puts them in a fanned hand rather than side by side in a meld
-BETWEEN_CLEARANCE = 0.35
-#: a cluster of wilds this large is a meld of its own, not wilds of the neighbouring meld
-WILD_MELD = 3
-#: a card of a mixed cluster continues a meld's line of cards when it lies within this angle (degrees) of the
-#: meld's direction beyond its end card ...
-LINE_ANGLE = 20.0
-#: ... at this range of the meld's own median step: the "meld" is then cards of one fanned hand
-LINE_STEP = (0.6, 1.6)
 
 
 class PileKind(str, Enum):
@@ -100,8 +81,9 @@ class Pile:
         return np.array([b[:, 0].min(), b[:, 1].min(), b[:, 2].max(), b[:, 3].max()])
 
 
-def _key(code: str) -> str | None:
-    """A card's cluster key: its natural rank, ``"3R"`` for a red three, ``None`` for a wild (two or joker)."""
+def cluster_key(code: str) -> str | None:
+    """The key a card of code ``code`` (``"KH"``, ``"JK"``) is clustered by: its natural rank (``"K"``), ``"3R"`` for
+    a red three, ``None`` for a wild (a two or a joker). Cards of one key may form a meld; wilds join any."""
     if is_red_three(code):
         return "3R"
     rank = rank_of(code)
@@ -157,25 +139,16 @@ def _compatible(a: str | None, b: str | None) -> bool:
     return a is None or b is None or a == b
 
 
-#: a card seen whole also links through its second index when that lies within this factor of the first's
-#: distance to the nearest linkable index (module docstring of :func:`_distances`)
-ANCHOR_SLACK = 1.5
-
-
-def _distances(cards: list[CardInstance], keys: list[str | None], any_rank: bool = False) -> np.ndarray:
+def _distances(cards: list[CardInstance], keys: list[str | None], slack: float, any_rank: bool = False) -> np.ndarray:
     """(n, n) distance between two cards' nearest anchor indices, divided by their mean estimated card height.
 
     A card seen with one index is anchored on it. A card seen whole (two indices) links through its *anchors*:
     the index nearer a compatible card (any card with ``any_rank``, for fanned hands), and the other one too
-    when it lies almost as near one (within :data:`ANCHOR_SLACK` times the first's distance). The last card of a
-    fan anchors on its top index beside the previous card; its far corner often lies next to another pile and
-    must not join the two. The two indices along one edge of a four-index deck's card in a fan both lie beside
-    the neighbours' (a fan of such cards is two rows of indices): with one anchor each, a card anchored on its
-    top index and its neighbour on its bottom one lay a card height apart and the fan split. Chosen on the dev
-    tables (true boxes, with the stack checker: fans counted right 0.872 -> 0.879 and exact score 40 -> 41 of
-    100 on the held-out designs, 0.680 -> 0.683 and 30 -> 30 on the training designs; cached run-time boxes:
-    fans 0.660 -> 0.667 and 0.446 -> 0.449, exact scores unchanged; photoreal unchanged; a factor of 1.25 gave
-    the same, 2.0 lost a training-design table).
+    when it lies almost as near one (within ``slack`` times the first's distance: ``Piles.anchor_slack``). The
+    last card of a fan anchors on its top index beside the previous card; its far corner often lies next to
+    another pile and must not join the two. The two indices along one edge of a four-index deck's card in a fan
+    both lie beside the neighbours' (a fan of such cards is two rows of indices): with one anchor each, a card
+    anchored on its top index and its neighbour on its bottom one would lie a card height apart and the fan split.
     """
     n = len(cards)
     pts = np.concatenate([c.centers for c in cards])  # (m, 2) every index
@@ -190,7 +163,7 @@ def _distances(cards: list[CardInstance], keys: list[str | None], any_rank: bool
     nearest = np.where(linkable, dist, np.inf).min(1)  # (m,) each index to the nearest linkable index
     starts = np.cumsum([0] + counts[:-1])  # each card's first row
     best = np.minimum.reduceat(nearest, starts)  # (n,) each card's nearest
-    anchor = nearest <= ANCHOR_SLACK * best[owner]  # (m,) anchors (inf <= inf: a card nothing links to)
+    anchor = nearest <= slack * best[owner]  # (m,) anchors (inf <= inf: a card nothing links to)
     between = np.where(anchor[:, None] & anchor[None, :], dist, np.inf)  # (m, m) anchor to anchor
     per_card = np.minimum.reduceat(np.minimum.reduceat(between, starts, axis=0), starts, axis=1)  # (n, n)
     heights = np.array([c.card_height for c in cards])
@@ -199,19 +172,21 @@ def _distances(cards: list[CardInstance], keys: list[str | None], any_rank: bool
     return d
 
 
-def _nearest_indices(a: CardInstance, b: CardInstance) -> tuple[np.ndarray, np.ndarray]:
-    """The index centre of ``a`` and the one of ``b`` that lie nearest each other, (2,) pixels each."""
+def nearest_indices(a: CardInstance, b: CardInstance) -> tuple[np.ndarray, np.ndarray]:
+    """The index centre of card ``a`` and the one of card ``b`` that lie nearest each other, (2,) pixels each: where
+    two neighbours of a fan touch (a card seen whole is measured by its index nearer the other card)."""
     d = np.linalg.norm(a.centers[:, None, :] - b.centers[None, :, :], axis=-1)
     ia, ib = np.unravel_index(int(np.argmin(d)), d.shape)
     return a.centers[ia], b.centers[ib]
 
 
-def _other_rank_between(a: np.ndarray, b: np.ndarray, others: np.ndarray) -> bool:
+def _other_rank_between(a: np.ndarray, b: np.ndarray, others: np.ndarray, piles: Piles) -> bool:
     """True when one of ``others`` ((m, 2) px: the indices of naturals of another rank) lies between the index
     centres ``a`` and ``b`` of two cards of one rank: the two are then not neighbours in a meld but cards of a
     fanned hand, whose ranks are mixed.
 
-    "Between": within :data:`BETWEEN_CLEARANCE` of the segment a-b (in segment lengths), over its inner 15-85 %.
+    "Between": within ``piles.between_clearance`` of the segment a-b (in segment lengths), over its inner part
+    ``piles.between_span`` (fractions of its length from ``a``, exclusive).
     """
     d = b - a
     L2 = float(d @ d)
@@ -219,15 +194,17 @@ def _other_rank_between(a: np.ndarray, b: np.ndarray, others: np.ndarray) -> boo
         return False
     t = ((others - a) @ d) / L2
     off = np.abs((others - a) @ np.array([-d[1], d[0]])) / L2  # distance to the line / segment length
-    return bool(((t > 0.15) & (t < 0.85) & (off < BETWEEN_CLEARANCE)).any())
+    lo, hi = piles.between_span
+    return bool(((t > lo) & (t < hi) & (off < piles.between_clearance)).any())
 
 
-def _order(cards: list[CardInstance]) -> list[CardInstance]:
-    """Cards along the fan's main direction (first principal axis of the index centres), top/left first."""
+def fan_order(cards: list[CardInstance]) -> list[CardInstance]:
+    """The cards along their fan's main direction (the first principal axis of their :func:`anchor_points`),
+    read top to bottom, left to right; fewer than two cards as they are."""
     if len(cards) < 2:
         return cards
     # a whole card is placed by its index nearer the others (its top index in the fan, not the far corner)
-    pts = _anchor_points(cards)
+    pts = anchor_points(cards)
     centred = pts - pts.mean(0)
     axis = np.linalg.svd(centred, full_matrices=False)[2][0]
     if axis[int(np.argmax(np.abs(axis)))] < 0:  # read top to bottom, left to right
@@ -235,36 +212,32 @@ def _order(cards: list[CardInstance]) -> list[CardInstance]:
     return [cards[i] for i in np.argsort(centred @ axis)]
 
 
-def _anchor_points(cards: list[CardInstance]) -> np.ndarray:
-    """(n, 2) px: each card's index nearest the cards' common centre (a whole card's far corner is left out)."""
+def anchor_points(cards: list[CardInstance]) -> np.ndarray:
+    """(n, 2) pixels: each of the n cards' index centre nearest the centre of all their indices: where a fan's
+    card is placed (a card seen whole by its index beside its neighbours, its far corner left out)."""
     middle = np.concatenate([c.centers for c in cards]).mean(0)
     return np.array([c.centers[int(np.argmin(np.linalg.norm(c.centers - middle, axis=1)))] for c in cards])
 
 
-def _continues_line(members: list[CardInstance], other: CardInstance, steps: tuple[float, float] = LINE_STEP,
-                    angle: float = LINE_ANGLE, end_step: bool = False) -> bool:
-    """True when ``other`` lies where the next card of the fan ``members`` (two or more cards) would: beyond
-    one end card, within ``angle`` degrees (:data:`LINE_ANGLE`) of the fan's direction there, at ``steps``
-    (:data:`LINE_STEP`) times its median step (with ``end_step``, the step between that end card and its
-    neighbour: in a photo at an angle the steps grow towards the camera). Cards of a fanned hand holding a pair
-    or three of a kind (plus wilds) look like a meld; the hand's other cards continue its line at the same step,
-    while a meld laid beside a hand does not. A two seen whole continues a fan as its last card, while the marker
-    of a squared book beside it does not. (``vision.fan_gaps`` asks it with longer steps: a fan split by an
-    unread card; and with ``end_step``: a fan's next card split off.)"""
-    pts = _anchor_points(_order(members))
+def continues_fan(members: list[CardInstance], other: CardInstance, steps: tuple[float, float], angle: float,
+                  end_step: bool = False) -> bool:
+    """True when card ``other`` lies where the next card of the fan ``members`` (two or more cards) would: its
+    index nearest one of the fan's end cards (in :func:`fan_order`, each card placed at its :func:`anchor_points`)
+    lies beyond that card, within ``angle`` degrees of the fan's direction there, at ``steps`` (low, high;
+    inclusive) times the fan's median step (with ``end_step``, times the step between that end card and its
+    neighbour: in a photo at an angle the steps grow towards the camera); :func:`vision.geometry.continues_line`.
+
+    Cards of a fanned hand holding a pair or three of a kind (plus wilds) look like a meld; the hand's other cards
+    continue its line at the same step, while a meld laid beside a hand does not. A two seen whole continues a fan
+    as its last card, while the marker of a squared book beside it does not (``Piles.line_step``,
+    ``Piles.line_angle``). ``vision.fan_gaps`` asks it with longer steps (a fan split by an unread card) and with
+    ``end_step`` (a fan's next card split off)."""
+    pts = anchor_points(fan_order(members))
     median = float(np.median(np.linalg.norm(np.diff(pts, axis=0), axis=1)))
     for end, prev in ((pts[-1], pts[-2]), (pts[0], pts[1])):
-        u = end - prev
-        step = float(np.linalg.norm(u)) if end_step else median
-        if step <= 0:
-            continue
+        step = float(np.linalg.norm(end - prev)) if end_step else median
         q = other.centers[int(np.argmin(np.linalg.norm(other.centers - end, axis=1)))]
-        v = q - end
-        length = float(np.linalg.norm(v))
-        if not steps[0] * step <= length <= steps[1] * step:
-            continue
-        cos = float(u @ v) / max(float(np.linalg.norm(u)) * length, 1e-9)
-        if cos >= np.cos(np.radians(angle)):
+        if geometry.continues_line(end, prev, q, step, steps, angle):
             return True
     return False
 
@@ -274,11 +247,12 @@ def _members(uf: _Clusters, cards: list[CardInstance], root: int) -> list[CardIn
     return [c for m, c in enumerate(cards) if uf.find(m) == root]
 
 
-def group_piles(cards: list[CardInstance]) -> list[Pile]:
+def group_piles(cards: list[CardInstance], *, config: VisionConfig = DEFAULT) -> list[Pile]:
     """Group card instances into piles and say what each is (see the module docstring).
 
     Args:
         cards: card instances of one side's photo (or one side's part of a whole-table photo).
+        config: the thresholds (``config.piles``; ``config.pairing`` for the notes on red threes).
 
     Returns:
         Piles: the red threes on the table first (at most one pile), then the others from top to bottom.
@@ -286,9 +260,10 @@ def group_piles(cards: list[CardInstance]) -> list[Pile]:
     """
     if not cards:
         return []
-    keys = [_key(c.code) for c in cards]
+    piles = config.piles
+    keys = [cluster_key(c.code) for c in cards]
     uf = _Clusters(keys)
-    dist = _distances(cards, keys)
+    dist = _distances(cards, keys, piles.anchor_slack)
     iu, ju = np.triu_indices(len(cards), 1)
     order = np.argsort(dist[iu, ju], kind="stable")
     # 1. pure clusters: one natural rank, or wilds only, or red threes only; not across a card of another rank
@@ -296,26 +271,26 @@ def group_piles(cards: list[CardInstance]) -> list[Pile]:
     pt_key = np.array([keys[i] for i, c in enumerate(cards) for _ in c.centers], dtype=object)  # (m,)
     for k in order:
         i, j = int(iu[k]), int(ju[k])
-        if dist[i, j] > LINK_MELD:
+        if dist[i, j] > piles.link_meld:
             break
         if keys[i] != keys[j]:
             continue
         others = pts[(pt_key != keys[i]) & (pt_key != None)]  # noqa: E711 (elementwise over an object array)
-        if not _other_rank_between(*_nearest_indices(cards[i], cards[j]), others):
+        if not _other_rank_between(*nearest_indices(cards[i], cards[j]), others, piles):
             uf.union(i, j, allow_mixed=False)
     # 2. a small cluster of wilds joins the natural cluster(s) of one rank beside it (the wilds of a dirty meld):
     #    the rank with the most clusters in reach (a wild bridging a fan), then the nearest
     wild_roots = {uf.find(i) for i in range(len(cards)) if keys[i] is None}
     for root in sorted(wild_roots):
         members = [i for i in range(len(cards)) if uf.find(i) == root]
-        if len(members) >= WILD_MELD:
+        if len(members) >= piles.wild_meld:
             continue
         reach: dict[str, dict[int, float]] = {}
         for i in members:
             for j in range(len(cards)):
-                if keys[j] not in (None, "3R") and dist[i, j] <= LINK_MELD:
+                if keys[j] not in (None, "3R") and dist[i, j] <= piles.link_meld:
                     others = pts[(pt_key != keys[j]) & (pt_key != None)]  # noqa: E711
-                    if _other_rank_between(*_nearest_indices(cards[i], cards[j]), others):
+                    if _other_rank_between(*nearest_indices(cards[i], cards[j]), others, piles):
                         continue  # a card of another rank between them: cards of a fanned hand
                     rj = uf.find(j)
                     best = reach.setdefault(keys[j], {})
@@ -326,7 +301,8 @@ def group_piles(cards: list[CardInstance]) -> list[Pile]:
             # them, off the naturals' line, so a joker is left to the distance rule)
             for rank in list(reach):
                 reach[rank] = {rj: d for rj, d in reach[rank].items()
-                               if uf.size[rj] < 2 or _continues_line(_members(uf, cards, rj), cards[members[0]])}
+                               if uf.size[rj] < 2 or continues_fan(_members(uf, cards, rj), cards[members[0]],
+                                                                   piles.line_step, piles.line_angle)}
                 if not reach[rank]:
                     del reach[rank]
         if reach:
@@ -335,24 +311,24 @@ def group_piles(cards: list[CardInstance]) -> list[Pile]:
                 uf.union(root, rj, allow_mixed=False)
     # 3. clusters of different ranks overlapping closely: a fanned hand; a meld is absorbed into it only when
     #    the hand's card continues the meld's own line of cards (a pair or three of a kind fanned in a hand)
-    dist = _distances(cards, keys, any_rank=True)
+    dist = _distances(cards, keys, piles.anchor_slack, any_rank=True)
     order = np.argsort(dist[iu, ju], kind="stable")
     for k in order:
         i, j = int(iu[k]), int(ju[k])
-        if dist[i, j] > LINK_MIXED:
+        if dist[i, j] > piles.link_mixed:
             break
         ri, rj = uf.find(i), uf.find(j)
         absorb = False
         if ri != rj and uf.is_meld(ri) != uf.is_meld(rj):
             meld, other = (ri, j) if uf.is_meld(ri) else (rj, i)
             if uf.size[uf.find(other)] >= 2:
-                absorb = _continues_line(_members(uf, cards, meld), cards[other])
+                absorb = continues_fan(_members(uf, cards, meld), cards[other], piles.line_step, piles.line_angle)
         uf.union(i, j, allow_mixed=True, absorb=absorb)
     # 4. a cluster of wilds only that touches a hand of two or more ranks holds the hand's wilds (fanned around
     #    the holder's fingers, their steps and the jokers' marks off the hand's line)
     for k in order:
         i, j = int(iu[k]), int(ju[k])
-        if dist[i, j] > LINK_MIXED:
+        if dist[i, j] > piles.link_mixed:
             break
         ri, rj = uf.find(i), uf.find(j)
         if ri != rj and (not uf.ranks[ri] and len(uf.ranks[rj]) >= 2 or not uf.ranks[rj] and len(uf.ranks[ri]) >= 2):
@@ -366,9 +342,9 @@ def group_piles(cards: list[CardInstance]) -> list[Pile]:
         if all(is_red_three(c.code) for c in g):
             threes.extend(g)
         else:
-            found.append(_classify(_order(g), uf.ranks[root]))
+            found.append(classify(fan_order(g), uf.ranks[root], config=config))
     found.sort(key=lambda p: (min(c.center[1] for c in p.cards), min(c.center[0] for c in p.cards)))
-    return ([_red_threes(_order(threes))] if threes else []) + found
+    return ([_red_threes(fan_order(threes), config)] if threes else []) + found
 
 
 def marker_note(code: str) -> str:
@@ -378,58 +354,63 @@ def marker_note(code: str) -> str:
             "cannot be seen); if it is a loose card, remove it")
 
 
-def _low_confidence(cards: list[CardInstance]) -> list[str]:
-    """The note naming the cards read with confidence under 0.5 (none when there are none)."""
-    low = [c.code for c in cards if c.confidence < 0.5]
+def _low_confidence(cards: list[CardInstance], piles: Piles) -> list[str]:
+    """The note naming the cards read with confidence under ``piles.low_conf`` (none when there are none)."""
+    low = [c.code for c in cards if c.confidence < piles.low_conf]
     return [f"low confidence: {', '.join(low)}"] if low else []
 
 
-def _seen_twice(cards: list[CardInstance], any_code: bool = False) -> list[str]:
+def _seen_twice(cards: list[CardInstance], config: VisionConfig, any_code: bool = False) -> list[str]:
     """The note naming two cards of one code (with ``any_code``, of any codes: 3H and 3D, a red three's two
     corners read as two suits), each seen by one corner, that lie a card's diagonal apart
     (:func:`vision.instances.diagonal_apart`, from the cards' heights): they may be the two corners of one card,
     left unpaired and counted twice (none when there are none)."""
     one = [c for c in cards if len(c.detections) == 1]
     twice = next(((a, b) for k, a in enumerate(one) for b in one[k + 1:] if (any_code or a.code == b.code)
-                  and diagonal_apart(a.centers[0], b.centers[0], (a.card_height + b.card_height) / 2)), None)
+                  and diagonal_apart(a.centers[0], b.centers[0], (a.card_height + b.card_height) / 2,
+                                     config=config)), None)
     if not twice:
         return []
     return [f"{twice[0].code} and {twice[1].code}, each seen by one corner, lie a card's diagonal apart: "
             "they may be one card counted twice; if so, remove one"]
 
 
-def hand_pile(cards: list[CardInstance]) -> list[Pile]:
+def hand_pile(cards: list[CardInstance], *, config: VisionConfig = DEFAULT) -> list[Pile]:
     """Every card of a photo of one player's hand or foot fanned face up, as one pile of cards left (``left``;
     empty when there is no card): such a photo shows no meld, book or red three on the table, so no card of it is
     grouped (a pair of kings or a lone ace in a hand is still a card held). Cards still held at the end of a round
     count against their side, a red three among them -100 (seed 000 "How to Score Hand and Foot"; seed 002: "A red 3
     still in your hand or foot when the round ends costs 100").
 
-    Notes: low-confidence cards, and two cards of one code seen by one corner each a card's diagonal apart (maybe
-    one card counted twice).
+    Notes: low-confidence cards (``config.piles.low_conf``), and two cards of one code seen by one corner each a
+    card's diagonal apart (maybe one card counted twice: :func:`vision.instances.diagonal_apart`).
     """
     if not cards:
         return []
-    cards = _order(list(cards))
-    return [Pile(PileKind.LEFT, tuple(cards), tuple(_low_confidence(cards) + _seen_twice(cards)))]
+    cards = fan_order(list(cards))
+    return [Pile(PileKind.LEFT, tuple(cards), tuple(_low_confidence(cards, config.piles) + _seen_twice(cards, config)))]
 
 
-def _red_threes(cards: list[CardInstance]) -> Pile:
+def _red_threes(cards: list[CardInstance], config: VisionConfig) -> Pile:
     """The red threes on the table, with notes: low-confidence cards, and two red threes seen by one corner each
     that lie a card's diagonal apart (:func:`vision.instances.diagonal_apart`, from the cards' heights), which may
     be the two corners of one card, left unpaired and counted twice.
 
     Red threes laid in a row show one corner of each covered card, all on one side of the row and a row's step
-    apart, not a diagonal. On the dev tables with the models (cached run-time boxes), the note fired on no table
-    of the held-out designs and on 9 of the 100 of the training designs, all of them scored wrong: 5 with the red
-    threes over- or under-counted (2 of them had no other note, silent errors), 4 wrong for other reasons.
+    apart, not a diagonal.
     """
-    return Pile(PileKind.RED_THREES, tuple(cards), tuple(_low_confidence(cards) + _seen_twice(cards, any_code=True)))
+    return Pile(PileKind.RED_THREES, tuple(cards),
+                tuple(_low_confidence(cards, config.piles) + _seen_twice(cards, config, any_code=True)))
 
 
-def _classify(cards: list[CardInstance], ranks: set[str]) -> Pile:
+def classify(cards: list[CardInstance], ranks: set[str], *, config: VisionConfig = DEFAULT) -> Pile:
+    """The pile of ``cards`` (in :func:`fan_order`) whose cluster keys are ``ranks`` (:func:`cluster_key`, wilds
+    aside), with what it is read as and its notes (module docstring): one card seen whole is a squared book's
+    marker, one seen by one corner a loose card; cards of two or more ranks are cards left in a hand; else a meld
+    (noted when it has two cards, or a step ``config.piles.gap_factor`` times its median: :func:`_largest_gap`).
+    Cards read under ``config.piles.low_conf`` are noted."""
     n = len(cards)
-    notes = _low_confidence(cards)
+    notes = _low_confidence(cards, config.piles)
     if n == 1:
         card = cards[0]
         if card.fully_visible:
@@ -441,26 +422,27 @@ def _classify(cards: list[CardInstance], ranks: set[str]) -> Pile:
         return Pile(PileKind.LEFT, tuple(cards), tuple(notes + ["mixed ranks: read as cards left in a hand"]))
     if n == 2:
         notes.append("only two cards: a meld needs three; a card may be hidden")
-    gap = _largest_gap(cards)
+    gap = _largest_gap(cards, config.piles)
     if gap:
         notes.append(f"a gap after card {gap} of {n}: this could be two piles")
     return Pile(PileKind.MELD, tuple(cards), tuple(notes))
 
 
-def _steps(cards: list[CardInstance]) -> list[float]:
-    """Pixel distances between consecutive cards' nearest indices, in the cards' order (len(cards) - 1)."""
-    return [float(np.linalg.norm(np.subtract(*_nearest_indices(a, b)))) for a, b in zip(cards, cards[1:])]
+def fan_steps(cards: list[CardInstance]) -> list[float]:
+    """A fan's steps: the pixel distances between consecutive cards' :func:`nearest_indices`, in the cards' order
+    (len(cards) - 1 floats)."""
+    return [float(np.linalg.norm(np.subtract(*nearest_indices(a, b)))) for a, b in zip(cards, cards[1:])]
 
 
-def _largest_gap(cards: list[CardInstance]) -> int:
-    """1-based position of a step at least :data:`GAP_FACTOR` times the fan's median step (0 when none).
+def _largest_gap(cards: list[CardInstance], piles: Piles) -> int:
+    """1-based position of a step at least ``piles.gap_factor`` times the fan's median step (0 when none).
 
-    Steps are between consecutive cards' nearest indices, in reading order; fans of fewer than four cards
-    are too short to tell.
+    Steps are between consecutive cards' nearest indices, in reading order (:func:`fan_steps`); fans of fewer
+    than ``piles.gap_min_cards`` cards are too short to tell.
     """
-    if len(cards) < 4:
+    if len(cards) < piles.gap_min_cards:
         return 0
-    steps = _steps(cards)
+    steps = fan_steps(cards)
     median = float(np.median(steps))
     k = int(np.argmax(steps))
-    return k + 1 if median > 0 and steps[k] >= GAP_FACTOR * median else 0
+    return k + 1 if median > 0 and steps[k] >= piles.gap_factor * median else 0

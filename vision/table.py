@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .config import DEFAULT, VisionConfig
 from .detections import Detections, median_index_size
 from .instances import CardInstance, pair_corners
 from .fan_gaps import fill_fan_gaps
@@ -96,7 +97,8 @@ def empty_team() -> dict[str, Any]:
 
 
 def read_side(dets: Detections, team: str = "A", source: str = "", image: np.ndarray | None = None,
-              stacks: StackChecker | None = None, unread: np.ndarray | None = None) -> SideReading:
+              stacks: StackChecker | None = None, unread: np.ndarray | None = None, *,
+              config: VisionConfig = DEFAULT) -> SideReading:
     """Pair corners into cards and group them into piles (stages 2, 3 and 3a: :func:`vision.fan_gaps.fill_fan_gaps`
     counts the cards of a fan whose index was not read) for one side.
 
@@ -105,10 +107,10 @@ def read_side(dets: Detections, team: str = "A", source: str = "", image: np.nda
     (:func:`vision.stacks.check_stacks`); without the photo there is nothing to check and they stay squared
     books. With ``unread`` as well ((m, 4) xyxy pixels: the boxes the detector found that no read index covers,
     :func:`vision.scales.find_indices`), a loose card seen by one corner whose other corner has an unread box is
-    checked too (:func:`vision.stacks.check_one_corner_cards`).
+    checked too (:func:`vision.stacks.check_one_corner_cards`). ``config`` holds the stages' thresholds.
     """
-    cards = pair_corners(dets)
-    piles = fill_fan_gaps(group_piles(cards))
+    cards = pair_corners(dets, config=config)
+    piles = fill_fan_gaps(group_piles(cards, config=config), config=config)
     if stacks is not None and image is not None:
         from .stacks import check_one_corner_cards, check_stacks  # vision.stacks needs OpenCV, this module not
 
@@ -118,24 +120,27 @@ def read_side(dets: Detections, team: str = "A", source: str = "", image: np.nda
     return SideReading(team, dets, cards, piles, source)
 
 
-def read_hand(dets: Detections, team: str = "A", source: str = "") -> SideReading:
+def read_hand(dets: Detections, team: str = "A", source: str = "", *,
+              config: VisionConfig = DEFAULT) -> SideReading:
     """One photo of a player's hand or foot fanned face up: its corners paired into cards (each card counted once,
     identical cards never merged: :func:`vision.instances.pair_corners`), all of them one pile of cards left for
     ``team`` (:func:`vision.piles.hand_pile`): no card of such a photo is read as a meld, a book or a red three on
-    the table."""
-    cards = pair_corners(dets, one_fan=True)
-    return SideReading(team, dets, cards, hand_pile(cards), source, hand=True)
+    the table. ``config`` holds the stages' thresholds."""
+    cards = pair_corners(dets, one_fan=True, config=config)
+    return SideReading(team, dets, cards, hand_pile(cards, config=config), source, hand=True)
 
 
-def split_sides(dets: Detections, width: int, height: int, split: str) -> dict[str, Detections]:
-    """Split a whole-table photo's detections between two sides (see the module docstring).
+def split_sides(dets: Detections, width: int, height: int, split: str, *,
+                config: VisionConfig = DEFAULT) -> dict[str, Detections]:
+    """Split a whole-table photo's detections between two sides (see the module docstring; ``config`` holds the
+    pairing's thresholds).
 
     Raises:
         ValueError: for an unknown ``split`` (one of :data:`SPLITS`).
     """
     if split not in SPLITS:
         raise ValueError(f"unknown split {split!r}; use one of {', '.join(SPLITS)}")
-    cards = pair_corners(dets)
+    cards = pair_corners(dets, config=config)
     side_a = np.zeros(len(dets), bool)
     for c in cards:
         side_a[list(c.detections)] = _in_a(c.center, width, height, split)

@@ -2,11 +2,10 @@
 
 import numpy as np
 
-from vision.classes import class_id
+from vision.classes import RANKS, class_id
 from vision.completion import complete_fans, read_with_fans
 from vision.detections import Detections
 from vision.fan_ranks import settle_fan_ranks
-from vision.classes import RANKS
 
 S = 20.0  # index size in pixels
 
@@ -42,7 +41,7 @@ def test_a_box_where_the_fan_continues_is_added_as_the_fans_rank_or_a_wild():
     kept = read(["7S", "7C", "7D", "7S"], FAN)
     cand = unsure([(100.0, 100 + 4 * STEP), (100.0, 100 - STEP)])  # one step beyond each end
     rank_p, suit_p = probs(["JK", "7"])
-    out, n = complete_fans(kept, cand, rank_p, suit_p, min_conf=0.35)
+    out, n = complete_fans(kept, cand, rank_p, suit_p)
     assert n == 2 and len(out) == 6
     assert sorted(out.codes) == sorted(["7S", "7C", "7D", "7S", "JK", "7H"])
     # P(reading) x sqrt(detector confidence) = 0.8 x sqrt(0.3) = 0.44: under 0.5, so flagged on its pile
@@ -58,7 +57,7 @@ def test_boxes_that_do_not_continue_a_fan_are_left_out():
         (400.0, 400.0),                        # nowhere near a fan
     ])
     rank_p, suit_p = probs(["JK", "7", "K", "7"])
-    out, n = complete_fans(kept, cand, rank_p, suit_p, min_conf=0.35)
+    out, n = complete_fans(kept, cand, rank_p, suit_p)
     assert n == 0 and out.codes == kept.codes
 
 
@@ -66,7 +65,7 @@ def test_a_box_between_two_fans_of_different_ranks_is_left_out():
     kept = read(["7S", "7C", "9D", "9S"], [(100.0, 100.0), (100.0, 100 + STEP), (100.0, 100 + 3 * STEP),
                                            (100.0, 100 + 4 * STEP)])
     cand = unsure([(100.0, 100 + 2 * STEP)])
-    out, n = complete_fans(kept, cand, *probs(["7"]), min_conf=0.35)
+    _, n = complete_fans(kept, cand, *probs(["7"]))
     assert n == 0
 
 
@@ -74,7 +73,7 @@ def test_a_box_continuing_one_fan_is_added_though_another_ranks_fan_lies_near():
     # on a crowded table another meld's index lies within reach; only the sevens' fan continues at the box
     nines = [(100.0 + 2.5 * S, 100 + 3 * STEP), (100.0 + 2.5 * S, 100 + 2 * STEP)]  # another meld beside them
     kept = read(["7S", "7C", "7D", "9D", "9S"], FAN[:3] + nines)
-    out, n = complete_fans(kept, unsure([(100.0, 100 + 3 * STEP)]), *probs(["7"]), min_conf=0.35)
+    out, n = complete_fans(kept, unsure([(100.0, 100 + 3 * STEP)]), *probs(["7"]))
     assert n == 1 and sorted(out.codes) == ["7C", "7D", "7H", "7S", "9D", "9S"]
 
 
@@ -83,7 +82,7 @@ def test_a_tight_fan_is_completed_too():
     # index sizes the first release wanted between a candidate and every read index
     step = 0.7 * S
     kept = read(["7S", "7C", "7D"], [(100.0, 100 + k * step) for k in range(3)])
-    out, n = complete_fans(kept, unsure([(100.0, 100 + 3 * step)]), *probs(["7"], p=0.25), min_conf=0.35)
+    out, n = complete_fans(kept, unsure([(100.0, 100 + 3 * step)]), *probs(["7"], p=0.25))
     assert n == 1 and sorted(out.codes) == ["7C", "7D", "7H", "7S"]
 
 # --- stage 1b, first steps: ranks settled by their fan, sure jokers beside a card (vision.fan_ranks, read_with_fans)
@@ -142,7 +141,7 @@ def test_read_with_fans_settles_a_misread_card_and_flags_it():
     found = Detections(boxes(points), np.full(5, 0.9, np.float32), np.zeros(5, np.int64))
     rank_p = rank_probs([SEVEN, SEVEN, [("9", 0.6), ("7", 0.3)], SEVEN, SEVEN])
     suit_p = np.tile(np.array([0.9, 0.04, 0.03, 0.03], np.float32), (5, 1))  # spades
-    out = read_with_fans(found, rank_p, suit_p, box_conf=0.5, min_conf=0.35)
+    out = read_with_fans(found, rank_p, suit_p)
     assert sorted(out.codes) == ["7S"] * 5
     settled = out.confidence[np.argmin(np.abs(out.xyxy[:, 1] - boxes(points)[2, 1]))]
     # P(7) x sqrt(detector confidence) = 0.28, raised to the reading floor: under 0.5, so flagged on its pile
@@ -157,7 +156,7 @@ def fan_of_sevens_and_two_marks(first, second, det, p_joker=0.97):
                        np.zeros(5, np.int64))
     rank_p = rank_probs([SEVEN, SEVEN, SEVEN, [("JK", p_joker)], [("JK", p_joker)]])
     suit_p = np.tile(np.array([0.1, 0.7, 0.1, 0.1], np.float32), (5, 1))
-    return read_with_fans(found, rank_p, suit_p, box_conf=0.5, min_conf=0.35)
+    return read_with_fans(found, rank_p, suit_p)
 
 
 def test_a_sure_joker_mark_the_detector_doubted_is_read_beside_a_card_not_alone():
@@ -177,3 +176,27 @@ def test_a_sure_joker_mark_fanned_tightly_is_read_but_not_a_second_box_on_a_card
     out = fan_of_sevens_and_two_marks(tight, on_it, det=0.3)
     assert sorted(out.codes) == ["7H", "7H", "7H", "JK"]
     assert abs(out.xyxy[out.codes.index("JK")].mean() - np.mean(boxes([tight])[0])) < 1e-3
+
+
+def test_read_with_fans_keeps_each_read_boxs_reader_probabilities_and_detector_confidence():
+    mark = (100.0 + 0.5 * S, 100 + 3 * STEP)
+    out = fan_of_sevens_and_two_marks(mark, (500.0, 500.0), det=0.2)
+    assert out.data["rank_p"].shape == (4, len(RANKS)) and out.data["suit_p"].shape == (4, 4)
+    joker = out.codes.index("JK")
+    assert np.isclose(out.data["box_conf"][joker], 0.2)
+    assert np.isclose(out.data["rank_p"][joker, RANKS.index("JK")], 0.97)
+    assert np.allclose(np.delete(out.data["box_conf"], joker), 0.9)
+    assert (np.delete(out.data["rank_p"], joker, axis=0).argmax(1) == RANKS.index("7")).all()
+
+
+def test_read_with_fans_takes_its_thresholds_from_the_config():
+    from vision.config import DEFAULT
+
+    points = [(100.0, 100.0), (100.0, 100 + STEP), (400.0, 400.0)]  # a fan's two cards, a card lying alone
+    found = Detections(boxes(points), np.array([0.9, 0.9, 0.4], np.float32), np.zeros(3, np.int64))
+    rank_p = rank_probs([SEVEN] * 3)
+    suit_p = np.tile(np.array([0.9, 0.04, 0.03, 0.03], np.float32), (3, 1))
+    assert len(read_with_fans(found, rank_p, suit_p)) == 2  # the lone box's detector confidence is under 0.5
+    out = read_with_fans(found, rank_p, suit_p, config=DEFAULT.replace(**{"reading.finder_box_conf": 0.3}))
+    assert out.codes == ["7S"] * 3 and np.isclose(out.data["box_conf"][-1], 0.4)
+    assert not len(read_with_fans(found, rank_p, suit_p, config=DEFAULT.replace(**{"reading.min_conf": 0.9})))

@@ -4,6 +4,7 @@ import numpy as np
 
 from vision.classes import RANKS
 from vision.completion import read_with_fans
+from vision.config import DEFAULT
 from vision.detections import Detections
 from vision.fan_chains import chain_rank, chains, unread_fans
 
@@ -51,7 +52,7 @@ def test_a_chain_takes_the_rank_that_explains_every_box():
 
 def test_unread_fan_is_read_as_its_rank_with_wilds_kept():
     xy = boxes(FAN)
-    got = unread_fans(xy, np.full(5, 0.6), unsure_probs(SIXES), np.full(5, -1), 0.5)
+    got = unread_fans(xy, np.full(5, 0.6), unsure_probs(SIXES), np.full(5, -1))
     assert [RANKS[got[i]] for i in range(5)] == ["6", "6", "6", "6", "JK"]
 
 
@@ -59,7 +60,7 @@ def test_a_read_index_where_the_chain_continues_gives_its_rank():
     xy = boxes(FAN + [(100.0 + 5 * STEP, 200.0 + 1.5 * STEP)])
     read_rank = np.array([-1] * 5 + [RANKS.index("9")])
     rank_p = np.vstack([unsure_probs(SIXES), unsure_probs([{"9": 0.9}])])
-    got = unread_fans(xy, np.full(6, 0.6), rank_p, read_rank, 0.5)
+    got = unread_fans(xy, np.full(6, 0.6), rank_p, read_rank)
     assert sorted({RANKS[r] for r in got.values()}) == ["9", "JK"] and 5 not in got
 
 
@@ -69,18 +70,18 @@ def test_a_row_beside_a_read_fan_and_unsure_boxes_stay_unread():
     xy = boxes(FAN + pips)
     read_rank = np.array([RANKS.index("K")] * 5 + [-1] * 5)
     rank_p = np.vstack([unsure_probs([{"K": 0.9}] * 5), unsure_probs(SIXES)])
-    assert unread_fans(xy, np.full(10, 0.6), rank_p, read_rank, 0.5) == {}
+    assert unread_fans(xy, np.full(10, 0.6), rank_p, read_rank) == {}
     # boxes the detector barely saw, or that the reader calls "no index", make no chain
-    assert unread_fans(boxes(FAN), np.full(5, 0.2), unsure_probs(SIXES), np.full(5, -1), 0.5) == {}
+    assert unread_fans(boxes(FAN), np.full(5, 0.2), unsure_probs(SIXES), np.full(5, -1)) == {}
     none = unsure_probs([{"none": 0.8, "6": 0.2}] * 5)
-    assert unread_fans(boxes(FAN), np.full(5, 0.6), none, np.full(5, -1), 0.5) == {}
+    assert unread_fans(boxes(FAN), np.full(5, 0.6), none, np.full(5, -1)) == {}
 
 
 def test_read_with_fans_reads_a_chain_at_the_reading_floor():
     xy = boxes(FAN).astype(np.float32)
     dets = Detections(xy, np.full(5, 0.6, np.float32), np.zeros(5, np.int64))
     suit_p = np.tile(np.array([0.1, 0.1, 0.7, 0.1], np.float32), (5, 1))  # diamonds
-    out = read_with_fans(dets, unsure_probs(SIXES).astype(np.float32), suit_p, 0.5, 0.35)
+    out = read_with_fans(dets, unsure_probs(SIXES).astype(np.float32), suit_p)
     # the joker is read on its own (0.6 x sqrt(0.6) = 0.46); the four sixes only as a chain, at the floor 0.35
     assert sorted(out.codes) == ["6D", "6D", "6D", "6D", "JK"]
     assert np.allclose(out.confidence[np.array(out.codes) == "6D"], 0.35)
@@ -93,9 +94,9 @@ def test_a_row_of_boxes_much_smaller_than_the_read_indices_is_no_fan():
     xy = np.vstack([big, grain])
     read_rank = np.array([RANKS.index("K"), RANKS.index("Q")] + [-1] * 4)
     rank_p = np.vstack([unsure_probs([{"K": 0.9}, {"Q": 0.9}]), unsure_probs(SIXES[:4])])
-    assert unread_fans(xy, np.full(6, 0.6), rank_p, read_rank, 0.5) == {}
+    assert unread_fans(xy, np.full(6, 0.6), rank_p, read_rank) == {}
     # the same row alone in a photo of small indices is a fan
-    assert len(unread_fans(grain, np.full(4, 0.6), unsure_probs(SIXES[:4]), np.full(4, -1), 0.5)) == 4
+    assert len(unread_fans(grain, np.full(4, 0.6), unsure_probs(SIXES[:4]), np.full(4, -1))) == 4
 
 
 def test_a_rank_with_its_meld_read_elsewhere_is_not_the_chains_rank():
@@ -107,17 +108,17 @@ def test_a_rank_with_its_meld_read_elsewhere_is_not_the_chains_rank():
     xy = boxes(FAN[:4] + nines)
     read_rank = np.array([-1] * 4 + [RANKS.index("9")] * 3)
     rank_p = np.vstack([lean_nine, unsure_probs([{"9": 0.9}] * 3)])
-    got = unread_fans(xy, np.full(7, 0.6), rank_p, read_rank, 0.5)
+    got = unread_fans(xy, np.full(7, 0.6), rank_p, read_rank)
     assert {RANKS[r] for r in got.values()} == {"6"} and len(got) == 4
 
 
 def test_a_photo_full_of_unread_boxes_is_read_without_chains():
-    # a tablecloth's pattern boxed all over: more unread boxes than MAX_CANDIDATES make no fans
-    from vision import fan_chains
-
-    k = int(np.ceil(np.sqrt(fan_chains.MAX_CANDIDATES + 1)))
+    # a tablecloth's pattern boxed all over: more unread boxes than chain_max_candidates make no fans
+    config = DEFAULT.replace(**{"completion.chain_max_candidates": 80})
+    k = int(np.ceil(np.sqrt(config.completion.chain_max_candidates + 1)))
     grid = boxes([(x * STEP, y * STEP) for x in range(k) for y in range(k)])
     n = len(grid)
-    assert unread_fans(grid, np.full(n, 0.6), unsure_probs([SIXES[0]] * n), np.full(n, -1), 0.5) == {}
-    small = grid[:9 * 9]  # ... while a few rows of them are read as fans
-    assert unread_fans(small, np.full(81, 0.6), unsure_probs([SIXES[0]] * 81), np.full(81, -1), 0.5)
+    assert unread_fans(grid, np.full(n, 0.6), unsure_probs([SIXES[0]] * n), np.full(n, -1), config=config) == {}
+    assert unread_fans(grid, np.full(n, 0.6), unsure_probs([SIXES[0]] * n), np.full(n, -1))  # the shipped limit
+    small = grid[:8 * 8]  # ... while a few rows of them are read as fans
+    assert unread_fans(small, np.full(64, 0.6), unsure_probs([SIXES[0]] * 64), np.full(64, -1), config=config)

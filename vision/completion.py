@@ -3,24 +3,25 @@ complete fans with the indices the detector was unsure of (:func:`complete_fans`
 
 A meld is a fan of one rank plus wilds (seed 000 "Melding", seed 002 §3), its cards stepped evenly so each
 index shows. The detector (``vision/detector.py``) finds some indices with a confidence under the
-:data:`vision.scales.FINDER_BOX_CONF` a box needs to be read on its own: jokers above all, whose corner marks
-differ from deck to deck (on the photoreal ``tables_examples`` it boxes 21 % of the joker marks at 0.5 and 79 %
-at 0.1); the index reader drops other boxes as unsure (``vision.reader.IndexReader.relabel``).
+:attr:`~vision.config.Reading.finder_box_conf` a box needs to be read on its own: jokers above all, whose corner
+marks differ from deck to deck; the index reader drops other boxes as unsure (``vision.reader.IndexReader.relabel``).
 :func:`complete_fans` takes such a box back when the fan says where it should be:
 
 * it lies where the next card of a fan of read indices would: beyond a read index *a*, at *a* + (*a* - *b*)
-  for *b* the nearest read index of the fan (within :data:`STEP_TOLERANCE` of that step), a fan being the
-  neighbours within :data:`NEAR` index sizes (of a size within :data:`SIZE_RATIO`) of one natural rank *R* and
-  wilds;
+  for *b* the nearest read index of the fan (:func:`vision.geometry.step_miss` under
+  :attr:`~vision.config.FanGeometry.step_tolerance`), a fan being the neighbours within
+  :attr:`~vision.config.Completion.near` index sizes (of a size within
+  :attr:`~vision.config.FanGeometry.size_ratio`) of one natural rank *R* and wilds;
 * exactly one rank's fan continues there (a box between the ends of two fans is neither's), and it lies at least
-  :data:`SEPARATION` index sizes from every read index (not a second box on one);
-* the index reader gives it *R*, a two or a joker with probability at least :data:`MIN_P`; it takes the likeliest.
+  :attr:`~vision.config.FanGeometry.separation` index sizes from every read index (not a second box on one);
+* the index reader gives it *R*, a two or a joker with probability at least
+  :attr:`~vision.config.Completion.candidate_p`; it takes the likeliest.
 
 An accepted box gets P(its rank) x sqrt(detector confidence) (no colour factor, unlike a read box), raised to
-the reading floor; under 0.5 (as it mostly is: its detector confidence is under 0.5) its card is flagged as low
-confidence on its pile (``vision.piles``), so the user sees it. A box on a jester's face in the middle of a card
-is not where a fan continues; one beside a fan's last card can be, and is then read as what it looks like.
-How each rule was measured: ``models/HISTORY.md``.
+the reading floor (:attr:`~vision.config.Reading.min_conf`); under 0.5 (as it mostly is: its detector confidence
+is under 0.5) its card is flagged as low confidence on its pile (``vision.piles``), so the user sees it. A box on
+a jester's face in the middle of a card is not where a fan continues; one beside a fan's last card can be, and is
+then read as what it looks like.
 """
 
 from __future__ import annotations
@@ -28,37 +29,13 @@ from __future__ import annotations
 import numpy as np
 
 from .classes import CLASS_ID, RANKS, SUIT_CODES, rank_of
+from .config import DEFAULT, Completion, FanGeometry, VisionConfig
 from .detections import Detections, index_centres, index_sizes
 from .fan_chains import unread_fans
 from .fan_ranks import settle_fan_ranks
+from .geometry import similar_size, step_miss
 from .instances import agree_suits
-from .reader import _reading, code_of
-
-#: boxes down to this detector confidence are candidates
-CANDIDATE_CONF = 0.1
-#: neighbours (read indices) within this many index sizes say which fan a candidate continues
-NEAR = 4.0
-#: a candidate this close (index sizes) to a read index is a second box on it (0.9 until this release: tight
-#: fans step by 0.6-0.9 index sizes, so their missing cards were never taken back)
-SEPARATION = 0.55
-#: neighbours' index sizes within this factor of the candidate's
-SIZE_RATIO = 1.4
-#: the candidate within this fraction of the fan's step from where the next card's index would be
-STEP_TOLERANCE = 0.3
-#: the reader's probability of the fan's rank, a two or a joker needed to accept a candidate (0.3 until this
-#: release)
-MIN_P = 0.2
-#: accepted candidates may support more: this many passes
-ROUNDS = 2
-#: a box the detector was unsure of is taken back as a joker when the reader gives it a joker's mark with at
-#: least this probability ...
-JOKER_P = 0.95
-#: ... and the nearest read index that is not a joker lies within this many of that index's sizes (but not on
-#: it: :data:`JOKER_SEPARATION`)
-JOKER_NEAR = 2.0
-#: nearer than this (that index's sizes) the box is a second box on the read index (photoreal joker marks are
-#: smaller than their neighbours' indices and fanned tightly, 0.8 of the neighbour's size away)
-JOKER_SEPARATION = 0.55
+from .reader import code_of, reading
 
 _TWO, _JOKER = RANKS.index("2"), RANKS.index("JK")
 
@@ -67,17 +44,18 @@ def _rank_index(code: str) -> int:
     return RANKS.index(rank_of(code))
 
 
-def read_with_fans(boxes: Detections, rank_p: np.ndarray, suit_p: np.ndarray, box_conf: float,
-                   min_conf: float) -> Detections:
+def read_with_fans(boxes: Detections, rank_p: np.ndarray, suit_p: np.ndarray, *,
+                   config: VisionConfig = DEFAULT) -> Detections:
     """Stage 1b in full: the corner indices read from every box the detector found, with the fans' help.
 
-    1. A box is *read* when the detector's confidence is at least ``box_conf`` and the reader names it with
-       P(rank) x P(colour) x sqrt(detector confidence) (``vision.reader.p_rank_colour``) at least ``min_conf``.
-    2. A box the detector was unsure of that the reader is sure is a joker's corner mark (P >= :data:`JOKER_P`)
-       is read too when it lies beside a read index that is not a joker (:data:`JOKER_NEAR`): the wild of a
-       meld.
-       Jokers' marks differ from deck to deck and the detector boxes many of them with low confidence; a
-       jester's face drawn in the middle of a joker lying alone has no other card beside it.
+    1. A box is *read* when the detector's confidence is at least ``config.reading.finder_box_conf`` and the
+       reader names it with P(rank) x P(colour) x sqrt(detector confidence) (``vision.reader.p_rank_colour``) at
+       least the reading floor ``config.reading.min_conf``.
+    2. A box the detector was unsure of that the reader is sure is a joker's corner mark (P at least
+       ``config.completion.joker_p``) is read too when it lies beside a read index that is not a joker (within
+       ``config.completion.joker_near`` of that index's sizes, but farther than ``config.fans.separation``): the
+       wild of a meld. Jokers' marks differ from deck to deck and the detector boxes many of them with low
+       confidence; a jester's face drawn in the middle of a joker lying alone has no other card beside it.
     3. Each natural rank is settled by its fan (:func:`vision.fan_ranks.settle_fan_ranks`).
     4. The boxes left over are added where they continue a fan (:func:`complete_fans`), and chains of boxes
        still unread, evenly stepped like a fan's indices, are read as one rank each
@@ -86,88 +64,91 @@ def read_with_fans(boxes: Detections, rank_p: np.ndarray, suit_p: np.ndarray, bo
        (:func:`vision.instances.agree_suits`), so that they pair.
 
     A box taken in or re-read by steps 2-4 gets the reader's probability of what it is now read as times
-    sqrt(detector confidence), at least ``min_conf`` (a box read in a chain gets ``min_conf`` itself); that is
-    under 0.5 for nearly all of them, so their piles flag them as low confidence. Measured with the shipped models
-    (detector v10, reader jk2) on cached run-time boxes, against steps 1 and 4 with the settings of the previous
-    release (all five chosen on these dev sets; before the chains of step 4): fans counted right 0.599 -> 0.633 and
-    exact score 0.22 -> 0.23 on 100 held-out-design dev tables (``data/tables_hdev``), 0.409 -> 0.422 and 0.17 ->
-    0.18 on 100 training-design ones (``data/tables_dev``), photoreal tables (``tables_examples``) 26 -> 33 of 47
-    fans and 0 -> 2 of 8 scores exact.
+    sqrt(detector confidence), at least the reading floor (a box read in a chain gets the floor itself); that is
+    under 0.5 for nearly all of them, so their piles flag them as low confidence.
 
     Args:
         boxes: (n,) boxes found by the detector (pixels; their detector confidences; class ids unused).
         rank_p: (n, 15) reader rank probabilities (:data:`vision.classes.RANKS`).
-        suit_p: (n, 4) reader suit probabilities.
-        box_conf: detector confidence a box needs to be read on its own (``vision.scales.FINDER_BOX_CONF``).
-        min_conf: the reading floor (``--conf``).
+        suit_p: (n, 4) reader suit probabilities (:data:`vision.classes.SUIT_CODES`).
+        config: the thresholds (sections ``reading``, ``fans``, ``completion``).
 
     Returns:
-        the read detections, most confident first.
+        the read detections, most confident first, with the data columns ``"rank_p"`` (k, 15) and ``"suit_p"``
+        (k, 4) (the reader's probabilities of each read box) and ``"box_conf"`` (k,) (its detector confidence).
     """
-    n = len(boxes)
-    if not n:
+    if not len(boxes):
         return Detections.empty()
+    floor = config.reading.min_conf
     det = boxes.confidence.astype(np.float64)
-    codes, p = _reading(rank_p, suit_p)
+    boxes = Detections(boxes.xyxy, boxes.confidence, boxes.class_id,
+                       {**boxes.data, "rank_p": rank_p, "suit_p": suit_p, "box_conf": boxes.confidence})
+    codes, p = reading(rank_p, suit_p)
     best, suit = rank_p.argmax(1), suit_p.argmax(1)
     conf = p * np.sqrt(det)
-    read = (det >= box_conf) & np.array([c is not None for c in codes], bool) & (conf >= min_conf)
-    jokers = _sure_jokers(boxes.xyxy, read, best, rank_p)
-    conf = np.where(jokers, np.maximum(rank_p[:, _JOKER] * np.sqrt(det), min_conf), conf)
+    read = (det >= config.reading.finder_box_conf) & np.array([c is not None for c in codes], bool) & (conf >= floor)
+    jokers = _sure_jokers(boxes.xyxy, read, best, rank_p, config.completion, config.fans)
+    conf = np.where(jokers, np.maximum(rank_p[:, _JOKER] * np.sqrt(det), floor), conf)
     read |= jokers
     idx = np.flatnonzero(read)
-    rank, changed = settle_fan_ranks(boxes.xyxy[idx], best[idx], rank_p[idx])
+    rank, changed = settle_fan_ranks(boxes.xyxy[idx], best[idx], rank_p[idx], config=config)
     moved = idx[changed]
-    conf[moved] = np.maximum(rank_p[moved, rank[changed]] * np.sqrt(det[moved]), min_conf)
+    conf[moved] = np.maximum(rank_p[moved, rank[changed]] * np.sqrt(det[moved]), floor)
     cls = np.array([CLASS_ID[code_of(int(r), int(s))] for r, s in zip(rank, suit[idx])], np.int64)
-    kept = Detections(boxes.xyxy[idx], conf[idx].astype(np.float32), cls)
+    kept = boxes[idx].with_classes(cls, conf[idx])
     rest = np.flatnonzero(~read)
-    extra, add = _taken_detections(boxes[rest], _taken_back(kept, boxes[rest], rank_p[rest], suit_p[rest], min_conf))
-    read_rank = np.full(n, -1, np.int64)
+    extra, add = _taken_detections(boxes[rest], _taken_back(kept, boxes[rest], rank_p[rest], suit_p[rest], config))
+    read_rank = np.full(len(boxes), -1, np.int64)
     read_rank[idx] = rank
     read_rank[rest[add]] = [_rank_index(c) for c in extra.codes]
-    chained = unread_fans(boxes.xyxy, det, rank_p, read_rank, box_conf)
+    chained = unread_fans(boxes.xyxy, det, rank_p, read_rank, config=config)
     ci = np.array(sorted(chained), np.int64)
     chain_cls = np.array([CLASS_ID[code_of(chained[int(i)], int(suit[i]))] for i in ci], np.int64)
-    chain_dets = Detections(boxes.xyxy[ci].reshape(-1, 4), np.full(len(ci), min_conf, np.float32), chain_cls)
-    parts = [kept, extra, chain_dets]
-    used = [idx, rest[add], ci]
-    every = agree_suits(Detections.concatenate(parts), suit_p[np.concatenate(used)])
+    chain_dets = boxes[ci].with_classes(chain_cls, np.full(len(ci), floor, np.float32))
+    every = Detections.concatenate([kept, extra, chain_dets])
+    if len(every):
+        every = every.with_classes(agree_suits(every, every.data["suit_p"]).class_id)
     return every[np.argsort(-every.confidence, kind="stable")]
 
 
-def _sure_jokers(xyxy: np.ndarray, read: np.ndarray, best: np.ndarray, rank_p: np.ndarray) -> np.ndarray:
-    """(n,) bool: unread boxes sure to be a joker's mark, with a read index that is not a joker beside them."""
+def _sure_jokers(xyxy: np.ndarray, read: np.ndarray, best: np.ndarray, rank_p: np.ndarray, completion: Completion,
+                 fans: FanGeometry) -> np.ndarray:
+    """(n,) bool: unread boxes sure to be a joker's mark (P at least ``completion.joker_p``) with a read index
+    that is not a joker beside them: within ``completion.joker_near`` of its index sizes, not nearer than
+    ``fans.separation`` (a second box on it). ``xyxy`` (n, 4) pixels; ``best`` (n,) the reader's likeliest rank
+    index; ``rank_p`` (n, 15)."""
     out = np.zeros(len(read), bool)
     others = np.flatnonzero(read & (best != _JOKER))
-    maybe = np.flatnonzero(~read & (best == _JOKER) & (rank_p[:, _JOKER] >= JOKER_P))
+    maybe = np.flatnonzero(~read & (best == _JOKER) & (rank_p[:, _JOKER] >= completion.joker_p))
     if not len(others) or not len(maybe):
         return out
     centres, sizes = index_centres(xyxy), index_sizes(xyxy)
     for i in maybe:
         d = (np.linalg.norm(centres[others] - centres[i], axis=1) / sizes[others]).min()
-        out[i] = JOKER_SEPARATION < d <= JOKER_NEAR
+        out[i] = fans.separation < d <= completion.joker_near
     return out
 
 
-def complete_fans(kept: Detections, candidates: Detections, rank_p: np.ndarray, suit_p: np.ndarray,
-                  min_conf: float) -> tuple[Detections, int]:
+def complete_fans(kept: Detections, candidates: Detections, rank_p: np.ndarray, suit_p: np.ndarray, *,
+                  config: VisionConfig = DEFAULT) -> tuple[Detections, int]:
     """The read detections plus the candidate boxes that continue a fan (see the module docstring).
+
+    An accepted candidate's confidence is the reader's probability of its rank times the square root of its
+    detector confidence (as a read box, without the colour factor of ``vision.reader.IndexReader.relabel``), but
+    at least the reading floor ``config.reading.min_conf``.
 
     Args:
         kept: read detections (codes from the index reader; boxes in pixels).
         candidates: boxes the detector was unsure of, or that the reader dropped (their detector confidences;
             class ids unused).
-        rank_p: (m, 15) reader rank probabilities of the candidates (:data:`vision.reader.RANKS`).
+        rank_p: (m, 15) reader rank probabilities of the candidates (:data:`vision.classes.RANKS`).
         suit_p: (m, 4) reader suit probabilities of the candidates.
-        min_conf: the reading floor (e.g. ``--conf``): an accepted candidate's confidence is the reader's
-            probability of its rank times the square root of its detector confidence (as a read box, without
-            the colour factor of ``vision.reader.IndexReader.relabel``), but at least this.
+        config: the thresholds (sections ``reading``, ``fans``, ``completion``).
 
     Returns:
         (detections, most confident first; the number of candidates accepted).
     """
-    extra, add = _taken_detections(candidates, _taken_back(kept, candidates, rank_p, suit_p, min_conf))
+    extra, add = _taken_detections(candidates, _taken_back(kept, candidates, rank_p, suit_p, config))
     if not len(add):
         return kept, 0
     every = Detections.concatenate([kept, extra])
@@ -176,16 +157,17 @@ def complete_fans(kept: Detections, candidates: Detections, rank_p: np.ndarray, 
 
 def _taken_detections(candidates: Detections, taken: dict[int, tuple[str, float]]
                       ) -> tuple[Detections, np.ndarray]:
-    """The candidates :func:`_taken_back` took, as detections with their new codes and confidences, and their
-    (k,) int64 indices among the candidates (ascending)."""
+    """The candidates :func:`_taken_back` took, as detections with their new codes and confidences (and the
+    candidates' data columns), and their (k,) int64 indices among the candidates (ascending)."""
     add = np.array(sorted(taken), np.int64)
-    return Detections(candidates.xyxy[add].reshape(-1, 4), np.array([taken[i][1] for i in add], np.float32),
-                      np.array([CLASS_ID[taken[i][0]] for i in add], np.int64)), add
+    return candidates[add].with_classes(np.array([CLASS_ID[taken[i][0]] for i in add], np.int64),
+                                        np.array([taken[i][1] for i in add], np.float32)), add
 
 
 def _taken_back(kept: Detections, candidates: Detections, rank_p: np.ndarray, suit_p: np.ndarray,
-                min_conf: float) -> dict[int, tuple[str, float]]:
-    """{candidate index: (card code, confidence)} of the candidates :func:`complete_fans` takes back."""
+                config: VisionConfig) -> dict[int, tuple[str, float]]:
+    """{candidate index: (card code, confidence)} of the candidates :func:`complete_fans` takes back, in
+    ``config.completion.rounds`` passes (a candidate taken back may support another)."""
     if len(kept) < 2 or not len(candidates):
         return {}
     xy = np.concatenate([kept.xyxy, candidates.xyxy]).astype(np.float64)
@@ -197,13 +179,13 @@ def _taken_back(kept: Detections, candidates: Detections, rank_p: np.ndarray, su
     codes: dict[int, str] = {}
     conf: dict[int, float] = {}
     k0 = len(kept)
-    for _ in range(ROUNDS):
+    for _ in range(config.completion.rounds):
         found = {}
         idx = np.flatnonzero(read)
         for i in range(k0, len(xy)):
             if read[i]:
                 continue
-            got = _continues_fan(i, idx, centres, sizes, rank, rank_p[i - k0])
+            got = _continues_fan(i, idx, centres, sizes, rank, rank_p[i - k0], config.completion, config.fans)
             if got is not None:
                 found[i] = got
         if not found:
@@ -212,37 +194,38 @@ def _taken_back(kept: Detections, candidates: Detections, rank_p: np.ndarray, su
             read[i] = True
             rank[i] = r
             codes[i] = "JK" if r == _JOKER else RANKS[r] + SUIT_CODES[int(suit_p[i - k0].argmax())]
-            conf[i] = max(float(rank_p[i - k0, r]) * float(np.sqrt(candidates.confidence[i - k0])), min_conf)
+            conf[i] = max(float(rank_p[i - k0, r]) * float(np.sqrt(candidates.confidence[i - k0])),
+                          config.reading.min_conf)
     return {i - k0: (codes[i], conf[i]) for i in codes}
 
 
 def _continues_fan(i: int, read: np.ndarray, centres: np.ndarray, sizes: np.ndarray, rank: np.ndarray,
-                   rank_p: np.ndarray) -> int | None:
-    """The rank index candidate ``i`` is read as when it continues a fan of the ``read`` indices, else None."""
+                   rank_p: np.ndarray, completion: Completion, fans: FanGeometry) -> int | None:
+    """The rank index candidate ``i`` is read as when it continues a fan of the ``read`` indices ((k,) indices
+    into ``centres`` (n, 2) and ``sizes`` (n,), pixels; ``rank`` (n,) their rank indices), else None.
+    ``rank_p`` (15,): the reader's rank probabilities of the candidate."""
     d = np.linalg.norm(centres[read] - centres[i], axis=1) / sizes[i]
-    if d.min() < SEPARATION:
+    if d.min() < fans.separation:
         return None
-    near = read[(d < NEAR) & (sizes[read] < SIZE_RATIO * sizes[i]) & (sizes[read] > sizes[i] / SIZE_RATIO)]
+    near = read[(d < completion.near) & similar_size(sizes[read], sizes[i], fans.size_ratio)]
     naturals = {int(rank[k]) for k in near if rank[k] not in (_TWO, _JOKER)}
-    continued = [r for r in sorted(naturals) if _fan_continues(i, [k for k in near if rank[k] in (r, _TWO, _JOKER)],
-                                                               centres)]
+    continued = [r for r in sorted(naturals)
+                 if _fan_continues(i, [k for k in near if rank[k] in (r, _TWO, _JOKER)], centres, fans.step_tolerance)]
     if len(continued) != 1:
         return None
     options = [continued[0], _TWO, _JOKER]
     best = options[int(np.argmax(rank_p[options]))]
-    return best if rank_p[best] >= MIN_P else None
+    return best if rank_p[best] >= completion.candidate_p else None
 
 
-def _fan_continues(i: int, fan: list[int], centres: np.ndarray) -> bool:
-    """True when ``i`` lies one step beyond one of the indices of ``fan`` (:func:`_beyond`)."""
-    return any(_beyond(i, a, [b for b in fan if b != a], centres) for a in fan)
-
-
-def _beyond(i: int, a: int, others: list[int], centres: np.ndarray) -> bool:
-    """True when ``i`` lies one fan step beyond ``a``: at a + (a - b), b the nearest of ``others`` to a."""
-    if not others:
-        return False
-    steps = np.linalg.norm(centres[others] - centres[a], axis=1)
-    b = others[int(np.argmin(steps))]
-    step = float(steps.min())
-    return step > 0 and float(np.linalg.norm(centres[i] - (2 * centres[a] - centres[b]))) < STEP_TOLERANCE * step
+def _fan_continues(i: int, fan: list[int], centres: np.ndarray, step_tolerance: float) -> bool:
+    """True when ``i`` lies one fan step beyond one of the indices *a* of ``fan``, coming from *b*, the index of
+    ``fan`` nearest to *a* (:func:`vision.geometry.step_miss` under ``step_tolerance``)."""
+    for a in fan:
+        others = [b for b in fan if b != a]
+        if not others:
+            continue
+        b = others[int(np.argmin(np.linalg.norm(centres[others] - centres[a], axis=1)))]
+        if step_miss(centres[i], centres[a], centres[b]) < step_tolerance:
+            return True
+    return False

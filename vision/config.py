@@ -91,8 +91,8 @@ class Completion:
 
     #: read neighbours within this many index sizes say which fan a candidate continues
     near: float = 4.0
-    #: the reader's probability of the fan's rank, a two or a joker needed to take a candidate back
-    min_p: float = 0.2
+    #: the reader's probability of the fan's rank, a two or a joker a candidate needs to be taken back
+    candidate_p: float = 0.2
     #: candidates taken back may support more: this many passes
     rounds: int = 2
     #: a box the detector was unsure of is taken back as a joker when the reader gives a joker at least this ...
@@ -104,6 +104,9 @@ class Completion:
     settle_min_ratio: float = 0.1
     #: settling ranks: a settled index may settle another, this many passes
     settle_rounds: int = 2
+    #: settling ranks: boxes nearer than this (index sizes) to the index are itself or a second box on it, not
+    #: neighbours
+    settle_min_distance: float = 0.3
     #: a chain of unread boxes holds at least this many boxes
     chain_min_length: int = 3
     #: a chain's next box within this many steps of where it continues
@@ -244,9 +247,8 @@ class Stacks:
     unsure: float = 0.8
     #: a card seen by one corner is a marker only when the checker is at least this sure
     one_corner_min: float = 0.8
-    #: a card seen by one corner: the unread box's size within this factor of the read index's
-    one_corner_size_ratio: float = 1.4
-    #: no read index within this many index sizes of the segment between the two corners
+    #: no read index within this many index sizes of the segment between the two corners (its inner 10-90 %; the
+    #: unread corner's size is within :attr:`FanGeometry.size_ratio` of the read one's)
     one_corner_clearance: float = 0.8
 
 

@@ -103,21 +103,22 @@ class IndexReader(OnnxModel):
             p_none (n,): probability that the box holds no index).
         """
         rank_p, suit_p = self.probabilities(image, boxes)
-        codes, p = _reading(rank_p, suit_p)
+        codes, p = reading(rank_p, suit_p)
         return codes, p, rank_p[:, -1].astype(np.float32)
 
-    def relabel(self, image: np.ndarray, dets: Detections, min_p: float = 0.0) -> Detections:
+    def relabel(self, image: np.ndarray, dets: Detections, min_conf: float = 0.0) -> Detections:
         """Detections with each box's card code read by the reader, most confident first; boxes read as
         "no index" are dropped.
 
         The new confidence is the reader's probability of the reading's rank and colour
         (:func:`p_rank_colour`) times the square root of the detector's confidence (a box the detector barely
-        saw needs a sure reading). Boxes under ``min_p`` are dropped.
+        saw needs a sure reading). Boxes under the reading floor ``min_conf`` are dropped
+        (:attr:`vision.config.Reading.min_conf`).
         """
         rank_p, suit_p = self.probabilities(image, dets.xyxy)
-        codes, p = _reading(rank_p, suit_p)
+        codes, p = reading(rank_p, suit_p)
         conf = p * np.sqrt(dets.confidence)
-        keep = np.array([c is not None for c in codes], bool) & (conf >= min_p)
+        keep = np.array([c is not None for c in codes], bool) & (conf >= min_conf)
         if not keep.any():
             return Detections.empty()
         cls = np.array([CLASS_ID[c] if c else -1 for c in codes], np.int64)
@@ -125,9 +126,9 @@ class IndexReader(OnnxModel):
         return Detections(dets.xyxy[order], conf[order].astype(np.float32), cls[order])
 
 
-def _reading(rank_p: np.ndarray, suit_p: np.ndarray) -> tuple[list[str | None], np.ndarray]:
-    """The likeliest code of each box (``None`` for "no index") and :func:`p_rank_colour` of it, from rank
-    ``(n, 15)`` and suit ``(n, 4)`` probabilities."""
+def reading(rank_p: np.ndarray, suit_p: np.ndarray) -> tuple[list[str | None], np.ndarray]:
+    """Each box read alone from the reader's rank ``(n, 15)`` (:data:`RANKS`) and suit ``(n, 4)`` probabilities:
+    (its likeliest card code, ``None`` for "no index"; (n,) float32 :func:`p_rank_colour` of that reading)."""
     r, s = rank_p.argmax(1), suit_p.argmax(1)
     return _codes(r, s), p_rank_colour(rank_p, suit_p, r, s)
 

@@ -20,7 +20,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from .completion import CANDIDATE_CONF, read_with_fans
+from .completion import read_with_fans
+from .config import DEFAULT
 from .detections import Detections, box_iou, median_index_size
 
 
@@ -126,7 +127,7 @@ def find_indices(detector, image: np.ndarray, max_side: int = 2560, min_side: in
         return found, none
     min_p = detector.conf if conf is None else conf
     if not complete:
-        return reader.relabel(image, found, min_p=min_p), none
+        return reader.relabel(image, found, min_conf=min_p), none
     return read_found(found, *reader.probabilities(image, found.xyxy), detector.conf, min_p)
 
 
@@ -138,7 +139,7 @@ def find_boxes(detector, image: np.ndarray, max_side: int = 2560, min_side: int 
     :data:`vision.completion.CANDIDATE_CONF` (for :func:`read_found`), else down to the detector's ``conf``.
     """
     h, w = image.shape[:2]
-    floor = min(detector.conf, CANDIDATE_CONF) if complete else None  # None: the detector's own
+    floor = min(detector.conf, DEFAULT.reading.candidate_conf) if complete else None  # None: the detector's own
     if getattr(detector, "fixed_size", None):
         parts = [detector(image, None, floor)]
     else:
@@ -164,7 +165,8 @@ def read_found(found: Detections, rank_p: np.ndarray, suit_p: np.ndarray, box_co
     Returns:
         (read, unread) as :func:`find_indices` returns them.
     """
-    read = read_with_fans(found, rank_p, suit_p, box_conf, min_p)
+    read = read_with_fans(found, rank_p, suit_p,
+                          config=DEFAULT.replace(**{"reading.finder_box_conf": box_conf, "reading.min_conf": min_p}))
     return read, unread_boxes(found.xyxy, read.xyxy)
 
 

@@ -20,9 +20,11 @@ from typing import ClassVar
 
 import numpy as np
 
+from .config import DEFAULT, VisionConfig
 from .detections import index_centres, index_sizes
 from .detector import OnnxModel
-from .instances import DIAGONAL_PER_HEIGHT, CardInstance, diagonal_apart, segment_blocked
+from .geometry import similar_size
+from .instances import CardInstance, diagonal_apart, segment_blocked
 from .piles import Pile, PileKind, marker_note
 from .reader import turned_patch
 
@@ -33,19 +35,15 @@ STACK_CONTEXT = 1.4
 #: angle of the line from the top-left to the bottom-right index centre in the card's own frame, radians
 #: (index centres at 9.4 % of the width and 13.2 % of the height from the corners, aspect 0.69)
 DIAGONAL_ANGLE = float(np.arctan2(1 - 2 * 0.132, 0.69 * (1 - 2 * 0.094)))
-#: under this probability of a stack a single whole card is read as loose; up to UNSURE it keeps its reading
-#: as a squared book's marker with a note
-LOOSE_BELOW = 0.5
-UNSURE = 0.8
 
 
 def card_crop(image: np.ndarray, card: CardInstance, size: int = STACK_INPUT,
-              context: float = STACK_CONTEXT, turn: float = 0.0) -> np.ndarray:
+              context: float = STACK_CONTEXT, turn: float = 0.0, *, config: VisionConfig = DEFAULT) -> np.ndarray:
     """A (size, size, 3) patch of a (H, W, 3) image, centred on a whole card and turned so the card stands
     upright (or upside down: the two are the same to a stack), side ``context`` x the card's height.
 
     The card's frame comes from its two index centres (pixels): their midpoint is the card's centre, their
-    distance is :data:`~vision.instances.DIAGONAL_PER_HEIGHT` of its height, and their direction is the card's
+    distance is ``config.pairing.diagonal_per_height`` of its height, and their direction is the card's
     diagonal (:data:`DIAGONAL_ANGLE`). ``turn`` adds a rotation in radians (augmentation).
 
     Raises:
@@ -53,14 +51,14 @@ def card_crop(image: np.ndarray, card: CardInstance, size: int = STACK_INPUT,
     """
     if not card.fully_visible:
         raise ValueError(f"card {card.code} shows one index; its frame needs both")
-    return corners_crop(image, card.centers[0], card.centers[1], size, context, turn)
+    return corners_crop(image, card.centers[0], card.centers[1], size, context, turn, config=config)
 
 
 def corners_crop(image: np.ndarray, a: np.ndarray, b: np.ndarray, size: int = STACK_INPUT,
-                 context: float = STACK_CONTEXT, turn: float = 0.0) -> np.ndarray:
+                 context: float = STACK_CONTEXT, turn: float = 0.0, *, config: VisionConfig = DEFAULT) -> np.ndarray:
     """:func:`card_crop` of the card whose two corner-index centres are ``a`` and ``b`` ((2,) pixels each)."""
     d = np.asarray(b, np.float64) - np.asarray(a, np.float64)
-    height = float(np.hypot(*d)) / DIAGONAL_PER_HEIGHT
+    height = float(np.hypot(*d)) / config.pairing.diagonal_per_height
     # the turn that takes the index diagonal to DIAGONAL_ANGLE
     rot = DIAGONAL_ANGLE - float(np.arctan2(d[1], d[0])) + turn
     return turned_patch(image, (np.asarray(a) + np.asarray(b)) / 2, height * context, size, rot)
@@ -104,14 +102,16 @@ class StackChecker(OnnxModel):
         return p[:, 1].reshape(2, len(corners)).mean(0).astype(np.float32)
 
 
-def check_stacks(piles: list[Pile], image: np.ndarray, checker: StackChecker) -> list[Pile]:
-    """Piles with every ``squared_book`` of one card seen whole re-checked for a stack under it.
+def check_stacks(piles: list[Pile], image: np.ndarray, checker: StackChecker, *,
+                 config: VisionConfig = DEFAULT) -> list[Pile]:
+    """Piles with every ``squared_book`` of one card seen whole re-checked for a stack under it, in the
+    (H, W, 3) BGR ``image``.
 
-    A single whole card under :data:`LOOSE_BELOW` becomes a ``loose`` card (not scored), one under
-    :data:`UNSURE` stays a squared book with a note that the stack is unclear, a surer one stays a squared book
-    whose note gives the probability; each replaces the geometry stage's note on that card. A probability of
-    exactly :data:`LOOSE_BELOW` keeps a squared book; one of :data:`UNSURE` counts as sure. Other piles, and a
-    squared book whose single card shows one index, are unchanged.
+    A single whole card whose probability of a stack is under ``config.stacks.loose_below`` becomes a ``loose``
+    card (not scored), one under ``config.stacks.unsure`` stays a squared book with a note that the stack is
+    unclear, a surer one stays a squared book whose note gives the probability; each replaces the geometry
+    stage's note on that card. A probability of exactly ``loose_below`` keeps a squared book; one of ``unsure``
+    counts as sure. Other piles, and a squared book whose single card shows one index, are unchanged.
     """
     singles = [i for i, p in enumerate(piles)
                if p.kind is PileKind.SQUARED_BOOK and len(p.cards) == 1 and p.cards[0].fully_visible]
@@ -123,11 +123,11 @@ def check_stacks(piles: list[Pile], image: np.ndarray, checker: StackChecker) ->
         pile = piles[i]
         code = pile.cards[0].code
         keep = [n for n in pile.notes if n != marker_note(code)]
-        if p < LOOSE_BELOW:
+        if p < config.stacks.loose_below:
             out[i] = Pile(PileKind.LOOSE, pile.cards, tuple(keep + [
                 f"single card {code}: no stack seen under it (p {p:.2f}), so read as a loose card and not scored; "
                 "if it is a squared book's marker, add it; if it was left in a hand, move it to left"]))
-        elif p < UNSURE:
+        elif p < config.stacks.unsure:
             out[i] = Pile(pile.kind, pile.cards, tuple(keep + [
                 f"single card {code} read as the marker of a squared book, but the stack under it is unclear "
                 f"(p {p:.2f}); if it is a loose card, remove it"]))
@@ -138,17 +138,8 @@ def check_stacks(piles: list[Pile], image: np.ndarray, checker: StackChecker) ->
     return out
 
 
-#: a card seen by one corner is taken for a squared book's marker only when the stack checker is at least this
-#: sure (:data:`UNSURE`): its other corner was not read, so the frame rests on an unread box
-ONE_CORNER_MIN = UNSURE
-#: the unread box's size within this factor of the read index's
-ONE_CORNER_SIZE_RATIO = 1.4
-#: no read index within this many index sizes of the segment between the two corners (its inner 10-90 %)
-ONE_CORNER_CLEARANCE = 0.8
-
-
-def check_one_corner_cards(piles: list[Pile], unread: np.ndarray, image: np.ndarray,
-                           checker: StackChecker) -> list[Pile]:
+def check_one_corner_cards(piles: list[Pile], unread: np.ndarray, image: np.ndarray, checker: StackChecker, *,
+                           config: VisionConfig = DEFAULT) -> list[Pile]:
     """Piles with each loose card seen by one corner re-checked as a squared book's marker.
 
     A squared book's marker shows both corner indices, but the reader often reads only one of them on a
@@ -156,15 +147,11 @@ def check_one_corner_cards(piles: list[Pile], unread: np.ndarray, image: np.ndar
     as a loose card seen by one corner, not scored. Here the detector's boxes that no read index covers
     (``unread``, (m, 4) xyxy pixels) give it a second chance: the unread box a card's diagonal away from the read
     index (:func:`vision.instances.diagonal_apart`, from the card's height), of a size within
-    :data:`ONE_CORNER_SIZE_RATIO` and with no read index on the segment between them, frames the card for the
-    stack checker; at :data:`ONE_CORNER_MIN` or more the card becomes a squared book's marker, with a note. The
-    card keeps its one detection: the rules need only its rank and colour, which the read index gave.
-
-    Measured on cached run-time boxes (detector v10, readers jk2 + w20, stack checker s8): the 100
-    held-out-design dev tables with a squared book missed 28 -> 21, with an extra one 3 -> 3 (10 markers found, one
-    fanned book's card taken for one); the 100 training-design ones 16 -> 16 and 2 -> 2 (3 found, one meld's card
-    taken); photoreal tables unchanged; exact scores unchanged on all three (those tables had other failures).
-    On the held-out-design tables at 0.7: 15 made, 4 of them wrong; at 0.9: 6, none wrong.
+    ``config.fans.size_ratio`` of the read index's and with no read index within
+    ``config.stacks.one_corner_clearance`` index sizes of the segment between them, frames the card for the stack
+    checker; at ``config.stacks.one_corner_min`` or more the card becomes a squared book's marker, with a note
+    (its other corner was not read, so the frame rests on an unread box: the checker must be sure). The card keeps
+    its one detection: the rules need only its rank and colour, which the read index gave.
     """
     loose = [i for i, p in enumerate(piles)
              if p.kind is PileKind.LOOSE and len(p.cards) == 1 and len(p.cards[0].detections) == 1]
@@ -177,12 +164,11 @@ def check_one_corner_cards(piles: list[Pile], unread: np.ndarray, image: np.ndar
     for i in loose:
         card = piles[i].cards[0]
         a = card.centers[0]
-        near = diagonal_apart(a, centres, card.card_height) & (sizes > card.size / ONE_CORNER_SIZE_RATIO) & \
-            (sizes < card.size * ONE_CORNER_SIZE_RATIO)
+        near = diagonal_apart(a, centres, card.card_height) & similar_size(sizes, card.size, config.fans.size_ratio)
         ok = [j for j in np.flatnonzero(near)
-              if not segment_blocked(a, centres[j], read, ONE_CORNER_CLEARANCE * card.size)]
+              if not segment_blocked(a, centres[j], read, config.stacks.one_corner_clearance * card.size)]
         if ok:  # the box nearest a diagonal's length
-            diagonal = card.card_height * DIAGONAL_PER_HEIGHT
+            diagonal = card.card_height * config.pairing.diagonal_per_height
             j = min(ok, key=lambda k: abs(np.log(np.linalg.norm(centres[k] - a) / diagonal)))
             tries.append((i, a, centres[j]))
     if not tries:
@@ -190,7 +176,7 @@ def check_one_corner_cards(piles: list[Pile], unread: np.ndarray, image: np.ndar
     probs = checker.p_stack_between(image, [(a, b) for _, a, b in tries])
     out = list(piles)
     for (i, _, _), p in zip(tries, probs):
-        if p >= ONE_CORNER_MIN:
+        if p >= config.stacks.one_corner_min:
             code = piles[i].cards[0].code
             out[i] = Pile(PileKind.SQUARED_BOOK, piles[i].cards, (
                 f"single card {code} seen by one corner (its other corner was not read) read as the marker of a "

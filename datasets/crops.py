@@ -137,7 +137,8 @@ def hard_negatives(scene_dirs: list[Path], detector, per_scene: int = 40, seed: 
     """
     from datasets.scenes import true_detections
     from vision.detections import box_iou
-    from vision.scales import find_boxes
+    from vision.config import DEFAULT
+    from vision.scales import box_conf, find_boxes
 
     rng = np.random.default_rng(seed)
     crops: list[np.ndarray] = []
@@ -147,7 +148,7 @@ def hard_negatives(scene_dirs: list[Path], detector, per_scene: int = 40, seed: 
         img = cv2.imread(str(lay.parent.parent / "images" / doc["image"]))
         if img is None:
             continue
-        found = find_boxes(detector, img)
+        found = find_boxes(detector, img, box_conf(detector, None), DEFAULT.reading.candidate_conf)
         if not len(found):
             continue
         truth, _ = true_detections(doc)

@@ -29,11 +29,15 @@ import numpy as np
 
 from vision.classes import CLASS_NAMES
 from vision.detections import median_index_size
-from vision.scales import SMALL_INDEX
 
 from .scenes import make_scene, write_scene, yolo_lines
 
 _DECKS: dict[str, object] = {}
+
+
+#: a table whose true indices measure under this (median, pixels) is cut enlarged with ``--enlarge``: the view the
+#: pyramid's doubled pass gives the detector of a whole table (``vision.scales``)
+ENLARGE_BELOW = 40.0
 
 
 def _decks_for(designs: list[str], rng: np.random.Generator):
@@ -91,10 +95,10 @@ def enlarged_for_tiles(image: np.ndarray, boxes: np.ndarray, enlarge: float) -> 
     """The (H, W, 3) photo and its (n, 4) xyxy px boxes as the detector sees them at inference.
 
     A photo whose indices are small (median size, the square root of the box area, under
-    ``vision.scales.SMALL_INDEX`` px) is enlarged ``enlarge`` times (bilinear), as the enlarged pass of
+    ``ENLARGE_BELOW`` px) is enlarged ``enlarge`` times (bilinear), as the enlarged pass of
     ``vision.scales.detect_multiscale`` does; any other photo, or ``enlarge`` 1, comes back unchanged.
     """
-    if enlarge == 1.0 or median_index_size(boxes) >= SMALL_INDEX:
+    if enlarge == 1.0 or median_index_size(boxes) >= ENLARGE_BELOW:
         return image, boxes
     big = cv2.resize(image, None, fx=enlarge, fy=enlarge, interpolation=cv2.INTER_LINEAR)
     return big, (boxes * np.float32(enlarge)).astype(np.float32)
@@ -152,7 +156,7 @@ def generate(out: Path, scenes: int, split: str, seed: int, designs: list[str], 
              joker_marks: float = 0.0, joker_boost: float = 1.0, tight_fans: float = 0.0) -> dict:
     """Generate ``scenes`` scenes; returns counts and timing. See the module docstring for the layout.
 
-    ``enlarge`` cuts the tiles of a photo whose indices are small (median under ``vision.scales.SMALL_INDEX`` px)
+    ``enlarge`` cuts the tiles of a photo whose indices are small (median under ``ENLARGE_BELOW`` px)
     from the photo enlarged that many times (bilinear, after its JPEG compression): that is how the enlarged pass
     of ``vision.scales.detect_multiscale`` shows a whole-table photo to the detector. Other photos are cut as
     they are. ``joker_marks`` is the share of jokers drawn with procedural corner marks (``datasets.jokers``);
@@ -204,7 +208,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--full-view", action="store_true", help="frame every table fully (evaluation scenes)")
     ap.add_argument("--enlarge", type=float, default=1.0,
                     help="cut the tiles of photos with small indices from the photo enlarged this many times "
-                         "(2 = vision.scales.ENLARGE mimics the enlarged pass; use with --full-view)")
+                         "(2 mimics the pyramid's doubled pass, vision.scales; use with --full-view)")
     ap.add_argument("--joker-marks", type=float, default=0.0,
                     help="share of jokers drawn with procedural corner marks (training variety; datasets.jokers)")
     ap.add_argument("--font-decks", type=int, default=0,

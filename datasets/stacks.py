@@ -29,7 +29,7 @@ from vision.detector import load_image
 from vision.instances import CardInstance
 from vision.piles import PileKind
 from vision.stacks import STACK_CONTEXT, STACK_INPUT, card_crop
-from vision.table import read_side
+from vision.pipeline import read_image
 
 from .scenes import true_detections
 
@@ -39,7 +39,7 @@ def single_cards(doc: dict) -> list[tuple[CardInstance, int]]:
     squared book, 0: anything else)."""
     dets, owner = true_detections(doc)
     out = []
-    for pile in read_side(dets, "A").piles:
+    for pile in read_image(None, found=dets)[0].piles:
         if pile.kind is PileKind.SQUARED_BOOK and pile.cards[0].fully_visible:
             card = pile.cards[0]
             kinds = {doc["cards"][owner[d]]["pile_kind"] for d in card.detections}
@@ -119,7 +119,7 @@ def real_loose(views: int = 6, seed: int = 5, root: Path | None = None, limit: i
         if not rows:
             continue
         dets = Detections.from_yolo(rows, image.shape[1], image.shape[0])
-        for pile in read_side(dets, "A").piles:
+        for pile in read_image(None, found=dets)[0].piles:
             if pile.kind is PileKind.SQUARED_BOOK and pile.cards[0].fully_visible:
                 for v, crop in _views(image, pile.cards[0], views, rng):
                     crops.append(crop)

@@ -189,7 +189,8 @@ def check_photo_request(req: PhotoRequest, n_photos: int, hand_teams: Sequence[s
 @dataclass
 class Models:
     """The camera pipeline's models, loaded once: the corner-index detector, the index reader (or None) and the
-    stack checker (or None). ``conf`` is the minimum confidence the detector was loaded with."""
+    stack checker (or None). ``conf`` is the reading floor asked for when they were loaded (each request gives
+    its own, ``PhotoRequest.conf``)."""
 
     detector: Any
     reader: Any = None
@@ -222,7 +223,7 @@ def load_models(model: str | Path | None = None, reader: str | Path | None = Non
     """
     pipeline = _vision()
     try:
-        detector, index_reader = pipeline.load_models(model, reader, conf)
+        detector, index_reader = pipeline.load_models(model, reader)
         checker = None if no_stacks else pipeline.load_stack_checker(stacks)
     except FileNotFoundError as exc:
         raise HandFootError(str(exc)) from None
@@ -284,11 +285,14 @@ def read_and_score_photos(photos: Sequence[Path], req: PhotoRequest, models: Mod
                                 "team (take one photo of each team's side)")
         digests[digest] = name
     teams = req.table_teams(len(photos))
+    from vision.config import DEFAULT
+
+    config = DEFAULT.replace(**{"reading.min_conf": req.conf})
     try:
         readings = pipeline.read_photos(list(paths[:len(photos)]), models.detector, teams, req.split,
-                                        reader=models.reader, conf=req.conf, stacks=models.stacks) if photos else []
+                                        reader=models.reader, stacks=models.stacks, config=config) if photos else []
         readings += pipeline.read_hand_photos([(t, Path(p)) for t, p in hands], models.detector,
-                                              reader=models.reader, conf=req.conf)
+                                              reader=models.reader, config=config)
     except ValueError as exc:  # ImageError, NoCardsError are HandFootErrors; read_photos' own checks are not
         message = str(exc)
         owners = teams + [t for t, _ in hands]

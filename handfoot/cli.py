@@ -317,8 +317,8 @@ def cmd_game(args: argparse.Namespace) -> int:
 def cmd_detect(args: argparse.Namespace) -> int:
     try:
         from vision.detector import ImageError, ModelError, image_paths, load_image
-        from vision.pipeline import load_models
-        from vision.scales import detect_multiscale
+        from vision.config import DEFAULT
+        from vision.pipeline import detect, load_models, read_indices
         import onnxruntime  # noqa: F401
     except ImportError as exc:  # the vision extra is not installed
         raise HandFootError(f"detect needs the vision extra (pip install -e '.[vision]'): {exc}") from None
@@ -328,8 +328,11 @@ def cmd_detect(args: argparse.Namespace) -> int:
         raise HandFootError("no images given (a directory argument must contain .jpg/.png images)")
     if not 0 < args.conf <= 1:
         raise HandFootError(f"--conf must be in (0, 1], got {args.conf}")
+    if args.imgsz < 320:
+        raise HandFootError(f"--imgsz must be at least 320 pixels, got {args.imgsz}")
     try:
-        detector, reader = load_models(args.model, args.reader, args.conf)
+        detector, reader = load_models(args.model, args.reader)
+        config = DEFAULT.replace(**{"reading.min_conf": args.conf, "pyramid.max_side": args.imgsz})
     except (FileNotFoundError, ModelError) as exc:
         raise HandFootError(str(exc)) from None
     failures = 0
@@ -340,7 +343,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
             print(f"handfoot: error: {exc}", file=sys.stderr)
             failures += 1
             continue
-        det = detect_multiscale(detector, image, max_side=args.imgsz, reader=reader, conf=args.conf)
+        det, _ = read_indices(detect(image, detector, reader, config), not detector.names_cards, config)
         record = {"image": str(path), "width": int(image.shape[1]), "height": int(image.shape[0]),
                   "detections": det.to_list()}
         if args.json:
@@ -501,7 +504,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("images", nargs="+", help="image files or directories of images")
     sp.add_argument("--json", action="store_true", help="one JSON object per image, one per line")
     sp.add_argument("--imgsz", type=int, default=2560,
-                    help="largest inference size of the long side (px); halves down to 320 are run too")
+                    help="largest detector pass, long side in pixels (at least 320; the passes are chosen from the "
+                         "indices' size, vision.config Pyramid)")
     sp.add_argument("--conf", type=float, default=0.35, help="minimum confidence")
     sp.add_argument("--model", help="detector ONNX model (default: models/cards.onnx)")
     sp.add_argument("--reader", help="index reader ONNX model (default: models/reader.onnx when present)")

@@ -4,8 +4,9 @@
 
 The photo is resized to 1280x720 (a webcam frame), 1600x1200 and 4000x3000 (12 MP, a phone photo); each size is
 read ``--repeat`` times after one warm-up read with the models loaded once per backend, and the median of each
-stage is printed: 1 find boxes (the detector over the pyramid), 1b read (index reader + the fans' help),
-2-4 cards, piles, stack checks and the layout (``vision.table.read_side``), 5 score (``scorer``). The last column
+stage is printed: 1 find boxes (the detector over the pyramid and the index reader, ``vision.pipeline.detect``),
+1b read (the fans' help, ``read_indices``), 2-4 cards, piles, stack checks and the layout (the rest of
+``read_image``), 5 score (``scorer``). The last column
 is each backend's time over ONNX Runtime's. With torch and Ultralytics installed, the detector alone is also run
 through Ultralytics PyTorch on the same model (``models/cards.pt``) at the largest pass, for the ratio.
 Timings on a shared machine are noisy: compare figures from one run.
@@ -41,20 +42,22 @@ def read_once(image: np.ndarray, detector, reader, stacks) -> dict[str, float]:
     """One read of ``image`` through stages 1 to 5; seconds per stage."""
     from scorer.layout import TableLayout
     from scorer.scoring import score_round
-    from vision.scales import find_boxes, read_found
-    from vision.table import TableReading, read_side
+    from vision.pipeline import detect, read_image, read_indices
+    from vision.table import TableReading
 
     t = [time.perf_counter()]
-    found = find_boxes(detector, image, agnostic=True, complete=True)
+    found = detect(image, detector, reader)
     t.append(time.perf_counter())
-    read, unread = read_found(found, *reader.probabilities(image, found.xyxy), detector.conf, detector.conf)
+    read_indices(found)  # stage 1b alone, for its time; read_image runs it again (its time is taken off below)
     t.append(time.perf_counter())
-    side = read_side(read, "A", "bench", image, stacks, unread)
-    doc = TableReading([side]).layout()
+    sides = read_image(image, detector, reader, stacks, found=found)
+    doc = TableReading(sides).layout()
+    t.append(time.perf_counter())
     t.append(time.perf_counter())
     score_round(TableLayout.from_dict(doc), lenient=True)
     t.append(time.perf_counter())
-    return {"1 find boxes": t[1] - t[0], "1b read": t[2] - t[1], "2-4 piles": t[3] - t[2], "5 score": t[4] - t[3]}
+    return {"1 find boxes": t[1] - t[0], "1b read": t[2] - t[1], "2-4 piles": t[3] - t[2] - (t[2] - t[1]),
+            "5 score": t[4] - t[3]}
 
 
 def models(backend: str):

@@ -27,37 +27,32 @@ sys.path.insert(0, str(ROOT))
 SUFFIXES = (".jpg", ".jpeg", ".png")
 
 
-def _reading(image_path: Path, models, cache: Path | None) -> dict:
+def _reading(image_path: Path, models, cache: Path | None, config) -> dict:
     from vision.detections import Detections
     from vision.detector import load_image
-    from vision.scales import find_boxes, read_found
-    from vision.table import read_side
+    from vision.pipeline import detect, read_image
 
     detector, reader, stacks = models
     image = load_image(image_path)
     npz = cache / f"{image_path.stem}.npz" if cache else None
-    if npz is not None and npz.is_file():
-        z = np.load(npz)
-        found = Detections(z["xyxy"], z["confidence"], z["class_id"])
-        rank_p, suit_p = z["rank_p"], z["suit_p"]
-    else:
-        found = find_boxes(detector, image)
-        rank_p, suit_p = reader.probabilities(image, found.xyxy)
+    found = Detections.load(npz) if npz is not None and npz.is_file() else None
+    if found is None:
+        found = detect(image, detector, reader, config)
         if npz is not None:
-            npz.parent.mkdir(parents=True, exist_ok=True)
-            np.savez_compressed(npz, xyxy=found.xyxy, confidence=found.confidence, class_id=found.class_id,
-                                rank_p=rank_p, suit_p=suit_p)
-    read, unread = read_found(found, rank_p, suit_p, detector.conf, 0.35)
-    side = read_side(read, "A", image_path.name, image, stacks, unread)
+            found.save(npz)
+    side = read_image(image, detector, reader, stacks, source=image_path.name, found=found, config=config)[0]
     return {"layout": side.team_layout(), "notes": side.notes,
-            "indices": [[round(float(v), 1) for v in box] + [code] for box, _, code in read]}
+            "indices": [[round(float(v), 1) for v in box] + [code] for box, _, code in side.detections]}
 
 
 def dump(out: Path, folders: list[str], cache: Path | None) -> int:
     from vision.pipeline import load_models, load_stack_checker
 
+    from vision.config import DEFAULT
+
     detector, reader = load_models()
     models = (detector, reader, load_stack_checker())
+    config = DEFAULT
     for spec in folders:
         name, _, where = spec.rpartition("=")
         folder = Path(where)
@@ -66,7 +61,7 @@ def dump(out: Path, folders: list[str], cache: Path | None) -> int:
         dest = out / name
         dest.mkdir(parents=True, exist_ok=True)
         for path in paths:
-            doc = _reading(path, models, cache / name if cache else None)
+            doc = _reading(path, models, cache / name if cache else None, config)
             (dest / f"{path.stem}.json").write_text(json.dumps(doc))
         print(f"{folder}: {len(paths)} photos -> {dest}")
     return 0

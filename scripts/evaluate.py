@@ -46,7 +46,8 @@ from vision.classes import CLASS_NAMES, RANK_CODES  # noqa: E402
 from vision.detections import Detections, box_iou  # noqa: E402
 from vision.detector import CardDetector, load_image  # noqa: E402
 from vision.reader import IndexReader  # noqa: E402
-from vision.scales import detect_multiscale, reader_box_conf  # noqa: E402
+from vision.config import DEFAULT  # noqa: E402
+from vision.pipeline import detect as detect_boxes, read_indices  # noqa: E402
 
 THRESHOLDS = (0.1, 0.15, 0.25, 0.35, 0.5, 0.65, 0.8)
 
@@ -255,17 +256,17 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     if reader:
         boxes = CardDetector(args.onnx)
-        boxes.conf = reader_box_conf(boxes)
 
         def detect(img, floor=min(THRESHOLDS)):
-            return detect_multiscale(boxes, img, reader=reader, conf=floor)
+            config = DEFAULT.replace(**{"reading.min_conf": floor})
+            return read_indices(detect_boxes(img, boxes, reader, config), not boxes.names_cards, config)[0]
         path_name = "runtime path: pyramid, detector boxes, reader codes"
     else:
         single = CardDetector(args.onnx, imgsz=args.real_imgsz, conf=min(THRESHOLDS))
 
         def detect(img, floor=min(THRESHOLDS)):
-            single.conf = floor
-            return single(img) if args.single_scale else detect_multiscale(single, img)
+            config = DEFAULT.replace(**{"reading.min_conf": floor})
+            return single(img, None, floor) if args.single_scale else detect_boxes(img, single, None, config)
         path_name = "runtime path: " + ("one pass" if args.single_scale else "pyramid") + ", detector codes"
     figures["runtime_path"] = path_name
     print(f"-- {path_name}")

@@ -57,7 +57,6 @@ from datasets.examples import load_examples  # noqa: E402
 from datasets.scenes import true_detections  # noqa: E402
 from vision.detections import Detections, box_iou  # noqa: E402
 from vision.piles import PileKind  # noqa: E402
-from vision.table import read_side  # noqa: E402
 
 
 #: tables_examples draws its index boxes tight around the glyphs; ours (datasets.cardart, calibrated on the real
@@ -100,9 +99,10 @@ def _is_clean_marker(code: str) -> bool:
     return code[-1] in "HD" and not code.startswith(("2", "3")) and code != "JK"
 
 
-def evaluate_scene(doc: dict, dets: Detections, owners: np.ndarray, stats: Counter, failures: Counter,
-                   image: np.ndarray | None = None, stacks=None, unread: np.ndarray | None = None) -> None:
-    reading = read_side(dets, "A", image=image, stacks=stacks, unread=unread)
+def evaluate_scene(doc: dict, reading, owners: np.ndarray, stats: Counter, failures: Counter) -> None:
+    """Add one table's figures to ``stats`` and its failure kinds to ``failures``: ``reading`` is the side the
+    pipeline read (``vision.pipeline.read_image``), ``owners`` the true card of each of its read indices."""
+    dets = reading.detections
     cards = doc["cards"]
     pile_of_card = np.array([c["pile"] for c in cards])
     kinds = {c["pile"]: c["pile_kind"] for c in cards}
@@ -207,23 +207,17 @@ def evaluate_scene(doc: dict, dets: Detections, owners: np.ndarray, stats: Count
             failures["layout exact, score a range (an uncounted dirty/wild squared book)"] += 1
 
 
-def cached_indices(path: Path, detector, image: np.ndarray, reader, upscale: float | None,
-                   conf: float) -> tuple[Detections, np.ndarray]:
-    """``vision.scales.find_indices`` with its found boxes and their readings kept in ``path`` (.npz): the
-    first run detects and reads and writes the file, later runs load it and run stage 1b alone."""
-    from vision.scales import find_boxes, read_found
+def cached_found(path: Path | None, image: np.ndarray, detector, reader, config) -> Detections:
+    """Stage 1 (``vision.pipeline.detect``: the boxes and the reader's probabilities) of one photo, kept in
+    ``path`` (.npz) when given: the first run detects and writes the file, later runs load it."""
+    from vision.pipeline import detect
 
-    if path.is_file():
-        z = np.load(path)
-        found = Detections(z["xyxy"], z["confidence"], z["class_id"])
-        rank_p, suit_p = z["rank_p"], z["suit_p"]
-    else:
-        found = find_boxes(detector, image, upscale=upscale)
-        rank_p, suit_p = reader.probabilities(image, found.xyxy)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        np.savez_compressed(path, xyxy=found.xyxy, confidence=found.confidence, class_id=found.class_id,
-                            rank_p=rank_p, suit_p=suit_p)
-    return read_found(found, rank_p, suit_p, detector.conf, conf)
+    if path is not None and path.is_file():
+        return Detections.load(path)
+    found = detect(image, detector, reader, config)
+    if path is not None:
+        found.save(path)
+    return found
 
 
 def read_hands(args: argparse.Namespace) -> int:
@@ -231,11 +225,9 @@ def read_hands(args: argparse.Namespace) -> int:
     from datasets.cardart import HELDOUT_DESIGNS, load_deck
     from datasets.scenes import Pile, hand_cards, make_scene
     from vision.classes import rank_colour
-    from vision.pipeline import load_models
-    from vision.scales import find_indices
-    from vision.table import read_hand
+    from vision.pipeline import load_models, read_image
 
-    detector, reader = load_models(args.model, args.reader, args.conf)
+    detector, reader = load_models(args.model, args.reader)
     decks = [load_deck(d) for d in HELDOUT_DESIGNS]
     rng = np.random.default_rng(args.seed)
     stats: Counter = Counter()
@@ -244,8 +236,8 @@ def read_hands(args: argparse.Namespace) -> int:
         held = hand_cards(rng, int(rng.integers(2, 12)), jokers="JK" in deck.cards)
         scene = make_scene(args.seed * 100_000 + k, [deck], size=(1280, 960), full_view=True, clutter=bool(k % 2),
                            piles=[Pile("left", held)])
-        dets, _ = find_indices(detector, scene.image, upscale=args.upscale, reader=reader, conf=args.conf)
-        left = read_hand(dets).team_layout()["left"]
+        side = read_image(scene.image, detector, reader, hand=True, config=args.config)[0]
+        left = side.team_layout()["left"]
         got = left[0] if left else []
         readable = all(c["index_boxes_px"] for c in scene.cards)  # clutter may hide every index of a card
         right = sorted(map(rank_colour, got)) == sorted(map(rank_colour, held))
@@ -274,7 +266,7 @@ def read_real(args: argparse.Namespace) -> int:
     from vision.detector import ImageError, image_paths
     from vision.pipeline import NoCardsError, annotate, load_models, load_stack_checker, read_photos
 
-    detector, reader = load_models(args.model, None if args.no_reader else args.reader, args.conf)
+    detector, reader = load_models(args.model, None if args.no_reader else args.reader)
     stacks = None if args.no_stacks else load_stack_checker(args.stacks)
     if args.no_reader:
         if not detector.names_cards:
@@ -286,8 +278,7 @@ def read_real(args: argparse.Namespace) -> int:
     kinds: Counter = Counter()
     for path in paths:
         try:
-            photo = read_photos([path], detector, upscale=args.upscale, reader=reader, conf=args.conf,
-                                stacks=stacks)[0]
+            photo = read_photos([path], detector, reader=reader, stacks=stacks, config=args.config)[0]
         except NoCardsError:
             counts["no cards found"] += 1
             continue
@@ -323,12 +314,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--oracle", action="store_true", help="use the true corner boxes instead of the detector")
     ap.add_argument("--limit", type=int, default=None)
     ap.add_argument("--model", type=Path, default=ROOT / "models" / "cards.onnx")
-    ap.add_argument("--conf", type=float, default=0.35)
+    ap.add_argument("--conf", type=float, default=None, help="the reading floor (vision.config Reading.min_conf)")
+    ap.add_argument("--set", action="append", default=[], metavar="SECTION.FIELD=VALUE",
+                    help="override a vision.config setting, e.g. --set pyramid.target_index=32 (repeatable)")
     ap.add_argument("--reader", type=Path, help="index reader model (default: models/reader.onnx when present)")
     ap.add_argument("--no-reader", action="store_true",
                     help="use the detector's own card codes (a 53-class detector only)")
-    ap.add_argument("--upscale", type=float, default=None,
-                    help="enlarge photos by this factor first (pyramid top); default: decided from the indices found")
     ap.add_argument("--stacks", type=Path, help="stack checker model (default: models/stacks.onnx when present)")
     ap.add_argument("--no-stacks", action="store_true", help="read every single whole card as a squared book")
     ap.add_argument("--examples", type=Path,
@@ -346,6 +337,15 @@ def main(argv: list[str] | None = None) -> int:
                     help="keep each photo's found boxes and their readings here (one .npz a photo) and reuse them: "
                          "a rerun measures stages 1b-5 alone, in seconds (delete the folder when a model changes)")
     args = ap.parse_args(argv)
+    from vision.config import DEFAULT
+
+    try:
+        changes = {k: json.loads(v) for k, _, v in (item.partition("=") for item in args.set)}
+        if args.conf is not None:
+            changes["reading.min_conf"] = args.conf
+        args.config = DEFAULT.replace(**{k: tuple(v) if isinstance(v, list) else v for k, v in changes.items()})
+    except ValueError as exc:
+        ap.error(f"--set: {exc}")
     if args.real:
         return read_real(args)
     if args.hands:
@@ -373,38 +373,36 @@ def main(argv: list[str] | None = None) -> int:
     if not args.oracle:
         from vision.detector import CardDetector
         from vision.pipeline import load_models
-        from vision.scales import find_indices
 
         if args.no_reader:
-            detector = CardDetector(args.model, conf=args.conf)
+            detector = CardDetector(args.model)
             if not detector.names_cards:
                 print(f"error: {args.model} finds indices without naming them; --no-reader needs a 53-class model")
                 return 1
         else:
-            detector, reader = load_models(args.model, args.reader, args.conf)
+            detector, reader = load_models(args.model, args.reader)
+    from vision.pipeline import read_image
+
     stats: Counter = Counter()
     failures: Counter = Counter()
     alone: Counter = Counter()  # tables not scored exactly, by their only failure kind
     seconds: list[float] = []
     for doc, image_path in docs:
-        image = load_image(image_path) if stacks or not args.oracle else None
-        unread = None
+        image = load_image(image_path)
         if args.oracle:
-            dets, owners = true_detections(doc)
+            found, _ = true_detections(doc)
         else:
             start = time.perf_counter()
             cached = args.cache / f"{Path(image_path).stem}.npz" if args.cache and reader is not None else None
             timed = cached is None or not cached.is_file()  # a cached photo's time is not a detection's
-            if cached is not None:
-                dets, unread = cached_indices(cached, detector, image, reader, args.upscale, args.conf)
-            else:
-                dets, unread = find_indices(detector, image, upscale=args.upscale, reader=reader, conf=args.conf)
+            found = cached_found(cached, image, detector, reader, args.config)
             if timed:
                 seconds.append(time.perf_counter() - start)
-            owners = assign_owners(dets, doc, args.match_iou)
+        reading = read_image(image, detector, reader, stacks, found=found, config=args.config)[0]
+        owners = true_detections(doc)[1] if args.oracle else assign_owners(reading.detections, doc, args.match_iou)
         scene: Counter = Counter()
         exact_before = stats["score_exact"]
-        evaluate_scene(doc, dets, owners, stats, scene, image, stacks, unread)
+        evaluate_scene(doc, reading, owners, stats, scene)
         failures.update(scene)
         if stats["score_exact"] == exact_before:
             alone[next(iter(scene)) if len(scene) == 1 else

@@ -18,8 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_both_backends_find_the_same_indices():
     pytest.importorskip("openvino")
-    from vision.pipeline import load_models
-    from vision.scales import find_indices
+    from vision.pipeline import detect, load_models, read_indices
 
     image = cv2.imread(str(ROOT / "examples" / "table.jpg"))
     read = {}
@@ -28,7 +27,7 @@ def test_both_backends_find_the_same_indices():
         detector._session = backends.open_model(Path(detector.model), 2, name)
         reader._session = backends.open_model(Path(reader.model), 2, name)
         assert detector.backend_name == name and reader.backend_name == name
-        read[name] = find_indices(detector, image, reader=reader)[0]
+        read[name] = read_indices(detect(image, detector, reader))[0]
     ort, ov = read["onnxruntime"], read["openvino"]
     assert ort.codes == ov.codes and len(ort) > 10
     assert np.abs(ort.xyxy - ov.xyxy).max() < 1.0  # pixels

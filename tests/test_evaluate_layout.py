@@ -14,6 +14,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 
 from datasets.scenes import Pile, make_scene, true_detections  # noqa: E402
 from evaluate_layout import evaluate_scene  # noqa: E402
+from sides import read_side  # noqa: E402
 from vision.classes import class_id  # noqa: E402
 from vision.detections import Detections  # noqa: E402
 
@@ -28,7 +29,7 @@ def test_true_boxes_score_exactly_and_count_the_joker(anglo_deck):
     doc = _doc(anglo_deck)
     dets, owners = true_detections(doc)
     stats, failures = Counter(), Counter()
-    evaluate_scene(doc, dets, owners, stats, failures)
+    evaluate_scene(doc, read_side(dets), owners, stats, failures)
     assert stats["tables"] == 1 and stats["score_exact"] == 1 and stats["fans_counted"] == 2
     assert stats["tables_joker"] == 1 and stats["score_exact_joker"] == 1
     assert stats["joker_indices"] == stats["joker_indices_read"] == 1  # a fanned joker shows one corner
@@ -39,7 +40,7 @@ def test_a_missed_joker_breaks_its_meld(anglo_deck):
     dets, owners = true_detections(doc)
     keep = np.array([c != "JK" for c in dets.codes])
     stats, failures = Counter(), Counter()
-    evaluate_scene(doc, dets[keep], owners[keep], stats, failures)
+    evaluate_scene(doc, read_side(dets[keep]), owners[keep], stats, failures)
     assert stats["joker_indices"] == 1 and stats["joker_indices_read"] == 0
     assert stats["tables_joker"] == 1 and stats["score_exact"] == 0 and stats["fans_counted"] == 1
 
@@ -48,13 +49,13 @@ def test_a_fan_read_where_the_table_has_none_is_a_failure_kind(anglo_deck):
     doc = _doc(anglo_deck)
     dets, owners = true_detections(doc)
     failures = Counter()
-    evaluate_scene(doc, dets, owners, Counter(), failures)
+    evaluate_scene(doc, read_side(dets), owners, Counter(), failures)
     assert not failures
     # three nines read off the cloth, nowhere near a card: no true card owns them
     far = Detections(np.array([[900 + 30 * k, 800, 920 + 30 * k, 820] for k in range(3)], np.float32),
                      np.full(3, 0.9, np.float32), np.array([class_id("9S")] * 3, np.int64))
     stats, failures = Counter(), Counter()
-    evaluate_scene(doc, Detections.concatenate([dets, far]), np.concatenate([owners, [-1, -1, -1]]), stats, failures)
+    evaluate_scene(doc, read_side(Detections.concatenate([dets, far])), np.concatenate([owners, [-1, -1, -1]]), stats, failures)
     assert failures["extra meld (read where the table has none)"] == 1 and stats["score_exact"] == 0
 
 
@@ -66,7 +67,7 @@ def test_a_one_card_hand_makes_a_table_unreadable(anglo_deck):
         doc = {"image": "t.jpg", "design": scene.design, **scene.layout, "cards": scene.cards}
         dets, owners = true_detections(doc)
         stats = Counter()
-        evaluate_scene(doc, dets, owners, stats, Counter())
+        evaluate_scene(doc, read_side(dets), owners, stats, Counter())
         assert stats["tables_readable"] == readable
 
 
@@ -74,33 +75,35 @@ def test_a_wrong_score_with_no_note_is_counted_as_a_silent_error(anglo_deck):
     doc = _doc(anglo_deck)
     dets, owners = true_detections(doc)
     stats = Counter()
-    evaluate_scene(doc, dets, owners, stats, Counter())
+    evaluate_scene(doc, read_side(dets), owners, stats, Counter())
     assert stats["tables_unflagged"] == stats["score_exact_unflagged"] == 1  # right, and nothing to check
     # the meld of kings missed whole: the score is wrong and nothing on the photo says so
     keep = np.array([not c.startswith("K") for c in dets.codes])
     stats = Counter()
-    evaluate_scene(doc, dets[keep], owners[keep], stats, Counter())
+    evaluate_scene(doc, read_side(dets[keep]), owners[keep], stats, Counter())
     assert stats["score_exact"] == 0 and stats["tables_unflagged"] == 1 and stats["score_exact_unflagged"] == 0
 
 
 def test_cached_boxes_and_readings_give_what_the_detector_gives(anglo_deck, tmp_path):
     """--cache keeps a photo's found boxes and their readings; a rerun from the file reads the same detections."""
-    from evaluate_layout import cached_indices
-    from vision.pipeline import load_models
+    from evaluate_layout import cached_found
+    from vision.config import DEFAULT
+    from vision.pipeline import detect, load_models, read_indices
     from vision.reader import DEFAULT_READER
-    from vision.scales import find_indices
 
     if not DEFAULT_READER.is_file():
         pytest.skip("no shipped reader")
     detector, reader = load_models()
     image = make_scene(4, [anglo_deck], size=(1280, 960), full_view=True, clutter=False,
                        piles=[Pile("meld", ["7H", "JK", "7S", "7D"]), Pile("meld", ["KH", "KS", "KD"])]).image
-    direct, unread = find_indices(detector, image, reader=reader, conf=0.35)
+    direct, unread = read_indices(detect(image, detector, reader))
     assert len(direct) >= 5
     path = tmp_path / "cache" / "t.npz"
-    first = cached_indices(path, detector, image, reader, None, 0.35)
+    first = cached_found(path, image, detector, reader, DEFAULT)
     assert path.is_file()
-    second = cached_indices(path, detector, np.zeros_like(image), reader, None, 0.35)  # the file, not the blank
-    for dets, boxes in (first, second):
+    second = cached_found(path, np.zeros_like(image), detector, reader, DEFAULT)  # the file, not the blank
+    for found in (first, second):
+        dets, boxes = read_indices(found)
         assert dets.codes == direct.codes and np.allclose(dets.xyxy, direct.xyxy)
+        assert np.allclose(boxes, unread)
         assert np.allclose(boxes, unread)

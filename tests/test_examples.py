@@ -53,13 +53,14 @@ def test_shared_examples_score_exactly_from_true_boxes_where_the_geometry_can(sh
     """The eight photoreal tables through stages 2-5 from their true boxes (no models): the geometry reads most
     of them exactly."""
     from evaluate_layout import evaluate_scene
+    from sides import read_side
 
     docs = load_examples(shared_dir / "tables_examples")
     assert len(docs) == 8
     stats, failures = Counter(), Counter()
     for doc in docs:
         dets, owners = true_detections(doc)
-        evaluate_scene(doc, dets, owners, stats, failures)
+        evaluate_scene(doc, read_side(dets), owners, stats, failures)
     assert stats["tables"] == 8 and stats["fans"] == 47
     assert stats["fans_counted"] >= 45  # 46 of 47 measured (one fan split)
     assert stats["score_exact"] >= 6  # 7 of 8 measured (no stack checker here; red threes wrong on one)

@@ -10,7 +10,7 @@ cv2 = pytest.importorskip("cv2")
 pytest.importorskip("onnxruntime")
 
 from vision.detections import Detections  # noqa: E402
-from vision.table import read_side  # noqa: E402
+from sides import read_side  # noqa: E402
 
 
 # -- the true corner boxes of rendered tables through stages 2-4 ----------------------------------------------
@@ -87,7 +87,7 @@ def test_score_photo_end_to_end_with_true_corners(deck, tmp_path, capsys, monkey
     scene = make_scene(101, [deck], size=(1600, 1200), full_view=True, piles=piles, clutter=False)
     photo = tmp_path / "table.jpg"
     cv2.imwrite(str(photo), scene.image)
-    monkeypatch.setattr(pipeline, "find_indices", lambda detector, image, **kw: (_oracle(scene), np.zeros((0, 4))))
+    monkeypatch.setattr(pipeline, "detect", lambda image, detector, reader=None, config=None: _oracle(scene))
     out = tmp_path / "annotated.jpg"
     assert main(["score", str(photo), "--json", "--annotate", str(out), "--rules", "pagat"]) == 0
     doc = json.loads(capsys.readouterr().out)
@@ -125,8 +125,8 @@ def test_a_photo_of_a_hand_counts_every_card_in_it_as_left(deck, tmp_path, capsy
     hand = make_scene(7, [deck], size=(1280, 960), full_view=True, clutter=False, piles=[Pile("left", held)])
     one = make_scene(8, [deck], size=(1024, 768), full_view=True, clutter=False, piles=[Pile("left", foot)])
     scenes = {s.image.shape: s for s in (table, hand, one)}
-    monkeypatch.setattr(pipeline, "find_indices",
-                        lambda detector, image, **kw: (_oracle(scenes[image.shape]), np.zeros((0, 4))))
+    monkeypatch.setattr(pipeline, "detect",
+                        lambda image, detector, reader=None, config=None: _oracle(scenes[image.shape]))
     for name, s in (("table", table), ("hand", hand), ("foot", one)):
         cv2.imwrite(str(tmp_path / f"{name}.jpg"), s.image)
     assert read_side(_oracle(hand)).team_layout()["melds"] and read_side(_oracle(one)).team_layout()["squared_books"]
@@ -174,7 +174,7 @@ def test_a_hand_of_a_deck_whose_diagonal_is_not_the_usual_one_counts_its_top_car
     been counted twice."""
     from datasets.cardart import load_deck
     from datasets.scenes import Pile, make_scene
-    from vision.table import read_hand
+    from sides import read_hand
 
     ornamental = load_deck("ornamental")
     for seed, held in ((1, ["AC", "7H", "7S", "QD", "10H", "2C"]), (2, ["KS", "5D", "9C", "9C", "JH"])):

@@ -11,7 +11,8 @@ from vision.classes import class_id
 from vision.detections import Detections
 from vision.instances import agree_suits, pair_corners
 from vision.piles import PileKind, group_piles
-from vision.table import TableReading, read_side, split_sides
+from vision.table import TableReading, split_sides
+from sides import read_side  # noqa: E402
 
 S = 20.0  # index size in pixels (a 20 x 20 box)
 
@@ -347,12 +348,48 @@ def test_split_sides():
         split_sides(dets(items), 1000, 1000, "diagonal")
 
 
-def test_pyramid_and_merge():
-    pytest.importorskip("cv2")
-    from vision.scales import merge, pyramid_sizes
+class _Passes:
+    """A detector that finds one index of ``size`` photo pixels per pass (confidence 0.9) and records its passes."""
 
-    assert pyramid_sizes(4000, 3000) == [2560, 1280, 640, 320]
-    assert pyramid_sizes(640, 640) == [640, 320]
+    names_cards, fixed_size = False, None
+
+    def __init__(self, size: float):
+        self.size, self.calls = size, []
+
+    def __call__(self, image, long_side, floor):
+        self.calls.append(long_side)
+        boxes = np.array([[x, 50, x + self.size, 50 + self.size] for x in (10, 400, 800)], np.float32)
+        return Detections(boxes, np.full(3, 0.9, np.float32), np.zeros(3, np.int64))
+
+
+def test_the_pyramid_runs_the_passes_the_indices_need():
+    pytest.importorskip("cv2")
+    from vision.config import DEFAULT
+    from vision.scales import find_boxes
+
+    def passes(width, height, index_px, **changes):
+        changes = {"pyramid.probe_side": 1280, "pyramid.target_index": 24, **changes}
+        detector = _Passes(index_px)
+        find_boxes(detector, np.zeros((height, width, 3), np.uint8), 0.5, 0.1, config=DEFAULT.replace(**changes))
+        return detector.calls
+
+    # indices of 40 px in a 1280 x 720 frame measure 40 px at the first pass: one pass
+    assert passes(1280, 720, 40) == [1280]
+    # small indices: the pass doubles until they measure the target size (24 px), at most 2x the photo
+    assert passes(1280, 720, 10) == [1280, 2560]
+    assert passes(640, 480, 4) == [640, 1280]
+    # the same table at 12 MP (indices 3.1 x larger in photo pixels) gets the same passes as at 1280 px
+    assert passes(4000, 3000, 40 * 4000 / 1280) == [1280]
+    assert passes(4000, 3000, 10 * 4000 / 1280) == [1280, 2560]
+    # a close-up: indices of 200 px at the first pass; halves down to 320 px
+    assert passes(640, 640, 200) == [640, 320]
+    assert passes(1280, 720, 40, **{"pyramid.target_index": 64}) == [1280, 2560]
+
+
+def test_merge():
+    pytest.importorskip("cv2")
+    from vision.scales import merge
+
     a = dets([("KH", 100, 100)])
     b = Detections(a.xyxy + 1, np.array([0.5], np.float32), a.class_id)
     m = merge([a, b])
@@ -381,7 +418,9 @@ def test_detections_select_and_concatenate():
 
 
 def test_a_photo_of_small_indices_says_so():
-    from vision.table import READABLE_INDEX
+    from vision.config import DEFAULT
+
+    READABLE_INDEX = DEFAULT.reading.readable_index
 
     def side(size):
         boxes = [[x, 100, x + size, 100 + size] for x in (100, 100 + 3 * size, 100 + 6 * size)]

@@ -198,7 +198,7 @@ def test_shipped_checker_tells_a_squared_book_from_a_loose_card_on_rendered_tabl
     from datasets.scenes import make_scene
     from vision.detections import Detections
     from vision.stacks import StackChecker
-    from vision.table import read_side
+    from sides import read_side
 
     checker = StackChecker()
     piles = [ScenePile("squared", ["QH"] * 6 + ["QD"], marker="QD"), ScenePile("loose", ["7C"]),

@@ -194,15 +194,13 @@ def test_shipped_model_finds_indices_in_a_rendered_scene(anglo_deck):
 def test_a_detector_that_cannot_name_cards_needs_the_reader(monkeypatch, tmp_path):
     from vision import pipeline
     from vision.detector import ModelError
-    from vision.scales import FINDER_BOX_CONF, READER_BOX_CONF
-
     names_cards = CardDetector().names_cards
     detector, reader = pipeline.load_models()
-    assert detector.conf == (READER_BOX_CONF if names_cards else FINDER_BOX_CONF) and reader is not None
+    assert reader is not None
     monkeypatch.setattr(pipeline, "DEFAULT_READER", tmp_path / "no_reader.onnx")
     if names_cards:
-        detector, reader = pipeline.load_models(conf=0.3)
-        assert reader is None and detector.conf == 0.3
+        detector, reader = pipeline.load_models()
+        assert reader is None
     else:
         with pytest.raises(ModelError, match="index reader"):
             pipeline.load_models()
@@ -210,7 +208,7 @@ def test_a_detector_that_cannot_name_cards_needs_the_reader(monkeypatch, tmp_pat
 
 def test_pile_annotator_marks_a_card_counted_where_its_index_was_not_read():
     from vision.annotate import PileAnnotator
-    from vision.table import read_side
+    from sides import read_side
 
     items = [("8H", 100, 100 + 24 * k) for k in (0, 1, 2, 4, 5)] + [("8H", 152, 186)]  # the fourth index unread
     boxes = [[x - 10, y - 10, x + 10, y + 10] for _, x, y in items]
@@ -253,7 +251,7 @@ def test_pile_labels_go_where_they_cover_no_index():
 def test_a_fanned_book_is_outlined_apart_from_a_meld():
     from vision.annotate import BOOK_COLOR, KIND_COLORS, PileAnnotator
     from vision.piles import PileKind
-    from vision.table import read_side
+    from sides import read_side
 
     items = [("8H", 60, 40 + 24 * k) for k in range(3)] + [("KS", 200, 40 + 24 * k) for k in range(7)]
     boxes = [[x - 10, y - 10, x + 10, y + 10] for _, x, y in items]

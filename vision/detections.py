@@ -100,6 +100,23 @@ class Detections:
                    np.concatenate([p.class_id for p in parts]).astype(np.int64),
                    {k: np.concatenate([p.data[k] for p in parts]) for k in sorted(keys)})
 
+    def save(self, path) -> None:
+        """Write these detections and their data columns to ``path`` (.npz), for :meth:`load`."""
+        from pathlib import Path
+
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        np.savez_compressed(path, xyxy=self.xyxy, confidence=self.confidence, class_id=self.class_id,
+                            **{f"data_{k}": v for k, v in self.data.items()})
+
+    @classmethod
+    def load(cls, path) -> "Detections":
+        """Detections written by :meth:`save` (files of older evaluation caches name the reader's columns
+        ``rank_p``, ``suit_p`` without the ``data_`` prefix)."""
+        z = np.load(path)
+        data = {k[5:]: z[k] for k in z.files if k.startswith("data_")}
+        data.update({k: z[k] for k in ("rank_p", "suit_p") if k in z.files})
+        return cls(z["xyxy"], z["confidence"], z["class_id"], data)
+
     @property
     def codes(self) -> list[str]:
         """Card codes (``"KH"``, ``"10S"``, ``"JK"``) of each detection."""

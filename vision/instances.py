@@ -235,7 +235,7 @@ def pair_corners(dets: Detections, one_fan: bool = False, *, config: VisionConfi
 
     Args:
         dets: corner-index detections of one photo (boxes in pixels).
-        one_fan: the photo shows one fan of cards, a player's hand (:func:`vision.table.read_hand`): its one card
+        one_fan: the photo shows one fan of cards, a player's hand (``vision.pipeline.read_image(..., hand=True)``): its one card
             seen whole gives the photo's diagonal ratio (:func:`_typical_ratio`).
         config: the thresholds (``config.pairing``, and ``config.fans`` for the inside of a fan).
 

@@ -1,19 +1,21 @@
 """The camera pipeline end to end: photos -> corner detections -> cards -> piles -> table layout.
 
-Each stage is a plain function over data and can be run and tested alone:
+Each stage is a plain function from the previous stage's value to the next, and :func:`read_image` calls them in
+order on one photo:
 
-1. :func:`vision.scales.find_indices` — corner indices at every scale (``Detections``), and the boxes left
-   unread;
-1b. :func:`vision.completion.read_with_fans` — every box read with the fans' help (sure jokers beside a card,
-    ranks settled by their fan, boxes the detector or reader was unsure of where a fan continues);
-2. :func:`vision.instances.pair_corners` — physical card instances;
-3. :func:`vision.piles.group_piles` — melds, squared books, red threes, hands (then
-   :func:`vision.fan_gaps.fill_fan_gaps`, and the stack checks of ``vision.stacks``: squared book or loose card);
-4. :func:`vision.table.split_sides` / :class:`vision.table.TableReading` — sides and the layout JSON;
+1. :func:`detect` — the detector over the pyramid (:func:`vision.scales.find_boxes`) and the index reader's
+   probabilities of every box: :class:`~vision.detections.Detections` with ``rank_p``/``suit_p`` data columns;
+1b. :func:`read_indices` — every box read, with the fans' help (:func:`vision.completion.read_with_fans`): the
+    read corner indices, and the boxes left unread;
+2. :func:`vision.instances.pair_corners` — card instances;
+3. :func:`vision.piles.group_piles`, then :func:`vision.fan_gaps.fill_fan_gaps` (3a) and the stack checks of
+   ``vision.stacks`` (3b: squared book or loose card) — piles;
+4. :class:`vision.table.SideReading` / :class:`vision.table.TableReading` — sides and the layout JSON;
 5. :func:`scorer.scoring.score_round` — the score and every problem the rules see (done by the caller).
 
-:func:`read_photos` runs stages 1-4 on files (:func:`read_hand_photos` on photos of players' hands: every card a
-card left), :func:`annotate` draws the result.
+Stage 1 is the costly one (the models); ``read_image(..., found=...)`` re-runs stages 1b-4 on boxes found before
+(a webcam's unchanged frame, an evaluation's cache). :func:`read_photos` and :func:`read_hand_photos` run it on
+files, :func:`annotate` draws the result. Every threshold comes from one :class:`vision.config.VisionConfig`.
 """
 
 from __future__ import annotations
@@ -26,10 +28,16 @@ import numpy as np
 from scorer.errors import HandFootError
 
 from .annotate import CornerAnnotator, PileAnnotator, TotalsAnnotator
+from .completion import read_with_fans
+from .config import DEFAULT, VisionConfig
+from .detections import Detections
 from .detector import CardDetector, ModelError, load_image
-from .reader import DEFAULT_READER, IndexReader
-from .scales import find_indices, reader_box_conf
-from .table import SideReading, TableReading, read_hand, read_side, split_boxes, split_sides
+from .fan_gaps import fill_fan_gaps
+from .instances import pair_corners
+from .piles import group_piles, hand_pile
+from .reader import DEFAULT_READER, IndexReader, relabelled
+from .scales import box_conf, find_boxes, unread_boxes
+from .table import SideReading, TableReading, split_boxes, split_sides
 
 
 class NoCardsError(HandFootError, ValueError):
@@ -45,17 +53,96 @@ class PhotoReading:
     sides: list[SideReading]
 
 
-def read_photos(paths: list[Path], detector: CardDetector, teams: list[str] | None = None,
-                split: str | None = None, max_side: int = 2560, upscale: float | None = None,
-                reader=None, conf: float | None = None, stacks=None) -> list[PhotoReading]:
-    """Read every photo: photo *k* is team ``teams[k]`` (default ``A``, ``B``, ...).
+def detect(image: np.ndarray, detector: CardDetector, reader: IndexReader | None = None,
+           config: VisionConfig = DEFAULT) -> Detections:
+    """Stage 1: the boxes the detector finds in a (H, W, 3) BGR image over the pyramid (xyxy photo pixels),
+    with the index reader's probabilities of each as data columns ``rank_p`` (n, 15) and ``suit_p`` (n, 4).
 
-    With ``split`` (``horizontal`` or ``vertical``) there must be one photo of the whole table; it is split
-    between the first two ``teams`` (default ``A`` near the camera or on the left, ``B``; see
-    :func:`vision.table.split_sides`). ``max_side`` and ``upscale`` set the detection pyramid
-    (:func:`vision.scales.find_indices`); with an :class:`vision.reader.IndexReader` every box is re-read
-    and kept when its confidence reaches ``conf``; with a :class:`vision.stacks.StackChecker` every single whole
-    card is checked for a stack under it (a squared book) or not (a loose card).
+    Without the reader the boxes are the detector's named indices down to the reading floor. With it, boxes
+    are found across codes down to :attr:`~vision.config.Reading.candidate_conf` (a one-class detector, whose
+    unsure boxes the fans may take back) or to :func:`vision.scales.box_conf`.
+    """
+    sure = box_conf(detector, reader, config)
+    one_class = not getattr(detector, "names_cards", True)
+    floor = min(sure, config.reading.candidate_conf) if reader is not None and one_class else sure
+    found = find_boxes(detector, image, sure, floor, agnostic=reader is not None, config=config)
+    if reader is None:
+        return found
+    rank_p, suit_p = reader.probabilities(image, found.xyxy)
+    return Detections(found.xyxy, found.confidence, found.class_id, {"rank_p": rank_p, "suit_p": suit_p})
+
+
+def read_indices(found: Detections, one_class: bool = True,
+                 config: VisionConfig = DEFAULT) -> tuple[Detections, np.ndarray]:
+    """Stage 1b: the corner indices read from the boxes of :func:`detect`.
+
+    Boxes with the reader's probabilities are read by them: with the fans' help for a one-class detector
+    (:func:`vision.completion.read_with_fans`), else each alone (:func:`vision.reader.relabelled`). Boxes without
+    them are named already (a detector naming card codes, or true boxes) and kept from the reading floor up.
+
+    Returns:
+        (the read indices, most confident first; (m, 4) xyxy pixels of the found boxes that no read index covers,
+        :func:`vision.scales.unread_boxes`: where an index may be that could not be read; empty unless the boxes
+        were read with the fans' help).
+    """
+    none = np.zeros((0, 4), np.float32)
+    if "rank_p" not in found.data:
+        return found[found.confidence >= config.reading.min_conf], none
+    rank_p, suit_p = found.data["rank_p"], found.data["suit_p"]
+    if not one_class:
+        return relabelled(found, rank_p, suit_p, config.reading.min_conf), none
+    read = read_with_fans(found, rank_p, suit_p, config=config)
+    return read, unread_boxes(found.xyxy, read.xyxy, config)
+
+
+def read_image(image: np.ndarray, detector: CardDetector | None = None, reader: IndexReader | None = None,
+               stacks=None, *, team: str = "A", source: str = "", split: str | None = None,
+               teams: tuple[str, str] | None = None, hand: bool = False, found: Detections | None = None,
+               config: VisionConfig = DEFAULT) -> list[SideReading]:
+    """The camera pipeline on one (H, W, 3) BGR photo, stages 1 to 4 in order (see the module docstring).
+
+    ``found`` (the value of :func:`detect`) skips stage 1, so ``detector`` may then be None. The photo is one
+    ``team``'s side; with ``split`` (``horizontal`` or ``vertical``) the whole table, split between ``teams``
+    (:func:`vision.table.split_sides`); with ``hand`` a photo of a player's hand or foot, every card in it a card
+    left (:func:`vision.piles.hand_pile`). With a :class:`vision.stacks.StackChecker` every single whole card read
+    as a squared book's marker is checked for a stack under it, and a loose card seen by one corner whose other
+    corner has an unread box too.
+
+    Raises:
+        ValueError: an unknown ``split``.
+    """
+    if found is None:
+        found = detect(image, detector, reader, config)  # 1
+    one_class = detector is None or not getattr(detector, "names_cards", True)
+    read, unread = read_indices(found, one_class, config)  # 1b
+    if hand:
+        cards = pair_corners(read, one_fan=True, config=config)  # 2
+        return [SideReading(team, read, cards, hand_pile(cards, config=config), source, hand=True)]  # 3
+    if split:
+        h, w = image.shape[:2]
+        names = dict(zip(("A", "B"), teams or ("A", "B")))
+        parts, boxes = split_sides(read, w, h, split, config=config), split_boxes(unread, w, h, split)
+        sides = [(names[t], d, boxes[t]) for t, d in parts.items() if len(d)]
+    else:
+        sides = [(team, read, unread)]
+    out = []
+    for name, dets, left_unread in sides:
+        cards = pair_corners(dets, config=config)  # 2
+        piles = fill_fan_gaps(group_piles(cards, config=config), config=config)  # 3, 3a
+        if stacks is not None:  # 3b
+            from .stacks import check_one_corner_cards, check_stacks
+
+            piles = check_stacks(piles, image, stacks, config=config)
+            piles = check_one_corner_cards(piles, left_unread, image, stacks, config=config)
+        out.append(SideReading(name, dets, cards, piles, source))
+    return out
+
+
+def read_photos(paths: list[Path], detector: CardDetector, teams: list[str] | None = None,
+                split: str | None = None, reader: IndexReader | None = None, stacks=None,
+                config: VisionConfig = DEFAULT) -> list[PhotoReading]:
+    """Read every photo file with :func:`read_image`: photo *k* is team ``teams[k]`` (default ``A``, ``B``, ...);
+    with ``split`` exactly one photo of the whole table, split between the first two ``teams``.
 
     Raises:
         vision.detector.ImageError: a file that is missing, corrupt, truncated, not an image or too large.
@@ -69,24 +156,19 @@ def read_photos(paths: list[Path], detector: CardDetector, teams: list[str] | No
         raise ValueError(f"{2 if split else len(paths)} teams to name but only {len(teams)} team names given")
     out = []
     for path, team in zip(paths, teams):
-        image, dets, unread = _detect(path, detector, max_side, upscale, reader, conf,
-                                      "is the whole table in the photo, in focus and lit?")
-        if split:
-            parts = split_sides(dets, image.shape[1], image.shape[0], split)
-            boxes = split_boxes(unread, image.shape[1], image.shape[0], split)
-            names = dict(zip(("A", "B"), teams))
-            sides = [read_side(d, names[t], str(path), image, stacks, boxes[t]) for t, d in parts.items() if len(d)]
-        else:
-            sides = [read_side(dets, team, str(path), image, stacks, unread)]
+        image = load_image(path)
+        sides = read_image(image, detector, reader, stacks, team=team, source=str(path), split=split,
+                           teams=tuple(teams[:2]) if split else None, config=config)
+        if not any(len(s.detections) for s in sides):
+            raise NoCardsError(f"{path}: no cards found (is the whole table in the photo, in focus and lit?)")
         out.append(PhotoReading(Path(path), image, sides))
     return out
 
 
-def read_hand_photos(hands: list[tuple[str, Path]], detector: CardDetector, max_side: int = 2560,
-                     upscale: float | None = None, reader=None, conf: float | None = None) -> list[PhotoReading]:
+def read_hand_photos(hands: list[tuple[str, Path]], detector: CardDetector, reader: IndexReader | None = None,
+                     config: VisionConfig = DEFAULT) -> list[PhotoReading]:
     """Read photos of players' hands or feet fanned face up: ``hands`` holds (team, path) pairs, and every card
-    found in a photo is a card left for that team (:func:`vision.table.read_hand`; one side a photo). Detection
-    as in :func:`read_photos`; no stack check (a hand holds no squared book).
+    found in a photo is a card left for that team (``read_image(..., hand=True)``; no stack check).
 
     Raises:
         vision.detector.ImageError: a file that is missing, corrupt, truncated, not an image or too large.
@@ -94,30 +176,19 @@ def read_hand_photos(hands: list[tuple[str, Path]], detector: CardDetector, max_
     """
     out = []
     for team, path in hands:
-        image, dets, _ = _detect(path, detector, max_side, upscale, reader, conf,
-                                 "in this photo of a hand; are the cards fanned face up, in focus and lit?")
-        out.append(PhotoReading(Path(path), image, [read_hand(dets, team, str(path))]))
+        image = load_image(path)
+        sides = read_image(image, detector, reader, team=team, source=str(path), hand=True, config=config)
+        if not len(sides[0].detections):
+            raise NoCardsError(f"{path}: no cards found (in this photo of a hand; are the cards fanned face up, "
+                               "in focus and lit?)")
+        out.append(PhotoReading(Path(path), image, sides))
     return out
 
 
-def _detect(path: Path, detector: CardDetector, max_side: int, upscale: float | None, reader, conf: float | None,
-            hint: str):
-    """Stage 1 on one file: (image, read detections, unread boxes) of :func:`vision.scales.find_indices`.
-
-    Raises:
-        vision.detector.ImageError: from :func:`vision.detector.load_image`.
-        NoCardsError: no card found (the message ends with ``hint``).
-    """
-    image = load_image(path)
-    dets, unread = find_indices(detector, image, max_side=max_side, upscale=upscale, reader=reader, conf=conf)
-    if not len(dets):
-        raise NoCardsError(f"{path}: no cards found ({hint})")
-    return image, dets, unread
-
-
-def load_models(model: str | Path | None = None, reader: str | Path | None = None,
-                conf: float = 0.35) -> tuple[CardDetector, IndexReader | None]:
-    """The detector and, when its model file exists (default ``models/reader.onnx``), the index reader.
+def load_models(model: str | Path | None = None,
+                reader: str | Path | None = None) -> tuple[CardDetector, IndexReader | None]:
+    """The detector and, when its model file exists (default ``models/reader.onnx``), the index reader. The
+    reading thresholds are not the models' but the configuration's (:class:`vision.config.Reading`).
 
     Raises:
         FileNotFoundError: a model file that was asked for by name is missing.
@@ -126,10 +197,7 @@ def load_models(model: str | Path | None = None, reader: str | Path | None = Non
     """
     reader_path = Path(reader) if reader else DEFAULT_READER
     use_reader = reader_path.is_file() or reader is not None
-    kw = {"model": model} if model else {}
-    detector = CardDetector(**kw, conf=conf)
-    if use_reader:
-        detector.conf = reader_box_conf(detector)
+    detector = CardDetector(model) if model else CardDetector()
     if not use_reader and not detector.names_cards:
         raise ModelError(f"the detector {detector.model} finds corner indices without naming them; it needs the "
                          f"index reader ({reader_path} is missing)")

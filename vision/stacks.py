@@ -164,9 +164,11 @@ def check_one_corner_cards(piles: list[Pile], unread: np.ndarray, image: np.ndar
     for i in loose:
         card = piles[i].cards[0]
         a = card.centers[0]
-        near = diagonal_apart(a, centres, card.card_height) & similar_size(sizes, card.size, config.fans.size_ratio)
+        near = diagonal_apart(a, centres, card.card_height, config=config) & \
+            similar_size(sizes, card.size, config.fans.size_ratio)
         ok = [j for j in np.flatnonzero(near)
-              if not segment_blocked(a, centres[j], read, config.stacks.one_corner_clearance * card.size)]
+              if not segment_blocked(a, centres[j], read, config.stacks.one_corner_clearance * card.size,
+                                     config=config)]
         if ok:  # the box nearest a diagonal's length
             diagonal = card.card_height * config.pairing.diagonal_per_height
             j = min(ok, key=lambda k: abs(np.log(np.linalg.norm(centres[k] - a) / diagonal)))

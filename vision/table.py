@@ -7,42 +7,34 @@ half that holds its corner index centre (a paired card: the mean of its two). Co
 whole photo to decide the halves, then again within each half (a pair never crosses the line).
 
 Cards still held (hands and feet) come from an extra photo of a player's cards fanned face up
-(:func:`read_hand`: every card in it is a card left, ``handfoot score --hand TEAM:PHOTO``), from ``--left`` on the
+(``vision.pipeline.read_image(..., hand=True)``: every card in it is a card left, ``handfoot score --hand TEAM:PHOTO``), from ``--left`` on the
 command line, or are entered later by editing the layout JSON.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from .config import DEFAULT, VisionConfig
 from .detections import Detections, median_index_size
 from .instances import CardInstance, pair_corners
-from .fan_gaps import fill_fan_gaps
-from .piles import Pile, PileKind, group_piles, hand_pile
-
-if TYPE_CHECKING:
-    from .stacks import StackChecker
+from .piles import Pile, PileKind
 
 SPLITS = ("horizontal", "vertical")
 
 
-#: a photo whose indices measure under this (median, pixels) is too far away to be read reliably. Share of
-#: true indices read right by index size, 100 generated tables of the held-out designs (``data/tables_hdev``,
-#: detector v4 and reader w15): under 12 px 0.12, 12-16 px 0.60, 16-20 px 0.76, 20 px and over 0.90
-READABLE_INDEX = 16.0
 
 
-def small_index_note(xyxy: np.ndarray) -> str | None:
-    """A note for the user when the (n, 4) xyxy corner boxes of a photo are mostly under :data:`READABLE_INDEX`
-    pixels, else ``None``."""
-    size = median_index_size(xyxy)
-    if size >= READABLE_INDEX:
+def small_index_note(xyxy: np.ndarray, config: VisionConfig = DEFAULT) -> str | None:
+    """A note for the user when the (n, 4) xyxy corner boxes of a photo are mostly under
+    :attr:`vision.config.Reading.readable_index` pixels, else ``None``."""
+    size, readable = median_index_size(xyxy), config.reading.readable_index
+    if size >= readable:
         return None
-    return (f"the corner indices are small in this photo (median {size:.0f} px; {READABLE_INDEX:.0f} px or more "
+    return (f"the corner indices are small in this photo (median {size:.0f} px; {readable:.0f} px or more "
             "reads well): many may be missed or misread, so photograph the table closer or one half at a time")
 
 
@@ -56,7 +48,7 @@ class SideReading:
         cards: card instances built from them.
         piles: the piles, each with its kind and notes.
         source: where the detections came from (the photo's path), for messages.
-        hand: a photo of a player's hand or foot (:func:`read_hand`): every card in it is a card left.
+        hand: a photo of a player's hand or foot (``read_image(..., hand=True)``): every card in it is a card left.
     """
 
     team: str
@@ -96,40 +88,6 @@ def empty_team() -> dict[str, Any]:
     return {"melds": [], "squared_books": [], "red_threes": [], "left": [], "loose": []}
 
 
-def read_side(dets: Detections, team: str = "A", source: str = "", image: np.ndarray | None = None,
-              stacks: StackChecker | None = None, unread: np.ndarray | None = None, *,
-              config: VisionConfig = DEFAULT) -> SideReading:
-    """Pair corners into cards and group them into piles (stages 2, 3 and 3a: :func:`vision.fan_gaps.fill_fan_gaps`
-    counts the cards of a fan whose index was not read) for one side.
-
-    With a :class:`vision.stacks.StackChecker` and the (H, W, 3) BGR photo the detections came from, every
-    single whole card read as a squared book's marker is checked for a stack under it
-    (:func:`vision.stacks.check_stacks`); without the photo there is nothing to check and they stay squared
-    books. With ``unread`` as well ((m, 4) xyxy pixels: the boxes the detector found that no read index covers,
-    :func:`vision.scales.find_indices`), a loose card seen by one corner whose other corner has an unread box is
-    checked too (:func:`vision.stacks.check_one_corner_cards`). ``config`` holds the stages' thresholds.
-    """
-    cards = pair_corners(dets, config=config)
-    piles = fill_fan_gaps(group_piles(cards, config=config), config=config)
-    if stacks is not None and image is not None:
-        from .stacks import check_one_corner_cards, check_stacks  # vision.stacks needs OpenCV, this module not
-
-        piles = check_stacks(piles, image, stacks)
-        if unread is not None:
-            piles = check_one_corner_cards(piles, unread, image, stacks)
-    return SideReading(team, dets, cards, piles, source)
-
-
-def read_hand(dets: Detections, team: str = "A", source: str = "", *,
-              config: VisionConfig = DEFAULT) -> SideReading:
-    """One photo of a player's hand or foot fanned face up: its corners paired into cards (each card counted once,
-    identical cards never merged: :func:`vision.instances.pair_corners`), all of them one pile of cards left for
-    ``team`` (:func:`vision.piles.hand_pile`): no card of such a photo is read as a meld, a book or a red three on
-    the table. ``config`` holds the stages' thresholds."""
-    cards = pair_corners(dets, one_fan=True, config=config)
-    return SideReading(team, dets, cards, hand_pile(cards, config=config), source, hand=True)
-
-
 def split_sides(dets: Detections, width: int, height: int, split: str, *,
                 config: VisionConfig = DEFAULT) -> dict[str, Detections]:
     """Split a whole-table photo's detections between two sides (see the module docstring; ``config`` holds the
@@ -148,7 +106,7 @@ def split_sides(dets: Detections, width: int, height: int, split: str, *,
 
 
 def split_boxes(xyxy: np.ndarray, width: int, height: int, split: str) -> dict[str, np.ndarray]:
-    """Boxes ((m, 4) xyxy px, e.g. the unread ones of :func:`vision.scales.find_indices`) split between the
+    """Boxes ((m, 4) xyxy px, e.g. the unread ones of :func:`vision.pipeline.read_indices`) split between the
     sides as :func:`split_sides` splits cards, by each box's centre."""
     xyxy = np.asarray(xyxy, np.float32).reshape(-1, 4)
     side_a = np.array([_in_a(((b[0] + b[2]) / 2, (b[1] + b[3]) / 2), width, height, split) for b in xyxy], bool)

@@ -95,8 +95,8 @@ def enlarged_for_tiles(image: np.ndarray, boxes: np.ndarray, enlarge: float) -> 
     """The (H, W, 3) photo and its (n, 4) xyxy px boxes as the detector sees them at inference.
 
     A photo whose indices are small (median size, the square root of the box area, under
-    ``ENLARGE_BELOW`` px) is enlarged ``enlarge`` times (bilinear), as the enlarged pass of
-    ``vision.scales.detect_multiscale`` does; any other photo, or ``enlarge`` 1, comes back unchanged.
+    ``ENLARGE_BELOW`` px) is enlarged ``enlarge`` times (bilinear), as the pyramid's doubled
+    pass (``vision.scales.find_boxes``) shows it; any other photo, or ``enlarge`` 1, comes back unchanged.
     """
     if enlarge == 1.0 or median_index_size(boxes) >= ENLARGE_BELOW:
         return image, boxes
@@ -157,8 +157,8 @@ def generate(out: Path, scenes: int, split: str, seed: int, designs: list[str], 
     """Generate ``scenes`` scenes; returns counts and timing. See the module docstring for the layout.
 
     ``enlarge`` cuts the tiles of a photo whose indices are small (median under ``ENLARGE_BELOW`` px)
-    from the photo enlarged that many times (bilinear, after its JPEG compression): that is how the enlarged pass
-    of ``vision.scales.detect_multiscale`` shows a whole-table photo to the detector. Other photos are cut as
+    from the photo enlarged that many times (bilinear, after its JPEG compression): that is how the doubled pass
+    of ``vision.scales.find_boxes`` shows a whole-table photo to the detector. Other photos are cut as
     they are. ``joker_marks`` is the share of jokers drawn with procedural corner marks (``datasets.jokers``);
     ``joker_boost`` multiplies the chance that a card is a joker (``datasets.scenes.sample_piles``);
     ``tight_fans`` is the share of fans stepped so tightly that the next card covers part of each suit pip

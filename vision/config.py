@@ -25,7 +25,7 @@ class Pyramid:
     """Stage 1: the detector over the photo at the scales its indices need (``vision.scales``)."""
 
     #: the first pass's long side (pixels, a multiple of 32; the photo's own long side when that is smaller)
-    probe_side: int = 640
+    probe_side: int = 1280
     #: no pass is smaller than this (pixels, long side)
     min_side: int = 320
     #: no pass is larger than this (pixels, long side)

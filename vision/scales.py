@@ -2,7 +2,7 @@
 
 The detector reads indices best at about the size it learned them (11-68 px, median 28 px on its training
 tiles). A photo's indices can be any size: 8 px on a whole table in a webcam frame, 100 px in a close-up. So the
-pyramid measures before it spends (:func:`pass_sizes` says which passes, :func:`find_boxes` runs them):
+pyramid (:func:`find_boxes`) measures before it spends:
 
 1. a first pass with the long side at :attr:`vision.config.Pyramid.probe_side` (or the photo's own, when smaller);
 2. while the surest indices of the last pass measure under :attr:`~vision.config.Pyramid.target_index` pixels

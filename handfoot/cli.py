@@ -355,6 +355,22 @@ def cmd_detect(args: argparse.Namespace) -> int:
 
 
 # -- serve ----------------------------------------------------------------------------------------------------
+def _check_port(host: str, port: int) -> None:
+    """Raise a one-line HandFootError when ``host``:``port`` cannot be listened on (in use, or not this computer's
+    address), before anything is loaded or printed as started."""
+    import socket
+
+    try:
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind((host, port))
+    except OSError as exc:
+        why = "already in use (another handfoot serve?); choose another with --port" if exc.errno == 98 else \
+            (exc.strerror or str(exc)).lower()
+        raise HandFootError(f"cannot serve on {host}:{port}: {why}") from None
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     import logging
     import secrets
@@ -374,6 +390,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if not local:
         settings.token = os.environ.get("HANDFOOT_TOKEN") or secrets.token_urlsafe(18)
     Ledger.open(settings.db).close()  # a database that cannot be used is one line, before the server starts
+    _check_port(args.host, args.port)
     print("handfoot: loading the camera models...", file=sys.stderr)
     try:
         models = application.load_models()

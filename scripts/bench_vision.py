@@ -53,7 +53,6 @@ def read_once(image: np.ndarray, detector, reader, stacks) -> dict[str, float]:
     sides = read_image(image, detector, reader, stacks, found=found)
     doc = TableReading(sides).layout()
     t.append(time.perf_counter())
-    t.append(time.perf_counter())
     score_round(TableLayout.from_dict(doc), lenient=True)
     t.append(time.perf_counter())
     return {"1 find boxes": t[1] - t[0], "1b read": t[2] - t[1], "2-4 piles": t[3] - t[2] - (t[2] - t[1]),

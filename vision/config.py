@@ -32,7 +32,7 @@ class Pyramid:
     max_side: int = 2560
     #: the detector reads indices best at this size (pixels, median of the surest indices): the pyramid adds
     #: passes until the indices measure at least this much in one (the training tiles' median was 28 px)
-    target_index: float = 24.0
+    target_index: float = 32.0
     #: a pass whose surest indices measure over this (pixels, median) is followed by a pass at half its size
     large_index: float = 96.0
     #: how many of a pass's most confident boxes measure its index size

@@ -375,7 +375,7 @@ def test_the_pyramid_runs_the_passes_the_indices_need():
 
     # indices of 40 px in a 1280 x 720 frame measure 40 px at the first pass: one pass
     assert passes(1280, 720, 40) == [1280]
-    # small indices: the pass doubles until they measure the target size (24 px), at most 2x the photo
+    # small indices: a larger pass until they measure the target size (24 px), at most 2x the photo
     assert passes(1280, 720, 10) == [1280, 2560]
     assert passes(640, 480, 4) == [640, 1280]
     # the same table at 12 MP (indices 3.1 x larger in photo pixels) gets the same passes as at 1280 px
@@ -383,7 +383,10 @@ def test_the_pyramid_runs_the_passes_the_indices_need():
     assert passes(4000, 3000, 10 * 4000 / 1280) == [1280, 2560]
     # a close-up: indices of 200 px at the first pass; halves down to 320 px
     assert passes(640, 640, 200) == [640, 320]
-    assert passes(1280, 720, 40, **{"pyramid.target_index": 64}) == [1280, 2560]
+    # the next pass is sized for the indices to measure the target: 40 px -> 64 px needs 1.6 x
+    assert passes(1280, 720, 40, **{"pyramid.target_index": 64}) == [1280, 2048]
+    # ... and grows by at least min_step (28 px -> 32 px: 1.14 x, so 1.25 x)
+    assert passes(1280, 720, 28, **{"pyramid.target_index": 32}) == [1280, 1600]
 
 
 def test_merge():

@@ -34,7 +34,6 @@ from .detections import Detections, index_centres, index_sizes
 from .fan_chains import unread_fans
 from .fan_ranks import settle_fan_ranks
 from .geometry import similar_size, step_miss
-from .instances import agree_suits
 from .reader import code_of, reading
 
 _TWO, _JOKER = RANKS.index("2"), RANKS.index("JK")
@@ -60,8 +59,6 @@ def read_with_fans(boxes: Detections, rank_p: np.ndarray, suit_p: np.ndarray, *,
     4. The boxes left over are added where they continue a fan (:func:`complete_fans`), and chains of boxes
        still unread, evenly stepped like a fan's indices, are read as one rank each
        (:func:`vision.fan_chains.unread_fans`).
-    5. The two indices of one card read as two suits of one colour take one suit
-       (:func:`vision.instances.agree_suits`), so that they pair.
 
     A box taken in or re-read by steps 2-4 gets the reader's probability of what it is now read as times
     sqrt(detector confidence), at least the reading floor (a box read in a chain gets the floor itself); that is
@@ -106,8 +103,6 @@ def read_with_fans(boxes: Detections, rank_p: np.ndarray, suit_p: np.ndarray, *,
     chain_cls = np.array([CLASS_ID[code_of(chained[int(i)], int(suit[i]))] for i in ci], np.int64)
     chain_dets = boxes[ci].with_classes(chain_cls, np.full(len(ci), floor, np.float32))
     every = Detections.concatenate([kept, extra, chain_dets])
-    if len(every):
-        every = every.with_classes(agree_suits(every, every.data["suit_p"]).class_id)
     return every[np.argsort(-every.confidence, kind="stable")]
 
 

@@ -30,9 +30,11 @@ class Pyramid:
     min_side: int = 320
     #: no pass is larger than this (pixels, long side)
     max_side: int = 2560
-    #: the detector reads indices best at this size (pixels, median of the surest indices): the pyramid adds
-    #: passes until the indices measure at least this much in one (the training tiles' median was 28 px)
+    #: the detector reads indices best at this size (pixels, median of the surest indices): a pass whose indices
+    #: measure less is followed by one sized so they measure this much (the training tiles' median was 28 px)
     target_index: float = 32.0
+    #: ... and at least this many times the last pass's size
+    min_step: float = 1.25
     #: a pass whose surest indices measure over this (pixels, median) is followed by a pass at half its size
     large_index: float = 96.0
     #: how many of a pass's most confident boxes measure its index size

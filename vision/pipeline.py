@@ -7,7 +7,8 @@ order on one photo:
    probabilities of every box: :class:`~vision.detections.Detections` with ``rank_p``/``suit_p`` data columns;
 1b. :func:`read_indices` — every box read, with the fans' help (:func:`vision.completion.read_with_fans`): the
     read corner indices, and the boxes left unread;
-2. :func:`vision.instances.pair_corners` — card instances;
+2. :func:`vision.instances.pair_and_agree` — card instances (a card's two indices read as two suits of one colour
+   take one suit; :func:`vision.instances.pair_corners` on boxes named without the reader's probabilities);
 3. :func:`vision.piles.group_piles`, then :func:`vision.fan_gaps.fill_fan_gaps` (3a) and the stack checks of
    ``vision.stacks`` (3b: squared book or loose card) — piles;
 4. :class:`vision.table.SideReading` / :class:`vision.table.TableReading` — sides and the layout JSON;
@@ -33,7 +34,7 @@ from .config import DEFAULT, VisionConfig
 from .detections import Detections
 from .detector import CardDetector, ModelError, load_image
 from .fan_gaps import fill_fan_gaps
-from .instances import pair_corners
+from .instances import pair_and_agree, pair_corners
 from .piles import group_piles, hand_pile
 from .reader import DEFAULT_READER, IndexReader, relabelled
 from .scales import box_conf, find_boxes, unread_boxes
@@ -115,19 +116,23 @@ def read_image(image: np.ndarray, detector: CardDetector | None = None, reader: 
         found = detect(image, detector, reader, config)  # 1
     one_class = detector is None or not getattr(detector, "names_cards", True)
     read, unread = read_indices(found, one_class, config)  # 1b
+    cards = None
+    if "suit_p" in read.data:  # 2: read with the fans' help, so one card's two indices take one suit
+        read, cards = pair_and_agree(read, read.data["suit_p"], config=config)
     if hand:
-        cards = pair_corners(read, one_fan=True, config=config)  # 2
+        cards = pair_corners(read, one_fan=True, config=config)  # 2: one fan, its top card whole
         return [SideReading(team, read, cards, hand_pile(cards, config=config), source, hand=True)]  # 3
     if split:
         h, w = image.shape[:2]
         names = dict(zip(("A", "B"), teams or ("A", "B")))
-        parts, boxes = split_sides(read, w, h, split, config=config), split_boxes(unread, w, h, split)
-        sides = [(names[t], d, boxes[t]) for t, d in parts.items() if len(d)]
+        parts = split_sides(read, w, h, split, cards=cards, config=config)
+        boxes = split_boxes(unread, w, h, split)
+        sides = [(names[t], d, boxes[t], None) for t, d in parts.items() if len(d)]  # each half paired alone
     else:
-        sides = [(team, read, unread)]
+        sides = [(team, read, unread, cards)]
     out = []
-    for name, dets, left_unread in sides:
-        cards = pair_corners(dets, config=config)  # 2
+    for name, dets, left_unread, paired in sides:
+        cards = pair_corners(dets, config=config) if paired is None else paired  # 2
         piles = fill_fan_gaps(group_piles(cards, config=config), config=config)  # 3, 3a
         if stacks is not None:  # 3b
             from .stacks import check_one_corner_cards, check_stacks

@@ -6,9 +6,10 @@ pyramid (:func:`find_boxes`) measures before it spends:
 
 1. a first pass with the long side at :attr:`vision.config.Pyramid.probe_side` (or the photo's own, when smaller);
 2. while the surest indices of the last pass measure under :attr:`~vision.config.Pyramid.target_index` pixels
-   (median of the :attr:`~vision.config.Pyramid.size_sample` most confident boxes; or too few were found to
-   measure), a pass at twice the size, up to :attr:`~vision.config.Pyramid.max_side` and
-   :attr:`~vision.config.Pyramid.max_enlarge` times the photo;
+   (median of the :attr:`~vision.config.Pyramid.size_sample` most confident boxes), a pass sized so that they
+   measure that much (at least :attr:`~vision.config.Pyramid.min_step` times larger; twice when too few were found
+   to measure), up to :attr:`~vision.config.Pyramid.max_side` and :attr:`~vision.config.Pyramid.max_enlarge`
+   times the photo;
 3. when the first pass's indices measure over :attr:`~vision.config.Pyramid.large_index`, passes at half the size
    down to :attr:`~vision.config.Pyramid.min_side` (a close-up);
 
@@ -87,7 +88,8 @@ def find_boxes(detector, image: np.ndarray, sure: float, floor: float, agnostic:
         parts = [detector(image, size, floor)]
         first = measured = pass_index_size(parts[0], sure, size / long, config)
         while (measured is None or measured < p.target_index) and size < top:
-            size = min(top, size * 2)
+            grow = 2.0 if measured is None else max(p.min_step, p.target_index / measured)
+            size = min(top, _side(size * grow))
             parts.append(detector(image, size, floor))
             measured = pass_index_size(parts[-1], sure, size / long, config)
         size = _side(min(p.probe_side, long))

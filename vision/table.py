@@ -88,17 +88,17 @@ def empty_team() -> dict[str, Any]:
     return {"melds": [], "squared_books": [], "red_threes": [], "left": [], "loose": []}
 
 
-def split_sides(dets: Detections, width: int, height: int, split: str, *,
+def split_sides(dets: Detections, width: int, height: int, split: str, *, cards: list[CardInstance] | None = None,
                 config: VisionConfig = DEFAULT) -> dict[str, Detections]:
-    """Split a whole-table photo's detections between two sides (see the module docstring; ``config`` holds the
-    pairing's thresholds).
+    """Split a whole-table photo's detections between two sides (see the module docstring) by the ``cards``
+    they pair into on the whole photo (``pair_corners(dets, config=config)`` when not given).
 
     Raises:
         ValueError: for an unknown ``split`` (one of :data:`SPLITS`).
     """
     if split not in SPLITS:
         raise ValueError(f"unknown split {split!r}; use one of {', '.join(SPLITS)}")
-    cards = pair_corners(dets, config=config)
+    cards = pair_corners(dets, config=config) if cards is None else cards
     side_a = np.zeros(len(dets), bool)
     for c in cards:
         side_a[list(c.detections)] = _in_a(c.center, width, height, split)

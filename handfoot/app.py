@@ -214,8 +214,9 @@ def _vision():
 
 
 def load_models(model: str | Path | None = None, reader: str | Path | None = None, stacks: str | Path | None = None,
-                no_stacks: bool = False, conf: float = DEFAULT_CONF) -> Models:
-    """Load the detector, reader and stack checker (defaults: the shipped ``models/*.onnx``).
+                no_stacks: bool = False, conf: float = DEFAULT_CONF, deck: str | None = None) -> Models:
+    """Load the detector, reader and stack checker (defaults: the shipped ``models/*.onnx``); with ``deck`` the
+    reader reads with that deck's profile (``vision.decks``).
 
     Raises:
         UnavailableError: the vision extra is not installed.
@@ -224,6 +225,10 @@ def load_models(model: str | Path | None = None, reader: str | Path | None = Non
     pipeline = _vision()
     try:
         detector, index_reader = pipeline.load_models(model, reader)
+        if deck:
+            from vision.decks import DeckProfile
+
+            index_reader = index_reader.with_heads(DeckProfile.load(deck).heads) if index_reader else None
         checker = None if no_stacks else pipeline.load_stack_checker(stacks)
     except FileNotFoundError as exc:
         raise HandFootError(str(exc)) from None

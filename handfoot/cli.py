@@ -86,7 +86,7 @@ def _hand_photos(values: Sequence[str] | None) -> list[tuple[str, str]]:
 
 #: flags of `score` that only mean something for photos
 PHOTO_FLAGS = ("annotate", "split", "teams", "left", "hand", "went_out", "round", "conf", "model", "reader",
-               "save_layout")
+               "save_layout", "deck")
 
 
 def _score_photos(args: argparse.Namespace) -> int:
@@ -116,7 +116,7 @@ def _score_photos(args: argparse.Namespace) -> int:
         if suffix in IMAGE_SUFFIXES and n_photos > 1:
             raise HandFootError(f"--annotate {args.annotate} names one image, but {n_photos} photos are read "
                                 "(table and hand photos): give a folder")
-    models = app.load_models(args.model, args.reader, args.stacks, args.no_stacks, req.conf)
+    models = app.load_models(args.model, args.reader, args.stacks, args.no_stacks, req.conf, deck=args.deck)
     result = app.read_and_score_photos([Path(p) for p in args.inputs], req, models,
                                        [(t, Path(p)) for t, p in hands])
     if args.save_layout:
@@ -333,6 +333,10 @@ def cmd_detect(args: argparse.Namespace) -> int:
     try:
         detector, reader = load_models(args.model, args.reader)
         config = DEFAULT.replace(**{"reading.min_conf": args.conf, "pyramid.max_side": args.imgsz})
+        if args.deck:
+            from vision.decks import DeckProfile
+
+            reader = reader.with_heads(DeckProfile.load(args.deck).heads) if reader else None
     except (FileNotFoundError, ModelError) as exc:
         raise HandFootError(str(exc)) from None
     failures = 0
@@ -369,6 +373,64 @@ def _check_port(host: str, port: int) -> None:
         why = "already in use (another handfoot serve?); choose another with --port" if exc.errno == 98 else \
             (exc.strerror or str(exc)).lower()
         raise HandFootError(f"cannot serve on {host}:{port}: {why}") from None
+
+
+def cmd_deck_learn(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    try:
+        from vision import decks
+        from vision.pipeline import load_models
+    except ImportError as exc:
+        raise HandFootError(f"deck needs the vision extra (pip install -e '.[vision]'): {exc}") from None
+    decks.check_name(args.name)
+    examples = decks.read_examples([Path(p) for p in args.examples])
+    _, reader = load_models()
+    profile = decks.learn(examples, reader, args.name, progress=_stage_bars())
+    path = profile.save()
+    c = profile.check
+    print(f"deck {profile.name}: learned from {profile.photos} photos ({profile.indices} indices); on the check "
+          f"photos ({c['indices']} indices) {c['stock']:.1%} read right before, {c['profile']:.1%} with the profile")
+    print(f"saved {path}; use it with --deck {profile.name}")
+    return 0
+
+
+def _stage_bars():
+    """A ``progress(stage, done, total)`` callback drawing a tqdm bar a stage on a terminal, else None."""
+    if not sys.stderr.isatty():
+        return None
+    from tqdm import tqdm
+
+    bars: dict[str, tqdm] = {}
+
+    def progress(stage: str, done: int, of: int) -> None:
+        bar = bars.get(stage) or bars.setdefault(stage, tqdm(total=of, desc=stage, unit="photo", leave=False))
+        bar.n = done
+        bar.refresh()
+        if done >= of:
+            bar.close()
+
+    return progress
+
+
+def cmd_deck_list(args: argparse.Namespace) -> int:
+    from vision import decks
+
+    profiles = decks.list_profiles()
+    if not profiles:
+        print(f"no deck profiles yet in {decks.profiles_dir()} (handfoot deck learn EXAMPLES.jsonl --name NAME)")
+    for p in profiles:
+        print(f"{p.name:<20} {p.photos} photos, {p.indices} indices, check {p.check.get('stock', 0):.1%} -> "
+              f"{p.check.get('profile', 0):.1%}, {p.created}")
+    return 0
+
+
+def cmd_deck_remove(args: argparse.Namespace) -> int:
+    from vision import decks
+
+    decks.remove_profile(args.name)
+    print(f"removed deck {args.name}")
+    return 0
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -479,6 +541,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="write the layout read from the photos, to correct by hand and score again")
     sp.add_argument("--model", help="detector ONNX model (default: models/cards.onnx)")
     sp.add_argument("--reader", help="index reader ONNX model (default: models/reader.onnx when present)")
+    sp.add_argument("--deck", help="read with this deck's profile (handfoot deck learn; handfoot deck list)")
     sp.add_argument("--stacks", help="stack checker ONNX model: squared book or loose card "
                                      "(default: models/stacks.onnx when present)")
     sp.add_argument("--no-stacks", action="store_true",
@@ -526,7 +589,27 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--conf", type=float, default=0.35, help="minimum confidence")
     sp.add_argument("--model", help="detector ONNX model (default: models/cards.onnx)")
     sp.add_argument("--reader", help="index reader ONNX model (default: models/reader.onnx when present)")
+    sp.add_argument("--deck", help="read with this deck's profile (handfoot deck learn; handfoot deck list)")
     sp.set_defaults(func=cmd_detect)
+
+    sp = sub.add_parser("deck", help="teach handfoot your own deck from photos whose cards you checked")
+    deck = sp.add_subparsers(dest="deck_command", required=True, metavar="{learn,list,remove}")
+    dp = deck.add_parser("learn", help="learn a deck profile from examples: JSON lines as `handfoot detect --json` "
+                                       "prints them, each card code checked (and missed boxes added)",
+                         description="Learn a deck profile from examples: one JSON object a line, "
+                                     '{"image": PATH, "detections": [{"card": "KH", "box": [x1, y1, x2, y2]}, ...]}, '
+                                     "as `handfoot detect --json` prints them, each code checked by hand. The "
+                                     "index reader's last layers are fitted to the examples (ONNX Runtime and "
+                                     "NumPy, no PyTorch); every fourth photo checks the profile, and a profile "
+                                     "that reads those worse than the stock reader is not kept.")
+    dp.add_argument("examples", nargs="+", help="examples files (.jsonl)")
+    dp.add_argument("--name", required=True, help="the deck's name (letters, digits, - and _)")
+    dp.set_defaults(func=cmd_deck_learn)
+    dp = deck.add_parser("list", help="the deck profiles learned on this computer")
+    dp.set_defaults(func=cmd_deck_list)
+    dp = deck.add_parser("remove", help="delete a deck profile")
+    dp.add_argument("name")
+    dp.set_defaults(func=cmd_deck_remove)
 
     sp = sub.add_parser("serve", help="run the web service (the API under /v1, docs at /docs)")
     sp.add_argument("--host", default="127.0.0.1",

@@ -368,7 +368,7 @@ def test_the_pyramid_runs_the_passes_the_indices_need():
     from vision.scales import find_boxes
 
     def passes(width, height, index_px, **changes):
-        changes = {"pyramid.probe_side": 1280, "pyramid.target_index": 24, **changes}
+        changes = {"pyramid.probe_side": 1280, "pyramid.target_index": 24, "pyramid.min_step": 1.25, **changes}
         detector = _Passes(index_px)
         find_boxes(detector, np.zeros((height, width, 3), np.uint8), 0.5, 0.1, config=DEFAULT.replace(**changes))
         return detector.calls
@@ -387,6 +387,9 @@ def test_the_pyramid_runs_the_passes_the_indices_need():
     assert passes(1280, 720, 40, **{"pyramid.target_index": 64}) == [1280, 2048]
     # ... and grows by at least min_step (28 px -> 32 px: 1.14 x, so 1.25 x)
     assert passes(1280, 720, 28, **{"pyramid.target_index": 32}) == [1280, 1600]
+    # the shipped configuration at least doubles: 30 px indices at 1280 px get the 2560 px pass, 45 px ones none
+    assert passes(1280, 720, 30, **{"pyramid.target_index": 40, "pyramid.min_step": 2.0}) == [1280, 2560]
+    assert passes(1280, 720, 45, **{"pyramid.target_index": 40, "pyramid.min_step": 2.0}) == [1280]
 
 
 def test_merge():

@@ -72,9 +72,10 @@ class OpenVinoSession:
         return self._outputs
 
     def run(self, names: Sequence[str] | None, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
-        """The model's outputs (all of them, in order; ``names`` must be None) for ``feeds``."""
+        """The outputs called ``names`` (None: all of them, in order) for ``feeds``."""
         result = self._request.infer({k: np.ascontiguousarray(v) for k, v in feeds.items()})
-        return [np.array(result[out]) for out in self._compiled.outputs]
+        by_name = {port.name: np.array(result[out]) for port, out in zip(self._outputs, self._compiled.outputs)}
+        return [by_name[n] for n in names] if names is not None else list(by_name.values())
 
 
 def _dims(shape) -> tuple[int | None, ...]:

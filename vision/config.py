@@ -30,11 +30,11 @@ class Pyramid:
     min_side: int = 320
     #: no pass is larger than this (pixels, long side)
     max_side: int = 2560
-    #: the detector reads indices best at this size (pixels, median of the surest indices): a pass whose indices
-    #: measure less is followed by one sized so they measure this much (the training tiles' median was 28 px)
-    target_index: float = 32.0
-    #: ... and at least this many times the last pass's size
-    min_step: float = 1.25
+    #: a pass whose surest indices measure under this (pixels, median) is followed by a larger one, sized so that
+    #: they measure this much ...
+    target_index: float = 40.0
+    #: ... and at least this many times the last pass's size (the detector also learned whole tables enlarged 2x)
+    min_step: float = 2.0
     #: a pass whose surest indices measure over this (pixels, median) is followed by a pass at half its size
     large_index: float = 96.0
     #: how many of a pass's most confident boxes measure its index size
@@ -137,7 +137,7 @@ class Pairing:
 
     #: pairing range of centre distance / index size (1st-99th percentile of true pairs, widened)
     pair_range: tuple[float, float] = (1.2, 9.0)
-    #: isolated pairs under this ratio mean a deck with big indices (measured 1.3-2.4; standard decks 2.7-7)
+    #: isolated pairs under this ratio mean a deck with big indices (big-index decks' pairs: 1.3-2.4; standard: 2.7-7)
     big_index_ratio: float = 2.6
     #: with standard indices, pairs under this ratio are fan steps, not card diagonals
     standard_min_ratio: float = 2.4

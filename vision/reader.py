@@ -10,6 +10,8 @@ joker, or "no index") and the four suits.
 
 from __future__ import annotations
 
+import copy
+
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
@@ -19,17 +21,12 @@ import numpy as np
 
 from .classes import CLASS_ID, RANKS, SUIT_CODES
 from .detections import Detections
-from .detector import OnnxModel
+from .detector import MODELS_DIR, ModelError, OnnxModel
 
-MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
 DEFAULT_READER = MODELS_DIR / "reader.onnx"
 INPUT = 32  #: reader input size in pixels
 WINDOW = 1.25  #: crop side / the box's longer side
-#: each index is read from crops turned by these angles (radians) and the probabilities averaged. Measured with
-#: the previous (width 1) reader: code accuracy on true boxes, one upright crop -> these three views:
-#: phone_corners val 0.825 -> 0.863 (160 indices), 60 held-out synthetic scenes 0.843 -> 0.862 (1,395); the
-#: held-out validation crops 0.797 -> 0.823 (1,693; the two turned views alone: 0.833, other small sets of
-#: turns and scales 0.821-0.825)
+#: each index is read from crops turned by these angles (radians) and the probabilities averaged
 VIEWS = (-0.15, 0.0, 0.15)
 
 
@@ -76,6 +73,8 @@ class IndexReader(OnnxModel):
     """
 
     model: str | Path = DEFAULT_READER
+    #: a deck profile's heads (``vision.decks``) in place of the model's own; None: the model's
+    heads: Heads | None = None
     what: ClassVar[str] = "index reader"
     input_chw: ClassVar[tuple[int, int, int]] = (3, INPUT, INPUT)
     #: a table photo's boxes read at once
@@ -86,13 +85,50 @@ class IndexReader(OnnxModel):
         ((n, 4) xyxy px) of a (H, W, 3) BGR image, averaged over the crops turned by :data:`VIEWS`."""
         if not len(boxes):
             return np.zeros((0, len(RANKS)), np.float32), np.zeros((0, 4), np.float32)
-        crops = np.stack([square_crop(image, b, WINDOW, INPUT, a) for a in VIEWS for b in boxes])
-        x = crops.transpose(0, 3, 1, 2).astype(np.float32) / 255.0
-        rank_p, suit_p = self._session.run(None, {"crops": x})
+        x = crops_of(image, boxes)
+        if self.heads is None:
+            rank_p, suit_p = self._session.run(["rank", "suit"], {"crops": x})
+        else:
+            rank_p, suit_p = self.heads.probabilities(self.features(x))
         n = len(boxes)
         rank_p = rank_p.reshape(len(VIEWS), n, -1).mean(0)
         suit_p = suit_p.reshape(len(VIEWS), n, -1).mean(0)
         return rank_p, suit_p
+
+    @property
+    def members(self) -> int:
+        """How many feature extractors (members) the model averages: 0 for a model without the feature
+        outputs (``scripts/reader_features.py`` adds them)."""
+        names = {o.name for o in self._session.get_outputs()}
+        return sum(1 for k in range(16) if f"features{k}" in names)
+
+    def features(self, x: np.ndarray) -> list[np.ndarray]:
+        """Each member's features ``(n, d_k)`` float32 of crops ``x`` ``(n, 3, 32, 32)`` (:func:`crops_of`).
+
+        Raises:
+            ModelError: a model without the feature outputs.
+        """
+        if not self.members:
+            raise ModelError(f"the index reader {self.model} has no feature outputs (run scripts/reader_features.py)")
+        return self._session.run([f"features{k}" for k in range(self.members)], {"crops": x})
+
+    def stock_heads(self) -> Heads:
+        """The model's own heads (its members' rank and suit layers).
+
+        Raises:
+            ModelError: a model without the feature outputs.
+        """
+        if not self.members:
+            raise ModelError(f"the index reader {self.model} has no feature outputs (run scripts/reader_features.py)")
+        names = [f"{w}{k}" for k in range(self.members) for w in ("rank_w", "rank_b", "suit_w", "suit_b")]
+        out = self._session.run(names, {"crops": np.zeros((1, *self.input_chw), np.float32)})
+        return Heads(tuple(tuple(out[4 * k:4 * k + 4]) for k in range(self.members)))
+
+    def with_heads(self, heads: Heads | None) -> IndexReader:
+        """This reader (the same loaded model) reading with ``heads`` (a deck profile's; None: the model's)."""
+        other = copy.copy(self)
+        other.heads = heads
+        return other
 
     def read(self, image: np.ndarray, boxes: np.ndarray) -> tuple[list[str | None], np.ndarray, np.ndarray]:
         """Read the indices in ``boxes`` ((n, 4) xyxy px) of a (H, W, 3) BGR image, each alone.
@@ -125,6 +161,35 @@ def relabelled(dets: Detections, rank_p: np.ndarray, suit_p: np.ndarray, min_con
     return Detections(dets.xyxy[order], conf[order].astype(np.float32), cls[order])
 
 
+@dataclass(frozen=True)
+class Heads:
+    """The index reader's linear heads: per member ``(rank_w (15, d), rank_b (15,), suit_w (4, d), suit_b (4,))``
+    over that member's features ``(n, d)``. The reading is each member's softmax, averaged over members (as the
+    exported model averages them)."""
+
+    members: tuple[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], ...]
+
+    def probabilities(self, features: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        """Rank ``(n, 15)`` and suit ``(n, 4)`` probabilities of features ``[(n, d_k) per member]``."""
+        rank = np.mean([softmax(f @ rw.T + rb) for f, (rw, rb, _, _) in zip(features, self.members)], axis=0)
+        suit = np.mean([softmax(f @ sw.T + sb) for f, (_, _, sw, sb) in zip(features, self.members)], axis=0)
+        return rank.astype(np.float32), suit.astype(np.float32)
+
+
+def softmax(z: np.ndarray) -> np.ndarray:
+    """Softmax over the last axis."""
+    e = np.exp(z - z.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True)
+
+
+def crops_of(image: np.ndarray, boxes: np.ndarray, views: tuple[float, ...] = VIEWS) -> np.ndarray:
+    """The reader's input for the indices in ``boxes`` ((n, 4) xyxy px) of a (H, W, 3) BGR image: ``(len(views) * n,
+    3, 32, 32)`` float32 in [0, 1], view-major (the crops of view 0 first), each a square of :data:`WINDOW` times
+    the box turned by that view's angle (radians)."""
+    crops = np.stack([square_crop(image, b, WINDOW, INPUT, a) for a in views for b in boxes])
+    return crops.transpose(0, 3, 1, 2).astype(np.float32) / 255.0
+
+
 def reading(rank_p: np.ndarray, suit_p: np.ndarray) -> tuple[list[str | None], np.ndarray]:
     """Each box read alone from the reader's rank ``(n, 15)`` (:data:`RANKS`) and suit ``(n, 4)`` probabilities:
     (its likeliest card code, ``None`` for "no index"; (n,) float32 :func:`p_rank_colour` of that reading)."""
@@ -145,9 +210,7 @@ def p_rank_colour(rank_p: np.ndarray, suit_p: np.ndarray, rank: np.ndarray, suit
     black one is not (seed 000 "Rules at a Glance"), and a squared book's marker is clean when red, dirty when
     black (seed 000 "Melds: Clean, Dirty and Wild", seed 002 §3). In a tight fan the next card often hides an
     index's suit pip and leaves the rank: the code's own probability (rank x suit) then dropped cards the rules
-    can count. With the shipped models, on 100 generated tables of the held-out designs (dev set
-    ``data/tables_hdev``), fans counted right went 0.532 -> 0.542, on 100 of the training designs
-    (``data/tables_dev``) 0.356 -> 0.383; exact scores unchanged (0.20, 0.17).
+    can count.
     """
     i = np.arange(len(rank))
     red = np.array([c in "HD" for c in SUIT_CODES])

@@ -22,13 +22,13 @@ import numpy as np
 
 from .config import DEFAULT, VisionConfig
 from .detections import index_centres, index_sizes
-from .detector import OnnxModel
+from .detector import MODELS_DIR, OnnxModel
 from .geometry import similar_size
 from .instances import CardInstance, diagonal_apart, segment_blocked
 from .piles import Pile, PileKind, marker_note
 from .reader import turned_patch
 
-DEFAULT_STACKS = Path(__file__).resolve().parents[1] / "models" / "stacks.onnx"
+DEFAULT_STACKS = MODELS_DIR / "stacks.onnx"
 STACK_INPUT = 96  #: crop side in pixels
 #: crop side / the card's height
 STACK_CONTEXT = 1.4

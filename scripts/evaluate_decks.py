@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""How much a deck profile (``vision.decks``) helps: learn from k tables of one design, read other tables of it.
+
+    python -m datasets.generate --out data/deck_orell_learn --scenes 20 --split val --seed 11 --designs orell --full-view
+    python -m datasets.generate --out data/deck_orell_test --scenes 100 --split val --seed 12 --designs orell --full-view
+    python scripts/evaluate_decks.py --learn data/deck_orell_learn/scenes/val --test data/deck_orell_test/scenes/val --k 5 10 20
+
+The examples are the learn tables' true index boxes and codes (what a user's corrected photos give). For each k,
+a profile is learned from the first k tables and the test tables' true index boxes are read with the stock reader
+and with the profile: the share read right by rank and colour (what the score needs) and by code; also the
+learning time and the profile's check figures. ``--examples FILE.jsonl`` writes the learn tables as an examples
+file too (the form ``handfoot deck learn`` reads).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from datasets.scenes import true_detections  # noqa: E402
+from vision.classes import SUIT_CODES, rank_colour  # noqa: E402
+from vision.decks import Example, ProfileRefusedError, learn  # noqa: E402
+from vision.detector import load_image  # noqa: E402
+from vision.reader import IndexReader, reading  # noqa: E402
+
+
+def tables(folder: Path) -> list[tuple[Path, object]]:
+    """(image path, true detections) of every generated table in ``folder`` (``images/``, ``layouts/``)."""
+    out = []
+    for p in sorted((folder / "layouts").glob("*.json")):
+        doc = json.loads(p.read_text())
+        dets, _ = true_detections(doc)
+        if len(dets):
+            out.append((folder / "images" / doc["image"], dets))
+    return out
+
+
+def read_right(reader: IndexReader, test: list) -> tuple[float, float]:
+    """(share of the test tables' true indices read right by rank and colour, by code)."""
+    right = exact = total = 0
+    for path, dets in test:
+        codes, _ = reading(*reader.probabilities(load_image(path), dets.xyxy))
+        for got, true in zip(codes, dets.codes):
+            total += 1
+            exact += got == true
+            right += got is not None and rank_colour(got) == rank_colour(true)
+    return right / max(1, total), exact / max(1, total)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--learn", type=Path, required=True)
+    ap.add_argument("--test", type=Path, required=True)
+    ap.add_argument("--k", type=int, nargs="+", default=[5, 10, 20])
+    ap.add_argument("--limit", type=int, help="read only this many test tables")
+    ap.add_argument("--examples", type=Path, help="also write the learn tables as an examples file (JSON lines)")
+    ap.add_argument("--json", type=Path, help="write the figures here")
+    args = ap.parse_args(argv)
+    reader = IndexReader()
+    learn_tables, test = tables(args.learn), tables(args.test)[: args.limit]
+    if args.examples:
+        with args.examples.open("w") as f:
+            for path, dets in learn_tables:
+                f.write(json.dumps({"image": str(path.resolve()), "detections": dets.to_list()}) + "\n")
+    stock = read_right(reader, test)
+    n = sum(len(d) for _, d in test)
+    print(f"{len(test)} test tables ({n} indices) of {args.test}: stock reader {stock[0]:.3f} by rank and colour, "
+          f"{stock[1]:.3f} by code")
+    figures = {"test_tables": len(test), "indices": n, "stock": {"rank_colour": stock[0], "code": stock[1]}}
+    for k in args.k:
+        examples = [Example(p, d.xyxy, tuple(d.codes)) for p, d in learn_tables[:k]]
+        start = time.perf_counter()
+        try:
+            profile = learn(examples, reader, f"k{k}")
+        except ProfileRefusedError as exc:
+            print(f"  k={k:>2}: refused ({exc})")
+            figures[f"k{k}"] = {"refused": str(exc)}
+            continue
+        seconds = time.perf_counter() - start
+        got = read_right(reader.with_heads(profile.heads), test)
+        print(f"  k={k:>2} ({profile.indices} example indices, learned in {seconds:.0f} s; check photos "
+              f"{profile.check['stock']:.3f} -> {profile.check['profile']:.3f}): {got[0]:.3f} by rank and colour, "
+              f"{got[1]:.3f} by code")
+        figures[f"k{k}"] = {"rank_colour": got[0], "code": got[1], "seconds": seconds, "check": profile.check}
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""Give the index reader's ONNX model its members' features as outputs, for deck profiles (``vision.decks``).
+
+    python scripts/reader_features.py [--model models/reader.onnx]
+
+The exported reader (``scripts/export_reader.py``) averages the probabilities of several small CNNs, each a
+feature extractor (global average pool, then flatten) and two linear heads (rank, suit). This adds each member's
+features as the outputs ``features0``, ``features1`` ... (``(n, d_k)`` float32) and each member's heads' weights
+as the outputs ``rank_w0``, ``rank_b0``, ``suit_w0``, ``suit_b0`` ... (``vision.reader.IndexReader.heads``); ``rank``
+and ``suit`` are unchanged.
+Needs the ``onnx`` package (the ``train`` extra). Rewrites the file in place; running it twice changes nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def add_feature_outputs(path: Path) -> list[str]:
+    """Add the members' features as outputs of the model at ``path``; returns the output names added."""
+    import onnx
+    from onnx import TensorProto, helper
+
+    model = onnx.load(str(path))
+    graph = model.graph
+    have = {o.name for o in graph.output}
+    gemms = {n.name: n for n in graph.node if n.op_type == "Gemm"}
+    members = sorted(name.rsplit("/rank/Gemm", 1)[0] for name in gemms if name.endswith("/rank/Gemm"))
+    added = []
+    for k, member in enumerate(members):
+        rank, suit = gemms[f"{member}/rank/Gemm"], gemms[f"{member}/suit/Gemm"]
+        init = {t.name: list(t.dims) for t in graph.initializer}
+        d = init[rank.input[1]][1]
+        outputs = {f"features{k}": (rank.input[0], ["n", d])}
+        outputs.update({f"{w}{k}": (g.input[j], init[g.input[j]]) for w, g, j in
+                        (("rank_w", rank, 1), ("rank_b", rank, 2), ("suit_w", suit, 1), ("suit_b", suit, 2))})
+        for name, (tensor, shape) in outputs.items():
+            if name in have:
+                continue
+            graph.node.append(helper.make_node("Identity", [tensor], [name], name=f"/{name}/Identity"))
+            graph.output.append(helper.make_tensor_value_info(name, TensorProto.FLOAT, shape))
+            added.append(name)
+    if added:
+        onnx.checker.check_model(model)
+        onnx.save(model, str(path))
+    return added
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--model", type=Path, default=ROOT / "models" / "reader.onnx")
+    args = ap.parse_args(argv)
+    added = add_feature_outputs(args.model)
+    print(f"{args.model}: added {', '.join(added) if added else 'nothing (the outputs are there)'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

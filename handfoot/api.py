@@ -365,6 +365,28 @@ def undo_round(game_id: str, n: int, ledger: Ledger = Depends(get_ledger)) -> ga
     return games.game_view(ledger, game_id)
 
 
+@router.get("/games/{game_id}/examples.jsonl", response_class=Response,
+            responses={200: {"content": {"application/x-ndjson": {}}}, 404: ERRORS[404], 401: ERRORS[401]})
+def export_examples(game_id: str, ledger: Ledger = Depends(get_ledger)) -> Response:
+    """The game's photo rounds as they were saved (every correction applied), as deck-learning examples: one JSON
+    object a line, ``{"image": PATH, "detections": [{"card": "KH", "box": [x1, y1, x2, y2]}, ...]}``, the photo's
+    path on this server's disk (``handfoot deck learn`` reads the file)."""
+    import json
+
+    ledger.game(game_id)  # 404 for an unknown game
+    lines = []
+    for r in ledger.rounds(game_id):
+        if not r.reading:
+            continue
+        record = ledger.reading(r.reading)
+        result = readings.correct_reading(readings.load_reading(record.result), games.corrections_of(r.corrections))
+        folder = ledger.reading_dir(r.reading)
+        paths = [str((folder / Path(f["file"]).name).resolve()) for f in record.files]
+        lines += [json.dumps(doc) for doc in readings.examples_of(result, paths)]
+    return Response("".join(line + "\n" for line in lines), media_type="application/x-ndjson",
+                    headers={"Content-Disposition": f'attachment; filename="handfoot-{game_id}-examples.jsonl"'})
+
+
 @router.get("/games/{game_id}/export.csv", response_class=Response,
             responses={200: {"content": {"text/csv": {}}}, 404: ERRORS[404], 401: ERRORS[401]})
 def export_csv(game_id: str, ledger: Ledger = Depends(get_ledger)) -> Response:

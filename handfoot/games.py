@@ -305,3 +305,14 @@ def export_csv(ledger: Ledger, game_id: str) -> str:
         totals = [str(lo) if lo == hi else f"{lo}..{hi}" for lo, hi in (running[t] for t in view.teams)]
         w.writerow([r.n, r.minimum] + points + totals)
     return buf.getvalue()
+
+
+def corrections_of(stored: list[Any]) -> list[Any]:
+    """A round's stored corrections (JSON, as :func:`round_layout` kept them) as correction values
+    (``handfoot.corrections.Correction``)."""
+    from pydantic import TypeAdapter
+
+    from .corrections import Correction
+
+    return TypeAdapter(list[Correction]).validate_python(stored)
+

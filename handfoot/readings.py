@@ -191,3 +191,18 @@ def reading_json(result: PhotoScore) -> str:
 def load_reading(text: str) -> PhotoScore:
     """A reading stored by :func:`reading_json`."""
     return PhotoScore.model_validate(json.loads(text))
+
+
+def examples_of(result: PhotoScore, images: Sequence[str]) -> list[dict[str, Any]]:
+    """A reading (corrections applied) as deck-learning examples (``vision.decks``, the form ``handfoot detect
+    --json`` prints): per photo ``{"image": images[k], "detections": [{"card": code, "box": [x1, y1, x2, y2]}]}``,
+    one detection per corner-index box of each card (a card typed in or counted in a gap has none); photos with
+    no box are left out."""
+    out = []
+    for image, read in zip(images, result.images):
+        boxes = [{"card": c.code, "box": [round(float(v), 2) for v in b]}
+                 for pile in read.piles for c in pile.cards for b in c.boxes]
+        if boxes:
+            out.append({"image": image, "detections": boxes})
+    return out
+

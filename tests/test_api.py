@@ -321,6 +321,32 @@ def test_a_round_from_a_corrected_photo_reading(reading):
     assert "no photo reading" in error_of(c.post(f"/v1/games/{gid}/rounds", json={"photo_reading": "nope"}), 404)
 
 
+def test_a_games_corrected_photos_export_as_deck_examples(reading, tmp_path):
+    """The codes a player corrected come back in the examples, in the form handfoot deck learn reads."""
+    from vision.decks import read_examples
+
+    c, body = reading
+    gid = new_game(c)
+    pile = next(p for p in body["images"][0]["piles"] if p["kind"] == "meld" and p["cards"][0]["boxes"])
+    card = pile["cards"][0]
+    fixed = "4C" if card["code"] != "4C" else "5C"
+    r = c.post(f"/v1/games/{gid}/rounds?lenient=true", json={
+        "photo_reading": body["id"], "corrections": [{"op": "set_card", "card": card["id"], "code": fixed}]})
+    assert r.status_code == 201, r.text
+    c.post(f"/v1/games/{gid}/rounds", json=SIMPLE)  # a typed-in round has no photo: no example
+    out = c.get(f"/v1/games/{gid}/examples.jsonl")
+    assert out.status_code == 200 and out.headers["content-type"].startswith("application/x-ndjson")
+    lines = [json.loads(line) for line in out.text.splitlines()]
+    assert len(lines) == 1 and Path(lines[0]["image"]).is_file()
+    boxes = {tuple(d["box"]): d["card"] for d in lines[0]["detections"]}
+    assert boxes[tuple(round(v, 2) for v in card["boxes"][0])] == fixed
+    assert len(boxes) == sum(len(k["boxes"]) for p in body["images"][0]["piles"] for k in p["cards"])
+    (tmp_path / "ex.jsonl").write_text(out.text)
+    examples = read_examples([tmp_path / "ex.jsonl"])
+    assert examples[0].codes.count(fixed) >= 1 and len(examples[0].codes) == len(boxes)
+    assert "no game" in error_of(c.get("/v1/games/nope/examples.jsonl"), 404)
+
+
 def test_three_teams_of_two_are_six_players(client):
     r = client.post("/v1/games", json={"rules": "pagat", "teams": ["A", "B", "C"]})
     assert r.status_code == 201 and r.json()["house_rules"] == {"players": 6}

@@ -4,6 +4,7 @@
     python -m datasets.generate --out data/deck_orell_learn --scenes 20 --split val --seed 11 --designs orell --full-view
     python -m datasets.generate --out data/deck_orell_test --scenes 100 --split val --seed 12 --designs orell --full-view
     python scripts/evaluate_decks.py --learn data/deck_orell_learn/scenes/val --test data/deck_orell_test/scenes/val --k 5 10 20
+    python scripts/evaluate_decks.py --phone --k 10 30      # real photos: phone_corners train -> val
 
 The examples are the learn tables' true index boxes and codes (what a user's corrected photos give). For each k,
 a profile is learned from the first k tables and the test tables' true index boxes are read with the stock reader
@@ -43,6 +44,23 @@ def tables(folder: Path) -> list[tuple[Path, object]]:
     return out
 
 
+def phone_tables(split: str) -> list[tuple[Path, object]]:
+    """(image path, true detections) of the ``phone_corners`` photos of one split (``../shared/realdata``)."""
+    import cv2
+
+    from datasets.realdata import phone_corners, phone_corners_classes, phone_corners_labels
+    from vision.detections import Detections
+
+    names = phone_corners_classes()
+    out = []
+    for photo in phone_corners(split=split):
+        rows = phone_corners_labels(photo, names)
+        if rows:
+            h, w = cv2.imread(str(photo.path)).shape[:2]
+            out.append((photo.path, Detections.from_yolo(rows, w, h)))
+    return out
+
+
 def read_right(reader: IndexReader, test: list) -> tuple[float, float]:
     """(share of the test tables' true indices read right by rank and colour, by code)."""
     right = exact = total = 0
@@ -57,15 +75,23 @@ def read_right(reader: IndexReader, test: list) -> tuple[float, float]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--learn", type=Path, required=True)
-    ap.add_argument("--test", type=Path, required=True)
+    ap.add_argument("--learn", type=Path, help="generated tables to learn from (scenes/val of datasets.generate)")
+    ap.add_argument("--test", type=Path, help="generated tables of the same design to read")
+    ap.add_argument("--phone", action="store_true",
+                    help="instead: learn from the first k phone_corners train photos, read its val split")
     ap.add_argument("--k", type=int, nargs="+", default=[5, 10, 20])
     ap.add_argument("--limit", type=int, help="read only this many test tables")
     ap.add_argument("--examples", type=Path, help="also write the learn tables as an examples file (JSON lines)")
     ap.add_argument("--json", type=Path, help="write the figures here")
     args = ap.parse_args(argv)
+    if not args.phone and not (args.learn and args.test):
+        ap.error("give --learn and --test, or --phone")
     reader = IndexReader()
-    learn_tables, test = tables(args.learn), tables(args.test)[: args.limit]
+    if args.phone:
+        learn_tables, test = phone_tables("train"), phone_tables("val")[: args.limit]
+        args.test = Path("phone_corners val")
+    else:
+        learn_tables, test = tables(args.learn), tables(args.test)[: args.limit]
     if args.examples:
         with args.examples.open("w") as f:
             for path, dets in learn_tables:

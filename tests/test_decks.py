@@ -42,7 +42,8 @@ def _examples(photos, wrong: str | None = None):
             for k, (p, d) in enumerate(photos)]
 
 
-def test_a_profile_learns_from_a_few_photos_and_reads_with_the_same_model(photos, tmp_path):
+def test_a_profile_learns_from_a_few_photos_and_reads_with_the_same_model(photos, tmp_path, monkeypatch):
+    monkeypatch.setattr(decks, "MIN_CHECK", 1)  # four small photos: the check photo holds a few indices
     reader = IndexReader()
     profile = decks.learn(_examples(photos), reader, "anglo", steps=60)
     assert profile.photos == 4 and profile.indices == sum(len(d) for _, d in photos)
@@ -61,7 +62,8 @@ def test_a_profile_learns_from_a_few_photos_and_reads_with_the_same_model(photos
         decks.DeckProfile.load("anglo", tmp_path)
 
 
-def test_a_profile_taught_wrong_codes_is_refused(photos):
+def test_a_profile_taught_wrong_codes_is_refused(photos, monkeypatch):
+    monkeypatch.setattr(decks, "MIN_CHECK", 1)
     # every index of the three photos learned from called 5C; the check photo keeps its true codes
     with pytest.raises(decks.ProfileRefusedError, match="worse than the stock reader"):
         decks.learn(_examples(photos, wrong="5C"), IndexReader(), "wrong", steps=150, anchor=0.0)
@@ -80,11 +82,14 @@ def test_examples_files_are_checked_line_by_line(tmp_path, photos):
             decks.read_examples([tmp_path / "x.jsonl"])
     with pytest.raises(decks.ExamplesError, match="at least 2"):
         decks.learn(_examples(photos)[:1], IndexReader(), "one")
+    with pytest.raises(decks.ProfileRefusedError, match="too few"):
+        decks.learn(_examples(photos), IndexReader(), "few", steps=5)
 
 
 def test_deck_learn_list_and_score_with_a_deck_on_the_command_line(photos, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("HANDFOOT_DATA", str(tmp_path))
     monkeypatch.setattr(decks, "STEPS", 40)
+    monkeypatch.setattr(decks, "MIN_CHECK", 1)
     examples = tmp_path / "examples.jsonl"
     examples.write_text("".join(json.dumps({"image": str(p), "detections": d.to_list()}) + "\n" for p, d in photos))
     assert main(["deck", "learn", str(examples), "--name", "anglo"]) == 0

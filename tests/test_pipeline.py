@@ -349,17 +349,17 @@ def test_split_sides():
 
 
 class _Passes:
-    """A detector that finds one index of ``size`` photo pixels per pass (confidence 0.9) and records its passes."""
+    """A detector that finds ``n`` indices of ``size`` photo pixels per pass (confidence 0.9), recording its passes."""
 
     names_cards, fixed_size = False, None
 
-    def __init__(self, size: float):
-        self.size, self.calls = size, []
+    def __init__(self, size: float, n: int = 3):
+        self.size, self.n, self.calls = size, n, []
 
     def __call__(self, image, long_side, floor):
         self.calls.append(long_side)
-        boxes = np.array([[x, 50, x + self.size, 50 + self.size] for x in (10, 400, 800)], np.float32)
-        return Detections(boxes, np.full(3, 0.9, np.float32), np.zeros(3, np.int64))
+        boxes = np.array([[x, 50, x + self.size, 50 + self.size] for x in (10, 400, 800)[:self.n]], np.float32)
+        return Detections(boxes, np.full(len(boxes), 0.9, np.float32), np.zeros(len(boxes), np.int64))
 
 
 def test_the_pyramid_runs_the_passes_the_indices_need():
@@ -367,29 +367,27 @@ def test_the_pyramid_runs_the_passes_the_indices_need():
     from vision.config import DEFAULT
     from vision.scales import find_boxes
 
-    def passes(width, height, index_px, **changes):
-        changes = {"pyramid.probe_side": 1280, "pyramid.target_index": 24, "pyramid.min_step": 1.25, **changes}
-        detector = _Passes(index_px)
+    def passes(width, height, index_px, n=3, **changes):
+        detector = _Passes(index_px, n)
         find_boxes(detector, np.zeros((height, width, 3), np.uint8), 0.5, 0.1, config=DEFAULT.replace(**changes))
         return detector.calls
 
-    # indices of 40 px in a 1280 x 720 frame measure 40 px at the first pass: one pass
-    assert passes(1280, 720, 40) == [1280]
-    # small indices: a larger pass until they measure the target size (24 px), at most 2x the photo
-    assert passes(1280, 720, 10) == [1280, 2560]
-    assert passes(640, 480, 4) == [640, 1280]
-    # the same table at 12 MP (indices 3.1 x larger in photo pixels) gets the same passes as at 1280 px
-    assert passes(4000, 3000, 40 * 4000 / 1280) == [1280]
-    assert passes(4000, 3000, 10 * 4000 / 1280) == [1280, 2560]
-    # a close-up: indices of 200 px at the first pass; halves down to 320 px
+    # the shipped configuration: a first pass at 1280 px; indices under 40 px there: at least twice the size
+    assert passes(1280, 720, 30) == [1280, 2560]
+    assert passes(640, 480, 4) == [640, 1280]  # at most twice the photo
+    # indices of 40 px or more: a pass at half the size too (a close-up: halves down to 320 px)
+    assert passes(1280, 720, 45) == [1280, 640]
     assert passes(640, 640, 200) == [640, 320]
-    # the next pass is sized for the indices to measure the target: 40 px -> 64 px needs 1.6 x
-    assert passes(1280, 720, 40, **{"pyramid.target_index": 64}) == [1280, 2048]
-    # ... and grows by at least min_step (28 px -> 32 px: 1.14 x, so 1.25 x)
-    assert passes(1280, 720, 28, **{"pyramid.target_index": 32}) == [1280, 1600]
-    # the shipped configuration at least doubles: 30 px indices at 1280 px get the 2560 px pass, 45 px ones none
-    assert passes(1280, 720, 30, **{"pyramid.target_index": 40, "pyramid.min_step": 2.0}) == [1280, 2560]
-    assert passes(1280, 720, 45, **{"pyramid.target_index": 40, "pyramid.min_step": 2.0}) == [1280]
+    # the same table at 12 MP (indices 3.1 x larger in photo pixels) gets the same passes as at 1280 px
+    assert passes(4000, 3000, 30 * 4000 / 1280) == [1280, 2560]
+    assert passes(4000, 3000, 45 * 4000 / 1280) == [1280, 640]
+    # two indices cannot measure the photo: no larger pass (a close-up of one card enlarged shows pips as indices)
+    # ... but the smaller passes (a close-up's large indices may go unseen at full size)
+    assert passes(1280, 720, 10, n=2) == [1280, 640, 320]
+    # sized passes: the next pass is sized for the indices to measure the target, at least min_step larger
+    sized = {"pyramid.min_step": 1.25, "pyramid.target_index": 32, "pyramid.large_index": 96}
+    assert passes(1280, 720, 28, **sized) == [1280, 1600]
+    assert passes(1280, 720, 10, **sized) == [1280, 2560]
 
 
 def test_merge():

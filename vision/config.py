@@ -35,11 +35,12 @@ class Pyramid:
     target_index: float = 40.0
     #: ... and at least this many times the last pass's size (the detector also learned whole tables enlarged 2x)
     min_step: float = 2.0
-    #: a pass whose surest indices measure over this (pixels, median) is followed by a pass at half its size
-    large_index: float = 96.0
+    #: a first pass whose surest indices measure this or more (pixels, median) is followed by passes at half its
+    #: size, while they do
+    large_index: float = 40.0
     #: how many of a pass's most confident boxes measure its index size
     size_sample: int = 20
-    #: fewer sure boxes than this in a pass cannot measure the index size: the next pass doubles
+    #: fewer sure boxes than this in a pass cannot measure the index size (no larger pass follows)
     min_sample: int = 3
     #: no pass enlarges the photo more than this factor
     max_enlarge: float = 2.0

@@ -12,7 +12,8 @@ index crops, seen turned and shifted (:data:`AUGMENT`), starting from the model'
 reader and stay fixed: learning is a few hundred steps of gradient descent on a (n, 448) matrix, seconds on a CPU,
 no PyTorch. The result, a :class:`DeckProfile`, is checked on photos it did not learn from (every
 :data:`CHECK_EVERY`-th example photo) and refused (:class:`ProfileRefusedError`) when it reads them worse than the
-stock reader; the profile kept is then fitted on every example.
+stock reader, or when they hold too few indices to tell (:data:`MIN_CHECK`); the profile kept is then fitted on
+every example.
 
 Profiles live in the user's data folder (:func:`profiles_dir`), one ``NAME.npz`` each.
 """
@@ -39,13 +40,15 @@ from .reader import VIEWS, Heads, IndexReader, crops_of
 #: and turned by up to 0.12 rad beyond the reader's own views
 AUGMENT = 4
 #: weight of the squared distance from the model's own heads (per weight)
-ANCHOR = 1e-2
+ANCHOR = 0.1
 #: gradient steps (Adam, full batch)
 STEPS = 300
 #: Adam's step size
 RATE = 0.01
 #: every this-many-th example photo checks the profile before it is kept (not learned from in the check)
 CHECK_EVERY = 4
+#: the check photos must hold at least this many indices to tell a better profile from a worse one
+MIN_CHECK = 30
 #: a deck name: letters, digits, ``-`` and ``_``, at most 40
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$")
 #: at most this many example photos, and boxes in all, are learned from (memory and time stay bounded)
@@ -324,7 +327,8 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
 
     Raises:
         ExamplesError: a bad name, or fewer than two example photos (one is needed to check the others).
-        ProfileRefusedError: the profile reads the check photos worse than the stock reader.
+        ProfileRefusedError: the profile reads the check photos worse than the stock reader, or they hold fewer
+            than :data:`MIN_CHECK` indices.
         vision.detector.ModelError: a reader model without feature outputs.
     """
     check_name(name)
@@ -346,6 +350,9 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
     trial = fit_heads(train, stock, steps, anchor=anchor)
     before, after = accuracy(stock, test), accuracy(trial, test)
     figures = {"indices": int(len(test.rank) // len(VIEWS)), "stock": round(before, 4), "profile": round(after, 4)}
+    if figures["indices"] < MIN_CHECK:
+        raise ProfileRefusedError(f"the check photos (every {CHECK_EVERY}th) hold {figures['indices']} indices, too few "
+                                  f"to tell whether the profile reads better ({MIN_CHECK} needed): give more photos")
     if after < before:
         raise ProfileRefusedError(f"the profile {name!r} reads its check photos worse than the stock reader "
                                   f"({after:.1%} vs {before:.1%} of {figures['indices']} indices right); not kept: "

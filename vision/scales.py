@@ -7,11 +7,13 @@ pyramid (:func:`find_boxes`) measures before it spends:
 1. a first pass with the long side at :attr:`vision.config.Pyramid.probe_side` (or the photo's own, when smaller);
 2. while the surest indices of the last pass measure under :attr:`~vision.config.Pyramid.target_index` pixels
    (median of the :attr:`~vision.config.Pyramid.size_sample` most confident boxes), a pass sized so that they
-   measure that much (at least :attr:`~vision.config.Pyramid.min_step` times larger; twice when too few were found
-   to measure), up to :attr:`~vision.config.Pyramid.max_side` and :attr:`~vision.config.Pyramid.max_enlarge`
-   times the photo;
-3. when the first pass's indices measure over :attr:`~vision.config.Pyramid.large_index`, passes at half the size
-   down to :attr:`~vision.config.Pyramid.min_side` (a close-up);
+   measure that much (at least :attr:`~vision.config.Pyramid.min_step` times larger), up to
+   :attr:`~vision.config.Pyramid.max_side` and :attr:`~vision.config.Pyramid.max_enlarge` times the photo; a pass
+   with too few sure boxes to measure (:attr:`~vision.config.Pyramid.min_sample`) is not followed by a larger one
+   (a photo of one or two cards is a close-up, and enlarged it shows pips as indices);
+3. while the first pass's indices measure :attr:`~vision.config.Pyramid.large_index` or more, or it found too few
+   to measure, passes at half the size, down to :attr:`~vision.config.Pyramid.min_side` (indices too large for the
+   detector are seen smaller: a close-up's indices may go unseen at full size);
 
 and keeps the most confident box wherever boxes overlap (across codes when the index reader names the boxes).
 Every pass size is set by what the photo shows, never by its pixel count alone: the same table photographed at 2
@@ -87,14 +89,13 @@ def find_boxes(detector, image: np.ndarray, sure: float, floor: float, agnostic:
         size = _side(min(p.probe_side, long))
         parts = [detector(image, size, floor)]
         first = measured = pass_index_size(parts[0], sure, size / long, config)
-        while (measured is None or measured < p.target_index) and size < top:
-            grow = 2.0 if measured is None else max(p.min_step, p.target_index / measured)
-            size = min(top, _side(size * grow))
+        while measured is not None and measured < p.target_index and size < top:
+            size = min(top, _side(size * max(p.min_step, p.target_index / measured)))
             parts.append(detector(image, size, floor))
             measured = pass_index_size(parts[-1], sure, size / long, config)
         size = _side(min(p.probe_side, long))
-        while first is not None and first > p.large_index and size // 2 >= p.min_side:
-            size, first = _side(size // 2), first / 2
+        while (first is None or first >= p.large_index) and size // 2 >= p.min_side:
+            size, first = _side(size // 2), None if first is None else first / 2
             parts.append(detector(image, size, floor))
     return merge(parts, p.agnostic_iou, agnostic=True) if agnostic else merge(parts, p.iou)
 

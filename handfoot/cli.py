@@ -117,6 +117,8 @@ def _score_photos(args: argparse.Namespace) -> int:
             raise HandFootError(f"--annotate {args.annotate} names one image, but {n_photos} photos are read "
                                 "(table and hand photos): give a folder")
     models = app.load_models(args.model, args.reader, args.stacks, args.no_stacks, req.conf, deck=args.deck)
+    if args.deck:
+        print(f"handfoot: reading with the deck profile {args.deck}", file=sys.stderr)
     result = app.read_and_score_photos([Path(p) for p in args.inputs], req, models,
                                        [(t, Path(p)) for t, p in hands])
     if args.save_layout:

@@ -80,10 +80,14 @@ def test_examples_files_are_checked_line_by_line(tmp_path, photos):
         (tmp_path / "x.jsonl").write_text(text)
         with pytest.raises(decks.ExamplesError, match=message.replace("[", r"\[").replace("{", r"\{")):
             decks.read_examples([tmp_path / "x.jsonl"])
-    with pytest.raises(decks.ExamplesError, match="at least 2"):
+    with pytest.raises(decks.ExamplesError, match="at least 2 photos"):
         decks.learn(_examples(photos)[:1], IndexReader(), "one")
-    with pytest.raises(decks.ProfileRefusedError, match="too few"):
+    with pytest.raises(decks.ExamplesError, match="30 check indices are needed"):
         decks.learn(_examples(photos), IndexReader(), "few", steps=5)
+    line = json.dumps({"image": image, "detections": [{"card": "KH", "box": [0, 0, 9, 9]}]}) + "\n"
+    (tmp_path / "x.jsonl").write_text(line * 2)
+    with pytest.raises(decks.ExamplesError, match="given twice"):
+        decks.read_examples([tmp_path / "x.jsonl"])
 
 
 def test_deck_learn_list_and_score_with_a_deck_on_the_command_line(photos, tmp_path, monkeypatch, capsys):

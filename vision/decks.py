@@ -97,6 +97,7 @@ def read_examples(paths: list[Path]) -> list[Example]:
             an unknown card code, or more than :data:`MAX_PHOTOS` photos / :data:`MAX_BOXES` boxes in all.
     """
     out: list[Example] = []
+    seen: dict[Path, str] = {}
     total = 0
     for path in paths:
         path = Path(path)
@@ -118,7 +119,12 @@ def read_examples(paths: list[Path]) -> list[Example]:
             if not image.is_file():
                 image = Path(doc["image"])  # relative to where the command runs, as detect printed it
             if not image.is_file():
-                raise ExamplesError(f"{where}: image {doc['image']} not found")
+                raise ExamplesError(f"{where}: image {doc['image']} not found (a relative path is taken from the "
+                                    "examples file's folder, then from the current folder)")
+            if image.resolve() in seen:
+                raise ExamplesError(f"{where}: image {doc['image']} is given twice (first at {seen[image.resolve()]}); "
+                                    "each photo once")
+            seen[image.resolve()] = where
             boxes, codes = [], []
             for d in doc["detections"]:
                 code, box = (d.get("card"), d.get("box")) if isinstance(d, dict) else (None, None)
@@ -326,21 +332,23 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
     how far it is; ``steps`` and ``anchor`` default to :data:`STEPS` and :data:`ANCHOR`.
 
     Raises:
-        ExamplesError: a bad name, or fewer than two example photos (one is needed to check the others).
-        ProfileRefusedError: the profile reads the check photos worse than the stock reader, or they hold fewer
-            than :data:`MIN_CHECK` indices.
+        ExamplesError: a bad name, fewer than two example photos, or check photos holding fewer than
+            :data:`MIN_CHECK` indices (before any work).
+        ProfileRefusedError: the profile reads the check photos worse than the stock reader.
         vision.detector.ModelError: a reader model without feature outputs.
     """
     check_name(name)
-    if len(examples) < 2:
-        raise ExamplesError(f"{len(examples)} example photo(s): at least 2 are needed (one checks what the others "
-                            "teach)")
-    rng = np.random.default_rng(seed)
-    stock = reader.stock_heads()
     check = np.zeros(len(examples), bool)
     check[CHECK_EVERY - 1::CHECK_EVERY] = True
-    if not check.any():
-        check[-1] = True
+    if len(examples):
+        check[-1] |= not check.any()
+    held_indices = sum(len(e.codes) for e, c in zip(examples, check) if c)
+    if len(examples) < 2 or held_indices < MIN_CHECK:
+        raise ExamplesError(f"{len(examples)} example photo(s), {held_indices} indices on the check photos (every "
+                            f"{CHECK_EVERY}th): at least 2 photos and {MIN_CHECK} check indices are needed to tell "
+                            "whether a profile reads better; give more photos (a dozen round-end photos is a start)")
+    rng = np.random.default_rng(seed)
+    stock = reader.stock_heads()
     learned = [e for e, c in zip(examples, check) if not c]
     held = [e for e, c in zip(examples, check) if c]
     tell = (lambda stage: (lambda done, total: progress(stage, done, total))) if progress else (lambda stage: None)
@@ -350,9 +358,6 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
     trial = fit_heads(train, stock, steps, anchor=anchor)
     before, after = accuracy(stock, test), accuracy(trial, test)
     figures = {"indices": int(len(test.rank) // len(VIEWS)), "stock": round(before, 4), "profile": round(after, 4)}
-    if figures["indices"] < MIN_CHECK:
-        raise ProfileRefusedError(f"the check photos (every {CHECK_EVERY}th) hold {figures['indices']} indices, too few "
-                                  f"to tell whether the profile reads better ({MIN_CHECK} needed): give more photos")
     if after < before:
         raise ProfileRefusedError(f"the profile {name!r} reads its check photos worse than the stock reader "
                                   f"({after:.1%} vs {before:.1%} of {figures['indices']} indices right); not kept: "

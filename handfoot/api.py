@@ -168,7 +168,7 @@ def _read_photos(ledger: Ledger, reading_id: str, tables: list[UploadFile], hand
                           "kind": "table" if k < len(tables) else "hand"})
         result = application.read_and_score_photos(paths[:len(tables)], req, models,
                                                    [(t, p) for (t, _), p in zip(hands, paths[len(tables):])],
-                                                   limits, names)
+                                                   limits, names, decks_dir(ledger.path.parent))
         for k in range(len(result.images)):
             cv2.imwrite(str(folder / f"annotated-{k}.jpg"), application.annotated_image(result, k),
                         [cv2.IMWRITE_JPEG_QUALITY, 85])
@@ -197,6 +197,8 @@ async def read_photos(
                                                            "one per hand or foot")] = None,
         house_rules: Annotated[str | None, Form(max_length=4000, description="JSON object of rule fields")] = None,
         conf: Annotated[float, Form(gt=0, le=1)] = application.DEFAULT_CONF,
+        deck: Annotated[str | None, Form(max_length=40, description="read with this deck profile "
+                                                                  "(GET /v1/decks)")] = None,
         settings=Depends(get_settings), ledger: Ledger = Depends(get_ledger), jobs=Depends(get_jobs),
         models: application.Models = Depends(get_models)) -> PhotoReadingOut:
     """Read photos of the table (and of hands) and score the round: the JSON of ``handfoot score PHOTO --json``
@@ -221,8 +223,11 @@ async def read_photos(
     req = application.PhotoRequest(
         rules=rules, house_rules=tuple(house.items()), round=round, went_out=went_out or None, split=split,
         teams=application.parse_teams(teams),
-        left=tuple((t, tuple(tuple(p) for p in ps)) for t, ps in left_packets.items()), conf=conf)
+        left=tuple((t, tuple(tuple(p) for p in ps)) for t, ps in left_packets.items()), conf=conf,
+        deck=deck or None)
     application.check_photo_request(req, len(photos), hand_names)  # before any photo work
+    if req.deck:
+        application.with_deck(models, req.deck, decks_dir(settings))  # an unknown deck: 404 before any work
     jobs.admit()
     reading_id = new_id()
     result = await jobs.run(_read_photos, ledger, reading_id, list(photos), list(zip(hand_names, hands)), req,
@@ -303,6 +308,138 @@ def try_corrections(reading_id: str, body: CorrectionsIn, ledger: Ledger = Depen
     return readings.correct_reading(result, ops, round_no=body.round, went_out=body.went_out)
 
 
+# -- decks -------------------------------------------------------------------------------------------------------
+def decks_dir(where) -> Path:
+    """The service's deck profiles: ``decks/`` beside its ledger (``where``: the settings, or the ledger's folder)."""
+    return (where.db.parent if hasattr(where, "db") else Path(where)) / "decks"
+
+
+class DeckOut(BaseModel):
+    """A deck profile: its name, the example photos and indices it learned from, its check figures (``indices``,
+    and the share read right by the ``stock`` reader and with the ``profile``), when it was made."""
+
+    name: str
+    photos: int
+    indices: int
+    check: dict[str, float]
+    created: str
+
+
+class DeckLearnIn(BaseModel):
+    """Learn a deck from games' photo rounds as they were saved (every correction applied)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    games: list[Annotated[str, Field(max_length=40)]] = Field(min_length=1, max_length=50)
+
+
+class DeckJobOut(BaseModel):
+    """A deck-learning job: ``state`` ``learning``, ``done`` (``deck`` is the profile) or ``failed`` (``error``
+    says why, e.g. a profile refused for reading its check photos worse); ``stage``, ``done_photos`` and
+    ``photos`` say how far it is."""
+
+    id: str
+    name: str
+    state: Literal["learning", "done", "failed"]
+    stage: str = ""
+    done_photos: int = 0
+    photos: int = 0
+    deck: DeckOut | None = None
+    error: str | None = None
+
+
+def _deck_out(profile) -> DeckOut:
+    return DeckOut(name=profile.name, photos=profile.photos, indices=profile.indices, check=profile.check,
+                   created=profile.created)
+
+
+@router.get("/decks", response_model=list[DeckOut], responses={401: ERRORS[401]})
+def list_decks(settings=Depends(get_settings)) -> list[DeckOut]:
+    """The deck profiles this server reads with (``deck`` on ``POST /v1/photos``)."""
+    from vision.decks import list_profiles
+
+    return [_deck_out(p) for p in list_profiles(decks_dir(settings))]
+
+
+@router.delete("/decks/{name}", status_code=204, responses={404: ERRORS[404], 401: ERRORS[401]})
+def delete_deck(name: Annotated[str, Field(max_length=40)], settings=Depends(get_settings)) -> Response:
+    """Delete a deck profile."""
+    from vision.decks import remove_profile
+
+    remove_profile(name, decks_dir(settings))
+    return Response(status_code=204)
+
+
+def _game_examples(ledger: Ledger, game_id: str) -> list[dict[str, Any]]:
+    """A game's photo rounds, corrections applied, as deck-learning examples (``readings.examples_of``)."""
+    ledger.game(game_id)  # 404 for an unknown game
+    out = []
+    for r in ledger.rounds(game_id):
+        if not r.reading:
+            continue
+        record = ledger.reading(r.reading)
+        result = readings.correct_reading(readings.load_reading(record.result), games.corrections_of(r.corrections))
+        folder = ledger.reading_dir(r.reading)
+        out += readings.examples_of(result, [str((folder / Path(f["file"]).name).resolve()) for f in record.files])
+    return out
+
+
+@router.post("/decks/{name}/learn", response_model=DeckJobOut, status_code=202,
+             responses={k: ERRORS[k] for k in (401, 404, 422, 503)})
+async def learn_deck(name: Annotated[str, Field(max_length=40)], body: DeckLearnIn, request: Request,
+                     settings=Depends(get_settings), ledger: Ledger = Depends(get_ledger), jobs=Depends(get_jobs),
+                     models: application.Models = Depends(get_models)) -> DeckJobOut:
+    """Learn (or learn again) the deck profile ``name`` from the photo rounds of ``games``, in the background:
+    the answer is the job (``GET /v1/decks/jobs/{id}`` says how far it is). It shares the photo readings'
+    places: 503 with ``Retry-After`` when they are all taken."""
+    import asyncio
+
+    import numpy as np
+
+    from vision.decks import Example, check_name, check_photos, learn
+
+    check_name(name)
+    examples = [Example(Path(doc["image"]), np.array([d["box"] for d in doc["detections"]], np.float32),
+                        tuple(d["card"] for d in doc["detections"])) for g in body.games
+                for doc in _game_examples(ledger, g)]
+    if models.reader is None:
+        raise HandFootError("no index reader is loaded: decks cannot be learned")
+    check_photos(examples)  # too few photos or indices: 422 before any work
+    jobs.admit()
+    job = DeckJobOut(id=new_id(), name=name, state="learning", photos=len(examples))
+    table = request.app.state.deck_jobs
+    table[job.id] = job
+    while len(table) > 50:  # the oldest jobs are forgotten
+        table.pop(next(iter(table)))
+
+    def progress(stage: str, done: int, total: int) -> None:
+        job.stage, job.done_photos = stage, done
+
+    def work():
+        profile = learn(examples, models.reader.with_heads(None), name, progress=progress)
+        profile.save(decks_dir(settings))
+        return profile
+
+    async def run():
+        try:
+            job.deck, job.state, job.stage = _deck_out(await jobs.run(work)), "done", "done"
+        except Exception as exc:  # a refused profile, too few examples: the job says so
+            job.state, job.error = "failed", str(exc)
+
+    request.app.state.deck_tasks.add(task := asyncio.create_task(run()))
+    task.add_done_callback(request.app.state.deck_tasks.discard)
+    return job
+
+
+@router.get("/decks/jobs/{job_id}", response_model=DeckJobOut, responses={404: ERRORS[404], 401: ERRORS[401]})
+def deck_job(job_id: Annotated[str, Field(max_length=40)], request: Request) -> DeckJobOut:
+    """A deck-learning job started by ``POST /v1/decks/{name}/learn``."""
+    job = request.app.state.deck_jobs.get(job_id)
+    if job is None:
+        raise NotFoundError(f"no deck-learning job {job_id}")
+    return job
+
+
 # -- games -------------------------------------------------------------------------------------------------------
 @router.post("/games", response_model=games.GameOut, status_code=201,
              responses={k: ERRORS[k] for k in (401, 413, 422)})
@@ -373,16 +510,7 @@ def export_examples(game_id: str, ledger: Ledger = Depends(get_ledger)) -> Respo
     path on this server's disk (``handfoot deck learn`` reads the file)."""
     import json
 
-    ledger.game(game_id)  # 404 for an unknown game
-    lines = []
-    for r in ledger.rounds(game_id):
-        if not r.reading:
-            continue
-        record = ledger.reading(r.reading)
-        result = readings.correct_reading(readings.load_reading(record.result), games.corrections_of(r.corrections))
-        folder = ledger.reading_dir(r.reading)
-        paths = [str((folder / Path(f["file"]).name).resolve()) for f in record.files]
-        lines += [json.dumps(doc) for doc in readings.examples_of(result, paths)]
+    lines = [json.dumps(doc) for doc in _game_examples(ledger, game_id)]
     return Response("".join(line + "\n" for line in lines), media_type="application/x-ndjson",
                     headers={"Content-Disposition": f'attachment; filename="handfoot-{game_id}-examples.jsonl"'})
 

@@ -100,6 +100,7 @@ class PhotoRequest:
         teams: team of each table photo in order (default ``A``, ``B``, ...).
         left: cards still held, typed in: team -> packets of card codes.
         conf: minimum confidence of a card's reading, in (0, 1].
+        deck: read with this deck profile (``vision.decks``), or None for the stock reader.
     """
 
     rules: str = "pagat"
@@ -110,6 +111,7 @@ class PhotoRequest:
     teams: tuple[str, ...] | None = None
     left: tuple[tuple[str, tuple[tuple[str, ...], ...]], ...] = ()
     conf: float = DEFAULT_CONF
+    deck: str | None = None
 
     @property
     def left_packets(self) -> dict[str, list[list[str]]]:
@@ -225,14 +227,28 @@ def load_models(model: str | Path | None = None, reader: str | Path | None = Non
     pipeline = _vision()
     try:
         detector, index_reader = pipeline.load_models(model, reader)
-        if deck:
-            from vision.decks import DeckProfile
-
-            index_reader = index_reader.with_heads(DeckProfile.load(deck).heads) if index_reader else None
         checker = None if no_stacks else pipeline.load_stack_checker(stacks)
     except FileNotFoundError as exc:
         raise HandFootError(str(exc)) from None
-    return Models(detector, index_reader, checker, conf)
+    models = Models(detector, index_reader, checker, conf)
+    return with_deck(models, deck) if deck else models
+
+
+def with_deck(models: Models, deck: str, decks_dir: Path | None = None) -> Models:
+    """``models`` reading with the deck profile ``deck`` (kept in ``decks_dir``, default
+    ``vision.decks.profiles_dir()``).
+
+    Raises:
+        HandFootError: no such profile (``DeckNotFoundError``), or no index reader loaded.
+    """
+    from dataclasses import replace
+
+    from vision.decks import DeckProfile
+
+    profile = DeckProfile.load(deck, decks_dir)
+    if models.reader is None:
+        raise HandFootError(f"deck {deck!r}: no index reader is loaded to read with it")
+    return replace(models, reader=models.reader.with_heads(profile.heads))
 
 
 # -- photos: checks on the files ----------------------------------------------------------------------------------
@@ -260,12 +276,13 @@ def check_photo_file(path: Path, limits: Limits = DEFAULT_LIMITS, name: str | No
 # -- photos: reading and scoring --------------------------------------------------------------------------------
 def read_and_score_photos(photos: Sequence[Path], req: PhotoRequest, models: Models,
                           hands: Sequence[tuple[str, Path]] = (), limits: Limits = DEFAULT_LIMITS,
-                          names: Sequence[str] | None = None) -> PhotoScore:
+                          names: Sequence[str] | None = None, decks_dir: Path | None = None) -> PhotoScore:
     """Read table photos (one per team, or one split photo) and photos of hands (team, path: every card a card
     left), and score the round. A photo in which cards are found is always scored: what breaks the rules is in
     the score's problems, every guess of the camera in ``notes``.
 
-    ``names`` gives the name each file is shown by (default its path), table photos then hands.
+    ``names`` gives the name each file is shown by (default its path), table photos then hands; ``req.deck`` a
+    deck profile kept in ``decks_dir`` (default ``vision.decks.profiles_dir()``).
 
     Raises:
         HandFootError: a bad request (:func:`check_photo_request`), a photo given twice, a file that is not an
@@ -273,6 +290,8 @@ def read_and_score_photos(photos: Sequence[Path], req: PhotoRequest, models: Mod
     """
     pipeline = _vision()
     rules = check_photo_request(req, len(photos), [t for t, _ in hands])
+    if req.deck:
+        models = with_deck(models, req.deck, decks_dir)
     paths = [Path(p) for p in photos] + [Path(p) for _, p in hands]
     shown = list(names) if names is not None else [str(p) for p in paths]
     if len(paths) > limits.files:

@@ -362,6 +362,8 @@ def create_app(settings: Settings | None = None, models: Any = None, load_models
                               "Errors are JSON: `{\"error\": \"one line naming what was wrong\"}`.")
     app.state.settings = settings
     app.state.jobs = PhotoJobs(settings.max_jobs, settings.max_waiting, settings.retry_after)
+    app.state.deck_jobs = {}  #: deck-learning jobs by id (``/v1/decks``), the last 50
+    app.state.deck_tasks = set()  #: their running tasks (kept referenced until they end)
     _install_errors(app)
     app.include_router(api.router)
     app.include_router(api.root)

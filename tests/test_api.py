@@ -435,3 +435,40 @@ def test_beyond_loopback_every_request_needs_the_token(tmp_path, models):
         r = c.get("/?token=s3cret")
         assert r.status_code == 200 and "handfoot_token=s3cret" in r.headers["set-cookie"]
         assert c.get("/v1/health").status_code == 200  # the cookie the page got
+
+
+def test_a_deck_learned_from_a_games_corrected_photos(reading, monkeypatch):
+    """POST /v1/decks/{name}/learn runs in the background; the profile is listed, read with, and deleted."""
+    import time
+
+    from vision import decks
+
+    c, body = reading
+    monkeypatch.setattr(decks, "MIN_CHECK", 1)  # one game of one photo: the check photo is that photo
+    monkeypatch.setattr(decks, "STEPS", 20)
+    gid = new_game(c)
+    for _ in range(2):
+        assert c.post(f"/v1/games/{gid}/rounds?lenient=true", json={"photo_reading": body["id"]}).status_code == 201
+    assert "deck name" in error_of(c.post("/v1/decks/my deck/learn", json={"games": [gid]}), 422)
+    assert "no game" in error_of(c.post("/v1/decks/family/learn", json={"games": ["nope"]}), 404)
+    empty = new_game(c)
+    assert "0 example photo(s)" in error_of(c.post("/v1/decks/family/learn", json={"games": [empty]}), 422)
+    r = c.post("/v1/decks/family/learn", json={"games": [gid]})
+    assert r.status_code == 202 and r.json()["state"] == "learning" and r.json()["photos"] == 2
+    for _ in range(300):
+        job = c.get(f"/v1/decks/jobs/{r.json()['id']}").json()
+        if job["state"] != "learning":
+            break
+        time.sleep(0.2)
+    # the same photo twice: learned from one, checked on the other
+    assert job["state"] == "done", job
+    assert job["deck"]["name"] == "family" and job["deck"]["photos"] == 2
+    assert [d["name"] for d in c.get("/v1/decks").json()] == ["family"]
+    with open(PHOTO, "rb") as f:
+        read = c.post("/v1/photos", files=[("photos", ("table.jpg", f, "image/jpeg"))], data={"deck": "family"})
+    assert read.status_code == 201, read.text
+    with open(PHOTO, "rb") as f:
+        missing = c.post("/v1/photos", files=[("photos", ("table.jpg", f, "image/jpeg"))], data={"deck": "nobody"})
+    assert "no deck profile 'nobody'" in error_of(missing, 404)
+    assert c.delete("/v1/decks/family").status_code == 204 and c.get("/v1/decks").json() == []
+    assert "no deck-learning job" in error_of(c.get("/v1/decks/jobs/nope"), 404)

@@ -66,6 +66,8 @@ class ProfileRefusedError(HandFootError):
 class DeckNotFoundError(HandFootError, LookupError):
     """No deck profile of that name."""
 
+    http_status = 404
+
 
 @dataclass(frozen=True)
 class Example:
@@ -325,6 +327,24 @@ def accuracy(heads: Heads, samples: _Samples) -> float:
     return float((right & colour).mean()) if len(right) else 0.0
 
 
+def check_photos(examples: list[Example]) -> np.ndarray:
+    """(n,) bool: which example photos check a profile (every :data:`CHECK_EVERY`-th, at least the last).
+
+    Raises:
+        ExamplesError: fewer than two photos, or check photos holding fewer than :data:`MIN_CHECK` indices.
+    """
+    check = np.zeros(len(examples), bool)
+    check[CHECK_EVERY - 1::CHECK_EVERY] = True
+    if len(examples):
+        check[-1] |= not check.any()
+    held = sum(len(e.codes) for e, c in zip(examples, check) if c)
+    if len(examples) < 2 or held < MIN_CHECK:
+        raise ExamplesError(f"{len(examples)} example photo(s), {held} indices on the check photos (every "
+                            f"{CHECK_EVERY}th): at least 2 photos and {MIN_CHECK} check indices are needed to tell "
+                            "whether a profile reads better; give more photos (a dozen round-end photos is a start)")
+    return check
+
+
 def learn(examples: list[Example], reader: IndexReader, name: str, augment: int = AUGMENT, seed: int = 0,
           progress: Callable[[str, int, int], None] | None = None, steps: int | None = None,
           anchor: float | None = None) -> DeckProfile:
@@ -338,15 +358,7 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
         vision.detector.ModelError: a reader model without feature outputs.
     """
     check_name(name)
-    check = np.zeros(len(examples), bool)
-    check[CHECK_EVERY - 1::CHECK_EVERY] = True
-    if len(examples):
-        check[-1] |= not check.any()
-    held_indices = sum(len(e.codes) for e, c in zip(examples, check) if c)
-    if len(examples) < 2 or held_indices < MIN_CHECK:
-        raise ExamplesError(f"{len(examples)} example photo(s), {held_indices} indices on the check photos (every "
-                            f"{CHECK_EVERY}th): at least 2 photos and {MIN_CHECK} check indices are needed to tell "
-                            "whether a profile reads better; give more photos (a dozen round-end photos is a start)")
+    check = check_photos(examples)
     rng = np.random.default_rng(seed)
     stock = reader.stock_heads()
     learned = [e for e, c in zip(examples, check) if not c]

@@ -316,6 +316,37 @@ def cmd_game(args: argparse.Namespace) -> int:
 
 
 # -- detect ---------------------------------------------------------------------------------------------------
+def cmd_watch(args: argparse.Namespace) -> int:
+    from . import watch
+
+    if (args.video is None) == (args.camera is None):
+        raise HandFootError("give --video FILE or --camera INDEX")
+    import itertools
+
+    teams = app.parse_teams(args.teams)
+    stream = watch.frames(args.video if args.video is not None else args.camera)
+    first = next(stream)  # a missing file, an unreadable video or no camera: one line, before the models load
+    models = app.load_models(deck=args.deck)
+    read, score = watch.table_reader(models, args.rules, args.round, args.split, teams)
+    watcher = watch.Watcher(read, score)
+    print(f"handfoot: watching {'camera ' + str(args.camera) if args.video is None else args.video}"
+          f"{' with the deck profile ' + args.deck if args.deck else ''} (Ctrl-C to stop)", file=sys.stderr)
+    for t, frame in itertools.chain([first], stream):
+        for event in watcher.step(t, frame):
+            if args.json:
+                print(event.to_json(), flush=True)
+            else:
+                totals = ", ".join(f"{k} {v:,}" for k, v in event.totals.items())
+                print(f"{event.t:7.1f} s  {event.text}  ({totals})", flush=True)
+    final = score(watcher.layout) if watcher.layout.get("teams") else {}
+    if args.json:
+        print(json.dumps({"end": True, "reads": watcher.reads, "layout": watcher.layout, "totals": final}))
+    else:
+        print(f"end: {watcher.reads} readings; round totals: "
+              + (", ".join(f"{k} {v:,}" for k, v in final.items()) or "no cards seen"))
+    return 0
+
+
 def cmd_detect(args: argparse.Namespace) -> int:
     try:
         from vision.detector import ImageError, ModelError, image_paths, load_image
@@ -593,6 +624,20 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--reader", help="index reader ONNX model (default: models/reader.onnx when present)")
     sp.add_argument("--deck", help="read with this deck's profile (handfoot deck learn; handfoot deck list)")
     sp.set_defaults(func=cmd_detect)
+
+    sp = sub.add_parser("watch", help="score a round live from a camera above the table, or from a video of it",
+                        description="Read the table each time it changed and settled (nothing is read while a "
+                                    "hand moves over it) and print what changed: melds new and grown, books "
+                                    "complete and squared, red threes laid, with the round's totals.")
+    sp.add_argument("--video", help="a video file of the table")
+    sp.add_argument("--camera", type=int, help="a camera index (0: the first camera)")
+    sp.add_argument("--rules", default="pagat", help="rule preset (default pagat)")
+    sp.add_argument("--round", type=int, default=1, help="round number (default 1)")
+    sp.add_argument("--split", choices=("horizontal", "vertical"), help="the camera sees both teams' sides")
+    sp.add_argument("--teams", help="team names: A,B")
+    sp.add_argument("--deck", help="read with this deck's profile (handfoot deck list)")
+    sp.add_argument("--json", action="store_true", help="one JSON object per event, one per line")
+    sp.set_defaults(func=cmd_watch)
 
     sp = sub.add_parser("deck", help="teach handfoot your own deck from photos whose cards you checked")
     deck = sp.add_subparsers(dest="deck_command", required=True, metavar="{learn,list,remove}")

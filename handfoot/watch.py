@@ -1,0 +1,205 @@
+"""Live scoring from a camera above the table (``handfoot watch``): read the table when it has changed and settled.
+
+A frame is compared with the one before it and with the last frame read, small and grey (:data:`SMALL` px wide,
+blurred). While something moves (a hand over the table: more than :data:`MOVING` of the pixels changed since the
+previous frame) nothing is read and the last stable reading stands. When the picture has been still for
+:data:`STILL_SECONDS` and differs from the last frame read (more than :data:`CHANGED` of the pixels), it is read
+through the camera pipeline (``vision.pipeline.read_image``) and its layout compared with the last stable one:
+each difference is an :class:`Event` ("team A: meld of 8s grew to 5"), with the round's new score. A still table
+costs one small frame comparison a frame.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import numpy as np
+
+from scorer import HandFootError
+
+#: frames are compared at this width (pixels)
+SMALL = 160
+#: a pixel changed when its grey level moved by more than this (0-255)
+PIXEL_CHANGE = 18
+#: something moves when more than this share of the pixels changed since the previous frame
+MOVING = 0.004
+#: the table changed when more than this share of the pixels differ from the last frame read
+CHANGED = 0.002
+#: the picture must be still this long (seconds of video) before it is read
+STILL_SECONDS = 0.6
+#: a book is complete at this many cards (the rules' book size, seed 000 "Books")
+BOOK = 7
+_WILD = ("2", "JK")
+
+
+@dataclass(frozen=True)
+class Event:
+    """A change of the stable layout: ``t`` seconds into the video, what changed in words, the round's totals."""
+
+    t: float
+    text: str
+    totals: dict[str, int]
+
+    def to_json(self) -> str:
+        return json.dumps({"t": round(self.t, 2), "event": self.text, "totals": self.totals})
+
+
+def frames(source: str | int) -> Iterator[tuple[float, np.ndarray]]:
+    """(seconds, BGR frame) of a video file, or of a camera (an int index) until it stops.
+
+    Raises:
+        HandFootError: no such file, a file that is not a readable video, or no camera at that index.
+    """
+    import cv2
+
+    if isinstance(source, str) and not Path(source).is_file():
+        raise HandFootError(f"{source}: no such video file")
+    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)  # its own warnings: ours say it in one line
+    cap = cv2.VideoCapture(source)
+    ok, frame = cap.read() if cap.isOpened() else (False, None)
+    if not ok:
+        cap.release()
+        raise HandFootError(f"camera {source}: not available" if isinstance(source, int) else
+                            f"{source}: not a video this computer can read")
+    fps = cap.get(cv2.CAP_PROP_FPS) or 0
+    start, k = time.monotonic(), 0
+    try:
+        while ok:
+            yield (k / fps if fps > 0 and isinstance(source, str) else time.monotonic() - start), frame
+            ok, frame = cap.read()
+            k += 1
+    finally:
+        cap.release()
+
+
+def small(frame: np.ndarray) -> np.ndarray:
+    """The frame grey, :data:`SMALL` px wide, blurred: what frames are compared at."""
+    import cv2
+
+    h, w = frame.shape[:2]
+    grey = cv2.cvtColor(cv2.resize(frame, (SMALL, max(1, round(h * SMALL / w))), interpolation=cv2.INTER_AREA),
+                        cv2.COLOR_BGR2GRAY)
+    return cv2.GaussianBlur(grey, (5, 5), 0)
+
+
+def changed_share(a: np.ndarray, b: np.ndarray) -> float:
+    """Share of the pixels of two :func:`small` frames whose grey level differs by more than :data:`PIXEL_CHANGE`."""
+    return float((np.abs(a.astype(np.int16) - b.astype(np.int16)) > PIXEL_CHANGE).mean())
+
+
+def _natural(meld: list[str]) -> str:
+    ranks = [c[:-1] for c in meld if c != "JK" and c[:-1] not in _WILD]
+    return Counter(ranks).most_common(1)[0][0] if ranks else "wild"
+
+
+def _melds(team: dict[str, Any]) -> dict[str, list[str]]:
+    return {_natural(m): m for m in team.get("melds", [])}
+
+
+def layout_events(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+    """What changed between two layouts (``docs/layout.md``), one sentence each: melds new, grown, shrunk or
+    complete as a book (clean: no wild), books squared, red threes laid."""
+    out = []
+    for team in sorted(after.get("teams", {})):
+        a, b = before.get("teams", {}).get(team, {}), after["teams"][team]
+        old, new = _melds(a), _melds(b)
+        for rank, cards in new.items():
+            plural = f"{rank}s" if rank != "wild" else "wilds"
+            n, was = len(cards), len(old.get(rank, []))
+            if rank not in old:
+                out.append(f"team {team}: new meld of {plural} ({n} cards)")
+            elif n > was:
+                out.append(f"team {team}: meld of {plural} grew to {n}")
+            elif n < was:
+                out.append(f"team {team}: meld of {plural} now {n} cards")
+            if n >= BOOK > was:
+                kind = "clean" if not any(c == "JK" or c[:-1] in _WILD for c in cards) else "dirty"
+                out.append(f"team {team}: book of {plural} complete ({kind})")
+        squared = len(b.get("squared_books", [])) - len(a.get("squared_books", []))
+        if squared > 0:
+            out.append(f"team {team}: {squared} book{'s' * (squared > 1)} squared")
+        threes = len(b.get("red_threes", [])) - len(a.get("red_threes", []))
+        if threes > 0:
+            out.append(f"team {team}: {threes} red three{'s' * (threes > 1)} laid")
+    return out
+
+
+@dataclass
+class Watcher:
+    """Reads a table when it changes and settles (see the module docstring).
+
+    ``read`` maps a BGR frame to a layout dict (the camera pipeline and the round's facts); ``score`` a layout to
+    each team's total.
+    """
+
+    read: Callable[[np.ndarray], dict[str, Any]]
+    score: Callable[[dict[str, Any]], dict[str, int]]
+    layout: dict[str, Any] = field(default_factory=lambda: {"teams": {}})
+    reads: int = 0
+    _prev: np.ndarray | None = None
+    _last_read: np.ndarray | None = None
+    _still_since: float | None = None
+
+    def step(self, t: float, frame: np.ndarray) -> list[Event]:
+        """Take one frame at ``t`` seconds; the events of a reading it caused (usually none)."""
+        s = small(frame)
+        moving = self._prev is not None and (self._prev.shape != s.shape or changed_share(self._prev, s) > MOVING)
+        self._prev = s
+        if moving or self._still_since is None:
+            self._still_since = t
+            if moving:
+                return []
+        if t - self._still_since < STILL_SECONDS:
+            return []
+        if self._last_read is not None and changed_share(self._last_read, s) <= CHANGED:
+            return []
+        self._last_read = s
+        try:
+            layout = self.read(frame)
+        except HandFootError:  # no card seen (an empty table, the camera covered): nothing to say yet
+            return []
+        self.reads += 1
+        texts = layout_events(self.layout, layout)
+        self.layout = layout
+        totals = self.score(layout) if texts else {}
+        return [Event(t, text, totals) for text in texts]
+
+
+def table_reader(models, rules: str = "pagat", round_no: int = 1, split: str | None = None,
+                 teams: tuple[str, ...] | None = None, conf: float | None = None
+                 ) -> tuple[Callable[[np.ndarray], dict[str, Any]], Callable[[dict[str, Any]], dict[str, int]]]:
+    """The ``read`` and ``score`` of a :class:`Watcher` over the loaded models (``handfoot.app.Models``): a frame
+    is one team's side (``teams[0]``, default ``A``) or, with ``split``, the whole table split between two teams.
+
+    Raises:
+        HandFootError: unknown rules.
+    """
+    from scorer import get_rules
+    from scorer.layout import TableLayout
+    from scorer.scoring import score_round
+    from vision.config import DEFAULT
+    from vision.pipeline import NoCardsError, read_image
+    from vision.table import TableReading
+
+    rule_set = get_rules(rules)
+    names = tuple(teams or ("A", "B"))
+    config = DEFAULT if conf is None else DEFAULT.replace(**{"reading.min_conf": conf})
+
+    def read(frame: np.ndarray) -> dict[str, Any]:
+        sides = read_image(frame, models.detector, models.reader, models.stacks, team=names[0], split=split,
+                           teams=names[:2] if split else None, config=config)
+        if not any(len(s.detections) for s in sides):
+            raise NoCardsError("no cards in view")
+        return TableReading(sides, rules, round_no, None).layout()
+
+    def score(layout: dict[str, Any]) -> dict[str, int]:
+        result = score_round(TableLayout.from_dict(layout), rule_set, lenient=True)
+        return {name: team.total for name, team in result.teams.items()}
+
+    return read, score
+

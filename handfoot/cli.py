@@ -331,20 +331,25 @@ def cmd_watch(args: argparse.Namespace) -> int:
     watcher = watch.Watcher(read, score)
     print(f"handfoot: watching {'camera ' + str(args.camera) if args.video is None else args.video}"
           f"{' with the deck profile ' + args.deck if args.deck else ''} (Ctrl-C to stop)", file=sys.stderr)
-    for t, frame in itertools.chain([first], stream):
-        for event in watcher.step(t, frame):
-            if args.json:
-                print(event.to_json(), flush=True)
-            else:
-                totals = ", ".join(f"{k} {v:,}" for k, v in event.totals.items())
-                print(f"{event.t:7.1f} s  {event.text}  ({totals})", flush=True)
+    stopped = None
+    try:
+        for t, frame in itertools.chain([first], stream):
+            for event in watcher.step(t, frame):
+                if args.json:
+                    print(event.to_json(), flush=True)
+                else:
+                    totals = ", ".join(f"{k} {v:,}" for k, v in event.totals.items())
+                    print(f"{event.t:7.1f} s  {event.text}  ({totals})", flush=True)
+    except HandFootError as exc:  # the camera stopped: say so, keep what was read
+        stopped = exc
+        print(f"handfoot: error: {exc}", file=sys.stderr)
     final = score(watcher.layout) if watcher.layout.get("teams") else {}
     if args.json:
         print(json.dumps({"end": True, "reads": watcher.reads, "layout": watcher.layout, "totals": final}))
     else:
         print(f"end: {watcher.reads} readings; round totals: "
               + (", ".join(f"{k} {v:,}" for k, v in final.items()) or "no cards seen"))
-    return 0
+    return 1 if stopped else 0
 
 
 def cmd_detect(args: argparse.Namespace) -> int:

@@ -50,7 +50,8 @@ class Event:
 
 
 def frames(source: str | int) -> Iterator[tuple[float, np.ndarray]]:
-    """(seconds, BGR frame) of a video file, or of a camera (an int index) until it stops.
+    """(seconds, BGR frame) of a video file (every frame, at its own times), or of a camera (an int index: the
+    latest frame each time one is asked for, :func:`_latest_frames`).
 
     Raises:
         HandFootError: no such file, a file that is not a readable video, or no camera at that index.
@@ -66,14 +67,58 @@ def frames(source: str | int) -> Iterator[tuple[float, np.ndarray]]:
         cap.release()
         raise HandFootError(f"camera {source}: not available" if isinstance(source, int) else
                             f"{source}: not a video this computer can read")
-    fps = cap.get(cv2.CAP_PROP_FPS) or 0
-    start, k = time.monotonic(), 0
+    if isinstance(source, int):
+        yield from _latest_frames(cap, frame)
+        return
+    fps = cap.get(cv2.CAP_PROP_FPS) or 25.0
+    k = 0
     try:
         while ok:
-            yield (k / fps if fps > 0 and isinstance(source, str) else time.monotonic() - start), frame
+            yield k / fps, frame
             ok, frame = cap.read()
             k += 1
     finally:
+        cap.release()
+
+
+def _latest_frames(cap, first: np.ndarray) -> Iterator[tuple[float, np.ndarray]]:
+    """A camera's frames as they come, the latest only: a thread reads the camera all the time and keeps the last
+    frame (frames are dropped while a reading runs, never queued). Ends when the camera stops giving frames.
+
+    Raises:
+        HandFootError: the camera stopped (unplugged) — after the frames it gave.
+    """
+    import threading
+
+    start = time.monotonic()
+    latest: list = [time.monotonic() - start, first, 0]  # t, frame, sequence number
+    cond = threading.Condition()
+    stopped = threading.Event()
+
+    def grab() -> None:
+        while not stopped.is_set():
+            ok, frame = cap.read()
+            with cond:
+                if not ok:
+                    stopped.set()
+                else:
+                    latest[:] = [time.monotonic() - start, frame, latest[2] + 1]
+                cond.notify_all()
+
+    thread = threading.Thread(target=grab, daemon=True)
+    thread.start()
+    seen = -1
+    try:
+        while True:
+            with cond:
+                cond.wait_for(lambda: latest[2] != seen or stopped.is_set(), timeout=5)
+                if latest[2] == seen:
+                    raise HandFootError("the camera stopped giving pictures (unplugged?); the last reading stands")
+                t, frame, seen = latest
+            yield t, frame
+    finally:
+        stopped.set()
+        thread.join(timeout=2)
         cap.release()
 
 

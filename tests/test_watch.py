@@ -94,3 +94,30 @@ def test_watch_errors_are_one_line(tmp_path, capsys):
                         ([], "give --video FILE or --camera INDEX")):
         assert main(["watch", *args]) == 1
         assert words in capsys.readouterr().err
+
+
+def test_a_camera_gives_its_latest_frame_and_an_unplugged_one_says_so():
+    import time
+
+    from handfoot.watch import _latest_frames
+    from scorer import HandFootError
+
+    class Camera:
+        def __init__(self):
+            self.k, self.released = 0, False
+
+        def read(self):
+            time.sleep(0.01)
+            self.k += 1
+            return (self.k <= 30, np.full((4, 4, 3), self.k, np.uint8))
+
+        def release(self):
+            self.released = True
+
+    cam = Camera()
+    got = []
+    with pytest.raises(HandFootError, match="stopped giving pictures"):
+        for t, frame in _latest_frames(cam, np.zeros((4, 4, 3), np.uint8)):
+            got.append(int(frame[0, 0, 0]))
+            time.sleep(0.05)  # a slow reading: frames in between are dropped, never queued
+    assert got[0] == 0 and got == sorted(got) and len(got) < 15 and cam.released

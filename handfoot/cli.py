@@ -319,7 +319,9 @@ def cmd_game(args: argparse.Namespace) -> int:
 def cmd_watch(args: argparse.Namespace) -> int:
     from . import watch
 
-    if (args.video is None) == (args.camera is None):
+    if args.video is not None and args.camera is not None:
+        raise HandFootError("give only one of --video FILE or --camera INDEX")
+    if args.video is None and args.camera is None:
         raise HandFootError("give --video FILE or --camera INDEX")
     import itertools
 

@@ -170,7 +170,8 @@ def layout_events(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
             out.append(f"team {team}: {squared} book{'s' * (squared > 1)} squared")
         threes = len(b.get("red_threes", [])) - len(a.get("red_threes", []))
         if threes > 0:
-            out.append(f"team {team}: {threes} red three{'s' * (threes > 1)} laid")
+            out.append(f"team {team}: {threes} red three{'s' * (threes > 1)} laid "
+                       f"({len(b['red_threes'])} on the table)")
     return out
 
 

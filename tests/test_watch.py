@@ -22,7 +22,7 @@ def test_layout_changes_are_events_in_words():
     after = {"teams": {"A": team([["8H", "8S", "8D", "8C", "8H", "8S", "8D"], ["KH", "KS", "JK"]], ["QH"], ["3H"])}}
     assert layout_events(before, after) == [
         "team A: meld of 8s grew to 7", "team A: book of 8s complete (clean)", "team A: new meld of Ks (3 cards)",
-        "team A: 1 book squared", "team A: 1 red three laid"]
+        "team A: 1 book squared", "team A: 1 red three laid (1 on the table)"]
     assert layout_events(after, after) == []
     assert layout_events(after, before) == ["team A: meld of 8s now 3 cards"]
 
@@ -91,7 +91,8 @@ def test_watch_errors_are_one_line(tmp_path, capsys):
     (tmp_path / "notes.txt").write_text("not a video")
     for args, words in ((["--video", str(tmp_path / "none.mp4")], "no such video file"),
                         (["--video", str(tmp_path / "notes.txt")], "not a video this computer can read"),
-                        ([], "give --video FILE or --camera INDEX")):
+                        ([], "give --video FILE or --camera INDEX"),
+                        (["--video", "x.avi", "--camera", "0"], "give only one of --video FILE or --camera")):
         assert main(["watch", *args]) == 1
         assert words in capsys.readouterr().err
 

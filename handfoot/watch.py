@@ -39,14 +39,21 @@ _WILD = ("2", "JK")
 
 @dataclass(frozen=True)
 class Event:
-    """A change of the stable layout: ``t`` seconds into the video, what changed in words, the round's totals."""
+    """A change of the stable layout: ``t`` seconds into the video, what changed (:class:`Change`), and the round's
+    totals after the reading that saw it."""
 
     t: float
-    text: str
+    change: Change
     totals: dict[str, int]
 
+    @property
+    def text(self) -> str:
+        return self.change.text
+
     def to_json(self) -> str:
-        return json.dumps({"t": round(self.t, 2), "event": self.text, "totals": self.totals})
+        c = self.change
+        return json.dumps({"t": round(self.t, 2), "event": c.text, "team": c.team, "kind": c.kind, "rank": c.rank,
+                           "count": c.count, "totals": self.totals})
 
 
 def frames(source: str | int) -> Iterator[tuple[float, np.ndarray]]:
@@ -146,9 +153,23 @@ def _melds(team: dict[str, Any]) -> dict[str, list[str]]:
     return {_natural(m): m for m in team.get("melds", [])}
 
 
-def layout_events(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
-    """What changed between two layouts (``docs/layout.md``), one sentence each: melds new, grown, shrunk or
-    complete as a book (clean: no wild), books squared, red threes laid."""
+@dataclass(frozen=True)
+class Change:
+    """One difference between two layouts: ``team``, ``kind`` (``meld_new``, ``meld_grew``, ``meld_shrank``,
+    ``book_complete``, ``squared``, ``red_threes``), the meld's natural ``rank`` (``"wild"`` for a meld of wilds;
+    None for the others), ``count`` (the meld's cards, the books squared, the red threes now on the table) and the
+    sentence a person reads (``text``)."""
+
+    team: str
+    kind: str
+    rank: str | None
+    count: int
+    text: str
+
+
+def layout_changes(before: dict[str, Any], after: dict[str, Any]) -> list[Change]:
+    """What changed between two layouts (``docs/layout.md``): melds new, grown, shrunk or complete as a book
+    (clean: no wild), books squared, red threes laid."""
     out = []
     for team in sorted(after.get("teams", {})):
         a, b = before.get("teams", {}).get(team, {}), after["teams"][team]
@@ -157,22 +178,30 @@ def layout_events(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
             plural = f"{rank}s" if rank != "wild" else "wilds"
             n, was = len(cards), len(old.get(rank, []))
             if rank not in old:
-                out.append(f"team {team}: new meld of {plural} ({n} cards)")
+                out.append(Change(team, "meld_new", rank, n, f"team {team}: new meld of {plural} ({n} cards)"))
             elif n > was:
-                out.append(f"team {team}: meld of {plural} grew to {n}")
+                out.append(Change(team, "meld_grew", rank, n, f"team {team}: meld of {plural} grew to {n}"))
             elif n < was:
-                out.append(f"team {team}: meld of {plural} now {n} cards")
+                out.append(Change(team, "meld_shrank", rank, n, f"team {team}: meld of {plural} now {n} cards"))
             if n >= BOOK > was:
                 kind = "clean" if not any(c == "JK" or c[:-1] in _WILD for c in cards) else "dirty"
-                out.append(f"team {team}: book of {plural} complete ({kind})")
+                out.append(Change(team, "book_complete", rank, n,
+                                  f"team {team}: book of {plural} complete ({kind})"))
         squared = len(b.get("squared_books", [])) - len(a.get("squared_books", []))
         if squared > 0:
-            out.append(f"team {team}: {squared} book{'s' * (squared > 1)} squared")
+            out.append(Change(team, "squared", None, len(b["squared_books"]),
+                              f"team {team}: {squared} book{'s' * (squared > 1)} squared"))
         threes = len(b.get("red_threes", [])) - len(a.get("red_threes", []))
         if threes > 0:
-            out.append(f"team {team}: {threes} red three{'s' * (threes > 1)} laid "
-                       f"({len(b['red_threes'])} on the table)")
+            out.append(Change(team, "red_threes", None, len(b["red_threes"]),
+                              f"team {team}: {threes} red three{'s' * (threes > 1)} laid "
+                              f"({len(b['red_threes'])} on the table)"))
     return out
+
+
+def layout_events(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+    """The sentences of :func:`layout_changes`."""
+    return [c.text for c in layout_changes(before, after)]
 
 
 @dataclass
@@ -210,10 +239,10 @@ class Watcher:
         except HandFootError:  # no card seen (an empty table, the camera covered): nothing to say yet
             return []
         self.reads += 1
-        texts = layout_events(self.layout, layout)
+        changes = layout_changes(self.layout, layout)
         self.layout = layout
-        totals = self.score(layout) if texts else {}
-        return [Event(t, text, totals) for text in texts]
+        totals = self.score(layout) if changes else {}
+        return [Event(t, change, totals) for change in changes]
 
 
 def table_reader(models, rules: str = "pagat", round_no: int = 1, split: str | None = None,

@@ -82,6 +82,8 @@ def test_watch_a_generated_round_on_the_command_line(anglo_deck, tmp_path, capsy
     assert [e for e, _ in events] == ["team A: new meld of 8s (3 cards)", "team A: new meld of Ks (3 cards)",
                                       "team A: meld of 8s grew to 4"]
     assert all(t < 1.6 or t >= 3.2 for _, t in events)  # nothing while the hand moved
+    assert {k: lines[2][k] for k in ("team", "kind", "rank", "count")} == \
+        {"team": "A", "kind": "meld_grew", "rank": "8", "count": 4}
     assert lines[-1]["end"] and lines[-1]["reads"] == 2 and lines[-1]["totals"] == {"A": 70}
 
 

@@ -16,7 +16,6 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
 from multiprocessing import get_context
 from pathlib import Path

@@ -21,13 +21,12 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from datasets.scenes import true_detections  # noqa: E402
-from vision.classes import SUIT_CODES, rank_colour  # noqa: E402
+from vision.classes import rank_colour  # noqa: E402
 from vision.decks import Example, ProfileRefusedError, learn  # noqa: E402
 from vision.detector import load_image  # noqa: E402
 from vision.reader import IndexReader, reading  # noqa: E402

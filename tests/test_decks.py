@@ -1,7 +1,6 @@
 """Deck profiles: examples files, learning on a few rendered photos, refusal, storage and the command line."""
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest

@@ -339,9 +339,11 @@ def check_photos(examples: list[Example]) -> np.ndarray:
         check[-1] |= not check.any()
     held = sum(len(e.codes) for e, c in zip(examples, check) if c)
     if len(examples) < 2 or held < MIN_CHECK:
-        raise ExamplesError(f"{len(examples)} example photo(s), {held} indices on the check photos (every "
-                            f"{CHECK_EVERY}th): at least 2 photos and {MIN_CHECK} check indices are needed to tell "
-                            "whether a profile reads better; give more photos (a dozen round-end photos is a start)")
+        n = len(examples)
+        raise ExamplesError(f"{n} example photo{'s' * (n != 1)}: too few to learn from and check ({held} card corners "
+                            f"on the check photos, every {CHECK_EVERY}th; at least 2 photos and {MIN_CHECK} check "
+                            "indices are needed to tell whether it reads better): give more photos (a dozen "
+                            "round-end photos is a start)")
     return check
 
 

@@ -334,7 +334,41 @@ async function gameView(gid) {
     g.rounds.length ? h("div", {class: "table-wrap"}, grid) : h("p", {class: "muted"}, "No round yet."),
     g.rounds.length ? h("p", {class: "muted"}, "Tap a round for its breakdown, to correct it or to undo it.") : null,
     h("div", {class: "row"}, h("a", {class: "button", href: `/v1/games/${gid}/export.csv`, download: ""}, "Export CSV"),
-      h("a", {class: "button", href: "#/"}, "All games")));
+      h("a", {class: "button", href: "#/"}, "All games")),
+    g.rounds.some(r => r.photo_reading) ? teachPanel(gid) : null);
+}
+
+/* A game's corrected photo rounds teach the card reader the family's deck (POST /v1/decks/{name}/learn). */
+function teachPanel(gid) {
+  const name = h("input", {type: "text", id: "deck-name", maxlength: "40", autocomplete: "off",
+                           value: localStorage.getItem(`handfoot.deck.${gid}`) || "our-deck"});
+  const status = h("div", {"aria-live": "polite", class: "status", id: "teach-status"});
+  const go = h("button", {type: "button", id: "learn-deck"}, "Learn this deck");
+  go.addEventListener("click", async () => {
+    setBusy(go, true);
+    status.replaceChildren(h("p", {}, h("span", {class: "spinner", "aria-hidden": "true"}), " Learning your deck…"));
+    try {
+      let job = await api("POST", `/v1/decks/${encodeURIComponent(name.value.trim())}/learn`, {games: [gid]});
+      while (job.state === "learning") {
+        await new Promise(done => setTimeout(done, 1000));
+        job = await api("GET", `/v1/decks/jobs/${job.id}`);
+        status.replaceChildren(h("p", {}, h("span", {class: "spinner", "aria-hidden": "true"}),
+          ` Learning your deck… ${job.stage || ""}`));
+      }
+      if (job.state === "failed") throw new Error(job.error);
+      const c = job.deck.check;
+      localStorage.setItem(`handfoot.deck.${gid}`, job.deck.name);
+      status.replaceChildren(h("p", {}, `Deck ${job.deck.name} learned from ${job.deck.photos} photos: on the check photos ` +
+        `${Math.round(100 * c.stock)} % read right before, ${Math.round(100 * c.profile)} % with it. ` +
+        "This game's new photos are read with it."));
+      toast(`Deck ${job.deck.name} learned`);
+    } catch (e) { status.replaceChildren(errorBox(e)); }
+    setBusy(go, false);
+  });
+  return h("section", {class: "panel", id: "teach"}, h("h2", {}, "Teach handfoot your deck"),
+    h("p", {class: "muted"}, "The photo rounds of this game, as you corrected them, teach the card reader your deck " +
+      "(about a minute). Every fourth photo checks it, and it is kept only if it reads those better: a dozen photos is a start."),
+    h("label", {for: "deck-name"}, "Deck name"), name, h("div", {class: "row"}, go), status);
 }
 
 /* -- a round: photos in ------------------------------------------------------------------------------------ */
@@ -350,11 +384,16 @@ async function roundView(gid) {
     h("label", {for: `left-${k}`}, "Or type the cards still held (optional)"),
     h("input", {type: "text", id: `left-${k}`, name: "left", placeholder: "KH 7C 4S", autocomplete: "off", maxlength: "400"})));
   const wentOut = h("select", {id: "went-out"}, h("option", {value: ""}, "nobody"), g.teams.map(t => h("option", {value: t}, t)));
+  const decks = await api("GET", "/v1/decks").catch(() => []);
+  const chosen = localStorage.getItem(`handfoot.deck.${gid}`) || "";
+  const deck = decks.length ? h("select", {id: "deck"}, h("option", {value: ""}, "the stock card reader"),
+    decks.map(d => h("option", {value: d.name, selected: d.name === chosen ? "" : null}, `deck ${d.name}`))) : null;
   const status = h("div", {"aria-live": "polite", class: "status"});
   const go = h("button", {type: "submit", class: "primary", id: "read-cards"}, "Read the cards");
   const form = h("form", {onsubmit: (ev) => { ev.preventDefault(); upload(); }},
     h("p", {class: "muted"}, `Round ${g.next_round} · opening minimum ${fmt(g.next_minimum)}. Photograph each team's melds and books from above, close enough that the corner indices are clear.`),
     sections, h("label", {for: "went-out"}, "Who went out?"), wentOut,
+    deck ? h("label", {for: "deck"}, "Read with") : null, deck,
     h("div", {class: "sticky-actions"}, status, go, h("a", {class: "button", href: `#/game/${gid}`}, "Cancel")));
   show(h("h1", {}, `Round ${g.next_round}`), form);
 
@@ -375,6 +414,7 @@ async function roundView(gid) {
     if (Object.keys(g.house_rules).length) data.append("house_rules", JSON.stringify(g.house_rules));
     data.append("round", String(g.next_round));
     if (wentOut.value) data.append("went_out", wentOut.value);
+    if (deck && deck.value) { data.append("deck", deck.value); localStorage.setItem(`handfoot.deck.${gid}`, deck.value); }
     const bar = h("div", {}); const label = h("p", {}, "Sending the photos…");
     status.replaceChildren(label, h("div", {class: "progress", role: "progressbar", "aria-label": "upload"}, bar));
     setBusy(go, true);

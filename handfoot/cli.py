@@ -94,6 +94,8 @@ def _score_photos(args: argparse.Namespace) -> int:
 
     from vision.detector import IMAGE_SUFFIXES
 
+    if args.conf is not None and not 0 < args.conf <= 1:
+        raise HandFootError(f"--conf must be in (0, 1], got {args.conf}")
     left = app.parse_left(args.left or ())
     req = app.PhotoRequest(rules=args.rules or "pagat", house_rules=tuple(_house_rules(args.set).items()),
                            round=args.round, went_out=args.went_out, split=args.split,
@@ -185,7 +187,14 @@ def _write_annotations(target: str, result) -> None:
             dest.parent.mkdir(parents=True, exist_ok=True)
             ok = cv2.imwrite(str(dest), app.annotated_image(result, k))
         except (OSError, cv2.error) as exc:
-            raise HandFootError(f"could not write the annotated image {dest}: {exc}") from None
+            import errno
+
+            why, where = (getattr(exc, "strerror", None) or str(exc)).lower(), getattr(exc, "filename", None)
+            if getattr(exc, "errno", None) in (errno.EEXIST, errno.ENOTDIR) and where:
+                why = f"{where} is a file, not a folder"
+            elif where and str(where) != str(dest):
+                why = f"{why} ({where})"
+            raise HandFootError(f"could not write the annotated image {dest}: {why}") from None
         if not ok:
             raise HandFootError(f"could not write the annotated image {dest}")
         print(f"annotated: {dest}", file=sys.stderr)

@@ -305,7 +305,11 @@ def _install_errors(app: FastAPI) -> None:
         first = errors[0] if errors else {"loc": (), "msg": "invalid request"}
         loc = ".".join(str(p) for p in first.get("loc", ())[1:]) or str((first.get("loc") or ["request"])[0])
         detail = [{"loc": [str(p) for p in e.get("loc", ())], "msg": str(e.get("msg", ""))} for e in errors[:20]]
-        return JSONResponse(error_body(f"{loc}: {first.get('msg', 'invalid')}", detail=detail), status_code=422)
+        if first.get("type") == "json_invalid":  # the body is not JSON: say so, and where (loc is its offset)
+            message = f"the request body is not valid JSON (at character {first.get('loc', ('', '?'))[-1]})"
+        else:
+            message = f"{loc}: {first.get('msg', 'invalid')}"
+        return JSONResponse(error_body(message, detail=detail), status_code=422)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException):

@@ -125,6 +125,11 @@ def test_the_docs_need_no_internet(client):
     assert client.get("/openapi.json").json()["openapi"].startswith("3.1")
 
 
+def test_a_body_that_is_not_json_says_so(client):
+    r = client.post("/v1/score", content=b'{"teams": ', headers={"content-type": "application/json"})
+    assert error_of(r, 422) == "the request body is not valid JSON (at character 10)"
+
+
 def test_unknown_address_and_method_are_json(client):
     assert "no such address" in error_of(client.get("/v1/nothing"), 404)
     assert "not allowed" in error_of(client.delete("/v1/score"), 405)

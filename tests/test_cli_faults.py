@@ -136,3 +136,12 @@ def test_a_layout_file_too_large_or_too_deep_is_one_line(tmp_path, capsys):
     many.write_text(json.dumps({"teams": {"A": {"left": [["KH"] * 5000]}}}))
     assert main(["score", str(many)]) == 1
     assert "5,000 cards" in one_line(capsys)
+
+
+def test_annotate_under_a_file_and_a_bad_conf_are_one_plain_line(tmp_path, capsys):
+    (tmp_path / "notes").write_text("a file, not a folder")
+    assert main(["score", str(PHOTO), "--annotate", str(tmp_path / "notes" / "out.jpg")]) == 1
+    err = capsys.readouterr().err
+    assert "notes is a file, not a folder" in err and "Errno" not in err and len(err.strip().splitlines()) == 1
+    assert main(["score", str(PHOTO), "--conf", "2"]) == 1
+    assert capsys.readouterr().err.strip() == "handfoot: error: --conf must be in (0, 1], got 2.0"

@@ -168,7 +168,7 @@ def _read_photos(ledger: Ledger, reading_id: str, tables: list[UploadFile], hand
                           "kind": "table" if k < len(tables) else "hand"})
         result = application.read_and_score_photos(paths[:len(tables)], req, models,
                                                    [(t, p) for (t, _), p in zip(hands, paths[len(tables):])],
-                                                   limits, names, decks_dir(ledger.path.parent))
+                                                   limits, names, application.decks_dir(ledger.path.parent))
         for k in range(len(result.images)):
             cv2.imwrite(str(folder / f"annotated-{k}.jpg"), application.annotated_image(result, k),
                         [cv2.IMWRITE_JPEG_QUALITY, 85])
@@ -309,9 +309,9 @@ def try_corrections(reading_id: str, body: CorrectionsIn, ledger: Ledger = Depen
 
 
 # -- decks -------------------------------------------------------------------------------------------------------
-def decks_dir(where) -> Path:
-    """The service's deck profiles: ``decks/`` beside its ledger (``where``: the settings, or the ledger's folder)."""
-    return (where.db.parent if hasattr(where, "db") else Path(where)) / "decks"
+def decks_dir(settings) -> Path:
+    """The service's deck profiles: ``decks/`` beside its ledger."""
+    return application.decks_dir(settings.db.parent)
 
 
 class DeckOut(BaseModel):

@@ -11,6 +11,7 @@ A reading's piles, their verdicts and corrections live in :mod:`handfoot.reading
 from __future__ import annotations
 
 import hashlib
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
@@ -187,6 +188,22 @@ def check_photo_request(req: PhotoRequest, n_photos: int, hand_teams: Sequence[s
     return rules
 
 
+# -- where things are kept -----------------------------------------------------------------------------------------
+def data_dir() -> Path:
+    """The user's handfoot data folder (the ledger, deck profiles): ``$HANDFOOT_DATA``, else
+    ``$XDG_DATA_HOME/handfoot``, else ``~/.local/share/handfoot``."""
+    if os.environ.get("HANDFOOT_DATA"):
+        return Path(os.environ["HANDFOOT_DATA"])
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "handfoot"
+
+
+def decks_dir(data: Path | None = None) -> Path:
+    """Where deck profiles are kept: ``decks/`` in the data folder ``data`` (default :func:`data_dir`; the service
+    passes its ledger's folder)."""
+    return (data or data_dir()) / "decks"
+
+
 # -- photos: the models -----------------------------------------------------------------------------------------
 @dataclass
 class Models:
@@ -234,9 +251,8 @@ def load_models(model: str | Path | None = None, reader: str | Path | None = Non
     return with_deck(models, deck) if deck else models
 
 
-def with_deck(models: Models, deck: str, decks_dir: Path | None = None) -> Models:
-    """``models`` reading with the deck profile ``deck`` (kept in ``decks_dir``, default
-    ``vision.decks.profiles_dir()``).
+def with_deck(models: Models, deck: str, folder: Path | None = None) -> Models:
+    """``models`` reading with the deck profile ``deck`` (kept in ``folder``, default :func:`decks_dir`).
 
     Raises:
         HandFootError: no such profile (``DeckNotFoundError``), or no index reader loaded.
@@ -245,7 +261,7 @@ def with_deck(models: Models, deck: str, decks_dir: Path | None = None) -> Model
 
     from vision.decks import DeckProfile
 
-    profile = DeckProfile.load(deck, decks_dir)
+    profile = DeckProfile.load(deck, folder or decks_dir())
     if models.reader is None:
         raise HandFootError(f"deck {deck!r}: no index reader is loaded to read with it")
     return replace(models, reader=models.reader.with_heads(profile.heads))
@@ -276,13 +292,13 @@ def check_photo_file(path: Path, limits: Limits = DEFAULT_LIMITS, name: str | No
 # -- photos: reading and scoring --------------------------------------------------------------------------------
 def read_and_score_photos(photos: Sequence[Path], req: PhotoRequest, models: Models,
                           hands: Sequence[tuple[str, Path]] = (), limits: Limits = DEFAULT_LIMITS,
-                          names: Sequence[str] | None = None, decks_dir: Path | None = None) -> PhotoScore:
+                          names: Sequence[str] | None = None, decks: Path | None = None) -> PhotoScore:
     """Read table photos (one per team, or one split photo) and photos of hands (team, path: every card a card
     left), and score the round. A photo in which cards are found is always scored: what breaks the rules is in
     the score's problems, every guess of the camera in ``notes``.
 
     ``names`` gives the name each file is shown by (default its path), table photos then hands; ``req.deck`` a
-    deck profile kept in ``decks_dir`` (default ``vision.decks.profiles_dir()``).
+    deck profile kept in the folder ``decks`` (default :func:`decks_dir`).
 
     Raises:
         HandFootError: a bad request (:func:`check_photo_request`), a photo given twice, a file that is not an
@@ -291,7 +307,7 @@ def read_and_score_photos(photos: Sequence[Path], req: PhotoRequest, models: Mod
     pipeline = _vision()
     rules = check_photo_request(req, len(photos), [t for t, _ in hands])
     if req.deck:
-        models = with_deck(models, req.deck, decks_dir)
+        models = with_deck(models, req.deck, decks)
     paths = [Path(p) for p in photos] + [Path(p) for _, p in hands]
     shown = list(names) if names is not None else [str(p) for p in paths]
     if len(paths) > limits.files:

@@ -365,9 +365,9 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
 def cmd_detect(args: argparse.Namespace) -> int:
     try:
-        from vision.detector import ImageError, ModelError, image_paths, load_image
+        from vision.detector import ImageError, image_paths, load_image
         from vision.config import DEFAULT
-        from vision.pipeline import detect, load_models, read_indices
+        from vision.pipeline import detect, read_indices
         import onnxruntime  # noqa: F401
     except ImportError as exc:  # the vision extra is not installed
         raise HandFootError(f"detect needs the vision extra (pip install -e '.[vision]'): {exc}") from None
@@ -379,15 +379,9 @@ def cmd_detect(args: argparse.Namespace) -> int:
         raise HandFootError(f"--conf must be in (0, 1], got {args.conf}")
     if args.imgsz < 320:
         raise HandFootError(f"--imgsz must be at least 320 pixels, got {args.imgsz}")
-    try:
-        detector, reader = load_models(args.model, args.reader)
-        config = DEFAULT.replace(**{"reading.min_conf": args.conf, "pyramid.max_side": args.imgsz})
-        if args.deck:
-            from vision.decks import DeckProfile
-
-            reader = reader.with_heads(DeckProfile.load(args.deck).heads) if reader else None
-    except (FileNotFoundError, ModelError) as exc:
-        raise HandFootError(str(exc)) from None
+    models = app.load_models(args.model, args.reader, no_stacks=True, deck=args.deck)
+    detector, reader = models.detector, models.reader
+    config = DEFAULT.replace(**{"reading.min_conf": args.conf, "pyramid.max_side": args.imgsz})
     failures = 0
     for path in paths:
         try:
@@ -436,7 +430,7 @@ def cmd_deck_learn(args: argparse.Namespace) -> int:
     examples = decks.read_examples([Path(p) for p in args.examples])
     _, reader = load_models()
     profile = decks.learn(examples, reader, args.name, progress=_stage_bars())
-    path = profile.save()
+    path = profile.save(app.decks_dir())
     c = profile.check
     print(f"deck {profile.name}: learned from {profile.photos} photos ({profile.indices} indices); on the check "
           f"photos ({c['indices']} indices) {c['stock']:.1%} read right before, {c['profile']:.1%} with the profile")
@@ -465,9 +459,9 @@ def _stage_bars():
 def cmd_deck_list(args: argparse.Namespace) -> int:
     from vision import decks
 
-    profiles = decks.list_profiles()
+    profiles = decks.list_profiles(app.decks_dir())
     if not profiles:
-        print(f"no deck profiles yet in {decks.profiles_dir()} (handfoot deck learn EXAMPLES.jsonl --name NAME)")
+        print(f"no deck profiles yet in {app.decks_dir()} (handfoot deck learn EXAMPLES.jsonl --name NAME)")
     for p in profiles:
         print(f"{p.name:<20} {p.photos} photos, {p.indices} indices, check {p.check.get('stock', 0):.1%} -> "
               f"{p.check.get('profile', 0):.1%}, {p.created}")
@@ -477,7 +471,7 @@ def cmd_deck_list(args: argparse.Namespace) -> int:
 def cmd_deck_remove(args: argparse.Namespace) -> int:
     from vision import decks
 
-    decks.remove_profile(args.name)
+    decks.remove_profile(args.name, app.decks_dir())
     print(f"removed deck {args.name}")
     return 0
 

@@ -13,7 +13,6 @@ import asyncio
 import hmac
 import json
 import logging
-import os
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -28,6 +27,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from scorer import HandFootError
 
+from .app import data_dir
 from .errors import BusyError, http_status
 from .limits import Limits, json_depth
 
@@ -38,15 +38,6 @@ trace = logging.getLogger("handfoot.trace")
 trace.propagate = False
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
-
-
-def default_data_dir() -> Path:
-    """Where the ledger lives by default: ``$HANDFOOT_DATA``, else ``$XDG_DATA_HOME/handfoot``, else
-    ``~/.local/share/handfoot``."""
-    if os.environ.get("HANDFOOT_DATA"):
-        return Path(os.environ["HANDFOOT_DATA"])
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "handfoot"
 
 
 class Settings(BaseModel):
@@ -64,7 +55,7 @@ class Settings(BaseModel):
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
-    db: Path = Field(default_factory=lambda: default_data_dir() / "handfoot.db")
+    db: Path = Field(default_factory=lambda: data_dir() / "handfoot.db")
     token: str | None = None
     max_jobs: int = Field(1, ge=1, le=16)
     max_waiting: int = Field(3, ge=0, le=64)

@@ -22,23 +22,19 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
 
 SUFFIXES = (".jpg", ".jpeg", ".png")
 
 
 def _reading(image_path: Path, models, cache: Path | None, config) -> dict:
-    from vision.detections import Detections
+    from evaluate_layout import cached_found
     from vision.detector import load_image
-    from vision.pipeline import detect, read_image
+    from vision.pipeline import read_image
 
     detector, reader, stacks = models
     image = load_image(image_path)
-    npz = cache / f"{image_path.stem}.npz" if cache else None
-    found = Detections.load(npz) if npz is not None and npz.is_file() else None
-    if found is None:
-        found = detect(image, detector, reader, config)
-        if npz is not None:
-            found.save(npz)
+    found = cached_found(cache / f"{image_path.stem}.npz" if cache else None, image, detector, reader, config)
     side = read_image(image, detector, reader, stacks, source=image_path.name, found=found, config=config)[0]
     return {"layout": side.team_layout(), "notes": side.notes,
             "indices": [[round(float(v), 1) for v in box] + [code] for box, _, code in side.detections]}

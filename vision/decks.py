@@ -15,7 +15,7 @@ no PyTorch. The result, a :class:`DeckProfile`, is checked on photos it did not 
 stock reader, or when they hold too few indices to tell (:data:`MIN_CHECK`); the profile kept is then fitted on
 every example.
 
-Profiles live in the user's data folder (:func:`profiles_dir`), one ``NAME.npz`` each.
+A profile is kept in a folder the caller names (``handfoot`` keeps them in its data folder), one ``NAME.npz`` each.
 """
 
 from __future__ import annotations
@@ -167,9 +167,9 @@ class DeckProfile:
     check: dict = field(default_factory=dict)
     created: str = ""
 
-    def save(self, folder: Path | None = None) -> Path:
-        """Write the profile to ``folder`` (default :func:`profiles_dir`) as ``NAME.npz``; returns the path."""
-        folder = Path(folder) if folder else profiles_dir()
+    def save(self, folder: Path) -> Path:
+        """Write the profile to ``folder`` as ``NAME.npz``; returns the path."""
+        folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
         arrays = {f"m{k}_{w}": a for k, member in enumerate(self.heads.members)
                   for w, a in zip(("rank_w", "rank_b", "suit_w", "suit_b"), member)}
@@ -182,13 +182,13 @@ class DeckProfile:
         return path
 
     @classmethod
-    def load(cls, name: str, folder: Path | None = None) -> DeckProfile:
-        """The profile ``name`` from ``folder`` (default :func:`profiles_dir`).
+    def load(cls, name: str, folder: Path) -> DeckProfile:
+        """The profile ``name`` from ``folder``.
 
         Raises:
             DeckNotFoundError: no such profile (the message lists the ones there are).
         """
-        folder = Path(folder) if folder else profiles_dir()
+        folder = Path(folder)
         path = folder / f"{check_name(name)}.npz"
         if not path.is_file():
             known = ", ".join(p.name for p in list_profiles(folder)) or "none yet (handfoot deck learn)"
@@ -201,31 +201,22 @@ class DeckProfile:
                    meta.get("created", ""))
 
 
-def profiles_dir() -> Path:
-    """Where deck profiles are kept: ``$HANDFOOT_DATA/decks``, else ``$XDG_DATA_HOME/handfoot/decks``, else
-    ``~/.local/share/handfoot/decks``."""
-    if os.environ.get("HANDFOOT_DATA"):
-        return Path(os.environ["HANDFOOT_DATA"]) / "decks"
-    base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
-    return base / "handfoot" / "decks"
-
-
-def list_profiles(folder: Path | None = None) -> list[DeckProfile]:
-    """Every profile in ``folder`` (default :func:`profiles_dir`), by name."""
-    folder = Path(folder) if folder else profiles_dir()
+def list_profiles(folder: Path) -> list[DeckProfile]:
+    """Every profile in ``folder``, by name."""
+    folder = Path(folder)
     if not folder.is_dir():
         return []
     return [DeckProfile.load(p.stem, folder) for p in sorted(folder.glob("*.npz")) if NAME.match(p.stem)]
 
 
-def remove_profile(name: str, folder: Path | None = None) -> None:
+def remove_profile(name: str, folder: Path) -> None:
     """Delete the profile ``name``.
 
     Raises:
         DeckNotFoundError: no such profile.
     """
     DeckProfile.load(name, folder)  # raises when there is none
-    (Path(folder) if folder else profiles_dir()).joinpath(f"{name}.npz").unlink()
+    Path(folder).joinpath(f"{name}.npz").unlink()
 
 
 # -- learning --------------------------------------------------------------------------------------------------------
@@ -236,7 +227,6 @@ class _Samples:
     features: list[np.ndarray]
     rank: np.ndarray
     suit: np.ndarray
-    photo: np.ndarray  # (n,) which example photo
 
 
 def _labels(code: str) -> tuple[int, int]:
@@ -249,7 +239,7 @@ def _samples(examples: list[Example], reader: IndexReader, augment: int, rng: np
              progress: Callable[[int, int], None] | None = None) -> _Samples:
     """Features of every example index: the reader's own views, and ``augment`` jittered copies of each."""
     feats: list[list[np.ndarray]] = [[] for _ in range(reader.members)]
-    rank, suit, photo = [], [], []
+    rank, suit = [], []
     for k, ex in enumerate(examples):
         image = load_image(ex.image)
         boxes = [ex.boxes]
@@ -268,10 +258,9 @@ def _samples(examples: list[Example], reader: IndexReader, augment: int, rng: np
                     r, s = _labels(code)
                     rank.append(r)
                     suit.append(s)
-                    photo.append(k)
         if progress:
             progress(k + 1, len(examples))
-    return _Samples([np.concatenate(f) for f in feats], np.array(rank), np.array(suit), np.array(photo))
+    return _Samples([np.concatenate(f) for f in feats], np.array(rank), np.array(suit))
 
 
 def fit_heads(samples: _Samples, start: Heads, steps: int = STEPS, rate: float = RATE,
@@ -378,8 +367,7 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
                                   "check the example codes, or give more photos")
     every = _samples(held, reader, augment, rng)
     merged = _Samples([np.concatenate([a, b]) for a, b in zip(train.features, every.features)],
-                      np.concatenate([train.rank, every.rank]), np.concatenate([train.suit, every.suit]),
-                      np.concatenate([train.photo, every.photo]))
+                      np.concatenate([train.rank, every.rank]), np.concatenate([train.suit, every.suit]))
     heads = fit_heads(merged, stock, steps, anchor=anchor)
     indices = sum(len(e.codes) for e in examples)
     return DeckProfile(name, heads, len(examples), indices, figures,

@@ -148,8 +148,6 @@ def _read_photos(ledger: Ledger, reading_id: str, tables: list[UploadFile], hand
                  req: application.PhotoRequest, models: application.Models, limits) -> PhotoScore:
     """Save the uploads under ``photos/<id>/``, read and score them, write the annotated copies and store the
     reading; on any error nothing is kept. Runs in a worker thread."""
-    import cv2
-
     from vision.imagesize import image_format
 
     folder = ledger.reading_dir(reading_id)
@@ -169,10 +167,7 @@ def _read_photos(ledger: Ledger, reading_id: str, tables: list[UploadFile], hand
         result = application.read_and_score_photos(paths[:len(tables)], req, models,
                                                    [(t, p) for (t, _), p in zip(hands, paths[len(tables):])],
                                                    limits, names, application.decks_dir(ledger.path.parent))
-        for k in range(len(result.images)):
-            cv2.imwrite(str(folder / f"annotated-{k}.jpg"), application.annotated_image(result, k),
-                        [cv2.IMWRITE_JPEG_QUALITY, 85])
-        ledger.add_reading(reading_id, readings.reading_json(result), files)
+        application.keep_reading(ledger, reading_id, result, files)
         return result
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)

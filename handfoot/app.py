@@ -24,7 +24,7 @@ from scorer.scoring import score_round
 
 from .errors import TooLargeError, UnavailableError
 from .limits import DEFAULT_LIMITS, Limits, check_file_size, check_layout_cards, parse_json
-from .readings import pile_dict, rescore, rules_of, totals_lines
+from .readings import pile_dict, reading_json, rescore, rules_of, totals_lines
 from .results import LayoutScore, PhotoScore, RoundScoreOut
 
 if TYPE_CHECKING:
@@ -340,10 +340,10 @@ def read_and_score_photos(photos: Sequence[Path], req: PhotoRequest, models: Mod
             if str(path) in message:
                 message = message.replace(str(path), f"{name} (team {team})" if name != str(path) else name)
         raise (type(exc) if isinstance(exc, HandFootError) else HandFootError)(message) from None
-    return _photo_score(readings, shown, req, rules)
+    return photo_score(readings, shown, req, rules)
 
 
-def _photo_score(readings: list, names: list[str], req: PhotoRequest, rules: Rules) -> PhotoScore:
+def photo_score(readings: list, names: list[str], req: PhotoRequest, rules: Rules) -> PhotoScore:
     """Stage 4-5 on the pipeline's photo readings: piles with ids, the layout, the notes and the score."""
     from vision.table import small_index_note
 
@@ -375,6 +375,17 @@ def _photo_score(readings: list, names: list[str], req: PhotoRequest, rules: Rul
     result = result.model_copy(update={"left": left})
     result._readings = readings
     return result
+
+
+def keep_reading(ledger, reading_id: str, result: PhotoScore, files: list[dict[str, str]]) -> None:
+    """Write each photo's annotated copy (``annotated-K.jpg``) into the reading's folder of ``ledger``
+    (``handfoot.ledger.Ledger``; the photos are there already, named in ``files``) and keep the reading."""
+    import cv2
+
+    folder = ledger.reading_dir(reading_id)
+    for k in range(len(result.images)):
+        cv2.imwrite(str(folder / f"annotated-{k}.jpg"), annotated_image(result, k), [cv2.IMWRITE_JPEG_QUALITY, 85])
+    ledger.add_reading(reading_id, reading_json(result), files)
 
 
 def annotated_image(result: PhotoScore, k: int) -> "np.ndarray":

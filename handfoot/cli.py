@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 import sys
+from pathlib import Path
 from typing import Any, Sequence
 
 from scorer import PRESET_NAMES, HandFootError, get_rules, parse_cards
@@ -90,7 +91,6 @@ PHOTO_FLAGS = ("annotate", "split", "teams", "left", "hand", "went_out", "round"
 
 
 def _score_photos(args: argparse.Namespace) -> int:
-    from pathlib import Path
 
     from vision.detector import IMAGE_SUFFIXES
 
@@ -165,7 +165,6 @@ def _write_annotations(target: str, result) -> None:
     """One photo: write ``target`` when it has an image suffix. Otherwise ``target`` is a folder of
     ``<stem>_annotated.jpg`` (``<stem>_2_annotated.jpg`` ... when two photos share a name)."""
     import cv2
-    from pathlib import Path
 
     from vision.detector import IMAGE_SUFFIXES
 
@@ -326,41 +325,81 @@ def cmd_game(args: argparse.Namespace) -> int:
 
 # -- detect ---------------------------------------------------------------------------------------------------
 def cmd_watch(args: argparse.Namespace) -> int:
-    from . import watch
+    from . import live, watch
 
     if args.video is not None and args.camera is not None:
         raise HandFootError("give only one of --video FILE or --camera INDEX")
     if args.video is None and args.camera is None:
         raise HandFootError("give --video FILE or --camera INDEX")
+    if args.record and not Path(args.record).resolve().parent.is_dir():
+        raise HandFootError(f"--record {args.record}: no such folder")
+    source = args.video if args.video is not None else args.camera
+    stream = watch.frames(source)
+    first = next(stream)  # a missing file, an unreadable video or no camera: one line, before the models load
+    req, ledger = _watch_request(args)
+    if args.serve:
+        stream.close()
+        return _serve(args, lambda models: live.start(source, models, req, args.game,
+                                                      Path(args.record) if args.record else None))
     import itertools
 
-    teams = app.parse_teams(args.teams)
-    stream = watch.frames(args.video if args.video is not None else args.camera)
-    first = next(stream)  # a missing file, an unreadable video or no camera: one line, before the models load
     models = app.load_models(deck=args.deck)
-    read, score = watch.table_reader(models, args.rules, args.round, args.split, teams)
+    read, score = live._reader(models, req)
     watcher = watch.Watcher(read, score)
     print(f"handfoot: watching {'camera ' + str(args.camera) if args.video is None else args.video}"
           f"{' with the deck profile ' + args.deck if args.deck else ''} (Ctrl-C to stop)", file=sys.stderr)
-    stopped = None
+    stopped, writer, totals = None, None, {}
     try:
         for t, frame in itertools.chain([first], stream):
             for event in watcher.step(t, frame):
+                totals = event.totals
                 if args.json:
                     print(event.to_json(), flush=True)
                 else:
-                    totals = ", ".join(f"{k} {v:,}" for k, v in event.totals.items())
-                    print(f"{event.t:7.1f} s  {event.text}  ({totals})", flush=True)
+                    print(f"{event.t:7.1f} s  {event.text}  ({', '.join(f'{k} {v:,}' for k, v in totals.items())})",
+                          flush=True)
+            if args.record:
+                picture = live.draw(frame, watcher.seen, totals, "moving" if watcher.moving else "watching")
+                writer = writer or live._writer(Path(args.record), picture.shape[1], picture.shape[0])
+                writer.write(picture)
     except HandFootError as exc:  # the camera stopped: say so, keep what was read
         stopped = exc
         print(f"handfoot: error: {exc}", file=sys.stderr)
+    finally:
+        if writer is not None:
+            writer.release()
     final = score(watcher.layout) if watcher.layout.get("teams") else {}
     if args.json:
         print(json.dumps({"end": True, "reads": watcher.reads, "layout": watcher.layout, "totals": final}))
     else:
         print(f"end: {watcher.reads} readings; round totals: "
               + (", ".join(f"{k} {v:,}" for k, v in final.items()) or "no cards seen"))
+    if ledger is not None and watcher.layout.get("teams"):
+        from . import games
+
+        game = games.add_round(ledger, args.game, watcher.layout, lenient=True)
+        print(f"handfoot: round {len(game.rounds)} added to game {game.id} (correct it on the page if a card "
+              "was misread)", file=sys.stderr)
     return 1 if stopped else 0
+
+
+def _watch_request(args: argparse.Namespace):
+    """The round ``watch`` reads (``app.PhotoRequest``) and, with ``--game``, the ledger holding the game (None
+    with ``--serve``, whose server opens it). Raises HandFootError: no such game, or one that is over."""
+    from . import live
+
+    if not args.game:
+        return app.PhotoRequest(rules=args.rules, round=args.round, split=args.split,
+                                teams=app.parse_teams(args.teams), deck=args.deck), None
+    from . import games
+    from .ledger import Ledger
+
+    ledger = Ledger.open(Path(args.db) if args.db else app.data_dir() / "handfoot.db")
+    req = live.request_for_game(games.game_view(ledger, args.game), args.split, args.deck)
+    if args.serve:
+        ledger.close()
+        ledger = None
+    return req, ledger
 
 
 def cmd_detect(args: argparse.Namespace) -> int:
@@ -419,7 +458,6 @@ def _check_port(host: str, port: int) -> None:
 
 
 def cmd_deck_learn(args: argparse.Namespace) -> int:
-    from pathlib import Path
 
     try:
         from vision import decks
@@ -477,9 +515,14 @@ def cmd_deck_remove(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    return _serve(args)
+
+
+def _serve(args: argparse.Namespace, watching=None) -> int:
+    """Run the web service on ``args.host``/``args.port`` with the ledger ``args.db``; ``watching(models)``
+    starts the table the live view shows (``handfoot watch --serve``)."""
     import logging
     import secrets
-    from pathlib import Path
 
     try:
         import uvicorn
@@ -502,10 +545,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except HandFootError as exc:
         models = None
         print(f"handfoot: photo reading is off: {exc}", file=sys.stderr)
-    app = create_app(settings, models=models, load_models=False)
+    session = None
+    if watching is not None:
+        if models is None:
+            raise HandFootError("watch needs the camera models")
+        session = watching(models)
+    app = create_app(settings, models=models, load_models=False, live=session)
     print(f"handfoot: ledger {settings.db}", file=sys.stderr)
     for url in _addresses(args.host, args.port):
-        print(f"handfoot: open {url}" + (f"/?token={settings.token}" if settings.token else ""), file=sys.stderr)
+        print(f"handfoot: open {url}" + ("/live" if session else "/")
+              + (f"?token={settings.token}" if settings.token else ""), file=sys.stderr)
     if local:
         print("handfoot: only this computer can connect; for phones on your network: handfoot serve --host "
               "0.0.0.0", file=sys.stderr)
@@ -514,7 +563,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     trace.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
     logging.getLogger("handfoot.trace").addHandler(trace)
     try:
-        uvicorn.run(app, host=args.host, port=args.port, log_level="warning", access_log=False)
+        uvicorn.run(app, host=args.host, port=args.port, log_level="warning", access_log=False,
+                    timeout_graceful_shutdown=3)  # a live picture's stream never ends by itself
     except (OSError, SystemExit) as exc:
         raise HandFootError(f"cannot serve on {args.host}:{args.port}: {exc}") from None
     return 0
@@ -647,6 +697,15 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--teams", help="team names: A,B")
     sp.add_argument("--deck", help="read with this deck's profile (handfoot deck list)")
     sp.add_argument("--json", action="store_true", help="one JSON object per event, one per line")
+    sp.add_argument("--record", metavar="OUT.mp4", help="write the annotated picture to this video")
+    sp.add_argument("--game", help="the game whose next round this is (its rules, round and teams); without "
+                                   "--serve the round is added to it at the end")
+    sp.add_argument("--serve", action="store_true",
+                    help="show the live view in the browser (handfoot serve with this table watched: open /live)")
+    sp.add_argument("--host", default="127.0.0.1", help="with --serve: address to listen on (default 127.0.0.1)")
+    sp.add_argument("--port", type=int, default=8000, help="with --serve: port (default 8000)")
+    sp.add_argument("--db", metavar="PATH", help="the game ledger (default ~/.local/share/handfoot/handfoot.db)")
+    sp.add_argument("--max-jobs", type=int, default=1, help=argparse.SUPPRESS)
     sp.set_defaults(func=cmd_watch)
 
     sp = sub.add_parser("deck", help="teach handfoot your own deck from photos whose cards you checked")

@@ -313,19 +313,23 @@ def _install_errors(app: FastAPI) -> None:
 
 
 
-def create_app(settings: Settings | None = None, models: Any = None, load_models: bool = True) -> FastAPI:
+def create_app(settings: Settings | None = None, models: Any = None, load_models: bool = True,
+               live: Any = None) -> FastAPI:
     """The handfoot web service.
 
     Args:
         settings: how it runs (default :class:`Settings`()).
         models: the camera models to use (:class:`handfoot.app.Models`); None loads the shipped ones once at
             start-up when ``load_models`` (tests swap them through ``app.dependency_overrides``).
+        live: a table already watched (:class:`handfoot.live.LiveSession`, ``handfoot watch --serve``), shown by
+            the live view and stopped when the service stops.
 
     Raises (at start-up):
         LedgerError: a database file that cannot be used; HandFootError: models that cannot be loaded.
     """
-    from . import api
+    from . import api, api_live
     from .ledger import Ledger
+    from .watch import frames
 
     settings = settings or Settings()
 
@@ -345,6 +349,8 @@ def create_app(settings: Settings | None = None, models: Any = None, load_models
         try:
             yield
         finally:
+            if app.state.live is not None:
+                app.state.live.stop()
             app.state.ledger.close()
 
     try:  # /docs with Swagger UI served from the package, not a CDN (a home network may have no internet)
@@ -359,9 +365,13 @@ def create_app(settings: Settings | None = None, models: Any = None, load_models
     app.state.jobs = PhotoJobs(settings.max_jobs, settings.max_waiting, settings.retry_after)
     app.state.deck_jobs = {}  #: deck-learning jobs by id (``/v1/decks``), the last 50
     app.state.deck_tasks = set()  #: their running tasks (kept referenced until they end)
+    app.state.live = live  #: the table being watched (``/v1/live``), or None
+    app.state.open_frames = frames  #: opens a camera's frames (``handfoot.watch.frames``; tests swap it)
     _install_errors(app)
     app.include_router(api.router)
+    app.include_router(api_live.router)
     app.include_router(api.root)
+    app.include_router(api_live.page)
     app.mount("/static", StaticFiles(directory=api.WEB), name="static")
     app.add_middleware(Guard, settings=settings)
     return app

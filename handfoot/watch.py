@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -26,6 +26,9 @@ from scorer import HandFootError
 SMALL = 160
 #: a pixel changed when its grey level moved by more than this (0-255)
 PIXEL_CHANGE = 18
+#: a pixel is compared with the levels this many pixels around it in the other frame (at :data:`SMALL` px wide, one
+#: pixel is 8 of a 1280 px frame: a camera's shake)
+SHIFT = 1
 #: something moves when more than this share of the pixels changed since the previous frame
 MOVING = 0.004
 #: the table changed when more than this share of the pixels differ from the last frame read
@@ -140,8 +143,16 @@ def small(frame: np.ndarray) -> np.ndarray:
 
 
 def changed_share(a: np.ndarray, b: np.ndarray) -> float:
-    """Share of the pixels of two :func:`small` frames whose grey level differs by more than :data:`PIXEL_CHANGE`."""
-    return float((np.abs(a.astype(np.int16) - b.astype(np.int16)) > PIXEL_CHANGE).mean())
+    """Share of the pixels of a :func:`small` frame ``a`` whose grey level is more than :data:`PIXEL_CHANGE` outside
+    the range of ``b``'s levels within :data:`SHIFT` pixels around it: a camera's shake and an edge's blur are not
+    a change; a card laid, taken or covered is."""
+    import cv2
+
+    kernel = np.ones((2 * SHIFT + 1, 2 * SHIFT + 1), np.uint8)
+    hi = cv2.dilate(b, kernel).astype(np.int16) + PIXEL_CHANGE
+    lo = cv2.erode(b, kernel).astype(np.int16) - PIXEL_CHANGE
+    a = a.astype(np.int16)
+    return float(((a > hi) | (a < lo)).mean())
 
 
 def _natural(meld: list[str]) -> str:
@@ -156,7 +167,8 @@ def _melds(team: dict[str, Any]) -> dict[str, list[str]]:
 @dataclass(frozen=True)
 class Change:
     """One difference between two layouts: ``team``, ``kind`` (``meld_new``, ``meld_grew``, ``meld_shrank``,
-    ``book_complete``, ``squared``, ``red_threes``), the meld's natural ``rank`` (``"wild"`` for a meld of wilds;
+    ``meld_gone`` (not when a book was squared in the same reading), ``book_complete``, ``squared``,
+    ``red_threes``), the meld's natural ``rank`` (``"wild"`` for a meld of wilds;
     None for the others), ``count`` (the meld's cards, the books squared, the red threes now on the table) and the
     sentence a person reads (``text``)."""
 
@@ -168,8 +180,8 @@ class Change:
 
 
 def layout_changes(before: dict[str, Any], after: dict[str, Any]) -> list[Change]:
-    """What changed between two layouts (``docs/layout.md``): melds new, grown, shrunk or complete as a book
-    (clean: no wild), books squared, red threes laid."""
+    """What changed between two layouts (``docs/layout.md``): melds new, grown, shrunk, gone or complete as a
+    book (clean: no wild), books squared, red threes laid."""
     out = []
     for team in sorted(after.get("teams", {})):
         a, b = before.get("teams", {}).get(team, {}), after["teams"][team]
@@ -188,6 +200,10 @@ def layout_changes(before: dict[str, Any], after: dict[str, Any]) -> list[Change
                 out.append(Change(team, "book_complete", rank, n,
                                   f"team {team}: book of {plural} complete ({kind})"))
         squared = len(b.get("squared_books", [])) - len(a.get("squared_books", []))
+        for rank in old.keys() - new.keys():  # a meld no longer seen: squared into a book, or picked up
+            if squared <= 0:
+                plural = f"{rank}s" if rank != "wild" else "wilds"
+                out.append(Change(team, "meld_gone", rank, 0, f"team {team}: meld of {plural} no longer seen"))
         if squared > 0:
             out.append(Change(team, "squared", None, len(b["squared_books"]),
                               f"team {team}: {squared} book{'s' * (squared > 1)} squared"))
@@ -204,77 +220,104 @@ def layout_events(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
     return [c.text for c in layout_changes(before, after)]
 
 
+@dataclass(frozen=True)
+class Seen:
+    """One reading of a frame: its ``layout`` (``docs/layout.md``), and the camera pipeline's
+    ``vision.pipeline.PhotoReading`` (boxes and piles in the frame's pixels, for drawing and for the end-of-round
+    check view; None when the reading came from elsewhere)."""
+
+    layout: dict[str, Any]
+    photo: Any = None
+
+
 @dataclass
 class Watcher:
     """Reads a table when it changes and settles (see the module docstring).
 
-    ``read`` maps a BGR frame to a layout dict (the camera pipeline and the round's facts); ``score`` a layout to
-    each team's total.
+    ``read`` maps a BGR frame to a :class:`Seen` (the camera pipeline and the round's facts; raises HandFootError
+    when no card is in view); ``score`` a layout to each team's total. ``seen`` is the last stable reading,
+    ``moving`` whether the last frame moved (a hand over the table).
     """
 
-    read: Callable[[np.ndarray], dict[str, Any]]
+    read: Callable[[np.ndarray], Seen]
     score: Callable[[dict[str, Any]], dict[str, int]]
-    layout: dict[str, Any] = field(default_factory=lambda: {"teams": {}})
+    seen: Seen | None = None
     reads: int = 0
+    moving: bool = False
     _prev: np.ndarray | None = None
     _last_read: np.ndarray | None = None
     _still_since: float | None = None
 
+    @property
+    def layout(self) -> dict[str, Any]:
+        """The last stable layout (no teams before the first reading)."""
+        return self.seen.layout if self.seen else {"teams": {}}
+
+    def due(self, t: float, frame: np.ndarray) -> bool:
+        """Take one frame at ``t`` seconds: whether it should be read now (the picture settled and differs from
+        the last frame read). Cheap: one small frame comparison."""
+        s = small(frame)
+        self.moving = self._prev is not None and (self._prev.shape != s.shape or changed_share(self._prev, s) > MOVING)
+        self._prev = s
+        if self.moving or self._still_since is None:
+            self._still_since = t
+            if self.moving:
+                return False
+        if t - self._still_since < STILL_SECONDS:
+            return False
+        return self._last_read is None or changed_share(self._last_read, s) > CHANGED
+
     def step(self, t: float, frame: np.ndarray) -> list[Event]:
         """Take one frame at ``t`` seconds; the events of a reading it caused (usually none)."""
-        s = small(frame)
-        moving = self._prev is not None and (self._prev.shape != s.shape or changed_share(self._prev, s) > MOVING)
-        self._prev = s
-        if moving or self._still_since is None:
-            self._still_since = t
-            if moving:
-                return []
-        if t - self._still_since < STILL_SECONDS:
-            return []
-        if self._last_read is not None and changed_share(self._last_read, s) <= CHANGED:
-            return []
-        self._last_read = s
+        return self.read_now(t, frame) if self.due(t, frame) else []
+
+    def read_now(self, t: float, frame: np.ndarray) -> list[Event]:
+        """Read ``frame`` (at ``t`` seconds, the last one given to :meth:`due`) and make it the stable reading;
+        the events of what changed. A frame with no card in view changes nothing."""
+        self._last_read = small(frame)
         try:
-            layout = self.read(frame)
+            seen = self.read(frame)
         except HandFootError:  # no card seen (an empty table, the camera covered): nothing to say yet
             return []
         self.reads += 1
-        changes = layout_changes(self.layout, layout)
-        self.layout = layout
-        totals = self.score(layout) if changes else {}
+        changes = layout_changes(self.layout, seen.layout)
+        self.seen = seen
+        totals = self.score(seen.layout) if changes else {}
         return [Event(t, change, totals) for change in changes]
 
 
 def table_reader(models, rules: str = "pagat", round_no: int = 1, split: str | None = None,
-                 teams: tuple[str, ...] | None = None, conf: float | None = None
-                 ) -> tuple[Callable[[np.ndarray], dict[str, Any]], Callable[[dict[str, Any]], dict[str, int]]]:
+                 teams: tuple[str, ...] | None = None, conf: float | None = None,
+                 house_rules: dict[str, Any] | None = None
+                 ) -> tuple[Callable[[np.ndarray], Seen], Callable[[dict[str, Any]], dict[str, int]]]:
     """The ``read`` and ``score`` of a :class:`Watcher` over the loaded models (``handfoot.app.Models``): a frame
-    is one team's side (``teams[0]``, default ``A``) or, with ``split``, the whole table split between two teams.
+    is one team's side (``teams[0]``, default ``A``) or, with ``split``, the whole table split between two teams;
+    scored by the preset ``rules`` with ``house_rules`` fields.
 
     Raises:
-        HandFootError: unknown rules.
+        HandFootError: unknown rules or house-rule fields.
     """
-    from scorer import get_rules
     from scorer.layout import TableLayout
     from scorer.scoring import score_round
     from vision.config import DEFAULT
-    from vision.pipeline import NoCardsError, read_image
+    from vision.pipeline import NoCardsError, PhotoReading, read_image
     from vision.table import TableReading
 
-    rule_set = get_rules(rules)
+    from .readings import rules_of
+
+    rule_set = rules_of(rules, house_rules)
     names = tuple(teams or ("A", "B"))
     config = DEFAULT if conf is None else DEFAULT.replace(**{"reading.min_conf": conf})
 
-    def read(frame: np.ndarray) -> dict[str, Any]:
+    def read(frame: np.ndarray) -> Seen:
         sides = read_image(frame, models.detector, models.reader, models.stacks, team=names[0], split=split,
                            teams=names[:2] if split else None, config=config)
         if not any(len(s.detections) for s in sides):
             raise NoCardsError("no cards in view")
-        return TableReading(sides, rules, round_no, None).layout()
+        return Seen(TableReading(sides, rules, round_no, None).layout(), PhotoReading(Path("live"), frame, sides))
 
     def score(layout: dict[str, Any]) -> dict[str, int]:
         result = score_round(TableLayout.from_dict(layout), rule_set, lenient=True)
         return {name: team.total for name, team in result.teams.items()}
 
     return read, score
-

@@ -44,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     models = app.load_models()
     read, score = watch.table_reader(models)
     covered = table.copy()  # a pile taken away: its indices covered with the table's colour
-    first = read(table)["teams"]["A"]
+    first = read(table).layout["teams"]["A"]
     from vision.pipeline import detect, read_indices
 
     dets, _ = read_indices(detect(table, models.detector, models.reader))

@@ -46,8 +46,6 @@ def server(tmp_path):
     import subprocess
     import sys
 
-    import httpx
-
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
@@ -68,20 +66,27 @@ raise SystemExit(main(["serve", "--port", "{port}", "--db", {str(tmp_path / "dat
                             stdin=subprocess.DEVNULL, env={**os.environ, "HANDFOOT_BACKEND": "onnxruntime"})
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert proc.poll() is None, (tmp_path / "serve.log").read_text()
-            assert time.monotonic() < deadline, "handfoot serve did not answer in 60 s"
-            try:
-                if httpx.get(url + "/v1/health", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.2)
+        wait_for_server(proc, url, tmp_path / "serve.log")
         yield url
     finally:
         proc.kill()
         proc.wait(10)
         log.close()
+
+
+def wait_for_server(proc, url: str, log: Path, seconds: float = 60) -> None:
+    """Wait until the server process ``proc`` answers ``/v1/health`` (its log in the failure when it ends)."""
+    import httpx
+
+    deadline = time.monotonic() + seconds
+    while True:
+        assert proc.poll() is None, log.read_text()
+        assert time.monotonic() < deadline, f"the server did not answer in {seconds} s"
+        try:
+            if httpx.get(url + "/v1/health", timeout=2).status_code == 200:
+                return
+        except httpx.HTTPError:
+            time.sleep(0.2)
 
 
 @pytest.fixture()
@@ -214,3 +219,72 @@ def test_a_round_from_a_photo_corrected_with_a_tap(server, browser, tmp_path):
     wait.until(lambda d: "handfoot" in (text_of(d, ".swagger-ui .info .title") or ""))
     assert "Unable to render" not in d.find_element(By.TAG_NAME, "body").text
     assert d.find_elements(By.CSS_SELECTOR, ".opblock")  # the operations are listed
+
+
+@pytest.fixture()
+def watching(tmp_path, anglo_deck):
+    """``handfoot watch --video ROUND --serve --game G`` in a process of its own on 127.0.0.1: a generated round
+    (``datasets.round_video``, 1280x720) played in real time for a game made beforehand in a temporary ledger.
+    Yields (base URL, game id); killed when the test ends."""
+    import socket
+    import subprocess
+    import sys
+
+    from datasets.round_video import round_video
+    from handfoot import games
+    from handfoot.ledger import Ledger
+
+    video = tmp_path / "round.avi"
+    round_video(video, [anglo_deck], size=(1280, 720), fps=10)
+    db = tmp_path / "data" / "h.db"
+    ledger = Ledger.open(db)
+    game = games.create_game(ledger, games.GameCreate(rules="pagat", teams=["Us", "Them"])).id
+    ledger.close()
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    log = open(tmp_path / "watch.log", "wb")
+    proc = subprocess.Popen([sys.executable, "-m", "handfoot", "watch", "--video", str(video), "--serve", "--game",
+                             game, "--db", str(db), "--port", str(port)], cwd=ROOT, stdout=log,
+                            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                            env={**os.environ, "HANDFOOT_BACKEND": "onnxruntime"})
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_for_server(proc, url, tmp_path / "watch.log")
+        yield url, game
+    finally:
+        proc.kill()
+        proc.wait(10)
+        log.close()
+
+
+def test_a_round_watched_live_then_checked_and_saved(watching, browser, tmp_path):
+    """The live view of a generated round: the moving picture with its boxes, the events as they happen, the
+    round's total; End of round opens the check view, and saving puts the exact total in the game."""
+    url, game = watching
+    shots = shots_dir(tmp_path)
+    wait = WebDriverWait(browser, 90)
+    d = browser
+    viewport(d, 390, 844)
+    d.get(url + "/live")
+    wait.until(lambda d: d.find_elements(By.ID, "live-picture"))
+    assert d.current_url.endswith("/#/live")
+    assert "Live: Us vs Them, round 1" in text_of(d, "h1")
+    wait.until(lambda d: d.execute_script("return document.getElementById('live-picture').naturalWidth") == 1280)
+    wait.until(lambda d: "book of Ks complete" in (text_of(d, "#live-events") or ""))
+    d.save_screenshot(str(shots / "page_live_390.png"))
+    wait.until(lambda d: "red three laid" in (text_of(d, "#live-events") or ""))
+    assert text_of(d, "[data-total='Us']") == "710"
+    events = d.execute_script("return [...document.querySelectorAll('#live-events li')].map(e => e.textContent)")
+    assert len(events) == 7 and "new meld of" in events[-1] and "red three laid" in events[0]  # newest first
+    viewport(d, 1280, 800)
+    d.save_screenshot(str(shots / "page_live_1280.png"))
+    viewport(d, 390, 844)
+
+    d.find_element(By.ID, "end-round").click()
+    wait.until(lambda d: "/check/" in d.current_url)
+    wait.until(lambda d: text_of(d, "[data-round-total='Us']") == "710")
+    d.find_element(By.ID, "save-round").click()
+    wait.until(lambda d: d.current_url.endswith(f"#/game/{game}"))
+    wait.until(lambda d: text_of(d, "[data-total='Us']") == "710")
+    assert console_errors(d) == []

@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from handfoot.watch import Watcher, layout_events
+from handfoot.watch import Seen, Watcher, layout_events
 
 pytest.importorskip("cv2")
 
@@ -24,7 +24,9 @@ def test_layout_changes_are_events_in_words():
         "team A: meld of 8s grew to 7", "team A: book of 8s complete (clean)", "team A: new meld of Ks (3 cards)",
         "team A: 1 book squared", "team A: 1 red three laid (1 on the table)"]
     assert layout_events(after, after) == []
-    assert layout_events(after, before) == ["team A: meld of 8s now 3 cards"]
+    assert layout_events(after, before) == ["team A: meld of 8s now 3 cards", "team A: meld of Ks no longer seen"]
+    squared = {"teams": {"A": team([["8H", "8S", "8D", "8C", "8H", "8S", "8D"]], ["QH", "KH"], ["3H"])}}
+    assert layout_events(after, squared) == ["team A: 1 book squared"]  # the kings squared: not "no longer seen"
 
 
 def _frame(shade: int, hand_x: int | None = None) -> np.ndarray:
@@ -41,7 +43,7 @@ def test_a_table_is_read_once_it_changed_and_settled_never_while_a_hand_moves():
     def read(frame):
         reads.append(int(frame[5, 5, 0]))
         n = 3 if frame[5, 5, 0] < 100 else 4
-        return {"teams": {"A": team([["8H"] * n])}}
+        return Seen({"teams": {"A": team([["8H"] * n])}})
 
     w = Watcher(read, lambda layout: {"A": 10 * len(layout["teams"]["A"]["melds"][0])})
     events = []
@@ -57,34 +59,31 @@ def test_a_table_is_read_once_it_changed_and_settled_never_while_a_hand_moves():
 @pytest.mark.skipif(not __import__("vision.reader", fromlist=["DEFAULT_READER"]).DEFAULT_READER.is_file(),
                     reason="no shipped reader")
 def test_watch_a_generated_round_on_the_command_line(anglo_deck, tmp_path, capsys):
-    """A rendered table, a hand passing over it, a card added: the events, in order, and the final total."""
-    from datasets.scenes import Pile, make_scene
+    """A rendered round (``datasets.round_video.ROUND``: an 8 added to a meld, the kings reaching seven and squared,
+    a red three laid), a hand crossing the table for two seconds before each change, camera shake and a flickering
+    light: the events in order, none while a hand is over the table, the exact final total, and the annotated
+    recording."""
+    from datasets.round_video import round_video
     from handfoot.cli import main
 
-    s1 = make_scene(7, [anglo_deck], size=(1024, 768), full_view=True, clutter=False,
-                    piles=[Pile("meld", ["8H", "8S", "8D"]), Pile("meld", ["KH", "KS", "KD"])])
-    s2 = make_scene(7, [anglo_deck], size=(1024, 768), full_view=True, clutter=False,
-                    piles=[Pile("meld", ["8H", "8S", "8D", "8C"]), Pile("meld", ["KH", "KS", "KD"])])
-    video = tmp_path / "round.avi"
-    out = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 5, (1024, 768))
-    for _ in range(8):
-        out.write(s1.image)
-    for k in range(8):  # a hand over the table for 1.6 s
-        f = s1.image.copy()
-        cv2.ellipse(f, (100 + k * 110, 400), (120, 200), 20, 0, 360, (120, 160, 210), -1)
-        out.write(f)
-    for _ in range(8):
-        out.write(s2.image)
-    out.release()
-    assert main(["watch", "--video", str(video), "--json"]) == 0
+    video, recording = tmp_path / "round.avi", tmp_path / "seen.avi"
+    timeline = round_video(video, [anglo_deck], size=(1280, 720), fps=8)
+    assert main(["watch", "--video", str(video), "--json", "--record", str(recording)]) == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    events = [(e["event"], e["t"]) for e in lines[:-1]]
-    assert [e for e, _ in events] == ["team A: new meld of 8s (3 cards)", "team A: new meld of Ks (3 cards)",
-                                      "team A: meld of 8s grew to 4"]
-    assert all(t < 1.6 or t >= 3.2 for _, t in events)  # nothing while the hand moved
-    assert {k: lines[2][k] for k in ("team", "kind", "rank", "count")} == \
-        {"team": "A", "kind": "meld_grew", "rank": "8", "count": 4}
-    assert lines[-1]["end"] and lines[-1]["reads"] == 2 and lines[-1]["totals"] == {"A": 70}
+    events, end = lines[:-1], lines[-1]
+    by_stage = [sorted(e["event"] for e in events if a <= e["t"] < b)
+                for a, b in zip(timeline.stages, timeline.stages[1:] + [1e9])]
+    assert by_stage == [["team A: new meld of 8s (3 cards)", "team A: new meld of Ks (6 cards)"],
+                        ["team A: meld of 8s grew to 4"],
+                        ["team A: book of Ks complete (clean)", "team A: meld of Ks grew to 7"],
+                        ["team A: 1 book squared"],
+                        ["team A: 1 red three laid (1 on the table)"]]
+    assert not [e for e in events for a, b in timeline.hands if a <= e["t"] < b]  # nothing while a hand moves
+    assert [e["totals"]["A"] for e in events][-1] == 710 and end["totals"] == {"A": 710}
+    assert end["end"] and end["reads"] == 5
+    cap = cv2.VideoCapture(str(recording))
+    assert int(cap.get(cv2.CAP_PROP_FRAME_COUNT)) == timeline.frames
+    cap.release()
 
 
 def test_watch_errors_are_one_line(tmp_path, capsys):

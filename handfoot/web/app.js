@@ -1,6 +1,7 @@
 /* handfoot's page: games, rounds from photos, checking and correcting a reading in taps.
  * Plain JavaScript over the /v1 API (docs/api.md); no build step, nothing loaded from outside this server.
- * Views are hash routes: #/ (games), #/new, #/game/ID, #/game/ID/round, #/game/ID/check/READING[/N]. */
+ * Views are hash routes: #/ (games), #/new, #/game/ID, #/game/ID/round, #/game/ID/check/READING[/N],
+ * #/live[/GAME] (a camera watching the table). */
 "use strict";
 
 const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "JK"];
@@ -174,6 +175,7 @@ async function route() {
     else if (parts[0] === "game" && parts.length === 2) await gameView(parts[1]);
     else if (parts[0] === "game" && parts[2] === "round") await roundView(parts[1]);
     else if (parts[0] === "game" && parts[2] === "check") await checkView(parts[1], parts[3], parts[4] ? +parts[4] : null);
+    else if (parts[0] === "live") await liveView(parts[1] || null);
     else show(h("h1", {}, "Not found"), h("p", {}, h("a", {href: "#/"}, "All games")));
   } catch (e) {
     show(h("h1", {}, "Something went wrong"), errorBox(e), h("p", {}, h("a", {href: "#/"}, "All games")));
@@ -329,7 +331,8 @@ async function gameView(gid) {
       Object.entries(g.house_rules).map(([k, v]) => `${k.replace(/_/g, " ")} ${typeof v === "boolean" ? (v ? "on" : "off") : JSON.stringify(v)}`).join(", ") : "")),
     totals, next,
     g.over ? null : h("div", {class: "row"}, h("a", {class: "button primary", href: `#/game/${gid}/round`, id: "score-round"},
-                                            `Score round ${g.next_round}`)),
+                                            `Score round ${g.next_round}`),
+                      h("a", {class: "button", href: `#/live/${gid}`, id: "watch-live"}, "Watch the table live")),
     h("h2", {}, "Rounds"),
     g.rounds.length ? h("div", {class: "table-wrap"}, grid) : h("p", {class: "muted"}, "No round yet."),
     g.rounds.length ? h("p", {class: "muted"}, "Tap a round for its breakdown, to correct it or to undo it.") : null,
@@ -442,6 +445,115 @@ async function roundView(gid) {
     };
     xhr.send(data);
   }
+}
+
+/* -- live: a camera above the table ------------------------------------------------------------------------ */
+async function liveView(gid) {
+  const state = await api("GET", "/v1/live");
+  if (state.status === "off" || state.status === "stopped") return liveStartView(gid, state);
+  const here = location.hash;
+  const picture = h("img", {id: "live-picture", alt: "The table as the camera sees it, each card read marked"});
+  const status = h("p", {id: "live-status", class: "status", "aria-live": "polite"});
+  const totals = h("div", {class: "totals", id: "live-totals"});
+  const events = h("ol", {id: "live-events", class: "events", reversed: true});
+  const end = h("button", {type: "button", class: "primary", id: "end-round", onclick: endRound}, "End of round");
+  const stop = h("button", {type: "button", id: "stop-live", onclick: async () => {
+    const ok = await askConfirm("Stop watching?", ["The camera stops; what it read is not kept unless you end the round first."], "Stop watching");
+    if (!ok) return;
+    try { await api("DELETE", "/v1/live"); } catch (e) { toast(e.message, true); }
+    route();
+  }}, "Stop watching");
+  const game = state.game ? await api("GET", `/v1/games/${state.game}`).catch(() => null) : null;
+  show(h("h1", {}, game ? `Live: ${game.teams.join(" vs ")}, round ${game.next_round}` : "Live table"),
+       h("div", {class: "live-layout"},
+         h("div", {class: "live-picture"}, picture, status),
+         h("div", {}, totals,
+           h("div", {class: "sticky-actions"}, end, stop,
+             game ? h("a", {class: "button", href: `#/game/${game.id}`}, "The game") : h("a", {class: "button", href: "#/"}, "All games")),
+           h("h2", {}, "What happened"), events,
+           h("p", {class: "muted"}, "Cards are read when the table has been still for a moment; nothing is read while a hand is over it. " +
+             "At the end of the round press End of round: you check the reading, correct any card in a tap, and save it to the game."))));
+  picture.src = "/v1/live/stream.mjpg";
+  let shown = -1;
+  function render(st) {
+    status.replaceChildren(h("span", {class: `dot ${st.status}`, "aria-hidden": "true"}), ` ${st.message}` +
+      (st.fps ? ` · ${st.fps} pictures/s` : "") + ` · ${st.reads} reading${st.reads === 1 ? "" : "s"}`);
+    totals.replaceChildren(...Object.entries(st.totals).map(([t, v]) => h("div", {class: "total", "data-team": t},
+      h("div", {class: "name"}, t), h("div", {class: "points", "data-total": t}, fmt(v)))));
+    if (!Object.keys(st.totals).length) totals.replaceChildren(h("p", {class: "muted"}, "No cards read yet."));
+    if (st.events.length !== shown) {
+      shown = st.events.length;
+      events.replaceChildren(...st.events.slice().reverse().map(e => h("li", {class: `event ${e.kind}`},
+        h("span", {class: "muted"}, `${fmtTime(e.t)} `), e.event)));
+      if (!shown) events.replaceChildren(h("li", {class: "muted"}, "Nothing yet."));
+    }
+    end.disabled = !st.reads;
+  }
+  render(state);
+  while (location.hash === here) {
+    await new Promise(r => setTimeout(r, 700));
+    if (location.hash !== here) break;
+    try { render(await api("GET", "/v1/live")); }
+    catch (e) { status.replaceChildren(errorBox(e)); }
+  }
+  picture.removeAttribute("src");  // closes the picture's stream
+
+  async function endRound() {
+    const st = await api("GET", "/v1/live");
+    let target = st.game;
+    if (!target) {
+      const open = (await api("GET", "/v1/games")).filter(g => !g.over);
+      if (!open.length) { toast("Start a game first (All games, New game): the round goes to a game.", true); return; }
+      target = open[0].id;
+    }
+    setBusy(end, true);
+    try {
+      const done = await api("POST", "/v1/live/end-round", {game: target});
+      toast("Check the round, then save it");
+      location.hash = done.check.replace(/^\//, "");
+    } catch (e) { toast(e.message, true); setBusy(end, false); }
+  }
+}
+
+function fmtTime(t) { const m = Math.floor(t / 60); return `${m}:${String(Math.floor(t % 60)).padStart(2, "0")}`; }
+
+async function liveStartView(gid, state) {
+  const games = (await api("GET", "/v1/games")).filter(g => !g.over);
+  if (!games.length) {
+    show(h("h1", {}, "Watch the table"), h("p", {}, "The live view scores a round from a camera above the table. Start a game first."),
+         h("div", {class: "row"}, h("a", {class: "button primary", href: "#/new"}, "New game"), h("a", {class: "button", href: "#/"}, "All games")));
+    return;
+  }
+  const game = h("select", {id: "live-game"}, games.map(g => h("option", {value: g.id, selected: g.id === gid ? "" : null},
+    `${g.teams.join(" vs ")} (round ${g.rounds + 1})`)));
+  const camera = h("input", {type: "number", id: "live-camera", min: "0", max: "63", value: "0", inputmode: "numeric"});
+  const split = h("select", {id: "live-split"},
+    h("option", {value: "horizontal"}, "the whole table: one team at the top, the other at the bottom"),
+    h("option", {value: "vertical"}, "the whole table: one team on the left, the other on the right"),
+    h("option", {value: ""}, "one team's side (the game's first team)"));
+  const decks = await api("GET", "/v1/decks").catch(() => []);
+  const deck = decks.length ? h("select", {id: "live-deck"}, h("option", {value: ""}, "the stock card reader"),
+    decks.map(d => h("option", {value: d.name}, `deck ${d.name}`))) : null;
+  const status = h("div", {"aria-live": "polite", class: "status"});
+  const go = h("button", {type: "submit", class: "primary", id: "start-live"}, "Start watching");
+  show(h("h1", {}, "Watch the table"),
+    h("p", {class: "muted"}, "A camera plugged into the computer running handfoot looks down on the table through a round; the score keeps itself."),
+    state.status === "stopped" ? h("p", {}, "The last camera stopped.") : null,
+    h("form", {onsubmit: async (ev) => {
+      ev.preventDefault();
+      setBusy(go, true);
+      status.replaceChildren(h("span", {class: "spinner", "aria-hidden": "true"}), " Opening the camera…");
+      try {
+        await api("POST", "/v1/live", {game: game.value, camera: Number(camera.value || 0), split: split.value || null,
+                                        deck: deck && deck.value ? deck.value : null});
+        route();
+      } catch (e) { status.replaceChildren(errorBox(e)); setBusy(go, false); }
+    }},
+      h("label", {for: "live-game"}, "The game"), game,
+      h("label", {for: "live-camera"}, "Camera (0 is the first)"), camera,
+      h("label", {for: "live-split"}, "The camera sees"), split,
+      deck ? h("label", {for: "live-deck"}, "Read with") : null, deck,
+      h("div", {class: "sticky-actions"}, status, go, h("a", {class: "button", href: "#/"}, "Cancel"))));
 }
 
 /* -- check and correct ------------------------------------------------------------------------------------- */

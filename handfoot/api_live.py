@@ -1,0 +1,149 @@
+"""The ``/v1/live`` routes: a table watched by a camera, for the page's live view (``/live``), thin over
+:mod:`handfoot.live`.
+
+One session at a time per server (``app.state.live``): started here from the page (a camera index) or by
+``handfoot watch --serve`` (a camera or a video file).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Literal
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import RedirectResponse, Response, StreamingResponse
+from pydantic import BaseModel, ConfigDict, Field
+
+from . import app as application
+from . import games, live
+from .api import ERRORS, decks_dir, get_ledger, get_models, get_settings
+from .errors import ConflictError, NotFoundError
+from .ledger import Ledger
+
+router = APIRouter(prefix="/v1/live")
+page = APIRouter()
+BOUNDARY = "handfoot-frame"
+
+
+class LiveStart(BaseModel):
+    """Start watching: a camera of the server's computer (0: the first), the game whose next round it watches,
+    how the picture is split between its teams (none: the camera sees the game's first team's side) and the
+    deck profile to read with."""
+
+    model_config = ConfigDict(extra="forbid")
+    camera: int = Field(0, ge=0, le=63)
+    game: str = Field(max_length=40)
+    split: Literal["horizontal", "vertical"] | None = None
+    deck: str | None = Field(None, max_length=40)
+
+
+class LiveEnd(BaseModel):
+    """End the round: keep the stable reading for the check view of ``game`` (default the session's game)."""
+
+    model_config = ConfigDict(extra="forbid")
+    game: str | None = Field(None, max_length=40)
+
+
+class LiveEnded(BaseModel):
+    """The kept reading (``GET /v1/photos/{reading}``), its game, and the page's address to check and save it."""
+
+    reading: str
+    game: str
+    check: str
+
+
+def get_live(request: Request) -> live.LiveSession:
+    """The running session. Raises NotFoundError (404) when nothing is watched."""
+    session = getattr(request.app.state, "live", None)
+    if session is None:
+        raise NotFoundError("nothing is being watched: start from the live page, or run handfoot watch --serve")
+    return session
+
+
+@router.get("", responses={401: ERRORS[401]})
+def live_state(request: Request) -> dict[str, Any]:
+    """What the live view shows (``handfoot.live.LiveSession.state``); ``{"status": "off"}`` when nothing is
+    watched."""
+    session = getattr(request.app.state, "live", None)
+    if session is None:
+        return {"status": "off", "message": "nothing is being watched"}
+    return session.state()
+
+
+@router.post("", status_code=201, responses={k: ERRORS[k] for k in (401, 404, 409, 422, 503)})
+def start_live(body: LiveStart, request: Request, ledger: Ledger = Depends(get_ledger),
+               models: application.Models = Depends(get_models), settings=Depends(get_settings)) -> dict[str, Any]:
+    """Watch a camera of this computer for the next round of a game. 409 while another session runs; 422 when
+    there is no camera at that index."""
+
+    old = getattr(request.app.state, "live", None)
+    if old is not None and old.running:
+        raise ConflictError("a table is already being watched: stop it first")
+    game = games.game_view(ledger, body.game)
+    req = live.request_for_game(game, body.split, body.deck)
+    stream = request.app.state.open_frames(body.camera)
+    next(stream)  # no camera at that index: one line, before anything starts
+    stream.close()
+    request.app.state.live = live.start(body.camera, models, req, game.id, decks=decks_dir(settings),
+                                        open_frames=request.app.state.open_frames)
+    return request.app.state.live.state()
+
+
+@router.delete("", status_code=204, responses={401: ERRORS[401], 404: ERRORS[404]})
+def stop_live(request: Request, session: live.LiveSession = Depends(get_live)) -> Response:
+    """Stop watching (the last reading is dropped; end the round first to keep it)."""
+    session.stop()
+    request.app.state.live = None
+    return Response(status_code=204)
+
+
+@router.get("/frame.jpg", response_class=Response, responses={401: ERRORS[401], 404: ERRORS[404]})
+def live_frame(session: live.LiveSession = Depends(get_live)) -> Response:
+    """The latest annotated picture, as a JPEG."""
+    seq, data = session.jpeg()
+    if not data:
+        raise NotFoundError("no picture yet")
+    return Response(data, media_type="image/jpeg", headers={"Cache-Control": "no-store"})
+
+
+@router.get("/stream.mjpg", response_class=StreamingResponse, responses={401: ERRORS[401], 404: ERRORS[404]})
+async def live_stream(request: Request, session: live.LiveSession = Depends(get_live)) -> StreamingResponse:
+    """The annotated picture as it comes (``multipart/x-mixed-replace``: an ``<img>`` shows it); ends when the
+    session stops or the page goes."""
+
+    async def parts():
+        last = -1
+        while session.running or session.jpeg()[0] != last:
+            seq, data = session.jpeg()
+            if seq != last and data:
+                last = seq
+                yield (f"--{BOUNDARY}\r\nContent-Type: image/jpeg\r\nContent-Length: {len(data)}\r\n\r\n"
+                       .encode() + data + b"\r\n")
+            elif await request.is_disconnected():
+                return
+            else:
+                await asyncio.sleep(0.02)
+
+    return StreamingResponse(parts(), media_type=f"multipart/x-mixed-replace; boundary={BOUNDARY}",
+                             headers={"Cache-Control": "no-store"})
+
+
+@router.post("/end-round", response_model=LiveEnded, status_code=201,
+             responses={k: ERRORS[k] for k in (401, 404, 409)})
+def end_round(body: LiveEnd, ledger: Ledger = Depends(get_ledger),
+              session: live.LiveSession = Depends(get_live)) -> LiveEnded:
+    """Keep the stable layout as a photo reading and give the page's address that checks it and saves it to the
+    game; the session then watches the next round. 409 before the table was read once."""
+    game = body.game or session.game
+    if game is None:
+        raise ConflictError("say which game the round goes to")
+    games.game_view(ledger, game)  # 404 for an unknown game
+    reading = live.end_round(session, ledger)
+    session.new_round()
+    return LiveEnded(reading=reading, game=game, check=f"/#/game/{game}/check/{reading}")
+
+
+@page.get("/live", include_in_schema=False)
+def live_page() -> RedirectResponse:
+    """The live view is a view of the page."""
+    return RedirectResponse("/#/live", status_code=307)

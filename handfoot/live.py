@@ -1,0 +1,379 @@
+"""The live view's session: a camera (or a video played in real time) watched through a round, for ``/live``.
+
+Two threads. The *view* thread takes every frame the source gives, draws the last stable reading on it (boxes,
+pile outlines, the round's totals, what the watcher is doing), keeps it as a JPEG for the page's MJPEG stream
+and, with ``record``, writes it to a video. The *reading* thread takes the latest frame whenever it is free
+(frames are dropped, never queued) and steps the :class:`handfoot.watch.Watcher`: a still table costs one small
+frame comparison, a changed and settled one a reading, whose events are kept. A camera that stops giving pictures
+keeps its layout and is reopened every :data:`RECONNECT_SECONDS` until it comes back.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+import time
+from collections import deque
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator
+
+import numpy as np
+
+from scorer import HandFootError
+
+from .errors import ConflictError
+from .watch import Event, Watcher, frames
+
+#: seconds between attempts to reopen a camera that stopped
+RECONNECT_SECONDS = 2.0
+#: events kept for the page (the newest)
+EVENTS_KEPT = 200
+#: JPEG quality of the live picture (0-100)
+JPEG_QUALITY = 70
+#: a video's frame this many seconds behind its time is dropped (the machine could not keep up)
+LATE = 0.1
+#: frames per second of a ``record`` video (the picture is repeated or dropped to keep real time)
+RECORD_FPS = 15.0
+#: the live picture's largest width (pixels); larger frames are shrunk for the stream
+STREAM_WIDTH = 1280
+
+
+def paced(stream: Iterable[tuple[float, np.ndarray]], clock: Callable[[], float] = time.monotonic
+          ) -> Iterator[tuple[float, np.ndarray]]:
+    """A video's (seconds, frame) played in real time, as a camera gives them: each frame waits for its time, and
+    a frame more than :data:`LATE` seconds late is dropped."""
+    start = None
+    for t, frame in stream:
+        now = clock()
+        if start is None:
+            start = now - t
+        wait = start + t - now
+        if wait < -LATE:
+            continue
+        if wait > 0:
+            time.sleep(wait)
+        yield t, frame
+
+
+class LiveSession:
+    """A table watched for the live view (see the module docstring).
+
+    Args:
+        source: a camera index, or a video file's path (played in real time).
+        watcher: reads the table (:class:`handfoot.watch.Watcher`, from ``watch.table_reader``).
+        settings: what the round is (``handfoot.app.PhotoRequest``: rules, round, split, teams, deck), kept for
+            the end-of-round reading.
+        game: the game the round goes to, or None (the page asks).
+        record: write the annotated picture to this video file (``.mp4`` or ``.avi``).
+        open_frames: opens a source's frames (:func:`handfoot.watch.frames`; tests swap it).
+    """
+
+    def __init__(self, source: int | str, watcher: Watcher, settings: Any = None, game: str | None = None,
+                 record: Path | None = None, open_frames: Callable[[int | str], Iterator] = frames) -> None:
+        self.source = source
+        self.watcher = watcher
+        self.settings = settings
+        self.game = game
+        self.record = record
+        self._open = open_frames
+        self._lock = threading.Condition()
+        self._latest: tuple[int, float, np.ndarray] | None = None  # sequence number, t, frame
+        self._jpeg: tuple[int, bytes] = (0, b"")
+        self._events: deque[Event] = deque(maxlen=EVENTS_KEPT)
+        self._totals: dict[str, int] = {}
+        self._status, self._message = "starting", ""
+        self._reading = False
+        self._fps = 0.0
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self.started = time.time()
+
+    # -- control ----------------------------------------------------------------------------------------------
+    def start(self) -> "LiveSession":
+        for target, name in ((self._view, "handfoot-live-view"), (self._read, "handfoot-live-read")):
+            thread = threading.Thread(target=target, name=name, daemon=True)
+            thread.start()
+            self._threads.append(thread)
+        return self
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Stop both threads (a reading under way is finished first)."""
+        self._stop.set()
+        with self._lock:
+            self._lock.notify_all()
+        for thread in self._threads:
+            thread.join(timeout)
+
+    @property
+    def running(self) -> bool:
+        return any(t.is_alive() for t in self._threads)
+
+    def new_round(self) -> None:
+        """Start the next round: the stable reading, events and totals are forgotten (the table is read again at
+        its next change); the round number goes up by one."""
+        with self._lock:
+            self.watcher.seen = None
+            self._events.clear()
+            self._totals = {}
+            if self.settings is not None and self.settings.round:
+                self.settings = dataclasses.replace(self.settings, round=self.settings.round + 1)
+
+    # -- what the page asks -----------------------------------------------------------------------------------
+    def state(self) -> dict[str, Any]:
+        """What the live view shows: ``status`` (``starting``, ``watching``, ``moving``, ``reading``,
+        ``reconnecting``, ``ended``, ``stopped``), a ``message`` in words, the stable ``layout`` and each team's
+        ``totals``, the ``events`` (oldest first), ``reads``, the picture's frames per second and the game."""
+        with self._lock:
+            status = self._status
+            if status == "watching" and self._reading:
+                status = "reading"
+            elif status == "watching" and self.watcher.moving:
+                status = "moving"
+            return {"status": status, "message": self._message or MESSAGES.get(status, ""),
+                    "source": self.source if isinstance(self.source, int) else Path(self.source).name,
+                    "game": self.game, "layout": self.watcher.layout, "totals": dict(self._totals),
+                    "events": [{"t": round(e.t, 1), "event": e.text, "team": e.change.team, "kind": e.change.kind,
+                                "totals": e.totals} for e in self._events],
+                    "reads": self.watcher.reads, "fps": round(self._fps, 1), "frame": self._jpeg[0]}
+
+    def jpeg(self) -> tuple[int, bytes]:
+        """The latest annotated picture: (its sequence number, JPEG bytes); (0, b"") before the first."""
+        with self._lock:
+            return self._jpeg
+
+    def stable(self):
+        """The last stable reading (:class:`handfoot.watch.Seen`), or None before the first."""
+        return self.watcher.seen
+
+    # -- threads ----------------------------------------------------------------------------------------------
+    def _set(self, status: str, message: str = "") -> None:
+        with self._lock:
+            self._status, self._message = status, message
+
+    def _frames(self) -> Iterator[tuple[float, np.ndarray]]:
+        """The source's frames; a camera that stops is reopened until it comes back (or the session stops)."""
+        offset = 0.0
+        while not self._stop.is_set():
+            try:
+                stream = self._open(self.source)
+                if isinstance(self.source, str):
+                    yield from paced(stream)
+                    self._set("ended", "the video ended; the last reading stands")
+                    return
+                self._set("watching")
+                last = 0.0
+                for t, frame in stream:
+                    last = t
+                    yield offset + t, frame
+                offset += last
+            except HandFootError as exc:
+                if isinstance(self.source, str):
+                    self._set("ended", str(exc))
+                    return
+                self._set("reconnecting", f"{exc}; trying again every {RECONNECT_SECONDS:.0f} s")
+                self._stop.wait(RECONNECT_SECONDS)
+
+    def _view(self) -> None:
+        import cv2
+
+        writer = None
+        seq, t0, shown = 0, time.monotonic(), 0
+        try:
+            for t, frame in self._frames():
+                if self._stop.is_set():
+                    break
+                seq += 1
+                with self._lock:
+                    if self._status == "starting":
+                        self._status = "watching"
+                    self._latest = (seq, t, frame)
+                    self._lock.notify_all()
+                picture = self.annotate(frame)
+                if self.record is not None:
+                    if writer is None:
+                        writer, rec_start, written = _writer(self.record, picture.shape[1], picture.shape[0]), \
+                            time.monotonic(), 0
+                    due = int((time.monotonic() - rec_start) * RECORD_FPS) + 1 - written
+                    for _ in range(min(due, 5)):
+                        writer.write(picture)
+                    written += max(due, 0)
+                if picture.shape[1] > STREAM_WIDTH:
+                    picture = cv2.resize(picture, (STREAM_WIDTH, round(picture.shape[0] * STREAM_WIDTH
+                                                                       / picture.shape[1])), interpolation=cv2.INTER_AREA)
+                ok, data = cv2.imencode(".jpg", picture, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
+                shown += 1
+                now = time.monotonic()
+                with self._lock:
+                    self._jpeg = (seq, data.tobytes())
+                    if now - t0 >= 1.0:
+                        self._fps, t0, shown = shown / (now - t0), now, 0
+        finally:
+            if writer is not None:
+                writer.release()
+            with self._lock:
+                if self._status not in ("ended",):
+                    self._status = "stopped"
+                self._fps = 0.0
+                self._lock.notify_all()
+
+    def _read(self) -> None:
+        seen = 0
+        while not self._stop.is_set():
+            with self._lock:
+                self._lock.wait_for(lambda: self._stop.is_set() or (self._latest is not None
+                                                                    and self._latest[0] != seen)
+                                    or not self._threads[0].is_alive(), timeout=1.0)
+                if self._stop.is_set() or self._latest is None or self._latest[0] == seen:
+                    if not self._threads[0].is_alive():
+                        return
+                    continue
+                seen, t, frame = self._latest
+            if not self.watcher.due(t, frame):
+                continue
+            with self._lock:
+                self._reading = True
+            try:
+                events = self.watcher.read_now(t, frame)
+            finally:
+                with self._lock:
+                    self._reading = False
+            with self._lock:
+                self._events.extend(events)
+                if self.watcher.seen is not None:
+                    self._totals = self.watcher.score(self.watcher.layout)
+
+    def annotate(self, frame: np.ndarray) -> np.ndarray:
+        """``frame`` with the last stable reading, the totals and the status drawn on it (:func:`draw`)."""
+        with self._lock:
+            totals = dict(self._totals)
+            status = self._status
+            if status == "watching" and self._reading:
+                status = "reading"
+            elif status == "watching" and self.watcher.moving:
+                status = "moving"
+        return draw(frame, self.watcher.seen, totals, status)
+
+
+def draw(frame: np.ndarray, seen: Any, totals: dict[str, int], status: str = "watching") -> np.ndarray:
+    """A copy of ``frame`` (H, W, 3 uint8 BGR) with ``seen``'s boxes and pile outlines (a
+    :class:`handfoot.watch.Seen` read from a frame of the same size, or None), each team's round total and, while
+    the table moves, is read or the camera is lost, a banner saying so (:data:`BANNERS`)."""
+    import cv2
+
+    from vision.pipeline import annotate
+
+    lines = [f"{team}: {total:,}" for team, total in totals.items()]
+    if seen is not None and seen.photo is not None and seen.photo.image.shape == frame.shape:
+        picture = annotate(dataclasses.replace(seen.photo, image=frame.copy()), lines)
+    else:
+        picture = frame.copy()
+    label = BANNERS.get(status)
+    if label:
+        scale = max(0.5, frame.shape[1] / 1600)
+        (w, h), _ = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, scale, 2)
+        y = picture.shape[0] - 12
+        cv2.rectangle(picture, (8, y - h - 10), (20 + w, y + 6), (30, 30, 30), -1)
+        cv2.putText(picture, label, (14, y), cv2.FONT_HERSHEY_SIMPLEX, scale, (255, 255, 255), 2, cv2.LINE_AA)
+    return picture
+
+
+#: the status in words, for the page
+MESSAGES = {"starting": "opening the camera", "watching": "watching the table",
+            "moving": "something moves over the table: waiting for it to settle",
+            "reading": "reading the table", "reconnecting": "the camera stopped; trying again",
+            "ended": "the video ended", "stopped": "stopped"}
+#: the status drawn on the picture (none while simply watching)
+BANNERS = {"moving": "waiting for the table to settle", "reading": "reading...",
+           "reconnecting": "camera lost: reconnecting"}
+
+
+def _writer(path: Path, width: int, height: int):
+    """A video writer for ``record`` (MPEG-4 in ``.mp4``, Motion JPEG otherwise), at :data:`RECORD_FPS`.
+
+    Raises:
+        HandFootError: the file cannot be written.
+    """
+    import cv2
+
+    fourcc = cv2.VideoWriter_fourcc(*("mp4v" if path.suffix.lower() == ".mp4" else "MJPG"))
+    writer = cv2.VideoWriter(str(path), fourcc, RECORD_FPS, (width, height))
+    if not writer.isOpened():
+        raise HandFootError(f"{path}: cannot write a video there")
+    return writer
+
+
+# -- the application layer of the live view ---------------------------------------------------------------------
+def start(source: int | str, models: Any, req: Any, game: str | None = None, record: Path | None = None,
+          decks: Path | None = None, open_frames: Callable[[int | str], Iterator] = frames) -> LiveSession:
+    """Start watching ``source`` with the loaded models (``handfoot.app.Models``) for the round ``req``
+    (``handfoot.app.PhotoRequest``: rules and house rules, round, split, teams, conf, deck kept in ``decks``).
+
+    Raises:
+        HandFootError: unknown rules or deck.
+    """
+    from . import app
+
+    if req.deck:
+        models = app.with_deck(models, req.deck, decks)
+    read, score = _reader(models, req)
+    return LiveSession(source, Watcher(read, score), req, game, record, open_frames).start()
+
+
+def _reader(models: Any, req: Any):
+    from .watch import table_reader
+
+    return table_reader(models, req.rules, req.round or 1, req.split, req.teams, req.conf, dict(req.house_rules))
+
+
+def request_for_game(game: Any, split: str | None = None, deck: str | None = None) -> Any:
+    """The live round of a game (``handfoot.games.GameOut``): its rules and house rules, its next round, its
+    teams (the first two split between the halves of the picture with ``split``; else the camera sees the first
+    team's side).
+
+    Raises:
+        HandFootError: the game is over.
+    """
+    from .app import PhotoRequest
+
+    if game.over:
+        raise HandFootError(f"game {game.id} is over: start a new game to watch a round")
+    teams = tuple(game.teams[:2]) if split else tuple(game.teams[:1])
+    return PhotoRequest(rules=game.rules, house_rules=tuple(game.house_rules.items()), round=game.next_round,
+                        split=split, teams=teams, deck=deck)
+
+
+def end_round(session: LiveSession, ledger: Any) -> str:
+    """Keep the session's stable reading as a photo reading of ``ledger`` (``handfoot.ledger.Ledger``): the frame
+    it was read from as the photo, its piles and score, ready for the check-and-correct view. Returns its id.
+
+    Raises:
+        NothingReadError: no stable reading yet.
+    """
+    import shutil
+
+    import cv2
+
+    from . import app
+    from .ledger import new_id
+
+    seen = session.stable()
+    if seen is None or seen.photo is None:
+        raise NothingReadError("nothing has been read yet: wait until the table has been still for a moment")
+    req = session.settings
+    rules = app.check_photo_request(req, 1)
+    result = app.photo_score([seen.photo], ["live table"], req, rules)
+    reading_id = new_id()
+    folder = ledger.reading_dir(reading_id)
+    folder.mkdir(parents=True)
+    try:
+        cv2.imwrite(str(folder / "photo-0.jpg"), seen.photo.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+        app.keep_reading(ledger, reading_id, result, [{"name": "live table", "file": "photo-0.jpg",
+                                                        "annotated": "annotated-0.jpg", "kind": "table"}])
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    return reading_id
+
+
+class NothingReadError(ConflictError):
+    """The end of a round was asked before the table was read once."""

@@ -1,0 +1,152 @@
+"""The live view's session and its ``/v1/live`` routes: a camera (a fake one giving rendered tables) watched through
+a round; the table read when it changes, an unplugged camera reconnected with its layout kept, the end of the round
+kept as a photo reading for the check view."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from scorer import HandFootError
+
+pytest.importorskip("cv2")
+pytest.importorskip("fastapi")
+
+
+def test_a_video_plays_in_real_time_dropping_late_frames():
+    from handfoot.live import paced
+
+    stream = ((k * 0.02, np.full((2, 2, 3), k, np.uint8)) for k in range(30))
+    start, got = time.monotonic(), []
+    for t, frame in paced(stream):
+        got.append(t)
+        time.sleep(0.05)  # a slow consumer: frames in between are dropped, never queued
+    assert got == sorted(got) and 5 <= len(got) < 20
+    assert time.monotonic() - start == pytest.approx(0.6, abs=0.25)
+
+
+class Camera:
+    """A fake camera: the frames of ``stage`` at 20 per second; while ``unplugged`` it stops, as a camera pulled
+    out does, and it cannot be opened again until plugged back."""
+
+    def __init__(self, stages: list[np.ndarray]):
+        self.stages, self.stage, self.unplugged, self.opened = stages, 0, False, 0
+
+    def open(self, source):
+        if source != 0:
+            raise HandFootError(f"camera {source}: not available")
+        if self.unplugged:
+            raise HandFootError("camera 0: not available")
+        self.opened += 1
+        return self._frames()
+
+    def _frames(self):
+        start = time.monotonic()
+        while not self.unplugged:
+            time.sleep(0.05)
+            yield time.monotonic() - start, self.stages[self.stage]
+        raise HandFootError("the camera stopped giving pictures (unplugged?); the last reading stands")
+
+
+@pytest.fixture(scope="module")
+def stages(anglo_deck):
+    from datasets.round_video import ROUND
+    from datasets.scenes import make_scene
+
+    return [make_scene(1, [anglo_deck], size=(1280, 720), full_view=True, clutter=False, piles=list(s)).image
+            for s in ROUND[:2]]
+
+
+@pytest.fixture(scope="module")
+def models():
+    from handfoot.app import load_models
+
+    return load_models()
+
+
+def until(check, seconds: float = 30.0, what: str = ""):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"not within {seconds} s: {what}")
+
+
+def test_a_round_watched_from_the_page_api(tmp_path, stages, models):
+    from fastapi.testclient import TestClient
+
+    from handfoot.service import Settings, create_app
+
+    camera = Camera(stages)
+    app = create_app(Settings(db=tmp_path / "h.db"), models=models)
+    with TestClient(app) as c:
+        app.state.open_frames = camera.open
+        assert c.get("/v1/live").json()["status"] == "off"
+        assert c.get("/v1/live/frame.jpg").status_code == 404
+        game = c.post("/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+        r = c.post("/v1/live", json={"camera": 3, "game": game})
+        assert r.status_code == 422 and r.json()["error"] == "camera 3: not available"
+        assert c.post("/v1/live", json={"camera": 0, "game": "0123456789abcdef"}).status_code == 404
+        r = c.post("/v1/live", json={"camera": 0, "game": game, "spilt": "horizontal"})
+        assert r.status_code == 422 and "spilt" in r.json()["error"]
+        r = c.post("/v1/live", json={"camera": 0, "game": game})
+        assert r.status_code == 201, r.text
+        assert c.post("/v1/live", json={"camera": 0, "game": game}).status_code == 409
+        before = c.post("/v1/live/end-round", json={})
+        assert before.status_code == 409 and "nothing has been read yet" in before.json()["error"]
+
+        state = until(lambda: (s := c.get("/v1/live").json())["reads"] >= 1 and s, what="a first reading")
+        assert state["totals"] == {"Us": 90} and state["game"] == game
+        assert sorted(e["event"] for e in state["events"]) == ["team Us: new meld of 8s (3 cards)",
+                                                               "team Us: new meld of Ks (6 cards)"]
+        picture = c.get("/v1/live/frame.jpg")
+        assert picture.headers["content-type"] == "image/jpeg" and picture.content[:2] == b"\xff\xd8"
+
+        camera.stage = 1  # a card added to the meld of 8s
+        state = until(lambda: (s := c.get("/v1/live").json())["totals"] == {"Us": 100} and s, what="the 8 added")
+        assert state["events"][-1]["event"] == "team Us: meld of 8s grew to 4"
+
+        camera.unplugged = True  # the camera pulled out: the layout stays, the session says so and tries again
+        state = until(lambda: (s := c.get("/v1/live").json())["status"] == "reconnecting" and s, what="reconnecting")
+        assert state["totals"] == {"Us": 100} and "trying again" in state["message"]
+        camera.unplugged = False
+        until(lambda: c.get("/v1/live").json()["status"] in ("watching", "moving", "reading"), what="reconnected")
+        assert camera.opened == 3 and c.get("/v1/live").json()["totals"] == {"Us": 100}
+
+        r = c.post("/v1/live/end-round", json={})
+        assert r.status_code == 201, r.text
+        ended = r.json()
+        assert ended["game"] == game and ended["check"] == f"/#/game/{game}/check/{ended['reading']}"
+        reading = c.get(f"/v1/photos/{ended['reading']}").json()
+        assert reading["score"]["teams"]["Us"]["total"] == 100
+        assert c.get(f"/v1/photos/{ended['reading']}/annotated/0.jpg").status_code == 200
+        after = c.get("/v1/live").json()
+        assert after["events"] == [] and after["totals"] == {}  # the next round starts empty
+        saved = c.post(f"/v1/games/{game}/rounds", json={"photo_reading": ended["reading"], "corrections": []})
+        assert saved.status_code == 201, saved.text
+        assert saved.json()["totals"]["Us"] == 100
+
+        assert c.delete("/v1/live").status_code == 204
+        assert c.get("/v1/live").json()["status"] == "off"
+        assert c.delete("/v1/live").status_code == 404
+    assert not any(t.name.startswith("handfoot-live") for t in threading.enumerate())
+
+
+def test_end_round_without_a_reading_and_the_live_page_address(tmp_path):
+    from fastapi.testclient import TestClient
+
+    from handfoot.service import Settings, create_app
+
+    with TestClient(create_app(Settings(db=tmp_path / "h.db"), load_models=False)) as c:
+        r = c.post("/v1/live/end-round", json={})
+        assert r.status_code == 404 and "nothing is being watched" in r.json()["error"]
+        r = c.get("/live", follow_redirects=False)
+        assert r.status_code == 307 and r.headers["location"] == "/#/live"
+        game = c.post("/v1/games", json={"rules": "pagat", "teams": ["A", "B"]}).json()["id"]
+        r = c.post("/v1/live", json={"camera": 0, "game": game})
+        assert r.status_code == 503 and "photo reading is off" in r.json()["error"]

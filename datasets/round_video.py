@@ -1,7 +1,8 @@
 """Videos of a round watched from above, for ``handfoot watch``'s tests, benchmark and demonstrations.
 
-A round is a list of *stages*, each the table's piles (:class:`datasets.scenes.Pile`) at one moment; each stage
-is a scene of :func:`datasets.scenes.make_scene` (same seed and decks, no clutter, the whole table in view) shown
+A round (:class:`Round`) is every pile that will be on the table (:class:`datasets.scenes.Pile`), laid out once,
+and its *stages*: how many of each pile's cards are down at one moment. Each stage is a scene of
+:func:`datasets.scenes.make_scene` (the same seed, decks and layout, no clutter, the whole table in view) shown
 still, and between two stages a hand and arm cross the table. Every frame is shifted by a little camera shake and
 its brightness flickers, as a webcam's picture does.
 
@@ -21,16 +22,21 @@ import numpy as np
 
 from .scenes import Pile, make_scene
 
-#: a round in five stages: a meld of 8s grows, the kings reach seven (a clean book) and are squared, a red three
-#: is laid
-ROUND: tuple[tuple[Pile, ...], ...] = (
-    (Pile("meld", ["8H", "8S", "8D"]), Pile("meld", ["KH", "KS", "KD", "KC", "KH", "KS"])),
-    (Pile("meld", ["8H", "8S", "8D", "8C"]), Pile("meld", ["KH", "KS", "KD", "KC", "KH", "KS"])),
-    (Pile("meld", ["8H", "8S", "8D", "8C"]), Pile("meld", ["KH", "KS", "KD", "KC", "KH", "KS", "KD"])),
-    (Pile("meld", ["8H", "8S", "8D", "8C"]), Pile("squared", ["KH", "KS", "KD", "KC", "KH", "KS", "KD"], "KD")),
-    (Pile("meld", ["8H", "8S", "8D", "8C"]), Pile("squared", ["KH", "KS", "KD", "KC", "KH", "KS", "KD"], "KD"),
-     Pile("red_threes", ["3H"])),
-)
+@dataclass(frozen=True)
+class Round:
+    """A round as the camera sees it: every pile that will be on the table (laid out once, each where it will be)
+    and, for each stage, how many of each pile's first cards are down."""
+
+    piles: tuple[Pile, ...]
+    stages: tuple[tuple[int, ...], ...]
+
+
+#: a round in five stages: a meld of 8s grows, the kings reach seven (a clean book) and are squared (the fan
+#: taken up, the squared book put down beside it), a red three is laid
+ROUND = Round(
+    (Pile("meld", ["8H", "8S", "8D", "8C"]), Pile("meld", ["KH", "KS", "KD", "KC", "KH", "KS", "KD"]),
+     Pile("squared", ["KH", "KS", "KD", "KC", "KH", "KS", "KD"], "KD"), Pile("red_threes", ["3H"])),
+    ((3, 6, 0, 0), (4, 6, 0, 0), (4, 7, 0, 0), (4, 0, 7, 0), (4, 0, 7, 1)))
 
 
 @dataclass(frozen=True)
@@ -43,10 +49,10 @@ class Timeline:
     frames: int
 
 
-def round_video(path: str | Path, decks: Sequence, stages: Sequence[Sequence[Pile]] = ROUND, *, seed: int = 1,
+def round_video(path: str | Path, decks: Sequence, plan: Round = ROUND, *, seed: int = 1,
                 size: tuple[int, int] = (1280, 720), fps: float = 10.0, still: float = 2.5, hand: float = 2.0,
                 shake: float = 1.5, flicker: float = 0.04) -> Timeline:
-    """Write a video of ``stages`` to ``path`` (Motion JPEG in ``.avi``, MPEG-4 in ``.mp4``).
+    """Write a video of the round ``plan`` to ``path`` (Motion JPEG in ``.avi``, MPEG-4 in ``.mp4``).
 
     Args:
         decks: loaded card designs (``datasets.cardart.load_deck``).
@@ -67,8 +73,8 @@ def round_video(path: str | Path, decks: Sequence, stages: Sequence[Sequence[Pil
     if not out.isOpened():
         raise OSError(f"{path}: cannot write a video there")
     rng = np.random.default_rng(seed)
-    scenes = [make_scene(seed, decks, size=size, full_view=True, clutter=False, piles=list(s)).image
-              for s in stages]
+    scenes = [make_scene(seed, decks, size=size, full_view=True, clutter=False, piles=list(plan.piles),
+                         shown=stage).image for stage in plan.stages]
     n = 0
     starts, hands = [], []
 

@@ -514,7 +514,7 @@ SIZES = ((1280, 960), (960, 1280), (1024, 768), (1600, 1200), (1280, 720), (720,
 def make_scene(seed: int, decks: Sequence[Deck], size: tuple[int, int] | None = None,
                max_piles: int | None = None, full_view: bool | None = None,
                piles: Sequence[Pile] | None = None, clutter: bool = True, joker_marks: float = 0.0,
-               joker_boost: float = 1.0, tight_fans: float = 0.0) -> Scene:
+               joker_boost: float = 1.0, tight_fans: float = 0.0, shown: Sequence[int] | None = None) -> Scene:
     """Generate one scene, deterministic for ``seed`` and ``decks``.
 
     Args:
@@ -532,6 +532,9 @@ def make_scene(seed: int, decks: Sequence[Deck], size: tuple[int, int] | None = 
             scene identical to earlier versions.
         tight_fans: share of fanned melds stepped so tightly that suit pips are partly covered (:func:`place_piles`);
             0 keeps every scene identical to earlier versions.
+        shown: with ``piles``, how many of each pile's first cards are drawn (the rest are laid out but not
+            drawn, and have no boxes): the same table earlier in a round, every card where it will be
+            (``datasets.round_video``). None draws them all. The scene's ``layout`` is of all the piles.
     """
     rng = np.random.default_rng(seed)
     W, H = size or SIZES[int(rng.integers(len(SIZES)))]
@@ -544,10 +547,17 @@ def make_scene(seed: int, decks: Sequence[Deck], size: tuple[int, int] | None = 
     cvw, cvh = int(math.ceil(cvw)), int(math.ceil(cvh))
     canvas = np.zeros((cvh, cvw, 4), np.uint8)
     ids = np.full((cvh, cvw), -1, np.int32)
-    _shadow(canvas, placed, rng)
+    drawn = [True] * len(placed)
+    if shown is not None:
+        seen: dict[int, int] = {}
+        for i, p in enumerate(placed):
+            seen[p.pile] = seen.get(p.pile, 0) + 1
+            drawn[i] = seen[p.pile] <= shown[p.pile]
+    _shadow(canvas, [p for p, d in zip(placed, drawn) if d], rng)
     canvas[:, :, :3] = 0
     for i, p in enumerate(placed):
-        _blend_card(canvas, ids, p.image, p.matrix, i, shade=0.25 * p.depth_offset)
+        if drawn[i]:
+            _blend_card(canvas, ids, p.image, p.matrix, i, shade=0.25 * p.depth_offset)
     cw = decks[0].back.shape[1] * scale
     if clutter:
         _clutter(canvas, ids, rng, scale, cw)
@@ -570,6 +580,8 @@ def make_scene(seed: int, decks: Sequence[Deck], size: tuple[int, int] | None = 
     boxes, classes, cards = [], [], []
     pixels = np.bincount((ids + 2).ravel(), minlength=len(placed) + 2)[2:]
     for i, p in enumerate(placed):
+        if not drawn[i]:
+            continue
         h, w = p.image.shape[:2]
         quad = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64) @ p.matrix[:, :2].T + p.matrix[:, 2]
         quad_img = cv2.perspectiveTransform(quad[None], Hm)[0]

@@ -113,13 +113,13 @@ async def live_stream(request: Request, session: live.LiveSession = Depends(get_
 
     async def parts():
         last = -1
-        while session.running or session.jpeg()[0] != last:
-            seq, data = session.jpeg()
+        while True:
+            seq, data = session.jpeg(wait=0)  # never blocks the event loop
             if seq != last and data:
                 last = seq
                 yield (f"--{BOUNDARY}\r\nContent-Type: image/jpeg\r\nContent-Length: {len(data)}\r\n\r\n"
                        .encode() + data + b"\r\n")
-            elif await request.is_disconnected():
+            elif not session.running or await request.is_disconnected():
                 return
             else:
                 await asyncio.sleep(0.02)

@@ -1,8 +1,9 @@
 """The live view's session: a camera (or a video played in real time) watched through a round, for ``/live``.
 
-Two threads. The *view* thread takes every frame the source gives, draws the last stable reading on it (boxes,
-pile outlines, the round's totals, what the watcher is doing), keeps it as a JPEG for the page's MJPEG stream
-and, with ``record``, writes it to a video. The *reading* thread takes the latest frame whenever it is free
+Two threads. The *view* thread takes every frame the source gives and, at most :data:`LIVE_FPS` times a second
+while the page shows the picture, draws the last stable reading on it (boxes, pile outlines, the round's totals,
+what the watcher is doing) and keeps it as a JPEG for the page's MJPEG stream; with ``record`` it writes the
+picture to a video. The *reading* thread takes the latest frame whenever it is free
 (frames are dropped, never queued) and steps the :class:`handfoot.watch.Watcher`: a still table costs one small
 frame comparison, a changed and settled one a reading, whose events are kept. A camera that stops giving pictures
 keeps its layout and is reopened every :data:`RECONNECT_SECONDS` until it comes back.
@@ -35,7 +36,11 @@ LATE = 0.1
 #: frames per second of a ``record`` video (the picture is repeated or dropped to keep real time)
 RECORD_FPS = 15.0
 #: the live picture's largest width (pixels); larger frames are shrunk for the stream
-STREAM_WIDTH = 1280
+STREAM_WIDTH = 960
+#: the live picture's frames per second, at most (camera frames in between are still compared)
+LIVE_FPS = 15.0
+#: pictures are made this long after the page last asked for one
+WATCHED_SECONDS = 3.0
 
 
 def paced(stream: Iterable[tuple[float, np.ndarray]], clock: Callable[[], float] = time.monotonic
@@ -78,7 +83,8 @@ class LiveSession:
         self._open = open_frames
         self._lock = threading.Condition()
         self._latest: tuple[int, float, np.ndarray] | None = None  # sequence number, t, frame
-        self._jpeg: tuple[int, bytes] = (0, b"")
+        self._jpeg: tuple[int, bytes, float] = (0, b"", 0.0)  # sequence number, JPEG, when made
+        self._watched_until = 0.0
         self._events: deque[Event] = deque(maxlen=EVENTS_KEPT)
         self._totals: dict[str, int] = {}
         self._status, self._message = "starting", ""
@@ -134,12 +140,19 @@ class LiveSession:
                     "game": self.game, "layout": self.watcher.layout, "totals": dict(self._totals),
                     "events": [{"t": round(e.t, 1), "event": e.text, "team": e.change.team, "kind": e.change.kind,
                                 "totals": e.totals} for e in self._events],
-                    "reads": self.watcher.reads, "fps": round(self._fps, 1), "frame": self._jpeg[0]}
+                    "reads": self.watcher.reads, "fps": round(self._fps, 1)}
 
-    def jpeg(self) -> tuple[int, bytes]:
-        """The latest annotated picture: (its sequence number, JPEG bytes); (0, b"") before the first."""
+    def jpeg(self, wait: float = 1.0) -> tuple[int, bytes]:
+        """The latest annotated picture: (its sequence number, JPEG bytes); (0, b"") when there is none. Pictures
+        are made while someone asks for them (for :data:`WATCHED_SECONDS` after each ask): the first ask waits up to
+        ``wait`` seconds for one."""
         with self._lock:
-            return self._jpeg
+            now = time.monotonic()
+            fresh = now < self._watched_until
+            self._watched_until = now + WATCHED_SECONDS
+            if not fresh and self.running:
+                self._lock.wait_for(lambda: self._jpeg[2] >= now or not self.running, timeout=wait)
+            return self._jpeg[:2]
 
     def stable(self):
         """The last stable reading (:class:`handfoot.watch.Seen`), or None before the first."""
@@ -177,34 +190,42 @@ class LiveSession:
         import cv2
 
         writer = None
-        seq, t0, shown = 0, time.monotonic(), 0
+        seq, t0, shown, next_picture = 0, time.monotonic(), 0, 0.0
+        period = 1.0 / LIVE_FPS
         try:
             for t, frame in self._frames():
                 if self._stop.is_set():
                     break
                 seq += 1
+                now = time.monotonic()
                 with self._lock:
                     if self._status == "starting":
                         self._status = "watching"
                     self._latest = (seq, t, frame)
                     self._lock.notify_all()
+                    watched = now < self._watched_until
+                if now < next_picture - 0.1 * period or not (watched or self.record is not None):
+                    continue  # at most LIVE_FPS pictures a second, and none while nobody looks
+                next_picture = max(next_picture + period, now - period)
                 picture = self.annotate(frame)
                 if self.record is not None:
                     if writer is None:
                         writer, rec_start, written = _writer(self.record, picture.shape[1], picture.shape[0]), \
-                            time.monotonic(), 0
-                    due = int((time.monotonic() - rec_start) * RECORD_FPS) + 1 - written
+                            now, 0
+                    due = int((now - rec_start) * RECORD_FPS) + 1 - written
                     for _ in range(min(due, 5)):
                         writer.write(picture)
                     written += max(due, 0)
+                if not watched:
+                    continue
                 if picture.shape[1] > STREAM_WIDTH:
                     picture = cv2.resize(picture, (STREAM_WIDTH, round(picture.shape[0] * STREAM_WIDTH
                                                                        / picture.shape[1])), interpolation=cv2.INTER_AREA)
                 ok, data = cv2.imencode(".jpg", picture, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
                 shown += 1
-                now = time.monotonic()
                 with self._lock:
-                    self._jpeg = (seq, data.tobytes())
+                    self._jpeg = (seq, data.tobytes(), now)
+                    self._lock.notify_all()
                     if now - t0 >= 1.0:
                         self._fps, t0, shown = shown / (now - t0), now, 0
         finally:

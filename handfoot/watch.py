@@ -1,12 +1,14 @@
 """Live scoring from a camera above the table (``handfoot watch``): read the table when it has changed and settled.
 
-A frame is compared with the one before it and with the last frame read, small and grey (:data:`SMALL` px wide,
-blurred). While something moves (a hand over the table: more than :data:`MOVING` of the pixels changed since the
-previous frame) nothing is read and the last stable reading stands. When the picture has been still for
-:data:`STILL_SECONDS` and differs from the last frame read (more than :data:`CHANGED` of the pixels), it is read
-through the camera pipeline (``vision.pipeline.read_image``) and its layout compared with the last stable one:
-each difference is an :class:`Event` ("team A: meld of 8s grew to 5"), with the round's new score. A still table
-costs one small frame comparison a frame.
+Each frame is compared, small and grey (:data:`SMALL` px wide, blurred; :func:`changed_mask` forgives a camera's
+shake), with the frame :data:`MOTION_SECONDS` before it and with the last frame read. While something moves (a
+hand over the table: more than :data:`MOVING` of the pixels changed) nothing is read and the last stable reading
+stands. When the picture has been still for :data:`STILL_SECONDS` and differs from the last frame read (more than
+:data:`CHANGED` of the pixels), it is read: only the changed regions and the piles they touch are found again
+(``vision.pipeline.detect_again``; the whole frame when they cover more than :data:`REGION_SHARE` of it), and the
+later stages run on all the boxes (``vision.pipeline.read_image``). The new layout is compared with the last
+stable one: each difference is an :class:`Event` ("team A: meld of 8s grew to 5"), with the round's new score. A
+still table costs one small frame comparison a frame.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -29,10 +31,14 @@ PIXEL_CHANGE = 18
 #: a pixel is compared with the levels this many pixels around it in the other frame (at :data:`SMALL` px wide, one
 #: pixel is 8 of a 1280 px frame: a camera's shake)
 SHIFT = 1
+#: a change covering more than this share of the frame is read on the whole frame, else in its regions only
+REGION_SHARE = 0.5
 #: something moves when more than this share of the pixels changed since the previous frame
 MOVING = 0.004
 #: the table changed when more than this share of the pixels differ from the last frame read
 CHANGED = 0.002
+#: motion is measured against the frame this many seconds before (at any frame rate, a slow hand moves enough)
+MOTION_SECONDS = 0.25
 #: the picture must be still this long (seconds of video) before it is read
 STILL_SECONDS = 0.6
 #: a book is complete at this many cards (the rules' book size, seed 000 "Books")
@@ -142,17 +148,82 @@ def small(frame: np.ndarray) -> np.ndarray:
     return cv2.GaussianBlur(grey, (5, 5), 0)
 
 
-def changed_share(a: np.ndarray, b: np.ndarray) -> float:
-    """Share of the pixels of a :func:`small` frame ``a`` whose grey level is more than :data:`PIXEL_CHANGE` outside
-    the range of ``b``'s levels within :data:`SHIFT` pixels around it: a camera's shake and an edge's blur are not
-    a change; a card laid, taken or covered is."""
+def changed_mask(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The pixels where two :func:`small` frames differ: one frame's grey level is more than :data:`PIXEL_CHANGE`
+    outside the range of the other's levels within :data:`SHIFT` pixels around it (either way). A camera's shake
+    and an edge's blur are not a change; a card laid, taken or covered is. (h, w) bool."""
     import cv2
 
     kernel = np.ones((2 * SHIFT + 1, 2 * SHIFT + 1), np.uint8)
-    hi = cv2.dilate(b, kernel).astype(np.int16) + PIXEL_CHANGE
-    lo = cv2.erode(b, kernel).astype(np.int16) - PIXEL_CHANGE
-    a = a.astype(np.int16)
-    return float(((a > hi) | (a < lo)).mean())
+
+    def outside(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        x = x.astype(np.int16)
+        return (x > cv2.dilate(y, kernel).astype(np.int16) + PIXEL_CHANGE) | \
+            (x < cv2.erode(y, kernel).astype(np.int16) - PIXEL_CHANGE)
+
+    return outside(a, b) | outside(b, a)
+
+
+def changed_share(a: np.ndarray, b: np.ndarray) -> float:
+    """Share of the pixels of :func:`changed_mask`."""
+    return float(changed_mask(a, b).mean())
+
+
+def changed_regions(a: np.ndarray, b: np.ndarray, width: int, height: int) -> np.ndarray | None:
+    """Where :func:`small` frame ``a`` differs from ``b`` (:func:`changed_mask`), as (k, 4) xyxy boxes in the pixels
+    of a ``width`` x ``height`` frame, boxes that overlap joined; None when they cover more than
+    :data:`REGION_SHARE` of the frame (a camera moved: read it whole)."""
+    import cv2
+
+    mask = cv2.dilate(changed_mask(a, b).astype(np.uint8), np.ones((3, 3), np.uint8))
+    n, _, stats, _ = cv2.connectedComponentsWithStats(mask)
+    sx, sy = width / a.shape[1], height / a.shape[0]
+    boxes = [[x * sx, y * sy, (x + w) * sx, (y + h) * sy] for x, y, w, h, _ in stats[1:n]]
+    return _bounded(_joined(boxes), width, height)
+
+
+def _joined(boxes: list[list[float]]) -> np.ndarray:
+    """(k, 4) xyxy boxes, those that overlap joined into one until none do."""
+    boxes = [list(b) for b in boxes]
+    joined = True
+    while joined:
+        joined = False
+        for i in range(len(boxes)):
+            for j in range(i + 1, len(boxes)):
+                p, q = boxes[i], boxes[j]
+                if p[0] < q[2] and q[0] < p[2] and p[1] < q[3] and q[1] < p[3]:
+                    boxes[i] = [min(p[0], q[0]), min(p[1], q[1]), max(p[2], q[2]), max(p[3], q[3])]
+                    del boxes[j]
+                    joined = True
+                    break
+            if joined:
+                break
+    return np.array(boxes, np.float64).reshape(-1, 4)
+
+
+def _bounded(boxes: np.ndarray, width: int, height: int) -> np.ndarray | None:
+    """``boxes``, or None when they cover more than :data:`REGION_SHARE` of the frame."""
+    area = float(((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])).sum())
+    return None if area > REGION_SHARE * width * height else boxes
+
+
+def with_piles(regions: np.ndarray, photo: Any) -> np.ndarray | None:
+    """``regions`` ((k, 4) xyxy pixels) grown to take in every pile of ``photo`` (``vision.pipeline.PhotoReading``)
+    that one touches, each pile's box reaching half a card beyond its indices: a change anywhere in a pile re-reads
+    the whole pile (a fan taken up from a pale table changes little where white meets pale). None when the result
+    covers more than :data:`REGION_SHARE` of the frame."""
+    piles = []
+    for side in photo.sides:
+        for pile in side.piles:
+            if any(c.detections for c in pile.cards):
+                reach = 0.5 * max(c.card_height for c in pile.cards)
+                piles.append(pile.box(side.detections.xyxy) + reach * np.array([-1, -1, 1, 1]))
+    out = [list(r) for r in regions]
+    for box in piles:
+        if any(r[0] < box[2] and box[0] < r[2] and r[1] < box[3] and box[1] < r[3] for r in out):
+            out.append(list(box))
+    h, w = photo.image.shape[:2]
+    return _bounded(_joined(out), w, h)
 
 
 def _natural(meld: list[str]) -> str:
@@ -222,29 +293,34 @@ def layout_events(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
 
 @dataclass(frozen=True)
 class Seen:
-    """One reading of a frame: its ``layout`` (``docs/layout.md``), and the camera pipeline's
+    """One reading of a frame: its ``layout`` (``docs/layout.md``), the camera pipeline's
     ``vision.pipeline.PhotoReading`` (boxes and piles in the frame's pixels, for drawing and for the end-of-round
-    check view; None when the reading came from elsewhere)."""
+    check view) and its stage-1 boxes (``vision.detections.Detections``, to read only a changed region of a later
+    frame); None when the reading came from elsewhere."""
 
     layout: dict[str, Any]
     photo: Any = None
+    found: Any = None
 
 
 @dataclass
 class Watcher:
     """Reads a table when it changes and settles (see the module docstring).
 
-    ``read`` maps a BGR frame to a :class:`Seen` (the camera pipeline and the round's facts; raises HandFootError
-    when no card is in view); ``score`` a layout to each team's total. ``seen`` is the last stable reading,
+    ``read(frame, before, regions)`` maps a BGR frame to a :class:`Seen` (the camera pipeline and the round's
+    facts; raises HandFootError when no card is in view), given the last stable reading and the regions changed
+    since its frame (:func:`changed_regions`; both None for a whole reading); ``score`` a layout to each team's total. ``seen`` is the last stable reading,
     ``moving`` whether the last frame moved (a hand over the table).
     """
 
-    read: Callable[[np.ndarray], Seen]
+    read: Callable[[np.ndarray, Seen | None, np.ndarray | None], Seen]
     score: Callable[[dict[str, Any]], dict[str, int]]
     seen: Seen | None = None
     reads: int = 0
     moving: bool = False
     _prev: np.ndarray | None = None
+    _recent: list = field(default_factory=list)  # (t, small frame) of the last MOTION_SECONDS
+    _seen_small: np.ndarray | None = None  # the small frame of the stable reading
     _last_read: np.ndarray | None = None
     _still_since: float | None = None
 
@@ -257,7 +333,11 @@ class Watcher:
         """Take one frame at ``t`` seconds: whether it should be read now (the picture settled and differs from
         the last frame read). Cheap: one small frame comparison."""
         s = small(frame)
-        self.moving = self._prev is not None and (self._prev.shape != s.shape or changed_share(self._prev, s) > MOVING)
+        while len(self._recent) > 1 and self._recent[1][0] <= t - MOTION_SECONDS:
+            self._recent.pop(0)
+        before = self._recent[0][1] if self._recent else None
+        self.moving = before is not None and (before.shape != s.shape or changed_share(s, before) > MOVING)
+        self._recent.append((t, s))
         self._prev = s
         if self.moving or self._still_since is None:
             self._still_since = t
@@ -274,11 +354,15 @@ class Watcher:
     def read_now(self, t: float, frame: np.ndarray) -> list[Event]:
         """Read ``frame`` (at ``t`` seconds, the last one given to :meth:`due`) and make it the stable reading;
         the events of what changed. A frame with no card in view changes nothing."""
-        self._last_read = small(frame)
+        s = self._last_read = small(frame)
+        regions = None
+        if self.seen is not None and self._seen_small is not None and self._seen_small.shape == s.shape:
+            regions = changed_regions(s, self._seen_small, frame.shape[1], frame.shape[0])
         try:
-            seen = self.read(frame)
+            seen = self.read(frame, self.seen, regions)
         except HandFootError:  # no card seen (an empty table, the camera covered): nothing to say yet
             return []
+        self._seen_small = s
         self.reads += 1
         changes = layout_changes(self.layout, seen.layout)
         self.seen = seen
@@ -300,7 +384,7 @@ def table_reader(models, rules: str = "pagat", round_no: int = 1, split: str | N
     from scorer.layout import TableLayout
     from scorer.scoring import score_round
     from vision.config import DEFAULT
-    from vision.pipeline import NoCardsError, PhotoReading, read_image
+    from vision.pipeline import NoCardsError, PhotoReading, detect, detect_again, read_image
     from vision.table import TableReading
 
     from .readings import rules_of
@@ -309,12 +393,20 @@ def table_reader(models, rules: str = "pagat", round_no: int = 1, split: str | N
     names = tuple(teams or ("A", "B"))
     config = DEFAULT if conf is None else DEFAULT.replace(**{"reading.min_conf": conf})
 
-    def read(frame: np.ndarray) -> Seen:
+    def read(frame: np.ndarray, before: Seen | None = None, regions: np.ndarray | None = None) -> Seen:
+        again = regions is not None and before is not None and before.found is not None \
+            and before.photo.image.shape == frame.shape
+        regions = with_piles(regions, before.photo) if again else None
+        if regions is not None:  # only the changed piles' regions are found again
+            found = detect_again(frame, before.found, regions, models.detector, models.reader, config)
+        else:
+            found = detect(frame, models.detector, models.reader, config)
         sides = read_image(frame, models.detector, models.reader, models.stacks, team=names[0], split=split,
-                           teams=names[:2] if split else None, config=config)
+                           teams=names[:2] if split else None, found=found, config=config)
         if not any(len(s.detections) for s in sides):
             raise NoCardsError("no cards in view")
-        return Seen(TableReading(sides, rules, round_no, None).layout(), PhotoReading(Path("live"), frame, sides))
+        return Seen(TableReading(sides, rules, round_no, None).layout(), PhotoReading(Path("live"), frame, sides),
+                    found)
 
     def score(layout: dict[str, Any]) -> dict[str, int]:
         result = score_round(TableLayout.from_dict(layout), rule_set, lenient=True)

@@ -1,26 +1,36 @@
 #!/usr/bin/env python3
-"""How ``handfoot watch`` keeps up: frames per second on a still table, the delay from a change to its event, and
-the CPU a still table costs.
+"""How the live view keeps up, per inference backend: the picture's frames per second, the delay from a change on
+the table to its event, and the CPU a still table costs.
 
-    python scripts/bench_watch.py [--photo examples/table.jpg] [--fps 15] [--seconds 6]
+    python scripts/bench_watch.py [--fps 30] [--size 1280x720] [--backends onnxruntime,openvino]
 
-Builds a 1280x720 round from the photo (still; a hand passes; a card's corner covered with table colour and
-uncovered again, two changes), then (1) runs the watcher over every frame as fast as it goes: frames per second of
-the frame comparison on a still table, and the readings' time; (2) replays it in real time at ``--fps`` and
-measures the wall-clock delay from each change's first frame to its event, and the process's CPU use over the
-still stretches (the share of one core). One run, on a shared machine: noisy.
+Writes a generated round (``datasets.round_video``, the ``anglo`` deck, eight changes, a hand crossing the table
+before each) at ``--fps``, then for each backend (a process of its own, ``HANDFOOT_BACKEND``) plays it in real
+time through a :class:`handfoot.live.LiveSession`, as ``handfoot watch --serve`` does, and reports:
+
+- the live picture's frames per second (median and lowest of the session's one-second counts; while a reading
+  runs, the picture goes on);
+- change to event: from the first still frame of each new stage (the hand has left) to its event in the
+  session's state, wall clock, median and p95;
+- a still table's CPU: the process's CPU time over the last 3 s of each still stretch (its reading done), as a
+  share of one core, with the live picture drawn and encoded, and without (the headless ``watch``: frame
+  comparison only).
+
+One run on a shared machine: noisy. Quote figures from one run.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import resource
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
-
-import cv2
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -31,72 +41,113 @@ def cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def main(argv: list[str] | None = None) -> int:
-    from handfoot import app, watch
-    from scripts.bench_vision import _fit
+def plan():
+    """:data:`datasets.round_video.ROUND` and four more changes: a meld of 5s laid and grown, a second red three,
+    a fifth 8 (nine stages; at the end team A has 840)."""
+    from datasets.round_video import Round
+    from datasets.scenes import Pile
 
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--photo", type=Path, default=ROOT / "examples" / "table.jpg")
-    ap.add_argument("--fps", type=float, default=15.0)
-    ap.add_argument("--seconds", type=float, default=6.0, help="length of each still stretch")
-    args = ap.parse_args(argv)
-    table = _fit(cv2.imread(str(args.photo)), 1280, 720)
+    piles = (Pile("meld", ["8H", "8S", "8D", "8C", "8H"]), Pile("meld", ["KH", "KS", "KD", "KC", "KH", "KS", "KD"]),
+             Pile("squared", ["KH", "KS", "KD", "KC", "KH", "KS", "KD"], "KD"), Pile("red_threes", ["3H", "3D"]),
+             Pile("meld", ["5H", "5S", "5D", "5C"]))
+    return Round(piles, ((3, 6, 0, 0, 0), (4, 6, 0, 0, 0), (4, 7, 0, 0, 0), (4, 0, 7, 0, 0), (4, 0, 7, 1, 0),
+                         (4, 0, 7, 1, 3), (4, 0, 7, 1, 4), (4, 0, 7, 2, 4), (5, 0, 7, 2, 4)))
+
+
+def measure(video: Path, timeline: dict, headless: bool) -> dict:
+    """One backend, in this process: the live session over ``video`` played in real time."""
+    from handfoot import app, live, watch
+
     models = app.load_models()
-    read, score = watch.table_reader(models)
-    covered = table.copy()  # a pile taken away: its indices covered with the table's colour
-    first = read(table).layout["teams"]["A"]
-    from vision.pipeline import detect, read_indices
+    req = app.PhotoRequest()
+    stills = [(a, b) for a, b in zip(timeline["stages"], timeline["stages"][1:] + [timeline["end"]])]
+    if headless:  # the headless watcher: frame comparison over a still stretch, no picture drawn
+        read, score = live._reader(models, req)
+        w = watch.Watcher(read, score)
+        used = wall = 0.0
+        start = time.monotonic()
+        for t, frame in live.paced(watch.frames(str(video))):
+            c0, in_tail = cpu(), any(b - 3.0 <= t < b - 0.2 for a, b in stills)
+            w.step(t, frame)
+            if in_tail and not w.moving:
+                used += cpu() - c0
+        wall = sum(2.8 for _ in stills)
+        return {"still_cpu": used / wall, "reads": w.reads, "seconds": time.monotonic() - start}
+    session = live.start(str(video), models, req)
+    t0 = time.monotonic()
+    fps, events_at, cpu_marks = [], [], {}
+    seen = 0
+    while session.running:
+        now = time.monotonic() - t0
+        session.jpeg(wait=0)  # the page shows the picture
+        state = session.state()
+        if state["fps"]:
+            fps.append(state["fps"])
+        if len(state["events"]) > seen:
+            events_at += [now] * (len(state["events"]) - seen)
+            seen = len(state["events"])
+        for k, (a, b) in enumerate(stills):
+            for mark in (b - 3.0, b - 0.2):
+                if (k, mark) not in cpu_marks and now >= mark:
+                    cpu_marks[(k, mark)] = (now, cpu())
+        time.sleep(0.05)
+    state = session.state()
+    session.stop()
+    delays = []
+    for a in timeline["stages"][1:]:
+        after = [e for e in events_at if e >= a]
+        if after:
+            delays.append(after[0] - a)
+    used = wall = 0.0
+    for k, (a, b) in enumerate(stills):
+        if (k, b - 3.0) in cpu_marks and (k, b - 0.2) in cpu_marks:
+            (w0, c0), (w1, c1) = cpu_marks[(k, b - 3.0)], cpu_marks[(k, b - 0.2)]
+            used, wall = used + c1 - c0, wall + w1 - w0
+    return {"fps_median": statistics.median(fps[2:]) if len(fps) > 2 else 0.0, "fps_min": min(fps[2:], default=0.0),
+            "delays": delays, "still_cpu": used / wall if wall else float("nan"), "reads": state["reads"],
+            "events": len(state["events"]), "totals": state["totals"]}
 
-    dets, _ = read_indices(detect(table, models.detector, models.reader))
-    x1, y1, x2, y2 = dets.xyxy[0]
-    size = max(x2 - x1, y2 - y1)
-    cv2.rectangle(covered, (int(x1 - 3 * size), int(y1 - 3 * size)), (int(x2 + 3 * size), int(y2 + 3 * size)),
-                  tuple(int(v) for v in table[5, 5]), -1)
-    print(f"table: {sum(len(m) for m in first['melds'])} melded cards read; a pile around {dets.codes[0]} covered")
-    n = int(args.seconds * args.fps)
-    hand = [cv2.circle(table.copy(), (100 + 60 * k, 360), 120, (90, 140, 200), -1) for k in range(int(args.fps))]
-    clip = [table] * n + hand + [table] * n + [covered] * n + [table] * n
-    changes = {n + len(hand) + n, n + len(hand) + 2 * n}  # first frames of the two changes
 
-    read_s = []
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--fps", type=float, default=30.0, help="the video's frames per second (default 30)")
+    ap.add_argument("--size", default="1280x720")
+    ap.add_argument("--backends", default="onnxruntime,openvino")
+    ap.add_argument("--one", help=argparse.SUPPRESS)  # internal: measure VIDEO:TIMELINE_JSON:headless in this process
+    args = ap.parse_args(argv)
+    if args.one:
+        video, timeline, headless = args.one.split("::")
+        print(json.dumps(measure(Path(video), json.loads(timeline), headless == "1")))
+        return 0
+    from datasets.cardart import load_deck
+    from datasets.round_video import round_video
 
-    def timed_read(frame):
-        start = time.perf_counter()
-        try:
-            return read(frame)
-        finally:
-            read_s.append(time.perf_counter() - start)
-
-    w = watch.Watcher(timed_read, score)
-    compare = []  # the steps that read nothing: the frame comparison alone
-    for k, frame in enumerate(clip):
-        start, reads = time.perf_counter(), len(read_s)
-        w.step(k / args.fps, frame)
-        if len(read_s) == reads:
-            compare.append(time.perf_counter() - start)
-    print(f"1280x720, {len(clip)} frames: frame comparison {1 / statistics.median(compare):.0f} frames/s "
-          f"(median {1000 * statistics.median(compare):.1f} ms); {len(read_s)} readings, median "
-          f"{statistics.median(read_s):.2f} s")
-
-    w = watch.Watcher(read, score)
-    delays, still_cpu, still_wall = [], 0.0, 0.0
-    start, pending = time.monotonic(), None
-    for k, frame in enumerate(clip):
-        due = start + k / args.fps
-        time.sleep(max(0.0, due - time.monotonic()))
-        if k in changes:
-            pending = time.monotonic()
-        c0 = cpu()
-        events = w.step(k / args.fps, frame)
-        if events and pending is not None:
-            delays.append(time.monotonic() - pending)
-            pending = None
-        if args.fps * 2 < k < n:  # the first still stretch, after its reading: one frame period each
-            still_cpu += cpu() - c0
-            still_wall += 1 / args.fps
-    print(f"real time at {args.fps:.0f} fps: change to event {', '.join(f'{d:.2f}' for d in delays)} s "
-          f"(median {statistics.median(delays) if delays else float('nan'):.2f} s); a still table uses "
-          f"{100 * still_cpu / max(still_wall, 1e-9):.1f} % of one core")
+    w, h = (int(v) for v in args.size.lower().split("x"))
+    folder = Path(tempfile.mkdtemp(prefix="bench_watch_"))
+    video = folder / "round.avi"
+    t = round_video(video, [load_deck("anglo")], plan(), size=(w, h), fps=args.fps, still=5.0)
+    timeline = json.dumps({"stages": t.stages, "end": t.frames / args.fps})
+    print(f"{args.size} at {args.fps:.0f} fps, {t.frames} frames ({t.frames / args.fps:.0f} s), "
+          f"{len(t.stages) - 1} changes; {os.cpu_count()} CPUs")
+    for backend in args.backends.split(","):
+        env = {**os.environ, "HANDFOOT_BACKEND": backend}
+        out = {}
+        for headless in ("0", "1"):
+            run = subprocess.run([sys.executable, __file__, "--one", f"{video}::{timeline}::{headless}"], env=env,
+                                 capture_output=True, text=True)
+            if run.returncode:
+                print(f"{backend}: failed: {run.stderr.strip().splitlines()[-1:]}")
+                break
+            out[headless] = json.loads(run.stdout.strip().splitlines()[-1])
+        else:
+            r, hl = out["0"], out["1"]
+            d = sorted(r["delays"])
+            p95 = d[min(len(d) - 1, round(0.95 * (len(d) - 1)))] if d else float("nan")
+            print(f"{backend}: live picture {r['fps_median']:.1f} frames/s (lowest {r['fps_min']:.1f}); change to "
+                  f"event median {statistics.median(d) if d else float('nan'):.2f} s, p95 {p95:.2f} s "
+                  f"({len(d)} of {len(t.stages) - 1} changes, {r['reads']} readings, totals {r['totals']}); "
+                  f"still table {100 * r['still_cpu']:.0f} % of one core with the picture, "
+                  f"{100 * hl['still_cpu']:.1f} % headless")
     return 0
 
 

@@ -56,8 +56,8 @@ def stages(anglo_deck):
     from datasets.round_video import ROUND
     from datasets.scenes import make_scene
 
-    return [make_scene(1, [anglo_deck], size=(1280, 720), full_view=True, clutter=False, piles=list(s)).image
-            for s in ROUND[:2]]
+    return [make_scene(1, [anglo_deck], size=(1280, 720), full_view=True, clutter=False, piles=list(ROUND.piles),
+                       shown=stage).image for stage in ROUND.stages[:2]]
 
 
 @pytest.fixture(scope="module")

@@ -40,7 +40,7 @@ def _frame(shade: int, hand_x: int | None = None) -> np.ndarray:
 def test_a_table_is_read_once_it_changed_and_settled_never_while_a_hand_moves():
     reads = []
 
-    def read(frame):
+    def read(frame, before, regions):
         reads.append(int(frame[5, 5, 0]))
         n = 3 if frame[5, 5, 0] < 100 else 4
         return Seen({"teams": {"A": team([["8H"] * n])}})
@@ -123,3 +123,26 @@ def test_a_camera_gives_its_latest_frame_and_an_unplugged_one_says_so():
             got.append(int(frame[0, 0, 0]))
             time.sleep(0.05)  # a slow reading: frames in between are dropped, never queued
     assert got[0] == 0 and got == sorted(got) and len(got) < 15 and cam.released
+
+
+@pytest.mark.skipif(not __import__("vision.reader", fromlist=["DEFAULT_READER"]).DEFAULT_READER.is_file(),
+                    reason="no shipped reader")
+@pytest.mark.parametrize("seed", [1, 8])  # 8: a pale table, where a fan taken up changes little
+def test_reading_only_the_changed_piles_reads_as_the_whole_frame(anglo_deck, seed):
+    from datasets.round_video import ROUND
+    from datasets.scenes import make_scene
+    from handfoot import app, watch
+
+    read, score = watch.table_reader(app.load_models())
+    before = frame = None
+    for stage in ROUND.stages:
+        nxt = make_scene(seed, [anglo_deck], size=(1280, 720), full_view=True, clutter=False,
+                         piles=list(ROUND.piles), shown=stage).image
+        whole = read(nxt)
+        if before is not None:
+            regions = watch.changed_regions(watch.small(nxt), watch.small(frame), 1280, 720)
+            assert regions is not None and len(regions)  # a change of a few cards: read in regions
+            again = read(nxt, before, regions)
+            assert again.layout == whole.layout
+        before, frame = (whole if before is None else again), nxt
+    assert score(before.layout) == {"A": 710}

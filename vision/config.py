@@ -49,6 +49,14 @@ class Pyramid:
     agnostic_iou: float = 0.3
     #: per-code non-maximum suppression (IoU) of a detector that names card codes
     iou: float = 0.5
+    #: a changed region read again alone (:func:`vision.pipeline.detect_again`) is grown by this much on each side
+    #: (index sizes: a card laid over another changes little where white meets white)
+    region_grow: float = 2.0
+    #: ... and cut out with this much more of the photo around it (index sizes: whole cards, so that its boxes are
+    #: found and read as in the whole photo)
+    region_context: float = 4.0
+    #: ... and at least this much (pixels)
+    region_min_context: int = 96
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,8 @@ order on one photo:
 5. :func:`scorer.scoring.score_round` — the score and every problem the rules see (done by the caller).
 
 Stage 1 is the costly one (the models); ``read_image(..., found=...)`` re-runs stages 1b-4 on boxes found before
-(a webcam's unchanged frame, an evaluation's cache). :func:`read_photos` and :func:`read_hand_photos` run it on
+(a webcam's unchanged frame, an evaluation's cache), and :func:`detect_again` re-runs stage 1 in a frame's changed
+regions only. :func:`read_photos` and :func:`read_hand_photos` run it on
 files, :func:`annotate` draws the result. Every threshold comes from one :class:`vision.config.VisionConfig`.
 """
 
@@ -31,7 +32,7 @@ from scorer.errors import HandFootError
 from .annotate import CornerAnnotator, PileAnnotator, TotalsAnnotator
 from .completion import read_with_fans
 from .config import DEFAULT, VisionConfig
-from .detections import Detections
+from .detections import Detections, box_intersection, index_centres, index_sizes
 from .detector import CardDetector, ModelError, load_image
 from .fan_gaps import fill_fan_gaps
 from .instances import pair_and_agree, pair_corners
@@ -71,6 +72,45 @@ def detect(image: np.ndarray, detector: CardDetector, reader: IndexReader | None
         return found
     rank_p, suit_p = reader.probabilities(image, found.xyxy)
     return Detections(found.xyxy, found.confidence, found.class_id, {"rank_p": rank_p, "suit_p": suit_p})
+
+
+def detect_again(image: np.ndarray, before: Detections, regions: np.ndarray, detector: CardDetector,
+                 reader: IndexReader | None = None, config: VisionConfig = DEFAULT) -> Detections:
+    """Stage 1 again in changed ``regions`` only ((k, 4) xyxy pixels of ``image``, not overlapping): the boxes of
+    ``before`` (:func:`detect` of an earlier frame of the same view) whose centre lies outside every region (each
+    grown by :attr:`~vision.config.Pyramid.region_grow` index sizes), and :func:`detect`'s boxes of each region,
+    found in the region cut out with
+    :attr:`~vision.config.Pyramid.region_context` index sizes around it, whose centre lies inside it; an old box
+    that a new one overlaps (more than :attr:`~vision.config.Pyramid.agnostic_iou` of the smaller) is dropped.
+    Most confident first, as :func:`detect`'s."""
+    p = config.pyramid
+    h, w = image.shape[:2]
+    sizes = index_sizes(before.xyxy) if len(before) else np.zeros(0)
+    size = float(np.median(sizes)) if len(sizes) else 0.0
+    pad = max(p.region_min_context, p.region_context * size)
+    keep = np.ones(len(before), bool)
+    parts = []
+    grown = np.asarray(regions, np.float64).reshape(-1, 4) + p.region_grow * size * np.array([-1, -1, 1, 1])
+    for x1, y1, x2, y2 in grown:
+        if len(before):
+            c = index_centres(before.xyxy)
+            keep &= ~((c[:, 0] >= x1) & (c[:, 0] < x2) & (c[:, 1] >= y1) & (c[:, 1] < y2))
+        cx1, cy1 = max(0, int(x1 - pad)), max(0, int(y1 - pad))
+        cx2, cy2 = min(w, int(np.ceil(x2 + pad))), min(h, int(np.ceil(y2 + pad)))
+        found = detect(np.ascontiguousarray(image[cy1:cy2, cx1:cx2]), detector, reader, config)
+        if not len(found):
+            continue
+        found = Detections(found.xyxy + np.float32([cx1, cy1, cx1, cy1]), found.confidence, found.class_id,
+                           found.data)
+        c = index_centres(found.xyxy)
+        parts.append(found[(c[:, 0] >= x1) & (c[:, 0] < x2) & (c[:, 1] >= y1) & (c[:, 1] < y2)])
+    new = Detections.concatenate(parts)
+    if len(new) and keep.any():  # an index at a region's edge found again: the new box only
+        overlap = box_intersection(before.xyxy, new.xyxy) / np.minimum.outer(index_sizes(before.xyxy) ** 2,
+                                                                       index_sizes(new.xyxy) ** 2)
+        keep &= ~(overlap > p.agnostic_iou).any(axis=1)
+    merged = Detections.concatenate([before[keep], new])
+    return merged[np.argsort(-merged.confidence, kind="stable")] if len(merged) else merged
 
 
 def read_indices(found: Detections, one_class: bool = True,

@@ -334,6 +334,8 @@ def cmd_watch(args: argparse.Namespace) -> int:
     if args.record and not Path(args.record).resolve().parent.is_dir():
         raise HandFootError(f"--record {args.record}: no such folder")
     source = args.video if args.video is not None else args.camera
+    if args.window:
+        live.check_window()
     stream = watch.frames(source)
     first = next(stream)  # a missing file, an unreadable video or no camera: one line, before the models load
     req, ledger = _watch_request(args)
@@ -358,10 +360,13 @@ def cmd_watch(args: argparse.Namespace) -> int:
                 else:
                     print(f"{event.t:7.1f} s  {event.text}  ({', '.join(f'{k} {v:,}' for k, v in totals.items())})",
                           flush=True)
-            if args.record:
+            if args.record or args.window:
                 picture = live.draw(frame, watcher.seen, totals, "moving" if watcher.moving else "watching")
-                writer = writer or live._writer(Path(args.record), picture.shape[1], picture.shape[0])
-                writer.write(picture)
+                if args.record:
+                    writer = writer or live._writer(Path(args.record), picture.shape[1], picture.shape[0])
+                    writer.write(picture)
+                if args.window and not live.show_window(picture):
+                    break  # q or Esc in the window
     except HandFootError as exc:  # the camera stopped: say so, keep what was read
         stopped = exc
         print(f"handfoot: error: {exc}", file=sys.stderr)
@@ -698,6 +703,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--deck", help="read with this deck's profile (handfoot deck list)")
     sp.add_argument("--json", action="store_true", help="one JSON object per event, one per line")
     sp.add_argument("--record", metavar="OUT.mp4", help="write the annotated picture to this video")
+    sp.add_argument("--window", action="store_true",
+                    help="show the annotated picture in a window (an OpenCV with a GUI; q closes it)")
     sp.add_argument("--game", help="the game whose next round this is (its rules, round and teams); without "
                                    "--serve the round is added to it at the end")
     sp.add_argument("--serve", action="store_true",

@@ -36,7 +36,9 @@ LATE = 0.1
 #: frames per second of a ``record`` video (the picture is repeated or dropped to keep real time)
 RECORD_FPS = 15.0
 #: the live picture's largest width (pixels); larger frames are shrunk for the stream
-STREAM_WIDTH = 960
+STREAM_WIDTH = 1280
+#: the watcher compares at most this many frames a second (a camera may give 30 or 60)
+COMPARE_FPS = 10.0
 #: the live picture's frames per second, at most (camera frames in between are still compared)
 LIVE_FPS = 15.0
 #: pictures are made this long after the page last asked for one
@@ -220,7 +222,7 @@ class LiveSession:
                     continue
                 if picture.shape[1] > STREAM_WIDTH:
                     picture = cv2.resize(picture, (STREAM_WIDTH, round(picture.shape[0] * STREAM_WIDTH
-                                                                       / picture.shape[1])), interpolation=cv2.INTER_AREA)
+                                                                       / picture.shape[1])), interpolation=cv2.INTER_LINEAR)
                 ok, data = cv2.imencode(".jpg", picture, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
                 shown += 1
                 with self._lock:
@@ -238,7 +240,7 @@ class LiveSession:
                 self._lock.notify_all()
 
     def _read(self) -> None:
-        seen = 0
+        seen, last = 0, 0.0
         while not self._stop.is_set():
             with self._lock:
                 self._lock.wait_for(lambda: self._stop.is_set() or (self._latest is not None
@@ -249,6 +251,11 @@ class LiveSession:
                         return
                     continue
                 seen, t, frame = self._latest
+            wait = last + 1.0 / COMPARE_FPS - time.monotonic()
+            if wait > 0:  # at most COMPARE_FPS comparisons a second; the frame after the wait is the latest
+                self._stop.wait(wait)
+                continue
+            last = time.monotonic()
             if not self.watcher.due(t, frame):
                 continue
             with self._lock:
@@ -306,6 +313,28 @@ MESSAGES = {"starting": "opening the camera", "watching": "watching the table",
 #: the status drawn on the picture (none while simply watching)
 BANNERS = {"moving": "waiting for the table to settle", "reading": "reading...",
            "reconnecting": "camera lost: reconnecting"}
+
+
+WINDOW = "handfoot watch"
+
+
+def check_window() -> None:
+    """Raises HandFootError when this OpenCV cannot open a window (``opencv-python-headless``, or no display)."""
+    import cv2
+
+    try:
+        cv2.namedWindow(WINDOW, cv2.WINDOW_NORMAL)
+    except cv2.error:
+        raise HandFootError("this computer's OpenCV cannot open a window (no GUI build, or no display): use "
+                            "--serve and open the live view in a browser") from None
+
+
+def show_window(picture: np.ndarray) -> bool:
+    """Show ``picture`` in the window of :func:`check_window`; False once q or Esc was pressed there."""
+    import cv2
+
+    cv2.imshow(WINDOW, picture)
+    return cv2.waitKey(1) & 0xFF not in (ord("q"), 27)
 
 
 def _writer(path: Path, width: int, height: int):

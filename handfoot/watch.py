@@ -143,8 +143,8 @@ def small(frame: np.ndarray) -> np.ndarray:
     import cv2
 
     h, w = frame.shape[:2]
-    grey = cv2.cvtColor(cv2.resize(frame, (SMALL, max(1, round(h * SMALL / w))), interpolation=cv2.INTER_AREA),
-                        cv2.COLOR_BGR2GRAY)
+    grey = cv2.resize(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), (SMALL, max(1, round(h * SMALL / w))),
+                      interpolation=cv2.INTER_AREA)
     return cv2.GaussianBlur(grey, (5, 5), 0)
 
 

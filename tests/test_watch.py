@@ -96,6 +96,26 @@ def test_watch_errors_are_one_line(tmp_path, capsys):
                         (["--video", "x.avi", "--camera", "0"], "give only one of --video FILE or --camera")):
         assert main(["watch", *args]) == 1
         assert words in capsys.readouterr().err
+    for args, words in ((["--record", str(tmp_path / "none" / "out.mp4")], "no such folder"),
+                        (["--game", "0123456789abcdef", "--db", str(tmp_path / "h.db")], "no game")):
+        assert main(["watch", "--video", str(video_of(tmp_path)), *args]) == 1
+        assert words in capsys.readouterr().err
+    try:  # a window needs an OpenCV with a GUI and a display; without, one line says so
+        cv2.namedWindow("probe")
+        cv2.destroyAllWindows()
+    except cv2.error:
+        assert main(["watch", "--video", str(video_of(tmp_path)), "--window"]) == 1
+        assert "cannot open a window" in capsys.readouterr().err
+
+
+def video_of(folder):
+    """A short readable video (grey frames) in ``folder``."""
+    path = folder / "grey.avi"
+    out = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 5, (64, 48))
+    for _ in range(3):
+        out.write(np.full((48, 64, 3), 128, np.uint8))
+    out.release()
+    return path
 
 
 def test_a_camera_gives_its_latest_frame_and_an_unplugged_one_says_so():

@@ -166,3 +166,40 @@ def test_reading_only_the_changed_piles_reads_as_the_whole_frame(anglo_deck, see
             assert again.layout == whole.layout
         before, frame = (whole if before is None else again), nxt
     assert score(before.layout) == {"A": 710}
+
+
+def test_an_index_read_again_votes_with_its_earlier_readings():
+    """A box found again at its place takes the mean of the reader's probabilities over the readings that saw it:
+    one frame's misread does not flip a card read right three times; boxes outside the changed region are kept."""
+    from vision.detections import Detections
+    from vision.pipeline import detect_again
+
+    class Finder:  # a one-class detector finding the white rectangles of the frame
+        fixed_size, names_cards = True, False
+
+        def __call__(self, image, size, floor):
+            grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+            contours, _ = cv2.findContours((grey > 200).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+            boxes = [[x, y, x + w, y + h] for x, y, w, h in map(cv2.boundingRect, contours)]
+            return Detections(np.array(boxes, np.float32).reshape(-1, 4), np.full(len(boxes), 0.9, np.float32),
+                              np.zeros(len(boxes), np.int64))
+
+    class Reader:  # reads every box as rank 11 (a misread of this frame)
+        def probabilities(self, image, xyxy):
+            rank_p = np.full((len(xyxy), 15), 0.01, np.float32)
+            rank_p[:, 11] = 0.7
+            return rank_p, np.full((len(xyxy), 4), 0.25, np.float32)
+
+    frame = np.zeros((400, 600, 3), np.uint8)
+    frame[100:130, 100:120] = frame[100:130, 400:420] = 255
+    was = np.full((2, 15), 0.005, np.float32)
+    was[:, 12] = 0.9
+    before = Detections(np.float32([[100, 100, 120, 130], [400, 100, 420, 130]]), np.float32([0.9, 0.9]),
+                        np.zeros(2, np.int64), {"rank_p": was, "suit_p": np.full((2, 4), 0.25, np.float32),
+                                                "votes": np.int64([3, 3])})
+    found = detect_again(frame, before, np.float64([[90, 90, 130, 140]]), Finder(), Reader())
+    assert len(found) == 2 and sorted(found.data["votes"].tolist()) == [3, 4]
+    again = int(np.flatnonzero(found.data["votes"] == 4)[0])
+    assert found.xyxy[again].tolist() == [100, 100, 120, 130]
+    assert found.data["rank_p"][again].argmax() == 12  # 0.9 x 3 and 0.01 against 0.005 x 3 and 0.7
+    assert found.data["rank_p"][again][12] == pytest.approx((0.9 * 3 + 0.01) / 4)

@@ -57,6 +57,11 @@ class Pyramid:
     region_context: float = 4.0
     #: ... and at least this much (pixels)
     region_min_context: int = 96
+    #: a box found again where an earlier one was (IoU at least this) is the same index: the reader's
+    #: probabilities of it are their mean over the readings that saw it (a misread in one frame does not flip it)
+    vote_iou: float = 0.5
+    #: ... counting at most this many earlier readings (a card really changed there wins within a few)
+    vote_max: int = 5
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ from scorer.errors import HandFootError
 from .annotate import CornerAnnotator, PileAnnotator, TotalsAnnotator
 from .completion import read_with_fans
 from .config import DEFAULT, VisionConfig
-from .detections import Detections, box_intersection, index_centres, index_sizes
+from .detections import Detections, box_intersection, box_iou, index_centres, index_sizes
 from .detector import CardDetector, ModelError, load_image
 from .fan_gaps import fill_fan_gaps
 from .instances import pair_and_agree, pair_corners
@@ -81,8 +81,9 @@ def detect_again(image: np.ndarray, before: Detections, regions: np.ndarray, det
     grown by :attr:`~vision.config.Pyramid.region_grow` index sizes), and :func:`detect`'s boxes of each region,
     found in the region cut out with
     :attr:`~vision.config.Pyramid.region_context` index sizes around it, whose centre lies inside it; an old box
-    that a new one overlaps (more than :attr:`~vision.config.Pyramid.agnostic_iou` of the smaller) is dropped.
-    Most confident first, as :func:`detect`'s."""
+    that a new one overlaps (more than :attr:`~vision.config.Pyramid.agnostic_iou` of the smaller) is dropped, and
+    one found again at its place votes (:func:`_voted`; the ``votes`` data column counts the readings that saw each
+    box). Most confident first, as :func:`detect`'s."""
     p = config.pyramid
     h, w = image.shape[:2]
     sizes = index_sizes(before.xyxy) if len(before) else np.zeros(0)
@@ -104,13 +105,37 @@ def detect_again(image: np.ndarray, before: Detections, regions: np.ndarray, det
                            found.data)
         c = index_centres(found.xyxy)
         parts.append(found[(c[:, 0] >= x1) & (c[:, 0] < x2) & (c[:, 1] >= y1) & (c[:, 1] < y2)])
-    new = Detections.concatenate(parts)
+    new = _voted(before, Detections.concatenate(parts), config)
     if len(new) and keep.any():  # an index at a region's edge found again: the new box only
         overlap = box_intersection(before.xyxy, new.xyxy) / np.minimum.outer(index_sizes(before.xyxy) ** 2,
                                                                        index_sizes(new.xyxy) ** 2)
         keep &= ~(overlap > p.agnostic_iou).any(axis=1)
-    merged = Detections.concatenate([before[keep], new])
+    old = before[keep]
+    if len(old) and "votes" not in old.data:
+        old = Detections(old.xyxy, old.confidence, old.class_id, {**old.data, "votes": np.ones(len(old), np.int64)})
+    merged = Detections.concatenate([old, new])
     return merged[np.argsort(-merged.confidence, kind="stable")] if len(merged) else merged
+
+
+def _voted(before: Detections, new: Detections, config: VisionConfig) -> Detections:
+    """``new`` with a ``votes`` data column (n,): the readings that saw each box. A new box where one of ``before``
+    was (IoU at least :attr:`~vision.config.Pyramid.vote_iou`) takes the mean of the reader's probabilities
+    over the earlier readings (at most :attr:`~vision.config.Pyramid.vote_max`) and this one."""
+    if not len(new) or "rank_p" not in new.data:
+        return new
+    data = {**new.data, "votes": np.ones(len(new), np.int64)}
+    if len(before) and "rank_p" in before.data:
+        iou = box_iou(before.xyxy, new.xyxy)
+        old_votes = before.data.get("votes", np.ones(len(before), np.int64))
+        rank_p, suit_p = data["rank_p"].copy(), data["suit_p"].copy()
+        for k in np.flatnonzero(iou.max(axis=0) >= config.pyramid.vote_iou):
+            i = int(iou[:, k].argmax())
+            w = min(int(old_votes[i]), config.pyramid.vote_max)
+            rank_p[k] = (before.data["rank_p"][i] * w + rank_p[k]) / (w + 1)
+            suit_p[k] = (before.data["suit_p"][i] * w + suit_p[k]) / (w + 1)
+            data["votes"][k] = w + 1
+        data.update(rank_p=rank_p, suit_p=suit_p)
+    return Detections(new.xyxy, new.confidence, new.class_id, data)
 
 
 def read_indices(found: Detections, one_class: bool = True,

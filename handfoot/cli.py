@@ -331,6 +331,8 @@ def cmd_watch(args: argparse.Namespace) -> int:
         raise HandFootError("give only one of --video FILE or --camera INDEX")
     if args.video is None and args.camera is None:
         raise HandFootError("give --video FILE or --camera INDEX")
+    if args.headless and (args.serve or args.window):
+        raise HandFootError("--headless shows nothing: leave out --serve and --window")
     if args.record and not Path(args.record).resolve().parent.is_dir():
         raise HandFootError(f"--record {args.record}: no such folder")
     source = args.video if args.video is not None else args.camera
@@ -702,6 +704,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--teams", help="team names: A,B")
     sp.add_argument("--deck", help="read with this deck's profile (handfoot deck list)")
     sp.add_argument("--json", action="store_true", help="one JSON object per event, one per line")
+    sp.add_argument("--headless", action="store_true",
+                    help="print the events only (the default without --serve or --window)")
     sp.add_argument("--record", metavar="OUT.mp4", help="write the annotated picture to this video")
     sp.add_argument("--window", action="store_true",
                     help="show the annotated picture in a window (an OpenCV with a GUI; q closes it)")

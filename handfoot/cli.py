@@ -381,12 +381,16 @@ def cmd_watch(args: argparse.Namespace) -> int:
     else:
         print(f"end: {watcher.reads} readings; round totals: "
               + (", ".join(f"{k} {v:,}" for k, v in final.items()) or "no cards seen"))
-    if ledger is not None and watcher.layout.get("teams"):
+    if ledger is not None:
         from . import games
 
-        game = games.add_round(ledger, args.game, watcher.layout, lenient=True)
-        print(f"handfoot: round {len(game.rounds)} added to game {game.id} (correct it on the page if a card "
-              "was misread)", file=sys.stderr)
+        try:
+            if watcher.layout.get("teams"):
+                game = games.add_round(ledger, args.game, watcher.layout, lenient=True)
+                print(f"handfoot: round {len(game.rounds)} added to game {game.id} (correct it on the page if a "
+                      "card was misread)", file=sys.stderr)
+        finally:
+            ledger.close()
     return 1 if stopped else 0
 
 

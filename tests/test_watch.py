@@ -66,9 +66,17 @@ def test_watch_a_generated_round_on_the_command_line(anglo_deck, tmp_path, capsy
     from datasets.round_video import round_video
     from handfoot.cli import main
 
-    video, recording = tmp_path / "round.avi", tmp_path / "seen.avi"
+    from contextlib import closing
+
+    from handfoot import games
+    from handfoot.ledger import Ledger
+
+    video, recording, db = tmp_path / "round.avi", tmp_path / "seen.avi", tmp_path / "h.db"
     timeline = round_video(video, [anglo_deck], size=(1280, 720), fps=8)
-    assert main(["watch", "--video", str(video), "--json", "--record", str(recording)]) == 0
+    with closing(Ledger.open(db)) as ledger:
+        game = games.create_game(ledger, games.GameCreate(rules="pagat", teams=["A", "B"])).id
+    assert main(["watch", "--video", str(video), "--json", "--record", str(recording), "--game", game,
+                 "--db", str(db)]) == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     events, end = lines[:-1], lines[-1]
     by_stage = [sorted(e["event"] for e in events if a <= e["t"] < b)
@@ -81,6 +89,8 @@ def test_watch_a_generated_round_on_the_command_line(anglo_deck, tmp_path, capsy
     assert not [e for e in events for a, b in timeline.hands if a <= e["t"] < b]  # nothing while a hand moves
     assert [e["totals"]["A"] for e in events][-1] == 710 and end["totals"] == {"A": 710}
     assert end["end"] and end["reads"] == 5
+    with closing(Ledger.open(db)) as ledger:  # --game: the round added to the game at the end
+        assert games.game_view(ledger, game).totals == {"A": 710, "B": 0}
     cap = cv2.VideoCapture(str(recording))
     assert int(cap.get(cv2.CAP_PROP_FRAME_COUNT)) == timeline.frames
     cap.release()

@@ -398,7 +398,8 @@ def table_reader(models, rules: str = "pagat", round_no: int = 1, split: str | N
             and before.photo.image.shape == frame.shape
         regions = with_piles(regions, before.photo) if again else None
         if regions is not None:  # only the changed piles' regions are found again
-            found = detect_again(frame, before.found, regions, models.detector, models.reader, config)
+            found = detect_again(frame, before.found, regions, models.detector, models.reader, config,
+                                 before_image=before.photo.image)
         else:
             found = detect(frame, models.detector, models.reader, config)
         sides = read_image(frame, models.detector, models.reader, models.stacks, team=names[0], split=split,

@@ -213,3 +213,26 @@ def test_an_index_read_again_votes_with_its_earlier_readings():
     assert found.xyxy[again].tolist() == [100, 100, 120, 130]
     assert found.data["rank_p"][again].argmax() == 12  # 0.9 x 3 and 0.01 against 0.005 x 3 and 0.7
     assert found.data["rank_p"][again][12] == pytest.approx((0.9 * 3 + 0.01) / 4)
+
+
+@pytest.mark.skipif(not __import__("vision.reader", fromlist=["DEFAULT_READER"]).DEFAULT_READER.is_file(),
+                    reason="no shipped reader")
+def test_a_hand_resting_over_a_meld_hides_no_card(anglo_deck):
+    """A hand comes in, rests still over the kings' fan for two seconds (long enough to be read) and leaves: the
+    cards under it are covered, not gone, so nothing changes; the whole frame read alone would lose the book."""
+    from datasets.round_video import ROUND, _hand
+    from datasets.scenes import make_scene
+    from handfoot import app, watch
+
+    table = make_scene(1, [anglo_deck], size=(1280, 720), full_view=True, clutter=False, piles=list(ROUND.piles),
+                       shown=ROUND.stages[2]).image
+    read, score = watch.table_reader(app.load_models())
+    resting = _hand(table, 0.3)
+    assert score(read(resting).layout)["A"] < 610  # read whole, the hand hides cards
+    w = watch.Watcher(read, score)
+    clip = [table] * 8 + [_hand(table, x) for x in (0.9, 0.7, 0.5)] + [resting] * 10 + [table] * 8
+    events = [e for k, f in enumerate(clip) for e in w.step(k * 0.2, f)]
+    assert w.reads >= 2  # the resting hand was read
+    assert [e.text for e in events] == ["team A: new meld of Ks (7 cards)", "team A: book of Ks complete (clean)",
+                                        "team A: new meld of 8s (4 cards)"]
+    assert score(w.layout) == {"A": 610}

@@ -62,6 +62,12 @@ class Pyramid:
     vote_iou: float = 0.5
     #: ... counting at most this many earlier readings (a card really changed there wins within a few)
     vote_max: int = 5
+    #: an index no longer found in a changed region has visibly left when at least this share of the pixels
+    #: around it look like the table (the colours of the earlier frame away from every card); else it is covered
+    #: (a hand resting over it) and kept
+    covered_table_share: float = 0.5
+    #: ... unless a new index appeared within this many index sizes of it (a card laid over it)
+    covered_reach: float = 6.0
 
 
 @dataclass(frozen=True)

@@ -75,7 +75,8 @@ def detect(image: np.ndarray, detector: CardDetector, reader: IndexReader | None
 
 
 def detect_again(image: np.ndarray, before: Detections, regions: np.ndarray, detector: CardDetector,
-                 reader: IndexReader | None = None, config: VisionConfig = DEFAULT) -> Detections:
+                 reader: IndexReader | None = None, config: VisionConfig = DEFAULT,
+                 before_image: np.ndarray | None = None) -> Detections:
     """Stage 1 again in changed ``regions`` only ((k, 4) xyxy pixels of ``image``, not overlapping): the boxes of
     ``before`` (:func:`detect` of an earlier frame of the same view) whose centre lies outside every region (each
     grown by :attr:`~vision.config.Pyramid.region_grow` index sizes), and :func:`detect`'s boxes of each region,
@@ -83,19 +84,20 @@ def detect_again(image: np.ndarray, before: Detections, regions: np.ndarray, det
     :attr:`~vision.config.Pyramid.region_context` index sizes around it, whose centre lies inside it; an old box
     that a new one overlaps (more than :attr:`~vision.config.Pyramid.agnostic_iou` of the smaller) is dropped, and
     one found again at its place votes (:func:`_voted`; the ``votes`` data column counts the readings that saw each
-    box). Most confident first, as :func:`detect`'s."""
+    box). With ``before_image`` (the frame ``before`` was found in), an old box found no more is kept when it is
+    covered rather than gone (:func:`_covered`). Most confident first, as :func:`detect`'s."""
     p = config.pyramid
     h, w = image.shape[:2]
     sizes = index_sizes(before.xyxy) if len(before) else np.zeros(0)
     size = float(np.median(sizes)) if len(sizes) else 0.0
     pad = max(p.region_min_context, p.region_context * size)
-    keep = np.ones(len(before), bool)
+    inside = np.zeros(len(before), bool)
     parts = []
     grown = np.asarray(regions, np.float64).reshape(-1, 4) + p.region_grow * size * np.array([-1, -1, 1, 1])
     for x1, y1, x2, y2 in grown:
         if len(before):
             c = index_centres(before.xyxy)
-            keep &= ~((c[:, 0] >= x1) & (c[:, 0] < x2) & (c[:, 1] >= y1) & (c[:, 1] < y2))
+            inside |= (c[:, 0] >= x1) & (c[:, 0] < x2) & (c[:, 1] >= y1) & (c[:, 1] < y2)
         cx1, cy1 = max(0, int(x1 - pad)), max(0, int(y1 - pad))
         cx2, cy2 = min(w, int(np.ceil(x2 + pad))), min(h, int(np.ceil(y2 + pad)))
         found = detect(np.ascontiguousarray(image[cy1:cy2, cx1:cx2]), detector, reader, config)
@@ -106,15 +108,53 @@ def detect_again(image: np.ndarray, before: Detections, regions: np.ndarray, det
         c = index_centres(found.xyxy)
         parts.append(found[(c[:, 0] >= x1) & (c[:, 0] < x2) & (c[:, 1] >= y1) & (c[:, 1] < y2)])
     new = _voted(before, Detections.concatenate(parts), config)
-    if len(new) and keep.any():  # an index at a region's edge found again: the new box only
+    again = np.zeros(len(before), bool)  # found again (at a region's edge too): the new box only
+    if len(new) and len(before):
         overlap = box_intersection(before.xyxy, new.xyxy) / np.minimum.outer(index_sizes(before.xyxy) ** 2,
                                                                        index_sizes(new.xyxy) ** 2)
-        keep &= ~(overlap > p.agnostic_iou).any(axis=1)
+        again = (overlap > p.agnostic_iou).any(axis=1)
+    keep = ~inside & ~again
+    if before_image is not None and (inside & ~again).any():
+        unseen = ~(overlap > p.agnostic_iou).any(axis=0) if len(new) and len(before) else np.ones(len(new), bool)
+        fresh = new[unseen & (new.confidence >= config.reading.finder_box_conf)]
+        keep |= _covered(before, inside & ~again, fresh, image, before_image, size, config)
     old = before[keep]
     if len(old) and "votes" not in old.data:
         old = Detections(old.xyxy, old.confidence, old.class_id, {**old.data, "votes": np.ones(len(old), np.int64)})
     merged = Detections.concatenate([old, new])
     return merged[np.argsort(-merged.confidence, kind="stable")] if len(merged) else merged
+
+
+def _covered(before: Detections, gone: np.ndarray, fresh: Detections, image: np.ndarray, before_image: np.ndarray,
+             size: float, config: VisionConfig) -> np.ndarray:
+    """(n,) bool: which boxes of ``before`` marked ``gone`` are covered rather than gone. The table's colours are
+    those of ``before_image`` away from every card (each index grown by
+    :attr:`~vision.config.Pyramid.region_context` index sizes), per channel from the 2nd to the 98th percentile; a
+    box is covered when under :attr:`~vision.config.Pyramid.covered_table_share` of the pixels around it (one
+    index size) in ``image`` have them, and no ``fresh`` index (a sure box where none was before) lies within
+    :attr:`~vision.config.Pyramid.covered_reach` index sizes. Without enough table to see, nothing is covered."""
+    p = config.pyramid
+    out = np.zeros(len(before), bool)
+    h, w = before_image.shape[:2]
+    step = max(1, w // 320)  # colours measured on every step-th pixel
+    table = np.ones((h, w), bool)
+    reach = p.region_context * size
+    for x1, y1, x2, y2 in before.xyxy:
+        table[max(0, int(y1 - reach)):int(y2 + reach), max(0, int(x1 - reach)):int(x2 + reach)] = False
+    pixels = before_image[::step, ::step][table[::step, ::step]]
+    if len(pixels) < 200:
+        return out
+    lo, hi = np.percentile(pixels, 2, axis=0), np.percentile(pixels, 98, axis=0)
+    fresh_c = index_centres(fresh.xyxy)
+    for i in np.flatnonzero(gone):
+        x1, y1, x2, y2 = before.xyxy[i]
+        c = index_centres(before.xyxy[i:i + 1])[0]
+        if len(fresh_c) and (np.hypot(*(fresh_c - c).T) < p.covered_reach * size).any():
+            continue  # a card laid over it
+        patch = image[max(0, int(y1 - size)):int(y2 + size), max(0, int(x1 - size)):int(x2 + size)].reshape(-1, 3)
+        like_table = ((patch >= lo) & (patch <= hi)).all(axis=1).mean() if len(patch) else 1.0
+        out[i] = like_table < p.covered_table_share
+    return out
 
 
 def _voted(before: Detections, new: Detections, config: VisionConfig) -> Detections:

@@ -97,6 +97,15 @@ def stop_live(request: Request, session: live.LiveSession = Depends(get_live)) -
     return Response(status_code=204)
 
 
+@router.post("/replay", status_code=201, responses={k: ERRORS[k] for k in (401, 404, 409)})
+def replay_live(request: Request, session: live.LiveSession = Depends(get_live)) -> dict[str, Any]:
+    """Play the watched video again from its start (a fresh round; a camera cannot be replayed: 409)."""
+    if not isinstance(session.source, str):
+        raise ConflictError("a camera cannot be played again; only a video")
+    request.app.state.live = session.replay()
+    return request.app.state.live.state()
+
+
 @router.get("/frame.jpg", response_class=Response, responses={401: ERRORS[401], 404: ERRORS[404]})
 def live_frame(session: live.LiveSession = Depends(get_live)) -> Response:
     """The latest annotated picture, as a JPEG."""
@@ -137,8 +146,8 @@ def end_round(body: LiveEnd, ledger: Ledger = Depends(get_ledger),
     game = body.game or session.game
     if game is None:
         raise ConflictError("say which game the round goes to")
-    games.game_view(ledger, game)  # 404 for an unknown game
-    reading = live.end_round(session, ledger)
+    view = games.game_view(ledger, game)  # 404 for an unknown game
+    reading = live.end_round(session, ledger, view)
     session.new_round()
     return LiveEnded(reading=reading, game=game, check=f"/#/game/{game}/check/{reading}")
 

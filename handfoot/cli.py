@@ -327,10 +327,8 @@ def cmd_game(args: argparse.Namespace) -> int:
 def cmd_watch(args: argparse.Namespace) -> int:
     from . import live, watch
 
-    if args.video is not None and args.camera is not None:
-        raise HandFootError("give only one of --video FILE or --camera INDEX")
-    if args.video is None and args.camera is None:
-        raise HandFootError("give --video FILE or --camera INDEX")
+    if args.round < 1:
+        raise HandFootError(f"--round {args.round}: rounds are numbered from 1")
     if args.headless and (args.serve or args.window):
         raise HandFootError("--headless shows nothing: leave out --serve and --window")
     if args.record and not Path(args.record).resolve().parent.is_dir():
@@ -344,7 +342,8 @@ def cmd_watch(args: argparse.Namespace) -> int:
     if args.serve:
         stream.close()
         return _serve(args, lambda models: live.start(source, models, req, args.game,
-                                                      Path(args.record) if args.record else None))
+                                                      Path(args.record) if args.record else None,
+                                                      wait_for_viewer=args.video is not None))
     import itertools
 
     models = app.load_models(deck=args.deck)
@@ -365,7 +364,8 @@ def cmd_watch(args: argparse.Namespace) -> int:
             if args.record or args.window:
                 picture = live.draw(frame, watcher.seen, totals, "moving" if watcher.moving else "watching")
                 if args.record:
-                    writer = writer or live._writer(Path(args.record), picture.shape[1], picture.shape[0])
+                    writer = writer or live._writer(Path(args.record), picture.shape[1], picture.shape[0],
+                                                    _fps_of(args.video) if args.video else live.RECORD_FPS)
                     writer.write(picture)
                 if args.window and not live.show_window(picture):
                     break  # q or Esc in the window
@@ -392,6 +392,17 @@ def cmd_watch(args: argparse.Namespace) -> int:
         finally:
             ledger.close()
     return 1 if stopped else 0
+
+
+def _fps_of(video: str) -> float:
+    """A video file's frames per second (15 when it does not say)."""
+    import cv2
+
+    cap = cv2.VideoCapture(video)
+    try:
+        return cap.get(cv2.CAP_PROP_FPS) or 15.0
+    finally:
+        cap.release()
 
 
 def _watch_request(args: argparse.Namespace):
@@ -567,7 +578,8 @@ def _serve(args: argparse.Namespace, watching=None) -> int:
         print(f"handfoot: open {url}" + ("/live" if session else "/")
               + (f"?token={settings.token}" if settings.token else ""), file=sys.stderr)
     if local:
-        print("handfoot: only this computer can connect; for phones on your network: handfoot serve --host "
+        print("handfoot: only this computer can connect; for phones on your network: handfoot "
+              + ("watch ... --serve" if session else "serve") + " --host "
               "0.0.0.0", file=sys.stderr)
     logging.basicConfig(level=logging.WARNING, format="handfoot: %(message)s")
     trace = logging.FileHandler(settings.db.parent / "handfoot.log")
@@ -700,8 +712,9 @@ def build_parser() -> argparse.ArgumentParser:
                         description="Read the table each time it changed and settled (nothing is read while a "
                                     "hand moves over it) and print what changed: melds new and grown, books "
                                     "complete and squared, red threes laid, with the round's totals.")
-    sp.add_argument("--video", help="a video file of the table")
-    sp.add_argument("--camera", type=int, help="a camera index (0: the first camera)")
+    source = sp.add_mutually_exclusive_group(required=True)
+    source.add_argument("--video", help="a video file of the table")
+    source.add_argument("--camera", type=int, help="a camera index (0: the first camera)")
     sp.add_argument("--rules", default="pagat", help="rule preset (default pagat)")
     sp.add_argument("--round", type=int, default=1, help="round number (default 1)")
     sp.add_argument("--split", choices=("horizontal", "vertical"), help="the camera sees both teams' sides")

@@ -73,16 +73,19 @@ class LiveSession:
         game: the game the round goes to, or None (the page asks).
         record: write the annotated picture to this video file (``.mp4`` or ``.avi``).
         open_frames: opens a source's frames (:func:`handfoot.watch.frames`; tests swap it).
+        wait_for_viewer: a video starts playing only when the live view first asks for the picture.
     """
 
     def __init__(self, source: int | str, watcher: Watcher, settings: Any = None, game: str | None = None,
-                 record: Path | None = None, open_frames: Callable[[int | str], Iterator] = frames) -> None:
+                 record: Path | None = None, open_frames: Callable[[int | str], Iterator] = frames,
+                 wait_for_viewer: bool = False) -> None:
         self.source = source
         self.watcher = watcher
         self.settings = settings
         self.game = game
         self.record = record
         self._open = open_frames
+        self.wait_for_viewer = wait_for_viewer
         self._lock = threading.Condition()
         self._latest: tuple[int, float, np.ndarray] | None = None  # sequence number, t, frame
         self._jpeg: tuple[int, bytes, float] = (0, b"", 0.0)  # sequence number, JPEG, when made
@@ -116,10 +119,19 @@ class LiveSession:
     def running(self) -> bool:
         return any(t.is_alive() for t in self._threads)
 
+    def replay(self) -> "LiveSession":
+        """This session stopped, and a new one started on the same source from the start (a video played again),
+        reading the same round for the same game."""
+        self.stop()
+        watcher = Watcher(self.watcher.read, self.watcher.score)
+        return LiveSession(self.source, watcher, self.settings, self.game, None, self._open,
+                           self.wait_for_viewer).start()
+
     def new_round(self) -> None:
         """Start the next round: the stable reading, events and totals are forgotten (the table is read again at
         its next change); the round number goes up by one."""
         with self._lock:
+            self.watcher.reads = 0
             self.watcher.seen = None
             self._events.clear()
             self._totals = {}
@@ -128,9 +140,10 @@ class LiveSession:
 
     # -- what the page asks -----------------------------------------------------------------------------------
     def state(self) -> dict[str, Any]:
-        """What the live view shows: ``status`` (``starting``, ``watching``, ``moving``, ``reading``,
-        ``reconnecting``, ``ended``, ``stopped``), a ``message`` in words, the stable ``layout`` and each team's
-        ``totals``, the ``events`` (oldest first), ``reads``, the picture's frames per second and the game."""
+        """What the live view shows: ``status`` (``starting``, ``waiting`` for a viewer, ``watching``, ``moving``,
+        ``reading``, ``reconnecting``, ``ended``, ``stopped``), a ``message`` in words, whether the source is a
+        ``video``, the ``game``, the ``teams`` in view, the stable ``layout`` and each team's ``totals``, the
+        ``events`` (oldest first), ``reads`` and the picture's frames per second."""
         with self._lock:
             status = self._status
             if status == "watching" and self._reading:
@@ -139,7 +152,9 @@ class LiveSession:
                 status = "moving"
             return {"status": status, "message": self._message or MESSAGES.get(status, ""),
                     "source": self.source if isinstance(self.source, int) else Path(self.source).name,
-                    "game": self.game, "layout": self.watcher.layout, "totals": dict(self._totals),
+                    "video": isinstance(self.source, str), "game": self.game,
+                    "teams": self.settings.table_teams(1) if self.settings is not None else [],
+                    "layout": self.watcher.layout, "totals": dict(self._totals),
                     "events": [{"t": round(e.t, 1), "event": e.text, "team": e.change.team, "kind": e.change.kind,
                                 "totals": e.totals} for e in self._events],
                     "reads": self.watcher.reads, "fps": round(self._fps, 1)}
@@ -172,6 +187,11 @@ class LiveSession:
             try:
                 stream = self._open(self.source)
                 if isinstance(self.source, str):
+                    if self.wait_for_viewer:
+                        self._set("waiting")
+                        while time.monotonic() >= self._watched_until and not self._stop.wait(0.05):
+                            pass
+                        self._set("watching")
                     yield from paced(stream)
                     self._set("ended", "the video ended; the last reading stands")
                     return
@@ -306,7 +326,8 @@ def draw(frame: np.ndarray, seen: Any, totals: dict[str, int], status: str = "wa
 
 
 #: the status in words, for the page
-MESSAGES = {"starting": "opening the camera", "watching": "watching the table",
+MESSAGES = {"starting": "opening the camera", "waiting": "the video starts when the live view is opened",
+            "watching": "watching the table",
             "moving": "something moves over the table: waiting for it to settle",
             "reading": "reading the table", "reconnecting": "the camera stopped; trying again",
             "ended": "the video ended", "stopped": "stopped"}
@@ -337,8 +358,8 @@ def show_window(picture: np.ndarray) -> bool:
     return cv2.waitKey(1) & 0xFF not in (ord("q"), 27)
 
 
-def _writer(path: Path, width: int, height: int):
-    """A video writer for ``record`` (MPEG-4 in ``.mp4``, Motion JPEG otherwise), at :data:`RECORD_FPS`.
+def _writer(path: Path, width: int, height: int, fps: float = RECORD_FPS):
+    """A video writer for ``record`` (MPEG-4 in ``.mp4``, Motion JPEG otherwise), at ``fps`` frames a second.
 
     Raises:
         HandFootError: the file cannot be written.
@@ -346,7 +367,7 @@ def _writer(path: Path, width: int, height: int):
     import cv2
 
     fourcc = cv2.VideoWriter_fourcc(*("mp4v" if path.suffix.lower() == ".mp4" else "MJPG"))
-    writer = cv2.VideoWriter(str(path), fourcc, RECORD_FPS, (width, height))
+    writer = cv2.VideoWriter(str(path), fourcc, fps, (width, height))
     if not writer.isOpened():
         raise HandFootError(f"{path}: cannot write a video there")
     return writer
@@ -354,9 +375,11 @@ def _writer(path: Path, width: int, height: int):
 
 # -- the application layer of the live view ---------------------------------------------------------------------
 def start(source: int | str, models: Any, req: Any, game: str | None = None, record: Path | None = None,
-          decks: Path | None = None, open_frames: Callable[[int | str], Iterator] = frames) -> LiveSession:
+          decks: Path | None = None, open_frames: Callable[[int | str], Iterator] = frames,
+          wait_for_viewer: bool = False) -> LiveSession:
     """Start watching ``source`` with the loaded models (``handfoot.app.Models``) for the round ``req``
-    (``handfoot.app.PhotoRequest``: rules and house rules, round, split, teams, conf, deck kept in ``decks``).
+    (``handfoot.app.PhotoRequest``: rules and house rules, round, split, teams, conf, deck kept in ``decks``);
+    ``wait_for_viewer``: a video plays from when the live view first shows it.
 
     Raises:
         HandFootError: unknown rules or deck.
@@ -366,7 +389,7 @@ def start(source: int | str, models: Any, req: Any, game: str | None = None, rec
     if req.deck:
         models = app.with_deck(models, req.deck, decks)
     read, score = _reader(models, req)
-    return LiveSession(source, Watcher(read, score), req, game, record, open_frames).start()
+    return LiveSession(source, Watcher(read, score), req, game, record, open_frames, wait_for_viewer).start()
 
 
 def _reader(models: Any, req: Any):
@@ -392,9 +415,12 @@ def request_for_game(game: Any, split: str | None = None, deck: str | None = Non
                         split=split, teams=teams, deck=deck)
 
 
-def end_round(session: LiveSession, ledger: Any) -> str:
+def end_round(session: LiveSession, ledger: Any, game: Any = None) -> str:
     """Keep the session's stable reading as a photo reading of ``ledger`` (``handfoot.ledger.Ledger``): the frame
     it was read from as the photo, its piles and score, ready for the check-and-correct view. Returns its id.
+
+    With ``game`` (``handfoot.games.GameOut``) other than the session's, the reading is for that game: its rules
+    and next round, the teams in view named as the game's, in order.
 
     Raises:
         NothingReadError: no stable reading yet.
@@ -409,9 +435,14 @@ def end_round(session: LiveSession, ledger: Any) -> str:
     seen = session.stable()
     if seen is None or seen.photo is None:
         raise NothingReadError("nothing has been read yet: wait until the table has been still for a moment")
-    req = session.settings
+    req, photo = session.settings, seen.photo
+    if game is not None and game.id != session.game:
+        renamed = dict(zip(req.table_teams(1), game.teams))
+        req = request_for_game(game, req.split, req.deck)
+        photo = dataclasses.replace(photo, sides=[dataclasses.replace(s, team=renamed.get(s.team, s.team))
+                                                  for s in photo.sides])
     rules = app.check_photo_request(req, 1)
-    result = app.photo_score([seen.photo], ["live table"], req, rules)
+    result = app.photo_score([photo], ["live table"], req, rules)
     reading_id = new_id()
     folder = ledger.reading_dir(reading_id)
     folder.mkdir(parents=True)

@@ -76,12 +76,20 @@ def frames(source: str | int) -> Iterator[tuple[float, np.ndarray]]:
 
     if isinstance(source, str) and not Path(source).is_file():
         raise HandFootError(f"{source}: no such video file")
+    if isinstance(source, str):
+        from vision.imagesize import image_format
+
+        with open(source, "rb") as f:
+            if image_format(f.read(64)):
+                raise HandFootError(f"{source} is a photo, not a video: score it with handfoot score {source}")
     cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)  # its own warnings: ours say it in one line
     cap = cv2.VideoCapture(source)
     ok, frame = cap.read() if cap.isOpened() else (False, None)
     if not ok:
         cap.release()
-        raise HandFootError(f"camera {source}: not available" if isinstance(source, int) else
+        raise HandFootError(f"camera {source}: not available (is it plugged in, or in use by another program? "
+                            "try another number; without a camera, watch a video: --video FILE)"
+                            if isinstance(source, int) else
                             f"{source}: not a video this computer can read")
     if isinstance(source, int):
         yield from _latest_frames(cap, frame)
@@ -239,8 +247,8 @@ def _melds(team: dict[str, Any]) -> dict[str, list[str]]:
 class Change:
     """One difference between two layouts: ``team``, ``kind`` (``meld_new``, ``meld_grew``, ``meld_shrank``,
     ``meld_gone`` (not when a book was squared in the same reading), ``book_complete``, ``squared``,
-    ``red_threes``), the meld's natural ``rank`` (``"wild"`` for a meld of wilds;
-    None for the others), ``count`` (the meld's cards, the books squared, the red threes now on the table) and the
+    ``red_threes``), the meld's natural ``rank`` (``"wild"`` for a meld of wilds; a squared book's, from its top
+    card, when known; None for the others), ``count`` (the meld's cards, the books squared, the red threes now on the table) and the
     sentence a person reads (``text``)."""
 
     team: str
@@ -276,13 +284,17 @@ def layout_changes(before: dict[str, Any], after: dict[str, Any]) -> list[Change
                 plural = f"{rank}s" if rank != "wild" else "wilds"
                 out.append(Change(team, "meld_gone", rank, 0, f"team {team}: meld of {plural} no longer seen"))
         if squared > 0:
-            out.append(Change(team, "squared", None, len(b["squared_books"]),
-                              f"team {team}: {squared} book{'s' * (squared > 1)} squared"))
+            tops = [book.get("top") for book in b["squared_books"][-squared:]]
+            ranks = {t[:-1] for t in tops if t and t != "JK"}
+            rank = ranks.pop() if len(ranks) == 1 else None
+            what = f"book of {rank}s" if rank and squared == 1 else f"{squared} book{'s' * (squared > 1)}"
+            out.append(Change(team, "squared", rank, len(b["squared_books"]), f"team {team}: {what} squared"))
         threes = len(b.get("red_threes", [])) - len(a.get("red_threes", []))
         if threes > 0:
-            out.append(Change(team, "red_threes", None, len(b["red_threes"]),
-                              f"team {team}: {threes} red three{'s' * (threes > 1)} laid "
-                              f"({len(b['red_threes'])} on the table)"))
+            total = len(b["red_threes"])
+            out.append(Change(team, "red_threes", None, total,
+                              f"team {team}: {'a' if threes == 1 else threes} red three{'s' * (threes > 1)} laid"
+                              + (f" ({total} on the table)" if total != threes else "")))
     return out
 
 

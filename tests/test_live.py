@@ -97,6 +97,7 @@ def test_a_round_watched_from_the_page_api(tmp_path, stages, models):
         r = c.post("/v1/live", json={"camera": 0, "game": game})
         assert r.status_code == 201, r.text
         assert c.post("/v1/live", json={"camera": 0, "game": game}).status_code == 409
+        assert c.post("/v1/live/replay").json()["error"] == "a camera cannot be played again; only a video"
         before = c.post("/v1/live/end-round", json={})
         assert before.status_code == 409 and "nothing has been read yet" in before.json()["error"]
 
@@ -150,3 +151,28 @@ def test_end_round_without_a_reading_and_the_live_page_address(tmp_path):
         game = c.post("/v1/games", json={"rules": "pagat", "teams": ["A", "B"]}).json()["id"]
         r = c.post("/v1/live", json={"camera": 0, "game": game})
         assert r.status_code == 503 and "photo reading is off" in r.json()["error"]
+
+
+def test_a_round_ended_for_another_game_takes_its_teams(tmp_path, stages, models):
+    """A table watched without a game (teams A, B) and ended for a game of Ann's and Bob's: the reading is that
+    game's next round, the camera's team A named Ann."""
+    import json
+    from types import SimpleNamespace
+
+    from handfoot import app, games, live, watch
+    from handfoot.ledger import Ledger
+
+    read, score = watch.table_reader(models)
+    seen = read(stages[1])
+    ledger = Ledger.open(tmp_path / "h.db")
+    try:
+        game = games.create_game(ledger, games.GameCreate(rules="pagat", teams=["Ann", "Bob"]))
+        session = SimpleNamespace(stable=lambda: seen, settings=app.PhotoRequest(), game=None)
+        reading = live.end_round(session, ledger, games.game_view(ledger, game.id))
+        result = json.loads(ledger.reading(reading).result)
+        assert result["score"]["teams"]["Ann"]["total"] == 100 and "A" not in result["score"]["teams"]
+        assert result["layout"]["rules"] == "pagat"
+        done = games.add_round(ledger, game.id, {"photo_reading": reading, "corrections": []})
+        assert done.totals == {"Ann": 100, "Bob": 0}
+    finally:
+        ledger.close()

@@ -275,6 +275,8 @@ def test_a_round_watched_live_then_checked_and_saved(watching, browser, tmp_path
     d.save_screenshot(str(shots / "page_live_390.png"))
     wait.until(lambda d: "red three laid" in (text_of(d, "#live-events") or ""))
     assert text_of(d, "[data-total='Us']") == "710"
+    assert "not in the camera's view" in text_of(d, "[data-team='Them']")
+    wait.until(lambda d: d.find_element(By.ID, "replay-live").is_displayed())  # the video ended: play it again
     events = d.execute_script("return [...document.querySelectorAll('#live-events li')].map(e => e.textContent)")
     assert len(events) == 7 and "new meld of" in events[-1] and "red three laid" in events[0]  # newest first
     viewport(d, 1280, 800)

@@ -11,6 +11,8 @@ pytest.importorskip("cv2")
 
 import cv2  # noqa: E402
 
+ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]
+
 
 def team(melds=(), squared=(), threes=()):
     return {"melds": [list(m) for m in melds], "squared_books": [{"top": t} for t in squared],
@@ -22,11 +24,11 @@ def test_layout_changes_are_events_in_words():
     after = {"teams": {"A": team([["8H", "8S", "8D", "8C", "8H", "8S", "8D"], ["KH", "KS", "JK"]], ["QH"], ["3H"])}}
     assert layout_events(before, after) == [
         "team A: meld of 8s grew to 7", "team A: book of 8s complete (clean)", "team A: new meld of Ks (3 cards)",
-        "team A: 1 book squared", "team A: 1 red three laid (1 on the table)"]
+        "team A: book of Qs squared", "team A: a red three laid"]
     assert layout_events(after, after) == []
     assert layout_events(after, before) == ["team A: meld of 8s now 3 cards", "team A: meld of Ks no longer seen"]
     squared = {"teams": {"A": team([["8H", "8S", "8D", "8C", "8H", "8S", "8D"]], ["QH", "KH"], ["3H"])}}
-    assert layout_events(after, squared) == ["team A: 1 book squared"]  # the kings squared: not "no longer seen"
+    assert layout_events(after, squared) == ["team A: book of Ks squared"]  # not "no longer seen"
 
 
 def _frame(shade: int, hand_x: int | None = None) -> np.ndarray:
@@ -84,8 +86,8 @@ def test_watch_a_generated_round_on_the_command_line(anglo_deck, tmp_path, capsy
     assert by_stage == [["team A: new meld of 8s (3 cards)", "team A: new meld of Ks (6 cards)"],
                         ["team A: meld of 8s grew to 4"],
                         ["team A: book of Ks complete (clean)", "team A: meld of Ks grew to 7"],
-                        ["team A: 1 book squared"],
-                        ["team A: 1 red three laid (1 on the table)"]]
+                        ["team A: book of Ks squared"],
+                        ["team A: a red three laid"]]
     assert not [e for e in events for a, b in timeline.hands if a <= e["t"] < b]  # nothing while a hand moves
     assert [e["totals"]["A"] for e in events][-1] == 710 and end["totals"] == {"A": 710}
     assert end["end"] and end["reads"] == 5
@@ -102,10 +104,15 @@ def test_watch_errors_are_one_line(tmp_path, capsys):
     (tmp_path / "notes.txt").write_text("not a video")
     for args, words in ((["--video", str(tmp_path / "none.mp4")], "no such video file"),
                         (["--video", str(tmp_path / "notes.txt")], "not a video this computer can read"),
-                        ([], "give --video FILE or --camera INDEX"),
-                        (["--video", "x.avi", "--camera", "0"], "give only one of --video FILE or --camera")):
+                        (["--video", str(video_of(tmp_path)), "--round", "0"], "rounds are numbered from 1"),
+                        (["--video", str(ROOT / "examples" / "table.jpg")], "is a photo, not a video")):
         assert main(["watch", *args]) == 1
         assert words in capsys.readouterr().err
+    for args, words in (([], "one of the arguments --video --camera is required"),
+                        (["--video", "x.avi", "--camera", "0"], "not allowed with")):
+        with pytest.raises(SystemExit) as exit_:  # usage mistakes: status 2, argparse's usage line
+            main(["watch", *args])
+        assert exit_.value.code == 2 and words in capsys.readouterr().err
     for args, words in ((["--record", str(tmp_path / "none" / "out.mp4")], "no such folder"),
                         (["--game", "0123456789abcdef", "--db", str(tmp_path / "h.db")], "no game")):
         assert main(["watch", "--video", str(video_of(tmp_path)), *args]) == 1

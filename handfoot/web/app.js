@@ -457,6 +457,9 @@ async function liveView(gid) {
   const totals = h("div", {class: "totals", id: "live-totals"});
   const events = h("ol", {id: "live-events", class: "events", reversed: true});
   const end = h("button", {type: "button", class: "primary", id: "end-round", onclick: endRound}, "End of round");
+  const again = h("button", {type: "button", id: "replay-live", hidden: true, onclick: async () => {
+    try { await api("POST", "/v1/live/replay"); route(); } catch (e) { toast(e.message, true); }
+  }}, "Play the video again");
   const stop = h("button", {type: "button", id: "stop-live", onclick: async () => {
     const ok = await askConfirm("Stop watching?", ["The camera stops; what it read is not kept unless you end the round first."], "Stop watching");
     if (!ok) return;
@@ -464,30 +467,36 @@ async function liveView(gid) {
     route();
   }}, "Stop watching");
   const game = state.game ? await api("GET", `/v1/games/${state.game}`).catch(() => null) : null;
+  const teams = game ? game.teams : state.teams;
   show(h("h1", {}, game ? `Live: ${game.teams.join(" vs ")}, round ${game.next_round}` : "Live table"),
        h("div", {class: "live-layout"},
-         h("div", {class: "live-picture"}, picture, status),
+         h("div", {class: "live-picture"},
+           h("a", {href: "/v1/live/frame.jpg", target: "_blank", title: "Open the picture at full size"}, picture),
+           status),
          h("div", {}, totals,
-           h("div", {class: "sticky-actions"}, end, stop,
+           h("div", {class: "row live-actions"}, end, again, stop,
              game ? h("a", {class: "button", href: `#/game/${game.id}`}, "The game") : h("a", {class: "button", href: "#/"}, "All games")),
            h("h2", {}, "What happened"), events,
            h("p", {class: "muted"}, "Cards are read when the table has been still for a moment; nothing is read while a hand is over it. " +
-             "At the end of the round press End of round: you check the reading, correct any card in a tap, and save it to the game."))));
+             "Tap the picture to see it at full size. At the end of the round press End of round: you check the reading, correct any card in a tap, and save it to the game."))));
   picture.src = "/v1/live/stream.mjpg";
   let shown = -1;
   function render(st) {
-    status.replaceChildren(h("span", {class: `dot ${st.status}`, "aria-hidden": "true"}), ` ${st.message}` +
-      (st.fps ? ` · ${st.fps} pictures/s` : "") + ` · ${st.reads} reading${st.reads === 1 ? "" : "s"}`);
-    totals.replaceChildren(...Object.entries(st.totals).map(([t, v]) => h("div", {class: "total", "data-team": t},
-      h("div", {class: "name"}, t), h("div", {class: "points", "data-total": t}, fmt(v)))));
-    if (!Object.keys(st.totals).length) totals.replaceChildren(h("p", {class: "muted"}, "No cards read yet."));
+    status.replaceChildren(h("span", {class: `dot ${st.status}`, "aria-hidden": "true"}), ` ${st.message}`);
+    status.title = `${st.fps} pictures a second · ${st.reads} reading${st.reads === 1 ? "" : "s"}`;
+    totals.replaceChildren(...teams.map(t => st.teams.includes(t)
+      ? h("div", {class: "total", "data-team": t}, h("div", {class: "name"}, t),
+          h("div", {class: "points", "data-total": t}, t in st.totals ? fmt(st.totals[t]) : "0"))
+      : h("div", {class: "total off", "data-team": t}, h("div", {class: "name"}, t),
+          h("div", {class: "muted"}, "not in the camera's view"))));
     if (st.events.length !== shown) {
       shown = st.events.length;
       events.replaceChildren(...st.events.slice().reverse().map(e => h("li", {class: `event ${e.kind}`},
         h("span", {class: "muted"}, `${fmtTime(e.t)} `), e.event)));
       if (!shown) events.replaceChildren(h("li", {class: "muted"}, "Nothing yet."));
     }
-    end.disabled = !st.reads;
+    end.disabled = !Object.keys((st.layout || {}).teams || {}).length;
+    again.hidden = !(st.video && st.status === "ended");
   }
   render(state);
   while (location.hash === here) {
@@ -504,15 +513,29 @@ async function liveView(gid) {
     if (!target) {
       const open = (await api("GET", "/v1/games")).filter(g => !g.over);
       if (!open.length) { toast("Start a game first (All games, New game): the round goes to a game.", true); return; }
-      target = open[0].id;
+      target = await pickGame(open, st.teams);
+      if (!target) return;
     }
     setBusy(end, true);
     try {
       const done = await api("POST", "/v1/live/end-round", {game: target});
-      toast("Check the round, then save it");
       location.hash = done.check.replace(/^\//, "");
     } catch (e) { toast(e.message, true); setBusy(end, false); }
   }
+}
+
+/* Which game a round watched without one goes to: a sheet with the open games. Resolves to its id, or null. */
+function pickGame(open, seen) {
+  return new Promise(resolve => {
+    const choice = h("select", {id: "end-game"}, open.map(g => h("option", {value: g.id},
+      `${g.teams.join(" vs ")} (round ${g.rounds + 1})`)));
+    const done = (value) => { closeSheet(); resolve(value); };
+    openSheet("Which game is this round for?", h("div", {},
+      h("p", {}, `The camera's team${seen.length > 1 ? "s" : ""} ${seen.join(" and ")} become${seen.length > 1 ? "" : "s"} the game's team${seen.length > 1 ? "s" : ""}, in order.`),
+      h("label", {for: "end-game"}, "The game"), choice,
+      h("div", {class: "row"}, h("button", {type: "button", class: "primary", id: "end-game-ok", onclick: () => done(choice.value)}, "Check the round"),
+        h("button", {type: "button", onclick: () => done(null)}, "Cancel"))));
+  });
 }
 
 function fmtTime(t) { const m = Math.floor(t / 60); return `${m}:${String(Math.floor(t % 60)).padStart(2, "0")}`; }
@@ -524,13 +547,18 @@ async function liveStartView(gid, state) {
          h("div", {class: "row"}, h("a", {class: "button primary", href: "#/new"}, "New game"), h("a", {class: "button", href: "#/"}, "All games")));
     return;
   }
-  const game = h("select", {id: "live-game"}, games.map(g => h("option", {value: g.id, selected: g.id === gid ? "" : null},
+  const game = h("select", {id: "live-game", onchange: () => labelSplit()}, games.map(g => h("option", {value: g.id, selected: g.id === gid ? "" : null},
     `${g.teams.join(" vs ")} (round ${g.rounds + 1})`)));
   const camera = h("input", {type: "number", id: "live-camera", min: "0", max: "63", value: "0", inputmode: "numeric"});
-  const split = h("select", {id: "live-split"},
-    h("option", {value: "horizontal"}, "the whole table: one team at the top, the other at the bottom"),
-    h("option", {value: "vertical"}, "the whole table: one team on the left, the other on the right"),
-    h("option", {value: ""}, "one team's side (the game's first team)"));
+  const split = h("select", {id: "live-split"}, h("option", {value: "horizontal"}), h("option", {value: "vertical"}), h("option", {value: ""}));
+  function labelSplit() {
+    const t = (games.find(g => g.id === game.value) || games[0]).teams;
+    const [a, b] = [t[0], t[1] || "the other team"];
+    split.options[0].textContent = `the whole table: ${a} at the bottom, ${b} at the top`;
+    split.options[1].textContent = `the whole table: ${a} on the left, ${b} on the right`;
+    split.options[2].textContent = `only ${a}'s side`;
+  }
+  labelSplit();
   const decks = await api("GET", "/v1/decks").catch(() => []);
   const deck = decks.length ? h("select", {id: "live-deck"}, h("option", {value: ""}, "the stock card reader"),
     decks.map(d => h("option", {value: d.name}, `deck ${d.name}`))) : null;

@@ -97,7 +97,6 @@ class LiveSession:
         self._fps = 0.0
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
-        self.started = time.time()
 
     # -- control ----------------------------------------------------------------------------------------------
     def start(self) -> "LiveSession":

@@ -61,12 +61,21 @@ def get_live(request: Request) -> live.LiveSession:
 
 
 @router.get("", responses={401: ERRORS[401]})
-def live_state(request: Request) -> dict[str, Any]:
+def live_state(request: Request, ledger: Ledger = Depends(get_ledger)) -> dict[str, Any]:
     """What the live view shows (``handfoot.live.LiveSession.state``); ``{"status": "off"}`` when nothing is
-    watched."""
+    watched. A round ended here and since saved to its game starts the next round."""
     session = getattr(request.app.state, "live", None)
     if session is None:
         return {"status": "off", "message": "nothing is being watched"}
+    if session.ended is not None:
+        game, reading = session.ended
+        try:
+            saved = any(r.reading == reading for r in ledger.rounds(game))
+        except NotFoundError:  # the game was deleted meanwhile
+            saved = False
+        if saved:
+            session.ended = None
+            session.new_round()
     return session.state()
 
 
@@ -142,13 +151,13 @@ async def live_stream(request: Request, session: live.LiveSession = Depends(get_
 def end_round(body: LiveEnd, ledger: Ledger = Depends(get_ledger),
               session: live.LiveSession = Depends(get_live)) -> LiveEnded:
     """Keep the stable layout as a photo reading and give the page's address that checks it and saves it to the
-    game; the session then watches the next round. 409 before the table was read once."""
+    game; once it is saved there, the session watches the next round. 409 before the table was read once."""
     game = body.game or session.game
     if game is None:
         raise ConflictError("say which game the round goes to")
     view = games.game_view(ledger, game)  # 404 for an unknown game
     reading = live.end_round(session, ledger, view)
-    session.new_round()
+    session.ended = (game, reading)  # the next round starts once this reading is saved to the game
     return LiveEnded(reading=reading, game=game, check=f"/#/game/{game}/check/{reading}")
 
 

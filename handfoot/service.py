@@ -185,7 +185,7 @@ class Guard:
                 await _send_html(send, 401, "<!doctype html><meta charset=utf-8><meta name=viewport content="
                                  "'width=device-width'><link rel=icon href='data:,'><title>handfoot</title>"
                                  "<h1>handfoot</h1><p>This handfoot server needs its access token. Open the full "
-                                 "address that <code>handfoot serve</code> printed when it started: it ends with "
+                                 "address that <code>handfoot</code> printed when it started: it ends with "
                                  "<code>?token=...</code>.</p>")
             else:
                 await _send_json(send, 401, error_body(message), [(b"www-authenticate", b"Bearer")])

@@ -126,11 +126,12 @@ def test_a_round_watched_from_the_page_api(tmp_path, stages, models):
         reading = c.get(f"/v1/photos/{ended['reading']}").json()
         assert reading["score"]["teams"]["Us"]["total"] == 100
         assert c.get(f"/v1/photos/{ended['reading']}/annotated/0.jpg").status_code == 200
-        after = c.get("/v1/live").json()
-        assert after["events"] == [] and after["totals"] == {}  # the next round starts empty
+        assert c.get("/v1/live").json()["totals"] == {"Us": 100}  # not saved yet: the round stands
         saved = c.post(f"/v1/games/{game}/rounds", json={"photo_reading": ended["reading"], "corrections": []})
         assert saved.status_code == 201, saved.text
         assert saved.json()["totals"]["Us"] == 100
+        after = c.get("/v1/live").json()
+        assert after["events"] == [] and after["totals"] == {} and after["reads"] == 0  # saved: the next round
 
         assert c.delete("/v1/live").status_code == 204
         assert c.get("/v1/live").json()["status"] == "off"

@@ -289,4 +289,10 @@ def test_a_round_watched_live_then_checked_and_saved(watching, browser, tmp_path
     d.find_element(By.ID, "save-round").click()
     wait.until(lambda d: d.current_url.endswith(f"#/game/{game}"))
     wait.until(lambda d: text_of(d, "[data-total='Us']") == "710")
+
+    # back to the live view: the saved round is gone from it, and the video plays again on request
+    d.find_element(By.ID, "watch-live").click()
+    wait.until(lambda d: "round 2" in (text_of(d, "h1") or "") and "Nothing yet" in (text_of(d, "#live-events") or ""))
+    d.find_element(By.ID, "replay-live").click()
+    wait.until(lambda d: "new meld of" in (text_of(d, "#live-events") or ""))
     assert console_errors(d) == []

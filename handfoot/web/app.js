@@ -448,7 +448,9 @@ async function roundView(gid) {
 }
 
 /* -- live: a camera above the table ------------------------------------------------------------------------ */
+let liveToken = 0;  /* each live view's refresh loop runs while it is the newest */
 async function liveView(gid) {
+  const token = ++liveToken;
   const state = await api("GET", "/v1/live");
   if (state.status === "off" || state.status === "stopped") return liveStartView(gid, state);
   const here = location.hash;
@@ -469,6 +471,7 @@ async function liveView(gid) {
   const game = state.game ? await api("GET", `/v1/games/${state.game}`).catch(() => null) : null;
   const teams = game ? game.teams : state.teams;
   show(h("h1", {}, game ? `Live: ${game.teams.join(" vs ")}, round ${game.next_round}` : "Live table"),
+       !game && gid ? h("p", {class: "muted"}, "This table is watched without a game: End of round asks which game the round is for.") : null,
        h("div", {class: "live-layout"},
          h("div", {class: "live-picture"},
            h("a", {href: "/v1/live/frame.jpg", target: "_blank", title: "Open the picture at full size"}, picture),
@@ -479,7 +482,7 @@ async function liveView(gid) {
            h("h2", {}, "What happened"), events,
            h("p", {class: "muted"}, "Cards are read when the table has been still for a moment; nothing is read while a hand is over it. " +
              "Tap the picture to see it at full size. At the end of the round press End of round: you check the reading, correct any card in a tap, and save it to the game."))));
-  picture.src = "/v1/live/stream.mjpg";
+  picture.src = `/v1/live/stream.mjpg?view=${token}.${Date.now()}`;  /* a new address: never the last stream's picture */
   let shown = -1;
   function render(st) {
     status.replaceChildren(h("span", {class: `dot ${st.status}`, "aria-hidden": "true"}), ` ${st.message}`);
@@ -499,9 +502,9 @@ async function liveView(gid) {
     again.hidden = !(st.video && st.status === "ended");
   }
   render(state);
-  while (location.hash === here) {
+  while (location.hash === here && token === liveToken) {
     await new Promise(r => setTimeout(r, 700));
-    if (location.hash !== here) break;
+    if (location.hash !== here || token !== liveToken) break;
     try { render(await api("GET", "/v1/live")); }
     catch (e) { status.replaceChildren(errorBox(e)); }
   }
@@ -530,9 +533,15 @@ function pickGame(open, seen) {
     const choice = h("select", {id: "end-game"}, open.map(g => h("option", {value: g.id},
       `${g.teams.join(" vs ")} (round ${g.rounds + 1})`)));
     const done = (value) => { closeSheet(); resolve(value); };
+    const mapping = h("p", {id: "end-game-teams"});
+    const explain = () => {
+      const g = open.find(x => x.id === choice.value) || open[0];
+      mapping.textContent = seen.map((t, k) => `the camera's team ${t} is scored as ${g.teams[k] || t}`).join("; ") + ".";
+    };
+    choice.addEventListener("change", explain);
+    explain();
     openSheet("Which game is this round for?", h("div", {},
-      h("p", {}, `The camera's team${seen.length > 1 ? "s" : ""} ${seen.join(" and ")} become${seen.length > 1 ? "" : "s"} the game's team${seen.length > 1 ? "s" : ""}, in order.`),
-      h("label", {for: "end-game"}, "The game"), choice,
+      h("label", {for: "end-game"}, "The game"), choice, mapping,
       h("div", {class: "row"}, h("button", {type: "button", class: "primary", id: "end-game-ok", onclick: () => done(choice.value)}, "Check the round"),
         h("button", {type: "button", onclick: () => done(null)}, "Cancel"))));
   });
@@ -554,9 +563,9 @@ async function liveStartView(gid, state) {
   function labelSplit() {
     const t = (games.find(g => g.id === game.value) || games[0]).teams;
     const [a, b] = [t[0], t[1] || "the other team"];
-    split.options[0].textContent = `the whole table: ${a} at the bottom, ${b} at the top`;
-    split.options[1].textContent = `the whole table: ${a} on the left, ${b} on the right`;
-    split.options[2].textContent = `only ${a}'s side`;
+    split.options[0].textContent = `${a} at the bottom, ${b} at the top`;
+    split.options[1].textContent = `${a} on the left, ${b} on the right`;
+    split.options[2].textContent = `only the side of ${a}`;
   }
   labelSplit();
   const decks = await api("GET", "/v1/decks").catch(() => []);
@@ -579,7 +588,7 @@ async function liveStartView(gid, state) {
     }},
       h("label", {for: "live-game"}, "The game"), game,
       h("label", {for: "live-camera"}, "Camera (0 is the first)"), camera,
-      h("label", {for: "live-split"}, "The camera sees"), split,
+      h("label", {for: "live-split"}, "What the camera sees"), split,
       deck ? h("label", {for: "live-deck"}, "Read with") : null, deck,
       h("div", {class: "sticky-actions"}, status, go, h("a", {class: "button", href: "#/"}, "Cancel"))));
 }

@@ -2,7 +2,7 @@
 
 Two threads. The *view* thread takes every frame the source gives and, at most :data:`LIVE_FPS` times a second
 while the page shows the picture, draws the last stable reading on it (boxes, pile outlines, the round's totals,
-what the watcher is doing) and keeps it as a JPEG for the page's MJPEG stream; with ``record`` it writes the
+what the watcher is doing), frames the cards (:func:`framing`) and keeps it as a JPEG for the page's MJPEG stream; with ``record`` it writes the
 picture to a video. The *reading* thread takes the latest frame whenever it is free
 (frames are dropped, never queued) and steps the :class:`handfoot.watch.Watcher`: a still table costs one small
 frame comparison, a changed and settled one a reading, whose events are kept. A camera that stops giving pictures
@@ -33,6 +33,10 @@ EVENTS_KEPT = 200
 JPEG_QUALITY = 70
 #: a video's frame this many seconds behind its time is dropped (the machine could not keep up)
 LATE = 0.1
+#: the live picture shows the cards with this many card heights around them (:func:`framing`)
+FRAME_MARGIN = 1.0
+#: ... and at least this share of the frame's width
+FRAME_MIN = 0.4
 #: frames per second of a ``record`` video (the picture is repeated or dropped to keep real time)
 RECORD_FPS = 15.0
 #: the live picture's largest width (pixels); larger frames are shrunk for the stream
@@ -240,6 +244,9 @@ class LiveSession:
                     written += max(due, 0)
                 if not watched:
                     continue
+                box = framing(self.watcher.seen, picture.shape)
+                if box is not None:  # the piles, larger on a phone
+                    picture = picture[box[1]:box[3], box[0]:box[2]]
                 if picture.shape[1] > STREAM_WIDTH:
                     picture = cv2.resize(picture, (STREAM_WIDTH, round(picture.shape[0] * STREAM_WIDTH
                                                                        / picture.shape[1])), interpolation=cv2.INTER_LINEAR)
@@ -300,6 +307,31 @@ class LiveSession:
             elif status == "watching" and self.watcher.moving:
                 status = "moving"
         return draw(frame, self.watcher.seen, totals, status)
+
+
+def framing(seen: Any, shape: tuple[int, ...]) -> tuple[int, int, int, int] | None:
+    """The part of a frame of ``shape`` (H, W, ...) the live picture shows: around every card of the stable
+    reading ``seen`` (:data:`FRAME_MARGIN` card heights beyond their indices), of the frame's own aspect, at least
+    :data:`FRAME_MIN` of its width; xyxy pixels, or None for the whole frame (no reading, or the cards fill it)."""
+    if seen is None or seen.photo is None or seen.photo.image.shape[:2] != tuple(shape[:2]):
+        return None
+    boxes = [s.detections.xyxy for s in seen.photo.sides if len(s.detections)]
+    cards = [c.card_height for s in seen.photo.sides for c in s.cards]
+    if not boxes or not cards:
+        return None
+    h, w = shape[:2]
+    xyxy = np.concatenate(boxes)
+    margin = FRAME_MARGIN * float(np.median(cards))
+    x1, y1 = xyxy[:, 0].min() - margin, xyxy[:, 1].min() - margin
+    x2, y2 = xyxy[:, 2].max() + margin, xyxy[:, 3].max() + margin
+    cw = max(x2 - x1, (y2 - y1) * w / h, FRAME_MIN * w)
+    if cw >= 0.85 * w:
+        return None
+    ch = cw * h / w
+    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+    left = int(round(min(max(cx - cw / 2, 0), w - cw)))
+    top = int(round(min(max(cy - ch / 2, 0), h - ch)))
+    return left, top, left + int(round(cw)), top + int(round(ch))
 
 
 def draw(frame: np.ndarray, seen: Any, totals: dict[str, int], status: str = "watching") -> np.ndarray:

@@ -497,6 +497,28 @@ def undo_round(game_id: str, n: int, ledger: Ledger = Depends(get_ledger)) -> ga
     return games.game_view(ledger, game_id)
 
 
+class GameDeckIn(BaseModel):
+    """The deck profile a game's photos are read with (``GET /v1/decks``), or null for the stock reader."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    deck: str | None = Field(max_length=40)
+
+
+@router.put("/games/{game_id}/deck", response_model=games.GameOut, responses={k: ERRORS[k] for k in (401, 404, 422)})
+def set_game_deck(game_id: str, body: GameDeckIn, ledger: Ledger = Depends(get_ledger),
+                  settings=Depends(get_settings)) -> games.GameOut:
+    """Read this game's photos (the round page, the live view) with a deck profile; 404 for an unknown one."""
+    if body.deck is not None:
+        from vision.decks import list_profiles
+
+        known = [p.name for p in list_profiles(decks_dir(settings))]
+        if body.deck not in known:
+            raise NotFoundError(f"no deck profile {body.deck!r} (known: {', '.join(known) or 'none yet'})")
+    ledger.set_deck(game_id, body.deck)
+    return games.game_view(ledger, game_id)
+
+
 @router.get("/games/{game_id}/examples.jsonl", response_class=Response,
             responses={200: {"content": {"application/x-ndjson": {}}}, 404: ERRORS[404], 401: ERRORS[401]})
 def export_examples(game_id: str, ledger: Ledger = Depends(get_ledger)) -> Response:

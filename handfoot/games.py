@@ -88,8 +88,8 @@ class RoundOut(BaseModel):
 
 class GameOut(BaseModel):
     """A game with every round scored, the running totals (an ``[min, max]`` pair while a squared book is
-    uncounted), the next round and its opening minimum (None once over), the team certainly ahead and the
-    winner once the last round is in."""
+    uncounted), the next round and its opening minimum (None once over), the team certainly ahead, the
+    winner once the last round is in, and the deck profile its photos are read with (None: the stock reader)."""
 
     id: str
     created: str
@@ -104,10 +104,11 @@ class GameOut(BaseModel):
     leader: str | None
     winner: str | None
     over: bool
+    deck: str | None = None
 
 
 class GameSummary(BaseModel):
-    """A game in the list: id, when it was made, rules, teams, rounds played, totals, winner."""
+    """A game in the list: id, when it was made, rules, teams, rounds played, totals, winner, deck profile."""
 
     id: str
     created: str
@@ -117,6 +118,7 @@ class GameSummary(BaseModel):
     totals: dict[str, int | list[int]]
     winner: str | None
     over: bool
+    deck: str | None = None
 
 
 def create_game(ledger: Ledger, body: GameCreate) -> GameRecord:
@@ -185,7 +187,7 @@ def game_view(ledger: Ledger, game_id: str) -> GameOut:
                    teams=record.teams, names=record.names, rounds=out_rounds,
                    totals={t: _total(v) for t, v in totals.items()},
                    next_round=None if game.is_over else game.round_number, next_minimum=game.next_minimum(),
-                   leader=game.leader(), winner=game.winner(), over=game.is_over)
+                   leader=game.leader(), winner=game.winner(), over=game.is_over, deck=record.deck)
 
 
 def game_summaries(ledger: Ledger) -> list[GameSummary]:
@@ -195,7 +197,7 @@ def game_summaries(ledger: Ledger) -> list[GameSummary]:
         totals = {t: (0, 0) for t in record.teams} | game.totals()
         out.append(GameSummary(id=record.id, created=record.created, rules=record.rules, teams=record.teams,
                                rounds=len(game.rounds), totals={t: _total(v) for t, v in totals.items()},
-                               winner=game.winner(), over=game.is_over))
+                               winner=game.winner(), over=game.is_over, deck=record.deck))
     return out
 
 

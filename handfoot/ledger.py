@@ -26,7 +26,7 @@ from scorer import HandFootError
 
 from .errors import NotFoundError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 _SCHEMA = """
 CREATE TABLE games (
     id TEXT PRIMARY KEY,
@@ -54,7 +54,10 @@ CREATE TABLE readings (
 );
 """
 #: migrations from version k to k + 1 (k = index); version 0 is an empty file
-_MIGRATIONS: tuple[str, ...] = (_SCHEMA,)
+_MIGRATIONS: tuple[str, ...] = (
+    _SCHEMA,
+    "ALTER TABLE games ADD COLUMN deck TEXT",  # the deck profile the game's photos are read with (vision.decks)
+)
 
 ID_ALPHABET = set("0123456789abcdef")
 
@@ -79,7 +82,8 @@ def _now() -> str:
 
 @dataclass(frozen=True)
 class GameRecord:
-    """A stored game: its id, creation time (ISO 8601, UTC), rules preset, house rules, teams and players."""
+    """A stored game: its id, creation time (ISO 8601, UTC), rules preset, house rules, teams, players and the
+    deck profile its photos are read with (None: the stock reader)."""
 
     id: str
     created: str
@@ -87,6 +91,7 @@ class GameRecord:
     house_rules: dict[str, Any]
     teams: list[str]
     names: dict[str, list[str]]
+    deck: str | None = None
 
 
 @dataclass(frozen=True)
@@ -198,20 +203,29 @@ class Ledger:
 
     # -- games ------------------------------------------------------------------------------------------------
     def create_game(self, rules: str, house_rules: dict[str, Any], teams: list[str],
-                    names: dict[str, list[str]]) -> GameRecord:
-        game = GameRecord(new_id(), _now(), rules, dict(house_rules), list(teams), dict(names))
+                    names: dict[str, list[str]], deck: str | None = None) -> GameRecord:
+        game = GameRecord(new_id(), _now(), rules, dict(house_rules), list(teams), dict(names), deck)
         with self._write() as conn:
-            conn.execute("INSERT INTO games VALUES (?, ?, ?, ?, ?, ?)",
+            conn.execute("INSERT INTO games (id, created, rules, house_rules, teams, names, deck) "
+                         "VALUES (?, ?, ?, ?, ?, ?, ?)",
                          (game.id, game.created, game.rules, json.dumps(game.house_rules), json.dumps(game.teams),
-                          json.dumps(game.names)))
+                          json.dumps(game.names), deck))
         return game
+
+    def set_deck(self, game_id: str, deck: str | None) -> None:
+        """Read the game's photos with the deck profile ``deck`` (None: the stock reader). Raises: NotFoundError."""
+        with self._write() as conn:
+            if conn.execute("UPDATE games SET deck = ? WHERE id = ?", (deck, game_id)).rowcount == 0:
+                raise NotFoundError(f"no game {game_id!r}")
 
     def game(self, game_id: str) -> GameRecord:
         """Raises: NotFoundError."""
-        row = self._conn().execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
+        row = self._conn().execute("SELECT id, created, rules, house_rules, teams, names, deck FROM games "
+                                   "WHERE id = ?", (game_id,)).fetchone()
         if row is None:
             raise NotFoundError(f"no game {game_id!r}")
-        return GameRecord(row[0], row[1], row[2], json.loads(row[3]), json.loads(row[4]), json.loads(row[5]))
+        return GameRecord(row[0], row[1], row[2], json.loads(row[3]), json.loads(row[4]), json.loads(row[5]),
+                          row[6])
 
     def games(self) -> list[GameRecord]:
         """Every game, newest first."""

@@ -433,7 +433,7 @@ def _reader(models: Any, req: Any):
 def request_for_game(game: Any, split: str | None = None, deck: str | None = None) -> Any:
     """The live round of a game (``handfoot.games.GameOut``): its rules and house rules, its next round, its
     teams (the first two split between the halves of the picture with ``split``; else the camera sees the first
-    team's side).
+    team's side), read with ``deck`` or else the game's deck profile.
 
     Raises:
         HandFootError: the game is over.
@@ -444,7 +444,7 @@ def request_for_game(game: Any, split: str | None = None, deck: str | None = Non
         raise HandFootError(f"game {game.id} is over: start a new game to watch a round")
     teams = tuple(game.teams[:2]) if split else tuple(game.teams[:1])
     return PhotoRequest(rules=game.rules, house_rules=tuple(game.house_rules.items()), round=game.next_round,
-                        split=split, teams=teams, deck=deck)
+                        split=split, teams=teams, deck=deck or game.deck)
 
 
 def end_round(session: LiveSession, ledger: Any, game: Any = None) -> str:

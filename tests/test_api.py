@@ -475,5 +475,39 @@ def test_a_deck_learned_from_a_games_corrected_photos(reading, monkeypatch):
     with open(PHOTO, "rb") as f:
         missing = c.post("/v1/photos", files=[("photos", ("table.jpg", f, "image/jpeg"))], data={"deck": "nobody"})
     assert "no deck profile 'nobody'" in error_of(missing, 404)
+    # a game names its deck: kept in the ledger, listed with the game; an unknown one is refused
+    assert "no deck profile 'nobody'" in error_of(c.put(f"/v1/games/{gid}/deck", json={"deck": "nobody"}), 404)
+    assert c.put(f"/v1/games/{gid}/deck", json={"deck": "family"}).json()["deck"] == "family"
+    assert c.get(f"/v1/games/{gid}").json()["deck"] == "family"
+    assert next(g for g in c.get("/v1/games").json() if g["id"] == gid)["deck"] == "family"
+    assert c.put(f"/v1/games/{gid}/deck", json={"deck": None}).json()["deck"] is None
+    assert "no game" in error_of(c.put("/v1/games/0123456789abcdef/deck", json={"deck": None}), 404)
     assert c.delete("/v1/decks/family").status_code == 204 and c.get("/v1/decks").json() == []
     assert "no deck-learning job" in error_of(c.get("/v1/decks/jobs/nope"), 404)
+
+
+def test_a_ledger_of_the_first_schema_is_migrated_with_its_games(tmp_path):
+    """A ledger written before games named their deck (schema 1) opens with its games, each read with the stock
+    reader, and can name a deck from then on."""
+    import json
+    import sqlite3
+
+    from handfoot import ledger as ledger_module
+
+    old = tmp_path / "old.db"
+    conn = sqlite3.connect(old)
+    conn.executescript(ledger_module._SCHEMA)
+    conn.execute("INSERT INTO games VALUES (?, ?, ?, ?, ?, ?)", ("0123456789abcdef", "2026-11-30T20:00:00+00:00",
+                                                                 "pagat", "{}", json.dumps(["A", "B"]), "{}"))
+    conn.execute("PRAGMA user_version = 1")
+    conn.commit()
+    conn.close()
+    ledger = Ledger.open(old)
+    try:
+        game = ledger.game("0123456789abcdef")
+        assert game.teams == ["A", "B"] and game.deck is None
+        ledger.set_deck(game.id, "family")
+        assert ledger.game(game.id).deck == "family"
+        assert ledger._conn().execute("PRAGMA user_version").fetchone()[0] == ledger_module.SCHEMA_VERSION
+    finally:
+        ledger.close()

@@ -338,13 +338,13 @@ async function gameView(gid) {
     g.rounds.length ? h("p", {class: "muted"}, "Tap a round for its breakdown, to correct it or to undo it.") : null,
     h("div", {class: "row"}, h("a", {class: "button", href: `/v1/games/${gid}/export.csv`, download: ""}, "Export CSV"),
       h("a", {class: "button", href: "#/"}, "All games")),
-    g.rounds.some(r => r.photo_reading) ? teachPanel(gid) : null);
+    g.rounds.some(r => r.photo_reading) ? teachPanel(gid, g.deck) : null);
 }
 
 /* A game's corrected photo rounds teach the card reader the family's deck (POST /v1/decks/{name}/learn). */
-function teachPanel(gid) {
+function teachPanel(gid, deck) {
   const name = h("input", {type: "text", id: "deck-name", maxlength: "40", autocomplete: "off",
-                           value: localStorage.getItem(`handfoot.deck.${gid}`) || "our-deck"});
+                           value: deck || "our-deck"});
   const status = h("div", {"aria-live": "polite", class: "status", id: "teach-status"});
   const go = h("button", {type: "button", id: "learn-deck"}, "Learn this deck");
   go.addEventListener("click", async () => {
@@ -360,7 +360,7 @@ function teachPanel(gid) {
       }
       if (job.state === "failed") throw new Error(job.error);
       const c = job.deck.check;
-      localStorage.setItem(`handfoot.deck.${gid}`, job.deck.name);
+      await api("PUT", `/v1/games/${gid}/deck`, {deck: job.deck.name});  /* the game reads with it from now on */
       status.replaceChildren(h("p", {}, `Deck ${job.deck.name} learned from ${job.deck.photos} photos: on the check photos ` +
         `${Math.round(100 * c.stock)} % read right before, ${Math.round(100 * c.profile)} % with it. ` +
         "This game's new photos are read with it."));
@@ -388,7 +388,7 @@ async function roundView(gid) {
     h("input", {type: "text", id: `left-${k}`, name: "left", placeholder: "KH 7C 4S", autocomplete: "off", maxlength: "400"})));
   const wentOut = h("select", {id: "went-out"}, h("option", {value: ""}, "nobody"), g.teams.map(t => h("option", {value: t}, t)));
   const decks = await api("GET", "/v1/decks").catch(() => []);
-  const chosen = localStorage.getItem(`handfoot.deck.${gid}`) || "";
+  const chosen = g.deck || "";
   const deck = decks.length ? h("select", {id: "deck"}, h("option", {value: ""}, "the stock card reader"),
     decks.map(d => h("option", {value: d.name, selected: d.name === chosen ? "" : null}, `deck ${d.name}`))) : null;
   const status = h("div", {"aria-live": "polite", class: "status"});
@@ -417,7 +417,8 @@ async function roundView(gid) {
     if (Object.keys(g.house_rules).length) data.append("house_rules", JSON.stringify(g.house_rules));
     data.append("round", String(g.next_round));
     if (wentOut.value) data.append("went_out", wentOut.value);
-    if (deck && deck.value) { data.append("deck", deck.value); localStorage.setItem(`handfoot.deck.${gid}`, deck.value); }
+    if (deck && deck.value) data.append("deck", deck.value);
+    if (deck && deck.value !== (g.deck || "")) api("PUT", `/v1/games/${gid}/deck`, {deck: deck.value || null}).catch(() => {});
     const bar = h("div", {}); const label = h("p", {}, "Sending the photos…");
     status.replaceChildren(label, h("div", {class: "progress", role: "progressbar", "aria-label": "upload"}, bar));
     setBusy(go, true);
@@ -571,6 +572,8 @@ async function liveStartView(gid, state) {
   const decks = await api("GET", "/v1/decks").catch(() => []);
   const deck = decks.length ? h("select", {id: "live-deck"}, h("option", {value: ""}, "the stock card reader"),
     decks.map(d => h("option", {value: d.name}, `deck ${d.name}`))) : null;
+  const gameDeck = () => (games.find(g => g.id === game.value) || {}).deck || "";
+  if (deck) { deck.value = gameDeck(); game.addEventListener("change", () => { deck.value = gameDeck(); }); }
   const status = h("div", {"aria-live": "polite", class: "status"});
   const go = h("button", {type: "submit", class: "primary", id: "start-live"}, "Start watching");
   show(h("h1", {}, "Watch the table"),
@@ -581,6 +584,7 @@ async function liveStartView(gid, state) {
       setBusy(go, true);
       status.replaceChildren(h("span", {class: "spinner", "aria-hidden": "true"}), " Opening the camera…");
       try {
+        if (deck && deck.value !== gameDeck()) await api("PUT", `/v1/games/${game.value}/deck`, {deck: deck.value || null});
         await api("POST", "/v1/live", {game: game.value, camera: Number(camera.value || 0), split: split.value || null,
                                         deck: deck && deck.value ? deck.value : null});
         route();

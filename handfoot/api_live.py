@@ -67,15 +67,7 @@ def live_state(request: Request, ledger: Ledger = Depends(get_ledger)) -> dict[s
     session = getattr(request.app.state, "live", None)
     if session is None:
         return {"status": "off", "message": "nothing is being watched"}
-    if session.ended is not None:
-        game, reading = session.ended
-        try:
-            saved = any(r.reading == reading for r in ledger.rounds(game))
-        except NotFoundError:  # the game was deleted meanwhile
-            saved = False
-        if saved:
-            session.ended = None
-            session.new_round()
+    live.next_round_if_saved(session, ledger)
     return session.state()
 
 
@@ -84,7 +76,6 @@ def start_live(body: LiveStart, request: Request, ledger: Ledger = Depends(get_l
                models: application.Models = Depends(get_models), settings=Depends(get_settings)) -> dict[str, Any]:
     """Watch a camera of this computer for the next round of a game. 409 while another session runs; 422 when
     there is no camera at that index."""
-
     old = getattr(request.app.state, "live", None)
     if old is not None and old.running:
         raise ConflictError("a table is already being watched: stop it first")

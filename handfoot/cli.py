@@ -91,7 +91,6 @@ PHOTO_FLAGS = ("annotate", "split", "teams", "left", "hand", "went_out", "round"
 
 
 def _score_photos(args: argparse.Namespace) -> int:
-
     from vision.detector import IMAGE_SUFFIXES
 
     if args.conf is not None and not 0 < args.conf <= 1:
@@ -326,6 +325,7 @@ def cmd_game(args: argparse.Namespace) -> int:
 # -- detect ---------------------------------------------------------------------------------------------------
 def cmd_watch(args: argparse.Namespace) -> int:
     from . import live, watch
+    from . import picture as shown
 
     if args.round < 1:
         raise HandFootError(f"--round {args.round}: rounds are numbered from 1")
@@ -335,22 +335,24 @@ def cmd_watch(args: argparse.Namespace) -> int:
         raise HandFootError(f"--record {args.record}: no such folder")
     source = args.video if args.video is not None else args.camera
     if args.window:
-        live.check_window()
+        shown.check_window()
     stream = watch.frames(source)
     first = next(stream)  # a missing file, an unreadable video or no camera: one line, before the models load
     req, ledger = _watch_request(args)
     if args.serve:
         stream.close()
-        return _serve(args, lambda models: live.start(source, models, req, args.game,
-                                                      Path(args.record) if args.record else None,
-                                                      wait_for_viewer=args.video is not None))
+        return _serve(args, lambda models, decks: live.start(source, models, req, args.game,
+                                                             Path(args.record) if args.record else None, decks,
+                                                             wait_for_viewer=args.video is not None))
     import itertools
 
-    models = app.load_models(deck=args.deck)
-    read, score = live._reader(models, req)
+    models = app.load_models()
+    if req.deck:  # --deck, or the game's deck
+        models = app.with_deck(models, req.deck, app.decks_dir(Path(args.db).parent) if args.db else None)
+    read, score = live.round_reader(models, req)
     watcher = watch.Watcher(read, score)
     print(f"handfoot: watching {'camera ' + str(args.camera) if args.video is None else args.video}"
-          f"{' with the deck profile ' + args.deck if args.deck else ''} (Ctrl-C to stop)", file=sys.stderr)
+          f"{' with the deck profile ' + req.deck if req.deck else ''} (Ctrl-C to stop)", file=sys.stderr)
     stopped, writer, totals = None, None, {}
     try:
         for t, frame in itertools.chain([first], stream):
@@ -362,12 +364,12 @@ def cmd_watch(args: argparse.Namespace) -> int:
                     print(f"{event.t:7.1f} s  {event.text}  ({', '.join(f'{k} {v:,}' for k, v in totals.items())})",
                           flush=True)
             if args.record or args.window:
-                picture = live.draw(frame, watcher.seen, totals, "moving" if watcher.moving else "watching")
+                picture = shown.draw(frame, watcher.seen, totals, "moving" if watcher.moving else "watching")
                 if args.record:
-                    writer = writer or live._writer(Path(args.record), picture.shape[1], picture.shape[0],
-                                                    _fps_of(args.video) if args.video else live.RECORD_FPS)
+                    writer = writer or shown.video_writer(Path(args.record), picture.shape[1], picture.shape[0],
+                                                          _fps_of(args.video) if args.video else shown.RECORD_FPS)
                     writer.write(picture)
-                if args.window and not live.show_window(picture):
+                if args.window and not shown.show_window(picture):
                     break  # q or Esc in the window
     except HandFootError as exc:  # the camera stopped: say so, keep what was read
         stopped = exc
@@ -480,7 +482,6 @@ def _check_port(host: str, port: int) -> None:
 
 
 def cmd_deck_learn(args: argparse.Namespace) -> int:
-
     try:
         from vision import decks
         from vision.pipeline import load_models
@@ -541,8 +542,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace, watching=None) -> int:
-    """Run the web service on ``args.host``/``args.port`` with the ledger ``args.db``; ``watching(models)``
-    starts the table the live view shows (``handfoot watch --serve``)."""
+    """Run the web service on ``args.host``/``args.port`` with the ledger ``args.db``; ``watching(models, decks)``
+    starts the table the live view shows (``handfoot watch --serve``; ``decks`` is the server's deck folder)."""
     import logging
     import secrets
 
@@ -571,7 +572,7 @@ def _serve(args: argparse.Namespace, watching=None) -> int:
     if watching is not None:
         if models is None:
             raise HandFootError("watch needs the camera models")
-        session = watching(models)
+        session = watching(models, application.decks_dir(settings.db.parent))
     app = create_app(settings, models=models, load_models=False, live=session)
     print(f"handfoot: ledger {settings.db}", file=sys.stderr)
     for url in _addresses(args.host, args.port):

@@ -23,6 +23,7 @@ import numpy as np
 from scorer import HandFootError
 
 from .errors import ConflictError
+from .picture import RECORD_FPS, draw, framing, video_writer
 from .watch import Event, Watcher, frames
 
 #: seconds between attempts to reopen a camera that stopped
@@ -33,12 +34,6 @@ EVENTS_KEPT = 200
 JPEG_QUALITY = 70
 #: a video's frame this many seconds behind its time is dropped (the machine could not keep up)
 LATE = 0.1
-#: the live picture shows the cards with this many card heights around them (:func:`framing`)
-FRAME_MARGIN = 1.0
-#: ... and at least this share of the frame's width
-FRAME_MIN = 0.4
-#: frames per second of a ``record`` video (the picture is repeated or dropped to keep real time)
-RECORD_FPS = 15.0
 #: the live picture's largest width (pixels); larger frames are shrunk for the stream
 STREAM_WIDTH = 1280
 #: the watcher compares at most this many frames a second (a camera may give 30 or 60)
@@ -64,6 +59,14 @@ def paced(stream: Iterable[tuple[float, np.ndarray]], clock: Callable[[], float]
         if wait > 0:
             time.sleep(wait)
         yield t, frame
+
+
+#: the status in words, for the page
+MESSAGES = {"starting": "opening the camera", "waiting": "the video starts when the live view is opened",
+            "watching": "watching the table",
+            "moving": "something moves over the table: waiting for it to settle",
+            "reading": "reading the table", "reconnecting": "the camera stopped; trying again",
+            "ended": "the video ended", "stopped": "stopped"}
 
 
 class LiveSession:
@@ -149,11 +152,7 @@ class LiveSession:
         ``video``, the ``game``, the ``teams`` in view, the stable ``layout`` and each team's ``totals``, the
         ``events`` (oldest first), ``reads`` and the picture's frames per second."""
         with self._lock:
-            status = self._status
-            if status == "watching" and self._reading:
-                status = "reading"
-            elif status == "watching" and self.watcher.moving:
-                status = "moving"
+            status = self._status_now()
             return {"status": status, "message": self._message or MESSAGES.get(status, ""),
                     "source": self.source if isinstance(self.source, int) else Path(self.source).name,
                     "video": isinstance(self.source, str), "game": self.game,
@@ -236,7 +235,7 @@ class LiveSession:
                 picture = self.annotate(frame)
                 if self.record is not None:
                     if writer is None:
-                        writer, rec_start, written = _writer(self.record, picture.shape[1], picture.shape[0]), \
+                        writer, rec_start, written = video_writer(self.record, picture.shape[1], picture.shape[0]), \
                             now, 0
                     due = int((now - rec_start) * RECORD_FPS) + 1 - written
                     for _ in range(min(due, 5)):
@@ -300,109 +299,16 @@ class LiveSession:
     def annotate(self, frame: np.ndarray) -> np.ndarray:
         """``frame`` with the last stable reading, the totals and the status drawn on it (:func:`draw`)."""
         with self._lock:
-            totals = dict(self._totals)
-            status = self._status
-            if status == "watching" and self._reading:
-                status = "reading"
-            elif status == "watching" and self.watcher.moving:
-                status = "moving"
+            totals, status = dict(self._totals), self._status_now()
         return draw(frame, self.watcher.seen, totals, status)
 
-
-def framing(seen: Any, shape: tuple[int, ...]) -> tuple[int, int, int, int] | None:
-    """The part of a frame of ``shape`` (H, W, ...) the live picture shows: around every card of the stable
-    reading ``seen`` (:data:`FRAME_MARGIN` card heights beyond their indices), of the frame's own aspect, at least
-    :data:`FRAME_MIN` of its width; xyxy pixels, or None for the whole frame (no reading, or the cards fill it)."""
-    if seen is None or seen.photo is None or seen.photo.image.shape[:2] != tuple(shape[:2]):
-        return None
-    boxes = [s.detections.xyxy for s in seen.photo.sides if len(s.detections)]
-    cards = [c.card_height for s in seen.photo.sides for c in s.cards]
-    if not boxes or not cards:
-        return None
-    h, w = shape[:2]
-    xyxy = np.concatenate(boxes)
-    margin = FRAME_MARGIN * float(np.median(cards))
-    x1, y1 = xyxy[:, 0].min() - margin, xyxy[:, 1].min() - margin
-    x2, y2 = xyxy[:, 2].max() + margin, xyxy[:, 3].max() + margin
-    cw = max(x2 - x1, (y2 - y1) * w / h, FRAME_MIN * w)
-    if cw >= 0.85 * w:
-        return None
-    ch = cw * h / w
-    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
-    left = int(round(min(max(cx - cw / 2, 0), w - cw)))
-    top = int(round(min(max(cy - ch / 2, 0), h - ch)))
-    return left, top, left + int(round(cw)), top + int(round(ch))
-
-
-def draw(frame: np.ndarray, seen: Any, totals: dict[str, int], status: str = "watching") -> np.ndarray:
-    """A copy of ``frame`` (H, W, 3 uint8 BGR) with ``seen``'s boxes and pile outlines (a
-    :class:`handfoot.watch.Seen` read from a frame of the same size, or None), each team's round total and, while
-    the table moves, is read or the camera is lost, a banner saying so (:data:`BANNERS`)."""
-    import cv2
-
-    from vision.pipeline import annotate
-
-    lines = [f"{team}: {total:,}" for team, total in totals.items()]
-    if seen is not None and seen.photo is not None and seen.photo.image.shape == frame.shape:
-        picture = annotate(dataclasses.replace(seen.photo, image=frame.copy()), lines)
-    else:
-        picture = frame.copy()
-    label = BANNERS.get(status)
-    if label:
-        scale = max(0.5, frame.shape[1] / 1600)
-        (w, h), _ = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, scale, 2)
-        y = picture.shape[0] - 12
-        cv2.rectangle(picture, (8, y - h - 10), (20 + w, y + 6), (30, 30, 30), -1)
-        cv2.putText(picture, label, (14, y), cv2.FONT_HERSHEY_SIMPLEX, scale, (255, 255, 255), 2, cv2.LINE_AA)
-    return picture
-
-
-#: the status in words, for the page
-MESSAGES = {"starting": "opening the camera", "waiting": "the video starts when the live view is opened",
-            "watching": "watching the table",
-            "moving": "something moves over the table: waiting for it to settle",
-            "reading": "reading the table", "reconnecting": "the camera stopped; trying again",
-            "ended": "the video ended", "stopped": "stopped"}
-#: the status drawn on the picture (none while simply watching)
-BANNERS = {"moving": "waiting for the table to settle", "reading": "reading...",
-           "reconnecting": "camera lost: reconnecting"}
-
-
-WINDOW = "handfoot watch"
-
-
-def check_window() -> None:
-    """Raises HandFootError when this OpenCV cannot open a window (``opencv-python-headless``, or no display)."""
-    import cv2
-
-    try:
-        cv2.namedWindow(WINDOW, cv2.WINDOW_NORMAL)
-    except cv2.error:
-        raise HandFootError("this computer's OpenCV cannot open a window (no GUI build, or no display): use "
-                            "--serve and open the live view in a browser") from None
-
-
-def show_window(picture: np.ndarray) -> bool:
-    """Show ``picture`` in the window of :func:`check_window`; False once q or Esc was pressed there."""
-    import cv2
-
-    cv2.imshow(WINDOW, picture)
-    return cv2.waitKey(1) & 0xFF not in (ord("q"), 27)
-
-
-def _writer(path: Path, width: int, height: int, fps: float = RECORD_FPS):
-    """A video writer for ``record`` (MPEG-4 in ``.mp4``, Motion JPEG otherwise), at ``fps`` frames a second.
-
-    Raises:
-        HandFootError: the file cannot be written.
-    """
-    import cv2
-
-    fourcc = cv2.VideoWriter_fourcc(*("mp4v" if path.suffix.lower() == ".mp4" else "MJPG"))
-    writer = cv2.VideoWriter(str(path), fourcc, fps, (width, height))
-    if not writer.isOpened():
-        raise HandFootError(f"{path}: cannot write a video there")
-    return writer
+    def _status_now(self) -> str:
+        """The status, ``watching`` told apart into ``reading`` and ``moving`` (under the lock)."""
+        if self._status == "watching" and self._reading:
+            return "reading"
+        if self._status == "watching" and self.watcher.moving:
+            return "moving"
+        return self._status
 
 
 # -- the application layer of the live view ---------------------------------------------------------------------
@@ -420,11 +326,12 @@ def start(source: int | str, models: Any, req: Any, game: str | None = None, rec
 
     if req.deck:
         models = app.with_deck(models, req.deck, decks)
-    read, score = _reader(models, req)
+    read, score = round_reader(models, req)
     return LiveSession(source, Watcher(read, score), req, game, record, open_frames, wait_for_viewer).start()
 
 
-def _reader(models: Any, req: Any):
+def round_reader(models: Any, req: Any):
+    """The ``read`` and ``score`` of a watcher of the round ``req`` (``handfoot.watch.table_reader``)."""
     from .watch import table_reader
 
     return table_reader(models, req.rules, req.round or 1, req.split, req.teams, req.conf, dict(req.house_rules))
@@ -486,6 +393,21 @@ def end_round(session: LiveSession, ledger: Any, game: Any = None) -> str:
         shutil.rmtree(folder, ignore_errors=True)
         raise
     return reading_id
+
+
+def next_round_if_saved(session: LiveSession, ledger: Any) -> None:
+    """Start the session's next round once the round it ended (``session.ended``: game and reading) is saved to
+    its game in ``ledger``; a round ended but not saved stays on the live view."""
+    if session.ended is None:
+        return
+    game, reading = session.ended
+    try:
+        saved = any(r.reading == reading for r in ledger.rounds(game))
+    except HandFootError:  # the game was deleted meanwhile
+        saved = False
+    if saved:
+        session.ended = None
+        session.new_round()
 
 
 class NothingReadError(ConflictError):

@@ -190,6 +190,11 @@ def changed_regions(a: np.ndarray, b: np.ndarray, width: int, height: int) -> np
     return _bounded(_joined(boxes), width, height)
 
 
+def _overlap(p, q) -> bool:
+    """Whether two xyxy boxes overlap."""
+    return p[0] < q[2] and q[0] < p[2] and p[1] < q[3] and q[1] < p[3]
+
+
 def _joined(boxes: list[list[float]]) -> np.ndarray:
     """(k, 4) xyxy boxes, those that overlap joined into one until none do."""
     boxes = [list(b) for b in boxes]
@@ -199,7 +204,7 @@ def _joined(boxes: list[list[float]]) -> np.ndarray:
         for i in range(len(boxes)):
             for j in range(i + 1, len(boxes)):
                 p, q = boxes[i], boxes[j]
-                if p[0] < q[2] and q[0] < p[2] and p[1] < q[3] and q[1] < p[3]:
+                if _overlap(p, q):
                     boxes[i] = [min(p[0], q[0]), min(p[1], q[1]), max(p[2], q[2]), max(p[3], q[3])]
                     del boxes[j]
                     joined = True
@@ -228,7 +233,7 @@ def with_piles(regions: np.ndarray, photo: Any) -> np.ndarray | None:
                 piles.append(pile.box(side.detections.xyxy) + reach * np.array([-1, -1, 1, 1]))
     out = [list(r) for r in regions]
     for box in piles:
-        if any(r[0] < box[2] and box[0] < r[2] and r[1] < box[3] and box[1] < r[3] for r in out):
+        if any(_overlap(r, box) for r in out):
             out.append(list(box))
     h, w = photo.image.shape[:2]
     return _bounded(_joined(out), w, h)
@@ -248,8 +253,8 @@ class Change:
     """One difference between two layouts: ``team``, ``kind`` (``meld_new``, ``meld_grew``, ``meld_shrank``,
     ``meld_gone`` (not when a book was squared in the same reading), ``book_complete``, ``squared``,
     ``red_threes``), the meld's natural ``rank`` (``"wild"`` for a meld of wilds; a squared book's, from its top
-    card, when known; None for the others), ``count`` (the meld's cards, the books squared, the red threes now on the table) and the
-    sentence a person reads (``text``)."""
+    card, when known; None for the others), ``count`` (the meld's cards, the books squared, the red threes now on
+    the table) and the sentence a person reads (``text``)."""
 
     team: str
     kind: str
@@ -321,8 +326,8 @@ class Watcher:
 
     ``read(frame, before, regions)`` maps a BGR frame to a :class:`Seen` (the camera pipeline and the round's
     facts; raises HandFootError when no card is in view), given the last stable reading and the regions changed
-    since its frame (:func:`changed_regions`; both None for a whole reading); ``score`` a layout to each team's total. ``seen`` is the last stable reading,
-    ``moving`` whether the last frame moved (a hand over the table).
+    since its frame (:func:`changed_regions`; both None for a whole reading); ``score`` a layout to each team's
+    total. ``seen`` is the last stable reading, ``moving`` whether the last frame moved (a hand over the table).
     """
 
     read: Callable[[np.ndarray, Seen | None, np.ndarray | None], Seen]
@@ -366,7 +371,7 @@ class Watcher:
     def read_now(self, t: float, frame: np.ndarray) -> list[Event]:
         """Read ``frame`` (at ``t`` seconds, the last one given to :meth:`due`) and make it the stable reading;
         the events of what changed. A frame with no card in view changes nothing."""
-        s = self._last_read = small(frame)
+        s = self._last_read = self._prev if self._prev is not None else small(frame)  # due() made it
         regions = None
         if self.seen is not None and self._seen_small is not None and self._seen_small.shape == s.shape:
             regions = changed_regions(s, self._seen_small, frame.shape[1], frame.shape[0])
@@ -385,7 +390,7 @@ class Watcher:
 def table_reader(models, rules: str = "pagat", round_no: int = 1, split: str | None = None,
                  teams: tuple[str, ...] | None = None, conf: float | None = None,
                  house_rules: dict[str, Any] | None = None
-                 ) -> tuple[Callable[[np.ndarray], Seen], Callable[[dict[str, Any]], dict[str, int]]]:
+                 ) -> tuple[Callable[..., Seen], Callable[[dict[str, Any]], dict[str, int]]]:
     """The ``read`` and ``score`` of a :class:`Watcher` over the loaded models (``handfoot.app.Models``): a frame
     is one team's side (``teams[0]``, default ``A``) or, with ``split``, the whole table split between two teams;
     scored by the preset ``rules`` with ``house_rules`` fields.

@@ -57,10 +57,9 @@ class Pyramid:
     region_context: float = 4.0
     #: ... and at least this much (pixels)
     region_min_context: int = 96
-    #: a box found again where an earlier one was (IoU at least this) is the same index: the reader's
-    #: probabilities of it are their mean over the readings that saw it (a misread in one frame does not flip it)
-    vote_iou: float = 0.5
-    #: ... counting at most this many earlier readings (a card really changed there wins within a few)
+    #: an index found again (:func:`vision.pipeline.detect_again`) is read by the mean of the reader's
+    #: probabilities over the readings that saw it, at most this many earlier ones (a misread in one frame does
+    #: not flip it; a card really changed there wins within a few)
     vote_max: int = 5
     #: an index no longer found in a changed region has visibly left when at least this share of the pixels
     #: around it look like the table (the colours of the earlier frame away from every card); else it is covered

@@ -16,8 +16,7 @@ order on one photo:
 
 Stage 1 is the costly one (the models); ``read_image(..., found=...)`` re-runs stages 1b-4 on boxes found before
 (a webcam's unchanged frame, an evaluation's cache), and :func:`detect_again` re-runs stage 1 in a frame's changed
-regions only. :func:`read_photos` and :func:`read_hand_photos` run it on
-files, :func:`annotate` draws the result. Every threshold comes from one :class:`vision.config.VisionConfig`.
+regions only. :func:`read_photos` and :func:`read_hand_photos` run it on files, :func:`annotate` draws the result. Every threshold comes from one :class:`vision.config.VisionConfig`.
 """
 
 from __future__ import annotations
@@ -32,7 +31,7 @@ from scorer.errors import HandFootError
 from .annotate import CornerAnnotator, PileAnnotator, TotalsAnnotator
 from .completion import read_with_fans
 from .config import DEFAULT, VisionConfig
-from .detections import Detections, box_intersection, box_iou, index_centres, index_sizes
+from .detections import Detections, box_iou, index_centres, index_sizes
 from .detector import CardDetector, ModelError, load_image
 from .fan_gaps import fill_fan_gaps
 from .instances import pair_and_agree, pair_corners
@@ -80,24 +79,23 @@ def detect_again(image: np.ndarray, before: Detections, regions: np.ndarray, det
     """Stage 1 again in changed ``regions`` only ((k, 4) xyxy pixels of ``image``, not overlapping): the boxes of
     ``before`` (:func:`detect` of an earlier frame of the same view) whose centre lies outside every region (each
     grown by :attr:`~vision.config.Pyramid.region_grow` index sizes), and :func:`detect`'s boxes of each region,
-    found in the region cut out with
-    :attr:`~vision.config.Pyramid.region_context` index sizes around it, whose centre lies inside it; an old box
-    that a new one overlaps (more than :attr:`~vision.config.Pyramid.agnostic_iou` of the smaller) is dropped, and
-    one found again at its place votes (:func:`_voted`; the ``votes`` data column counts the readings that saw each
-    box). With ``before_image`` (the frame ``before`` was found in), an old box found no more is kept when it is
-    covered rather than gone (:func:`_covered`). Most confident first, as :func:`detect`'s."""
+    found in the region cut out with :attr:`~vision.config.Pyramid.region_context` index sizes around it, whose
+    centre lies inside it. A new box overlapping an old one (IoU over :attr:`~vision.config.Pyramid.agnostic_iou`,
+    the pyramid's own "one index per place") is that index found again: it replaces the old box and votes
+    (:func:`_voted`; the ``votes`` data column counts the readings that saw each box). With ``before_image`` (the
+    frame ``before`` was found in), an old box found no more is kept when it is covered rather than gone
+    (:func:`_covered`). Most confident first, as :func:`detect`'s."""
     p = config.pyramid
     h, w = image.shape[:2]
     sizes = index_sizes(before.xyxy) if len(before) else np.zeros(0)
     size = float(np.median(sizes)) if len(sizes) else 0.0
     pad = max(p.region_min_context, p.region_context * size)
+    centres = index_centres(before.xyxy)
     inside = np.zeros(len(before), bool)
     parts = []
     grown = np.asarray(regions, np.float64).reshape(-1, 4) + p.region_grow * size * np.array([-1, -1, 1, 1])
     for x1, y1, x2, y2 in grown:
-        if len(before):
-            c = index_centres(before.xyxy)
-            inside |= (c[:, 0] >= x1) & (c[:, 0] < x2) & (c[:, 1] >= y1) & (c[:, 1] < y2)
+        inside |= (centres[:, 0] >= x1) & (centres[:, 0] < x2) & (centres[:, 1] >= y1) & (centres[:, 1] < y2)
         cx1, cy1 = max(0, int(x1 - pad)), max(0, int(y1 - pad))
         cx2, cy2 = min(w, int(np.ceil(x2 + pad))), min(h, int(np.ceil(y2 + pad)))
         found = detect(np.ascontiguousarray(image[cy1:cy2, cx1:cx2]), detector, reader, config)
@@ -107,16 +105,14 @@ def detect_again(image: np.ndarray, before: Detections, regions: np.ndarray, det
                            found.data)
         c = index_centres(found.xyxy)
         parts.append(found[(c[:, 0] >= x1) & (c[:, 0] < x2) & (c[:, 1] >= y1) & (c[:, 1] < y2)])
-    new = _voted(before, Detections.concatenate(parts), config)
-    again = np.zeros(len(before), bool)  # found again (at a region's edge too): the new box only
-    if len(new) and len(before):
-        overlap = box_intersection(before.xyxy, new.xyxy) / np.minimum.outer(index_sizes(before.xyxy) ** 2,
-                                                                       index_sizes(new.xyxy) ** 2)
-        again = (overlap > p.agnostic_iou).any(axis=1)
+    new = Detections.concatenate(parts)
+    iou = box_iou(before.xyxy, new.xyxy)
+    same = iou > p.agnostic_iou  # (old, new): one index, found again
+    new = _voted(before, new, iou, config)
+    again = same.any(axis=1)
     keep = ~inside & ~again
     if before_image is not None and (inside & ~again).any():
-        unseen = ~(overlap > p.agnostic_iou).any(axis=0) if len(new) and len(before) else np.ones(len(new), bool)
-        fresh = new[unseen & (new.confidence >= config.reading.finder_box_conf)]
+        fresh = new[~same.any(axis=0) & (new.confidence >= config.reading.finder_box_conf)]
         keep |= _covered(before, inside & ~again, fresh, image, before_image, size, config)
     old = before[keep]
     if len(old) and "votes" not in old.data:
@@ -145,11 +141,10 @@ def _covered(before: Detections, gone: np.ndarray, fresh: Detections, image: np.
     if len(pixels) < 200:
         return out
     lo, hi = np.percentile(pixels, 2, axis=0), np.percentile(pixels, 98, axis=0)
-    fresh_c = index_centres(fresh.xyxy)
+    fresh_c, centres = index_centres(fresh.xyxy), index_centres(before.xyxy)
     for i in np.flatnonzero(gone):
         x1, y1, x2, y2 = before.xyxy[i]
-        c = index_centres(before.xyxy[i:i + 1])[0]
-        if len(fresh_c) and (np.hypot(*(fresh_c - c).T) < p.covered_reach * size).any():
+        if len(fresh_c) and (np.hypot(*(fresh_c - centres[i]).T) < p.covered_reach * size).any():
             continue  # a card laid over it
         patch = image[max(0, int(y1 - size)):int(y2 + size), max(0, int(x1 - size)):int(x2 + size)].reshape(-1, 3)
         like_table = ((patch >= lo) & (patch <= hi)).all(axis=1).mean() if len(patch) else 1.0
@@ -157,18 +152,19 @@ def _covered(before: Detections, gone: np.ndarray, fresh: Detections, image: np.
     return out
 
 
-def _voted(before: Detections, new: Detections, config: VisionConfig) -> Detections:
-    """``new`` with a ``votes`` data column (n,): the readings that saw each box. A new box where one of ``before``
-    was (IoU at least :attr:`~vision.config.Pyramid.vote_iou`) takes the mean of the reader's probabilities
-    over the earlier readings (at most :attr:`~vision.config.Pyramid.vote_max`) and this one."""
+def _voted(before: Detections, new: Detections, iou: np.ndarray, config: VisionConfig) -> Detections:
+    """``new`` with a ``votes`` data column (n,): the readings that saw each box. A new box that is an old one
+    found again (``iou`` (len(before), len(new)) over :attr:`~vision.config.Pyramid.agnostic_iou`; the most
+    overlapping one when several) takes the mean of the reader's probabilities over the earlier readings (at most
+    :attr:`~vision.config.Pyramid.vote_max`) and this one."""
     if not len(new) or "rank_p" not in new.data:
         return new
     data = {**new.data, "votes": np.ones(len(new), np.int64)}
-    if len(before) and "rank_p" in before.data:
-        iou = box_iou(before.xyxy, new.xyxy)
+    same = iou > config.pyramid.agnostic_iou
+    if same.any() and "rank_p" in before.data:
         old_votes = before.data.get("votes", np.ones(len(before), np.int64))
         rank_p, suit_p = data["rank_p"].copy(), data["suit_p"].copy()
-        for k in np.flatnonzero(iou.max(axis=0) >= config.pyramid.vote_iou):
+        for k in np.flatnonzero(same.any(axis=0)):
             i = int(iou[:, k].argmax())
             w = min(int(old_votes[i]), config.pyramid.vote_max)
             rank_p[k] = (before.data["rank_p"][i] * w + rank_p[k]) / (w + 1)

@@ -475,14 +475,14 @@ async function liveView(gid) {
        !game && gid ? h("p", {class: "muted"}, "This table is watched without a game: End of round asks which game the round is for.") : null,
        h("div", {class: "live-layout"},
          h("div", {class: "live-picture"},
-           h("a", {href: "/v1/live/frame.jpg", target: "_blank", title: "Open the picture at full size"}, picture),
+           h("a", {href: "/v1/live/frame.jpg", target: "_blank", title: "Open the picture larger"}, picture),
            status),
          h("div", {}, totals,
            h("div", {class: "row live-actions"}, end, again, stop,
              game ? h("a", {class: "button", href: `#/game/${game.id}`}, "The game") : h("a", {class: "button", href: "#/"}, "All games")),
            h("h2", {}, "What happened"), events,
            h("p", {class: "muted"}, "Cards are read when the table has been still for a moment; nothing is read while a hand is over it. " +
-             "Tap the picture to see it at full size. At the end of the round press End of round: you check the reading, correct any card in a tap, and save it to the game."))));
+             "Tap the picture to open it larger. At the end of the round press End of round: you check the reading, correct any card in a tap, and save it to the game."))));
   picture.src = `/v1/live/stream.mjpg?view=${token}.${Date.now()}`;  /* a new address: never the last stream's picture */
   let shown = -1;
   function render(st) {

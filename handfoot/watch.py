@@ -23,6 +23,7 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 from scorer import HandFootError
+from vision.detections import boxes_overlap, join_overlapping
 
 #: frames are compared at this width (pixels)
 SMALL = 160
@@ -187,31 +188,7 @@ def changed_regions(a: np.ndarray, b: np.ndarray, width: int, height: int) -> np
     n, _, stats, _ = cv2.connectedComponentsWithStats(mask)
     sx, sy = width / a.shape[1], height / a.shape[0]
     boxes = [[x * sx, y * sy, (x + w) * sx, (y + h) * sy] for x, y, w, h, _ in stats[1:n]]
-    return _bounded(_joined(boxes), width, height)
-
-
-def _overlap(p, q) -> bool:
-    """Whether two xyxy boxes overlap."""
-    return p[0] < q[2] and q[0] < p[2] and p[1] < q[3] and q[1] < p[3]
-
-
-def _joined(boxes: list[list[float]]) -> np.ndarray:
-    """(k, 4) xyxy boxes, those that overlap joined into one until none do."""
-    boxes = [list(b) for b in boxes]
-    joined = True
-    while joined:
-        joined = False
-        for i in range(len(boxes)):
-            for j in range(i + 1, len(boxes)):
-                p, q = boxes[i], boxes[j]
-                if _overlap(p, q):
-                    boxes[i] = [min(p[0], q[0]), min(p[1], q[1]), max(p[2], q[2]), max(p[3], q[3])]
-                    del boxes[j]
-                    joined = True
-                    break
-            if joined:
-                break
-    return np.array(boxes, np.float64).reshape(-1, 4)
+    return _bounded(join_overlapping(boxes), width, height)
 
 
 def _bounded(boxes: np.ndarray, width: int, height: int) -> np.ndarray | None:
@@ -233,10 +210,10 @@ def with_piles(regions: np.ndarray, photo: Any) -> np.ndarray | None:
                 piles.append(pile.box(side.detections.xyxy) + reach * np.array([-1, -1, 1, 1]))
     out = [list(r) for r in regions]
     for box in piles:
-        if any(_overlap(r, box) for r in out):
+        if any(boxes_overlap(r, box) for r in out):
             out.append(list(box))
     h, w = photo.image.shape[:2]
-    return _bounded(_joined(out), w, h)
+    return _bounded(join_overlapping(out), w, h)
 
 
 def _natural(meld: list[str]) -> str:

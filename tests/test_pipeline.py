@@ -369,6 +369,7 @@ def test_the_pyramid_runs_the_passes_the_indices_need():
 
     def passes(width, height, index_px, n=3, **changes):
         detector = _Passes(index_px, n)
+        changes.setdefault("pyramid.enlarge_whole_share", 0.0)  # every pass over the whole photo
         find_boxes(detector, np.zeros((height, width, 3), np.uint8), 0.5, 0.1, config=DEFAULT.replace(**changes))
         return detector.calls
 
@@ -388,6 +389,54 @@ def test_the_pyramid_runs_the_passes_the_indices_need():
     sized = {"pyramid.min_step": 1.25, "pyramid.target_index": 32, "pyramid.large_index": 96}
     assert passes(1280, 720, 28, **sized) == [1280, 1600]
     assert passes(1280, 720, 10, **sized) == [1280, 2560]
+
+
+class _Squares:
+    """A detector that finds each white square of the image it is given (confidence 0.9; boxes in that image's
+    pixels, whatever the pass size), recording (image height, width, pass long side) of each call."""
+
+    names_cards, fixed_size = False, None
+
+    def __init__(self):
+        self.calls = []
+
+    def __call__(self, image, long_side, floor):
+        import cv2
+
+        self.calls.append((*image.shape[:2], long_side))
+        n, _, stats, _ = cv2.connectedComponentsWithStats((image[:, :, 0] > 128).astype(np.uint8))
+        boxes = np.array([[x, y, x + w, y + h] for x, y, w, h, _ in stats[1:n]], np.float32).reshape(-1, 4)
+        return Detections(boxes, np.full(len(boxes), 0.9, np.float32), np.zeros(len(boxes), np.int64))
+
+
+def test_the_enlarged_pass_covers_only_where_the_cards_are():
+    pytest.importorskip("cv2")
+    from vision.scales import card_regions, find_boxes
+
+    photo = np.zeros((720, 1280, 3), np.uint8)
+    corners = [(100, 100), (140, 100), (180, 100), (900, 500), (960, 520)]  # a fan and a pair: 20 px indices
+    for x, y in corners:
+        photo[y:y + 20, x:x + 20] = 255
+    detector = _Squares()
+    found = find_boxes(detector, photo, 0.5, 0.1)
+    assert detector.calls[0] == (720, 1280, 1280)
+    crops = detector.calls[1:]  # indices of 20 px: the 2x pass, cut to the two groups (4 index sizes around)
+    assert len(crops) == 2 and all(h * w < 720 * 1280 / 4 for h, w, _ in crops)
+    assert all(abs(side - 2 * max(h, w)) <= 32 for h, w, side in crops)
+    truth = np.array([[x, y, x + 20, y + 20] for x, y in corners], np.float32)
+    assert len(found) == 5 and np.allclose(np.sort(found.xyxy, 0), np.sort(truth, 0))  # in photo pixels
+    regions = card_regions(found, 0.5, photo.shape[:2])
+    grown = np.clip(truth + 80 * np.array([-1, -1, 1, 1]), 0, [1280, 720, 1280, 720])  # 4 index sizes around
+    inside = (grown[:, None, :2] >= regions[None, :, :2]).all(2) & (grown[:, None, 2:] <= regions[None, :, 2:]).all(2)
+    assert len(regions) == 2 and inside.any(1).all()
+    # cards over most of the photo: the whole photo enlarged, once
+    spread = np.zeros((720, 1280, 3), np.uint8)
+    for x in range(40, 1240, 150):
+        for y in (40, 340, 640):
+            spread[y:y + 20, x:x + 20] = 255
+    detector = _Squares()
+    find_boxes(detector, spread, 0.5, 0.1)
+    assert detector.calls == [(720, 1280, 1280), (720, 1280, 2560)]
 
 
 def test_merge():

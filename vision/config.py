@@ -44,6 +44,11 @@ class Pyramid:
     min_sample: int = 3
     #: no pass enlarges the photo more than this factor
     max_enlarge: float = 2.0
+    #: a larger pass covers only where the previous one found cards: its sure indices grown by this many index
+    #: sizes (about a card's height around each), overlapping rectangles joined (``vision.scales.card_regions``)
+    enlarge_context: float = 4.0
+    #: ... and the whole photo when those regions cover more than this share of it (0-1; 1 = regions always)
+    enlarge_whole_share: float = 0.6
     #: boxes found across codes overlapping more than this (IoU) are one index (one index seen at two scales
     #: can come back as two boxes that overlap less than the usual 0.5; neighbouring indices do not overlap)
     agnostic_iou: float = 0.3

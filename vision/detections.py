@@ -151,3 +151,28 @@ def median_index_size(xyxy: np.ndarray) -> float:
     if not len(xyxy):
         return float("inf")
     return float(np.median(index_sizes(xyxy)))
+
+
+def boxes_overlap(p, q) -> bool:
+    """Whether two xyxy boxes overlap (share more than an edge)."""
+    return p[0] < q[2] and q[0] < p[2] and p[1] < q[3] and q[1] < p[3]
+
+
+def join_overlapping(boxes) -> np.ndarray:
+    """(k, 4) float64 xyxy: ``boxes`` ((n, 4) xyxy), those that overlap replaced by the box around both, until
+    none do."""
+    out = [list(b) for b in np.asarray(boxes, np.float64).reshape(-1, 4)]
+    joined = True
+    while joined:
+        joined = False
+        for i in range(len(out)):
+            for j in range(i + 1, len(out)):
+                a, b = out[i], out[j]
+                if boxes_overlap(a, b):
+                    out[i] = [min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])]
+                    del out[j]
+                    joined = True
+                    break
+            if joined:
+                break
+    return np.array(out, np.float64).reshape(-1, 4)

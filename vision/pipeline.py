@@ -84,8 +84,10 @@ def detect_again(image: np.ndarray, before: Detections, regions: np.ndarray, det
     the pyramid's own "one index per place") is that index found again: it replaces the old box and votes
     (:func:`_voted`; the ``votes`` data column counts the readings that saw each box). With ``before_image`` (the
     frame ``before`` was found in), an old box found no more is kept when it is covered rather than gone
-    (:func:`_covered`). Most confident first, as :func:`detect`'s."""
+    (:func:`_covered`). A region's enlarged pass covers the whole cut-out (it is already where cards changed).
+    Most confident first, as :func:`detect`'s."""
     p = config.pyramid
+    whole = config.replace(**{"pyramid.enlarge_whole_share": 0.0})  # a region is already where cards changed
     h, w = image.shape[:2]
     sizes = index_sizes(before.xyxy) if len(before) else np.zeros(0)
     size = float(np.median(sizes)) if len(sizes) else 0.0
@@ -98,7 +100,7 @@ def detect_again(image: np.ndarray, before: Detections, regions: np.ndarray, det
         inside |= (centres[:, 0] >= x1) & (centres[:, 0] < x2) & (centres[:, 1] >= y1) & (centres[:, 1] < y2)
         cx1, cy1 = max(0, int(x1 - pad)), max(0, int(y1 - pad))
         cx2, cy2 = min(w, int(np.ceil(x2 + pad))), min(h, int(np.ceil(y2 + pad)))
-        found = detect(np.ascontiguousarray(image[cy1:cy2, cx1:cx2]), detector, reader, config)
+        found = detect(np.ascontiguousarray(image[cy1:cy2, cx1:cx2]), detector, reader, whole)
         if not len(found):
             continue
         found = Detections(found.xyxy + np.float32([cx1, cy1, cx1, cy1]), found.confidence, found.class_id,

@@ -10,7 +10,10 @@ pyramid (:func:`find_boxes`) measures before it spends:
    measure that much (at least :attr:`~vision.config.Pyramid.min_step` times larger), up to
    :attr:`~vision.config.Pyramid.max_side` and :attr:`~vision.config.Pyramid.max_enlarge` times the photo; a pass
    with too few sure boxes to measure (:attr:`~vision.config.Pyramid.min_sample`) is not followed by a larger one
-   (a photo of one or two cards is a close-up, and enlarged it shows pips as indices);
+   (a photo of one or two cards is a close-up, and enlarged it shows pips as indices); such a larger pass runs
+   over the regions where the last pass found anything (:func:`card_regions`: its boxes grown by
+   :attr:`~vision.config.Pyramid.enlarge_context` index sizes), each cut out and enlarged alone, or over the
+   whole photo when those cover more than :attr:`~vision.config.Pyramid.enlarge_whole_share` of it;
 3. while the first pass's indices measure :attr:`~vision.config.Pyramid.large_index` or more, or it found too few
    to measure, passes at half the size, down to :attr:`~vision.config.Pyramid.min_side` (indices too large for the
    detector are seen smaller: a close-up's indices may go unseen at full size);
@@ -26,7 +29,7 @@ import cv2
 import numpy as np
 
 from .config import DEFAULT, VisionConfig
-from .detections import Detections, box_iou, median_index_size
+from .detections import Detections, box_iou, join_overlapping, median_index_size
 
 
 def _side(pixels: float) -> int:
@@ -91,13 +94,64 @@ def find_boxes(detector, image: np.ndarray, sure: float, floor: float, agnostic:
         first = measured = pass_index_size(parts[0], sure, size / long, config)
         while measured is not None and measured < p.target_index and size < top:
             size = min(top, _side(size * max(p.min_step, p.target_index / measured)))
-            parts.append(detector(image, size, floor))
+            parts.append(enlarged_pass(detector, image, size, floor, parts[-1], sure, config))
             measured = pass_index_size(parts[-1], sure, size / long, config)
         size = _side(min(p.probe_side, long))
         while (first is None or first >= p.large_index) and size // 2 >= p.min_side:
             size, first = _side(size // 2), None if first is None else first / 2
             parts.append(detector(image, size, floor))
     return merge(parts, p.agnostic_iou, agnostic=True) if agnostic else merge(parts, p.iou)
+
+
+def card_regions(found: Detections, sure: float, shape: tuple[int, int], config: VisionConfig = DEFAULT
+                 ) -> np.ndarray:
+    """(k, 4) xyxy photo pixels, not overlapping: where the cards are, from every box of ``found`` (unsure ones
+    too: a far card's small indices are often unsure at first), each grown by
+    :attr:`~vision.config.Pyramid.enlarge_context` index sizes (the median of the boxes of confidence ``sure`` or
+    more, else of all) and overlapping rectangles joined; clipped to the photo ``shape`` (H, W). Empty when
+    ``found`` is."""
+    if not len(found):
+        return np.zeros((0, 4))
+    h, w = shape
+    top = found[found.confidence >= sure]
+    grow = config.pyramid.enlarge_context * median_index_size((top if len(top) else found).xyxy)
+    grown = np.clip(found.xyxy.astype(np.float64) + grow * np.array([-1, -1, 1, 1]), 0, [w, h, w, h])
+    cell = max(1.0, grow / 4)  # a coarse grid: the union of the grown boxes, then its pieces' bounding boxes
+    mask = np.zeros((int(h / cell) + 2, int(w / cell) + 2), np.uint8)
+    for x1, y1, x2, y2 in grown:
+        mask[int(y1 / cell):int(np.ceil(y2 / cell)) + 1, int(x1 / cell):int(np.ceil(x2 / cell)) + 1] = 1
+    n, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
+    rects = [[x * cell, y * cell, (x + bw) * cell, (y + bh) * cell] for x, y, bw, bh, _ in stats[1:n]]
+    return np.clip(join_overlapping(rects), 0, [w, h, w, h])  # separate pieces' boxes may still overlap
+
+
+def enlarged_pass(detector, image: np.ndarray, size: int, floor: float, last: Detections, sure: float,
+                  config: VisionConfig = DEFAULT) -> Detections:
+    """The detector's pass with the photo's long side at ``size`` pixels over the regions where ``last`` (the
+    previous pass) found cards (:func:`card_regions`), each cut out and run alone at that scale; the whole photo
+    when the regions cover more than :attr:`~vision.config.Pyramid.enlarge_whole_share` of it. Boxes in photo
+    pixels; a box touching a region's cut edge (not the photo's) is dropped (the index may be cut there)."""
+    h, w = image.shape[:2]
+    regions = card_regions(last, sure, (h, w), config)
+    area = float(np.prod(regions[:, 2:] - regions[:, :2], axis=1).sum()) if len(regions) else 0.0
+    if not len(regions) or area > config.pyramid.enlarge_whole_share * h * w:
+        return detector(image, size, floor)
+    scale = size / max(h, w)
+    parts = []
+    for x1, y1, x2, y2 in regions.round().astype(int):
+        if x2 - x1 < 8 or y2 - y1 < 8:
+            continue
+        crop = np.ascontiguousarray(image[y1:y2, x1:x2])
+        found = detector(crop, _side(max(x2 - x1, y2 - y1) * scale), floor)
+        if not len(found):
+            continue
+        b = found.xyxy
+        cut = (((b[:, 0] <= 1) & (x1 > 0)) | ((b[:, 1] <= 1) & (y1 > 0))
+               | ((b[:, 2] >= x2 - x1 - 1) & (x2 < w)) | ((b[:, 3] >= y2 - y1 - 1) & (y2 < h)))
+        found = found[~cut]
+        parts.append(Detections(found.xyxy + np.float32([x1, y1, x1, y1]), found.confidence, found.class_id,
+                                found.data))
+    return Detections.concatenate(parts) if parts else Detections.empty()
 
 
 def unread_boxes(found: np.ndarray, read: np.ndarray, config: VisionConfig = DEFAULT) -> np.ndarray:

@@ -14,7 +14,13 @@ Index boxes follow ``datasets.cardart``'s convention: the box around the rank an
 measured on the rendered ink of the index alone, so they are exact for every font.
 
 Designs are named ``font_0``, ``font_1`` ...; ``datasets.generate --font-decks N`` adds the first N to the
-training designs. Rendering needs resvg-py and a font with the four suit glyphs (Debian ``fonts-dejavu-core``).
+training designs.
+
+*Any decks* (``any_0``, ``any_1`` ...; ``datasets.generate --any-decks N``) draw from the wider range of decks a
+family may own, on top of a font deck's style: dark paper (near black, navy, bottle green, burgundy) with light
+or metallic print (a gold, silver, copper or rose-gold gradient), four-colour suits (black spades, red hearts,
+blue diamonds, green clubs) on light or dark paper, tinted paper, and big "jumbo" indices (a rank 15-21 % of the
+card's height). :func:`any_style` says which a design got. Rendering needs resvg-py and a font with the four suit glyphs (Debian ``fonts-dejavu-core``).
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ from vision.classes import RANK_CODES
 from .cardart import INDEX_MARGIN, CardImage, Deck, _render
 
 PREFIX = "font_"
+ANY_PREFIX = "any_"
 WIDTH, HEIGHT = 240, 336  #: card face in pixels (aspect 0.71, as a poker card)
 SUITS = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
 #: font families of Debian's fonts-dejavu-core (each also condensed, bold and oblique, but the mono one not
@@ -44,14 +51,83 @@ _PIPS = {1: [(0.5, 0.5)], 2: [(0.5, 0), (0.5, 1)], 3: [(0.5, 0), (0.5, 0.5), (0.
               (1, 1)]}
 
 
+#: dark papers (RGB)
+DARK_PAPERS = ((16, 16, 18), (22, 26, 52), (14, 44, 30), (64, 14, 22), (38, 38, 42))
+#: tinted light papers (RGB)
+TINTED_PAPERS = ((246, 236, 206), (222, 232, 240), (236, 226, 238), (230, 240, 226))
+#: metallic print: the gradient's stops (RGB), dark edge, highlight, body
+METALS = {"gold": ((150, 108, 30), (250, 224, 140), (200, 160, 60)),
+          "silver": ((130, 130, 138), (248, 248, 252), (186, 186, 196)),
+          "copper": ((140, 70, 40), (240, 170, 120), (190, 110, 70)),
+          "rose": ((170, 100, 100), (252, 210, 200), (214, 150, 146))}
+#: four-colour suits (RGB) on light paper and on dark paper
+FOUR_LIGHT = {"S": (20, 20, 24), "H": (200, 20, 30), "D": (20, 70, 190), "C": (20, 130, 50)}
+FOUR_DARK = {"S": (235, 235, 240), "H": (250, 90, 90), "D": (110, 170, 255), "C": (110, 220, 120)}
+
+
 def is_font_design(name: str) -> bool:
-    """True for a procedural design name (``font_<n>``)."""
-    return name.startswith(PREFIX) and name[len(PREFIX):].isdigit()
+    """True for a procedural design name (``font_<n>`` or ``any_<n>``)."""
+    return any(name.startswith(p) and name[len(p):].isdigit() for p in (PREFIX, ANY_PREFIX))
 
 
 def font_designs(n: int) -> list[str]:
-    """The first ``n`` procedural design names."""
+    """The first ``n`` procedural font design names."""
     return [f"{PREFIX}{i}" for i in range(n)]
+
+
+def any_designs(n: int) -> list[str]:
+    """The first ``n`` "any deck" design names."""
+    return [f"{ANY_PREFIX}{i}" for i in range(n)]
+
+
+def _gradient(gid: str, stops: tuple) -> str:
+    edge, light, body = (_rgb(c) for c in stops)
+    return (f'<linearGradient id="{gid}" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="{body}"/>'
+            f'<stop offset="0.45" stop-color="{light}"/><stop offset="0.6" stop-color="{body}"/>'
+            f'<stop offset="1" stop-color="{edge}"/></linearGradient>')
+
+
+def any_style(seed: int) -> dict:
+    """The style of ``any_<seed>``: a font deck's (:func:`_style`) with ``paper_kind`` (light, tinted, dark),
+    ``scheme`` (two, four, metallic, light print), ``big`` (a jumbo index), and per suit its ink (``inks``: an
+    SVG fill) and ``ink_bgr`` (a plain BGR colour near it, for the jokers' marks)."""
+    st = _style(100_003 + seed)
+    rng = np.random.default_rng(7_919 * seed + 5)
+    kind = str(rng.choice(["light", "tinted", "dark"], p=[0.35, 0.15, 0.5]))
+    if kind == "dark":
+        st["paper"] = DARK_PAPERS[int(rng.integers(len(DARK_PAPERS)))]
+        scheme = str(rng.choice(["metallic", "light", "four"], p=[0.5, 0.25, 0.25]))
+    else:
+        if kind == "tinted":
+            st["paper"] = TINTED_PAPERS[int(rng.integers(len(TINTED_PAPERS)))]
+        scheme = str(rng.choice(["two", "four"], p=[0.5, 0.5]))
+    defs, inks = "", {}
+    if scheme == "metallic":
+        names = list(METALS)
+        red, black = (names[int(i)] for i in rng.choice(len(names), 2, replace=bool(rng.random() < 0.4)))
+        defs = _gradient("m_red", METALS[red]) + _gradient("m_black", METALS[black])
+        inks = {s: "url(#m_red)" if s in "HD" else "url(#m_black)" for s in SUITS}
+        rgb = {s: METALS[red if s in "HD" else black][2] for s in SUITS}
+    elif scheme == "light":
+        rgb = {s: (250, 110, 110) if s in "HD" else (240, 240, 236) for s in SUITS}
+    elif scheme == "four":
+        rgb = dict(FOUR_DARK if kind == "dark" else FOUR_LIGHT)
+    else:
+        rgb = {s: st["red"] if s in "HD" else st["black"] for s in SUITS}
+    inks = inks or {s: _rgb(c) for s, c in rgb.items()}
+    if kind == "dark":
+        st["court"] = rgb["S"]
+        st["black"] = rgb["S"]  # the border
+    big = bool(rng.random() < 0.35)
+    if big:
+        st["rank_size"] = float(rng.uniform(0.15, 0.21)) * HEIGHT
+        st["squeeze"] = float(rng.uniform(0.7, 0.9))
+        st["pip_scale"] = float(rng.uniform(0.5, 0.7))
+        st["pip_beside"] = False
+        st["x"] = float(rng.uniform(0.02, 0.05)) * WIDTH
+    st.update(paper_kind=kind, scheme=scheme, big=big, inks=inks, defs=defs,
+              ink_bgr={s: tuple(reversed(c)) for s, c in rgb.items()})
+    return st
 
 
 def _style(seed: int) -> dict:
@@ -104,7 +180,7 @@ def _face_svg(st: dict, rank: str, suit: str, colour: str) -> str:
     x0, x1 = 0.34 * WIDTH, 0.66 * WIDTH  # clear of the corner indices
     y0, y1 = 0.24 * HEIGHT, 0.76 * HEIGHT
     if rank in ("J", "Q", "K"):
-        letter = st["rank_size"] * 2.2
+        letter = min(st["rank_size"] * 2.2, 0.33 * HEIGHT)
         return (f'<rect x="{0.22 * WIDTH:.1f}" y="{0.18 * HEIGHT:.1f}" width="{0.56 * WIDTH:.1f}" '
                 f'height="{0.64 * HEIGHT:.1f}" fill="none" stroke="{_rgb(st["court"])}" stroke-width="3"/>'
                 f'<text x="{WIDTH / 2:.1f}" y="{HEIGHT / 2 + letter * 0.35:.1f}" font-family="{st["family"]}" '
@@ -122,7 +198,7 @@ def _face_svg(st: dict, rank: str, suit: str, colour: str) -> str:
 def _svg(st: dict, body: str) -> str:
     border = f' stroke="{_rgb(st["black"])}" stroke-width="2"' if st["border"] else ""
     return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" '
-            f'viewBox="0 0 {WIDTH} {HEIGHT}"><rect x="1" y="1" width="{WIDTH - 2}" height="{HEIGHT - 2}" '
+            f'viewBox="0 0 {WIDTH} {HEIGHT}"><defs>{st.get("defs", "")}</defs><rect x="1" y="1" width="{WIDTH - 2}" height="{HEIGHT - 2}" '
             f'rx="{st["radius"]:.1f}" fill="{_rgb(st["paper"])}"{border}/>{body}</svg>')
 
 
@@ -133,20 +209,20 @@ def _ink_box(layer: np.ndarray) -> tuple[float, float, float, float] | None:
     return float(xs.min()), float(ys.min()), float(xs.max() + 1), float(ys.max() + 1)
 
 
-def _layer(body: str) -> str:
+def _layer(st: dict, body: str) -> str:
     """SVG of ``body`` alone on a transparent card-sized page (to measure its ink)."""
     return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" '
-            f'viewBox="0 0 {WIDTH} {HEIGHT}">{body}</svg>')
+            f'viewBox="0 0 {WIDTH} {HEIGHT}"><defs>{st.get("defs", "")}</defs>{body}</svg>')
 
 
 def _card(st: dict, rank: str, suit: str) -> CardImage:
-    colour = _rgb(st["red"] if suit in "HD" else st["black"])
+    colour = st["inks"][suit] if "inks" in st else _rgb(st["red"] if suit in "HD" else st["black"])
     rank_svg, pip_svg = _index_svg(st, rank, suit, colour)
     index = rank_svg + pip_svg
     turned = f'<g transform="rotate(180 {WIDTH / 2} {HEIGHT / 2})">{index}</g>'
     image = _render(svg_string=_svg(st, index + turned + _face_svg(st, rank, suit, colour)))
-    ink = _ink_box(_render(svg_string=_layer(index)))
-    if ink is None or _ink_box(_render(svg_string=_layer(rank_svg))) is None:
+    ink = _ink_box(_render(svg_string=_layer(st, index)))
+    if ink is None or _ink_box(_render(svg_string=_layer(st, rank_svg))) is None:
         raise RuntimeError(f"font deck: the rank of {rank}{suit} rendered no ink (is {st['family']} installed? "
                            "Debian fonts-dejavu-core)")
     m = INDEX_MARGIN * (ink[3] - ink[1])
@@ -161,7 +237,8 @@ def _back(st: dict) -> np.ndarray:
 
 
 def font_deck(name: str) -> Deck:
-    """Render the procedural design ``name`` (``font_<n>``): 52 cards and a red and a black joker.
+    """Render the procedural design ``name`` (``font_<n>``, or ``any_<n>``: :func:`any_style`): 52 cards and a
+    red and a black joker.
 
     Returns:
         a :class:`datasets.cardart.Deck` of (336, 240, 4) BGRA faces, index boxes in the cardart convention;
@@ -174,17 +251,20 @@ def font_deck(name: str) -> Deck:
     from .jokers import procedural_joker
 
     if not is_font_design(name):
-        raise ValueError(f"not a procedural font design: {name!r} (expected font_<n>)")
-    seed = int(name[len(PREFIX):])
-    st = _style(seed)
+        raise ValueError(f"not a procedural font design: {name!r} (expected font_<n> or any_<n>)")
+    any_deck = name.startswith(ANY_PREFIX)
+    seed = int(name[len(ANY_PREFIX if any_deck else PREFIX):])
+    st = any_style(seed) if any_deck else _style(seed)
     cards = {r + s: [_card(st, r, s)] for s in SUITS for r in RANK_CODES}
     rng = np.random.default_rng(seed)
-    word = st["rank_size"] * 1.3
+    word = min(st["rank_size"] * 1.3, 62.0)
     blank = _render(svg_string=_svg(st, f'<text x="{WIDTH / 2:.1f}" y="{HEIGHT / 2 + word * 0.35:.1f}" '
                                         f'font-family="{st["family"]}" font-size="{word:.1f}" text-anchor="middle" '
                                         f'fill="{_rgb(st["court"])}">JOKER</text>'))
     jokers = []
     for colour in ("red", "black"):
-        jokers.append(procedural_joker(CardImage("JK", blank.copy(), [], colour), cards["AS"][0].index_boxes[0], rng))
+        own = [st["ink_bgr"]["H" if colour == "red" else "S"]] if any_deck else None
+        jokers.append(procedural_joker(CardImage("JK", blank.copy(), [], colour), cards["AS"][0].index_boxes[0], rng,
+                                       own))
     cards["JK"] = jokers
     return Deck(name, cards, _back(st), (WIDTH, HEIGHT))

@@ -192,7 +192,7 @@ def generate(out: Path, scenes: int, split: str, seed: int, designs: list[str], 
 
 def main(argv: list[str] | None = None) -> int:
     from .cardart import available_designs, design_names
-    from .fontdecks import font_designs, is_font_design
+    from .fontdecks import any_designs, font_designs, is_font_design
 
     ap = argparse.ArgumentParser(description="Generate synthetic Hand and Foot table scenes.")
     ap.add_argument("--out", type=Path, required=True)
@@ -213,6 +213,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="share of jokers drawn with procedural corner marks (training variety; datasets.jokers)")
     ap.add_argument("--font-decks", type=int, default=0,
                     help="add this many procedural font designs (font_0 ...; datasets.fontdecks) to --designs")
+    ap.add_argument("--any-decks", type=int, default=0,
+                    help="add this many procedural 'any deck' designs (any_0 ...: dark, metallic, four-colour, "
+                         "jumbo-index decks; datasets.fontdecks) to --designs")
     ap.add_argument("--joker-boost", type=float, default=1.0,
                     help="multiply the chance that a card is a joker (training variety for the rarest index)")
     ap.add_argument("--tight-fans", type=float, default=0.0,
@@ -220,14 +223,14 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if not 0 <= args.tight_fans <= 1:
         ap.error(f"--tight-fans is a share in [0, 1], got {args.tight_fans}")
-    if args.font_decks < 0:
-        ap.error(f"--font-decks must be 0 or more, got {args.font_decks}")
+    if args.font_decks < 0 or args.any_decks < 0:
+        ap.error(f"--font-decks and --any-decks must be 0 or more, got {args.font_decks} and {args.any_decks}")
     if args.joker_boost <= 0:
         ap.error(f"--joker-boost must be positive, got {args.joker_boost}")
     if args.enlarge != 1.0 and not args.tile:
         ap.error("--enlarge applies to tiles: give --tile")
     designs = design_names(args.designs)
-    designs += [d for d in font_designs(args.font_decks) if d not in designs]
+    designs += [d for d in font_designs(args.font_decks) + any_designs(args.any_decks) if d not in designs]
     missing = sorted({d for d in designs if not is_font_design(d)} - set(available_designs()))
     if missing:
         print(f"generate: error: designs not available: {', '.join(missing)} (run python -m datasets.cardart "

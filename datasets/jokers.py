@@ -97,7 +97,7 @@ def _paper(image: np.ndarray) -> np.ndarray:
 
 
 def procedural_joker(joker: CardImage, index_box: tuple[float, float, float, float],
-                     rng: np.random.Generator) -> CardImage:
+                     rng: np.random.Generator, colours: list[tuple[int, int, int]] | None = None) -> CardImage:
     """``joker`` with its corner marks replaced by a new mark at the deck's index position.
 
     Args:
@@ -106,6 +106,8 @@ def procedural_joker(joker: CardImage, index_box: tuple[float, float, float, flo
         index_box: (x1, y1, x2, y2) px of the deck's top-left corner index on an ordinary card (its mark is put
             there, sized like the deck's indices, and turned 180 degrees in the opposite corner).
         rng: random generator (family, shape, colour, size).
+        colours: the mark's possible inks (BGR); default dark reds for a red joker, dark inks for a black one
+            (a deck on dark paper passes its own light inks).
 
     Returns:
         A new CardImage with two index boxes (top-left, bottom-right) tight around the drawn marks.
@@ -127,7 +129,7 @@ def procedural_joker(joker: CardImage, index_box: tuple[float, float, float, flo
     elif family == "j_star":
         bh = max(6, int(round((y2 - y1) * rng.uniform(0.85, 1.0))))
     bw, bh = min(bw, W // 2 - 2), min(bh, H // 2 - 2)
-    colours = _COLOURS.get(joker.joker_color or "", _COLOURS["red"] + _COLOURS["black"])
+    colours = colours or _COLOURS.get(joker.joker_color or "", _COLOURS["red"] + _COLOURS["black"])
     colour = colours[int(rng.integers(len(colours)))]
     ink, mask = draw_mark(family, bw, bh, colour, rng)
     left, top = int(round(x1)), int(round(y1))

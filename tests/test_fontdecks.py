@@ -6,13 +6,14 @@ import pytest
 pytest.importorskip("cv2")
 pytest.importorskip("resvg_py")
 
-from datasets.fontdecks import HEIGHT, WIDTH, font_deck, font_designs, is_font_design  # noqa: E402
+from datasets.fontdecks import (HEIGHT, WIDTH, any_designs, any_style, font_deck, font_designs,  # noqa: E402
+                                is_font_design)
 
 
-@pytest.fixture(scope="module")
-def deck():
+@pytest.fixture(scope="module", params=["font_3", "any_5", "any_3"])  # any_5: metallic on dark; any_3: jumbo, four
+def deck(request):
     try:
-        return font_deck("font_3")
+        return font_deck(request.param)
     except RuntimeError as exc:  # no DejaVu fonts on this machine
         pytest.skip(str(exc))
 
@@ -20,8 +21,29 @@ def deck():
 def test_names():
     assert font_designs(3) == ["font_0", "font_1", "font_2"]
     assert is_font_design("font_12") and not is_font_design("font_x") and not is_font_design("anglo")
+    assert any_designs(2) == ["any_0", "any_1"] and is_font_design("any_7") and not is_font_design("any_")
     with pytest.raises(ValueError, match="font_<n>"):
         font_deck("anglo")
+
+
+def test_any_decks_cover_the_kinds_a_family_may_own():
+    styles = [any_style(i) for i in range(12)]
+    assert {s["paper_kind"] for s in styles} == {"light", "tinted", "dark"}
+    assert {s["scheme"] for s in styles} >= {"two", "four", "metallic", "light"}
+    assert any(s["big"] for s in styles) and not all(s["big"] for s in styles)
+    assert styles[5] == any_style(5)  # deterministic from the number
+    metallic = next(s for s in styles if s["scheme"] == "metallic")
+    assert "linearGradient" in metallic["defs"] and metallic["inks"]["S"].startswith("url(#")
+    four = next(s for s in styles if s["scheme"] == "four")
+    assert len({four["inks"][suit] for suit in "SHDC"}) == 4
+
+
+def test_dark_deck_prints_light_on_dark():
+    card = font_deck("any_5").cards["QH"][0].image[:, :, :3].astype(int)
+    (x1, y1, x2, y2) = font_deck("any_5").cards["QH"][0].index_boxes[0]
+    paper = card[HEIGHT // 2 - 5:HEIGHT // 2 + 5, 3:8].mean()
+    ink = card[int(y1):int(y2), int(x1):int(x2)].sum(2).max() / 3
+    assert paper < 80 and ink > paper + 100
 
 
 def test_every_card_with_two_index_boxes_on_its_ink(deck):

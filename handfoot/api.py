@@ -311,13 +311,15 @@ def decks_dir(settings) -> Path:
 
 class DeckOut(BaseModel):
     """A deck profile: its name, the example photos and indices it learned from, its check figures (``indices``,
-    and the share read right by the ``stock`` reader and with the ``profile``), when it was made."""
+    and the share read right by the ``stock`` reader and with the ``profile``), when it was made, and whether
+    the deck is read as its negative (``negative``: light print on dark paper)."""
 
     name: str
     photos: int
     indices: int
     check: dict[str, float]
     created: str
+    negative: bool = False
 
 
 class DeckLearnIn(BaseModel):
@@ -345,7 +347,7 @@ class DeckJobOut(BaseModel):
 
 def _deck_out(profile) -> DeckOut:
     return DeckOut(name=profile.name, photos=profile.photos, indices=profile.indices, check=profile.check,
-                   created=profile.created)
+                   created=profile.created, negative=profile.negative)
 
 
 @router.get("/decks", response_model=list[DeckOut], responses={401: ERRORS[401]})

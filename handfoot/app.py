@@ -252,7 +252,8 @@ def load_models(model: str | Path | None = None, reader: str | Path | None = Non
 
 
 def with_deck(models: Models, deck: str, folder: Path | None = None) -> Models:
-    """``models`` reading with the deck profile ``deck`` (kept in ``folder``, default :func:`decks_dir`).
+    """``models`` reading with the deck profile ``deck`` (kept in ``folder``, default :func:`decks_dir`): its reader
+    heads, and each photo's negative for a deck printed light on dark paper (``DeckProfile.negative``).
 
     Raises:
         HandFootError: no such profile (``DeckNotFoundError``), or no index reader loaded.
@@ -264,7 +265,8 @@ def with_deck(models: Models, deck: str, folder: Path | None = None) -> Models:
     profile = DeckProfile.load(deck, folder or decks_dir())
     if models.reader is None:
         raise HandFootError(f"deck {deck!r}: no index reader is loaded to read with it")
-    return replace(models, reader=models.reader.with_heads(profile.heads))
+    detector, reader, stacks = profile.models(models.detector, models.reader, models.stacks)
+    return replace(models, detector=detector, reader=reader, stacks=stacks)
 
 
 # -- photos: checks on the files ----------------------------------------------------------------------------------

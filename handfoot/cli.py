@@ -493,7 +493,8 @@ def cmd_deck_learn(args: argparse.Namespace) -> int:
     profile = decks.learn(examples, reader, args.name, progress=_stage_bars())
     path = profile.save(app.decks_dir())
     c = profile.check
-    print(f"deck {profile.name}: learned from {profile.photos} photos ({profile.indices} indices); on the check "
+    print(f"deck {profile.name}: learned from {profile.photos} photos ({profile.indices} indices)"
+          f"{'; printed light on dark, so read as its negative' if profile.negative else ''}; on the check "
           f"photos ({c['indices']} indices) {c['stock']:.1%} read right before, {c['profile']:.1%} with the profile")
     print(f"saved {path}; use it with --deck {profile.name}")
     return 0
@@ -525,7 +526,7 @@ def cmd_deck_list(args: argparse.Namespace) -> int:
         print(f"no deck profiles yet in {app.decks_dir()} (handfoot deck learn EXAMPLES.jsonl --name NAME)")
     for p in profiles:
         print(f"{p.name:<20} {p.photos} photos, {p.indices} indices, check {p.check.get('stock', 0):.1%} -> "
-              f"{p.check.get('profile', 0):.1%}, {p.created}")
+              f"{p.check.get('profile', 0):.1%}{', read as its negative' if p.negative else ''}, {p.created}")
     return 0
 
 
@@ -745,7 +746,8 @@ def build_parser() -> argparse.ArgumentParser:
                                      '{"image": PATH, "detections": [{"card": "KH", "box": [x1, y1, x2, y2]}, ...]}, '
                                      "as `handfoot detect --json` prints them, each code checked by hand. The "
                                      "index reader's last layers are fitted to the examples (ONNX Runtime and "
-                                     "NumPy, no PyTorch); every fourth photo checks the profile, and a profile "
+                                     "NumPy, no PyTorch); a deck printed light on dark paper is read as its "
+                                     "negative; every fourth photo checks the profile, and a profile "
                                      "that reads those worse than the stock reader is not kept.")
     dp.add_argument("examples", nargs="+", help="examples files (.jsonl)")
     dp.add_argument("--name", required=True, help="the deck's name (letters, digits, - and _)")

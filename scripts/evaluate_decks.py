@@ -82,6 +82,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=int, help="read only this many test tables")
     ap.add_argument("--examples", type=Path, help="also write the learn tables as an examples file (JSON lines)")
     ap.add_argument("--json", type=Path, help="write the figures here")
+    ap.add_argument("--save", type=Path, metavar="DIR",
+                    help="keep each profile there as kK.npz (scripts/evaluate_layout.py --deck DIR/k10.npz reads with it)")
     args = ap.parse_args(argv)
     if not args.phone and not (args.learn and args.test):
         ap.error("give --learn and --test, or --phone")
@@ -110,11 +112,15 @@ def main(argv: list[str] | None = None) -> int:
             figures[f"k{k}"] = {"refused": str(exc)}
             continue
         seconds = time.perf_counter() - start
-        got = read_right(reader.with_heads(profile.heads), test)
-        print(f"  k={k:>2} ({profile.indices} example indices, learned in {seconds:.0f} s; check photos "
+        if args.save:
+            profile.save(args.save)
+        got = read_right(profile.models(None, reader)[1], test)
+        print(f"  k={k:>2} ({profile.indices} example indices{', read as negatives' if profile.negative else ''}, "
+              f"learned in {seconds:.0f} s; check photos "
               f"{profile.check['stock']:.3f} -> {profile.check['profile']:.3f}): {got[0]:.3f} by rank and colour, "
               f"{got[1]:.3f} by code")
-        figures[f"k{k}"] = {"rank_colour": got[0], "code": got[1], "seconds": seconds, "check": profile.check}
+        figures[f"k{k}"] = {"rank_colour": got[0], "code": got[1], "seconds": seconds, "check": profile.check,
+                            "negative": profile.negative}
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2))
     return 0

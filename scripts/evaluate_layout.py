@@ -333,6 +333,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1, help="with --hands: the first scene's seed")
     ap.add_argument("--annotate-out", type=Path, help="with --real: write annotated photos here")
     ap.add_argument("--json", type=Path, help="also write the figures to this file")
+    ap.add_argument("--deck", type=Path, metavar="PROFILE.npz",
+                    help="read with this deck profile (vision.decks; handfoot keeps them in its data folder's decks/)")
     ap.add_argument("--cache", type=Path,
                     help="keep each photo's found boxes and their readings here (one .npz a photo) and reuse them: "
                          "a rerun measures stages 1b-5 alone, in seconds (delete the folder when a model changes)")
@@ -381,6 +383,11 @@ def main(argv: list[str] | None = None) -> int:
                 return 1
         else:
             detector, reader = load_models(args.model, args.reader)
+            if args.deck:
+                from vision.decks import DeckProfile
+
+                detector, reader, stacks = DeckProfile.load(args.deck.stem, args.deck.parent).models(detector, reader,
+                                                                                                   stacks)
     from vision.pipeline import read_image
 
     stats: Counter = Counter()

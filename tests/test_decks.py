@@ -13,7 +13,7 @@ import cv2  # noqa: E402
 from datasets.scenes import Pile, make_scene  # noqa: E402
 from handfoot.cli import main  # noqa: E402
 from vision import decks  # noqa: E402
-from vision.detections import Detections  # noqa: E402
+from vision.detections import Detections, box_iou  # noqa: E402
 from vision.reader import DEFAULT_READER, IndexReader  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not DEFAULT_READER.is_file(), reason="no shipped reader")
@@ -59,6 +59,66 @@ def test_a_profile_learns_from_a_few_photos_and_reads_with_the_same_model(photos
     decks.remove_profile("anglo", tmp_path)
     with pytest.raises(decks.DeckNotFoundError, match="no deck profile 'anglo'"):
         decks.DeckProfile.load("anglo", tmp_path)
+
+
+@pytest.fixture(scope="module")
+def dark_photos(tmp_path_factory):
+    """Four rendered tables of a deck printed in metal on black paper (``any_5``): (image path, true detections)."""
+    from datasets.fontdecks import any_style, font_deck
+
+    assert any_style(5)["paper_kind"] == "dark" and any_style(5)["scheme"] == "metallic"
+    deck = font_deck("any_5")
+    folder = tmp_path_factory.mktemp("dark")
+    out = []
+    for k in range(4):
+        scene = make_scene(60 + k, [deck], size=(1024, 768), full_view=True, clutter=False,
+                           piles=[Pile("meld", ["7H", "7S", "7D", "7C"]), Pile("meld", ["KH", "KS", "KD"]),
+                                  Pile("meld", ["9H", "9S", "9D", "9C"][k % 2:])])
+        path = folder / f"d{k}.jpg"
+        cv2.imwrite(str(path), scene.image)
+        out.append((path, Detections(scene.boxes, np.ones(len(scene.boxes), np.float32),
+                                     np.asarray(scene.classes, np.int64))))
+    return out
+
+
+def test_a_deck_printed_light_on_dark_is_read_as_its_negative(dark_photos, photos, tmp_path, monkeypatch):
+    from vision.detector import CardDetector, NegativeDetector
+    from vision.stacks import DEFAULT_STACKS, StackChecker
+
+    monkeypatch.setattr(decks, "MIN_CHECK", 1)
+    reader = IndexReader()
+    examples = _examples(dark_photos)
+    assert decks.reads_negative(examples, reader) and not decks.reads_negative(_examples(photos), reader)
+    profile = decks.learn(examples, reader, "black", steps=60)
+    assert profile.negative and profile.check["profile"] > profile.check["stock"] + 0.3
+    profile.save(tmp_path)
+    again = decks.DeckProfile.load("black", tmp_path)
+    detector = CardDetector()
+    stacks = StackChecker(DEFAULT_STACKS) if DEFAULT_STACKS.is_file() else None
+    seen, read, checks = again.models(detector, reader, stacks)
+    assert again.negative and isinstance(seen, NegativeDetector) and read.negative and reader.negative is False
+    assert stacks is None or (checks.negative and not stacks.negative)
+    image = cv2.imread(str(dark_photos[0][0]))
+    truth = dark_photos[0][1].xyxy
+
+    def found(boxes):
+        return (box_iou(truth, boxes).max(1) >= 0.5).mean() if len(boxes) else 0.0
+
+    assert found(seen(image, 1024, 0.25).xyxy) > found(detector(image, 1024, 0.25).xyxy) + 0.5
+    assert np.allclose(seen(image, 1024, 0.25).xyxy, detector(255 - image, 1024, 0.25).xyxy)
+
+
+def test_a_table_printed_light_on_dark_is_found_in_its_negative_without_a_profile(dark_photos, photos):
+    from vision.pipeline import detect, load_models, read_image, seen_negative
+
+    detector, reader = load_models()
+    image = cv2.imread(str(dark_photos[0][0]))
+    truth = dark_photos[0][1].xyxy
+    assert not len(detector(image, 1024, 0.5))  # the photo as taken: no index the detector is sure of
+    found = detect(image, detector, reader)
+    assert seen_negative(found) and (box_iou(truth, found.xyxy).max(1) >= 0.5).mean() > 0.8
+    assert read_image(image, found=found)[0].detections.xyxy.shape[0] >= 10
+    assert not seen_negative(detect(cv2.imread(str(photos[0][0])), detector, reader))
 
 
 def test_a_profile_taught_wrong_codes_is_refused(photos, monkeypatch):

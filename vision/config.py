@@ -89,6 +89,13 @@ class Reading:
     candidate_conf: float = 0.1
     #: a box the detector found is "unread" when no read index covers it by this IoU or more
     unread_iou: float = 0.3
+    #: a photo in which the pyramid finds fewer sure boxes than this (a single card shows two) is looked at again
+    #: as its negative (255 - each pixel: a deck printed light on dark paper shows the dark-on-light indices the
+    #: models learned; 0: never) ...
+    negative_below: int = 2
+    #: ... and read so when the negative shows at least this many sure boxes (a table's cards; fewer may be a
+    #: card's art: the stars of a real joker's hat show five)
+    negative_shows: int = 8
     #: a photo whose indices measure under this (median, pixels) gets a note: too far away to read reliably
     readable_index: float = 16.0
 

@@ -15,6 +15,11 @@ no PyTorch. The result, a :class:`DeckProfile`, is checked on photos it did not 
 stock reader, or when they hold too few indices to tell (:data:`MIN_CHECK`); the profile kept is then fitted on
 every example.
 
+A deck printed light on dark paper (a black deck with gold print) is read as its *negative*, which the models
+learned: :func:`reads_negative` tells from the examples (the stock reader names their ranks better so), and the
+profile then has the detector and the reader see each photo's negative (``DeckProfile.negative``); the heads are
+fitted on the negative crops.
+
 A profile is kept in a folder the caller names (``handfoot`` keeps them in its data folder), one ``NAME.npz`` each.
 """
 
@@ -34,7 +39,7 @@ from scorer.errors import HandFootError
 
 from .classes import RANKS, SUIT_CODES
 from .detector import load_image
-from .reader import VIEWS, Heads, IndexReader, crops_of
+from .reader import VIEWS, Heads, IndexReader
 
 #: each example index is seen this many times more, each crop shifted by up to 8 % of its box, scaled by 0.9-1.12
 #: and turned by up to 0.12 rad beyond the reader's own views
@@ -49,6 +54,8 @@ RATE = 0.01
 CHECK_EVERY = 4
 #: the check photos must hold at least this many indices to tell a better profile from a worse one
 MIN_CHECK = 30
+#: a deck is read as its negative when the stock reader names this much more of its example ranks that way
+NEGATIVE_MARGIN = 0.1
 #: a deck name: letters, digits, ``-`` and ``_``, at most 40
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$")
 #: at most this many example photos, and boxes in all, are learned from (memory and time stay bounded)
@@ -158,6 +165,9 @@ class DeckProfile:
         photos, indices: how many example photos and index boxes they were learned from.
         check: figures on the check photos, ``{"indices": n, "stock": share read right, "profile": share}``.
         created: when (ISO 8601, UTC).
+        negative: the deck is read as its negative (light print on dark paper: :func:`reads_negative`); the
+            detector and the reader both see each photo's negative (``vision.detector.NegativeDetector``,
+            ``IndexReader.negative``).
     """
 
     name: str
@@ -166,6 +176,17 @@ class DeckProfile:
     indices: int
     check: dict = field(default_factory=dict)
     created: str = ""
+    negative: bool = False
+
+    def models(self, detector, reader: IndexReader, stacks=None) -> tuple:
+        """(detector, reader, stack checker) reading this deck: ``reader`` (the same loaded model) with the
+        profile's heads, and all three seeing each photo's negative when :attr:`negative` (``detector`` wrapped in
+        :class:`vision.detector.NegativeDetector`; ``stacks`` may be None)."""
+        from .detector import NegativeDetector
+
+        return (NegativeDetector(detector) if self.negative else detector,
+                reader.with_heads(self.heads, self.negative),
+                stacks.as_negative(self.negative) if stacks is not None else None)
 
     def save(self, folder: Path) -> Path:
         """Write the profile to ``folder`` as ``NAME.npz``; returns the path."""
@@ -174,7 +195,7 @@ class DeckProfile:
         arrays = {f"m{k}_{w}": a for k, member in enumerate(self.heads.members)
                   for w, a in zip(("rank_w", "rank_b", "suit_w", "suit_b"), member)}
         meta = {"name": self.name, "photos": self.photos, "indices": self.indices, "check": self.check,
-                "created": self.created}
+                "created": self.created, "negative": self.negative}
         path = folder / f"{self.name}.npz"
         tmp = folder / f".{self.name}.tmp.npz"
         np.savez(tmp, meta=np.array(json.dumps(meta)), **arrays)
@@ -198,7 +219,7 @@ class DeckProfile:
         members = tuple(tuple(z[f"m{k}_{w}"] for w in ("rank_w", "rank_b", "suit_w", "suit_b"))
                         for k in range(sum(1 for f in z.files if f.endswith("_rank_w"))))
         return cls(meta["name"], Heads(members), meta["photos"], meta["indices"], meta.get("check", {}),
-                   meta.get("created", ""))
+                   meta.get("created", ""), bool(meta.get("negative", False)))
 
 
 def list_profiles(folder: Path) -> list[DeckProfile]:
@@ -251,7 +272,7 @@ def _samples(examples: list[Example], reader: IndexReader, augment: int, rng: np
             boxes.append(np.hstack([centre - half, centre + half]).astype(np.float32))
         for j, bx in enumerate(boxes):
             views = VIEWS if j == 0 else tuple(float(a) for a in rng.uniform(-0.27, 0.27, 1))
-            for m, f in enumerate(reader.features(crops_of(image, bx, views))):
+            for m, f in enumerate(reader.features(reader.crops(image, bx, views))):
                 feats[m].append(f)
             for _ in views:
                 for code in ex.codes:
@@ -316,6 +337,24 @@ def accuracy(heads: Heads, samples: _Samples) -> float:
     return float((right & colour).mean()) if len(right) else 0.0
 
 
+def rank_accuracy(heads: Heads, samples: _Samples) -> float:
+    """Share of the crops of ``samples`` whose rank ``heads`` read right (colour aside: a negative turns red ink
+    cyan)."""
+    rank_p, _ = heads.probabilities(samples.features)
+    return float((rank_p.argmax(1) == samples.rank).mean()) if len(samples.rank) else 0.0
+
+
+def reads_negative(examples: list[Example], reader: IndexReader) -> bool:
+    """Whether ``examples``' indices read better as their negative: the stock heads name the rank of more than
+    :data:`NEGATIVE_MARGIN` more of them in the negative crops than in the crops as photographed (a deck printed
+    light on dark paper; the models learned dark print on light paper)."""
+    rng = np.random.default_rng(0)
+    stock = reader.stock_heads()
+    plain = rank_accuracy(stock, _samples(examples, reader.with_heads(None), 0, rng))
+    negative = rank_accuracy(stock, _samples(examples, reader.with_heads(None, negative=True), 0, rng))
+    return negative > plain + NEGATIVE_MARGIN
+
+
 def check_photos(examples: list[Example]) -> np.ndarray:
     """(n,) bool: which example photos check a profile (every :data:`CHECK_EVERY`-th, at least the last).
 
@@ -355,11 +394,14 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
     learned = [e for e, c in zip(examples, check) if not c]
     held = [e for e, c in zip(examples, check) if c]
     tell = (lambda stage: (lambda done, total: progress(stage, done, total))) if progress else (lambda stage: None)
+    negative = reads_negative(learned, reader)
+    stock_reader, reader = reader.with_heads(None), reader.with_heads(None, negative)
     train = _samples(learned, reader, augment, rng, tell("reading the examples"))
     test = _samples(held, reader, 0, rng, tell("reading the check photos"))
     steps, anchor = steps or STEPS, ANCHOR if anchor is None else anchor
     trial = fit_heads(train, stock, steps, anchor=anchor)
-    before, after = accuracy(stock, test), accuracy(trial, test)
+    before = accuracy(stock, _samples(held, stock_reader, 0, rng) if negative else test)
+    after = accuracy(trial, test)
     figures = {"indices": int(len(test.rank) // len(VIEWS)), "stock": round(before, 4), "profile": round(after, 4)}
     if after < before:
         raise ProfileRefusedError(f"the profile {name!r} reads its check photos worse than the stock reader "
@@ -371,4 +413,4 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
     heads = fit_heads(merged, stock, steps, anchor=anchor)
     indices = sum(len(e.codes) for e in examples)
     return DeckProfile(name, heads, len(examples), indices, figures,
-                       datetime.now(timezone.utc).isoformat(timespec="seconds"))
+                       datetime.now(timezone.utc).isoformat(timespec="seconds"), negative)

@@ -294,6 +294,21 @@ class CardDetector(OnnxModel):
         return Detections(boxes[order], conf[order], cls[order])
 
 
+class NegativeDetector:
+    """A detector reading each image's negative (255 - each value): a deck printed light on dark paper (a deck
+    profile's ``negative``, ``vision.decks``) shows the dark-on-light indices the model learned. Called and
+    answering as ``detector`` (boxes in the image's pixels); its other attributes are ``detector``'s."""
+
+    def __init__(self, detector: CardDetector):
+        self.detector = detector
+
+    def __call__(self, image: np.ndarray, imgsz: int | None = None, conf: float | None = None) -> Detections:
+        return self.detector(255 - image, imgsz, conf)
+
+    def __getattr__(self, name: str):
+        return getattr(self.detector, name)
+
+
 def image_paths(args: list[str]) -> list[Path]:
     """Expand arguments: a directory means every image in it (sorted)."""
     out: list[Path] = []

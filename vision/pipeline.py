@@ -62,15 +62,31 @@ def detect(image: np.ndarray, detector: CardDetector, reader: IndexReader | None
     Without the reader the boxes are the detector's named indices down to the reading floor. With it, boxes
     are found across codes down to :attr:`~vision.config.Reading.candidate_conf` (a one-class detector, whose
     unsure boxes the fans may take back) or to :func:`vision.scales.box_conf`.
+
+    A photo with fewer sure boxes than :attr:`~vision.config.Reading.negative_below` is looked at again as its
+    negative (a deck printed light on dark paper); when that shows :attr:`~vision.config.Reading.negative_shows`
+    or more, the boxes are found and read there, and a ``negative`` data column (n,) bool says so
+    (:func:`seen_negative`).
     """
     sure = box_conf(detector, reader, config)
     one_class = not getattr(detector, "names_cards", True)
     floor = min(sure, config.reading.candidate_conf) if reader is not None and one_class else sure
     found = find_boxes(detector, image, sure, floor, agnostic=reader is not None, config=config)
+    negative = False
+    if int((found.confidence >= sure).sum()) < config.reading.negative_below:  # light print on dark paper?
+        other = find_boxes(detector, 255 - image, sure, floor, agnostic=reader is not None, config=config)
+        if int((other.confidence >= sure).sum()) >= config.reading.negative_shows:
+            found, image, negative = other, 255 - image, True
+    data = {"negative": np.full(len(found), negative)} if negative else {}
     if reader is None:
-        return found
+        return Detections(found.xyxy, found.confidence, found.class_id, {**found.data, **data})
     rank_p, suit_p = reader.probabilities(image, found.xyxy)
-    return Detections(found.xyxy, found.confidence, found.class_id, {"rank_p": rank_p, "suit_p": suit_p})
+    return Detections(found.xyxy, found.confidence, found.class_id, {"rank_p": rank_p, "suit_p": suit_p, **data})
+
+
+def seen_negative(found: Detections) -> bool:
+    """Whether :func:`detect` found and read these boxes in the photo's negative (light print on dark paper)."""
+    return bool(len(found) and "negative" in found.data and found.data["negative"].any())
 
 
 def detect_again(image: np.ndarray, before: Detections, regions: np.ndarray, detector: CardDetector,
@@ -217,6 +233,8 @@ def read_image(image: np.ndarray, detector: CardDetector | None = None, reader: 
     """
     if found is None:
         found = detect(image, detector, reader, config)  # 1
+    if seen_negative(found):  # light print on dark paper: the stack checks see the negative too
+        image = 255 - image
     one_class = detector is None or not getattr(detector, "names_cards", True)
     read, unread = read_indices(found, one_class, config)  # 1b
     cards = None

@@ -361,7 +361,8 @@ function teachPanel(gid, deck) {
       if (job.state === "failed") throw new Error(job.error);
       const c = job.deck.check;
       await api("PUT", `/v1/games/${gid}/deck`, {deck: job.deck.name});  /* the game reads with it from now on */
-      status.replaceChildren(h("p", {}, `Deck ${job.deck.name} learned from ${job.deck.photos} photos: on the check photos ` +
+      status.replaceChildren(h("p", {}, `Deck ${job.deck.name} learned from ${job.deck.photos} photos` +
+        (job.deck.negative ? " (light print on dark cards: handfoot reads it as a negative)" : "") + ": on the check photos " +
         `${Math.round(100 * c.stock)} % read right before, ${Math.round(100 * c.profile)} % with it. ` +
         "This game's new photos are read with it."));
       toast(`Deck ${job.deck.name} learned`);

@@ -77,13 +77,21 @@ WINDOW = "handfoot watch"
 
 
 def check_window() -> None:
-    """Raises HandFootError when this OpenCV cannot open a window (``opencv-python-headless``, or no display)."""
+    """Raises HandFootError when this OpenCV cannot open a window (``opencv-python-headless``, or no display: on
+    Linux neither ``$DISPLAY`` nor ``$WAYLAND_DISPLAY`` is set, where a GUI build of OpenCV would abort the
+    process instead of raising)."""
+    import os
+    import sys
+
     import cv2
 
+    if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        raise HandFootError("cannot open a window: no display here ($DISPLAY is not set): use --serve and open "
+                            "the live view in a browser")
     try:
         cv2.namedWindow(WINDOW, cv2.WINDOW_NORMAL)
     except cv2.error:
-        raise HandFootError("this computer's OpenCV cannot open a window (no GUI build, or no display): use "
+        raise HandFootError("cannot open a window: this computer's OpenCV has no GUI (or no display): use "
                             "--serve and open the live view in a browser") from None
 
 

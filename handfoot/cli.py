@@ -21,6 +21,8 @@ from scorer.rules import Rules
 from . import app
 
 EXIT_BAD_INPUT = 1
+#: most deals `odds` simulates (about half a minute on two cores)
+MAX_DEALS = 1_000_000
 
 
 def _print_json(data: Any) -> None:
@@ -154,7 +156,10 @@ def _score_photos(args: argparse.Namespace) -> int:
         print("\nCheck these (the camera is not sure):")
         for note in result.notes:
             print(f"  - {note}")
-    if result.notes or result.score.problems:
+    if (result.notes or result.score.problems) and args.save_layout:
+        print(f"\nTo correct the reading: fix {args.save_layout}, then run: handfoot score {args.save_layout} "
+              "(add --lenient while it still breaks the rules)")
+    elif result.notes or result.score.problems:
         print("\nTo correct the reading: add --save-layout LAYOUT.json, fix that file, then run: "
               "handfoot score LAYOUT.json (add --lenient while it still breaks the rules)")
     return 0
@@ -273,8 +278,8 @@ def cmd_opening(args: argparse.Namespace) -> int:
 def cmd_odds(args: argparse.Namespace) -> int:
     from scorer.odds import simulate_odds
 
-    if args.deals < 1:
-        raise HandFootError("--deals must be at least 1")
+    if not 1 <= args.deals <= MAX_DEALS:
+        raise HandFootError(f"--deals must be 1 to {MAX_DEALS:,} (got {args.deals:,})")
     bar = _progress_bar(args.deals, "deals")
     try:
         report = simulate_odds(_rules(args), deals=args.deals, seed=args.seed,
@@ -538,6 +543,17 @@ def cmd_deck_remove(args: argparse.Namespace) -> int:
     return 0
 
 
+def _port(text: str) -> int:
+    """An argparse type: a TCP port number, 1-65535."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 1-65535, not {port}")
+    return port
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     return _serve(args)
 
@@ -733,7 +749,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--serve", action="store_true",
                     help="show the live view in the browser (handfoot serve with this table watched: open /live)")
     sp.add_argument("--host", default="127.0.0.1", help="with --serve: address to listen on (default 127.0.0.1)")
-    sp.add_argument("--port", type=int, default=8000, help="with --serve: port (default 8000)")
+    sp.add_argument("--port", type=_port, default=8000, help="with --serve: port (default 8000)")
     sp.add_argument("--db", metavar="PATH", help="the game ledger (default ~/.local/share/handfoot/handfoot.db)")
     sp.add_argument("--max-jobs", type=int, default=1, help=argparse.SUPPRESS)
     sp.set_defaults(func=cmd_watch)
@@ -762,7 +778,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--host", default="127.0.0.1",
                     help="address to listen on (default 127.0.0.1: this computer only; 0.0.0.0 lets phones on "
                          "your network in, with an access token printed in the address to open)")
-    sp.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    sp.add_argument("--port", type=_port, default=8000, help="port (default 8000)")
     sp.add_argument("--db", metavar="PATH", help="the game ledger, a SQLite file (default: "
                                                  "~/.local/share/handfoot/handfoot.db; photos are kept beside it)")
     sp.add_argument("--max-jobs", type=int, default=1, help="photo readings worked on at once (default 1)")

@@ -457,7 +457,7 @@ def test_a_deck_learned_from_a_games_corrected_photos(reading, monkeypatch):
     assert "deck name" in error_of(c.post("/v1/decks/my deck/learn", json={"games": [gid]}), 422)
     assert "no game" in error_of(c.post("/v1/decks/family/learn", json={"games": ["nope"]}), 404)
     empty = new_game(c)
-    assert "0 example photos: too few" in error_of(c.post("/v1/decks/family/learn", json={"games": [empty]}), 422)
+    assert "0 example photos: at least 2 are needed" in error_of(c.post("/v1/decks/family/learn", json={"games": [empty]}), 422)
     r = c.post("/v1/decks/family/learn", json={"games": [gid]})
     assert r.status_code == 202 and r.json()["state"] == "learning" and r.json()["photos"] == 2
     for _ in range(300):

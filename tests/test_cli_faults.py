@@ -95,8 +95,13 @@ def test_ctrl_c_is_one_line_and_exit_130(monkeypatch, capsys):
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
     monkeypatch.setattr(scorer.odds, "simulate_odds", interrupted)
-    assert main(["odds", "--deals", "100000000"]) == 130
+    assert main(["odds", "--deals", "1000000"]) == 130
     assert one_line(capsys).strip() == "handfoot: interrupted"
+
+
+def test_odds_refuses_more_deals_than_it_can_simulate_soon(capsys):
+    assert main(["odds", "--deals", "99999999999999"]) == 1
+    assert one_line(capsys).strip() == "handfoot: error: --deals must be 1 to 1,000,000 (got 99,999,999,999,999)"
 
 
 def test_odds_reports_progress_to_a_terminal(monkeypatch, capsys):
@@ -145,3 +150,10 @@ def test_annotate_under_a_file_and_a_bad_conf_are_one_plain_line(tmp_path, capsy
     assert "notes is a file, not a folder" in err and "Errno" not in err and len(err.strip().splitlines()) == 1
     assert main(["score", str(PHOTO), "--conf", "2"]) == 1
     assert capsys.readouterr().err.strip() == "handfoot: error: --conf must be in (0, 1], got 2.0"
+
+
+def test_a_port_out_of_range_is_a_usage_error(capsys):
+    for command in (["serve"], ["watch", "--video", "x.avi", "--serve"]):
+        with pytest.raises(SystemExit) as exit_:
+            main([*command, "--port", "99999"])
+        assert exit_.value.code == 2 and "a port is 1-65535, not 99999" in capsys.readouterr().err

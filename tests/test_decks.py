@@ -139,9 +139,9 @@ def test_examples_files_are_checked_line_by_line(tmp_path, photos):
         (tmp_path / "x.jsonl").write_text(text)
         with pytest.raises(decks.ExamplesError, match=message.replace("[", r"\[").replace("{", r"\{")):
             decks.read_examples([tmp_path / "x.jsonl"])
-    with pytest.raises(decks.ExamplesError, match="at least 2 photos"):
+    with pytest.raises(decks.ExamplesError, match="1 example photo: at least 2 are needed"):
         decks.learn(_examples(photos)[:1], IndexReader(), "one")
-    with pytest.raises(decks.ExamplesError, match="30 check indices are needed"):
+    with pytest.raises(decks.ExamplesError, match="hold [0-9]+ card corners, and at least 30 are needed"):
         decks.learn(_examples(photos), IndexReader(), "few", steps=5)
     line = json.dumps({"image": image, "detections": [{"card": "KH", "box": [0, 0, 9, 9]}]}) + "\n"
     (tmp_path / "x.jsonl").write_text(line * 2)

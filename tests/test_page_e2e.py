@@ -191,7 +191,7 @@ def test_a_round_from_a_photo_corrected_with_a_tap(server, browser, tmp_path):
     learn = d.find_element(By.ID, "learn-deck")
     d.execute_script("arguments[0].scrollIntoView({block: 'center'})", learn)
     learn.click()
-    wait.until(lambda d: "check indices are needed" in text_of(d, "#teach-status"))
+    wait.until(lambda d: "at least 2 are needed" in text_of(d, "#teach-status"))
     assert "give more photos" in text_of(d, "#teach-status")
     d.save_screenshot(str(shots / "page_teach_390.png"))
     d.execute_script("window.scrollTo(0, 0)")

@@ -72,8 +72,8 @@ def test_check_stacks_turns_unlikely_stacks_into_loose_cards_and_says_so():
     out = check_stacks(piles, np.zeros((10, 10, 3), np.uint8), _FixedChecker({"QD": 0.97, "5C": 0.1, "KH": 0.6}))
     assert [p.kind for p in out] == [PileKind.SQUARED_BOOK, PileKind.MELD, PileKind.LOOSE, PileKind.SQUARED_BOOK]
     assert out[1] is meld  # other piles are untouched
-    assert out[0].kind is PileKind.SQUARED_BOOK and "a stack is seen under it (p 0.97)" in out[0].notes[-1]
-    assert "no stack seen" in out[2].notes[-1] and marker_note("5C") not in out[2].notes
+    assert out[0].kind is PileKind.SQUARED_BOOK and "a stack is seen under it (97 % sure)" in out[0].notes[-1]
+    assert "no stack seen under it (90 % sure)" in out[2].notes[-1] and marker_note("5C") not in out[2].notes
     assert out[2].notes[0] == "low confidence: 5C"  # other notes stay
     assert "unclear" in out[3].notes[-1]
 
@@ -110,7 +110,7 @@ def test_a_loose_card_seen_by_one_corner_with_an_unread_box_at_its_diagonal_is_s
     sure = _CornersChecker(0.9)
     out = check_one_corner_cards(piles, np.array([_box(b), _box(a + [300, 0])]), img, sure)
     assert out[0].kind is PileKind.SQUARED_BOOK and out[0].cards == (one,)  # the card keeps its one index
-    assert "its other corner was not read" in out[0].notes[0] and "p 0.90" in out[0].notes[0]
+    assert "its other corner was not read" in out[0].notes[0] and "(90 % sure)" in out[0].notes[0]
     assert len(sure.asked) == 1 and np.allclose(sure.asked[0][1], b)  # framed on the box at the diagonal
     # the stack checker unsure (under 0.8): it stays a loose card
     assert check_one_corner_cards(piles, np.array([_box(b)]), img, _CornersChecker(0.7)) == piles

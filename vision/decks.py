@@ -366,12 +366,15 @@ def check_photos(examples: list[Example]) -> np.ndarray:
     if len(examples):
         check[-1] |= not check.any()
     held = sum(len(e.codes) for e, c in zip(examples, check) if c)
-    if len(examples) < 2 or held < MIN_CHECK:
-        n = len(examples)
-        raise ExamplesError(f"{n} example photo{'s' * (n != 1)}: too few to learn from and check ({held} card corners "
-                            f"on the check photos, every {CHECK_EVERY}th; at least 2 photos and {MIN_CHECK} check "
-                            "indices are needed to tell whether it reads better): give more photos (a dozen "
-                            "round-end photos is a start)")
+    n = len(examples)
+    if n < 2:
+        raise ExamplesError(f"{n} example photo{'s' * (n != 1)}: at least 2 are needed (some to learn from, every "
+                            f"{CHECK_EVERY}th to check the profile): give more photos (a dozen round-end photos is "
+                            "a start)")
+    if held < MIN_CHECK:
+        raise ExamplesError(f"{n} example photos: the check photos (every {CHECK_EVERY}th, kept aside to tell whether "
+                            f"the profile reads better) hold {held} card corners, and at least {MIN_CHECK} are "
+                            "needed: give more photos (a dozen round-end photos is a start)")
     return check
 
 

@@ -112,6 +112,11 @@ class StackChecker(OnnxModel):
         return p[:, 1].reshape(2, len(corners)).mean(0).astype(np.float32)
 
 
+def _sure(p: float) -> str:
+    """A probability in words for a note: "96 % sure"."""
+    return f"{min(99, round(100 * float(p)))} % sure"
+
+
 def check_stacks(piles: list[Pile], image: np.ndarray, checker: StackChecker, *,
                  config: VisionConfig = DEFAULT) -> list[Pile]:
     """Piles with every ``squared_book`` of one card seen whole re-checked for a stack under it, in the
@@ -135,16 +140,17 @@ def check_stacks(piles: list[Pile], image: np.ndarray, checker: StackChecker, *,
         keep = [n for n in pile.notes if n != marker_note(code)]
         if p < config.stacks.loose_below:
             out[i] = Pile(PileKind.LOOSE, pile.cards, tuple(keep + [
-                f"single card {code}: no stack seen under it (p {p:.2f}), so read as a loose card and not scored; "
+                f"single card {code}: no stack seen under it ({_sure(1 - p)}), so read as a loose card and not scored; "
                 "if it is a squared book's marker, add it; if it was left in a hand, move it to left"]))
         elif p < config.stacks.unsure:
             out[i] = Pile(pile.kind, pile.cards, tuple(keep + [
                 f"single card {code} read as the marker of a squared book, but the stack under it is unclear "
-                f"(p {p:.2f}); if it is a loose card, remove it"]))
+                f"({_sure(p)} of a stack); if it is a loose card, remove it from the squared books"]))
         else:
             out[i] = Pile(pile.kind, pile.cards, tuple(keep + [
-                f"single card {code} read as the marker of a squared book: a stack is seen under it (p {p:.2f}) "
-                "but its count cannot be, so it counts as the rules' book size; if it is a loose card, remove it"]))
+                f"single card {code} read as the marker of a squared book: a stack is seen under it ({_sure(p)}) "
+                "but its count cannot be, so it counts as the rules' book size; if it is a loose card, remove it "
+                "from the squared books"]))
     return out
 
 
@@ -192,6 +198,6 @@ def check_one_corner_cards(piles: list[Pile], unread: np.ndarray, image: np.ndar
             code = piles[i].cards[0].code
             out[i] = Pile(PileKind.SQUARED_BOOK, piles[i].cards, (
                 f"single card {code} seen by one corner (its other corner was not read) read as the marker of a "
-                f"squared book: a stack is seen under it (p {p:.2f}) but its count cannot be, so it counts as the "
-                "rules' book size; if it is a loose card, remove it",))
+                f"squared book: a stack is seen under it ({_sure(p)}) but its count cannot be, so it counts as the "
+                "rules' book size; if it is a loose card, remove it from the squared books",))
     return out

@@ -439,6 +439,40 @@ def test_the_enlarged_pass_covers_only_where_the_cards_are():
     assert detector.calls == [(720, 1280, 1280), (720, 1280, 2560)]
 
 
+class _DarkMarks:
+    """A detector that finds each small dark square (under 60 px) of the image it is given (confidence 0.9):
+    indices printed dark on light paper, as the models learned them."""
+
+    names_cards, fixed_size = False, None
+
+    def __call__(self, image, long_side, floor):
+        import cv2
+
+        n, _, stats, _ = cv2.connectedComponentsWithStats((image[:, :, 0] < 128).astype(np.uint8))
+        boxes = np.array([[x, y, x + w, y + h] for x, y, w, h, _ in stats[1:n] if w < 60 and h < 60],
+                         np.float32).reshape(-1, 4)
+        return Detections(boxes, np.full(len(boxes), 0.9, np.float32), np.zeros(len(boxes), np.int64))
+
+
+def test_light_print_on_dark_paper_is_found_in_the_negative_and_so_are_its_changes():
+    pytest.importorskip("cv2")
+    from vision.pipeline import detect, detect_again, seen_negative
+
+    table = np.full((600, 800, 3), 30, np.uint8)  # dark paper, light marks: the detector sees none of them
+    for k in range(10):
+        x, y = 60 + 60 * k, 80
+        table[y:y + 20, x:x + 20] = 230
+    detector = _DarkMarks()
+    assert not len(detector(table, 800, 0.1))
+    before = detect(table, detector)
+    assert seen_negative(before) and len(before) == 10
+    laid = table.copy()
+    laid[400:420, 300:320] = laid[400:420, 360:380] = 230  # a card laid apart: two marks, too few to switch alone
+    found = detect_again(laid, before, np.float64([[290, 390, 390, 430]]), detector, before_image=table)
+    assert seen_negative(found) and len(found) == 12
+    assert not seen_negative(detect(laid[300:500, 200:500], detector))  # the region alone would stay unread
+
+
 def test_merge():
     pytest.importorskip("cv2")
     from vision.scales import merge

@@ -101,9 +101,14 @@ def detect_again(image: np.ndarray, before: Detections, regions: np.ndarray, det
     (:func:`_voted`; the ``votes`` data column counts the readings that saw each box). With ``before_image`` (the
     frame ``before`` was found in), an old box found no more is kept when it is covered rather than gone
     (:func:`_covered`). A region's enlarged pass covers the whole cut-out (it is already where cards changed).
-    Most confident first, as :func:`detect`'s."""
+    When ``before`` was seen in the photo's negative (:func:`seen_negative`), the regions are read in the negative
+    too. Most confident first, as :func:`detect`'s."""
     p = config.pyramid
     whole = config.replace(**{"pyramid.enlarge_whole_share": 0.0})  # a region is already where cards changed
+    negative = seen_negative(before)
+    if negative:  # a deck read as its negative: its regions too (a card laid alone shows too few to switch)
+        image = 255 - image
+        before_image = None if before_image is None else 255 - before_image
     h, w = image.shape[:2]
     sizes = index_sizes(before.xyxy) if len(before) else np.zeros(0)
     size = float(np.median(sizes)) if len(sizes) else 0.0
@@ -136,6 +141,9 @@ def detect_again(image: np.ndarray, before: Detections, regions: np.ndarray, det
     if len(old) and "votes" not in old.data:
         old = Detections(old.xyxy, old.confidence, old.class_id, {**old.data, "votes": np.ones(len(old), np.int64)})
     merged = Detections.concatenate([old, new])
+    if negative and len(merged):
+        merged = Detections(merged.xyxy, merged.confidence, merged.class_id,
+                            {**merged.data, "negative": np.ones(len(merged), bool)})
     return merged[np.argsort(-merged.confidence, kind="stable")] if len(merged) else merged
 
 

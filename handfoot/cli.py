@@ -8,6 +8,7 @@ standard error; a usage mistake exits with status 2. Set ``HANDFOOT_DEBUG=1`` to
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import os
 import sys
@@ -144,7 +145,9 @@ def _score_photos(args: argparse.Namespace) -> int:
                 print(f"team {team}, cards left in hand ({image.image}): {n} card{'s' * (n != 1)} seen")
             else:
                 k = len(piles)
-                print(f"team {team} ({image.image}): {n} card{'s' * (n != 1)} seen, in {k} pile{'s' * (k != 1)}")
+                squared = any(p.kind == "squared_book" for p in piles)
+                print(f"team {team} ({image.image}): {n} card{'s' * (n != 1)} seen, in {k} pile{'s' * (k != 1)}"
+                      + (" (a squared book shows one card and is scored as a whole book)" if squared else ""))
             for pile in piles:
                 print(f"  {pile.label:<{width}} {' '.join(c.code for c in pile.cards)}")
     for team, packets in result.left.items():
@@ -793,10 +796,25 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _command_parser(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.ArgumentParser:
+    """The parser of the (sub)command ``args`` holds (``deck learn``'s for ``handfoot deck learn``)."""
+    while True:
+        subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        name = getattr(args, subs[0].dest, None) if subs else None
+        if name is None or name not in subs[0].choices:
+            return parser
+        parser = subs[0].choices[name]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (0 ok, 1 bad input, 2 usage, 130 interrupted)."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # the command's own usage line, and the option meant when it is a near miss
+        command = _command_parser(parser, args)
+        known = [o for a in command._actions for o in a.option_strings]
+        near = [m for x in extra if x.startswith("-") for m in difflib.get_close_matches(x.split("=")[0], known, 1)]
+        command.error(f"unrecognized arguments: {' '.join(extra)}" + (f" (did you mean {near[0]}?)" if near else ""))
     if getattr(args, "set", None):  # a mistyped --set is a usage mistake: exit 2, before any work
         try:
             get_rules(getattr(args, "rules", None) or getattr(args, "name", None) or "pagat",

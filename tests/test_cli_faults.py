@@ -157,3 +157,14 @@ def test_a_port_out_of_range_is_a_usage_error(capsys):
         with pytest.raises(SystemExit) as exit_:
             main([*command, "--port", "99999"])
         assert exit_.value.code == 2 and "a port is 1-65535, not 99999" in capsys.readouterr().err
+
+
+def test_a_mistyped_option_gets_its_commands_usage_and_the_near_miss(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["score", "layout.json", "--ruls", "pagat"])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and err.startswith("usage: handfoot score")
+    assert "unrecognized arguments: --ruls pagat (did you mean --rules?)" in err
+    with pytest.raises(SystemExit) as exit_:
+        main(["deck", "list", "--verbose"])
+    assert exit_.value.code == 2 and "handfoot deck list: error: unrecognized arguments: --verbose" in capsys.readouterr().err

@@ -73,8 +73,26 @@ def _score_layout(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(result.score.model_dump(mode="json"))
     else:
+        _print_layout(layout)
         print(result._round.format_text())
     return 0
+
+
+def _print_layout(layout) -> None:
+    """Each team's piles as the layout file gives them, one a line, before the score (so an edit shows)."""
+    def cards(codes) -> str:
+        return " ".join(str(c) for c in codes)
+    for team, t in layout.teams.items():
+        rows = [("meld", cards(m)) for m in t.melds]
+        rows += [("squared book", f"{b.top} on top" + (f", {b.count} cards" if b.count else "")
+                  + (f" ({cards(b.cards)})" if b.cards else "")) for b in t.squared_books]
+        rows += [("red threes", cards(t.red_threes))] if t.red_threes else []
+        rows += [("left in hand", cards(h)) for h in t.left if h]
+        rows += [("loose (not scored)", cards(t.loose))] if t.loose else []
+        print(f"team {team} (layout)")
+        for label, text in rows:
+            print(f"  {label:<22} {text}")
+    print()
 
 
 def _hand_photos(values: Sequence[str] | None) -> list[tuple[str, str]]:

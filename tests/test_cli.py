@@ -109,3 +109,15 @@ def test_odds_json(capsys):
                          "bad_up_card"}
     code, _, err = run(capsys, "odds", "--deals", "0")
     assert code == 1 and "--deals" in err
+
+
+def test_scoring_a_layout_lists_its_piles_first(tmp_path, capsys):
+    doc = json.loads((ROOT / "examples" / "score_sheet_round.json").read_text())
+    assert main(["score", str(ROOT / "examples" / "score_sheet_round.json")]) == 0
+    out = capsys.readouterr().out
+    assert out.index("team A (layout)") < out.index("Round 1 under")
+    assert "  meld                   KH KS KD KC KH KS KD" in out and "  red threes             3D" in out
+    doc["teams"]["A"]["loose"] = ["9H"]  # an edit shows where it went
+    (tmp_path / "l.json").write_text(json.dumps(doc))
+    assert main(["score", str(tmp_path / "l.json")]) == 0
+    assert "  loose (not scored)     9H" in capsys.readouterr().out

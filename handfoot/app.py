@@ -253,7 +253,8 @@ def load_models(model: str | Path | None = None, reader: str | Path | None = Non
 
 def with_deck(models: Models, deck: str, folder: Path | None = None) -> Models:
     """``models`` reading with the deck profile ``deck`` (kept in ``folder``, default :func:`decks_dir`): its reader
-    heads, and each photo's negative for a deck printed light on dark paper (``DeckProfile.negative``).
+    heads, and each photo's negative for a deck printed light on dark paper (``DeckProfile.negative``: its
+    detector wrapped, ``vision.pipeline.detect`` does the rest).
 
     Raises:
         HandFootError: no such profile (``DeckNotFoundError``), or no index reader loaded.
@@ -265,8 +266,8 @@ def with_deck(models: Models, deck: str, folder: Path | None = None) -> Models:
     profile = DeckProfile.load(deck, folder or decks_dir())
     if models.reader is None:
         raise HandFootError(f"deck {deck!r}: no index reader is loaded to read with it")
-    detector, reader, stacks = profile.models(models.detector, models.reader, models.stacks)
-    return replace(models, detector=detector, reader=reader, stacks=stacks)
+    detector, reader = profile.models(models.detector, models.reader)
+    return replace(models, detector=detector, reader=reader)
 
 
 # -- photos: checks on the files ----------------------------------------------------------------------------------

@@ -177,12 +177,11 @@ def _score_photos(args: argparse.Namespace) -> int:
         print("\nCheck these (the camera is not sure):")
         for note in result.notes:
             print(f"  - {note}")
-    if (result.notes or result.score.problems) and args.save_layout:
-        print(f"\nTo correct the reading: fix {args.save_layout}, then run: handfoot score {args.save_layout} "
-              "(add --lenient while it still breaks the rules)")
-    elif result.notes or result.score.problems:
-        print("\nTo correct the reading: add --save-layout LAYOUT.json, fix that file, then run: "
-              "handfoot score LAYOUT.json (add --lenient while it still breaks the rules)")
+    if result.notes or result.score.problems:
+        path = args.save_layout
+        how = (f"fix {path}, then run: handfoot score {path}" if path else
+               "add --save-layout LAYOUT.json, fix that file, then run: handfoot score LAYOUT.json")
+        print(f"\nTo correct the reading: {how} (add --lenient while it still breaks the rules)")
     return 0
 
 

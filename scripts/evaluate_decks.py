@@ -60,11 +60,13 @@ def phone_tables(split: str) -> list[tuple[Path, object]]:
     return out
 
 
-def read_right(reader: IndexReader, test: list) -> tuple[float, float]:
-    """(share of the test tables' true indices read right by rank and colour, by code)."""
+def read_right(reader: IndexReader, test: list, negative: bool = False) -> tuple[float, float]:
+    """(share of the test tables' true indices read right by rank and colour, by code); each photo's negative
+    read when ``negative``."""
     right = exact = total = 0
     for path, dets in test:
-        codes, _ = reading(*reader.probabilities(load_image(path), dets.xyxy))
+        image = load_image(path)
+        codes, _ = reading(*reader.probabilities(255 - image if negative else image, dets.xyxy))
         for got, true in zip(codes, dets.codes):
             total += 1
             exact += got == true
@@ -114,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
         seconds = time.perf_counter() - start
         if args.save:
             profile.save(args.save)
-        got = read_right(profile.models(None, reader)[1], test)
+        got = read_right(reader.with_heads(profile.heads), test, profile.negative)
         print(f"  k={k:>2} ({profile.indices} example indices{', read as negatives' if profile.negative else ''}, "
               f"learned in {seconds:.0f} s; check photos "
               f"{profile.check['stock']:.3f} -> {profile.check['profile']:.3f}): {got[0]:.3f} by rank and colour, "

@@ -386,8 +386,7 @@ def main(argv: list[str] | None = None) -> int:
             if args.deck:
                 from vision.decks import DeckProfile
 
-                detector, reader, stacks = DeckProfile.load(args.deck.stem, args.deck.parent).models(detector, reader,
-                                                                                                   stacks)
+                detector, reader = DeckProfile.load(args.deck.stem, args.deck.parent).models(detector, reader)
     from vision.pipeline import read_image
 
     stats: Counter = Counter()

@@ -82,8 +82,9 @@ def dark_photos(tmp_path_factory):
 
 
 def test_a_deck_printed_light_on_dark_is_read_as_its_negative(dark_photos, photos, tmp_path, monkeypatch):
+    from vision.config import DEFAULT
     from vision.detector import CardDetector, NegativeDetector
-    from vision.stacks import DEFAULT_STACKS, StackChecker
+    from vision.pipeline import detect, seen_negative
 
     monkeypatch.setattr(decks, "MIN_CHECK", 1)
     reader = IndexReader()
@@ -94,17 +95,15 @@ def test_a_deck_printed_light_on_dark_is_read_as_its_negative(dark_photos, photo
     profile.save(tmp_path)
     again = decks.DeckProfile.load("black", tmp_path)
     detector = CardDetector()
-    stacks = StackChecker(DEFAULT_STACKS) if DEFAULT_STACKS.is_file() else None
-    seen, read, checks = again.models(detector, reader, stacks)
-    assert again.negative and isinstance(seen, NegativeDetector) and read.negative and reader.negative is False
-    assert stacks is None or (checks.negative and not stacks.negative)
+    seen, read = again.models(detector, reader)
+    assert again.negative and isinstance(seen, NegativeDetector) and read.heads is again.heads
     image = cv2.imread(str(dark_photos[0][0]))
     truth = dark_photos[0][1].xyxy
-
-    def found(boxes):
-        return (box_iou(truth, boxes).max(1) >= 0.5).mean() if len(boxes) else 0.0
-
-    assert found(seen(image, 1024, 0.25).xyxy) > found(detector(image, 1024, 0.25).xyxy) + 0.5
+    never = DEFAULT.replace(**{"reading.negative_below": 0})  # no switching by itself: the profile's negative alone
+    found = detect(image, seen, read, never)
+    assert seen_negative(found) and (box_iou(truth, found.xyxy).max(1) >= 0.5).mean() > 0.8
+    plain = detect(image, detector, read, never)
+    assert not seen_negative(plain) and not (plain.confidence >= 0.5).any()
     assert np.allclose(seen(image, 1024, 0.25).xyxy, detector(255 - image, 1024, 0.25).xyxy)
 
 

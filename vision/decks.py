@@ -16,9 +16,8 @@ stock reader, or when they hold too few indices to tell (:data:`MIN_CHECK`); the
 every example.
 
 A deck printed light on dark paper (a black deck with gold print) is read as its *negative*, which the models
-learned: :func:`reads_negative` tells from the examples (the stock reader names their ranks better so), and the
-profile then has the detector and the reader see each photo's negative (``DeckProfile.negative``); the heads are
-fitted on the negative crops.
+learned: :func:`reads_negative` tells from the examples (the stock reader names their ranks better so), the heads
+are fitted on the negative crops, and the profile reads every photo as its negative (``DeckProfile.negative``).
 
 A profile is kept in a folder the caller names (``handfoot`` keeps them in its data folder), one ``NAME.npz`` each.
 """
@@ -39,7 +38,7 @@ from scorer.errors import HandFootError
 
 from .classes import RANKS, SUIT_CODES
 from .detector import load_image
-from .reader import VIEWS, Heads, IndexReader
+from .reader import VIEWS, Heads, IndexReader, crops_of
 
 #: each example index is seen this many times more, each crop shifted by up to 8 % of its box, scaled by 0.9-1.12
 #: and turned by up to 0.12 rad beyond the reader's own views
@@ -165,9 +164,9 @@ class DeckProfile:
         photos, indices: how many example photos and index boxes they were learned from.
         check: figures on the check photos, ``{"indices": n, "stock": share read right, "profile": share}``.
         created: when (ISO 8601, UTC).
-        negative: the deck is read as its negative (light print on dark paper: :func:`reads_negative`); the
-            detector and the reader both see each photo's negative (``vision.detector.NegativeDetector``,
-            ``IndexReader.negative``).
+        negative: the deck is read as its negative (light print on dark paper: :func:`reads_negative`): its
+            detector is a ``vision.detector.NegativeDetector``, and ``vision.pipeline.detect`` takes each photo's
+            negative for every model.
     """
 
     name: str
@@ -178,15 +177,12 @@ class DeckProfile:
     created: str = ""
     negative: bool = False
 
-    def models(self, detector, reader: IndexReader, stacks=None) -> tuple:
-        """(detector, reader, stack checker) reading this deck: ``reader`` (the same loaded model) with the
-        profile's heads, and all three seeing each photo's negative when :attr:`negative` (``detector`` wrapped in
-        :class:`vision.detector.NegativeDetector`; ``stacks`` may be None)."""
+    def models(self, detector, reader: IndexReader) -> tuple:
+        """(detector, reader) reading this deck: ``reader`` (the same loaded model) with the profile's heads, and
+        ``detector`` wrapped in :class:`vision.detector.NegativeDetector` when :attr:`negative`."""
         from .detector import NegativeDetector
 
-        return (NegativeDetector(detector) if self.negative else detector,
-                reader.with_heads(self.heads, self.negative),
-                stacks.as_negative(self.negative) if stacks is not None else None)
+        return NegativeDetector(detector) if self.negative else detector, reader.with_heads(self.heads)
 
     def save(self, folder: Path) -> Path:
         """Write the profile to ``folder`` as ``NAME.npz``; returns the path."""
@@ -257,12 +253,14 @@ def _labels(code: str) -> tuple[int, int]:
 
 
 def _samples(examples: list[Example], reader: IndexReader, augment: int, rng: np.random.Generator,
-             progress: Callable[[int, int], None] | None = None) -> _Samples:
-    """Features of every example index: the reader's own views, and ``augment`` jittered copies of each."""
+             progress: Callable[[int, int], None] | None = None, negative: bool = False) -> _Samples:
+    """Features of every example index: the reader's own views, and ``augment`` jittered copies of each; of each
+    photo's negative when ``negative``."""
     feats: list[list[np.ndarray]] = [[] for _ in range(reader.members)]
     rank, suit = [], []
     for k, ex in enumerate(examples):
         image = load_image(ex.image)
+        image = 255 - image if negative else image
         boxes = [ex.boxes]
         for _ in range(augment):
             b = ex.boxes.copy()
@@ -272,7 +270,7 @@ def _samples(examples: list[Example], reader: IndexReader, augment: int, rng: np
             boxes.append(np.hstack([centre - half, centre + half]).astype(np.float32))
         for j, bx in enumerate(boxes):
             views = VIEWS if j == 0 else tuple(float(a) for a in rng.uniform(-0.27, 0.27, 1))
-            for m, f in enumerate(reader.features(reader.crops(image, bx, views))):
+            for m, f in enumerate(reader.features(crops_of(image, bx, views))):
                 feats[m].append(f)
             for _ in views:
                 for code in ex.codes:
@@ -350,9 +348,8 @@ def reads_negative(examples: list[Example], reader: IndexReader) -> bool:
     light on dark paper; the models learned dark print on light paper)."""
     rng = np.random.default_rng(0)
     stock = reader.stock_heads()
-    plain = rank_accuracy(stock, _samples(examples, reader.with_heads(None), 0, rng))
-    negative = rank_accuracy(stock, _samples(examples, reader.with_heads(None, negative=True), 0, rng))
-    return negative > plain + NEGATIVE_MARGIN
+    plain = rank_accuracy(stock, _samples(examples, reader, 0, rng))
+    return rank_accuracy(stock, _samples(examples, reader, 0, rng, negative=True)) > plain + NEGATIVE_MARGIN
 
 
 def check_photos(examples: list[Example]) -> np.ndarray:
@@ -398,19 +395,18 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
     held = [e for e, c in zip(examples, check) if c]
     tell = (lambda stage: (lambda done, total: progress(stage, done, total))) if progress else (lambda stage: None)
     negative = reads_negative(learned, reader)
-    stock_reader, reader = reader.with_heads(None), reader.with_heads(None, negative)
-    train = _samples(learned, reader, augment, rng, tell("reading the examples"))
-    test = _samples(held, reader, 0, rng, tell("reading the check photos"))
+    train = _samples(learned, reader, augment, rng, tell("reading the examples"), negative)
+    test = _samples(held, reader, 0, rng, tell("reading the check photos"), negative)
     steps, anchor = steps or STEPS, ANCHOR if anchor is None else anchor
     trial = fit_heads(train, stock, steps, anchor=anchor)
-    before = accuracy(stock, _samples(held, stock_reader, 0, rng) if negative else test)
+    before = accuracy(stock, _samples(held, reader, 0, rng) if negative else test)  # the stock reader as it reads
     after = accuracy(trial, test)
     figures = {"indices": int(len(test.rank) // len(VIEWS)), "stock": round(before, 4), "profile": round(after, 4)}
     if after < before:
         raise ProfileRefusedError(f"the profile {name!r} reads its check photos worse than the stock reader "
                                   f"({after:.1%} vs {before:.1%} of {figures['indices']} indices right); not kept: "
                                   "check the example codes, or give more photos")
-    every = _samples(held, reader, augment, rng)
+    every = _samples(held, reader, augment, rng, negative=negative)
     merged = _Samples([np.concatenate([a, b]) for a, b in zip(train.features, every.features)],
                       np.concatenate([train.rank, every.rank]), np.concatenate([train.suit, every.suit]))
     heads = fit_heads(merged, stock, steps, anchor=anchor)

@@ -297,7 +297,9 @@ class CardDetector(OnnxModel):
 class NegativeDetector:
     """A detector reading each image's negative (255 - each value): a deck printed light on dark paper (a deck
     profile's ``negative``, ``vision.decks``) shows the dark-on-light indices the model learned. Called and
-    answering as ``detector`` (boxes in the image's pixels); its other attributes are ``detector``'s."""
+    answering as ``detector`` (boxes in the image's pixels); its other attributes are ``detector``'s. Given one,
+    :func:`vision.pipeline.detect` takes the photo's negative once for every model (detector, reader, stack
+    checker)."""
 
     def __init__(self, detector: CardDetector):
         self.detector = detector

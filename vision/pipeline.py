@@ -32,7 +32,7 @@ from .annotate import CornerAnnotator, PileAnnotator, TotalsAnnotator
 from .completion import read_with_fans
 from .config import DEFAULT, VisionConfig
 from .detections import Detections, box_iou, index_centres, index_sizes
-from .detector import CardDetector, ModelError, load_image
+from .detector import CardDetector, ModelError, NegativeDetector, load_image
 from .fan_gaps import fill_fan_gaps
 from .instances import pair_and_agree, pair_corners
 from .piles import group_piles, hand_pile
@@ -63,17 +63,20 @@ def detect(image: np.ndarray, detector: CardDetector, reader: IndexReader | None
     are found across codes down to :attr:`~vision.config.Reading.candidate_conf` (a one-class detector, whose
     unsure boxes the fans may take back) or to :func:`vision.scales.box_conf`.
 
-    A photo with fewer sure boxes than :attr:`~vision.config.Reading.negative_below` is looked at again as its
-    negative (a deck printed light on dark paper); when that shows :attr:`~vision.config.Reading.negative_shows`
-    or more, the boxes are found and read there, and a ``negative`` data column (n,) bool says so
-    (:func:`seen_negative`).
+    The photo's negative (255 - each pixel: a deck printed light on dark paper, seen as the dark-on-light indices
+    the models learned) is read instead when ``detector`` is a :class:`vision.detector.NegativeDetector` (a deck
+    profile's), or when the photo shows fewer sure boxes than :attr:`~vision.config.Reading.negative_below` and its
+    negative :attr:`~vision.config.Reading.negative_shows` or more; a ``negative`` data column (n,) bool then says
+    so (:func:`seen_negative`), and the later stages (the stack checks, :func:`detect_again`) read the negative too.
     """
     sure = box_conf(detector, reader, config)
     one_class = not getattr(detector, "names_cards", True)
     floor = min(sure, config.reading.candidate_conf) if reader is not None and one_class else sure
+    negative = isinstance(detector, NegativeDetector)
+    if negative:
+        image, detector = 255 - image, detector.detector
     found = find_boxes(detector, image, sure, floor, agnostic=reader is not None, config=config)
-    negative = False
-    if int((found.confidence >= sure).sum()) < config.reading.negative_below:  # light print on dark paper?
+    if not negative and int((found.confidence >= sure).sum()) < config.reading.negative_below:  # light on dark?
         other = find_boxes(detector, 255 - image, sure, floor, agnostic=reader is not None, config=config)
         if int((other.confidence >= sure).sum()) >= config.reading.negative_shows:
             found, image, negative = other, 255 - image, True

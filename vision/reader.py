@@ -75,9 +75,6 @@ class IndexReader(OnnxModel):
     model: str | Path = DEFAULT_READER
     #: a deck profile's heads (``vision.decks``) in place of the model's own; None: the model's
     heads: Heads | None = None
-    #: read each crop's negative (1 - each value): a deck printed light on dark paper, seen as the dark-on-light
-    #: indices the model learned (a deck profile's ``negative``)
-    negative: bool = False
     what: ClassVar[str] = "index reader"
     input_chw: ClassVar[tuple[int, int, int]] = (3, INPUT, INPUT)
     #: a table photo's boxes read at once
@@ -88,7 +85,7 @@ class IndexReader(OnnxModel):
         ((n, 4) xyxy px) of a (H, W, 3) BGR image, averaged over the crops turned by :data:`VIEWS`."""
         if not len(boxes):
             return np.zeros((0, len(RANKS)), np.float32), np.zeros((0, 4), np.float32)
-        x = self.crops(image, boxes)
+        x = crops_of(image, boxes)
         if self.heads is None:
             rank_p, suit_p = self._session.run(["rank", "suit"], {"crops": x})
         else:
@@ -127,16 +124,10 @@ class IndexReader(OnnxModel):
         out = self._session.run(names, {"crops": np.zeros((1, *self.input_chw), np.float32)})
         return Heads(tuple(tuple(out[4 * k:4 * k + 4]) for k in range(self.members)))
 
-    def crops(self, image: np.ndarray, boxes: np.ndarray, views: tuple[float, ...] = VIEWS) -> np.ndarray:
-        """This reader's input for ``boxes`` of ``image``: :func:`crops_of`, their negative when :attr:`negative`."""
-        x = crops_of(image, boxes, views)
-        return 1.0 - x if self.negative else x
-
-    def with_heads(self, heads: Heads | None, negative: bool = False) -> IndexReader:
-        """This reader (the same loaded model) reading with ``heads`` (a deck profile's; None: the model's), the
-        crops' negative when ``negative``."""
+    def with_heads(self, heads: Heads | None) -> IndexReader:
+        """This reader (the same loaded model) reading with ``heads`` (a deck profile's; None: the model's)."""
         other = copy.copy(self)
-        other.heads, other.negative = heads, negative
+        other.heads = heads
         return other
 
     def read(self, image: np.ndarray, boxes: np.ndarray) -> tuple[list[str | None], np.ndarray, np.ndarray]:

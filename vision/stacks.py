@@ -14,8 +14,6 @@ training designs; its figures are in ``models/README.md``.
 
 from __future__ import annotations
 
-import copy
-
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
@@ -77,18 +75,10 @@ class StackChecker(OnnxModel):
     """
 
     model: str | Path = DEFAULT_STACKS
-    #: see each crop's negative (a deck printed light on dark paper: a deck profile's ``negative``)
-    negative: bool = False
     what: ClassVar[str] = "stack checker"
     input_chw: ClassVar[tuple[int, int, int]] = (3, STACK_INPUT, STACK_INPUT)
     #: a few single cards checked at once
     probe_shape: ClassVar[tuple[int, ...] | None] = (8, 3, STACK_INPUT, STACK_INPUT)
-
-    def as_negative(self, negative: bool = True) -> StackChecker:
-        """This checker (the same loaded model) seeing each crop's negative when ``negative``."""
-        other = copy.copy(self)
-        other.negative = negative
-        return other
 
     def p_stack(self, image: np.ndarray, cards: list[CardInstance]) -> np.ndarray:
         """(n,) probability of a stack under each card of a (H, W, 3) uint8 BGR image, averaged over the card
@@ -108,7 +98,7 @@ class StackChecker(OnnxModel):
             return np.zeros(0, np.float32)
         crops = np.stack([corners_crop(image, a, b, turn=t) for t in (0.0, np.pi) for a, b in corners])
         x = crops.transpose(0, 3, 1, 2).astype(np.float32) / 255.0
-        (p,) = self._session.run(None, {"crops": 1.0 - x if self.negative else x})
+        (p,) = self._session.run(None, {"crops": x})
         return p[:, 1].reshape(2, len(corners)).mean(0).astype(np.float32)
 
 

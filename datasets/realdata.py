@@ -42,6 +42,18 @@ def _norm(code: str) -> str | None:
     return code
 
 
+def _codes(listed: str) -> list[str]:
+    """The card names of a ``cardsets.csv`` row, which joins them with spaces: ``"AD BLACK JOKER"`` -> ``["AD",
+    "BLACK JOKER"]`` (two class names hold a space)."""
+    words, out = listed.split(), []
+    for word in words:
+        if word.upper() == "JOKER" and out and out[-1].upper() in ("BLACK", "RED"):
+            out[-1] = f"{out[-1]} {word}"
+        else:
+            out.append(word)
+    return out
+
+
 def phone_corners(root: Path | None = None, split: str | None = None) -> list[Photo]:
     """Photos of ``phone_corners`` (optionally one split). Raises FileNotFoundError when absent."""
     base = (root or REALDATA) / "phone_corners"
@@ -55,7 +67,7 @@ def phone_corners(root: Path | None = None, split: str | None = None) -> list[Ph
         label = base / "labels" / rel.with_suffix(".txt")
         if not label.exists():
             label = base / "labels" / (rel.stem + ".txt")
-        cards = frozenset(c for c in (_norm(x) for x in row["distinct_cards"].split()) if c)
+        cards = frozenset(c for c in (_norm(x) for x in _codes(row["distinct_cards"])) if c)
         photo = Photo(path, split_of(path.name), cards, label if label.exists() else None)
         if split is None or photo.split == split:
             out.append(photo)

@@ -220,6 +220,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--skip-map", action="store_true", help="skip the Ultralytics mAP figures")
     ap.add_argument("--detector-only", action="store_true", help="only the detector-alone figures (1-2)")
     ap.add_argument("--skip-detector", action="store_true", help="skip the detector-alone figures (1-2)")
+    ap.add_argument("--deck", type=Path, metavar="PROFILE.npz",
+                    help="read with this deck profile (vision.decks; evaluate_decks.py --phone --save DIR makes one)")
     ap.add_argument("--json", type=Path, help="also write the figures to this file")
     ap.add_argument("--top-codes", type=int, default=1,
                     help="also score the held-out synthetic scenes multi-label: each read box with its K likeliest "
@@ -256,6 +258,11 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     if reader:
         boxes = CardDetector(args.onnx)
+        if args.deck:
+            from vision.decks import DeckProfile
+
+            boxes, reader = DeckProfile.load(args.deck.stem, args.deck.parent).models(boxes, reader)
+            print(f"-- with the deck profile {args.deck}")
 
         def detect(img, floor=min(THRESHOLDS)):
             config = DEFAULT.replace(**{"reading.min_conf": floor})

@@ -516,7 +516,8 @@ def set_game_deck(game_id: str, body: GameDeckIn, ledger: Ledger = Depends(get_l
 
         known = [p.name for p in list_profiles(decks_dir(settings))]
         if body.deck not in known:
-            raise NotFoundError(f"no deck profile {body.deck!r} (known: {', '.join(known) or 'none yet'})")
+            raise NotFoundError(f"no deck profile {body.deck!r} (known: {', '.join(known) or 'none yet'}; this "
+                                "server keeps its decks beside its ledger: `handfoot deck learn ... --db` that file)")
     ledger.set_deck(game_id, body.deck)
     return games.game_view(ledger, game_id)
 

@@ -162,3 +162,24 @@ def test_deck_learn_list_and_score_with_a_deck_on_the_command_line(photos, tmp_p
     assert main(["score", str(photos[0][0]), "--deck", "nobody"]) == 1
     assert "no deck profile 'nobody'" in capsys.readouterr().err
     assert main(["deck", "remove", "anglo"]) == 0 and (tmp_path / "decks").is_dir()
+
+
+def test_deck_commands_with_db_use_the_decks_a_server_on_that_ledger_reads(photos, tmp_path, monkeypatch, capsys):
+    from handfoot import app
+    from handfoot.api import decks_dir
+    from handfoot.service import Settings
+
+    monkeypatch.setenv("HANDFOOT_DATA", str(tmp_path / "data"))
+    monkeypatch.setattr(decks, "STEPS", 20)
+    monkeypatch.setattr(decks, "MIN_CHECK", 1)
+    examples = tmp_path / "examples.jsonl"
+    examples.write_text("".join(json.dumps({"image": str(p), "detections": d.to_list()}) + "\n" for p, d in photos))
+    ledger = tmp_path / "club" / "games.db"
+    assert main(["deck", "learn", str(examples), "--name", "club", "--db", str(ledger)]) == 0
+    capsys.readouterr()
+    served = decks_dir(Settings(db=ledger))
+    assert [p.name for p in decks.list_profiles(served)] == ["club"]
+    assert not decks.list_profiles(app.decks_dir())  # not in the default data folder
+    assert main(["deck", "list"]) == 0 and "no deck profiles yet" in capsys.readouterr().out
+    assert main(["deck", "list", "--db", str(ledger)]) == 0 and capsys.readouterr().out.startswith("club")
+    assert main(["deck", "remove", "club", "--db", str(ledger)]) == 0 and not decks.list_profiles(served)

@@ -209,7 +209,7 @@ class DeckProfile:
         path = folder / f"{check_name(name)}.npz"
         if not path.is_file():
             known = ", ".join(p.name for p in list_profiles(folder)) or "none yet (handfoot deck learn)"
-            raise DeckNotFoundError(f"no deck profile {name!r}; profiles: {known}")
+            raise DeckNotFoundError(f"no deck profile {name!r} in {folder}; profiles there: {known}")
         z = np.load(path)
         meta = json.loads(str(z["meta"]))
         members = tuple(tuple(z[f"m{k}_{w}"] for w in ("rank_w", "rank_b", "suit_w", "suit_b"))

@@ -88,6 +88,8 @@ def parse_json(text: str | bytes, limits: Limits = DEFAULT_LIMITS, what: str = "
         InvalidLayoutError: for text that is not JSON (message names line and column).
     """
     check_json_text(text, limits, what)
+    if not (text.strip() if isinstance(text, str) else text.strip(b" \t\r\n")):
+        raise InvalidLayoutError(f"{what} is empty (expected a JSON document)")
     try:
         return json.loads(text)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:

@@ -115,7 +115,8 @@ def rescore(images: list[dict[str, Any]], left: dict[str, list[list[str]]], rule
             piles.append(PileOut(**{**pile, "label": label, "where": place,
                                     "verdict": _verdict(pile, image["kind"], book, resolved), "problems": problems}))
         out_images.append(ImageOut(**{**image, "piles": piles}))
-    pile_notes = [f"team {p.team}: {p.label} {' '.join(c.code for c in p.cards)}: {'; '.join(p.notes)}"
+    pile_notes = [f"team {p.team}: {p.label.removeprefix(f'team {p.team}: ')} {' '.join(c.code for c in p.cards)}: "
+                  f"{'; '.join(p.notes)}"
                   for im in out_images for p in im.piles if p.notes]
     out = PhotoScore(images=out_images, layout=doc, left=left, notes=[*notes, *pile_notes], photo_notes=notes,
                      score=RoundScoreOut.model_validate(result.to_dict()))

@@ -14,6 +14,7 @@ still table costs one small frame comparison a frame.
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -84,6 +85,7 @@ def frames(source: str | int) -> Iterator[tuple[float, np.ndarray]]:
             if image_format(f.read(64)):
                 raise HandFootError(f"{source} is a photo, not a video: score it with handfoot score {source}")
     cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)  # its own warnings: ours say it in one line
+    os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")  # and FFmpeg's ("No JPEG data found"), read at each open
     cap = cv2.VideoCapture(source)
     ok, frame = cap.read() if cap.isOpened() else (False, None)
     if not ok:

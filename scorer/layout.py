@@ -135,7 +135,9 @@ class TableLayout(_Strict):
 
     @classmethod
     def from_json(cls, text: str) -> "TableLayout":
-        """Parse layout JSON text. Raises :class:`InvalidLayoutError` for bad JSON or a bad document."""
+        """Parse layout JSON text. Raises :class:`InvalidLayoutError` for empty text, bad JSON or a bad document."""
+        if not text.strip():
+            raise InvalidLayoutError("empty (expected a JSON document)")
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:

@@ -50,6 +50,8 @@ def test_house_rule_override(capsys):
     ('{"teams": {"A": {"melds": [["JK","JK","JK","JK","JK","JK","JK"],["JK","JK","JK","JK"]]}}}', "11 jokers"),
     ('{"teams": {"A": {"melds": [["3H","3D","3S"]]}}}', "threes cannot be melded"),
     ("not json", "not valid JSON"),
+    ("", "layout file is empty"),
+    (" \n", "layout file is empty"),
 ])
 def test_bad_input_is_one_line_and_non_zero(tmp_path, capsys, content, message):
     path = tmp_path / "bad.json"

@@ -98,6 +98,17 @@ def test_watch_a_generated_round_on_the_command_line(anglo_deck, tmp_path, capsy
     cap.release()
 
 
+def test_a_file_named_like_a_photo_that_is_no_video_is_one_line_without_ffmpegs_own(tmp_path):
+    import subprocess
+    import sys
+
+    (tmp_path / "fake.jpg").write_text("hello")  # no image header: opened as a video, FFmpeg complains on fd 2
+    proc = subprocess.run([sys.executable, "-m", "handfoot", "watch", "--video", str(tmp_path / "fake.jpg")],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert proc.returncode == 1
+    assert proc.stderr.splitlines() == [f"handfoot: error: {tmp_path / 'fake.jpg'}: not a video this computer can read"]
+
+
 def test_watch_errors_are_one_line(tmp_path, capsys):
     from handfoot.cli import main
 

@@ -30,6 +30,25 @@ def _print_json(data: Any) -> None:
     print(json.dumps(data, indent=2))
 
 
+def layout_text(value: Any, indent: int = 0) -> str:
+    """A layout document as JSON for a person to edit: objects one key a line, each pile (a list of card codes, or
+    a squared book's object) on one line, as in README's layouts; ends with a newline at the top level."""
+    pad = "  " * indent
+
+    def flat(v: Any) -> bool:
+        return not isinstance(v, (dict, list)) or all(not isinstance(x, (dict, list))
+                                                     for x in (v.values() if isinstance(v, dict) else v))
+    if flat(value) and indent:
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, dict):
+        rows = [f"{pad}  {json.dumps(k)}: {layout_text(v, indent + 1)}" for k, v in value.items()]
+        text = "{\n" + ",\n".join(rows) + f"\n{pad}}}" if rows else "{}"
+    else:
+        rows = [f"{pad}  {layout_text(v, indent + 1)}" for v in value]
+        text = "[\n" + ",\n".join(rows) + f"\n{pad}]" if rows else "[]"
+    return text + ("\n" if not indent else "")
+
+
 def _house_rules(pairs: Sequence[str] | None) -> dict[str, Any]:
     """``--set key=value`` pairs, values parsed as JSON when possible (``2``, ``true``, ``[60,90]``)."""
     out: dict[str, Any] = {}
@@ -136,8 +155,8 @@ def _score_photos(args: argparse.Namespace) -> int:
             raise HandFootError(f"--annotate {args.annotate}: give an image name ({', '.join(IMAGE_SUFFIXES)}) or "
                                 "a folder")
         if suffix in IMAGE_SUFFIXES and n_photos > 1:
-            raise HandFootError(f"--annotate {args.annotate} names one image, but {n_photos} photos are read "
-                                "(table and hand photos): give a folder")
+            raise HandFootError(f"--annotate {args.annotate} names one image, but {n_photos} photos are read: give "
+                                "a folder (each annotated picture is written there under its photo's name)")
     models = app.load_models(args.model, args.reader, args.stacks, args.no_stacks, req.conf, deck=args.deck)
     if args.deck:
         print(f"handfoot: reading with the deck profile {args.deck}", file=sys.stderr)
@@ -145,7 +164,7 @@ def _score_photos(args: argparse.Namespace) -> int:
                                        [(t, Path(p)) for t, p in hands])
     if args.save_layout:
         try:
-            Path(args.save_layout).write_text(json.dumps(result.layout, indent=2) + "\n")
+            Path(args.save_layout).write_text(layout_text(result.layout))
         except OSError as exc:
             raise HandFootError(f"could not write the layout {args.save_layout}: {exc.strerror}") from None
         print(f"layout saved: {args.save_layout}", file=sys.stderr)
@@ -516,7 +535,7 @@ def cmd_deck_learn(args: argparse.Namespace) -> int:
     examples = decks.read_examples([Path(p) for p in args.examples])
     _, reader = load_models()
     profile = decks.learn(examples, reader, args.name, progress=_stage_bars())
-    path = profile.save(app.decks_dir())
+    path = profile.save(_decks(args))
     c = profile.check
     print(f"deck {profile.name}: learned from {profile.photos} photos ({profile.indices} indices)"
           f"{'; printed light on dark, so read as its negative' if profile.negative else ''}; on the check "
@@ -543,12 +562,18 @@ def _stage_bars():
     return progress
 
 
+def _decks(args: argparse.Namespace) -> Path:
+    """The deck profiles' folder of a ``deck`` command: beside the ledger of ``--db`` (where ``serve --db`` and
+    ``watch --db`` look), else the data folder's."""
+    return app.decks_dir(Path(args.db).parent) if args.db else app.decks_dir()
+
+
 def cmd_deck_list(args: argparse.Namespace) -> int:
     from vision import decks
 
-    profiles = decks.list_profiles(app.decks_dir())
+    profiles = decks.list_profiles(_decks(args))
     if not profiles:
-        print(f"no deck profiles yet in {app.decks_dir()} (handfoot deck learn EXAMPLES.jsonl --name NAME)")
+        print(f"no deck profiles yet in {_decks(args)} (handfoot deck learn EXAMPLES.jsonl --name NAME)")
     for p in profiles:
         print(f"{p.name:<20} {p.photos} photos, {p.indices} indices, check {p.check.get('stock', 0):.1%} -> "
               f"{p.check.get('profile', 0):.1%}{', read as its negative' if p.negative else ''}, {p.created}")
@@ -558,7 +583,7 @@ def cmd_deck_list(args: argparse.Namespace) -> int:
 def cmd_deck_remove(args: argparse.Namespace) -> int:
     from vision import decks
 
-    decks.remove_profile(args.name, app.decks_dir())
+    decks.remove_profile(args.name, _decks(args))
     print(f"removed deck {args.name}")
     return 0
 
@@ -708,7 +733,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("rules", help="list rule presets, or one preset's values")
     sp.add_argument("name", nargs="?", help="preset name")
     sp.add_argument("--set", action="append", metavar="FIELD=VALUE", help="override one rule field")
-    sp.add_argument("--json", action="store_true")
+    sp.add_argument("--json", action="store_true", help="print the preset's values as JSON")
     sp.set_defaults(func=cmd_rules)
 
     sp = sub.add_parser("check-meld", help="explain whether melds are legal, and whether they open a round")
@@ -717,21 +742,22 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--pickup", metavar="CARD", help="the top discard, when opening by taking the pile")
     sp.add_argument("--strict", action="store_true", help="exit 1 when a meld or the opening is not legal")
     add_rules(sp)
-    sp.add_argument("--json", action="store_true")
+    sp.add_argument("--json", action="store_true", help="print the verdicts as JSON")
     sp.set_defaults(func=cmd_check_meld)
 
     sp = sub.add_parser("opening", help="find the best opening meld a hand can make")
     sp.add_argument("hand", nargs="+", help='the hand, e.g. "KH KS JK 9H 9S 9D 2C"')
     sp.add_argument("--round", type=int, help="round number (checks its minimum)")
     add_rules(sp)
-    sp.add_argument("--json", action="store_true")
+    sp.add_argument("--json", action="store_true", help="print the opening found as JSON")
     sp.set_defaults(func=cmd_opening)
 
     sp = sub.add_parser("odds", help="simulate deals: opening chances, wilds, red threes, bad up-cards")
-    sp.add_argument("--deals", type=int, default=100_000)
-    sp.add_argument("--seed", type=int, default=0)
+    sp.add_argument("--deals", type=int, default=100_000,
+                    help=f"how many deals to simulate (default 100,000; at most {MAX_DEALS:,})")
+    sp.add_argument("--seed", type=int, default=0, help="random seed: the same seed deals the same cards (default 0)")
     add_rules(sp)
-    sp.add_argument("--json", action="store_true")
+    sp.add_argument("--json", action="store_true", help="print the figures as JSON")
     sp.set_defaults(func=cmd_odds)
 
     sp = sub.add_parser("detect", help="find card corner indices in photos with the shipped model")
@@ -791,8 +817,11 @@ def build_parser() -> argparse.ArgumentParser:
     dp = deck.add_parser("list", help="the deck profiles learned on this computer")
     dp.set_defaults(func=cmd_deck_list)
     dp = deck.add_parser("remove", help="delete a deck profile")
-    dp.add_argument("name")
+    dp.add_argument("name", help="the deck's name, as `handfoot deck list` shows it")
     dp.set_defaults(func=cmd_deck_remove)
+    for dp in deck.choices.values():
+        dp.add_argument("--db", metavar="PATH", help="the decks of the game ledger at PATH, as `serve --db PATH` and "
+                                                     "`watch --db PATH` use them (default: ~/.local/share/handfoot)")
 
     sp = sub.add_parser("serve", help="run the web service (the API under /v1, docs at /docs)")
     sp.add_argument("--host", default="127.0.0.1",
@@ -807,8 +836,10 @@ def build_parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("game", help="score a game's rounds in order and show running totals")
     sp.add_argument("layouts", nargs="+", help="one layout JSON file per round, in order")
     add_rules(sp, "the first layout's 'rules'")
-    sp.add_argument("--lenient", action="store_true")
-    sp.add_argument("--json", action="store_true")
+    sp.add_argument("--lenient", action="store_true",
+                    help="score rounds whose layouts break the rules, listing the problems, "
+                         "instead of stopping at the first")
+    sp.add_argument("--json", action="store_true", help="print the rounds and totals as JSON")
     sp.set_defaults(func=cmd_game)
     return p
 

@@ -103,6 +103,9 @@ def test_score_photo_end_to_end_with_true_corners(deck, tmp_path, capsys, monkey
     assert "clean book" in text and "meld" in text and "red threes" in text and f"{truth.total:,}" in text
     assert main(["score", str(saved), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["teams"]["A"]["total"] == truth.total
+    melds = json.loads(saved.read_text())["teams"]["A"]["melds"]  # a person edits it: one pile a line
+    lines = [line.strip().rstrip(",") for line in saved.read_text().splitlines()]
+    assert melds and all(json.dumps(m) in lines for m in melds)
     # round 0 is refused like any round under 1, not scored as round 1
     assert main(["score", str(photo), "--round", "0"]) == 1
     assert "round 0: 'pagat' has rounds 1 to 4" in capsys.readouterr().err

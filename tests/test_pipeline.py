@@ -348,6 +348,23 @@ def test_split_sides():
         split_sides(dets(items), 1000, 1000, "diagonal")
 
 
+def test_a_fan_over_the_split_line_is_cut_with_a_note_on_both_parts():
+    from vision.pipeline import read_image
+    from vision.table import CUT_NOTE
+
+    over = fan(["8H", "8S", "8D", "8C", "8H", "8S"], 400, 440)  # y 440-540 and its last card's corner: over y = 500
+    apart = [("KH", 100 + 1.5 * S * k, 800) for k in range(3)]  # team A's kings, far from the line
+    image = np.full((1000, 1000, 3), 90, np.uint8)
+    whole = read_image(image, found=dets(over + apart))[0]
+    assert sorted(p.codes for p in whole.piles) == [["8H", "8S", "8D", "8C", "8H", "8S"], ["KH", "KH", "KH"]]
+    sides = {s.team: s for s in read_image(image, found=dets(over + apart), split="horizontal", teams=("A", "B"))}
+    cut = [p for s in sides.values() for p in s.piles if CUT_NOTE in p.notes]
+    assert len(cut) == 2 and sorted(len(p.cards) for p in cut) == [3, 3]
+    assert [p.notes for p in sides["A"].piles if p.codes == ["KH", "KH", "KH"]] == [()]
+    assert not any(CUT_NOTE in p.notes for s in read_image(image, found=dets(over + apart), split="vertical",
+                                                              teams=("A", "B")) for p in s.piles)
+
+
 class _Passes:
     """A detector that finds ``n`` indices of ``size`` photo pixels per pass (confidence 0.9), recording its passes."""
 

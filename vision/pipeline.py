@@ -21,7 +21,7 @@ regions only. :func:`read_photos` and :func:`read_hand_photos` run it on files, 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -38,7 +38,7 @@ from .instances import pair_and_agree, pair_corners
 from .piles import group_piles, hand_pile
 from .reader import DEFAULT_READER, IndexReader, relabelled
 from .scales import box_conf, find_boxes, unread_boxes
-from .table import SideReading, TableReading, split_boxes, split_sides
+from .table import CUT_NOTE, SideReading, TableReading, crossing_piles, pile_boxes, split_boxes, split_sides
 
 
 class NoCardsError(HandFootError, ValueError):
@@ -257,15 +257,20 @@ def read_image(image: np.ndarray, detector: CardDetector | None = None, reader: 
     if split:
         h, w = image.shape[:2]
         names = dict(zip(("A", "B"), teams or ("A", "B")))
+        cards = pair_corners(read, config=config) if cards is None else cards
         parts = split_sides(read, w, h, split, cards=cards, config=config)
         boxes = split_boxes(unread, w, h, split)
+        crossing = crossing_piles(group_piles(cards, config=config), w, h, split, read.xyxy)
         sides = [(names[t], d, boxes[t], None) for t, d in parts.items() if len(d)]  # each half paired alone
     else:
-        sides = [(team, read, unread, cards)]
+        sides, crossing = [(team, read, unread, cards)], set()
     out = []
     for name, dets, left_unread, paired in sides:
         cards = pair_corners(dets, config=config) if paired is None else paired  # 2
         piles = fill_fan_gaps(group_piles(cards, config=config), config=config)  # 3, 3a
+        if crossing:
+            piles = [replace(p, notes=p.notes + (CUT_NOTE,)) if pile_boxes(p, dets.xyxy) & crossing else p
+                     for p in piles]
         if stacks is not None:  # 3b
             from .stacks import check_one_corner_cards, check_stacks
 

@@ -4,7 +4,8 @@ One photo per side (team) is the simple case: photo 1 is team ``A``, photo 2 tea
 photo is split by :func:`split_sides`: ``horizontal`` puts the bottom half (nearer the camera) in team ``A`` and
 the top half in ``B``; ``vertical`` puts the left half in ``A`` and the right half in ``B``. A card belongs to the
 half that holds its corner index centre (a paired card: the mean of its two). Corners are paired once on the
-whole photo to decide the halves, then again within each half (a pair never crosses the line).
+whole photo to decide the halves, then again within each half (a pair never crosses the line); a pile the whole
+photo shows over the line is cut in two, each part with a note (:data:`CUT_NOTE`).
 
 Cards still held (hands and feet) come from an extra photo of a player's cards fanned face up
 (``vision.pipeline.read_image(..., hand=True)``: every card in it is a card left, ``handfoot score --hand TEAM:PHOTO``), from ``--left`` on the
@@ -111,6 +112,29 @@ def split_boxes(xyxy: np.ndarray, width: int, height: int, split: str) -> dict[s
     xyxy = np.asarray(xyxy, np.float32).reshape(-1, 4)
     side_a = np.array([_in_a(((b[0] + b[2]) / 2, (b[1] + b[3]) / 2), width, height, split) for b in xyxy], bool)
     return {"A": xyxy[side_a], "B": xyxy[~side_a]}
+
+
+#: the note on a pile of a split photo that the whole photo shows as one pile over the split line
+CUT_NOTE = ("this pile crosses the line between the teams and was cut there: if it is one meld, move all its cards "
+            "to one team")
+
+
+def pile_boxes(pile: Pile, xyxy: np.ndarray) -> set[tuple[float, ...]]:
+    """The corner boxes of ``pile``'s cards, as tuples of their xyxy pixels (``xyxy``: the (n, 4) boxes its cards'
+    ``detections`` index), to find the same index in another pairing of the photo."""
+    return {tuple(float(v) for v in xyxy[d]) for c in pile.cards for d in c.detections}
+
+
+def crossing_piles(piles: list[Pile], width: int, height: int, split: str, xyxy: np.ndarray
+                   ) -> set[tuple[float, ...]]:
+    """The corner boxes (:func:`pile_boxes`) of the ``piles`` of a whole photo (grouped before the split) whose
+    cards lie on both sides of the ``split`` line: a fan over the line, which :func:`split_sides` cuts in two."""
+    out: set[tuple[float, ...]] = set()
+    for pile in piles:
+        sides = {_in_a(c.center, width, height, split) for c in pile.cards}
+        if len(sides) == 2:
+            out |= pile_boxes(pile, xyxy)
+    return out
 
 
 def _in_a(center, width: int, height: int, split: str) -> bool:

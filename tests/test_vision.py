@@ -243,6 +243,9 @@ def test_pile_labels_go_where_they_cover_no_index():
 
     assert not meets(rect, index_below[0]) and not meets(rect, label_above)
     assert (x, y) == (204, 112)  # at the outline's right, level with its top
+    # another pile's outline under it: not inside that pile, where it would read as its label
+    (x, y), rect = label_origin(size, outline, np.zeros((0, 4)), [], shape, 4, [(90, 205, 260, 330)])
+    assert not meets(rect, (90, 205, 260, 330)) and (x, y) == (100, 92)  # above the outline
     # at the photo's bottom edge the places under the outline are out of the photo: above it
     (x, y), rect = label_origin(size, (100, 300, 200, 395), np.zeros((0, 4)), [], shape, 4)
     assert rect[1] >= 0 and rect[3] <= 400 and y < 300

@@ -74,15 +74,16 @@ def _scale(img: np.ndarray) -> float:
 
 
 def label_origin(size: tuple[int, int, int], outline: tuple[int, int, int, int], obstacles: np.ndarray,
-                 placed: list[tuple[int, int, int, int]], shape: tuple[int, ...], gap: int
-                 ) -> tuple[tuple[int, int], tuple[int, int, int, int]]:
+                 placed: list[tuple[int, int, int, int]], shape: tuple[int, ...], gap: int,
+                 others: list[tuple[int, int, int, int]] = ()) -> tuple[tuple[int, int], tuple[int, int, int, int]]:
     """Where a pile's label goes: the text origin (x, y) px and the label's box (x1, y1, x2, y2) px.
 
     ``size`` is the text's (width, height, baseline) in px (``cv2.getTextSize``), ``outline`` the pile's outline,
-    ``obstacles`` (k, 4) the index boxes and code labels to keep readable and ``placed`` the labels drawn so far.
-    Of the places beside the outline (under it on the left first, then above it, then right-aligned, then at its
-    sides), the first that covers the least of the obstacles, twice as much weight for labels, and stays inside
-    the ``shape`` (H, W, ...) of the photo.
+    ``obstacles`` (k, 4) the index boxes and code labels to keep readable, ``placed`` the labels drawn so far and
+    ``others`` the other piles' outlines (a label inside one reads as that pile's). Of the places beside the outline
+    (under it on the left first, then above it, then right-aligned, then at its sides), the first that covers the
+    least of the obstacles, twice as much weight for labels and half for other outlines, and stays inside the
+    ``shape`` (H, W, ...) of the photo.
     """
     w, h, base = size
     x1, y1, x2, y2 = outline
@@ -90,7 +91,8 @@ def label_origin(size: tuple[int, int, int], outline: tuple[int, int, int, int],
     candidates = [(x1, below), (x1, above), (x2 - w, below), (x2 - w, above),
                   (x2 + gap, y1 + h), (x1 - w - gap, y1 + h)]
     rects = np.array([_text_box(size, org) for org in candidates], np.float64)
-    cost = box_intersection(rects, obstacles).sum(1) + 2 * box_intersection(rects, np.array(placed)).sum(1)
+    cost = box_intersection(rects, obstacles).sum(1) + 2 * box_intersection(rects, np.array(placed)).sum(1) \
+        + 0.5 * box_intersection(rects, np.array(others, np.float64).reshape(-1, 4)).sum(1)
     outside = (rects[:, 0] < 0) | (rects[:, 1] < 0) | (rects[:, 2] > shape[1]) | (rects[:, 3] > shape[0])
     k = int(np.lexsort((cost, outside))[0])  # inside the photo first, then the least covered; ties: the first
     return candidates[k], tuple(int(v) for v in rects[k])
@@ -144,11 +146,11 @@ class PileAnnotator:
                     x, y = c.center.astype(int)
                     cv2.circle(out, (int(x), int(y)), max(4, int(c.size / 2)), color, self.thickness, cv2.LINE_AA)
                     _text(out, f"{c.code}?", (int(x + c.size / 2) + 2, int(y)), 0.5 * s, color)
-        for p, name, outline in zip(piles, names, outlines):
+        for k, (p, name, outline) in enumerate(zip(piles, names, outlines)):
             count = "" if p.kind is PileKind.SQUARED_BOOK else f" ({len(p.cards)})"  # its name gives the book size
             label = f"{name}{count}{' ?' if p.notes else ''}"
             org, rect = label_origin(_text_size(label, scale, thick), outline, obstacles, placed, out.shape,
-                                     int(4 * s))
+                                     int(4 * s), outlines[:k] + outlines[k + 1:])
             placed.append(rect)
             _text(out, label, org, scale, pile_color(p, name), thick)
         return out

@@ -1,6 +1,7 @@
 """Deck profiles: examples files, learning on a few rendered photos, refusal, storage and the command line."""
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -125,6 +126,16 @@ def test_a_profile_taught_wrong_codes_is_refused(photos, monkeypatch):
     # every index of the three photos learned from called 5C; the check photo keeps its true codes
     with pytest.raises(decks.ProfileRefusedError, match="worse than the stock reader"):
         decks.learn(_examples(photos, wrong="5C"), IndexReader(), "wrong", steps=150, anchor=0.0)
+
+
+def test_close_ups_are_checked_on_more_of_their_photos():
+    def close_ups(n):  # photos of one card: its two corners
+        return [decks.Example(Path(f"c{k}.jpg"), np.zeros((2, 4), np.float32), ("KH", "KH")) for k in range(n)]
+    tables = [decks.Example(Path(f"t{k}.jpg"), np.zeros((40, 4), np.float32), ("KH",) * 40) for k in range(8)]
+    assert np.flatnonzero(decks.check_photos(tables)).tolist() == [3, 7]  # every 4th
+    assert np.flatnonzero(decks.check_photos(close_ups(30))).tolist() == list(range(1, 30, 2))  # every 2nd: 30
+    with pytest.raises(decks.ExamplesError, match="even every 2nd photo\\) hold 20 card corners"):
+        decks.check_photos(close_ups(20))
 
 
 def test_examples_files_are_checked_line_by_line(tmp_path, photos):

@@ -11,9 +11,9 @@ index crops, seen turned and shifted (:data:`AUGMENT`), starting from the model'
 (:data:`ANCHOR`), so ranks the examples do not show are not forgotten. The features come from the shipped
 reader and stay fixed: learning is a few hundred steps of gradient descent on a (n, 448) matrix, seconds on a CPU,
 no PyTorch. The result, a :class:`DeckProfile`, is checked on photos it did not learn from (every
-:data:`CHECK_EVERY`-th example photo) and refused (:class:`ProfileRefusedError`) when it reads them worse than the
-stock reader, or when they hold too few indices to tell (:data:`MIN_CHECK`); the profile kept is then fitted on
-every example.
+:data:`CHECK_EVERY`-th example photo, every 2nd or 3rd for close-ups: :func:`check_photos`) and refused
+(:class:`ProfileRefusedError`) when it reads them worse than the stock reader, or when they hold too few indices
+to tell (:data:`MIN_CHECK`); the profile kept is then fitted on every example.
 
 A deck printed light on dark paper (a black deck with gold print) is read as its *negative*, which the models
 learned: :func:`reads_negative` tells from the examples (the stock reader names their ranks better so), the heads
@@ -353,26 +353,28 @@ def reads_negative(examples: list[Example], reader: IndexReader) -> bool:
 
 
 def check_photos(examples: list[Example]) -> np.ndarray:
-    """(n,) bool: which example photos check a profile (every :data:`CHECK_EVERY`-th, at least the last).
+    """(n,) bool: which example photos check a profile: every :data:`CHECK_EVERY`-th (at least the last), or every
+    3rd or every 2nd when those hold fewer than :data:`MIN_CHECK` indices (close-ups of one or two cards: 30 of
+    them hold about 14 indices in every 4th).
 
     Raises:
-        ExamplesError: fewer than two photos, or check photos holding fewer than :data:`MIN_CHECK` indices.
+        ExamplesError: fewer than two photos, or every 2nd photo holding fewer than :data:`MIN_CHECK` indices.
     """
-    check = np.zeros(len(examples), bool)
-    check[CHECK_EVERY - 1::CHECK_EVERY] = True
-    if len(examples):
-        check[-1] |= not check.any()
-    held = sum(len(e.codes) for e, c in zip(examples, check) if c)
     n = len(examples)
     if n < 2:
         raise ExamplesError(f"{n} example photo{'s' * (n != 1)}: at least 2 are needed (some to learn from, every "
                             f"{CHECK_EVERY}th to check the profile): give more photos (a dozen round-end photos is "
                             "a start)")
-    if held < MIN_CHECK:
-        raise ExamplesError(f"{n} example photos: the check photos (every {CHECK_EVERY}th, kept aside to tell whether "
-                            f"the profile reads better) hold {held} card corners, and at least {MIN_CHECK} are "
-                            "needed: give more photos (a dozen round-end photos is a start)")
-    return check
+    for every in range(CHECK_EVERY, 1, -1):
+        check = np.zeros(n, bool)
+        check[every - 1::every] = True
+        check[-1] |= not check.any()
+        held = sum(len(e.codes) for e, c in zip(examples, check) if c)
+        if held >= MIN_CHECK:
+            return check
+    raise ExamplesError(f"{n} example photos: the check photos (kept aside to tell whether the profile reads "
+                        f"better; even every 2nd photo) hold {held} card corners, and at least {MIN_CHECK} are "
+                        "needed: give more photos (a dozen round-end photos is a start)")
 
 
 def learn(examples: list[Example], reader: IndexReader, name: str, augment: int = AUGMENT, seed: int = 0,

@@ -809,8 +809,9 @@ def build_parser() -> argparse.ArgumentParser:
                                      "as `handfoot detect --json` prints them, each code checked by hand. The "
                                      "index reader's last layers are fitted to the examples (ONNX Runtime and "
                                      "NumPy, no PyTorch); a deck printed light on dark paper is read as its "
-                                     "negative; every fourth photo checks the profile, and a profile "
-                                     "that reads those worse than the stock reader is not kept.")
+                                     "negative; every fourth photo (every 2nd or 3rd for close-ups) checks the "
+                                     "profile, and a profile that reads those worse than the stock reader is not "
+                                     "kept.")
     dp.add_argument("examples", nargs="+", help="examples files (.jsonl)")
     dp.add_argument("--name", required=True, help="the deck's name (letters, digits, - and _)")
     dp.set_defaults(func=cmd_deck_learn)

@@ -371,7 +371,7 @@ function teachPanel(gid, deck) {
   });
   return h("section", {class: "panel", id: "teach"}, h("h2", {}, "Teach handfoot your deck"),
     h("p", {class: "muted"}, "The photo rounds of this game, as you corrected them, teach the card reader your deck " +
-      "(about a minute). Every fourth photo checks it, and it is kept only if it reads those better: a dozen photos is a start."),
+      "(seconds to a minute). Every fourth photo checks it, and it is kept only if it reads those better: a dozen photos is a start."),
     h("label", {for: "deck-name"}, "Deck name"), name, h("div", {class: "row"}, go), status);
 }
 

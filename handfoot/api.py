@@ -389,19 +389,86 @@ async def learn_deck(name: Annotated[str, Field(max_length=40)], body: DeckLearn
     """Learn (or learn again) the deck profile ``name`` from the photo rounds of ``games``, in the background:
     the answer is the job (``GET /v1/decks/jobs/{id}`` says how far it is). It shares the photo readings'
     places: 503 with ``Retry-After`` when they are all taken."""
-    import asyncio
-
     import numpy as np
 
-    from vision.decks import Example, check_name, check_photos, learn
+    from vision.decks import Example, check_name
 
     check_name(name)
     examples = [Example(Path(doc["image"]), np.array([d["box"] for d in doc["detections"]], np.float32),
                         tuple(d["card"] for d in doc["detections"])) for g in body.games
                 for doc in _game_examples(ledger, g)]
+    return _start_learning(name, examples, request, settings, jobs, models)
+
+
+@router.post("/decks/{name}/learn/upload", response_model=DeckJobOut, status_code=202,
+             responses={k: ERRORS[k] for k in (401, 413, 422, 503)})
+async def learn_deck_from_upload(
+        name: Annotated[str, Field(max_length=40)], request: Request,
+        examples: Annotated[UploadFile, File(description="the examples: JSON lines as `handfoot detect --json` "
+                                                         "prints them, each card code checked")],
+        photos: Annotated[list[UploadFile], File(description="the photos the examples name (matched by file "
+                                                             "name)")],
+        settings=Depends(get_settings), jobs=Depends(get_jobs),
+        models: application.Models = Depends(get_models)) -> DeckJobOut:
+    """Learn (or learn again) the deck profile ``name`` from an uploaded examples file and its photos, in the
+    background, as ``POST /v1/decks/{name}/learn`` does from games. Each example's ``image`` is matched to an
+    uploaded photo by its file name; the uploads are deleted when the job ends."""
+    from starlette.concurrency import run_in_threadpool
+
+    from vision.decks import MAX_PHOTOS, check_name
+
+    check_name(name)
+    limits = settings.limits
+    if len(photos) > MAX_PHOTOS:
+        raise TooLargeError(f"{len(photos)} photos (at most {MAX_PHOTOS} to learn a deck from)")
+    for upload in photos:
+        check_file_size(upload.size or 0, upload.filename or "photo", limits)
+    total = sum(upload.size or 0 for upload in photos)
+    if total > limits.upload_bytes:
+        raise TooLargeError(f"the photos hold {total / 1e6:.0f} MB (at most {limits.upload_bytes / 1e6:.0f} MB at "
+                            "once)")
+    folder = decks_dir(settings) / ".uploads" / new_id()
+    try:
+        found = await run_in_threadpool(_saved_examples, folder, examples, photos, limits)
+        job = _start_learning(name, found, request, settings, jobs, models,
+                              lambda: shutil.rmtree(folder, ignore_errors=True))
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    return job
+
+
+def _saved_examples(folder: Path, examples: UploadFile, photos: list[UploadFile], limits) -> list:
+    """Save the uploaded photos in ``folder`` and read the uploaded examples against them
+    (:func:`handfoot.app.uploaded_examples`). Runs in a worker thread."""
+    folder.mkdir(parents=True)
+    saved: dict[str, Path] = {}
+    for k, upload in enumerate(photos):
+        label = Path((upload.filename or "").replace("\\", "/")).name[:120]
+        if not label:
+            raise HandFootError(f"photo {k + 1} has no file name: the examples name their photos by file name")
+        if label in saved:
+            raise HandFootError(f"two photos are called {label}: the examples name their photos by file name")
+        saved[label] = folder / f"photo-{k}{Path(label).suffix.lower()[:8]}"
+        _save_upload(upload, saved[label])
+    examples.file.seek(0)
+    text = examples.file.read(limits.json_bytes + 1)
+    return application.uploaded_examples(folder, Path(examples.filename or "examples.jsonl").name[:120], text, saved,
+                                         limits)
+
+
+def _start_learning(name: str, examples: list, request: Request, settings, jobs, models: application.Models,
+                    cleanup=None) -> DeckJobOut:
+    """Check ``examples`` (too few photos or indices: 422 before any work), take a place among the photo readings'
+    (503 when none is free) and learn the profile ``name`` in the background; ``cleanup()`` runs when the job
+    ends. Returns the job."""
+    import asyncio
+
+    from vision.decks import check_photos, learn
+
     if models.reader is None:
         raise HandFootError("no index reader is loaded: decks cannot be learned")
-    check_photos(examples)  # too few photos or indices: 422 before any work
+    check_photos(examples)
     jobs.admit()
     job = DeckJobOut(id=new_id(), name=name, state="learning", photos=len(examples))
     table = request.app.state.deck_jobs
@@ -422,6 +489,9 @@ async def learn_deck(name: Annotated[str, Field(max_length=40)], body: DeckLearn
             job.deck, job.state, job.stage = _deck_out(await jobs.run(work)), "done", "done"
         except Exception as exc:  # a refused profile, too few examples: the job says so
             job.state, job.error = "failed", str(exc)
+        finally:
+            if cleanup:
+                cleanup()
 
     request.app.state.deck_tasks.add(task := asyncio.create_task(run()))
     task.add_done_callback(request.app.state.deck_tasks.discard)

@@ -28,6 +28,7 @@ class Limits:
         json_bytes: largest JSON body or layout file, bytes (a real layout is under 10 KB).
         json_depth: deepest nesting of arrays and objects in JSON (a layout nests 5 deep).
         layout_cards: most card codes in one layout (six decks with jokers hold 324 cards).
+        upload_bytes: most bytes of photos in one upload of deck-learning examples (200 MB: forty phone photos).
     """
 
     file_bytes: int = 25 * 1024 * 1024
@@ -36,6 +37,7 @@ class Limits:
     json_bytes: int = 1024 * 1024
     json_depth: int = 32
     layout_cards: int = 1000
+    upload_bytes: int = 200 * 1024 * 1024
 
 
 DEFAULT_LIMITS = Limits()

@@ -13,6 +13,7 @@ import asyncio
 import hmac
 import json
 import logging
+import shutil
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -336,6 +337,7 @@ def create_app(settings: Settings | None = None, models: Any = None, load_models
     @asynccontextmanager
     async def lifespan(app: FastAPI):
         app.state.ledger = Ledger.open(settings.db)
+        shutil.rmtree(api.decks_dir(settings) / ".uploads", ignore_errors=True)  # a stopped server's learning uploads
         app.state.models = models
         app.state.models_error = None
         if models is None and load_models:

@@ -442,9 +442,20 @@ def test_beyond_loopback_every_request_needs_the_token(tmp_path, models):
         assert c.get("/v1/health").status_code == 200  # the cookie the page got
 
 
+def _finished(c, job_id: str, seconds: float = 60) -> dict:
+    """The deck-learning job ``job_id`` once it is no longer learning (polled)."""
+    import time
+
+    for _ in range(int(seconds / 0.2)):
+        job = c.get(f"/v1/decks/jobs/{job_id}").json()
+        if job["state"] != "learning":
+            return job
+        time.sleep(0.2)
+    return job
+
+
 def test_a_deck_learned_from_a_games_corrected_photos(reading, monkeypatch):
     """POST /v1/decks/{name}/learn runs in the background; the profile is listed, read with, and deleted."""
-    import time
 
     from vision import decks
 
@@ -460,11 +471,7 @@ def test_a_deck_learned_from_a_games_corrected_photos(reading, monkeypatch):
     assert "0 example photos: at least 2 are needed" in error_of(c.post("/v1/decks/family/learn", json={"games": [empty]}), 422)
     r = c.post("/v1/decks/family/learn", json={"games": [gid]})
     assert r.status_code == 202 and r.json()["state"] == "learning" and r.json()["photos"] == 2
-    for _ in range(300):
-        job = c.get(f"/v1/decks/jobs/{r.json()['id']}").json()
-        if job["state"] != "learning":
-            break
-        time.sleep(0.2)
+    job = _finished(c, r.json()["id"])
     # the same photo twice: learned from one, checked on the other
     assert job["state"] == "done", job
     assert job["deck"]["name"] == "family" and job["deck"]["photos"] == 2
@@ -484,6 +491,44 @@ def test_a_deck_learned_from_a_games_corrected_photos(reading, monkeypatch):
     assert "no game" in error_of(c.put("/v1/games/0123456789abcdef/deck", json={"deck": None}), 404)
     assert c.delete("/v1/decks/family").status_code == 204 and c.get("/v1/decks").json() == []
     assert "no deck-learning job" in error_of(c.get("/v1/decks/jobs/nope"), 404)
+
+
+def test_a_deck_learned_from_an_uploaded_examples_file_and_its_photos(reading, monkeypatch, tmp_path):
+    """POST /v1/decks/{name}/learn/upload: the examples name their photos by file name; bad lines and photos are
+    4xx before any work; the uploads are gone when the job ends."""
+
+    from vision import decks
+
+    c, body = reading
+    monkeypatch.setattr(decks, "MIN_CHECK", 1)
+    monkeypatch.setattr(decks, "STEPS", 20)
+    gid = new_game(c)
+    assert c.post(f"/v1/games/{gid}/rounds?lenient=true", json={"photo_reading": body["id"]}).status_code == 201
+    line = json.loads(c.get(f"/v1/games/{gid}/examples.jsonl").text.splitlines()[0])
+    lines = [json.dumps({**line, "image": f"/home/us/photos/{n}"}) for n in ("a.jpg", "b.jpg")]
+    photo = PHOTO.read_bytes()
+
+    def upload(text, names=("a.jpg", "b.jpg"), data=photo):
+        return c.post("/v1/decks/family2/learn/upload",
+                      files=[("examples", ("ours.jsonl", text.encode(), "application/x-ndjson"))]
+                      + [("photos", (n, data, "image/jpeg")) for n in names])
+    assert "ours.jsonl:2: photo b.jpg was not uploaded" in error_of(upload("\n".join(lines), ("a.jpg",)), 422)
+    bad = json.dumps({"image": "a.jpg", "detections": [{"card": "1X", "box": [1, 2, 30, 40]}]})
+    assert "ours.jsonl:1: unknown card code '1X'" in error_of(upload(bad + "\n" + lines[1]), 422)
+    assert "a.jpg: not an image file" in error_of(upload("\n".join(lines), data=b"hello"), 422)
+    assert "two photos are called a.jpg" in error_of(upload("\n".join(lines), ("a.jpg", "a.jpg")), 422)
+    monkeypatch.setattr(decks, "MAX_PHOTOS", 1)
+    assert "at most 1 to learn a deck from" in error_of(upload("\n".join(lines)), 413)
+    monkeypatch.setattr(decks, "MAX_PHOTOS", 200)
+    uploads = Path(c.app.state.settings.db).parent / "decks" / ".uploads"
+    assert not any(uploads.glob("*")) if uploads.is_dir() else True  # nothing kept from the refused uploads
+    r = upload("\n".join(lines))
+    assert r.status_code == 202 and r.json()["photos"] == 2, r.text
+    job = _finished(c, r.json()["id"])
+    assert job["state"] == "done", job
+    assert "family2" in [d["name"] for d in c.get("/v1/decks").json()]
+    assert not any(uploads.glob("*"))
+    assert c.delete("/v1/decks/family2").status_code == 204
 
 
 def test_a_ledger_of_the_first_schema_is_migrated_with_its_games(tmp_path):

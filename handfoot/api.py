@@ -309,6 +309,15 @@ def decks_dir(settings) -> Path:
     return application.decks_dir(settings.db.parent)
 
 
+class DeckCheck(BaseModel):
+    """A profile's check: how many indices its check photos hold, and the share of them read right by the
+    ``stock`` reader and with the ``profile`` (0-1)."""
+
+    indices: int = 0
+    stock: float = 0.0
+    profile: float = 0.0
+
+
 class DeckOut(BaseModel):
     """A deck profile: its name, the example photos and indices it learned from, its check figures (``indices``,
     and the share read right by the ``stock`` reader and with the ``profile``), when it was made, and whether
@@ -317,7 +326,7 @@ class DeckOut(BaseModel):
     name: str
     photos: int
     indices: int
-    check: dict[str, float]
+    check: DeckCheck
     created: str
     negative: bool = False
 

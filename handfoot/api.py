@@ -496,6 +496,7 @@ def _start_learning(name: str, examples: list, request: Request, settings, jobs,
     async def run():
         try:
             job.deck, job.state, job.stage = _deck_out(await jobs.run(work)), "done", "done"
+            job.done_photos = job.photos
         except Exception as exc:  # a refused profile, too few examples: the job says so
             job.state, job.error = "failed", str(exc)
         finally:

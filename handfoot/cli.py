@@ -538,8 +538,9 @@ def cmd_deck_learn(args: argparse.Namespace) -> int:
     path = profile.save(_decks(args))
     c = profile.check
     print(f"deck {profile.name}: learned from {profile.photos} photos ({profile.indices} indices)"
-          f"{'; printed light on dark, so read as its negative' if profile.negative else ''}; on the check "
-          f"photos ({c['indices']} indices) {c['stock']:.1%} read right before, {c['profile']:.1%} with the profile")
+          f"{'; printed light on dark, so read as its negative' if profile.negative else ''}; checked first on "
+          f"photos kept aside ({c['indices']} indices): {c['stock']:.1%} read right before, {c['profile']:.1%} with "
+          "the profile")
     print(f"saved {path}; use it with --deck {profile.name}")
     return 0
 

@@ -525,7 +525,7 @@ def test_a_deck_learned_from_an_uploaded_examples_file_and_its_photos(reading, m
     r = upload("\n".join(lines))
     assert r.status_code == 202 and r.json()["photos"] == 2, r.text
     job = _finished(c, r.json()["id"])
-    assert job["state"] == "done", job
+    assert job["state"] == "done" and job["done_photos"] == job["photos"] == 2, job
     assert "family2" in [d["name"] for d in c.get("/v1/decks").json()]
     assert not any(uploads.glob("*"))
     assert c.delete("/v1/decks/family2").status_code == 204

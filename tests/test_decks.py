@@ -153,6 +153,9 @@ def test_examples_files_are_checked_line_by_line(tmp_path, photos):
         decks.learn(_examples(photos)[:1], IndexReader(), "one")
     with pytest.raises(decks.ExamplesError, match="hold [0-9]+ card corners, and at least 30 are needed"):
         decks.learn(_examples(photos), IndexReader(), "few", steps=5)
+    (tmp_path / "x.jsonl").write_text(json.dumps({"image": image, "detections": [{"card": "qc", "box": [0, 0, 9, 9]},
+                                                                              {"card": "10s", "box": [20, 0, 29, 9]}]}))
+    assert decks.read_examples([tmp_path / "x.jsonl"])[0].codes == ("QC", "10S")  # as a layout takes them
     line = json.dumps({"image": image, "detections": [{"card": "KH", "box": [0, 0, 9, 9]}]}) + "\n"
     (tmp_path / "x.jsonl").write_text(line * 2)
     with pytest.raises(decks.ExamplesError, match="given twice"):

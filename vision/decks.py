@@ -136,6 +136,7 @@ def read_examples(paths: list[Path]) -> list[Example]:
             boxes, codes = [], []
             for d in doc["detections"]:
                 code, box = (d.get("card"), d.get("box")) if isinstance(d, dict) else (None, None)
+                code = code.strip().upper() if isinstance(code, str) else code  # "qc" as layouts take it
                 if code not in _CODES:
                     raise ExamplesError(f"{where}: unknown card code {code!r} (e.g. KH, 10S, JK)")
                 if not (isinstance(box, list) and len(box) == 4 and all(isinstance(v, (int, float)) for v in box)

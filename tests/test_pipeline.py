@@ -488,6 +488,14 @@ def test_light_print_on_dark_paper_is_found_in_the_negative_and_so_are_its_chang
     found = detect_again(laid, before, np.float64([[290, 390, 390, 430]]), detector, before_image=table)
     assert seen_negative(found) and len(found) == 12
     assert not seen_negative(detect(laid[300:500, 200:500], detector))  # the region alone would stay unread
+    # a deck profile read as its negative (its detector wrapped): the regions are turned once, not twice
+    from vision.detector import NegativeDetector
+
+    profile = NegativeDetector(detector)
+    before = detect(table, profile)
+    assert seen_negative(before) and len(before) == 10
+    found = detect_again(laid, before, np.float64([[290, 390, 390, 430]]), profile, before_image=table)
+    assert seen_negative(found) and len(found) == 12
 
 
 def test_merge():

@@ -112,6 +112,7 @@ def detect_again(image: np.ndarray, before: Detections, regions: np.ndarray, det
     if negative:  # a deck read as its negative: its regions too (a card laid alone shows too few to switch)
         image = 255 - image
         before_image = None if before_image is None else 255 - before_image
+        detector = detector.detector if isinstance(detector, NegativeDetector) else detector  # turned once
     h, w = image.shape[:2]
     sizes = index_sizes(before.xyxy) if len(before) else np.zeros(0)
     size = float(np.median(sizes)) if len(sizes) else 0.0

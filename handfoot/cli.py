@@ -392,7 +392,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
     models = app.load_models()
     if req.deck:  # --deck, or the game's deck
-        models = app.with_deck(models, req.deck, app.decks_dir(Path(args.db).parent) if args.db else None)
+        models = app.with_deck(models, req.deck, _decks(args))
     read, score = live.round_reader(models, req)
     watcher = watch.Watcher(read, score)
     print(f"handfoot: watching {'camera ' + str(args.camera) if args.video is None else args.video}"
@@ -564,8 +564,8 @@ def _stage_bars():
 
 
 def _decks(args: argparse.Namespace) -> Path:
-    """The deck profiles' folder of a ``deck`` command: beside the ledger of ``--db`` (where ``serve --db`` and
-    ``watch --db`` look), else the data folder's."""
+    """The deck profiles' folder of a command with ``--db`` (``deck``, ``watch``): beside that ledger (where
+    ``serve --db`` looks), else the data folder's."""
     return app.decks_dir(Path(args.db).parent) if args.db else app.decks_dir()
 
 

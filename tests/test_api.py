@@ -527,7 +527,7 @@ def test_a_deck_learned_from_an_uploaded_examples_file_and_its_photos(reading, m
     job = _finished(c, r.json()["id"])
     assert job["state"] == "done" and job["done_photos"] == job["photos"] == 2, job
     assert "family2" in [d["name"] for d in c.get("/v1/decks").json()]
-    assert not any(uploads.glob("*"))
+    assert uploads.is_dir() and not any(uploads.glob("*"))  # the job's folder was there, and is gone
     assert c.delete("/v1/decks/family2").status_code == 204
 
 

@@ -105,6 +105,7 @@ class GameOut(BaseModel):
     winner: str | None
     over: bool
     deck: str | None = None
+    version: int = Field(0, description="counts every change of the game (its ETag); send it back in If-Match")
 
 
 class GameSummary(BaseModel):
@@ -187,7 +188,8 @@ def game_view(ledger: Ledger, game_id: str) -> GameOut:
                    teams=record.teams, names=record.names, rounds=out_rounds,
                    totals={t: _total(v) for t, v in totals.items()},
                    next_round=None if game.is_over else game.round_number, next_minimum=game.next_minimum(),
-                   leader=game.leader(), winner=game.winner(), over=game.is_over, deck=record.deck)
+                   leader=game.leader(), winner=game.winner(), over=game.is_over, deck=record.deck,
+                   version=record.version)
 
 
 def game_summaries(ledger: Ledger) -> list[GameSummary]:
@@ -257,34 +259,38 @@ def _first_error(exc) -> str:
 
 
 def add_round(ledger: Ledger, game_id: str, body: dict[str, Any], lenient: bool = False,
-              limits: Limits = DEFAULT_LIMITS) -> GameOut:
-    """Score and store the game's next round.
+              limits: Limits = DEFAULT_LIMITS, expect: int | None = None) -> GameOut:
+    """Score and store the game's next round, made from version ``expect`` of the game (None: any).
 
     Raises:
-        NotFoundError: no such game; ConflictError: the game is over; and what :func:`round_layout` raises.
+        NotFoundError: no such game; ConflictError: the game is over, or the photo reading is already a round;
+        StaleError: the game is not at version ``expect``; and what :func:`round_layout` raises.
     """
     record = ledger.game(game_id)
     rules = rules_of(record.rules, record.house_rules)
     with ledger.rounds_lock:
+        ledger.check_version(game_id, expect)
         n = len(ledger.rounds(game_id)) + 1
         if n > rules.rounds:
             raise ConflictError(f"the game is over: '{rules.name}' plays {rules.rounds} rounds")
         layout, reading, corrections = round_layout(ledger, record, n, body, limits, lenient)
-        ledger.add_round(game_id, n, layout, reading, corrections)
+        ledger.add_round(game_id, n, layout, reading, corrections, expect)
     return game_view(ledger, game_id)
 
 
 def replace_round(ledger: Ledger, game_id: str, n: int, body: dict[str, Any], lenient: bool = False,
-                  limits: Limits = DEFAULT_LIMITS) -> GameOut:
-    """Re-score and store a corrected round ``n``. Raises NotFoundError and what :func:`round_layout` raises."""
+                  limits: Limits = DEFAULT_LIMITS, expect: int | None = None) -> GameOut:
+    """Re-score and store a corrected round ``n``, made from version ``expect`` (None: any). Raises
+    NotFoundError, StaleError, ConflictError (as :func:`add_round`) and what :func:`round_layout` raises."""
     record = ledger.game(game_id)
     with ledger.rounds_lock:
+        ledger.check_version(game_id, expect)
         if not any(r.n == n for r in ledger.rounds(game_id)):
             from .errors import NotFoundError
 
             raise NotFoundError(f"game {game_id} has no round {n}")
         layout, reading, corrections = round_layout(ledger, record, n, body, limits, lenient)
-        ledger.replace_round(game_id, n, layout, reading, corrections)
+        ledger.replace_round(game_id, n, layout, reading, corrections, expect)
     return game_view(ledger, game_id)
 
 

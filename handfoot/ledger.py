@@ -20,13 +20,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from scorer import HandFootError
 
-from .errors import NotFoundError
+from .errors import ConflictError, NotFoundError, StaleError
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 _SCHEMA = """
 CREATE TABLE games (
     id TEXT PRIMARY KEY,
@@ -57,7 +57,13 @@ CREATE TABLE readings (
 _MIGRATIONS: tuple[str, ...] = (
     _SCHEMA,
     "ALTER TABLE games ADD COLUMN deck TEXT",  # the deck profile the game's photos are read with (vision.decks)
+    # every change of a game counts up its version (ETag, If-Match); the first answers to Idempotency-Keys
+    "ALTER TABLE games ADD COLUMN version INTEGER NOT NULL DEFAULT 0;"
+    "CREATE TABLE answers (key TEXT PRIMARY KEY, request TEXT NOT NULL, status INTEGER NOT NULL, "
+    "media_type TEXT NOT NULL, body BLOB NOT NULL, created TEXT NOT NULL)",
 )
+#: how long the first answer to an Idempotency-Key is kept, seconds
+ANSWER_SECONDS = 24 * 3600
 
 ID_ALPHABET = set("0123456789abcdef")
 
@@ -92,6 +98,18 @@ class GameRecord:
     teams: list[str]
     names: dict[str, list[str]]
     deck: str | None = None
+    version: int = 0
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The first answer given to a request with an ``Idempotency-Key``: which request it was (``POST /v1/games``),
+    its status, media type and body."""
+
+    request: str
+    status: int
+    media_type: str
+    body: bytes
 
 
 @dataclass(frozen=True)
@@ -132,6 +150,8 @@ class Ledger:
         #: held by :mod:`handfoot.games` while it numbers, scores and stores a round, so two rounds posted to
         #: one game at once become rounds n and n + 1
         self.rounds_lock = threading.RLock()
+        #: called with (game id, its new version; None once deleted) after every committed change of a game
+        self.listeners: list[Callable[[str, int | None], None]] = []
 
     @classmethod
     def open(cls, path: str | Path) -> "Ledger":
@@ -217,15 +237,60 @@ class Ledger:
         with self._write() as conn:
             if conn.execute("UPDATE games SET deck = ? WHERE id = ?", (deck, game_id)).rowcount == 0:
                 raise NotFoundError(f"no game {game_id!r}")
+            version = self._changed(conn, game_id, None)
+        self._tell(game_id, version)
 
     def game(self, game_id: str) -> GameRecord:
         """Raises: NotFoundError."""
-        row = self._conn().execute("SELECT id, created, rules, house_rules, teams, names, deck FROM games "
+        row = self._conn().execute("SELECT id, created, rules, house_rules, teams, names, deck, version FROM games "
                                    "WHERE id = ?", (game_id,)).fetchone()
         if row is None:
             raise NotFoundError(f"no game {game_id!r}")
         return GameRecord(row[0], row[1], row[2], json.loads(row[3]), json.loads(row[4]), json.loads(row[5]),
-                          row[6])
+                          row[6], row[7])
+
+    def version(self, game_id: str) -> int:
+        """The game's version: 0 when made, one more after each change. Raises: NotFoundError."""
+        row = self._conn().execute("SELECT version FROM games WHERE id = ?", (game_id,)).fetchone()
+        if row is None:
+            raise NotFoundError(f"no game {game_id!r}")
+        return row[0]
+
+    def check_version(self, game_id: str, expect: int | None) -> None:
+        """Raise StaleError when the game is not at version ``expect`` (None: any), before work is done on a
+        change (the change itself checks again as it is written). Raises: NotFoundError."""
+        version = self.version(game_id)
+        if expect is not None and version != expect:
+            raise _stale(game_id, version, expect)
+
+    def _changed(self, conn: sqlite3.Connection, game_id: str, expect: int | None) -> int:
+        """Inside a write: refuse a change made from ``expect`` (a version the writer saw; None: any) when the
+        game is at another version now (StaleError), else count the version up. Returns the new version."""
+        row = conn.execute("SELECT version FROM games WHERE id = ?", (game_id,)).fetchone()
+        if row is None:
+            raise NotFoundError(f"no game {game_id!r}")
+        if expect is not None and row[0] != expect:
+            raise _stale(game_id, row[0], expect)
+        conn.execute("UPDATE games SET version = ? WHERE id = ?", (row[0] + 1, game_id))
+        return row[0] + 1
+
+    def _tell(self, game_id: str, version: int | None) -> None:
+        for listener in list(self.listeners):
+            try:
+                listener(game_id, version)
+            except Exception:  # a listener's fault never undoes a committed change
+                pass
+
+    def _once(self, conn: sqlite3.Connection, reading: str | None, game_id: str, n: int | None) -> None:
+        """Refuse (ConflictError) a photo reading that is already another round (a reading becomes one round)."""
+        if not reading:
+            return
+        row = conn.execute("SELECT game_id, n FROM rounds WHERE reading = ? AND NOT (game_id = ? AND n IS ?) "
+                           "LIMIT 1", (reading, game_id, n)).fetchone()
+        if row is not None:
+            where = f"round {row[1]}" + ("" if row[0] == game_id else f" of game {row[0]}")
+            raise ConflictError(f"photo reading {reading} is already {where}: a reading is saved once (correct "
+                                f"{where} instead)", game=row[0], round=row[1])
 
     def games(self) -> list[GameRecord]:
         """Every game, newest first."""
@@ -238,6 +303,7 @@ class Ledger:
             conn.execute("DELETE FROM rounds WHERE game_id = ?", (game_id,))
             if conn.execute("DELETE FROM games WHERE id = ?", (game_id,)).rowcount == 0:
                 raise NotFoundError(f"no game {game_id!r}")
+        self._tell(game_id, None)
 
     # -- rounds -----------------------------------------------------------------------------------------------
     def rounds(self, game_id: str) -> list[RoundRecord]:
@@ -246,36 +312,53 @@ class Ledger:
         return [RoundRecord(r[0], json.loads(r[1]), r[2], json.loads(r[3]), r[4], r[5]) for r in rows]
 
     def add_round(self, game_id: str, n: int, layout: dict[str, Any], reading: str | None,
-                  corrections: list[Any]) -> None:
-        """Store round ``n`` (the caller checked it is the next one; a round already there is a conflict)."""
-        from .errors import ConflictError
+                  corrections: list[Any], expect: int | None = None) -> int:
+        """Store round ``n`` (the caller checked it is the next one; a round already there is a conflict), made
+        from version ``expect`` of the game (None: any). Returns the game's new version.
 
+        Raises:
+            StaleError: the game is at another version; ConflictError: round ``n`` is not the next, or the photo
+            reading is already a round.
+        """
         now = _now()
         with self._write() as conn:
+            self._once(conn, reading, game_id, None)
+            version = self._changed(conn, game_id, expect)
             have = conn.execute("SELECT COUNT(*) FROM rounds WHERE game_id = ?", (game_id,)).fetchone()[0]
             if have != n - 1:
                 raise ConflictError(f"round {n} cannot be added: the game has {have} rounds")
             conn.execute("INSERT INTO rounds VALUES (?, ?, ?, ?, ?, ?, ?)",
                          (game_id, n, json.dumps(layout), reading, json.dumps(corrections), now, now))
+        self._tell(game_id, version)
+        return version
 
     def replace_round(self, game_id: str, n: int, layout: dict[str, Any], reading: str | None,
-                      corrections: list[Any]) -> None:
-        """Raises: NotFoundError when the round is not there."""
+                      corrections: list[Any], expect: int | None = None) -> int:
+        """Replace round ``n``, made from version ``expect`` of the game (None: any). Returns the new version.
+
+        Raises:
+            NotFoundError: the round is not there; StaleError, ConflictError: as :meth:`add_round`.
+        """
         with self._write() as conn:
+            self._once(conn, reading, game_id, n)
+            version = self._changed(conn, game_id, expect)
             cur = conn.execute("UPDATE rounds SET layout = ?, reading = ?, corrections = ?, updated = ? "
                                "WHERE game_id = ? AND n = ?",
                                (json.dumps(layout), reading, json.dumps(corrections), _now(), game_id, n))
             if cur.rowcount == 0:
                 raise NotFoundError(f"game {game_id} has no round {n}")
+        self._tell(game_id, version)
+        return version
 
-    def delete_round(self, game_id: str, n: int) -> None:
+    def delete_round(self, game_id: str, n: int, expect: int | None = None) -> int:
         """Remove round ``n``; the rounds after it move up one (their layouts' ``round`` too), as if it had
-        never been played.
+        never been played. ``expect``: as :meth:`add_round`. Returns the new version.
 
         Raises:
-            NotFoundError: no such round.
+            NotFoundError: no such round; StaleError: the game is at another version than ``expect``.
         """
         with self._write() as conn:
+            version = self._changed(conn, game_id, expect)
             last = conn.execute("SELECT MAX(n) FROM rounds WHERE game_id = ?", (game_id,)).fetchone()[0]
             if last is None or not 1 <= n <= last:
                 raise NotFoundError(f"game {game_id} has no round {n}")
@@ -287,6 +370,8 @@ class Ledger:
                 doc["round"] = k - 1
                 conn.execute("UPDATE rounds SET n = ?, layout = ?, updated = ? WHERE game_id = ? AND n = ?",
                              (k - 1, json.dumps(doc), _now(), game_id, k))
+        self._tell(game_id, version)
+        return version
 
     # -- photo readings ------------------------------------------------------------------------------------------
     def reading_dir(self, reading_id: str) -> Path:
@@ -307,3 +392,30 @@ class Ledger:
         if row is None:
             raise NotFoundError(f"no photo reading {reading_id!r}")
         return ReadingRecord(row[0], row[1], row[2], json.loads(row[3]))
+
+    # -- first answers to Idempotency-Keys -------------------------------------------------------------------------
+    def answer(self, key: str) -> Answer | None:
+        """The first answer kept for ``key`` (within :data:`ANSWER_SECONDS`), or None."""
+        row = self._conn().execute("SELECT request, status, media_type, body, created FROM answers WHERE key = ?",
+                                   (key,)).fetchone()
+        if row is None or _age(row[4]) > ANSWER_SECONDS:
+            return None
+        return Answer(row[0], row[1], row[2], bytes(row[3]))
+
+    def keep_answer(self, key: str, answer: Answer) -> None:
+        """Keep the first answer to ``key`` (those older than :data:`ANSWER_SECONDS` are forgotten)."""
+        old = datetime.fromtimestamp(datetime.now(timezone.utc).timestamp() - ANSWER_SECONDS, timezone.utc)
+        with self._write() as conn:
+            conn.execute("DELETE FROM answers WHERE created < ?", (old.isoformat(timespec="seconds"),))
+            conn.execute("INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?, ?)",
+                         (key, answer.request, answer.status, answer.media_type, answer.body, _now()))
+
+
+def _stale(game_id: str, version: int, expect: int) -> StaleError:
+    return StaleError(f"the game was changed on another phone (it is at version {version}; this change was made "
+                      f"from version {expect}): look at it again, then redo the change", game_id, version)
+
+
+def _age(created: str) -> float:
+    """Seconds since an ISO 8601 time kept by :func:`_now`."""
+    return datetime.now(timezone.utc).timestamp() - datetime.fromisoformat(created).timestamp()

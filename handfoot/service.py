@@ -29,7 +29,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from scorer import HandFootError
 
 from .app import data_dir
-from .errors import BusyError, http_status
+from .errors import BusyError, StaleError, http_status
 from .limits import Limits, json_depth
 
 log = logging.getLogger("handfoot.service")
@@ -288,7 +288,17 @@ def _install_errors(app: FastAPI) -> None:
         if problems:
             extra["problems"] = [{"severity": p.severity, "where": p.where, "message": p.message}
                                  for p in problems if hasattr(p, "severity")]
+        extra.update(getattr(exc, "extra", None) or {})
         headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, BusyError) else None
+        if isinstance(exc, StaleError):  # the game as it is now, for the phone whose copy was stale
+            from . import games
+            from .sync import etag
+
+            from starlette.concurrency import run_in_threadpool
+
+            game = await run_in_threadpool(games.game_view, request.app.state.ledger, exc.game_id)
+            extra["game"] = game.model_dump(mode="json")
+            headers = {"ETag": etag(game.version)}
         return JSONResponse(error_body(str(exc), **extra), status_code=status, headers=headers)
 
     @app.exception_handler(RequestValidationError)
@@ -328,7 +338,7 @@ def create_app(settings: Settings | None = None, models: Any = None, load_models
     Raises (at start-up):
         LedgerError: a database file that cannot be used; HandFootError: models that cannot be loaded.
     """
-    from . import api, api_live
+    from . import api, api_live, sync
     from .ledger import Ledger
     from .watch import frames
 
@@ -337,6 +347,8 @@ def create_app(settings: Settings | None = None, models: Any = None, load_models
     @asynccontextmanager
     async def lifespan(app: FastAPI):
         app.state.ledger = Ledger.open(settings.db)
+        app.state.changes.loop = asyncio.get_running_loop()
+        app.state.ledger.listeners.append(app.state.changes.tell)
         shutil.rmtree(api.decks_dir(settings) / ".uploads", ignore_errors=True)  # a stopped server's learning uploads
         app.state.models = models
         app.state.models_error = None
@@ -369,12 +381,15 @@ def create_app(settings: Settings | None = None, models: Any = None, load_models
     app.state.deck_tasks = set()  #: their running tasks (kept referenced until they end)
     app.state.live = live  #: the table being watched (``/v1/live``), or None
     app.state.open_frames = frames  #: opens a camera's frames (``handfoot.watch.frames``; tests swap it)
+    app.state.changes = sync.Changes()  #: each game's event streams (``/v1/games/{id}/events``)
     _install_errors(app)
     app.include_router(api.router)
+    app.include_router(sync.router)
     app.include_router(api_live.router)
     app.include_router(api.root)
     app.include_router(api_live.page)
     app.mount("/static", StaticFiles(directory=api.WEB), name="static")
+    app.add_middleware(sync.Idempotency)
     app.add_middleware(Guard, settings=settings)
     return app
 

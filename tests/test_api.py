@@ -58,6 +58,20 @@ def reading(tmp_path_factory, models):
         yield c, r.json()
 
 
+def copy_of(c, reading_id: str) -> str:
+    """A copy of a kept reading (its row and photos) under a new id: a reading is saved as one round only, and the
+    tests that save the module's reading to several games or rounds each save a copy."""
+    import shutil
+
+    from handfoot.ledger import new_id
+
+    ledger = c.app.state.ledger
+    record, copy = ledger.reading(reading_id), new_id()
+    shutil.copytree(ledger.reading_dir(reading_id), ledger.reading_dir(copy))
+    ledger.add_reading(copy, record.result, record.files)
+    return copy
+
+
 def error_of(r, status: int) -> str:
     assert r.status_code == status, (r.status_code, r.text)
     body = r.json()
@@ -315,12 +329,13 @@ def test_a_round_from_a_corrected_photo_reading(reading):
     c, body = reading
     gid = new_game(c)
     squared = next(p for p in body["images"][0]["piles"] if p["kind"] == "squared_book")
+    rid = copy_of(c, body["id"])
     r = c.post(f"/v1/games/{gid}/rounds?lenient=true", json={
-        "photo_reading": body["id"], "went_out": None,
+        "photo_reading": rid, "went_out": None,
         "corrections": [{"op": "set_book", "pile": squared["id"], "count": 7, "kind": "clean"}]})
     assert r.status_code == 201, r.text
     rd = r.json()["rounds"][0]
-    assert rd["photo_reading"] == body["id"] and rd["photos"] == [f"/v1/photos/{body['id']}/images/0"]
+    assert rd["photo_reading"] == rid and rd["photos"] == [f"/v1/photos/{rid}/images/0"]
     assert rd["layout"]["round"] == 1 and rd["corrections"][0]["op"] == "set_book"
     assert r.json()["totals"]["A"] == body["score"]["teams"]["A"]["total"]
     assert "no photo reading" in error_of(c.post(f"/v1/games/{gid}/rounds", json={"photo_reading": "nope"}), 404)
@@ -336,7 +351,7 @@ def test_a_games_corrected_photos_export_as_deck_examples(reading, tmp_path):
     card = pile["cards"][0]
     fixed = "4C" if card["code"] != "4C" else "5C"
     r = c.post(f"/v1/games/{gid}/rounds?lenient=true", json={
-        "photo_reading": body["id"], "corrections": [{"op": "set_card", "card": card["id"], "code": fixed}]})
+        "photo_reading": copy_of(c, body["id"]), "corrections": [{"op": "set_card", "card": card["id"], "code": fixed}]})
     assert r.status_code == 201, r.text
     c.post(f"/v1/games/{gid}/rounds", json=SIMPLE)  # a typed-in round has no photo: no example
     out = c.get(f"/v1/games/{gid}/examples.jsonl")
@@ -464,7 +479,8 @@ def test_a_deck_learned_from_a_games_corrected_photos(reading, monkeypatch):
     monkeypatch.setattr(decks, "STEPS", 20)
     gid = new_game(c)
     for _ in range(2):
-        assert c.post(f"/v1/games/{gid}/rounds?lenient=true", json={"photo_reading": body["id"]}).status_code == 201
+        assert c.post(f"/v1/games/{gid}/rounds?lenient=true",
+                      json={"photo_reading": copy_of(c, body["id"])}).status_code == 201
     assert "deck name" in error_of(c.post("/v1/decks/my deck/learn", json={"games": [gid]}), 422)
     assert "no game" in error_of(c.post("/v1/decks/family/learn", json={"games": ["nope"]}), 404)
     empty = new_game(c)
@@ -503,7 +519,8 @@ def test_a_deck_learned_from_an_uploaded_examples_file_and_its_photos(reading, m
     monkeypatch.setattr(decks, "MIN_CHECK", 1)
     monkeypatch.setattr(decks, "STEPS", 20)
     gid = new_game(c)
-    assert c.post(f"/v1/games/{gid}/rounds?lenient=true", json={"photo_reading": body["id"]}).status_code == 201
+    assert c.post(f"/v1/games/{gid}/rounds?lenient=true",
+                  json={"photo_reading": copy_of(c, body["id"])}).status_code == 201
     line = json.loads(c.get(f"/v1/games/{gid}/examples.jsonl").text.splitlines()[0])
     lines = [json.dumps({**line, "image": f"/home/us/photos/{n}"}) for n in ("a.jpg", "b.jpg")]
     photo = PHOTO.read_bytes()

@@ -269,6 +269,8 @@ def add_round(ledger: Ledger, game_id: str, body: dict[str, Any], lenient: bool 
     record = ledger.game(game_id)
     rules = rules_of(record.rules, record.house_rules)
     with ledger.rounds_lock:
+        if isinstance(body.get("photo_reading"), str):
+            ledger.check_once(body["photo_reading"], game_id)
         ledger.check_version(game_id, expect)
         n = len(ledger.rounds(game_id)) + 1
         if n > rules.rounds:

@@ -281,6 +281,11 @@ class Ledger:
             except Exception:  # a listener's fault never undoes a committed change
                 pass
 
+    def check_once(self, reading: str | None, game_id: str, n: int | None = None) -> None:
+        """Raise ConflictError when the photo reading is already a round (other than round ``n`` of the game),
+        before work is done on a round (the write checks again)."""
+        self._once(self._conn(), reading, game_id, n)
+
     def _once(self, conn: sqlite3.Connection, reading: str | None, game_id: str, n: int | None) -> None:
         """Refuse (ConflictError) a photo reading that is already another round (a reading becomes one round)."""
         if not reading:

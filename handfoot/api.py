@@ -225,7 +225,7 @@ async def read_photos(
     house = parse_json(house_rules, limits, "house_rules") if house_rules else {}
     if not isinstance(house, dict):
         raise HandFootError("house_rules must be a JSON object of rule fields")
-    left_packets = application.parse_left(left or ())
+    left_packets = application.parse_left(left or (), limits)
     req = application.PhotoRequest(
         rules=rules, house_rules=tuple(house.items()), round=round, went_out=went_out or None, split=split,
         teams=application.parse_teams(teams),

@@ -128,7 +128,7 @@ async def live_stream(request: Request, session: live.LiveSession = Depends(get_
                 last = seq
                 yield (f"--{BOUNDARY}\r\nContent-Type: image/jpeg\r\nContent-Length: {len(data)}\r\n\r\n"
                        .encode() + data + b"\r\n")
-            elif not session.running or await request.is_disconnected():
+            elif not session.running or request.app.state.changes.stopping.is_set() or await request.is_disconnected():
                 return
             else:
                 await asyncio.sleep(0.02)

@@ -28,6 +28,33 @@ from .results import RoundScoreOut
 TEAM_NAME = r"^[^\s,:][^,:]{0,39}$"
 
 
+def _house_rules_model() -> type[BaseModel]:
+    """House rules as a model: every field of :class:`scorer.rules.Rules` (but its name, title and source),
+    optional, with the range, type and meaning the rules give it, so the schema documents each and a value out of
+    range is refused before anything is scored."""
+    from pydantic import create_model
+    from pydantic.fields import FieldInfo
+
+    from scorer.rules import Rules
+
+    fields = {name: (info.annotation | None, FieldInfo.merge_field_infos(info, default=None))
+              for name, info in Rules.model_fields.items() if name not in ("name", "title", "source")}
+    return create_model("HouseRules", __config__=ConfigDict(extra="forbid"),
+                        __doc__="Rule fields overriding a preset's (GET /v1/rules/{name}/fields), each within its "
+                                "range.", **fields)
+
+
+HouseRules = _house_rules_model()
+
+
+def house_rules_dict(house: BaseModel | dict[str, Any]) -> dict[str, Any]:
+    """The fields given of :data:`HouseRules` as plain JSON values (a field given as null stays, e.g.
+    ``pickup_size: null`` takes the whole pile)."""
+    if isinstance(house, dict):
+        return house
+    return house.model_dump(mode="json", exclude_unset=True)
+
+
 class GameCreate(BaseModel):
     """A new game: its rules preset, house rules (rule fields overriding it), team names in seating order and,
     optionally, each team's players (team -> names)."""
@@ -37,7 +64,7 @@ class GameCreate(BaseModel):
     rules: str = Field("pagat", max_length=40)
     teams: list[str] = Field(default_factory=lambda: ["A", "B"], min_length=2, max_length=8)
     names: dict[str, list[str]] = Field(default_factory=dict, max_length=12)
-    house_rules: dict[str, Any] = Field(default_factory=dict, max_length=64)
+    house_rules: HouseRules = Field(default_factory=HouseRules)  # type: ignore[valid-type]
 
     @field_validator("teams")
     @classmethod
@@ -131,7 +158,7 @@ def create_game(ledger: Ledger, body: GameCreate) -> GameRecord:
         UnknownRulesError, RulesError: bad rules or house rules (e.g. more players than the rules allow);
         HandFootError: teams that do not match a given ``players``, players of a team that is not in ``teams``.
     """
-    house = dict(body.house_rules)
+    house = house_rules_dict(body.house_rules)
     rules = rules_of(body.rules, house)
     if len(body.teams) != rules.teams and "players" not in house:  # three teams of two: six players
         house["players"] = len(body.teams) * rules.team_size
@@ -302,7 +329,8 @@ def export_csv(ledger: Ledger, game_id: str) -> str:
     view = game_view(ledger, game_id)
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["round", "minimum"] + [f"{t} points" for t in view.teams] + [f"{t} total" for t in view.teams])
+    w.writerow([_cell(c) for c in ["round", "minimum"] + [f"{t} points" for t in view.teams]
+                + [f"{t} total" for t in view.teams]])
     running = {t: [0, 0] for t in view.teams}
     for r in view.rounds:
         points = []
@@ -313,8 +341,19 @@ def export_csv(ledger: Ledger, game_id: str) -> str:
             running[t][1] += hi
             points.append(str(lo) if lo == hi else f"{lo}..{hi}")
         totals = [str(lo) if lo == hi else f"{lo}..{hi}" for lo, hi in (running[t] for t in view.teams)]
-        w.writerow([r.n, r.minimum] + points + totals)
+        w.writerow([_cell(c) for c in [r.n, r.minimum] + points + totals])
     return buf.getvalue()
+
+
+def _cell(value: Any) -> Any:
+    """A CSV cell a spreadsheet will not run: text starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage
+    return (a formula) gets a leading ``'``; numbers and point ranges (``-100``, ``-50..20``) stay."""
+    import re
+
+    text = str(value)
+    if text[:1] in ("=", "+", "-", "@", "\t", "\r") and not re.fullmatch(r"-?\d+(\.\.-?\d+)?", text):
+        return "'" + text
+    return value
 
 
 def corrections_of(stored: list[Any]) -> list[Any]:

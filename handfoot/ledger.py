@@ -72,6 +72,34 @@ class LedgerError(HandFootError, RuntimeError):
     """A database file that cannot be used: not SQLite, made by a newer handfoot, or unwritable."""
 
 
+class DiskError(LedgerError):
+    """The data folder cannot be written now: a read-only or full disk, or no permission. HTTP 503 (the ledger
+    is whole; the change was not made)."""
+
+    http_status = 503
+
+
+#: what SQLite says when it cannot write (the file is fine: the disk or its permissions are not)
+_CANNOT_WRITE = ("readonly", "read-only", "disk is full", "unable to open database file", "disk i/o error",
+                 "unable to write", "permission denied")
+
+
+def cannot_write(exc: BaseException) -> bool:
+    """Whether ``exc`` (sqlite3 or OSError) says the disk cannot be written (read-only, full, no permission)."""
+    import errno
+
+    if isinstance(exc, OSError):
+        return exc.errno in (errno.EROFS, errno.ENOSPC, errno.EDQUOT, errno.EACCES, errno.EPERM)
+    return isinstance(exc, sqlite3.OperationalError) and any(w in str(exc).lower() for w in _CANNOT_WRITE)
+
+
+def _ledger_error(path: Path, exc: sqlite3.DatabaseError) -> LedgerError:
+    if cannot_write(exc):
+        return DiskError(f"the data folder {path.parent} cannot be written ({exc}): a read-only or full disk, or "
+                         "no permission")
+    return LedgerError(f"{path}: not a handfoot database ({exc})")
+
+
 def new_id() -> str:
     """A random 16-hex-digit id."""
     return secrets.token_hex(8)
@@ -175,7 +203,7 @@ class Ledger:
                 conn.execute("PRAGMA synchronous=FULL")
                 conn.execute("PRAGMA foreign_keys=ON")
             except sqlite3.DatabaseError as exc:
-                raise LedgerError(f"{self.path}: not a handfoot database ({exc})") from None
+                raise _ledger_error(self.path, exc) from None
             self._local.conn = conn
             with self._write_lock:
                 self._conns.append(conn)
@@ -186,13 +214,24 @@ class Ledger:
         """One write transaction (``BEGIN IMMEDIATE``), committed when the block ends without an error."""
         conn = self._conn()
         with self._write_lock:
-            conn.execute("BEGIN IMMEDIATE")
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as exc:
+                raise _disk_or(exc) from None
             try:
                 yield conn
+            except sqlite3.OperationalError as exc:
+                conn.execute("ROLLBACK")
+                raise _disk_or(exc) from None
             except BaseException:
                 conn.execute("ROLLBACK")
                 raise
-            conn.execute("COMMIT")
+            try:
+                conn.execute("COMMIT")
+            except sqlite3.OperationalError as exc:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise _disk_or(exc) from None
 
     def _migrate(self) -> None:
         try:
@@ -207,7 +246,7 @@ class Ledger:
                             conn.execute(statement)
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         except sqlite3.DatabaseError as exc:
-            raise LedgerError(f"{self.path}: not a handfoot database ({exc})") from None
+            raise _ledger_error(self.path, exc) from None
 
     def integrity(self) -> str:
         """``PRAGMA integrity_check``'s answer (``ok`` for a sound file)."""
@@ -414,6 +453,14 @@ class Ledger:
             conn.execute("DELETE FROM answers WHERE created < ?", (old.isoformat(timespec="seconds"),))
             conn.execute("INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?, ?)",
                          (key, answer.request, answer.status, answer.media_type, answer.body, _now()))
+
+
+def _disk_or(exc: sqlite3.OperationalError) -> Exception:
+    """A write SQLite refused: DiskError when the disk cannot be written, else the error itself."""
+    if cannot_write(exc):
+        return DiskError(f"the server cannot write its data folder ({exc}): a read-only or full disk; nothing was "
+                         "changed")
+    return exc
 
 
 def _stale(game_id: str, version: int, expect: int) -> StaleError:

@@ -13,7 +13,9 @@ import asyncio
 import hmac
 import json
 import logging
+import re
 import shutil
+import threading
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -30,6 +32,7 @@ from scorer import HandFootError
 
 from .app import data_dir
 from .errors import BusyError, StaleError, http_status
+from . import safety
 from .limits import Limits, json_depth
 
 log = logging.getLogger("handfoot.service")
@@ -39,6 +42,24 @@ trace = logging.getLogger("handfoot.trace")
 trace.propagate = False
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
+#: seconds between two log lines of one kind of fault (a flood of one fault is one line a minute)
+LOG_EVERY = 60.0
+_logged: dict[str, tuple[float, int]] = {}
+
+
+def log_once(kind: str, message: str, *args: Any) -> bool:
+    """Log ``message`` as an error at most once per :data:`LOG_EVERY` seconds for each ``kind`` of fault; the next
+    line says how many more there were meanwhile. Returns whether it was logged."""
+    import time
+
+    now = time.monotonic()
+    last, missed = _logged.get(kind, (-LOG_EVERY, 0))
+    if now - last < LOG_EVERY:
+        _logged[kind] = (last, missed + 1)
+        return False
+    _logged[kind] = (now, 0)
+    log.error(message + (f" (and {missed} more like it in the last minute)" if missed else ""), *args)
+    return True
 
 
 class Settings(BaseModel):
@@ -52,6 +73,8 @@ class Settings(BaseModel):
         max_waiting: photo readings that may wait for a slot; past that a request is answered 503.
         retry_after: seconds suggested to a client answered 503.
         limits: size limits on every input (:class:`handfoot.limits.Limits`).
+        host: the address the server listens on; hosts: other names it answers to (:mod:`handfoot.safety`:
+            any other ``Host`` is refused 403).
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -62,6 +85,8 @@ class Settings(BaseModel):
     max_waiting: int = Field(3, ge=0, le=64)
     retry_after: int = Field(10, ge=1)
     limits: Limits = Field(default_factory=Limits)
+    host: str | None = None
+    hosts: tuple[str, ...] = ()
 
 
 class PhotoJobs:
@@ -77,9 +102,21 @@ class PhotoJobs:
         self.admitted = 0  #: readings running or waiting
         self.active = 0  #: readings running
         self._slots: asyncio.Semaphore | None = None
+        #: set when the server is stopping: readings still waiting are answered 503 (running ones finish)
+        self.stopping = threading.Event()
+
+    def full(self) -> bool:
+        """Whether every place is taken (checked before an upload's body is read, and again by :meth:`admit`)."""
+        return self.admitted >= self.capacity or self.stopping.is_set()
+
+    def _stopping(self) -> BusyError:
+        return BusyError(f"the server is stopping: send the photos again in {self.retry_after} s, once it is "
+                         "started again", self.retry_after)
 
     def admit(self) -> None:
         """Take a place in line. Raises BusyError when every place is taken."""
+        if self.stopping.is_set():
+            raise self._stopping()
         if self.admitted >= self.capacity:
             raise BusyError(f"busy reading other photos ({self.running} at a time); try again in "
                             f"{self.retry_after} s", self.retry_after)
@@ -93,12 +130,21 @@ class PhotoJobs:
         try:
             if self._slots is None:
                 self._slots = asyncio.Semaphore(self.running)
-            async with self._slots:
+            while True:  # wait for a slot, unless the server stops meanwhile
+                try:
+                    await asyncio.wait_for(self._slots.acquire(), 0.5)
+                    break
+                except asyncio.TimeoutError:
+                    if self.stopping.is_set():
+                        raise self._stopping() from None
+            try:
                 self.active += 1
                 try:
                     return await run_in_threadpool(fn, *args)  # not abandoned on cancel: the slot is held to the end
                 finally:
                     self.active -= 1
+            finally:
+                self._slots.release()
         finally:
             self.admitted -= 1
 
@@ -120,6 +166,10 @@ async def _send_html(send, status: int, page: str) -> None:
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"text/html; charset=utf-8"), (b"content-length", str(len(data)).encode())]})
     await send({"type": "http.response.body", "body": data})
+
+
+#: the uploads of photos, refused before their body is read when every photo-job place is taken
+UPLOADS = re.compile(r"^/v1/(photos|decks/[^/]+/learn/upload)$")
 
 
 class _BodyTooLarge(Exception):
@@ -170,14 +220,25 @@ class Guard:
             await send(message)
         try:
             await self._guarded(scope, receive, tracking)
-        except Exception as exc:  # never a traceback for the client, one line on the console
-            log.error("internal error on %s %s: %s: %s", scope.get("method"), scope.get("path"),
-                      exc.__class__.__name__, exc)
-            trace.error("internal error on %s %s", scope.get("method"), scope.get("path"), exc_info=exc)
+        except Exception as exc:  # never a traceback for the client, one line on the console (a minute per kind)
+            if log_once(f"internal {exc.__class__.__name__}", "internal error on %s %s: %s: %s", scope.get("method"),
+                        scope.get("path"), exc.__class__.__name__, exc):
+                trace.error("internal error on %s %s", scope.get("method"), scope.get("path"), exc_info=exc)
             if not started:
                 await _send_json(send, 500, error_body("internal error (logged by the server)"))
 
     async def _guarded(self, scope, receive, send) -> None:
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        host = headers.get("host")
+        if not safety.host_allowed(host, self.settings.host, self.settings.hosts):
+            await _send_json(send, 403, error_body(f"this server does not answer to the name {(host or '')[:80]!r}: "
+                                                   "open it by its address (127.0.0.1, localhost, or the address "
+                                                   "handfoot serve printed; --allow-host NAME adds a name)"))
+            return
+        if not safety.origin_allowed(scope["method"], headers.get("origin"), headers.get("sec-fetch-site"), host):
+            await _send_json(send, 403, error_body("a page of another site cannot change anything here (Origin "
+                                                   f"{headers.get('origin', '')[:80]!r}): use the handfoot page"))
+            return
         ok, via_query = self._authorised(scope)
         if not ok:
             message = "an access token is needed: open the address handfoot serve printed, with its ?token=..."
@@ -195,6 +256,14 @@ class Guard:
             send = self._with_cookie(send)
         if scope["method"] not in ("POST", "PUT", "PATCH"):
             await self.app(scope, receive, send)
+            return
+        state = getattr(scope.get("app"), "state", None)
+        if scope["method"] == "POST" and UPLOADS.match(scope["path"]) and state is not None and state.jobs.full():
+            jobs = state.jobs  # busy: refused before the body is read (nothing of it is written)
+            message = ("the server is stopping" if jobs.stopping.is_set() else
+                       f"busy reading other photos ({jobs.running} at a time)")
+            await _send_json(send, 503, error_body(f"{message}; try again in {jobs.retry_after} s"),
+                             [(b"retry-after", str(jobs.retry_after).encode()), (b"connection", b"close")])
             return
         limits = self.settings.limits
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
@@ -279,9 +348,43 @@ class Guard:
             await _send_json(send, 413, error_body(f"request body too large: over {limit:,} bytes"))
 
 
+def scrub(message: str, settings: Settings) -> str:
+    """``message`` without this server's paths: its data folder, where handfoot is installed, the home folder
+    (a client is told what was wrong, not where the server keeps its files)."""
+    import os
+
+    from .app import data_dir
+
+    places = []
+    for folder, name in ((settings.db.parent, "the server's data folder"), (data_dir(), "the server's data folder"),
+                         (Path(__file__).resolve().parents[1], "the handfoot folder"),
+                         (Path.home(), "the server's home folder")):
+        for text in {str(folder), str(folder.resolve()) if folder.exists() else str(folder)}:
+            if len(text) > 1:
+                places.append((text, name))
+    for text, name in sorted(places, key=lambda p: -len(p[0])):
+        message = message.replace(text + os.sep, name + "/").replace(text, name)
+    return message
+
+
 def _install_errors(app: FastAPI) -> None:
+    settings: Settings = app.state.settings
+
+    @app.exception_handler(OSError)
+    async def _os(request: Request, exc: OSError):
+        from .ledger import cannot_write
+
+        if not cannot_write(exc):
+            raise exc
+        log_once("disk", "the data folder cannot be written: %s", exc.strerror or exc)
+        return JSONResponse(error_body("the server cannot write its data folder (a read-only or full disk): "
+                                       "nothing was changed; free space or fix the disk, then try again"),
+                            status_code=503, headers={"Retry-After": "60"})
+
     @app.exception_handler(HandFootError)
     async def _handfoot(request: Request, exc: HandFootError):
+        from .ledger import DiskError
+
         status = http_status(exc)
         extra: dict[str, Any] = {}
         problems = getattr(exc, "problems", None)
@@ -290,6 +393,9 @@ def _install_errors(app: FastAPI) -> None:
                                  for p in problems if hasattr(p, "severity")]
         extra.update(getattr(exc, "extra", None) or {})
         headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, BusyError) else None
+        if isinstance(exc, DiskError):
+            log_once("disk", "%s", exc)
+            headers = {"Retry-After": "60"}
         if isinstance(exc, StaleError):  # the game as it is now, for the phone whose copy was stale
             from . import games
             from .sync import etag
@@ -299,7 +405,7 @@ def _install_errors(app: FastAPI) -> None:
             game = await run_in_threadpool(games.game_view, request.app.state.ledger, exc.game_id)
             extra["game"] = game.model_dump(mode="json")
             headers = {"ETag": etag(game.version)}
-        return JSONResponse(error_body(str(exc), **extra), status_code=status, headers=headers)
+        return JSONResponse(error_body(scrub(str(exc), settings), **extra), status_code=status, headers=headers)
 
     @app.exception_handler(RequestValidationError)
     async def _validation(request: Request, exc: RequestValidationError):
@@ -311,7 +417,7 @@ def _install_errors(app: FastAPI) -> None:
             message = f"the request body is not valid JSON (at character {first.get('loc', ('', '?'))[-1]})"
         else:
             message = f"{loc}: {first.get('msg', 'invalid')}"
-        return JSONResponse(error_body(message, detail=detail), status_code=422)
+        return JSONResponse(error_body(scrub(message, settings), detail=detail), status_code=422)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException):
@@ -382,6 +488,7 @@ def create_app(settings: Settings | None = None, models: Any = None, load_models
     app.state.live = live  #: the table being watched (``/v1/live``), or None
     app.state.open_frames = frames  #: opens a camera's frames (``handfoot.watch.frames``; tests swap it)
     app.state.changes = sync.Changes()  #: each game's event streams (``/v1/games/{id}/events``)
+    app.state.jobs.stopping = app.state.changes.stopping  #: one flag: the server is stopping
     _install_errors(app)
     app.include_router(api.router)
     app.include_router(sync.router)

@@ -42,7 +42,7 @@ def models():
 @pytest.fixture()
 def client(tmp_path, models):
     app = create_app(Settings(db=tmp_path / "h.db"), models=models)
-    with TestClient(app) as c:
+    with TestClient(app, base_url="http://127.0.0.1") as c:
         yield c
 
 
@@ -50,7 +50,7 @@ def client(tmp_path, models):
 def reading(tmp_path_factory, models):
     """One real reading of the example photo, on a server of its own: (client, reading JSON)."""
     app = create_app(Settings(db=tmp_path_factory.mktemp("reading") / "h.db"), models=models)
-    with TestClient(app) as c:
+    with TestClient(app, base_url="http://127.0.0.1") as c:
         with open(PHOTO, "rb") as f:
             r = c.post("/v1/photos", files=[("photos", ("table.jpg", f, "image/jpeg"))],
                        data={"rules": "pagat", "round": "2", "went_out": "A"})
@@ -256,7 +256,7 @@ def test_photo_errors_are_named_before_any_work(client, tmp_path):
 
 def test_upload_limits(tmp_path, models):
     app = create_app(Settings(db=tmp_path / "h.db", limits=Limits(file_bytes=100_000, files=2)), models=models)
-    with TestClient(app) as c:
+    with TestClient(app, base_url="http://127.0.0.1") as c:
         assert "file too large" in error_of(post_photo(c, [("t.jpg", PHOTO.read_bytes(), "image/jpeg")]), 413)
         r = c.post("/v1/photos", files=[("photos", ("t.jpg", b"x" * 150_000, "image/jpeg"))] * 2,
                    headers={"content-length": "99999999"})
@@ -265,7 +265,7 @@ def test_upload_limits(tmp_path, models):
 
 def test_busy_server_answers_503_with_retry_after(tmp_path, models):
     app = create_app(Settings(db=tmp_path / "h.db", max_jobs=1, max_waiting=0, retry_after=7), models=models)
-    with TestClient(app) as c:
+    with TestClient(app, base_url="http://127.0.0.1") as c:
         app.state.jobs.admit()  # the one slot is taken
         r = post_photo(c, [("t.jpg", PHOTO.read_bytes(), "image/jpeg")])
         assert "busy" in error_of(r, 503) and r.headers["retry-after"] == "7"
@@ -273,7 +273,7 @@ def test_busy_server_answers_503_with_retry_after(tmp_path, models):
 
 def test_without_models_photos_are_503_and_the_rest_works(tmp_path):
     app = create_app(Settings(db=tmp_path / "h.db"), load_models=False)
-    with TestClient(app) as c:
+    with TestClient(app, base_url="http://127.0.0.1") as c:
         assert c.get("/v1/health").json()["photo_reading"] is False
         assert "photo reading is off" in error_of(post_photo(c, [("t.jpg", PHOTO.read_bytes(), "image/jpeg")]), 503)
         assert c.post("/v1/score", json=LAYOUT).status_code == 200
@@ -404,11 +404,11 @@ def test_round_errors(client):
 
 def test_a_restart_loses_nothing(tmp_path, models):
     db = tmp_path / "h.db"
-    with TestClient(create_app(Settings(db=db), models=models)) as c:
+    with TestClient(create_app(Settings(db=db), models=models), base_url="http://127.0.0.1") as c:
         gid = new_game(c)
         c.post(f"/v1/games/{gid}/rounds", json=SIMPLE)
         before = c.get(f"/v1/games/{gid}").json()
-    with TestClient(create_app(Settings(db=db), models=models)) as c:
+    with TestClient(create_app(Settings(db=db), models=models), base_url="http://127.0.0.1") as c:
         assert c.get(f"/v1/games/{gid}").json() == before
     ledger = Ledger.open(db)
     assert ledger.integrity() == "ok"
@@ -436,7 +436,7 @@ def test_an_unexpected_error_never_reaches_the_client(tmp_path, models):
             raise RuntimeError("secret internals")
 
     app.dependency_overrides[get_ledger] = lambda: Broken()
-    with TestClient(app, raise_server_exceptions=False) as c:
+    with TestClient(app, base_url="http://127.0.0.1", raise_server_exceptions=False) as c:
         r = c.get("/v1/games/0123456789abcdef")
         assert r.status_code == 500 and r.json() == {"error": "internal error (logged by the server)"}
 
@@ -444,7 +444,7 @@ def test_an_unexpected_error_never_reaches_the_client(tmp_path, models):
 # -- access token --------------------------------------------------------------------------------------------------
 def test_beyond_loopback_every_request_needs_the_token(tmp_path, models):
     app = create_app(Settings(db=tmp_path / "h.db", token="s3cret"), models=models)
-    with TestClient(app) as c:
+    with TestClient(app, base_url="http://127.0.0.1") as c:
         for path in ("/", "/v1/health", "/docs", "/openapi.json", "/v1/games"):
             assert "access token" in error_of(c.get(path), 401)
         page = c.get("/", headers={"accept": "text/html"})

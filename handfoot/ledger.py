@@ -96,7 +96,7 @@ def cannot_write(exc: BaseException) -> bool:
 def _ledger_error(path: Path, exc: sqlite3.DatabaseError) -> LedgerError:
     if cannot_write(exc):
         return DiskError(f"the data folder {path.parent} cannot be written ({exc}): a read-only or full disk, or "
-                         "no permission")
+                         "no permission; nothing was changed")
     return LedgerError(f"{path}: not a handfoot database ({exc})")
 
 
@@ -217,12 +217,12 @@ class Ledger:
             try:
                 conn.execute("BEGIN IMMEDIATE")
             except sqlite3.OperationalError as exc:
-                raise _disk_or(exc) from None
+                raise _disk_or(exc, self.path) from None
             try:
                 yield conn
             except sqlite3.OperationalError as exc:
                 conn.execute("ROLLBACK")
-                raise _disk_or(exc) from None
+                raise _disk_or(exc, self.path) from None
             except BaseException:
                 conn.execute("ROLLBACK")
                 raise
@@ -231,7 +231,7 @@ class Ledger:
             except sqlite3.OperationalError as exc:
                 if conn.in_transaction:
                     conn.execute("ROLLBACK")
-                raise _disk_or(exc) from None
+                raise _disk_or(exc, self.path) from None
 
     def _migrate(self) -> None:
         try:
@@ -455,12 +455,10 @@ class Ledger:
                          (key, answer.request, answer.status, answer.media_type, answer.body, _now()))
 
 
-def _disk_or(exc: sqlite3.OperationalError) -> Exception:
-    """A write SQLite refused: DiskError when the disk cannot be written, else the error itself."""
-    if cannot_write(exc):
-        return DiskError(f"the server cannot write its data folder ({exc}): a read-only or full disk; nothing was "
-                         "changed")
-    return exc
+def _disk_or(exc: sqlite3.OperationalError, path: Path) -> Exception:
+    """A write SQLite refused: DiskError when the disk cannot be written (:func:`_ledger_error`), else the error
+    itself."""
+    return _ledger_error(path, exc) if cannot_write(exc) else exc
 
 
 def _stale(game_id: str, version: int, expect: int) -> StaleError:

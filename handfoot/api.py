@@ -11,7 +11,7 @@ import shutil
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Body, Depends, File, Form, Header, Query, Request, UploadFile
+from fastapi import APIRouter, Body, Depends, File, Form, Header, Path as PathParam, Query, Request, UploadFile
 from fastapi.responses import FileResponse, HTMLResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -40,9 +40,13 @@ ERRORS = {k: {"description": v, "content": {"application/json": {"example": {"er
 ERRORS[412] = {"description": "the game changed since the version in If-Match (on another phone): `game` is the "
                               "game as it is now", "content": {"application/json": {"example": {
                                   "error": "the game was changed on another phone", "game": {}}}}}
-IF_MATCH = Header(alias="If-Match", max_length=200,
-                  description='the game\'s version this change was made from (its ETag, "7"): 412 when it changed since')
-IDEMPOTENCY_KEY = Header(alias="Idempotency-Key", max_length=200,
+#: a deck profile's name (``vision.decks.NAME``)
+DECK_NAME = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$"
+DeckName = Annotated[str, PathParam(pattern=DECK_NAME, description="a deck profile's name: letters, digits, - and _")]
+IF_MATCH = Header(alias="If-Match", max_length=200, pattern=r'^(\*|(W/)?"[0-9]{1,11}")$',
+                  description='the game\'s version this change was made from (its ETag, "7"): 412 when it changed '
+                              "since")
+IDEMPOTENCY_KEY = Header(alias="Idempotency-Key", max_length=200, pattern=r"^[\x21-\x7e]{1,200}$",
                          description="a random id per action: the same key again gets the first answer, nothing new "
                                      "is stored")
 
@@ -202,7 +206,7 @@ async def read_photos(
                                                            "one per hand or foot")] = None,
         house_rules: Annotated[str | None, Form(max_length=4000, description="JSON object of rule fields")] = None,
         conf: Annotated[float, Form(gt=0, le=1)] = application.DEFAULT_CONF,
-        deck: Annotated[str | None, Form(max_length=40, description="read with this deck profile "
+        deck: Annotated[str | None, Form(max_length=40, pattern=DECK_NAME, description="read with this deck profile "
                                                                   "(GET /v1/decks)")] = None,
         idempotency_key: Annotated[str | None, IDEMPOTENCY_KEY] = None,
         settings=Depends(get_settings), ledger: Ledger = Depends(get_ledger), jobs=Depends(get_jobs),
@@ -379,7 +383,7 @@ def list_decks(settings=Depends(get_settings)) -> list[DeckOut]:
 
 
 @router.delete("/decks/{name}", status_code=204, responses={404: ERRORS[404], 401: ERRORS[401]})
-def delete_deck(name: Annotated[str, Field(max_length=40)], settings=Depends(get_settings)) -> Response:
+def delete_deck(name: DeckName, settings=Depends(get_settings)) -> Response:
     """Delete a deck profile."""
     from vision.decks import remove_profile
 
@@ -403,7 +407,7 @@ def _game_examples(ledger: Ledger, game_id: str) -> list[dict[str, Any]]:
 
 @router.post("/decks/{name}/learn", response_model=DeckJobOut, status_code=202,
              responses={k: ERRORS[k] for k in (401, 404, 422, 503)})
-async def learn_deck(name: Annotated[str, Field(max_length=40)], body: DeckLearnIn, request: Request,
+async def learn_deck(name: DeckName, body: DeckLearnIn, request: Request,
                      settings=Depends(get_settings), ledger: Ledger = Depends(get_ledger), jobs=Depends(get_jobs),
                      models: application.Models = Depends(get_models)) -> DeckJobOut:
     """Learn (or learn again) the deck profile ``name`` from the photo rounds of ``games``, in the background:
@@ -423,7 +427,7 @@ async def learn_deck(name: Annotated[str, Field(max_length=40)], body: DeckLearn
 @router.post("/decks/{name}/learn/upload", response_model=DeckJobOut, status_code=202,
              responses={k: ERRORS[k] for k in (401, 413, 422, 503)})
 async def learn_deck_from_upload(
-        name: Annotated[str, Field(max_length=40)], request: Request,
+        name: DeckName, request: Request,
         examples: Annotated[UploadFile, File(description="the examples: JSON lines as `handfoot detect --json` "
                                                          "prints them, each card code checked")],
         photos: Annotated[list[UploadFile], File(description="the photos the examples name (matched by file "
@@ -611,7 +615,7 @@ class GameDeckIn(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    deck: str | None = Field(max_length=40)
+    deck: str | None = Field(max_length=40, pattern=DECK_NAME)
 
 
 @router.put("/games/{game_id}/deck", response_model=games.GameOut, responses={k: ERRORS[k] for k in (401, 404, 422)})

@@ -34,7 +34,7 @@ class LiveStart(BaseModel):
     camera: int = Field(0, ge=0, le=63)
     game: str = Field(max_length=40)
     split: Literal["horizontal", "vertical"] | None = None
-    deck: str | None = Field(None, max_length=40)
+    deck: str | None = Field(None, max_length=40, pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$")
 
 
 class LiveEnd(BaseModel):

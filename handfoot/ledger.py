@@ -60,7 +60,7 @@ _MIGRATIONS: tuple[str, ...] = (
     # every change of a game counts up its version (ETag, If-Match); the first answers to Idempotency-Keys
     "ALTER TABLE games ADD COLUMN version INTEGER NOT NULL DEFAULT 0;"
     "CREATE TABLE answers (key TEXT PRIMARY KEY, request TEXT NOT NULL, status INTEGER NOT NULL, "
-    "media_type TEXT NOT NULL, body BLOB NOT NULL, created TEXT NOT NULL)",
+    "media_type TEXT NOT NULL, body BLOB NOT NULL, created TEXT NOT NULL, game TEXT)",
 )
 #: how long the first answer to an Idempotency-Key is kept, seconds
 ANSWER_SECONDS = 24 * 3600
@@ -138,6 +138,7 @@ class Answer:
     status: int
     media_type: str
     body: bytes
+    game: str | None = None
 
 
 @dataclass(frozen=True)
@@ -345,6 +346,7 @@ class Ledger:
         """Raises: NotFoundError."""
         with self._write() as conn:
             conn.execute("DELETE FROM rounds WHERE game_id = ?", (game_id,))
+            conn.execute("DELETE FROM answers WHERE game = ?", (game_id,))  # a request made again makes it anew
             if conn.execute("DELETE FROM games WHERE id = ?", (game_id,)).rowcount == 0:
                 raise NotFoundError(f"no game {game_id!r}")
         self._tell(game_id, None)
@@ -440,19 +442,19 @@ class Ledger:
     # -- first answers to Idempotency-Keys -------------------------------------------------------------------------
     def answer(self, key: str) -> Answer | None:
         """The first answer kept for ``key`` (within :data:`ANSWER_SECONDS`), or None."""
-        row = self._conn().execute("SELECT request, status, media_type, body, created FROM answers WHERE key = ?",
-                                   (key,)).fetchone()
+        row = self._conn().execute("SELECT request, status, media_type, body, created, game FROM answers "
+                                   "WHERE key = ?", (key,)).fetchone()
         if row is None or _age(row[4]) > ANSWER_SECONDS:
             return None
-        return Answer(row[0], row[1], row[2], bytes(row[3]))
+        return Answer(row[0], row[1], row[2], bytes(row[3]), row[5])
 
     def keep_answer(self, key: str, answer: Answer) -> None:
         """Keep the first answer to ``key`` (those older than :data:`ANSWER_SECONDS` are forgotten)."""
         old = datetime.fromtimestamp(datetime.now(timezone.utc).timestamp() - ANSWER_SECONDS, timezone.utc)
         with self._write() as conn:
             conn.execute("DELETE FROM answers WHERE created < ?", (old.isoformat(timespec="seconds"),))
-            conn.execute("INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?, ?)",
-                         (key, answer.request, answer.status, answer.media_type, answer.body, _now()))
+            conn.execute("INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?, ?, ?)",
+                         (key, answer.request, answer.status, answer.media_type, answer.body, _now(), answer.game))
 
 
 def _disk_or(exc: sqlite3.OperationalError, path: Path) -> Exception:

@@ -422,11 +422,55 @@ def _install_errors(app: FastAPI) -> None:
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException):
         message = exc.detail if isinstance(exc.detail, str) else "request refused"
-        if exc.status_code == 404 and message == "Not Found":
+        status, headers = exc.status_code, dict(getattr(exc, "headers", None) or {})
+        if status == 404 and message == "Not Found":
             message = f"no such address: {request.url.path}"
-        elif exc.status_code == 405:
-            message = f"{request.method} is not allowed on {request.url.path}"
-        return JSONResponse(error_body(message), status_code=exc.status_code, headers=getattr(exc, "headers", None))
+        elif status == 405:
+            allowed = _allowed_methods(request.app, request.scope)
+            message = f"{request.method} is not allowed on {request.url.path} (allowed: {', '.join(allowed)})"
+            headers["Allow"] = ", ".join(allowed)
+        elif status == 400:  # a body that cannot be parsed (not JSON, a broken multipart form): bad input
+            status, message = 422, "the request body cannot be read: " + (
+                "not valid JSON or form data" if "parsing the body" in message else message)
+        return JSONResponse(error_body(message), status_code=status, headers=headers or None)
+
+
+def _allowed_methods(app: FastAPI, scope) -> list[str]:
+    """Every method some route of ``app`` answers at the path of ``scope`` (a 405's ``Allow``)."""
+    from starlette.routing import Match
+
+    methods: set[str] = set()
+    for route in app.router.routes:
+        match, _ = route.matches(scope)
+        route_methods = getattr(route, "methods", None)
+        if match != Match.NONE and route_methods:
+            methods |= set(route_methods)
+    return sorted(methods)
+
+
+def _error_schemas(app: FastAPI) -> None:
+    """Make ``/openapi.json`` describe the error bodies as they are sent: ``{"error": "one line", "detail": [...]}``
+    for a 422 of a request that does not fit its schema (FastAPI's default describes ``{"detail": [...]}``)."""
+    make = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema:
+            return app.openapi_schema
+        schema = make()
+        found = schema.get("components", {}).get("schemas", {})
+        if "HTTPValidationError" in found:
+            found["HTTPValidationError"] = {
+                "title": "Error", "type": "object", "required": ["error"],
+                "description": "A request that does not fit the schema: the first problem in one line, and each "
+                               "problem's place",
+                "properties": {"error": {"type": "string"}, "detail": {"type": "array", "items": {
+                    "type": "object", "properties": {"loc": {"type": "array", "items": {"type": "string"}},
+                                                     "msg": {"type": "string"}}}}}}
+            found.pop("ValidationError", None)
+        app.openapi_schema = schema
+        return schema
+
+    app.openapi = openapi
 
 
 
@@ -490,6 +534,7 @@ def create_app(settings: Settings | None = None, models: Any = None, load_models
     app.state.changes = sync.Changes()  #: each game's event streams (``/v1/games/{id}/events``)
     app.state.jobs.stopping = app.state.changes.stopping  #: one flag: the server is stopping
     _install_errors(app)
+    _error_schemas(app)
     app.include_router(api.router)
     app.include_router(sync.router)
     app.include_router(api_live.router)

@@ -11,6 +11,7 @@ streams of that game on the event loop.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import re
 import threading
@@ -26,6 +27,8 @@ router = APIRouter(prefix="/v1")
 #: seconds between keep-alive comments on an idle event stream (the version is read again then too, so a change
 #: made by another process on the same ledger is seen)
 PING_SECONDS = 15.0
+#: seconds an event stream stays open; then it ends and the browser's EventSource opens it again
+STREAM_SECONDS = 600.0
 #: the requests whose first answer an ``Idempotency-Key`` keeps
 IDEMPOTENT = re.compile(r"^/v1/(games|photos|games/[^/]+/rounds)$")
 KEY = re.compile(r"^[\x21-\x7e]{1,200}$")
@@ -101,7 +104,11 @@ def _event(game_id: str, version: int | None) -> str:
 @router.get("/games/{game_id}/events", response_class=StreamingResponse,
             responses={200: {"description": "server-sent events: `data: {\"game\": ID, \"version\": N}` now and "
                                             "after every change; `event: deleted` when the game is deleted",
-                             "content": {"text/event-stream": {"schema": {"type": "string"}}}},
+                             "content": {"text/event-stream": {"schema": {
+                                 "type": "object", "required": ["data"],
+                                 "description": "one event: `data` is JSON `{\"game\": ID, \"version\": N}`",
+                                 "properties": {"data": {"type": "string"}, "event": {"type": "string"},
+                                                "id": {"type": "string"}}}}}},
                        404: {"description": "no such game",
                              "content": {"application/json": {"example": {"error": "no game 'x'"}}}}})
 async def game_events(game_id: str, request: Request, ledger: Ledger = Depends(_ledger),
@@ -117,9 +124,9 @@ async def game_events(game_id: str, request: Request, ledger: Ledger = Depends(_
     async def stream():
         last = version
         try:
-            yield "retry: 2000\n" + _event(game_id, version)
-            waited = 0.0
-            while not changes.stopping.is_set():
+            yield _event(game_id, version)
+            waited, end = 0.0, asyncio.get_running_loop().time() + STREAM_SECONDS
+            while not changes.stopping.is_set() and asyncio.get_running_loop().time() < end:
                 try:
                     now = await asyncio.wait_for(queue.get(), 1.0)
                 except asyncio.TimeoutError:
@@ -159,12 +166,51 @@ async def _error(send, status: int, message: str, extra: list | None = None) -> 
     await _send(send, status, "application/json", json.dumps({"error": message}).encode(), extra)
 
 
+async def _read(receive) -> bytes | None:
+    """The whole request body (None when the client went away)."""
+    chunks = []
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return None
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body"):
+            return b"".join(chunks)
+
+
+def _replay(body: bytes, receive):
+    sent = False
+
+    async def replay():
+        nonlocal sent
+        if sent:
+            return await receive()
+        sent = True
+        return {"type": "http.request", "body": body, "more_body": False}
+    return replay
+
+
+def _game_of(scope, body: bytes) -> str | None:
+    """The game an answer kept for a key is about (its answers are forgotten when the game is deleted): the game
+    in the address, or the one a ``POST /v1/games`` made."""
+    parts = scope["path"].split("/")
+    if len(parts) > 3 and parts[2] == "games":
+        return parts[3]
+    if scope["path"] == "/v1/games":
+        try:
+            return json.loads(body).get("id")
+        except (ValueError, AttributeError):
+            return None
+    return None
+
+
 class Idempotency:
     """Pure ASGI middleware: a ``POST`` of ``/v1/games``, ``/v1/games/{id}/rounds`` or ``/v1/photos`` with an
     ``Idempotency-Key`` header (1-200 visible ASCII characters) is worked on once. Its first successful (2xx)
-    answer is kept in the ledger for a day; the same key again gets that answer (``Idempotent-Replayed: true``)
-    and nothing new is stored. The same key on another request is 422; while the first request with a key is
-    still being worked on, another with it is 409 with ``Retry-After``. An answer that is an error is not kept:
+    answer is kept in the ledger for a day (or until its game is deleted); the same key again on the same address
+    gets that answer (``Idempotent-Replayed: true``) and nothing new is stored; with another body (a JSON body's
+    bytes, an upload's size) it is 422. While the first request with a key is still being worked on, another with
+    it is 409 with ``Retry-After``. An answer that is an error is not kept:
     the request may be sent again with the same key."""
 
     def __init__(self, app) -> None:
@@ -185,15 +231,26 @@ class Idempotency:
         from starlette.concurrency import run_in_threadpool
 
         ledger: Ledger = scope["app"].state.ledger
+        headers = {k.lower(): v for k, v in scope.get("headers", [])}
+        if headers.get(b"content-type", b"").startswith(b"multipart/"):  # an upload: its size stands for it
+            fingerprint = "upload of " + headers.get(b"content-length", b"?").decode("latin-1") + " bytes"
+        else:  # a JSON body (at most 1 MB, the guard saw to that): read now, and handed on as it was
+            body = await _read(receive)
+            if body is None:
+                return
+            fingerprint = "sha256 " + hashlib.sha256(body).hexdigest()
+            receive = _replay(body, receive)
         request = f"POST {scope['path']}"
+        key = f"{request} {key}"  # a key names one action on one address
         first = await run_in_threadpool(ledger.answer, key)
         if first is not None:
-            if first.request != request:
-                await _error(send, 422, f"this Idempotency-Key was sent with {first.request}: use a new key for "
-                                        "each action")
+            if first.request != f"{request} {fingerprint}":
+                await _error(send, 422, "this Idempotency-Key was sent before with another request body: use a new "
+                                        "key for each action")
                 return
             await _send(send, first.status, first.media_type, first.body, [(b"idempotent-replayed", b"true")])
             return
+        request = f"{request} {fingerprint}"
         if key in self.working:
             await _error(send, 409, "a request with this Idempotency-Key is still being worked on: ask again in a "
                                     "moment", [(b"retry-after", b"2")])
@@ -215,7 +272,8 @@ class Idempotency:
         try:
             await self.app(scope, receive, keeping)
             if 200 <= answer["status"] < 300 and answer["size"] <= ANSWER_BYTES:
+                body = b"".join(answer["body"])
                 await run_in_threadpool(ledger.keep_answer, key, Answer(request, answer["status"],
-                                                                        answer["media_type"], b"".join(answer["body"])))
+                                                                        answer["media_type"], body, _game_of(scope, body)))
         finally:
             self.working.discard(key)

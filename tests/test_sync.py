@@ -63,7 +63,7 @@ def test_a_stale_write_is_refused_412_with_the_game_as_it_is(server):
     # a stale add and undo are refused too; nothing changed
     assert httpx.post(f"{url}/v1/games/{gid}/rounds", json=OTHER, headers={"If-Match": '"1"'}).status_code == 412
     assert httpx.delete(f"{url}/v1/games/{gid}/rounds/1", headers={"If-Match": '"0"'}).status_code == 412
-    assert httpx.delete(f"{url}/v1/games/{gid}/rounds/1", headers={"If-Match": "garbage"}).status_code == 412
+    assert httpx.delete(f"{url}/v1/games/{gid}/rounds/1", headers={"If-Match": "garbage"}).status_code == 422
     assert len(httpx.get(f"{url}/v1/games/{gid}").json()["rounds"]) == 1
     # the current version (or no If-Match, or *) goes through
     assert httpx.delete(f"{url}/v1/games/{gid}/rounds/1", headers={"If-Match": '"2"'}).json()["version"] == 3
@@ -106,9 +106,17 @@ def test_a_reading_is_one_round_and_a_repeated_post_stores_nothing_new(server):
     made = [httpx.post(f"{url}/v1/games", json={"rules": "pagat"}, headers={"Idempotency-Key": "game-1"})
             for _ in range(3)]
     assert len({m.json()["id"] for m in made}) == 1 and len(httpx.get(f"{url}/v1/games").json()) == before + 1
-    reused = httpx.post(f"{url}/v1/games/{gid}/rounds", json=LAYOUT, headers={"Idempotency-Key": "game-1"})
-    assert reused.status_code == 422 and "POST /v1/games" in reused.json()["error"]
+    # a key names one action on one address: the same key on another address is another action
+    fresh = _game(url)
+    other_round = httpx.post(f"{url}/v1/games/{fresh}/rounds", json=LAYOUT, headers={"Idempotency-Key": "game-1"})
+    assert other_round.status_code == 201 and "idempotent-replayed" not in other_round.headers
     assert httpx.post(f"{url}/v1/games", json={}, headers={"Idempotency-Key": "a b"}).status_code == 422
+    other_body = httpx.post(f"{url}/v1/games", json={"rules": "six-deck"}, headers={"Idempotency-Key": "game-1"})
+    assert other_body.status_code == 422 and "another request body" in other_body.json()["error"]
+    # a deleted game's creation, sent again, makes it anew
+    httpx.delete(f"{url}/v1/games/{made[0].json()['id']}")
+    again = httpx.post(f"{url}/v1/games", json={"rules": "pagat"}, headers={"Idempotency-Key": "game-1"})
+    assert again.status_code == 201 and again.json()["id"] != made[0].json()["id"]
     # an error is not kept: the same key may be sent again once the request is right
     bad = httpx.post(f"{url}/v1/games", json={"rules": "nope"}, headers={"Idempotency-Key": "game-2"})
     assert bad.status_code == 422

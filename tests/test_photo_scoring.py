@@ -239,3 +239,28 @@ def test_a_large_jpeg_is_decoded_reduced(tmp_path, monkeypatch):
     assert detector.load_photo(path, 2560).shape == (1920, 2560, 3)
     assert flags == [cv2.IMREAD_REDUCED_COLOR_2]
     assert detector.load_image(path).shape == (6000, 8000, 3)  # every pixel, for a caller that asks
+
+
+def test_an_iphone_heic_photo_is_read_as_its_jpeg(tmp_path, capsys):
+    """handfoot score photo.heic: the example table saved as HEIC (libheif, as an iPhone writes it) scores as the
+    JPEG does; a HEIC file cut short is one line, exit 1."""
+    pytest.importorskip("onnxruntime")
+    pillow_heif = pytest.importorskip("pillow_heif")
+    cv2 = pytest.importorskip("cv2")
+    from handfoot.cli import main
+
+    root = Path(__file__).resolve().parents[1]
+    rgb = cv2.cvtColor(cv2.imread(str(root / "examples" / "table.jpg")), cv2.COLOR_BGR2RGB)
+    heic = tmp_path / "IMG_0001.HEIC"
+    pillow_heif.from_bytes("RGB", (rgb.shape[1], rgb.shape[0]), rgb.tobytes()).save(str(heic), quality=95)
+    assert heic.read_bytes()[4:12] == b"ftypheic"
+    totals = []
+    for photo in (root / "examples" / "table.jpg", heic):
+        assert main(["score", str(photo), "--went-out", "A", "--json"]) == 0
+        totals.append(json.loads(capsys.readouterr().out)["score"]["teams"]["A"]["total"])
+    assert totals[0] == totals[1] == 1320
+    cut = tmp_path / "cut.heic"
+    cut.write_bytes(heic.read_bytes()[:200])
+    assert main(["score", str(cut)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("handfoot: error:") and "cut.heic" in err and len(err.splitlines()) == 1

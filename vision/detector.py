@@ -31,7 +31,7 @@ CHECK_PHOTO = MODELS_DIR / "check.jpg"
 #: two index centres (px) of each whole card (``scripts/make_check.py``)
 CHECK_READING = MODELS_DIR / "check.json"
 #: file suffixes taken as images when a folder is expanded (:func:`image_paths`)
-IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff", ".gif")
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff", ".gif", ".heic", ".heif")
 _FORMAT_LIST = ", ".join(IMAGE_FORMATS[:-1]) + " or " + IMAGE_FORMATS[-1]
 
 
@@ -236,7 +236,7 @@ def decode_image(data: bytes, name: str, side: int | None = None) -> np.ndarray:
     if side is not None and fmt == "JPEG":
         flag = next((f for k, f in _REDUCED if max(width, height) // k >= side), flag)
     try:
-        img = cv2.imdecode(np.frombuffer(data, np.uint8), flag)
+        img = _decode_heic(data) if fmt == "HEIC" else cv2.imdecode(np.frombuffer(data, np.uint8), flag)
     except cv2.error:  # some decoders assert on malformed data instead of returning None
         img = None
     if img is None:
@@ -248,6 +248,32 @@ def decode_image(data: bytes, name: str, side: int | None = None) -> np.ndarray:
         img = cv2.resize(img, (max(1, round(img.shape[1] * scale)), max(1, round(img.shape[0] * scale))),
                          interpolation=cv2.INTER_AREA)
     return img
+
+
+def heic_available() -> bool:
+    """Whether HEIC photos can be read here (``pillow-heif`` installed: the ``vision`` extra has it)."""
+    try:
+        import pillow_heif  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _decode_heic(data: bytes) -> np.ndarray | None:
+    """A HEIF/HEIC photo (an iPhone's) as (H, W, 3) uint8 BGR, turned as its header says, by libheif
+    (``pillow-heif``); None when it cannot be decoded."""
+    import io
+
+    import pillow_heif
+
+    try:
+        heif = pillow_heif.open_heif(io.BytesIO(data), convert_hdr_to_8bit=True)
+        rgb = np.asarray(heif)
+    except Exception:  # noqa: BLE001 - libheif's errors on a broken file
+        return None
+    if rgb.ndim != 3 or rgb.shape[2] not in (3, 4):
+        return None
+    return np.ascontiguousarray(rgb[:, :, 2::-1])
 
 
 def check_image_header(data: bytes, name: str, max_pixels: int = MAX_PIXELS) -> tuple[str, int, int]:
@@ -266,6 +292,8 @@ def check_image_header(data: bytes, name: str, max_pixels: int = MAX_PIXELS) -> 
     if fmt is None:
         raise ImageError(f"{name}: not an image file ({_FORMAT_LIST})")
     size = image_size(data)
+    if size is None and fmt == "HEIC" and not heic_available():
+        raise ImageError(f"{name}: a HEIC photo, and reading HEIC needs pillow-heif (pip install pillow-heif)")
     if size is None:
         raise ImageError(f"{name}: not a readable image (corrupt or truncated {fmt} header)")
     _, width, height = size

@@ -368,6 +368,8 @@ def scrub(message: str, settings: Settings) -> str:
 
 
 def _install_errors(app: FastAPI) -> None:
+    from . import api
+
     settings: Settings = app.state.settings
 
     @app.exception_handler(OSError)
@@ -413,8 +415,12 @@ def _install_errors(app: FastAPI) -> None:
         first = errors[0] if errors else {"loc": (), "msg": "invalid request"}
         loc = ".".join(str(p) for p in first.get("loc", ())[1:]) or str((first.get("loc") or ["request"])[0])
         detail = [{"loc": [str(p) for p in e.get("loc", ())], "msg": str(e.get("msg", ""))} for e in errors[:20]]
+        pattern = (first.get("ctx") or {}).get("pattern", "")
         if first.get("type") == "json_invalid":  # the body is not JSON: say so, and where (loc is its offset)
             message = f"the request body is not valid JSON (at character {first.get('loc', ('', '?'))[-1]})"
+        elif first.get("type") == "string_pattern_mismatch" and pattern == api.DECK_NAME:
+            message = (f"deck name {str(first.get('input'))[:60]!r}: use letters, digits, - and _ (at most 40, "
+                       "starting with a letter or digit)")
         else:
             message = f"{loc}: {first.get('msg', 'invalid')}"
         return JSONResponse(error_body(scrub(message, settings), detail=detail), status_code=422)
@@ -488,7 +494,7 @@ def create_app(settings: Settings | None = None, models: Any = None, load_models
     Raises (at start-up):
         LedgerError: a database file that cannot be used; HandFootError: models that cannot be loaded.
     """
-    from . import api, api_live, sync
+    from . import api, api_live, sync, teaching
     from .ledger import Ledger
     from .watch import frames
 
@@ -529,6 +535,7 @@ def create_app(settings: Settings | None = None, models: Any = None, load_models
     app.state.jobs = PhotoJobs(settings.max_jobs, settings.max_waiting, settings.retry_after)
     app.state.deck_jobs = {}  #: deck-learning jobs by id (``/v1/decks``), the last 50
     app.state.deck_tasks = set()  #: their running tasks (kept referenced until they end)
+    app.state.teacher = teaching.Teacher(api.decks_dir(settings), app.state.jobs)  #: games teaching their decks
     app.state.live = live  #: the table being watched (``/v1/live``), or None
     app.state.open_frames = frames  #: opens a camera's frames (``handfoot.watch.frames``; tests swap it)
     app.state.changes = sync.Changes()  #: each game's event streams (``/v1/games/{id}/events``)

@@ -88,7 +88,8 @@ def test_csv_cells_are_never_formulas_and_messages_name_no_server_path(serve, tm
     lines = httpx.get(f"{url}/v1/games/{game}/export.csv").text.splitlines()
     assert lines[0] == "round,minimum,'=1+2 points,'@SUM(A1) points,'=1+2 total,'@SUM(A1) total"
     assert lines[1] == "1,50,-20,0,-20,0"  # a negative score stays a number
-    for r in (httpx.delete(f"{url}/v1/decks/nope"), httpx.put(f"{url}/v1/games/{game}/deck", json={"deck": "x"})):
+    for r in (httpx.delete(f"{url}/v1/decks/nope"),
+              httpx.put(f"{url}/v1/games/{game}/deck", json={"deck": "x", "teach": False})):
         assert r.status_code == 404 and str(tmp_path) not in r.text and "/tmp" not in r.text, r.text
 
 

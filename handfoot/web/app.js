@@ -234,6 +234,7 @@ async function newGameView() {
   await showHouse();
   const error = h("div", {});
   const create = h("button", {type: "submit", class: "primary"}, "Start the game");
+  let createKey = hfSync.newKey();  /* pressing Start again after a dropped answer makes one game, not two */
   const form = h("form", {onsubmit: async (ev) => {
     ev.preventDefault(); error.replaceChildren();
     const names = [...teams.querySelectorAll("input[name=team]")].map(i => i.value.trim());
@@ -246,9 +247,9 @@ async function newGameView() {
     names.forEach((n, k) => { if (players[k].length) body.names[n] = players[k]; });
     setBusy(create, true);
     try {
-      const game = await api("POST", "/v1/games", body);
+      const game = await api("POST", "/v1/games", body, createKey);
       location.hash = `#/game/${game.id}`;
-    } catch (e) { error.replaceChildren(errorBox(e)); }
+    } catch (e) { if (e.status) createKey = hfSync.newKey(); error.replaceChildren(errorBox(e)); }
     setBusy(create, false);
   }},
     teams,

@@ -320,16 +320,28 @@ class Guard:
         await self.app(scope, replay, send)
 
     async def _streamed(self, scope, receive, send, limit: int) -> None:
-        """Hand the body on as it comes, counting it; past ``limit`` answer 413 instead of the app."""
+        """Hand the body on as it comes, counting it; past ``limit`` answer 413 instead of the app, and past
+        ``file_bytes`` in one part of the form (one photo; :class:`PartSizes`) too: nothing past a limit is
+        read, so nothing past it is written."""
         total = 0
         exceeded = started = False
+        why = f"request body too large: over {limit:,} bytes"
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        file_bytes = self.settings.limits.file_bytes
+        parts = PartSizes.of(headers.get("content-type", ""), file_bytes + 64 * 1024)
 
         async def counting():
-            nonlocal total, exceeded
+            nonlocal total, exceeded, why
             message = await receive()
-            total += len(message.get("body", b""))
+            chunk = message.get("body", b"")
+            total += len(chunk)
             if total > limit:
                 exceeded = True
+                raise _BodyTooLarge()
+            if parts is not None and not parts.feed(chunk):
+                exceeded = True
+                most = f"{file_bytes / 1e6:.0f} MB" if file_bytes >= 1e6 else f"{file_bytes:,} bytes"
+                why = f"a photo in the upload: file too large (over {most}; at most {most} a photo)"
                 raise _BodyTooLarge()
             return message
 
@@ -345,7 +357,44 @@ class Guard:
         except _BodyTooLarge:
             pass
         if exceeded and not started:
-            await _send_json(send, 413, error_body(f"request body too large: over {limit:,} bytes"))
+            await _send_json(send, 413, error_body(why), [(b"connection", b"close")])
+
+
+class PartSizes:
+    """Counts the bytes of each part of a ``multipart/form-data`` body as it streams by (the parts lie between
+    ``CRLF--boundary`` lines, which may be cut between two chunks); :meth:`feed` is False once a part is longer than
+    ``most`` bytes."""
+
+    def __init__(self, boundary: bytes, most: int) -> None:
+        self.delimiter = b"\r\n--" + boundary
+        self.most = most
+        self.carry = b"\r\n"  # the first boundary line has no CRLF before it
+        self.since = 0
+
+    @classmethod
+    def of(cls, content_type: str, most: int) -> "PartSizes | None":
+        """For a ``Content-Type`` naming a boundary; None for another."""
+        for param in content_type.split(";")[1:]:
+            name, _, value = param.strip().partition("=")
+            if name.lower() == "boundary" and value.strip('"'):
+                return cls(value.strip('"').encode("latin-1"), most)
+        return None
+
+    def feed(self, chunk: bytes) -> bool:
+        data, step = self.carry + chunk, len(self.delimiter)
+        at = data.find(self.delimiter)
+        if at < 0:
+            self.since += len(chunk)
+        else:  # the part that ends here (its bytes kept in carry were counted already), then each whole one
+            if self.since + at - len(self.carry) > self.most:
+                return False
+            while (after := data.find(self.delimiter, at + step)) >= 0:
+                if after - at - step > self.most:
+                    return False
+                at = after
+            self.since = len(data) - at - step
+        self.carry = data[-(step - 1):]
+        return self.since <= self.most + step  # (a delimiter may be arriving: its bytes are not the part's)
 
 
 def scrub(message: str, settings: Settings) -> str:

@@ -77,6 +77,10 @@ def test_values_out_of_range_are_refused_before_any_work(serve):
         r = httpx.post(f"{url}/v1/photos", files=[("photos", ("t.jpg", f, "image/jpeg"))],
                        data={"left": ["A:" + "KH " * 600, "B:" + "7C " * 600]})
     assert r.status_code == 413 and "1,200 cards" in r.json()["error"], r.text
+    # a photo over 25 MB is refused as it streams in, before the rest of it is read
+    big = b"\xff\xd8\xff" + b"\0" * (27 * 1024 * 1024)
+    r = httpx.post(f"{url}/v1/photos", files=[("photos", ("big.jpg", big, "image/jpeg"))], timeout=60)
+    assert r.status_code == 413 and "file too large (over 26 MB" in r.json()["error"], r.text
     assert httpx.get(f"{url}/v1/health", timeout=5).status_code == 200
 
 
@@ -121,6 +125,8 @@ def test_ctrl_c_while_photos_are_read_finishes_or_says_503_and_exits_0(serve, tm
             try:
                 r = httpx.post(f"{server.url}/v1/photos", files=[("photos", ("t.jpg", f, "image/jpeg"))], timeout=60)
                 answers.append((r.status_code, r.headers.get("retry-after"), r.json()))
+            except httpx.ConnectError:  # sent after the server stopped listening: nobody to answer, nothing lost
+                answers.append(("not connected", None, {}))
             except httpx.HTTPError as exc:
                 answers.append(("no answer", None, repr(exc)))
     threads = [threading.Thread(target=post) for _ in range(4)]
@@ -133,10 +139,9 @@ def test_ctrl_c_while_photos_are_read_finishes_or_says_503_and_exits_0(serve, tm
     for t in threads:
         t.join(60)
     assert server.proc.wait(60) == 0
-    statuses = sorted(a[0] for a in answers)
-    assert statuses[0] == 201, answers  # the reading that was running finished
+    assert [a[0] for a in answers].count(201) >= 1, answers  # the reading that was running finished
     for status, retry, body in answers:
-        assert status in (201, 503), (status, body)
+        assert status in (201, 503, "not connected"), (status, body)
         if status == 503:
             assert retry and "stopping" in body["error"]
     out = server.log.read_text()

@@ -98,7 +98,7 @@ def health(request: Request, jobs=Depends(get_jobs)) -> Health:
     models = request.app.state.models
     described = models.describe() if models is not None else {"detector": None, "reader": None, "stacks": None}
     return Health(status="ok", version=request.app.version, models=described, photo_reading=models is not None,
-                  jobs={"running": jobs.active, "at_once": jobs.running})
+                  jobs={"running": jobs.active, "at_once": jobs.running, "waiting": jobs.admitted - jobs.active})
 
 
 @router.get("/rules", responses={401: ERRORS[401]})

@@ -117,31 +117,42 @@ def test_idle_connections_are_capped_and_closed(serve):
 
 
 def test_ctrl_c_while_photos_are_read_finishes_or_says_503_and_exits_0(serve, tmp_path):
+    import io
+
+    from PIL import Image
+
     server = serve()
     answers: list = []
+    photos = []  # three photos a reading (the example saved at three qualities): long enough for the others to come in
+    for quality in (90, 91, 92):
+        buf = io.BytesIO()
+        Image.open(PHOTO).save(buf, "JPEG", quality=quality)
+        photos.append(buf.getvalue())
 
     def post():
-        with open(PHOTO, "rb") as f:
-            try:
-                r = httpx.post(f"{server.url}/v1/photos", files=[("photos", ("t.jpg", f, "image/jpeg"))], timeout=60)
-                answers.append((r.status_code, r.headers.get("retry-after"), r.json()))
-            except httpx.ConnectError:  # sent after the server stopped listening: nobody to answer, nothing lost
-                answers.append(("not connected", None, {}))
-            except httpx.HTTPError as exc:
-                answers.append(("no answer", None, repr(exc)))
+        try:
+            r = httpx.post(f"{server.url}/v1/photos", files=[("photos", (f"t{k}.jpg", p, "image/jpeg"))
+                                                             for k, p in enumerate(photos)], timeout=60)
+            answers.append((r.status_code, r.headers.get("retry-after"), r.json()))
+        except httpx.HTTPError as exc:
+            answers.append(("no answer", None, repr(exc)))
     threads = [threading.Thread(target=post) for _ in range(4)]
     for t in threads:
         t.start()
-    deadline = time.monotonic() + 20
-    while httpx.get(f"{server.url}/v1/health").json()["jobs"]["running"] == 0 and time.monotonic() < deadline:
-        time.sleep(0.02)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:  # one reading running, three waiting for its place
+        jobs = httpx.get(f"{server.url}/v1/health").json()["jobs"]
+        if (jobs["running"], jobs["waiting"]) == (1, 3):
+            break
+        time.sleep(0.01)
+    else:
+        pytest.skip("the four readings were never in at once (too slow a machine to catch it)")
     server.proc.send_signal(signal.SIGINT)
     for t in threads:
         t.join(60)
     assert server.proc.wait(60) == 0
-    assert [a[0] for a in answers].count(201) >= 1, answers  # the reading that was running finished
+    assert sorted(a[0] for a in answers) == [201, 503, 503, 503], answers  # the running one finished
     for status, retry, body in answers:
-        assert status in (201, 503, "not connected"), (status, body)
         if status == 503:
             assert retry and "stopping" in body["error"]
     out = server.log.read_text()

@@ -134,8 +134,14 @@ def test_close_ups_are_checked_on_more_of_their_photos():
     tables = [decks.Example(Path(f"t{k}.jpg"), np.zeros((40, 4), np.float32), ("KH",) * 40) for k in range(8)]
     assert np.flatnonzero(decks.check_photos(tables)).tolist() == [3, 7]  # every 4th
     assert np.flatnonzero(decks.check_photos(close_ups(30))).tolist() == list(range(1, 30, 2))  # every 2nd: 30
-    with pytest.raises(decks.ExamplesError, match="even every 2nd photo\\) hold 20 card corners"):
-        decks.check_photos(close_ups(20))
+    assert decks.check_photos(close_ups(20)) is None  # every 2nd holds 20 corners
+    assert len(decks.check_folds(tables)) == 1
+    folds = decks.check_folds(close_ups(20))  # each photo checked once, while the others teach
+    assert len(folds) == decks.FOLDS and np.array_equal(np.sum(folds, axis=0), np.ones(20))
+    few = [decks.Example(Path(f"t{k}.jpg"), np.zeros((13, 4), np.float32), ("KH",) * 13) for k in range(5)]
+    assert [np.flatnonzero(f).tolist() for f in decks.check_folds(few)] == [[0], [1], [2], [3], [4]]  # leave-one-out
+    with pytest.raises(decks.ExamplesError, match="hold 20 card corners, and at least 30 are needed"):
+        decks.check_folds(close_ups(10))
 
 
 def test_examples_files_are_checked_line_by_line(tmp_path, photos):
@@ -151,8 +157,9 @@ def test_examples_files_are_checked_line_by_line(tmp_path, photos):
             decks.read_examples([tmp_path / "x.jsonl"])
     with pytest.raises(decks.ExamplesError, match="1 example photo: at least 2 are needed"):
         decks.learn(_examples(photos)[:1], IndexReader(), "one")
-    with pytest.raises(decks.ExamplesError, match="hold [0-9]+ card corners, and at least 30 are needed"):
-        decks.learn(_examples(photos), IndexReader(), "few", steps=5)
+    few = [decks.Example(e.image, e.boxes[:5], e.codes[:5]) for e in _examples(photos)]
+    with pytest.raises(decks.ExamplesError, match="photos hold 20 card corners, and at least 30 are needed"):
+        decks.learn(few, IndexReader(), "few", steps=5)
     (tmp_path / "x.jsonl").write_text(json.dumps({"image": image, "detections": [{"card": "qc", "box": [0, 0, 9, 9]},
                                                                               {"card": "10s", "box": [20, 0, 29, 9]}]}))
     assert decks.read_examples([tmp_path / "x.jsonl"])[0].codes == ("QC", "10S")  # as a layout takes them

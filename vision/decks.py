@@ -38,11 +38,16 @@ from scorer.errors import HandFootError
 
 from .classes import RANKS, SUIT_CODES
 from .detector import load_image
+from .deck_layers import Layers, features_of
+from .deck_layers import fit as fit_layers
 from .reader import VIEWS, Heads, IndexReader, crops_of
 
 #: each example index is seen this many times more, each crop shifted by up to 8 % of its box, scaled by 0.9-1.12
-#: and turned by up to 0.12 rad beyond the reader's own views
-AUGMENT = 4
+#: and turned by up to 0.12 rad beyond the reader's own views (:data:`AUGMENT_LAYERS` when the last convolution is
+#: adapted too)
+AUGMENT, AUGMENT_LAYERS = 4, 8
+#: adapt each reader member's last convolution too (``vision.deck_layers``), in this many steps
+LAYERS, LAYERS_STEPS = False, 150
 #: weight of the squared distance from the model's own heads (per weight)
 ANCHOR = 0.1
 #: gradient steps (Adam, full batch)
@@ -53,6 +58,8 @@ RATE = 0.01
 CHECK_EVERY = 4
 #: the check photos must hold at least this many indices to tell a better profile from a worse one
 MIN_CHECK = 30
+#: when the photos kept aside hold too few indices, the check leaves out each of this many groups of photos in turn
+FOLDS = 5
 #: a deck is read as its negative when the stock reader names this much more of its example ranks that way
 NEGATIVE_MARGIN = 0.1
 #: a deck name: letters, digits, ``-`` and ``_``, at most 40
@@ -163,7 +170,8 @@ class DeckProfile:
         name: the deck's name (:data:`NAME`).
         heads: the reader heads to read this deck with.
         photos, indices: how many example photos and index boxes they were learned from.
-        check: figures on the check photos, ``{"indices": n, "stock": share read right, "profile": share}``.
+        check: figures on the check photos, ``{"indices": n, "stock": share read right, "profile": share,
+            "method": "kept aside" | "leave-one-out" | "5-fold"}`` (:func:`check_folds`; older profiles: no method).
         created: when (ISO 8601, UTC).
         negative: the deck is read as its negative (light print on dark paper: :func:`reads_negative`): its
             detector is a ``vision.detector.NegativeDetector``, and ``vision.pipeline.detect`` takes each photo's
@@ -177,13 +185,14 @@ class DeckProfile:
     check: dict = field(default_factory=dict)
     created: str = ""
     negative: bool = False
+    layers: Layers | None = None
 
     def models(self, detector, reader: IndexReader) -> tuple:
         """(detector, reader) reading this deck: ``reader`` (the same loaded model) with the profile's heads, and
         ``detector`` wrapped in :class:`vision.detector.NegativeDetector` when :attr:`negative`."""
         from .detector import NegativeDetector
 
-        return NegativeDetector(detector) if self.negative else detector, reader.with_heads(self.heads)
+        return NegativeDetector(detector) if self.negative else detector, reader.with_heads(self.heads, self.layers)
 
     def save(self, folder: Path) -> Path:
         """Write the profile to ``folder`` as ``NAME.npz``; returns the path."""
@@ -191,6 +200,9 @@ class DeckProfile:
         folder.mkdir(parents=True, exist_ok=True)
         arrays = {f"m{k}_{w}": a for k, member in enumerate(self.heads.members)
                   for w, a in zip(("rank_w", "rank_b", "suit_w", "suit_b"), member)}
+        if self.layers is not None:
+            arrays.update({f"m{k}_{w}": a for k, member in enumerate(self.layers.members)
+                           for w, a in zip(("conv_w", "conv_b"), member)})
         meta = {"name": self.name, "photos": self.photos, "indices": self.indices, "check": self.check,
                 "created": self.created, "negative": self.negative}
         path = folder / f"{self.name}.npz"
@@ -215,8 +227,10 @@ class DeckProfile:
         meta = json.loads(str(z["meta"]))
         members = tuple(tuple(z[f"m{k}_{w}"] for w in ("rank_w", "rank_b", "suit_w", "suit_b"))
                         for k in range(sum(1 for f in z.files if f.endswith("_rank_w"))))
+        layers = Layers(tuple((z[f"m{k}_conv_w"], z[f"m{k}_conv_b"]) for k in range(len(members)))) \
+            if "m0_conv_w" in z.files else None  # profiles of heads alone have none
         return cls(meta["name"], Heads(members), meta["photos"], meta["indices"], meta.get("check", {}),
-                   meta.get("created", ""), bool(meta.get("negative", False)))
+                   meta.get("created", ""), bool(meta.get("negative", False)), layers)
 
 
 def list_profiles(folder: Path) -> list[DeckProfile]:
@@ -240,11 +254,28 @@ def remove_profile(name: str, folder: Path) -> None:
 # -- learning --------------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class _Samples:
-    """Features of index crops: per member (n, d_k) float32, rank (n,) and suit (n,) indices (-1: no suit)."""
+    """Index crops as the heads see them: per member features (n, d_k) float32 (or, to adapt the last convolution,
+    its input maps ``pre`` (n, c_k, 4, 4) and ``features`` None), rank (n,) and suit (n,) indices (-1: no suit)."""
 
-    features: list[np.ndarray]
+    features: list[np.ndarray] | None
     rank: np.ndarray
     suit: np.ndarray
+    pre: list[np.ndarray] | None = None
+
+    def __getitem__(self, rows) -> _Samples:
+        pick = (lambda arrays: None if arrays is None else [a[rows] for a in arrays])
+        return _Samples(pick(self.features), self.rank[rows], self.suit[rows], pick(self.pre))
+
+    def features_with(self, layers: Layers | None) -> list[np.ndarray]:
+        """The features read with ``layers`` (a profile's last convolution; None: the model's)."""
+        return self.features if self.pre is None else features_of(self.pre, layers)
+
+
+def _joined(parts: list[_Samples]) -> _Samples:
+    cat = (lambda name: None if getattr(parts[0], name) is None else
+           [np.concatenate([getattr(p, name)[m] for p in parts]) for m in range(len(getattr(parts[0], name)))])
+    return _Samples(cat("features"), np.concatenate([p.rank for p in parts]), np.concatenate([p.suit for p in parts]),
+                    cat("pre"))
 
 
 def _labels(code: str) -> tuple[int, int]:
@@ -254,9 +285,11 @@ def _labels(code: str) -> tuple[int, int]:
 
 
 def _samples(examples: list[Example], reader: IndexReader, augment: int, rng: np.random.Generator,
-             progress: Callable[[int, int], None] | None = None, negative: bool = False) -> _Samples:
-    """Features of every example index: the reader's own views, and ``augment`` jittered copies of each; of each
-    photo's negative when ``negative``."""
+             progress: Callable[[int, int], None] | None = None, negative: bool = False, pre: bool = False,
+             photometric: bool = False) -> _Samples:
+    """Features of every example index (the last convolution's input maps when ``pre``): the reader's own views
+    first, then ``augment`` jittered copies of each (their contrast, brightness and colour balance jittered too when
+    ``photometric``); of each photo's negative when ``negative``."""
     feats: list[list[np.ndarray]] = [[] for _ in range(reader.members)]
     rank, suit = [], []
     for k, ex in enumerate(examples):
@@ -271,7 +304,12 @@ def _samples(examples: list[Example], reader: IndexReader, augment: int, rng: np
             boxes.append(np.hstack([centre - half, centre + half]).astype(np.float32))
         for j, bx in enumerate(boxes):
             views = VIEWS if j == 0 else tuple(float(a) for a in rng.uniform(-0.27, 0.27, 1))
-            for m, f in enumerate(reader.features(crops_of(image, bx, views))):
+            x = crops_of(image, bx, views)
+            if photometric and j > 0:
+                gain = rng.uniform(0.7, 1.3, (len(x), 1, 1, 1)) * rng.uniform(0.92, 1.08, (len(x), 3, 1, 1))
+                x = np.clip((x - 0.5) * gain + 0.5 + rng.uniform(-0.12, 0.12, (len(x), 1, 1, 1)), 0, 1)
+                x = x.astype(np.float32)
+            for m, f in enumerate(reader.pre(x) if pre else reader.features(x)):
                 feats[m].append(f)
             for _ in views:
                 for code in ex.codes:
@@ -280,7 +318,8 @@ def _samples(examples: list[Example], reader: IndexReader, augment: int, rng: np
                     suit.append(s)
         if progress:
             progress(k + 1, len(examples))
-    return _Samples([np.concatenate(f) for f in feats], np.array(rank), np.array(suit))
+    arrays = [np.concatenate(f) for f in feats]
+    return _Samples(None if pre else arrays, np.array(rank), np.array(suit), arrays if pre else None)
 
 
 def fit_heads(samples: _Samples, start: Heads, steps: int = STEPS, rate: float = RATE,
@@ -326,10 +365,10 @@ def _softmax(z: np.ndarray) -> np.ndarray:
     return e / e.sum(-1, keepdims=True)
 
 
-def accuracy(heads: Heads, samples: _Samples) -> float:
+def accuracy(heads: Heads, samples: _Samples, layers: Layers | None = None) -> float:
     """Share of the crops of ``samples`` (each of the reader's views of each index counted) whose rank and suit's
-    colour ``heads`` read right."""
-    rank_p, suit_p = heads.probabilities(samples.features)
+    colour ``heads`` (after ``layers``) read right."""
+    rank_p, suit_p = heads.probabilities(samples.features_with(layers))
     right = rank_p.argmax(1) == samples.rank
     red = np.array([c in "HD" for c in SUIT_CODES])
     colour = np.where(samples.suit >= 0, red[suit_p.argmax(1)] == red[np.maximum(samples.suit, 0)], True)
@@ -353,66 +392,112 @@ def reads_negative(examples: list[Example], reader: IndexReader) -> bool:
     return rank_accuracy(stock, _samples(examples, reader, 0, rng, negative=True)) > plain + NEGATIVE_MARGIN
 
 
-def check_photos(examples: list[Example]) -> np.ndarray:
-    """(n,) bool: which example photos check a profile: every :data:`CHECK_EVERY`-th (at least the last), or every
-    3rd or every 2nd when those hold fewer than :data:`MIN_CHECK` indices (close-ups of one or two cards: 30 of
-    them hold about 14 indices in every 4th).
+def check_photos(examples: list[Example]) -> np.ndarray | None:
+    """(n,) bool: which example photos are kept aside to check a profile: every :data:`CHECK_EVERY`-th (at least the
+    last), or every 3rd or every 2nd when those hold fewer than :data:`MIN_CHECK` indices (close-ups of one or two
+    cards: 30 of them hold about 14 indices in every 4th); None when even every 2nd photo holds fewer (then
+    :func:`check_folds` checks by leaving photos out in turn).
 
     Raises:
-        ExamplesError: fewer than two photos, or every 2nd photo holding fewer than :data:`MIN_CHECK` indices.
+        ExamplesError: fewer than two photos.
     """
     n = len(examples)
     if n < 2:
-        raise ExamplesError(f"{n} example photo{'s' * (n != 1)}: at least 2 are needed (some to learn from, every "
-                            f"{CHECK_EVERY}th to check the profile): give more photos (a dozen round-end photos is "
-                            "a start)")
+        raise ExamplesError(f"{n} example photo{'s' * (n != 1)}: at least 2 are needed (the profile is checked on "
+                            "photos it did not learn from): give more photos (five corrected round-end photos is a "
+                            "start)")
     for every in range(CHECK_EVERY, 1, -1):
         check = np.zeros(n, bool)
         check[every - 1::every] = True
         check[-1] |= not check.any()
-        held = sum(len(e.codes) for e, c in zip(examples, check) if c)
-        if held >= MIN_CHECK:
+        if sum(len(e.codes) for e, c in zip(examples, check) if c) >= MIN_CHECK:
             return check
-    raise ExamplesError(f"{n} example photos: the check photos (kept aside to tell whether the profile reads "
-                        f"better; even every 2nd photo) hold {held} card corners, and at least {MIN_CHECK} are "
-                        "needed: give more photos (a dozen round-end photos is a start)")
+    return None
 
 
-def learn(examples: list[Example], reader: IndexReader, name: str, augment: int = AUGMENT, seed: int = 0,
-          progress: Callable[[str, int, int], None] | None = None, steps: int | None = None,
-          anchor: float | None = None) -> DeckProfile:
-    """A deck profile learned from ``examples`` (see the module docstring); ``progress(stage, done, total)`` is told
-    how far it is; ``steps`` and ``anchor`` default to :data:`STEPS` and :data:`ANCHOR`.
+def check_folds(examples: list[Example]) -> list[np.ndarray]:
+    """The check photos of each trial fit a profile's check runs, (n,) bool masks: one, the photos
+    :func:`check_photos` keeps aside; or, when those hold too few indices (a few photos), every photo in turn:
+    each of ``min(n, FOLDS)`` trial fits learns from the others and reads its own (photo *i* in fold
+    ``i % FOLDS``: leave-one-out up to :data:`FOLDS` photos), so every example index checks the profile once.
 
     Raises:
-        ExamplesError: a bad name, fewer than two example photos, or check photos holding fewer than
-            :data:`MIN_CHECK` indices (before any work).
+        ExamplesError: fewer than two photos, or all of them holding fewer than :data:`MIN_CHECK` indices.
+    """
+    aside = check_photos(examples)
+    if aside is not None:
+        return [aside]
+    n, held = len(examples), sum(len(e.codes) for e in examples)
+    if held < MIN_CHECK:
+        raise ExamplesError(f"{n} example photos hold {held} card corners, and at least {MIN_CHECK} are needed to "
+                            "tell whether a profile reads this deck better (each photo is checked while the others "
+                            "teach): give more photos (five round-end photos of a table is a start)")
+    folds = min(n, FOLDS)
+    return [np.arange(n) % folds == f for f in range(folds)]
+
+
+def learn(examples: list[Example], reader: IndexReader, name: str, augment: int | None = None, seed: int = 0,
+          progress: Callable[[str, int, int], None] | None = None, steps: int | None = None,
+          anchor: float | None = None, layers: bool | None = None, photometric: bool | None = None) -> DeckProfile:
+    """A deck profile learned from ``examples`` (see the module docstring); ``progress(stage, done, total)`` is told
+    how far it is. ``layers`` (default :data:`LAYERS`): adapt each reader member's last convolution too
+    (``vision.deck_layers``); ``photometric`` (default: as ``layers``): jitter the copies' contrast and colour too;
+    ``augment`` defaults to :data:`AUGMENT` (:data:`AUGMENT_LAYERS` with ``layers``); ``steps`` to :data:`STEPS`
+    (``vision.deck_layers.STEPS`` with ``layers``); ``anchor`` (heads only) to :data:`ANCHOR`.
+
+    The profile is first checked on photos it did not learn from (:func:`check_folds`: the photos kept aside, or
+    each photo in turn for a few photos) and refused when it reads them worse than the stock reader; the profile
+    kept is then fitted on every example.
+
+    Raises:
+        ExamplesError: a bad name, fewer than two example photos, or too few indices to check (before any work).
         ProfileRefusedError: the profile reads the check photos worse than the stock reader.
         vision.detector.ModelError: a reader model without feature outputs.
     """
     check_name(name)
-    check = check_photos(examples)
+    folds = check_folds(examples)
+    layers = LAYERS if layers is None else layers
+    photometric = layers if photometric is None else photometric
+    augment = (AUGMENT_LAYERS if layers else AUGMENT) if augment is None else augment
     rng = np.random.default_rng(seed)
     stock = reader.stock_heads()
-    learned = [e for e, c in zip(examples, check) if not c]
-    held = [e for e, c in zip(examples, check) if c]
-    tell = (lambda stage: (lambda done, total: progress(stage, done, total))) if progress else (lambda stage: None)
-    negative = reads_negative(learned, reader)
-    train = _samples(learned, reader, augment, rng, tell("reading the examples"), negative)
-    test = _samples(held, reader, 0, rng, tell("reading the check photos"), negative)
-    steps, anchor = steps or STEPS, ANCHOR if anchor is None else anchor
-    trial = fit_heads(train, stock, steps, anchor=anchor)
-    before = accuracy(stock, _samples(held, reader, 0, rng) if negative else test)  # the stock reader as it reads
-    after = accuracy(trial, test)
-    figures = {"indices": int(len(test.rank) // len(VIEWS)), "stock": round(before, 4), "profile": round(after, 4)}
+    start = reader.stock_layers() if layers else None
+    negative = reads_negative([e for e, c in zip(examples, folds[0]) if not c], reader)
+    tell = (lambda stage: (lambda done, total: progress(stage, done, total) if progress else None))
+    told = tell("reading the examples")
+    per = []
+    for k, e in enumerate(examples):
+        per.append(_samples([e], reader, augment, rng, None, negative, pre=layers, photometric=photometric))
+        told(k + 1, len(examples))
+    plain = [p[: len(VIEWS) * len(e.codes)] for p, e in zip(per, examples)]  # each index's own views
+
+    def fit(samples: _Samples) -> tuple[Heads, Layers | None]:
+        if layers:
+            got, heads = fit_layers(samples.pre, samples.rank, samples.suit, start, stock, steps or LAYERS_STEPS, rng)
+            return heads, got
+        return fit_heads(samples, stock, steps or STEPS, anchor=ANCHOR if anchor is None else anchor), None
+
+    before = after = 0.0
+    held = 0
+    for f, check in enumerate(folds):
+        tell("checking")(f, len(folds))
+        test = _joined([p for p, c in zip(plain, check) if c])
+        heads, got = fit(_joined([p for p, c in zip(per, check) if not c]))
+        seen = _samples([e for e, c in zip(examples, check) if c], reader, 0, rng) if negative else test
+        before += accuracy(stock, seen, start) * len(test.rank)  # the stock reader as it reads
+        after += accuracy(heads, test, got) * len(test.rank)
+        held += len(test.rank)
+    before, after = before / held, after / held
+    method = "kept aside" if len(folds) == 1 else "leave-one-out" if len(folds) == len(examples) else \
+        f"{len(folds)}-fold"
+    figures = {"indices": int(held // len(VIEWS)), "stock": round(before, 4), "profile": round(after, 4),
+               "method": method}
     if after < before:
         raise ProfileRefusedError(f"the profile {name!r} reads its check photos worse than the stock reader "
-                                  f"({after:.1%} vs {before:.1%} of {figures['indices']} indices right); not kept: "
-                                  "check the example codes, or give more photos")
-    every = _samples(held, reader, augment, rng, negative=negative)
-    merged = _Samples([np.concatenate([a, b]) for a, b in zip(train.features, every.features)],
-                      np.concatenate([train.rank, every.rank]), np.concatenate([train.suit, every.suit]))
-    heads = fit_heads(merged, stock, steps, anchor=anchor)
+                                  f"({after:.1%} vs {before:.1%} of {figures['indices']} indices right, {method}); "
+                                  "not kept: check the example codes, or give more photos")
+    tell("learning")(0, 1)
+    heads, got = fit(_joined(per))
     indices = sum(len(e.codes) for e in examples)
     return DeckProfile(name, heads, len(examples), indices, figures,
-                       datetime.now(timezone.utc).isoformat(timespec="seconds"), negative)
+                       datetime.now(timezone.utc).isoformat(timespec="seconds"), negative, got)

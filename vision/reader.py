@@ -75,6 +75,8 @@ class IndexReader(OnnxModel):
     model: str | Path = DEFAULT_READER
     #: a deck profile's heads (``vision.decks``) in place of the model's own; None: the model's
     heads: Heads | None = None
+    #: a deck profile's last convolution of each member (``vision.deck_layers.Layers``); None: the model's
+    layers: object | None = None
     what: ClassVar[str] = "index reader"
     input_chw: ClassVar[tuple[int, int, int]] = (3, INPUT, INPUT)
     #: a table photo's boxes read at once
@@ -110,7 +112,37 @@ class IndexReader(OnnxModel):
         """
         if not self.members:
             raise ModelError(f"the index reader {self.model} has no feature outputs (run scripts/reader_features.py)")
+        if self.layers is not None:
+            from .deck_layers import features_of
+
+            return features_of(self.pre(x), self.layers)
         return self._session.run([f"features{k}" for k in range(self.members)], {"crops": x})
+
+    def pre(self, x: np.ndarray) -> list[np.ndarray]:
+        """Each member's input to its last convolution ``(n, c_k, 4, 4)`` float32 of crops ``x`` (``vision.deck_layers``).
+
+        Raises:
+            ModelError: a model without the ``pre<k>`` outputs.
+        """
+        self._need("pre0")
+        return self._session.run([f"pre{k}" for k in range(self.members)], {"crops": x})
+
+    def stock_layers(self):
+        """The model's own last convolution of each member (``vision.deck_layers.Layers``).
+
+        Raises:
+            ModelError: a model without the ``conv_w<k>`` outputs.
+        """
+        from .deck_layers import Layers
+
+        self._need("conv_w0")
+        names = [f"{w}{k}" for k in range(self.members) for w in ("conv_w", "conv_b")]
+        out = self._session.run(names, {"crops": np.zeros((1, *self.input_chw), np.float32)})
+        return Layers(tuple(tuple(out[2 * k:2 * k + 2]) for k in range(self.members)))
+
+    def _need(self, output: str) -> None:
+        if output not in {o.name for o in self._session.get_outputs()}:
+            raise ModelError(f"the index reader {self.model} has no {output} output (run scripts/reader_features.py)")
 
     def stock_heads(self) -> Heads:
         """The model's own heads (its members' rank and suit layers).
@@ -124,10 +156,11 @@ class IndexReader(OnnxModel):
         out = self._session.run(names, {"crops": np.zeros((1, *self.input_chw), np.float32)})
         return Heads(tuple(tuple(out[4 * k:4 * k + 4]) for k in range(self.members)))
 
-    def with_heads(self, heads: Heads | None) -> IndexReader:
-        """This reader (the same loaded model) reading with ``heads`` (a deck profile's; None: the model's)."""
+    def with_heads(self, heads: Heads | None, layers=None) -> IndexReader:
+        """This reader (the same loaded model) reading with ``heads`` and ``layers`` (a deck profile's,
+        ``vision.deck_layers.Layers``; None: the model's)."""
         other = copy.copy(self)
-        other.heads = heads
+        other.heads, other.layers = heads, layers
         return other
 
     def read(self, image: np.ndarray, boxes: np.ndarray) -> tuple[list[str | None], np.ndarray, np.ndarray]:

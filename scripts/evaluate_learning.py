@@ -110,7 +110,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--conf", type=float, nargs=2, default=[DEFAULT.reading.min_conf, 0.5],
                     help="card sets at these two floors (default the pipeline's 0.35, and 0.50)")
     ap.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
-                    help="a keyword of vision.decks.learn (e.g. layers=0), to measure one lever alone")
+                    help="a keyword of vision.decks.learn (e.g. layers=0), to measure one lever alone; found=true: "
+                         "learn from the boxes the detector finds in the example photos too")
     ap.add_argument("--json", type=Path, help="write the figures here")
     args = ap.parse_args(argv)
     options = {}
@@ -143,7 +144,9 @@ def main(argv: list[str] | None = None) -> int:
             examples = [Example(p.path, b.xyxy, tuple(b.codes)) for p, b in zip(photos[:k], boxes[:k]) if len(b)]
             start = time.perf_counter()
             try:
-                profile = learn(examples, reader, f"{deck}_k{k}", **options)
+                found = {"detector": detector} if options.get("found", False) else {}
+                profile = learn(examples, reader, f"{deck}_k{k}", **{**found, **{o: v for o, v in options.items()
+                                                                                if o != "found"}})
             except (ProfileRefusedError, ExamplesError) as exc:
                 print(f"  {k:>3} refused: {exc}; stock sets {p0:.3f} / {r0:.3f}, {q0:.3f} / {s0:.3f}, true boxes "
                       f"{t0:.3f}")

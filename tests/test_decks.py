@@ -204,3 +204,69 @@ def test_deck_commands_with_db_use_the_decks_a_server_on_that_ledger_reads(photo
     assert main(["deck", "list"]) == 0 and "no deck profiles yet" in capsys.readouterr().out
     assert main(["deck", "list", "--db", str(ledger)]) == 0 and capsys.readouterr().out.startswith("club")
     assert main(["deck", "remove", "club", "--db", str(ledger)]) == 0 and not decks.list_profiles(served)
+
+
+def test_the_last_convolution_in_numpy_gives_the_models_features(photos):
+    from vision.deck_layers import features_of
+    from vision.reader import crops_of
+
+    reader = IndexReader()
+    x = crops_of(cv2.imread(str(photos[0][0])), photos[0][1].xyxy)
+    ours = features_of(reader.pre(x), reader.stock_layers())
+    for a, b in zip(ours, reader.features(x)):
+        assert a.shape == b.shape and np.allclose(a, b, atol=1e-4)
+    same = reader.with_heads(reader.stock_heads(), reader.stock_layers())
+    image = cv2.imread(str(photos[0][0]))
+    assert np.allclose(same.probabilities(image, photos[0][1].xyxy)[0],
+                       reader.probabilities(image, photos[0][1].xyxy)[0], atol=1e-4)
+
+
+@pytest.mark.parametrize("layers", ["conv", "affine"])
+def test_a_profile_adapting_the_last_convolution_is_saved_and_read(photos, tmp_path, monkeypatch, layers):
+    monkeypatch.setattr(decks, "MIN_CHECK", 1)
+    reader = IndexReader()
+    profile = decks.learn(_examples(photos), reader, "conv", layers=layers, steps=8, augment=1)
+    stock = reader.stock_layers()
+    assert profile.layers is not None and len(profile.layers.members) == len(stock.members)
+    assert any(not np.allclose(a[0], b[0]) for a, b in zip(profile.layers.members, stock.members))  # it moved
+    profile.save(tmp_path)
+    again = decks.DeckProfile.load("conv", tmp_path)
+    assert all(np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
+               for a, b in zip(again.layers.members, profile.layers.members))
+    _, read = again.models(None, reader)
+    rank_p, _ = read.probabilities(cv2.imread(str(photos[1][0])), photos[1][1].xyxy)
+    assert read.layers is again.layers and np.allclose(rank_p.sum(1), 1, atol=1e-4)
+    decks.learn(_examples(photos), reader, "heads", steps=5).save(tmp_path)  # heads alone, as older profiles
+    assert decks.DeckProfile.load("heads", tmp_path).layers is None
+
+
+def test_five_photos_too_few_to_keep_some_aside_are_checked_leaving_each_out(photos, monkeypatch):
+    reader = IndexReader()
+    held = sum(len(d) for _, d in photos)
+    monkeypatch.setattr(decks, "MIN_CHECK", held - 1)  # every 2nd photo holds fewer; all of them enough
+    assert decks.check_photos(_examples(photos)) is None
+    profile = decks.learn(_examples(photos), reader, "few", steps=30)
+    assert profile.check["method"] == "leave-one-out" and profile.check["indices"] == held
+    assert profile.check["profile"] >= profile.check["stock"]
+
+
+def test_examples_gain_the_boxes_the_detector_finds(photos):
+    from vision.deck_boxes import NONE, with_found_boxes
+    from vision.detector import CardDetector
+
+    examples = _examples(photos)[:1]
+    more = with_found_boxes(examples, CardDetector(), IndexReader())[0]
+    n = len(examples[0].codes)
+    assert more.codes[:n] == examples[0].codes and len(more.codes) > n and len(more.boxes) == len(more.codes)
+    ious = box_iou(more.boxes[n:], examples[0].boxes)
+    for code, row in zip(more.codes[n:], ious):  # a found box takes the code of the known index it overlaps
+        assert code == (examples[0].codes[int(row.argmax())] if row.max() >= 0.3 else NONE)
+
+
+def test_the_decks_dev_photos_are_listed_in_file_name_order(shared_dir):
+    from datasets.realdata import decks_dev
+
+    webcam, black = decks_dev("webcam_white", shared_dir / "realdata"), decks_dev("blackgold", shared_dir / "realdata")
+    assert len(webcam) == 39 and len(black) == 50
+    assert [p.path.name for p in webcam] == sorted(p.path.name for p in webcam)
+    assert all(p.label is not None and p.cards for p in webcam)

@@ -20,9 +20,9 @@ from .reader import Heads, softmax
 STEPS = 150
 BATCH = 256
 #: Adam's step size for the heads and for the convolution
-RATE_HEADS, RATE_CONV = 0.01, 0.001
+RATE_HEADS, RATE_CONV, RATE_AFFINE = 0.01, 0.001, 0.01
 #: weight of the squared distance from the model's own weights (per weight), heads and convolution
-ANCHOR_HEADS, ANCHOR_CONV = 0.1, 1.0
+ANCHOR_HEADS, ANCHOR_CONV = 0.1, 0.01
 
 
 @dataclass(frozen=True)
@@ -104,4 +104,56 @@ def fit(pre: list[np.ndarray], rank: np.ndarray, suit: np.ndarray, start: Layers
             params[i] -= rates[i] * (m[i] / (1 - 0.9 ** t)) / (np.sqrt(v[i] / (1 - 0.999 ** t)) + 1e-8)
     layers = Layers(tuple((params[6 * k].reshape(w.shape), params[6 * k + 1])
                           for k, (w, _) in enumerate(start.members)))
+    return layers, Heads(tuple(tuple(params[6 * k + 2 + j] for j in range(4)) for k in range(members)))
+
+
+def fit_affine(pre: list[np.ndarray], rank: np.ndarray, suit: np.ndarray, start: Layers, heads: Heads,
+               steps: int = STEPS, rng: np.random.Generator | None = None, batch: int = BATCH) -> tuple[Layers, Heads]:
+    """As :func:`fit`, but the convolution's weights stay the model's: only a scale and a shift of each of its output
+    channels are learned (as a batch norm re-fitted to the deck), folded into the returned :class:`Layers`. The
+    convolution runs once, not at every step (a tenth of :func:`fit`'s time); the scale and shift are held near
+    1 and 0 (:data:`ANCHOR_CONV`)."""
+    rng = rng or np.random.default_rng(0)
+    zs = [_columns(p.astype(np.float32)) @ w.reshape(len(w), -1).T.astype(np.float32) + b.astype(np.float32)
+          for p, (w, b) in zip(pre, start.members)]
+    params, rates, anchors = [], [], []
+    for (w, _), member in zip(start.members, heads.members):
+        params += [np.ones(len(w), np.float32), np.zeros(len(w), np.float32)] + [a.astype(np.float32) for a in member]
+        rates += [RATE_AFFINE] * 2 + [RATE_HEADS] * 4
+        anchors += [ANCHOR_CONV] * 2 + [ANCHOR_HEADS] * 4
+    origin = [p.copy() for p in params]
+    m = [np.zeros_like(p) for p in params]
+    v = [np.zeros_like(p) for p in params]
+    n, members = len(rank), len(pre)
+    for t in range(1, steps + 1):
+        pick = rng.choice(n, min(batch, n), replace=False)
+        grads = [a * 2 * (p - o) for p, o, a in zip(params, origin, anchors)]
+        acts = [zs[k][pick] * params[6 * k] + params[6 * k + 1] for k in range(members)]
+        feats = [np.maximum(a, 0).mean(1) for a in acts]
+        dfeat = [np.zeros_like(f) for f in feats]
+        for head, labels in ((0, rank[pick]), (2, suit[pick])):
+            mask = labels >= 0
+            if not mask.any():
+                continue
+            y = labels[mask]
+            s = [softmax(f[mask] @ params[6 * k + 2 + head].T + params[6 * k + 3 + head]) for k, f in enumerate(feats)]
+            py = np.mean(s, axis=0)[np.arange(len(y)), y]
+            for k, sk in enumerate(s):
+                coef = (sk[np.arange(len(y)), y] / py / members)[:, None]
+                onehot = np.zeros_like(sk)
+                onehot[np.arange(len(y)), y] = 1
+                dz = -coef * (onehot - sk) / len(pick)
+                grads[6 * k + 2 + head] += dz.T @ feats[k][mask]
+                grads[6 * k + 3 + head] += dz.sum(0)
+                dfeat[k][mask] += dz @ params[6 * k + 2 + head]
+        for k in range(members):
+            da = (dfeat[k][:, None, :] / acts[k].shape[1]) * (acts[k] > 0)
+            grads[6 * k] += (da * zs[k][pick]).sum((0, 1))
+            grads[6 * k + 1] += da.sum((0, 1))
+        for i, g in enumerate(grads):
+            m[i] = 0.9 * m[i] + 0.1 * g
+            v[i] = 0.999 * v[i] + 0.001 * g * g
+            params[i] -= rates[i] * (m[i] / (1 - 0.9 ** t)) / (np.sqrt(v[i] / (1 - 0.999 ** t)) + 1e-8)
+    layers = Layers(tuple((w * params[6 * k][:, None, None, None], b * params[6 * k] + params[6 * k + 1])
+                          for k, (w, b) in enumerate(start.members)))
     return layers, Heads(tuple(tuple(params[6 * k + 2 + j] for j in range(4)) for k in range(members)))

@@ -38,8 +38,10 @@ from scorer.errors import HandFootError
 
 from .classes import RANKS, SUIT_CODES
 from .detector import load_image
+from .deck_boxes import NONE, with_found_boxes
 from .deck_layers import Layers, features_of
-from .deck_layers import fit as fit_layers
+from .deck_layers import fit as fit_conv
+from .deck_layers import fit_affine
 from .reader import VIEWS, Heads, IndexReader, crops_of
 
 #: each example index is seen this many times more, each crop shifted by up to 8 % of its box, scaled by 0.9-1.12
@@ -279,6 +281,8 @@ def _joined(parts: list[_Samples]) -> _Samples:
 
 
 def _labels(code: str) -> tuple[int, int]:
+    if code == NONE:
+        return RANKS.index("none"), -1
     if code == "JK":
         return RANKS.index("JK"), -1
     return RANKS.index(code[:-1]), SUIT_CODES.index(code[-1])
@@ -286,9 +290,9 @@ def _labels(code: str) -> tuple[int, int]:
 
 def _samples(examples: list[Example], reader: IndexReader, augment: int, rng: np.random.Generator,
              progress: Callable[[int, int], None] | None = None, negative: bool = False, pre: bool = False,
-             photometric: bool = False) -> _Samples:
+             photometric: bool = False, turn: float = 0.27) -> _Samples:
     """Features of every example index (the last convolution's input maps when ``pre``): the reader's own views
-    first, then ``augment`` jittered copies of each (their contrast, brightness and colour balance jittered too when
+    first, then ``augment`` jittered copies of each, turned by up to ``turn`` radians (their contrast, brightness and colour balance jittered too when
     ``photometric``); of each photo's negative when ``negative``."""
     feats: list[list[np.ndarray]] = [[] for _ in range(reader.members)]
     rank, suit = [], []
@@ -303,7 +307,7 @@ def _samples(examples: list[Example], reader: IndexReader, augment: int, rng: np
             half = (b[:, 2:] - b[:, :2]) / 2 * rng.uniform(0.9, 1.12, (len(b), 1))
             boxes.append(np.hstack([centre - half, centre + half]).astype(np.float32))
         for j, bx in enumerate(boxes):
-            views = VIEWS if j == 0 else tuple(float(a) for a in rng.uniform(-0.27, 0.27, 1))
+            views = VIEWS if j == 0 else tuple(float(a) for a in rng.uniform(-turn, turn, 1))
             x = crops_of(image, bx, views)
             if photometric and j > 0:
                 gain = rng.uniform(0.7, 1.3, (len(x), 1, 1, 1)) * rng.uniform(0.92, 1.08, (len(x), 3, 1, 1))
@@ -438,11 +442,14 @@ def check_folds(examples: list[Example]) -> list[np.ndarray]:
 
 def learn(examples: list[Example], reader: IndexReader, name: str, augment: int | None = None, seed: int = 0,
           progress: Callable[[str, int, int], None] | None = None, steps: int | None = None,
-          anchor: float | None = None, layers: bool | None = None, photometric: bool | None = None) -> DeckProfile:
+          anchor: float | None = None, layers: bool | str | None = None, photometric: bool | None = None,
+          detector=None, temperature: float = 1.0) -> DeckProfile:
     """A deck profile learned from ``examples`` (see the module docstring); ``progress(stage, done, total)`` is told
     how far it is. ``layers`` (default :data:`LAYERS`): adapt each reader member's last convolution too
-    (``vision.deck_layers``); ``photometric`` (default: as ``layers``): jitter the copies' contrast and colour too;
-    ``augment`` defaults to :data:`AUGMENT` (:data:`AUGMENT_LAYERS` with ``layers``); ``steps`` to :data:`STEPS`
+    (``vision.deck_layers``): ``"conv"`` (or True) its weights, ``"affine"`` a scale and shift of each channel; ``photometric`` (default: as ``layers``): jitter the copies' contrast and colour too;
+    ``detector`` (the stock one; None: the example boxes alone): learn and check on the boxes it finds in the
+    example photos too (``vision.deck_boxes``: as the reader will see them, and this deck's false boxes as "no
+    index"); ``augment`` defaults to :data:`AUGMENT` (:data:`AUGMENT_LAYERS` with ``layers``); ``steps`` to :data:`STEPS`
     (``vision.deck_layers.STEPS`` with ``layers``); ``anchor`` (heads only) to :data:`ANCHOR`.
 
     The profile is first checked on photos it did not learn from (:func:`check_folds`: the photos kept aside, or
@@ -462,8 +469,11 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
     rng = np.random.default_rng(seed)
     stock = reader.stock_heads()
     start = reader.stock_layers() if layers else None
-    negative = reads_negative([e for e, c in zip(examples, folds[0]) if not c], reader)
     tell = (lambda stage: (lambda done, total: progress(stage, done, total) if progress else None))
+    negative = reads_negative([e for e, c in zip(examples, folds[0]) if not c], reader)
+    indices, photos = sum(len(e.codes) for e in examples), len(examples)
+    if detector is not None:
+        examples = with_found_boxes(examples, detector, reader, negative, tell("finding the boxes"))
     told = tell("reading the examples")
     per = []
     for k, e in enumerate(examples):
@@ -472,8 +482,13 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
     plain = [p[: len(VIEWS) * len(e.codes)] for p, e in zip(per, examples)]  # each index's own views
 
     def fit(samples: _Samples) -> tuple[Heads, Layers | None]:
+        heads, got = _fit(samples)
+        return Heads(tuple(tuple(a / temperature for a in member) for member in heads.members)), got
+
+    def _fit(samples: _Samples) -> tuple[Heads, Layers | None]:
         if layers:
-            got, heads = fit_layers(samples.pre, samples.rank, samples.suit, start, stock, steps or LAYERS_STEPS, rng)
+            how = fit_affine if layers == "affine" else fit_conv
+            got, heads = how(samples.pre, samples.rank, samples.suit, start, stock, steps or LAYERS_STEPS, rng)
             return heads, got
         return fit_heads(samples, stock, steps or STEPS, anchor=ANCHOR if anchor is None else anchor), None
 
@@ -498,6 +513,5 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
                                   "not kept: check the example codes, or give more photos")
     tell("learning")(0, 1)
     heads, got = fit(_joined(per))
-    indices = sum(len(e.codes) for e in examples)
-    return DeckProfile(name, heads, len(examples), indices, figures,
+    return DeckProfile(name, heads, photos, indices, figures,
                        datetime.now(timezone.utc).isoformat(timespec="seconds"), negative, got)

@@ -539,8 +539,8 @@ def cmd_deck_learn(args: argparse.Namespace) -> int:
     c = profile.check
     print(f"deck {profile.name}: learned from {profile.photos} photos ({profile.indices} indices)"
           f"{'; printed light on dark, so read as its negative' if profile.negative else ''}; checked first on "
-          f"photos kept aside ({c['indices']} indices): {c['stock']:.1%} read right before, {c['profile']:.1%} with "
-          "the profile")
+          f"{'photos kept aside' if c.get('method', 'kept aside') == 'kept aside' else 'each photo left out in turn'}"
+          f" ({c['indices']} indices): {c['stock']:.1%} read right before, {c['profile']:.1%} with the profile")
     print(f"saved {path}; use it with --deck {profile.name}")
     return 0
 

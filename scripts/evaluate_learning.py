@@ -33,7 +33,7 @@ from vision.classes import rank_colour  # noqa: E402
 from vision.config import DEFAULT  # noqa: E402
 from vision.decks import Example, ExamplesError, ProfileRefusedError, learn  # noqa: E402
 from vision.detections import Detections  # noqa: E402
-from vision.detector import CardDetector, load_image  # noqa: E402
+from vision.detector import CardDetector, load_photo  # noqa: E402
 from vision.pipeline import detect as detect_boxes, read_indices  # noqa: E402
 from vision.reader import IndexReader, reading  # noqa: E402
 
@@ -72,7 +72,7 @@ def read_sets(photos, detector, reader, conf: float) -> list[dict[str, float]]:
     config = DEFAULT.replace(**{"reading.min_conf": conf})
     out = []
     for photo in photos:
-        found = detect_boxes(load_image(photo.path), detector, reader, config)
+        found = detect_boxes(load_photo(photo.path), detector, reader, config)
         read, _ = read_indices(found, not getattr(detector, "names_cards", False), config)
         best: dict[str, float] = {}
         for code, c in zip(read.codes, read.confidence):
@@ -95,7 +95,7 @@ def true_box_recall(photos, boxes, reader, negative: bool) -> float:
     for photo, dets in zip(photos, boxes):
         if not len(dets):
             continue
-        image = load_image(photo.path)
+        image = load_photo(photo.path)
         codes, _ = reading(*reader.probabilities(255 - image if negative else image, dets.xyxy))
         for got, true in zip(codes, dets.codes):
             total += 1

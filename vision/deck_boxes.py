@@ -27,13 +27,13 @@ def with_found_boxes(examples: list, detector, reader, negative: bool = False,
     left out. ``progress(done, total)`` is told after each photo."""
     from .decks import Example
     from .detections import box_iou
-    from .detector import NegativeDetector, load_image
+    from .detector import NegativeDetector, load_photo
     from .pipeline import detect
 
     det = NegativeDetector(detector) if negative and not isinstance(detector, NegativeDetector) else detector
     out = []
     for k, ex in enumerate(examples):
-        found = detect(load_image(ex.image), det, reader)
+        found = detect(load_photo(ex.image), det, reader)
         boxes, codes = [ex.boxes], list(ex.codes)
         if len(found):
             iou = box_iou(found.xyxy, ex.boxes) if len(ex.boxes) else np.zeros((len(found), 0))

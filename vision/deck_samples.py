@@ -15,7 +15,7 @@ import numpy as np
 from .classes import RANKS, SUIT_CODES
 from .deck_boxes import NONE
 from .deck_layers import Layers, features_of
-from .detector import load_image
+from .detector import load_photo
 from .reader import VIEWS, Heads, IndexReader, crops_of
 
 
@@ -64,7 +64,7 @@ def _samples(examples: list, reader: IndexReader, augment: int, rng: np.random.G
     feats: list[list[np.ndarray]] = [[] for _ in range(reader.members)]
     rank, suit = [], []
     for k, ex in enumerate(examples):
-        image = load_image(ex.image)
+        image = load_photo(ex.image)
         image = 255 - image if negative else image
         boxes = [ex.boxes]
         for _ in range(augment):

@@ -112,6 +112,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                     help="a keyword of vision.decks.learn (e.g. layers=0), to measure one lever alone; found=true: "
                          "learn from the boxes the detector finds in the example photos too")
+    ap.add_argument("--window", type=float, help="an experiment: crop each index this many times its box's longer side "
+                    "(vision.reader.WINDOW, 1.25), stock and learned alike")
     ap.add_argument("--json", type=Path, help="write the figures here")
     args = ap.parse_args(argv)
     options = {}
@@ -123,6 +125,10 @@ def main(argv: list[str] | None = None) -> int:
     except FileNotFoundError:
         print(f"error: no decks_dev under {realdata.REALDATA} (set HANDFOOT_REALDATA)")
         return 1
+    if args.window:
+        import vision.reader
+
+        vision.reader.WINDOW = args.window
     detector, reader = CachedDetector(CardDetector()), IndexReader()
     figures: dict = {"conf": args.conf, "options": options, "threads": os.environ.get("OMP_NUM_THREADS")}
     for deck in args.decks:

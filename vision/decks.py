@@ -320,12 +320,16 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
           anchor: float | None = None, layers: bool | str | None = None, photometric: bool | None = None,
           detector=None, temperature: float = 1.0) -> DeckProfile:
     """A deck profile learned from ``examples`` (see the module docstring); ``progress(stage, done, total)`` is told
-    how far it is. ``layers`` (default :data:`LAYERS`): adapt each reader member's last convolution too
-    (``vision.deck_layers``): ``"conv"`` (or True) its weights, ``"affine"`` a scale and shift of each channel; ``photometric`` (default: as ``layers``): jitter the copies' contrast and colour too;
-    ``detector`` (the stock one; None: the example boxes alone): learn and check on the boxes it finds in the
-    example photos too (``vision.deck_boxes``: as the reader will see them, and this deck's false boxes as "no
-    index"); ``augment`` defaults to :data:`AUGMENT` (:data:`AUGMENT_LAYERS` with ``layers``); ``steps`` to :data:`STEPS`
-    (``vision.deck_layers.STEPS`` with ``layers``); ``anchor`` (heads only) to :data:`ANCHOR`.
+    how far it is (stages "reading the examples", "checking", "learning"; "finding the boxes" with ``detector``).
+
+    Levers measured and off by default (models/HISTORY.md, 2026-12-03): ``layers`` (default :data:`LAYERS`) adapts
+    each reader member's last convolution too (``vision.deck_layers``): ``"conv"`` (or True) its weights,
+    ``"affine"`` a scale and shift of each channel; ``photometric`` (default: as ``layers``) jitters the copies'
+    contrast and colour too; ``detector`` (the stock one) adds the boxes it finds in the example photos
+    (``vision.deck_boxes``: as the reader will see them, and this deck's false boxes as "no index");
+    ``temperature`` divides the heads (under 1: surer readings). ``augment`` defaults to :data:`AUGMENT`
+    (:data:`AUGMENT_LAYERS` with ``layers``), ``steps`` to :data:`STEPS` (:data:`LAYERS_STEPS` with ``layers``),
+    ``anchor`` (heads alone) to :data:`ANCHOR`.
 
     The profile is first checked on photos it did not learn from (:func:`check_folds`: the photos kept aside, or
     each photo in turn for a few photos) and refused when it reads them worse than the stock reader; the profile

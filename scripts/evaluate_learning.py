@@ -111,7 +111,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="card sets at these two floors (default the pipeline's 0.35, and 0.50)")
     ap.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                     help="a keyword of vision.decks.learn (e.g. layers=0), to measure one lever alone; found=true: "
-                         "learn from the boxes the detector finds in the example photos too")
+                         "check on the boxes the detector finds in the example photos (learn_found=true: learn on "
+                         "them too)")
     ap.add_argument("--window", type=float, help="an experiment: crop each index this many times its box's longer side "
                     "(vision.reader.WINDOW, 1.25), stock and learned alike")
     ap.add_argument("--json", type=Path, help="write the figures here")
@@ -150,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
             examples = [Example(p.path, b.xyxy, tuple(b.codes)) for p, b in zip(photos[:k], boxes[:k]) if len(b)]
             start = time.perf_counter()
             try:
-                found = {"detector": detector} if options.get("found", False) else {}
+                found = {"detector": detector} if options.get("found", False) else {}  # the check on its boxes
                 profile = learn(examples, reader, f"{deck}_k{k}", **{**found, **{o: v for o, v in options.items()
                                                                                 if o != "found"}})
             except (ProfileRefusedError, ExamplesError) as exc:
@@ -167,8 +168,10 @@ def main(argv: list[str] | None = None) -> int:
             check = f"{profile.check.get('stock', 0):.2f}->{profile.check.get('profile', 0):.2f}"
             print(f"  {k:>3} {seconds:>7.1f} {check:>11}  {p0:.3f} / {r0:.3f} -> {p1:.3f} / {r1:.3f};  "
                   f"{q0:.3f} / {s0:.3f} -> {q1:.3f} / {s1:.3f};  {t0:.3f} -> {t1:.3f}"
-                  f"{'  (negative)' if profile.negative else ''}")
+                  f"{'  (negative)' if profile.negative else ''}"
+                  f"{f'  window {profile.window}' if profile.window else ''}")
             row.update({"seconds": seconds, "check": profile.check, "negative": profile.negative,
+                        "window": profile.window,
                         "learned": {"precision": p1, "recall": r1, "precision_hi": q1, "recall_hi": s1,
                                     "true_boxes": t1}})
             figures[deck][f"k{k}"] = row

@@ -270,3 +270,22 @@ def test_the_decks_dev_photos_are_listed_in_file_name_order(shared_dir):
     assert len(webcam) == 39 and len(black) == 50
     assert [p.path.name for p in webcam] == sorted(p.path.name for p in webcam)
     assert all(p.label is not None and p.cards for p in webcam)
+
+
+def test_a_profile_chooses_its_crop_window_on_the_detectors_boxes(photos, tmp_path, monkeypatch):
+    from vision.detector import CardDetector
+
+    monkeypatch.setattr(decks, "MIN_CHECK", 1)
+    reader = IndexReader()
+    profile = decks.learn(_examples(photos), reader, "win", steps=30, window="auto", detector=CardDetector())
+    assert profile.window in (None, *decks.WINDOWS) and profile.check["indices"] > 0
+    fixed = decks.learn(_examples(photos), reader, "wide", steps=30, window=1.0)
+    fixed.save(tmp_path)
+    again = decks.DeckProfile.load("wide", tmp_path)
+    assert again.window == 1.0
+    _, read = again.models(None, reader)
+    image, boxes = cv2.imread(str(photos[1][0])), photos[1][1].xyxy
+    assert read.window == 1.0 and not np.allclose(read.probabilities(image, boxes)[0],
+                                                  read.with_heads(again.heads).probabilities(image, boxes)[0])
+    decks.learn(_examples(photos), reader, "plain", steps=5).save(tmp_path)
+    assert decks.DeckProfile.load("plain", tmp_path).window is None  # the reader's own, as older profiles

@@ -20,11 +20,12 @@ NONE = "none"
 
 
 def with_found_boxes(examples: list, detector, reader, negative: bool = False,
-                     progress=None) -> list:
+                     progress=None, only: bool = False) -> list:
     """``examples`` (``vision.decks.Example``) each with the boxes ``detector`` finds in its photo (over the
     pyramid, ``vision.pipeline.detect``; in the photo's negative when ``negative``) added: coded as the known index
     they overlap (:data:`MATCH`), or :data:`NONE` (:data:`APART`, :data:`NONE_CONF`); the other found boxes are
-    left out. ``progress(done, total)`` is told after each photo."""
+    left out. ``only``: each example's found boxes alone, those on a known index (what a profile's check reads, as
+    the reader will see them). ``progress(done, total)`` is told after each photo."""
     from .decks import Example
     from .detections import box_iou
     from .detector import NegativeDetector, load_photo
@@ -34,15 +35,15 @@ def with_found_boxes(examples: list, detector, reader, negative: bool = False,
     out = []
     for k, ex in enumerate(examples):
         found = detect(load_photo(ex.image), det, reader)
-        boxes, codes = [ex.boxes], list(ex.codes)
+        boxes, codes = ([], []) if only else ([ex.boxes], list(ex.codes))
         if len(found):
             iou = box_iou(found.xyxy, ex.boxes) if len(ex.boxes) else np.zeros((len(found), 0))
             best = iou.max(1) if iou.shape[1] else np.zeros(len(found))
             match = best >= MATCH
-            none = (best < APART) & (found.confidence >= NONE_CONF)
+            none = (best < APART) & (found.confidence >= NONE_CONF) & (not only)
             boxes.append(found.xyxy[match | none].astype(np.float32))
             codes += [ex.codes[int(iou[j].argmax())] if match[j] else NONE for j in np.flatnonzero(match | none)]
-        out.append(Example(ex.image, np.concatenate(boxes), tuple(codes)))
+        out.append(Example(ex.image, np.concatenate(boxes) if boxes else np.zeros((0, 4), np.float32), tuple(codes)))
         if progress:
             progress(k + 1, len(examples))
     return out

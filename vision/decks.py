@@ -55,6 +55,8 @@ from .reader import VIEWS, Heads, IndexReader
 #: and turned by up to 0.12 rad beyond the reader's own views (:data:`AUGMENT_LAYERS` when the last convolution is
 #: adapted too)
 AUGMENT, AUGMENT_LAYERS = 4, 8
+#: the crop windows (crop side / box's longer side) ``learn(window="auto")`` tries beside the reader's own
+WINDOWS = (1.0,)
 #: adapt each reader member's last convolution too (``vision.deck_layers``), in this many steps
 LAYERS, LAYERS_STEPS = False, 150
 #: weight of the squared distance from the model's own heads (per weight)
@@ -195,13 +197,15 @@ class DeckProfile:
     created: str = ""
     negative: bool = False
     layers: Layers | None = None
+    window: float | None = None
 
     def models(self, detector, reader: IndexReader) -> tuple:
-        """(detector, reader) reading this deck: ``reader`` (the same loaded model) with the profile's heads, and
-        ``detector`` wrapped in :class:`vision.detector.NegativeDetector` when :attr:`negative`."""
+        """(detector, reader) reading this deck: ``reader`` (the same loaded model) with the profile's heads, layers
+        and window, and ``detector`` wrapped in :class:`vision.detector.NegativeDetector` when :attr:`negative`."""
         from .detector import NegativeDetector
 
-        return NegativeDetector(detector) if self.negative else detector, reader.with_heads(self.heads, self.layers)
+        return (NegativeDetector(detector) if self.negative else detector,
+                reader.with_heads(self.heads, self.layers, self.window))
 
     def save(self, folder: Path) -> Path:
         """Write the profile to ``folder`` as ``NAME.npz``; returns the path."""
@@ -213,7 +217,7 @@ class DeckProfile:
             arrays.update({f"m{k}_{w}": a for k, member in enumerate(self.layers.members)
                            for w, a in zip(("conv_w", "conv_b"), member)})
         meta = {"name": self.name, "photos": self.photos, "indices": self.indices, "check": self.check,
-                "created": self.created, "negative": self.negative}
+                "created": self.created, "negative": self.negative, "window": self.window}
         path = folder / f"{self.name}.npz"
         tmp = folder / f".{self.name}.tmp.npz"
         np.savez(tmp, meta=np.array(json.dumps(meta)), **arrays)
@@ -239,7 +243,7 @@ class DeckProfile:
         layers = Layers(tuple((z[f"m{k}_conv_w"], z[f"m{k}_conv_b"]) for k in range(len(members)))) \
             if "m0_conv_w" in z.files else None  # profiles of heads alone have none
         return cls(meta["name"], Heads(members), meta["photos"], meta["indices"], meta.get("check", {}),
-                   meta.get("created", ""), bool(meta.get("negative", False)), layers)
+                   meta.get("created", ""), bool(meta.get("negative", False)), layers, meta.get("window"))
 
 
 def list_profiles(folder: Path) -> list[DeckProfile]:
@@ -318,18 +322,23 @@ def check_folds(examples: list[Example]) -> list[np.ndarray]:
 def learn(examples: list[Example], reader: IndexReader, name: str, augment: int | None = None, seed: int = 0,
           progress: Callable[[str, int, int], None] | None = None, steps: int | None = None,
           anchor: float | None = None, layers: bool | str | None = None, photometric: bool | None = None,
-          detector=None, temperature: float = 1.0) -> DeckProfile:
+          detector=None, temperature: float = 1.0, window: float | str | None = None,
+          learn_found: bool = False) -> DeckProfile:
     """A deck profile learned from ``examples`` (see the module docstring); ``progress(stage, done, total)`` is told
     how far it is (stages "reading the examples", "checking", "learning"; "finding the boxes" with ``detector``).
 
     Levers measured and off by default (models/HISTORY.md, 2026-12-03): ``layers`` (default :data:`LAYERS`) adapts
     each reader member's last convolution too (``vision.deck_layers``): ``"conv"`` (or True) its weights,
     ``"affine"`` a scale and shift of each channel; ``photometric`` (default: as ``layers``) jitters the copies'
-    contrast and colour too; ``detector`` (the stock one) adds the boxes it finds in the example photos
-    (``vision.deck_boxes``: as the reader will see them, and this deck's false boxes as "no index");
-    ``temperature`` divides the heads (under 1: surer readings). ``augment`` defaults to :data:`AUGMENT`
-    (:data:`AUGMENT_LAYERS` with ``layers``), ``steps`` to :data:`STEPS` (:data:`LAYERS_STEPS` with ``layers``),
-    ``anchor`` (heads alone) to :data:`ANCHOR`.
+    contrast and colour too; ``learn_found`` (with ``detector``) learns on the detector's boxes too
+    (``vision.deck_boxes``, and this deck's false boxes as "no index"); ``temperature`` divides the heads (under 1:
+    surer readings). ``augment`` defaults to :data:`AUGMENT` (:data:`AUGMENT_LAYERS` with ``layers``), ``steps`` to
+    :data:`STEPS` (:data:`LAYERS_STEPS` with ``layers``), ``anchor`` (heads alone) to :data:`ANCHOR`.
+
+    ``detector`` (the stock one; None: the example boxes): the check reads the boxes it finds in the check photos
+    on a known index (``vision.deck_boxes``), as the profile will read them. ``window``: read this deck's indices
+    from crops of that many times each box's longer side (None: the reader's ``vision.reader.WINDOW``; ``"auto"``:
+    that or one of :data:`WINDOWS`, whichever reads the check best).
 
     The profile is first checked on photos it did not learn from (:func:`check_folds`: the photos kept aside, or
     each photo in turn for a few photos) and refused when it reads them worse than the stock reader; the profile
@@ -351,46 +360,58 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
     tell = (lambda stage: (lambda done, total: progress(stage, done, total) if progress else None))
     negative = reads_negative([e for e, c in zip(examples, folds[0]) if not c], reader)
     indices, photos = sum(len(e.codes) for e in examples), len(examples)
+    windows = (None, *WINDOWS) if window == "auto" else (window,)
+    checked = examples  # the boxes the check reads: the examples', or the detector's on them
     if detector is not None:
-        examples = with_found_boxes(examples, detector, reader, negative, tell("finding the boxes"))
-    told = tell("reading the examples")
-    per = []
-    for k, e in enumerate(examples):
-        per.append(_samples([e], reader, augment, rng, None, negative, pre=layers, photometric=photometric))
-        told(k + 1, len(examples))
-    plain = [p[: len(VIEWS) * len(e.codes)] for p, e in zip(per, examples)]  # each index's own views
+        checked = with_found_boxes(examples, detector, reader, negative, tell("finding the boxes"), only=True)
+        if learn_found:
+            examples = with_found_boxes(examples, detector, reader, negative)
 
     def fit(samples: _Samples) -> tuple[Heads, Layers | None]:
-        heads, got = _fit(samples)
-        return Heads(tuple(tuple(a / temperature for a in member) for member in heads.members)), got
-
-    def _fit(samples: _Samples) -> tuple[Heads, Layers | None]:
         if layers:
             how = fit_affine if layers == "affine" else fit_conv
             got, heads = how(samples.pre, samples.rank, samples.suit, start, stock, steps or LAYERS_STEPS, rng)
-            return heads, got
-        return fit_heads(samples, stock, steps or STEPS, anchor=ANCHOR if anchor is None else anchor), None
+        else:
+            heads, got = fit_heads(samples, stock, steps or STEPS, anchor=ANCHOR if anchor is None else anchor), None
+        return Heads(tuple(tuple(a / temperature for a in member) for member in heads.members)), got
 
-    before = after = 0.0
-    held = 0
-    for f, check in enumerate(folds):
-        tell("checking")(f, len(folds))
-        test = _joined([p for p, c in zip(plain, check) if c])
-        heads, got = fit(_joined([p for p, c in zip(per, check) if not c]))
-        seen = _samples([e for e, c in zip(examples, check) if c], reader, 0, rng) if negative else test
-        before += accuracy(stock, seen, start) * len(test.rank)  # the stock reader as it reads
-        after += accuracy(heads, test, got) * len(test.rank)
-        held += len(test.rank)
-    before, after = before / held, after / held
+    def plain(group: list[Example], size: float | None, pre: bool, neg: bool = negative) -> _Samples | None:
+        group = [e for e in group if e.codes]
+        return _joined([_samples([e], reader, 0, rng, None, neg, pre=pre, window=size) for e in group]) \
+            if group else None
+
+    trials = []
+    for size in windows:
+        told = tell("reading the examples")
+        per = []
+        for k, e in enumerate(examples):
+            per.append(_samples([e], reader, augment, rng, None, negative, pre=bool(layers),
+                                photometric=photometric, window=size))
+            told(k + 1, len(examples))
+        before = after = 0.0
+        held = 0
+        for f, check in enumerate(folds):
+            tell("checking")(f, len(folds))
+            group = [e for e, c in zip(checked, check) if c]
+            test = plain(group, size, bool(layers))
+            if test is None:
+                continue
+            heads, got = fit(_joined([p for p, c in zip(per, check) if not c]))
+            seen = plain(group, None, False, False)  # as the stock reader reads them
+            before += accuracy(stock, seen) * len(test.rank)
+            after += accuracy(heads, test, got) * len(test.rank)
+            held += len(test.rank)
+        trials.append((after / max(held, 1), before / max(held, 1), held, size, per))
+    after, before, held, window, per = max(trials, key=lambda t: t[0])
     method = "kept aside" if len(folds) == 1 else "leave-one-out" if len(folds) == len(examples) else \
         f"{len(folds)}-fold"
     figures = {"indices": int(held // len(VIEWS)), "stock": round(before, 4), "profile": round(after, 4),
                "method": method}
-    if after < before:
+    if held == 0 or after < before:
         raise ProfileRefusedError(f"the profile {name!r} reads its check photos worse than the stock reader "
                                   f"({after:.1%} vs {before:.1%} of {figures['indices']} indices right, {method}); "
                                   "not kept: check the example codes, or give more photos")
     tell("learning")(0, 1)
     heads, got = fit(_joined(per))
     return DeckProfile(name, heads, photos, indices, figures,
-                       datetime.now(timezone.utc).isoformat(timespec="seconds"), negative, got)
+                       datetime.now(timezone.utc).isoformat(timespec="seconds"), negative, got, window)

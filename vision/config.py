@@ -268,6 +268,13 @@ class FanGaps:
     near_steps: tuple[float, float] = (0.7, 1.4)
     #: a loose card this close (card diagonals) to one diagonal from the meld's next card is that card's far corner
     far_corner_tolerance: float = 0.25
+    #: an inner card of a meld whose two neighbours lie at most this many median steps apart is not the fan's
+    #: (``vision.fan_strays``)
+    stray_bridge: float = 1.4
+    #: ... and whose own two steps add up to at least this many times that distance (it lies off the fan's path)
+    stray_detour: float = 1.5
+    #: a loose card of a meld's end card's code this close (card diagonals) to one diagonal from it is its far corner
+    end_corner_tolerance: float = 0.35
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,77 @@
+"""Stage 3a's first steps (``vision.fan_strays``): a card beside a fan, off its step, is not counted in it; a fan's
+top card whose far corner stage 2 left unpaired becomes one card seen whole. Hand-made detections."""
+
+import numpy as np
+
+from vision.classes import class_id
+from vision.detections import Detections
+from vision.config import DEFAULT
+from vision.fan_strays import pair_far_corners
+from vision.instances import CardInstance, pair_corners
+from vision.piles import Pile, PileKind, group_piles
+from sides import read_side  # noqa: E402
+
+S = 20.0  # index size in pixels
+
+
+def dets(items):
+    """[(code, cx, cy), ...] -> Detections of S x S boxes centred there."""
+    boxes = [[x - S / 2, y - S / 2, x + S / 2, y + S / 2] for _, x, y in items]
+    return Detections(np.array(boxes, np.float32).reshape(-1, 4), np.full(len(items), 0.9, np.float32),
+                      np.array([class_id(c) for c, _, _ in items], np.int64))
+
+
+def fan(codes, x0, y0, step=(0.0, 1.2 * S), diag=(2.6 * S, 3.3 * S)):
+    """A fan cascading by ``step``: every card shows its top-left index, the last also its bottom-right."""
+    items = [(c, x0 + k * step[0], y0 + k * step[1]) for k, c in enumerate(codes)]
+    last = items[-1]
+    return items + [(last[0], last[1] + diag[0], last[2] + diag[1])]
+
+
+def kinds(piles):
+    return sorted((p.kind.value, len(p.cards)) for p in piles)
+
+
+def test_a_card_beside_a_fan_off_its_step_is_not_counted_in_it():
+    # a book of seven tens, and a squared book's marker (10D seen whole) whose top index lies beside the fan,
+    # between its third and fourth cards, a step off the fan's line
+    items = fan(["10H", "10S", "10C", "10H", "10S", "10C", "10H"], 100, 100)
+    marker = [("10D", 100 + 1.2 * S, 100 + 3.1 * S), ("10D", 100 + 1.2 * S + 2.6 * S, 100 + 3.1 * S + 3.3 * S)]
+    cards = pair_corners(dets(items + marker))
+    assert kinds(group_piles(cards)) == [("meld", 8)]  # stage 3 alone counts the marker in the fan
+    piles = read_side(dets(items + marker)).piles
+    assert kinds(piles) == [("meld", 7), ("squared_book", 1)]
+    meld = next(p for p in piles if p.kind is PileKind.MELD)
+    assert any("10D beside the fan" in n for n in meld.notes)  # the user is told
+
+
+def test_every_card_of_a_regular_fan_stays_even_a_joker_off_its_line():
+    # a joker's mark drawn off the naturals' line (half an index size) is still needed for the fan's step
+    items = fan(["7H", "7S", "JK", "7C", "7H", "7D"], 100, 100)
+    items[2] = ("JK", 100 + 0.5 * S, items[2][2])
+    assert kinds(read_side(dets(items)).piles) == [("meld", 6)]
+
+
+def one(code, x, y, det, height=90.0):
+    """A card seen by one index centred at (x, y), detection number ``det``."""
+    return CardInstance(code, (det,), np.array([[x, y]], np.float64), S, 0.9, height)
+
+
+def test_a_fans_top_card_with_its_far_corner_left_unpaired_is_one_card():
+    # stage 2 left the top card's far corner unpaired (photographed at an angle, its two indices lie 0.7 of the
+    # diagonal the card's size gives apart): a loose 9C a little short of one diagonal from the fan's last 9C
+    diagonal = 90.0 * DEFAULT.pairing.diagonal_per_height
+    codes = ["9C", "9S", "9H", "9C", "9D", "9S", "9C"]
+    fan_cards = tuple(one(c, 100 + 24 * k, 100, k) for k, c in enumerate(codes))
+    far = 0.7 * diagonal * np.array([0.62, 0.79])  # the diagonal's direction, down and right
+    meld = Pile(PileKind.MELD, fan_cards)
+    loose = Pile(PileKind.LOOSE, (one("9C", *(fan_cards[-1].centers[0] + far), 7),))
+    piles = pair_far_corners([meld, loose])
+    assert [(p.kind, len(p.cards)) for p in piles] == [(PileKind.MELD, 7)]
+    top = piles[0].cards[-1]
+    assert top.code == "9C" and top.fully_visible and top.detections == (6, 7)
+    # a nine of another suit there is another card; so is a 9C a whole diagonal and a half away: both stay
+    other = Pile(PileKind.LOOSE, (one("9H", *(fan_cards[-1].centers[0] + far), 7),))
+    assert len(pair_far_corners([meld, other])) == 2
+    distant = Pile(PileKind.LOOSE, (one("9C", *(fan_cards[-1].centers[0] + far / 0.7 * 1.5), 7),))
+    assert len(pair_far_corners([meld, distant])) == 2

@@ -275,6 +275,21 @@ class FanGaps:
     stray_detour: float = 1.5
     #: a loose card of a meld's end card's code this close (card diagonals) to one diagonal from it is its far corner
     end_corner_tolerance: float = 0.35
+    #: read each fan's edges as a second count and note a fan whose edges show more cards (``vision.fan_strips``)
+    strip_notes: bool = False
+    #: a fan's edges are read when it has this many read cards
+    strip_min_cards: int = 3
+    #: ... up to this many steps beyond its bottom card
+    strip_before: int = 2
+    #: ... in a band from half an index size to this many card heights beside its line of indices
+    strip_across: float = 0.45
+    #: ... when the read cards' median edge strength (grey levels per px, median over the band) is at least this
+    strip_min_strength: float = 5.0
+    #: a card's edge is seen where the profile reaches this share of the read cards' median edge strength
+    strip_seen: float = 0.5
+    #: ... and a strip beyond the bottom card is a card's when its median brightness is within this of the fan's own
+    #: strips' (grey levels)
+    strip_bright: float = 20.0
 
 
 @dataclass(frozen=True)

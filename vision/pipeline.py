@@ -34,6 +34,7 @@ from .config import DEFAULT, VisionConfig
 from .detections import Detections, box_iou, index_centres, index_sizes
 from .detector import CardDetector, ModelError, NegativeDetector, load_image
 from .fan_gaps import fill_fan_gaps
+from .fan_strips import check_strips
 from .instances import pair_and_agree, pair_corners
 from .piles import group_piles, hand_pile
 from .reader import DEFAULT_READER, IndexReader, relabelled
@@ -269,6 +270,8 @@ def read_image(image: np.ndarray, detector: CardDetector | None = None, reader: 
     for name, dets, left_unread, paired in sides:
         cards = pair_corners(dets, config=config) if paired is None else paired  # 2
         piles = fill_fan_gaps(group_piles(cards, config=config), config=config)  # 3, 3a
+        if config.fan_gaps.strip_notes:
+            piles = check_strips(piles, image, config=config)  # 3a: the fans' edges, a second count
         if crossing:
             piles = [replace(p, notes=p.notes + (CUT_NOTE,)) if pile_boxes(p, dets.xyxy) & crossing else p
                      for p in piles]

@@ -1,5 +1,6 @@
-"""Stage 3a's first steps (``vision.fan_strays``): a card beside a fan, off its step, is not counted in it; a fan's
-top card whose far corner stage 2 left unpaired becomes one card seen whole. Hand-made detections."""
+"""A fan's count. Stage 3a's first steps (``vision.fan_strays``): a card beside a fan, off its step, is not counted
+in it; a fan's top card whose far corner stage 2 left unpaired becomes one card seen whole (hand-made detections).
+The second count from the fan's edges (``vision.fan_strips``, on a drawn fan)."""
 
 import numpy as np
 
@@ -75,3 +76,43 @@ def test_a_fans_top_card_with_its_far_corner_left_unpaired_is_one_card():
     assert len(pair_far_corners([meld, other])) == 2
     distant = Pile(PileKind.LOOSE, (one("9C", *(fan_cards[-1].centers[0] + far / 0.7 * 1.5), 7),))
     assert len(pair_far_corners([meld, distant])) == 2
+
+
+def drawn_fan(n_cards, hidden_first, step=24, size=20.0):
+    """A grey table with a fan of white cards cascading downwards (each card's top edge ``step`` px below the
+    last's, a dark border line), and the index centres of the cards after the first ``hidden_first``."""
+    import cv2
+
+    image = np.full((600, 400, 3), 60, np.uint8)
+    height, width = 4.2 * size / 0.925, 0.69 * 4.2 * size / 0.925
+    x0, y0 = 120, 80
+    for k in range(n_cards):
+        top = y0 + k * step
+        cv2.rectangle(image, (x0, top), (int(x0 + width), int(top + height)), (235, 235, 235), -1)
+        cv2.rectangle(image, (x0, top), (int(x0 + width), int(top + height)), (90, 90, 90), 1)
+    centres = [(x0 + 0.094 * width, y0 + k * step + 0.6 * size) for k in range(n_cards)]
+    last = centres[-1]
+    far = (x0 + width - 0.094 * width, y0 + (n_cards - 1) * step + height - 0.6 * size)
+    return image, [c for c in centres[hidden_first:]], far
+
+
+def test_a_fans_edges_show_a_card_whose_index_is_covered():
+    from vision.config import DEFAULT
+    from vision.fan_strips import check_strips, strip_count
+    import cv2
+
+    config = DEFAULT.replace(**{"fan_gaps.strip_notes": True})
+    image, centres, far = drawn_fan(6, hidden_first=1)  # six cards, the bottom card's index covered
+    cards = tuple(one("8H", x, y, k, height=4.2 * S / 0.925) for k, (x, y) in enumerate(centres[:-1]))
+    top = CardInstance("8H", (len(centres) - 1, len(centres)), np.array([centres[-1], far]), S, 0.9, 4.2 * S / 0.925)
+    meld = Pile(PileKind.MELD, cards + (top,))
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    assert strip_count(gray, meld, config=config)[0] == 6  # the edges show six cards, the indices five
+    noted = check_strips([meld], image, config=config)[0]
+    assert len(noted.cards) == 5 and any("edges along this fan show 6 cards" in n for n in noted.notes)
+    # every card's index read: the two counts agree and nothing is noted
+    image, centres, far = drawn_fan(6, hidden_first=0)
+    cards = tuple(one("8H", x, y, k, height=4.2 * S / 0.925) for k, (x, y) in enumerate(centres[:-1]))
+    top = CardInstance("8H", (len(centres) - 1, len(centres)), np.array([centres[-1], far]), S, 0.9, 4.2 * S / 0.925)
+    meld = Pile(PileKind.MELD, cards + (top,))
+    assert check_strips([meld], image, config=config)[0].notes == ()

@@ -1,0 +1,164 @@
+"""A fan's second count, from the image: every card of a fan shows an edge and a strip.
+
+The indices give a fan's first count (stages 1-3a). Each card laid on a fan covers the one before but for a strip,
+and its edge crosses the fan as a line, one step after the last (seed 000 "Melding"). :func:`strip_edges` reads
+the photo along the fan: a band beside the fan's line of indices, on the side of the cards' faces (the top card's
+far corner says which; else the side whose edges line up better with the indices read), across which each card's
+edge is a step in brightness that spans the band, unlike the pips and art printed on a face, which span part of it.
+The edge profile is the median over the band's rows of the brightness gradient along the fan. Each card read lies
+a fixed offset after its edge (the offset that lines the read cards up best with the profile's peaks); a card's
+edge is *seen* where the profile there reaches ``strip_seen`` of the read cards' median edge strength.
+
+:func:`check_strips` reconciles the two counts of each meld of ``strip_min_cards`` or more read cards:
+
+* a gap of one step between read cards needs no card; a step of two holds a card whose index was not read: when
+  its edge is seen there, the gap card stage 3a counted (:mod:`vision.fan_gaps`) is confirmed, and a gap stage 3a
+  did not fill is noted;
+* one step before the fan's bottom card (the end away from the card seen whole), an edge seen before a strip as
+  bright as the fan's own strips is a card whose index is covered or missed: the pile gets a note saying the edges show one card more.
+
+The note points at the pile; the count is not changed (the rules' book size is never forced). Thresholds:
+:class:`vision.config.FanGaps` (``strip_*``).
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from .config import DEFAULT, VisionConfig
+from .piles import Pile, PileKind, anchor_points
+
+
+def _band(gray: np.ndarray, origin: np.ndarray, u: np.ndarray, v: np.ndarray, t: tuple[float, float],
+          s: tuple[float, float]) -> np.ndarray:
+    """(len s, len t) float32 samples of ``gray`` at ``origin + t u + s v`` on a 1 px grid (``t`` along the fan,
+    ``s`` across it; ranges in px)."""
+    tt, ss = np.meshgrid(np.arange(t[0], t[1], 1.0), np.arange(s[0], s[1], 1.0))
+    mx = (origin[0] + tt * u[0] + ss * v[0]).astype(np.float32)
+    my = (origin[1] + tt * u[1] + ss * v[1]).astype(np.float32)
+    return cv2.remap(gray, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def strip_edges(gray: np.ndarray, pile: Pile, *, config: VisionConfig = DEFAULT) -> dict | None:
+    """The edge profile along a meld's fan in a (H, W) float32 grey image, or None for a pile too short.
+
+    Returns a dict: ``positions`` (n,) each card's place along the fan (px from the first card's anchor index),
+    ``step`` the fan's median step (px), ``offset`` the card edge's place relative to its index (px along the
+    fan), ``strength`` the read cards' median edge strength, ``edge(p)`` the profile's peak within a quarter
+    step of the edge of a card placed at ``p``, ``bright(p0, p1)`` the band's median brightness between two places
+    less that of the fan's own strips (a strip of a card looks like them; the table does not), ``bottom`` -1 when the first card is the fan's
+    bottom card, +1 when the last one is, 0 when unknown.
+    """
+    fg = config.fan_gaps
+    read = [k for k, c in enumerate(pile.cards) if c.detections]
+    if len(read) < fg.strip_min_cards:
+        return None
+    pts = anchor_points(list(pile.cards))
+    d = pts[-1] - pts[0]
+    length = float(np.linalg.norm(d))
+    if length <= 0:
+        return None
+    u = d / length
+    pos = (pts - pts[0]) @ u
+    steps = np.diff(pos[read])
+    step = float(np.median(steps[steps > 0])) if (steps > 0).any() else 0.0
+    if step <= 0:
+        return None
+    size = float(np.median([c.size for c in pile.cards]))
+    height = float(np.median([c.card_height for c in pile.cards]))
+    whole = [k for k, c in enumerate(pile.cards) if c.fully_visible]
+    bottom = 0
+    sides = (1.0, -1.0)
+    if whole:
+        k = whole[-1]
+        card = pile.cards[k]
+        diagonal = card.centers[1] - card.centers[0]
+        across = float(diagonal @ np.array([-u[1], u[0]]))
+        sides = (1.0 if across >= 0 else -1.0,)
+        bottom = -1 if k >= len(pile.cards) / 2 else 1
+    lo, hi = -(fg.strip_before + 1) * step, length + step
+    best = None
+    for side in sides:
+        v = side * np.array([-u[1], u[0]])
+        band = _band(gray, pts[0], u, v, (lo, hi), (0.5 * size, fg.strip_across * height))
+        if band.shape[0] < 3 or band.shape[1] < 5:
+            return None
+        smooth = cv2.GaussianBlur(band, (0, 0), 1.0)
+        profile = np.median(np.abs(np.gradient(smooth, axis=1)), axis=0)  # (len t,)
+        brightness = np.median(band, axis=0)
+
+        def peak(p, profile=profile):
+            a, b = int(round(p - lo - step / 4)), int(round(p - lo + step / 4)) + 1
+            a, b = max(a, 0), min(b, len(profile))
+            return float(profile[a:b].max()) if b > a else 0.0
+
+        # the edge's offset from its index: the one whose peaks, summed over the read cards, are strongest
+        offsets = np.arange(-1.5 * size, 0.5 * size + 1, 1.0)
+        scores = [np.median([profile[int(np.clip(round(pos[k] + o - lo), 0, len(profile) - 1))] for k in read])
+                  for o in offsets]
+        o = float(offsets[int(np.argmax(scores))])
+        strength = float(np.median([peak(pos[k] + o) for k in read]))
+        if best is None or strength > best[0]:
+            best = (strength, o, profile, brightness, peak)
+    strength, o, profile, brightness, peak = best
+
+    def median_between(p0: float, p1: float) -> float:
+        a, b = int(round(p0 - lo)), int(round(p1 - lo))
+        a, b = max(a, 0), min(max(b, a + 1), len(brightness))
+        return float(np.median(brightness[a:b]))
+
+    strips = median_between(pos[0] + o, pos[-1] + o)  # the fan's own strips, edge of the first to the last's
+
+    def bright(p0: float, p1: float) -> float:
+        return median_between(p0, p1) - strips
+
+    return {"positions": pos, "step": step, "offset": o, "strength": strength,
+            "edge": lambda p: peak(p + o), "bright": bright, "bottom": bottom}
+
+
+def strip_count(gray: np.ndarray, pile: Pile, *, config: VisionConfig = DEFAULT) -> tuple[int, list[str]] | None:
+    """A meld's second count from its edges (module docstring): (cards the edges show, where they differ from the
+    indices' count, in words); None when the fan is too short or its edges too faint to count by."""
+    fg = config.fan_gaps
+    found = strip_edges(gray, pile, config=config)
+    if found is None or found["strength"] < fg.strip_min_strength:
+        return None
+    pos, step, edge, seen = found["positions"], found["step"], found["edge"], fg.strip_seen * found["strength"]
+    count, where = len(pile.cards), []
+    # read cards a gap of two steps apart (and no gap card between): an unread card's edge
+    for k in range(len(pile.cards) - 1):
+        gap = pos[k + 1] - pos[k]
+        if pile.cards[k + 1].detections and pile.cards[k].detections and 1.7 * step <= gap <= 2.35 * step \
+                and edge(pos[k] + gap / 2) >= seen:
+            count += 1
+            where.append(f"one between cards {k + 1} and {k + 2}")
+    # beyond the bottom card: a strip of a card whose index is covered
+    ends = {-1: [(pos[0], -1.0)], 1: [(pos[-1], 1.0)], 0: [(pos[0], -1.0), (pos[-1], 1.0)]}[found["bottom"]]
+    for p, sign in ends:
+        for k in range(1, fg.strip_before + 1):
+            q = p + sign * k * step
+            a, b = sorted((q + found["offset"], q - sign * step + found["offset"]))  # the strip beyond, edge to edge
+            if edge(q) < seen or abs(found["bright"](a, b)) > fg.strip_bright:
+                break
+            count += 1
+            where.append(f"one {'before the first' if sign < 0 else 'after the last'} card")
+    return count, where
+
+
+def check_strips(piles: list[Pile], image: np.ndarray | None, *, config: VisionConfig = DEFAULT) -> list[Pile]:
+    """``piles`` with a note on each meld whose edges show more cards than its indices (:func:`strip_count`);
+    unchanged without an image."""
+    if image is None:
+        return list(piles)
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32) if image.ndim == 3 else image.astype(np.float32)
+    out = []
+    for pile in piles:
+        got = strip_count(gray, pile, config=config) if pile.kind is PileKind.MELD else None
+        if got and got[0] != len(pile.cards):
+            out.append(Pile(pile.kind, pile.cards, pile.notes + (
+                f"the card edges along this fan show {got[0]} cards, its indices {len(pile.cards)} "
+                f"({'; '.join(got[1])}): count its cards",)))
+        else:
+            out.append(pile)
+    return out

@@ -65,6 +65,9 @@ from vision.piles import PileKind  # noqa: E402
 #: indices have a box (detector confidence >= 0.5) at IoU >= 0.5, 90 % at IoU >= 0.3
 EXAMPLES_MATCH_IOU = 0.3
 
+#: how the note of a fan whose edges show another count than its indices begins (``vision.fan_strips``)
+STRIP_NOTE = "the card edges along this fan show"
+
 
 def assign_owners(dets: Detections, doc: dict, min_iou: float = 0.5) -> np.ndarray:
     """True card id of each predicted detection (IoU >= ``min_iou`` with a true index box), -1 when none."""
@@ -113,11 +116,19 @@ def evaluate_scene(doc: dict, reading, owners: np.ndarray, stats: Counter, failu
         if own:
             true_pile = Counter(pile_of_card[own].tolist()).most_common(1)[0][0]
             pred_for.setdefault(true_pile, []).append(len(p.cards))
+    noted_for: set[int] = set()  # true fans a pile of which says its edges show another count than its indices
+    for p in reading.piles:
+        own = [owners[d] for c in p.cards for d in c.detections if owners[d] >= 0]
+        if own and any(n.startswith(STRIP_NOTE) for n in p.notes):
+            noted_for.add(Counter(pile_of_card[own].tolist()).most_common(1)[0][0])
     for pid, kind in kinds.items():
         if kind not in ("meld", "book"):
             continue
         n_true = int((pile_of_card == pid).sum())
         got = pred_for.get(pid, [])
+        counted = len(got) == 1 and got[0] == n_true
+        stats["fans_noted_edges"] += pid in noted_for
+        stats["fans_noted_edges_wrong"] += pid in noted_for and not counted
         stats["fans"] += 1
         visible = all(c["index_boxes_px"] for c in cards if c["pile"] == pid)
         stats["fans_visible"] += visible
@@ -461,6 +472,7 @@ def main(argv: list[str] | None = None) -> int:
                                "kept_as_squared_books": stats["singles_stack_kept"],
                                "other": stats["singles_other"], "read_as_loose": stats["singles_other_loose"]},
         "squared_books": stats["books_squared"], "squared_books_found": stats["books_squared_found"],
+        "fans_noted_edges": stats["fans_noted_edges"], "fans_noted_edges_wrong": stats["fans_noted_edges_wrong"],
         "by_design": {d: _design_figures(c) for d, c in sorted(by_design.items())},
         "failures": dict(failures.most_common()),
         "tables_not_exact_by_only_failure": dict(alone.most_common()),
@@ -489,6 +501,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  single whole cards: {stats['singles_stack_kept']}/{stats['singles_stack']} squared books' tops kept as "
           f"squared books, {stats['singles_other_loose']}/{stats['singles_other']} others read as loose")
     print(f"  squared books found (read as a squared book): {stats['books_squared_found']}/{stats['books_squared']}")
+    print(f"  fans whose edges show another count than their indices (noted): {stats['fans_noted_edges']}, of them "
+          f"counted wrong: {stats['fans_noted_edges_wrong']} (of {stats['fans'] - stats['fans_counted']} counted wrong)")
     print("  by deck design (fans counted right; squared books found; exact score; silent errors):")
     for d, f in figures["by_design"].items():
         print(f"    {d:14s} fans {f['fans_counted']:3d}/{f['fans']:<3d} ({f['fan_counting_accuracy']:.3f}); squared books "

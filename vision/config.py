@@ -286,10 +286,10 @@ class FanGaps:
     #: ... when the read cards' median edge strength (grey levels per px, median over the band) is at least this
     strip_min_strength: float = 5.0
     #: a card's edge is seen where the profile reaches this share of the read cards' median edge strength
-    strip_seen: float = 0.5
+    strip_seen: float = 1.0
     #: ... and a strip beyond the bottom card is a card's when its median brightness is within this of the fan's own
     #: strips' (grey levels)
-    strip_bright: float = 20.0
+    strip_bright: float = 60.0
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ import cv2
 import numpy as np
 
 from .config import DEFAULT, VisionConfig
+from .instances import CardInstance
 from .piles import Pile, PileKind, anchor_points
 
 
@@ -40,21 +41,22 @@ def _band(gray: np.ndarray, origin: np.ndarray, u: np.ndarray, v: np.ndarray, t:
     return cv2.remap(gray, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
-def strip_edges(gray: np.ndarray, pile: Pile, *, config: VisionConfig = DEFAULT) -> dict | None:
-    """The edge profile along a meld's fan in a (H, W) float32 grey image, or None for a pile too short.
+def strip_edges(gray: np.ndarray, cards: list[CardInstance], *, config: VisionConfig = DEFAULT) -> dict | None:
+    """The edge profile along a fan in a (H, W) float32 grey image, its ``cards`` ordered from the bottom card
+    (laid first) to the top one; None for a fan too short.
 
-    Returns a dict: ``positions`` (n,) each card's place along the fan (px from the first card's anchor index),
-    ``step`` the fan's median step (px), ``offset`` the card edge's place relative to its index (px along the
-    fan), ``strength`` the read cards' median edge strength, ``edge(p)`` the profile's peak within a quarter
-    step of the edge of a card placed at ``p``, ``bright(p0, p1)`` the band's median brightness between two places
-    less that of the fan's own strips (a strip of a card looks like them; the table does not), ``bottom`` -1 when the first card is the fan's
-    bottom card, +1 when the last one is, 0 when unknown.
+    Each card's edge lies before its index, from the bottom card towards the top one. Returns a dict:
+    ``positions`` (n,) each card's place along the fan (px from the first card's anchor index), ``step`` the fan's
+    median step (px), ``offset`` the card edge's place relative to its index (px along the fan, negative),
+    ``strength`` the read cards' median edge strength, ``edge(p)`` the profile's peak within a quarter step of the
+    edge of a card placed at ``p``, ``bright(p0, p1)`` the band's median brightness between two places less that of
+    the fan's own strips (a strip of a card looks like them; the table does not).
     """
     fg = config.fan_gaps
-    read = [k for k, c in enumerate(pile.cards) if c.detections]
+    read = [k for k, c in enumerate(cards) if c.detections]
     if len(read) < fg.strip_min_cards:
         return None
-    pts = anchor_points(list(pile.cards))
+    pts = anchor_points(list(cards))
     d = pts[-1] - pts[0]
     length = float(np.linalg.norm(d))
     if length <= 0:
@@ -65,18 +67,12 @@ def strip_edges(gray: np.ndarray, pile: Pile, *, config: VisionConfig = DEFAULT)
     step = float(np.median(steps[steps > 0])) if (steps > 0).any() else 0.0
     if step <= 0:
         return None
-    size = float(np.median([c.size for c in pile.cards]))
-    height = float(np.median([c.card_height for c in pile.cards]))
-    whole = [k for k, c in enumerate(pile.cards) if c.fully_visible]
-    bottom = 0
+    size = float(np.median([c.size for c in cards]))
+    height = float(np.median([c.card_height for c in cards]))
     sides = (1.0, -1.0)
-    if whole:
-        k = whole[-1]
-        card = pile.cards[k]
-        diagonal = card.centers[1] - card.centers[0]
-        across = float(diagonal @ np.array([-u[1], u[0]]))
-        sides = (1.0 if across >= 0 else -1.0,)
-        bottom = -1 if k >= len(pile.cards) / 2 else 1
+    if cards[-1].fully_visible:  # the top card's far corner: the side of the cards' faces
+        diagonal = cards[-1].centers[1] - cards[-1].centers[0]
+        sides = (1.0 if float(diagonal @ np.array([-u[1], u[0]])) >= 0 else -1.0,)
     lo, hi = -(fg.strip_before + 1) * step, length + step
     best = None
     for side in sides:
@@ -93,15 +89,15 @@ def strip_edges(gray: np.ndarray, pile: Pile, *, config: VisionConfig = DEFAULT)
             a, b = max(a, 0), min(b, len(profile))
             return float(profile[a:b].max()) if b > a else 0.0
 
-        # the edge's offset from its index: the one whose peaks, summed over the read cards, are strongest
-        offsets = np.arange(-1.5 * size, 0.5 * size + 1, 1.0)
+        # the edge's offset before its index: the one whose peaks, over the read cards, are strongest
+        offsets = np.arange(-1.5 * size, 0.0, 1.0)
         scores = [np.median([profile[int(np.clip(round(pos[k] + o - lo), 0, len(profile) - 1))] for k in read])
                   for o in offsets]
         o = float(offsets[int(np.argmax(scores))])
         strength = float(np.median([peak(pos[k] + o) for k in read]))
         if best is None or strength > best[0]:
-            best = (strength, o, profile, brightness, peak)
-    strength, o, profile, brightness, peak = best
+            best = (strength, o, brightness, peak)
+    strength, o, brightness, peak = best
 
     def median_between(p0: float, p1: float) -> float:
         a, b = int(round(p0 - lo)), int(round(p1 - lo))
@@ -110,39 +106,43 @@ def strip_edges(gray: np.ndarray, pile: Pile, *, config: VisionConfig = DEFAULT)
 
     strips = median_between(pos[0] + o, pos[-1] + o)  # the fan's own strips, edge of the first to the last's
 
-    def bright(p0: float, p1: float) -> float:
-        return median_between(p0, p1) - strips
+    return {"positions": pos, "step": step, "offset": o, "strength": strength, "origin": pts[0], "u": u,
+            "edge": lambda p: peak(p + o), "bright": lambda p0, p1: median_between(p0, p1) - strips}
 
-    return {"positions": pos, "step": step, "offset": o, "strength": strength,
-            "edge": lambda p: peak(p + o), "bright": bright, "bottom": bottom}
+
+def _bottom_first(pile: Pile, gray: np.ndarray, config: VisionConfig) -> dict | None:
+    """:func:`strip_edges` of ``pile`` read from its bottom card: the end away from its card seen whole; with
+    none, the way whose read cards' edges are stronger."""
+    cards = list(pile.cards)
+    whole = [k for k, c in enumerate(cards) if c.fully_visible]
+    ways = [cards[::-1]] if whole and whole[-1] < len(cards) / 2 else [cards] if whole else [cards, cards[::-1]]
+    found = [f for f in (strip_edges(gray, w, config=config) for w in ways) if f is not None]
+    return max(found, key=lambda f: f["strength"]) if found else None
 
 
 def strip_count(gray: np.ndarray, pile: Pile, *, config: VisionConfig = DEFAULT) -> tuple[int, list[str]] | None:
     """A meld's second count from its edges (module docstring): (cards the edges show, where they differ from the
     indices' count, in words); None when the fan is too short or its edges too faint to count by."""
     fg = config.fan_gaps
-    found = strip_edges(gray, pile, config=config)
+    found = _bottom_first(pile, gray, config)
     if found is None or found["strength"] < fg.strip_min_strength:
         return None
     pos, step, edge, seen = found["positions"], found["step"], found["edge"], fg.strip_seen * found["strength"]
     count, where = len(pile.cards), []
     # read cards a gap of two steps apart (and no gap card between): an unread card's edge
-    for k in range(len(pile.cards) - 1):
+    for k in range(len(pos) - 1):
         gap = pos[k + 1] - pos[k]
-        if pile.cards[k + 1].detections and pile.cards[k].detections and 1.7 * step <= gap <= 2.35 * step \
-                and edge(pos[k] + gap / 2) >= seen:
+        if 1.7 * step <= gap <= 2.35 * step and edge(pos[k] + gap / 2) >= seen:
             count += 1
-            where.append(f"one between cards {k + 1} and {k + 2}")
-    # beyond the bottom card: a strip of a card whose index is covered
-    ends = {-1: [(pos[0], -1.0)], 1: [(pos[-1], 1.0)], 0: [(pos[0], -1.0), (pos[-1], 1.0)]}[found["bottom"]]
-    for p, sign in ends:
-        for k in range(1, fg.strip_before + 1):
-            q = p + sign * k * step
-            a, b = sorted((q + found["offset"], q - sign * step + found["offset"]))  # the strip beyond, edge to edge
-            if edge(q) < seen or abs(found["bright"](a, b)) > fg.strip_bright:
-                break
-            count += 1
-            where.append(f"one {'before the first' if sign < 0 else 'after the last'} card")
+            where.append("one in a gap of two steps")
+    # before the bottom card: a strip of a card whose index is covered
+    for k in range(1, fg.strip_before + 1):
+        q = pos[0] - k * step
+        a, b = q + found["offset"], q + step + found["offset"]  # the strip beyond, edge to edge
+        if edge(q) < seen or abs(found["bright"](a, b)) > fg.strip_bright:
+            break
+        count += 1
+        where.append("one before the bottom card")
     return count, where
 
 

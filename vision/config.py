@@ -276,7 +276,7 @@ class FanGaps:
     #: a loose card of a meld's end card's code this close (card diagonals) to one diagonal from it is its far corner
     end_corner_tolerance: float = 0.35
     #: read each fan's edges as a second count and note a fan whose edges show more cards (``vision.fan_strips``)
-    strip_notes: bool = False
+    strip_notes: bool = True
     #: a fan's edges are read when it has this many read cards
     strip_min_cards: int = 3
     #: ... up to this many steps beyond its bottom card

@@ -116,3 +116,36 @@ def test_a_fans_edges_show_a_card_whose_index_is_covered():
     top = CardInstance("8H", (len(centres) - 1, len(centres)), np.array([centres[-1], far]), S, 0.9, 4.2 * S / 0.925)
     meld = Pile(PileKind.MELD, cards + (top,))
     assert check_strips([meld], image, config=config)[0].notes == ()
+
+
+def test_a_fans_top_card_seen_by_two_unread_corners_is_counted():
+    from vision.classes import RANKS
+    from vision.fan_tops import read_top_cards
+
+    # a fan of five sevens, none seen whole: its top card's two corners were boxed but not read
+    height = 4.2 * S / 0.925
+    fan_cards = tuple(one(c, 100 + 24 * k, 100, k, height=height) for k, c in enumerate(["7H", "7S", "7D", "7H", "7C"]))
+    meld = Pile(PileKind.MELD, fan_cards)
+    top = np.array([100 + 24 * 5, 100.0])
+    far = top + 0.925 * height * np.array([0.62, 0.79])
+
+    def unread(points, rank):
+        boxes = np.array([[x - S / 2, y - S / 2, x + S / 2, y + S / 2] for x, y in points], np.float32)
+        rank_p = np.full((len(points), len(RANKS)), 0.01, np.float32)
+        rank_p[:, RANKS.index(rank)] = 0.8
+        suit_p = np.tile(np.array([[0.1, 0.6, 0.2, 0.1]], np.float32), (len(points), 1))
+        return Detections(boxes, np.full(len(points), 0.3, np.float32), np.zeros(len(points), np.int64),
+                          {"rank_p": rank_p, "suit_p": suit_p})
+
+    piles = read_top_cards([meld], unread([top, far], "JK"))
+    assert [len(p.cards) for p in piles] == [6]
+    assert piles[0].cards[-1].code == "JK" and any("top card" in n for n in piles[0].notes)
+    # read as the fan's rank when the reader favours it, in the fan's commonest suit
+    assert read_top_cards([meld], unread([top, far], "7"))[0].cards[-1].code == "7H"
+    # one corner alone, or two boxes that are not a card's diagonal apart, add nothing
+    assert len(read_top_cards([meld], unread([top], "JK"))[0].cards) == 5
+    assert len(read_top_cards([meld], unread([top, top + 2 * (far - top)], "JK"))[0].cards) == 5
+    # a fan whose top card was read whole has no card to add
+    whole = CardInstance("7C", (4, 9), np.array([[196.0, 100.0], [196.0 + 50, 160.0]]), S, 0.9, height)
+    seen = Pile(PileKind.MELD, fan_cards[:-1] + (whole,))
+    assert len(read_top_cards([seen], unread([top, far], "JK"))[0].cards) == 5

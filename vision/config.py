@@ -275,6 +275,13 @@ class FanGaps:
     stray_detour: float = 1.5
     #: a loose card of a meld's end card's code this close (card diagonals) to one diagonal from it is its far corner
     end_corner_tolerance: float = 0.35
+    #: a meld showing no card whole takes its top card from two unread boxes a card's diagonal apart, one of them
+    #: at these multiples of the step beyond an end card (``vision.fan_tops``) ...
+    top_steps: tuple[float, float] = (0.7, 2.0)
+    #: ... within this angle (degrees) of the fan's direction there ...
+    top_angle: float = 25.0
+    #: ... of a size within this factor of the fan's indices (a joker's corner mark is drawn smaller)
+    top_size_ratio: float = 1.7
     #: read each fan's edges as a second count and note a fan whose edges show more cards (``vision.fan_strips``)
     strip_notes: bool = True
     #: a fan's edges are read when it has this many read cards

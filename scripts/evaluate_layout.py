@@ -56,6 +56,7 @@ from scorer.scoring import score_round  # noqa: E402
 from datasets.examples import load_examples  # noqa: E402
 from datasets.scenes import true_detections  # noqa: E402
 from vision.detections import Detections, box_iou  # noqa: E402
+from vision.fan_strips import COVERED_NOTE, STRIP_NOTE  # noqa: E402
 from vision.piles import PileKind  # noqa: E402
 
 
@@ -64,9 +65,6 @@ from vision.piles import PileKind  # noqa: E402
 #: and 1.28 x taller than the true ones (a well-placed box has an IoU of about 0.57), and 77 % of the true
 #: indices have a box (detector confidence >= 0.5) at IoU >= 0.5, 90 % at IoU >= 0.3
 EXAMPLES_MATCH_IOU = 0.3
-
-#: how the note of a fan whose edges show another count than its indices begins (``vision.fan_strips``)
-STRIP_NOTE = "the card edges along this fan show"
 
 
 def assign_owners(dets: Detections, doc: dict, min_iou: float = 0.5) -> np.ndarray:
@@ -116,10 +114,10 @@ def evaluate_scene(doc: dict, reading, owners: np.ndarray, stats: Counter, failu
         if own:
             true_pile = Counter(pile_of_card[own].tolist()).most_common(1)[0][0]
             pred_for.setdefault(true_pile, []).append(len(p.cards))
-    noted_for: set[int] = set()  # true fans a pile of which says its edges show another count than its indices
+    noted_for: set[int] = set()  # true fans a pile of which says its edges show another count, or its end is covered
     for p in reading.piles:
         own = [owners[d] for c in p.cards for d in c.detections if owners[d] >= 0]
-        if own and any(n.startswith(STRIP_NOTE) for n in p.notes):
+        if own and any(n.startswith((STRIP_NOTE, COVERED_NOTE)) for n in p.notes):
             noted_for.add(Counter(pile_of_card[own].tolist()).most_common(1)[0][0])
     for pid, kind in kinds.items():
         if kind not in ("meld", "book"):
@@ -501,7 +499,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  single whole cards: {stats['singles_stack_kept']}/{stats['singles_stack']} squared books' tops kept as "
           f"squared books, {stats['singles_other_loose']}/{stats['singles_other']} others read as loose")
     print(f"  squared books found (read as a squared book): {stats['books_squared_found']}/{stats['books_squared']}")
-    print(f"  fans whose edges show another count than their indices (noted): {stats['fans_noted_edges']}, of them "
+    print(f"  fans whose edges show another count than their indices, or whose end is covered (noted): "
+          f"{stats['fans_noted_edges']}, of them "
           f"counted wrong: {stats['fans_noted_edges_wrong']} (of {stats['fans'] - stats['fans_counted']} counted wrong)")
     print("  by deck design (fans counted right; squared books found; exact score; silent errors):")
     for d, f in figures["by_design"].items():

@@ -149,3 +149,26 @@ def test_a_fans_top_card_seen_by_two_unread_corners_is_counted():
     whole = CardInstance("7C", (4, 9), np.array([[196.0, 100.0], [196.0 + 50, 160.0]]), S, 0.9, height)
     seen = Pile(PileKind.MELD, fan_cards[:-1] + (whole,))
     assert len(read_top_cards([seen], unread([top, far], "JK"))[0].cards) == 5
+
+
+def test_a_fan_whose_bottom_end_lies_under_something_is_noted():
+    from vision.config import DEFAULT
+    from vision.fan_strips import COVERED_NOTE, check_strips
+    import cv2
+
+    config = DEFAULT.replace(**{"fan_gaps.strip_notes": True})
+    height = 4.2 * S / 0.925
+
+    def meld(centres, far):
+        cards = tuple(one("8H", x, y, k, height=height) for k, (x, y) in enumerate(centres[:-1]))
+        top = CardInstance("8H", (len(centres) - 1, len(centres)), np.array([centres[-1], far]), S, 0.9, height)
+        return Pile(PileKind.MELD, cards + (top,))
+
+    # six cards, the first two under a cup (an olive disc): four indices read, the fan's end under the cup
+    image, centres, far = drawn_fan(6, hidden_first=2)
+    cv2.circle(image, (150, 110), 45, (40, 140, 130), -1)
+    noted = check_strips([meld(centres, far)], image, config=config)[0]
+    assert any(n.startswith(COVERED_NOTE) for n in noted.notes) and len(noted.cards) == 4
+    # the same four cards with the table before them: nothing to note
+    image, centres, far = drawn_fan(4, hidden_first=0)
+    assert check_strips([meld(centres, far)], image, config=config)[0].notes == ()

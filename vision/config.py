@@ -297,6 +297,10 @@ class FanGaps:
     #: ... and a strip beyond the bottom card is a card's when its median brightness is within this of the fan's own
     #: strips' (grey levels)
     strip_bright: float = 60.0
+    #: the band beside a fan this many steps before its bottom card's edge is looked at for what covers it ...
+    strip_covered_steps: float = 1.5
+    #: ... and covered when under this share of its pixels have the table's colours (0 steps: never looked at)
+    strip_table_share: float = 0.5
 
 
 @dataclass(frozen=True)

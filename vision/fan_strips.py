@@ -96,8 +96,8 @@ def strip_edges(gray: np.ndarray, cards: list[CardInstance], *, config: VisionCo
         o = float(offsets[int(np.argmax(scores))])
         strength = float(np.median([peak(pos[k] + o) for k in read]))
         if best is None or strength > best[0]:
-            best = (strength, o, brightness, peak)
-    strength, o, brightness, peak = best
+            best = (strength, o, brightness, peak, v)
+    strength, o, brightness, peak, v = best
 
     def median_between(p0: float, p1: float) -> float:
         a, b = int(round(p0 - lo)), int(round(p1 - lo))
@@ -106,7 +106,8 @@ def strip_edges(gray: np.ndarray, cards: list[CardInstance], *, config: VisionCo
 
     strips = median_between(pos[0] + o, pos[-1] + o)  # the fan's own strips, edge of the first to the last's
 
-    return {"positions": pos, "step": step, "offset": o, "strength": strength, "origin": pts[0], "u": u,
+    return {"positions": pos, "step": step, "offset": o, "strength": strength, "origin": pts[0], "u": u, "v": v,
+            "across": (0.5 * size, fg.strip_across * height),
             "edge": lambda p: peak(p + o), "bright": lambda p0, p1: median_between(p0, p1) - strips}
 
 
@@ -146,19 +147,74 @@ def strip_count(gray: np.ndarray, pile: Pile, *, config: VisionConfig = DEFAULT)
     return count, where
 
 
+def table_colours(image: np.ndarray, piles: list[Pile]) -> tuple[np.ndarray, np.ndarray] | None:
+    """The table's colours in a (H, W, 3) BGR photo: per channel, the 2nd and 98th percentiles of the pixels
+    farther than a card's height from every index of ``piles`` ((3,) each); None when too little table shows."""
+    h, w = image.shape[:2]
+    every = max(1, w // 320)  # measured on every every-th pixel
+    sub = image[::every, ::every]
+    ys, xs = np.mgrid[0:sub.shape[0], 0:sub.shape[1]] * every
+    away = np.ones(sub.shape[:2], bool)
+    for pile in piles:
+        for card in pile.cards:
+            for cx, cy in card.centers:
+                away &= (xs - cx) ** 2 + (ys - cy) ** 2 > card.card_height ** 2
+    pixels = sub[away]
+    if len(pixels) < 200:
+        return None
+    return np.percentile(pixels, 2, axis=0), np.percentile(pixels, 98, axis=0)
+
+
+def end_covered(image: np.ndarray, found: dict, colours: tuple[np.ndarray, np.ndarray], *,
+                config: VisionConfig = DEFAULT) -> bool:
+    """True when, in the (H, W, 3) BGR photo, the band beside a fan (:func:`strip_edges`' ``found``) before its
+    bottom card's edge (from ``strip_covered_steps`` steps to a quarter step before it) shows under
+    ``strip_table_share`` of the table's ``colours`` (:func:`table_colours`), and its median brightness differs from
+    the fan's own strips by more than ``strip_bright`` (not another card lying there): the fan's end lies under
+    something, cards may be hidden there. A band that leaves the photo is not covered."""
+    fg = config.fan_gaps
+    step, o = found["step"], found["offset"]
+    edge = found["positions"][0] + o
+    tt, ss = np.meshgrid(np.arange(edge - fg.strip_covered_steps * step, edge - step / 4, 1.0),
+                         np.arange(*found["across"], 1.0))
+    x = found["origin"][0] + tt * found["u"][0] + ss * found["v"][0]
+    y = found["origin"][1] + tt * found["u"][1] + ss * found["v"][1]
+    h, w = image.shape[:2]
+    if not x.size or x.min() < 0 or y.min() < 0 or x.max() >= w or y.max() >= h:
+        return False
+    pixels = image[y.astype(int), x.astype(int)].reshape(-1, 3)
+    lo, hi = colours
+    if float(((pixels >= lo) & (pixels <= hi)).all(axis=1).mean()) >= fg.strip_table_share:
+        return False  # the table
+    return abs(found["bright"](edge - fg.strip_covered_steps * step, edge - step / 4)) > fg.strip_bright  # not a card
+
+
 def check_strips(piles: list[Pile], image: np.ndarray | None, *, config: VisionConfig = DEFAULT) -> list[Pile]:
-    """``piles`` with a note on each meld whose edges show more cards than its indices (:func:`strip_count`);
+    """``piles`` with a note on each meld whose edges show more cards than its indices (:func:`strip_count`), or
+    whose bottom end lies under something that is neither table nor a card's strip (:func:`end_covered`);
     unchanged without an image."""
     if image is None:
         return list(piles)
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32) if image.ndim == 3 else image.astype(np.float32)
+    colours = table_colours(image, piles) if image.ndim == 3 and config.fan_gaps.strip_covered_steps > 0 else None
     out = []
     for pile in piles:
         got = strip_count(gray, pile, config=config) if pile.kind is PileKind.MELD else None
         if got and got[0] != len(pile.cards):
             out.append(Pile(pile.kind, pile.cards, pile.notes + (
-                f"the card edges along this fan show {got[0]} cards, its indices {len(pile.cards)} "
+                f"{STRIP_NOTE} {got[0]} cards, its indices {len(pile.cards)} "
                 f"({'; '.join(got[1])}): count its cards",)))
+            continue
+        found = _bottom_first(pile, gray, config) if pile.kind is PileKind.MELD and colours is not None else None
+        if found is not None and end_covered(image, found, colours, config=config):
+            out.append(Pile(pile.kind, pile.cards, pile.notes + (
+                f"{COVERED_NOTE}: cards may be hidden there; count its cards",)))
         else:
             out.append(pile)
     return out
+
+
+#: how the note of a fan whose edges show more cards than its indices begins
+STRIP_NOTE = "the card edges along this fan show"
+#: how the note of a fan whose bottom end lies under something begins
+COVERED_NOTE = "the fan's bottom end lies under something that is neither table nor card"

@@ -91,9 +91,8 @@ def strip_edges(gray: np.ndarray, cards: list[CardInstance], *, config: VisionCo
 
         # the edge's offset before its index: the one whose peaks, over the read cards, are strongest
         offsets = np.arange(-1.5 * size, 0.0, 1.0)
-        scores = [np.median([profile[int(np.clip(round(pos[k] + o - lo), 0, len(profile) - 1))] for k in read])
-                  for o in offsets]
-        o = float(offsets[int(np.argmax(scores))])
+        at = np.clip(np.round(pos[read][None, :] + offsets[:, None] - lo).astype(int), 0, len(profile) - 1)
+        o = float(offsets[int(np.argmax(np.median(profile[at], axis=1)))])
         strength = float(np.median([peak(pos[k] + o) for k in read]))
         if best is None or strength > best[0]:
             best = (strength, o, brightness, peak, v)
@@ -121,11 +120,13 @@ def _bottom_first(pile: Pile, gray: np.ndarray, config: VisionConfig) -> dict | 
     return max(found, key=lambda f: f["strength"]) if found else None
 
 
-def strip_count(gray: np.ndarray, pile: Pile, *, config: VisionConfig = DEFAULT) -> tuple[int, list[str]] | None:
+def strip_count(gray: np.ndarray, pile: Pile, *, config: VisionConfig = DEFAULT,
+                found: dict | None = None) -> tuple[int, list[str]] | None:
     """A meld's second count from its edges (module docstring): (cards the edges show, where they differ from the
-    indices' count, in words); None when the fan is too short or its edges too faint to count by."""
+    indices' count, in words); None when the fan is too short or its edges too faint to count by. ``found``: its
+    :func:`strip_edges` read from its bottom card, when already measured."""
     fg = config.fan_gaps
-    found = _bottom_first(pile, gray, config)
+    found = _bottom_first(pile, gray, config) if found is None else found
     if found is None or found["strength"] < fg.strip_min_strength:
         return None
     pos, step, edge, seen = found["positions"], found["step"], found["edge"], fg.strip_seen * found["strength"]
@@ -153,13 +154,12 @@ def table_colours(image: np.ndarray, piles: list[Pile]) -> tuple[np.ndarray, np.
     h, w = image.shape[:2]
     every = max(1, w // 320)  # measured on every every-th pixel
     sub = image[::every, ::every]
-    ys, xs = np.mgrid[0:sub.shape[0], 0:sub.shape[1]] * every
-    away = np.ones(sub.shape[:2], bool)
+    near = np.zeros(sub.shape[:2], np.uint8)
     for pile in piles:
         for card in pile.cards:
             for cx, cy in card.centers:
-                away &= (xs - cx) ** 2 + (ys - cy) ** 2 > card.card_height ** 2
-    pixels = sub[away]
+                cv2.circle(near, (int(cx / every), int(cy / every)), int(card.card_height / every) + 1, 1, -1)
+    pixels = sub[near == 0]
     if len(pixels) < 200:
         return None
     return np.percentile(pixels, 2, axis=0), np.percentile(pixels, 98, axis=0)
@@ -199,14 +199,14 @@ def check_strips(piles: list[Pile], image: np.ndarray | None, *, config: VisionC
     colours = table_colours(image, piles) if image.ndim == 3 and config.fan_gaps.strip_covered_steps > 0 else None
     out = []
     for pile in piles:
-        got = strip_count(gray, pile, config=config) if pile.kind is PileKind.MELD else None
+        found = _bottom_first(pile, gray, config) if pile.kind is PileKind.MELD else None
+        got = strip_count(gray, pile, config=config, found=found) if found is not None else None
         if got and got[0] != len(pile.cards):
             out.append(Pile(pile.kind, pile.cards, pile.notes + (
                 f"{STRIP_NOTE} {got[0]} cards, its indices {len(pile.cards)} "
                 f"({'; '.join(got[1])}): count its cards",)))
             continue
-        found = _bottom_first(pile, gray, config) if pile.kind is PileKind.MELD and colours is not None else None
-        if found is not None and end_covered(image, found, colours, config=config):
+        if found is not None and colours is not None and end_covered(image, found, colours, config=config):
             out.append(Pile(pile.kind, pile.cards, pile.notes + (
                 f"{COVERED_NOTE}: cards may be hidden there; count its cards",)))
         else:

@@ -91,7 +91,6 @@ def drawn_fan(n_cards, hidden_first, step=24, size=20.0):
         cv2.rectangle(image, (x0, top), (int(x0 + width), int(top + height)), (235, 235, 235), -1)
         cv2.rectangle(image, (x0, top), (int(x0 + width), int(top + height)), (90, 90, 90), 1)
     centres = [(x0 + 0.094 * width, y0 + k * step + 0.6 * size) for k in range(n_cards)]
-    last = centres[-1]
     far = (x0 + width - 0.094 * width, y0 + (n_cards - 1) * step + height - 0.6 * size)
     return image, [c for c in centres[hidden_first:]], far
 

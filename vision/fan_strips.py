@@ -9,15 +9,19 @@ The edge profile is the median over the band's rows of the brightness gradient a
 a fixed offset after its edge (the offset that lines the read cards up best with the profile's peaks); a card's
 edge is *seen* where the profile there reaches ``strip_seen`` of the read cards' median edge strength.
 
-:func:`check_strips` reconciles the two counts of each meld of ``strip_min_cards`` or more read cards:
+:func:`check_strips` reconciles the two counts of each meld of ``strip_min_cards`` or more read cards (measured
+from its bottom card: the end away from the card seen whole; with none, the way whose edges are stronger):
 
-* a gap of one step between read cards needs no card; a step of two holds a card whose index was not read: when
-  its edge is seen there, the gap card stage 3a counted (:mod:`vision.fan_gaps`) is confirmed, and a gap stage 3a
-  did not fill is noted;
-* one step before the fan's bottom card (the end away from the card seen whole), an edge seen before a strip as
-  bright as the fan's own strips is a card whose index is covered or missed: the pile gets a note saying the edges show one card more.
+* a gap of one step between two cards needs no card; two read cards two steps apart with an edge seen between
+  them hold a card whose index was not read (stage 3a, :mod:`vision.fan_gaps`, counts such a card only in a
+  regular fan);
+* one step before the bottom card, an edge seen before a strip about as bright as the fan's own strips
+  (``strip_bright``) is a card whose index is covered or missed;
+* where the edges show more cards than the indices, the pile says so; where the band before the bottom card
+  shows neither the table's colours (:func:`table_colours`) nor a card's brightness, the fan's end lies under
+  something (:func:`end_covered`) and the pile says cards may be hidden there.
 
-The note points at the pile; the count is not changed (the rules' book size is never forced). Thresholds:
+The notes point at the pile; the count is not changed (the rules' book size is never forced). Thresholds:
 :class:`vision.config.FanGaps` (``strip_*``).
 """
 

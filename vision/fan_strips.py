@@ -111,7 +111,8 @@ def strip_edges(gray: np.ndarray, cards: list[CardInstance], *, config: VisionCo
 
     return {"positions": pos, "step": step, "offset": o, "strength": strength, "origin": pts[0], "u": u, "v": v,
             "across": (0.5 * size, fg.strip_across * height),
-            "edge": lambda p: peak(p + o), "bright": lambda p0, p1: median_between(p0, p1) - strips}
+            "edge": lambda p: peak(p + o), "bright": lambda p0, p1: median_between(p0, p1) - strips,
+            "strips": strips}
 
 
 def _bottom_first(pile: Pile, gray: np.ndarray, config: VisionConfig) -> dict | None:
@@ -153,8 +154,9 @@ def strip_count(gray: np.ndarray, pile: Pile, *, config: VisionConfig = DEFAULT,
 
 
 def table_colours(image: np.ndarray, piles: list[Pile]) -> tuple[np.ndarray, np.ndarray] | None:
-    """The table's colours in a (H, W, 3) BGR photo: per channel, the 2nd and 98th percentiles of the pixels
-    farther than a card's height from every index of ``piles`` ((3,) each); None when too little table shows."""
+    """The table's colours in a (H, W, 3) BGR photo: the 2nd and 98th percentiles of the blue and green shares
+    (:func:`_chroma`) of the pixels farther than a card's height from every index of ``piles`` ((2,) each); None
+    when too little table shows."""
     h, w = image.shape[:2]
     every = max(1, w // 320)  # measured on every every-th pixel
     sub = image[::every, ::every]
@@ -166,16 +168,24 @@ def table_colours(image: np.ndarray, piles: list[Pile]) -> tuple[np.ndarray, np.
     pixels = sub[near == 0]
     if len(pixels) < 200:
         return None
-    return np.percentile(pixels, 2, axis=0), np.percentile(pixels, 98, axis=0)
+    chroma = _chroma(pixels)
+    return np.percentile(chroma, 2, axis=0), np.percentile(chroma, 98, axis=0)
+
+
+def _chroma(pixels: np.ndarray) -> np.ndarray:
+    """(n, 2) the blue and green shares of (n, 3) BGR pixels: their colour whatever the light (a shadow on the
+    table keeps the table's)."""
+    pixels = pixels.astype(np.float32)
+    return pixels[:, :2] / (pixels.sum(axis=1, keepdims=True) + 1.0)
 
 
 def end_covered(image: np.ndarray, found: dict, colours: tuple[np.ndarray, np.ndarray], *,
                 config: VisionConfig = DEFAULT) -> bool:
     """True when, in the (H, W, 3) BGR photo, the band beside a fan (:func:`strip_edges`' ``found``) before its
     bottom card's edge (from ``strip_covered_steps`` steps to a quarter step before it) shows under
-    ``strip_table_share`` of the table's ``colours`` (:func:`table_colours`), and its median brightness differs from
-    the fan's own strips by more than ``strip_bright`` (not another card lying there): the fan's end lies under
-    something, cards may be hidden there. A band that leaves the photo is not covered."""
+    ``strip_table_share`` of pixels that have the table's ``colours`` (:func:`table_colours`) or a card's brightness
+    (within ``strip_bright`` grey levels of the fan's own strips: another pile lying there): the fan's end lies
+    under something, cards may be hidden there. A band that leaves the photo is not covered."""
     fg = config.fan_gaps
     step, o = found["step"], found["offset"]
     edge = found["positions"][0] + o
@@ -188,9 +198,11 @@ def end_covered(image: np.ndarray, found: dict, colours: tuple[np.ndarray, np.nd
         return False
     pixels = image[y.astype(int), x.astype(int)].reshape(-1, 3)
     lo, hi = colours
-    if float(((pixels >= lo) & (pixels <= hi)).all(axis=1).mean()) >= fg.strip_table_share:
-        return False  # the table
-    return abs(found["bright"](edge - fg.strip_covered_steps * step, edge - step / 4)) > fg.strip_bright  # not a card
+    chroma = _chroma(pixels)
+    table = ((chroma >= lo) & (chroma <= hi)).all(axis=1)
+    grey = pixels.astype(np.float32) @ np.array([0.114, 0.587, 0.299], np.float32)  # BGR to grey, as cv2 does
+    card = np.abs(grey - found["strips"]) <= fg.strip_bright  # as bright as the fan's strips: a card there
+    return float((table | card).mean()) < fg.strip_table_share
 
 
 def check_strips(piles: list[Pile], image: np.ndarray | None, *, config: VisionConfig = DEFAULT) -> list[Pile]:

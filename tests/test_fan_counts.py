@@ -171,3 +171,25 @@ def test_a_fan_whose_bottom_end_lies_under_something_is_noted():
     # the same four cards with the table before them: nothing to note
     image, centres, far = drawn_fan(4, hidden_first=0)
     assert check_strips([meld(centres, far)], image, config=config)[0].notes == ()
+
+
+def test_a_top_jokers_mark_off_the_fans_line_is_taken_when_the_reader_is_sure_of_it():
+    from vision.classes import RANKS
+    from vision.fan_tops import read_top_cards
+
+    height = 4.2 * S / 0.925
+    fan_cards = tuple(one(c, 100 + 24 * k, 100, k, height=height) for k, c in enumerate(["QH", "QS", "QD", "QC"]))
+    meld = Pile(PileKind.MELD, fan_cards)
+    # the top card's mark one step beyond the last card but 30 degrees off the fan's line
+    top = np.array([100 + 24 * 3, 100.0]) + 24 * np.array([np.cos(np.radians(30)), np.sin(np.radians(30))])
+    far = top + 0.925 * height * np.array([0.62, 0.79])
+
+    def unread(rank, p):
+        boxes = np.array([[x - S / 2, y - S / 2, x + S / 2, y + S / 2] for x, y in (top, far)], np.float32)
+        rank_p = np.full((2, len(RANKS)), 0.005, np.float32)
+        rank_p[:, RANKS.index(rank)] = p
+        return Detections(boxes, np.full(2, 0.3, np.float32), np.zeros(2, np.int64),
+                          {"rank_p": rank_p, "suit_p": np.full((2, 4), 0.25, np.float32)})
+
+    assert [c.code for c in read_top_cards([meld], unread("JK", 0.95))[0].cards][-1] == "JK"
+    assert len(read_top_cards([meld], unread("Q", 0.95))[0].cards) == 4  # a natural's index lies on the line

@@ -286,6 +286,9 @@ class FanGaps:
     top_angle: float = 25.0
     #: ... of a size within this factor of the fan's indices (a joker's corner mark is drawn smaller)
     top_size_ratio: float = 1.7
+    #: ... within this angle instead when the reader gives the box a joker's mark with this probability or more
+    top_joker_angle: float = 35.0
+    top_joker_p: float = 0.9
     #: read each fan's edges as a second count and note a fan whose edges show more cards (``vision.fan_strips``)
     strip_notes: bool = True
     #: a fan's edges are read when it has this many read cards

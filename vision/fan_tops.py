@@ -68,7 +68,10 @@ def _top_card(pile: Pile, unread: Detections, centres: np.ndarray, sizes: np.nda
     for last, (end, prev) in ((True, (pts[-1], pts[-2])), (False, (pts[0], pts[1]))):
         step = float(np.linalg.norm(end - prev))
         for a in np.flatnonzero(near):
-            if a in used or not geometry.continues_line(end, prev, centres[a], step, fg.top_steps, fg.top_angle):
+            # a joker's mark sits where its deck draws it, off the naturals' line: a wider angle for a sure one
+            angle = fg.top_joker_angle if unread.data["rank_p"][a, RANKS.index("JK")] >= fg.top_joker_p \
+                else fg.top_angle
+            if a in used or not geometry.continues_line(end, prev, centres[a], step, fg.top_steps, angle):
                 continue
             partners = [b for b in np.flatnonzero(diagonal_apart(centres[a], centres, height, config=config)
                                                   & geometry.similar_size(sizes, sizes[a], config.fans.size_ratio))

@@ -319,6 +319,21 @@ def check_folds(examples: list[Example]) -> list[np.ndarray]:
     return [np.arange(n) % folds == f for f in range(folds)]
 
 
+def _cards_read(group: list[Example], detector, reader: IndexReader, negative: bool) -> np.ndarray:
+    """(cards read right, cards read, cards shown) of the photos of ``group`` read whole (``vision.pipeline``: the
+    detector's boxes over the pyramid, read by ``reader`` down to the reading floor) against their examples' codes."""
+    from .detector import NegativeDetector, load_photo
+    from .pipeline import detect, read_indices
+
+    seen = NegativeDetector(detector) if negative else detector
+    out = np.zeros(3)
+    for e in group:
+        read, _ = read_indices(detect(load_photo(e.image), seen, reader))
+        got, true = set(c for c in read.codes if c), set(e.codes)
+        out += (len(got & true), len(got), len(true))
+    return out
+
+
 def learn(examples: list[Example], reader: IndexReader, name: str, augment: int | None = None, seed: int = 0,
           progress: Callable[[str, int, int], None] | None = None, steps: int | None = None,
           anchor: float | None = None, layers: bool | str | None = None, photometric: bool | None = None,
@@ -338,7 +353,8 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
     ``detector`` (the stock one; None: the example boxes): the check reads the boxes it finds in the check photos
     on a known index (``vision.deck_boxes``), as the profile will read them. ``window``: read this deck's indices
     from crops of that many times each box's longer side (None: the reader's ``vision.reader.WINDOW``; ``"auto"``:
-    that or one of :data:`WINDOWS`, whichever reads the check best).
+    that or one of :data:`WINDOWS`, whichever reads the check best: with ``detector``, the check photos' card sets
+    read whole at the reading floor, F1 against their codes).
 
     The profile is first checked on photos it did not learn from (:func:`check_folds`: the photos kept aside, or
     each photo in turn for a few photos) and refused when it reads them worse than the stock reader; the profile
@@ -361,7 +377,7 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
     negative = reads_negative([e for e, c in zip(examples, folds[0]) if not c], reader)
     indices, photos = sum(len(e.codes) for e in examples), len(examples)
     windows = (None, *WINDOWS) if window == "auto" else (window,)
-    checked = examples  # the boxes the check reads: the examples', or the detector's on them
+    checked = originals = examples  # the boxes the check reads: the examples', or the detector's on them
     if detector is not None:
         checked = with_found_boxes(examples, detector, reader, negative, tell("finding the boxes"), only=True)
         if learn_found:
@@ -390,6 +406,7 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
             told(k + 1, len(examples))
         before = after = 0.0
         held = 0
+        cards = np.zeros(3)  # cards read right, read, shown
         for f, check in enumerate(folds):
             tell("checking")(f, len(folds))
             group = [e for e, c in zip(checked, check) if c]
@@ -401,8 +418,12 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
             before += accuracy(stock, seen) * len(test.rank)
             after += accuracy(heads, test, got) * len(test.rank)
             held += len(test.rank)
-        trials.append((after / max(held, 1), before / max(held, 1), held, size, per))
-    after, before, held, window, per = max(trials, key=lambda t: t[0])
+            if len(windows) > 1 and detector is not None:
+                cards += _cards_read([e for e, c in zip(originals, check) if c], detector, reader.with_heads(
+                    heads, got, size), negative)
+        f1 = 2 * cards[0] / max(cards[1] + cards[2], 1)  # card sets read at the floor, when known
+        trials.append((f1, after / max(held, 1), before / max(held, 1), held, size, per))
+    _, after, before, held, window, per = max(trials, key=lambda t: t[:2])
     method = "kept aside" if len(folds) == 1 else "leave-one-out" if len(folds) == len(examples) else \
         f"{len(folds)}-fold"
     figures = {"indices": int(held // len(VIEWS)), "stock": round(before, 4), "profile": round(after, 4),

@@ -73,7 +73,8 @@ class LiveSession:
     """A table watched for the live view (see the module docstring).
 
     Args:
-        source: a camera index, or a video file's path (played in real time).
+        source: a camera index, a video file's path (played in real time), or a browser's camera
+            (:class:`handfoot.camera.BrowserCamera`, its ``open`` as ``open_frames``).
         watcher: reads the table (:class:`handfoot.watch.Watcher`, from ``watch.table_reader``).
         settings: what the round is (``handfoot.app.PhotoRequest``: rules, round, split, teams, deck), kept for
             the end-of-round reading.
@@ -153,14 +154,23 @@ class LiveSession:
         ``events`` (oldest first), ``reads`` and the picture's frames per second."""
         with self._lock:
             status = self._status_now()
-            return {"status": status, "message": self._message or MESSAGES.get(status, ""),
-                    "source": self.source if isinstance(self.source, int) else Path(self.source).name,
+            message = self._message or MESSAGES.get(status, "")
+            if status == "starting" and self._source_name() == "browser":
+                message = "waiting for the phone's camera"
+            return {"status": status, "message": message,
+                    "source": self._source_name(),
                     "video": isinstance(self.source, str), "game": self.game,
                     "teams": self.settings.table_teams(1) if self.settings is not None else [],
                     "layout": self.watcher.layout, "totals": dict(self._totals),
                     "events": [{"t": round(e.t, 1), "event": e.text, "team": e.change.team, "kind": e.change.kind,
                                 "totals": e.totals} for e in self._events],
                     "reads": self.watcher.reads, "fps": round(self._fps, 1)}
+
+    def _source_name(self) -> int | str:
+        """A camera's index, a video's file name, or ``browser`` (a page's camera, :mod:`handfoot.camera`)."""
+        if isinstance(self.source, (int, str)):
+            return self.source if isinstance(self.source, int) else Path(self.source).name
+        return getattr(self.source, "name", "camera")
 
     def jpeg(self, wait: float = 1.0) -> tuple[int, bytes]:
         """The latest annotated picture: (its sequence number, JPEG bytes); (0, b"") when there is none. Pictures
@@ -198,9 +208,11 @@ class LiveSession:
                     yield from paced(stream)
                     self._set("ended", "the video ended; the last reading stands")
                     return
-                self._set("watching")
-                last = 0.0
+                last, first = 0.0, True
                 for t, frame in stream:
+                    if first:  # watching from the first frame (a browser's camera may be slow to send one)
+                        self._set("watching")
+                        first = False
                     last = t
                     yield offset + t, frame
                 offset += last

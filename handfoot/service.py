@@ -159,6 +159,9 @@ class Guard:
         return ok, ok and any(hmac.compare_digest(o.encode(), token.encode()) for o in in_query)
 
     async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] == "websocket":
+            await self._websocket(scope, receive, send)
+            return
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
@@ -209,6 +212,19 @@ class Guard:
             await self._streamed(scope, receive, send, limit)
         else:
             await self._buffered(scope, receive, send, limit)
+
+    async def _websocket(self, scope, receive, send) -> None:
+        """A WebSocket (the live view's browser camera): refused (HTTP 403) without the access token, or when a
+        browser opened it from another site's page (its ``Origin`` is not this server's ``Host``)."""
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        origin = headers.get("origin")
+        same_site = origin is None or origin.partition("://")[2].rstrip("/").lower() == headers.get("host", "").lower()
+        if not (self._authorised(scope)[0] and same_site):
+            log.warning("WebSocket %s refused: %s", scope.get("path"),
+                        "another site's page" if not same_site else "no access token")
+            await send({"type": "websocket.close", "code": 1008})
+            return
+        await self.app(scope, receive, send)
 
     def _with_cookie(self, send):
         cookie = f"{self.COOKIE}={self.settings.token}; Path=/; HttpOnly; SameSite=Strict".encode()

@@ -472,7 +472,8 @@ async function liveView(gid) {
   }}, "Stop watching");
   const game = state.game ? await api("GET", `/v1/games/${state.game}`).catch(() => null) : null;
   const teams = game ? game.teams : state.teams;
-  show(h("h1", {}, game ? `Live: ${game.teams.join(" vs ")}, round ${game.next_round}` : "Live table"),
+  const phone = state.source === "browser" ? (await import("/static/camera.js")).cameraNote(state) : null;
+  show(h("h1", {}, game ? `Live: ${game.teams.join(" vs ")}, round ${game.next_round}` : "Live table"), phone,
        !game && gid ? h("p", {class: "muted"}, "This table is watched without a game: End of round asks which game the round is for.") : null,
        h("div", {class: "live-layout"},
          h("div", {class: "live-picture"},
@@ -561,6 +562,11 @@ async function liveStartView(gid, state) {
   const game = h("select", {id: "live-game", onchange: () => labelSplit()}, games.map(g => h("option", {value: g.id, selected: g.id === gid ? "" : null},
     `${g.teams.join(" vs ")} (round ${g.rounds + 1})`)));
   const camera = h("input", {type: "number", id: "live-camera", min: "0", max: "63", value: "0", inputmode: "numeric"});
+  const phone = await import("/static/camera.js");  /* this phone's camera (camera.js) or the computer's */
+  const source = h("select", {id: "live-source", onchange: () => { cameraBox.hidden = source.value !== "camera"; }},
+    h("option", {value: "browser"}, "This phone's camera (the back one)"), h("option", {value: "camera"}, "A camera plugged into the computer"));
+  source.value = phone.cameraPossible() ? "browser" : "camera";
+  const cameraBox = h("div", {hidden: source.value !== "camera"}, h("label", {for: "live-camera"}, "Camera (0 is the first)"), camera);
   const split = h("select", {id: "live-split"}, h("option", {value: "horizontal"}), h("option", {value: "vertical"}), h("option", {value: ""}));
   function labelSplit() {
     const t = (games.find(g => g.id === game.value) || games[0]).teams;
@@ -578,7 +584,8 @@ async function liveStartView(gid, state) {
   const status = h("div", {"aria-live": "polite", class: "status"});
   const go = h("button", {type: "submit", class: "primary", id: "start-live"}, "Start watching");
   show(h("h1", {}, "Watch the table"),
-    h("p", {class: "muted"}, "A camera plugged into the computer running handfoot looks down on the table through a round; the score keeps itself."),
+    h("p", {class: "muted"}, "A phone (or a camera plugged into the computer running handfoot) looks down on the table through a round; " +
+      "the score keeps itself, and other phones follow it."),
     state.status === "stopped" ? h("p", {}, "The last camera stopped.") : null,
     h("form", {onsubmit: async (ev) => {
       ev.preventDefault();
@@ -586,13 +593,14 @@ async function liveStartView(gid, state) {
       status.replaceChildren(h("span", {class: "spinner", "aria-hidden": "true"}), " Opening the camera…");
       try {
         if (deck && deck.value !== gameDeck()) await api("PUT", `/v1/games/${game.value}/deck`, {deck: deck.value || null});
-        await api("POST", "/v1/live", {game: game.value, camera: Number(camera.value || 0), split: split.value || null,
-                                        deck: deck && deck.value ? deck.value : null});
+        if (source.value === "browser") await phone.startPhoneCamera({game: game.value, split: split.value, deck: deck && deck.value});
+        else await api("POST", "/v1/live", {game: game.value, camera: Number(camera.value || 0), split: split.value || null,
+                                            deck: deck && deck.value ? deck.value : null});
         route();
       } catch (e) { status.replaceChildren(errorBox(e)); setBusy(go, false); }
     }},
       h("label", {for: "live-game"}, "The game"), game,
-      h("label", {for: "live-camera"}, "Camera (0 is the first)"), camera,
+      h("label", {for: "live-source"}, "The camera"), source, phone.cameraProblem() ? h("p", {class: "muted"}, phone.cameraProblem()) : null, cameraBox,
       h("label", {for: "live-split"}, "What the camera sees"), split,
       deck ? h("label", {for: "live-deck"}, "Read with") : null, deck,
       h("div", {class: "sticky-actions"}, status, go, h("a", {class: "button", href: "#/"}, "Cancel"))));

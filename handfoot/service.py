@@ -180,7 +180,13 @@ class Guard:
             if not started:
                 await _send_json(send, 500, error_body("internal error (logged by the server)"))
 
+    #: what a browser fetches without its cookie to install the page as an app: public, and nothing else is
+    PUBLIC = ("/manifest.webmanifest", "/offline.html", "/static/icons/icon-192.png", "/static/icons/icon-512.png")
+
     async def _guarded(self, scope, receive, send) -> None:
+        if scope["method"] == "GET" and scope.get("path") in self.PUBLIC:
+            await self.app(scope, receive, send)
+            return
         ok, via_query = self._authorised(scope)
         if not ok:
             message = "an access token is needed: open the address handfoot serve printed, with its ?token=..."
@@ -344,7 +350,7 @@ def create_app(settings: Settings | None = None, models: Any = None, load_models
     Raises (at start-up):
         LedgerError: a database file that cannot be used; HandFootError: models that cannot be loaded.
     """
-    from . import api, api_live
+    from . import api, api_live, pwa
     from .ledger import Ledger
     from .watch import frames
 
@@ -390,6 +396,7 @@ def create_app(settings: Settings | None = None, models: Any = None, load_models
     app.include_router(api_live.router)
     app.include_router(api.root)
     app.include_router(api_live.page)
+    app.include_router(pwa.router)
     app.mount("/static", StaticFiles(directory=api.WEB), name="static")
     app.add_middleware(Guard, settings=settings)
     return app

@@ -23,7 +23,7 @@ import numpy as np
 from scorer import HandFootError
 
 from .errors import ConflictError
-from .picture import RECORD_FPS, draw, framing, video_writer
+from .picture import RECORD_FPS, draw, framing, shown_cards, video_writer
 from .watch import Event, Watcher, frames
 
 #: seconds between attempts to reopen a camera that stopped
@@ -150,7 +150,8 @@ class LiveSession:
     def state(self) -> dict[str, Any]:
         """What the live view shows: ``status`` (``starting``, ``waiting`` for a viewer, ``watching``, ``moving``,
         ``reading``, ``reconnecting``, ``ended``, ``stopped``), a ``message`` in words, whether the source is a
-        ``video``, the ``game``, the ``teams`` in view, the stable ``layout`` and each team's ``totals``, the
+        ``video``, the ``game``, the ``teams`` in view, the stable ``layout``, its ``cards`` where the picture
+        shows them (:func:`handfoot.picture.shown_cards`) and each team's ``totals``, the
         ``events`` (oldest first), ``reads`` and the picture's frames per second."""
         with self._lock:
             status = self._status_now()
@@ -161,7 +162,8 @@ class LiveSession:
                     "source": self._source_name(),
                     "video": isinstance(self.source, str), "game": self.game,
                     "teams": self.settings.table_teams(1) if self.settings is not None else [],
-                    "layout": self.watcher.layout, "totals": dict(self._totals),
+                    "layout": self.watcher.layout, "cards": shown_cards(self.watcher.seen),
+                    "totals": dict(self._totals),
                     "events": [{"t": round(e.t, 1), "event": e.text, "team": e.change.team, "kind": e.change.kind,
                                 "totals": e.totals} for e in self._events],
                     "reads": self.watcher.reads, "fps": round(self._fps, 1)}
@@ -309,10 +311,11 @@ class LiveSession:
                     self._totals = self.watcher.score(self.watcher.layout)
 
     def annotate(self, frame: np.ndarray) -> np.ndarray:
-        """``frame`` with the last stable reading, the totals and the status drawn on it (:func:`draw`)."""
+        """``frame`` with the last stable reading, the totals and the status drawn on it (:func:`draw`); the card
+        codes only in a recorded video (the page writes them over the picture, larger: ``state()["cards"]``)."""
         with self._lock:
             totals, status = dict(self._totals), self._status_now()
-        return draw(frame, self.watcher.seen, totals, status)
+        return draw(frame, self.watcher.seen, totals, status, codes=self.record is not None)
 
     def _status_now(self) -> str:
         """The status, ``watching`` told apart into ``reading`` and ``moving`` (under the lock)."""

@@ -162,7 +162,7 @@ def test_installable_with_an_offline_page(tmp_path, still_camera):
         d.get(url + "/")  # now under the worker
         wait.until(lambda d: d.execute_script("return !!navigator.serviceWorker.controller"))
         wait.until(lambda d: d.execute_script("return caches.open('handfoot-shell-v1').then(c => c.keys())"
-                                              ".then(k => k.length)") >= 9)
+                                              ".then(k => k.length)") >= 11)
         assert console_errors(d) == []
     finally:
         stop(proc)

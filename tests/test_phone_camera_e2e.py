@@ -10,7 +10,7 @@ Screenshots at 390 x 844 go to ``$HANDFOOT_SCREENSHOTS`` (default: the test's te
 from __future__ import annotations
 
 import os
-import time
+import re
 from pathlib import Path
 
 import pytest
@@ -121,6 +121,11 @@ def test_a_round_watched_through_the_phones_camera(tmp_path, camera_file):
         assert "This phone is the camera" in (text_of(d, "#camera-note") or "")
         wait.until(lambda d: d.execute_script("return document.getElementById('live-picture').naturalWidth") > 0)
         wait.until(lambda d: "book of Ks complete" in (text_of(d, "#live-events") or ""))
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, ".live-label"))
+        labels = d.execute_script("""return [...document.querySelectorAll('.live-label')].map(e =>
+            [e.textContent, parseFloat(getComputedStyle(e).fontSize), e.getBoundingClientRect().height])""")
+        assert len(labels) >= 5 and all(px >= 14 for _, px, _ in labels), labels  # readable at phone width
+        assert all(re.fullmatch(r"(10|[2-9AJQK])[♠♥♦♣]|Jkr", t) for t, _, _ in labels), labels
         d.save_screenshot(str(shots / "page_live_phone_390.png"))
         wait.until(lambda d: "red three laid" in (text_of(d, "#live-events") or ""))
         wait.until(lambda d: text_of(d, "[data-total='Us']") == TRUE_TOTAL)

@@ -100,9 +100,10 @@ def label_origin(size: tuple[int, int, int], outline: tuple[int, int, int, int],
 
 @dataclass
 class CornerAnnotator:
-    """Corner-index boxes with card codes."""
+    """Corner-index boxes with card codes (``codes=False``: the boxes only, a page writes the codes itself)."""
 
     thickness: int = 1
+    codes: bool = True
 
     def annotate(self, image: np.ndarray, dets: Detections) -> np.ndarray:
         out = image.copy()
@@ -111,7 +112,8 @@ class CornerAnnotator:
             x1, y1, x2, y2 = (int(round(v)) for v in box)
             color = (255, 255, 255) if conf >= 0.5 else (150, 150, 150)
             cv2.rectangle(out, (x1, y1), (x2, y2), color, self.thickness, cv2.LINE_AA)
-            _text(out, code, _code_origin(box), CODE_SCALE * s, color)
+            if self.codes:
+                _text(out, code, _code_origin(box), CODE_SCALE * s, color)
         return out
 
 

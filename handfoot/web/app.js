@@ -479,11 +479,12 @@ async function liveView(gid) {
   const game = state.game ? await api("GET", `/v1/games/${state.game}`).catch(() => null) : null;
   const teams = game ? game.teams : state.teams;
   const phone = state.source === "browser" ? (await import("/static/camera.js")).cameraNote(state) : null;
+  const labels = (await import("/static/livepicture.js")).labelLayer(picture);  /* card codes over the picture */
   show(h("h1", {}, game ? `Live: ${game.teams.join(" vs ")}, round ${game.next_round}` : "Live table"), phone,
        !game && gid ? h("p", {class: "muted"}, "This table is watched without a game: End of round asks which game the round is for.") : null,
        h("div", {class: "live-layout"},
          h("div", {class: "live-picture"},
-           h("a", {href: "/v1/live/frame.jpg", target: "_blank", title: "Open the picture larger"}, picture),
+           h("a", {href: "/v1/live/frame.jpg", target: "_blank", title: "Open the picture larger"}, labels.node),
            status),
          h("div", {}, totals,
            h("div", {class: "row live-actions"}, end, again, stop,
@@ -507,6 +508,7 @@ async function liveView(gid) {
         h("span", {class: "muted"}, `${fmtTime(e.t)} `), e.event)));
       if (!shown) events.replaceChildren(h("li", {class: "muted"}, "Nothing yet."));
     }
+    labels.update(st.cards);
     end.disabled = !Object.keys((st.layout || {}).teams || {}).length;
     again.hidden = !(st.video && st.status === "ended");
   }

@@ -11,14 +11,14 @@ import shutil
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Body, Depends, File, Form, Query, Request, UploadFile
+from fastapi import APIRouter, BackgroundTasks, Body, Depends, File, Form, Query, Request, UploadFile
 from fastapi.responses import FileResponse, HTMLResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from scorer import PRESET_NAMES, HandFootError, get_rules
 
 from . import app as application
-from . import games, readings
+from . import games, readings, teaching
 from .errors import NotFoundError, TooLargeError, UnavailableError
 from .ledger import Ledger, new_id
 from .limits import check_file_size, parse_json
@@ -48,6 +48,15 @@ def get_ledger(request: Request) -> Ledger:
 
 def get_jobs(request: Request):
     return request.app.state.jobs
+
+
+def get_models_if_any(request: Request) -> application.Models | None:
+    """The camera models loaded at start-up, or None when photo reading is off."""
+    return request.app.state.models
+
+
+def get_teacher(request: Request) -> teaching.Teacher:
+    return request.app.state.teacher
 
 
 def get_models(request: Request) -> application.Models:
@@ -376,20 +385,6 @@ def delete_deck(name: Annotated[str, Field(max_length=40)], settings=Depends(get
     return Response(status_code=204)
 
 
-def _game_examples(ledger: Ledger, game_id: str) -> list[dict[str, Any]]:
-    """A game's photo rounds, corrections applied, as deck-learning examples (``readings.examples_of``)."""
-    ledger.game(game_id)  # 404 for an unknown game
-    out = []
-    for r in ledger.rounds(game_id):
-        if not r.reading:
-            continue
-        record = ledger.reading(r.reading)
-        result = readings.correct_reading(readings.load_reading(record.result), games.corrections_of(r.corrections))
-        folder = ledger.reading_dir(r.reading)
-        out += readings.examples_of(result, [str((folder / Path(f["file"]).name).resolve()) for f in record.files])
-    return out
-
-
 @router.post("/decks/{name}/learn", response_model=DeckJobOut, status_code=202,
              responses={k: ERRORS[k] for k in (401, 404, 422, 503)})
 async def learn_deck(name: Annotated[str, Field(max_length=40)], body: DeckLearnIn, request: Request,
@@ -405,7 +400,7 @@ async def learn_deck(name: Annotated[str, Field(max_length=40)], body: DeckLearn
     check_name(name)
     examples = [Example(Path(doc["image"]), np.array([d["box"] for d in doc["detections"]], np.float32),
                         tuple(d["card"] for d in doc["detections"])) for g in body.games
-                for doc in _game_examples(ledger, g)]
+                for doc in teaching.game_examples(ledger, g)]
     return _start_learning(name, examples, request, settings, jobs, models)
 
 
@@ -554,19 +549,34 @@ ROUND_BODY = Body(openapi_examples={
 
 @router.post("/games/{game_id}/rounds", response_model=games.GameOut, status_code=201,
              responses={k: ERRORS[k] for k in (401, 404, 409, 413, 422)})
-def add_round(game_id: str, body: Annotated[dict[str, Any], ROUND_BODY], lenient: bool = False,
-              settings=Depends(get_settings), ledger: Ledger = Depends(get_ledger)) -> games.GameOut:
+def add_round(game_id: str, body: Annotated[dict[str, Any], ROUND_BODY], background: BackgroundTasks,
+              lenient: bool = False, settings=Depends(get_settings), ledger: Ledger = Depends(get_ledger),
+              teacher: teaching.Teacher = Depends(get_teacher),
+              models: application.Models | None = Depends(get_models_if_any)) -> games.GameOut:
     """Score and keep the next round: a layout, or ``{"photo_reading": ID, "corrections": [...], "went_out":
-    TEAM}``. A round that breaks the rules is refused (422 with ``problems``) unless ``lenient``."""
-    return games.add_round(ledger, game_id, body, lenient, settings.limits)
+    TEAM}``. A round that breaks the rules is refused (422 with ``problems``) unless ``lenient``. A photo round
+    of a game that teaches its deck has the deck learned again after the answer (``handfoot.teaching``)."""
+    out = games.add_round(ledger, game_id, body, lenient, settings.limits)
+    _teach(background, teacher, ledger, game_id, body, models)
+    return out
+
+
+def _teach(background: BackgroundTasks, teacher: teaching.Teacher, ledger: Ledger, game_id: str,
+           body: dict[str, Any], models: application.Models | None) -> None:
+    if isinstance(body, dict) and body.get("photo_reading") and models is not None:
+        background.add_task(teacher.lesson_after_round, ledger, game_id, models.reader)
 
 
 @router.put("/games/{game_id}/rounds/{n}", response_model=games.GameOut,
             responses={k: ERRORS[k] for k in (401, 404, 413, 422)})
-def replace_round(game_id: str, n: int, body: Annotated[dict[str, Any], ROUND_BODY], lenient: bool = False,
-                  settings=Depends(get_settings), ledger: Ledger = Depends(get_ledger)) -> games.GameOut:
-    """Correct round ``n``: the same body as adding one; it is scored again."""
-    return games.replace_round(ledger, game_id, n, body, lenient, settings.limits)
+def replace_round(game_id: str, n: int, body: Annotated[dict[str, Any], ROUND_BODY], background: BackgroundTasks,
+                  lenient: bool = False, settings=Depends(get_settings), ledger: Ledger = Depends(get_ledger),
+                  teacher: teaching.Teacher = Depends(get_teacher),
+                  models: application.Models | None = Depends(get_models_if_any)) -> games.GameOut:
+    """Correct round ``n``: the same body as adding one; it is scored again (and teaches as adding one does)."""
+    out = games.replace_round(ledger, game_id, n, body, lenient, settings.limits)
+    _teach(background, teacher, ledger, game_id, body, models)
+    return out
 
 
 @router.delete("/games/{game_id}/rounds/{n}", response_model=games.GameOut,
@@ -580,25 +590,31 @@ def undo_round(game_id: str, n: int, ledger: Ledger = Depends(get_ledger)) -> ga
 
 
 class GameDeckIn(BaseModel):
-    """The deck profile a game's photos are read with (``GET /v1/decks``), or null for the stock reader."""
+    """The deck profile a game's photos are read with (``GET /v1/decks``), or null for the stock reader; and
+    whether the game's saved photo rounds go on teaching that deck (``teach``, default true; false opts out)."""
 
     model_config = ConfigDict(extra="forbid")
 
     deck: str | None = Field(max_length=40)
+    teach: bool = True
 
 
 @router.put("/games/{game_id}/deck", response_model=games.GameOut, responses={k: ERRORS[k] for k in (401, 404, 422)})
 def set_game_deck(game_id: str, body: GameDeckIn, ledger: Ledger = Depends(get_ledger),
                   settings=Depends(get_settings)) -> games.GameOut:
-    """Read this game's photos (the round page, the live view) with a deck profile; 404 for an unknown one."""
-    if body.deck is not None:
-        from vision.decks import list_profiles
+    """Read this game's photos (the round page, the live view) with a deck profile, and let its saved photo rounds
+    teach that deck (``teach``, default true: ``handfoot.teaching``). A deck not learned yet is taught (the game
+    reads with the stock reader until it is learned); with ``teach`` false it must exist (404)."""
+    from vision.decks import check_name, list_profiles
 
-        known = [p.name for p in list_profiles(decks_dir(settings))]
-        if body.deck not in known:
+    known = [p.name for p in list_profiles(decks_dir(settings))]
+    if body.deck is not None:
+        check_name(body.deck)
+        if body.deck not in known and not body.teach:
             raise NotFoundError(f"no deck profile {body.deck!r} (known: {', '.join(known) or 'none yet'}; this "
                                 "server keeps its decks beside its ledger: `handfoot deck learn ... --db` that file)")
-    ledger.set_deck(game_id, body.deck)
+    ledger.set_deck(game_id, body.deck if body.deck in known else None)
+    ledger.set_teach(game_id, body.deck if body.teach else None)
     return games.game_view(ledger, game_id)
 
 
@@ -610,7 +626,7 @@ def export_examples(game_id: str, ledger: Ledger = Depends(get_ledger)) -> Respo
     path on this server's disk (``handfoot deck learn`` reads the file)."""
     import json
 
-    lines = [json.dumps(doc) for doc in _game_examples(ledger, game_id)]
+    lines = [json.dumps(doc) for doc in teaching.game_examples(ledger, game_id)]
     return Response("".join(line + "\n" for line in lines), media_type="application/x-ndjson",
                     headers={"Content-Disposition": f'attachment; filename="handfoot-{game_id}-examples.jsonl"'})
 

@@ -472,7 +472,7 @@ def _watch_request(args: argparse.Namespace):
 
 def cmd_detect(args: argparse.Namespace) -> int:
     try:
-        from vision.detector import ImageError, image_paths, load_image
+        from vision.detector import ImageError, image_paths, load_photo
         from vision.config import DEFAULT
         from vision.pipeline import detect, read_indices
         import onnxruntime  # noqa: F401
@@ -492,7 +492,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
     failures = 0
     for path in paths:
         try:
-            image = load_image(path)
+            image = load_photo(path)
         except ImageError as exc:
             print(f"handfoot: error: {exc}", file=sys.stderr)
             failures += 1

@@ -23,7 +23,7 @@ from .readings import correct_reading, load_reading, rules_of
 from .errors import ConflictError
 from .ledger import GameRecord, Ledger, RoundRecord
 from .limits import DEFAULT_LIMITS, Limits
-from .results import RoundScoreOut
+from .results import Lesson, RoundScoreOut
 
 TEAM_NAME = r"^[^\s,:][^,:]{0,39}$"
 
@@ -38,6 +38,8 @@ class GameCreate(BaseModel):
     teams: list[str] = Field(default_factory=lambda: ["A", "B"], min_length=2, max_length=8)
     names: dict[str, list[str]] = Field(default_factory=dict, max_length=12)
     house_rules: dict[str, Any] = Field(default_factory=dict, max_length=64)
+    #: the family's deck, taught by the game's saved photo rounds as it goes (``handfoot.teaching``), or None
+    teach: str | None = Field(None, max_length=40, pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$")
 
     @field_validator("teams")
     @classmethod
@@ -89,7 +91,8 @@ class RoundOut(BaseModel):
 class GameOut(BaseModel):
     """A game with every round scored, the running totals (an ``[min, max]`` pair while a squared book is
     uncounted), the next round and its opening minimum (None once over), the team certainly ahead, the
-    winner once the last round is in, and the deck profile its photos are read with (None: the stock reader)."""
+    winner once the last round is in, and the deck profile its photos are read with (None: the stock reader);
+    the deck its saved photo rounds teach (``teach``, None: none) and that deck's last lesson."""
 
     id: str
     created: str
@@ -105,6 +108,8 @@ class GameOut(BaseModel):
     winner: str | None
     over: bool
     deck: str | None = None
+    teach: str | None = None
+    lesson: Lesson | None = None
 
 
 class GameSummary(BaseModel):
@@ -145,7 +150,7 @@ def create_game(ledger: Ledger, body: GameCreate) -> GameRecord:
     if stray:
         raise HandFootError(f"names given for team {', '.join(stray)}, which is not one of the teams "
                             f"({', '.join(body.teams)})")
-    return ledger.create_game(rules.name, house, body.teams, body.names)
+    return ledger.create_game(rules.name, house, body.teams, body.names, teach=body.teach)
 
 
 def _game(record: GameRecord, rounds: Sequence[RoundRecord]) -> tuple[Game, list]:
@@ -187,7 +192,13 @@ def game_view(ledger: Ledger, game_id: str) -> GameOut:
                    teams=record.teams, names=record.names, rounds=out_rounds,
                    totals={t: _total(v) for t, v in totals.items()},
                    next_round=None if game.is_over else game.round_number, next_minimum=game.next_minimum(),
-                   leader=game.leader(), winner=game.winner(), over=game.is_over, deck=record.deck)
+                   leader=game.leader(), winner=game.winner(), over=game.is_over, deck=record.deck,
+                   teach=record.teach, lesson=_lesson(ledger, record.teach))
+
+
+def _lesson(ledger: Ledger, deck: str | None) -> Lesson | None:
+    found = ledger.lesson(deck) if deck else None
+    return Lesson.model_validate(found) if found else None
 
 
 def game_summaries(ledger: Ledger) -> list[GameSummary]:

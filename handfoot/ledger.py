@@ -57,6 +57,8 @@ CREATE TABLE readings (
 _MIGRATIONS: tuple[str, ...] = (
     _SCHEMA,
     "ALTER TABLE games ADD COLUMN deck TEXT",  # the deck profile the game's photos are read with (vision.decks)
+    # the deck the game's saved rounds teach (handfoot.teaching; NULL: none), and each taught deck's last lesson
+    "ALTER TABLE games ADD COLUMN teach TEXT; CREATE TABLE lessons (deck TEXT PRIMARY KEY, lesson TEXT NOT NULL)",
 )
 
 ID_ALPHABET = set("0123456789abcdef")
@@ -92,6 +94,8 @@ class GameRecord:
     teams: list[str]
     names: dict[str, list[str]]
     deck: str | None = None
+    #: the deck this game's saved rounds teach (``handfoot.teaching``), None when it teaches none
+    teach: str | None = None
 
 
 @dataclass(frozen=True)
@@ -203,14 +207,36 @@ class Ledger:
 
     # -- games ------------------------------------------------------------------------------------------------
     def create_game(self, rules: str, house_rules: dict[str, Any], teams: list[str],
-                    names: dict[str, list[str]], deck: str | None = None) -> GameRecord:
-        game = GameRecord(new_id(), _now(), rules, dict(house_rules), list(teams), dict(names), deck)
+                    names: dict[str, list[str]], deck: str | None = None, teach: str | None = None) -> GameRecord:
+        game = GameRecord(new_id(), _now(), rules, dict(house_rules), list(teams), dict(names), deck, teach)
         with self._write() as conn:
-            conn.execute("INSERT INTO games (id, created, rules, house_rules, teams, names, deck) "
-                         "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            conn.execute("INSERT INTO games (id, created, rules, house_rules, teams, names, deck, teach) "
+                         "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                          (game.id, game.created, game.rules, json.dumps(game.house_rules), json.dumps(game.teams),
-                          json.dumps(game.names), deck))
+                          json.dumps(game.names), deck, teach))
         return game
+
+    def set_teach(self, game_id: str, deck: str | None) -> None:
+        """Let the game's saved rounds teach the deck ``deck`` (None: teach none). Raises: NotFoundError."""
+        with self._write() as conn:
+            if conn.execute("UPDATE games SET teach = ? WHERE id = ?", (deck, game_id)).rowcount == 0:
+                raise NotFoundError(f"no game {game_id!r}")
+
+    def teaching(self, deck: str) -> list[str]:
+        """The ids of the games whose rounds teach ``deck``, oldest first."""
+        rows = self._conn().execute("SELECT id FROM games WHERE teach = ? ORDER BY created, rowid", (deck,))
+        return [r[0] for r in rows.fetchall()]
+
+    def lesson(self, deck: str) -> dict[str, Any] | None:
+        """The last lesson of ``deck`` (``handfoot.teaching.Lesson`` as a dict), or None."""
+        row = self._conn().execute("SELECT lesson FROM lessons WHERE deck = ?", (deck,)).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def set_lesson(self, deck: str, lesson: dict[str, Any]) -> None:
+        """Keep ``lesson`` as the last lesson of ``deck``."""
+        with self._write() as conn:
+            conn.execute("INSERT INTO lessons (deck, lesson) VALUES (?, ?) ON CONFLICT(deck) DO UPDATE SET "
+                         "lesson = excluded.lesson", (deck, json.dumps(lesson)))
 
     def set_deck(self, game_id: str, deck: str | None) -> None:
         """Read the game's photos with the deck profile ``deck`` (None: the stock reader). Raises: NotFoundError."""
@@ -220,12 +246,12 @@ class Ledger:
 
     def game(self, game_id: str) -> GameRecord:
         """Raises: NotFoundError."""
-        row = self._conn().execute("SELECT id, created, rules, house_rules, teams, names, deck FROM games "
+        row = self._conn().execute("SELECT id, created, rules, house_rules, teams, names, deck, teach FROM games "
                                    "WHERE id = ?", (game_id,)).fetchone()
         if row is None:
             raise NotFoundError(f"no game {game_id!r}")
         return GameRecord(row[0], row[1], row[2], json.loads(row[3]), json.loads(row[4]), json.loads(row[5]),
-                          row[6])
+                          row[6], row[7])
 
     def games(self) -> list[GameRecord]:
         """Every game, newest first."""

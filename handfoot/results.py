@@ -170,3 +170,19 @@ class PhotoScore(_Out):
     score: RoundScoreOut
     _round: Any = PrivateAttr(default=None)  #: the scorer's RoundScore, for the command line's text report
     _readings: Any = PrivateAttr(default=None)  #: the pipeline's PhotoReadings, for annotating the photos
+
+
+class Lesson(BaseModel):
+    """A deck's last lesson: ``state`` ``waiting`` (too few photos yet), ``learning``, ``learned`` (a profile
+    kept), ``refused`` (it read the photos kept aside no better than the stock reader: the stock reader stays) or
+    ``failed``; ``photos`` the example photos it had, ``games`` how many games gave them; ``stock`` and ``profile``
+    the share of the kept-aside indices read right without and with the profile (0-1, once learned or refused);
+    ``message`` all of it in a sentence for the page."""
+
+    deck: str
+    state: Literal["waiting", "learning", "learned", "refused", "failed"]
+    photos: int = 0
+    games: int = 0
+    stock: float | None = None
+    profile: float | None = None
+    message: str = ""

@@ -350,7 +350,7 @@ def create_app(settings: Settings | None = None, models: Any = None, load_models
     Raises (at start-up):
         LedgerError: a database file that cannot be used; HandFootError: models that cannot be loaded.
     """
-    from . import api, api_live, pwa
+    from . import api, api_live, pwa, teaching
     from .ledger import Ledger
     from .watch import frames
 
@@ -389,6 +389,7 @@ def create_app(settings: Settings | None = None, models: Any = None, load_models
     app.state.jobs = PhotoJobs(settings.max_jobs, settings.max_waiting, settings.retry_after)
     app.state.deck_jobs = {}  #: deck-learning jobs by id (``/v1/decks``), the last 50
     app.state.deck_tasks = set()  #: their running tasks (kept referenced until they end)
+    app.state.teacher = teaching.Teacher(api.decks_dir(settings), app.state.jobs)  #: games teaching their decks
     app.state.live = live  #: the table being watched (``/v1/live``), or None
     app.state.open_frames = frames  #: opens a camera's frames (``handfoot.watch.frames``; tests swap it)
     _install_errors(app)

@@ -103,6 +103,8 @@ def main(argv: list[str] | None = None) -> int:
           f"{'vs ORT':>8}")
     base: dict[str, float] = {}
     loaded = {b: models(b) for b in backends}
+    for b, trio in loaded.items():
+        print(f"{b}: " + ", ".join(f"{m.what} {m.backend_name} {m.precision}" for m in trio))
     for label, (w, h) in SIZES.items():
         image = _fit(photo, w, h)
         for backend in backends:

@@ -482,8 +482,12 @@ def test_a_deck_learned_from_a_games_corrected_photos(reading, monkeypatch):
     with open(PHOTO, "rb") as f:
         missing = c.post("/v1/photos", files=[("photos", ("table.jpg", f, "image/jpeg"))], data={"deck": "nobody"})
     assert "no deck profile 'nobody'" in error_of(missing, 404)
-    # a game names its deck: kept in the ledger, listed with the game; an unknown one is refused
-    assert "no deck profile 'nobody'" in error_of(c.put(f"/v1/games/{gid}/deck", json={"deck": "nobody"}), 404)
+    # a game names its deck: kept in the ledger, listed with the game; an unknown one is taught, or refused when
+    # the game is not to teach it
+    assert "no deck profile 'nobody'" in error_of(c.put(f"/v1/games/{gid}/deck", json={"deck": "nobody", "teach": False}),
+                                                  404)
+    taught = c.put(f"/v1/games/{gid}/deck", json={"deck": "nobody"}).json()
+    assert taught["teach"] == "nobody" and taught["deck"] is None
     assert c.put(f"/v1/games/{gid}/deck", json={"deck": "family"}).json()["deck"] == "family"
     assert c.get(f"/v1/games/{gid}").json()["deck"] == "family"
     assert next(g for g in c.get("/v1/games").json() if g["id"] == gid)["deck"] == "family"

@@ -198,3 +198,69 @@ def test_the_app_layout_is_the_pipeline_layout():
                                        app.load_models())
     assert result._readings and result.images[0].piles
     assert result.layout == table_of(result._readings, "pagat", 2, "A").layout()
+
+
+def test_a_photo_and_the_same_photo_at_more_pixels_give_the_same_layout(tmp_path):
+    """A reading does not depend on the photo's pixel count beyond what the pixels show: the example table and the
+    same table at 4x and 25x the pixels (6.4 x 4.8 k, a phone's 48-megapixel class) give one layout; a large JPEG is
+    decoded reduced, never whole."""
+    pytest.importorskip("onnxruntime")
+    cv2 = pytest.importorskip("cv2")
+    from handfoot import app
+    from vision.config import DEFAULT
+    from vision.detector import load_photo
+
+    root = Path(__file__).resolve().parents[1]
+    image = cv2.imread(str(root / "examples" / "table.jpg"))
+    h, w = image.shape[:2]
+    models = app.load_models()
+    layouts = []
+    for k, factor in enumerate((1, 2, 5)):
+        path = tmp_path / f"table_{factor}.jpg"
+        cv2.imwrite(str(path), cv2.resize(image, (w * factor, h * factor), interpolation=cv2.INTER_CUBIC),
+                    [cv2.IMWRITE_JPEG_QUALITY, 92])
+        assert max(load_photo(path).shape[:2]) == min(max(h, w) * factor, DEFAULT.pyramid.photo_side)
+        result = app.read_and_score_photos([path], app.PhotoRequest(went_out="A", round=2), models)
+        layouts.append(result.layout)
+    assert layouts[0]["teams"]["A"]["melds"] and layouts[1] == layouts[0] and layouts[2] == layouts[0]
+
+
+def test_a_large_jpeg_is_decoded_reduced(tmp_path, monkeypatch):
+    """A JPEG far over the photo size the pipeline uses is decoded at a fraction of its size (OpenCV's reduced
+    decode), then shrunk to that size: the full-size pixels are never asked for."""
+    cv2 = pytest.importorskip("cv2")
+    from vision import detector
+
+    path = tmp_path / "big.jpg"
+    cv2.imwrite(str(path), np.full((6000, 8000, 3), 200, np.uint8))
+    flags = []
+    real = cv2.imdecode
+    monkeypatch.setattr(detector.cv2, "imdecode", lambda data, flag: flags.append(flag) or real(data, flag))
+    assert detector.load_photo(path, 2560).shape == (1920, 2560, 3)
+    assert flags == [cv2.IMREAD_REDUCED_COLOR_2]
+    assert detector.load_image(path).shape == (6000, 8000, 3)  # every pixel, for a caller that asks
+
+
+def test_an_iphone_heic_photo_is_read_as_its_jpeg(tmp_path, capsys):
+    """handfoot score photo.heic: the example table saved as HEIC (libheif, as an iPhone writes it) scores as the
+    JPEG does; a HEIC file cut short is one line, exit 1."""
+    pytest.importorskip("onnxruntime")
+    pillow_heif = pytest.importorskip("pillow_heif")
+    cv2 = pytest.importorskip("cv2")
+    from handfoot.cli import main
+
+    root = Path(__file__).resolve().parents[1]
+    rgb = cv2.cvtColor(cv2.imread(str(root / "examples" / "table.jpg")), cv2.COLOR_BGR2RGB)
+    heic = tmp_path / "IMG_0001.HEIC"
+    pillow_heif.from_bytes("RGB", (rgb.shape[1], rgb.shape[0]), rgb.tobytes()).save(str(heic), quality=95)
+    assert heic.read_bytes()[4:12] == b"ftypheic"
+    totals = []
+    for photo in (root / "examples" / "table.jpg", heic):
+        assert main(["score", str(photo), "--went-out", "A", "--json"]) == 0
+        totals.append(json.loads(capsys.readouterr().out)["score"]["teams"]["A"]["total"])
+    assert totals[0] == totals[1] == 1320
+    cut = tmp_path / "cut.heic"
+    cut.write_bytes(heic.read_bytes()[:200])
+    assert main(["score", str(cut)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("handfoot: error:") and "cut.heic" in err and len(err.splitlines()) == 1

@@ -55,7 +55,7 @@ def test_load_image_errors(tmp_path, capfd):
     with pytest.raises(ImageError, match="empty"):
         load_image(tmp_path / "empty.jpg")
     (tmp_path / "text.jpg").write_text("not an image at all")
-    with pytest.raises(ImageError, match=r"text.jpg: not an image file \(PNG, JPEG, GIF, BMP, WebP or TIFF\)$"):
+    with pytest.raises(ImageError, match=r"text.jpg: not an image file \(PNG, JPEG, GIF, BMP, WebP, TIFF or HEIC\)$"):
         load_image(tmp_path / "text.jpg")
     img = (np.random.default_rng(0).random((200, 300, 3)) * 255).astype(np.uint8)
     ok, buf = cv2.imencode(".jpg", img)
@@ -114,7 +114,7 @@ def test_decode_image_checks_bytes_like_load_image():
         assert ok and decode_image(buf.tobytes(), f"x{ext}").shape == (30, 40, 3), ext
     with pytest.raises(ImageError, match="^upload: empty file$"):
         decode_image(b"", "upload")
-    with pytest.raises(ImageError, match=r"^upload: not an image file \(PNG, JPEG, GIF, BMP, WebP or TIFF\)$"):
+    with pytest.raises(ImageError, match=r"^upload: not an image file \(PNG, JPEG, GIF, BMP, WebP, TIFF or HEIC\)$"):
         decode_image(b"%PDF-1.4 hello", "upload")
     with pytest.raises(ImageError, match="^upload: truncated JPEG"):
         decode_image(cv2.imencode(".jpg", img)[1].tobytes()[:300], "upload")

@@ -5,7 +5,9 @@ prints (one JSON object a line)::
 
     {"image": "photos/round3.jpg", "detections": [{"card": "KH", "box": [x1, y1, x2, y2]}, ...]}
 
-boxes in the image's pixels (other keys are ignored; a relative ``image`` path is relative to the JSON file).
+boxes in the pixels of the photo as handfoot reads it (``vision.detector.load_photo``: a photo over 2560 px is
+shrunk to that; ``detect --json`` prints its ``width`` and ``height``); other keys are ignored; a relative ``image``
+path is relative to the JSON file.
 :func:`learn` fits the reader's linear heads (:class:`vision.reader.Heads`) on the features of the examples'
 index crops, seen turned and shifted (:data:`AUGMENT`), starting from the model's own heads and held near them
 (:data:`ANCHOR`), so ranks the examples do not show are not forgotten. The features come from the shipped
@@ -37,7 +39,7 @@ import numpy as np
 from scorer.errors import HandFootError
 
 from .classes import RANKS, SUIT_CODES
-from .detector import load_image
+from .detector import load_photo
 from .reader import VIEWS, Heads, IndexReader, crops_of
 
 #: each example index is seen this many times more, each crop shifted by up to 8 % of its box, scaled by 0.9-1.12
@@ -260,7 +262,7 @@ def _samples(examples: list[Example], reader: IndexReader, augment: int, rng: np
     feats: list[list[np.ndarray]] = [[] for _ in range(reader.members)]
     rank, suit = [], []
     for k, ex in enumerate(examples):
-        image = load_image(ex.image)
+        image = load_photo(ex.image)
         image = 255 - image if negative else image
         boxes = [ex.boxes]
         for _ in range(augment):

@@ -7,23 +7,31 @@ No torch in the runtime path: the model is exported from Ultralytics to ONNX; pr
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
+from typing import Callable, ClassVar
 
 import cv2
 import numpy as np
 
 from scorer.errors import HandFootError
 
+from .backends import Check, backend_name, open_model, precision_name, tolerance_check
 from .classes import CLASS_NAMES
-from .detections import Detections
+from .config import DEFAULT
+from .detections import Detections, box_iou
 from .imagesize import IMAGE_FORMATS, MAX_PIXELS, image_format, image_size
 
 MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
 DEFAULT_MODEL = MODELS_DIR / "cards.onnx"
+#: the models' fixed check (:class:`vision.backends.Check`): a rendered round-end table, 1280 x 960 ...
+CHECK_PHOTO = MODELS_DIR / "check.jpg"
+#: ... and its reading by the shipped models on ONNX Runtime: ``indices`` (n, 4) xyxy px, ``cards`` (k, 2, 2) the
+#: two index centres (px) of each whole card (``scripts/make_check.py``)
+CHECK_READING = MODELS_DIR / "check.json"
 #: file suffixes taken as images when a folder is expanded (:func:`image_paths`)
-IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff", ".gif")
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff", ".gif", ".heic", ".heif")
 _FORMAT_LIST = ", ".join(IMAGE_FORMATS[:-1]) + " or " + IMAGE_FORMATS[-1]
 
 
@@ -42,26 +50,22 @@ class ImageTooLargeError(ImageError):
 
 
 def onnx_session(model: str | Path, threads: int, what: str, backend: str | None = None,
-                 probe_shape: tuple[int, ...] | None = None):
+                 check: Callable[[Path], Check | None] | None = None):
     """The model file ``model`` opened for inference with ``threads`` threads on a backend
     (:func:`vision.backends.open_model`: ONNX Runtime or OpenVINO, ``backend`` or ``$HANDFOOT_BACKEND``, default
-    ``auto``). ``probe_shape`` is a typical input's shape (N, C, H, W), for the automatic choice.
+    ``auto``). ``check(path)`` makes the model's :class:`vision.backends.Check`, for choosing the backend and
+    OpenVINO's precision by the readings (None: ONNX Runtime unless asked, OpenVINO in f32).
 
     Raises:
         FileNotFoundError: when the file is missing; ModelError: when it cannot be loaded or the backend is
         unknown. ``what`` names the model in the message ("detector", "index reader").
     """
-    from .backends import open_model
-
     path = Path(model)
     if not path.is_file():
         raise FileNotFoundError(f"{what} model not found: {path}")
 
-    def probe() -> dict[str, np.ndarray]:
-        x = np.random.default_rng(0).random(probe_shape or (1, 3, 640, 640), dtype=np.float32)
-        return {_first_input_name(path): x}
     try:
-        return open_model(path, threads, backend, probe if probe_shape else None)
+        return open_model(path, threads, backend, check(path) if check is not None else None)
     except ValueError as exc:
         raise ModelError(f"cannot load the {what} model {path}: {exc}") from None
     except Exception as exc:  # the backends raise their own types (InvalidProtobuf, Fail, RuntimeError ...)
@@ -81,7 +85,7 @@ class OnnxModel:
     """Base of the small ONNX models: ``model`` (path to the ``.onnx`` file), ``threads`` (inference threads) and
     ``backend`` (:mod:`vision.backends`: ``onnxruntime``, ``openvino`` or None for ``$HANDFOOT_BACKEND`` /
     automatic). Subclasses set their default file, :attr:`what` (their name in messages) and
-    :attr:`probe_shape` (a typical input, for the automatic choice of backend).
+    :meth:`check` (how to tell that two backends or precisions read the same).
 
     Raises:
         FileNotFoundError: when the model file is missing.
@@ -94,11 +98,20 @@ class OnnxModel:
     what: ClassVar[str] = "model"
     #: the input a subclass's model must take: (channels, height, width) after the batch axis; None = any
     input_chw: ClassVar[tuple[int, int, int] | None] = None
-    #: a typical input's shape (N, C, H, W), for choosing the faster backend; None: ONNX Runtime unless asked
+    #: a typical input's shape (N, C, H, W), for a check of the raw outputs (:meth:`check`); None: no check
     probe_shape: ClassVar[tuple[int, ...] | None] = None
 
+    @classmethod
+    def check(cls, path: Path) -> Check | None:
+        """The model file's check (:class:`vision.backends.Check`): here every output within the backends'
+        tolerance on a random input of :attr:`probe_shape`; the models with a reading of their own check that."""
+        if cls.probe_shape is None:
+            return None
+        shape = cls.probe_shape
+        return tolerance_check(lambda: {_first_input_name(path): np.random.default_rng(0).random(shape, np.float32)})
+
     def __post_init__(self) -> None:
-        self._session = onnx_session(self.model, self.threads, self.what, self.backend, self.probe_shape)
+        self._session = onnx_session(self.model, self.threads, self.what, self.backend, self.check)
         if self.input_chw is not None:
             shape = tuple(self._session.get_inputs()[0].shape[1:])
             if shape != self.input_chw:
@@ -108,30 +121,100 @@ class OnnxModel:
     @property
     def backend_name(self) -> str:
         """The backend this model runs on: ``onnxruntime`` or ``openvino``."""
-        from .backends import backend_name
-
         return backend_name(self._session)
+
+    @property
+    def precision(self) -> str:
+        """The element type this model computes in: ``f32``, or ``bf16`` (OpenVINO on a CPU with AMX)."""
+        return precision_name(self._session)
+
+
+def check_photo() -> tuple[np.ndarray, dict]:
+    """The models' check photo (H, W, 3) BGR and its reading (:data:`CHECK_READING`).
+
+    Raises:
+        FileNotFoundError: either file missing.
+    """
+    image = cv2.imread(str(CHECK_PHOTO))
+    if image is None:
+        raise FileNotFoundError(f"the models' check photo is missing: {CHECK_PHOTO}")
+    return image, json.loads(CHECK_READING.read_text())
+
+
+def same_boxes(a: np.ndarray, b: np.ndarray, thresholds: tuple[float, ...] = (), iou: float = 0.8) -> bool:
+    """Whether two runs of a YOLO detector (raw outputs ``(1, 4 + nc, N)``) find the same indices for every
+    confidence threshold the pipeline uses (``thresholds``; default those of :data:`vision.config.DEFAULT`): the
+    boxes of each run at or above a threshold, after non-maximum suppression, pair one to one with the other's, of
+    the same class, overlapping by ``iou`` or more (coordinates in model pixels). A box just over a threshold in one
+    run and just under it in the other is a different reading."""
+    from .config import DEFAULT
+
+    r = DEFAULT.reading
+    thresholds = thresholds or (r.reader_box_conf, r.candidate_conf, DEFAULT.completion.chain_conf, r.min_conf,
+                                r.finder_box_conf)
+    floor = min(thresholds)
+    found = []
+    for out in (a[0], b[0]):
+        scores = out[4:]
+        cls = scores.argmax(0)
+        conf = scores[cls, np.arange(scores.shape[1])]
+        keep = conf >= floor
+        cx, cy, w, h = out[:4, keep]
+        boxes = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], 1).astype(np.float32)
+        idx = np.array(cv2.dnn.NMSBoxesBatched(np.column_stack([boxes[:, :2], w, h]).tolist(), conf[keep].tolist(),
+                                               cls[keep].tolist(), floor, 0.5), np.int64).reshape(-1)
+        found.append((boxes[idx], conf[keep][idx], cls[keep][idx]))
+    (ab, ac, al), (bb, bc, bl) = found
+    for t in thresholds:
+        x, y = ac >= t, bc >= t
+        if x.sum() != y.sum():
+            return False
+        if not x.any():
+            continue
+        overlap = box_iou(ab[x], bb[y]) * (al[x][:, None] == bl[y][None, :])
+        if (overlap.max(1) < iou).any() or (overlap.max(0) < iou).any():
+            return False
+    return True
 
 
 def load_image(path: str | Path) -> np.ndarray:
-    """Read an image file as (H, W, 3) uint8 BGR; the checks and errors of :func:`decode_image`.
+    """Read an image file as (H, W, 3) uint8 BGR, every pixel; the checks and errors of :func:`decode_image`.
 
     Raises:
         ImageError: naming the file, when it is missing, a folder or cannot be read, and as :func:`decode_image`.
     """
+    return decode_image(_file_bytes(path), str(path))
+
+
+def load_photo(path: str | Path, side: int | None = None) -> np.ndarray:
+    """Read a photo file as the pipeline reads it: (H, W, 3) uint8 BGR, its long side at most ``side`` pixels
+    (default :attr:`vision.config.Pyramid.photo_side`; a smaller photo is returned as it is); the checks and errors
+    of :func:`load_image`. A JPEG far larger than ``side`` is decoded at 1/2, 1/4 or 1/8 of its size (never below
+    ``side``), so a 48-megapixel photo never lies in memory whole.
+
+    Raises:
+        ImageError: as :func:`load_image`.
+    """
+    return decode_image(_file_bytes(path), str(path), side or DEFAULT.pyramid.photo_side)
+
+
+def _file_bytes(path: str | Path) -> bytes:
     p = Path(path)
     if p.is_dir():
         raise ImageError(f"{p}: a folder, not an image file")
     if not p.is_file():
         raise ImageError(f"{p}: no such file")
     try:
-        data = p.read_bytes()
+        return p.read_bytes()
     except OSError as exc:
         raise ImageError(f"{p}: cannot read the file ({exc.strerror or exc.__class__.__name__})") from None
-    return decode_image(data, str(p))
 
 
-def decode_image(data: bytes, name: str) -> np.ndarray:
+#: OpenCV's reduced decodes: the factor and its flag
+_REDUCED = ((8, cv2.IMREAD_REDUCED_COLOR_8), (4, cv2.IMREAD_REDUCED_COLOR_4), (2, cv2.IMREAD_REDUCED_COLOR_2))
+
+
+def decode_image(data: bytes, name: str, side: int | None = None) -> np.ndarray:
     """Decode the bytes of an image file (one of :data:`vision.imagesize.IMAGE_FORMATS`) as (H, W, 3) uint8 BGR.
 
     The size is read from the file header (:func:`vision.imagesize.image_size`) and checked before OpenCV
@@ -140,22 +223,57 @@ def decode_image(data: bytes, name: str) -> np.ndarray:
     Args:
         data: the file's bytes.
         name: what the messages call the image (a path, an upload's file name).
+        side: None for every pixel; else the long side's largest size (pixels): a larger image is shrunk to it
+            (INTER_AREA), a JPEG decoded reduced first where that leaves at least ``side`` (:func:`load_photo`).
 
     Raises:
         ImageError: a one-line message starting with ``name``, when ``data`` is empty, a truncated JPEG or PNG,
             not one of the supported formats, has a broken header, is larger than MAX_PIXELS, or cannot be
             decoded.
     """
-    fmt, _, _ = check_image_header(data, name)
+    fmt, width, height = check_image_header(data, name)
+    flag = cv2.IMREAD_COLOR
+    if side is not None and fmt == "JPEG":
+        flag = next((f for k, f in _REDUCED if max(width, height) // k >= side), flag)
     try:
-        img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+        img = _decode_heic(data) if fmt == "HEIC" else cv2.imdecode(np.frombuffer(data, np.uint8), flag)
     except cv2.error:  # some decoders assert on malformed data instead of returning None
         img = None
     if img is None:
         raise ImageError(f"{name}: not a readable image (corrupt or truncated {fmt} data)")
-    if img.shape[0] * img.shape[1] > MAX_PIXELS:  # a header that understated the size
+    if flag == cv2.IMREAD_COLOR and img.shape[0] * img.shape[1] > MAX_PIXELS:  # a header that understated the size
         raise ImageTooLargeError(_too_large(name, img.shape[1], img.shape[0]))
+    if side is not None and max(img.shape[:2]) > side:
+        scale = side / max(img.shape[:2])
+        img = cv2.resize(img, (max(1, round(img.shape[1] * scale)), max(1, round(img.shape[0] * scale))),
+                         interpolation=cv2.INTER_AREA)
     return img
+
+
+def heic_available() -> bool:
+    """Whether HEIC photos can be read here (``pillow-heif`` installed: the ``vision`` extra has it)."""
+    try:
+        import pillow_heif  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _decode_heic(data: bytes) -> np.ndarray | None:
+    """A HEIF/HEIC photo (an iPhone's) as (H, W, 3) uint8 BGR, turned as its header says, by libheif
+    (``pillow-heif``); None when it cannot be decoded."""
+    import io
+
+    import pillow_heif
+
+    try:
+        heif = pillow_heif.open_heif(io.BytesIO(data), convert_hdr_to_8bit=True)
+        rgb = np.asarray(heif)
+    except Exception:  # noqa: BLE001 - libheif's errors on a broken file
+        return None
+    if rgb.ndim != 3 or rgb.shape[2] not in (3, 4):
+        return None
+    return np.ascontiguousarray(rgb[:, :, 2::-1])
 
 
 def check_image_header(data: bytes, name: str, max_pixels: int = MAX_PIXELS) -> tuple[str, int, int]:
@@ -174,6 +292,8 @@ def check_image_header(data: bytes, name: str, max_pixels: int = MAX_PIXELS) -> 
     if fmt is None:
         raise ImageError(f"{name}: not an image file ({_FORMAT_LIST})")
     size = image_size(data)
+    if size is None and fmt == "HEIC" and not heic_available():
+        raise ImageError(f"{name}: a HEIC photo, and reading HEIC needs pillow-heif (pip install pillow-heif)")
     if size is None:
         raise ImageError(f"{name}: not a readable image (corrupt or truncated {fmt} header)")
     _, width, height = size
@@ -238,8 +358,15 @@ class CardDetector(OnnxModel):
     conf: float = 0.25
     iou: float = 0.5
     what: ClassVar[str] = "detector"
-    #: a 1600 x 1200 photo's largest pyramid pass
-    probe_shape: ClassVar[tuple[int, ...] | None] = (1, 3, 1216, 1600)
+
+    @classmethod
+    def check(cls, path: Path) -> Check:
+        """The check photo's first pyramid pass (long side 1280); the same reading is the same boxes
+        (:func:`same_boxes`)."""
+        def feeds() -> dict[str, np.ndarray]:
+            x, _, _ = letterbox(check_photo()[0], 1280)
+            return {_first_input_name(path): cv2.dnn.blobFromImage(x, 1 / 255.0, swapRB=True)}
+        return Check(feeds, lambda a, b: same_boxes(a[0], b[0]))
 
     def __post_init__(self) -> None:
         super().__post_init__()

@@ -10,7 +10,9 @@ from __future__ import annotations
 import struct
 
 #: the formats :func:`image_size` reads, by the names it returns
-IMAGE_FORMATS = ("PNG", "JPEG", "GIF", "BMP", "WebP", "TIFF")
+IMAGE_FORMATS = ("PNG", "JPEG", "GIF", "BMP", "WebP", "TIFF", "HEIC")
+#: the ISO base media file brands of a HEIF image (an iPhone's HEIC photo: ``heic``; ``mif1`` the generic one)
+_HEIF_BRANDS = frozenset({b"heic", b"heix", b"heim", b"heis", b"hevc", b"hevx", b"mif1", b"msf1"})
 
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 # JPEG start-of-frame markers (baseline, progressive, lossless, arithmetic); C4, C8 and CC are not frames
@@ -39,6 +41,8 @@ def image_format(data: bytes) -> str | None:
         return "WebP"
     if data[:4] in (b"II*\x00", b"MM\x00*"):
         return "TIFF"
+    if data[4:8] == b"ftyp" and data[8:12] in _HEIF_BRANDS:
+        return "HEIC"
     return None
 
 
@@ -158,5 +162,20 @@ def _tiff_size(data: bytes) -> tuple[int, int] | None:
     return None
 
 
+def _heic_size(data: bytes) -> tuple[int, int] | None:
+    """Width and height of a HEIF file's primary image, from its header by libheif (``pillow-heif``, which decodes
+    nothing until asked); None without ``pillow-heif`` or for a broken header."""
+    try:
+        import io
+
+        import pillow_heif
+    except ImportError:
+        return None
+    try:
+        return pillow_heif.open_heif(io.BytesIO(data)).size
+    except Exception:  # noqa: BLE001 - libheif's errors (ValueError, RuntimeError) on any broken file
+        return None
+
+
 _READERS = {"PNG": _png_size, "JPEG": _jpeg_size, "GIF": _gif_size, "BMP": _bmp_size, "WebP": _webp_size,
-            "TIFF": _tiff_size}
+            "TIFF": _tiff_size, "HEIC": _heic_size}

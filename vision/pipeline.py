@@ -32,7 +32,7 @@ from .annotate import CornerAnnotator, PileAnnotator, TotalsAnnotator
 from .completion import read_with_fans
 from .config import DEFAULT, VisionConfig
 from .detections import Detections, box_iou, index_centres, index_sizes
-from .detector import CardDetector, ModelError, NegativeDetector, load_image
+from .detector import CardDetector, ModelError, NegativeDetector, load_photo
 from .fan_gaps import fill_fan_gaps
 from .instances import pair_and_agree, pair_corners
 from .piles import group_piles, hand_pile
@@ -299,7 +299,7 @@ def read_photos(paths: list[Path], detector: CardDetector, teams: list[str] | No
         raise ValueError(f"{2 if split else len(paths)} teams to name but only {len(teams)} team names given")
     out = []
     for path, team in zip(paths, teams):
-        image = load_image(path)
+        image = load_photo(path, config.pyramid.photo_side)
         sides = read_image(image, detector, reader, stacks, team=team, source=str(path), split=split,
                            teams=tuple(teams[:2]) if split else None, config=config)
         if not any(len(s.detections) for s in sides):
@@ -319,7 +319,7 @@ def read_hand_photos(hands: list[tuple[str, Path]], detector: CardDetector, read
     """
     out = []
     for team, path in hands:
-        image = load_image(path)
+        image = load_photo(path, config.pyramid.photo_side)
         sides = read_image(image, detector, reader, team=team, source=str(path), hand=True, config=config)
         if not len(sides[0].detections):
             raise NoCardsError(f"{path}: no cards found (in this photo of a hand; are the cards fanned face up, "

@@ -21,7 +21,8 @@ import numpy as np
 
 from .classes import CLASS_ID, RANKS, SUIT_CODES
 from .detections import Detections
-from .detector import MODELS_DIR, ModelError, OnnxModel
+from .backends import TOLERANCE, Check
+from .detector import MODELS_DIR, ModelError, OnnxModel, check_photo
 
 DEFAULT_READER = MODELS_DIR / "reader.onnx"
 INPUT = 32  #: reader input size in pixels
@@ -77,8 +78,32 @@ class IndexReader(OnnxModel):
     heads: Heads | None = None
     what: ClassVar[str] = "index reader"
     input_chw: ClassVar[tuple[int, int, int]] = (3, INPUT, INPUT)
-    #: a table photo's boxes read at once
-    probe_shape: ClassVar[tuple[int, ...] | None] = (256, 3, INPUT, INPUT)
+
+    @classmethod
+    def check(cls, path: Path) -> Check:
+        """The check photo's indices (:data:`vision.detector.CHECK_READING`), each in every view, and the same boxes
+        shifted by half their size each way (crops that show part of an index, read unsure: where a precision's
+        rounding changes readings); the same reading is the same rank and suit of every box (the views' mean, as :meth:`probabilities` reads) with the
+        probabilities the pipeline weighs (:func:`p_rank_colour`) within
+        :data:`vision.backends.TOLERANCE` (bf16 moves them by up to 0.03, and that changed a real photo's
+        reading)."""
+        def feeds() -> dict[str, np.ndarray]:
+            image, reading = check_photo()
+            boxes = np.asarray(reading["indices"], np.float32)
+            half = (boxes[:, 2:] - boxes[:, :2]) / 2
+            moved = [boxes + np.tile(half * d, 2) for d in ((0, 0), (1, 0), (-1, 0), (0, 1), (0, -1))]
+            return {"crops": crops_of(image, np.concatenate(moved))}
+
+        def reading(out: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+            rank_p = out[0].reshape(len(VIEWS), -1, out[0].shape[1]).mean(0)
+            suit_p = out[1].reshape(len(VIEWS), -1, out[1].shape[1]).mean(0)
+            rank, suit = rank_p.argmax(1), suit_p.argmax(1)
+            return rank, suit, p_rank_colour(rank_p, suit_p, rank, suit)
+
+        def agree(a: list[np.ndarray], b: list[np.ndarray]) -> bool:
+            (ra, sa, pa), (rb, sb, pb) = reading(a), reading(b)
+            return np.array_equal(ra, rb) and np.array_equal(sa, sb) and float(np.abs(pa - pb).max()) <= TOLERANCE
+        return Check(feeds, agree)
 
     def probabilities(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Rank ``(n, 15)`` (:data:`RANKS`) and suit ``(n, 4)`` probabilities of the indices in ``boxes``

@@ -22,7 +22,8 @@ import numpy as np
 
 from .config import DEFAULT, VisionConfig
 from .detections import index_centres, index_sizes
-from .detector import MODELS_DIR, OnnxModel
+from .backends import TOLERANCE, Check
+from .detector import MODELS_DIR, OnnxModel, check_photo
 from .geometry import similar_size
 from .instances import CardInstance, diagonal_apart, segment_blocked
 from .piles import Pile, PileKind, marker_note
@@ -77,8 +78,19 @@ class StackChecker(OnnxModel):
     model: str | Path = DEFAULT_STACKS
     what: ClassVar[str] = "stack checker"
     input_chw: ClassVar[tuple[int, int, int]] = (3, STACK_INPUT, STACK_INPUT)
-    #: a few single cards checked at once
-    probe_shape: ClassVar[tuple[int, ...] | None] = (8, 3, STACK_INPUT, STACK_INPUT)
+
+    @classmethod
+    def check(cls, path: Path) -> Check:
+        """The check photo's whole cards (:data:`vision.detector.CHECK_READING`), upright and upside down; the
+        same reading is the same verdict (stack or loose) on every card, its probability (which the notes print)
+        within :data:`vision.backends.TOLERANCE`."""
+        def feeds() -> dict[str, np.ndarray]:
+            image, reading = check_photo()
+            crops = np.stack([corners_crop(image, np.asarray(a), np.asarray(b), turn=t)
+                              for t in (0.0, np.pi) for a, b in reading["cards"]])
+            return {"crops": crops.transpose(0, 3, 1, 2).astype(np.float32) / 255.0}
+        return Check(feeds, lambda a, b: np.array_equal(a[0][:, 1] >= 0.5, b[0][:, 1] >= 0.5)
+                     and float(np.abs(a[0][:, 1] - b[0][:, 1]).max()) <= TOLERANCE)
 
     def p_stack(self, image: np.ndarray, cards: list[CardInstance]) -> np.ndarray:
         """(n,) probability of a stack under each card of a (H, W, 3) uint8 BGR image, averaged over the card

@@ -344,14 +344,25 @@ async function gameView(gid) {
     g.rounds.length ? h("p", {class: "muted"}, "Tap a round for its breakdown, to correct it or to undo it.") : null,
     h("div", {class: "row"}, h("a", {class: "button", href: `/v1/games/${gid}/export.csv`, download: ""}, "Export CSV"),
       h("a", {class: "button", href: "#/"}, "All games")),
-    g.rounds.some(r => r.photo_reading) ? teachPanel(gid, g.deck) : null);
+    g.teach || g.rounds.some(r => r.photo_reading) ? teachPanel(gid, g) : null);
 }
 
-/* A game's corrected photo rounds teach the card reader the family's deck (POST /v1/decks/{name}/learn). */
-function teachPanel(gid, deck) {
+/* A game's corrected photo rounds teach the card reader the family's deck (POST /v1/decks/{name}/learn), and go on
+   teaching it after every round saved (the game's `teach`, its last `lesson`; PUT /v1/games/{id}/deck). */
+function teachPanel(gid, g) {
   const name = h("input", {type: "text", id: "deck-name", maxlength: "40", autocomplete: "off",
-                           value: deck || "our-deck"});
-  const status = h("div", {"aria-live": "polite", class: "status", id: "teach-status"});
+                           value: g.teach || g.deck || "our-deck"});
+  const status = h("div", {"aria-live": "polite", class: "status", id: "teach-status"},
+    g.lesson ? h("p", {id: "lesson"}, g.lesson.message) : null);
+  const keep = h("input", {type: "checkbox", id: "keep-teaching", checked: g.teach ? "" : null});
+  keep.addEventListener("change", async () => {
+    try {
+      const out = await api("PUT", `/v1/games/${gid}/deck`, {deck: g.deck || (keep.checked ? name.value.trim() : null),
+                                                           teach: keep.checked});
+      g.teach = out.teach;
+      toast(keep.checked ? `Each round saved now teaches deck ${out.teach}` : "Saved rounds no longer teach the deck");
+    } catch (e) { keep.checked = !keep.checked; status.replaceChildren(errorBox(e)); }
+  });
   const go = h("button", {type: "button", id: "learn-deck"}, "Learn this deck");
   go.addEventListener("click", async () => {
     setBusy(go, true);
@@ -378,7 +389,9 @@ function teachPanel(gid, deck) {
   return h("section", {class: "panel", id: "teach"}, h("h2", {}, "Teach handfoot your deck"),
     h("p", {class: "muted"}, "The photo rounds of this game, as you corrected them, teach the card reader your deck " +
       "(seconds to a minute). Every fourth photo checks it, and it is kept only if it reads those better: a dozen photos is a start."),
-    h("label", {for: "deck-name"}, "Deck name"), name, h("div", {class: "row"}, go), status);
+    h("label", {for: "deck-name"}, "Deck name"), name, h("div", {class: "row"}, go),
+    h("label", {class: "check"}, keep, " Keep learning it from every round saved (a round saved as read teaches only " +
+      "the cards read surely)"), status);
 }
 
 /* -- a round: photos in ------------------------------------------------------------------------------------ */

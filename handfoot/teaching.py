@@ -1,0 +1,170 @@
+"""A game teaches its deck as the family plays: every saved photo round adds its photos to the deck's examples and
+the deck profile (``vision.decks``) is learned again in the background.
+
+A game *teaches* a deck when it names one (``GameRecord.teach``: set with the game, or by
+``PUT /v1/games/{id}/deck``; ``teach: false`` opts out). After each round saved or corrected from photos, every
+game teaching that deck gives its photo rounds as examples (:func:`game_examples`) and the profile is learned again
+from all of them (:meth:`Teacher.lesson_after_round`); the profile is kept only when it reads the photos kept aside
+for its check better than the stock reader (``vision.decks.learn``), and from then on a game teaching it that reads
+with no profile reads with it. Each deck's last lesson (:class:`Lesson`: what was learned, the measured effect on
+the photos kept aside, or why nothing was) is kept in the ledger and shown with the game.
+
+Which cards teach: a round the family corrected (one correction or more: they looked at it) teaches every card as
+saved; a round saved as the camera read it teaches only its cards read at least :data:`SURE_TO_TEACH` sure in piles
+with no note (a misread the family did not look at would teach the deck wrong; on the real photos of
+``../shared/realdata/decks_dev``, the stock reader's readings that sure were right 45 times of 45, those from 0.7
+124 of 127).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+from typing import Any
+
+from scorer import HandFootError
+
+from .errors import BusyError
+from .games import corrections_of
+from .ledger import Ledger
+from .readings import correct_reading, examples_of, load_reading
+from .results import Lesson
+
+log = logging.getLogger("handfoot")
+
+#: a card of a round saved without a correction teaches only when read at least this sure (its rank and colour)
+SURE_TO_TEACH = 0.8
+
+
+def game_examples(ledger: Ledger, game_id: str, sure_only: bool = False) -> list[dict[str, Any]]:
+    """A game's photo rounds, corrections applied, as deck-learning examples (``readings.examples_of``: one dict a
+    photo, the form ``handfoot detect --json`` prints). With ``sure_only``, a round saved without a correction
+    gives only its cards read :data:`SURE_TO_TEACH` sure in piles with no note.
+
+    Raises:
+        NotFoundError: no such game.
+    """
+    ledger.game(game_id)
+    out = []
+    for r in ledger.rounds(game_id):
+        if not r.reading:
+            continue
+        try:
+            record = ledger.reading(r.reading)
+        except HandFootError:  # its photos were removed
+            continue
+        result = correct_reading(load_reading(record.result), corrections_of(r.corrections))
+        if sure_only and not r.corrections:
+            result = _sure_cards(result)
+        folder = ledger.reading_dir(r.reading)
+        out += examples_of(result, [str((folder / Path(f["file"]).name).resolve()) for f in record.files])
+    return out
+
+
+def _sure_cards(result):
+    """``result`` (a ``PhotoScore``) with only the cards read :data:`SURE_TO_TEACH` sure, in piles with no note."""
+    images = []
+    for image in result.images:
+        piles = [p.model_copy(update={"cards": [c for c in p.cards if c.confidence >= SURE_TO_TEACH]})
+                 for p in image.piles if not p.notes]
+        images.append(image.model_copy(update={"piles": piles}))
+    return result.model_copy(update={"images": images})
+
+
+def deck_examples(ledger: Ledger, deck: str) -> tuple[list, int]:
+    """The examples (``vision.decks.Example``) of every game teaching ``deck``, and how many games gave some."""
+    import numpy as np
+
+    from vision.decks import Example
+
+    examples, games = [], 0
+    for game_id in ledger.teaching(deck):
+        docs = game_examples(ledger, game_id, sure_only=True)
+        games += bool(docs)
+        examples += [Example(Path(d["image"]), np.array([b["box"] for b in d["detections"]], np.float32),
+                             tuple(b["card"] for b in d["detections"])) for d in docs]
+    return examples, games
+
+
+class Teacher:
+    """Learns decks again after rounds, one lesson at a time per deck: a round saved while its deck is being
+    learned asks for one more lesson when that one ends (never two at once, never one lost).
+
+    Args:
+        decks: the folder of deck profiles (``handfoot.app.decks_dir``).
+        jobs: the service's photo jobs (``handfoot.service.PhotoJobs``): a lesson takes a place among the photo
+            readings, waiting for one, so that learning never starves a family's reading.
+    """
+
+    def __init__(self, decks: Path, jobs) -> None:
+        self.decks = decks
+        self.jobs = jobs
+        self._running: set[str] = set()
+        self._again: set[str] = set()
+
+    async def lesson_after_round(self, ledger: Ledger, game_id: str, reader) -> None:
+        """Learn again the deck the game ``game_id`` teaches, if any (``reader``: the stock index reader)."""
+        try:
+            deck = ledger.game(game_id).teach
+        except HandFootError:
+            return
+        if not deck or reader is None:
+            return
+        if deck in self._running:
+            self._again.add(deck)
+            return
+        self._running.add(deck)
+        try:
+            while True:
+                self._again.discard(deck)
+                await self._lesson(ledger, deck, reader)
+                if deck not in self._again:
+                    break
+        finally:
+            self._running.discard(deck)
+
+    async def _lesson(self, ledger: Ledger, deck: str, reader) -> None:
+        from vision.decks import ExamplesError, ProfileRefusedError, check_photos, learn
+
+        examples, games = deck_examples(ledger, deck)
+        base = {"deck": deck, "photos": len(examples), "games": games}
+        try:
+            check_photos(examples)
+        except ExamplesError as exc:
+            ledger.set_lesson(deck, Lesson(**base, state="waiting", message=f"Deck {deck}: {len(examples)} photo"
+                                           f"{'s' if len(examples) != 1 else ''} so far; {exc}").model_dump())
+            return
+        ledger.set_lesson(deck, Lesson(**base, state="learning",
+                                       message=f"Learning deck {deck} from {len(examples)} photos…").model_dump())
+        while True:
+            try:
+                self.jobs.admit()
+                break
+            except BusyError as exc:
+                await asyncio.sleep(exc.retry_after)
+
+        def work():
+            profile = learn(examples, reader.with_heads(None), deck)
+            profile.save(self.decks)
+            return profile
+        try:
+            profile = await self.jobs.run(work)
+        except ProfileRefusedError as exc:
+            ledger.set_lesson(deck, Lesson(**base, state="refused", message=f"Deck {deck} not learned from "
+                                           f"{len(examples)} photos: {exc}; the stock reader stays").model_dump())
+            return
+        except Exception as exc:  # noqa: BLE001 - a lesson that fails is told on the game, never raised into a request
+            log.warning("learning deck %s failed: %s", deck, exc)
+            ledger.set_lesson(deck, Lesson(**base, state="failed", message=f"Deck {deck} could not be learned: "
+                                           f"{exc}").model_dump())
+            return
+        stock, read, kept = (float(profile.check.get(k, 0)) for k in ("stock", "profile", "indices"))
+        ledger.set_lesson(deck, Lesson(
+            **base, state="learned", stock=stock, profile=read,
+            message=f"Deck {deck} learned from {profile.photos} photos of {games} game{'s' if games != 1 else ''}: "
+                    f"it reads {stock:.0%} → {read:.0%} of your cards' indices on the {kept:.0f} kept aside to "
+                    "check it").model_dump())
+        for game_id in ledger.teaching(deck):
+            if ledger.game(game_id).deck is None:
+                ledger.set_deck(game_id, deck)

@@ -1,0 +1,96 @@
+"""A game teaches its deck as the family plays (handfoot.teaching): saved photo rounds re-learn the deck profile in
+the background, the game reads with it once learned, and the lesson's measured effect is reported with the game."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("onnxruntime")
+from fastapi.testclient import TestClient  # noqa: E402
+
+from handfoot import teaching  # noqa: E402
+from handfoot.service import Settings, create_app  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+PHOTO = ROOT / "examples" / "table.jpg"
+
+
+@pytest.fixture(scope="module")
+def models():
+    from handfoot.app import load_models
+
+    return load_models()
+
+
+def _confirm(reading: dict) -> dict:
+    """A correction that changes nothing: the first card set to what it was read as (the family looked)."""
+    card = reading["images"][0]["piles"][0]["cards"][0]
+    return {"op": "set_card", "card": card["id"], "code": card["code"]}
+
+
+def _read(c) -> dict:
+    with open(PHOTO, "rb") as f:
+        r = c.post("/v1/photos", files=[("photos", ("table.jpg", f, "image/jpeg"))],
+                   data={"rules": "pagat", "round": "1", "went_out": "A"})
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+def test_three_rounds_teach_the_games_deck_without_a_button(tmp_path, models, monkeypatch):
+    from vision import decks
+
+    monkeypatch.setattr(decks, "MIN_CHECK", 1)  # one rendered photo kept aside is enough to check here
+    monkeypatch.setattr(decks, "STEPS", 20)
+    app = create_app(Settings(db=tmp_path / "h.db"), models=models)
+    with TestClient(app) as c:
+        gid = c.post("/v1/games", json={"rules": "pagat", "teams": ["A", "B"], "teach": "family"}).json()["id"]
+        game = c.get(f"/v1/games/{gid}").json()
+        assert game["teach"] == "family" and game["deck"] is None and game["lesson"] is None
+        lessons = []
+        for n in range(1, 4):
+            reading = _read(c)
+            body = {"photo_reading": reading["id"], "went_out": "A"}
+            if n == 1:  # the family corrected the first round: all its cards teach
+                body["corrections"] = [_confirm(reading)]
+            r = c.post(f"/v1/games/{gid}/rounds?lenient=true", json=body)
+            assert r.status_code == 201, r.text
+            lessons.append(c.get(f"/v1/games/{gid}").json()["lesson"])  # the lesson ran after the answer
+        assert lessons[0]["state"] == "waiting" and "1 photo so far" in lessons[0]["message"]
+        assert lessons[1]["state"] == "learned" and lessons[1]["photos"] == 2
+        assert lessons[2]["state"] == "learned" and lessons[2]["photos"] == 3  # learned again
+        assert 0 <= lessons[2]["stock"] <= 1 and 0 <= lessons[2]["profile"] <= 1
+        assert "kept aside" in lessons[2]["message"] and "→" in lessons[2]["message"]
+        game = c.get(f"/v1/games/{gid}").json()
+        assert game["deck"] == "family"  # read with it from now on
+        assert [d["name"] for d in c.get("/v1/decks").json()] == ["family"]
+        assert c.get("/v1/decks").json()[0]["photos"] == 3
+        # opting out: the deck stays, the game's rounds teach no more
+        out = c.put(f"/v1/games/{gid}/deck", json={"deck": "family", "teach": False}).json()
+        assert out["deck"] == "family" and out["teach"] is None
+        # a new deck name is taught, not refused; with teach false an unknown deck is 404
+        assert c.put(f"/v1/games/{gid}/deck", json={"deck": "grandmas"}).json()["teach"] == "grandmas"
+        assert c.put(f"/v1/games/{gid}/deck", json={"deck": "nobody", "teach": False}).status_code == 404
+
+
+def test_a_round_saved_as_read_teaches_only_its_sure_cards(tmp_path, models):
+    app = create_app(Settings(db=tmp_path / "h.db"), models=models)
+    with TestClient(app) as c:
+        gid = c.post("/v1/games", json={"rules": "pagat", "teams": ["A", "B"]}).json()["id"]
+        reading = _read(c)
+        assert c.post(f"/v1/games/{gid}/rounds?lenient=true",
+                      json={"photo_reading": reading["id"], "went_out": "A"}).status_code == 201
+        ledger = app.state.ledger
+        every = teaching.game_examples(ledger, gid)[0]["detections"]
+        sure = teaching.game_examples(ledger, gid, sure_only=True)[0]["detections"]
+        cards = [card for pile in reading["images"][0]["piles"] for card in pile["cards"]]
+        unsure = [c for c in cards if c["confidence"] < teaching.SURE_TO_TEACH or
+                  any(c in p["cards"] for p in reading["images"][0]["piles"] if p["notes"])]
+        assert unsure, "the example photo has a card to leave out (its squared book has a note)"
+        assert len(sure) == len(every) - sum(len(c["boxes"]) for c in unsure)
+        # once corrected, the family looked at it: every card teaches
+        c.put(f"/v1/games/{gid}/rounds/1?lenient=true",
+              json={"photo_reading": reading["id"], "went_out": "A",
+                    "corrections": [_confirm(reading)]})
+        assert len(teaching.game_examples(ledger, gid, sure_only=True)[0]["detections"]) == len(every)

@@ -26,7 +26,6 @@ from scorer import HandFootError
 
 from .errors import NotFoundError
 
-SCHEMA_VERSION = 2
 _SCHEMA = """
 CREATE TABLE games (
     id TEXT PRIMARY KEY,
@@ -60,6 +59,9 @@ _MIGRATIONS: tuple[str, ...] = (
     # the deck the game's saved rounds teach (handfoot.teaching; NULL: none), and each taught deck's last lesson
     "ALTER TABLE games ADD COLUMN teach TEXT; CREATE TABLE lessons (deck TEXT PRIMARY KEY, lesson TEXT NOT NULL)",
 )
+
+#: the schema version of a file this handfoot writes: one per migration
+SCHEMA_VERSION = len(_MIGRATIONS)
 
 ID_ALPHABET = set("0123456789abcdef")
 

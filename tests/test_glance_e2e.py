@@ -80,10 +80,27 @@ def test_the_check_view_at_a_glance(server, browser, tmp_path):
     d.execute_script("document.getElementById('sheet').close()")
 
     # zoomed in: more labels fit, still 12 CSS px
-    zoom_in = d.find_element(By.CSS_SELECTOR, ".zoom-in")
-    d.execute_script("arguments[0].scrollIntoView({block: 'center'})", zoom_in)
-    for _ in range(2):
-        zoom_in.click()
+    d.execute_script("window.scrollTo(0, document.querySelector('.glance-frame').getBoundingClientRect().top"
+                     " + scrollY - document.querySelector('header').offsetHeight - 8)")
+
+    # two fingers spread on the photo zoom it about their middle (touch events, as a phone sends them)
+    d.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 5})
+    r = d.execute_script("const b = document.querySelector('.glance-frame').getBoundingClientRect();"
+                         "return [b.left + b.width / 2, b.top + b.height / 2]")
+    cx, cy = r
+
+    def touch(kind, spread):
+        points = [] if kind == "touchEnd" else [{"x": cx - spread, "y": cy, "id": 1}, {"x": cx + spread, "y": cy, "id": 2}]
+        d.execute_cdp_cmd("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
+    touch("touchStart", 30)
+    for spread in range(40, 130, 10):
+        touch("touchMove", spread)
+    touch("touchEnd", 0)
+    pinched = float(d.execute_script("return document.querySelector('.glance-frame').dataset.zoom"))
+    assert pinched > 2 * m["zoom"], (pinched, m["zoom"])  # the fingers moved 30 -> 120 px apart: about 4x
+    d.execute_script("document.querySelector('.zoom-fit').click()")
+    for _ in range(2):  # the buttons under the photo (a pinch does the same)
+        d.execute_script("document.querySelector('.zoom-in').click()")
     z = d.execute_script("""
       const frame = document.querySelector('.glance-frame');
       const texts = [...document.querySelectorAll('.glance .label text')];

@@ -72,6 +72,7 @@ def test_https_certificate_kept_and_the_camera_started_over_it(tmp_path, still_c
 
     import httpx
     from cryptography import x509
+    from cryptography.hazmat.primitives import hashes
 
     from handfoot.https import _spki
 
@@ -89,8 +90,7 @@ def test_https_certificate_kept_and_the_camera_started_over_it(tmp_path, still_c
         fingerprint = re.search(r"SHA-256 fingerprint ([0-9A-F:]{95})", printed).group(1)
         assert f"open {url}/" in printed and "made now" in printed
         cert = x509.load_pem_x509_certificate(server_pem.read_bytes())
-        assert fingerprint == ":".join(f"{b:02X}" for b in cert.fingerprint(__import__(
-            "cryptography.hazmat.primitives.hashes", fromlist=["SHA256"]).SHA256()))
+        assert fingerprint == ":".join(f"{b:02X}" for b in cert.fingerprint(hashes.SHA256()))
         with pytest.raises(httpx.ConnectError):  # not trusted by anyone who did not accept it
             httpx.get(url + "/v1/health", timeout=5)
         r = httpx.get(url + "/handfoot-ca.crt", verify=ssl.create_default_context(cafile=str(ca)))

@@ -70,7 +70,9 @@ function send(stream, width) {
   if (sender) sender.stop("replaced");
   const video = document.createElement("video");
   video.muted = true; video.playsInline = true; video.setAttribute("playsinline", "");
+  video.className = "camera-source";  /* in the page (Safari draws only a video that is), never seen */
   video.srcObject = stream;
+  document.body.append(video);
   const canvas = document.createElement("canvas");
   const me = {stopped: false, frames: 0, socket: null, wake: null, why: "", stream, video};
   sender = me;
@@ -88,6 +90,7 @@ function send(stream, width) {
     document.removeEventListener("visibilitychange", keepAwake);
     if (me.wake) me.wake.release().catch(() => {});
     for (const t of stream.getTracks()) t.stop();
+    video.remove();
     if (me.socket && me.socket.readyState <= 1) me.socket.close(1000, "stopped");
     if (sender === me) sender = null;
     document.dispatchEvent(new CustomEvent("handfoot-camera", {detail: {sending: false, why}}));

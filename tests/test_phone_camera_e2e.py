@@ -132,6 +132,16 @@ def test_a_round_watched_through_the_phones_camera(tmp_path, camera_file):
         state = d.execute_script("return fetch('/v1/live').then(r => r.json())")
         assert state["source"] == "browser" and state["reads"] >= 4
 
+        # another phone follows the score (a second page: it does not send, it may take over)
+        camera_tab = d.current_window_handle
+        d.switch_to.new_window("tab")
+        d.get(f"{url}/#/live")
+        wait.until(lambda d: "Another phone is the camera" in (text_of(d, "#camera-note") or ""))
+        wait.until(lambda d: text_of(d, "[data-total='Us']") == TRUE_TOTAL)
+        assert d.find_elements(By.ID, "camera-use")
+        d.close()
+        d.switch_to.window(camera_tab)
+
         d.find_element(By.ID, "end-round").click()
         wait.until(lambda d: "/check/" in d.current_url)
         wait.until(lambda d: text_of(d, "[data-round-total='Us']") == TRUE_TOTAL)

@@ -645,6 +645,9 @@ def _serve(args: argparse.Namespace, watching=None) -> int:
     for url in _addresses(args.host, args.port, "https" if ssl else "http"):
         print(f"handfoot: open {url}" + ("/live" if session else "/")
               + (f"?token={settings.token}" if settings.token else ""), file=sys.stderr)
+        if ssl:
+            print(f"handfoot: a phone trusts it for good with {url}/handfoot-ca.crt"
+                  + (f"?token={settings.token}" if settings.token else ""), file=sys.stderr)
     if local:
         print("handfoot: only this computer can connect; for phones on your network: handfoot "
               + ("watch ... --serve" if session else "serve") + " --host "

@@ -217,5 +217,5 @@ def serve_https(args, data: Path) -> dict[str, str]:
           f"{', '.join(cert.hosts)})", file=sys.stderr)
     print(f"handfoot: its SHA-256 fingerprint {cert.fingerprint}", file=sys.stderr)
     print("handfoot: a phone warns once that the certificate is not trusted: accept it (README: A phone's camera "
-          "needs HTTPS), or install the authority /handfoot-ca.crt", file=sys.stderr)
+          "needs HTTPS); the address starts with https://", file=sys.stderr)
     return {"ssl_certfile": str(cert.cert), "ssl_keyfile": str(cert.key)}

@@ -119,6 +119,7 @@ def test_a_round_watched_through_the_phones_camera(tmp_path, camera_file):
 
         wait.until(lambda d: d.find_elements(By.ID, "live-picture"))
         assert "This phone is the camera" in (text_of(d, "#camera-note") or "")
+        assert d.execute_script("return import('/static/camera.js').then(m => m.awake())") is True  # screen kept on
         wait.until(lambda d: d.execute_script("return document.getElementById('live-picture').naturalWidth") > 0)
         wait.until(lambda d: "book of Ks complete" in (text_of(d, "#live-events") or ""))
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, ".live-label"))
@@ -156,6 +157,7 @@ def test_a_round_watched_through_the_phones_camera(tmp_path, camera_file):
         d.find_element(By.ID, "confirm-yes").click()
         wait.until(lambda d: d.find_elements(By.ID, "live-source"))
         wait.until(lambda d: d.execute_script("return import('/static/camera.js').then(m => m.sending())") is False)
+        assert d.execute_script("return import('/static/camera.js').then(m => m.awake())") is False  # let go
         assert console_errors(d) == []
     finally:
         d.quit()

@@ -29,6 +29,9 @@ export function cameraProblem() {
 /** Whether this page is sending its camera's picture now. */
 export function sending() { return sender !== null && !sender.stopped; }
 
+/** Whether the screen is kept awake now (a Wake Lock held while sending). */
+export function awake() { return Boolean(sender && sender.wake && !sender.wake.released); }
+
 async function openCamera() {
   if (!cameraPossible()) throw new Error(cameraProblem());
   try {

@@ -159,6 +159,8 @@ def test_installable_with_an_offline_page(tmp_path, still_camera):
         assert scope == url + "/"
         parsed = d.execute_cdp_cmd("Page.getAppManifest", {})
         assert parsed["url"] == url + "/manifest.webmanifest" and parsed["errors"] == [], parsed["errors"]
+        # Chromium's own verdict: installable ("Add to Home screen" / "Install app" opens it standalone)
+        assert d.execute_cdp_cmd("Page.getInstallabilityErrors", {})["installabilityErrors"] == []
         d.get(url + "/")  # now under the worker
         wait.until(lambda d: d.execute_script("return !!navigator.serviceWorker.controller"))
         wait.until(lambda d: d.execute_script("return caches.open('handfoot-shell-v1').then(c => c.keys())"

@@ -78,6 +78,8 @@ function cardText(code) {
   return p.rank + (SUITS.find(x => x[0] === p.suit) || ["", "?"])[1];
 }
 function cardShort(code) { return cardParts(code).rank === "JK" ? "Jkr" : cardText(code); }
+/* the server's words with each card code in them (10H, JK) written as the page writes cards (10♥, Jkr) */
+function cardsInText(text) { return String(text).replace(/\b(10|[2-9AJQK])([SHDC])\b|\bJK\b/g, (code) => cardShort(code)); }
 function isRed(code) { const p = cardParts(code); return p.suit === "H" || p.suit === "D" || code === "RJ"; }
 function cardName(code) {
   const p = cardParts(code);
@@ -134,7 +136,7 @@ function askConfirm(title, text, okLabel) {
 function problemText(p) {
   /* a rule problem with the team it concerns ("teams.A.melds[0]" -> "A: ...") */
   const m = /^teams\.([^.\[]+)/.exec(p.where || "");
-  return (m && !p.message.startsWith(`team ${m[1]}`) ? `${m[1]}: ` : "") + p.message;
+  return cardsInText((m && !p.message.startsWith(`team ${m[1]}`) ? `${m[1]}: ` : "") + p.message);
 }
 
 function cardPicker(initial, onPick, extra) {
@@ -764,9 +766,9 @@ async function checkView(gid, rid, roundNo) {
     return h("section", {class: `panel pile ${bookClass}`, id: `pile-${p.id}`, "aria-label": `${p.team}: ${p.label}`},
       h("h3", {}, h("span", {}, p.label), h("span", {class: "muted"}, p.kind === "squared_book" ? "top card seen" :
         `${p.cards.length} card${p.cards.length === 1 ? "" : "s"}`)),
-      h("p", {class: "verdict"}, p.verdict),
-      p.problems.map(pr => h("p", {class: "problem"}, glance.cardsInText(pr))),
-      p.notes.map(n => h("p", {class: "muted"}, "? " + glance.cardsInText(n))),
+      h("p", {class: "verdict"}, cardsInText(p.verdict)),
+      p.problems.map(pr => h("p", {class: "problem"}, cardsInText(pr))),
+      p.notes.map(n => h("p", {class: "muted"}, "? " + cardsInText(n))),
       h("div", {class: "chips"}, p.cards.map(c => h("button", {type: "button",
         class: "chip" + (isRed(c.code) ? " red" : "") + (c.confidence < 0.5 ? " low" : "") + (c.boxes.length ? "" : " typed"),
         "data-card": c.id, "aria-label": `${cardName(c.code)}: correct it`, onclick: () => editCard(p, c)}, cardShort(c.code)))),

@@ -3,14 +3,14 @@
  * at least LABEL_PX CSS pixels tall wherever it fits beside its box without hiding another (the others show theirs
  * when tapped, or once zoomed in enough), each pile is outlined in its kind's colour, and each note is a numbered
  * pin on its pile. Tapping a box opens the card's picker, tapping a pin the note. An ES module, loaded by app.js
- * (import()); it builds its own elements and calls back into the check view. */
+ * (import()); it builds its own elements with app.js's helpers (h, cardName, cardShort, cardsInText) and calls
+ * back into the check view. */
 
 const SVG = "http://www.w3.org/2000/svg";
 export const LABEL_PX = 13;  /* the labels' type, CSS px, at any zoom */
 const PIN_PX = 13;  /* a pin's radius, CSS px */
 const MAX_ZOOM = 8;
 const KIND_CLASS = {meld: "meld", squared_book: "squared", red_threes: "threes", left: "left", loose: "loose"};
-const SUITS = {S: "♠", H: "♥", D: "♦", C: "♣"};
 const LEGEND = {meld: "#2e8b45", book: "#b25ad0", squared: "#d88a10", threes: "#d02a3a", left: "#d9a400", loose: "#8a8a8a"};
 
 function s(tag, attrs) {
@@ -19,16 +19,8 @@ function s(tag, attrs) {
   return el;
 }
 
-/** A card code as the page writes it everywhere: 10♥, Q♠, Jkr. */
-export function cardLabel(code) {
-  if (code === "JK" || code === "RJ" || code === "BJ") return "Jkr";
-  return code.slice(0, -1) + (SUITS[code.slice(-1)] || code.slice(-1));
-}
-
-/** ``text`` with every card code in it (10H, QS, JK) written as the page writes cards (10♥, Q♠, Jkr). */
-export function cardsInText(text) {
-  return String(text).replace(/\b(10|[2-9AJQK])([SHDC])\b/g, (_, r, su) => r + SUITS[su]).replace(/\bJK\b/g, "Jkr");
-}
+/** A card code as the page writes it everywhere (app.js's cardShort): 10♥, Q♠, Jkr. */
+export function cardLabel(code) { return cardShort(code); }
 
 /** The notes of a reading numbered as their pins: the rules' illegal problems and the piles' notes, each with its
  *  pile (or none). ``r``: the reading (GET /v1/photos/{id}); ``problemText`` words a problem. */

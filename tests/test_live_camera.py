@@ -148,5 +148,10 @@ def test_the_camera_socket_needs_the_token_and_this_servers_page(tmp_path):
             with pytest.raises(WebSocketDisconnect) as closed:  # admitted: nothing waits for a camera
                 ws.receive_json()
             assert closed.value.code == 4404
+        assert c.get("/?token=s3cret").status_code == 200  # the page opened from the printed address: a cookie
+        with c.websocket_connect("/v1/live/camera", headers={"origin": "http://testserver"}) as ws:
+            with pytest.raises(WebSocketDisconnect) as closed:  # the cookie admits the page's socket
+                ws.receive_json()
+            assert closed.value.code == 4404
         r = c.post("/v1/live?token=s3cret", json={"source": "browser", "game": "0123456789abcdef"})
         assert r.status_code == 503 and "photo reading is off" in r.json()["error"]  # no models loaded here

@@ -311,11 +311,11 @@ class LiveSession:
                     self._totals = self.watcher.score(self.watcher.layout)
 
     def annotate(self, frame: np.ndarray) -> np.ndarray:
-        """``frame`` with the last stable reading, the totals and the status drawn on it (:func:`draw`); the card
-        codes only in a recorded video (the page writes them over the picture, larger: ``state()["cards"]``)."""
+        """``frame`` with the last stable reading drawn on it (:func:`draw`); the card codes, totals and status
+        only in a recorded video (the page writes them beside and over the picture, larger: ``state()``)."""
         with self._lock:
             totals, status = dict(self._totals), self._status_now()
-        return draw(frame, self.watcher.seen, totals, status, codes=self.record is not None)
+        return draw(frame, self.watcher.seen, totals, status, text=self.record is not None)
 
     def _status_now(self) -> str:
         """The status, ``watching`` told apart into ``reading`` and ``moving`` (under the lock)."""

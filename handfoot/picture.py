@@ -46,21 +46,22 @@ def framing(seen: Any, shape: tuple[int, ...]) -> tuple[int, int, int, int] | No
 
 
 def draw(frame: np.ndarray, seen: Any, totals: dict[str, int], status: str = "watching",
-         codes: bool = True) -> np.ndarray:
+         text: bool = True) -> np.ndarray:
     """A copy of ``frame`` (H, W, 3 uint8 BGR) with ``seen``'s boxes and pile outlines (a
     :class:`handfoot.watch.Seen` read from a frame of the same size, or None), each team's round total and, while
-    the table moves, is read or the camera is lost, a banner saying so (:data:`BANNERS`); ``codes``: each box's
-    card code too (the live view's page writes them over the picture itself: :func:`shown_cards`)."""
+    the table moves, is read or the camera is lost, a banner saying so (:data:`BANNERS`). ``text`` False: the
+    boxes and outlines only (the live view's page writes the codes, totals and status beside and over the
+    picture itself, in type a phone can read: :func:`shown_cards`)."""
     import cv2
 
     from vision.pipeline import annotate
 
     lines = [f"{team}: {total:,}" for team, total in totals.items()]
     if seen is not None and seen.photo is not None and seen.photo.image.shape == frame.shape:
-        picture = annotate(dataclasses.replace(seen.photo, image=frame.copy()), lines, codes=codes)
+        picture = annotate(dataclasses.replace(seen.photo, image=frame.copy()), lines, text=text)
     else:
         picture = frame.copy()
-    label = BANNERS.get(status)
+    label = BANNERS.get(status) if text else None
     if label:
         scale = max(0.5, frame.shape[1] / 1600)
         (w, h), _ = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, scale, 2)

@@ -124,6 +124,7 @@ class PileAnnotator:
     read (:mod:`vision.fan_gaps`)."""
 
     thickness: int = 2
+    names: bool = True  #: False: the outlines and circles only, no text (a page writes its own, larger)
 
     def annotate(self, image: np.ndarray, piles: list[Pile], dets: Detections,
                  labels: dict | None = None) -> np.ndarray:
@@ -147,8 +148,11 @@ class PileAnnotator:
                 if not c.detections:  # an unread card: where its index would be
                     x, y = c.center.astype(int)
                     cv2.circle(out, (int(x), int(y)), max(4, int(c.size / 2)), color, self.thickness, cv2.LINE_AA)
-                    _text(out, f"{c.code}?", (int(x + c.size / 2) + 2, int(y)), 0.5 * s, color)
+                    if self.names:
+                        _text(out, f"{c.code}?", (int(x + c.size / 2) + 2, int(y)), 0.5 * s, color)
         for k, (p, name, outline) in enumerate(zip(piles, names, outlines)):
+            if not self.names:
+                break
             count = "" if p.kind is PileKind.SQUARED_BOOK else f" ({len(p.cards)})"  # its name gives the book size
             label = f"{name}{count}{' ?' if p.notes else ''}"
             org, rect = label_origin(_text_size(label, scale, thick), outline, obstacles, placed, out.shape,

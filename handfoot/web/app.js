@@ -499,7 +499,7 @@ async function liveView(gid) {
        !game && gid ? h("p", {class: "muted"}, "This table is watched without a game: End of round asks which game the round is for.") : null,
        h("div", {class: "live-layout"},
          h("div", {class: "live-picture"},
-           h("a", {href: "/v1/live/frame.jpg", target: "_blank", title: "Open the picture larger"}, labels.node),
+           h("a", {href: "/v1/live/frame.jpg", target: "_blank", title: "Open the picture larger"}, labels.node), labels.legend,
            status),
          h("div", {}, totals,
            h("div", {class: "row live-actions"}, end, again, stop,

@@ -6,17 +6,22 @@
 import {cardLabel} from "/static/glance.js";
 
 export const LABEL_PX = 15;
+const LEGEND = [["meld", "rgb(75,180,60)"], ["book", "rgb(170,60,180)"], ["squared book", "rgb(0,130,200)"],
+                ["red threes", "rgb(220,40,40)"]];
 
-/** A holder for the live picture ``img`` with its labels over it: {node, update(cards)}. */
+/** A holder for the live picture ``img`` with its labels over it, the legend of its outlines' colours, and
+ *  update(cards) that writes the labels: {node, legend, update}. */
 export function labelLayer(img) {
   const layer = h("div", {class: "live-labels", "aria-hidden": "true"});
-  const node = h("div", {class: "live-frame"}, img, layer);
+  const legend = h("div", {class: "legend", "aria-hidden": "true"}, LEGEND.map(([name, colour]) =>
+    h("span", {style: `border-color: ${colour}`}, name)));  /* the outlines' colours (vision/annotate.py) */
+  const frame = h("div", {class: "live-frame"}, img, layer);
   let last = [];
   function update(cards) {
     last = cards || [];
     const W = img.clientWidth, H = img.clientHeight;
     layer.replaceChildren();
-    if (!W || !H || !img.naturalWidth) { node.dataset.labelled = `0/${last.length}`; return; }
+    if (!W || !H || !img.naturalWidth) { frame.dataset.labelled = `0/${last.length}`; return; }
     const hh = LABEL_PX * 1.35, placed = [];
     const overlaps = (a, b) => a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3];
     const order = last.slice().sort((a, b) => a.box[1] - b.box[1] || a.box[0] - b.box[0]);
@@ -32,9 +37,9 @@ export function labelLayer(img) {
       layer.append(h("span", {class: "live-label" + (/[HD]$/.test(c.code) || c.code === "RJ" ? " red" : "") + (c.sure ? "" : " unsure"),
         style: `left: ${spot[0]}px; top: ${spot[1]}px; font-size: ${LABEL_PX}px`}, text));
     }
-    node.dataset.labelled = `${placed.length}/${last.length}`;
+    frame.dataset.labelled = `${placed.length}/${last.length}`;
   }
   img.addEventListener("load", () => update(last), {once: true});
   new ResizeObserver(() => update(last)).observe(img);
-  return {node, update};
+  return {node: frame, legend, update};
 }

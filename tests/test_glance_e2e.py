@@ -116,6 +116,21 @@ def test_the_check_view_at_a_glance(server, browser, tmp_path):
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#sheet button[data-rank]"))
     d.execute_script("document.getElementById('sheet').close()")
 
+    # zoomed out to the whole photo, some labels have no room: a tap on such a box shows its label (and the picker)
+    for _ in range(6):
+        d.execute_script("document.querySelector('.zoom-out').click()")
+    shown, total = map(int, d.execute_script("return document.querySelector('.glance-frame').dataset.labelled").split("/"))
+    hidden = d.find_elements(By.CSS_SELECTOR, ".glance rect.hit.unlabelled")
+    assert shown < total and len(hidden) == total - shown
+    d.execute_script("for (const t of ['pointerdown', 'pointerup', 'click']) arguments[0].dispatchEvent("
+                     "new MouseEvent(t, {bubbles: true}))", hidden[0])
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#sheet button[data-rank]"))
+    d.execute_script("document.getElementById('sheet').close()")
+    tapped = d.execute_script("const l = document.querySelector('.glance .label.tapped');"
+                              "return l && [l.dataset.label, l.textContent]")
+    assert tapped and tapped[0] == hidden[0].get_attribute("data-card"), tapped
+    d.execute_script("document.querySelector('.zoom-fit').click()")
+
     # a toast sits in the sticky header and moves the page down: what was under the header stays in view
     notes = d.find_element(By.CSS_SELECTOR, ".notes")
     d.execute_script("window.scrollTo(0, arguments[0].getBoundingClientRect().top + scrollY"

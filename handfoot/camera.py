@@ -107,12 +107,14 @@ class BrowserCamera:
         return self.frames()
 
     def frames(self) -> Iterator[tuple[float, np.ndarray]]:
-        """(seconds since the camera was made, BGR frame) as they come, the latest only.
+        """(seconds since this call, BGR frame) as they come, the latest only (as a webcam opened again starts
+        its times again: the live session adds the times before).
 
         Raises:
             HandFootError: no frame for ``silent_seconds`` (after the frames it gave).
         """
         seen = self._latest[0] if self._latest is not None else 0
+        opened = time.monotonic() - self._start
         while True:
             with self._cond:
                 self._cond.wait_for(lambda: self._latest is not None and self._latest[0] != seen,
@@ -121,4 +123,4 @@ class BrowserCamera:
                     raise HandFootError(f"no picture from the phone's camera for {self.silent_seconds:.0f} s (is "
                                         "the live view open on the phone, its screen on?)")
                 seen, t, frame = self._latest
-            yield t, frame
+            yield max(0.0, t - opened), frame

@@ -20,6 +20,7 @@ from scorer.cards import Card
 from scorer.rules import Rules
 
 from . import app
+from .https import add_https_option, serve_https  # the HTTPS of serve and watch --serve
 
 EXIT_BAD_INPUT = 1
 #: most deals `odds` simulates (about half a minute on two cores)
@@ -509,9 +510,6 @@ def cmd_detect(args: argparse.Namespace) -> int:
 
 
 # -- serve ----------------------------------------------------------------------------------------------------
-from .https import add_https_option, serve_https  # noqa: E402  (the HTTPS of serve: handfoot/https.py)
-
-
 def _check_port(host: str, port: int) -> None:
     """Raise a one-line HandFootError when ``host``:``port`` cannot be listened on (in use, or not this computer's
     address), before anything is loaded or printed as started."""

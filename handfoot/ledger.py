@@ -59,6 +59,8 @@ _MIGRATIONS: tuple[str, ...] = (
     # the deck the game's saved rounds teach (handfoot.teaching; NULL: none), and each taught deck's last lesson
     "ALTER TABLE games ADD COLUMN teach TEXT; CREATE TABLE lessons (deck TEXT PRIMARY KEY, lesson TEXT NOT NULL)",
 )
+#: the schema this handfoot writes (``PRAGMA user_version``): every migration applied
+SCHEMA_VERSION = len(_MIGRATIONS)
 
 #: the schema version of a file this handfoot writes: one per migration
 SCHEMA_VERSION = len(_MIGRATIONS)

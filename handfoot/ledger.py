@@ -62,9 +62,6 @@ _MIGRATIONS: tuple[str, ...] = (
 #: the schema this handfoot writes (``PRAGMA user_version``): every migration applied
 SCHEMA_VERSION = len(_MIGRATIONS)
 
-#: the schema version of a file this handfoot writes: one per migration
-SCHEMA_VERSION = len(_MIGRATIONS)
-
 ID_ALPHABET = set("0123456789abcdef")
 
 

@@ -20,6 +20,7 @@ from scorer.cards import Card
 from scorer.rules import Rules
 
 from . import app
+from .https import add_https_option, serve_https  # the HTTPS of serve and watch --serve
 
 EXIT_BAD_INPUT = 1
 #: most deals `odds` simulates (about half a minute on two cores)
@@ -638,9 +639,13 @@ def _serve(args: argparse.Namespace, watching=None) -> int:
         session = watching(models, application.decks_dir(settings.db.parent))
     app = create_app(settings, models=models, load_models=False, live=session)
     print(f"handfoot: ledger {settings.db}", file=sys.stderr)
-    for url in _addresses(args.host, args.port):
+    ssl = serve_https(args, settings.db.parent)  # handfoot.https: the certificate made once, kept, its fingerprint
+    for url in _addresses(args.host, args.port, "https" if ssl else "http"):
         print(f"handfoot: open {url}" + ("/live" if session else "/")
               + (f"?token={settings.token}" if settings.token else ""), file=sys.stderr)
+        if ssl:
+            print(f"handfoot: a phone trusts it for good with {url}/handfoot-ca.crt"
+                  + (f"?token={settings.token}" if settings.token else ""), file=sys.stderr)
     if local:
         print("handfoot: only this computer can connect; for phones on your network: handfoot "
               + ("watch ... --serve" if session else "serve") + " --host "
@@ -651,19 +656,19 @@ def _serve(args: argparse.Namespace, watching=None) -> int:
     logging.getLogger("handfoot.trace").addHandler(trace)
     try:
         uvicorn.run(app, host=args.host, port=args.port, log_level="warning", access_log=False,
-                    timeout_graceful_shutdown=3)  # a live picture's stream never ends by itself
+                    timeout_graceful_shutdown=3, **ssl)  # a live picture's stream never ends by itself
     except (OSError, SystemExit) as exc:
         raise HandFootError(f"cannot serve on {args.host}:{args.port}: {exc}") from None
     return 0
 
 
-def _addresses(host: str, port: int) -> list[str]:
+def _addresses(host: str, port: int, scheme: str = "http") -> list[str]:
     """The URLs a browser can open for a server bound to ``host``: this computer's network addresses for
     ``0.0.0.0``."""
     import socket
 
     if host not in ("0.0.0.0", "::", ""):
-        return [f"http://{'[' + host + ']' if ':' in host else host}:{port}"]
+        return [f"{scheme}://{'[' + host + ']' if ':' in host else host}:{port}"]
     found = set()
     try:
         found |= {a for a in socket.gethostbyname_ex(socket.gethostname())[2] if not a.startswith("127.")}
@@ -682,7 +687,7 @@ def _addresses(host: str, port: int) -> list[str]:
                 continue
             if not address.startswith("127."):
                 found.add(address)
-    return [f"http://{a}:{port}" for a in sorted(found)] or [f"http://<this computer's address>:{port}"]
+    return [f"{scheme}://{a}:{port}" for a in sorted(found)] or [f"{scheme}://<this computer's address>:{port}"]
 
 
 # -- parser ---------------------------------------------------------------------------------------------------
@@ -799,6 +804,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--port", type=_port, default=8000, help="with --serve: port (default 8000)")
     sp.add_argument("--db", metavar="PATH", help="the game ledger (default ~/.local/share/handfoot/handfoot.db)")
     sp.add_argument("--max-jobs", type=int, default=1, help=argparse.SUPPRESS)
+    add_https_option(sp)
     sp.set_defaults(func=cmd_watch)
 
     sp = sub.add_parser("deck", help="teach handfoot your own deck from photos whose cards you checked")
@@ -833,6 +839,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--db", metavar="PATH", help="the game ledger, a SQLite file (default: "
                                                  "~/.local/share/handfoot/handfoot.db; photos are kept beside it)")
     sp.add_argument("--max-jobs", type=int, default=1, help="photo readings worked on at once (default 1)")
+    add_https_option(sp)
     sp.set_defaults(func=cmd_serve)
 
     sp = sub.add_parser("game", help="score a game's rounds in order and show running totals")

@@ -375,13 +375,15 @@ def table_of(photos: list[PhotoReading], rules: str, round_no: int, went_out: st
     return TableReading([s for p in photos for s in p.sides], rules, round_no, went_out, dict(left or {}))
 
 
-def annotate(photo: PhotoReading, totals: list[str], labels: dict | None = None) -> np.ndarray:
+def annotate(photo: PhotoReading, totals: list[str], labels: dict | None = None, text: bool = True) -> np.ndarray:
     """The photo with corner boxes, pile outlines (kind and count) and the team totals drawn on it.
 
-    ``labels`` maps a pile to the text drawn for it (e.g. ``"clean book"``); default: the pile's kind.
+    ``labels`` maps a pile to the text drawn for it (e.g. ``"clean book"``); default: the pile's kind. ``text``
+    False: the boxes and outlines only, no card code, pile name or totals (the live view's page writes them,
+    larger than a picture shrunk to a phone's width could).
     """
     img = photo.image
     for side in photo.sides:  # outlines first, so that no outline crosses a card code drawn over it
-        img = PileAnnotator().annotate(img, side.piles, side.detections, labels)
-        img = CornerAnnotator().annotate(img, side.detections)
-    return TotalsAnnotator().annotate(img, totals)
+        img = PileAnnotator(names=text).annotate(img, side.piles, side.detections, labels)
+        img = CornerAnnotator(codes=text).annotate(img, side.detections)
+    return TotalsAnnotator().annotate(img, totals) if text else img

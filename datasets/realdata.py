@@ -3,6 +3,7 @@
 * ``phone_corners`` — corner-index boxes, 52 cards + jokers (+ ``BACK``, ignored). A fixed split by file name
   hash puts one photo in five into ``val``; only ``train`` photos may ever be used for fine-tuning.
 * ``pinochle_wholecard`` — whole-card boxes, ranks 9, 10, J, Q, K, A only: used for per-photo rank sets.
+* ``decks_dev`` — two decks the shipped models never saw (``webcam_white``, ``blackgold``), for deck learning only.
 """
 
 from __future__ import annotations
@@ -72,6 +73,22 @@ def phone_corners(root: Path | None = None, split: str | None = None) -> list[Ph
         if split is None or photo.split == split:
             out.append(photo)
     return out
+
+
+def decks_dev(subset: str, root: Path | None = None) -> list[Photo]:
+    """The photos of one ``decks_dev`` deck (``"webcam_white"`` or ``"blackgold"``), sorted by file name (the deck
+    learning protocol learns from the first *k*; never train the shipped models on them). Their ``split`` is the
+    subset's name; labels use ``phone_corners``' classes. Raises FileNotFoundError when absent."""
+    base = (root or REALDATA) / "decks_dev"
+    out = []
+    for row in csv.DictReader(open(base / "cardsets.csv", newline="")):
+        if row["subset"] != subset or not (base / row["image"]).is_file():
+            continue
+        path = base / row["image"]
+        label = base / subset / "labels" / (path.stem + ".txt")
+        cards = frozenset(c for c in (_norm(x) for x in _codes(row["distinct_cards"])) if c)
+        out.append(Photo(path, subset, cards, label if label.exists() else None))
+    return sorted(out, key=lambda p: p.path.name)
 
 
 def phone_corners_classes(root: Path | None = None) -> list[str]:

@@ -484,11 +484,11 @@ def _start_learning(name: str, examples: list, request: Request, settings, jobs,
     ends. Returns the job."""
     import asyncio
 
-    from vision.decks import check_photos, learn
+    from vision.decks import check_folds, learn
 
     if models.reader is None:
         raise HandFootError("no index reader is loaded: decks cannot be learned")
-    check_photos(examples)
+    check_folds(examples)
     jobs.admit()
     job = DeckJobOut(id=new_id(), name=name, state="learning", photos=len(examples))
     table = request.app.state.deck_jobs

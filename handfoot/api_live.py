@@ -10,12 +10,13 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Literal
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, Request, WebSocket
 from fastapi.responses import RedirectResponse, Response, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from . import app as application
 from . import games, live
+from .camera import FRAME_WIDTH, BrowserCamera, decode_frame
 from .api import ERRORS, decks_dir, get_ledger, get_models, get_settings
 from .errors import ConflictError, NotFoundError
 from .ledger import Ledger
@@ -26,11 +27,13 @@ BOUNDARY = "handfoot-frame"
 
 
 class LiveStart(BaseModel):
-    """Start watching: a camera of the server's computer (0: the first), the game whose next round it watches,
-    how the picture is split between its teams (none: the camera sees the game's first team's side) and the
-    deck profile to read with."""
+    """Start watching: a ``camera`` of the server's computer (0: the first) or, with ``source`` ``browser``, the
+    camera of a browser that sends its frames over the WebSocket ``/v1/live/camera``; the game whose next round
+    it watches, how the picture is split between its teams (none: the camera sees the game's first team's side)
+    and the deck profile to read with."""
 
     model_config = ConfigDict(extra="forbid")
+    source: Literal["camera", "browser"] = "camera"
     camera: int = Field(0, ge=0, le=63)
     game: str = Field(max_length=40)
     split: Literal["horizontal", "vertical"] | None = None
@@ -68,19 +71,33 @@ def live_state(request: Request, ledger: Ledger = Depends(get_ledger)) -> dict[s
     if session is None:
         return {"status": "off", "message": "nothing is being watched"}
     live.next_round_if_saved(session, ledger)
-    return session.state()
+    return _state(session)
+
+
+def _state(session: live.LiveSession) -> dict[str, Any]:
+    """The session's state; for a browser's camera also ``frame_width``, the width its frames are sent at."""
+    state = session.state()
+    if isinstance(session.source, BrowserCamera):
+        state["frame_width"] = FRAME_WIDTH
+    return state
 
 
 @router.post("", status_code=201, responses={k: ERRORS[k] for k in (401, 404, 409, 422, 503)})
 def start_live(body: LiveStart, request: Request, ledger: Ledger = Depends(get_ledger),
                models: application.Models = Depends(get_models), settings=Depends(get_settings)) -> dict[str, Any]:
-    """Watch a camera of this computer for the next round of a game. 409 while another session runs; 422 when
-    there is no camera at that index."""
+    """Watch a camera of this computer, or a browser's (``source: browser``: its frames come over the WebSocket
+    ``/v1/live/camera``), for the next round of a game. 409 while another session runs; 422 when there is no
+    camera at that index."""
     old = getattr(request.app.state, "live", None)
     if old is not None and old.running:
         raise ConflictError("a table is already being watched: stop it first")
     game = games.game_view(ledger, body.game)
     req = live.request_for_game(game, body.split, body.deck)
+    if body.source == "browser":
+        camera = BrowserCamera()
+        request.app.state.live = live.start(camera, models, req, game.id, decks=decks_dir(settings),
+                                            open_frames=camera.open)
+        return _state(request.app.state.live)
     stream = request.app.state.open_frames(body.camera)
     next(stream)  # no camera at that index: one line, before anything starts
     stream.close()
@@ -103,7 +120,7 @@ def replay_live(request: Request, session: live.LiveSession = Depends(get_live))
     if not isinstance(session.source, str):
         raise ConflictError("a camera cannot be played again; only a video")
     request.app.state.live = session.replay()
-    return request.app.state.live.state()
+    return _state(request.app.state.live)
 
 
 @router.get("/frame.jpg", response_class=Response, responses={401: ERRORS[401], 404: ERRORS[404]})
@@ -150,6 +167,53 @@ def end_round(body: LiveEnd, ledger: Ledger = Depends(get_ledger),
     reading = live.end_round(session, ledger, view)
     session.ended = (game, reading)  # the next round starts once this reading is saved to the game
     return LiveEnded(reading=reading, game=game, check=f"/#/game/{game}/check/{reading}")
+
+
+@router.websocket("/camera")
+async def live_camera(ws: WebSocket) -> None:
+    """A browser's camera: each binary message one JPEG frame (at most ``handfoot.camera.MAX_FRAME_BYTES``, a
+    side at most ``MAX_SIDE`` px), answered ``{"frames": n}`` once taken, so the page sends the next one then.
+    Closed with 4404 when no session waits for a browser's camera, 4409 when another socket took over, 4410
+    when the session stopped, 1003 for a text message, 1009 for a frame too large, 1007 for one not a JPEG.
+    The access token and the Origin are checked before (``handfoot.service.Guard``)."""
+    from fastapi.concurrency import run_in_threadpool
+    from starlette.websockets import WebSocketDisconnect
+
+    from scorer import HandFootError
+
+    from .errors import TooLargeError
+
+    session = getattr(ws.app.state, "live", None)
+    await ws.accept()
+    if session is None or not isinstance(session.source, BrowserCamera) or not session.running:
+        await ws.close(4404, "no live view waits for a browser's camera: start one first")
+        return
+    camera: BrowserCamera = session.source
+    me = camera.connect()
+    try:
+        while True:
+            message = await ws.receive()
+            if message["type"] == "websocket.disconnect":
+                return
+            if ws.app.state.live is not session or not session.running:
+                await ws.close(4410, "the live view stopped")
+                return
+            if not camera.current(me):
+                await ws.close(4409, "another camera took over")
+                return
+            data = message.get("bytes")
+            if data is None:
+                await ws.close(1003, "frames are binary messages, one JPEG each")
+                return
+            try:
+                frame = await run_in_threadpool(decode_frame, data)
+            except HandFootError as exc:
+                await ws.close(1009 if isinstance(exc, TooLargeError) else 1007, str(exc)[:120])
+                return
+            camera.put(frame)
+            await ws.send_json({"frames": camera.received})
+    except WebSocketDisconnect:
+        return
 
 
 @page.get("/live", include_in_schema=False)

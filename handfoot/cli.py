@@ -20,6 +20,7 @@ from scorer.cards import Card
 from scorer.rules import Rules
 
 from . import app
+from .https import add_https_option, serve_https  # the HTTPS of serve and watch --serve
 
 EXIT_BAD_INPUT = 1
 #: most deals `odds` simulates (about half a minute on two cores)
@@ -539,8 +540,8 @@ def cmd_deck_learn(args: argparse.Namespace) -> int:
     c = profile.check
     print(f"deck {profile.name}: learned from {profile.photos} photos ({profile.indices} indices)"
           f"{'; printed light on dark, so read as its negative' if profile.negative else ''}; checked first on "
-          f"photos kept aside ({c['indices']} indices): {c['stock']:.1%} read right before, {c['profile']:.1%} with "
-          "the profile")
+          f"{'photos kept aside' if c.get('method', 'kept aside') == 'kept aside' else 'each photo left out in turn'}"
+          f" ({c['indices']} indices): {c['stock']:.1%} read right before, {c['profile']:.1%} with the profile")
     print(f"saved {path}; use it with --deck {profile.name}")
     return 0
 
@@ -639,9 +640,13 @@ def _serve(args: argparse.Namespace, watching=None) -> int:
         session = watching(models, application.decks_dir(settings.db.parent))
     app = create_app(settings, models=models, load_models=False, live=session)
     print(f"handfoot: ledger {settings.db}", file=sys.stderr)
-    for url in _addresses(args.host, args.port):
+    ssl = serve_https(args, settings.db.parent)  # handfoot.https: the certificate made once, kept, its fingerprint
+    for url in _addresses(args.host, args.port, "https" if ssl else "http"):
         print(f"handfoot: open {url}" + ("/live" if session else "/")
               + (f"?token={settings.token}" if settings.token else ""), file=sys.stderr)
+        if ssl:
+            print(f"handfoot: a phone trusts it for good with {url}/handfoot-ca.crt"
+                  + (f"?token={settings.token}" if settings.token else ""), file=sys.stderr)
     if local:
         print("handfoot: only this computer can connect; for phones on your network: handfoot "
               + ("watch ... --serve" if session else "serve") + " --host "
@@ -654,7 +659,7 @@ def _serve(args: argparse.Namespace, watching=None) -> int:
 
     try:
         server(app, args.host, args.port, getattr(args, "idle_timeout", None) or 20.0,
-               getattr(args, "max_connections", None)).run()
+               getattr(args, "max_connections", None), **ssl).run()
     except KeyboardInterrupt:  # Ctrl-C: the server stopped cleanly (running readings finished)
         pass
     except (OSError, SystemExit) as exc:
@@ -663,13 +668,13 @@ def _serve(args: argparse.Namespace, watching=None) -> int:
     return 0
 
 
-def _addresses(host: str, port: int) -> list[str]:
+def _addresses(host: str, port: int, scheme: str = "http") -> list[str]:
     """The URLs a browser can open for a server bound to ``host``: this computer's network addresses for
     ``0.0.0.0``."""
     import socket
 
     if host not in ("0.0.0.0", "::", ""):
-        return [f"http://{'[' + host + ']' if ':' in host else host}:{port}"]
+        return [f"{scheme}://{'[' + host + ']' if ':' in host else host}:{port}"]
     found = set()
     try:
         found |= {a for a in socket.gethostbyname_ex(socket.gethostname())[2] if not a.startswith("127.")}
@@ -688,7 +693,7 @@ def _addresses(host: str, port: int) -> list[str]:
                 continue
             if not address.startswith("127."):
                 found.add(address)
-    return [f"http://{a}:{port}" for a in sorted(found)] or [f"http://<this computer's address>:{port}"]
+    return [f"{scheme}://{a}:{port}" for a in sorted(found)] or [f"{scheme}://<this computer's address>:{port}"]
 
 
 # -- parser ---------------------------------------------------------------------------------------------------
@@ -805,6 +810,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--port", type=_port, default=8000, help="with --serve: port (default 8000)")
     sp.add_argument("--db", metavar="PATH", help="the game ledger (default ~/.local/share/handfoot/handfoot.db)")
     sp.add_argument("--max-jobs", type=int, default=1, help=argparse.SUPPRESS)
+    add_https_option(sp)
     sp.set_defaults(func=cmd_watch)
 
     sp = sub.add_parser("deck", help="teach handfoot your own deck from photos whose cards you checked")
@@ -847,6 +853,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--allow-host", action="append", metavar="NAME",
                     help="a name the server may be opened by besides its addresses, localhost and this computer's "
                          "name (e.g. a name your router gives it); other names are refused")
+    add_https_option(sp)
     sp.set_defaults(func=cmd_serve)
 
     sp = sub.add_parser("game", help="score a game's rounds in order and show running totals")

@@ -26,7 +26,6 @@ from scorer import HandFootError
 
 from .errors import ConflictError, NotFoundError, StaleError
 
-SCHEMA_VERSION = 4
 _SCHEMA = """
 CREATE TABLE games (
     id TEXT PRIMARY KEY,
@@ -64,6 +63,8 @@ _MIGRATIONS: tuple[str, ...] = (
     "CREATE TABLE answers (key TEXT PRIMARY KEY, request TEXT NOT NULL, status INTEGER NOT NULL, "
     "media_type TEXT NOT NULL, body BLOB NOT NULL, created TEXT NOT NULL, game TEXT)",
 )
+#: the schema this handfoot writes (``PRAGMA user_version``): every migration applied
+SCHEMA_VERSION = len(_MIGRATIONS)
 #: how long the first answer to an Idempotency-Key is kept, seconds
 ANSWER_SECONDS = 24 * 3600
 

@@ -23,7 +23,7 @@ import numpy as np
 from scorer import HandFootError
 
 from .errors import ConflictError
-from .picture import RECORD_FPS, draw, framing, video_writer
+from .picture import RECORD_FPS, draw, framing, shown_cards, video_writer
 from .watch import Event, Watcher, frames
 
 #: seconds between attempts to reopen a camera that stopped
@@ -73,7 +73,8 @@ class LiveSession:
     """A table watched for the live view (see the module docstring).
 
     Args:
-        source: a camera index, or a video file's path (played in real time).
+        source: a camera index, a video file's path (played in real time), or a browser's camera
+            (:class:`handfoot.camera.BrowserCamera`, its ``open`` as ``open_frames``).
         watcher: reads the table (:class:`handfoot.watch.Watcher`, from ``watch.table_reader``).
         settings: what the round is (``handfoot.app.PhotoRequest``: rules, round, split, teams, deck), kept for
             the end-of-round reading.
@@ -149,18 +150,29 @@ class LiveSession:
     def state(self) -> dict[str, Any]:
         """What the live view shows: ``status`` (``starting``, ``waiting`` for a viewer, ``watching``, ``moving``,
         ``reading``, ``reconnecting``, ``ended``, ``stopped``), a ``message`` in words, whether the source is a
-        ``video``, the ``game``, the ``teams`` in view, the stable ``layout`` and each team's ``totals``, the
+        ``video``, the ``game``, the ``teams`` in view, the stable ``layout``, its ``cards`` where the picture
+        shows them (:func:`handfoot.picture.shown_cards`) and each team's ``totals``, the
         ``events`` (oldest first), ``reads`` and the picture's frames per second."""
         with self._lock:
             status = self._status_now()
-            return {"status": status, "message": self._message or MESSAGES.get(status, ""),
-                    "source": self.source if isinstance(self.source, int) else Path(self.source).name,
+            message = self._message or MESSAGES.get(status, "")
+            if status == "starting" and self._source_name() == "browser":
+                message = "waiting for the phone's camera"
+            return {"status": status, "message": message,
+                    "source": self._source_name(),
                     "video": isinstance(self.source, str), "game": self.game,
                     "teams": self.settings.table_teams(1) if self.settings is not None else [],
-                    "layout": self.watcher.layout, "totals": dict(self._totals),
+                    "layout": self.watcher.layout, "cards": shown_cards(self.watcher.seen),
+                    "totals": dict(self._totals),
                     "events": [{"t": round(e.t, 1), "event": e.text, "team": e.change.team, "kind": e.change.kind,
                                 "totals": e.totals} for e in self._events],
                     "reads": self.watcher.reads, "fps": round(self._fps, 1)}
+
+    def _source_name(self) -> int | str:
+        """A camera's index, a video's file name, or ``browser`` (a page's camera, :mod:`handfoot.camera`)."""
+        if isinstance(self.source, (int, str)):
+            return self.source if isinstance(self.source, int) else Path(self.source).name
+        return getattr(self.source, "name", "camera")
 
     def jpeg(self, wait: float = 1.0) -> tuple[int, bytes]:
         """The latest annotated picture: (its sequence number, JPEG bytes); (0, b"") when there is none. Pictures
@@ -198,9 +210,11 @@ class LiveSession:
                     yield from paced(stream)
                     self._set("ended", "the video ended; the last reading stands")
                     return
-                self._set("watching")
-                last = 0.0
+                last, first = 0.0, True
                 for t, frame in stream:
+                    if first:  # watching from the first frame (a browser's camera may be slow to send one)
+                        self._set("watching")
+                        first = False
                     last = t
                     yield offset + t, frame
                 offset += last
@@ -297,10 +311,11 @@ class LiveSession:
                     self._totals = self.watcher.score(self.watcher.layout)
 
     def annotate(self, frame: np.ndarray) -> np.ndarray:
-        """``frame`` with the last stable reading, the totals and the status drawn on it (:func:`draw`)."""
+        """``frame`` with the last stable reading drawn on it (:func:`draw`); the card codes, totals and status
+        only in a recorded video (the page writes them beside and over the picture, larger: ``state()``)."""
         with self._lock:
             totals, status = dict(self._totals), self._status_now()
-        return draw(frame, self.watcher.seen, totals, status)
+        return draw(frame, self.watcher.seen, totals, status, text=self.record is not None)
 
     def _status_now(self) -> str:
         """The status, ``watching`` told apart into ``reading`` and ``moving`` (under the lock)."""

@@ -45,20 +45,23 @@ def framing(seen: Any, shape: tuple[int, ...]) -> tuple[int, int, int, int] | No
     return left, top, left + int(round(cw)), top + int(round(ch))
 
 
-def draw(frame: np.ndarray, seen: Any, totals: dict[str, int], status: str = "watching") -> np.ndarray:
+def draw(frame: np.ndarray, seen: Any, totals: dict[str, int], status: str = "watching",
+         text: bool = True) -> np.ndarray:
     """A copy of ``frame`` (H, W, 3 uint8 BGR) with ``seen``'s boxes and pile outlines (a
     :class:`handfoot.watch.Seen` read from a frame of the same size, or None), each team's round total and, while
-    the table moves, is read or the camera is lost, a banner saying so (:data:`BANNERS`)."""
+    the table moves, is read or the camera is lost, a banner saying so (:data:`BANNERS`). ``text`` False: the
+    boxes and outlines only (the live view's page writes the codes, totals and status beside and over the
+    picture itself, in type a phone can read: :func:`shown_cards`)."""
     import cv2
 
     from vision.pipeline import annotate
 
     lines = [f"{team}: {total:,}" for team, total in totals.items()]
     if seen is not None and seen.photo is not None and seen.photo.image.shape == frame.shape:
-        picture = annotate(dataclasses.replace(seen.photo, image=frame.copy()), lines)
+        picture = annotate(dataclasses.replace(seen.photo, image=frame.copy()), lines, text=text)
     else:
         picture = frame.copy()
-    label = BANNERS.get(status)
+    label = BANNERS.get(status) if text else None
     if label:
         scale = max(0.5, frame.shape[1] / 1600)
         (w, h), _ = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, scale, 2)
@@ -66,6 +69,24 @@ def draw(frame: np.ndarray, seen: Any, totals: dict[str, int], status: str = "wa
         cv2.rectangle(picture, (8, y - h - 10), (20 + w, y + 6), (30, 30, 30), -1)
         cv2.putText(picture, label, (14, y), cv2.FONT_HERSHEY_SIMPLEX, scale, (255, 255, 255), 2, cv2.LINE_AA)
     return picture
+
+
+def shown_cards(seen: Any) -> list[dict[str, Any]]:
+    """The cards of the stable reading ``seen`` where the live picture shows them: each ``code``, its index box as
+    fractions (0-1) of the picture after :func:`framing` (x1, y1, x2, y2) and whether it was read ``sure``
+    (confidence at least 0.5). Empty before the first reading."""
+    if seen is None or seen.photo is None:
+        return []
+    h, w = seen.photo.image.shape[:2]
+    x0, y0, x1, y1 = framing(seen, seen.photo.image.shape) or (0, 0, w, h)
+    cw, ch = float(x1 - x0), float(y1 - y0)
+    out = []
+    for side in seen.photo.sides:
+        for box, conf, code in side.detections:
+            out.append({"code": str(code), "sure": bool(conf >= 0.5),
+                        "box": [round((float(box[0]) - x0) / cw, 4), round((float(box[1]) - y0) / ch, 4),
+                                round((float(box[2]) - x0) / cw, 4), round((float(box[3]) - y0) / ch, 4)]})
+    return out
 
 
 #: the status drawn on the picture (none while simply watching)

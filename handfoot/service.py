@@ -209,6 +209,9 @@ class Guard:
         return ok, ok and any(hmac.compare_digest(o.encode(), token.encode()) for o in in_query)
 
     async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] == "websocket":
+            await self._websocket(scope, receive, send)
+            return
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
@@ -227,6 +230,9 @@ class Guard:
             if not started:
                 await _send_json(send, 500, error_body("internal error (logged by the server)"))
 
+    #: what a browser fetches without its cookie to install the page as an app: public, and nothing else is
+    PUBLIC = ("/manifest.webmanifest", "/offline.html", "/static/icons/icon-192.png", "/static/icons/icon-512.png")
+
     async def _guarded(self, scope, receive, send) -> None:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
         host = headers.get("host")
@@ -238,6 +244,9 @@ class Guard:
         if not safety.origin_allowed(scope["method"], headers.get("origin"), headers.get("sec-fetch-site"), host):
             await _send_json(send, 403, error_body("a page of another site cannot change anything here (Origin "
                                                    f"{headers.get('origin', '')[:80]!r}): use the handfoot page"))
+            return
+        if scope["method"] == "GET" and scope.get("path") in self.PUBLIC:
+            await self.app(scope, receive, send)
             return
         ok, via_query = self._authorised(scope)
         if not ok:
@@ -278,6 +287,19 @@ class Guard:
             await self._streamed(scope, receive, send, limit)
         else:
             await self._buffered(scope, receive, send, limit)
+
+    async def _websocket(self, scope, receive, send) -> None:
+        """A WebSocket (the live view's browser camera): refused (HTTP 403) without the access token, or when a
+        browser opened it from another site's page (its ``Origin`` is not this server's ``Host``)."""
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        origin = headers.get("origin")
+        same_site = origin is None or origin.partition("://")[2].rstrip("/").lower() == headers.get("host", "").lower()
+        if not (self._authorised(scope)[0] and same_site):
+            log.warning("WebSocket %s refused: %s", scope.get("path"),
+                        "another site's page" if not same_site else "no access token")
+            await send({"type": "websocket.close", "code": 1008})
+            return
+        await self.app(scope, receive, send)
 
     def _with_cookie(self, send):
         cookie = f"{self.COOKIE}={self.settings.token}; Path=/; HttpOnly; SameSite=Strict".encode()
@@ -543,7 +565,7 @@ def create_app(settings: Settings | None = None, models: Any = None, load_models
     Raises (at start-up):
         LedgerError: a database file that cannot be used; HandFootError: models that cannot be loaded.
     """
-    from . import api, api_live, sync, teaching
+    from . import api, api_live, pwa, sync, teaching
     from .ledger import Ledger
     from .watch import frames
 
@@ -596,6 +618,7 @@ def create_app(settings: Settings | None = None, models: Any = None, load_models
     app.include_router(api_live.router)
     app.include_router(api.root)
     app.include_router(api_live.page)
+    app.include_router(pwa.router)
     app.mount("/static", StaticFiles(directory=api.WEB), name="static")
     app.add_middleware(sync.Idempotency)
     app.add_middleware(Guard, settings=settings)

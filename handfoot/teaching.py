@@ -125,12 +125,12 @@ class Teacher:
             self._running.discard(deck)
 
     async def _lesson(self, ledger: Ledger, deck: str, reader) -> None:
-        from vision.decks import ExamplesError, ProfileRefusedError, check_photos, learn
+        from vision.decks import ExamplesError, ProfileRefusedError, check_folds, learn
 
         examples, games = deck_examples(ledger, deck)
         base = {"deck": deck, "photos": len(examples), "games": games}
         try:
-            check_photos(examples)
+            check_folds(examples)
         except ExamplesError as exc:
             ledger.set_lesson(deck, Lesson(**base, state="waiting", message=f"Deck {deck}: {len(examples)} photo"
                                            f"{'s' if len(examples) != 1 else ''} so far; {exc}").model_dump())
@@ -163,8 +163,9 @@ class Teacher:
         ledger.set_lesson(deck, Lesson(
             **base, state="learned", stock=stock, profile=read,
             message=f"Deck {deck} learned from {profile.photos} photos of {games} game{'s' if games != 1 else ''}: "
-                    f"it reads {stock:.0%} → {read:.0%} of your cards' indices on the {kept:.0f} kept aside to "
-                    "check it").model_dump())
+                    f"it reads {stock:.0%} → {read:.0%} of your cards' indices on the {kept:.0f} "
+                    + ("kept aside to check it" if profile.check.get("method", "kept aside") == "kept aside" else
+                       "checked while each photo was left out in turn")).model_dump())
         for game_id in ledger.teaching(deck):
             if ledger.game(game_id).deck is None:
                 ledger.set_deck(game_id, deck)

@@ -56,6 +56,7 @@ from scorer.scoring import score_round  # noqa: E402
 from datasets.examples import load_examples  # noqa: E402
 from datasets.scenes import true_detections  # noqa: E402
 from vision.detections import Detections, box_iou  # noqa: E402
+from vision.fan_strips import COVERED_NOTE, STRIP_NOTE  # noqa: E402
 from vision.piles import PileKind  # noqa: E402
 
 
@@ -113,11 +114,19 @@ def evaluate_scene(doc: dict, reading, owners: np.ndarray, stats: Counter, failu
         if own:
             true_pile = Counter(pile_of_card[own].tolist()).most_common(1)[0][0]
             pred_for.setdefault(true_pile, []).append(len(p.cards))
+    noted_for: set[int] = set()  # true fans a pile of which says its edges show another count, or its end is covered
+    for p in reading.piles:
+        own = [owners[d] for c in p.cards for d in c.detections if owners[d] >= 0]
+        if own and any(n.startswith((STRIP_NOTE, COVERED_NOTE)) for n in p.notes):
+            noted_for.add(Counter(pile_of_card[own].tolist()).most_common(1)[0][0])
     for pid, kind in kinds.items():
         if kind not in ("meld", "book"):
             continue
         n_true = int((pile_of_card == pid).sum())
         got = pred_for.get(pid, [])
+        counted = len(got) == 1 and got[0] == n_true
+        stats["fans_noted_edges"] += pid in noted_for
+        stats["fans_noted_edges_wrong"] += pid in noted_for and not counted
         stats["fans"] += 1
         visible = all(c["index_boxes_px"] for c in cards if c["pile"] == pid)
         stats["fans_visible"] += visible
@@ -150,6 +159,13 @@ def evaluate_scene(doc: dict, reading, owners: np.ndarray, stats: Counter, failu
                 stats["singles_stack_kept"] += 1
             if not stack and p.kind is PileKind.LOOSE:
                 stats["singles_other_loose"] += 1
+    # 1c. squared books: a true squared book is found when a pile read as a squared book holds one of its indices
+    found_books = {pile_of_card[owners[d]] for p in reading.piles if p.kind is PileKind.SQUARED_BOOK
+                   for c in p.cards for d in c.detections if owners[d] >= 0}
+    for pid, kind in kinds.items():
+        if kind == "squared":
+            stats["books_squared"] += 1
+            stats["books_squared_found"] += pid in found_books
     # 2. exact piles, layout and score
     true_team = doc["teams"]["A"]
     pred_team = reading.team_layout()
@@ -196,7 +212,9 @@ def evaluate_scene(doc: dict, reading, owners: np.ndarray, stats: Counter, failu
     unflagged = not reading.notes and len(dets) > 0
     stats["tables_no_cards"] += not len(dets)
     stats["tables_unflagged"] += unflagged
-    if pred.exact and pred.total == truth_score.total:
+    exact_score = pred.exact and pred.total == truth_score.total
+    stats["wrong_unflagged"] += unflagged and not exact_score
+    if exact_score:
         stats["score_exact"] += 1
         stats["score_exact_unflagged"] += unflagged
         stats["score_exact_readable"] += readable
@@ -205,6 +223,15 @@ def evaluate_scene(doc: dict, reading, owners: np.ndarray, stats: Counter, failu
         stats["score_range"] += 1
         if exact_layout:
             failures["layout exact, score a range (an uncounted dirty/wild squared book)"] += 1
+
+
+def _design_figures(c: Counter) -> dict:
+    """One deck design's figures from its tables' counts (``evaluate_scene``'s ``stats``)."""
+    return {"tables": c["tables"], "fans": c["fans"], "fans_counted": c["fans_counted"],
+            "fan_counting_accuracy": c["fans_counted"] / max(1, c["fans"]),
+            "squared_books": c["books_squared"], "squared_books_found": c["books_squared_found"],
+            "score_exact": c["score_exact"], "exact_score_rate": c["score_exact"] / max(1, c["tables"]),
+            "wrong_unflagged": c["wrong_unflagged"]}
 
 
 def cached_found(path: Path | None, image: np.ndarray, detector, reader, config) -> Detections:
@@ -392,6 +419,7 @@ def main(argv: list[str] | None = None) -> int:
     stats: Counter = Counter()
     failures: Counter = Counter()
     alone: Counter = Counter()  # tables not scored exactly, by their only failure kind
+    by_design: dict[str, Counter] = {}  # each deck design's figures (tables of two decks: "mixed")
     seconds: list[float] = []
     for doc, image_path in docs:
         image = load_image(image_path)
@@ -407,10 +435,13 @@ def main(argv: list[str] | None = None) -> int:
         reading = read_image(image, detector, reader, stacks, found=found, config=args.config)[0]
         owners = true_detections(doc)[1] if args.oracle else assign_owners(reading.detections, doc, args.match_iou)
         scene: Counter = Counter()
-        exact_before = stats["score_exact"]
-        evaluate_scene(doc, reading, owners, stats, scene)
+        table: Counter = Counter()
+        evaluate_scene(doc, reading, owners, table, scene)
+        stats.update(table)
+        design = doc.get("design", "?")
+        by_design.setdefault("mixed" if "+" in design else design, Counter()).update(table)
         failures.update(scene)
-        if stats["score_exact"] == exact_before:
+        if not table["score_exact"]:
             alone[next(iter(scene)) if len(scene) == 1 else
                   "several failure kinds" if scene else "none of the kinds above"] += 1
     n = stats["tables"]
@@ -433,11 +464,14 @@ def main(argv: list[str] | None = None) -> int:
         / max(1, n - stats["tables_joker"]),
         "joker_indices": stats["joker_indices"], "joker_indices_read": stats["joker_indices_read"],
         "tables_unflagged": stats["tables_unflagged"], "exact_unflagged": stats["score_exact_unflagged"],
-        "wrong_unflagged": stats["tables_unflagged"] - stats["score_exact_unflagged"],
+        "wrong_unflagged": stats["wrong_unflagged"],
         "tables_no_cards": stats["tables_no_cards"],
         "single_whole_cards": {"squared_book_tops": stats["singles_stack"],
                                "kept_as_squared_books": stats["singles_stack_kept"],
                                "other": stats["singles_other"], "read_as_loose": stats["singles_other_loose"]},
+        "squared_books": stats["books_squared"], "squared_books_found": stats["books_squared_found"],
+        "fans_noted_edges": stats["fans_noted_edges"], "fans_noted_edges_wrong": stats["fans_noted_edges_wrong"],
+        "by_design": {d: _design_figures(c) for d, c in sorted(by_design.items())},
         "failures": dict(failures.most_common()),
         "tables_not_exact_by_only_failure": dict(alone.most_common()),
         "detect_seconds_median": float(np.median(seconds)) if seconds else None,
@@ -464,6 +498,15 @@ def main(argv: list[str] | None = None) -> int:
              if stats["tables_no_cards"] else ""))
     print(f"  single whole cards: {stats['singles_stack_kept']}/{stats['singles_stack']} squared books' tops kept as "
           f"squared books, {stats['singles_other_loose']}/{stats['singles_other']} others read as loose")
+    print(f"  squared books found (read as a squared book): {stats['books_squared_found']}/{stats['books_squared']}")
+    print(f"  fans whose edges show another count than their indices, or whose end is covered (noted): "
+          f"{stats['fans_noted_edges']}, of them "
+          f"counted wrong: {stats['fans_noted_edges_wrong']} (of {stats['fans'] - stats['fans_counted']} counted wrong)")
+    print("  by deck design (fans counted right; squared books found; exact score; silent errors):")
+    for d, f in figures["by_design"].items():
+        print(f"    {d:14s} fans {f['fans_counted']:3d}/{f['fans']:<3d} ({f['fan_counting_accuracy']:.3f}); squared books "
+              f"{f['squared_books_found']:2d}/{f['squared_books']:<2d}; exact score {f['score_exact']:3d}/{f['tables']:<3d} "
+              f"({f['exact_score_rate']:.3f}); silent {f['wrong_unflagged']}")
     if seconds:
         print(f"  detection: median {np.median(seconds):.2f} s per photo (image pyramid, ONNX Runtime, 2 threads)")
     print("  failure kinds:")

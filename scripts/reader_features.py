@@ -6,8 +6,10 @@
 The exported reader (``scripts/export_reader.py``) averages the probabilities of several small CNNs, each a
 feature extractor (global average pool, then flatten) and two linear heads (rank, suit). This adds each member's
 features as the outputs ``features0``, ``features1`` ... (``(n, d_k)`` float32) and each member's heads' weights
-as the outputs ``rank_w0``, ``rank_b0``, ``suit_w0``, ``suit_b0`` ... (``vision.reader.IndexReader.heads``); ``rank``
-and ``suit`` are unchanged.
+as the outputs ``rank_w0``, ``rank_b0``, ``suit_w0``, ``suit_b0`` ... (``vision.reader.IndexReader.heads``); and, so
+that a deck profile can adapt each member's last convolution (``vision.deck_layers``), that convolution's input
+``pre0`` ... (``(n, c, 4, 4)``, after the last max-pool) and its weights ``conv_w0``, ``conv_b0`` ... (batch norm
+folded in by the export). ``rank`` and ``suit`` are unchanged.
 Needs the ``onnx`` package (the ``train`` extra). Rewrites the file in place; running it twice changes nothing.
 """
 
@@ -38,6 +40,13 @@ def add_feature_outputs(path: Path) -> list[str]:
         outputs = {f"features{k}": (rank.input[0], ["n", d])}
         outputs.update({f"{w}{k}": (g.input[j], init[g.input[j]]) for w, g, j in
                         (("rank_w", rank, 1), ("rank_b", rank, 2), ("suit_w", suit, 1), ("suit_b", suit, 2))})
+        by_output = {o: n for n in graph.node for o in n.output}
+        pool = by_output[by_output[rank.input[0]].input[0]]  # Flatten <- GlobalAveragePool
+        conv = by_output[by_output[pool.input[0]].input[0]]  # Relu <- the last Conv
+        assert pool.op_type == "GlobalAveragePool" and conv.op_type == "Conv", (pool.op_type, conv.op_type)
+        c_out, c_in = init[conv.input[1]][:2]
+        outputs.update({f"pre{k}": (conv.input[0], ["n", c_in, 4, 4]), f"conv_w{k}": (conv.input[1], init[conv.input[1]]),
+                        f"conv_b{k}": (conv.input[2], init[conv.input[2]])})
         for name, (tensor, shape) in outputs.items():
             if name in have:
                 continue

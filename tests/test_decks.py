@@ -134,8 +134,14 @@ def test_close_ups_are_checked_on_more_of_their_photos():
     tables = [decks.Example(Path(f"t{k}.jpg"), np.zeros((40, 4), np.float32), ("KH",) * 40) for k in range(8)]
     assert np.flatnonzero(decks.check_photos(tables)).tolist() == [3, 7]  # every 4th
     assert np.flatnonzero(decks.check_photos(close_ups(30))).tolist() == list(range(1, 30, 2))  # every 2nd: 30
-    with pytest.raises(decks.ExamplesError, match="even every 2nd photo\\) hold 20 card corners"):
-        decks.check_photos(close_ups(20))
+    assert decks.check_photos(close_ups(20)) is None  # every 2nd holds 20 corners
+    assert len(decks.check_folds(tables)) == 1
+    folds = decks.check_folds(close_ups(20))  # each photo checked once, while the others teach
+    assert len(folds) == decks.FOLDS and np.array_equal(np.sum(folds, axis=0), np.ones(20))
+    few = [decks.Example(Path(f"t{k}.jpg"), np.zeros((13, 4), np.float32), ("KH",) * 13) for k in range(5)]
+    assert [np.flatnonzero(f).tolist() for f in decks.check_folds(few)] == [[0], [1], [2], [3], [4]]  # leave-one-out
+    with pytest.raises(decks.ExamplesError, match="hold 20 card corners, and at least 30 are needed"):
+        decks.check_folds(close_ups(10))
 
 
 def test_examples_files_are_checked_line_by_line(tmp_path, photos):
@@ -151,8 +157,9 @@ def test_examples_files_are_checked_line_by_line(tmp_path, photos):
             decks.read_examples([tmp_path / "x.jsonl"])
     with pytest.raises(decks.ExamplesError, match="1 example photo: at least 2 are needed"):
         decks.learn(_examples(photos)[:1], IndexReader(), "one")
-    with pytest.raises(decks.ExamplesError, match="hold [0-9]+ card corners, and at least 30 are needed"):
-        decks.learn(_examples(photos), IndexReader(), "few", steps=5)
+    few = [decks.Example(e.image, e.boxes[:5], e.codes[:5]) for e in _examples(photos)]
+    with pytest.raises(decks.ExamplesError, match="photos hold 20 card corners, and at least 30 are needed"):
+        decks.learn(few, IndexReader(), "few", steps=5)
     (tmp_path / "x.jsonl").write_text(json.dumps({"image": image, "detections": [{"card": "qc", "box": [0, 0, 9, 9]},
                                                                               {"card": "10s", "box": [20, 0, 29, 9]}]}))
     assert decks.read_examples([tmp_path / "x.jsonl"])[0].codes == ("QC", "10S")  # as a layout takes them
@@ -197,3 +204,88 @@ def test_deck_commands_with_db_use_the_decks_a_server_on_that_ledger_reads(photo
     assert main(["deck", "list"]) == 0 and "no deck profiles yet" in capsys.readouterr().out
     assert main(["deck", "list", "--db", str(ledger)]) == 0 and capsys.readouterr().out.startswith("club")
     assert main(["deck", "remove", "club", "--db", str(ledger)]) == 0 and not decks.list_profiles(served)
+
+
+def test_the_last_convolution_in_numpy_gives_the_models_features(photos):
+    from vision.deck_layers import features_of
+    from vision.reader import crops_of
+
+    reader = IndexReader()
+    x = crops_of(cv2.imread(str(photos[0][0])), photos[0][1].xyxy)
+    ours = features_of(reader.pre(x), reader.stock_layers())
+    for a, b in zip(ours, reader.features(x)):
+        assert a.shape == b.shape and np.allclose(a, b, atol=1e-4)
+    same = reader.with_heads(reader.stock_heads(), reader.stock_layers())
+    image = cv2.imread(str(photos[0][0]))
+    assert np.allclose(same.probabilities(image, photos[0][1].xyxy)[0],
+                       reader.probabilities(image, photos[0][1].xyxy)[0], atol=1e-4)
+
+
+@pytest.mark.parametrize("layers", ["conv", "affine"])
+def test_a_profile_adapting_the_last_convolution_is_saved_and_read(photos, tmp_path, monkeypatch, layers):
+    monkeypatch.setattr(decks, "MIN_CHECK", 1)
+    reader = IndexReader()
+    profile = decks.learn(_examples(photos), reader, "conv", layers=layers, steps=8, augment=1)
+    stock = reader.stock_layers()
+    assert profile.layers is not None and len(profile.layers.members) == len(stock.members)
+    assert any(not np.allclose(a[0], b[0]) for a, b in zip(profile.layers.members, stock.members))  # it moved
+    profile.save(tmp_path)
+    again = decks.DeckProfile.load("conv", tmp_path)
+    assert all(np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
+               for a, b in zip(again.layers.members, profile.layers.members))
+    _, read = again.models(None, reader)
+    rank_p, _ = read.probabilities(cv2.imread(str(photos[1][0])), photos[1][1].xyxy)
+    assert read.layers is again.layers and np.allclose(rank_p.sum(1), 1, atol=1e-4)
+    decks.learn(_examples(photos), reader, "heads", steps=5).save(tmp_path)  # heads alone, as older profiles
+    assert decks.DeckProfile.load("heads", tmp_path).layers is None
+
+
+def test_five_photos_too_few_to_keep_some_aside_are_checked_leaving_each_out(photos, monkeypatch):
+    reader = IndexReader()
+    held = sum(len(d) for _, d in photos)
+    monkeypatch.setattr(decks, "MIN_CHECK", held - 1)  # every 2nd photo holds fewer; all of them enough
+    assert decks.check_photos(_examples(photos)) is None
+    profile = decks.learn(_examples(photos), reader, "few", steps=30)
+    assert profile.check["method"] == "leave-one-out" and profile.check["indices"] == held
+    assert profile.check["profile"] >= profile.check["stock"]
+
+
+def test_examples_gain_the_boxes_the_detector_finds(photos):
+    from vision.deck_boxes import NONE, with_found_boxes
+    from vision.detector import CardDetector
+
+    examples = _examples(photos)[:1]
+    more = with_found_boxes(examples, CardDetector(), IndexReader())[0]
+    n = len(examples[0].codes)
+    assert more.codes[:n] == examples[0].codes and len(more.codes) > n and len(more.boxes) == len(more.codes)
+    ious = box_iou(more.boxes[n:], examples[0].boxes)
+    for code, row in zip(more.codes[n:], ious):  # a found box takes the code of the known index it overlaps
+        assert code == (examples[0].codes[int(row.argmax())] if row.max() >= 0.3 else NONE)
+
+
+def test_the_decks_dev_photos_are_listed_in_file_name_order(shared_dir):
+    from datasets.realdata import decks_dev
+
+    webcam, black = decks_dev("webcam_white", shared_dir / "realdata"), decks_dev("blackgold", shared_dir / "realdata")
+    assert len(webcam) == 39 and len(black) == 50
+    assert [p.path.name for p in webcam] == sorted(p.path.name for p in webcam)
+    assert all(p.label is not None and p.cards for p in webcam)
+
+
+def test_a_profile_chooses_its_crop_window_on_the_detectors_boxes(photos, tmp_path, monkeypatch):
+    from vision.detector import CardDetector
+
+    monkeypatch.setattr(decks, "MIN_CHECK", 1)
+    reader = IndexReader()
+    profile = decks.learn(_examples(photos), reader, "win", steps=30, window="auto", detector=CardDetector())
+    assert profile.window in (None, *decks.WINDOWS) and profile.check["indices"] > 0
+    fixed = decks.learn(_examples(photos), reader, "wide", steps=30, window=1.0)
+    fixed.save(tmp_path)
+    again = decks.DeckProfile.load("wide", tmp_path)
+    assert again.window == 1.0
+    _, read = again.models(None, reader)
+    image, boxes = cv2.imread(str(photos[1][0])), photos[1][1].xyxy
+    assert read.window == 1.0 and not np.allclose(read.probabilities(image, boxes)[0],
+                                                  read.with_heads(again.heads).probabilities(image, boxes)[0])
+    decks.learn(_examples(photos), reader, "plain", steps=5).save(tmp_path)
+    assert decks.DeckProfile.load("plain", tmp_path).window is None  # the reader's own, as older profiles

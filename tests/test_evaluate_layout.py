@@ -107,3 +107,23 @@ def test_cached_boxes_and_readings_give_what_the_detector_gives(anglo_deck, tmp_
         assert dets.codes == direct.codes and np.allclose(dets.xyxy, direct.xyxy)
         assert np.allclose(boxes, unread)
         assert np.allclose(boxes, unread)
+
+
+def test_squared_books_found_and_each_designs_figures(anglo_deck):
+    from evaluate_layout import _design_figures
+
+    piles = [Pile("meld", ["9H", "9S", "9D"]), Pile("squared", ["QH"] * 6 + ["QD"], marker="QD")]
+    scene = make_scene(5, [anglo_deck], size=(1280, 960), full_view=True, piles=piles, clutter=False)
+    doc = {"image": "t.jpg", "design": scene.design, **scene.layout, "cards": scene.cards}
+    dets, owners = true_detections(doc)
+    stats = Counter()
+    evaluate_scene(doc, read_side(dets), owners, stats, Counter())
+    assert stats["books_squared"] == 1 and stats["books_squared_found"] == 1
+    figures = _design_figures(stats)
+    assert figures["squared_books_found"] == 1 and figures["fans"] == 1 and figures["score_exact"] == 1
+    # the marker's indices unread: the book is not found, and the table is scored wrong
+    keep = np.array([c != "QD" for c in dets.codes])
+    stats = Counter()
+    evaluate_scene(doc, read_side(dets[keep]), owners[keep], stats, Counter())
+    assert stats["books_squared"] == 1 and stats["books_squared_found"] == 0 and stats["score_exact"] == 0
+    assert _design_figures(stats)["wrong_unflagged"] == stats["wrong_unflagged"]

@@ -154,7 +154,7 @@ def test_a_round_from_a_photo_corrected_with_a_tap(server, browser, tmp_path):
 
     # check: the misread card is tapped on the photo and set right with the picker
     wrong = wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "rect[data-code='5H']"))
-    wait.until(lambda d: d.execute_script("return document.querySelector('.photo img').complete"))
+    wait.until(lambda d: d.execute_script("return document.querySelector('.glance img').complete"))
     assert text_of(d, "[data-round-total='Us']") != true_total
     assert any("illegal meld" in e.text for e in d.find_elements(By.CSS_SELECTOR, ".verdict"))
     d.save_screenshot(str(shots / "page_check_390.png"))

@@ -100,9 +100,10 @@ def label_origin(size: tuple[int, int, int], outline: tuple[int, int, int, int],
 
 @dataclass
 class CornerAnnotator:
-    """Corner-index boxes with card codes."""
+    """Corner-index boxes with card codes (``codes=False``: the boxes only, a page writes the codes itself)."""
 
     thickness: int = 1
+    codes: bool = True
 
     def annotate(self, image: np.ndarray, dets: Detections) -> np.ndarray:
         out = image.copy()
@@ -111,7 +112,8 @@ class CornerAnnotator:
             x1, y1, x2, y2 = (int(round(v)) for v in box)
             color = (255, 255, 255) if conf >= 0.5 else (150, 150, 150)
             cv2.rectangle(out, (x1, y1), (x2, y2), color, self.thickness, cv2.LINE_AA)
-            _text(out, code, _code_origin(box), CODE_SCALE * s, color)
+            if self.codes:
+                _text(out, code, _code_origin(box), CODE_SCALE * s, color)
         return out
 
 
@@ -122,6 +124,7 @@ class PileAnnotator:
     read (:mod:`vision.fan_gaps`)."""
 
     thickness: int = 2
+    names: bool = True  #: False: the outlines and circles only, no text (a page writes its own, larger)
 
     def annotate(self, image: np.ndarray, piles: list[Pile], dets: Detections,
                  labels: dict | None = None) -> np.ndarray:
@@ -145,8 +148,11 @@ class PileAnnotator:
                 if not c.detections:  # an unread card: where its index would be
                     x, y = c.center.astype(int)
                     cv2.circle(out, (int(x), int(y)), max(4, int(c.size / 2)), color, self.thickness, cv2.LINE_AA)
-                    _text(out, f"{c.code}?", (int(x + c.size / 2) + 2, int(y)), 0.5 * s, color)
+                    if self.names:
+                        _text(out, f"{c.code}?", (int(x + c.size / 2) + 2, int(y)), 0.5 * s, color)
         for k, (p, name, outline) in enumerate(zip(piles, names, outlines)):
+            if not self.names:
+                break
             count = "" if p.kind is PileKind.SQUARED_BOOK else f" ({len(p.cards)})"  # its name gives the book size
             label = f"{name}{count}{' ?' if p.notes else ''}"
             org, rect = label_origin(_text_size(label, scale, thick), outline, obstacles, placed, out.shape,

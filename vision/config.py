@@ -272,6 +272,42 @@ class FanGaps:
     near_steps: tuple[float, float] = (0.7, 1.4)
     #: a loose card this close (card diagonals) to one diagonal from the meld's next card is that card's far corner
     far_corner_tolerance: float = 0.25
+    #: an inner card of a meld whose two neighbours lie at most this many median steps apart is not the fan's
+    #: (``vision.fan_strays``)
+    stray_bridge: float = 1.4
+    #: ... and whose own two steps add up to at least this many times that distance (it lies off the fan's path)
+    stray_detour: float = 1.5
+    #: a loose card of a meld's end card's code this close (card diagonals) to one diagonal from it is its far corner
+    end_corner_tolerance: float = 0.35
+    #: a meld showing no card whole takes its top card from two unread boxes a card's diagonal apart, one of them
+    #: at these multiples of the step beyond an end card (``vision.fan_tops``) ...
+    top_steps: tuple[float, float] = (0.7, 2.0)
+    #: ... within this angle (degrees) of the fan's direction there ...
+    top_angle: float = 25.0
+    #: ... of a size within this factor of the fan's indices (a joker's corner mark is drawn smaller)
+    top_size_ratio: float = 1.7
+    #: ... within this angle instead when the reader gives the box a joker's mark with this probability or more
+    top_joker_angle: float = 35.0
+    top_joker_p: float = 0.9
+    #: read each fan's edges as a second count and note a fan whose edges show more cards (``vision.fan_strips``)
+    strip_notes: bool = True
+    #: a fan's edges are read when it has this many read cards
+    strip_min_cards: int = 3
+    #: ... up to this many steps beyond its bottom card
+    strip_before: int = 2
+    #: ... in a band from half an index size to this many card heights beside its line of indices
+    strip_across: float = 0.45
+    #: ... when the read cards' median edge strength (grey levels per px, median over the band) is at least this
+    strip_min_strength: float = 5.0
+    #: a card's edge is seen where the profile reaches this share of the read cards' median edge strength
+    strip_seen: float = 1.0
+    #: ... and a strip beyond the bottom card is a card's when its median brightness is within this of the fan's own
+    #: strips' (grey levels)
+    strip_bright: float = 60.0
+    #: the band beside a fan this many steps before its bottom card's edge is looked at for what covers it ...
+    strip_covered_steps: float = 1.5
+    #: ... and covered when under this share of its pixels have the table's colours (0 steps: never looked at)
+    strip_table_share: float = 0.5
 
 
 @dataclass(frozen=True)

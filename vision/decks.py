@@ -12,10 +12,15 @@ path is relative to the JSON file.
 index crops, seen turned and shifted (:data:`AUGMENT`), starting from the model's own heads and held near them
 (:data:`ANCHOR`), so ranks the examples do not show are not forgotten. The features come from the shipped
 reader and stay fixed: learning is a few hundred steps of gradient descent on a (n, 448) matrix, seconds on a CPU,
-no PyTorch. The result, a :class:`DeckProfile`, is checked on photos it did not learn from (every
-:data:`CHECK_EVERY`-th example photo, every 2nd or 3rd for close-ups: :func:`check_photos`) and refused
-(:class:`ProfileRefusedError`) when it reads them worse than the stock reader, or when they hold too few indices
-to tell (:data:`MIN_CHECK`); the profile kept is then fitted on every example.
+no PyTorch (``vision.deck_samples``). Measured levers, off by default (they did not read ``decks_dev`` better,
+models/HISTORY.md): ``layers`` adapts each reader member's last convolution too (``vision.deck_layers``, NumPy
+backpropagation), ``detector`` learns on the boxes the detector finds in the example photos (``vision.deck_boxes``).
+
+The result, a :class:`DeckProfile`, is checked on photos it did not learn from and refused
+(:class:`ProfileRefusedError`) when it reads them worse than the stock reader (:func:`check_folds`): every
+:data:`CHECK_EVERY`-th example photo kept aside (every 2nd or 3rd for close-ups), or, when those hold too few
+indices to tell (:data:`MIN_CHECK`; five photos of a table), each photo in turn left out while the others teach;
+the profile kept is then fitted on every example.
 
 A deck printed light on dark paper (a black deck with gold print) is read as its *negative*, which the models
 learned: :func:`reads_negative` tells from the examples (the stock reader names their ranks better so), the heads
@@ -39,12 +44,21 @@ import numpy as np
 from scorer.errors import HandFootError
 
 from .classes import RANKS, SUIT_CODES
-from .detector import load_photo
-from .reader import VIEWS, Heads, IndexReader, crops_of
+from .deck_boxes import with_found_boxes
+from .deck_layers import Layers
+from .deck_layers import fit as fit_conv
+from .deck_layers import fit_affine
+from .deck_samples import _joined, _Samples, _samples, accuracy, fit_heads, rank_accuracy  # noqa: F401 (re-exported)
+from .reader import VIEWS, Heads, IndexReader
 
 #: each example index is seen this many times more, each crop shifted by up to 8 % of its box, scaled by 0.9-1.12
-#: and turned by up to 0.12 rad beyond the reader's own views
-AUGMENT = 4
+#: and turned by up to 0.12 rad beyond the reader's own views (:data:`AUGMENT_LAYERS` when the last convolution is
+#: adapted too)
+AUGMENT, AUGMENT_LAYERS = 4, 8
+#: the crop windows (crop side / box's longer side) ``learn(window="auto")`` tries beside the reader's own
+WINDOWS = (1.0,)
+#: adapt each reader member's last convolution too (``vision.deck_layers``), in this many steps
+LAYERS, LAYERS_STEPS = False, 150
 #: weight of the squared distance from the model's own heads (per weight)
 ANCHOR = 0.1
 #: gradient steps (Adam, full batch)
@@ -55,6 +69,8 @@ RATE = 0.01
 CHECK_EVERY = 4
 #: the check photos must hold at least this many indices to tell a better profile from a worse one
 MIN_CHECK = 30
+#: when the photos kept aside hold too few indices, the check leaves out each of this many groups of photos in turn
+FOLDS = 5
 #: a deck is read as its negative when the stock reader names this much more of its example ranks that way
 NEGATIVE_MARGIN = 0.1
 #: a deck name: letters, digits, ``-`` and ``_``, at most 40
@@ -165,7 +181,8 @@ class DeckProfile:
         name: the deck's name (:data:`NAME`).
         heads: the reader heads to read this deck with.
         photos, indices: how many example photos and index boxes they were learned from.
-        check: figures on the check photos, ``{"indices": n, "stock": share read right, "profile": share}``.
+        check: figures on the check photos, ``{"indices": n, "stock": share read right, "profile": share,
+            "method": "kept aside" | "leave-one-out" | "5-fold"}`` (:func:`check_folds`; older profiles: no method).
         created: when (ISO 8601, UTC).
         negative: the deck is read as its negative (light print on dark paper: :func:`reads_negative`): its
             detector is a ``vision.detector.NegativeDetector``, and ``vision.pipeline.detect`` takes each photo's
@@ -179,13 +196,16 @@ class DeckProfile:
     check: dict = field(default_factory=dict)
     created: str = ""
     negative: bool = False
+    layers: Layers | None = None
+    window: float | None = None
 
     def models(self, detector, reader: IndexReader) -> tuple:
-        """(detector, reader) reading this deck: ``reader`` (the same loaded model) with the profile's heads, and
-        ``detector`` wrapped in :class:`vision.detector.NegativeDetector` when :attr:`negative`."""
+        """(detector, reader) reading this deck: ``reader`` (the same loaded model) with the profile's heads, layers
+        and window, and ``detector`` wrapped in :class:`vision.detector.NegativeDetector` when :attr:`negative`."""
         from .detector import NegativeDetector
 
-        return NegativeDetector(detector) if self.negative else detector, reader.with_heads(self.heads)
+        return (NegativeDetector(detector) if self.negative else detector,
+                reader.with_heads(self.heads, self.layers, self.window))
 
     def save(self, folder: Path) -> Path:
         """Write the profile to ``folder`` as ``NAME.npz``; returns the path."""
@@ -193,8 +213,11 @@ class DeckProfile:
         folder.mkdir(parents=True, exist_ok=True)
         arrays = {f"m{k}_{w}": a for k, member in enumerate(self.heads.members)
                   for w, a in zip(("rank_w", "rank_b", "suit_w", "suit_b"), member)}
+        if self.layers is not None:
+            arrays.update({f"m{k}_{w}": a for k, member in enumerate(self.layers.members)
+                           for w, a in zip(("conv_w", "conv_b"), member)})
         meta = {"name": self.name, "photos": self.photos, "indices": self.indices, "check": self.check,
-                "created": self.created, "negative": self.negative}
+                "created": self.created, "negative": self.negative, "window": self.window}
         path = folder / f"{self.name}.npz"
         tmp = folder / f".{self.name}.tmp.npz"
         np.savez(tmp, meta=np.array(json.dumps(meta)), **arrays)
@@ -217,8 +240,10 @@ class DeckProfile:
         meta = json.loads(str(z["meta"]))
         members = tuple(tuple(z[f"m{k}_{w}"] for w in ("rank_w", "rank_b", "suit_w", "suit_b"))
                         for k in range(sum(1 for f in z.files if f.endswith("_rank_w"))))
+        layers = Layers(tuple((z[f"m{k}_conv_w"], z[f"m{k}_conv_b"]) for k in range(len(members)))) \
+            if "m0_conv_w" in z.files else None  # profiles of heads alone have none
         return cls(meta["name"], Heads(members), meta["photos"], meta["indices"], meta.get("check", {}),
-                   meta.get("created", ""), bool(meta.get("negative", False)))
+                   meta.get("created", ""), bool(meta.get("negative", False)), layers, meta.get("window"))
 
 
 def list_profiles(folder: Path) -> list[DeckProfile]:
@@ -239,112 +264,7 @@ def remove_profile(name: str, folder: Path) -> None:
     Path(folder).joinpath(f"{name}.npz").unlink()
 
 
-# -- learning --------------------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class _Samples:
-    """Features of index crops: per member (n, d_k) float32, rank (n,) and suit (n,) indices (-1: no suit)."""
-
-    features: list[np.ndarray]
-    rank: np.ndarray
-    suit: np.ndarray
-
-
-def _labels(code: str) -> tuple[int, int]:
-    if code == "JK":
-        return RANKS.index("JK"), -1
-    return RANKS.index(code[:-1]), SUIT_CODES.index(code[-1])
-
-
-def _samples(examples: list[Example], reader: IndexReader, augment: int, rng: np.random.Generator,
-             progress: Callable[[int, int], None] | None = None, negative: bool = False) -> _Samples:
-    """Features of every example index: the reader's own views, and ``augment`` jittered copies of each; of each
-    photo's negative when ``negative``."""
-    feats: list[list[np.ndarray]] = [[] for _ in range(reader.members)]
-    rank, suit = [], []
-    for k, ex in enumerate(examples):
-        image = load_photo(ex.image)
-        image = 255 - image if negative else image
-        boxes = [ex.boxes]
-        for _ in range(augment):
-            b = ex.boxes.copy()
-            side = np.maximum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1])[:, None]
-            centre = (b[:, :2] + b[:, 2:]) / 2 + rng.uniform(-0.08, 0.08, (len(b), 2)) * side
-            half = (b[:, 2:] - b[:, :2]) / 2 * rng.uniform(0.9, 1.12, (len(b), 1))
-            boxes.append(np.hstack([centre - half, centre + half]).astype(np.float32))
-        for j, bx in enumerate(boxes):
-            views = VIEWS if j == 0 else tuple(float(a) for a in rng.uniform(-0.27, 0.27, 1))
-            for m, f in enumerate(reader.features(crops_of(image, bx, views))):
-                feats[m].append(f)
-            for _ in views:
-                for code in ex.codes:
-                    r, s = _labels(code)
-                    rank.append(r)
-                    suit.append(s)
-        if progress:
-            progress(k + 1, len(examples))
-    return _Samples([np.concatenate(f) for f in feats], np.array(rank), np.array(suit))
-
-
-def fit_heads(samples: _Samples, start: Heads, steps: int = STEPS, rate: float = RATE,
-              anchor: float = ANCHOR) -> Heads:
-    """Heads fitted to ``samples`` from ``start``: the mean cross-entropy of the averaged members' rank and suit
-    probabilities (a joker has no suit term), plus ``anchor`` times the squared distance from ``start``; Adam,
-    full batch."""
-    params = [np.array(a, np.float64) for member in start.members for a in member]
-    origin = [p.copy() for p in params]
-    m = [np.zeros_like(p) for p in params]
-    v = [np.zeros_like(p) for p in params]
-    n = len(samples.rank)
-    feats = [f.astype(np.float64) for f in samples.features]
-    has_suit = samples.suit >= 0
-    for t in range(1, steps + 1):
-        grads = [anchor * 2 * (p - o) for p, o in zip(params, origin)]
-        for head, labels, mask in ((0, samples.rank, np.ones(n, bool)), (2, samples.suit, has_suit)):
-            if not mask.any():
-                continue
-            probs = [_softmax(f[mask] @ params[4 * k + head].T + params[4 * k + head + 1])
-                     for k, f in enumerate(feats)]
-            mean = np.mean(probs, axis=0)
-            y = labels[mask]
-            py = mean[np.arange(len(y)), y]
-            for k, (f, s) in enumerate(zip(feats, probs)):
-                # d(-log mean_y)/dz_k = -(1 / members) s_k[y] (onehot(y) - s_k) / mean_y
-                coef = (s[np.arange(len(y)), y] / py / len(feats))[:, None]
-                onehot = np.zeros_like(s)
-                onehot[np.arange(len(y)), y] = 1
-                dz = -coef * (onehot - s) / mask.sum()
-                grads[4 * k + head] += dz.T @ f[mask]
-                grads[4 * k + head + 1] += dz.sum(0)
-        for i, g in enumerate(grads):
-            m[i] = 0.9 * m[i] + 0.1 * g
-            v[i] = 0.999 * v[i] + 0.001 * g * g
-            params[i] -= rate * (m[i] / (1 - 0.9 ** t)) / (np.sqrt(v[i] / (1 - 0.999 ** t)) + 1e-8)
-    members = tuple(tuple(params[4 * k + j].astype(np.float32) for j in range(4)) for k in range(len(start.members)))
-    return Heads(members)
-
-
-def _softmax(z: np.ndarray) -> np.ndarray:
-    e = np.exp(z - z.max(-1, keepdims=True))
-    return e / e.sum(-1, keepdims=True)
-
-
-def accuracy(heads: Heads, samples: _Samples) -> float:
-    """Share of the crops of ``samples`` (each of the reader's views of each index counted) whose rank and suit's
-    colour ``heads`` read right."""
-    rank_p, suit_p = heads.probabilities(samples.features)
-    right = rank_p.argmax(1) == samples.rank
-    red = np.array([c in "HD" for c in SUIT_CODES])
-    colour = np.where(samples.suit >= 0, red[suit_p.argmax(1)] == red[np.maximum(samples.suit, 0)], True)
-    return float((right & colour).mean()) if len(right) else 0.0
-
-
-def rank_accuracy(heads: Heads, samples: _Samples) -> float:
-    """Share of the crops of ``samples`` whose rank ``heads`` read right (colour aside: a negative turns red ink
-    cyan)."""
-    rank_p, _ = heads.probabilities(samples.features)
-    return float((rank_p.argmax(1) == samples.rank).mean()) if len(samples.rank) else 0.0
-
-
+# -- learning (the crops and the heads' fit: vision.deck_samples) ----------------------------------------------------
 def reads_negative(examples: list[Example], reader: IndexReader) -> bool:
     """Whether ``examples``' indices read better as their negative: the stock heads name the rank of more than
     :data:`NEGATIVE_MARGIN` more of them in the negative crops than in the crops as photographed (a deck printed
@@ -355,66 +275,164 @@ def reads_negative(examples: list[Example], reader: IndexReader) -> bool:
     return rank_accuracy(stock, _samples(examples, reader, 0, rng, negative=True)) > plain + NEGATIVE_MARGIN
 
 
-def check_photos(examples: list[Example]) -> np.ndarray:
-    """(n,) bool: which example photos check a profile: every :data:`CHECK_EVERY`-th (at least the last), or every
-    3rd or every 2nd when those hold fewer than :data:`MIN_CHECK` indices (close-ups of one or two cards: 30 of
-    them hold about 14 indices in every 4th).
+def check_photos(examples: list[Example]) -> np.ndarray | None:
+    """(n,) bool: which example photos are kept aside to check a profile: every :data:`CHECK_EVERY`-th (at least the
+    last), or every 3rd or every 2nd when those hold fewer than :data:`MIN_CHECK` indices (close-ups of one or two
+    cards: 30 of them hold about 14 indices in every 4th); None when even every 2nd photo holds fewer (then
+    :func:`check_folds` checks by leaving photos out in turn).
 
     Raises:
-        ExamplesError: fewer than two photos, or every 2nd photo holding fewer than :data:`MIN_CHECK` indices.
+        ExamplesError: fewer than two photos.
     """
     n = len(examples)
     if n < 2:
-        raise ExamplesError(f"{n} example photo{'s' * (n != 1)}: at least 2 are needed (some to learn from, every "
-                            f"{CHECK_EVERY}th to check the profile): give more photos (a dozen round-end photos is "
-                            "a start)")
+        raise ExamplesError(f"{n} example photo{'s' * (n != 1)}: at least 2 are needed (the profile is checked on "
+                            "photos it did not learn from): give more photos (five corrected round-end photos is a "
+                            "start)")
     for every in range(CHECK_EVERY, 1, -1):
         check = np.zeros(n, bool)
         check[every - 1::every] = True
         check[-1] |= not check.any()
-        held = sum(len(e.codes) for e, c in zip(examples, check) if c)
-        if held >= MIN_CHECK:
+        if sum(len(e.codes) for e, c in zip(examples, check) if c) >= MIN_CHECK:
             return check
-    raise ExamplesError(f"{n} example photos: the check photos (kept aside to tell whether the profile reads "
-                        f"better; even every 2nd photo) hold {held} card corners, and at least {MIN_CHECK} are "
-                        "needed: give more photos (a dozen round-end photos is a start)")
+    return None
 
 
-def learn(examples: list[Example], reader: IndexReader, name: str, augment: int = AUGMENT, seed: int = 0,
-          progress: Callable[[str, int, int], None] | None = None, steps: int | None = None,
-          anchor: float | None = None) -> DeckProfile:
-    """A deck profile learned from ``examples`` (see the module docstring); ``progress(stage, done, total)`` is told
-    how far it is; ``steps`` and ``anchor`` default to :data:`STEPS` and :data:`ANCHOR`.
+def check_folds(examples: list[Example]) -> list[np.ndarray]:
+    """The check photos of each trial fit a profile's check runs, (n,) bool masks: one, the photos
+    :func:`check_photos` keeps aside; or, when those hold too few indices (a few photos), every photo in turn:
+    each of ``min(n, FOLDS)`` trial fits learns from the others and reads its own (photo *i* in fold
+    ``i % FOLDS``: leave-one-out up to :data:`FOLDS` photos), so every example index checks the profile once.
 
     Raises:
-        ExamplesError: a bad name, fewer than two example photos, or check photos holding fewer than
-            :data:`MIN_CHECK` indices (before any work).
+        ExamplesError: fewer than two photos, or all of them holding fewer than :data:`MIN_CHECK` indices.
+    """
+    aside = check_photos(examples)
+    if aside is not None:
+        return [aside]
+    n, held = len(examples), sum(len(e.codes) for e in examples)
+    if held < MIN_CHECK:
+        raise ExamplesError(f"{n} example photos hold {held} card corners, and at least {MIN_CHECK} are needed to "
+                            "tell whether a profile reads this deck better (each photo is checked while the others "
+                            "teach): give more photos (five round-end photos of a table is a start)")
+    folds = min(n, FOLDS)
+    return [np.arange(n) % folds == f for f in range(folds)]
+
+
+def _cards_read(group: list[Example], detector, reader: IndexReader, negative: bool) -> np.ndarray:
+    """(cards read right, cards read, cards shown) of the photos of ``group`` read whole (``vision.pipeline``: the
+    detector's boxes over the pyramid, read by ``reader`` down to the reading floor) against their examples' codes."""
+    from .detector import NegativeDetector, load_photo
+    from .pipeline import detect, read_indices
+
+    seen = NegativeDetector(detector) if negative else detector
+    out = np.zeros(3)
+    for e in group:
+        read, _ = read_indices(detect(load_photo(e.image), seen, reader))
+        got, true = set(c for c in read.codes if c), set(e.codes)
+        out += (len(got & true), len(got), len(true))
+    return out
+
+
+def learn(examples: list[Example], reader: IndexReader, name: str, augment: int | None = None, seed: int = 0,
+          progress: Callable[[str, int, int], None] | None = None, steps: int | None = None,
+          anchor: float | None = None, layers: bool | str | None = None, photometric: bool | None = None,
+          detector=None, temperature: float = 1.0, window: float | str | None = None,
+          learn_found: bool = False) -> DeckProfile:
+    """A deck profile learned from ``examples`` (see the module docstring); ``progress(stage, done, total)`` is told
+    how far it is (stages "reading the examples", "checking", "learning"; "finding the boxes" with ``detector``).
+
+    Levers measured and off by default (models/HISTORY.md, 2026-12-03): ``layers`` (default :data:`LAYERS`) adapts
+    each reader member's last convolution too (``vision.deck_layers``): ``"conv"`` (or True) its weights,
+    ``"affine"`` a scale and shift of each channel; ``photometric`` (default: as ``layers``) jitters the copies'
+    contrast and colour too; ``learn_found`` (with ``detector``) learns on the detector's boxes too
+    (``vision.deck_boxes``, and this deck's false boxes as "no index"); ``temperature`` divides the heads (under 1:
+    surer readings). ``augment`` defaults to :data:`AUGMENT` (:data:`AUGMENT_LAYERS` with ``layers``), ``steps`` to
+    :data:`STEPS` (:data:`LAYERS_STEPS` with ``layers``), ``anchor`` (heads alone) to :data:`ANCHOR`.
+
+    ``detector`` (the stock one; None: the example boxes): the check reads the boxes it finds in the check photos
+    on a known index (``vision.deck_boxes``), as the profile will read them. ``window``: read this deck's indices
+    from crops of that many times each box's longer side (None: the reader's ``vision.reader.WINDOW``; ``"auto"``:
+    that or one of :data:`WINDOWS`, whichever reads the check best: with ``detector``, the check photos' card sets
+    read whole at the reading floor, F1 against their codes).
+
+    The profile is first checked on photos it did not learn from (:func:`check_folds`: the photos kept aside, or
+    each photo in turn for a few photos) and refused when it reads them worse than the stock reader; the profile
+    kept is then fitted on every example.
+
+    Raises:
+        ExamplesError: a bad name, fewer than two example photos, or too few indices to check (before any work).
         ProfileRefusedError: the profile reads the check photos worse than the stock reader.
         vision.detector.ModelError: a reader model without feature outputs.
     """
     check_name(name)
-    check = check_photos(examples)
+    folds = check_folds(examples)
+    layers = LAYERS if layers is None else layers
+    photometric = layers if photometric is None else photometric
+    augment = (AUGMENT_LAYERS if layers else AUGMENT) if augment is None else augment
     rng = np.random.default_rng(seed)
     stock = reader.stock_heads()
-    learned = [e for e, c in zip(examples, check) if not c]
-    held = [e for e, c in zip(examples, check) if c]
-    tell = (lambda stage: (lambda done, total: progress(stage, done, total))) if progress else (lambda stage: None)
-    negative = reads_negative(learned, reader)
-    train = _samples(learned, reader, augment, rng, tell("reading the examples"), negative)
-    test = _samples(held, reader, 0, rng, tell("reading the check photos"), negative)
-    steps, anchor = steps or STEPS, ANCHOR if anchor is None else anchor
-    trial = fit_heads(train, stock, steps, anchor=anchor)
-    before = accuracy(stock, _samples(held, reader, 0, rng) if negative else test)  # the stock reader as it reads
-    after = accuracy(trial, test)
-    figures = {"indices": int(len(test.rank) // len(VIEWS)), "stock": round(before, 4), "profile": round(after, 4)}
-    if after < before:
+    start = reader.stock_layers() if layers else None
+    tell = (lambda stage: (lambda done, total: progress(stage, done, total) if progress else None))
+    negative = reads_negative([e for e, c in zip(examples, folds[0]) if not c], reader)
+    indices, photos = sum(len(e.codes) for e in examples), len(examples)
+    windows = (None, *WINDOWS) if window == "auto" else (window,)
+    checked = originals = examples  # the boxes the check reads: the examples', or the detector's on them
+    if detector is not None:
+        checked = with_found_boxes(examples, detector, reader, negative, tell("finding the boxes"), only=True)
+        if learn_found:
+            examples = with_found_boxes(examples, detector, reader, negative)
+
+    def fit(samples: _Samples) -> tuple[Heads, Layers | None]:
+        if layers:
+            how = fit_affine if layers == "affine" else fit_conv
+            got, heads = how(samples.pre, samples.rank, samples.suit, start, stock, steps or LAYERS_STEPS, rng)
+        else:
+            heads, got = fit_heads(samples, stock, steps or STEPS, anchor=ANCHOR if anchor is None else anchor), None
+        return Heads(tuple(tuple(a / temperature for a in member) for member in heads.members)), got
+
+    def plain(group: list[Example], size: float | None, pre: bool, neg: bool = negative) -> _Samples | None:
+        group = [e for e in group if e.codes]
+        return _joined([_samples([e], reader, 0, rng, None, neg, pre=pre, window=size) for e in group]) \
+            if group else None
+
+    trials = []
+    for size in windows:
+        told = tell("reading the examples")
+        per = []
+        for k, e in enumerate(examples):
+            per.append(_samples([e], reader, augment, rng, None, negative, pre=bool(layers),
+                                photometric=photometric, window=size))
+            told(k + 1, len(examples))
+        before = after = 0.0
+        held = 0
+        cards = np.zeros(3)  # cards read right, read, shown
+        for f, check in enumerate(folds):
+            tell("checking")(f, len(folds))
+            group = [e for e, c in zip(checked, check) if c]
+            test = plain(group, size, bool(layers))
+            if test is None:
+                continue
+            heads, got = fit(_joined([p for p, c in zip(per, check) if not c]))
+            seen = plain(group, None, False, False)  # as the stock reader reads them
+            before += accuracy(stock, seen) * len(test.rank)
+            after += accuracy(heads, test, got) * len(test.rank)
+            held += len(test.rank)
+            if len(windows) > 1 and detector is not None:
+                cards += _cards_read([e for e, c in zip(originals, check) if c], detector, reader.with_heads(
+                    heads, got, size), negative)
+        f1 = 2 * cards[0] / max(cards[1] + cards[2], 1)  # card sets read at the floor, when known
+        trials.append((f1, after / max(held, 1), before / max(held, 1), held, size, per))
+    _, after, before, held, window, per = max(trials, key=lambda t: t[:2])
+    method = "kept aside" if len(folds) == 1 else "leave-one-out" if len(folds) == len(examples) else \
+        f"{len(folds)}-fold"
+    figures = {"indices": int(held // len(VIEWS)), "stock": round(before, 4), "profile": round(after, 4),
+               "method": method}
+    if held == 0 or after < before:
         raise ProfileRefusedError(f"the profile {name!r} reads its check photos worse than the stock reader "
-                                  f"({after:.1%} vs {before:.1%} of {figures['indices']} indices right); not kept: "
-                                  "check the example codes, or give more photos")
-    every = _samples(held, reader, augment, rng, negative=negative)
-    merged = _Samples([np.concatenate([a, b]) for a, b in zip(train.features, every.features)],
-                      np.concatenate([train.rank, every.rank]), np.concatenate([train.suit, every.suit]))
-    heads = fit_heads(merged, stock, steps, anchor=anchor)
-    indices = sum(len(e.codes) for e in examples)
-    return DeckProfile(name, heads, len(examples), indices, figures,
-                       datetime.now(timezone.utc).isoformat(timespec="seconds"), negative)
+                                  f"({after:.1%} vs {before:.1%} of {figures['indices']} indices right, {method}); "
+                                  "not kept: check the example codes, or give more photos")
+    tell("learning")(0, 1)
+    heads, got = fit(_joined(per))
+    return DeckProfile(name, heads, photos, indices, figures,
+                       datetime.now(timezone.utc).isoformat(timespec="seconds"), negative, got, window)

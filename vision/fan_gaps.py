@@ -38,6 +38,7 @@ import numpy as np
 from . import geometry
 from .classes import rank_of
 from .config import DEFAULT, FanGaps, VisionConfig
+from .fan_strays import drop_strays, pair_far_corners
 from .instances import CardInstance
 from .piles import (Pile, PileKind, anchor_points, classify, cluster_key, continues_fan, fan_order, fan_steps,
                     nearest_indices)
@@ -56,7 +57,7 @@ def fill_fan_gaps(piles: list[Pile], *, config: VisionConfig = DEFAULT) -> list[
         cards carry a note saying how many and where.
     """
     fan_gaps = config.fan_gaps
-    piles = list(piles)
+    piles = pair_far_corners(drop_strays(list(piles), config=config), config=config)
     joined = True
     while joined:
         joined = False

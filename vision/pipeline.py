@@ -34,10 +34,12 @@ from .config import DEFAULT, VisionConfig
 from .detections import Detections, box_iou, index_centres, index_sizes
 from .detector import CardDetector, ModelError, NegativeDetector, load_photo
 from .fan_gaps import fill_fan_gaps
+from .fan_strips import check_strips
+from .fan_tops import read_top_cards
 from .instances import pair_and_agree, pair_corners
 from .piles import group_piles, hand_pile
 from .reader import DEFAULT_READER, IndexReader, relabelled
-from .scales import box_conf, find_boxes, unread_boxes
+from .scales import box_conf, find_boxes, unread_boxes, unread_mask
 from .table import CUT_NOTE, SideReading, TableReading, crossing_piles, pile_boxes, split_boxes, split_sides
 
 
@@ -249,6 +251,8 @@ def read_image(image: np.ndarray, detector: CardDetector | None = None, reader: 
         image = 255 - image
     one_class = detector is None or not getattr(detector, "names_cards", True)
     read, unread = read_indices(found, one_class, config)  # 1b
+    # the unread boxes with the reader's probabilities, for the fans' top cards (stage 3a)
+    unread_found = found[unread_mask(found.xyxy, read.xyxy, config)] if len(unread) else None
     cards = None
     if "suit_p" in read.data:  # 2: read with the fans' help, so one card's two indices take one suit
         read, cards = pair_and_agree(read, read.data["suit_p"], config=config)
@@ -269,6 +273,10 @@ def read_image(image: np.ndarray, detector: CardDetector | None = None, reader: 
     for name, dets, left_unread, paired in sides:
         cards = pair_corners(dets, config=config) if paired is None else paired  # 2
         piles = fill_fan_gaps(group_piles(cards, config=config), config=config)  # 3, 3a
+        if unread_found is not None:
+            piles = read_top_cards(piles, unread_found, config=config)  # 3a: a top card by its unread corners
+        if config.fan_gaps.strip_notes:
+            piles = check_strips(piles, image, config=config)  # 3a: the fans' edges, a second count
         if crossing:
             piles = [replace(p, notes=p.notes + (CUT_NOTE,)) if pile_boxes(p, dets.xyxy) & crossing else p
                      for p in piles]
@@ -367,13 +375,15 @@ def table_of(photos: list[PhotoReading], rules: str, round_no: int, went_out: st
     return TableReading([s for p in photos for s in p.sides], rules, round_no, went_out, dict(left or {}))
 
 
-def annotate(photo: PhotoReading, totals: list[str], labels: dict | None = None) -> np.ndarray:
+def annotate(photo: PhotoReading, totals: list[str], labels: dict | None = None, text: bool = True) -> np.ndarray:
     """The photo with corner boxes, pile outlines (kind and count) and the team totals drawn on it.
 
-    ``labels`` maps a pile to the text drawn for it (e.g. ``"clean book"``); default: the pile's kind.
+    ``labels`` maps a pile to the text drawn for it (e.g. ``"clean book"``); default: the pile's kind. ``text``
+    False: the boxes and outlines only, no card code, pile name or totals (the live view's page writes them,
+    larger than a picture shrunk to a phone's width could).
     """
     img = photo.image
     for side in photo.sides:  # outlines first, so that no outline crosses a card code drawn over it
-        img = PileAnnotator().annotate(img, side.piles, side.detections, labels)
-        img = CornerAnnotator().annotate(img, side.detections)
-    return TotalsAnnotator().annotate(img, totals)
+        img = PileAnnotator(names=text).annotate(img, side.piles, side.detections, labels)
+        img = CornerAnnotator(codes=text).annotate(img, side.detections)
+    return TotalsAnnotator().annotate(img, totals) if text else img

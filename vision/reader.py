@@ -76,6 +76,10 @@ class IndexReader(OnnxModel):
     model: str | Path = DEFAULT_READER
     #: a deck profile's heads (``vision.decks``) in place of the model's own; None: the model's
     heads: Heads | None = None
+    #: a deck profile's last convolution of each member (``vision.deck_layers.Layers``); None: the model's
+    layers: object | None = None
+    #: a deck profile's crop side / the box's longer side; None: :data:`WINDOW`
+    window: float | None = None
     what: ClassVar[str] = "index reader"
     input_chw: ClassVar[tuple[int, int, int]] = (3, INPUT, INPUT)
 
@@ -110,7 +114,7 @@ class IndexReader(OnnxModel):
         ((n, 4) xyxy px) of a (H, W, 3) BGR image, averaged over the crops turned by :data:`VIEWS`."""
         if not len(boxes):
             return np.zeros((0, len(RANKS)), np.float32), np.zeros((0, 4), np.float32)
-        x = crops_of(image, boxes)
+        x = crops_of(image, boxes, window=self.window)
         if self.heads is None:
             rank_p, suit_p = self._session.run(["rank", "suit"], {"crops": x})
         else:
@@ -135,7 +139,38 @@ class IndexReader(OnnxModel):
         """
         if not self.members:
             raise ModelError(f"the index reader {self.model} has no feature outputs (run scripts/reader_features.py)")
+        if self.layers is not None:
+            from .deck_layers import features_of
+
+            return features_of(self.pre(x), self.layers)
         return self._session.run([f"features{k}" for k in range(self.members)], {"crops": x})
+
+    def pre(self, x: np.ndarray) -> list[np.ndarray]:
+        """Each member's input to its last convolution, ``(n, c_k, 4, 4)`` float32, of crops ``x``
+        (``vision.deck_layers``).
+
+        Raises:
+            ModelError: a model without the ``pre<k>`` outputs.
+        """
+        self._need("pre0")
+        return self._session.run([f"pre{k}" for k in range(self.members)], {"crops": x})
+
+    def stock_layers(self):
+        """The model's own last convolution of each member (``vision.deck_layers.Layers``).
+
+        Raises:
+            ModelError: a model without the ``conv_w<k>`` outputs.
+        """
+        from .deck_layers import Layers
+
+        self._need("conv_w0")
+        names = [f"{w}{k}" for k in range(self.members) for w in ("conv_w", "conv_b")]
+        out = self._session.run(names, {"crops": np.zeros((1, *self.input_chw), np.float32)})
+        return Layers(tuple(tuple(out[2 * k:2 * k + 2]) for k in range(self.members)))
+
+    def _need(self, output: str) -> None:
+        if output not in {o.name for o in self._session.get_outputs()}:
+            raise ModelError(f"the index reader {self.model} has no {output} output (run scripts/reader_features.py)")
 
     def stock_heads(self) -> Heads:
         """The model's own heads (its members' rank and suit layers).
@@ -149,10 +184,11 @@ class IndexReader(OnnxModel):
         out = self._session.run(names, {"crops": np.zeros((1, *self.input_chw), np.float32)})
         return Heads(tuple(tuple(out[4 * k:4 * k + 4]) for k in range(self.members)))
 
-    def with_heads(self, heads: Heads | None) -> IndexReader:
-        """This reader (the same loaded model) reading with ``heads`` (a deck profile's; None: the model's)."""
+    def with_heads(self, heads: Heads | None, layers=None, window: float | None = None) -> IndexReader:
+        """This reader (the same loaded model) reading with ``heads``, ``layers`` (``vision.deck_layers.Layers``) and
+        crops of ``window`` times each box (a deck profile's; None: the model's, :data:`WINDOW`)."""
         other = copy.copy(self)
-        other.heads = heads
+        other.heads, other.layers, other.window = heads, layers, window
         return other
 
     def read(self, image: np.ndarray, boxes: np.ndarray) -> tuple[list[str | None], np.ndarray, np.ndarray]:
@@ -207,11 +243,12 @@ def softmax(z: np.ndarray) -> np.ndarray:
     return e / e.sum(-1, keepdims=True)
 
 
-def crops_of(image: np.ndarray, boxes: np.ndarray, views: tuple[float, ...] = VIEWS) -> np.ndarray:
+def crops_of(image: np.ndarray, boxes: np.ndarray, views: tuple[float, ...] = VIEWS,
+             window: float | None = None) -> np.ndarray:
     """The reader's input for the indices in ``boxes`` ((n, 4) xyxy px) of a (H, W, 3) BGR image: ``(len(views) * n,
-    3, 32, 32)`` float32 in [0, 1], view-major (the crops of view 0 first), each a square of :data:`WINDOW` times
-    the box turned by that view's angle (radians)."""
-    crops = np.stack([square_crop(image, b, WINDOW, INPUT, a) for a in views for b in boxes])
+    3, 32, 32)`` float32 in [0, 1], view-major (the crops of view 0 first), each a square of ``window`` (None:
+    :data:`WINDOW`) times the box's longer side, turned by that view's angle (radians)."""
+    crops = np.stack([square_crop(image, b, window or WINDOW, INPUT, a) for a in views for b in boxes])
     return crops.transpose(0, 3, 1, 2).astype(np.float32) / 255.0
 
 

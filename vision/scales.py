@@ -158,6 +158,12 @@ def unread_boxes(found: np.ndarray, read: np.ndarray, config: VisionConfig = DEF
     """(m, 4) the boxes of ``found`` ((n, 4) xyxy px) that no box of ``read`` covers (IoU under
     :attr:`~vision.config.Reading.unread_iou`): where an index may be that could not be read."""
     found = np.asarray(found, np.float32).reshape(-1, 4)
+    return found[unread_mask(found, read, config)]
+
+
+def unread_mask(found: np.ndarray, read: np.ndarray, config: VisionConfig = DEFAULT) -> np.ndarray:
+    """(n,) bool: the boxes of ``found`` ((n, 4) xyxy px) that :func:`unread_boxes` keeps."""
+    found = np.asarray(found, np.float32).reshape(-1, 4)
     if not len(read) or not len(found):
-        return found
-    return found[box_iou(found, np.asarray(read, np.float32).reshape(-1, 4)).max(1) < config.reading.unread_iou]
+        return np.ones(len(found), bool)
+    return box_iou(found, np.asarray(read, np.float32).reshape(-1, 4)).max(1) < config.reading.unread_iou

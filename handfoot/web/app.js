@@ -58,9 +58,15 @@ async function api(method, path, body, key) {
 }
 let toastTimer = null;
 function toast(message, error) {
+  /* a row of the sticky header (style.css): the page moves down by its height, so it covers nothing */
   const t = document.getElementById("toast");
-  t.textContent = message; t.className = error ? "error" : ""; t.hidden = false;
-  clearTimeout(toastTimer); toastTimer = setTimeout(() => { t.hidden = true; }, error ? 7000 : 3000);
+  const resize = (change) => {
+    const bar = t.parentElement, before = bar.offsetHeight;
+    change();
+    if (scrollY > 0) scrollBy(0, before - bar.offsetHeight);
+  };
+  resize(() => { t.textContent = message; t.className = error ? "error" : ""; t.hidden = false; });
+  clearTimeout(toastTimer); toastTimer = setTimeout(() => resize(() => { t.hidden = true; }), error ? 7000 : 3000);
 }
 function errorBox(e) { return h("div", {class: "error-box", role: "alert"}, e.message || String(e)); }
 function cardParts(code) {
@@ -73,6 +79,8 @@ function cardText(code) {
   return p.rank + (SUITS.find(x => x[0] === p.suit) || ["", "?"])[1];
 }
 function cardShort(code) { return cardParts(code).rank === "JK" ? "Jkr" : cardText(code); }
+/* the server's words with each card code in them (10H, JK) written as the page writes cards (10♥, Jkr) */
+function cardsInText(text) { return String(text).replace(/\b(10|[2-9AJQK])([SHDC])\b|\bJK\b/g, (code) => cardShort(code)); }
 function isRed(code) { const p = cardParts(code); return p.suit === "H" || p.suit === "D" || code === "RJ"; }
 function cardName(code) {
   const p = cardParts(code);
@@ -129,7 +137,7 @@ function askConfirm(title, text, okLabel) {
 function problemText(p) {
   /* a rule problem with the team it concerns ("teams.A.melds[0]" -> "A: ...") */
   const m = /^teams\.([^.\[]+)/.exec(p.where || "");
-  return (m && !p.message.startsWith(`team ${m[1]}`) ? `${m[1]}: ` : "") + p.message;
+  return cardsInText((m && !p.message.startsWith(`team ${m[1]}`) ? `${m[1]}: ` : "") + p.message);
 }
 
 function cardPicker(initial, onPick, extra) {
@@ -500,11 +508,13 @@ async function liveView(gid) {
   }}, "Stop watching");
   const game = state.game ? await api("GET", `/v1/games/${state.game}`).catch(() => null) : null;
   const teams = game ? game.teams : state.teams;
-  show(h("h1", {}, game ? `Live: ${game.teams.join(" vs ")}, round ${game.next_round}` : "Live table"),
+  const phone = state.source === "browser" ? (await import("/static/camera.js")).cameraNote(state) : null;
+  const labels = (await import("/static/livepicture.js")).labelLayer(picture);  /* card codes over the picture */
+  show(h("h1", {}, game ? `Live: ${game.teams.join(" vs ")}, round ${game.next_round}` : "Live table"), phone,
        !game && gid ? h("p", {class: "muted"}, "This table is watched without a game: End of round asks which game the round is for.") : null,
        h("div", {class: "live-layout"},
          h("div", {class: "live-picture"},
-           h("a", {href: "/v1/live/frame.jpg", target: "_blank", title: "Open the picture larger"}, picture),
+           h("a", {href: "/v1/live/frame.jpg", target: "_blank", title: "Open the picture larger"}, labels.node), labels.legend,
            status),
          h("div", {}, totals,
            h("div", {class: "row live-actions"}, end, again, stop,
@@ -528,6 +538,7 @@ async function liveView(gid) {
         h("span", {class: "muted"}, `${fmtTime(e.t)} `), e.event)));
       if (!shown) events.replaceChildren(h("li", {class: "muted"}, "Nothing yet."));
     }
+    labels.update(st.cards);
     end.disabled = !Object.keys((st.layout || {}).teams || {}).length;
     again.hidden = !(st.video && st.status === "ended");
   }
@@ -589,6 +600,11 @@ async function liveStartView(gid, state) {
   const game = h("select", {id: "live-game", onchange: () => labelSplit()}, games.map(g => h("option", {value: g.id, selected: g.id === gid ? "" : null},
     `${g.teams.join(" vs ")} (round ${g.rounds + 1})`)));
   const camera = h("input", {type: "number", id: "live-camera", min: "0", max: "63", value: "0", inputmode: "numeric"});
+  const phone = await import("/static/camera.js");  /* this phone's camera (camera.js) or the computer's */
+  const source = h("select", {id: "live-source", onchange: () => { cameraBox.hidden = source.value !== "camera"; }},
+    h("option", {value: "browser"}, "This phone's camera (the back one)"), h("option", {value: "camera"}, "A camera plugged into the computer"));
+  source.value = phone.cameraPossible() ? "browser" : "camera";
+  const cameraBox = h("div", {hidden: source.value !== "camera"}, h("label", {for: "live-camera"}, "Camera (0 is the first)"), camera);
   const split = h("select", {id: "live-split"}, h("option", {value: "horizontal"}), h("option", {value: "vertical"}), h("option", {value: ""}));
   function labelSplit() {
     const t = (games.find(g => g.id === game.value) || games[0]).teams;
@@ -606,7 +622,8 @@ async function liveStartView(gid, state) {
   const status = h("div", {"aria-live": "polite", class: "status"});
   const go = h("button", {type: "submit", class: "primary", id: "start-live"}, "Start watching");
   show(h("h1", {}, "Watch the table"),
-    h("p", {class: "muted"}, "A camera plugged into the computer running handfoot looks down on the table through a round; the score keeps itself."),
+    h("p", {class: "muted"}, "A phone (or a camera plugged into the computer running handfoot) looks down on the table through a round; " +
+      "the score keeps itself, and other phones follow it."),
     state.status === "stopped" ? h("p", {}, "The last camera stopped.") : null,
     h("form", {onsubmit: async (ev) => {
       ev.preventDefault();
@@ -614,13 +631,14 @@ async function liveStartView(gid, state) {
       status.replaceChildren(h("span", {class: "spinner", "aria-hidden": "true"}), " Opening the camera…");
       try {
         if (deck && deck.value !== gameDeck()) await api("PUT", `/v1/games/${game.value}/deck`, {deck: deck.value || null});
-        await api("POST", "/v1/live", {game: game.value, camera: Number(camera.value || 0), split: split.value || null,
-                                        deck: deck && deck.value ? deck.value : null});
+        if (source.value === "browser") await phone.startPhoneCamera({game: game.value, split: split.value, deck: deck && deck.value});
+        else await api("POST", "/v1/live", {game: game.value, camera: Number(camera.value || 0), split: split.value || null,
+                                            deck: deck && deck.value ? deck.value : null});
         route();
       } catch (e) { status.replaceChildren(errorBox(e)); setBusy(go, false); }
     }},
       h("label", {for: "live-game"}, "The game"), game,
-      h("label", {for: "live-camera"}, "Camera (0 is the first)"), camera,
+      h("label", {for: "live-source"}, "The camera"), source, phone.cameraProblem() ? h("p", {class: "muted"}, phone.cameraProblem()) : null, cameraBox,
       h("label", {for: "live-split"}, "What the camera sees"), split,
       deck ? h("label", {for: "live-deck"}, "Read with") : null, deck,
       h("div", {class: "sticky-actions"}, status, go, h("a", {class: "button", href: "#/"}, "Cancel"))));
@@ -638,8 +656,9 @@ async function checkView(gid, rid, roundNo) {
     wentOut: stored ? (stored.layout.went_out || "") : (sessionStorage.getItem(`handfoot.went_out.${rid}`) ?? (original.layout.went_out || "")),
     reading: original,
     round: roundNo || g.next_round,
-    zoomed: false, breakdownOpen: false,
+    views: [], breakdownOpen: false,
   };
+  const glance = await import("/static/glance.js");
   const scoreBox = h("div", {class: "totals", id: "round-totals"});
   const noticeBox = h("div", {id: "sync-notice"});
   const notesBox = h("div", {});
@@ -652,67 +671,17 @@ async function checkView(gid, rid, roundNo) {
   const save = h("button", {type: "button", class: "primary", id: "save-round", onclick: saveRound},
     roundNo ? `Save round ${roundNo}` : `Save round ${st.round}`);
 
-  function photoFor(k) {
-    const image = st.reading.images[k];
-    const img = h("img", {src: original.photos[k], alt: `photo ${k + 1}: ${image.image}`});
-    const svg = s("svg", {viewBox: `0 0 ${image.width} ${image.height}`, role: "group", "aria-label": "the cards read: tap one to correct it"});
-    const pads = s("g", {class: "pads"}), boxes = s("g", {class: "boxes"});
-    const pads_ = [];
-    for (const pile of image.piles) {
-      for (const card of pile.cards) {
-        for (const b of card.boxes) {
-          /* the box as read, on top; under it a pad of at least 44 CSS px, so a finger finds a small index */
-          const [x1, y1, x2, y2] = b;
-          const r = s("rect", {class: "hit" + (card.confidence < 0.5 ? " low" : ""), tabindex: "0", role: "button",
-                               "data-card": card.id, "data-code": card.code, x: x1, y: y1, width: x2 - x1, height: y2 - y1,
-                               "aria-label": `${cardName(card.code)}, ${pile.label}: correct it`});
-          const pad = s("rect", {class: "pad", "data-pad": card.id, "aria-hidden": "true"});
-          pad.dataset.box = JSON.stringify(b);
-          for (const el of [r, pad]) el.addEventListener("click", () => editCard(pile, card));
-          r.addEventListener("keydown", (ev) => { if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); editCard(pile, card); } });
-          r.append(s("title", {}));
-          r.firstChild.textContent = cardName(card.code);
-          boxes.append(r); pads.append(pad); pads_.push(pad);
-        }
-      }
-    }
-    svg.append(pads, boxes);
-    function layoutHits() {  /* every box at least 44 CSS px, so a finger can hit it */
-      const shown = img.clientWidth || image.width;
-      const min = 44 * image.width / shown;
-      for (const r of pads_) {
-        const [x1, y1, x2, y2] = JSON.parse(r.dataset.box);
-        const w = Math.max(x2 - x1, min), hh = Math.max(y2 - y1, min);
-        const cx = (x1 + x2) / 2, cy = (y1 + y2) / 2;
-        r.setAttribute("x", cx - w / 2); r.setAttribute("y", cy - hh / 2); r.setAttribute("width", w); r.setAttribute("height", hh);
-      }
-    }
-    img.addEventListener("load", layoutHits);
-    new ResizeObserver(layoutHits).observe(img);
-    layoutHits();
-    const frame = h("div", {class: "photo"}, img, svg);
-    const scroller = h("div", {class: "photo-scroll"}, frame);
-    const zoom = h("button", {type: "button", class: "zoom"});
-    function setZoom(on, centre) {
-      frame.classList.toggle("zoomed", on);
-      zoom.setAttribute("aria-pressed", String(on));
-      zoom.textContent = on ? "Zoom out" : "Zoom in to tap a card";
-      if (on && centre) requestAnimationFrame(() => {  /* the cards, not the empty felt, in view */
-        const all = image.piles.flatMap(p => p.cards.flatMap(c => c.boxes));
-        if (!all.length) return;
-        const cx = all.reduce((a, b) => a + (b[0] + b[2]) / 2, 0) / all.length / image.width;
-        const cy = all.reduce((a, b) => a + (b[1] + b[3]) / 2, 0) / all.length / image.height;
-        scroller.scrollLeft = cx * frame.clientWidth - scroller.clientWidth / 2;
-        scroller.scrollTop = cy * frame.clientHeight - scroller.clientHeight / 2;
-      });
-    }
-    zoom.addEventListener("click", () => { st.zoomed = !st.zoomed; st.scroll = null; setZoom(st.zoomed, true); });
-    scroller.addEventListener("scroll", () => { if (st.zoomed) st.scroll = [scroller.scrollLeft, scroller.scrollTop]; });
-    setZoom(st.zoomed, false);
-    if (st.zoomed) requestAnimationFrame(() => {
-      if (st.scroll) [scroller.scrollLeft, scroller.scrollTop] = st.scroll; else setZoom(true, true);
-    });
-    return h("div", {}, scroller, zoom);
+  function photoFor(k, notes) {  /* the photo at a glance (glance.js): labelled boxes, outlined piles, note pins */
+    st.views[k] = st.views[k] || {};
+    return glance.photoView({image: st.reading.images[k], src: original.photos[k], alt: `photo ${k + 1}: ${st.reading.images[k].image}`,
+                             notes, view: st.views[k], onCard: editCard, onNote: openNote});
+  }
+  function openNote(nt) {
+    flash(nt.pile.id, true);
+    openSheet(`Note ${nt.n}`, h("div", {}, h("p", {}, nt.text), h("p", {class: "muted"}, "Tap a card to correct it:"),
+      h("div", {class: "chips"}, nt.pile.cards.map(c => h("button", {type: "button", class: "chip" + (isRed(c.code) ? " red" : ""),
+        onclick: () => editCard(nt.pile, c)}, cardShort(c.code)))),
+      h("div", {class: "row"}, h("button", {type: "button", onclick: closeSheet}, "Close"))));
   }
 
   function allPiles() { return st.reading.images.flatMap(im => im.piles); }
@@ -798,9 +767,9 @@ async function checkView(gid, rid, roundNo) {
       }}, "Add"), h("button", {type: "button", onclick: closeSheet}, "Cancel"))));
   }
 
-  function flash(pileId) {
+  function flash(pileId, stay) {
     const el = document.getElementById(`pile-${pileId}`);
-    if (el) { el.classList.remove("flash"); void el.offsetWidth; el.classList.add("flash"); el.scrollIntoView({block: "center"}); }
+    if (el) { el.classList.remove("flash"); void el.offsetWidth; el.classList.add("flash"); if (!stay) el.scrollIntoView({block: "center"}); }
     for (const r of document.querySelectorAll(`rect[data-card^="${pileId}."]`)) {
       r.classList.add("flash"); setTimeout(() => r.classList.remove("flash"), 1600);
     }
@@ -814,9 +783,9 @@ async function checkView(gid, rid, roundNo) {
     return h("section", {class: `panel pile ${bookClass}`, id: `pile-${p.id}`, "aria-label": `${p.team}: ${p.label}`},
       h("h3", {}, h("span", {}, p.label), h("span", {class: "muted"}, p.kind === "squared_book" ? "top card seen" :
         `${p.cards.length} card${p.cards.length === 1 ? "" : "s"}`)),
-      h("p", {class: "verdict"}, p.verdict),
-      p.problems.map(pr => h("p", {class: "problem"}, pr)),
-      p.notes.map(n => h("p", {class: "muted"}, "? " + n)),
+      h("p", {class: "verdict"}, cardsInText(p.verdict)),
+      p.problems.map(pr => h("p", {class: "problem"}, cardsInText(pr))),
+      p.notes.map(n => h("p", {class: "muted"}, "? " + cardsInText(n))),
       h("div", {class: "chips"}, p.cards.map(c => h("button", {type: "button",
         class: "chip" + (isRed(c.code) ? " red" : "") + (c.confidence < 0.5 ? " low" : "") + (c.boxes.length ? "" : " typed"),
         "data-card": c.id, "aria-label": `${cardName(c.code)}: correct it`, onclick: () => editCard(p, c)}, cardShort(c.code)))),
@@ -835,21 +804,11 @@ async function checkView(gid, rid, roundNo) {
       h("div", {class: "muted"}, r.score.teams[t] ? "this round" : "nothing read"))),
       h("details", {class: "breakdown-box", open: st.breakdownOpen, ontoggle: (ev) => { st.breakdownOpen = ev.target.open; }},
         h("summary", {}, "Breakdown"), breakdownTable(r.score, g.teams)));
-    const pileNotes = allPiles().filter(p => p.notes.length);
-    const pileNoteText = new Set(pileNotes.flatMap(p => p.notes));
+    const pileNoteText = new Set(allPiles().flatMap(p => p.notes));
     const other = r.notes.filter(n => ![...pileNoteText].some(t => n.endsWith(t)));
-    const problems = r.score.problems.filter(p => p.severity === "illegal");
-    notesBox.replaceChildren(pileNotes.length || other.length || problems.length ? h("section", {class: "panel notes", "aria-label": "check these"},
-      h("h2", {}, "Check these"),
-      h("ul", {},
-        problems.map(pr => {
-          const pile = allPiles().find(p => pr.where === p.where || pr.where.startsWith(p.where + "[") || pr.where.startsWith(p.where + "."));
-          return h("li", {class: "problem"}, problemText(pr) + " ", pile ? h("button", {type: "button", onclick: () => flash(pile.id)}, "Show") : null);
-        }),
-        other.map(n => h("li", {}, n)),
-        pileNotes.map(p => h("li", {}, `${p.team}: ${p.label} ${p.cards.map(c => cardShort(c.code)).join(" ")}: ${p.notes.join("; ")} `,
-          h("button", {type: "button", onclick: () => flash(p.id)}, "Show"))))) : h("p", {class: "muted"}, "The camera is sure of every card: check them anyway."));
-    photosBox.replaceChildren(...r.images.map((_, k) => photoFor(k)));
+    const notes = glance.numberedNotes(r, allPiles(), problemText);  /* numbered as their pins on the photo */
+    notesBox.replaceChildren(glance.notesPanel(notes, other, openNote));
+    photosBox.replaceChildren(...r.images.map((_, k) => photoFor(k, notes)));
     const byTeam = {};
     for (const p of allPiles()) (byTeam[p.team] = byTeam[p.team] || []).push(p);
     pilesBox.replaceChildren(...g.teams.filter(t => byTeam[t] || true).map(t => h("div", {},
@@ -924,8 +883,8 @@ async function checkView(gid, rid, roundNo) {
   show(
     h("h1", {}, `Check round ${st.round}`),
     h("p", {class: "muted"}, "Tap a card on the photo or below to change it, move it or delete it."),
-    noticeBox, scoreBox, notesBox,
-    h("div", {class: "check-layout"}, photosBox, h("div", {}, pilesBox)),
+    noticeBox, scoreBox,
+    h("div", {class: "check-layout"}, h("div", {class: "photos-col"}, photosBox, notesBox), h("div", {}, pilesBox)),
     h("label", {for: "check-went-out"}, "Who went out?"), wentOut,
     h("p", {}, h("a", {class: "button", href: `#/game/${gid}`, onclick: async (ev) => {
       ev.preventDefault();

@@ -1,0 +1,289 @@
+/* The check view's photo, checked at a glance on a phone: the photo is the main surface, opened on its cards
+ * (pinch or the + and − buttons zoom, a finger pans once zoomed); every card's box carries its code (10♥) in type
+ * at least LABEL_PX CSS pixels tall wherever it fits beside its box without hiding another (the others show theirs
+ * when tapped, or once zoomed in enough), each pile is outlined in its kind's colour, and each note is a numbered
+ * pin on its pile. Tapping a box opens the card's picker, tapping a pin the note. An ES module, loaded by app.js
+ * (import()); it builds its own elements with app.js's helpers (h, cardName, cardShort, cardsInText) and calls
+ * back into the check view. */
+
+const SVG = "http://www.w3.org/2000/svg";
+export const LABEL_PX = 13;  /* the labels' type, CSS px, at any zoom */
+const PIN_PX = 13;  /* a pin's radius, CSS px */
+const MAX_ZOOM = 8;
+const KIND_CLASS = {meld: "meld", squared_book: "squared", red_threes: "threes", left: "left", loose: "loose"};
+const LEGEND = {meld: "#2e8b45", book: "#b25ad0", squared: "#d88a10", threes: "#d02a3a", left: "#d9a400", loose: "#8a8a8a"};
+
+function s(tag, attrs) {
+  const el = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs || {})) el.setAttribute(k, v);
+  return el;
+}
+
+/** A card code as the page writes it everywhere (app.js's cardShort): 10♥, Q♠, Jkr. */
+export function cardLabel(code) { return cardShort(code); }
+
+/** The notes of a reading numbered as their pins: the rules' illegal problems and the piles' notes, each with its
+ *  pile (or none). ``r``: the reading (GET /v1/photos/{id}); ``problemText`` words a problem. */
+export function numberedNotes(r, piles, problemText) {
+  const out = [];
+  for (const pr of r.score.problems.filter(p => p.severity === "illegal")) {
+    const pile = piles.find(p => pr.where === p.where || pr.where.startsWith(p.where + "[") || pr.where.startsWith(p.where + "."));
+    out.push({n: out.length + 1, pile, text: cardsInText(problemText(pr)), problem: true});
+  }
+  for (const p of piles.filter(p => p.notes.length)) {
+    out.push({n: out.length + 1, pile: p, text: cardsInText(`${p.team}: ${p.label} ${p.cards.map(c => cardLabel(c.code)).join(" ")}: ${p.notes.join("; ")}`), problem: false});
+  }
+  return out;
+}
+
+/** The numbered list under the photo (``notes`` of numberedNotes, ``other``: notes of no pile, in words);
+ *  ``onNote(note)`` for a note's button. */
+export function notesPanel(notes, other, onNote) {
+  if (!notes.length && !other.length) return h("p", {class: "muted"}, "The camera is sure of every card: check the labels on the photo anyway.");
+  return h("section", {class: "panel notes", "aria-label": "check these"},
+    h("h2", {}, "Check these"),
+    h("ol", {class: "note-list"},
+      notes.map(nt => h("li", {class: nt.problem ? "problem" : "", value: String(nt.n), "data-note": String(nt.n)},
+        nt.text + " ", nt.pile ? h("button", {type: "button", class: "pin-button", onclick: () => onNote(nt)}, `Show ${nt.n}`) : null)),
+      other.map(t => h("li", {class: "plain"}, cardsInText(t)))));
+}
+
+/** The photo ``k`` of a reading: ``image`` (its piles, width and height), ``src``, ``alt``; ``notes`` numbered;
+ *  ``view`` (an object kept by the check view across its renders: the zoom and pan); ``onCard(pile, card)``,
+ *  ``onNote(note)``. */
+export function photoView({image, src, alt, notes, view, onCard, onNote}) {
+  const frame = h("div", {class: "glance-frame"});
+  const inner = h("div", {class: "glance-inner"});
+  const img = h("img", {src, alt, draggable: "false"});
+  const svg = s("svg", {viewBox: `0 0 ${image.width} ${image.height}`, role: "group",
+                        "aria-label": "the cards read, each labelled: tap one to correct it"});
+  const outlines = s("g", {class: "outlines"}), pads = s("g", {class: "pads"}), boxes = s("g", {class: "boxes"});
+  const labels = s("g", {class: "labels", "aria-hidden": "true"}), pins = s("g", {class: "pins"});
+  svg.append(outlines, pads, boxes, labels, pins);
+  inner.append(img, svg);
+  frame.append(inner);
+
+  const cards = [];  /* {pile, card, box, rect, pad} */
+  const all = [];
+  for (const pile of image.piles) {
+    const kind = pile.kind === "meld" && pile.label.includes("book") ? "book" : (KIND_CLASS[pile.kind] || "loose");
+    const own = pile.cards.flatMap(c => c.boxes);
+    if (own.length) {
+      const o = s("rect", {class: `outline ${kind}`, "data-pile": pile.id});
+      o.dataset.box = JSON.stringify([Math.min(...own.map(b => b[0])), Math.min(...own.map(b => b[1])),
+                                      Math.max(...own.map(b => b[2])), Math.max(...own.map(b => b[3]))]);
+      o.append(s("title", {}));
+      o.firstChild.textContent = `${pile.team}: ${pile.label}`;
+      outlines.append(o);
+    }
+    for (const card of pile.cards) {
+      for (const b of card.boxes) {
+        const [x1, y1, x2, y2] = b;
+        const name = cardName(card.code);
+        const rect = s("rect", {class: "hit" + (card.confidence < 0.5 ? " low" : ""), tabindex: "0", role: "button",
+                                "data-card": card.id, "data-code": card.code, x: x1, y: y1, width: x2 - x1, height: y2 - y1,
+                                "aria-label": `${name}, ${pile.label}: correct it`});
+        const pad = s("rect", {class: "pad", "data-pad": card.id, "aria-hidden": "true"});
+        const open = () => onCard(pile, card);
+        for (const el of [rect, pad]) el.addEventListener("click", (ev) => { if (!moved) open(); ev.stopPropagation(); });
+        rect.addEventListener("keydown", (ev) => { if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); open(); } });
+        rect.append(s("title", {}));
+        rect.firstChild.textContent = name;
+        pads.append(pad); boxes.append(rect);
+        const entry = {pile, card, box: b, rect, pad};
+        cards.push(entry); all.push(b);
+      }
+    }
+  }
+  const pinned = notes.filter(nt => nt.pile && nt.pile.cards.some(c => c.boxes.length) && image.piles.includes(nt.pile));
+
+  /* -- the view: scale z (CSS px per image px) and the image's offset (x, y) in the frame ------------------------ */
+  const st = view;
+  let W = 0, H = 0;
+  function bounds() {  /* the cards' box with half a card around: what the view opens on */
+    if (!all.length) return [0, 0, image.width, image.height];
+    const ch = Math.max(...all.map(b => b[3] - b[1]));
+    return [Math.max(0, Math.min(...all.map(b => b[0])) - ch), Math.max(0, Math.min(...all.map(b => b[1])) - ch),
+            Math.min(image.width, Math.max(...all.map(b => b[2])) + ch), Math.min(image.height, Math.max(...all.map(b => b[3])) + ch)];
+  }
+  function fitZoom() { const [x1, y1, x2, y2] = bounds(); return Math.min(W / (x2 - x1), H / (y2 - y1)); }
+  function minZoom() { return Math.min(W / image.width, H / image.height); }
+  function fit() {
+    const [x1, y1, x2, y2] = bounds();
+    st.z = fitZoom();
+    st.x = W / 2 - (x1 + x2) / 2 * st.z; st.y = H / 2 - (y1 + y2) / 2 * st.z;
+    st.fitted = true;
+  }
+  function clamp() {
+    st.z = Math.min(Math.max(st.z, minZoom()), Math.max(MAX_ZOOM * fitZoom(), minZoom()));
+    const iw = image.width * st.z, ih = image.height * st.z;
+    st.x = iw <= W ? (W - iw) / 2 : Math.min(0, Math.max(W - iw, st.x));
+    st.y = ih <= H ? (H - ih) / 2 : Math.min(0, Math.max(H - ih, st.y));
+  }
+  function apply() {
+    clamp();
+    inner.style.width = `${image.width}px`; inner.style.height = `${image.height}px`;
+    inner.style.transform = `translate(${st.x}px, ${st.y}px) scale(${st.z})`;
+    frame.dataset.zoom = String(st.z);
+    frame.classList.toggle("zoomed", st.z > fitZoom() * 1.05);
+    layoutMarks();
+  }
+  function zoomAt(factor, cx, cy) {
+    const z = st.z;
+    st.z = z * factor;
+    clamp();
+    const k = st.z / z;
+    st.x = cx - (cx - st.x) * k; st.y = cy - (cy - st.y) * k;
+    st.fitted = false;
+    apply();
+  }
+
+  /* -- marks that keep their size on screen: pads (44 CSS px to a finger), labels, pins, outlines' margin -------- */
+  function layoutMarks() {
+    const u = 1 / st.z;  /* image px per CSS px */
+    const min = 44 * u;
+    for (const c of cards) {
+      const [x1, y1, x2, y2] = c.box;
+      const w = Math.max(x2 - x1, min), hh = Math.max(y2 - y1, min);
+      c.pad.setAttribute("x", (x1 + x2) / 2 - w / 2); c.pad.setAttribute("y", (y1 + y2) / 2 - hh / 2);
+      c.pad.setAttribute("width", w); c.pad.setAttribute("height", hh);
+    }
+    for (const o of outlines.children) {
+      const [x1, y1, x2, y2] = JSON.parse(o.dataset.box);
+      const m = 4 * u;
+      o.setAttribute("x", x1 - m); o.setAttribute("y", y1 - m); o.setAttribute("width", x2 - x1 + 2 * m); o.setAttribute("height", y2 - y1 + 2 * m);
+      o.setAttribute("rx", 6 * u);
+    }
+    placeLabels(u);
+    placePins(u);
+  }
+
+  function labelNode(c, x, y, w, hh, fs, shown) {
+    const g = s("g", {class: "label" + (isRedCode(c.card.code) ? " red" : "") + (shown ? "" : " tapped"), "data-label": c.card.id});
+    g.append(s("rect", {x, y, width: w, height: hh, rx: hh * 0.25}));
+    const t = s("text", {x: x + w / 2, y: y + hh * 0.78, "font-size": fs, "text-anchor": "middle"});
+    t.textContent = cardLabel(c.card.code);
+    g.append(t);
+    return g;
+  }
+
+  let tapped = null;  /* the card whose label shows because it was tapped */
+  function placeLabels(u) {
+    labels.replaceChildren();
+    const fs = LABEL_PX * u, hh = fs * 1.3;
+    const placed = [];  /* label rectangles, image px */
+    const hit = cards.map(c => c.box);
+    const overlaps = (a, b) => a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3];
+    let shown = 0;
+    const order = cards.slice().sort((a, b) => a.box[1] - b.box[1] || a.box[0] - b.box[0]);
+    for (const c of order) {
+      const text = cardLabel(c.card.code);
+      const w = fs * (0.62 * [...text].length + 0.5);
+      const [x1, y1, x2, y2] = c.box;
+      const spots = [[x1, y1 - hh - u], [x1, y2 + u], [x2 + u, y1], [x1 - w - u, y1], [x1, y1]];
+      let spot = null;
+      for (const [x, y] of spots) {
+        const r = [x, y, x + w, y + hh];
+        if (x < 0 || y < 0 || x + w > image.width || y + hh > image.height) continue;
+        if (placed.some(p => overlaps(p, r))) continue;
+        if (hit.some(b => b !== c.box && overlaps(b, r))) continue;
+        spot = r; break;
+      }
+      c.rect.classList.toggle("unlabelled", !spot);
+      if (spot) { placed.push(spot); labels.append(labelNode(c, spot[0], spot[1], w, hh, fs, true)); shown += 1; }
+    }
+    if (tapped && !cards.find(c => c === tapped).rect.classList.contains("unlabelled")) tapped = null;
+    if (tapped) {
+      const [x1, y1] = tapped.box;
+      const text = cardLabel(tapped.card.code), w = fs * (0.62 * [...text].length + 0.5);
+      labels.append(labelNode(tapped, Math.max(0, x1), Math.max(0, y1 - hh - u), w, hh, fs, false));
+    }
+    frame.dataset.labelled = `${shown}/${cards.length}`;
+  }
+
+  function placePins(u) {
+    pins.replaceChildren();
+    const r = PIN_PX * u;
+    for (const nt of pinned) {
+      const own = nt.pile.cards.flatMap(c => c.boxes);
+      const cx = Math.min(image.width - r, Math.max(...own.map(b => b[2])) + r * 0.6);
+      const cy = Math.max(r, Math.min(...own.map(b => b[1])) - r * 0.6);
+      const g = s("g", {class: "pin" + (nt.problem ? " problem" : ""), tabindex: "0", role: "button", "data-pin": String(nt.n),
+                        "aria-label": `note ${nt.n}: ${nt.text}`});
+      g.append(s("circle", {cx, cy, r}));
+      const t = s("text", {x: cx, y: cy + r * 0.38, "font-size": r * 1.1, "text-anchor": "middle"});
+      t.textContent = String(nt.n);
+      g.append(t);
+      g.addEventListener("click", (ev) => { ev.stopPropagation(); if (!moved) onNote(nt); });
+      g.addEventListener("keydown", (ev) => { if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); onNote(nt); } });
+      pins.append(g);
+    }
+  }
+
+  /* -- fingers: pinch zooms about its middle, one finger pans once zoomed in; a tap stays a tap -------------------- */
+  const down = new Map();
+  let moved = false, start = null;
+  frame.addEventListener("pointerdown", (ev) => {
+    down.set(ev.pointerId, [ev.clientX, ev.clientY]);
+    if (down.size === 1) { moved = false; start = [ev.clientX, ev.clientY]; }
+  });
+  frame.addEventListener("pointermove", (ev) => {
+    if (!down.has(ev.pointerId)) return;
+    const before = [...down.values()];
+    down.set(ev.pointerId, [ev.clientX, ev.clientY]);
+    const after = [...down.values()];
+    const box = frame.getBoundingClientRect();
+    if (after.length >= 2) {
+      const d0 = Math.hypot(before[0][0] - before[1][0], before[0][1] - before[1][1]);
+      const d1 = Math.hypot(after[0][0] - after[1][0], after[0][1] - after[1][1]);
+      const mx = (after[0][0] + after[1][0]) / 2 - box.left, my = (after[0][1] + after[1][1]) / 2 - box.top;
+      if (d0 > 0) zoomAt(d1 / d0, mx, my);
+      moved = true;
+    } else if (frame.classList.contains("zoomed") || st.z > fitZoom() * 1.01) {
+      const dx = ev.clientX - before[0][0], dy = ev.clientY - before[0][1];
+      if (moved || Math.hypot(ev.clientX - start[0], ev.clientY - start[1]) > 8) {
+        moved = true; st.x += dx; st.y += dy; st.fitted = false; apply();
+      }
+    }
+  });
+  const up = (ev) => { down.delete(ev.pointerId); };
+  frame.addEventListener("pointerup", up);
+  frame.addEventListener("pointercancel", up);
+  frame.addEventListener("wheel", (ev) => {  /* a mouse or trackpad on a computer */
+    if (!ev.ctrlKey && !ev.metaKey) return;
+    ev.preventDefault();
+    const box = frame.getBoundingClientRect();
+    zoomAt(Math.exp(-ev.deltaY / 300), ev.clientX - box.left, ev.clientY - box.top);
+  }, {passive: false});
+  for (const c of cards) {  /* a box with no room for its label shows it when tapped (the picker opens too) */
+    c.rect.addEventListener("pointerup", () => { if (!moved && c.rect.classList.contains("unlabelled")) { tapped = c; placeLabels(1 / st.z); } });
+  }
+
+  /* -- the buttons: zoom in, out, back to the cards -------------------------------------------------------------- */
+  const centre = () => [W / 2, H / 2];
+  const zin = h("button", {type: "button", class: "zoom-in", "aria-label": "zoom in", onclick: () => zoomAt(1.6, ...centre())}, "+");
+  const zout = h("button", {type: "button", class: "zoom-out", "aria-label": "zoom out", onclick: () => zoomAt(1 / 1.6, ...centre())}, "−");
+  const zfit = h("button", {type: "button", class: "zoom-fit", onclick: () => { fit(); apply(); }}, "All cards");
+  const tools = h("div", {class: "glance-tools"}, zout, zin, zfit,
+    h("span", {class: "muted"}, "Pinch to zoom; tap a card or a pin."));
+  const kinds = [...new Set(image.piles.map(p => p.kind === "meld" && p.label.includes("book") ? "book" : (KIND_CLASS[p.kind] || "loose")))];
+  const legend = h("div", {class: "legend", "aria-hidden": "true"}, kinds.map(k => h("span", {class: `outline ${k}`,
+    style: `border-color: ${LEGEND[k]}`}, {meld: "meld", book: "book", squared: "squared book", threes: "red threes", left: "left in hand", loose: "loose"}[k])));
+
+  function size() {
+    const w = frame.clientWidth;
+    if (!w) return;
+    const [x1, y1, x2, y2] = bounds();
+    const tall = Math.min(window.innerHeight * 0.62, Math.max(w * 0.6, w * (y2 - y1) / (x2 - x1)));
+    frame.style.height = `${Math.round(tall)}px`;
+    const first = !W;
+    W = w; H = frame.clientHeight;
+    if (first && st.z === undefined || st.fitted) fit();
+    apply();
+  }
+  new ResizeObserver(size).observe(frame);
+  requestAnimationFrame(size);
+  return h("div", {class: "glance"}, frame, legend, tools);
+}
+
+function isRedCode(code) { const su = code.slice(-1); return su === "H" || su === "D" || code === "RJ"; }

@@ -1,0 +1,45 @@
+/* The live picture's card labels: the codes of the stable reading (GET /v1/live "cards": each code and its box
+ * as fractions of the picture) written over the server's picture as page text, 10♥, at least LABEL_PX CSS px at
+ * any width (the picture itself carries boxes and outlines, no codes). A label goes above its box, else below,
+ * right or left, where it hides no other label; one with no room is left out (the check view names every card).
+ * An ES module, loaded by app.js (import()). */
+import {cardLabel} from "/static/glance.js";
+
+export const LABEL_PX = 15;
+const LEGEND = [["meld", "rgb(75,180,60)"], ["book", "rgb(170,60,180)"], ["squared book", "rgb(0,130,200)"],
+                ["red threes", "rgb(220,40,40)"]];
+
+/** A holder for the live picture ``img`` with its labels over it, the legend of its outlines' colours, and
+ *  update(cards) that writes the labels: {node, legend, update}. */
+export function labelLayer(img) {
+  const layer = h("div", {class: "live-labels", "aria-hidden": "true"});
+  const legend = h("div", {class: "legend", "aria-hidden": "true"}, LEGEND.map(([name, colour]) =>
+    h("span", {style: `border-color: ${colour}`}, name)));  /* the outlines' colours (vision/annotate.py) */
+  const frame = h("div", {class: "live-frame"}, img, layer);
+  let last = [];
+  function update(cards) {
+    last = cards || [];
+    const W = img.clientWidth, H = img.clientHeight;
+    layer.replaceChildren();
+    if (!W || !H || !img.naturalWidth) { frame.dataset.labelled = `0/${last.length}`; return; }
+    const hh = LABEL_PX * 1.35, placed = [];
+    const overlaps = (a, b) => a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3];
+    const order = last.slice().sort((a, b) => a.box[1] - b.box[1] || a.box[0] - b.box[0]);
+    for (const c of order) {
+      const text = cardLabel(c.code);
+      const w = LABEL_PX * (0.62 * [...text].length + 0.6);
+      const [x1, y1, x2, y2] = [c.box[0] * W, c.box[1] * H, c.box[2] * W, c.box[3] * H];
+      const spot = [[x1, y1 - hh - 1], [x1, y2 + 1], [x2 + 1, y1], [x1 - w - 1, y1]]
+        .map(([x, y]) => [x, y, x + w, y + hh])
+        .find(r => r[0] >= 0 && r[1] >= 0 && r[2] <= W && r[3] <= H && !placed.some(p => overlaps(p, r)));
+      if (!spot) continue;
+      placed.push(spot);
+      layer.append(h("span", {class: "live-label" + (/[HD]$/.test(c.code) || c.code === "RJ" ? " red" : "") + (c.sure ? "" : " unsure"),
+        style: `left: ${spot[0]}px; top: ${spot[1]}px; font-size: ${LABEL_PX}px`}, text));
+    }
+    frame.dataset.labelled = `${placed.length}/${last.length}`;
+  }
+  img.addEventListener("load", () => update(last), {once: true});
+  new ResizeObserver(() => update(last)).observe(img);
+  return {node: frame, legend, update};
+}

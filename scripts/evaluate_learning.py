@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""The learning curve of deck profiles (``vision.decks``) on real photos of decks the shipped models never saw.
+
+    python scripts/evaluate_learning.py                         # both decks_dev decks, k = 5 10 20 (30 black)
+    python scripts/evaluate_learning.py --decks webcam_white --k 5 20 --json fig.json
+
+For each deck of ``../shared/realdata/decks_dev`` (photos sorted by file name) and each k, a profile is learned
+from the first k photos' true index boxes and codes (what a family's corrected photos give) and the other photos
+are read, as the issue's protocol says. Printed per deck and k: the time to learn, the profile's check figures,
+and on the photos not learned from, with the stock models and with the profile: per-photo card-set precision and
+recall at the reading floor (``--conf``, default the pipeline's 0.35) against ``cardsets.csv``, and the share of the
+true index boxes read right by rank and colour (what the score needs). The detector's passes are cached across
+profiles (a profile reading its photos as negatives looks at other pixels, so it is cached apart).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+
+from datasets import realdata  # noqa: E402
+from vision.classes import rank_colour  # noqa: E402
+from vision.config import DEFAULT  # noqa: E402
+from vision.decks import Example, ExamplesError, ProfileRefusedError, learn  # noqa: E402
+from vision.detections import Detections  # noqa: E402
+from vision.detector import CardDetector, load_photo  # noqa: E402
+from vision.pipeline import detect as detect_boxes, read_indices  # noqa: E402
+from vision.reader import IndexReader, reading  # noqa: E402
+
+DECKS = {"webcam_white": (5, 10, 20), "blackgold": (5, 10, 20, 30)}
+
+
+class CachedDetector:
+    """``detector`` remembering its answers by (pixels, size, floor): the pyramid's passes of one photo are the
+    same whatever heads read the boxes."""
+
+    def __init__(self, detector: CardDetector):
+        self.detector, self.memo = detector, {}
+
+    def __call__(self, image: np.ndarray, imgsz: int | None = None, conf: float | None = None) -> Detections:
+        key = (hashlib.md5(np.ascontiguousarray(image).data).hexdigest(), image.shape, imgsz, conf)
+        if key not in self.memo:
+            self.memo[key] = self.detector(image, imgsz, conf)
+        return self.memo[key]
+
+    def __getattr__(self, name: str):
+        return getattr(self.detector, name)
+
+
+def truth(photo: realdata.Photo) -> Detections:
+    """The photo's true corner-index boxes (``BACK`` dropped)."""
+    import cv2
+
+    rows = realdata.phone_corners_labels(photo, realdata.phone_corners_classes())
+    h, w = cv2.imread(str(photo.path)).shape[:2]
+    return Detections.from_yolo(rows, w, h)
+
+
+def read_sets(photos, detector, reader, conf: float) -> list[dict[str, float]]:
+    """Each photo's cards read at the floor ``conf`` (the runtime path: pyramid, reader, fans), with the highest
+    confidence each was read at."""
+    config = DEFAULT.replace(**{"reading.min_conf": conf})
+    out = []
+    for photo in photos:
+        found = detect_boxes(load_photo(photo.path), detector, reader, config)
+        read, _ = read_indices(found, not getattr(detector, "names_cards", False), config)
+        best: dict[str, float] = {}
+        for code, c in zip(read.codes, read.confidence):
+            best[code] = max(best.get(code, 0.0), float(c))
+        out.append(best)
+    return out
+
+
+def set_pr(read: list[dict[str, float]], photos, conf: float) -> tuple[float, float]:
+    """Micro precision and recall of the card sets read at ``conf`` or more against the photos' true sets."""
+    got = [{c for c, p in r.items() if p >= conf} for r in read]
+    tp = sum(len(g & p.cards) for g, p in zip(got, photos))
+    return tp / max(1, sum(len(g) for g in got)), tp / max(1, sum(len(p.cards) for p in photos))
+
+
+def true_box_recall(photos, boxes, reader, negative: bool) -> float:
+    """Share of the photos' true index boxes read right by rank and colour (each photo's negative when
+    ``negative``)."""
+    right = total = 0
+    for photo, dets in zip(photos, boxes):
+        if not len(dets):
+            continue
+        image = load_photo(photo.path)
+        codes, _ = reading(*reader.probabilities(255 - image if negative else image, dets.xyxy))
+        for got, true in zip(codes, dets.codes):
+            total += 1
+            right += got is not None and rank_colour(got) == rank_colour(true)
+    return right / max(1, total)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--decks", nargs="+", default=list(DECKS), choices=list(DECKS))
+    ap.add_argument("--k", type=int, nargs="+", help="photos to learn from (default: 5 10 20, and 30 for blackgold)")
+    ap.add_argument("--conf", type=float, nargs=2, default=[DEFAULT.reading.min_conf, 0.5],
+                    help="card sets at these two floors (default the pipeline's 0.35, and 0.50)")
+    ap.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                    help="a keyword of vision.decks.learn (e.g. layers=0), to measure one lever alone; found=true: "
+                         "check on the boxes the detector finds in the example photos (learn_found=true: learn on "
+                         "them too)")
+    ap.add_argument("--window", type=float, help="an experiment: crop each index this many times its box's longer side "
+                    "(vision.reader.WINDOW, 1.25), stock and learned alike")
+    ap.add_argument("--json", type=Path, help="write the figures here")
+    args = ap.parse_args(argv)
+    options = {}
+    for text in args.option:
+        name, _, value = text.partition("=")
+        options[name] = json.loads(value)
+    try:
+        realdata.decks_dev(args.decks[0])
+    except FileNotFoundError:
+        print(f"error: no decks_dev under {realdata.REALDATA} (set HANDFOOT_REALDATA)")
+        return 1
+    if args.window:
+        import vision.reader
+
+        vision.reader.WINDOW = args.window
+    detector, reader = CachedDetector(CardDetector()), IndexReader()
+    figures: dict = {"conf": args.conf, "options": options, "threads": os.environ.get("OMP_NUM_THREADS")}
+    for deck in args.decks:
+        photos = realdata.decks_dev(deck)
+        boxes = [truth(p) for p in photos]
+        stock_sets = read_sets(photos, detector, reader, min(args.conf))
+        lo, hi = args.conf
+        figures[deck] = {}
+        print(f"{deck}: {len(photos)} photos, {sum(len(b) for b in boxes)} true indices, "
+              f"{sum(len(p.cards) for p in photos)} cards")
+        print(f"  {'k':>3} {'learn s':>7} {'check':>11}  card sets P / R at {lo:.2f}: stock -> learned;  at "
+              f"{hi:.2f}: stock -> learned;  rank+colour R on true boxes: stock -> learned")
+        for k in args.k or DECKS[deck]:
+            rest, rest_boxes = photos[k:], boxes[k:]
+            (p0, r0), (q0, s0) = set_pr(stock_sets[k:], rest, lo), set_pr(stock_sets[k:], rest, hi)
+            t0 = true_box_recall(rest, rest_boxes, reader, False)
+            row = {"photos_read": len(rest), "stock": {"precision": p0, "recall": r0, "precision_hi": q0,
+                                                       "recall_hi": s0, "true_boxes": t0}}
+            examples = [Example(p.path, b.xyxy, tuple(b.codes)) for p, b in zip(photos[:k], boxes[:k]) if len(b)]
+            start = time.perf_counter()
+            try:
+                found = {"detector": detector} if options.get("found", False) else {}  # the check on its boxes
+                profile = learn(examples, reader, f"{deck}_k{k}", **{**found, **{o: v for o, v in options.items()
+                                                                                if o != "found"}})
+            except (ProfileRefusedError, ExamplesError) as exc:
+                print(f"  {k:>3} refused: {exc}; stock sets {p0:.3f} / {r0:.3f}, {q0:.3f} / {s0:.3f}, true boxes "
+                      f"{t0:.3f}")
+                row["refused"] = str(exc)
+                figures[deck][f"k{k}"] = row
+                continue
+            seconds = time.perf_counter() - start
+            det, rdr = profile.models(detector, reader)
+            got = read_sets(rest, det, rdr, min(args.conf))
+            (p1, r1), (q1, s1) = set_pr(got, rest, lo), set_pr(got, rest, hi)
+            t1 = true_box_recall(rest, rest_boxes, rdr, profile.negative)
+            check = f"{profile.check.get('stock', 0):.2f}->{profile.check.get('profile', 0):.2f}"
+            print(f"  {k:>3} {seconds:>7.1f} {check:>11}  {p0:.3f} / {r0:.3f} -> {p1:.3f} / {r1:.3f};  "
+                  f"{q0:.3f} / {s0:.3f} -> {q1:.3f} / {s1:.3f};  {t0:.3f} -> {t1:.3f}"
+                  f"{'  (negative)' if profile.negative else ''}"
+                  f"{f'  window {profile.window}' if profile.window else ''}")
+            row.update({"seconds": seconds, "check": profile.check, "negative": profile.negative,
+                        "window": profile.window,
+                        "learned": {"precision": p1, "recall": r1, "precision_hi": q1, "recall_hi": s1,
+                                    "true_boxes": t1}})
+            figures[deck][f"k{k}"] = row
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,165 @@
+"""The phone as the table camera, end to end: a real ``handfoot serve`` (127.0.0.1, a temporary ledger, the shipped
+models) and headless Chromium whose camera is a fake one playing a generated round (``datasets.round_video``,
+turned into the Motion JPEG file Chromium's fake camera plays at 30 frames a second, the last stage held so the
+video does not start over before the round is ended). The live view is started from the page with this phone's
+camera; its frames go over the WebSocket; the round's true total is reached; End of round, check, save.
+
+Screenshots at 390 x 844 go to ``$HANDFOOT_SCREENSHOTS`` (default: the test's temporary folder).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("SE_OFFLINE", "true")
+pytest.importorskip("selenium")
+pytest.importorskip("cv2")
+from selenium import webdriver  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
+
+from test_page_e2e import CHROMEDRIVER, CHROMIUM, ROOT, console_errors, shots_dir, text_of, viewport, \
+    wait_for_server  # noqa: E402
+
+#: the round's true total for the team in view (datasets.round_video.ROUND; tests/test_page_e2e.py reads it too)
+TRUE_TOTAL = "710"
+
+
+def fake_camera_file(video: Path, out: Path, hold_seconds: float = 25.0) -> Path:
+    """``video``'s frames as the ``.mjpeg`` Chromium's fake camera plays (JPEGs one after another, 30 a second):
+    each frame repeated to keep the video's own speed, the last one held ``hold_seconds``."""
+    import cv2
+
+    cap = cv2.VideoCapture(str(video))
+    fps = cap.get(cv2.CAP_PROP_FPS) or 10.0
+    repeat = max(1, round(30 / fps))
+    last = b""
+    with open(out, "wb") as f:
+        while True:
+            ok, frame = cap.read()
+            if not ok:
+                break
+            last = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 80])[1].tobytes()
+            f.write(last * repeat)
+        f.write(last * round(30 * hold_seconds))
+    cap.release()
+    return out
+
+
+def start_server(tmp_path: Path, extra: list[str] = ()):
+    """``handfoot serve`` in a process of its own on a free port of 127.0.0.1: (process, port, log path)."""
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    log = tmp_path / f"serve-{port}.log"
+    proc = subprocess.Popen([sys.executable, "-m", "handfoot", "serve", "--port", str(port), "--db",
+                             str(tmp_path / "data" / "h.db"), *extra], cwd=ROOT, stdout=open(log, "wb"),
+                            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                            env={**os.environ, "HANDFOOT_BACKEND": "onnxruntime"})
+    return proc, port, log
+
+
+@pytest.fixture()
+def camera_file(tmp_path, anglo_deck):
+    from datasets.round_video import round_video
+
+    video = tmp_path / "round.avi"
+    round_video(video, [anglo_deck], size=(1280, 720), fps=10)
+    return fake_camera_file(video, tmp_path / "round.mjpeg")
+
+
+def chromium(tmp_path: Path, camera: Path, extra: tuple[str, ...] = ()):
+    """Headless Chromium at 390 x 844 whose camera plays ``camera`` (asked for it, it is given at once)."""
+    if not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
+        pytest.skip("Chromium and ChromeDriver are not installed (Debian: apt-get install chromium chromium-driver)")
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic",
+                "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                f"--user-data-dir={tmp_path / 'chromium'}", "--window-size=390,844", "--force-device-scale-factor=1",
+                "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream",
+                f"--use-file-for-fake-video-capture={camera}", "--autoplay-policy=no-user-gesture-required", *extra):
+        options.add_argument(arg)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(options=options, service=webdriver.ChromeService(executable_path=CHROMEDRIVER))
+
+
+def new_game(url: str) -> str:
+    import httpx
+
+    r = httpx.post(url + "/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}, verify=False)
+    assert r.status_code == 201, r.text
+    return r.json()["id"]
+
+
+def test_a_round_watched_through_the_phones_camera(tmp_path, camera_file):
+    proc, port, log = start_server(tmp_path)
+    url = f"http://127.0.0.1:{port}"
+    d = chromium(tmp_path, camera_file)
+    try:
+        wait_for_server(proc, url, log)
+        game = new_game(url)
+        shots = shots_dir(tmp_path)
+        wait = WebDriverWait(d, 120)
+        viewport(d, 390, 844)
+        d.get(f"{url}/#/live/{game}")
+        source = wait.until(lambda d: d.find_elements(By.ID, "live-source")).pop()
+        assert source.get_attribute("value") == "browser"  # a secure page (this computer): the phone's camera first
+        Select(d.find_element(By.ID, "live-split")).select_by_value("")  # the camera sees the side of Us only
+        d.save_screenshot(str(shots / "page_live_start_390.png"))
+        d.find_element(By.ID, "start-live").click()
+
+        wait.until(lambda d: d.find_elements(By.ID, "live-picture"))
+        assert "This phone is the camera" in (text_of(d, "#camera-note") or "")
+        assert d.execute_script("return import('/static/camera.js').then(m => m.awake())") is True  # screen kept on
+        wait.until(lambda d: d.execute_script("return document.getElementById('live-picture').naturalWidth") > 0)
+        wait.until(lambda d: "book of Ks complete" in (text_of(d, "#live-events") or ""))
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, ".live-label"))
+        labels = d.execute_script("""return [...document.querySelectorAll('.live-label')].map(e =>
+            [e.textContent, parseFloat(getComputedStyle(e).fontSize), e.getBoundingClientRect().height])""")
+        assert len(labels) >= 5 and all(px >= 14 for _, px, _ in labels), labels  # readable at phone width
+        assert all(re.fullmatch(r"(10|[2-9AJQK])[♠♥♦♣]|Jkr", t) for t, _, _ in labels), labels
+        d.save_screenshot(str(shots / "page_live_phone_390.png"))
+        wait.until(lambda d: "red three laid" in (text_of(d, "#live-events") or ""))
+        wait.until(lambda d: text_of(d, "[data-total='Us']") == TRUE_TOTAL)
+        state = d.execute_script("return fetch('/v1/live').then(r => r.json())")
+        assert state["source"] == "browser" and state["reads"] >= 4
+
+        # another phone follows the score (a second page: it does not send, it may take over)
+        camera_tab = d.current_window_handle
+        d.switch_to.new_window("tab")
+        d.get(f"{url}/#/live")
+        wait.until(lambda d: "Another phone is the camera" in (text_of(d, "#camera-note") or ""))
+        wait.until(lambda d: text_of(d, "[data-total='Us']") == TRUE_TOTAL)
+        assert d.find_elements(By.ID, "camera-use")
+        d.close()
+        d.switch_to.window(camera_tab)
+
+        d.find_element(By.ID, "end-round").click()
+        wait.until(lambda d: "/check/" in d.current_url)
+        wait.until(lambda d: text_of(d, "[data-round-total='Us']") == TRUE_TOTAL)
+        d.find_element(By.ID, "save-round").click()
+        wait.until(lambda d: d.current_url.endswith(f"#/game/{game}"))
+        wait.until(lambda d: text_of(d, "[data-total='Us']") == TRUE_TOTAL)
+
+        # stop watching from the live view: the phone's camera stops sending
+        d.find_element(By.ID, "watch-live").click()
+        wait.until(lambda d: d.find_elements(By.ID, "stop-live")).pop().click()
+        wait.until(lambda d: d.find_element(By.ID, "sheet").is_displayed())
+        d.find_element(By.ID, "confirm-yes").click()
+        wait.until(lambda d: d.find_elements(By.ID, "live-source"))
+        wait.until(lambda d: d.execute_script("return import('/static/camera.js').then(m => m.sending())") is False)
+        assert d.execute_script("return import('/static/camera.js').then(m => m.awake())") is False  # let go
+        assert console_errors(d) == []
+    finally:
+        d.quit()
+        proc.kill()
+        proc.wait(10)

@@ -1,0 +1,49 @@
+"""A deck's example photos as the detector boxes them: what a deck profile learns to read (``vision.decks``).
+
+Photos labelled by hand box an index their own way; the detector boxes it its own (on the ``decks_dev`` webcam
+photos the detector's box overlaps the labelled one by IoU 0.52 at the median), and the reader reads the detector's
+box at run time. :func:`with_found_boxes` adds to each example the boxes the detector finds in its photo: a found
+box on a known index takes that index's code, and a sure box on no known index is taught as "no index" (this
+deck's pips, art or card backs the detector takes for indices), so the profile learns to reject them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: a found box takes the code of the known index it overlaps by this IoU or more (the best one)
+MATCH = 0.3
+#: a found box overlapping no known index by this IoU or more, and at least this sure, is taught as "no index"
+APART, NONE_CONF = 0.05, 0.3
+#: the code an example gives a box that holds no index
+NONE = "none"
+
+
+def with_found_boxes(examples: list, detector, reader, negative: bool = False,
+                     progress=None, only: bool = False) -> list:
+    """``examples`` (``vision.decks.Example``) each with the boxes ``detector`` finds in its photo (over the
+    pyramid, ``vision.pipeline.detect``; in the photo's negative when ``negative``) added: coded as the known index
+    they overlap (:data:`MATCH`), or :data:`NONE` (:data:`APART`, :data:`NONE_CONF`); the other found boxes are
+    left out. ``only``: each example's found boxes alone, those on a known index (what a profile's check reads, as
+    the reader will see them). ``progress(done, total)`` is told after each photo."""
+    from .decks import Example
+    from .detections import box_iou
+    from .detector import NegativeDetector, load_photo
+    from .pipeline import detect
+
+    det = NegativeDetector(detector) if negative and not isinstance(detector, NegativeDetector) else detector
+    out = []
+    for k, ex in enumerate(examples):
+        found = detect(load_photo(ex.image), det, reader)
+        boxes, codes = ([], []) if only else ([ex.boxes], list(ex.codes))
+        if len(found):
+            iou = box_iou(found.xyxy, ex.boxes) if len(ex.boxes) else np.zeros((len(found), 0))
+            best = iou.max(1) if iou.shape[1] else np.zeros(len(found))
+            match = best >= MATCH
+            none = (best < APART) & (found.confidence >= NONE_CONF) & (not only)
+            boxes.append(found.xyxy[match | none].astype(np.float32))
+            codes += [ex.codes[int(iou[j].argmax())] if match[j] else NONE for j in np.flatnonzero(match | none)]
+        out.append(Example(ex.image, np.concatenate(boxes) if boxes else np.zeros((0, 4), np.float32), tuple(codes)))
+        if progress:
+            progress(k + 1, len(examples))
+    return out

@@ -1,0 +1,236 @@
+"""A fan's second count, from the image: every card of a fan shows an edge and a strip.
+
+The indices give a fan's first count (stages 1-3a). Each card laid on a fan covers the one before but for a strip,
+and its edge crosses the fan as a line, one step after the last (seed 000 "Melding"). :func:`strip_edges` reads
+the photo along the fan: a band beside the fan's line of indices, on the side of the cards' faces (the top card's
+far corner says which; else the side whose edges line up better with the indices read), across which each card's
+edge is a step in brightness that spans the band, unlike the pips and art printed on a face, which span part of it.
+The edge profile is the median over the band's rows of the brightness gradient along the fan. Each card read lies
+a fixed offset after its edge (the offset that lines the read cards up best with the profile's peaks); a card's
+edge is *seen* where the profile there reaches ``strip_seen`` of the read cards' median edge strength.
+
+:func:`check_strips` reconciles the two counts of each meld of ``strip_min_cards`` or more read cards (measured
+from its bottom card: the end away from the card seen whole; with none, the way whose edges are stronger):
+
+* a gap of one step between two cards needs no card; two read cards two steps apart with an edge seen between
+  them hold a card whose index was not read (stage 3a, :mod:`vision.fan_gaps`, counts such a card only in a
+  regular fan);
+* one step before the bottom card, an edge seen before a strip about as bright as the fan's own strips
+  (``strip_bright``) is a card whose index is covered or missed;
+* where the edges show more cards than the indices, the pile says so; where the band before the bottom card
+  shows neither the table's colours (:func:`table_colours`) nor a card's brightness, the fan's end lies under
+  something (:func:`end_covered`) and the pile says cards may be hidden there.
+
+The notes point at the pile; the count is not changed (the rules' book size is never forced). Thresholds:
+:class:`vision.config.FanGaps` (``strip_*``).
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from .config import DEFAULT, VisionConfig
+from .instances import CardInstance
+from .piles import Pile, PileKind, anchor_points
+
+
+def _band(gray: np.ndarray, origin: np.ndarray, u: np.ndarray, v: np.ndarray, t: tuple[float, float],
+          s: tuple[float, float]) -> np.ndarray:
+    """(len s, len t) float32 samples of ``gray`` at ``origin + t u + s v`` on a 1 px grid (``t`` along the fan,
+    ``s`` across it; ranges in px)."""
+    tt, ss = np.meshgrid(np.arange(t[0], t[1], 1.0), np.arange(s[0], s[1], 1.0))
+    mx = (origin[0] + tt * u[0] + ss * v[0]).astype(np.float32)
+    my = (origin[1] + tt * u[1] + ss * v[1]).astype(np.float32)
+    return cv2.remap(gray, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def strip_edges(gray: np.ndarray, cards: list[CardInstance], *, config: VisionConfig = DEFAULT) -> dict | None:
+    """The edge profile along a fan in a (H, W) float32 grey image, its ``cards`` ordered from the bottom card
+    (laid first) to the top one; None for a fan too short.
+
+    Each card's edge lies before its index, from the bottom card towards the top one. Returns a dict:
+    ``positions`` (n,) each card's place along the fan (px from the first card's anchor index), ``step`` the fan's
+    median step (px), ``offset`` the card edge's place relative to its index (px along the fan, negative),
+    ``strength`` the read cards' median edge strength, ``edge(p)`` the profile's peak within a quarter step of the
+    edge of a card placed at ``p``, ``bright(p0, p1)`` the band's median brightness between two places less that of
+    the fan's own strips (a strip of a card looks like them; the table does not).
+    """
+    fg = config.fan_gaps
+    read = [k for k, c in enumerate(cards) if c.detections]
+    if len(read) < fg.strip_min_cards:
+        return None
+    pts = anchor_points(list(cards))
+    d = pts[-1] - pts[0]
+    length = float(np.linalg.norm(d))
+    if length <= 0:
+        return None
+    u = d / length
+    pos = (pts - pts[0]) @ u
+    steps = np.diff(pos[read])
+    step = float(np.median(steps[steps > 0])) if (steps > 0).any() else 0.0
+    if step <= 0:
+        return None
+    size = float(np.median([c.size for c in cards]))
+    height = float(np.median([c.card_height for c in cards]))
+    sides = (1.0, -1.0)
+    if cards[-1].fully_visible:  # the top card's far corner: the side of the cards' faces
+        diagonal = cards[-1].centers[1] - cards[-1].centers[0]
+        sides = (1.0 if float(diagonal @ np.array([-u[1], u[0]])) >= 0 else -1.0,)
+    lo, hi = -(fg.strip_before + 1) * step, length + step
+    best = None
+    for side in sides:
+        v = side * np.array([-u[1], u[0]])
+        band = _band(gray, pts[0], u, v, (lo, hi), (0.5 * size, fg.strip_across * height))
+        if band.shape[0] < 3 or band.shape[1] < 5:
+            return None
+        smooth = cv2.GaussianBlur(band, (0, 0), 1.0)
+        profile = np.median(np.abs(np.gradient(smooth, axis=1)), axis=0)  # (len t,)
+        brightness = np.median(band, axis=0)
+
+        def peak(p, profile=profile):
+            a, b = int(round(p - lo - step / 4)), int(round(p - lo + step / 4)) + 1
+            a, b = max(a, 0), min(b, len(profile))
+            return float(profile[a:b].max()) if b > a else 0.0
+
+        # the edge's offset before its index: the one whose peaks, over the read cards, are strongest
+        offsets = np.arange(-1.5 * size, 0.0, 1.0)
+        at = np.clip(np.round(pos[read][None, :] + offsets[:, None] - lo).astype(int), 0, len(profile) - 1)
+        o = float(offsets[int(np.argmax(np.median(profile[at], axis=1)))])
+        strength = float(np.median([peak(pos[k] + o) for k in read]))
+        if best is None or strength > best[0]:
+            best = (strength, o, brightness, peak, v)
+    strength, o, brightness, peak, v = best
+
+    def median_between(p0: float, p1: float) -> float:
+        a, b = int(round(p0 - lo)), int(round(p1 - lo))
+        a, b = max(a, 0), min(max(b, a + 1), len(brightness))
+        return float(np.median(brightness[a:b]))
+
+    strips = median_between(pos[0] + o, pos[-1] + o)  # the fan's own strips, edge of the first to the last's
+
+    return {"positions": pos, "step": step, "offset": o, "strength": strength, "origin": pts[0], "u": u, "v": v,
+            "across": (0.5 * size, fg.strip_across * height),
+            "edge": lambda p: peak(p + o), "bright": lambda p0, p1: median_between(p0, p1) - strips,
+            "strips": strips}
+
+
+def _bottom_first(pile: Pile, gray: np.ndarray, config: VisionConfig) -> dict | None:
+    """:func:`strip_edges` of ``pile`` read from its bottom card: the end away from its card seen whole; with
+    none, the way whose read cards' edges are stronger."""
+    cards = list(pile.cards)
+    whole = [k for k, c in enumerate(cards) if c.fully_visible]
+    ways = [cards[::-1]] if whole and whole[-1] < len(cards) / 2 else [cards] if whole else [cards, cards[::-1]]
+    found = [f for f in (strip_edges(gray, w, config=config) for w in ways) if f is not None]
+    return max(found, key=lambda f: f["strength"]) if found else None
+
+
+def strip_count(gray: np.ndarray, pile: Pile, *, config: VisionConfig = DEFAULT,
+                found: dict | None = None) -> tuple[int, list[str]] | None:
+    """A meld's second count from its edges (module docstring): (cards the edges show, where they differ from the
+    indices' count, in words); None when the fan is too short or its edges too faint to count by. ``found``: its
+    :func:`strip_edges` read from its bottom card, when already measured."""
+    fg = config.fan_gaps
+    found = _bottom_first(pile, gray, config) if found is None else found
+    if found is None or found["strength"] < fg.strip_min_strength:
+        return None
+    pos, step, edge, seen = found["positions"], found["step"], found["edge"], fg.strip_seen * found["strength"]
+    count, where = len(pile.cards), []
+    # read cards a gap of two steps apart (and no gap card between): an unread card's edge
+    for k in range(len(pos) - 1):
+        gap = pos[k + 1] - pos[k]
+        if 1.7 * step <= gap <= 2.35 * step and edge(pos[k] + gap / 2) >= seen:
+            count += 1
+            where.append("one in a gap of two steps")
+    # before the bottom card: a strip of a card whose index is covered
+    for k in range(1, fg.strip_before + 1):
+        q = pos[0] - k * step
+        a, b = q + found["offset"], q + step + found["offset"]  # the strip beyond, edge to edge
+        if edge(q) < seen or abs(found["bright"](a, b)) > fg.strip_bright:
+            break
+        count += 1
+        where.append("one before the bottom card")
+    return count, where
+
+
+def table_colours(image: np.ndarray, piles: list[Pile]) -> tuple[np.ndarray, np.ndarray] | None:
+    """The table's colours in a (H, W, 3) BGR photo: the 2nd and 98th percentiles of the blue and green shares
+    (:func:`_chroma`) of the pixels farther than a card's height from every index of ``piles`` ((2,) each); None
+    when too little table shows."""
+    h, w = image.shape[:2]
+    every = max(1, w // 320)  # measured on every every-th pixel
+    sub = image[::every, ::every]
+    near = np.zeros(sub.shape[:2], np.uint8)
+    for pile in piles:
+        for card in pile.cards:
+            for cx, cy in card.centers:
+                cv2.circle(near, (int(cx / every), int(cy / every)), int(card.card_height / every) + 1, 1, -1)
+    pixels = sub[near == 0]
+    if len(pixels) < 200:
+        return None
+    chroma = _chroma(pixels)
+    return np.percentile(chroma, 2, axis=0), np.percentile(chroma, 98, axis=0)
+
+
+def _chroma(pixels: np.ndarray) -> np.ndarray:
+    """(n, 2) the blue and green shares of (n, 3) BGR pixels: their colour whatever the light (a shadow on the
+    table keeps the table's)."""
+    pixels = pixels.astype(np.float32)
+    return pixels[:, :2] / (pixels.sum(axis=1, keepdims=True) + 1.0)
+
+
+def end_covered(image: np.ndarray, found: dict, colours: tuple[np.ndarray, np.ndarray], *,
+                config: VisionConfig = DEFAULT) -> bool:
+    """True when, in the (H, W, 3) BGR photo, the band beside a fan (:func:`strip_edges`' ``found``) before its
+    bottom card's edge (from ``strip_covered_steps`` steps to a quarter step before it) shows under
+    ``strip_table_share`` of pixels that have the table's ``colours`` (:func:`table_colours`) or a card's brightness
+    (within ``strip_bright`` grey levels of the fan's own strips: another pile lying there): the fan's end lies
+    under something, cards may be hidden there. A band that leaves the photo is not covered."""
+    fg = config.fan_gaps
+    step, o = found["step"], found["offset"]
+    edge = found["positions"][0] + o
+    tt, ss = np.meshgrid(np.arange(edge - fg.strip_covered_steps * step, edge - step / 4, 1.0),
+                         np.arange(*found["across"], 1.0))
+    x = found["origin"][0] + tt * found["u"][0] + ss * found["v"][0]
+    y = found["origin"][1] + tt * found["u"][1] + ss * found["v"][1]
+    h, w = image.shape[:2]
+    if not x.size or x.min() < 0 or y.min() < 0 or x.max() >= w or y.max() >= h:
+        return False
+    pixels = image[y.astype(int), x.astype(int)].reshape(-1, 3)
+    lo, hi = colours
+    chroma = _chroma(pixels)
+    table = ((chroma >= lo) & (chroma <= hi)).all(axis=1)
+    grey = pixels.astype(np.float32) @ np.array([0.114, 0.587, 0.299], np.float32)  # BGR to grey, as cv2 does
+    card = np.abs(grey - found["strips"]) <= fg.strip_bright  # as bright as the fan's strips: a card there
+    return float((table | card).mean()) < fg.strip_table_share
+
+
+def check_strips(piles: list[Pile], image: np.ndarray | None, *, config: VisionConfig = DEFAULT) -> list[Pile]:
+    """``piles`` with a note on each meld whose edges show more cards than its indices (:func:`strip_count`), or
+    whose bottom end lies under something that is neither table nor a card's strip (:func:`end_covered`);
+    unchanged without an image."""
+    if image is None:
+        return list(piles)
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32) if image.ndim == 3 else image.astype(np.float32)
+    colours = table_colours(image, piles) if image.ndim == 3 and config.fan_gaps.strip_covered_steps > 0 else None
+    out = []
+    for pile in piles:
+        found = _bottom_first(pile, gray, config) if pile.kind is PileKind.MELD else None
+        got = strip_count(gray, pile, config=config, found=found) if found is not None else None
+        if got and got[0] != len(pile.cards):
+            out.append(Pile(pile.kind, pile.cards, pile.notes + (
+                f"{STRIP_NOTE} {got[0]} cards, its indices {len(pile.cards)} "
+                f"({'; '.join(got[1])}): count its cards",)))
+            continue
+        if found is not None and colours is not None and end_covered(image, found, colours, config=config):
+            out.append(Pile(pile.kind, pile.cards, pile.notes + (
+                f"{COVERED_NOTE}: cards may be hidden there; count its cards",)))
+        else:
+            out.append(pile)
+    return out
+
+
+#: how the note of a fan whose edges show more cards than its indices begins
+STRIP_NOTE = "the card edges along this fan show"
+#: how the note of a fan whose bottom end lies under something begins
+COVERED_NOTE = "the fan's bottom end lies under something that is neither table nor card"

@@ -294,9 +294,10 @@ class Guard:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
         origin = headers.get("origin")
         same_site = origin is None or origin.partition("://")[2].rstrip("/").lower() == headers.get("host", "").lower()
-        if not (self._authorised(scope)[0] and same_site):
+        named = safety.host_allowed(headers.get("host"), self.settings.host, self.settings.hosts)
+        if not (self._authorised(scope)[0] and same_site and named):
             log.warning("WebSocket %s refused: %s", scope.get("path"),
-                        "another site's page" if not same_site else "no access token")
+                        "another site's page" if not (same_site and named) else "no access token")
             await send({"type": "websocket.close", "code": 1008})
             return
         await self.app(scope, receive, send)

@@ -1,6 +1,6 @@
 """The application layer: scoring a layout, and reading and scoring photos (every check on the request, the models).
 
-The command line (``handfoot.cli``) and the web service (``handfoot.api``) are thin over these functions; each
+The command line (``handfoot.cli``) and the web service (``handfoot.routes``) are thin over these functions; each
 returns a typed result of :mod:`handfoot.results` and raises a :class:`scorer.HandFootError` (one line, naming
 what was wrong) for anything a user can cause. Every check on the request comes before the slow photo work.
 
@@ -84,8 +84,7 @@ def score_layout(layout: TableLayout, rules: str | None = None, house_rules: dic
     resolved = rules_of(rules or layout.rules, {**layout.house_rules, **dict(house_rules or {})})
     result = score_round(layout, resolved, lenient=lenient)
     out = LayoutScore(layout=layout.to_dict(), score=RoundScoreOut.model_validate(result.to_dict()))
-    out._round = result
-    return out
+    return out.with_round(result)
 
 
 # -- photos: the request ----------------------------------------------------------------------------------------
@@ -427,8 +426,7 @@ def photo_score(readings: list, names: list[str], req: PhotoRequest, rules: Rule
                                  "size": 0.0} for j, code in enumerate(packet)]})
     result = rescore(images, {}, req.rules, dict(req.house_rules), req.round or 1, req.went_out, notes, rules)
     result = result.model_copy(update={"left": left})
-    result._readings = readings
-    return result
+    return result.with_readings(readings)
 
 
 def keep_reading(ledger, reading_id: str, result: PhotoScore, files: list[dict[str, str]]) -> None:
@@ -446,7 +444,7 @@ def annotated_image(result: PhotoScore, k: int) -> "np.ndarray":
     """Photo ``k`` of ``result`` (read in this process) with its boxes, pile outlines labelled by
     :attr:`PileOut.label`, and the team totals drawn on it: (H, W, 3) uint8 BGR."""
     pipeline = _vision()
-    photo = result._readings[k]
+    photo = result.reading(k)
     image = result.images[k]
     by_id = {p.id: p.label for p in image.piles}
     labels, n = {}, 0

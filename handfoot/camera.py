@@ -1,5 +1,5 @@
 """A browser's camera as the live view's frame source: a phone's page sends one JPEG a frame over the WebSocket
-``/v1/live/camera`` (:mod:`handfoot.api_live`), and the :class:`handfoot.live.LiveSession` takes them as it takes
+``/v1/live/camera`` (:mod:`handfoot.routes.live`), and the :class:`handfoot.live.LiveSession` takes them as it takes
 a webcam's frames (the latest only; a reading under way drops the frames that come meanwhile, never queues them).
 
 A frame is checked before it is decoded: at most :data:`MAX_FRAME_BYTES`, a JPEG by its header, at most

@@ -14,8 +14,9 @@ from typing import Any, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from scorer import HandFootError
+from scorer import HandFootError, get_rules
 from scorer.game import Game
+from scorer.layout import TableLayout
 from scorer.scoring import score_round
 
 from .app import layout_of
@@ -264,7 +265,7 @@ def round_layout(ledger: Ledger, record: GameRecord, n: int, body: dict[str, Any
             req = RoundIn.model_validate(body)
             ops = TypeAdapter(list[Correction]).validate_python(req.corrections)
         except ValidationError as exc:
-            raise InvalidLayoutError(_first_error(exc)) from None
+            raise InvalidLayoutError(first_error(exc)) from None
         reading = load_reading(ledger.reading(req.photo_reading).result)
         corrected = correct_reading(reading, ops, round_no=n, went_out=req.went_out, rules=record.rules,
                                     house_rules=record.house_rules)
@@ -289,7 +290,7 @@ def round_layout(ledger: Ledger, record: GameRecord, n: int, body: dict[str, Any
     return layout.to_dict() | {"round": n}, reading_id, corrections
 
 
-def _first_error(exc) -> str:
+def first_error(exc) -> str:
     err = exc.errors()[0]
     loc = ".".join(str(p) for p in err["loc"]) or "body"
     return f"{loc}: {err['msg']}"
@@ -375,3 +376,17 @@ def corrections_of(stored: list[Any]) -> list[Any]:
 
     return TypeAdapter(list[Correction]).validate_python(stored)
 
+
+
+def score_game(paths: list[str], rules: str | None, house_rules: dict[str, Any], lenient: bool = False) -> Any:
+    """A game (``scorer.game.Game``) of the layout files ``paths`` in order, under ``rules`` (default the first
+    layout's preset) with the first layout's house rules and then ``house_rules``. Raises HandFootError naming the
+    file of a round that breaks the rules (unless ``lenient``) or cannot be read."""
+    layouts = [TableLayout.from_file(p) for p in paths]
+    game = Game(get_rules(rules or layouts[0].rules, **{**layouts[0].house_rules, **house_rules}))
+    for path, layout in zip(paths, layouts):
+        try:
+            game.add_round(score_round(layout, game.rules, lenient=lenient))
+        except HandFootError as exc:
+            raise HandFootError(f"{path}: {exc}") from None
+    return game

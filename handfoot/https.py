@@ -53,7 +53,7 @@ class Certificate:
 def local_hosts(host: str = "0.0.0.0") -> list[str]:
     """The names and addresses a phone may open this computer by: ``localhost``, 127.0.0.1, the host name (and
     ``NAME.local``), and this computer's network addresses (all of them for ``0.0.0.0``, else ``host``)."""
-    from .cli import _addresses
+    from .startup import addresses
 
     names = ["localhost", "127.0.0.1"]
     name = socket.gethostname()
@@ -62,7 +62,7 @@ def local_hosts(host: str = "0.0.0.0") -> list[str]:
     if host not in ("0.0.0.0", "::", ""):
         names.append(host)
     else:
-        names += [u.split("://", 1)[1].rsplit(":", 1)[0].strip("[]") for u in _addresses(host, 0) if "<" not in u]
+        names += [u.split("://", 1)[1].rsplit(":", 1)[0].strip("[]") for u in addresses(host, 0) if "<" not in u]
     return list(dict.fromkeys(names))
 
 

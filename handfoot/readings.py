@@ -120,8 +120,7 @@ def rescore(images: list[dict[str, Any]], left: dict[str, list[list[str]]], rule
                   for im in out_images for p in im.piles if p.notes]
     out = PhotoScore(images=out_images, layout=doc, left=left, notes=[*notes, *pile_notes], photo_notes=notes,
                      score=RoundScoreOut.model_validate(result.to_dict()))
-    out._round = result
-    return out
+    return out.with_round(result)
 
 
 def _verdict(pile: dict[str, Any], image_kind: str, book, rules: Rules) -> str:

@@ -148,6 +148,17 @@ class LayoutScore(_Out):
     layout: dict[str, Any]
     score: RoundScoreOut
     _round: Any = PrivateAttr(default=None)  #: the scorer's RoundScore, for the command line's text report
+    def with_round(self, round_score: Any):
+        """This result keeping the scorer's ``RoundScore`` it was made from (for :meth:`text_report`); returns it."""
+        self._round = round_score
+        return self
+
+    def text_report(self) -> str:
+        """The round's score as the scorer's text report (``RoundScore.format_text``), for a result scored in this
+        process (else ValueError)."""
+        if self._round is None:
+            raise ValueError("this result was not scored in this process: it has no text report")
+        return self._round.format_text()
 
 
 class PhotoScore(_Out):
@@ -170,6 +181,29 @@ class PhotoScore(_Out):
     score: RoundScoreOut
     _round: Any = PrivateAttr(default=None)  #: the scorer's RoundScore, for the command line's text report
     _readings: Any = PrivateAttr(default=None)  #: the pipeline's PhotoReadings, for annotating the photos
+
+    def with_round(self, round_score: Any):
+        """This result keeping the scorer's ``RoundScore`` it was made from (for :meth:`text_report`); returns it."""
+        self._round = round_score
+        return self
+
+    def text_report(self) -> str:
+        """The round's score as the scorer's text report (``RoundScore.format_text``), for a result scored in this
+        process (else ValueError)."""
+        if self._round is None:
+            raise ValueError("this result was not scored in this process: it has no text report")
+        return self._round.format_text()
+
+    def with_readings(self, readings: Any):
+        """This result keeping the pipeline's ``PhotoReading`` of each image (for :meth:`reading`); returns it."""
+        self._readings = readings
+        return self
+
+    def reading(self, k: int) -> Any:
+        """The pipeline's ``PhotoReading`` of image ``k``, for a result read in this process (else ValueError)."""
+        if self._readings is None:
+            raise ValueError("this result was not read in this process: it has no photo readings")
+        return self._readings[k]
 
 
 class Lesson(BaseModel):

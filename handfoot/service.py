@@ -1,7 +1,7 @@
 """The web service's plumbing: typed settings, the guard in front of every request (access token, body size and
 JSON depth), bounded photo jobs, error bodies, and :func:`create_app`.
 
-Routes live in :mod:`handfoot.api` and stay thin over the application layer (:mod:`handfoot.app`,
+Routes live in :mod:`handfoot.routes` and stay thin over the application layer (:mod:`handfoot.app`,
 :mod:`handfoot.games`). Every error a client can cause is a 4xx JSON body ``{"error": "one line", ...}``; an
 unexpected exception is answered ``500 {"error": "internal error ..."}``, never with its text, and logged in
 one line (its traceback goes to the ``handfoot.trace`` logger: a file beside the ledger under ``handfoot serve``).
@@ -440,7 +440,7 @@ def scrub(message: str, settings: Settings) -> str:
 
 
 def _install_errors(app: FastAPI) -> None:
-    from . import api
+    from .routes.deps import DECK_NAME
 
     settings: Settings = app.state.settings
 
@@ -490,7 +490,7 @@ def _install_errors(app: FastAPI) -> None:
         pattern = (first.get("ctx") or {}).get("pattern", "")
         if first.get("type") == "json_invalid":  # the body is not JSON: say so, and where (loc is its offset)
             message = f"the request body is not valid JSON (at character {first.get('loc', ('', '?'))[-1]})"
-        elif first.get("type") == "string_pattern_mismatch" and pattern == api.DECK_NAME:
+        elif first.get("type") == "string_pattern_mismatch" and pattern == DECK_NAME:
             message = (f"deck name {str(first.get('input'))[:60]!r}: use letters, digits, - and _ (at most 40, "
                        "starting with a letter or digit)")
         else:
@@ -566,7 +566,10 @@ def create_app(settings: Settings | None = None, models: Any = None, load_models
     Raises (at start-up):
         LedgerError: a database file that cannot be used; HandFootError: models that cannot be loaded.
     """
-    from . import api, api_live, pwa, sync, teaching
+    from . import pwa, sync, teaching
+    from .learning import DeckLearning
+    from .routes import decks, games, live as live_routes, page, photos, rules
+    from .routes.deps import decks_dir
     from .ledger import Ledger
     from .watch import frames
 
@@ -577,7 +580,7 @@ def create_app(settings: Settings | None = None, models: Any = None, load_models
         app.state.ledger = Ledger.open(settings.db)
         app.state.changes.loop = asyncio.get_running_loop()
         app.state.ledger.listeners.append(app.state.changes.tell)
-        shutil.rmtree(api.decks_dir(settings) / ".uploads", ignore_errors=True)  # a stopped server's learning uploads
+        shutil.rmtree(decks_dir(settings) / ".uploads", ignore_errors=True)  # a stopped server's learning uploads
         app.state.models = models
         app.state.models_error = None
         if models is None and load_models:
@@ -605,22 +608,21 @@ def create_app(settings: Settings | None = None, models: Any = None, load_models
                               "Errors are JSON: `{\"error\": \"one line naming what was wrong\"}`.")
     app.state.settings = settings
     app.state.jobs = PhotoJobs(settings.max_jobs, settings.max_waiting, settings.retry_after)
-    app.state.deck_jobs = {}  #: deck-learning jobs by id (``/v1/decks``), the last 50
-    app.state.deck_tasks = set()  #: their running tasks (kept referenced until they end)
-    app.state.teacher = teaching.Teacher(api.decks_dir(settings), app.state.jobs)  #: games teaching their decks
+    app.state.learning = DeckLearning(decks_dir(settings), app.state.jobs)  #: deck-learning jobs (``/v1/decks``)
+    app.state.teacher = teaching.Teacher(decks_dir(settings), app.state.jobs)  #: games teaching their decks
     app.state.live = live  #: the table being watched (``/v1/live``), or None
     app.state.open_frames = frames  #: opens a camera's frames (``handfoot.watch.frames``; tests swap it)
     app.state.changes = sync.Changes()  #: each game's event streams (``/v1/games/{id}/events``)
     app.state.jobs.stopping = app.state.changes.stopping  #: one flag: the server is stopping
     _install_errors(app)
     _error_schemas(app)
-    app.include_router(api.router)
+    for routes in (rules, photos, decks, games):
+        app.include_router(routes.router)
     app.include_router(sync.router)
-    app.include_router(api_live.router)
-    app.include_router(api.root)
-    app.include_router(api_live.page)
+    app.include_router(live_routes.router)
+    app.include_router(page.router)
     app.include_router(pwa.router)
-    app.mount("/static", StaticFiles(directory=api.WEB), name="static")
+    app.mount("/static", StaticFiles(directory=page.WEB), name="static")
     app.add_middleware(sync.Idempotency)
     app.add_middleware(Guard, settings=settings)
     return app

@@ -13,7 +13,7 @@ pytest.importorskip("fastapi")
 pytest.importorskip("cv2")
 from fastapi.testclient import TestClient  # noqa: E402
 
-from handfoot.api import get_ledger  # noqa: E402
+from handfoot.routes.deps import get_ledger  # noqa: E402
 from handfoot.ledger import Ledger, LedgerError  # noqa: E402
 from handfoot.limits import Limits  # noqa: E402
 from handfoot.service import Settings, create_app  # noqa: E402

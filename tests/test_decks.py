@@ -187,7 +187,7 @@ def test_deck_learn_list_and_score_with_a_deck_on_the_command_line(photos, tmp_p
 
 def test_deck_commands_with_db_use_the_decks_a_server_on_that_ledger_reads(photos, tmp_path, monkeypatch, capsys):
     from handfoot import app
-    from handfoot.api import decks_dir
+    from handfoot.routes.deps import decks_dir
     from handfoot.service import Settings
 
     monkeypatch.setenv("HANDFOOT_DATA", str(tmp_path / "data"))

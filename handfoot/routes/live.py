@@ -11,18 +11,17 @@ import asyncio
 from typing import Any, Literal
 
 from fastapi import APIRouter, Depends, Request, WebSocket
-from fastapi.responses import RedirectResponse, Response, StreamingResponse
+from fastapi.responses import Response, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from . import app as application
-from . import games, live
-from .camera import FRAME_WIDTH, BrowserCamera, decode_frame
-from .api import ERRORS, decks_dir, get_ledger, get_models, get_settings
-from .errors import ConflictError, NotFoundError
-from .ledger import Ledger
+from .. import app as application
+from .. import games, live
+from ..camera import FRAME_WIDTH, BrowserCamera, decode_frame
+from ..errors import ConflictError, NotFoundError
+from ..ledger import Ledger
+from .deps import ERRORS, decks_dir, get_ledger, get_live, get_models, get_settings
 
 router = APIRouter(prefix="/v1/live")
-page = APIRouter()
 BOUNDARY = "handfoot-frame"
 
 
@@ -53,14 +52,6 @@ class LiveEnded(BaseModel):
     reading: str
     game: str
     check: str
-
-
-def get_live(request: Request) -> live.LiveSession:
-    """The running session. Raises NotFoundError (404) when nothing is watched."""
-    session = getattr(request.app.state, "live", None)
-    if session is None:
-        raise NotFoundError("nothing is being watched: start from the live page, or run handfoot watch --serve")
-    return session
 
 
 @router.get("", responses={401: ERRORS[401]})
@@ -181,7 +172,7 @@ async def live_camera(ws: WebSocket) -> None:
 
     from scorer import HandFootError
 
-    from .errors import TooLargeError
+    from ..errors import TooLargeError
 
     session = getattr(ws.app.state, "live", None)
     await ws.accept()
@@ -214,9 +205,3 @@ async def live_camera(ws: WebSocket) -> None:
             await ws.send_json({"frames": camera.received})
     except WebSocketDisconnect:
         return
-
-
-@page.get("/live", include_in_schema=False)
-def live_page() -> RedirectResponse:
-    """The live view is a view of the page."""
-    return RedirectResponse("/#/live", status_code=307)

@@ -1,0 +1,194 @@
+"""The command line's arguments (argparse): :func:`build_parser`. Each command's ``func`` names its handler in
+:data:`handfoot.cli.COMMANDS`."""
+
+from __future__ import annotations
+
+import argparse
+
+from scorer import PRESET_NAMES
+
+from .https import add_https_option  # the HTTPS of serve and watch --serve
+
+#: most deals `odds` simulates (about half a minute on two cores)
+MAX_DEALS = 1_000_000
+
+
+def port_number(text: str) -> int:
+    """An argparse type: a TCP port number, 1-65535."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 1-65535, not {port}")
+    return port
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="handfoot", description="Score Hand and Foot rounds.")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def add_rules(sp: argparse.ArgumentParser, default_hint: str = "pagat") -> None:
+        sp.add_argument("--rules", metavar="NAME", help=f"rule preset ({', '.join(PRESET_NAMES)}); "
+                                                        f"default: {default_hint}")
+        sp.add_argument("--set", action="append", metavar="FIELD=VALUE",
+                        help="override one rule field (house rule), e.g. --set go_out_clean_books=2")
+
+    sp = sub.add_parser("score", help="score a round from photos of the table, or from a layout JSON file")
+    sp.add_argument("inputs", nargs="+", metavar="PHOTO_OR_LAYOUT",
+                    help="photos (one per team: A, B, ...) or one layout JSON file (see docs/layout.md)")
+    add_rules(sp, "the layout's own 'rules', else pagat")
+    sp.add_argument("--round", type=int, help="round number (photos only; default 1)")
+    sp.add_argument("--went-out", metavar="TEAM", help="the team that went out (photos only)")
+    sp.add_argument("--teams", metavar="A,B", help="team of each photo, in order (default A, B, ...)")
+    sp.add_argument("--split", choices=["horizontal", "vertical"],
+                    help="one whole-table photo: horizontal = bottom half team A, top half B; "
+                         "vertical = left half A, right half B")
+    sp.add_argument("--left", action="append", metavar='TEAM:"CARDS"',
+                    help='cards still held by a team, e.g. --left A:"KH 7C 4S" (repeat per hand or foot)')
+    sp.add_argument("--hand", action="append", metavar="TEAM:PHOTO",
+                    help="a photo of one player's hand or foot fanned face up: its cards count only as cards left "
+                         "for TEAM, never as melds or books, e.g. --hand B:foot.jpg (repeat per hand or foot; adds "
+                         "to --left)")
+    sp.add_argument("--annotate", metavar="OUT", help="write the photo with what was read drawn on it "
+                                                      "(a .jpg file for one photo, or a folder for several, hand "
+                                                      "photos included)")
+    sp.add_argument("--conf", type=float, help="minimum confidence of a card's reading: P(rank) x P(colour) x "
+                                                "sqrt(detector confidence) (photos; default 0.35)")
+    sp.add_argument("--save-layout", metavar="LAYOUT.json",
+                    help="write the layout read from the photos, to correct by hand and score again")
+    sp.add_argument("--model", help="detector ONNX model (default: models/cards.onnx)")
+    sp.add_argument("--reader", help="index reader ONNX model (default: models/reader.onnx when present)")
+    sp.add_argument("--deck", help="read with this deck's profile (handfoot deck learn; handfoot deck list)")
+    sp.add_argument("--stacks", help="stack checker ONNX model: squared book or loose card "
+                                     "(default: models/stacks.onnx when present)")
+    sp.add_argument("--no-stacks", action="store_true",
+                    help="read every single card seen whole as a squared book's marker (no stack check)")
+    sp.add_argument("--json", action="store_true", help="print JSON")
+    sp.add_argument("--lenient", action="store_true",
+                    help="score a layout that breaks the rules, listing problems (photos always are)")
+    sp.set_defaults(func="score")
+
+    sp = sub.add_parser("rules", help="list rule presets, or one preset's values")
+    sp.add_argument("name", nargs="?", help="preset name")
+    sp.add_argument("--set", action="append", metavar="FIELD=VALUE", help="override one rule field")
+    sp.add_argument("--json", action="store_true", help="print the preset's values as JSON")
+    sp.set_defaults(func="rules")
+
+    sp = sub.add_parser("check-meld", help="explain whether melds are legal, and whether they open a round")
+    sp.add_argument("melds", nargs="+", help='one quoted meld per argument, e.g. "QH QS QD JK" "8S 8H 8D"')
+    sp.add_argument("--round", type=int, help="check the melds together as this round's opening")
+    sp.add_argument("--pickup", metavar="CARD", help="the top discard, when opening by taking the pile")
+    sp.add_argument("--strict", action="store_true", help="exit 1 when a meld or the opening is not legal")
+    add_rules(sp)
+    sp.add_argument("--json", action="store_true", help="print the verdicts as JSON")
+    sp.set_defaults(func="check_meld")
+
+    sp = sub.add_parser("opening", help="find the best opening meld a hand can make")
+    sp.add_argument("hand", nargs="+", help='the hand, e.g. "KH KS JK 9H 9S 9D 2C"')
+    sp.add_argument("--round", type=int, help="round number (checks its minimum)")
+    add_rules(sp)
+    sp.add_argument("--json", action="store_true", help="print the opening found as JSON")
+    sp.set_defaults(func="opening")
+
+    sp = sub.add_parser("odds", help="simulate deals: opening chances, wilds, red threes, bad up-cards")
+    sp.add_argument("--deals", type=int, default=100_000,
+                    help=f"how many deals to simulate (default 100,000; at most {MAX_DEALS:,})")
+    sp.add_argument("--seed", type=int, default=0, help="random seed: the same seed deals the same cards (default 0)")
+    add_rules(sp)
+    sp.add_argument("--json", action="store_true", help="print the figures as JSON")
+    sp.set_defaults(func="odds")
+
+    sp = sub.add_parser("detect", help="find card corner indices in photos with the shipped model")
+    sp.add_argument("images", nargs="+", help="image files or directories of images")
+    sp.add_argument("--json", action="store_true", help="one JSON object per image, one per line")
+    sp.add_argument("--imgsz", type=int, default=2560,
+                    help="largest detector pass, long side in pixels (at least 320; the passes are chosen from the "
+                         "indices' size, vision.config Pyramid)")
+    sp.add_argument("--conf", type=float, default=0.35, help="minimum confidence")
+    sp.add_argument("--model", help="detector ONNX model (default: models/cards.onnx)")
+    sp.add_argument("--reader", help="index reader ONNX model (default: models/reader.onnx when present)")
+    sp.add_argument("--deck", help="read with this deck's profile (handfoot deck learn; handfoot deck list)")
+    sp.set_defaults(func="detect")
+
+    sp = sub.add_parser("watch", help="score a round live from a camera above the table, or from a video of it",
+                        description="Read the table each time it changed and settled (nothing is read while a "
+                                    "hand moves over it) and print what changed: melds new and grown, books "
+                                    "complete and squared, red threes laid, with the round's totals.")
+    source = sp.add_mutually_exclusive_group(required=True)
+    source.add_argument("--video", help="a video file of the table")
+    source.add_argument("--camera", type=int, help="a camera index (0: the first camera)")
+    sp.add_argument("--rules", default="pagat", help="rule preset (default pagat)")
+    sp.add_argument("--round", type=int, default=1, help="round number (default 1)")
+    sp.add_argument("--split", choices=("horizontal", "vertical"), help="the camera sees both teams' sides")
+    sp.add_argument("--teams", help="team names: A,B")
+    sp.add_argument("--deck", help="read with this deck's profile (handfoot deck list)")
+    sp.add_argument("--json", action="store_true", help="one JSON object per event, one per line")
+    sp.add_argument("--headless", action="store_true",
+                    help="print the events only (the default without --serve or --window)")
+    sp.add_argument("--record", metavar="OUT.mp4", help="write the annotated picture to this video")
+    sp.add_argument("--window", action="store_true",
+                    help="show the annotated picture in a window (an OpenCV with a GUI; q closes it)")
+    sp.add_argument("--game", help="the game whose next round this is (its rules, round and teams); without "
+                                   "--serve the round is added to it at the end")
+    sp.add_argument("--serve", action="store_true",
+                    help="show the live view in the browser (handfoot serve with this table watched: open /live)")
+    sp.add_argument("--host", default="127.0.0.1", help="with --serve: address to listen on (default 127.0.0.1)")
+    sp.add_argument("--port", type=port_number, default=8000, help="with --serve: port (default 8000)")
+    sp.add_argument("--db", metavar="PATH", help="the game ledger (default ~/.local/share/handfoot/handfoot.db)")
+    sp.add_argument("--max-jobs", type=int, default=1, help=argparse.SUPPRESS)
+    add_https_option(sp)
+    sp.set_defaults(func="watch")
+
+    sp = sub.add_parser("deck", help="teach handfoot your own deck from photos whose cards you checked")
+    deck = sp.add_subparsers(dest="deck_command", required=True, metavar="{learn,list,remove}")
+    dp = deck.add_parser("learn", help="learn a deck profile from examples: JSON lines as `handfoot detect --json` "
+                                       "prints them, each card code checked (and missed boxes added)",
+                         description="Learn a deck profile from examples: one JSON object a line, "
+                                     '{"image": PATH, "detections": [{"card": "KH", "box": [x1, y1, x2, y2]}, ...]}, '
+                                     "as `handfoot detect --json` prints them, each code checked by hand. The "
+                                     "index reader's last layers are fitted to the examples (ONNX Runtime and "
+                                     "NumPy, no PyTorch); a deck printed light on dark paper is read as its "
+                                     "negative; every fourth photo (every 2nd or 3rd for close-ups) checks the "
+                                     "profile, and a profile that reads those worse than the stock reader is not "
+                                     "kept.")
+    dp.add_argument("examples", nargs="+", help="examples files (.jsonl)")
+    dp.add_argument("--name", required=True, help="the deck's name (letters, digits, - and _)")
+    dp.set_defaults(func="deck_learn")
+    dp = deck.add_parser("list", help="the deck profiles learned on this computer")
+    dp.set_defaults(func="deck_list")
+    dp = deck.add_parser("remove", help="delete a deck profile")
+    dp.add_argument("name", help="the deck's name, as `handfoot deck list` shows it")
+    dp.set_defaults(func="deck_remove")
+    for dp in deck.choices.values():
+        dp.add_argument("--db", metavar="PATH", help="the decks of the game ledger at PATH, as `serve --db PATH` and "
+                                                     "`watch --db PATH` use them (default: ~/.local/share/handfoot)")
+
+    sp = sub.add_parser("serve", help="run the web service (the API under /v1, docs at /docs)")
+    sp.add_argument("--host", default="127.0.0.1",
+                    help="address to listen on (default 127.0.0.1: this computer only; 0.0.0.0 lets phones on "
+                         "your network in, with an access token printed in the address to open)")
+    sp.add_argument("--port", type=port_number, default=8000, help="port (default 8000)")
+    sp.add_argument("--db", metavar="PATH", help="the game ledger, a SQLite file (default: "
+                                                 "~/.local/share/handfoot/handfoot.db; photos are kept beside it)")
+    sp.add_argument("--max-jobs", type=int, default=1, help="photo readings worked on at once (default 1)")
+    sp.add_argument("--idle-timeout", type=float, default=20.0, metavar="SECONDS",
+                    help="close a connection that starts no request for this long (default 20)")
+    sp.add_argument("--max-connections", type=int, metavar="N",
+                    help="connections at once; past that the answer is 503 (default: from the open-file limit, "
+                         "at most 1000)")
+    sp.add_argument("--allow-host", action="append", metavar="NAME",
+                    help="a name the server may be opened by besides its addresses, localhost and this computer's "
+                         "name (e.g. a name your router gives it); other names are refused")
+    add_https_option(sp)
+    sp.set_defaults(func="serve")
+
+    sp = sub.add_parser("game", help="score a game's rounds in order and show running totals")
+    sp.add_argument("layouts", nargs="+", help="one layout JSON file per round, in order")
+    add_rules(sp, "the first layout's 'rules'")
+    sp.add_argument("--lenient", action="store_true",
+                    help="score rounds whose layouts break the rules, listing the problems, "
+                         "instead of stopping at the first")
+    sp.add_argument("--json", action="store_true", help="print the rounds and totals as JSON")
+    sp.set_defaults(func="game")
+    return p

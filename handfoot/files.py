@@ -1,0 +1,116 @@
+"""Files a reading reads and writes on the command line: hand photos named ``TEAM:PHOTO``, the layout as JSON for
+a person to edit, and the annotated photos."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from scorer import HandFootError
+
+from .results import PhotoScore
+
+
+def hand_photos(values: Sequence[str]) -> list[tuple[str, str]]:
+    """``--hand A:hand.jpg`` -> [("A", "hand.jpg")] (the photo is read later). Raises HandFootError for a
+    value that is not ``TEAM:PHOTO``."""
+    out = []
+    for v in values:
+        team, sep, photo = v.partition(":")
+        if not sep or not team.strip() or not photo.strip():
+            raise HandFootError(f"--hand needs TEAM:PHOTO, got {v!r}")
+        out.append((team.strip(), photo.strip()))
+    return out
+
+
+def check_hand_photos(hands: list[tuple[str, str]]) -> None:
+    """Raise HandFootError naming a hand photo that is a folder or no file."""
+    for _, photo in hands:
+        if Path(photo).is_dir():
+            raise HandFootError(f"{photo}: a folder; --hand takes one photo (repeat --hand for several)")
+        if not Path(photo).is_file():
+            raise HandFootError(f"{photo}: no such file")
+
+
+def layout_text(value: Any, indent: int = 0) -> str:
+    """A layout document as JSON for a person to edit: objects one key a line, each pile (a list of card codes, or
+    a squared book's object) on one line, as in README's layouts; ends with a newline at the top level."""
+    pad = "  " * indent
+
+    def flat(v: Any) -> bool:
+        return not isinstance(v, (dict, list)) or all(not isinstance(x, (dict, list))
+                                                     for x in (v.values() if isinstance(v, dict) else v))
+    if flat(value) and indent:
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, dict):
+        rows = [f"{pad}  {json.dumps(k)}: {layout_text(v, indent + 1)}" for k, v in value.items()]
+        text = "{\n" + ",\n".join(rows) + f"\n{pad}}}" if rows else "{}"
+    else:
+        rows = [f"{pad}  {layout_text(v, indent + 1)}" for v in value]
+        text = "[\n" + ",\n".join(rows) + f"\n{pad}]" if rows else "[]"
+    return text + ("\n" if not indent else "")
+
+
+def save_layout(path: str | Path, layout: dict[str, Any]) -> None:
+    """Write ``layout`` to ``path`` as :func:`layout_text`. Raises HandFootError naming the file when it cannot."""
+    try:
+        Path(path).write_text(layout_text(layout))
+    except OSError as exc:
+        raise HandFootError(f"could not write the layout {path}: {exc.strerror}") from None
+
+
+def check_annotate_target(target: str, n_photos: int) -> None:
+    """Raise HandFootError, before any reading, when ``target`` (``--annotate``) is neither an image name nor a
+    folder, or names one image while ``n_photos`` are read."""
+    from vision.detector import IMAGE_SUFFIXES
+
+    suffix = Path(target).suffix.lower()
+    if suffix and suffix not in IMAGE_SUFFIXES and not Path(target).is_dir():
+        raise HandFootError(f"--annotate {target}: give an image name ({', '.join(IMAGE_SUFFIXES)}) or a folder")
+    if suffix in IMAGE_SUFFIXES and n_photos > 1:
+        raise HandFootError(f"--annotate {target} names one image, but {n_photos} photos are read: give a folder "
+                            "(each annotated picture is written there under its photo's name)")
+
+
+def write_annotations(target: str, result: PhotoScore, written: Callable[[Path], Any] = lambda dest: None) -> None:
+    """Write each photo of ``result`` (read in this process) annotated (:func:`handfoot.app.annotated_image`). One
+    photo: ``target`` itself when it has an image suffix. Otherwise ``target`` is a folder of
+    ``<stem>_annotated.jpg`` (``<stem>_2_annotated.jpg`` ... when two photos share a name). ``written(dest)`` is
+    called after each file. Raises HandFootError naming the file that could not be written."""
+    import cv2
+
+    from vision.detector import IMAGE_SUFFIXES
+
+    from .app import annotated_image
+
+    out = Path(target)
+    if len(result.images) == 1 and out.suffix.lower() in IMAGE_SUFFIXES:
+        dests = [out]
+    else:
+        dests, used = [], set()
+        for image in result.images:
+            base = Path(image.image).stem
+            stem, k = base, 1
+            while stem in used:
+                k += 1
+                stem = f"{base}_{k}"
+            used.add(stem)
+            dests.append(out / f"{stem}_annotated.jpg")
+    for k, dest in enumerate(dests):
+        try:
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            ok = cv2.imwrite(str(dest), annotated_image(result, k))
+        except (OSError, cv2.error) as exc:
+            import errno
+
+            why, where = (getattr(exc, "strerror", None) or str(exc)).lower(), getattr(exc, "filename", None)
+            if getattr(exc, "errno", None) in (errno.EEXIST, errno.ENOTDIR) and where:
+                why = f"{where} is a file, not a folder"
+            elif where and str(where) != str(dest):
+                why = f"{why} ({where})"
+            raise HandFootError(f"could not write the annotated image {dest}: {why}") from None
+        if not ok:
+            raise HandFootError(f"could not write the annotated image {dest}")
+        written(dest)

@@ -1,0 +1,194 @@
+"""Deck-learning jobs of the web service: a deck profile (``vision.decks``) learned in the background from
+examples (games' photo rounds or an uploaded examples file), each job watched by its id.
+
+The jobs share the photo readings' places (:class:`handfoot.service.PhotoJobs`): a job waits for one like a
+reading does, and starting one when none is free is :class:`handfoot.errors.BusyError` (503).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from scorer import HandFootError
+
+from .ledger import new_id
+
+#: the most jobs remembered; the oldest are forgotten
+KEPT_JOBS = 50
+
+
+class DeckCheck(BaseModel):
+    """A profile's check: how many indices its check photos hold, and the share of them read right by the
+    ``stock`` reader and with the ``profile`` (0-1)."""
+
+    indices: int = 0
+    stock: float = 0.0
+    profile: float = 0.0
+
+
+class DeckOut(BaseModel):
+    """A deck profile: its name, the example photos and indices it learned from, its check figures (``indices``,
+    and the share read right by the ``stock`` reader and with the ``profile``), when it was made, and whether
+    the deck is read as its negative (``negative``: light print on dark paper)."""
+
+    name: str
+    photos: int
+    indices: int
+    check: DeckCheck
+    created: str
+    negative: bool = False
+
+    @classmethod
+    def of(cls, profile: Any) -> "DeckOut":
+        """The summary of a ``vision.decks.DeckProfile``."""
+        return cls(name=profile.name, photos=profile.photos, indices=profile.indices, check=profile.check,
+                   created=profile.created, negative=profile.negative)
+
+
+class DeckJobOut(BaseModel):
+    """A deck-learning job: ``state`` ``learning``, ``done`` (``deck`` is the profile) or ``failed`` (``error``
+    says why, e.g. a profile refused for reading its check photos worse); ``stage``, ``done_photos`` and
+    ``photos`` say how far it is."""
+
+    id: str
+    name: str
+    state: Literal["learning", "done", "failed"]
+    stage: str = ""
+    done_photos: int = 0
+    photos: int = 0
+    deck: DeckOut | None = None
+    error: str | None = None
+
+
+class DeckLearning:
+    """The deck-learning jobs of one server: the last :data:`KEPT_JOBS` by id, and their running tasks (kept
+    referenced until they end).
+
+    Args:
+        decks: the folder the learned profiles are saved in.
+        jobs: the photo readings' places (``admit()``, ``await run(fn)``).
+    """
+
+    def __init__(self, decks: Path, jobs: Any) -> None:
+        self.decks = decks
+        self.jobs = jobs
+        self.table: dict[str, DeckJobOut] = {}
+        self.tasks: set[asyncio.Task] = set()
+
+    def job(self, job_id: str) -> DeckJobOut | None:
+        """The job ``job_id``, or None when there is none (or it was forgotten)."""
+        return self.table.get(job_id)
+
+    def start(self, name: str, examples: list, models: Any, cleanup: Callable[[], Any] | None = None) -> DeckJobOut:
+        """Check ``examples`` (too few photos or indices: 422 before any work), take a place among the photo
+        readings' (503 when none is free) and learn the profile ``name`` with ``models.reader`` in the background;
+        ``cleanup()`` runs when the job ends. Must be called on the event loop. Returns the job, updated in place
+        as it runs."""
+        from vision.decks import check_folds, learn
+
+        if models.reader is None:
+            raise HandFootError("no index reader is loaded: decks cannot be learned")
+        check_folds(examples)
+        self.jobs.admit()
+        job = DeckJobOut(id=new_id(), name=name, state="learning", photos=len(examples))
+        self.table[job.id] = job
+        while len(self.table) > KEPT_JOBS:
+            self.table.pop(next(iter(self.table)))
+
+        def progress(stage: str, done: int, total: int) -> None:
+            job.stage, job.done_photos = stage, done
+
+        def work():
+            profile = learn(examples, models.reader.with_heads(None), name, progress=progress)
+            profile.save(self.decks)
+            return profile
+
+        async def run():
+            try:
+                job.deck, job.state, job.stage = DeckOut.of(await self.jobs.run(work)), "done", "done"
+                job.done_photos = job.photos
+            except Exception as exc:  # a refused profile, too few examples: the job says so
+                job.state, job.error = "failed", str(exc)
+            finally:
+                if cleanup:
+                    cleanup()
+
+        self.tasks.add(task := asyncio.create_task(run()))
+        task.add_done_callback(self.tasks.discard)
+        return job
+
+
+# -- the command line's deck work (``handfoot detect``, ``handfoot deck``) ---------------------------------------
+def _vision_decks():
+    try:
+        from vision import decks
+    except ImportError as exc:
+        raise HandFootError(f"deck needs the vision extra (pip install -e '.[vision]'): {exc}") from None
+    return decks
+
+
+def learn_from_files(paths: list[Path], name: str, decks_folder: Path,
+                     progress: Callable[[str, int, int], Any] | None = None) -> tuple[Any, Path]:
+    """Learn the deck profile ``name`` from examples files (JSON lines as ``handfoot detect --json`` prints them)
+    with the stock reader, save it in ``decks_folder``. Returns the profile (``vision.decks.DeckProfile``) and its
+    file. Raises HandFootError: a bad name or examples file, too few examples, a profile refused."""
+    decks = _vision_decks()
+    from vision.pipeline import load_models
+
+    decks.check_name(name)
+    examples = decks.read_examples(paths)
+    _, reader = load_models()
+    profile = decks.learn(examples, reader, name, progress=progress)
+    return profile, profile.save(decks_folder)
+
+
+def list_decks(decks_folder: Path) -> list[Any]:
+    """The deck profiles kept in ``decks_folder`` (``vision.decks.DeckProfile``)."""
+    return _vision_decks().list_profiles(decks_folder)
+
+
+def remove_deck(name: str, decks_folder: Path) -> None:
+    """Delete the deck profile ``name`` from ``decks_folder``. Raises NotFoundError when there is none."""
+    _vision_decks().remove_profile(name, decks_folder)
+
+
+def image_paths(images: list[str]) -> list[Path]:
+    """The photos of ``images`` (files, or folders of .jpg/.png photos), for ``handfoot detect``. Raises
+    HandFootError: the vision extra is missing; no photo given."""
+    try:
+        import onnxruntime  # noqa: F401
+        from vision.detector import image_paths
+    except ImportError as exc:  # the vision extra is not installed
+        raise HandFootError(f"detect needs the vision extra (pip install -e '.[vision]'): {exc}") from None
+    paths = image_paths(images)
+    if not paths:
+        raise HandFootError("no images given (a directory argument must contain .jpg/.png images)")
+    return paths
+
+
+def detect_examples(paths: list[Path], models: Any, conf: float, imgsz: int
+                    ) -> Iterator[dict[str, Any] | HandFootError]:
+    """Each photo of ``paths`` read into corner indices with ``models`` (``handfoot.app.Models``) at confidence
+    ``conf`` and the pyramid's longest side ``imgsz``: ``{"image", "width", "height", "detections": [{"card",
+    "confidence", "box"}, ...]}`` (a deck-learning example once checked), or the ImageError of a photo that
+    cannot be read."""
+    from vision.config import DEFAULT
+    from vision.detector import ImageError, load_photo
+    from vision.pipeline import detect, read_indices
+
+    detector, reader = models.detector, models.reader
+    config = DEFAULT.replace(**{"reading.min_conf": conf, "pyramid.max_side": imgsz})
+    for path in paths:
+        try:
+            image = load_photo(path)
+        except ImageError as exc:
+            yield exc
+            continue
+        det, _ = read_indices(detect(image, detector, reader, config), not detector.names_cards, config)
+        yield {"image": str(path), "width": int(image.shape[1]), "height": int(image.shape[0]),
+               "detections": det.to_list()}

@@ -1,0 +1,123 @@
+"""The command line's text reports: what ``handfoot score``, ``rules``, ``check-meld`` and ``deck`` print for a
+person (their ``--json`` is the results' own JSON)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from scorer.layout import TableLayout
+from scorer.rules import Rules
+
+from .results import PhotoScore
+
+
+def layout_report(layout: TableLayout) -> str:
+    """Each team's piles as the layout file gives them, one a line (so an edit shows), then a blank line."""
+    def cards(codes) -> str:
+        return " ".join(str(c) for c in codes)
+    lines = []
+    for team, t in layout.teams.items():
+        rows = [("meld", cards(m)) for m in t.melds]
+        rows += [("squared book", f"{b.top} on top" + (f", {b.count} cards" if b.count else "")
+                  + (f" ({cards(b.cards)})" if b.cards else "")) for b in t.squared_books]
+        rows += [("red threes", cards(t.red_threes))] if t.red_threes else []
+        rows += [("left in hand", cards(h)) for h in t.left if h]
+        rows += [("loose (not scored)", cards(t.loose))] if t.loose else []
+        lines.append(f"team {team} (layout)")
+        lines += [f"  {label:<22} {text}" for label, text in rows]
+    return "\n".join([*lines, ""])
+
+
+def photo_report(result: PhotoScore, saved_layout: str | None = None) -> str:
+    """Photos read and scored, for a person: each image's piles by team, the cards left typed in, the round's
+    score, what the camera is not sure of and how to correct it (``saved_layout``: where ``--save-layout`` wrote
+    the layout)."""
+    lines = []
+    for image in result.images:
+        width = max([22] + [len(p.label) + 1 for p in image.piles])
+        for team in image.teams:
+            piles = [p for p in image.piles if p.team == team and not p.id.startswith("t")]  # typed: below
+            n = sum(len(p.cards) for p in piles)
+            if image.kind == "hand":
+                lines.append(f"team {team}, cards left in hand ({image.image}): {n} card{'s' * (n != 1)} seen")
+            else:
+                k = len(piles)
+                squared = any(p.kind == "squared_book" for p in piles)
+                lines.append(f"team {team} ({image.image}): {n} card{'s' * (n != 1)} seen, in {k} pile"
+                             f"{'s' * (k != 1)}" + (" (a squared book shows one card and is scored as a whole book)"
+                                                    if squared else ""))
+            lines += [f"  {pile.label:<{width}} {' '.join(c.code for c in pile.cards)}" for pile in piles]
+    lines += [f"team {team} left (entered): {' '.join(packet)}" for team, packets in result.left.items()
+              for packet in packets]
+    lines += ["", result.text_report()]
+    if result.notes:
+        lines += ["\nCheck these (the camera is not sure):", *(f"  - {note}" for note in result.notes)]
+    if result.notes or result.score.problems:
+        how = (f"fix {saved_layout}, then run: handfoot score {saved_layout}" if saved_layout else
+               "add --save-layout LAYOUT.json, fix that file, then run: handfoot score LAYOUT.json")
+        lines.append(f"\nTo correct the reading: {how} (add --lenient while it still breaks the rules)")
+    return "\n".join(lines)
+
+
+def rules_report(rules: Rules) -> str:
+    """A preset's values, one field a line with what it means."""
+    lines = [f"{rules.name}: {rules.title}\nsource: {rules.source}\n"]
+    for field_name, info in Rules.model_fields.items():
+        if field_name in ("name", "title", "source"):
+            continue
+        value = getattr(rules, field_name)
+        value = getattr(value, "value", value)
+        lines.append(f"  {field_name:<30}{json.dumps(value):<22}{info.description or ''}")
+    return "\n".join(lines)
+
+
+def melds_json(rules: Rules, checks: list[Any], opening: Any) -> dict[str, Any]:
+    """``handfoot check-meld --json``: each meld's check (``scorer.melds.MeldCheck``) and the opening's."""
+    return {
+        "rules": rules.name,
+        "melds": [{"cards": [c.code for c in ch.cards], "legal": ch.legal, "reasons": list(ch.reasons),
+                   "rank": ch.rank.value if ch.rank else None, "naturals": ch.naturals, "wilds": ch.wilds,
+                   "points": ch.points, "book": ch.kind.value if ch.kind else None} for ch in checks],
+        "opening": None if opening is None else {
+            "round": opening.round, "points": opening.points, "minimum": opening.minimum,
+            "meets": opening.meets, "shortfall": opening.shortfall, "reasons": list(opening.reasons)},
+    }
+
+
+def deck_learned(profile: Any, path: Path) -> str:
+    """What ``handfoot deck learn`` says of the profile it learned and saved at ``path``."""
+    c = profile.check
+    return (f"deck {profile.name}: learned from {profile.photos} photos ({profile.indices} indices)"
+            f"{'; printed light on dark, so read as its negative' if profile.negative else ''}; checked first on "
+            f"{'photos kept aside' if c.get('method', 'kept aside') == 'kept aside' else 'each photo left out in turn'}"
+            f" ({c['indices']} indices): {c['stock']:.1%} read right before, {c['profile']:.1%} with the profile\n"
+            f"saved {path}; use it with --deck {profile.name}")
+
+
+def deck_line(p: Any) -> str:
+    """One deck profile in a line (``handfoot deck list``)."""
+    return (f"{p.name:<20} {p.photos} photos, {p.indices} indices, check {p.check.get('stock', 0):.1%} -> "
+            f"{p.check.get('profile', 0):.1%}{', read as its negative' if p.negative else ''}, {p.created}")
+
+
+def stage_bars() -> Callable[[str, int, int], None] | None:
+    """A ``progress(stage, done, total)`` callback drawing a tqdm bar a stage on standard error when it is a
+    terminal, else None."""
+    if not sys.stderr.isatty():
+        return None
+    from tqdm import tqdm
+
+    bars: dict[str, tqdm] = {}
+
+    def progress(stage: str, done: int, of: int) -> None:
+        bar = bars.get(stage) or bars.setdefault(stage, tqdm(total=of, desc=stage, unit="photo", leave=False))
+        bar.n = done
+        bar.refresh()
+        if done >= of:
+            bar.close()
+
+    return progress

@@ -1,0 +1,96 @@
+"""What the ``/v1`` routes share: the dependencies (:func:`get_models`, :func:`get_ledger`, ...: tests swap them
+with ``app.dependency_overrides``), the error answers for the OpenAPI schema, and the common parameters."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Annotated
+
+from fastapi import Header, Path as PathParam, Request, UploadFile
+
+from .. import app as application
+from .. import live, teaching
+from ..errors import NotFoundError, UnavailableError
+from ..learning import DeckLearning
+from ..ledger import Ledger
+
+LAYOUT_EXAMPLE = {"rules": "pagat", "round": 1, "went_out": "A",
+                  "teams": {"A": {"melds": [["KH", "KS", "KD", "KC", "KH", "KS", "KD"], ["8H", "8S", "8D"]],
+                                  "squared_books": [{"top": "QH"}], "red_threes": ["3H"]},
+                            "B": {"melds": [["9S", "9H", "2C"]], "left": [["QD", "7C", "4S"]]}}}
+ERRORS = {k: {"description": v, "content": {"application/json": {"example": {"error": "what was wrong"}}}}
+          for k, v in ((401, "no access token (when served beyond this computer)"), (404, "no such game, round "
+                        "or reading"), (409, "does not fit the game (a photo reading already saved: `game` and "
+                                           "`round` name where)"), (413, "too large"),
+                       (422, "bad input, named in one line"), (503, "busy: retry after Retry-After seconds"))}
+ERRORS[412] = {"description": "the game changed since the version in If-Match (on another phone): `game` is the "
+                              "game as it is now", "content": {"application/json": {"example": {
+                                  "error": "the game was changed on another phone", "game": {}}}}}
+#: a deck profile's name (``vision.decks.NAME``)
+DECK_NAME = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$"
+DeckName = Annotated[str, PathParam(pattern=DECK_NAME, description="a deck profile's name: letters, digits, - and _")]
+IF_MATCH = Header(alias="If-Match", max_length=200, pattern=r'^(\*|(W/)?"[0-9]{1,11}")$',
+                  description='the game\'s version this change was made from (its ETag, "7"): 412 when it changed '
+                              "since")
+IDEMPOTENCY_KEY = Header(alias="Idempotency-Key", max_length=200, pattern=r"^[\x21-\x7e]{1,200}$",
+                         description="a random id per action: the same key again gets the first answer, nothing new "
+                                     "is stored")
+
+
+
+def get_settings(request: Request):
+    return request.app.state.settings
+
+
+def get_ledger(request: Request) -> Ledger:
+    return request.app.state.ledger
+
+
+def get_jobs(request: Request):
+    return request.app.state.jobs
+
+
+def get_models_if_any(request: Request) -> application.Models | None:
+    """The camera models loaded at start-up, or None when photo reading is off."""
+    return request.app.state.models
+
+
+def get_teacher(request: Request) -> teaching.Teacher:
+    return request.app.state.teacher
+
+
+def get_models(request: Request) -> application.Models:
+    """The camera models loaded at start-up. Raises UnavailableError (503) when there are none."""
+    models = request.app.state.models
+    if models is None:
+        raise UnavailableError(f"photo reading is off on this server: {request.app.state.models_error or 'no models'}")
+    return models
+
+
+
+def get_learning(request: Request) -> DeckLearning:
+    """The deck-learning jobs of this server (:class:`handfoot.learning.DeckLearning`)."""
+    return request.app.state.learning
+
+
+def get_live(request: Request) -> live.LiveSession:
+    """The running session. Raises NotFoundError (404) when nothing is watched."""
+    session = getattr(request.app.state, "live", None)
+    if session is None:
+        raise NotFoundError("nothing is being watched: start from the live page, or run handfoot watch --serve")
+    return session
+
+
+def decks_dir(settings) -> Path:
+    """The service's deck profiles: ``decks/`` beside its ledger."""
+    return application.decks_dir(settings.db.parent)
+
+
+def save_upload(upload: UploadFile, dest: Path) -> None:
+    """Copy an upload to ``dest`` (1 MiB at a time)."""
+    upload.file.seek(0)
+    with open(dest, "wb") as f:
+        shutil.copyfileobj(upload.file, f, 1024 * 1024)
+
+

@@ -1,0 +1,170 @@
+"""The ``/v1/games`` routes: games and their rounds (the ledger, :mod:`handfoot.games`), the deck a game reads
+with and teaches, and its exports."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, BackgroundTasks, Body, Depends, Request
+from fastapi.responses import Response
+from pydantic import BaseModel, ConfigDict, Field
+
+from .. import app as application
+from .. import games, teaching
+from ..errors import NotFoundError
+from ..ledger import Ledger
+from ..sync import etag, expected_version
+from .deps import (DECK_NAME, ERRORS, IDEMPOTENCY_KEY, IF_MATCH, LAYOUT_EXAMPLE, decks_dir, get_ledger,
+                   get_models_if_any, get_settings, get_teacher)
+
+router = APIRouter(prefix="/v1")
+
+
+@router.post("/games", response_model=games.GameOut, status_code=201,
+             responses={k: ERRORS[k] for k in (401, 409, 413, 422)})
+def create_game(body: games.GameCreate, response: Response, ledger: Ledger = Depends(get_ledger),
+                idempotency_key: Annotated[str | None, IDEMPOTENCY_KEY] = None) -> games.GameOut:
+    """Start a game: rules preset, teams, players, house rules."""
+    record = games.create_game(ledger, body)
+    return _tagged(response, games.game_view(ledger, record.id))
+
+
+@router.get("/games", response_model=list[games.GameSummary], responses={401: ERRORS[401]})
+def list_games(ledger: Ledger = Depends(get_ledger)) -> list[games.GameSummary]:
+    """Every game kept, newest first."""
+    return games.game_summaries(ledger)
+
+
+@router.get("/games/{game_id}", response_model=games.GameOut, responses={404: ERRORS[404], 401: ERRORS[401]})
+def get_game(game_id: str, response: Response, ledger: Ledger = Depends(get_ledger)) -> games.GameOut:
+    """The game: its rounds scored, running totals, next round's opening minimum, leader and winner, and its
+    ``version`` (also its ``ETag``: send it back as ``If-Match`` when changing a round)."""
+    return _tagged(response, games.game_view(ledger, game_id))
+
+
+def _tagged(response: Response, game: games.GameOut) -> games.GameOut:
+    response.headers["ETag"] = etag(game.version)
+    response.headers["Cache-Control"] = "no-cache"
+    return game
+
+
+@router.delete("/games/{game_id}", status_code=204, responses={404: ERRORS[404], 401: ERRORS[401]})
+def delete_game(game_id: str, ledger: Ledger = Depends(get_ledger)) -> Response:
+    """Forget a game and its rounds (its photo readings stay)."""
+    ledger.delete_game(game_id)
+    return Response(status_code=204)
+
+
+ROUND_BODY = Body(openapi_examples={
+    "layout": {"summary": "a layout (docs/layout.md)", "value": LAYOUT_EXAMPLE},
+    "photo": {"summary": "a photo reading with corrections",
+              "value": {"photo_reading": "0123456789abcdef", "went_out": "A",
+                        "corrections": [{"op": "set_card", "card": "i0p1.0", "code": "QH"}]}}})
+
+
+@router.post("/games/{game_id}/rounds", response_model=games.GameOut, status_code=201,
+             responses={k: ERRORS[k] for k in (401, 404, 409, 412, 413, 422)})
+def add_round(game_id: str, body: Annotated[dict[str, Any], ROUND_BODY], background: BackgroundTasks,
+              request: Request, response: Response, lenient: bool = False,
+              if_match: Annotated[str | None, IF_MATCH] = None,
+              idempotency_key: Annotated[str | None, IDEMPOTENCY_KEY] = None,
+              settings=Depends(get_settings), ledger: Ledger = Depends(get_ledger),
+              teacher: teaching.Teacher = Depends(get_teacher),
+              models: application.Models | None = Depends(get_models_if_any)) -> games.GameOut:
+    """Score and keep the next round: a layout, or ``{"photo_reading": ID, "corrections": [...], "went_out":
+    TEAM}``. A round that breaks the rules is refused (422 with ``problems``) unless ``lenient``; a photo reading
+    already saved as a round is 409 naming it; a stale ``If-Match`` is 412 with the game as it is now. A photo
+    round of a game that teaches its deck has the deck learned again after the answer (``handfoot.teaching``)."""
+    out = games.add_round(ledger, game_id, body, lenient, settings.limits, expected_version(request))
+    _teach(background, teacher, ledger, game_id, body, models)
+    return _tagged(response, out)
+
+
+def _teach(background: BackgroundTasks, teacher: teaching.Teacher, ledger: Ledger, game_id: str,
+           body: dict[str, Any], models: application.Models | None) -> None:
+    if isinstance(body, dict) and body.get("photo_reading") and models is not None:
+        background.add_task(teacher.lesson_after_round, ledger, game_id, models.reader)
+
+
+@router.put("/games/{game_id}/rounds/{n}", response_model=games.GameOut,
+            responses={k: ERRORS[k] for k in (401, 404, 409, 412, 413, 422)})
+def replace_round(game_id: str, n: int, body: Annotated[dict[str, Any], ROUND_BODY], background: BackgroundTasks,
+                  request: Request, response: Response, lenient: bool = False,
+                  if_match: Annotated[str | None, IF_MATCH] = None,
+                  settings=Depends(get_settings), ledger: Ledger = Depends(get_ledger),
+                  teacher: teaching.Teacher = Depends(get_teacher),
+                  models: application.Models | None = Depends(get_models_if_any)) -> games.GameOut:
+    """Correct round ``n``: the same body as adding one; it is scored again (``If-Match``: as adding one; and it
+    teaches as adding one does)."""
+    out = games.replace_round(ledger, game_id, n, body, lenient, settings.limits, expected_version(request))
+    _teach(background, teacher, ledger, game_id, body, models)
+    return _tagged(response, out)
+
+
+@router.delete("/games/{game_id}/rounds/{n}", response_model=games.GameOut,
+               responses={k: ERRORS[k] for k in (401, 404, 409, 412)})
+def undo_round(game_id: str, n: int, request: Request, response: Response,
+               if_match: Annotated[str | None, IF_MATCH] = None,
+               ledger: Ledger = Depends(get_ledger)) -> games.GameOut:
+    """Undo round ``n``: the rounds after it move up one (``If-Match``: as adding one)."""
+    ledger.game(game_id)
+    with ledger.rounds_lock:
+        ledger.delete_round(game_id, n, expected_version(request))
+    return _tagged(response, games.game_view(ledger, game_id))
+
+
+class GameDeckIn(BaseModel):
+    """The deck profile a game's photos are read with (``GET /v1/decks``), or null for the stock reader; and
+    whether the game's saved photo rounds go on teaching that deck (``teach``, default true; false opts out)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    deck: str | None = Field(max_length=40, pattern=DECK_NAME)
+    teach: bool = True
+
+
+@router.put("/games/{game_id}/deck", response_model=games.GameOut, responses={k: ERRORS[k] for k in (401, 404, 422)})
+def set_game_deck(game_id: str, body: GameDeckIn, response: Response, ledger: Ledger = Depends(get_ledger),
+                  settings=Depends(get_settings)) -> games.GameOut:
+    """Read this game's photos (the round page, the live view) with a deck profile, and let its saved photo rounds
+    teach that deck (``teach``, default true: ``handfoot.teaching``). A deck not learned yet is taught (the game
+    reads with the stock reader until it is learned); with ``teach`` false it must exist (404)."""
+    from vision.decks import check_name, list_profiles
+
+    known = [p.name for p in list_profiles(decks_dir(settings))]
+    if body.deck is not None:
+        check_name(body.deck)
+        if body.deck not in known and not body.teach:
+            raise NotFoundError(f"no deck profile {body.deck!r} (known: {', '.join(known) or 'none yet'}; this "
+                                "server keeps its decks beside its ledger: `handfoot deck learn ... --db` that file)")
+    ledger.set_deck(game_id, body.deck if body.deck in known else None)
+    ledger.set_teach(game_id, body.deck if body.teach else None)
+    return _tagged(response, games.game_view(ledger, game_id))
+
+
+@router.get("/games/{game_id}/examples.jsonl", response_class=Response,
+            responses={200: {"content": {"application/x-ndjson": {}}}, 404: ERRORS[404], 401: ERRORS[401]})
+def export_examples(game_id: str, ledger: Ledger = Depends(get_ledger)) -> Response:
+    """The game's photo rounds as they were saved (every correction applied), as deck-learning examples: one JSON
+    object a line, ``{"image": PATH, "detections": [{"card": "KH", "box": [x1, y1, x2, y2]}, ...]}``, the photo's
+    path on this server's disk (``handfoot deck learn`` reads the file)."""
+    import json
+
+    lines = [json.dumps(doc) for doc in teaching.game_examples(ledger, game_id)]
+    return Response("".join(line + "\n" for line in lines), media_type="application/x-ndjson",
+                    headers={"Content-Disposition": f'attachment; filename="handfoot-{game_id}-examples.jsonl"'})
+
+
+@router.get("/games/{game_id}/export.csv", response_class=Response,
+            responses={200: {"content": {"text/csv": {}}}, 404: ERRORS[404], 401: ERRORS[401]})
+def export_csv(game_id: str, ledger: Ledger = Depends(get_ledger)) -> Response:
+    """The round grid: each round's minimum, each team's points and running total."""
+    import re
+
+    record = ledger.game(game_id)
+    teams = "-vs-".join(re.sub(r"[^A-Za-z0-9]+", "-", t).strip("-") or "team" for t in record.teams)[:80]
+    name = f"handfoot-{teams}-{record.created[:10]}.csv"
+    return Response(games.export_csv(ledger, game_id), media_type="text/csv",
+                    headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+

@@ -1,0 +1,82 @@
+"""The ``/v1`` routes about the service and the rules: health, the rules presets, and scoring a layout."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Body, Depends, Request
+from pydantic import BaseModel, Field
+
+from scorer import PRESET_NAMES, get_rules
+
+from .. import app as application
+from ..errors import NotFoundError
+from ..results import RoundScoreOut
+from .deps import ERRORS, LAYOUT_EXAMPLE, get_jobs, get_settings
+
+router = APIRouter(prefix="/v1")
+
+
+class Health(BaseModel):
+    """The service is up; which models are loaded (file names, None when not) and the photo jobs."""
+
+    status: Literal["ok"]
+    version: str
+    models: dict[str, str | None]
+    photo_reading: bool
+    jobs: dict[str, int]
+
+
+@router.get("/health", response_model=Health, responses={401: ERRORS[401]})
+def health(request: Request, jobs=Depends(get_jobs)) -> Health:
+    models = request.app.state.models
+    described = models.describe() if models is not None else {"detector": None, "reader": None, "stacks": None}
+    return Health(status="ok", version=request.app.version, models=described, photo_reading=models is not None,
+                  jobs={"running": jobs.active, "at_once": jobs.running, "waiting": jobs.admitted - jobs.active})
+
+
+@router.get("/rules", responses={401: ERRORS[401]})
+def list_rules() -> dict[str, dict[str, Any]]:
+    """Every preset and its values (as ``handfoot rules --json``)."""
+    return {n: get_rules(n).model_dump(mode="json") for n in PRESET_NAMES}
+
+
+@router.get("/rules/{name}", responses={404: ERRORS[404], 401: ERRORS[401]})
+def one_rules(name: Annotated[str, Field(max_length=40)]) -> dict[str, Any]:
+    """One preset's values (as ``handfoot rules NAME --json``)."""
+    if name not in PRESET_NAMES:
+        raise NotFoundError(f"no rules preset {name!r}; presets: {', '.join(PRESET_NAMES)}")
+    return get_rules(name).model_dump(mode="json")
+
+
+class RuleField(BaseModel):
+    """One field of a preset, for house-rule switches: its name, value, type (``bool``, ``int``, ``list``...)
+    and what it means (with the seed and section it comes from)."""
+
+    field: str
+    value: Any
+    type: str
+    description: str
+
+
+@router.get("/rules/{name}/fields", response_model=list[RuleField], responses={404: ERRORS[404], 401: ERRORS[401]})
+def rule_fields(name: Annotated[str, Field(max_length=40)]) -> list[RuleField]:
+    """A preset's fields with their meaning, in order: what a page shows as house-rule switches."""
+    from scorer.rules import Rules
+
+    values = one_rules(name)
+    return [RuleField(field=k, value=values[k], type=type(values[k]).__name__, description=info.description or "")
+            for k, info in Rules.model_fields.items() if k not in ("name", "title", "source")]
+
+
+
+# -- layouts ---------------------------------------------------------------------------------------------------
+@router.post("/score", response_model=RoundScoreOut, responses={k: ERRORS[k] for k in (401, 413, 422)})
+def score(layout: Annotated[dict[str, Any], Body(openapi_examples={"round": {"value": LAYOUT_EXAMPLE}})],
+          lenient: bool = False, settings=Depends(get_settings)) -> RoundScoreOut:
+    """Score a layout (docs/layout.md): the JSON of ``handfoot score LAYOUT --json``. A layout that breaks the
+    rules is refused (422, with ``problems``) unless ``lenient``."""
+    table = application.layout_of(layout, settings.limits)
+    return application.score_layout(table, lenient=lenient).score
+
+

@@ -1,3 +1,4 @@
-"""handfoot: the application layer (command line, later the web service) over ``scorer`` and ``vision``."""
+"""handfoot: the application layer (:mod:`handfoot.core`), its command line and its web service over ``scorer`` and
+``vision``."""
 
 __version__ = "0.1.0"

@@ -20,7 +20,7 @@ from scorer import PRESET_NAMES, HandFootError, get_rules, parse_cards
 from scorer.cards import Card
 from scorer.rules import Rules
 
-from . import app, files, games, learning, reports, startup
+from . import core, files, games, learning, reports, startup
 from .cli_parser import MAX_DEALS, build_parser
 
 EXIT_BAD_INPUT = 1
@@ -64,8 +64,8 @@ def cmd_score(args: argparse.Namespace) -> int:
         if given:
             raise HandFootError(f"{', '.join(given)} {'applies' if len(given) == 1 else 'apply'} only to photos; "
                                 "a layout file has its own round, went_out and teams")
-        layout = app.read_layout_file(args.inputs[0])
-        result = app.score_layout(layout, args.rules, _house_rules(args.set), lenient=args.lenient)
+        layout = core.read_layout_file(args.inputs[0])
+        result = core.score_layout(layout, args.rules, _house_rules(args.set), lenient=args.lenient)
         if args.json:
             _print_json(result.score.model_dump(mode="json"))
         else:
@@ -80,21 +80,21 @@ def cmd_score(args: argparse.Namespace) -> int:
 def _score_photos(args: argparse.Namespace) -> int:
     if args.conf is not None and not 0 < args.conf <= 1:
         raise HandFootError(f"--conf must be in (0, 1], got {args.conf}")
-    left = app.parse_left(args.left or ())
-    req = app.PhotoRequest(rules=args.rules or "pagat", house_rules=tuple(_house_rules(args.set).items()),
+    left = core.parse_left(args.left or ())
+    req = core.PhotoRequest(rules=args.rules or "pagat", house_rules=tuple(_house_rules(args.set).items()),
                            round=args.round, went_out=args.went_out, split=args.split,
-                           teams=app.parse_teams(args.teams),
+                           teams=core.parse_teams(args.teams),
                            left=tuple((t, tuple(tuple(p) for p in packets)) for t, packets in left.items()),
-                           conf=app.DEFAULT_CONF if args.conf is None else args.conf)
+                           conf=core.DEFAULT_CONF if args.conf is None else args.conf)
     hands = files.hand_photos(args.hand or ())
-    app.check_photo_request(req, len(args.inputs), [t for t, _ in hands])  # before the slow work
+    core.check_photo_request(req, len(args.inputs), [t for t, _ in hands])  # before the slow work
     files.check_hand_photos(hands)  # a mistyped hand photo, before the slow detection of the table photos
     if args.annotate:
         files.check_annotate_target(args.annotate, len(args.inputs) + len(hands))
-    models = app.load_models(args.model, args.reader, args.stacks, args.no_stacks, req.conf, deck=args.deck)
+    models = core.load_models(args.model, args.reader, args.stacks, args.no_stacks, req.conf, deck=args.deck)
     if args.deck:
         _say(f"handfoot: reading with the deck profile {args.deck}")
-    result = app.read_and_score_photos([Path(p) for p in args.inputs], req, models,
+    result = core.read_and_score_photos([Path(p) for p in args.inputs], req, models,
                                        [(t, Path(p)) for t, p in hands])
     if args.save_layout:
         files.save_layout(args.save_layout, result.layout)
@@ -213,9 +213,9 @@ def cmd_watch(args: argparse.Namespace) -> int:
         stream.close()
         return startup.serve(args, lambda models, decks: live.start(source, models, req, args.game, record, decks,
                                                                     wait_for_viewer=args.video is not None))
-    models = app.load_models()
+    models = core.load_models()
     if req.deck:  # --deck, or the game's deck
-        models = app.with_deck(models, req.deck, _decks(args))
+        models = core.with_deck(models, req.deck, _decks(args))
     _say(f"handfoot: watching {'camera ' + str(args.camera) if args.video is None else args.video}"
          f"{' with the deck profile ' + req.deck if req.deck else ''} (Ctrl-C to stop)")
 
@@ -246,7 +246,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
         raise HandFootError(f"--conf must be in (0, 1], got {args.conf}")
     if args.imgsz < 320:
         raise HandFootError(f"--imgsz must be at least 320 pixels, got {args.imgsz}")
-    models = app.load_models(args.model, args.reader, no_stacks=True, deck=args.deck)
+    models = core.load_models(args.model, args.reader, no_stacks=True, deck=args.deck)
     failures = 0
     for record in learning.detect_examples(paths, models, args.conf, args.imgsz):
         if isinstance(record, HandFootError):
@@ -270,7 +270,7 @@ def cmd_deck_learn(args: argparse.Namespace) -> int:
 def _decks(args: argparse.Namespace) -> Path:
     """The deck profiles' folder of a command with ``--db`` (``deck``, ``watch``): beside that ledger (where
     ``serve --db`` looks), else the data folder's."""
-    return app.decks_dir(Path(args.db).parent) if args.db else app.decks_dir()
+    return core.decks_dir(Path(args.db).parent) if args.db else core.decks_dir()
 
 
 def cmd_deck_list(args: argparse.Namespace) -> int:

@@ -2,7 +2,7 @@
 
 A correction names a card or pile by its id in the reading (:class:`handfoot.results.CardOut`,
 :class:`handfoot.results.PileOut`); the corrected piles are made into a layout again and re-scored
-(:func:`handfoot.app.rescore`), so a correction never means editing JSON by hand::
+(:func:`handfoot.core.rescore`), so a correction never means editing JSON by hand::
 
     [{"op": "set_card", "card": "i0p2.1", "code": "QH"},      # misread: it is the queen of hearts
      {"op": "remove_card", "card": "i0p4.0"},                 # not a card of this round

@@ -12,7 +12,7 @@ from scorer import HandFootError
 
 
 class TooLargeError(HandFootError, ValueError):
-    """An input over one of the limits of :class:`handfoot.app.Limits` (file bytes, image pixels, number of
+    """An input over one of the limits of :class:`handfoot.core.Limits` (file bytes, image pixels, number of
     files, JSON size or depth, a layout's card count). HTTP 413."""
 
     http_status = 413

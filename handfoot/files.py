@@ -75,7 +75,7 @@ def check_annotate_target(target: str, n_photos: int) -> None:
 
 
 def write_annotations(target: str, result: PhotoScore, written: Callable[[Path], Any] = lambda dest: None) -> None:
-    """Write each photo of ``result`` (read in this process) annotated (:func:`handfoot.app.annotated_image`). One
+    """Write each photo of ``result`` (read in this process) annotated (:func:`handfoot.core.annotated_image`). One
     photo: ``target`` itself when it has an image suffix. Otherwise ``target`` is a folder of
     ``<stem>_annotated.jpg`` (``<stem>_2_annotated.jpg`` ... when two photos share a name). ``written(dest)`` is
     called after each file. Raises HandFootError naming the file that could not be written."""
@@ -83,7 +83,7 @@ def write_annotations(target: str, result: PhotoScore, written: Callable[[Path],
 
     from vision.detector import IMAGE_SUFFIXES
 
-    from .app import annotated_image
+    from .core import annotated_image
 
     out = Path(target)
     if len(result.images) == 1 and out.suffix.lower() in IMAGE_SUFFIXES:

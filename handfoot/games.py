@@ -19,7 +19,7 @@ from scorer.game import Game
 from scorer.layout import TableLayout
 from scorer.scoring import score_round
 
-from .app import layout_of
+from .core import layout_of
 from .readings import correct_reading, load_reading, rules_of
 from .errors import ConflictError
 from .ledger import GameRecord, Ledger, RoundRecord

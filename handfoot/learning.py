@@ -173,7 +173,7 @@ def image_paths(images: list[str]) -> list[Path]:
 
 def detect_examples(paths: list[Path], models: Any, conf: float, imgsz: int
                     ) -> Iterator[dict[str, Any] | HandFootError]:
-    """Each photo of ``paths`` read into corner indices with ``models`` (``handfoot.app.Models``) at confidence
+    """Each photo of ``paths`` read into corner indices with ``models`` (``handfoot.core.Models``) at confidence
     ``conf`` and the pyramid's longest side ``imgsz``: ``{"image", "width", "height", "detections": [{"card",
     "confidence", "box"}, ...]}`` (a deck-learning example once checked), or the ImageError of a photo that
     cannot be read."""

@@ -16,7 +16,7 @@ import threading
 import time
 from collections import deque
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 import numpy as np
 
@@ -25,6 +25,11 @@ from scorer import HandFootError
 from .errors import ConflictError
 from .picture import RECORD_FPS, draw, framing, shown_cards, video_writer
 from .watch import Event, Watcher, frames
+
+if TYPE_CHECKING:  # the application layer imports this module's callers: types only
+    from .core import Models, PhotoRequest
+    from .games import GameOut
+    from .ledger import Ledger
 
 #: seconds between attempts to reopen a camera that stopped
 RECONNECT_SECONDS = 2.0
@@ -76,7 +81,7 @@ class LiveSession:
         source: a camera index, a video file's path (played in real time), or a browser's camera
             (:class:`handfoot.camera.BrowserCamera`, its ``open`` as ``open_frames``).
         watcher: reads the table (:class:`handfoot.watch.Watcher`, from ``watch.table_reader``).
-        settings: what the round is (``handfoot.app.PhotoRequest``: rules, round, split, teams, deck), kept for
+        settings: what the round is (``handfoot.core.PhotoRequest``: rules, round, split, teams, deck), kept for
             the end-of-round reading.
         game: the game the round goes to, or None (the page asks).
         record: write the annotated picture to this video file (``.mp4`` or ``.avi``).
@@ -84,7 +89,7 @@ class LiveSession:
         wait_for_viewer: a video starts playing only when the live view first asks for the picture.
     """
 
-    def __init__(self, source: int | str, watcher: Watcher, settings: Any = None, game: str | None = None,
+    def __init__(self, source: int | str, watcher: Watcher, settings: PhotoRequest | None = None, game: str | None = None,
                  record: Path | None = None, open_frames: Callable[[int | str], Iterator] = frames,
                  wait_for_viewer: bool = False) -> None:
         self.source = source
@@ -327,32 +332,32 @@ class LiveSession:
 
 
 # -- the application layer of the live view ---------------------------------------------------------------------
-def start(source: int | str, models: Any, req: Any, game: str | None = None, record: Path | None = None,
+def start(source: int | str, models: Models, req: PhotoRequest, game: str | None = None, record: Path | None = None,
           decks: Path | None = None, open_frames: Callable[[int | str], Iterator] = frames,
           wait_for_viewer: bool = False) -> LiveSession:
-    """Start watching ``source`` with the loaded models (``handfoot.app.Models``) for the round ``req``
-    (``handfoot.app.PhotoRequest``: rules and house rules, round, split, teams, conf, deck kept in ``decks``);
+    """Start watching ``source`` with the loaded models (``handfoot.core.Models``) for the round ``req``
+    (``handfoot.core.PhotoRequest``: rules and house rules, round, split, teams, conf, deck kept in ``decks``);
     ``wait_for_viewer``: a video plays from when the live view first shows it.
 
     Raises:
         HandFootError: unknown rules or deck.
     """
-    from . import app
+    from . import core
 
     if req.deck:
-        models = app.with_deck(models, req.deck, decks)
+        models = core.with_deck(models, req.deck, decks)
     read, score = round_reader(models, req)
     return LiveSession(source, Watcher(read, score), req, game, record, open_frames, wait_for_viewer).start()
 
 
-def round_reader(models: Any, req: Any):
+def round_reader(models: Models, req: PhotoRequest):
     """The ``read`` and ``score`` of a watcher of the round ``req`` (``handfoot.watch.table_reader``)."""
     from .watch import table_reader
 
     return table_reader(models, req.rules, req.round or 1, req.split, req.teams, req.conf, dict(req.house_rules))
 
 
-def request_for_game(game: Any, split: str | None = None, deck: str | None = None) -> Any:
+def request_for_game(game: GameOut, split: str | None = None, deck: str | None = None) -> PhotoRequest:
     """The live round of a game (``handfoot.games.GameOut``): its rules and house rules, its next round, its
     teams (the first two split between the halves of the picture with ``split``; else the camera sees the first
     team's side), read with ``deck`` or else the game's deck profile.
@@ -360,7 +365,7 @@ def request_for_game(game: Any, split: str | None = None, deck: str | None = Non
     Raises:
         HandFootError: the game is over.
     """
-    from .app import PhotoRequest
+    from .core import PhotoRequest
 
     if game.over:
         raise HandFootError(f"game {game.id} is over: start a new game to watch a round")
@@ -369,7 +374,7 @@ def request_for_game(game: Any, split: str | None = None, deck: str | None = Non
                         split=split, teams=teams, deck=deck or game.deck)
 
 
-def end_round(session: LiveSession, ledger: Any, game: Any = None) -> str:
+def end_round(session: LiveSession, ledger: Ledger, game: GameOut | None = None) -> str:
     """Keep the session's stable reading as a photo reading of ``ledger`` (``handfoot.ledger.Ledger``): the frame
     it was read from as the photo, its piles and score, ready for the check-and-correct view. Returns its id.
 
@@ -383,7 +388,7 @@ def end_round(session: LiveSession, ledger: Any, game: Any = None) -> str:
 
     import cv2
 
-    from . import app
+    from . import core
     from .ledger import new_id
 
     seen = session.stable()
@@ -395,14 +400,14 @@ def end_round(session: LiveSession, ledger: Any, game: Any = None) -> str:
         req = request_for_game(game, req.split, req.deck)
         photo = dataclasses.replace(photo, sides=[dataclasses.replace(s, team=renamed.get(s.team, s.team))
                                                   for s in photo.sides])
-    rules = app.check_photo_request(req, 1)
-    result = app.photo_score([photo], ["live table"], req, rules)
+    rules = core.check_photo_request(req, 1)
+    result = core.photo_score([photo], ["live table"], req, rules)
     reading_id = new_id()
     folder = ledger.reading_dir(reading_id)
     folder.mkdir(parents=True)
     try:
         cv2.imwrite(str(folder / "photo-0.jpg"), seen.photo.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
-        app.keep_reading(ledger, reading_id, result, [{"name": "live table", "file": "photo-0.jpg",
+        core.keep_reading(ledger, reading_id, result, [{"name": "live table", "file": "photo-0.jpg",
                                                         "annotated": "annotated-0.jpg", "kind": "table"}])
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
@@ -410,7 +415,7 @@ def end_round(session: LiveSession, ledger: Any, game: Any = None) -> str:
     return reading_id
 
 
-def next_round_if_saved(session: LiveSession, ledger: Any) -> None:
+def next_round_if_saved(session: LiveSession, ledger: Ledger) -> None:
     """Start the session's next round once the round it ended (``session.ended``: game and reading) is saved to
     its game in ``ledger``; a round ended but not saved stays on the live view."""
     if session.ended is None:

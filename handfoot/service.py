@@ -1,7 +1,7 @@
 """The web service's plumbing: typed settings, the guard in front of every request (access token, body size and
 JSON depth), bounded photo jobs, error bodies, and :func:`create_app`.
 
-Routes live in :mod:`handfoot.routes` and stay thin over the application layer (:mod:`handfoot.app`,
+Routes live in :mod:`handfoot.routes` and stay thin over the application layer (:mod:`handfoot.core`,
 :mod:`handfoot.games`). Every error a client can cause is a 4xx JSON body ``{"error": "one line", ...}``; an
 unexpected exception is answered ``500 {"error": "internal error ..."}``, never with its text, and logged in
 one line (its traceback goes to the ``handfoot.trace`` logger: a file beside the ledger under ``handfoot serve``).
@@ -30,7 +30,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from scorer import HandFootError
 
-from .app import data_dir
+from .core import data_dir
 from .errors import BusyError, StaleError, http_status
 from . import safety
 from .limits import Limits, json_depth
@@ -425,7 +425,7 @@ def scrub(message: str, settings: Settings) -> str:
     (a client is told what was wrong, not where the server keeps its files)."""
     import os
 
-    from .app import data_dir
+    from .core import data_dir
 
     places = []
     for folder, name in ((settings.db.parent, "the server's data folder"), (data_dir(), "the server's data folder"),
@@ -558,7 +558,7 @@ def create_app(settings: Settings | None = None, models: Any = None, load_models
 
     Args:
         settings: how it runs (default :class:`Settings`()).
-        models: the camera models to use (:class:`handfoot.app.Models`); None loads the shipped ones once at
+        models: the camera models to use (:class:`handfoot.core.Models`); None loads the shipped ones once at
             start-up when ``load_models`` (tests swap them through ``app.dependency_overrides``).
         live: a table already watched (:class:`handfoot.live.LiveSession`, ``handfoot watch --serve``), shown by
             the live view and stopped when the service stops.
@@ -584,10 +584,10 @@ def create_app(settings: Settings | None = None, models: Any = None, load_models
         app.state.models = models
         app.state.models_error = None
         if models is None and load_models:
-            from . import app as application
+            from . import core
 
             try:
-                app.state.models = application.load_models()
+                app.state.models = core.load_models()
             except HandFootError as exc:  # e.g. the vision extra is missing: layouts and games still work
                 app.state.models_error = str(exc)
                 log.warning("photo reading is off: %s", exc)

@@ -66,7 +66,7 @@ def serve(args: argparse.Namespace, watching=None) -> int:
         from .service import LOOPBACK, Settings, create_app
     except ImportError as exc:
         raise HandFootError(f"serve needs fastapi and uvicorn (pip install -e .): {exc}") from None
-    from . import app as application
+    from . import core
     from .https import serve_https
     from .ledger import Ledger
 
@@ -79,7 +79,7 @@ def serve(args: argparse.Namespace, watching=None) -> int:
     check_port(args.host, args.port)
     print("handfoot: loading the camera models...", file=sys.stderr)
     try:
-        models = application.load_models()
+        models = core.load_models()
     except HandFootError as exc:
         models = None
         print(f"handfoot: photo reading is off: {exc}", file=sys.stderr)
@@ -87,7 +87,7 @@ def serve(args: argparse.Namespace, watching=None) -> int:
     if watching is not None:
         if models is None:
             raise HandFootError("watch needs the camera models")
-        session = watching(models, application.decks_dir(settings.db.parent))
+        session = watching(models, core.decks_dir(settings.db.parent))
     app = create_app(settings, models=models, load_models=False, live=session)
     print(f"handfoot: ledger {settings.db}", file=sys.stderr)
     ssl = serve_https(args, settings.db.parent)  # handfoot.https: the certificate made once, kept, its fingerprint

@@ -92,7 +92,7 @@ class Teacher:
     learned asks for one more lesson when that one ends (never two at once, never one lost).
 
     Args:
-        decks: the folder of deck profiles (``handfoot.app.decks_dir``).
+        decks: the folder of deck profiles (``handfoot.core.decks_dir``).
         jobs: the service's photo jobs (``handfoot.service.PhotoJobs``): a lesson takes a place among the photo
             readings, waiting for one, so that learning never starves a family's reading.
     """

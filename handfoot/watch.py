@@ -370,7 +370,7 @@ def table_reader(models, rules: str = "pagat", round_no: int = 1, split: str | N
                  teams: tuple[str, ...] | None = None, conf: float | None = None,
                  house_rules: dict[str, Any] | None = None
                  ) -> tuple[Callable[..., Seen], Callable[[dict[str, Any]], dict[str, int]]]:
-    """The ``read`` and ``score`` of a :class:`Watcher` over the loaded models (``handfoot.app.Models``): a frame
+    """The ``read`` and ``score`` of a :class:`Watcher` over the loaded models (``handfoot.core.Models``): a frame
     is one team's side (``teams[0]``, default ``A``) or, with ``split``, the whole table split between two teams;
     scored by the preset ``rules`` with ``house_rules`` fields.
 

@@ -12,9 +12,9 @@ import numpy as np
 
 from scorer import HandFootError
 
-from . import app, games, live
+from . import core, games, live
 from . import picture as shown
-from .app import Models, PhotoRequest
+from .core import Models, PhotoRequest
 from .ledger import Ledger
 from .watch import Event, Watcher
 
@@ -38,8 +38,8 @@ def watch_request(rules: str, round_no: int, split: str | None, teams: str | Non
     game (None with ``serve``, whose server opens it); a game's rules, round, teams and deck come from it.
     Raises HandFootError: no such game, or one that is over."""
     if not game:
-        return PhotoRequest(rules=rules, round=round_no, split=split, teams=app.parse_teams(teams), deck=deck), None
-    ledger = Ledger.open(Path(db) if db else app.data_dir() / "handfoot.db")
+        return PhotoRequest(rules=rules, round=round_no, split=split, teams=core.parse_teams(teams), deck=deck), None
+    ledger = Ledger.open(Path(db) if db else core.data_dir() / "handfoot.db")
     req = live.request_for_game(games.game_view(ledger, game), split, deck)
     if serve:
         ledger.close()

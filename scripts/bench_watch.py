@@ -58,12 +58,12 @@ def plan():
 def measure(video: Path, timeline: dict, watched: bool) -> dict:
     """One backend, in this process: the live session over ``video`` played in real time, its picture asked for
     every 50 ms when ``watched`` (the page open), else never (nobody looking: no picture is made)."""
-    from handfoot import app, live
+    from handfoot import core, live
 
-    models = app.load_models()
+    models = core.load_models()
     stages = timeline["stages"]
     stills = list(zip(stages, stages[1:] + [timeline["end"]]))
-    session = live.start(str(video), models, app.PhotoRequest())
+    session = live.start(str(video), models, core.PhotoRequest())
     t0 = time.monotonic()
     fps, events_at, cpu_marks = [], [], {}
     seen = 0

@@ -34,7 +34,7 @@ def png_header(width: int, height: int) -> bytes:
 
 @pytest.fixture(scope="module")
 def models():
-    from handfoot.app import load_models
+    from handfoot.core import load_models
 
     return load_models()
 

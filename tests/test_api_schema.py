@@ -24,7 +24,7 @@ EXAMPLES = 25
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     """A real handfoot service (real models: photos that are images get read) on a free port."""
-    from handfoot.app import load_models
+    from handfoot.core import load_models
 
     app = create_app(Settings(db=tmp_path_factory.mktemp("schema") / "h.db"), models=load_models())
     with served(app, "critical") as url:

@@ -26,12 +26,12 @@ def one_line(capsys) -> str:
 @pytest.fixture()
 def no_photo_work(monkeypatch):
     """Fail the test if models are loaded or a photo is read: the mistake must be found before that."""
-    from handfoot import app
+    from handfoot import core
 
     def refuse(*args, **kwargs):
         raise AssertionError("photo work started before the request was checked")
-    monkeypatch.setattr(app, "load_models", refuse)
-    monkeypatch.setattr(app, "read_and_score_photos", refuse)
+    monkeypatch.setattr(core, "load_models", refuse)
+    monkeypatch.setattr(core, "read_and_score_photos", refuse)
 
 
 def test_a_huge_image_is_refused_from_its_header(tmp_path, capsys):

@@ -186,7 +186,7 @@ def test_deck_learn_list_and_score_with_a_deck_on_the_command_line(photos, tmp_p
 
 
 def test_deck_commands_with_db_use_the_decks_a_server_on_that_ledger_reads(photos, tmp_path, monkeypatch, capsys):
-    from handfoot import app
+    from handfoot import core
     from handfoot.routes.deps import decks_dir
     from handfoot.service import Settings
 
@@ -200,7 +200,7 @@ def test_deck_commands_with_db_use_the_decks_a_server_on_that_ledger_reads(photo
     capsys.readouterr()
     served = decks_dir(Settings(db=ledger))
     assert [p.name for p in decks.list_profiles(served)] == ["club"]
-    assert not decks.list_profiles(app.decks_dir())  # not in the default data folder
+    assert not decks.list_profiles(core.decks_dir())  # not in the default data folder
     assert main(["deck", "list"]) == 0 and "no deck profiles yet" in capsys.readouterr().out
     assert main(["deck", "list", "--db", str(ledger)]) == 0 and capsys.readouterr().out.startswith("club")
     assert main(["deck", "remove", "club", "--db", str(ledger)]) == 0 and not decks.list_profiles(served)

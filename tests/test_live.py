@@ -62,7 +62,7 @@ def stages(anglo_deck):
 
 @pytest.fixture(scope="module")
 def models():
-    from handfoot.app import load_models
+    from handfoot.core import load_models
 
     return load_models()
 
@@ -160,7 +160,7 @@ def test_a_round_ended_for_another_game_takes_its_teams(tmp_path, stages, models
     import json
     from types import SimpleNamespace
 
-    from handfoot import app, games, live, watch
+    from handfoot import core, games, live, watch
     from handfoot.ledger import Ledger
 
     read, score = watch.table_reader(models)
@@ -168,7 +168,7 @@ def test_a_round_ended_for_another_game_takes_its_teams(tmp_path, stages, models
     ledger = Ledger.open(tmp_path / "h.db")
     try:
         game = games.create_game(ledger, games.GameCreate(rules="pagat", teams=["Ann", "Bob"]))
-        session = SimpleNamespace(stable=lambda: seen, settings=app.PhotoRequest(), game=None)
+        session = SimpleNamespace(stable=lambda: seen, settings=core.PhotoRequest(), game=None)
         reading = live.end_round(session, ledger, games.game_view(ledger, game.id))
         result = json.loads(ledger.reading(reading).result)
         assert result["score"]["teams"]["Ann"]["total"] == 100 and "A" not in result["score"]["teams"]

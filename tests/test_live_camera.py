@@ -32,7 +32,7 @@ def stages(anglo_deck):
 
 @pytest.fixture(scope="module")
 def models():
-    from handfoot.app import load_models
+    from handfoot.core import load_models
 
     return load_models()
 

@@ -50,14 +50,14 @@ def server(tmp_path):
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     script = f"""
-import handfoot.app as application
-real = application.pile_dict
+import handfoot.core as core
+real = core.pile_dict
 def misread(pile_id, side, pile):
     out = real(pile_id, side, pile)
     if [c["code"] for c in out["cards"]] == ["QH", "QS", "QC"]:
         out["cards"][0]["code"] = "5H"
     return out
-application.pile_dict = misread
+core.pile_dict = misread
 from handfoot.cli import main
 raise SystemExit(main(["serve", "--port", "{port}", "--db", {str(tmp_path / "data" / "h.db")!r}]))
 """

@@ -25,7 +25,7 @@ OTHER = {"teams": {"A": {"melds": [["QH", "QS", "QD"]]}, "B": {"melds": [["9S", 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    from handfoot.app import load_models
+    from handfoot.core import load_models
 
     db = tmp_path_factory.mktemp("sync") / "h.db"
     with served(create_app(Settings(db=db), models=load_models())) as url:

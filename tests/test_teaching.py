@@ -19,7 +19,7 @@ PHOTO = ROOT / "examples" / "table.jpg"
 
 @pytest.fixture(scope="module")
 def models():
-    from handfoot.app import load_models
+    from handfoot.core import load_models
 
     return load_models()
 

@@ -182,9 +182,9 @@ def test_a_camera_gives_its_latest_frame_and_an_unplugged_one_says_so():
 def test_reading_only_the_changed_piles_reads_as_the_whole_frame(anglo_deck, seed):
     from datasets.round_video import ROUND
     from datasets.scenes import make_scene
-    from handfoot import app, watch
+    from handfoot import core, watch
 
-    read, score = watch.table_reader(app.load_models())
+    read, score = watch.table_reader(core.load_models())
     before = frame = None
     for stage in ROUND.stages:
         nxt = make_scene(seed, [anglo_deck], size=(1280, 720), full_view=True, clutter=False,
@@ -243,11 +243,11 @@ def test_a_hand_resting_over_a_meld_hides_no_card(anglo_deck):
     cards under it are covered, not gone, so nothing changes; the whole frame read alone would lose the book."""
     from datasets.round_video import ROUND, _hand
     from datasets.scenes import make_scene
-    from handfoot import app, watch
+    from handfoot import core, watch
 
     table = make_scene(1, [anglo_deck], size=(1280, 720), full_view=True, clutter=False, piles=list(ROUND.piles),
                        shown=ROUND.stages[2]).image
-    read, score = watch.table_reader(app.load_models())
+    read, score = watch.table_reader(core.load_models())
     resting = _hand(table, 0.3)
     assert score(read(resting).layout)["A"] < 610  # read whole, the hand hides cards
     w = watch.Watcher(read, score)

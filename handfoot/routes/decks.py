@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from scorer import HandFootError
 
-from .. import app as application
+from .. import core
 from .. import teaching
 from ..errors import NotFoundError, TooLargeError
 from ..learning import DeckJobOut, DeckLearning, DeckOut
@@ -52,7 +52,7 @@ def delete_deck(name: DeckName, settings=Depends(get_settings)) -> Response:
              responses={k: ERRORS[k] for k in (401, 404, 422, 503)})
 async def learn_deck(name: DeckName, body: DeckLearnIn, ledger: Ledger = Depends(get_ledger),
                      learning: DeckLearning = Depends(get_learning),
-                     models: application.Models = Depends(get_models)) -> DeckJobOut:
+                     models: core.Models = Depends(get_models)) -> DeckJobOut:
     """Learn (or learn again) the deck profile ``name`` from the photo rounds of ``games``, in the background:
     the answer is the job (``GET /v1/decks/jobs/{id}`` says how far it is). It shares the photo readings'
     places: 503 with ``Retry-After`` when they are all taken."""
@@ -76,7 +76,7 @@ async def learn_deck_from_upload(
         photos: Annotated[list[UploadFile], File(description="the photos the examples name (matched by file "
                                                              "name)")],
         settings=Depends(get_settings), learning: DeckLearning = Depends(get_learning),
-        models: application.Models = Depends(get_models)) -> DeckJobOut:
+        models: core.Models = Depends(get_models)) -> DeckJobOut:
     """Learn (or learn again) the deck profile ``name`` from an uploaded examples file and its photos, in the
     background, as ``POST /v1/decks/{name}/learn`` does from games. Each example's ``image`` is matched to an
     uploaded photo by its file name; the uploads are deleted when the job ends."""
@@ -106,7 +106,7 @@ async def learn_deck_from_upload(
 
 def saved_examples(folder: Path, examples: UploadFile, photos: list[UploadFile], limits) -> list:
     """Save the uploaded photos in ``folder`` and read the uploaded examples against them
-    (:func:`handfoot.app.uploaded_examples`). Runs in a worker thread."""
+    (:func:`handfoot.core.uploaded_examples`). Runs in a worker thread."""
     folder.mkdir(parents=True)
     saved: dict[str, Path] = {}
     for k, upload in enumerate(photos):
@@ -119,7 +119,7 @@ def saved_examples(folder: Path, examples: UploadFile, photos: list[UploadFile],
         save_upload(upload, saved[label])
     examples.file.seek(0)
     text = examples.file.read(limits.json_bytes + 1)
-    return application.uploaded_examples(folder, Path(examples.filename or "examples.jsonl").name[:120], text, saved,
+    return core.uploaded_examples(folder, Path(examples.filename or "examples.jsonl").name[:120], text, saved,
                                          limits)
 
 

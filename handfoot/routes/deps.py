@@ -9,7 +9,7 @@ from typing import Annotated
 
 from fastapi import Header, Path as PathParam, Request, UploadFile
 
-from .. import app as application
+from .. import core
 from .. import live, teaching
 from ..errors import NotFoundError, UnavailableError
 from ..learning import DeckLearning
@@ -51,7 +51,7 @@ def get_jobs(request: Request):
     return request.app.state.jobs
 
 
-def get_models_if_any(request: Request) -> application.Models | None:
+def get_models_if_any(request: Request) -> core.Models | None:
     """The camera models loaded at start-up, or None when photo reading is off."""
     return request.app.state.models
 
@@ -60,7 +60,7 @@ def get_teacher(request: Request) -> teaching.Teacher:
     return request.app.state.teacher
 
 
-def get_models(request: Request) -> application.Models:
+def get_models(request: Request) -> core.Models:
     """The camera models loaded at start-up. Raises UnavailableError (503) when there are none."""
     models = request.app.state.models
     if models is None:
@@ -84,7 +84,7 @@ def get_live(request: Request) -> live.LiveSession:
 
 def decks_dir(settings) -> Path:
     """The service's deck profiles: ``decks/`` beside its ledger."""
-    return application.decks_dir(settings.db.parent)
+    return core.decks_dir(settings.db.parent)
 
 
 def save_upload(upload: UploadFile, dest: Path) -> None:

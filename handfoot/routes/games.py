@@ -9,7 +9,7 @@ from fastapi import APIRouter, BackgroundTasks, Body, Depends, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from .. import app as application
+from .. import core
 from .. import games, teaching
 from ..errors import NotFoundError
 from ..ledger import Ledger
@@ -70,7 +70,7 @@ def add_round(game_id: str, body: Annotated[dict[str, Any], ROUND_BODY], backgro
               idempotency_key: Annotated[str | None, IDEMPOTENCY_KEY] = None,
               settings=Depends(get_settings), ledger: Ledger = Depends(get_ledger),
               teacher: teaching.Teacher = Depends(get_teacher),
-              models: application.Models | None = Depends(get_models_if_any)) -> games.GameOut:
+              models: core.Models | None = Depends(get_models_if_any)) -> games.GameOut:
     """Score and keep the next round: a layout, or ``{"photo_reading": ID, "corrections": [...], "went_out":
     TEAM}``. A round that breaks the rules is refused (422 with ``problems``) unless ``lenient``; a photo reading
     already saved as a round is 409 naming it; a stale ``If-Match`` is 412 with the game as it is now. A photo
@@ -81,7 +81,7 @@ def add_round(game_id: str, body: Annotated[dict[str, Any], ROUND_BODY], backgro
 
 
 def _teach(background: BackgroundTasks, teacher: teaching.Teacher, ledger: Ledger, game_id: str,
-           body: dict[str, Any], models: application.Models | None) -> None:
+           body: dict[str, Any], models: core.Models | None) -> None:
     if isinstance(body, dict) and body.get("photo_reading") and models is not None:
         background.add_task(teacher.lesson_after_round, ledger, game_id, models.reader)
 
@@ -93,7 +93,7 @@ def replace_round(game_id: str, n: int, body: Annotated[dict[str, Any], ROUND_BO
                   if_match: Annotated[str | None, IF_MATCH] = None,
                   settings=Depends(get_settings), ledger: Ledger = Depends(get_ledger),
                   teacher: teaching.Teacher = Depends(get_teacher),
-                  models: application.Models | None = Depends(get_models_if_any)) -> games.GameOut:
+                  models: core.Models | None = Depends(get_models_if_any)) -> games.GameOut:
     """Correct round ``n``: the same body as adding one; it is scored again (``If-Match``: as adding one; and it
     teaches as adding one does)."""
     out = games.replace_round(ledger, game_id, n, body, lenient, settings.limits, expected_version(request))

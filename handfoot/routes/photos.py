@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from scorer import HandFootError
 
-from .. import app as application
+from .. import core
 from .. import games, readings
 from ..errors import NotFoundError, TooLargeError
 from ..ledger import Ledger, new_id
@@ -42,7 +42,7 @@ def _reading_out(reading_id: str, result: PhotoScore) -> PhotoReadingOut:
 
 
 def _read_photos(ledger: Ledger, reading_id: str, tables: list[UploadFile], hands: list[tuple[str, UploadFile]],
-                 req: application.PhotoRequest, models: application.Models, limits) -> PhotoScore:
+                 req: core.PhotoRequest, models: core.Models, limits) -> PhotoScore:
     """Save the uploads under ``photos/<id>/``, read and score them, write the annotated copies and store the
     reading; on any error nothing is kept. Runs in a worker thread."""
     from vision.imagesize import image_format
@@ -61,10 +61,10 @@ def _read_photos(ledger: Ledger, reading_id: str, tables: list[UploadFile], hand
             names.append(Path(upload.filename or f"photo-{k}").name[:120])
             files.append({"name": names[-1], "file": dest.name, "annotated": f"annotated-{k}.jpg",
                           "kind": "table" if k < len(tables) else "hand"})
-        result = application.read_and_score_photos(paths[:len(tables)], req, models,
+        result = core.read_and_score_photos(paths[:len(tables)], req, models,
                                                    [(t, p) for (t, _), p in zip(hands, paths[len(tables):])],
-                                                   limits, names, application.decks_dir(ledger.path.parent))
-        application.keep_reading(ledger, reading_id, result, files)
+                                                   limits, names, core.decks_dir(ledger.path.parent))
+        core.keep_reading(ledger, reading_id, result, files)
         return result
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
@@ -88,12 +88,12 @@ async def read_photos(
         left: Annotated[list[str] | None, Form(description='cards still held, as TEAM:CARDS ("A:KH 7C 4S"), '
                                                            "one per hand or foot")] = None,
         house_rules: Annotated[str | None, Form(max_length=4000, description="JSON object of rule fields")] = None,
-        conf: Annotated[float, Form(gt=0, le=1)] = application.DEFAULT_CONF,
+        conf: Annotated[float, Form(gt=0, le=1)] = core.DEFAULT_CONF,
         deck: Annotated[str | None, Form(max_length=40, pattern=DECK_NAME, description="read with this deck profile "
                                                                   "(GET /v1/decks)")] = None,
         idempotency_key: Annotated[str | None, IDEMPOTENCY_KEY] = None,
         settings=Depends(get_settings), ledger: Ledger = Depends(get_ledger), jobs=Depends(get_jobs),
-        models: application.Models = Depends(get_models)) -> PhotoReadingOut:
+        models: core.Models = Depends(get_models)) -> PhotoReadingOut:
     """Read photos of the table (and of hands) and score the round: the JSON of ``handfoot score PHOTO --json``
     plus the reading's ``id``, every pile with its id and every card with its boxes in image pixels. The
     photos are kept (``photos``, ``annotated``). At most ``max_jobs`` readings run at once and a few wait;
@@ -112,15 +112,15 @@ async def read_photos(
     house = parse_json(house_rules, limits, "house_rules") if house_rules else {}
     if not isinstance(house, dict):
         raise HandFootError("house_rules must be a JSON object of rule fields")
-    left_packets = application.parse_left(left or (), limits)
-    req = application.PhotoRequest(
+    left_packets = core.parse_left(left or (), limits)
+    req = core.PhotoRequest(
         rules=rules, house_rules=tuple(house.items()), round=round, went_out=went_out or None, split=split,
-        teams=application.parse_teams(teams),
+        teams=core.parse_teams(teams),
         left=tuple((t, tuple(tuple(p) for p in ps)) for t, ps in left_packets.items()), conf=conf,
         deck=deck or None)
-    application.check_photo_request(req, len(photos), hand_names)  # before any photo work
+    core.check_photo_request(req, len(photos), hand_names)  # before any photo work
     if req.deck:
-        application.with_deck(models, req.deck, decks_dir(settings))  # an unknown deck: 404 before any work
+        core.with_deck(models, req.deck, decks_dir(settings))  # an unknown deck: 404 before any work
     jobs.admit()
     reading_id = new_id()
     result = await jobs.run(_read_photos, ledger, reading_id, list(photos), list(zip(hand_names, hands)), req,

@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 
 from scorer import PRESET_NAMES, get_rules
 
-from .. import app as application
+from .. import core
 from ..errors import NotFoundError
 from ..results import RoundScoreOut
 from .deps import ERRORS, LAYOUT_EXAMPLE, get_jobs, get_settings
@@ -76,7 +76,7 @@ def score(layout: Annotated[dict[str, Any], Body(openapi_examples={"round": {"va
           lenient: bool = False, settings=Depends(get_settings)) -> RoundScoreOut:
     """Score a layout (docs/layout.md): the JSON of ``handfoot score LAYOUT --json``. A layout that breaks the
     rules is refused (422, with ``problems``) unless ``lenient``."""
-    table = application.layout_of(layout, settings.limits)
-    return application.score_layout(table, lenient=lenient).score
+    table = core.layout_of(layout, settings.limits)
+    return core.score_layout(table, lenient=lenient).score
 
 

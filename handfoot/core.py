@@ -274,52 +274,6 @@ def with_deck(models: Models, deck: str, folder: Path | None = None) -> Models:
     return replace(models, detector=detector, reader=reader)
 
 
-def uploaded_examples(folder: Path, examples_name: str, examples_text: bytes, photos: dict[str, Path],
-                      limits: Limits = DEFAULT_LIMITS) -> list:
-    """Deck-learning examples (``vision.decks.Example``) from an uploaded examples file (JSON lines, as ``handfoot
-    detect --json`` prints them, ``examples_name`` its name) and the photos uploaded with it, saved in ``folder``
-    (``photos``: each photo's uploaded file name -> where it was saved): a line's ``image`` is matched by its file
-    name alone (the path was the sender's). Every photo's bytes and pixels are checked from its header.
-
-    Raises:
-        TooLargeError: the examples file over ``limits.json_bytes``, a photo over ``limits.file_bytes`` or
-            ``limits.pixels``.
-        vision.decks.ExamplesError: a line that is not an example, names a photo not uploaded, or an example the
-            checks of ``vision.decks.read_examples`` refuse (messages name the uploaded file and line).
-        ImageError: a photo that is not an image.
-    """
-    import json
-
-    from vision.decks import ExamplesError, read_examples
-
-    if len(examples_text) > limits.json_bytes:
-        raise TooLargeError(f"{examples_name}: examples file too large ({len(examples_text):,} bytes; at most "
-                            f"{limits.json_bytes:,})")
-    lines = []
-    for k, line in enumerate(examples_text.decode("utf-8", "replace").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            doc = parse_json(line, limits, f"{examples_name}:{k}")
-        except InvalidLayoutError as exc:
-            raise ExamplesError(str(exc)) from None
-        image = doc.get("image") if isinstance(doc, dict) else None
-        if isinstance(image, str):
-            saved = photos.get(Path(image.replace("\\", "/")).name)
-            if saved is None:
-                raise ExamplesError(f"{examples_name}:{k}: photo {Path(image).name} was not uploaded with the "
-                                    "examples (upload every photo the file names)")
-            check_photo_file(saved, limits, Path(image).name)
-            doc = {**doc, "image": saved.name}
-        lines.append(json.dumps(doc))
-    path = folder / "examples.jsonl"
-    path.write_text("\n".join(lines) + "\n")
-    try:
-        return read_examples([path])
-    except ExamplesError as exc:  # its messages name the file saved here: name the one uploaded
-        raise ExamplesError(str(exc).replace(str(path), examples_name)) from None
-
-
 # -- photos: checks on the files ----------------------------------------------------------------------------------
 def check_photo_file(path: Path, limits: Limits = DEFAULT_LIMITS, name: str | None = None) -> str:
     """A photo file's bytes and pixels (from its header, nothing decoded) against ``limits``; returns the sha256

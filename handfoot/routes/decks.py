@@ -16,6 +16,7 @@ from .. import core
 from .. import teaching
 from ..errors import NotFoundError, TooLargeError
 from ..learning import DeckJobOut, DeckLearning, DeckOut
+from ..learning import uploaded_examples as learning_examples
 from ..ledger import Ledger, new_id
 from ..limits import check_file_size
 from .deps import ERRORS, DeckName, decks_dir, get_learning, get_ledger, get_models, get_settings, save_upload
@@ -106,7 +107,7 @@ async def learn_deck_from_upload(
 
 def saved_examples(folder: Path, examples: UploadFile, photos: list[UploadFile], limits) -> list:
     """Save the uploaded photos in ``folder`` and read the uploaded examples against them
-    (:func:`handfoot.core.uploaded_examples`). Runs in a worker thread."""
+    (:func:`handfoot.learning.uploaded_examples`). Runs in a worker thread."""
     folder.mkdir(parents=True)
     saved: dict[str, Path] = {}
     for k, upload in enumerate(photos):
@@ -119,7 +120,7 @@ def saved_examples(folder: Path, examples: UploadFile, photos: list[UploadFile],
         save_upload(upload, saved[label])
     examples.file.seek(0)
     text = examples.file.read(limits.json_bytes + 1)
-    return core.uploaded_examples(folder, Path(examples.filename or "examples.jsonl").name[:120], text, saved,
+    return learning_examples(folder, Path(examples.filename or "examples.jsonl").name[:120], text, saved,
                                          limits)
 
 

@@ -1,7 +1,7 @@
 """The ``/v1/live`` routes: a table watched by a camera, for the page's live view (``/live``), thin over
 :mod:`handfoot.live`.
 
-One session at a time per server (``core.state.live``): started here from the page (a camera index) or by
+One session at a time per server (``app.state.live``): started here from the page (a camera index) or by
 ``handfoot watch --serve`` (a camera or a video file).
 """
 
@@ -58,7 +58,7 @@ class LiveEnded(BaseModel):
 def live_state(request: Request, ledger: Ledger = Depends(get_ledger)) -> dict[str, Any]:
     """What the live view shows (``handfoot.live.LiveSession.state``); ``{"status": "off"}`` when nothing is
     watched. A round ended here and since saved to its game starts the next round."""
-    session = getattr(request.core.state, "live", None)
+    session = getattr(request.app.state, "live", None)
     if session is None:
         return {"status": "off", "message": "nothing is being watched"}
     live.next_round_if_saved(session, ledger)
@@ -79,29 +79,29 @@ def start_live(body: LiveStart, request: Request, ledger: Ledger = Depends(get_l
     """Watch a camera of this computer, or a browser's (``source: browser``: its frames come over the WebSocket
     ``/v1/live/camera``), for the next round of a game. 409 while another session runs; 422 when there is no
     camera at that index."""
-    old = getattr(request.core.state, "live", None)
+    old = getattr(request.app.state, "live", None)
     if old is not None and old.running:
         raise ConflictError("a table is already being watched: stop it first")
     game = games.game_view(ledger, body.game)
     req = live.request_for_game(game, body.split, body.deck)
     if body.source == "browser":
         camera = BrowserCamera()
-        request.core.state.live = live.start(camera, models, req, game.id, decks=decks_dir(settings),
+        request.app.state.live = live.start(camera, models, req, game.id, decks=decks_dir(settings),
                                             open_frames=camera.open)
-        return _state(request.core.state.live)
-    stream = request.core.state.open_frames(body.camera)
+        return _state(request.app.state.live)
+    stream = request.app.state.open_frames(body.camera)
     next(stream)  # no camera at that index: one line, before anything starts
     stream.close()
-    request.core.state.live = live.start(body.camera, models, req, game.id, decks=decks_dir(settings),
-                                        open_frames=request.core.state.open_frames)
-    return request.core.state.live.state()
+    request.app.state.live = live.start(body.camera, models, req, game.id, decks=decks_dir(settings),
+                                        open_frames=request.app.state.open_frames)
+    return request.app.state.live.state()
 
 
 @router.delete("", status_code=204, responses={401: ERRORS[401], 404: ERRORS[404]})
 def stop_live(request: Request, session: live.LiveSession = Depends(get_live)) -> Response:
     """Stop watching (the last reading is dropped; end the round first to keep it)."""
     session.stop()
-    request.core.state.live = None
+    request.app.state.live = None
     return Response(status_code=204)
 
 
@@ -110,8 +110,8 @@ def replay_live(request: Request, session: live.LiveSession = Depends(get_live))
     """Play the watched video again from its start (a fresh round; a camera cannot be replayed: 409)."""
     if not isinstance(session.source, str):
         raise ConflictError("a camera cannot be played again; only a video")
-    request.core.state.live = session.replay()
-    return _state(request.core.state.live)
+    request.app.state.live = session.replay()
+    return _state(request.app.state.live)
 
 
 @router.get("/frame.jpg", response_class=Response, responses={401: ERRORS[401], 404: ERRORS[404]})
@@ -136,7 +136,7 @@ async def live_stream(request: Request, session: live.LiveSession = Depends(get_
                 last = seq
                 yield (f"--{BOUNDARY}\r\nContent-Type: image/jpeg\r\nContent-Length: {len(data)}\r\n\r\n"
                        .encode() + data + b"\r\n")
-            elif not session.running or request.core.state.changes.stopping.is_set() or await request.is_disconnected():
+            elif not session.running or request.app.state.changes.stopping.is_set() or await request.is_disconnected():
                 return
             else:
                 await asyncio.sleep(0.02)
@@ -174,7 +174,7 @@ async def live_camera(ws: WebSocket) -> None:
 
     from ..errors import TooLargeError
 
-    session = getattr(ws.core.state, "live", None)
+    session = getattr(ws.app.state, "live", None)
     await ws.accept()
     if session is None or not isinstance(session.source, BrowserCamera) or not session.running:
         await ws.close(4404, "no live view waits for a browser's camera: start one first")
@@ -186,7 +186,7 @@ async def live_camera(ws: WebSocket) -> None:
             message = await ws.receive()
             if message["type"] == "websocket.disconnect":
                 return
-            if ws.core.state.live is not session or not session.running:
+            if ws.app.state.live is not session or not session.running:
                 await ws.close(4410, "the live view stopped")
                 return
             if not camera.current(me):

@@ -21,6 +21,7 @@ from scorer.errors import InvalidLayoutError
 from scorer.layout import TableLayout
 from scorer.rules import Rules
 from scorer.scoring import score_round
+from vision.config import DEFAULT as VISION_DEFAULT, SPLITS
 
 from .errors import TooLargeError, UnavailableError
 from .limits import DEFAULT_LIMITS, Limits, check_file_size, check_layout_cards, parse_json
@@ -31,8 +32,7 @@ if TYPE_CHECKING:
     import numpy as np
 
 #: default minimum confidence of a card's reading in photos: P(rank) x P(colour) x sqrt(detector confidence)
-DEFAULT_CONF = 0.35
-SPLITS = ("horizontal", "vertical")
+DEFAULT_CONF = VISION_DEFAULT.reading.min_conf
 
 
 # -- rules and layouts ----------------------------------------------------------------------------------------

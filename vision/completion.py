@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .classes import CLASS_ID, RANKS, SUIT_CODES, rank_of
+from .classes import CLASS_ID, RANK_JOKER, RANK_TWO, RANKS, SUIT_CODES, rank_of
 from .config import DEFAULT, Completion, FanGeometry, VisionConfig
 from .detections import Detections, index_centres, index_sizes
 from .fan_chains import unread_fans
@@ -36,7 +36,6 @@ from .fan_ranks import settle_fan_ranks
 from .geometry import similar_size, step_miss
 from .reader import code_of, reading
 
-_TWO, _JOKER = RANKS.index("2"), RANKS.index("JK")
 
 
 def _rank_index(code: str) -> int:
@@ -78,14 +77,13 @@ def read_with_fans(boxes: Detections, rank_p: np.ndarray, suit_p: np.ndarray, *,
         return Detections.empty()
     floor = config.reading.min_conf
     det = boxes.confidence.astype(np.float64)
-    boxes = Detections(boxes.xyxy, boxes.confidence, boxes.class_id,
-                       {**boxes.data, "rank_p": rank_p, "suit_p": suit_p, "box_conf": boxes.confidence})
+    boxes = boxes.with_data(rank_p=rank_p, suit_p=suit_p, box_conf=boxes.confidence)
     codes, p = reading(rank_p, suit_p)
     best, suit = rank_p.argmax(1), suit_p.argmax(1)
     conf = p * np.sqrt(det)
     read = (det >= config.reading.finder_box_conf) & np.array([c is not None for c in codes], bool) & (conf >= floor)
     jokers = _sure_jokers(boxes.xyxy, read, best, rank_p, config.completion, config.fans)
-    conf = np.where(jokers, np.maximum(rank_p[:, _JOKER] * np.sqrt(det), floor), conf)
+    conf = np.where(jokers, np.maximum(rank_p[:, RANK_JOKER] * np.sqrt(det), floor), conf)
     read |= jokers
     idx = np.flatnonzero(read)
     rank, changed = settle_fan_ranks(boxes.xyxy[idx], best[idx], rank_p[idx], config=config)
@@ -113,8 +111,8 @@ def _sure_jokers(xyxy: np.ndarray, read: np.ndarray, best: np.ndarray, rank_p: n
     ``fans.separation`` (a second box on it). ``xyxy`` (n, 4) pixels; ``best`` (n,) the reader's likeliest rank
     index; ``rank_p`` (n, 15)."""
     out = np.zeros(len(read), bool)
-    others = np.flatnonzero(read & (best != _JOKER))
-    maybe = np.flatnonzero(~read & (best == _JOKER) & (rank_p[:, _JOKER] >= completion.joker_p))
+    others = np.flatnonzero(read & (best != RANK_JOKER))
+    maybe = np.flatnonzero(~read & (best == RANK_JOKER) & (rank_p[:, RANK_JOKER] >= completion.joker_p))
     if not len(others) or not len(maybe):
         return out
     centres, sizes = index_centres(xyxy), index_sizes(xyxy)
@@ -188,7 +186,7 @@ def _taken_back(kept: Detections, candidates: Detections, rank_p: np.ndarray, su
         for i, r in found.items():
             read[i] = True
             rank[i] = r
-            codes[i] = "JK" if r == _JOKER else RANKS[r] + SUIT_CODES[int(suit_p[i - k0].argmax())]
+            codes[i] = "JK" if r == RANK_JOKER else RANKS[r] + SUIT_CODES[int(suit_p[i - k0].argmax())]
             conf[i] = max(float(rank_p[i - k0, r]) * float(np.sqrt(candidates.confidence[i - k0])),
                           config.reading.min_conf)
     return {i - k0: (codes[i], conf[i]) for i in codes}
@@ -203,12 +201,12 @@ def _continues_fan(i: int, read: np.ndarray, centres: np.ndarray, sizes: np.ndar
     if d.min() < fans.separation:
         return None
     near = read[(d < completion.near) & similar_size(sizes[read], sizes[i], fans.size_ratio)]
-    naturals = {int(rank[k]) for k in near if rank[k] not in (_TWO, _JOKER)}
+    naturals = {int(rank[k]) for k in near if rank[k] not in (RANK_TWO, RANK_JOKER)}
     continued = [r for r in sorted(naturals)
-                 if _fan_continues(i, [k for k in near if rank[k] in (r, _TWO, _JOKER)], centres, fans.step_tolerance)]
+                 if _fan_continues(i, [k for k in near if rank[k] in (r, RANK_TWO, RANK_JOKER)], centres, fans.step_tolerance)]
     if len(continued) != 1:
         return None
-    options = [continued[0], _TWO, _JOKER]
+    options = [continued[0], RANK_TWO, RANK_JOKER]
     best = options[int(np.argmax(rank_p[options]))]
     return best if rank_p[best] >= completion.candidate_p else None
 

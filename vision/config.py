@@ -359,3 +359,6 @@ _SECTIONS = {f.name for f in dataclasses.fields(VisionConfig)}
 
 #: the shipped configuration
 DEFAULT = VisionConfig()
+
+#: how a photo of both teams' sides is cut in two (``--split``): left | right, or top / bottom
+SPLITS = ("horizontal", "vertical")

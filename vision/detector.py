@@ -147,8 +147,6 @@ def same_boxes(a: np.ndarray, b: np.ndarray, thresholds: tuple[float, ...] = (),
     boxes of each run at or above a threshold, after non-maximum suppression, pair one to one with the other's, of
     the same class, overlapping by ``iou`` or more (coordinates in model pixels). A box just over a threshold in one
     run and just under it in the other is a different reading."""
-    from .config import DEFAULT
-
     r = DEFAULT.reading
     thresholds = thresholds or (r.reader_box_conf, r.candidate_conf, DEFAULT.completion.chain_conf, r.min_conf,
                                 r.finder_box_conf)
@@ -161,9 +159,9 @@ def same_boxes(a: np.ndarray, b: np.ndarray, thresholds: tuple[float, ...] = (),
         keep = conf >= floor
         cx, cy, w, h = out[:4, keep]
         boxes = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], 1).astype(np.float32)
-        idx = np.array(cv2.dnn.NMSBoxesBatched(np.column_stack([boxes[:, :2], w, h]).tolist(), conf[keep].tolist(),
-                                               cls[keep].tolist(), floor, 0.5), np.int64).reshape(-1)
-        found.append((boxes[idx], conf[keep][idx], cls[keep][idx]))
+        kept = Detections(boxes, conf[keep].astype(np.float32), cls[keep].astype(np.int64)).with_nms(0.5,
+                                                                                                    min_conf=floor)
+        found.append((kept.xyxy, kept.confidence, kept.class_id))
     (ab, ac, al), (bb, bc, bl) = found
     for t in thresholds:
         x, y = ac >= t, bc >= t
@@ -347,7 +345,9 @@ class CardDetector(OnnxModel):
             nc = 1 (a class-agnostic index finder: the index reader names what it finds; see :attr:`names_cards`);
             ``threads`` and the errors raised on loading: :class:`OnnxModel`.
         imgsz: inference size of the long side in pixels (multiple of 32).
-        conf: minimum class confidence; iou: NMS IoU threshold (per class).
+        conf: minimum class confidence of a call that names none (the pyramid, :mod:`vision.scales`, always
+            names its floor); iou: NMS IoU threshold per class, the pyramid's own
+            (:attr:`vision.config.Pyramid.iou`).
 
     Raises:
         ModelError: also for a model with another number of classes than 53 or 1.
@@ -356,7 +356,7 @@ class CardDetector(OnnxModel):
     model: str | Path = DEFAULT_MODEL
     imgsz: int = 1280
     conf: float = 0.25
-    iou: float = 0.5
+    iou: float = DEFAULT.pyramid.iou
     what: ClassVar[str] = "detector"
 
     @classmethod
@@ -414,11 +414,7 @@ class CardDetector(OnnxModel):
         boxes = (boxes - [px, py, px, py]) / r
         boxes = np.clip(boxes, 0, [width, height, width, height]).astype(np.float32)
         conf, cls = conf[keep].astype(np.float32), cls[keep].astype(np.int64)
-        xywh = np.column_stack([boxes[:, :2], boxes[:, 2:] - boxes[:, :2]])
-        idx = cv2.dnn.NMSBoxesBatched(xywh.tolist(), conf.tolist(), cls.tolist(), min_conf, self.iou)
-        idx = np.array(idx, np.int64).reshape(-1)
-        order = idx[np.argsort(-conf[idx])]
-        return Detections(boxes[order], conf[order], cls[order])
+        return Detections(boxes, conf, cls).with_nms(self.iou, min_conf=min_conf)
 
 
 class NegativeDetector:

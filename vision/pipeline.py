@@ -84,7 +84,7 @@ def detect(image: np.ndarray, detector: CardDetector, reader: IndexReader | None
             found, image, negative = other, 255 - image, True
     data = {"negative": np.full(len(found), negative)} if negative else {}
     if reader is None:
-        return Detections(found.xyxy, found.confidence, found.class_id, {**found.data, **data})
+        return found.with_data(**data)
     rank_p, suit_p = reader.probabilities(image, found.xyxy)
     return Detections(found.xyxy, found.confidence, found.class_id, {"rank_p": rank_p, "suit_p": suit_p, **data})
 
@@ -130,8 +130,7 @@ def detect_again(image: np.ndarray, before: Detections, regions: np.ndarray, det
         found = detect(np.ascontiguousarray(image[cy1:cy2, cx1:cx2]), detector, reader, whole)
         if not len(found):
             continue
-        found = Detections(found.xyxy + np.float32([cx1, cy1, cx1, cy1]), found.confidence, found.class_id,
-                           found.data)
+        found = found.shifted(cx1, cy1)
         c = index_centres(found.xyxy)
         parts.append(found[(c[:, 0] >= x1) & (c[:, 0] < x2) & (c[:, 1] >= y1) & (c[:, 1] < y2)])
     new = Detections.concatenate(parts)
@@ -145,11 +144,10 @@ def detect_again(image: np.ndarray, before: Detections, regions: np.ndarray, det
         keep |= _covered(before, inside & ~again, fresh, image, before_image, size, config)
     old = before[keep]
     if len(old) and "votes" not in old.data:
-        old = Detections(old.xyxy, old.confidence, old.class_id, {**old.data, "votes": np.ones(len(old), np.int64)})
+        old = old.with_data(votes=np.ones(len(old), np.int64))
     merged = Detections.concatenate([old, new])
     if negative and len(merged):
-        merged = Detections(merged.xyxy, merged.confidence, merged.class_id,
-                            {**merged.data, "negative": np.ones(len(merged), bool)})
+        merged = merged.with_data(negative=np.ones(len(merged), bool))
     return merged[np.argsort(-merged.confidence, kind="stable")] if len(merged) else merged
 
 
@@ -203,7 +201,7 @@ def _voted(before: Detections, new: Detections, iou: np.ndarray, config: VisionC
             suit_p[k] = (before.data["suit_p"][i] * w + suit_p[k]) / (w + 1)
             data["votes"][k] = w + 1
         data.update(rank_p=rank_p, suit_p=suit_p)
-    return Detections(new.xyxy, new.confidence, new.class_id, data)
+    return new.with_data(**data)
 
 
 def read_indices(found: Detections, one_class: bool = True,

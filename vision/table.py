@@ -19,12 +19,11 @@ from typing import Any
 
 import numpy as np
 
-from .config import DEFAULT, VisionConfig
+from .config import DEFAULT, SPLITS, VisionConfig
 from .detections import Detections, median_index_size
 from .instances import CardInstance, pair_corners
 from .piles import Pile, PileKind
 
-SPLITS = ("horizontal", "vertical")
 
 
 

@@ -208,7 +208,7 @@ def test_deck_commands_with_db_use_the_decks_a_server_on_that_ledger_reads(photo
 
 def test_the_last_convolution_in_numpy_gives_the_models_features(photos):
     from vision.deck_layers import features_of
-    from vision.reader import crops_of
+    from vision.crops import crops_of
 
     reader = IndexReader()
     x = crops_of(cv2.imread(str(photos[0][0])), photos[0][1].xyxy)

@@ -7,7 +7,9 @@ import pytest
 
 cv2 = pytest.importorskip("cv2")
 
-from vision.reader import DEFAULT_READER, INPUT, RANKS, WINDOW, code_of, p_rank_colour, square_crop  # noqa: E402
+from vision.classes import RANKS, code_of, p_rank_colour  # noqa: E402
+from vision.crops import INPUT, WINDOW, square_crop  # noqa: E402
+from vision.reader import DEFAULT_READER  # noqa: E402
 
 
 def test_code_of():

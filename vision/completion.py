@@ -28,13 +28,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .classes import CLASS_ID, RANK_JOKER, RANK_TWO, RANKS, SUIT_CODES, rank_of
+from .classes import CLASS_ID, RANK_JOKER, RANK_TWO, RANKS, SUIT_CODES, code_of, rank_of, reading
 from .config import DEFAULT, Completion, FanGeometry, VisionConfig
 from .detections import Detections, index_centres, index_sizes
 from .fan_chains import unread_fans
 from .fan_ranks import settle_fan_ranks
 from .geometry import similar_size, step_miss
-from .reader import code_of, reading
 
 
 
@@ -47,7 +46,7 @@ def read_with_fans(boxes: Detections, rank_p: np.ndarray, suit_p: np.ndarray, *,
     """Stage 1b in full: the corner indices read from every box the detector found, with the fans' help.
 
     1. A box is *read* when the detector's confidence is at least ``config.reading.finder_box_conf`` and the
-       reader names it with P(rank) x P(colour) x sqrt(detector confidence) (``vision.reader.p_rank_colour``) at
+       reader names it with P(rank) x P(colour) x sqrt(detector confidence) (``vision.classes.p_rank_colour``) at
        least the reading floor ``config.reading.min_conf``.
     2. A box the detector was unsure of that the reader is sure is a joker's corner mark (P at least
        ``config.completion.joker_p``) is read too when it lies beside a read index that is not a joker (within

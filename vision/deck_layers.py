@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .reader import Heads, softmax
+from .classes import softmax
+from .reader import Heads
 
 #: gradient steps of :func:`fit` (Adam, minibatches of :data:`BATCH` crops)
 STEPS = 150

@@ -12,11 +12,12 @@ from typing import Callable
 
 import numpy as np
 
-from .classes import RANKS, SUIT_CODES
+from .classes import RANKS, SUIT_CODES, softmax
 from .deck_boxes import NONE
 from .deck_layers import Layers, features_of
 from .detector import load_photo
-from .reader import VIEWS, Heads, IndexReader, crops_of
+from .crops import VIEWS, crops_of
+from .reader import Heads, IndexReader
 
 
 @dataclass(frozen=True)
@@ -109,7 +110,7 @@ def fit_heads(samples: _Samples, start: Heads, steps: int = 300, rate: float = 0
         for head, labels, mask in ((0, samples.rank, np.ones(n, bool)), (2, samples.suit, has_suit)):
             if not mask.any():
                 continue
-            probs = [_softmax(f[mask] @ params[4 * k + head].T + params[4 * k + head + 1])
+            probs = [softmax(f[mask] @ params[4 * k + head].T + params[4 * k + head + 1])
                      for k, f in enumerate(feats)]
             mean = np.mean(probs, axis=0)
             y = labels[mask]
@@ -128,11 +129,6 @@ def fit_heads(samples: _Samples, start: Heads, steps: int = 300, rate: float = 0
             params[i] -= rate * (m[i] / (1 - 0.9 ** t)) / (np.sqrt(v[i] / (1 - 0.999 ** t)) + 1e-8)
     members = tuple(tuple(params[4 * k + j].astype(np.float32) for j in range(4)) for k in range(len(start.members)))
     return Heads(members)
-
-
-def _softmax(z: np.ndarray) -> np.ndarray:
-    e = np.exp(z - z.max(-1, keepdims=True))
-    return e / e.sum(-1, keepdims=True)
 
 
 def accuracy(heads: Heads, samples: _Samples, layers: Layers | None = None) -> float:

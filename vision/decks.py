@@ -49,7 +49,8 @@ from .deck_layers import Layers
 from .deck_layers import fit as fit_conv
 from .deck_layers import fit_affine
 from .deck_samples import _joined, _Samples, _samples, accuracy, fit_heads, rank_accuracy  # noqa: F401 (re-exported)
-from .reader import VIEWS, Heads, IndexReader
+from .crops import VIEWS
+from .reader import Heads, IndexReader
 
 #: each example index is seen this many times more, each crop shifted by up to 8 % of its box, scaled by 0.9-1.12
 #: and turned by up to 0.12 rad beyond the reader's own views (:data:`AUGMENT_LAYERS` when the last convolution is
@@ -352,7 +353,7 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
 
     ``detector`` (the stock one; None: the example boxes): the check reads the boxes it finds in the check photos
     on a known index (``vision.deck_boxes``), as the profile will read them. ``window``: read this deck's indices
-    from crops of that many times each box's longer side (None: the reader's ``vision.reader.WINDOW``; ``"auto"``:
+    from crops of that many times each box's longer side (None: the reader's ``vision.crops.WINDOW``; ``"auto"``:
     that or one of :data:`WINDOWS`, whichever reads the check best: with ``detector``, the check photos' card sets
     read whole at the reading floor, F1 against their codes).
 

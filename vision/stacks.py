@@ -21,48 +21,15 @@ from typing import ClassVar
 import numpy as np
 
 from .config import DEFAULT, VisionConfig
+from .crops import STACK_INPUT, corners_crop
 from .detections import index_centres, index_sizes
 from .backends import TOLERANCE, Check
 from .detector import MODELS_DIR, OnnxModel, check_photo
 from .geometry import similar_size
 from .instances import CardInstance, diagonal_apart, segment_blocked
 from .piles import Pile, PileKind, marker_note
-from .reader import turned_patch
 
 DEFAULT_STACKS = MODELS_DIR / "stacks.onnx"
-STACK_INPUT = 96  #: crop side in pixels
-#: crop side / the card's height
-STACK_CONTEXT = 1.4
-#: angle of the line from the top-left to the bottom-right index centre in the card's own frame, radians
-#: (index centres at 9.4 % of the width and 13.2 % of the height from the corners, aspect 0.69)
-DIAGONAL_ANGLE = float(np.arctan2(1 - 2 * 0.132, 0.69 * (1 - 2 * 0.094)))
-
-
-def card_crop(image: np.ndarray, card: CardInstance, size: int = STACK_INPUT,
-              context: float = STACK_CONTEXT, turn: float = 0.0, *, config: VisionConfig = DEFAULT) -> np.ndarray:
-    """A (size, size, 3) patch of a (H, W, 3) image, centred on a whole card and turned so the card stands
-    upright (or upside down: the two are the same to a stack), side ``context`` x the card's height.
-
-    The card's frame comes from its two index centres (pixels): their midpoint is the card's centre, their
-    distance is ``config.pairing.diagonal_per_height`` of its height, and their direction is the card's
-    diagonal (:data:`DIAGONAL_ANGLE`). ``turn`` adds a rotation in radians (augmentation).
-
-    Raises:
-        ValueError: for a card that does not show both indices.
-    """
-    if not card.fully_visible:
-        raise ValueError(f"card {card.code} shows one index; its frame needs both")
-    return corners_crop(image, card.centers[0], card.centers[1], size, context, turn, config=config)
-
-
-def corners_crop(image: np.ndarray, a: np.ndarray, b: np.ndarray, size: int = STACK_INPUT,
-                 context: float = STACK_CONTEXT, turn: float = 0.0, *, config: VisionConfig = DEFAULT) -> np.ndarray:
-    """:func:`card_crop` of the card whose two corner-index centres are ``a`` and ``b`` ((2,) pixels each)."""
-    d = np.asarray(b, np.float64) - np.asarray(a, np.float64)
-    height = float(np.hypot(*d)) / config.pairing.diagonal_per_height
-    # the turn that takes the index diagonal to DIAGONAL_ANGLE
-    rot = DIAGONAL_ANGLE - float(np.arctan2(d[1], d[0])) + turn
-    return turned_patch(image, (np.asarray(a) + np.asarray(b)) / 2, height * context, size, rot)
 
 
 @dataclass

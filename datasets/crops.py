@@ -32,8 +32,8 @@ import cv2
 import numpy as np
 
 from vision.classes import CLASS_NAMES
-from vision.detections import Detections
 from vision.crops import square_crop
+from vision.detections import Detections
 
 CONTEXT = 1.6  #: stored crop side / box's longer side
 STORE = 48  #: stored crop size in pixels

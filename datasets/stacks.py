@@ -25,11 +25,10 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.detector import load_image
-from vision.instances import CardInstance
-from vision.piles import PileKind
 from vision.crops import STACK_CONTEXT, STACK_INPUT, card_crop
+from vision.detector import load_image
 from vision.pipeline import read_image
+from vision.types import CardInstance, PileKind
 
 from .scenes import true_detections
 

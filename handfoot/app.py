@@ -394,7 +394,7 @@ def read_and_score_photos(photos: Sequence[Path], req: PhotoRequest, models: Mod
 
 def photo_score(readings: list, names: list[str], req: PhotoRequest, rules: Rules) -> PhotoScore:
     """Stage 4-5 on the pipeline's photo readings: piles with ids, the layout, the notes and the score."""
-    from vision.table import small_index_note
+    from vision.types import small_index_note
 
     images: list[dict[str, Any]] = []
     notes: list[str] = []

@@ -43,7 +43,7 @@ def read_once(image: np.ndarray, detector, reader, stacks) -> dict[str, float]:
     from scorer.layout import TableLayout
     from scorer.scoring import score_round
     from vision.pipeline import detect, read_image, read_indices
-    from vision.table import TableReading
+    from vision.types import TableReading
 
     t = [time.perf_counter()]
     found = detect(image, detector, reader)

@@ -57,7 +57,7 @@ from datasets.examples import load_examples  # noqa: E402
 from datasets.scenes import true_detections  # noqa: E402
 from vision.detections import Detections, box_iou  # noqa: E402
 from vision.fan_strips import COVERED_NOTE, STRIP_NOTE  # noqa: E402
-from vision.piles import PileKind  # noqa: E402
+from vision.types import PileKind  # noqa: E402
 
 
 #: tables_examples draws its index boxes tight around the glyphs; ours (datasets.cardart, calibrated on the real

@@ -10,8 +10,9 @@ import pytest
 from vision.classes import class_id
 from vision.detections import Detections
 from vision.instances import agree_suits, pair_corners
-from vision.piles import PileKind, group_piles
-from vision.table import TableReading, split_sides
+from vision.piles import group_piles
+from vision.table import split_sides
+from vision.types import PileKind, TableReading
 from sides import read_side  # noqa: E402
 
 S = 20.0  # index size in pixels (a 20 x 20 box)

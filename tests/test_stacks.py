@@ -7,10 +7,10 @@ import pytest
 
 cv2 = pytest.importorskip("cv2")
 
-from vision.instances import CardInstance  # noqa: E402
-from vision.piles import Pile, PileKind, marker_note  # noqa: E402
 from vision.crops import STACK_CONTEXT, STACK_INPUT, card_crop  # noqa: E402
+from vision.piles import marker_note  # noqa: E402
 from vision.stacks import DEFAULT_STACKS, check_one_corner_cards, check_stacks  # noqa: E402
+from vision.types import CardInstance, Pile, PileKind  # noqa: E402
 
 
 def _card_on_table(angle_deg: float, height: float = 200.0, center=(320.0, 260.0)):

@@ -253,7 +253,7 @@ def test_pile_labels_go_where_they_cover_no_index():
 
 def test_a_fanned_book_is_outlined_apart_from_a_meld():
     from vision.annotate import BOOK_COLOR, KIND_COLORS, PileAnnotator
-    from vision.piles import PileKind
+    from vision.types import PileKind
     from sides import read_side
 
     items = [("8H", 60, 40 + 24 * k) for k in range(3)] + [("KS", 200, 40 + 24 * k) for k in range(7)]

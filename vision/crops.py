@@ -13,7 +13,7 @@ import numpy as np
 from .config import DEFAULT, VisionConfig
 
 if TYPE_CHECKING:
-    from .instances import CardInstance
+    from .types import CardInstance
 
 INPUT = 32  #: reader input size in pixels
 WINDOW = 1.25  #: crop side / the box's longer side

@@ -13,10 +13,10 @@ from typing import Callable
 import numpy as np
 
 from .classes import RANKS, SUIT_CODES, softmax
+from .crops import VIEWS, crops_of
 from .deck_boxes import NONE
 from .deck_layers import Layers, features_of
 from .detector import load_photo
-from .crops import VIEWS, crops_of
 from .reader import Heads, IndexReader
 
 

@@ -39,9 +39,8 @@ from . import geometry
 from .classes import rank_of
 from .config import DEFAULT, FanGaps, VisionConfig
 from .fan_strays import drop_strays, pair_far_corners
-from .instances import CardInstance
-from .piles import (Pile, PileKind, anchor_points, classify, cluster_key, continues_fan, fan_order, fan_steps,
-                    nearest_indices)
+from .piles import anchor_points, classify, cluster_key, continues_fan, fan_order, fan_steps, nearest_indices
+from .types import CardInstance, Pile, PileKind
 
 
 def fill_fan_gaps(piles: list[Pile], *, config: VisionConfig = DEFAULT) -> list[Pile]:

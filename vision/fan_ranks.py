@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .classes import RANK_JOKER, RANK_TWO, RANKS
+from .classes import RANK_JOKER, RANK_TWO
 from .config import DEFAULT, FanGeometry, VisionConfig
 from .detections import index_centres, index_sizes
 from .geometry import opposite, similar_size, step_miss

@@ -23,8 +23,9 @@ from . import geometry
 from .classes import RANKS, SUIT_CODES, rank_of
 from .config import DEFAULT, VisionConfig
 from .detections import Detections, index_centres, index_sizes
-from .instances import CardInstance, diagonal_apart, segment_blocked
-from .piles import Pile, PileKind, anchor_points, cluster_key, fan_order
+from .instances import diagonal_apart, segment_blocked
+from .piles import anchor_points, cluster_key, fan_order
+from .types import CardInstance, Pile, PileKind
 
 
 def read_top_cards(piles: list[Pile], unread: Detections, *, config: VisionConfig = DEFAULT) -> list[Pile]:

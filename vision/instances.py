@@ -25,52 +25,14 @@ suits of one colour are given one suit first (:func:`agree_suits`, with the read
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
-
 import numpy as np
 
 from . import geometry
 from .classes import CLASS_ID, SUIT_CODES, rank_colour, rank_of
 from .config import DEFAULT, FanGeometry, Pairing, VisionConfig
 from .detections import Detections, index_centres, index_sizes
+from .types import CardInstance
 
-
-@dataclass(frozen=True, eq=False)
-class CardInstance:
-    """One physical card seen in a photo.
-
-    Attributes:
-        code: card code (``"KH"``, ``"10S"``, ``"JK"``).
-        detections: indices into the :class:`~vision.detections.Detections` it came from (1 or 2, or 4 for a
-            card of a four-index deck seen whole: :func:`_four_corners`; none for a card counted in a gap of a
-            fan, whose index was not read: :mod:`vision.fan_gaps`).
-        centers: (k, 2) float index-box centres in pixels, k = len(detections) (for an unread card, k = 1: where
-            its index would be).
-        size: mean index size in pixels (square root of the index box area; for a joker, that of the
-            natural indices nearest it: its corner mark is drawn at another size).
-        confidence: highest detection confidence.
-        card_height: estimated height of the card in pixels: the photo's typical index-to-index diagonal
-            (in index sizes) times ``size``, divided by the index diagonal's share of a card's height
-            (:attr:`vision.config.Pairing.diagonal_per_height`).
-    """
-
-    code: str
-    detections: tuple[int, ...]
-    centers: np.ndarray = field(repr=False)
-    size: float
-    confidence: float
-    card_height: float
-
-    @property
-    def fully_visible(self) -> bool:
-        """True when both corner indices were seen (all four, for a deck printed with four: then ``centers[0]``
-        and ``centers[1]`` are one diagonal)."""
-        return len(self.detections) >= 2
-
-    @property
-    def center(self) -> np.ndarray:
-        """(2,) pixels: the card centre when both indices were seen, else the one index centre."""
-        return self.centers.mean(0)
 
 
 def _reference_sizes(codes: list[str], centers: np.ndarray, sizes: np.ndarray, neighbours: int) -> np.ndarray:

@@ -33,52 +33,14 @@ The thresholds are :class:`vision.config.Piles` (``config.piles``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from enum import Enum
-
 import numpy as np
 
 from . import geometry
 from .classes import rank_of
 from .config import DEFAULT, Piles, VisionConfig
-from .instances import CardInstance, diagonal_apart
+from .instances import diagonal_apart
+from .types import CardInstance, Pile, PileKind
 
-
-class PileKind(str, Enum):
-    """What a pile of cards on the table is."""
-
-    MELD = "meld"  #: a fan of one rank plus wilds (a complete book when it has seven cards)
-    SQUARED_BOOK = "squared_book"  #: a squared stack showing its marker card
-    RED_THREES = "red_threes"  #: red threes laid on the table
-    LEFT = "left"  #: cards still held (a fanned hand or foot, mixed ranks)
-    #: a single card that belongs to no pile (not scored): partly seen, or seen whole with no stack under it
-    LOOSE = "loose"
-
-
-@dataclass(frozen=True, eq=False)
-class Pile:
-    """A group of card instances and what it was read as.
-
-    Attributes:
-        kind: the pile's kind.
-        cards: the card instances, in reading order (along the fan).
-        notes: human-readable doubts about this pile (empty when the reading is unambiguous).
-    """
-
-    kind: PileKind
-    cards: tuple[CardInstance, ...]
-    notes: tuple[str, ...] = ()
-
-    @property
-    def codes(self) -> list[str]:
-        """Card codes of the pile, in order."""
-        return [c.code for c in self.cards]
-
-    def box(self, dets_xyxy: np.ndarray) -> np.ndarray:
-        """(4,) xyxy pixels around all the pile's corner indices."""
-        idx = [d for c in self.cards for d in c.detections]
-        b = dets_xyxy[idx]
-        return np.array([b[:, 0].min(), b[:, 1].min(), b[:, 2].max(), b[:, 3].max()])
 
 
 def cluster_key(code: str) -> str | None:

@@ -21,7 +21,7 @@ regions only. :func:`read_photos` and :func:`read_hand_photos` run it on files, 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -40,20 +40,13 @@ from .instances import pair_and_agree, pair_corners
 from .piles import group_piles, hand_pile
 from .reader import DEFAULT_READER, IndexReader, relabelled
 from .scales import box_conf, find_boxes, unread_boxes, unread_mask
-from .table import CUT_NOTE, SideReading, TableReading, crossing_piles, pile_boxes, split_boxes, split_sides
+from .table import CUT_NOTE, crossing_piles, pile_boxes, split_boxes, split_sides
+from .types import PhotoReading, SideReading, TableReading
 
 
 class NoCardsError(HandFootError, ValueError):
     """A photo in which no card corner index was found (not a table photo, too dark, too blurred or too far)."""
 
-
-@dataclass
-class PhotoReading:
-    """One photo and the side(s) read from it. ``image`` is (H, W, 3) uint8 BGR."""
-
-    path: Path
-    image: np.ndarray
-    sides: list[SideReading]
 
 
 def detect(image: np.ndarray, detector: CardDetector, reader: IndexReader | None = None,

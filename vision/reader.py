@@ -18,10 +18,10 @@ from typing import ClassVar
 
 import numpy as np
 
-from .classes import CLASS_ID, RANKS, p_rank_colour, reading, softmax
-from .crops import INPUT, VIEWS, WINDOW, crops_of
-from .detections import Detections
 from .backends import TOLERANCE, Check
+from .classes import CLASS_ID, RANKS, p_rank_colour, reading, softmax
+from .crops import INPUT, VIEWS, crops_of
+from .detections import Detections
 from .detector import MODELS_DIR, ModelError, OnnxModel, check_photo
 
 DEFAULT_READER = MODELS_DIR / "reader.onnx"

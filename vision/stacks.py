@@ -20,14 +20,15 @@ from typing import ClassVar
 
 import numpy as np
 
+from .backends import TOLERANCE, Check
 from .config import DEFAULT, VisionConfig
 from .crops import STACK_INPUT, corners_crop
 from .detections import index_centres, index_sizes
-from .backends import TOLERANCE, Check
 from .detector import MODELS_DIR, OnnxModel, check_photo
 from .geometry import similar_size
-from .instances import CardInstance, diagonal_apart, segment_blocked
-from .piles import Pile, PileKind, marker_note
+from .instances import diagonal_apart, segment_blocked
+from .piles import marker_note
+from .types import CardInstance, Pile, PileKind
 
 DEFAULT_STACKS = MODELS_DIR / "stacks.onnx"
 

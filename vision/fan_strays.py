@@ -27,7 +27,8 @@ import numpy as np
 
 from . import geometry
 from .config import DEFAULT, VisionConfig
-from .piles import anchor_points, classify, cluster_key, fan_order, fan_steps, nearest_indices
+from .geometry import anchor_points, fan_order, fan_steps, nearest_indices
+from .piles import classify, cluster_key
 from .types import CardInstance, Pile, PileKind
 
 

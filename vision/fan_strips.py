@@ -31,7 +31,7 @@ import cv2
 import numpy as np
 
 from .config import DEFAULT, VisionConfig
-from .piles import anchor_points
+from .geometry import anchor_points
 from .types import CardInstance, Pile, PileKind
 
 

@@ -56,26 +56,6 @@ def _reference_sizes(codes: list[str], centers: np.ndarray, sizes: np.ndarray, n
     return ref
 
 
-def segment_blocked(a: np.ndarray, b: np.ndarray, others: np.ndarray, clearance: float, *,
-                    config: VisionConfig = DEFAULT) -> bool:
-    """True when a point of ``others`` ((m, 2) px) lies within ``clearance`` px of the inner part of the segment
-    from ``a`` to ``b`` ((2,) px each): the points whose projection falls strictly inside
-    ``config.pairing.segment_inner`` (fractions of the segment's length from ``a``)."""
-    if not len(others):
-        return False
-    d = b - a
-    L2 = float(d @ d)
-    if L2 == 0:
-        return False
-    lo, hi = config.pairing.segment_inner
-    t = ((others - a) @ d) / L2
-    inner = (t > lo) & (t < hi)
-    if not inner.any():
-        return False
-    proj = a + np.outer(t[inner], d)
-    return bool((np.linalg.norm(others[inner] - proj, axis=1) < clearance).any())
-
-
 def _fan_interior(centers: np.ndarray, sizes: np.ndarray, fans: FanGeometry) -> np.ndarray:
     """(n,) bool: index centres ((n, 2) px; ``sizes`` (n,) px) that lie inside a fan: between two other indices
     within ``fans.inside_reach`` of their own index sizes, on opposite sides at about the same distance
@@ -163,7 +143,7 @@ def _pair_ratio(i: int, j: int, centers: np.ndarray, sizes: np.ndarray, ranks: n
     if ratio >= pairing.big_index_ratio and (interior[i] or interior[j]):
         return None  # an index inside a fan is a covered card's only one
     others = np.delete(centers, [i, j], axis=0)
-    if segment_blocked(centers[i], centers[j], others, pairing.segment_clearance * s, config=config):
+    if geometry.segment_blocked(centers[i], centers[j], others, pairing.segment_clearance * s, config=config):
         return None
     same_rank = ranks == ranks[i]
     same_rank[[i, j]] = False
@@ -549,18 +529,6 @@ def _colour_mask(code: str) -> np.ndarray:
     """(4,) 1 for the suits of ``code``'s colour, 0 for the others."""
     red = code[-1] in "HD"
     return np.array([(s in "HD") == red for s in SUIT_CODES], np.float64)
-
-
-def diagonal_apart(a: np.ndarray, b: np.ndarray, card_height: float, *,
-                   config: VisionConfig = DEFAULT) -> bool | np.ndarray:
-    """True when index centres ``a`` ((2,) px) and ``b`` ((2,) px, or (k, 2): then a (k,) bool array) lie as far
-    apart as a card's two corner indices: the index diagonal of a card ``card_height`` px high
-    (``config.pairing.diagonal_per_height`` of it), within ``config.pairing.pair_tolerance``."""
-    diagonal = card_height * config.pairing.diagonal_per_height
-    tolerance = config.pairing.pair_tolerance
-    distance = np.linalg.norm(np.asarray(b, np.float64) - np.asarray(a, np.float64), axis=-1)
-    within = (diagonal / tolerance <= distance) & (distance <= diagonal * tolerance)
-    return bool(within) if within.ndim == 0 else within
 
 
 def _instance(code: str, idx: tuple[int, ...], centers: np.ndarray, sizes: np.ndarray,

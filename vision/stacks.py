@@ -26,7 +26,7 @@ from .crops import STACK_INPUT, corners_crop
 from .detections import index_centres, index_sizes
 from .detector import MODELS_DIR, OnnxModel, check_photo
 from .geometry import similar_size
-from .instances import diagonal_apart, segment_blocked
+from .geometry import diagonal_apart, segment_blocked
 from .piles import marker_note
 from .types import CardInstance, Pile, PileKind
 
@@ -132,7 +132,7 @@ def check_one_corner_cards(piles: list[Pile], unread: np.ndarray, image: np.ndar
     whole-table photo (the other unsure, or under the detector's reading threshold), and the card was then read
     as a loose card seen by one corner, not scored. Here the detector's boxes that no read index covers
     (``unread``, (m, 4) xyxy pixels) give it a second chance: the unread box a card's diagonal away from the read
-    index (:func:`vision.instances.diagonal_apart`, from the card's height), of a size within
+    index (:func:`vision.geometry.diagonal_apart`, from the card's height), of a size within
     ``config.fans.size_ratio`` of the read index's and with no read index within
     ``config.stacks.one_corner_clearance`` index sizes of the segment between them, frames the card for the stack
     checker; at ``config.stacks.one_corner_min`` or more the card becomes a squared book's marker, with a note

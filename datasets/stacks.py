@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.crops import STACK_CONTEXT, STACK_INPUT, card_crop
-from vision.detector import load_image
+from vision.images import load_image
 from vision.pipeline import read_image
 from vision.types import CardInstance, PileKind
 

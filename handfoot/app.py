@@ -322,10 +322,10 @@ def check_photo_file(path: Path, limits: Limits = DEFAULT_LIMITS, name: str | No
     of its bytes (to find a photo given twice).
 
     Raises:
-        ImageError (a HandFootError): missing, a folder, empty, not an image (``vision.detector.check_image_header``).
+        ImageError (a HandFootError): missing, a folder, empty, not an image (``vision.images.check_image_header``).
         TooLargeError, ImageTooLargeError: over ``limits.file_bytes`` or ``limits.pixels``.
     """
-    from vision.detector import ImageError, check_image_header
+    from vision.images import ImageError, check_image_header
 
     name = name or str(path)
     if path.is_dir():

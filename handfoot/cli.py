@@ -132,7 +132,7 @@ PHOTO_FLAGS = ("annotate", "split", "teams", "left", "hand", "went_out", "round"
 
 
 def _score_photos(args: argparse.Namespace) -> int:
-    from vision.detector import IMAGE_SUFFIXES
+    from vision.images import IMAGE_SUFFIXES
 
     if args.conf is not None and not 0 < args.conf <= 1:
         raise HandFootError(f"--conf must be in (0, 1], got {args.conf}")
@@ -210,7 +210,7 @@ def _write_annotations(target: str, result) -> None:
     ``<stem>_annotated.jpg`` (``<stem>_2_annotated.jpg`` ... when two photos share a name)."""
     import cv2
 
-    from vision.detector import IMAGE_SUFFIXES
+    from vision.images import IMAGE_SUFFIXES
 
     out = Path(target)
     if len(result.images) == 1 and out.suffix.lower() in IMAGE_SUFFIXES:
@@ -473,8 +473,8 @@ def _watch_request(args: argparse.Namespace):
 
 def cmd_detect(args: argparse.Namespace) -> int:
     try:
-        from vision.detector import ImageError, image_paths, load_photo
         from vision.config import DEFAULT
+        from vision.images import ImageError, image_paths, load_photo
         from vision.pipeline import detect, read_indices
         import onnxruntime  # noqa: F401
     except ImportError as exc:  # the vision extra is not installed

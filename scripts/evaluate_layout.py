@@ -290,7 +290,7 @@ def read_real(args: argparse.Namespace) -> int:
     """Read every photo of ``args.real`` as ``handfoot score`` does; print what was found, write annotations."""
     import cv2
 
-    from vision.detector import ImageError, image_paths
+    from vision.images import ImageError, image_paths
     from vision.pipeline import NoCardsError, annotate, load_models, load_stack_checker, read_photos
 
     detector, reader = load_models(args.model, None if args.no_reader else args.reader)
@@ -395,7 +395,7 @@ def main(argv: list[str] | None = None) -> int:
             return 1
     detector = None
     reader = None
-    from vision.detector import load_image
+    from vision.images import load_image
     from vision.pipeline import load_stack_checker
 
     stacks = None if args.no_stacks else load_stack_checker(args.stacks)

@@ -10,8 +10,8 @@ pytest.importorskip("onnxruntime")
 
 from vision.classes import CLASS_NAMES, class_id  # noqa: E402
 from vision.detections import Detections, box_iou  # noqa: E402
-from vision.detector import (DEFAULT_MODEL, IMAGE_SUFFIXES, MAX_PIXELS, CardDetector, ImageError,  # noqa: E402
-                             ModelError, decode_image, image_paths, letterbox, load_image)
+from vision.detector import DEFAULT_MODEL, CardDetector, ModelError, letterbox  # noqa: E402
+from vision.images import IMAGE_SUFFIXES, MAX_PIXELS, ImageError, decode_image, image_paths, load_image  # noqa: E402
 
 
 def test_classes():

@@ -30,7 +30,7 @@ class Pyramid:
     min_side: int = 320
     #: no pass is larger than this (pixels, long side)
     max_side: int = 2560
-    #: a photo file larger than this (pixels, long side) is read at this size (``vision.detector.load_photo``): no
+    #: a photo file larger than this (pixels, long side) is read at this size (``vision.images.load_photo``): no
     #: pass uses more, and the same table at 12 or 48 megapixels is then the same photo to every stage (the index
     #: reader's crops too, which a far larger photo would alias)
     photo_side: int = 2560

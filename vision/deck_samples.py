@@ -16,7 +16,7 @@ from .classes import RANKS, SUIT_CODES, softmax
 from .crops import VIEWS, crops_of
 from .deck_boxes import NONE
 from .deck_layers import Layers, features_of
-from .detector import load_photo
+from .images import load_photo
 from .reader import Heads, IndexReader
 
 

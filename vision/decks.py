@@ -5,7 +5,7 @@ prints (one JSON object a line)::
 
     {"image": "photos/round3.jpg", "detections": [{"card": "KH", "box": [x1, y1, x2, y2]}, ...]}
 
-boxes in the pixels of the photo as handfoot reads it (``vision.detector.load_photo``: a photo over 2560 px is
+boxes in the pixels of the photo as handfoot reads it (``vision.images.load_photo``: a photo over 2560 px is
 shrunk to that; ``detect --json`` prints its ``width`` and ``height``); other keys are ignored; a relative ``image``
 path is relative to the JSON file.
 :func:`learn` fits the reader's linear heads (:class:`vision.reader.Heads`) on the features of the examples'
@@ -323,7 +323,8 @@ def check_folds(examples: list[Example]) -> list[np.ndarray]:
 def _cards_read(group: list[Example], detector, reader: IndexReader, negative: bool) -> np.ndarray:
     """(cards read right, cards read, cards shown) of the photos of ``group`` read whole (``vision.pipeline``: the
     detector's boxes over the pyramid, read by ``reader`` down to the reading floor) against their examples' codes."""
-    from .detector import NegativeDetector, load_photo
+    from .detector import NegativeDetector
+    from .images import load_photo
     from .pipeline import detect, read_indices
 
     seen = NegativeDetector(detector) if negative else detector

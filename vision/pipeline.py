@@ -32,10 +32,11 @@ from .annotate import CornerAnnotator, PileAnnotator, TotalsAnnotator
 from .completion import read_with_fans
 from .config import DEFAULT, VisionConfig
 from .detections import Detections, box_iou, index_centres, index_sizes
-from .detector import CardDetector, ModelError, NegativeDetector, load_photo
+from .detector import CardDetector, ModelError, NegativeDetector
 from .fan_gaps import fill_fan_gaps
 from .fan_strips import check_strips
 from .fan_tops import read_top_cards
+from .images import load_photo
 from .instances import pair_and_agree, pair_corners
 from .piles import group_piles, hand_pile
 from .reader import DEFAULT_READER, IndexReader, relabelled
@@ -287,7 +288,7 @@ def read_photos(paths: list[Path], detector: CardDetector, teams: list[str] | No
     with ``split`` exactly one photo of the whole table, split between the first two ``teams``.
 
     Raises:
-        vision.detector.ImageError: a file that is missing, corrupt, truncated, not an image or too large.
+        vision.images.ImageError: a file that is missing, corrupt, truncated, not an image or too large.
         NoCardsError: a photo with no card found.
         ValueError: ``split`` with more than one photo, or fewer team names than sides to name.
     """
@@ -313,7 +314,7 @@ def read_hand_photos(hands: list[tuple[str, Path]], detector: CardDetector, read
     found in a photo is a card left for that team (``read_image(..., hand=True)``; no stack check).
 
     Raises:
-        vision.detector.ImageError: a file that is missing, corrupt, truncated, not an image or too large.
+        vision.images.ImageError: a file that is missing, corrupt, truncated, not an image or too large.
         NoCardsError: a photo with no card found.
     """
     out = []

@@ -400,7 +400,7 @@ def main(argv: list[str] | None = None) -> int:
 
     stacks = None if args.no_stacks else load_stack_checker(args.stacks)
     if not args.oracle:
-        from vision.detector import CardDetector
+        from vision.models.detector import CardDetector
         from vision.pipeline import load_models
 
         if args.no_reader:
@@ -521,7 +521,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    from vision.detector import ModelError
+    from vision.models.detector import ModelError
 
     try:
         sys.exit(main())

@@ -490,7 +490,7 @@ def test_light_print_on_dark_paper_is_found_in_the_negative_and_so_are_its_chang
     assert seen_negative(found) and len(found) == 12
     assert not seen_negative(detect(laid[300:500, 200:500], detector))  # the region alone would stay unread
     # a deck profile read as its negative (its detector wrapped): the regions are turned once, not twice
-    from vision.detector import NegativeDetector
+    from vision.models.detector import NegativeDetector
 
     profile = NegativeDetector(detector)
     before = detect(table, profile)

@@ -10,7 +10,7 @@ pytest.importorskip("onnxruntime")
 
 from vision.classes import CLASS_NAMES, class_id  # noqa: E402
 from vision.detections import Detections, box_iou  # noqa: E402
-from vision.detector import DEFAULT_MODEL, CardDetector, ModelError, letterbox  # noqa: E402
+from vision.models.detector import DEFAULT_MODEL, CardDetector, ModelError, letterbox  # noqa: E402
 from vision.images import IMAGE_SUFFIXES, MAX_PIXELS, ImageError, decode_image, image_paths, load_image  # noqa: E402
 
 
@@ -193,7 +193,7 @@ def test_shipped_model_finds_indices_in_a_rendered_scene(anglo_deck):
 @pytest.mark.skipif(not Path(DEFAULT_MODEL).is_file(), reason="no shipped model")
 def test_a_detector_that_cannot_name_cards_needs_the_reader(monkeypatch, tmp_path):
     from vision import pipeline
-    from vision.detector import ModelError
+    from vision.models.detector import ModelError
     names_cards = CardDetector().names_cards
     detector, reader = pipeline.load_models()
     assert reader is not None

@@ -4,7 +4,7 @@ complete fans with the indices the detector was unsure of (:func:`complete_fans`
 A meld is a fan of one rank plus wilds (seed 000 "Melding", seed 002 §3), its cards stepped evenly so each
 index shows. The detector (``vision/detector.py``) finds some indices with a confidence under the
 :attr:`~vision.config.Reading.finder_box_conf` a box needs to be read on its own: jokers above all, whose corner
-marks differ from deck to deck; the index reader drops other boxes as unsure (``vision.reader.IndexReader.relabel``).
+marks differ from deck to deck; the index reader drops other boxes as unsure (``vision.models.reader.IndexReader.relabel``).
 :func:`complete_fans` takes such a box back when the fan says where it should be:
 
 * it lies where the next card of a fan of read indices would: beyond a read index *a*, at *a* + (*a* - *b*)
@@ -126,7 +126,7 @@ def complete_fans(kept: Detections, candidates: Detections, rank_p: np.ndarray, 
     """The read detections plus the candidate boxes that continue a fan (see the module docstring).
 
     An accepted candidate's confidence is the reader's probability of its rank times the square root of its
-    detector confidence (as a read box, without the colour factor of ``vision.reader.IndexReader.relabel``), but
+    detector confidence (as a read box, without the colour factor of ``vision.models.reader.IndexReader.relabel``), but
     at least the reading floor ``config.reading.min_conf``.
 
     Args:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .classes import softmax
-from .reader import Heads
+from .models.reader import Heads
 
 #: gradient steps of :func:`fit` (Adam, minibatches of :data:`BATCH` crops)
 STEPS = 150

@@ -17,7 +17,7 @@ from .crops import VIEWS, crops_of
 from .deck_boxes import NONE
 from .deck_layers import Layers, features_of
 from .images import load_photo
-from .reader import Heads, IndexReader
+from .models.reader import Heads, IndexReader
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ prints (one JSON object a line)::
 boxes in the pixels of the photo as handfoot reads it (``vision.images.load_photo``: a photo over 2560 px is
 shrunk to that; ``detect --json`` prints its ``width`` and ``height``); other keys are ignored; a relative ``image``
 path is relative to the JSON file.
-:func:`learn` fits the reader's linear heads (:class:`vision.reader.Heads`) on the features of the examples'
+:func:`learn` fits the reader's linear heads (:class:`vision.models.reader.Heads`) on the features of the examples'
 index crops, seen turned and shifted (:data:`AUGMENT`), starting from the model's own heads and held near them
 (:data:`ANCHOR`), so ranks the examples do not show are not forgotten. The features come from the shipped
 reader and stay fixed: learning is a few hundred steps of gradient descent on a (n, 448) matrix, seconds on a CPU,
@@ -50,7 +50,7 @@ from .deck_layers import fit as fit_conv
 from .deck_layers import fit_affine
 from .deck_samples import _joined, _Samples, _samples, accuracy, fit_heads, rank_accuracy  # noqa: F401 (re-exported)
 from .crops import VIEWS
-from .reader import Heads, IndexReader
+from .models.reader import Heads, IndexReader
 
 #: each example index is seen this many times more, each crop shifted by up to 8 % of its box, scaled by 0.9-1.12
 #: and turned by up to 0.12 rad beyond the reader's own views (:data:`AUGMENT_LAYERS` when the last convolution is
@@ -186,7 +186,7 @@ class DeckProfile:
             "method": "kept aside" | "leave-one-out" | "5-fold"}`` (:func:`check_folds`; older profiles: no method).
         created: when (ISO 8601, UTC).
         negative: the deck is read as its negative (light print on dark paper: :func:`reads_negative`): its
-            detector is a ``vision.detector.NegativeDetector``, and ``vision.pipeline.detect`` takes each photo's
+            detector is a ``vision.models.detector.NegativeDetector``, and ``vision.pipeline.detect`` takes each photo's
             negative for every model.
     """
 
@@ -202,8 +202,8 @@ class DeckProfile:
 
     def models(self, detector, reader: IndexReader) -> tuple:
         """(detector, reader) reading this deck: ``reader`` (the same loaded model) with the profile's heads, layers
-        and window, and ``detector`` wrapped in :class:`vision.detector.NegativeDetector` when :attr:`negative`."""
-        from .detector import NegativeDetector
+        and window, and ``detector`` wrapped in :class:`vision.models.detector.NegativeDetector` when :attr:`negative`."""
+        from .models.detector import NegativeDetector
 
         return (NegativeDetector(detector) if self.negative else detector,
                 reader.with_heads(self.heads, self.layers, self.window))
@@ -323,8 +323,8 @@ def check_folds(examples: list[Example]) -> list[np.ndarray]:
 def _cards_read(group: list[Example], detector, reader: IndexReader, negative: bool) -> np.ndarray:
     """(cards read right, cards read, cards shown) of the photos of ``group`` read whole (``vision.pipeline``: the
     detector's boxes over the pyramid, read by ``reader`` down to the reading floor) against their examples' codes."""
-    from .detector import NegativeDetector
     from .images import load_photo
+    from .models.detector import NegativeDetector
     from .pipeline import detect, read_indices
 
     seen = NegativeDetector(detector) if negative else detector
@@ -365,7 +365,7 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
     Raises:
         ExamplesError: a bad name, fewer than two example photos, or too few indices to check (before any work).
         ProfileRefusedError: the profile reads the check photos worse than the stock reader.
-        vision.detector.ModelError: a reader model without feature outputs.
+        vision.models.detector.ModelError: a reader model without feature outputs.
     """
     check_name(name)
     folds = check_folds(examples)

@@ -32,14 +32,14 @@ from .annotate import CornerAnnotator, PileAnnotator, TotalsAnnotator
 from .completion import read_with_fans
 from .config import DEFAULT, VisionConfig
 from .detections import Detections, box_iou, index_centres, index_sizes
-from .detector import CardDetector, ModelError, NegativeDetector
 from .fan_gaps import fill_fan_gaps
 from .fan_strips import check_strips
 from .fan_tops import read_top_cards
 from .images import load_photo
 from .instances import pair_and_agree, pair_corners
+from .models.detector import CardDetector, ModelError, NegativeDetector
+from .models.reader import DEFAULT_READER, IndexReader, relabelled
 from .piles import group_piles, hand_pile
-from .reader import DEFAULT_READER, IndexReader, relabelled
 from .scales import box_conf, find_boxes, unread_boxes, unread_mask
 from .table import CUT_NOTE, crossing_piles, pile_boxes, split_boxes, split_sides
 from .types import PhotoReading, SideReading, TableReading
@@ -60,7 +60,7 @@ def detect(image: np.ndarray, detector: CardDetector, reader: IndexReader | None
     unsure boxes the fans may take back) or to :func:`vision.scales.box_conf`.
 
     The photo's negative (255 - each pixel: a deck printed light on dark paper, seen as the dark-on-light indices
-    the models learned) is read instead when ``detector`` is a :class:`vision.detector.NegativeDetector` (a deck
+    the models learned) is read instead when ``detector`` is a :class:`vision.models.detector.NegativeDetector` (a deck
     profile's), or when the photo shows fewer sure boxes than :attr:`~vision.config.Reading.negative_below` and its
     negative :attr:`~vision.config.Reading.negative_shows` or more; a ``negative`` data column (n,) bool then says
     so (:func:`seen_negative`), and the later stages (the stack checks, :func:`detect_again`) read the negative too.
@@ -203,7 +203,7 @@ def read_indices(found: Detections, one_class: bool = True,
     """Stage 1b: the corner indices read from the boxes of :func:`detect`.
 
     Boxes with the reader's probabilities are read by them: with the fans' help for a one-class detector
-    (:func:`vision.completion.read_with_fans`), else each alone (:func:`vision.reader.relabelled`). Boxes without
+    (:func:`vision.completion.read_with_fans`), else each alone (:func:`vision.models.reader.relabelled`). Boxes without
     them are named already (a detector naming card codes, or true boxes) and kept from the reading floor up.
 
     Returns:
@@ -230,7 +230,7 @@ def read_image(image: np.ndarray, detector: CardDetector | None = None, reader: 
     ``found`` (the value of :func:`detect`) skips stage 1, so ``detector`` may then be None. The photo is one
     ``team``'s side; with ``split`` (``horizontal`` or ``vertical``) the whole table, split between ``teams``
     (:func:`vision.table.split_sides`); with ``hand`` a photo of a player's hand or foot, every card in it a card
-    left (:func:`vision.piles.hand_pile`). With a :class:`vision.stacks.StackChecker` every single whole card read
+    left (:func:`vision.piles.hand_pile`). With a :class:`vision.models.stack_checker.StackChecker` every single whole card read
     as a squared book's marker is checked for a stack under it, and a loose card seen by one corner whose other
     corner has an unread box too.
 
@@ -335,7 +335,7 @@ def load_models(model: str | Path | None = None,
 
     Raises:
         FileNotFoundError: a model file that was asked for by name is missing.
-        vision.detector.ModelError: a model file that cannot be loaded, or a one-class detector
+        vision.models.detector.ModelError: a model file that cannot be loaded, or a one-class detector
             (:attr:`CardDetector.names_cards` False) without the reader.
     """
     reader_path = Path(reader) if reader else DEFAULT_READER
@@ -352,9 +352,9 @@ def load_stack_checker(model: str | Path | None = None):
 
     Raises:
         FileNotFoundError: a model file that was asked for by name is missing.
-        vision.detector.ModelError: a model file that cannot be loaded.
+        vision.models.detector.ModelError: a model file that cannot be loaded.
     """
-    from .stacks import DEFAULT_STACKS, StackChecker
+    from .models.stack_checker import DEFAULT_STACKS, StackChecker
 
     if model is None and not DEFAULT_STACKS.is_file():
         return None

@@ -69,7 +69,7 @@ def find_boxes(detector, image: np.ndarray, sure: float, floor: float, agnostic:
     """Every box of the pyramid's passes over a (H, W, 3) BGR image, merged; xyxy photo pixels, most confident
     first (see the module docstring).
 
-    ``detector`` is called ``detector(image, long_side, floor)`` (a :class:`vision.detector.CardDetector`; one
+    ``detector`` is called ``detector(image, long_side, floor)`` (a :class:`vision.models.detector.CardDetector`; one
     exported with a fixed input size runs once). Boxes down to confidence ``floor`` are kept; the index size of a
     pass is measured on its boxes of confidence ``sure`` or more. With ``agnostic`` one box per place (across
     codes, IoU :attr:`~vision.config.Pyramid.agnostic_iou`), else per code (:attr:`~vision.config.Pyramid.iou`).

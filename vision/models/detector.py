@@ -17,14 +17,14 @@ import numpy as np
 
 from scorer.errors import HandFootError
 
-from .backends import Check, backend_name, open_model, precision_name, tolerance_check
-from .classes import CLASS_NAMES
-from .config import DEFAULT
-from .detections import Detections, box_iou
+from ..classes import CLASS_NAMES
+from ..config import DEFAULT
+from ..detections import Detections, box_iou
+from .backends import Check, Session, backend_name, open_model, precision_name, tolerance_check
 
-MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
+MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
 DEFAULT_MODEL = MODELS_DIR / "cards.onnx"
-#: the models' fixed check (:class:`vision.backends.Check`): a rendered round-end table, 1280 x 960 ...
+#: the models' fixed check (:class:`vision.models.backends.Check`): a rendered round-end table, 1280 x 960 ...
 CHECK_PHOTO = MODELS_DIR / "check.jpg"
 #: ... and its reading by the shipped models on ONNX Runtime: ``indices`` (n, 4) xyxy px, ``cards`` (k, 2, 2) the
 #: two index centres (px) of each whole card (``scripts/make_check.py``)
@@ -34,10 +34,10 @@ class ModelError(HandFootError, ValueError):
 
 
 def onnx_session(model: str | Path, threads: int, what: str, backend: str | None = None,
-                 check: Callable[[Path], Check | None] | None = None):
+                 check: Callable[[Path], Check | None] | None = None) -> Session:
     """The model file ``model`` opened for inference with ``threads`` threads on a backend
-    (:func:`vision.backends.open_model`: ONNX Runtime or OpenVINO, ``backend`` or ``$HANDFOOT_BACKEND``, default
-    ``auto``). ``check(path)`` makes the model's :class:`vision.backends.Check`, for choosing the backend and
+    (:func:`vision.models.backends.open_model`: ONNX Runtime or OpenVINO, ``backend`` or ``$HANDFOOT_BACKEND``, default
+    ``auto``). ``check(path)`` makes the model's :class:`vision.models.backends.Check`, for choosing the backend and
     OpenVINO's precision by the readings (None: ONNX Runtime unless asked, OpenVINO in f32).
 
     Raises:
@@ -67,7 +67,7 @@ def _first_input_name(path: Path) -> str:
 @dataclass
 class OnnxModel:
     """Base of the small ONNX models: ``model`` (path to the ``.onnx`` file), ``threads`` (inference threads) and
-    ``backend`` (:mod:`vision.backends`: ``onnxruntime``, ``openvino`` or None for ``$HANDFOOT_BACKEND`` /
+    ``backend`` (:mod:`vision.models.backends`: ``onnxruntime``, ``openvino`` or None for ``$HANDFOOT_BACKEND`` /
     automatic). Subclasses set their default file, :attr:`what` (their name in messages) and
     :meth:`check` (how to tell that two backends or precisions read the same).
 
@@ -87,7 +87,7 @@ class OnnxModel:
 
     @classmethod
     def check(cls, path: Path) -> Check | None:
-        """The model file's check (:class:`vision.backends.Check`): here every output within the backends'
+        """The model file's check (:class:`vision.models.backends.Check`): here every output within the backends'
         tolerance on a random input of :attr:`probe_shape`; the models with a reading of their own check that."""
         if cls.probe_shape is None:
             return None
@@ -227,7 +227,7 @@ class CardDetector(OnnxModel):
     @property
     def names_cards(self) -> bool:
         """True when the model names card codes; False for a one-class index finder, whose detections all have
-        class 0 until :class:`vision.reader.IndexReader` names them."""
+        class 0 until :class:`vision.models.reader.IndexReader` names them."""
         return self._nc == len(CLASS_NAMES)
 
     @property

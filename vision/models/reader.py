@@ -18,10 +18,10 @@ from typing import ClassVar
 
 import numpy as np
 
+from ..classes import CLASS_ID, RANKS, p_rank_colour, reading, softmax
+from ..crops import INPUT, VIEWS, crops_of
+from ..detections import Detections
 from .backends import TOLERANCE, Check
-from .classes import CLASS_ID, RANKS, p_rank_colour, reading, softmax
-from .crops import INPUT, VIEWS, crops_of
-from .detections import Detections
 from .detector import MODELS_DIR, ModelError, OnnxModel, check_photo
 
 DEFAULT_READER = MODELS_DIR / "reader.onnx"
@@ -34,7 +34,7 @@ class IndexReader(OnnxModel):
     Args:
         model: path to ``reader.onnx`` (input ``(n, 3, 32, 32)`` BGR in [0, 1]; outputs rank ``(n, 15)`` and
             suit ``(n, 4)`` probabilities); ``threads`` and the errors raised on loading (FileNotFoundError,
-            ModelError): :class:`vision.detector.OnnxModel`.
+            ModelError): :class:`vision.models.detector.OnnxModel`.
     """
 
     model: str | Path = DEFAULT_READER
@@ -49,11 +49,11 @@ class IndexReader(OnnxModel):
 
     @classmethod
     def check(cls, path: Path) -> Check:
-        """The check photo's indices (:data:`vision.detector.CHECK_READING`), each in every view, and the same boxes
+        """The check photo's indices (:data:`vision.models.detector.CHECK_READING`), each in every view, and the same boxes
         shifted by half their size each way (crops that show part of an index, read unsure: where a precision's
         rounding changes readings); the same reading is the same rank and suit of every box (the views' mean, as :meth:`probabilities` reads) with the
         probabilities the pipeline weighs (:func:`p_rank_colour`) within
-        :data:`vision.backends.TOLERANCE` (bf16 moves them by up to 0.03, and that changed a real photo's
+        :data:`vision.models.backends.TOLERANCE` (bf16 moves them by up to 0.03, and that changed a real photo's
         reading)."""
         def feeds() -> dict[str, np.ndarray]:
             image, reading = check_photo()
@@ -104,7 +104,7 @@ class IndexReader(OnnxModel):
         if not self.members:
             raise ModelError(f"the index reader {self.model} has no feature outputs (run scripts/reader_features.py)")
         if self.layers is not None:
-            from .deck_layers import features_of
+            from ..deck_layers import features_of
 
             return features_of(self.pre(x), self.layers)
         return self._session.run([f"features{k}" for k in range(self.members)], {"crops": x})
@@ -125,7 +125,7 @@ class IndexReader(OnnxModel):
         Raises:
             ModelError: a model without the ``conv_w<k>`` outputs.
         """
-        from .deck_layers import Layers
+        from ..deck_layers import Layers
 
         self._need("conv_w0")
         names = [f"{w}{k}" for k in range(self.members) for w in ("conv_w", "conv_b")]

@@ -188,7 +188,7 @@ def test_a_hand_of_a_deck_whose_diagonal_is_not_the_usual_one_counts_its_top_car
 
 def test_the_app_layout_is_the_pipeline_layout():
     """handfoot.readings builds the layout from the reading's piles (so corrections can rebuild it); on a real
-    photo it must be the layout vision.table.TableReading builds from the same piles."""
+    photo it must be the layout vision.types.TableReading builds from the same piles."""
     pytest.importorskip("onnxruntime")
     from handfoot import app
     from vision.pipeline import table_of

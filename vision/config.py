@@ -8,7 +8,7 @@ change it. Scripts and tests override fields with :meth:`VisionConfig.replace`::
     config = DEFAULT.replace(**{"pyramid.max_side": 1600, "reading.min_conf": 0.5})
 
 Units: *index sizes* are multiples of a corner index's size (the square root of its box's area, pixels);
-*card heights* multiples of a card's height in the photo (``vision.instances.CardInstance.card_height``); *steps*
+*card heights* multiples of a card's height in the photo (``vision.types.CardInstance.card_height``); *steps*
 multiples of a fan's step (the distance between neighbouring cards' indices); confidences and probabilities are
 0-1; angles are degrees. How each value was chosen is in ``models/HISTORY.md``.
 """

@@ -23,7 +23,7 @@ is longer than its link distance, splits the fan into two melds of one rank. Thi
    first or last step counts among the "other steps": the fan is then not regular and nothing is filled. A
    joined fan whose gap measures between the two ranges of ``gap_steps`` gains no card.
 
-An unread card is a :class:`vision.instances.CardInstance` without detections: its one "centre" is where its
+An unread card is a :class:`vision.types.CardInstance` without detections: its one "centre" is where its
 index would be (between its neighbours' indices) and its confidence is 0.
 
 The thresholds are :class:`vision.config.FanGaps` (``config.fan_gaps``).
@@ -132,7 +132,7 @@ def _far_corner_of(meld: Pile, other: Pile, rank: str, config: VisionConfig) -> 
     step beyond an end card (:func:`vision.geometry.beyond`), and ``meld`` (two or more cards) shows no card
     whole: the far corner of a last card whose top index is hidden (under a cup, or another card). A fan's last
     card shows both its indices; when none of the fan's cards does, its last card's top index was not seen. The
-    diagonal is the loose card's own estimate (:attr:`vision.instances.CardInstance.card_height` x
+    diagonal is the loose card's own estimate (:attr:`vision.types.CardInstance.card_height` x
     ``config.pairing.diagonal_per_height``)."""
     if len(meld.cards) < 2 or any(c.fully_visible for c in meld.cards):
         return False

@@ -11,7 +11,7 @@ order on one photo:
    take one suit; :func:`vision.instances.pair_corners` on boxes named without the reader's probabilities);
 3. :func:`vision.piles.group_piles`, then :func:`vision.fan_gaps.fill_fan_gaps` (3a) and the stack checks of
    ``vision.stacks`` (3b: squared book or loose card) — piles;
-4. :class:`vision.table.SideReading` / :class:`vision.table.TableReading` — sides and the layout JSON;
+4. :class:`vision.types.SideReading` / :class:`vision.types.TableReading` — sides and the layout JSON;
 5. :func:`scorer.scoring.score_round` — the score and every problem the rules see (done by the caller).
 
 Stage 1 is the costly one (the models); ``read_image(..., found=...)`` re-runs stages 1b-4 on boxes found before

@@ -48,7 +48,7 @@ from .deck_boxes import with_found_boxes
 from .deck_layers import Layers
 from .deck_layers import fit as fit_conv
 from .deck_layers import fit_affine
-from .deck_samples import _joined, _Samples, _samples, accuracy, fit_heads, rank_accuracy  # noqa: F401 (re-exported)
+from .deck_samples import Samples, accuracy, fit_heads, joined, rank_accuracy, samples_of
 from .crops import VIEWS
 from .models.reader import Heads, IndexReader
 
@@ -272,8 +272,8 @@ def reads_negative(examples: list[Example], reader: IndexReader) -> bool:
     light on dark paper; the models learned dark print on light paper)."""
     rng = np.random.default_rng(0)
     stock = reader.stock_heads()
-    plain = rank_accuracy(stock, _samples(examples, reader, 0, rng))
-    return rank_accuracy(stock, _samples(examples, reader, 0, rng, negative=True)) > plain + NEGATIVE_MARGIN
+    plain = rank_accuracy(stock, samples_of(examples, reader, 0, rng))
+    return rank_accuracy(stock, samples_of(examples, reader, 0, rng, negative=True)) > plain + NEGATIVE_MARGIN
 
 
 def check_photos(examples: list[Example]) -> np.ndarray | None:
@@ -385,7 +385,7 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
         if learn_found:
             examples = with_found_boxes(examples, detector, reader, negative)
 
-    def fit(samples: _Samples) -> tuple[Heads, Layers | None]:
+    def fit(samples: Samples) -> tuple[Heads, Layers | None]:
         if layers:
             how = fit_affine if layers == "affine" else fit_conv
             got, heads = how(samples.pre, samples.rank, samples.suit, start, stock, steps or LAYERS_STEPS, rng)
@@ -393,9 +393,9 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
             heads, got = fit_heads(samples, stock, steps or STEPS, anchor=ANCHOR if anchor is None else anchor), None
         return Heads(tuple(tuple(a / temperature for a in member) for member in heads.members)), got
 
-    def plain(group: list[Example], size: float | None, pre: bool, neg: bool = negative) -> _Samples | None:
+    def plain(group: list[Example], size: float | None, pre: bool, neg: bool = negative) -> Samples | None:
         group = [e for e in group if e.codes]
-        return _joined([_samples([e], reader, 0, rng, None, neg, pre=pre, window=size) for e in group]) \
+        return joined([samples_of([e], reader, 0, rng, None, neg, pre=pre, window=size) for e in group]) \
             if group else None
 
     trials = []
@@ -403,7 +403,7 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
         told = tell("reading the examples")
         per = []
         for k, e in enumerate(examples):
-            per.append(_samples([e], reader, augment, rng, None, negative, pre=bool(layers),
+            per.append(samples_of([e], reader, augment, rng, None, negative, pre=bool(layers),
                                 photometric=photometric, window=size))
             told(k + 1, len(examples))
         before = after = 0.0
@@ -415,7 +415,7 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
             test = plain(group, size, bool(layers))
             if test is None:
                 continue
-            heads, got = fit(_joined([p for p, c in zip(per, check) if not c]))
+            heads, got = fit(joined([p for p, c in zip(per, check) if not c]))
             seen = plain(group, None, False, False)  # as the stock reader reads them
             before += accuracy(stock, seen) * len(test.rank)
             after += accuracy(heads, test, got) * len(test.rank)
@@ -435,6 +435,6 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
                                   f"({after:.1%} vs {before:.1%} of {figures['indices']} indices right, {method}); "
                                   "not kept: check the example codes, or give more photos")
     tell("learning")(0, 1)
-    heads, got = fit(_joined(per))
+    heads, got = fit(joined(per))
     return DeckProfile(name, heads, photos, indices, figures,
                        datetime.now(timezone.utc).isoformat(timespec="seconds"), negative, got, window)

@@ -11,7 +11,8 @@ import shutil
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, BackgroundTasks, Body, Depends, File, Form, Query, Request, UploadFile
+from fastapi import (APIRouter, BackgroundTasks, Body, Depends, File, Form, Header, Path as PathParam, Query, Request,
+                     UploadFile)
 from fastapi.responses import FileResponse, HTMLResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -19,6 +20,7 @@ from scorer import PRESET_NAMES, HandFootError, get_rules
 
 from . import app as application
 from . import games, readings, teaching
+from .sync import etag, expected_version
 from .errors import NotFoundError, TooLargeError, UnavailableError
 from .ledger import Ledger, new_id
 from .limits import check_file_size, parse_json
@@ -33,8 +35,21 @@ LAYOUT_EXAMPLE = {"rules": "pagat", "round": 1, "went_out": "A",
                             "B": {"melds": [["9S", "9H", "2C"]], "left": [["QD", "7C", "4S"]]}}}
 ERRORS = {k: {"description": v, "content": {"application/json": {"example": {"error": "what was wrong"}}}}
           for k, v in ((401, "no access token (when served beyond this computer)"), (404, "no such game, round "
-                        "or reading"), (409, "does not fit the game"), (413, "too large"),
+                        "or reading"), (409, "does not fit the game (a photo reading already saved: `game` and "
+                                           "`round` name where)"), (413, "too large"),
                        (422, "bad input, named in one line"), (503, "busy: retry after Retry-After seconds"))}
+ERRORS[412] = {"description": "the game changed since the version in If-Match (on another phone): `game` is the "
+                              "game as it is now", "content": {"application/json": {"example": {
+                                  "error": "the game was changed on another phone", "game": {}}}}}
+#: a deck profile's name (``vision.decks.NAME``)
+DECK_NAME = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$"
+DeckName = Annotated[str, PathParam(pattern=DECK_NAME, description="a deck profile's name: letters, digits, - and _")]
+IF_MATCH = Header(alias="If-Match", max_length=200, pattern=r'^(\*|(W/)?"[0-9]{1,11}")$',
+                  description='the game\'s version this change was made from (its ETag, "7"): 412 when it changed '
+                              "since")
+IDEMPOTENCY_KEY = Header(alias="Idempotency-Key", max_length=200, pattern=r"^[\x21-\x7e]{1,200}$",
+                         description="a random id per action: the same key again gets the first answer, nothing new "
+                                     "is stored")
 
 
 # -- dependencies -------------------------------------------------------------------------------------------------
@@ -83,7 +98,7 @@ def health(request: Request, jobs=Depends(get_jobs)) -> Health:
     models = request.app.state.models
     described = models.describe() if models is not None else {"detector": None, "reader": None, "stacks": None}
     return Health(status="ok", version=request.app.version, models=described, photo_reading=models is not None,
-                  jobs={"running": jobs.active, "at_once": jobs.running})
+                  jobs={"running": jobs.active, "at_once": jobs.running, "waiting": jobs.admitted - jobs.active})
 
 
 @router.get("/rules", responses={401: ERRORS[401]})
@@ -201,8 +216,9 @@ async def read_photos(
                                                            "one per hand or foot")] = None,
         house_rules: Annotated[str | None, Form(max_length=4000, description="JSON object of rule fields")] = None,
         conf: Annotated[float, Form(gt=0, le=1)] = application.DEFAULT_CONF,
-        deck: Annotated[str | None, Form(max_length=40, description="read with this deck profile "
+        deck: Annotated[str | None, Form(max_length=40, pattern=DECK_NAME, description="read with this deck profile "
                                                                   "(GET /v1/decks)")] = None,
+        idempotency_key: Annotated[str | None, IDEMPOTENCY_KEY] = None,
         settings=Depends(get_settings), ledger: Ledger = Depends(get_ledger), jobs=Depends(get_jobs),
         models: application.Models = Depends(get_models)) -> PhotoReadingOut:
     """Read photos of the table (and of hands) and score the round: the JSON of ``handfoot score PHOTO --json``
@@ -223,7 +239,7 @@ async def read_photos(
     house = parse_json(house_rules, limits, "house_rules") if house_rules else {}
     if not isinstance(house, dict):
         raise HandFootError("house_rules must be a JSON object of rule fields")
-    left_packets = application.parse_left(left or ())
+    left_packets = application.parse_left(left or (), limits)
     req = application.PhotoRequest(
         rules=rules, house_rules=tuple(house.items()), round=round, went_out=went_out or None, split=split,
         teams=application.parse_teams(teams),
@@ -377,7 +393,7 @@ def list_decks(settings=Depends(get_settings)) -> list[DeckOut]:
 
 
 @router.delete("/decks/{name}", status_code=204, responses={404: ERRORS[404], 401: ERRORS[401]})
-def delete_deck(name: Annotated[str, Field(max_length=40)], settings=Depends(get_settings)) -> Response:
+def delete_deck(name: DeckName, settings=Depends(get_settings)) -> Response:
     """Delete a deck profile."""
     from vision.decks import remove_profile
 
@@ -387,7 +403,7 @@ def delete_deck(name: Annotated[str, Field(max_length=40)], settings=Depends(get
 
 @router.post("/decks/{name}/learn", response_model=DeckJobOut, status_code=202,
              responses={k: ERRORS[k] for k in (401, 404, 422, 503)})
-async def learn_deck(name: Annotated[str, Field(max_length=40)], body: DeckLearnIn, request: Request,
+async def learn_deck(name: DeckName, body: DeckLearnIn, request: Request,
                      settings=Depends(get_settings), ledger: Ledger = Depends(get_ledger), jobs=Depends(get_jobs),
                      models: application.Models = Depends(get_models)) -> DeckJobOut:
     """Learn (or learn again) the deck profile ``name`` from the photo rounds of ``games``, in the background:
@@ -407,7 +423,7 @@ async def learn_deck(name: Annotated[str, Field(max_length=40)], body: DeckLearn
 @router.post("/decks/{name}/learn/upload", response_model=DeckJobOut, status_code=202,
              responses={k: ERRORS[k] for k in (401, 413, 422, 503)})
 async def learn_deck_from_upload(
-        name: Annotated[str, Field(max_length=40)], request: Request,
+        name: DeckName, request: Request,
         examples: Annotated[UploadFile, File(description="the examples: JSON lines as `handfoot detect --json` "
                                                          "prints them, each card code checked")],
         photos: Annotated[list[UploadFile], File(description="the photos the examples name (matched by file "
@@ -514,11 +530,12 @@ def deck_job(job_id: Annotated[str, Field(max_length=40)], request: Request) -> 
 
 # -- games -------------------------------------------------------------------------------------------------------
 @router.post("/games", response_model=games.GameOut, status_code=201,
-             responses={k: ERRORS[k] for k in (401, 413, 422)})
-def create_game(body: games.GameCreate, ledger: Ledger = Depends(get_ledger)) -> games.GameOut:
+             responses={k: ERRORS[k] for k in (401, 409, 413, 422)})
+def create_game(body: games.GameCreate, response: Response, ledger: Ledger = Depends(get_ledger),
+                idempotency_key: Annotated[str | None, IDEMPOTENCY_KEY] = None) -> games.GameOut:
     """Start a game: rules preset, teams, players, house rules."""
     record = games.create_game(ledger, body)
-    return games.game_view(ledger, record.id)
+    return _tagged(response, games.game_view(ledger, record.id))
 
 
 @router.get("/games", response_model=list[games.GameSummary], responses={401: ERRORS[401]})
@@ -528,9 +545,16 @@ def list_games(ledger: Ledger = Depends(get_ledger)) -> list[games.GameSummary]:
 
 
 @router.get("/games/{game_id}", response_model=games.GameOut, responses={404: ERRORS[404], 401: ERRORS[401]})
-def get_game(game_id: str, ledger: Ledger = Depends(get_ledger)) -> games.GameOut:
-    """The game: its rounds scored, running totals, next round's opening minimum, leader and winner."""
-    return games.game_view(ledger, game_id)
+def get_game(game_id: str, response: Response, ledger: Ledger = Depends(get_ledger)) -> games.GameOut:
+    """The game: its rounds scored, running totals, next round's opening minimum, leader and winner, and its
+    ``version`` (also its ``ETag``: send it back as ``If-Match`` when changing a round)."""
+    return _tagged(response, games.game_view(ledger, game_id))
+
+
+def _tagged(response: Response, game: games.GameOut) -> games.GameOut:
+    response.headers["ETag"] = etag(game.version)
+    response.headers["Cache-Control"] = "no-cache"
+    return game
 
 
 @router.delete("/games/{game_id}", status_code=204, responses={404: ERRORS[404], 401: ERRORS[401]})
@@ -548,17 +572,21 @@ ROUND_BODY = Body(openapi_examples={
 
 
 @router.post("/games/{game_id}/rounds", response_model=games.GameOut, status_code=201,
-             responses={k: ERRORS[k] for k in (401, 404, 409, 413, 422)})
+             responses={k: ERRORS[k] for k in (401, 404, 409, 412, 413, 422)})
 def add_round(game_id: str, body: Annotated[dict[str, Any], ROUND_BODY], background: BackgroundTasks,
-              lenient: bool = False, settings=Depends(get_settings), ledger: Ledger = Depends(get_ledger),
+              request: Request, response: Response, lenient: bool = False,
+              if_match: Annotated[str | None, IF_MATCH] = None,
+              idempotency_key: Annotated[str | None, IDEMPOTENCY_KEY] = None,
+              settings=Depends(get_settings), ledger: Ledger = Depends(get_ledger),
               teacher: teaching.Teacher = Depends(get_teacher),
               models: application.Models | None = Depends(get_models_if_any)) -> games.GameOut:
     """Score and keep the next round: a layout, or ``{"photo_reading": ID, "corrections": [...], "went_out":
-    TEAM}``. A round that breaks the rules is refused (422 with ``problems``) unless ``lenient``. A photo round
-    of a game that teaches its deck has the deck learned again after the answer (``handfoot.teaching``)."""
-    out = games.add_round(ledger, game_id, body, lenient, settings.limits)
+    TEAM}``. A round that breaks the rules is refused (422 with ``problems``) unless ``lenient``; a photo reading
+    already saved as a round is 409 naming it; a stale ``If-Match`` is 412 with the game as it is now. A photo
+    round of a game that teaches its deck has the deck learned again after the answer (``handfoot.teaching``)."""
+    out = games.add_round(ledger, game_id, body, lenient, settings.limits, expected_version(request))
     _teach(background, teacher, ledger, game_id, body, models)
-    return out
+    return _tagged(response, out)
 
 
 def _teach(background: BackgroundTasks, teacher: teaching.Teacher, ledger: Ledger, game_id: str,
@@ -568,25 +596,30 @@ def _teach(background: BackgroundTasks, teacher: teaching.Teacher, ledger: Ledge
 
 
 @router.put("/games/{game_id}/rounds/{n}", response_model=games.GameOut,
-            responses={k: ERRORS[k] for k in (401, 404, 413, 422)})
+            responses={k: ERRORS[k] for k in (401, 404, 409, 412, 413, 422)})
 def replace_round(game_id: str, n: int, body: Annotated[dict[str, Any], ROUND_BODY], background: BackgroundTasks,
-                  lenient: bool = False, settings=Depends(get_settings), ledger: Ledger = Depends(get_ledger),
+                  request: Request, response: Response, lenient: bool = False,
+                  if_match: Annotated[str | None, IF_MATCH] = None,
+                  settings=Depends(get_settings), ledger: Ledger = Depends(get_ledger),
                   teacher: teaching.Teacher = Depends(get_teacher),
                   models: application.Models | None = Depends(get_models_if_any)) -> games.GameOut:
-    """Correct round ``n``: the same body as adding one; it is scored again (and teaches as adding one does)."""
-    out = games.replace_round(ledger, game_id, n, body, lenient, settings.limits)
+    """Correct round ``n``: the same body as adding one; it is scored again (``If-Match``: as adding one; and it
+    teaches as adding one does)."""
+    out = games.replace_round(ledger, game_id, n, body, lenient, settings.limits, expected_version(request))
     _teach(background, teacher, ledger, game_id, body, models)
-    return out
+    return _tagged(response, out)
 
 
 @router.delete("/games/{game_id}/rounds/{n}", response_model=games.GameOut,
-               responses={k: ERRORS[k] for k in (401, 404, 409)})
-def undo_round(game_id: str, n: int, ledger: Ledger = Depends(get_ledger)) -> games.GameOut:
-    """Undo round ``n``: the rounds after it move up one."""
+               responses={k: ERRORS[k] for k in (401, 404, 409, 412)})
+def undo_round(game_id: str, n: int, request: Request, response: Response,
+               if_match: Annotated[str | None, IF_MATCH] = None,
+               ledger: Ledger = Depends(get_ledger)) -> games.GameOut:
+    """Undo round ``n``: the rounds after it move up one (``If-Match``: as adding one)."""
     ledger.game(game_id)
     with ledger.rounds_lock:
-        ledger.delete_round(game_id, n)
-    return games.game_view(ledger, game_id)
+        ledger.delete_round(game_id, n, expected_version(request))
+    return _tagged(response, games.game_view(ledger, game_id))
 
 
 class GameDeckIn(BaseModel):
@@ -595,12 +628,12 @@ class GameDeckIn(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    deck: str | None = Field(max_length=40)
+    deck: str | None = Field(max_length=40, pattern=DECK_NAME)
     teach: bool = True
 
 
 @router.put("/games/{game_id}/deck", response_model=games.GameOut, responses={k: ERRORS[k] for k in (401, 404, 422)})
-def set_game_deck(game_id: str, body: GameDeckIn, ledger: Ledger = Depends(get_ledger),
+def set_game_deck(game_id: str, body: GameDeckIn, response: Response, ledger: Ledger = Depends(get_ledger),
                   settings=Depends(get_settings)) -> games.GameOut:
     """Read this game's photos (the round page, the live view) with a deck profile, and let its saved photo rounds
     teach that deck (``teach``, default true: ``handfoot.teaching``). A deck not learned yet is taught (the game
@@ -615,7 +648,7 @@ def set_game_deck(game_id: str, body: GameDeckIn, ledger: Ledger = Depends(get_l
                                 "server keeps its decks beside its ledger: `handfoot deck learn ... --db` that file)")
     ledger.set_deck(game_id, body.deck if body.deck in known else None)
     ledger.set_teach(game_id, body.deck if body.teach else None)
-    return games.game_view(ledger, game_id)
+    return _tagged(response, games.game_view(ledger, game_id))
 
 
 @router.get("/games/{game_id}/examples.jsonl", response_class=Response,

@@ -37,7 +37,7 @@ class LiveStart(BaseModel):
     camera: int = Field(0, ge=0, le=63)
     game: str = Field(max_length=40)
     split: Literal["horizontal", "vertical"] | None = None
-    deck: str | None = Field(None, max_length=40)
+    deck: str | None = Field(None, max_length=40, pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$")
 
 
 class LiveEnd(BaseModel):
@@ -145,7 +145,7 @@ async def live_stream(request: Request, session: live.LiveSession = Depends(get_
                 last = seq
                 yield (f"--{BOUNDARY}\r\nContent-Type: image/jpeg\r\nContent-Length: {len(data)}\r\n\r\n"
                        .encode() + data + b"\r\n")
-            elif not session.running or await request.is_disconnected():
+            elif not session.running or request.app.state.changes.stopping.is_set() or await request.is_disconnected():
                 return
             else:
                 await asyncio.sleep(0.02)

@@ -123,12 +123,17 @@ class PhotoRequest:
         return list(self.teams) if self.teams else [chr(ord("A") + i) for i in range(2 if self.split else n_photos)]
 
 
-def parse_left(values: Iterable[str]) -> dict[str, list[list[str]]]:
-    """``A:"KH 7C 4S"`` items -> ``{"A": [["KH", "7C", "4S"]]}``, codes checked.
+def parse_left(values: Iterable[str], limits: Limits = DEFAULT_LIMITS) -> dict[str, list[list[str]]]:
+    """``A:"KH 7C 4S"`` items -> ``{"A": [["KH", "7C", "4S"]]}``, codes checked; the cards counted first.
 
     Raises:
-        HandFootError: an item without ``TEAM:``; InvalidCardError: a bad code.
+        TooLargeError: more than ``limits.layout_cards`` cards in all; HandFootError: an item without ``TEAM:``;
+        InvalidCardError: a bad code.
     """
+    values = list(values)
+    count = sum(len(v.replace(",", " ").split()) for v in values)
+    if count > limits.layout_cards:
+        raise TooLargeError(f"left: {count:,} cards typed in (at most {limits.layout_cards:,}; six decks hold 324)")
     out: dict[str, list[list[str]]] = {}
     for v in values:
         team, sep, cards = v.partition(":")

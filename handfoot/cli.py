@@ -612,7 +612,7 @@ def _serve(args: argparse.Namespace, watching=None) -> int:
     import secrets
 
     try:
-        import uvicorn
+        import uvicorn  # noqa: F401  (checked here: one clear line when it is missing)
 
         from .service import LOOPBACK, Settings, create_app
     except ImportError as exc:
@@ -620,7 +620,8 @@ def _serve(args: argparse.Namespace, watching=None) -> int:
     from . import app as application
     from .ledger import Ledger
 
-    settings = Settings(**({"db": Path(args.db)} if args.db else {}), max_jobs=args.max_jobs)
+    settings = Settings(**({"db": Path(args.db)} if args.db else {}), max_jobs=args.max_jobs, host=args.host,
+                        hosts=tuple(getattr(args, "allow_host", None) or ()))
     local = args.host in LOOPBACK
     if not local:
         settings.token = os.environ.get("HANDFOOT_TOKEN") or secrets.token_urlsafe(18)
@@ -654,11 +655,16 @@ def _serve(args: argparse.Namespace, watching=None) -> int:
     trace = logging.FileHandler(settings.db.parent / "handfoot.log")
     trace.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
     logging.getLogger("handfoot.trace").addHandler(trace)
+    from .serving import server
+
     try:
-        uvicorn.run(app, host=args.host, port=args.port, log_level="warning", access_log=False,
-                    timeout_graceful_shutdown=3, **ssl)  # a live picture's stream never ends by itself
+        server(app, args.host, args.port, getattr(args, "idle_timeout", None) or 20.0,
+               getattr(args, "max_connections", None), **ssl).run()
+    except KeyboardInterrupt:  # Ctrl-C: the server stopped cleanly (running readings finished)
+        pass
     except (OSError, SystemExit) as exc:
         raise HandFootError(f"cannot serve on {args.host}:{args.port}: {exc}") from None
+    print("handfoot: stopped", file=sys.stderr)
     return 0
 
 
@@ -839,6 +845,14 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--db", metavar="PATH", help="the game ledger, a SQLite file (default: "
                                                  "~/.local/share/handfoot/handfoot.db; photos are kept beside it)")
     sp.add_argument("--max-jobs", type=int, default=1, help="photo readings worked on at once (default 1)")
+    sp.add_argument("--idle-timeout", type=float, default=20.0, metavar="SECONDS",
+                    help="close a connection that starts no request for this long (default 20)")
+    sp.add_argument("--max-connections", type=int, metavar="N",
+                    help="connections at once; past that the answer is 503 (default: from the open-file limit, "
+                         "at most 1000)")
+    sp.add_argument("--allow-host", action="append", metavar="NAME",
+                    help="a name the server may be opened by besides its addresses, localhost and this computer's "
+                         "name (e.g. a name your router gives it); other names are refused")
     add_https_option(sp)
     sp.set_defaults(func=cmd_serve)
 

@@ -28,10 +28,26 @@ class NotFoundError(HandFootError, LookupError):
 
 
 class ConflictError(HandFootError, ValueError):
-    """A request that does not fit the state of a game (a round after the last one, undoing a round that is
-    not the last). HTTP 409."""
+    """A request that does not fit the state of a game (a round after the last one, a photo reading already
+    saved as a round: ``extra`` names it). HTTP 409."""
 
     http_status = 409
+
+    def __init__(self, message: str, **extra) -> None:
+        super().__init__(message)
+        self.extra = extra
+
+
+class StaleError(HandFootError, RuntimeError):
+    """A change made from a version of a game that is not its version any more (``If-Match``): another phone
+    changed it first. ``game_id`` and ``version`` say which game and where it is now. HTTP 412."""
+
+    http_status = 412
+
+    def __init__(self, message: str, game_id: str, version: int) -> None:
+        super().__init__(message)
+        self.game_id = game_id
+        self.version = version
 
 
 class BusyError(HandFootError, RuntimeError):

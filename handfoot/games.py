@@ -28,6 +28,33 @@ from .results import Lesson, RoundScoreOut
 TEAM_NAME = r"^[^\s,:][^,:]{0,39}$"
 
 
+def _house_rules_model() -> type[BaseModel]:
+    """House rules as a model: every field of :class:`scorer.rules.Rules` (but its name, title and source),
+    optional, with the range, type and meaning the rules give it, so the schema documents each and a value out of
+    range is refused before anything is scored."""
+    from pydantic import create_model
+    from pydantic.fields import FieldInfo
+
+    from scorer.rules import Rules
+
+    fields = {name: (info.annotation | None, FieldInfo.merge_field_infos(info, default=None))
+              for name, info in Rules.model_fields.items() if name not in ("name", "title", "source")}
+    return create_model("HouseRules", __config__=ConfigDict(extra="forbid"),
+                        __doc__="Rule fields overriding a preset's (GET /v1/rules/{name}/fields), each within its "
+                                "range.", **fields)
+
+
+HouseRules = _house_rules_model()
+
+
+def house_rules_dict(house: BaseModel | dict[str, Any]) -> dict[str, Any]:
+    """The fields given of :data:`HouseRules` as plain JSON values (a field given as null stays, e.g.
+    ``pickup_size: null`` takes the whole pile)."""
+    if isinstance(house, dict):
+        return house
+    return house.model_dump(mode="json", exclude_unset=True)
+
+
 class GameCreate(BaseModel):
     """A new game: its rules preset, house rules (rule fields overriding it), team names in seating order and,
     optionally, each team's players (team -> names)."""
@@ -37,7 +64,7 @@ class GameCreate(BaseModel):
     rules: str = Field("pagat", max_length=40)
     teams: list[str] = Field(default_factory=lambda: ["A", "B"], min_length=2, max_length=8)
     names: dict[str, list[str]] = Field(default_factory=dict, max_length=12)
-    house_rules: dict[str, Any] = Field(default_factory=dict, max_length=64)
+    house_rules: HouseRules = Field(default_factory=HouseRules)  # type: ignore[valid-type]
     #: the family's deck, taught by the game's saved photo rounds as it goes (``handfoot.teaching``), or None
     teach: str | None = Field(None, max_length=40, pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$")
 
@@ -110,6 +137,7 @@ class GameOut(BaseModel):
     deck: str | None = None
     teach: str | None = None
     lesson: Lesson | None = None
+    version: int = Field(0, description="counts every change of the game (its ETag); send it back in If-Match")
 
 
 class GameSummary(BaseModel):
@@ -135,7 +163,7 @@ def create_game(ledger: Ledger, body: GameCreate) -> GameRecord:
         UnknownRulesError, RulesError: bad rules or house rules (e.g. more players than the rules allow);
         HandFootError: teams that do not match a given ``players``, players of a team that is not in ``teams``.
     """
-    house = dict(body.house_rules)
+    house = house_rules_dict(body.house_rules)
     rules = rules_of(body.rules, house)
     if len(body.teams) != rules.teams and "players" not in house:  # three teams of two: six players
         house["players"] = len(body.teams) * rules.team_size
@@ -193,7 +221,7 @@ def game_view(ledger: Ledger, game_id: str) -> GameOut:
                    totals={t: _total(v) for t, v in totals.items()},
                    next_round=None if game.is_over else game.round_number, next_minimum=game.next_minimum(),
                    leader=game.leader(), winner=game.winner(), over=game.is_over, deck=record.deck,
-                   teach=record.teach, lesson=_lesson(ledger, record.teach))
+                   teach=record.teach, lesson=_lesson(ledger, record.teach), version=record.version)
 
 
 def _lesson(ledger: Ledger, deck: str | None) -> Lesson | None:
@@ -268,34 +296,40 @@ def _first_error(exc) -> str:
 
 
 def add_round(ledger: Ledger, game_id: str, body: dict[str, Any], lenient: bool = False,
-              limits: Limits = DEFAULT_LIMITS) -> GameOut:
-    """Score and store the game's next round.
+              limits: Limits = DEFAULT_LIMITS, expect: int | None = None) -> GameOut:
+    """Score and store the game's next round, made from version ``expect`` of the game (None: any).
 
     Raises:
-        NotFoundError: no such game; ConflictError: the game is over; and what :func:`round_layout` raises.
+        NotFoundError: no such game; ConflictError: the game is over, or the photo reading is already a round;
+        StaleError: the game is not at version ``expect``; and what :func:`round_layout` raises.
     """
     record = ledger.game(game_id)
     rules = rules_of(record.rules, record.house_rules)
     with ledger.rounds_lock:
+        if isinstance(body.get("photo_reading"), str):
+            ledger.check_once(body["photo_reading"], game_id)
+        ledger.check_version(game_id, expect)
         n = len(ledger.rounds(game_id)) + 1
         if n > rules.rounds:
             raise ConflictError(f"the game is over: '{rules.name}' plays {rules.rounds} rounds")
         layout, reading, corrections = round_layout(ledger, record, n, body, limits, lenient)
-        ledger.add_round(game_id, n, layout, reading, corrections)
+        ledger.add_round(game_id, n, layout, reading, corrections, expect)
     return game_view(ledger, game_id)
 
 
 def replace_round(ledger: Ledger, game_id: str, n: int, body: dict[str, Any], lenient: bool = False,
-                  limits: Limits = DEFAULT_LIMITS) -> GameOut:
-    """Re-score and store a corrected round ``n``. Raises NotFoundError and what :func:`round_layout` raises."""
+                  limits: Limits = DEFAULT_LIMITS, expect: int | None = None) -> GameOut:
+    """Re-score and store a corrected round ``n``, made from version ``expect`` (None: any). Raises
+    NotFoundError, StaleError, ConflictError (as :func:`add_round`) and what :func:`round_layout` raises."""
     record = ledger.game(game_id)
     with ledger.rounds_lock:
+        ledger.check_version(game_id, expect)
         if not any(r.n == n for r in ledger.rounds(game_id)):
             from .errors import NotFoundError
 
             raise NotFoundError(f"game {game_id} has no round {n}")
         layout, reading, corrections = round_layout(ledger, record, n, body, limits, lenient)
-        ledger.replace_round(game_id, n, layout, reading, corrections)
+        ledger.replace_round(game_id, n, layout, reading, corrections, expect)
     return game_view(ledger, game_id)
 
 
@@ -305,7 +339,8 @@ def export_csv(ledger: Ledger, game_id: str) -> str:
     view = game_view(ledger, game_id)
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["round", "minimum"] + [f"{t} points" for t in view.teams] + [f"{t} total" for t in view.teams])
+    w.writerow([_cell(c) for c in ["round", "minimum"] + [f"{t} points" for t in view.teams]
+                + [f"{t} total" for t in view.teams]])
     running = {t: [0, 0] for t in view.teams}
     for r in view.rounds:
         points = []
@@ -316,8 +351,19 @@ def export_csv(ledger: Ledger, game_id: str) -> str:
             running[t][1] += hi
             points.append(str(lo) if lo == hi else f"{lo}..{hi}")
         totals = [str(lo) if lo == hi else f"{lo}..{hi}" for lo, hi in (running[t] for t in view.teams)]
-        w.writerow([r.n, r.minimum] + points + totals)
+        w.writerow([_cell(c) for c in [r.n, r.minimum] + points + totals])
     return buf.getvalue()
+
+
+def _cell(value: Any) -> Any:
+    """A CSV cell a spreadsheet will not run: text starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage
+    return (a formula) gets a leading ``'``; numbers and point ranges (``-100``, ``-50..20``) stay."""
+    import re
+
+    text = str(value)
+    if text[:1] in ("=", "+", "-", "@", "\t", "\r") and not re.fullmatch(r"-?\d+(\.\.-?\d+)?", text):
+        return "'" + text
+    return value
 
 
 def corrections_of(stored: list[Any]) -> list[Any]:

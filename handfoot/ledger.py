@@ -20,11 +20,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from scorer import HandFootError
 
-from .errors import NotFoundError
+from .errors import ConflictError, NotFoundError, StaleError
 
 _SCHEMA = """
 CREATE TABLE games (
@@ -58,15 +58,49 @@ _MIGRATIONS: tuple[str, ...] = (
     "ALTER TABLE games ADD COLUMN deck TEXT",  # the deck profile the game's photos are read with (vision.decks)
     # the deck the game's saved rounds teach (handfoot.teaching; NULL: none), and each taught deck's last lesson
     "ALTER TABLE games ADD COLUMN teach TEXT; CREATE TABLE lessons (deck TEXT PRIMARY KEY, lesson TEXT NOT NULL)",
+    # every change of a game counts up its version (ETag, If-Match); the first answers to Idempotency-Keys
+    "ALTER TABLE games ADD COLUMN version INTEGER NOT NULL DEFAULT 0;"
+    "CREATE TABLE answers (key TEXT PRIMARY KEY, request TEXT NOT NULL, status INTEGER NOT NULL, "
+    "media_type TEXT NOT NULL, body BLOB NOT NULL, created TEXT NOT NULL, game TEXT)",
 )
 #: the schema this handfoot writes (``PRAGMA user_version``): every migration applied
 SCHEMA_VERSION = len(_MIGRATIONS)
+#: how long the first answer to an Idempotency-Key is kept, seconds
+ANSWER_SECONDS = 24 * 3600
 
 ID_ALPHABET = set("0123456789abcdef")
 
 
 class LedgerError(HandFootError, RuntimeError):
     """A database file that cannot be used: not SQLite, made by a newer handfoot, or unwritable."""
+
+
+class DiskError(LedgerError):
+    """The data folder cannot be written now: a read-only or full disk, or no permission. HTTP 503 (the ledger
+    is whole; the change was not made)."""
+
+    http_status = 503
+
+
+#: what SQLite says when it cannot write (the file is fine: the disk or its permissions are not)
+_CANNOT_WRITE = ("readonly", "read-only", "disk is full", "unable to open database file", "disk i/o error",
+                 "unable to write", "permission denied")
+
+
+def cannot_write(exc: BaseException) -> bool:
+    """Whether ``exc`` (sqlite3 or OSError) says the disk cannot be written (read-only, full, no permission)."""
+    import errno
+
+    if isinstance(exc, OSError):
+        return exc.errno in (errno.EROFS, errno.ENOSPC, errno.EDQUOT, errno.EACCES, errno.EPERM)
+    return isinstance(exc, sqlite3.OperationalError) and any(w in str(exc).lower() for w in _CANNOT_WRITE)
+
+
+def _ledger_error(path: Path, exc: sqlite3.DatabaseError) -> LedgerError:
+    if cannot_write(exc):
+        return DiskError(f"the data folder {path.parent} cannot be written ({exc}): a read-only or full disk, or "
+                         "no permission; nothing was changed")
+    return LedgerError(f"{path}: not a handfoot database ({exc})")
 
 
 def new_id() -> str:
@@ -97,6 +131,19 @@ class GameRecord:
     deck: str | None = None
     #: the deck this game's saved rounds teach (``handfoot.teaching``), None when it teaches none
     teach: str | None = None
+    version: int = 0
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The first answer given to a request with an ``Idempotency-Key``: which request it was (``POST /v1/games``),
+    its status, media type and body."""
+
+    request: str
+    status: int
+    media_type: str
+    body: bytes
+    game: str | None = None
 
 
 @dataclass(frozen=True)
@@ -137,6 +184,8 @@ class Ledger:
         #: held by :mod:`handfoot.games` while it numbers, scores and stores a round, so two rounds posted to
         #: one game at once become rounds n and n + 1
         self.rounds_lock = threading.RLock()
+        #: called with (game id, its new version; None once deleted) after every committed change of a game
+        self.listeners: list[Callable[[str, int | None], None]] = []
 
     @classmethod
     def open(cls, path: str | Path) -> "Ledger":
@@ -160,7 +209,7 @@ class Ledger:
                 conn.execute("PRAGMA synchronous=FULL")
                 conn.execute("PRAGMA foreign_keys=ON")
             except sqlite3.DatabaseError as exc:
-                raise LedgerError(f"{self.path}: not a handfoot database ({exc})") from None
+                raise _ledger_error(self.path, exc) from None
             self._local.conn = conn
             with self._write_lock:
                 self._conns.append(conn)
@@ -171,13 +220,24 @@ class Ledger:
         """One write transaction (``BEGIN IMMEDIATE``), committed when the block ends without an error."""
         conn = self._conn()
         with self._write_lock:
-            conn.execute("BEGIN IMMEDIATE")
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as exc:
+                raise _disk_or(exc, self.path) from None
             try:
                 yield conn
+            except sqlite3.OperationalError as exc:
+                conn.execute("ROLLBACK")
+                raise _disk_or(exc, self.path) from None
             except BaseException:
                 conn.execute("ROLLBACK")
                 raise
-            conn.execute("COMMIT")
+            try:
+                conn.execute("COMMIT")
+            except sqlite3.OperationalError as exc:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise _disk_or(exc, self.path) from None
 
     def _migrate(self) -> None:
         try:
@@ -192,7 +252,7 @@ class Ledger:
                             conn.execute(statement)
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         except sqlite3.DatabaseError as exc:
-            raise LedgerError(f"{self.path}: not a handfoot database ({exc})") from None
+            raise _ledger_error(self.path, exc) from None
 
     def integrity(self) -> str:
         """``PRAGMA integrity_check``'s answer (``ok`` for a sound file)."""
@@ -222,6 +282,8 @@ class Ledger:
         with self._write() as conn:
             if conn.execute("UPDATE games SET teach = ? WHERE id = ?", (deck, game_id)).rowcount == 0:
                 raise NotFoundError(f"no game {game_id!r}")
+            version = self._changed(conn, game_id, None)
+        self._tell(game_id, version)
 
     def teaching(self, deck: str) -> list[str]:
         """The ids of the games whose rounds teach ``deck``, oldest first."""
@@ -244,15 +306,65 @@ class Ledger:
         with self._write() as conn:
             if conn.execute("UPDATE games SET deck = ? WHERE id = ?", (deck, game_id)).rowcount == 0:
                 raise NotFoundError(f"no game {game_id!r}")
+            version = self._changed(conn, game_id, None)
+        self._tell(game_id, version)
 
     def game(self, game_id: str) -> GameRecord:
         """Raises: NotFoundError."""
-        row = self._conn().execute("SELECT id, created, rules, house_rules, teams, names, deck, teach FROM games "
-                                   "WHERE id = ?", (game_id,)).fetchone()
+        row = self._conn().execute("SELECT id, created, rules, house_rules, teams, names, deck, teach, version "
+                                   "FROM games WHERE id = ?", (game_id,)).fetchone()
         if row is None:
             raise NotFoundError(f"no game {game_id!r}")
         return GameRecord(row[0], row[1], row[2], json.loads(row[3]), json.loads(row[4]), json.loads(row[5]),
-                          row[6], row[7])
+                          row[6], row[7], row[8])
+
+    def version(self, game_id: str) -> int:
+        """The game's version: 0 when made, one more after each change. Raises: NotFoundError."""
+        row = self._conn().execute("SELECT version FROM games WHERE id = ?", (game_id,)).fetchone()
+        if row is None:
+            raise NotFoundError(f"no game {game_id!r}")
+        return row[0]
+
+    def check_version(self, game_id: str, expect: int | None) -> None:
+        """Raise StaleError when the game is not at version ``expect`` (None: any), before work is done on a
+        change (the change itself checks again as it is written). Raises: NotFoundError."""
+        version = self.version(game_id)
+        if expect is not None and version != expect:
+            raise _stale(game_id, version, expect)
+
+    def _changed(self, conn: sqlite3.Connection, game_id: str, expect: int | None) -> int:
+        """Inside a write: refuse a change made from ``expect`` (a version the writer saw; None: any) when the
+        game is at another version now (StaleError), else count the version up. Returns the new version."""
+        row = conn.execute("SELECT version FROM games WHERE id = ?", (game_id,)).fetchone()
+        if row is None:
+            raise NotFoundError(f"no game {game_id!r}")
+        if expect is not None and row[0] != expect:
+            raise _stale(game_id, row[0], expect)
+        conn.execute("UPDATE games SET version = ? WHERE id = ?", (row[0] + 1, game_id))
+        return row[0] + 1
+
+    def _tell(self, game_id: str, version: int | None) -> None:
+        for listener in list(self.listeners):
+            try:
+                listener(game_id, version)
+            except Exception:  # a listener's fault never undoes a committed change
+                pass
+
+    def check_once(self, reading: str | None, game_id: str, n: int | None = None) -> None:
+        """Raise ConflictError when the photo reading is already a round (other than round ``n`` of the game),
+        before work is done on a round (the write checks again)."""
+        self._once(self._conn(), reading, game_id, n)
+
+    def _once(self, conn: sqlite3.Connection, reading: str | None, game_id: str, n: int | None) -> None:
+        """Refuse (ConflictError) a photo reading that is already another round (a reading becomes one round)."""
+        if not reading:
+            return
+        row = conn.execute("SELECT game_id, n FROM rounds WHERE reading = ? AND NOT (game_id = ? AND n IS ?) "
+                           "LIMIT 1", (reading, game_id, n)).fetchone()
+        if row is not None:
+            where = f"round {row[1]}" + ("" if row[0] == game_id else f" of game {row[0]}")
+            raise ConflictError(f"photo reading {reading} is already {where}: a reading is saved once (correct "
+                                f"{where} instead)", game=row[0], round=row[1])
 
     def games(self) -> list[GameRecord]:
         """Every game, newest first."""
@@ -263,8 +375,10 @@ class Ledger:
         """Raises: NotFoundError."""
         with self._write() as conn:
             conn.execute("DELETE FROM rounds WHERE game_id = ?", (game_id,))
+            conn.execute("DELETE FROM answers WHERE game = ?", (game_id,))  # a request made again makes it anew
             if conn.execute("DELETE FROM games WHERE id = ?", (game_id,)).rowcount == 0:
                 raise NotFoundError(f"no game {game_id!r}")
+        self._tell(game_id, None)
 
     # -- rounds -----------------------------------------------------------------------------------------------
     def rounds(self, game_id: str) -> list[RoundRecord]:
@@ -273,36 +387,53 @@ class Ledger:
         return [RoundRecord(r[0], json.loads(r[1]), r[2], json.loads(r[3]), r[4], r[5]) for r in rows]
 
     def add_round(self, game_id: str, n: int, layout: dict[str, Any], reading: str | None,
-                  corrections: list[Any]) -> None:
-        """Store round ``n`` (the caller checked it is the next one; a round already there is a conflict)."""
-        from .errors import ConflictError
+                  corrections: list[Any], expect: int | None = None) -> int:
+        """Store round ``n`` (the caller checked it is the next one; a round already there is a conflict), made
+        from version ``expect`` of the game (None: any). Returns the game's new version.
 
+        Raises:
+            StaleError: the game is at another version; ConflictError: round ``n`` is not the next, or the photo
+            reading is already a round.
+        """
         now = _now()
         with self._write() as conn:
+            self._once(conn, reading, game_id, None)
+            version = self._changed(conn, game_id, expect)
             have = conn.execute("SELECT COUNT(*) FROM rounds WHERE game_id = ?", (game_id,)).fetchone()[0]
             if have != n - 1:
                 raise ConflictError(f"round {n} cannot be added: the game has {have} rounds")
             conn.execute("INSERT INTO rounds VALUES (?, ?, ?, ?, ?, ?, ?)",
                          (game_id, n, json.dumps(layout), reading, json.dumps(corrections), now, now))
+        self._tell(game_id, version)
+        return version
 
     def replace_round(self, game_id: str, n: int, layout: dict[str, Any], reading: str | None,
-                      corrections: list[Any]) -> None:
-        """Raises: NotFoundError when the round is not there."""
+                      corrections: list[Any], expect: int | None = None) -> int:
+        """Replace round ``n``, made from version ``expect`` of the game (None: any). Returns the new version.
+
+        Raises:
+            NotFoundError: the round is not there; StaleError, ConflictError: as :meth:`add_round`.
+        """
         with self._write() as conn:
+            self._once(conn, reading, game_id, n)
+            version = self._changed(conn, game_id, expect)
             cur = conn.execute("UPDATE rounds SET layout = ?, reading = ?, corrections = ?, updated = ? "
                                "WHERE game_id = ? AND n = ?",
                                (json.dumps(layout), reading, json.dumps(corrections), _now(), game_id, n))
             if cur.rowcount == 0:
                 raise NotFoundError(f"game {game_id} has no round {n}")
+        self._tell(game_id, version)
+        return version
 
-    def delete_round(self, game_id: str, n: int) -> None:
+    def delete_round(self, game_id: str, n: int, expect: int | None = None) -> int:
         """Remove round ``n``; the rounds after it move up one (their layouts' ``round`` too), as if it had
-        never been played.
+        never been played. ``expect``: as :meth:`add_round`. Returns the new version.
 
         Raises:
-            NotFoundError: no such round.
+            NotFoundError: no such round; StaleError: the game is at another version than ``expect``.
         """
         with self._write() as conn:
+            version = self._changed(conn, game_id, expect)
             last = conn.execute("SELECT MAX(n) FROM rounds WHERE game_id = ?", (game_id,)).fetchone()[0]
             if last is None or not 1 <= n <= last:
                 raise NotFoundError(f"game {game_id} has no round {n}")
@@ -314,6 +445,8 @@ class Ledger:
                 doc["round"] = k - 1
                 conn.execute("UPDATE rounds SET n = ?, layout = ?, updated = ? WHERE game_id = ? AND n = ?",
                              (k - 1, json.dumps(doc), _now(), game_id, k))
+        self._tell(game_id, version)
+        return version
 
     # -- photo readings ------------------------------------------------------------------------------------------
     def reading_dir(self, reading_id: str) -> Path:
@@ -334,3 +467,36 @@ class Ledger:
         if row is None:
             raise NotFoundError(f"no photo reading {reading_id!r}")
         return ReadingRecord(row[0], row[1], row[2], json.loads(row[3]))
+
+    # -- first answers to Idempotency-Keys -------------------------------------------------------------------------
+    def answer(self, key: str) -> Answer | None:
+        """The first answer kept for ``key`` (within :data:`ANSWER_SECONDS`), or None."""
+        row = self._conn().execute("SELECT request, status, media_type, body, created, game FROM answers "
+                                   "WHERE key = ?", (key,)).fetchone()
+        if row is None or _age(row[4]) > ANSWER_SECONDS:
+            return None
+        return Answer(row[0], row[1], row[2], bytes(row[3]), row[5])
+
+    def keep_answer(self, key: str, answer: Answer) -> None:
+        """Keep the first answer to ``key`` (those older than :data:`ANSWER_SECONDS` are forgotten)."""
+        old = datetime.fromtimestamp(datetime.now(timezone.utc).timestamp() - ANSWER_SECONDS, timezone.utc)
+        with self._write() as conn:
+            conn.execute("DELETE FROM answers WHERE created < ?", (old.isoformat(timespec="seconds"),))
+            conn.execute("INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?, ?, ?)",
+                         (key, answer.request, answer.status, answer.media_type, answer.body, _now(), answer.game))
+
+
+def _disk_or(exc: sqlite3.OperationalError, path: Path) -> Exception:
+    """A write SQLite refused: DiskError when the disk cannot be written (:func:`_ledger_error`), else the error
+    itself."""
+    return _ledger_error(path, exc) if cannot_write(exc) else exc
+
+
+def _stale(game_id: str, version: int, expect: int) -> StaleError:
+    return StaleError(f"the game was changed on another phone (it is at version {version}; this change was made "
+                      f"from version {expect}): look at it again, then redo the change", game_id, version)
+
+
+def _age(created: str) -> float:
+    """Seconds since an ISO 8601 time kept by :func:`_now`."""
+    return datetime.now(timezone.utc).timestamp() - datetime.fromisoformat(created).timestamp()

@@ -13,7 +13,9 @@ import asyncio
 import hmac
 import json
 import logging
+import re
 import shutil
+import threading
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -29,7 +31,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from scorer import HandFootError
 
 from .app import data_dir
-from .errors import BusyError, http_status
+from .errors import BusyError, StaleError, http_status
+from . import safety
 from .limits import Limits, json_depth
 
 log = logging.getLogger("handfoot.service")
@@ -39,6 +42,24 @@ trace = logging.getLogger("handfoot.trace")
 trace.propagate = False
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
+#: seconds between two log lines of one kind of fault (a flood of one fault is one line a minute)
+LOG_EVERY = 60.0
+_logged: dict[str, tuple[float, int]] = {}
+
+
+def log_once(kind: str, message: str, *args: Any) -> bool:
+    """Log ``message`` as an error at most once per :data:`LOG_EVERY` seconds for each ``kind`` of fault; the next
+    line says how many more there were meanwhile. Returns whether it was logged."""
+    import time
+
+    now = time.monotonic()
+    last, missed = _logged.get(kind, (-LOG_EVERY, 0))
+    if now - last < LOG_EVERY:
+        _logged[kind] = (last, missed + 1)
+        return False
+    _logged[kind] = (now, 0)
+    log.error(message + (f" (and {missed} more like it in the last minute)" if missed else ""), *args)
+    return True
 
 
 class Settings(BaseModel):
@@ -52,6 +73,8 @@ class Settings(BaseModel):
         max_waiting: photo readings that may wait for a slot; past that a request is answered 503.
         retry_after: seconds suggested to a client answered 503.
         limits: size limits on every input (:class:`handfoot.limits.Limits`).
+        host: the address the server listens on; hosts: other names it answers to (:mod:`handfoot.safety`:
+            any other ``Host`` is refused 403).
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -62,6 +85,8 @@ class Settings(BaseModel):
     max_waiting: int = Field(3, ge=0, le=64)
     retry_after: int = Field(10, ge=1)
     limits: Limits = Field(default_factory=Limits)
+    host: str | None = None
+    hosts: tuple[str, ...] = ()
 
 
 class PhotoJobs:
@@ -77,9 +102,21 @@ class PhotoJobs:
         self.admitted = 0  #: readings running or waiting
         self.active = 0  #: readings running
         self._slots: asyncio.Semaphore | None = None
+        #: set when the server is stopping: readings still waiting are answered 503 (running ones finish)
+        self.stopping = threading.Event()
+
+    def full(self) -> bool:
+        """Whether every place is taken (checked before an upload's body is read, and again by :meth:`admit`)."""
+        return self.admitted >= self.capacity or self.stopping.is_set()
+
+    def _stopping(self) -> BusyError:
+        return BusyError(f"the server is stopping: send the photos again in {self.retry_after} s, once it is "
+                         "started again", self.retry_after)
 
     def admit(self) -> None:
         """Take a place in line. Raises BusyError when every place is taken."""
+        if self.stopping.is_set():
+            raise self._stopping()
         if self.admitted >= self.capacity:
             raise BusyError(f"busy reading other photos ({self.running} at a time); try again in "
                             f"{self.retry_after} s", self.retry_after)
@@ -93,12 +130,21 @@ class PhotoJobs:
         try:
             if self._slots is None:
                 self._slots = asyncio.Semaphore(self.running)
-            async with self._slots:
+            while True:  # wait for a slot, unless the server stops meanwhile
+                try:
+                    await asyncio.wait_for(self._slots.acquire(), 0.5)
+                    break
+                except asyncio.TimeoutError:
+                    if self.stopping.is_set():
+                        raise self._stopping() from None
+            try:
                 self.active += 1
                 try:
                     return await run_in_threadpool(fn, *args)  # not abandoned on cancel: the slot is held to the end
                 finally:
                     self.active -= 1
+            finally:
+                self._slots.release()
         finally:
             self.admitted -= 1
 
@@ -120,6 +166,10 @@ async def _send_html(send, status: int, page: str) -> None:
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"text/html; charset=utf-8"), (b"content-length", str(len(data)).encode())]})
     await send({"type": "http.response.body", "body": data})
+
+
+#: the uploads of photos, refused before their body is read when every photo-job place is taken
+UPLOADS = re.compile(r"^/v1/(photos|decks/[^/]+/learn/upload)$")
 
 
 class _BodyTooLarge(Exception):
@@ -173,10 +223,10 @@ class Guard:
             await send(message)
         try:
             await self._guarded(scope, receive, tracking)
-        except Exception as exc:  # never a traceback for the client, one line on the console
-            log.error("internal error on %s %s: %s: %s", scope.get("method"), scope.get("path"),
-                      exc.__class__.__name__, exc)
-            trace.error("internal error on %s %s", scope.get("method"), scope.get("path"), exc_info=exc)
+        except Exception as exc:  # never a traceback for the client, one line on the console (a minute per kind)
+            if log_once(f"internal {exc.__class__.__name__}", "internal error on %s %s: %s: %s", scope.get("method"),
+                        scope.get("path"), exc.__class__.__name__, exc):
+                trace.error("internal error on %s %s", scope.get("method"), scope.get("path"), exc_info=exc)
             if not started:
                 await _send_json(send, 500, error_body("internal error (logged by the server)"))
 
@@ -184,6 +234,17 @@ class Guard:
     PUBLIC = ("/manifest.webmanifest", "/offline.html", "/static/icons/icon-192.png", "/static/icons/icon-512.png")
 
     async def _guarded(self, scope, receive, send) -> None:
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        host = headers.get("host")
+        if not safety.host_allowed(host, self.settings.host, self.settings.hosts):
+            await _send_json(send, 403, error_body(f"this server does not answer to the name {(host or '')[:80]!r}: "
+                                                   "open it by its address (127.0.0.1, localhost, or the address "
+                                                   "handfoot serve printed; --allow-host NAME adds a name)"))
+            return
+        if not safety.origin_allowed(scope["method"], headers.get("origin"), headers.get("sec-fetch-site"), host):
+            await _send_json(send, 403, error_body("a page of another site cannot change anything here (Origin "
+                                                   f"{headers.get('origin', '')[:80]!r}): use the handfoot page"))
+            return
         if scope["method"] == "GET" and scope.get("path") in self.PUBLIC:
             await self.app(scope, receive, send)
             return
@@ -205,6 +266,14 @@ class Guard:
         if scope["method"] not in ("POST", "PUT", "PATCH"):
             await self.app(scope, receive, send)
             return
+        state = getattr(scope.get("app"), "state", None)
+        if scope["method"] == "POST" and UPLOADS.match(scope["path"]) and state is not None and state.jobs.full():
+            jobs = state.jobs  # busy: refused before the body is read (nothing of it is written)
+            message = ("the server is stopping" if jobs.stopping.is_set() else
+                       f"busy reading other photos ({jobs.running} at a time)")
+            await _send_json(send, 503, error_body(f"{message}; try again in {jobs.retry_after} s"),
+                             [(b"retry-after", str(jobs.retry_after).encode()), (b"connection", b"close")])
+            return
         limits = self.settings.limits
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
         multipart = headers.get("content-type", "").startswith("multipart/")
@@ -225,9 +294,10 @@ class Guard:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
         origin = headers.get("origin")
         same_site = origin is None or origin.partition("://")[2].rstrip("/").lower() == headers.get("host", "").lower()
-        if not (self._authorised(scope)[0] and same_site):
+        named = safety.host_allowed(headers.get("host"), self.settings.host, self.settings.hosts)
+        if not (self._authorised(scope)[0] and same_site and named):
             log.warning("WebSocket %s refused: %s", scope.get("path"),
-                        "another site's page" if not same_site else "no access token")
+                        "another site's page" if not (same_site and named) else "no access token")
             await send({"type": "websocket.close", "code": 1008})
             return
         await self.app(scope, receive, send)
@@ -273,16 +343,28 @@ class Guard:
         await self.app(scope, replay, send)
 
     async def _streamed(self, scope, receive, send, limit: int) -> None:
-        """Hand the body on as it comes, counting it; past ``limit`` answer 413 instead of the app."""
+        """Hand the body on as it comes, counting it; past ``limit`` answer 413 instead of the app, and past
+        ``file_bytes`` in one part of the form (one photo; :class:`PartSizes`) too: nothing past a limit is
+        read, so nothing past it is written."""
         total = 0
         exceeded = started = False
+        why = f"request body too large: over {limit:,} bytes"
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        file_bytes = self.settings.limits.file_bytes
+        parts = PartSizes.of(headers.get("content-type", ""), file_bytes + 64 * 1024)
 
         async def counting():
-            nonlocal total, exceeded
+            nonlocal total, exceeded, why
             message = await receive()
-            total += len(message.get("body", b""))
+            chunk = message.get("body", b"")
+            total += len(chunk)
             if total > limit:
                 exceeded = True
+                raise _BodyTooLarge()
+            if parts is not None and not parts.feed(chunk):
+                exceeded = True
+                most = f"{file_bytes / 1e6:.0f} MB" if file_bytes >= 1e6 else f"{file_bytes:,} bytes"
+                why = f"a photo in the upload: file too large (over {most}; at most {most} a photo)"
                 raise _BodyTooLarge()
             return message
 
@@ -298,20 +380,106 @@ class Guard:
         except _BodyTooLarge:
             pass
         if exceeded and not started:
-            await _send_json(send, 413, error_body(f"request body too large: over {limit:,} bytes"))
+            await _send_json(send, 413, error_body(why), [(b"connection", b"close")])
+
+
+class PartSizes:
+    """Counts the bytes of each part of a ``multipart/form-data`` body as it streams by (the parts lie between
+    ``CRLF--boundary`` lines, which may be cut between two chunks); :meth:`feed` is False once a part is longer than
+    ``most`` bytes."""
+
+    def __init__(self, boundary: bytes, most: int) -> None:
+        self.delimiter = b"\r\n--" + boundary
+        self.most = most
+        self.carry = b"\r\n"  # the first boundary line has no CRLF before it
+        self.since = 0
+
+    @classmethod
+    def of(cls, content_type: str, most: int) -> "PartSizes | None":
+        """For a ``Content-Type`` naming a boundary; None for another."""
+        for param in content_type.split(";")[1:]:
+            name, _, value = param.strip().partition("=")
+            if name.lower() == "boundary" and value.strip('"'):
+                return cls(value.strip('"').encode("latin-1"), most)
+        return None
+
+    def feed(self, chunk: bytes) -> bool:
+        data, step = self.carry + chunk, len(self.delimiter)
+        at = data.find(self.delimiter)
+        if at < 0:
+            self.since += len(chunk)
+        else:  # the part that ends here (its bytes kept in carry were counted already), then each whole one
+            if self.since + at - len(self.carry) > self.most:
+                return False
+            while (after := data.find(self.delimiter, at + step)) >= 0:
+                if after - at - step > self.most:
+                    return False
+                at = after
+            self.since = len(data) - at - step
+        self.carry = data[-(step - 1):]
+        return self.since <= self.most + step  # (a delimiter may be arriving: its bytes are not the part's)
+
+
+def scrub(message: str, settings: Settings) -> str:
+    """``message`` without this server's paths: its data folder, where handfoot is installed, the home folder
+    (a client is told what was wrong, not where the server keeps its files)."""
+    import os
+
+    from .app import data_dir
+
+    places = []
+    for folder, name in ((settings.db.parent, "the server's data folder"), (data_dir(), "the server's data folder"),
+                         (Path(__file__).resolve().parents[1], "the handfoot folder"),
+                         (Path.home(), "the server's home folder")):
+        for text in {str(folder), str(folder.resolve()) if folder.exists() else str(folder)}:
+            if len(text) > 1:
+                places.append((text, name))
+    for text, name in sorted(places, key=lambda p: -len(p[0])):
+        message = message.replace(text + os.sep, name + "/").replace(text, name)
+    return message
 
 
 def _install_errors(app: FastAPI) -> None:
+    from . import api
+
+    settings: Settings = app.state.settings
+
+    @app.exception_handler(OSError)
+    async def _os(request: Request, exc: OSError):
+        from .ledger import cannot_write
+
+        if not cannot_write(exc):
+            raise exc
+        log_once("disk", "the data folder cannot be written: %s", exc.strerror or exc)
+        return JSONResponse(error_body("the server cannot write its data folder (a read-only or full disk): "
+                                       "nothing was changed; free space or fix the disk, then try again"),
+                            status_code=503, headers={"Retry-After": "60"})
+
     @app.exception_handler(HandFootError)
     async def _handfoot(request: Request, exc: HandFootError):
+        from .ledger import DiskError
+
         status = http_status(exc)
         extra: dict[str, Any] = {}
         problems = getattr(exc, "problems", None)
         if problems:
             extra["problems"] = [{"severity": p.severity, "where": p.where, "message": p.message}
                                  for p in problems if hasattr(p, "severity")]
+        extra.update(getattr(exc, "extra", None) or {})
         headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, BusyError) else None
-        return JSONResponse(error_body(str(exc), **extra), status_code=status, headers=headers)
+        if isinstance(exc, DiskError):
+            log_once("disk", "%s", exc)
+            headers = {"Retry-After": "60"}
+        if isinstance(exc, StaleError):  # the game as it is now, for the phone whose copy was stale
+            from . import games
+            from .sync import etag
+
+            from starlette.concurrency import run_in_threadpool
+
+            game = await run_in_threadpool(games.game_view, request.app.state.ledger, exc.game_id)
+            extra["game"] = game.model_dump(mode="json")
+            headers = {"ETag": etag(game.version)}
+        return JSONResponse(error_body(scrub(str(exc), settings), **extra), status_code=status, headers=headers)
 
     @app.exception_handler(RequestValidationError)
     async def _validation(request: Request, exc: RequestValidationError):
@@ -319,20 +487,68 @@ def _install_errors(app: FastAPI) -> None:
         first = errors[0] if errors else {"loc": (), "msg": "invalid request"}
         loc = ".".join(str(p) for p in first.get("loc", ())[1:]) or str((first.get("loc") or ["request"])[0])
         detail = [{"loc": [str(p) for p in e.get("loc", ())], "msg": str(e.get("msg", ""))} for e in errors[:20]]
+        pattern = (first.get("ctx") or {}).get("pattern", "")
         if first.get("type") == "json_invalid":  # the body is not JSON: say so, and where (loc is its offset)
             message = f"the request body is not valid JSON (at character {first.get('loc', ('', '?'))[-1]})"
+        elif first.get("type") == "string_pattern_mismatch" and pattern == api.DECK_NAME:
+            message = (f"deck name {str(first.get('input'))[:60]!r}: use letters, digits, - and _ (at most 40, "
+                       "starting with a letter or digit)")
         else:
             message = f"{loc}: {first.get('msg', 'invalid')}"
-        return JSONResponse(error_body(message, detail=detail), status_code=422)
+        return JSONResponse(error_body(scrub(message, settings), detail=detail), status_code=422)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException):
         message = exc.detail if isinstance(exc.detail, str) else "request refused"
-        if exc.status_code == 404 and message == "Not Found":
+        status, headers = exc.status_code, dict(getattr(exc, "headers", None) or {})
+        if status == 404 and message == "Not Found":
             message = f"no such address: {request.url.path}"
-        elif exc.status_code == 405:
-            message = f"{request.method} is not allowed on {request.url.path}"
-        return JSONResponse(error_body(message), status_code=exc.status_code, headers=getattr(exc, "headers", None))
+        elif status == 405:
+            allowed = _allowed_methods(request.app, request.scope)
+            message = f"{request.method} is not allowed on {request.url.path} (allowed: {', '.join(allowed)})"
+            headers["Allow"] = ", ".join(allowed)
+        elif status == 400:  # a body that cannot be parsed (not JSON, a broken multipart form): bad input
+            status, message = 422, "the request body cannot be read: " + (
+                "not valid JSON or form data" if "parsing the body" in message else message)
+        return JSONResponse(error_body(message), status_code=status, headers=headers or None)
+
+
+def _allowed_methods(app: FastAPI, scope) -> list[str]:
+    """Every method some route of ``app`` answers at the path of ``scope`` (a 405's ``Allow``)."""
+    from starlette.routing import Match
+
+    methods: set[str] = set()
+    for route in app.router.routes:
+        match, _ = route.matches(scope)
+        route_methods = getattr(route, "methods", None)
+        if match != Match.NONE and route_methods:
+            methods |= set(route_methods)
+    return sorted(methods)
+
+
+def _error_schemas(app: FastAPI) -> None:
+    """Make ``/openapi.json`` describe the error bodies as they are sent: ``{"error": "one line", "detail": [...]}``
+    for a 422 of a request that does not fit its schema (FastAPI's default describes ``{"detail": [...]}``)."""
+    make = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema:
+            return app.openapi_schema
+        schema = make()
+        found = schema.get("components", {}).get("schemas", {})
+        if "HTTPValidationError" in found:
+            found["HTTPValidationError"] = {
+                "title": "Error", "type": "object", "required": ["error"],
+                "description": "A request that does not fit the schema: the first problem in one line, and each "
+                               "problem's place",
+                "properties": {"error": {"type": "string"}, "detail": {"type": "array", "items": {
+                    "type": "object", "properties": {"loc": {"type": "array", "items": {"type": "string"}},
+                                                     "msg": {"type": "string"}}}}}}
+            found.pop("ValidationError", None)
+        app.openapi_schema = schema
+        return schema
+
+    app.openapi = openapi
 
 
 
@@ -350,7 +566,7 @@ def create_app(settings: Settings | None = None, models: Any = None, load_models
     Raises (at start-up):
         LedgerError: a database file that cannot be used; HandFootError: models that cannot be loaded.
     """
-    from . import api, api_live, pwa, teaching
+    from . import api, api_live, pwa, sync, teaching
     from .ledger import Ledger
     from .watch import frames
 
@@ -359,6 +575,8 @@ def create_app(settings: Settings | None = None, models: Any = None, load_models
     @asynccontextmanager
     async def lifespan(app: FastAPI):
         app.state.ledger = Ledger.open(settings.db)
+        app.state.changes.loop = asyncio.get_running_loop()
+        app.state.ledger.listeners.append(app.state.changes.tell)
         shutil.rmtree(api.decks_dir(settings) / ".uploads", ignore_errors=True)  # a stopped server's learning uploads
         app.state.models = models
         app.state.models_error = None
@@ -392,13 +610,18 @@ def create_app(settings: Settings | None = None, models: Any = None, load_models
     app.state.teacher = teaching.Teacher(api.decks_dir(settings), app.state.jobs)  #: games teaching their decks
     app.state.live = live  #: the table being watched (``/v1/live``), or None
     app.state.open_frames = frames  #: opens a camera's frames (``handfoot.watch.frames``; tests swap it)
+    app.state.changes = sync.Changes()  #: each game's event streams (``/v1/games/{id}/events``)
+    app.state.jobs.stopping = app.state.changes.stopping  #: one flag: the server is stopping
     _install_errors(app)
+    _error_schemas(app)
     app.include_router(api.router)
+    app.include_router(sync.router)
     app.include_router(api_live.router)
     app.include_router(api.root)
     app.include_router(api_live.page)
     app.include_router(pwa.router)
     app.mount("/static", StaticFiles(directory=api.WEB), name="static")
+    app.add_middleware(sync.Idempotency)
     app.add_middleware(Guard, settings=settings)
     return app
 

@@ -9,7 +9,10 @@ Measures, with ``--clients`` concurrent clients (default 4), each a thread with 
    shared among the clients; an upload answered 503 is retried after its ``Retry-After`` seconds. Prints the p50
    and p95 latency of the successful requests (the attempt answered 201, not counting earlier 503s or waits), the
    wall time and how many 503s were seen;
-3. the server's peak memory (``VmHWM`` from ``/proc/<pid>/status``), when this script started the server.
+3. the server's peak memory (``VmHWM`` from ``/proc/<pid>/status``), when this script started the server;
+4. the peak memory of one photo read of 12 MP and one of 46 MP (``--photo`` scaled up to 4000 x 3000 and
+   7840 x 5880, JPEG quality 90), each in a server of its own after one read of ``--photo`` (so models and buffers
+   are in place): how much its ``VmHWM`` grew during the read (skipped with ``--url`` or ``--no-big-photos``).
 
 Usage::
 
@@ -211,6 +214,37 @@ def bench_photos(url: str, token: str | None, clients: int, photo: Path, total: 
             "latencies": latencies}
 
 
+BIG_PHOTOS = {"12 MP": (4000, 3000), "46 MP": (7840, 5880)}
+
+
+def big_photo_memory(photo: Path, folder: Path, max_jobs: int) -> dict[str, dict[str, float]]:
+    """For each size of :data:`BIG_PHOTOS`: ``photo`` scaled up to it, read once by a fresh server after one read of
+    ``photo`` itself; returns per size the server's ``VmHWM`` before and after that read (MiB), the growth, the file
+    size (MB) and the answer's status."""
+    from PIL import Image
+
+    out = {}
+    small = photo.read_bytes()
+    for name, size in BIG_PHOTOS.items():
+        big = folder / f"big-{size[0]}x{size[1]}.jpg"
+        with Image.open(photo) as im:
+            im.convert("RGB").resize(size, Image.BICUBIC).save(big, quality=90)
+        data = folder / f"mem-{size[0]}"
+        data.mkdir()
+        proc, url = start_server(data, max_jobs)
+        try:
+            with client(url, None, 300.0) as c:
+                c.post("/v1/photos", files={"photos": (photo.name, small, "image/jpeg")}).raise_for_status()
+                before = memory_kib(proc.pid)["VmHWM"] / 1024
+                r = c.post("/v1/photos", files={"photos": (big.name, big.read_bytes(), "image/jpeg")})
+                after = memory_kib(proc.pid)["VmHWM"] / 1024
+        finally:
+            stop_server(proc)
+        out[name] = {"before": before, "after": after, "growth": after - before, "status": r.status_code,
+                     "mb": big.stat().st_size / 1e6}
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--url", help="a running server (default: start one on a free port with a temporary ledger)")
@@ -220,6 +254,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--photo", type=Path, default=ROOT / "examples" / "table.jpg", help="the photo to upload")
     p.add_argument("--photos", type=int, default=8, help="photo uploads in all (default 8; 0 skips photos)")
     p.add_argument("--max-jobs", type=int, default=1, help="--max-jobs of the server this script starts (default 1)")
+    p.add_argument("--no-big-photos", action="store_true", help="skip the memory of one 12 MP and one 46 MP read")
     args = p.parse_args(argv)
     if args.clients < 1 or args.seconds <= 0 or args.photos < 0:
         p.error("--clients must be >= 1, --seconds > 0, --photos >= 0")
@@ -260,6 +295,11 @@ def main(argv: list[str] | None = None) -> int:
             mem = memory_kib(proc.pid)
             print(f"server peak memory (VmHWM): {mem['VmHWM'] / 1024:.0f} MiB (resident now {mem['VmRSS'] / 1024:.0f} "
                   "MiB)")
+        if proc is not None and health["photo_reading"] and not args.no_big_photos:
+            stop_server(proc)
+            for name, m in big_photo_memory(args.photo, Path(tmp.name), args.max_jobs).items():
+                print(f"one {name} photo read ({m['mb']:.1f} MB JPEG, answered {m['status']}): peak memory "
+                      f"{m['before']:.0f} -> {m['after']:.0f} MiB (+{m['growth']:.0f} MiB)")
     finally:
         if proc is not None:
             stop_server(proc)

@@ -42,7 +42,7 @@ def models():
 @pytest.fixture()
 def client(tmp_path, models):
     app = create_app(Settings(db=tmp_path / "h.db"), models=models)
-    with TestClient(app) as c:
+    with TestClient(app, base_url="http://127.0.0.1") as c:
         yield c
 
 
@@ -50,12 +50,26 @@ def client(tmp_path, models):
 def reading(tmp_path_factory, models):
     """One real reading of the example photo, on a server of its own: (client, reading JSON)."""
     app = create_app(Settings(db=tmp_path_factory.mktemp("reading") / "h.db"), models=models)
-    with TestClient(app) as c:
+    with TestClient(app, base_url="http://127.0.0.1") as c:
         with open(PHOTO, "rb") as f:
             r = c.post("/v1/photos", files=[("photos", ("table.jpg", f, "image/jpeg"))],
                        data={"rules": "pagat", "round": "2", "went_out": "A"})
         assert r.status_code == 201, r.text
         yield c, r.json()
+
+
+def copy_of(c, reading_id: str) -> str:
+    """A copy of a kept reading (its row and photos) under a new id: a reading is saved as one round only, and the
+    tests that save the module's reading to several games or rounds each save a copy."""
+    import shutil
+
+    from handfoot.ledger import new_id
+
+    ledger = c.app.state.ledger
+    record, copy = ledger.reading(reading_id), new_id()
+    shutil.copytree(ledger.reading_dir(reading_id), ledger.reading_dir(copy))
+    ledger.add_reading(copy, record.result, record.files)
+    return copy
 
 
 def error_of(r, status: int) -> str:
@@ -242,7 +256,7 @@ def test_photo_errors_are_named_before_any_work(client, tmp_path):
 
 def test_upload_limits(tmp_path, models):
     app = create_app(Settings(db=tmp_path / "h.db", limits=Limits(file_bytes=100_000, files=2)), models=models)
-    with TestClient(app) as c:
+    with TestClient(app, base_url="http://127.0.0.1") as c:
         assert "file too large" in error_of(post_photo(c, [("t.jpg", PHOTO.read_bytes(), "image/jpeg")]), 413)
         r = c.post("/v1/photos", files=[("photos", ("t.jpg", b"x" * 150_000, "image/jpeg"))] * 2,
                    headers={"content-length": "99999999"})
@@ -251,7 +265,7 @@ def test_upload_limits(tmp_path, models):
 
 def test_busy_server_answers_503_with_retry_after(tmp_path, models):
     app = create_app(Settings(db=tmp_path / "h.db", max_jobs=1, max_waiting=0, retry_after=7), models=models)
-    with TestClient(app) as c:
+    with TestClient(app, base_url="http://127.0.0.1") as c:
         app.state.jobs.admit()  # the one slot is taken
         r = post_photo(c, [("t.jpg", PHOTO.read_bytes(), "image/jpeg")])
         assert "busy" in error_of(r, 503) and r.headers["retry-after"] == "7"
@@ -259,7 +273,7 @@ def test_busy_server_answers_503_with_retry_after(tmp_path, models):
 
 def test_without_models_photos_are_503_and_the_rest_works(tmp_path):
     app = create_app(Settings(db=tmp_path / "h.db"), load_models=False)
-    with TestClient(app) as c:
+    with TestClient(app, base_url="http://127.0.0.1") as c:
         assert c.get("/v1/health").json()["photo_reading"] is False
         assert "photo reading is off" in error_of(post_photo(c, [("t.jpg", PHOTO.read_bytes(), "image/jpeg")]), 503)
         assert c.post("/v1/score", json=LAYOUT).status_code == 200
@@ -315,12 +329,13 @@ def test_a_round_from_a_corrected_photo_reading(reading):
     c, body = reading
     gid = new_game(c)
     squared = next(p for p in body["images"][0]["piles"] if p["kind"] == "squared_book")
+    rid = copy_of(c, body["id"])
     r = c.post(f"/v1/games/{gid}/rounds?lenient=true", json={
-        "photo_reading": body["id"], "went_out": None,
+        "photo_reading": rid, "went_out": None,
         "corrections": [{"op": "set_book", "pile": squared["id"], "count": 7, "kind": "clean"}]})
     assert r.status_code == 201, r.text
     rd = r.json()["rounds"][0]
-    assert rd["photo_reading"] == body["id"] and rd["photos"] == [f"/v1/photos/{body['id']}/images/0"]
+    assert rd["photo_reading"] == rid and rd["photos"] == [f"/v1/photos/{rid}/images/0"]
     assert rd["layout"]["round"] == 1 and rd["corrections"][0]["op"] == "set_book"
     assert r.json()["totals"]["A"] == body["score"]["teams"]["A"]["total"]
     assert "no photo reading" in error_of(c.post(f"/v1/games/{gid}/rounds", json={"photo_reading": "nope"}), 404)
@@ -336,7 +351,7 @@ def test_a_games_corrected_photos_export_as_deck_examples(reading, tmp_path):
     card = pile["cards"][0]
     fixed = "4C" if card["code"] != "4C" else "5C"
     r = c.post(f"/v1/games/{gid}/rounds?lenient=true", json={
-        "photo_reading": body["id"], "corrections": [{"op": "set_card", "card": card["id"], "code": fixed}]})
+        "photo_reading": copy_of(c, body["id"]), "corrections": [{"op": "set_card", "card": card["id"], "code": fixed}]})
     assert r.status_code == 201, r.text
     c.post(f"/v1/games/{gid}/rounds", json=SIMPLE)  # a typed-in round has no photo: no example
     out = c.get(f"/v1/games/{gid}/examples.jsonl")
@@ -389,11 +404,11 @@ def test_round_errors(client):
 
 def test_a_restart_loses_nothing(tmp_path, models):
     db = tmp_path / "h.db"
-    with TestClient(create_app(Settings(db=db), models=models)) as c:
+    with TestClient(create_app(Settings(db=db), models=models), base_url="http://127.0.0.1") as c:
         gid = new_game(c)
         c.post(f"/v1/games/{gid}/rounds", json=SIMPLE)
         before = c.get(f"/v1/games/{gid}").json()
-    with TestClient(create_app(Settings(db=db), models=models)) as c:
+    with TestClient(create_app(Settings(db=db), models=models), base_url="http://127.0.0.1") as c:
         assert c.get(f"/v1/games/{gid}").json() == before
     ledger = Ledger.open(db)
     assert ledger.integrity() == "ok"
@@ -421,7 +436,7 @@ def test_an_unexpected_error_never_reaches_the_client(tmp_path, models):
             raise RuntimeError("secret internals")
 
     app.dependency_overrides[get_ledger] = lambda: Broken()
-    with TestClient(app, raise_server_exceptions=False) as c:
+    with TestClient(app, base_url="http://127.0.0.1", raise_server_exceptions=False) as c:
         r = c.get("/v1/games/0123456789abcdef")
         assert r.status_code == 500 and r.json() == {"error": "internal error (logged by the server)"}
 
@@ -429,7 +444,7 @@ def test_an_unexpected_error_never_reaches_the_client(tmp_path, models):
 # -- access token --------------------------------------------------------------------------------------------------
 def test_beyond_loopback_every_request_needs_the_token(tmp_path, models):
     app = create_app(Settings(db=tmp_path / "h.db", token="s3cret"), models=models)
-    with TestClient(app) as c:
+    with TestClient(app, base_url="http://127.0.0.1") as c:
         for path in ("/", "/v1/health", "/docs", "/openapi.json", "/v1/games"):
             assert "access token" in error_of(c.get(path), 401)
         page = c.get("/", headers={"accept": "text/html"})
@@ -464,7 +479,8 @@ def test_a_deck_learned_from_a_games_corrected_photos(reading, monkeypatch):
     monkeypatch.setattr(decks, "STEPS", 20)
     gid = new_game(c)
     for _ in range(2):
-        assert c.post(f"/v1/games/{gid}/rounds?lenient=true", json={"photo_reading": body["id"]}).status_code == 201
+        assert c.post(f"/v1/games/{gid}/rounds?lenient=true",
+                      json={"photo_reading": copy_of(c, body["id"])}).status_code == 201
     assert "deck name" in error_of(c.post("/v1/decks/my deck/learn", json={"games": [gid]}), 422)
     assert "no game" in error_of(c.post("/v1/decks/family/learn", json={"games": ["nope"]}), 404)
     empty = new_game(c)
@@ -507,7 +523,8 @@ def test_a_deck_learned_from_an_uploaded_examples_file_and_its_photos(reading, m
     monkeypatch.setattr(decks, "MIN_CHECK", 1)
     monkeypatch.setattr(decks, "STEPS", 20)
     gid = new_game(c)
-    assert c.post(f"/v1/games/{gid}/rounds?lenient=true", json={"photo_reading": body["id"]}).status_code == 201
+    assert c.post(f"/v1/games/{gid}/rounds?lenient=true",
+                  json={"photo_reading": copy_of(c, body["id"])}).status_code == 201
     line = json.loads(c.get(f"/v1/games/{gid}/examples.jsonl").text.splitlines()[0])
     lines = [json.dumps({**line, "image": f"/home/us/photos/{n}"}) for n in ("a.jpg", "b.jpg")]
     photo = PHOTO.read_bytes()

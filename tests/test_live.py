@@ -84,7 +84,7 @@ def test_a_round_watched_from_the_page_api(tmp_path, stages, models):
 
     camera = Camera(stages)
     app = create_app(Settings(db=tmp_path / "h.db"), models=models)
-    with TestClient(app) as c:
+    with TestClient(app, base_url="http://127.0.0.1") as c:
         app.state.open_frames = camera.open
         assert c.get("/v1/live").json()["status"] == "off"
         assert c.get("/v1/live/frame.jpg").status_code == 404
@@ -144,7 +144,7 @@ def test_end_round_without_a_reading_and_the_live_page_address(tmp_path):
 
     from handfoot.service import Settings, create_app
 
-    with TestClient(create_app(Settings(db=tmp_path / "h.db"), load_models=False)) as c:
+    with TestClient(create_app(Settings(db=tmp_path / "h.db"), load_models=False), base_url="http://127.0.0.1") as c:
         r = c.post("/v1/live/end-round", json={})
         assert r.status_code == 404 and "nothing is being watched" in r.json()["error"]
         r = c.get("/live", follow_redirects=False)

@@ -71,9 +71,9 @@ def test_a_round_watched_through_a_browsers_camera(tmp_path, stages, models):
     from handfoot.service import Settings, create_app
 
     app = create_app(Settings(db=tmp_path / "h.db"), models=models)
-    with TestClient(app) as c:
+    with TestClient(app, base_url="http://127.0.0.1") as c:
         game = c.post("/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
-        with c.websocket_connect("/v1/live/camera") as ws:  # nothing waits for a browser's camera yet
+        with c.websocket_connect("ws://127.0.0.1/v1/live/camera") as ws:  # nothing waits for a browser's camera yet
             with pytest.raises(WebSocketDisconnect) as closed:
                 ws.receive_json()
             assert closed.value.code == 4404
@@ -83,7 +83,7 @@ def test_a_round_watched_through_a_browsers_camera(tmp_path, stages, models):
         assert r.json()["message"] == "waiting for the phone's camera"
         assert c.post("/v1/live", json={"source": "browser", "game": game}).status_code == 409
 
-        with c.websocket_connect("/v1/live/camera") as ws:
+        with c.websocket_connect("ws://127.0.0.1/v1/live/camera") as ws:
             def send(k):
                 ws.send_bytes(stages[k])
                 assert ws.receive_json()["frames"] >= 1
@@ -97,7 +97,8 @@ def test_a_round_watched_through_a_browsers_camera(tmp_path, stages, models):
                           tick=lambda: send(1), what="the 8 added")
             assert state["events"][-1]["event"] == "team Us: meld of 8s grew to 4"
 
-            with c.websocket_connect("/v1/live/camera") as newer:  # a second socket (the page reloaded) takes over
+            # a second socket (the page reloaded) takes over
+            with c.websocket_connect("ws://127.0.0.1/v1/live/camera") as newer:
                 newer.send_bytes(stages[1])
                 assert newer.receive_json()["frames"] >= 1
                 ws.send_bytes(stages[1])
@@ -115,12 +116,12 @@ def test_a_round_watched_through_a_browsers_camera(tmp_path, stages, models):
         assert state["totals"] == {"Us": 100} and "no picture from the phone's camera" in state["message"]
 
         for bad, code in ((b"GIF89a" + b"\0" * 20, 1007), (jpeg(np.zeros((8, 5000, 3), np.uint8)), 1009)):
-            with c.websocket_connect("/v1/live/camera") as ws:
+            with c.websocket_connect("ws://127.0.0.1/v1/live/camera") as ws:
                 ws.send_bytes(bad)
                 with pytest.raises(WebSocketDisconnect) as closed:
                     ws.receive_json()
                 assert closed.value.code == code
-        with c.websocket_connect("/v1/live/camera") as ws:  # it comes back
+        with c.websocket_connect("ws://127.0.0.1/v1/live/camera") as ws:  # it comes back
             until(lambda: c.get("/v1/live").json()["status"] != "reconnecting", seconds=15,
                   tick=lambda: (ws.send_bytes(stages[1]), ws.receive_json()), what="back")
 
@@ -137,19 +138,20 @@ def test_the_camera_socket_needs_the_token_and_this_servers_page(tmp_path):
     from handfoot.service import Settings, create_app
 
     app = create_app(Settings(db=tmp_path / "h.db", token="s3cret"), load_models=False)
-    with TestClient(app) as c:
-        for path, headers in (("/v1/live/camera", {}),
-                              ("/v1/live/camera?token=s3cret", {"origin": "https://evil.example"})):
+    with TestClient(app, base_url="http://127.0.0.1") as c:
+        for path, headers in (("ws://127.0.0.1/v1/live/camera", {}),
+                              ("ws://127.0.0.1/v1/live/camera?token=s3cret", {"origin": "https://evil.example"})):
             with pytest.raises(WebSocketDisconnect) as refused:
                 with c.websocket_connect(path, headers=headers):
                     pass
             assert refused.value.code == 1008
-        with c.websocket_connect("/v1/live/camera?token=s3cret", headers={"origin": "http://testserver"}) as ws:
+        with c.websocket_connect("ws://127.0.0.1/v1/live/camera?token=s3cret",
+                                 headers={"origin": "http://127.0.0.1"}) as ws:
             with pytest.raises(WebSocketDisconnect) as closed:  # admitted: nothing waits for a camera
                 ws.receive_json()
             assert closed.value.code == 4404
         assert c.get("/?token=s3cret").status_code == 200  # the page opened from the printed address: a cookie
-        with c.websocket_connect("/v1/live/camera", headers={"origin": "http://testserver"}) as ws:
+        with c.websocket_connect("ws://127.0.0.1/v1/live/camera", headers={"origin": "http://127.0.0.1"}) as ws:
             with pytest.raises(WebSocketDisconnect) as closed:  # the cookie admits the page's socket
                 ws.receive_json()
             assert closed.value.code == 4404

@@ -77,7 +77,10 @@ def test_unknown_preset_and_fields_are_refused():
 
 @pytest.mark.parametrize("changes,message", [
     ({"players": 5, "team_size": 2}, "not a multiple"),
-    ({"hand_size": 40, "foot_size": 40}, "needs 321 cards"),
+    ({"hand_size": 30, "foot_size": 30, "decks": 4}, "needs 241 cards"),
+    ({"hand_size": 40}, "less than or equal to 30"),
+    ({"book_size": 3_000_000}, "less than or equal to 14"),
+    ({"book_size": 10**20}, "less than or equal to 14"),
     ({"wild_books": False}, "wild books"),
     ({"exact_deal_bonus": 100}, "exact_deal_bonus"),
     ({"opening_minimums": []}, "at least one round"),

@@ -44,7 +44,7 @@ def test_three_rounds_teach_the_games_deck_without_a_button(tmp_path, models, mo
     monkeypatch.setattr(decks, "MIN_CHECK", 1)  # one rendered photo kept aside is enough to check here
     monkeypatch.setattr(decks, "STEPS", 20)
     app = create_app(Settings(db=tmp_path / "h.db"), models=models)
-    with TestClient(app) as c:
+    with TestClient(app, base_url="http://127.0.0.1") as c:
         gid = c.post("/v1/games", json={"rules": "pagat", "teams": ["A", "B"], "teach": "family"}).json()["id"]
         game = c.get(f"/v1/games/{gid}").json()
         assert game["teach"] == "family" and game["deck"] is None and game["lesson"] is None
@@ -76,7 +76,7 @@ def test_three_rounds_teach_the_games_deck_without_a_button(tmp_path, models, mo
 
 def test_a_round_saved_as_read_teaches_only_its_sure_cards(tmp_path, models):
     app = create_app(Settings(db=tmp_path / "h.db"), models=models)
-    with TestClient(app) as c:
+    with TestClient(app, base_url="http://127.0.0.1") as c:
         gid = c.post("/v1/games", json={"rules": "pagat", "teams": ["A", "B"]}).json()["id"]
         reading = _read(c)
         assert c.post(f"/v1/games/{gid}/rounds?lenient=true",

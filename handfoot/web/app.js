@@ -43,8 +43,9 @@ class ApiError extends Error {
     this.status = status; this.body = body || {};
   }
 }
-async function api(method, path, body) {
-  const opts = {method, headers: {}};
+/* A request to the API; `key` is the action's Idempotency-Key (hfSync.newKey), round writes carry If-Match. */
+async function api(method, path, body, key) {
+  const opts = {method, headers: hfSync.headers(method, path, key)};
   if (body !== undefined) { opts.headers["content-type"] = "application/json"; opts.body = JSON.stringify(body); }
   let r;
   try { r = await fetch(path, opts); }
@@ -53,7 +54,7 @@ async function api(method, path, body) {
   let data = null;
   try { data = text ? JSON.parse(text) : null; } catch (e) { data = {error: text.slice(0, 200)}; }
   if (!r.ok) throw new ApiError(r.status, data);
-  return data;
+  return hfSync.note(data);
 }
 let toastTimer = null;
 function toast(message, error) {
@@ -175,6 +176,7 @@ function cardPicker(initial, onPick, extra) {
 /* -- router ------------------------------------------------------------------------------------------------ */
 async function route() {
   closeSheet();
+  hfSync.stop();
   const parts = location.hash.replace(/^#\/?/, "").split("/").filter(Boolean);
   show(h("p", {class: "muted"}, h("span", {class: "spinner", "aria-hidden": "true"}), " Loading…"));
   try {
@@ -240,6 +242,7 @@ async function newGameView() {
   await showHouse();
   const error = h("div", {});
   const create = h("button", {type: "submit", class: "primary"}, "Start the game");
+  let createKey = hfSync.newKey();  /* pressing Start again after a dropped answer makes one game, not two */
   const form = h("form", {onsubmit: async (ev) => {
     ev.preventDefault(); error.replaceChildren();
     const names = [...teams.querySelectorAll("input[name=team]")].map(i => i.value.trim());
@@ -252,9 +255,9 @@ async function newGameView() {
     names.forEach((n, k) => { if (players[k].length) body.names[n] = players[k]; });
     setBusy(create, true);
     try {
-      const game = await api("POST", "/v1/games", body);
+      const game = await api("POST", "/v1/games", body, createKey);
       location.hash = `#/game/${game.id}`;
-    } catch (e) { error.replaceChildren(errorBox(e)); }
+    } catch (e) { if (e.status) createKey = hfSync.newKey(); error.replaceChildren(errorBox(e)); }
     setBusy(create, false);
   }},
     teams,
@@ -287,8 +290,12 @@ function breakdownTable(score, teams) {
   return table;
 }
 
-async function gameView(gid) {
-  const g = await api("GET", `/v1/games/${gid}`);
+function onGame(gid, hash) { return location.hash === hash || (hash === `#/game/${gid}` && location.hash === `#/game/${gid}/`); }
+async function gameView(gid, latest) {
+  const g = latest ? hfSync.note(latest) : await api("GET", `/v1/games/${gid}`);
+  const here = location.hash;
+  hfSync.follow(gid, () => { if (onGame(gid, here)) gameView(gid).catch(e => toast(e.message, true)); },
+                () => { if (onGame(gid, here)) { toast("This game was deleted on another phone", true); location.hash = "#/"; } });
   const totals = h("div", {class: "totals", id: "totals"});
   for (const t of g.teams) {
     totals.append(h("div", {class: "total" + (g.leader === t ? " lead" : ""), "data-team": t},
@@ -320,7 +327,12 @@ async function gameView(gid) {
             if (!ok) return;
             setBusy(ev.target, true);
             try { await api("DELETE", `/v1/games/${gid}/rounds/${r.n}`); toast(`Round ${r.n} undone`); await gameView(gid); }
-            catch (e) { toast(e.message, true); setBusy(ev.target, false); }
+            catch (e) {
+              if (e.status === 412 && e.body.game) {  /* another phone changed the game: show it as it is now */
+                toast("Not undone: the game changed on another phone. Here it is as it is now.", true);
+                await gameView(gid, e.body.game);
+              } else { toast(e.message, true); setBusy(ev.target, false); }
+            }
           }}, `Undo round ${r.n}`))));
     const row = h("tr", {class: "round", tabindex: "0", role: "button", "aria-expanded": "false",
                          "aria-label": `round ${r.n}: show the breakdown`}, h("td", {}, String(r.n)), h("td", {}, fmt(r.minimum)), cells);
@@ -421,6 +433,7 @@ async function roundView(gid) {
     deck ? h("label", {for: "deck"}, "Read with") : null, deck,
     h("div", {class: "sticky-actions"}, status, go, h("a", {class: "button", href: `#/game/${gid}`}, "Cancel")));
   show(h("h1", {}, `Round ${g.next_round}`), form);
+  let key = hfSync.newKey();  /* one reading per press of "Read the cards"; the same key again after a dropped answer */
 
   function upload() {
     const data = new FormData();
@@ -446,6 +459,7 @@ async function roundView(gid) {
     setBusy(go, true);
     const xhr = new XMLHttpRequest();
     xhr.open("POST", "/v1/photos");
+    xhr.setRequestHeader("Idempotency-Key", key);
     xhr.upload.onprogress = (ev) => { if (ev.lengthComputable) bar.style.width = `${Math.round(100 * ev.loaded / ev.total)}%`; };
     xhr.upload.onload = () => {
       bar.style.width = "100%";
@@ -454,6 +468,7 @@ async function roundView(gid) {
     xhr.onerror = () => { setBusy(go, false); status.replaceChildren(errorBox(new Error("The server cannot be reached."))); };
     xhr.onload = () => {
       setBusy(go, false);
+      key = hfSync.newKey();
       let body = null;
       try { body = JSON.parse(xhr.responseText); } catch (e) { body = {error: `the server answered ${xhr.status}`}; }
       if (xhr.status === 201) {
@@ -632,7 +647,8 @@ async function liveStartView(gid, state) {
 /* -- check and correct ------------------------------------------------------------------------------------- */
 async function checkView(gid, rid, roundNo) {
   const [g, original] = await Promise.all([api("GET", `/v1/games/${gid}`), api("GET", `/v1/photos/${rid}`)]);
-  const stored = roundNo ? g.rounds.find(r => r.n === roundNo) : null;
+  let stored = roundNo ? g.rounds.find(r => r.n === roundNo) : null;
+  const saveKey = hfSync.newKey();  /* pressing Save again after a dropped answer stores nothing twice */
   const key = `handfoot.corrections.${rid}.${roundNo || "new"}`;
   const saved = roundNo ? null : sessionStorage.getItem(key);  /* a saved round opens as it was saved */
   const st = {
@@ -644,6 +660,7 @@ async function checkView(gid, rid, roundNo) {
   };
   const glance = await import("/static/glance.js");
   const scoreBox = h("div", {class: "totals", id: "round-totals"});
+  const noticeBox = h("div", {id: "sync-notice"});
   const notesBox = h("div", {});
   const pilesBox = h("div", {id: "piles"});
   const photosBox = h("div", {class: "photos"});
@@ -801,6 +818,46 @@ async function checkView(gid, rid, roundNo) {
     undo.disabled = st.corrections.length === (stored ? stored.corrections.length : 0);
   }
 
+  /* The game changed on another phone: say so, show it as it is now, and keep what was typed here unless the
+   * player chooses to take the other phone's version. */
+  function otherPhone(latest) {
+    const totals = latest.teams.map(t => `${t} ${total(latest.totals[t])}`).join(" · ");
+    const savedAs = latest.rounds.find(r => r.photo_reading === rid && r.n !== roundNo);
+    const theirs = roundNo ? latest.rounds.find(r => r.n === roundNo) : null;
+    const lines = [], actions = [];
+    const dismiss = h("button", {type: "button", onclick: () => { hfSync.note(latest); noticeBox.replaceChildren(); }}, "Keep my corrections");
+    if (savedAs) {
+      lines.push(`This photo was saved there as round ${savedAs.n}; saving it here again would count it twice.`);
+      actions.push(h("a", {class: "button primary", href: `#/game/${gid}/check/${rid}/${savedAs.n}`}, `Correct round ${savedAs.n}`));
+      save.disabled = true;
+    } else if (roundNo && !theirs) {
+      lines.push(`Round ${roundNo} was undone there.`);
+      save.disabled = true;
+    } else if (roundNo) {
+      const mine = (r) => JSON.stringify(r.corrections) + JSON.stringify(r.layout.went_out || null);
+      if (stored && mine(theirs) === mine(stored)) { hfSync.note(latest); return; }  /* another round changed */
+      lines.push(`Round ${roundNo} was corrected there: it now scores ` +
+        latest.teams.map(t => `${t} ${theirs.score.teams[t] ? teamTotal(theirs.score.teams[t]) : "0"}`).join(" · ") + ".");
+      actions.push(h("button", {type: "button", class: "primary", id: "take-theirs", onclick: () => {
+        stored = theirs; st.corrections = theirs.corrections.slice(); st.wentOut = theirs.layout.went_out || "";
+        wentOut.value = st.wentOut; hfSync.note(latest); noticeBox.replaceChildren(); rescore();
+      }}, "Show their version"), dismiss);
+    } else {
+      st.round = latest.next_round;
+      if (latest.over) { lines.push("The game is over: no round can be added."); save.disabled = true; }
+      else { lines.push(`This photo will be saved as round ${st.round}.`); save.textContent = `Save round ${st.round}`; hfSync.note(latest); }
+    }
+    noticeBox.replaceChildren(h("section", {class: "panel notice", role: "alert"},
+      h("h2", {}, "Changed on another phone"), h("p", {}, ...lines), h("p", {class: "muted"}, `The game now: ${totals}.`),
+      h("div", {class: "row"}, actions, h("a", {class: "button", href: `#/game/${gid}`}, "See the game"))));
+    noticeBox.scrollIntoView({block: "center"});
+  }
+  const here = location.hash;
+  hfSync.follow(gid, async () => {
+    if (location.hash !== here) return;
+    try { otherPhone(await fetch(`/v1/games/${gid}`).then(r => r.json())); } catch (e) { /* the next change says it again */ }
+  });
+
   async function saveRound() {
     const illegal = st.reading.score.problems.filter(p => p.severity === "illegal");
     if (illegal.length && !(await askConfirm(`The rules see ${illegal.length} problem${illegal.length === 1 ? "" : "s"}`,
@@ -809,17 +866,24 @@ async function checkView(gid, rid, roundNo) {
     const body = {photo_reading: rid, corrections: st.corrections, went_out: st.wentOut || null};
     try {
       if (roundNo) await api("PUT", `/v1/games/${gid}/rounds/${roundNo}?lenient=true`, body);
-      else await api("POST", `/v1/games/${gid}/rounds?lenient=true`, body);
+      else await api("POST", `/v1/games/${gid}/rounds?lenient=true`, body, saveKey);
       sessionStorage.removeItem(key);
       toast(`Round ${st.round} saved`);
       location.hash = `#/game/${gid}`;
-    } catch (e) { toast(e.message, true); setBusy(save, false); }
+    } catch (e) {
+      setBusy(save, false);
+      if (e.status === 412 && e.body.game) { toast("Not saved: the game changed on another phone", true); otherPhone(e.body.game); }
+      else if (e.status === 409 && e.body.round) {
+        toast(e.message, true);
+        otherPhone(await api("GET", `/v1/games/${gid}`).catch(() => g));
+      } else toast(e.message, true);
+    }
   }
 
   show(
     h("h1", {}, `Check round ${st.round}`),
     h("p", {class: "muted"}, "Tap a card on the photo or below to change it, move it or delete it."),
-    scoreBox,
+    noticeBox, scoreBox,
     h("div", {class: "check-layout"}, h("div", {class: "photos-col"}, photosBox, notesBox), h("div", {}, pilesBox)),
     h("label", {for: "check-went-out"}, "Who went out?"), wentOut,
     h("p", {}, h("a", {class: "button", href: `#/game/${gid}`, onclick: async (ev) => {

@@ -5,7 +5,7 @@
  * and kept for when it is away. */
 const SHELL = "handfoot-shell-v1";
 const FILES = ["/", "/offline.html", "/manifest.webmanifest", "/static/app.js", "/static/style.css",
-               "/static/camera.js", "/static/pwa.js", "/static/glance.js", "/static/livepicture.js",
+               "/static/sync.js", "/static/camera.js", "/static/pwa.js", "/static/glance.js", "/static/livepicture.js",
                "/static/icons/icon-192.png", "/static/icons/icon-512.png"];
 
 self.addEventListener("install", (event) => {

@@ -1,0 +1,54 @@
+/* handfoot's page, two phones at one table: the version of each game this phone last saw (sent back as If-Match
+ * when a round is written, so a change made from a stale copy is refused 412), an Idempotency-Key per action (a
+ * request sent again after a dropped answer gets the first answer, nothing is stored twice), and the game's live
+ * changes (GET /v1/games/{id}/events, server-sent events) for the view on screen. docs/api.md describes the API.
+ * Loaded before app.js; everything is under the one global `hfSync`. */
+"use strict";
+
+const hfSync = (() => {
+  const versions = new Map();  /* game id -> the version this phone last showed */
+  let stream = null;
+
+  /* A random key for one action (crypto.getRandomValues works on plain http too, unlike randomUUID). */
+  function newKey() {
+    const bytes = new Uint8Array(16);
+    crypto.getRandomValues(bytes);
+    return Array.from(bytes, b => b.toString(16).padStart(2, "0")).join("");
+  }
+
+  /* Remember the version of a game shown on this phone; returns the game. */
+  function note(game) {
+    if (game && typeof game === "object" && typeof game.version === "number" && game.id && Array.isArray(game.rounds))
+      versions.set(game.id, game.version);
+    return game;
+  }
+
+  /* The headers of a request: If-Match on a round write of a game this phone has seen, the action's key. */
+  function headers(method, path, key) {
+    const out = {};
+    const m = path.match(/^\/v1\/games\/([0-9a-f]+)\/rounds/);
+    if (m && method !== "GET" && versions.has(m[1])) out["If-Match"] = `"${versions.get(m[1])}"`;
+    if (key) out["Idempotency-Key"] = key;
+    return out;
+  }
+
+  /* Follow game `gid`'s changes: onChange(version) when it is at another version than this phone showed;
+   * onDeleted() when it is deleted. One game is followed at a time; stop() ends it. */
+  function follow(gid, onChange, onDeleted) {
+    stop();
+    const source = new EventSource(`/v1/games/${gid}/events`);
+    stream = source;
+    source.onmessage = (ev) => {
+      let data = null;
+      try { data = JSON.parse(ev.data); } catch (e) { return; }
+      if (stream === source && data && data.version !== versions.get(gid)) onChange(data.version);
+    };
+    source.addEventListener("deleted", () => { if (stream === source && onDeleted) onDeleted(); });
+  }
+
+  function stop() {
+    if (stream) { stream.close(); stream = null; }
+  }
+
+  return {newKey, note, headers, follow, stop, version: (gid) => versions.get(gid)};
+})();

@@ -1,0 +1,166 @@
+"""Two phones at one table, end to end: a real ``handfoot serve`` (127.0.0.1, a temporary ledger, the shipped models)
+and two headless Chromium sessions (Debian's chromium + chromium-driver, through selenium) on one game.
+
+- Both open the same photo reading and press Save at once: one round is stored, the other phone is told.
+- Both open "Correct round 1"; one saves a change; the other is told ("Changed on another phone"), without a
+  reload, and shows the other phone's version when asked; its own unsaved change is not thrown away unasked.
+- A round saved on one phone appears in the other's game view without a reload (``/v1/games/{id}/events``).
+
+Screenshots at 390 x 844 go to ``$HANDFOOT_SCREENSHOTS`` (default: the test's temporary folder).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("SE_OFFLINE", "true")
+pytest.importorskip("selenium")
+pytest.importorskip("uvicorn")
+pytest.importorskip("cv2")
+httpx = pytest.importorskip("httpx")
+from selenium import webdriver  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
+
+from test_page_e2e import CHROMEDRIVER, CHROMIUM, console_errors, shots_dir, text_of, wait_for_server  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+PHOTO = ROOT / "examples" / "table.jpg"
+
+
+@pytest.fixture()
+def server(tmp_path):
+    """``handfoot serve`` in a process of its own on 127.0.0.1 with a temporary ledger; killed when the test ends."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    log = open(tmp_path / "serve.log", "wb")
+    proc = subprocess.Popen([sys.executable, "-m", "handfoot", "serve", "--port", str(port), "--db",
+                             str(tmp_path / "data" / "h.db")], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+                            stdin=subprocess.DEVNULL, env={**os.environ, "HANDFOOT_BACKEND": "onnxruntime"})
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_for_server(proc, url, tmp_path / "serve.log")
+        yield url
+    finally:
+        proc.kill()
+        proc.wait(10)
+        log.close()
+
+
+@pytest.fixture()
+def phones(tmp_path):
+    """Two headless Chromium sessions (profiles of their own) with a 390 x 844 window."""
+    if not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
+        pytest.skip("Chromium and ChromeDriver are not installed (Debian: apt-get install chromium chromium-driver)")
+    drivers = []
+    try:
+        for k in range(2):
+            options = webdriver.ChromeOptions()
+            options.binary_location = CHROMIUM
+            for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                        "--no-first-run", "--disable-background-networking", "--disable-component-update",
+                        "--disable-sync", f"--user-data-dir={tmp_path / f'chromium-{k}'}", "--window-size=390,844",
+                        "--force-device-scale-factor=1"):
+                options.add_argument(arg)
+            options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+            drivers.append(webdriver.Chrome(options=options,
+                                            service=webdriver.ChromeService(executable_path=CHROMEDRIVER)))
+        yield drivers
+    finally:
+        for d in drivers:
+            d.quit()
+
+
+def until(d, condition, seconds: float = 30):
+    """Wait for ``condition(d)``; on time-out fail with what the page shows (its address, toast and notice)."""
+    from selenium.common.exceptions import TimeoutException
+
+    try:
+        return WebDriverWait(d, seconds).until(condition)
+    except TimeoutException:
+        raise AssertionError(f"{d.current_url}: toast {text_of(d, '#toast')!r}, notice "
+                             f"{text_of(d, '#sync-notice')!r}") from None
+
+
+def press_save(d) -> None:
+    """Press Save; when the rules see a problem (going out without the books), answer "Save anyway"."""
+    d.find_element(By.ID, "save-round").click()
+    until(d, lambda d: d.execute_script("return document.getElementById('sheet').open || !location.hash.includes('/check/')"
+                                        " || document.getElementById('save-round').disabled"))
+    if d.execute_script("return document.getElementById('sheet').open"):
+        d.find_element(By.ID, "confirm-yes").click()
+
+
+def _reading(url: str) -> str:
+    with open(PHOTO, "rb") as f:
+        r = httpx.post(f"{url}/v1/photos", files=[("photos", ("table.jpg", f, "image/jpeg"))],
+                       data={"rules": "pagat", "teams": "Us"}, timeout=120)
+    assert r.status_code == 201, r.text
+    return r.json()["id"]
+
+
+def _open_check(d, url: str, path: str) -> None:
+    d.get(f"{url}/#{path}")
+    WebDriverWait(d, 60).until(lambda d: text_of(d, "[data-round-total='Us']") not in (None, ""))
+    WebDriverWait(d, 30).until(lambda d: d.execute_script(
+        "const b = document.getElementById('save-round'); return b && !b.disabled"))
+
+
+def test_two_phones_on_one_game(server, phones, tmp_path):
+    a, b = phones
+    shots = shots_dir(tmp_path)
+    game = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+    first, second = _reading(server), _reading(server)
+
+    # both phones hold the same reading and press Save at once: one round is stored, the other phone is told
+    for d in (a, b):
+        _open_check(d, server, f"/game/{game}/check/{first}")
+    for d in (a, b):
+        d.execute_script("document.getElementById('save-round').click()")
+    WebDriverWait(a, 30).until(lambda _: len(httpx.get(f"{server}/v1/games/{game}").json()["rounds"]) == 1)
+    told = [d for d in (a, b) if "/check/" in d.current_url]
+    assert len(told) == 1, [d.current_url for d in (a, b)]  # one phone saved and went to the game view
+    WebDriverWait(told[0], 30).until(lambda d: "Changed on another phone" in (text_of(d, "#sync-notice") or ""))
+    assert "saved there as round 1" in text_of(told[0], "#sync-notice")
+    told[0].save_screenshot(str(shots / "two_phones_same_reading_390.png"))
+    stored = httpx.get(f"{server}/v1/games/{game}").json()
+    assert len(stored["rounds"]) == 1 and stored["rounds"][0]["photo_reading"] == first
+
+    # both correct round 1; A saves a change; B is told without a reload and keeps its own change until it asks
+    for d in (a, b):
+        _open_check(d, server, f"/game/{game}/check/{first}/1")
+    Select(b.find_element(By.ID, "check-went-out")).select_by_value("Them")  # B's unsaved change
+    Select(a.find_element(By.ID, "check-went-out")).select_by_value("Us")
+    WebDriverWait(a, 30).until(lambda d: d.execute_script("return !document.getElementById('save-round').disabled"))
+    before = text_of(a, "[data-round-total='Us']")
+    press_save(a)
+    until(a, lambda d: "/check/" not in d.current_url)
+    WebDriverWait(b, 30).until(lambda d: "Changed on another phone" in (text_of(d, "#sync-notice") or ""))
+    assert "Round 1 was corrected there" in text_of(b, "#sync-notice")
+    assert b.find_element(By.ID, "check-went-out").get_attribute("value") == "Them"  # nothing thrown away unasked
+    b.save_screenshot(str(shots / "two_phones_changed_390.png"))
+    b.execute_script("document.getElementById('take-theirs').scrollIntoView({block: 'center'})")
+    b.find_element(By.ID, "take-theirs").click()
+    WebDriverWait(b, 30).until(lambda d: d.find_element(By.ID, "check-went-out").get_attribute("value") == "Us")
+    WebDriverWait(b, 30).until(lambda d: text_of(d, "[data-round-total='Us']") == before)
+    assert httpx.get(f"{server}/v1/games/{game}").json()["rounds"][0]["layout"]["went_out"] == "Us"
+
+    # a round saved on A appears in B's game view without a reload
+    b.get(f"{server}/#/game/{game}")
+    WebDriverWait(b, 30).until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "tr.round")) == 1)
+    b.execute_script("window.sameDocument = true")
+    _open_check(a, server, f"/game/{game}/check/{second}")
+    press_save(a)
+    WebDriverWait(b, 30).until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "tr.round")) == 2)
+    b.save_screenshot(str(shots / "two_phones_game_view_390.png"))
+    assert b.execute_script("return window.sameDocument === true")  # no reload
+    for d in (a, b):
+        assert [e for e in console_errors(d) if "409" not in e and "412" not in e] == []

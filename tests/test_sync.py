@@ -1,0 +1,156 @@
+"""Two phones at one table, through a real uvicorn server on 127.0.0.1 (a thread, a temporary SQLite ledger, the
+shipped models): game versions and If-Match (412 with the game as it is now), a photo reading saved once (409
+naming the round), Idempotency-Key on POST of games, rounds and photos, and the game's event stream."""
+
+from __future__ import annotations
+
+import json
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+httpx = pytest.importorskip("httpx")
+pytest.importorskip("uvicorn")
+pytest.importorskip("cv2")
+
+from conftest import served  # noqa: E402
+from handfoot.service import Settings, create_app  # noqa: E402
+
+PHOTO = Path(__file__).resolve().parents[1] / "examples" / "table.jpg"
+LAYOUT = {"teams": {"A": {"melds": [["KH", "KS", "KD"]]}, "B": {"melds": [["9S", "9H", "9D"]]}}}
+OTHER = {"teams": {"A": {"melds": [["QH", "QS", "QD"]]}, "B": {"melds": [["9S", "9H", "9D"]]}}}
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    from handfoot.app import load_models
+
+    db = tmp_path_factory.mktemp("sync") / "h.db"
+    with served(create_app(Settings(db=db), models=load_models())) as url:
+        yield url, db
+
+
+def _game(url: str) -> str:
+    r = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["A", "B"]})
+    assert r.status_code == 201 and r.headers["etag"] == '"0"' and r.json()["version"] == 0
+    return r.json()["id"]
+
+
+def test_a_stale_write_is_refused_412_with_the_game_as_it_is(server):
+    url, _ = server
+    gid = _game(url)
+    r = httpx.post(f"{url}/v1/games/{gid}/rounds", json=LAYOUT, headers={"If-Match": '"0"'})
+    assert r.status_code == 201 and r.headers["etag"] == '"1"' and r.json()["version"] == 1
+    got = httpx.get(f"{url}/v1/games/{gid}")
+    assert got.headers["etag"] == '"1"' and got.json()["version"] == 1
+
+    # ten phones correct round 1 from the same version at once: one wins, nine are told
+    def put(k: int):
+        body = LAYOUT if k % 2 else OTHER
+        return httpx.put(f"{url}/v1/games/{gid}/rounds/1", json=body, headers={"If-Match": '"1"'}, timeout=30)
+    with ThreadPoolExecutor(10) as pool:
+        answers = list(pool.map(put, range(10)))
+    assert sorted(a.status_code for a in answers) == [200] + [412] * 9, [a.text for a in answers]
+    winner = next(a for a in answers if a.status_code == 200).json()
+    for a in answers:
+        if a.status_code == 412:
+            body = a.json()
+            assert "changed on another phone" in body["error"] and body["game"]["version"] == 2
+            assert body["game"]["rounds"][0]["layout"] == winner["rounds"][0]["layout"]
+            assert a.headers["etag"] == '"2"'
+    # a stale add and undo are refused too; nothing changed
+    assert httpx.post(f"{url}/v1/games/{gid}/rounds", json=OTHER, headers={"If-Match": '"1"'}).status_code == 412
+    assert httpx.delete(f"{url}/v1/games/{gid}/rounds/1", headers={"If-Match": '"0"'}).status_code == 412
+    assert httpx.delete(f"{url}/v1/games/{gid}/rounds/1", headers={"If-Match": "garbage"}).status_code == 422
+    assert len(httpx.get(f"{url}/v1/games/{gid}").json()["rounds"]) == 1
+    # the current version (or no If-Match, or *) goes through
+    assert httpx.delete(f"{url}/v1/games/{gid}/rounds/1", headers={"If-Match": '"2"'}).json()["version"] == 3
+    assert httpx.post(f"{url}/v1/games/{gid}/rounds", json=LAYOUT, headers={"If-Match": "*"}).status_code == 201
+
+
+def test_a_reading_is_one_round_and_a_repeated_post_stores_nothing_new(server):
+    url, db = server
+    # the same photo POST twice with one key: one reading, the first answer twice
+    with open(PHOTO, "rb") as f:
+        photo = f.read()
+    readings = []
+    for _ in range(2):
+        readings.append(httpx.post(f"{url}/v1/photos", files=[("photos", ("t.jpg", photo, "image/jpeg"))],
+                                   data={"rules": "pagat"}, headers={"Idempotency-Key": "photo-1"}, timeout=120))
+    assert [r.status_code for r in readings] == [201, 201]
+    assert readings[0].json() == readings[1].json() and readings[1].headers["idempotent-replayed"] == "true"
+    assert [p.name for p in (db.parent / "photos").iterdir()] == [readings[0].json()["id"]]
+    rid = readings[0].json()["id"]
+
+    # a round posted twice with one key (an answer dropped, the phone sent it again): one round
+    gid = _game(url)
+    posts = [httpx.post(f"{url}/v1/games/{gid}/rounds?lenient=true", json={"photo_reading": rid},
+                        headers={"Idempotency-Key": "round-1"}) for _ in range(2)]
+    assert [p.status_code for p in posts] == [201, 201] and posts[0].json() == posts[1].json()
+    assert len(httpx.get(f"{url}/v1/games/{gid}").json()["rounds"]) == 1
+
+    # the same reading saved again (another phone, no key): 409 naming the round; in another game too
+    again = httpx.post(f"{url}/v1/games/{gid}/rounds?lenient=true", json={"photo_reading": rid})
+    assert again.status_code == 409 and again.json()["round"] == 1 and again.json()["game"] == gid
+    assert "already round 1" in again.json()["error"]
+    other = _game(url)
+    assert httpx.post(f"{url}/v1/games/{other}/rounds?lenient=true", json={"photo_reading": rid}).status_code == 409
+    assert httpx.get(f"{url}/v1/games/{other}").json()["rounds"] == []
+    # correcting the round it became is fine
+    assert httpx.put(f"{url}/v1/games/{gid}/rounds/1?lenient=true", json={"photo_reading": rid}).status_code == 200
+
+    # games: one key, one game; a key reused on another request or malformed: 422
+    before = len(httpx.get(f"{url}/v1/games").json())
+    made = [httpx.post(f"{url}/v1/games", json={"rules": "pagat"}, headers={"Idempotency-Key": "game-1"})
+            for _ in range(3)]
+    assert len({m.json()["id"] for m in made}) == 1 and len(httpx.get(f"{url}/v1/games").json()) == before + 1
+    # a key names one action on one address: the same key on another address is another action
+    fresh = _game(url)
+    other_round = httpx.post(f"{url}/v1/games/{fresh}/rounds", json=LAYOUT, headers={"Idempotency-Key": "game-1"})
+    assert other_round.status_code == 201 and "idempotent-replayed" not in other_round.headers
+    assert httpx.post(f"{url}/v1/games", json={}, headers={"Idempotency-Key": "a b"}).status_code == 422
+    other_body = httpx.post(f"{url}/v1/games", json={"rules": "six-deck"}, headers={"Idempotency-Key": "game-1"})
+    assert other_body.status_code == 422 and "another request body" in other_body.json()["error"]
+    # a deleted game's creation, sent again, makes it anew
+    httpx.delete(f"{url}/v1/games/{made[0].json()['id']}")
+    again = httpx.post(f"{url}/v1/games", json={"rules": "pagat"}, headers={"Idempotency-Key": "game-1"})
+    assert again.status_code == 201 and again.json()["id"] != made[0].json()["id"]
+    # an error is not kept: the same key may be sent again once the request is right
+    bad = httpx.post(f"{url}/v1/games", json={"rules": "nope"}, headers={"Idempotency-Key": "game-2"})
+    assert bad.status_code == 422
+    assert httpx.post(f"{url}/v1/games", json={"rules": "pagat"}, headers={"Idempotency-Key": "game-2"}).status_code == 201
+
+
+def test_the_event_stream_says_each_new_version(server):
+    url, _ = server
+    gid = _game(url)
+    seen: list[dict] = []
+    ready = threading.Event()
+
+    def listen():
+        with httpx.stream("GET", f"{url}/v1/games/{gid}/events", timeout=30) as r:
+            assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream")
+            event = "message"
+            for line in r.iter_lines():
+                if line.startswith("event:"):
+                    event = line.split(":", 1)[1].strip()
+                elif line.startswith("data:"):
+                    seen.append({"event": event, **json.loads(line[5:])})
+                    ready.set()
+                    if event == "deleted":
+                        return
+                    event = "message"
+
+    thread = threading.Thread(target=listen, daemon=True)
+    thread.start()
+    assert ready.wait(10)
+    httpx.post(f"{url}/v1/games/{gid}/rounds", json=LAYOUT)
+    httpx.put(f"{url}/v1/games/{gid}/rounds/1", json=OTHER)
+    httpx.delete(f"{url}/v1/games/{gid}/rounds/1")
+    httpx.delete(f"{url}/v1/games/{gid}")
+    thread.join(20)
+    assert not thread.is_alive()
+    assert [s["version"] for s in seen] == [0, 1, 2, 3, None] and seen[-1]["event"] == "deleted"
+    assert httpx.get(f"{url}/v1/games/nope/events").status_code == 404

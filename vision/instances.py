@@ -359,7 +359,7 @@ def _agree_suits_once(dets: Detections, suit_p: np.ndarray,
     for i, j in _matching(options, typical, pairing):  # each index once, matched as pair_corners matches
         suit = int(np.argmax(suit_p[i] * suit_p[j] * _colour_mask(codes[i])))
         class_id[i] = class_id[j] = CLASS_ID[ranks[i] + SUIT_CODES[suit]]
-    return Detections(dets.xyxy, dets.confidence, class_id), cards
+    return dets.with_classes(class_id), cards
 
 
 def _colour_mask(code: str) -> np.ndarray:

@@ -132,7 +132,7 @@ PHOTO_FLAGS = ("annotate", "split", "teams", "left", "hand", "went_out", "round"
 
 
 def _score_photos(args: argparse.Namespace) -> int:
-    from vision.detector import IMAGE_SUFFIXES
+    from vision.images import IMAGE_SUFFIXES
 
     if args.conf is not None and not 0 < args.conf <= 1:
         raise HandFootError(f"--conf must be in (0, 1], got {args.conf}")
@@ -210,7 +210,7 @@ def _write_annotations(target: str, result) -> None:
     ``<stem>_annotated.jpg`` (``<stem>_2_annotated.jpg`` ... when two photos share a name)."""
     import cv2
 
-    from vision.detector import IMAGE_SUFFIXES
+    from vision.images import IMAGE_SUFFIXES
 
     out = Path(target)
     if len(result.images) == 1 and out.suffix.lower() in IMAGE_SUFFIXES:
@@ -473,8 +473,8 @@ def _watch_request(args: argparse.Namespace):
 
 def cmd_detect(args: argparse.Namespace) -> int:
     try:
-        from vision.detector import ImageError, image_paths, load_photo
         from vision.config import DEFAULT
+        from vision.images import ImageError, image_paths, load_photo
         from vision.pipeline import detect, read_indices
         import onnxruntime  # noqa: F401
     except ImportError as exc:  # the vision extra is not installed
@@ -727,7 +727,7 @@ def build_parser() -> argparse.ArgumentParser:
                                                       "(a .jpg file for one photo, or a folder for several, hand "
                                                       "photos included)")
     sp.add_argument("--conf", type=float, help="minimum confidence of a card's reading: P(rank) x P(colour) x "
-                                                "sqrt(detector confidence) (photos; default 0.35)")
+                                                f"sqrt(detector confidence) (photos; default {app.DEFAULT_CONF})")
     sp.add_argument("--save-layout", metavar="LAYOUT.json",
                     help="write the layout read from the photos, to correct by hand and score again")
     sp.add_argument("--model", help="detector ONNX model (default: models/cards.onnx)")
@@ -778,7 +778,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--imgsz", type=int, default=2560,
                     help="largest detector pass, long side in pixels (at least 320; the passes are chosen from the "
                          "indices' size, vision.config Pyramid)")
-    sp.add_argument("--conf", type=float, default=0.35, help="minimum confidence")
+    sp.add_argument("--conf", type=float, default=app.DEFAULT_CONF, help="minimum confidence")
     sp.add_argument("--model", help="detector ONNX model (default: models/cards.onnx)")
     sp.add_argument("--reader", help="index reader ONNX model (default: models/reader.onnx when present)")
     sp.add_argument("--deck", help="read with this deck's profile (handfoot deck learn; handfoot deck list)")

@@ -7,7 +7,7 @@ from YOLO-format folders (generated tiles, the ``phone_corners`` training export
 the size of an index that overlap no index (pips, court figures, table, clutter), labelled "no index".
 
 Crops are square, centred on the box, side :data:`CONTEXT` x the box's longer side, resized to
-:data:`STORE` px; training jitters a sub-window of them (``vision.reader.crop`` takes the final window).
+:data:`STORE` px; training jitters a sub-window of them (``vision.models.reader.crop`` takes the final window).
 
 *Hard negatives* (:func:`hard_negatives`, ``--hard-negatives``): the boxes the shipped detector finds on whole
 generated tables (down to the confidence stage 1b reads, ``vision.config.Reading.candidate_conf``) that lie on no
@@ -32,8 +32,8 @@ import cv2
 import numpy as np
 
 from vision.classes import CLASS_NAMES
+from vision.crops import square_crop
 from vision.detections import Detections
-from vision.reader import square_crop
 
 CONTEXT = 1.6  #: stored crop side / box's longer side
 STORE = 48  #: stored crop size in pixels
@@ -123,7 +123,7 @@ def _near_card_corner(points: np.ndarray, cards: list[dict]) -> np.ndarray:
 
 def hard_negatives(scene_dirs: list[Path], detector, per_scene: int = 40, seed: int = 0,
                    limit: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """"No index" crops of the boxes ``detector`` (a :class:`vision.detector.CardDetector`) finds on whole
+    """"No index" crops of the boxes ``detector`` (a :class:`vision.models.detector.CardDetector`) finds on whole
     generated tables that are not indices: every box down to ``vision.config.Reading.candidate_conf`` (the pyramid and
     merging of ``vision.scales.find_boxes``, as at run time) that overlaps no true index box (IoU 0.05) and whose
     centre lies in no card's corner zone (:func:`_near_card_corner`). At most ``per_scene`` a scene (a random

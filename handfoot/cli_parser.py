@@ -7,6 +7,7 @@ import argparse
 
 from scorer import PRESET_NAMES
 
+from .core import DEFAULT_CONF
 from .https import add_https_option  # the HTTPS of serve and watch --serve
 
 #: most deals `odds` simulates (about half a minute on two cores)
@@ -54,7 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
                                                       "(a .jpg file for one photo, or a folder for several, hand "
                                                       "photos included)")
     sp.add_argument("--conf", type=float, help="minimum confidence of a card's reading: P(rank) x P(colour) x "
-                                                "sqrt(detector confidence) (photos; default 0.35)")
+                                                f"sqrt(detector confidence) (photos; default {DEFAULT_CONF})")
     sp.add_argument("--save-layout", metavar="LAYOUT.json",
                     help="write the layout read from the photos, to correct by hand and score again")
     sp.add_argument("--model", help="detector ONNX model (default: models/cards.onnx)")
@@ -105,7 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--imgsz", type=int, default=2560,
                     help="largest detector pass, long side in pixels (at least 320; the passes are chosen from the "
                          "indices' size, vision.config Pyramid)")
-    sp.add_argument("--conf", type=float, default=0.35, help="minimum confidence")
+    sp.add_argument("--conf", type=float, default=DEFAULT_CONF, help="minimum confidence")
     sp.add_argument("--model", help="detector ONNX model (default: models/cards.onnx)")
     sp.add_argument("--reader", help="index reader ONNX model (default: models/reader.onnx when present)")
     sp.add_argument("--deck", help="read with this deck's profile (handfoot deck learn; handfoot deck list)")

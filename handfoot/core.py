@@ -21,6 +21,7 @@ from scorer.errors import InvalidLayoutError
 from scorer.layout import TableLayout
 from scorer.rules import Rules
 from scorer.scoring import score_round
+from vision.config import DEFAULT as VISION_DEFAULT, SPLITS
 
 from .errors import TooLargeError, UnavailableError
 from .limits import DEFAULT_LIMITS, Limits, check_file_size, check_layout_cards, parse_json
@@ -31,8 +32,7 @@ if TYPE_CHECKING:
     import numpy as np
 
 #: default minimum confidence of a card's reading in photos: P(rank) x P(colour) x sqrt(detector confidence)
-DEFAULT_CONF = 0.35
-SPLITS = ("horizontal", "vertical")
+DEFAULT_CONF = VISION_DEFAULT.reading.min_conf
 
 
 # -- rules and layouts ----------------------------------------------------------------------------------------
@@ -280,10 +280,10 @@ def check_photo_file(path: Path, limits: Limits = DEFAULT_LIMITS, name: str | No
     of its bytes (to find a photo given twice).
 
     Raises:
-        ImageError (a HandFootError): missing, a folder, empty, not an image (``vision.detector.check_image_header``).
+        ImageError (a HandFootError): missing, a folder, empty, not an image (``vision.images.check_image_header``).
         TooLargeError, ImageTooLargeError: over ``limits.file_bytes`` or ``limits.pixels``.
     """
-    from vision.detector import ImageError, check_image_header
+    from vision.images import ImageError, check_image_header
 
     name = name or str(path)
     if path.is_dir():
@@ -352,7 +352,7 @@ def read_and_score_photos(photos: Sequence[Path], req: PhotoRequest, models: Mod
 
 def photo_score(readings: list, names: list[str], req: PhotoRequest, rules: Rules) -> PhotoScore:
     """Stage 4-5 on the pipeline's photo readings: piles with ids, the layout, the notes and the score."""
-    from vision.table import small_index_note
+    from vision.types import small_index_note
 
     images: list[dict[str, Any]] = []
     notes: list[str] = []

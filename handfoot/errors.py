@@ -1,7 +1,7 @@
 """Errors of the application layer, each one a kind of :class:`scorer.HandFootError`.
 
 ``HandFootError`` is the one base type of everything a user can cause: the rules engine's errors (a bad card
-code, layout or rule name), the camera pipeline's (``vision.detector.ImageError``, ``ModelError``,
+code, layout or rule name), the camera pipeline's (``vision.images.ImageError``, ``ModelError``,
 ``vision.pipeline.NoCardsError``) and these. The command line prints any of them as one line and exits 1; the
 web service answers with a 4xx JSON body whose status is :func:`http_status` of the error.
 """
@@ -69,7 +69,7 @@ class UnavailableError(HandFootError, RuntimeError):
 
 def http_status(exc: HandFootError) -> int:
     """The HTTP status the web service answers ``exc`` with: the error class's ``http_status`` (413, 404, 409,
-    503 above; 413 for ``vision.detector.ImageTooLargeError``), 409 for a round that does not fit its game
+    503 above; 413 for ``vision.images.ImageTooLargeError``), 409 for a round that does not fit its game
     (``scorer.game.GameError``), 422 for everything else a user can send wrong (bad layout, card, rules, image,
     no cards found)."""
     from scorer.game import GameError

@@ -64,7 +64,7 @@ def save_layout(path: str | Path, layout: dict[str, Any]) -> None:
 def check_annotate_target(target: str, n_photos: int) -> None:
     """Raise HandFootError, before any reading, when ``target`` (``--annotate``) is neither an image name nor a
     folder, or names one image while ``n_photos`` are read."""
-    from vision.detector import IMAGE_SUFFIXES
+    from vision.images import IMAGE_SUFFIXES
 
     suffix = Path(target).suffix.lower()
     if suffix and suffix not in IMAGE_SUFFIXES and not Path(target).is_dir():
@@ -81,7 +81,7 @@ def write_annotations(target: str, result: PhotoScore, written: Callable[[Path],
     called after each file. Raises HandFootError naming the file that could not be written."""
     import cv2
 
-    from vision.detector import IMAGE_SUFFIXES
+    from vision.images import IMAGE_SUFFIXES
 
     from .core import annotated_image
 

@@ -212,7 +212,7 @@ def image_paths(images: list[str]) -> list[Path]:
     HandFootError: the vision extra is missing; no photo given."""
     try:
         import onnxruntime  # noqa: F401
-        from vision.detector import image_paths
+        from vision.images import image_paths
     except ImportError as exc:  # the vision extra is not installed
         raise HandFootError(f"detect needs the vision extra (pip install -e '.[vision]'): {exc}") from None
     paths = image_paths(images)
@@ -228,7 +228,7 @@ def detect_examples(paths: list[Path], models: Any, conf: float, imgsz: int
     "confidence", "box"}, ...]}`` (a deck-learning example once checked), or the ImageError of a photo that
     cannot be read."""
     from vision.config import DEFAULT
-    from vision.detector import ImageError, load_photo
+    from vision.images import ImageError, load_photo
     from vision.pipeline import detect, read_indices
 
     detector, reader = models.detector, models.reader

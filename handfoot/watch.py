@@ -380,8 +380,8 @@ def table_reader(models, rules: str = "pagat", round_no: int = 1, split: str | N
     from scorer.layout import TableLayout
     from scorer.scoring import score_round
     from vision.config import DEFAULT
-    from vision.pipeline import NoCardsError, PhotoReading, detect, detect_again, read_image
-    from vision.table import TableReading
+    from vision.pipeline import NoCardsError, detect, detect_again, read_image
+    from vision.types import PhotoReading, TableReading
 
     from .readings import rules_of
 

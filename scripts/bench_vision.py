@@ -43,7 +43,7 @@ def read_once(image: np.ndarray, detector, reader, stacks) -> dict[str, float]:
     from scorer.layout import TableLayout
     from scorer.scoring import score_round
     from vision.pipeline import detect, read_image, read_indices
-    from vision.table import TableReading
+    from vision.types import TableReading
 
     t = [time.perf_counter()]
     found = detect(image, detector, reader)
@@ -61,7 +61,7 @@ def read_once(image: np.ndarray, detector, reader, stacks) -> dict[str, float]:
 
 def models(backend: str):
     from vision.pipeline import load_models
-    from vision.stacks import DEFAULT_STACKS, StackChecker
+    from vision.models.stack_checker import DEFAULT_STACKS, StackChecker
 
     import os
 
@@ -87,7 +87,7 @@ def ultralytics_ms(image: np.ndarray, imgsz: int, repeat: int) -> float | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from vision.backends import BACKENDS, openvino_available
+    from vision.models.backends import BACKENDS, openvino_available
 
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--photo", type=Path, default=ROOT / "examples" / "table.jpg")
@@ -122,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     if ms is None:
         print("Ultralytics PyTorch: not installed (pip install -e '.[train]'), no ratio")
     else:
-        from vision.detector import CardDetector
+        from vision.models.detector import CardDetector
 
         det = CardDetector(backend="onnxruntime")
         det(top, 1600)

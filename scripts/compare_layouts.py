@@ -29,7 +29,7 @@ SUFFIXES = (".jpg", ".jpeg", ".png")
 
 def _reading(image_path: Path, models, cache: Path | None, config) -> dict:
     from evaluate_layout import cached_found
-    from vision.detector import load_image
+    from vision.images import load_image
     from vision.pipeline import read_image
 
     detector, reader, stacks = models

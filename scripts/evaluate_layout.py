@@ -57,7 +57,7 @@ from datasets.examples import load_examples  # noqa: E402
 from datasets.scenes import true_detections  # noqa: E402
 from vision.detections import Detections, box_iou  # noqa: E402
 from vision.fan_strips import COVERED_NOTE, STRIP_NOTE  # noqa: E402
-from vision.piles import PileKind  # noqa: E402
+from vision.types import PileKind  # noqa: E402
 
 
 #: tables_examples draws its index boxes tight around the glyphs; ours (datasets.cardart, calibrated on the real
@@ -290,7 +290,7 @@ def read_real(args: argparse.Namespace) -> int:
     """Read every photo of ``args.real`` as ``handfoot score`` does; print what was found, write annotations."""
     import cv2
 
-    from vision.detector import ImageError, image_paths
+    from vision.images import ImageError, image_paths
     from vision.pipeline import NoCardsError, annotate, load_models, load_stack_checker, read_photos
 
     detector, reader = load_models(args.model, None if args.no_reader else args.reader)
@@ -395,12 +395,12 @@ def main(argv: list[str] | None = None) -> int:
             return 1
     detector = None
     reader = None
-    from vision.detector import load_image
+    from vision.images import load_image
     from vision.pipeline import load_stack_checker
 
     stacks = None if args.no_stacks else load_stack_checker(args.stacks)
     if not args.oracle:
-        from vision.detector import CardDetector
+        from vision.models.detector import CardDetector
         from vision.pipeline import load_models
 
         if args.no_reader:
@@ -521,7 +521,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    from vision.detector import ModelError
+    from vision.models.detector import ModelError
 
     try:
         sys.exit(main())

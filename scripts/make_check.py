@@ -1,6 +1,6 @@
 """Write the models' check reading (``models/check.json``): the indices and whole cards the shipped models find in
 ``models/check.jpg`` on ONNX Runtime in f32. The inference backends compare their readings of these
-(``vision.backends.Check``). Run it again after the shipped models change.
+(``vision.models.backends.Check``). Run it again after the shipped models change.
 
     python scripts/make_check.py
 """
@@ -13,9 +13,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from vision.detector import CHECK_PHOTO, CHECK_READING, CardDetector, check_photo  # noqa: E402
+from vision.models.detector import CHECK_PHOTO, CHECK_READING, CardDetector, check_photo  # noqa: E402
 from vision.pipeline import read_image  # noqa: E402
-from vision.reader import IndexReader  # noqa: E402
+from vision.models.reader import IndexReader  # noqa: E402
 
 
 def main() -> None:

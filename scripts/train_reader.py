@@ -30,7 +30,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from datasets.crops import CONTEXT, NEGATIVE  # noqa: E402
-from vision.reader import INPUT, RANKS, WINDOW  # noqa: E402
+from vision.classes import RANKS  # noqa: E402
+from vision.crops import INPUT, WINDOW  # noqa: E402
 
 
 def targets(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

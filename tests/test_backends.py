@@ -1,4 +1,4 @@
-"""Inference backends (vision.backends): ONNX Runtime and OpenVINO give the same detections; the choice."""
+"""Inference backends (vision.models.backends): ONNX Runtime and OpenVINO give the same detections; the choice."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 pytest.importorskip("onnxruntime")
 cv2 = pytest.importorskip("cv2")
 
-from vision import backends  # noqa: E402
-from vision.detector import CardDetector, ModelError  # noqa: E402
+from vision.models import backends  # noqa: E402
+from vision.models.detector import CardDetector, ModelError  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -29,7 +29,7 @@ def test_both_backends_find_the_same_indices(tmp_path, monkeypatch):
     ONNX Runtime does: the same boxes with the same codes."""
     pytest.importorskip("openvino")
     from vision.pipeline import detect, read_indices
-    from vision.reader import IndexReader
+    from vision.models.reader import IndexReader
 
     monkeypatch.setenv("HANDFOOT_CACHE", str(tmp_path))
     image = cv2.imread(str(ROOT / "examples" / "table.jpg"))
@@ -70,7 +70,7 @@ def test_a_precision_that_changes_a_reading_is_not_kept(tmp_path, monkeypatch):
 
 def test_a_backend_is_chosen_once_and_kept(tmp_path, monkeypatch):
     pytest.importorskip("openvino")
-    from vision.stacks import StackChecker
+    from vision.models.stack_checker import StackChecker
 
     monkeypatch.setenv("HANDFOOT_CACHE", str(tmp_path))
     calls = []

@@ -15,7 +15,7 @@ from datasets.scenes import Pile, make_scene  # noqa: E402
 from handfoot.cli import main  # noqa: E402
 from vision import decks  # noqa: E402
 from vision.detections import Detections, box_iou  # noqa: E402
-from vision.reader import DEFAULT_READER, IndexReader  # noqa: E402
+from vision.models.reader import DEFAULT_READER, IndexReader  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not DEFAULT_READER.is_file(), reason="no shipped reader")
 
@@ -84,7 +84,7 @@ def dark_photos(tmp_path_factory):
 
 def test_a_deck_printed_light_on_dark_is_read_as_its_negative(dark_photos, photos, tmp_path, monkeypatch):
     from vision.config import DEFAULT
-    from vision.detector import CardDetector, NegativeDetector
+    from vision.models.detector import CardDetector, NegativeDetector
     from vision.pipeline import detect, seen_negative
 
     monkeypatch.setattr(decks, "MIN_CHECK", 1)
@@ -208,7 +208,7 @@ def test_deck_commands_with_db_use_the_decks_a_server_on_that_ledger_reads(photo
 
 def test_the_last_convolution_in_numpy_gives_the_models_features(photos):
     from vision.deck_layers import features_of
-    from vision.reader import crops_of
+    from vision.crops import crops_of
 
     reader = IndexReader()
     x = crops_of(cv2.imread(str(photos[0][0])), photos[0][1].xyxy)
@@ -252,7 +252,7 @@ def test_five_photos_too_few_to_keep_some_aside_are_checked_leaving_each_out(pho
 
 def test_examples_gain_the_boxes_the_detector_finds(photos):
     from vision.deck_boxes import NONE, with_found_boxes
-    from vision.detector import CardDetector
+    from vision.models.detector import CardDetector
 
     examples = _examples(photos)[:1]
     more = with_found_boxes(examples, CardDetector(), IndexReader())[0]
@@ -273,7 +273,7 @@ def test_the_decks_dev_photos_are_listed_in_file_name_order(shared_dir):
 
 
 def test_a_profile_chooses_its_crop_window_on_the_detectors_boxes(photos, tmp_path, monkeypatch):
-    from vision.detector import CardDetector
+    from vision.models.detector import CardDetector
 
     monkeypatch.setattr(decks, "MIN_CHECK", 1)
     reader = IndexReader()

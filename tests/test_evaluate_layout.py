@@ -89,7 +89,7 @@ def test_cached_boxes_and_readings_give_what_the_detector_gives(anglo_deck, tmp_
     from evaluate_layout import cached_found
     from vision.config import DEFAULT
     from vision.pipeline import detect, load_models, read_indices
-    from vision.reader import DEFAULT_READER
+    from vision.models.reader import DEFAULT_READER
 
     if not DEFAULT_READER.is_file():
         pytest.skip("no shipped reader")

@@ -5,11 +5,12 @@ The second count from the fan's edges (``vision.fan_strips``, on a drawn fan).""
 import numpy as np
 
 from vision.classes import class_id
-from vision.detections import Detections
 from vision.config import DEFAULT
+from vision.detections import Detections
 from vision.fan_strays import pair_far_corners
-from vision.instances import CardInstance, pair_corners
-from vision.piles import Pile, PileKind, group_piles
+from vision.instances import pair_corners
+from vision.piles import group_piles
+from vision.types import CardInstance, Pile, PileKind
 from sides import read_side  # noqa: E402
 
 S = 20.0  # index size in pixels

@@ -188,7 +188,7 @@ def test_a_hand_of_a_deck_whose_diagonal_is_not_the_usual_one_counts_its_top_car
 
 def test_the_app_layout_is_the_pipeline_layout():
     """handfoot.readings builds the layout from the reading's piles (so corrections can rebuild it); on a real
-    photo it must be the layout vision.table.TableReading builds from the same piles."""
+    photo it must be the layout vision.types.TableReading builds from the same piles."""
     pytest.importorskip("onnxruntime")
     from handfoot import core
     from vision.pipeline import table_of
@@ -208,7 +208,7 @@ def test_a_photo_and_the_same_photo_at_more_pixels_give_the_same_layout(tmp_path
     cv2 = pytest.importorskip("cv2")
     from handfoot import core
     from vision.config import DEFAULT
-    from vision.detector import load_photo
+    from vision.images import load_photo
 
     root = Path(__file__).resolve().parents[1]
     image = cv2.imread(str(root / "examples" / "table.jpg"))
@@ -229,16 +229,16 @@ def test_a_large_jpeg_is_decoded_reduced(tmp_path, monkeypatch):
     """A JPEG far over the photo size the pipeline uses is decoded at a fraction of its size (OpenCV's reduced
     decode), then shrunk to that size: the full-size pixels are never asked for."""
     cv2 = pytest.importorskip("cv2")
-    from vision import detector
+    from vision import images
 
     path = tmp_path / "big.jpg"
     cv2.imwrite(str(path), np.full((6000, 8000, 3), 200, np.uint8))
     flags = []
     real = cv2.imdecode
-    monkeypatch.setattr(detector.cv2, "imdecode", lambda data, flag: flags.append(flag) or real(data, flag))
-    assert detector.load_photo(path, 2560).shape == (1920, 2560, 3)
+    monkeypatch.setattr(images.cv2, "imdecode", lambda data, flag: flags.append(flag) or real(data, flag))
+    assert images.load_photo(path, 2560).shape == (1920, 2560, 3)
     assert flags == [cv2.IMREAD_REDUCED_COLOR_2]
-    assert detector.load_image(path).shape == (6000, 8000, 3)  # every pixel, for a caller that asks
+    assert images.load_image(path).shape == (6000, 8000, 3)  # every pixel, for a caller that asks
 
 
 def test_an_iphone_heic_photo_is_read_as_its_jpeg(tmp_path, capsys):

@@ -10,8 +10,9 @@ import pytest
 from vision.classes import class_id
 from vision.detections import Detections
 from vision.instances import agree_suits, pair_corners
-from vision.piles import PileKind, group_piles
-from vision.table import TableReading, split_sides
+from vision.piles import group_piles
+from vision.table import split_sides
+from vision.types import PileKind, TableReading
 from sides import read_side  # noqa: E402
 
 S = 20.0  # index size in pixels (a 20 x 20 box)
@@ -489,7 +490,7 @@ def test_light_print_on_dark_paper_is_found_in_the_negative_and_so_are_its_chang
     assert seen_negative(found) and len(found) == 12
     assert not seen_negative(detect(laid[300:500, 200:500], detector))  # the region alone would stay unread
     # a deck profile read as its negative (its detector wrapped): the regions are turned once, not twice
-    from vision.detector import NegativeDetector
+    from vision.models.detector import NegativeDetector
 
     profile = NegativeDetector(detector)
     before = detect(table, profile)

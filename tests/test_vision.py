@@ -10,8 +10,8 @@ pytest.importorskip("onnxruntime")
 
 from vision.classes import CLASS_NAMES, class_id  # noqa: E402
 from vision.detections import Detections, box_iou  # noqa: E402
-from vision.detector import (DEFAULT_MODEL, IMAGE_SUFFIXES, MAX_PIXELS, CardDetector, ImageError,  # noqa: E402
-                             ModelError, decode_image, image_paths, letterbox, load_image)
+from vision.models.detector import DEFAULT_MODEL, CardDetector, ModelError, letterbox  # noqa: E402
+from vision.images import IMAGE_SUFFIXES, MAX_PIXELS, ImageError, decode_image, image_paths, load_image  # noqa: E402
 
 
 def test_classes():
@@ -193,7 +193,7 @@ def test_shipped_model_finds_indices_in_a_rendered_scene(anglo_deck):
 @pytest.mark.skipif(not Path(DEFAULT_MODEL).is_file(), reason="no shipped model")
 def test_a_detector_that_cannot_name_cards_needs_the_reader(monkeypatch, tmp_path):
     from vision import pipeline
-    from vision.detector import ModelError
+    from vision.models.detector import ModelError
     names_cards = CardDetector().names_cards
     detector, reader = pipeline.load_models()
     assert reader is not None
@@ -253,7 +253,7 @@ def test_pile_labels_go_where_they_cover_no_index():
 
 def test_a_fanned_book_is_outlined_apart_from_a_meld():
     from vision.annotate import BOOK_COLOR, KIND_COLORS, PileAnnotator
-    from vision.piles import PileKind
+    from vision.types import PileKind
     from sides import read_side
 
     items = [("8H", 60, 40 + 24 * k) for k in range(3)] + [("KS", 200, 40 + 24 * k) for k in range(7)]

@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 
 from .detections import Detections, box_intersection
-from .piles import Pile, PileKind
+from .types import Pile, PileKind
 
 #: BGR colour per pile kind
 KIND_COLORS = {

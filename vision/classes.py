@@ -2,15 +2,20 @@
 
 The pipeline finds *corner indices* (rank + suit pip, or a joker's corner mark), one box per visible index, so
 a fully visible card yields two boxes; each box's class id is a position in :data:`CLASS_NAMES` (given by the
-index reader, or by a 53-class detector; the shipped detector has one class, "corner index").
+index reader, or by a 53-class detector; the shipped detector has one class, "corner index"). The index
+reader's probabilities become card codes here too (:func:`reading`), without the model.
 """
 
 from __future__ import annotations
 
+import numpy as np
+
 RANK_CODES = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 SUIT_CODES = ("S", "H", "D", "C")
-#: the index reader's rank classes (``vision.reader``): A-K, joker, and "none" (not a corner index)
+#: the index reader's rank classes (``vision.models.reader``): A-K, joker, and "none" (not a corner index)
 RANKS = RANK_CODES + ("JK", "none")
+#: positions in :data:`RANKS` of the wild ranks and of "no index"
+RANK_TWO, RANK_JOKER, RANK_NONE = RANKS.index("2"), RANKS.index("JK"), RANKS.index("none")
 
 #: 53 class names: ``AS 2S ... KS AH ... KC JK``.
 CLASS_NAMES: tuple[str, ...] = tuple(f"{r}{s}" for s in SUIT_CODES for r in RANK_CODES) + ("JK",)
@@ -45,3 +50,47 @@ def rank_colour(code: str) -> str:
     if code == "JK":
         return code
     return f"{code[:-1]} {'red' if code[-1] in 'HD' else 'black'}"
+
+
+def code_of(rank: int, suit: int) -> str | None:
+    """Card code of a (rank index, suit index) pair; ``None`` for "no index"."""
+    if RANKS[rank] == "none":
+        return None
+    if RANKS[rank] == "JK":
+        return "JK"
+    return RANKS[rank] + SUIT_CODES[suit]
+
+
+def reading(rank_p: np.ndarray, suit_p: np.ndarray) -> tuple[list[str | None], np.ndarray]:
+    """Each box read alone from the reader's rank ``(n, 15)`` (:data:`RANKS`) and suit ``(n, 4)`` probabilities:
+    (its likeliest card code, ``None`` for "no index"; (n,) float32 :func:`p_rank_colour` of that reading)."""
+    r, s = rank_p.argmax(1), suit_p.argmax(1)
+    return _codes(r, s), p_rank_colour(rank_p, suit_p, r, s)
+
+
+def _codes(rank: np.ndarray, suit: np.ndarray) -> list[str | None]:
+    return [code_of(int(a), int(b)) for a, b in zip(rank, suit)]
+
+
+def p_rank_colour(rank_p: np.ndarray, suit_p: np.ndarray, rank: np.ndarray, suit: np.ndarray) -> np.ndarray:
+    """(n,) probability of each reading's rank and of its suit's colour (red or black), from rank ``(n, 15)``
+    and suit ``(n, 4)`` probabilities; ``rank`` and ``suit`` (n,) are the reading's indices into :data:`RANKS`
+    and ``SUIT_CODES``. A joker has no suit: its probability is its rank's.
+
+    The rules score a card by its rank; of its suit they need only the colour: a red three is a bonus and a
+    black one is not (seed 000 "Rules at a Glance"), and a squared book's marker is clean when red, dirty when
+    black (seed 000 "Melds: Clean, Dirty and Wild", seed 002 §3). In a tight fan the next card often hides an
+    index's suit pip and leaves the rank: the code's own probability (rank x suit) then dropped cards the rules
+    can count.
+    """
+    i = np.arange(len(rank))
+    red = np.array([c in "HD" for c in SUIT_CODES])
+    p_red = suit_p[:, red].sum(1)
+    colour = np.where(red[suit], p_red, 1.0 - p_red)
+    return (rank_p[i, rank] * np.where(rank < 13, colour, 1.0)).astype(np.float32)
+
+
+def softmax(z: np.ndarray) -> np.ndarray:
+    """Softmax over the last axis."""
+    e = np.exp(z - z.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True)

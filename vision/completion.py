@@ -4,7 +4,7 @@ complete fans with the indices the detector was unsure of (:func:`complete_fans`
 A meld is a fan of one rank plus wilds (seed 000 "Melding", seed 002 §3), its cards stepped evenly so each
 index shows. The detector (``vision/detector.py``) finds some indices with a confidence under the
 :attr:`~vision.config.Reading.finder_box_conf` a box needs to be read on its own: jokers above all, whose corner
-marks differ from deck to deck; the index reader drops other boxes as unsure (``vision.reader.IndexReader.relabel``).
+marks differ from deck to deck; the index reader drops other boxes as unsure (``vision.models.reader.IndexReader.relabel``).
 :func:`complete_fans` takes such a box back when the fan says where it should be:
 
 * it lies where the next card of a fan of read indices would: beyond a read index *a*, at *a* + (*a* - *b*)
@@ -28,15 +28,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .classes import CLASS_ID, RANKS, SUIT_CODES, rank_of
+from .classes import CLASS_ID, RANK_JOKER, RANK_TWO, RANKS, SUIT_CODES, code_of, rank_of, reading
 from .config import DEFAULT, Completion, FanGeometry, VisionConfig
 from .detections import Detections, index_centres, index_sizes
 from .fan_chains import unread_fans
 from .fan_ranks import settle_fan_ranks
 from .geometry import similar_size, step_miss
-from .reader import code_of, reading
 
-_TWO, _JOKER = RANKS.index("2"), RANKS.index("JK")
 
 
 def _rank_index(code: str) -> int:
@@ -48,7 +46,7 @@ def read_with_fans(boxes: Detections, rank_p: np.ndarray, suit_p: np.ndarray, *,
     """Stage 1b in full: the corner indices read from every box the detector found, with the fans' help.
 
     1. A box is *read* when the detector's confidence is at least ``config.reading.finder_box_conf`` and the
-       reader names it with P(rank) x P(colour) x sqrt(detector confidence) (``vision.reader.p_rank_colour``) at
+       reader names it with P(rank) x P(colour) x sqrt(detector confidence) (``vision.classes.p_rank_colour``) at
        least the reading floor ``config.reading.min_conf``.
     2. A box the detector was unsure of that the reader is sure is a joker's corner mark (P at least
        ``config.completion.joker_p``) is read too when it lies beside a read index that is not a joker (within
@@ -78,14 +76,13 @@ def read_with_fans(boxes: Detections, rank_p: np.ndarray, suit_p: np.ndarray, *,
         return Detections.empty()
     floor = config.reading.min_conf
     det = boxes.confidence.astype(np.float64)
-    boxes = Detections(boxes.xyxy, boxes.confidence, boxes.class_id,
-                       {**boxes.data, "rank_p": rank_p, "suit_p": suit_p, "box_conf": boxes.confidence})
+    boxes = boxes.with_data(rank_p=rank_p, suit_p=suit_p, box_conf=boxes.confidence)
     codes, p = reading(rank_p, suit_p)
     best, suit = rank_p.argmax(1), suit_p.argmax(1)
     conf = p * np.sqrt(det)
     read = (det >= config.reading.finder_box_conf) & np.array([c is not None for c in codes], bool) & (conf >= floor)
     jokers = _sure_jokers(boxes.xyxy, read, best, rank_p, config.completion, config.fans)
-    conf = np.where(jokers, np.maximum(rank_p[:, _JOKER] * np.sqrt(det), floor), conf)
+    conf = np.where(jokers, np.maximum(rank_p[:, RANK_JOKER] * np.sqrt(det), floor), conf)
     read |= jokers
     idx = np.flatnonzero(read)
     rank, changed = settle_fan_ranks(boxes.xyxy[idx], best[idx], rank_p[idx], config=config)
@@ -113,8 +110,8 @@ def _sure_jokers(xyxy: np.ndarray, read: np.ndarray, best: np.ndarray, rank_p: n
     ``fans.separation`` (a second box on it). ``xyxy`` (n, 4) pixels; ``best`` (n,) the reader's likeliest rank
     index; ``rank_p`` (n, 15)."""
     out = np.zeros(len(read), bool)
-    others = np.flatnonzero(read & (best != _JOKER))
-    maybe = np.flatnonzero(~read & (best == _JOKER) & (rank_p[:, _JOKER] >= completion.joker_p))
+    others = np.flatnonzero(read & (best != RANK_JOKER))
+    maybe = np.flatnonzero(~read & (best == RANK_JOKER) & (rank_p[:, RANK_JOKER] >= completion.joker_p))
     if not len(others) or not len(maybe):
         return out
     centres, sizes = index_centres(xyxy), index_sizes(xyxy)
@@ -129,7 +126,7 @@ def complete_fans(kept: Detections, candidates: Detections, rank_p: np.ndarray, 
     """The read detections plus the candidate boxes that continue a fan (see the module docstring).
 
     An accepted candidate's confidence is the reader's probability of its rank times the square root of its
-    detector confidence (as a read box, without the colour factor of ``vision.reader.IndexReader.relabel``), but
+    detector confidence (as a read box, without the colour factor of ``vision.models.reader.IndexReader.relabel``), but
     at least the reading floor ``config.reading.min_conf``.
 
     Args:
@@ -188,7 +185,7 @@ def _taken_back(kept: Detections, candidates: Detections, rank_p: np.ndarray, su
         for i, r in found.items():
             read[i] = True
             rank[i] = r
-            codes[i] = "JK" if r == _JOKER else RANKS[r] + SUIT_CODES[int(suit_p[i - k0].argmax())]
+            codes[i] = "JK" if r == RANK_JOKER else RANKS[r] + SUIT_CODES[int(suit_p[i - k0].argmax())]
             conf[i] = max(float(rank_p[i - k0, r]) * float(np.sqrt(candidates.confidence[i - k0])),
                           config.reading.min_conf)
     return {i - k0: (codes[i], conf[i]) for i in codes}
@@ -203,12 +200,12 @@ def _continues_fan(i: int, read: np.ndarray, centres: np.ndarray, sizes: np.ndar
     if d.min() < fans.separation:
         return None
     near = read[(d < completion.near) & similar_size(sizes[read], sizes[i], fans.size_ratio)]
-    naturals = {int(rank[k]) for k in near if rank[k] not in (_TWO, _JOKER)}
+    naturals = {int(rank[k]) for k in near if rank[k] not in (RANK_TWO, RANK_JOKER)}
     continued = [r for r in sorted(naturals)
-                 if _fan_continues(i, [k for k in near if rank[k] in (r, _TWO, _JOKER)], centres, fans.step_tolerance)]
+                 if _fan_continues(i, [k for k in near if rank[k] in (r, RANK_TWO, RANK_JOKER)], centres, fans.step_tolerance)]
     if len(continued) != 1:
         return None
-    options = [continued[0], _TWO, _JOKER]
+    options = [continued[0], RANK_TWO, RANK_JOKER]
     best = options[int(np.argmax(rank_p[options]))]
     return best if rank_p[best] >= completion.candidate_p else None
 

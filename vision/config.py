@@ -8,7 +8,7 @@ change it. Scripts and tests override fields with :meth:`VisionConfig.replace`::
     config = DEFAULT.replace(**{"pyramid.max_side": 1600, "reading.min_conf": 0.5})
 
 Units: *index sizes* are multiples of a corner index's size (the square root of its box's area, pixels);
-*card heights* multiples of a card's height in the photo (``vision.instances.CardInstance.card_height``); *steps*
+*card heights* multiples of a card's height in the photo (``vision.types.CardInstance.card_height``); *steps*
 multiples of a fan's step (the distance between neighbouring cards' indices); confidences and probabilities are
 0-1; angles are degrees. How each value was chosen is in ``models/HISTORY.md``.
 """
@@ -30,7 +30,7 @@ class Pyramid:
     min_side: int = 320
     #: no pass is larger than this (pixels, long side)
     max_side: int = 2560
-    #: a photo file larger than this (pixels, long side) is read at this size (``vision.detector.load_photo``): no
+    #: a photo file larger than this (pixels, long side) is read at this size (``vision.images.load_photo``): no
     #: pass uses more, and the same table at 12 or 48 megapixels is then the same photo to every stage (the index
     #: reader's crops too, which a far larger photo would alias)
     photo_side: int = 2560
@@ -359,3 +359,6 @@ _SECTIONS = {f.name for f in dataclasses.fields(VisionConfig)}
 
 #: the shipped configuration
 DEFAULT = VisionConfig()
+
+#: how a photo of both teams' sides is cut in two (``--split``): left | right, or top / bottom
+SPLITS = ("horizontal", "vertical")

@@ -28,7 +28,8 @@ def with_found_boxes(examples: list, detector, reader, negative: bool = False,
     the reader will see them). ``progress(done, total)`` is told after each photo."""
     from .decks import Example
     from .detections import box_iou
-    from .detector import NegativeDetector, load_photo
+    from .images import load_photo
+    from .models.detector import NegativeDetector
     from .pipeline import detect
 
     det = NegativeDetector(detector) if negative and not isinstance(detector, NegativeDetector) else detector

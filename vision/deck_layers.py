@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .reader import Heads, softmax
+from .classes import softmax
+from .models.reader import Heads
 
 #: gradient steps of :func:`fit` (Adam, minibatches of :data:`BATCH` crops)
 STEPS = 150
@@ -71,37 +72,19 @@ def fit(pre: list[np.ndarray], rank: np.ndarray, suit: np.ndarray, start: Layers
     for t in range(1, steps + 1):
         pick = rng.choice(n, min(batch, n), replace=False)
         grads = [a * 2 * (p - o) for p, o, a in zip(params, origin, anchors)]
-        cols, zs, feats, probs = [], [], [], {0: [], 2: []}
+        cols, zs, feats = [], [], []
         for k in range(members):
             c = _columns(pre[k][pick].astype(np.float32))
             z = c @ params[6 * k].T + params[6 * k + 1]
             cols.append(c)
             zs.append(z)
             feats.append(np.maximum(z, 0).mean(1))
-        dfeat = [np.zeros_like(f) for f in feats]
-        for head, labels in ((0, rank[pick]), (2, suit[pick])):
-            mask = labels >= 0
-            if not mask.any():
-                continue
-            y = labels[mask]
-            s = [softmax(f[mask] @ params[6 * k + 2 + head].T + params[6 * k + 3 + head]) for k, f in enumerate(feats)]
-            py = np.mean(s, axis=0)[np.arange(len(y)), y]
-            for k, sk in enumerate(s):
-                coef = (sk[np.arange(len(y)), y] / py / members)[:, None]
-                onehot = np.zeros_like(sk)
-                onehot[np.arange(len(y)), y] = 1
-                dz = -coef * (onehot - sk) / len(pick)
-                grads[6 * k + 2 + head] += dz.T @ feats[k][mask]
-                grads[6 * k + 3 + head] += dz.sum(0)
-                dfeat[k][mask] += dz @ params[6 * k + 2 + head]
+        dfeat = _head_grads(feats, rank[pick], suit[pick], params, grads)
         for k in range(members):
             dz = (dfeat[k][:, None, :] / zs[k].shape[1]) * (zs[k] > 0)  # through the mean and the ReLU
             grads[6 * k] += dz.reshape(-1, dz.shape[-1]).T @ cols[k].reshape(-1, cols[k].shape[-1])
             grads[6 * k + 1] += dz.sum((0, 1))
-        for i, g in enumerate(grads):
-            m[i] = 0.9 * m[i] + 0.1 * g
-            v[i] = 0.999 * v[i] + 0.001 * g * g
-            params[i] -= rates[i] * (m[i] / (1 - 0.9 ** t)) / (np.sqrt(v[i] / (1 - 0.999 ** t)) + 1e-8)
+        _adam_step(params, grads, m, v, rates, t)
     layers = Layers(tuple((params[6 * k].reshape(w.shape), params[6 * k + 1])
                           for k, (w, _) in enumerate(start.members)))
     return layers, Heads(tuple(tuple(params[6 * k + 2 + j] for j in range(4)) for k in range(members)))
@@ -130,30 +113,47 @@ def fit_affine(pre: list[np.ndarray], rank: np.ndarray, suit: np.ndarray, start:
         grads = [a * 2 * (p - o) for p, o, a in zip(params, origin, anchors)]
         acts = [zs[k][pick] * params[6 * k] + params[6 * k + 1] for k in range(members)]
         feats = [np.maximum(a, 0).mean(1) for a in acts]
-        dfeat = [np.zeros_like(f) for f in feats]
-        for head, labels in ((0, rank[pick]), (2, suit[pick])):
-            mask = labels >= 0
-            if not mask.any():
-                continue
-            y = labels[mask]
-            s = [softmax(f[mask] @ params[6 * k + 2 + head].T + params[6 * k + 3 + head]) for k, f in enumerate(feats)]
-            py = np.mean(s, axis=0)[np.arange(len(y)), y]
-            for k, sk in enumerate(s):
-                coef = (sk[np.arange(len(y)), y] / py / members)[:, None]
-                onehot = np.zeros_like(sk)
-                onehot[np.arange(len(y)), y] = 1
-                dz = -coef * (onehot - sk) / len(pick)
-                grads[6 * k + 2 + head] += dz.T @ feats[k][mask]
-                grads[6 * k + 3 + head] += dz.sum(0)
-                dfeat[k][mask] += dz @ params[6 * k + 2 + head]
+        dfeat = _head_grads(feats, rank[pick], suit[pick], params, grads)
         for k in range(members):
             da = (dfeat[k][:, None, :] / acts[k].shape[1]) * (acts[k] > 0)
             grads[6 * k] += (da * zs[k][pick]).sum((0, 1))
             grads[6 * k + 1] += da.sum((0, 1))
-        for i, g in enumerate(grads):
-            m[i] = 0.9 * m[i] + 0.1 * g
-            v[i] = 0.999 * v[i] + 0.001 * g * g
-            params[i] -= rates[i] * (m[i] / (1 - 0.9 ** t)) / (np.sqrt(v[i] / (1 - 0.999 ** t)) + 1e-8)
+        _adam_step(params, grads, m, v, rates, t)
     layers = Layers(tuple((w * params[6 * k][:, None, None, None], b * params[6 * k] + params[6 * k + 1])
                           for k, (w, b) in enumerate(start.members)))
     return layers, Heads(tuple(tuple(params[6 * k + 2 + j] for j in range(4)) for k in range(members)))
+
+
+def _head_grads(feats: list[np.ndarray], rank: np.ndarray, suit: np.ndarray, params: list[np.ndarray],
+                grads: list[np.ndarray]) -> list[np.ndarray]:
+    """Add to ``grads`` the gradients of the heads' loss (-log of the members' mean probability of each crop's rank
+    and suit; label -1: none) over one batch's features (``feats``: each member's (b, d)), at ``params`` (six
+    arrays a member: convolution weight and bias, rank and suit heads); return the gradients to each member's
+    features."""
+    members = len(feats)
+    dfeat = [np.zeros_like(f) for f in feats]
+    for head, labels in ((0, rank), (2, suit)):
+        mask = labels >= 0
+        if not mask.any():
+            continue
+        y = labels[mask]
+        s = [softmax(f[mask] @ params[6 * k + 2 + head].T + params[6 * k + 3 + head]) for k, f in enumerate(feats)]
+        py = np.mean(s, axis=0)[np.arange(len(y)), y]
+        for k, sk in enumerate(s):
+            coef = (sk[np.arange(len(y)), y] / py / members)[:, None]
+            onehot = np.zeros_like(sk)
+            onehot[np.arange(len(y)), y] = 1
+            dz = -coef * (onehot - sk) / len(rank)
+            grads[6 * k + 2 + head] += dz.T @ feats[k][mask]
+            grads[6 * k + 3 + head] += dz.sum(0)
+            dfeat[k][mask] += dz @ params[6 * k + 2 + head]
+    return dfeat
+
+
+def _adam_step(params: list[np.ndarray], grads: list[np.ndarray], m: list[np.ndarray], v: list[np.ndarray],
+               rates: list[float], t: int) -> None:
+    """One Adam step (betas 0.9, 0.999) of every array of ``params`` in place, step ``t`` (from 1)."""
+    for i, g in enumerate(grads):
+        m[i] = 0.9 * m[i] + 0.1 * g
+        v[i] = 0.999 * v[i] + 0.001 * g * g
+        params[i] -= rates[i] * (m[i] / (1 - 0.9 ** t)) / (np.sqrt(v[i] / (1 - 0.999 ** t)) + 1e-8)

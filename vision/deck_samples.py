@@ -12,15 +12,16 @@ from typing import Callable
 
 import numpy as np
 
-from .classes import RANKS, SUIT_CODES
+from .classes import RANKS, SUIT_CODES, softmax
+from .crops import VIEWS, crops_of
 from .deck_boxes import NONE
 from .deck_layers import Layers, features_of
-from .detector import load_photo
-from .reader import VIEWS, Heads, IndexReader, crops_of
+from .images import load_photo
+from .models.reader import Heads, IndexReader
 
 
 @dataclass(frozen=True)
-class _Samples:
+class Samples:
     """Index crops as the heads see them: per member features (n, d_k) float32 (or, to adapt the last convolution,
     its input maps ``pre`` (n, c_k, 4, 4) and ``features`` None), rank (n,) and suit (n,) indices (-1: no suit)."""
 
@@ -29,19 +30,19 @@ class _Samples:
     suit: np.ndarray
     pre: list[np.ndarray] | None = None
 
-    def __getitem__(self, rows) -> _Samples:
+    def __getitem__(self, rows) -> Samples:
         pick = (lambda arrays: None if arrays is None else [a[rows] for a in arrays])
-        return _Samples(pick(self.features), self.rank[rows], self.suit[rows], pick(self.pre))
+        return Samples(pick(self.features), self.rank[rows], self.suit[rows], pick(self.pre))
 
     def features_with(self, layers: Layers | None) -> list[np.ndarray]:
         """The features read with ``layers`` (a profile's last convolution; None: the model's)."""
         return self.features if self.pre is None else features_of(self.pre, layers)
 
 
-def _joined(parts: list[_Samples]) -> _Samples:
+def joined(parts: list[Samples]) -> Samples:
     cat = (lambda name: None if getattr(parts[0], name) is None else
            [np.concatenate([getattr(p, name)[m] for p in parts]) for m in range(len(getattr(parts[0], name)))])
-    return _Samples(cat("features"), np.concatenate([p.rank for p in parts]), np.concatenate([p.suit for p in parts]),
+    return Samples(cat("features"), np.concatenate([p.rank for p in parts]), np.concatenate([p.suit for p in parts]),
                     cat("pre"))
 
 
@@ -53,9 +54,9 @@ def _labels(code: str) -> tuple[int, int]:
     return RANKS.index(code[:-1]), SUIT_CODES.index(code[-1])
 
 
-def _samples(examples: list, reader: IndexReader, augment: int, rng: np.random.Generator,
+def samples_of(examples: list, reader: IndexReader, augment: int, rng: np.random.Generator,
              progress: Callable[[int, int], None] | None = None, negative: bool = False, pre: bool = False,
-             photometric: bool = False, turn: float = 0.27, window: float | None = None) -> _Samples:
+             photometric: bool = False, turn: float = 0.27, window: float | None = None) -> Samples:
     """Features of every example index (the last convolution's input maps when ``pre``): the reader's own views
     first, then ``augment`` copies of each shifted by up to 8 % of its box, scaled by 0.9-1.12 and turned by up to
     ``turn`` radians (their contrast, brightness and colour balance jittered too when ``photometric``); of each
@@ -90,10 +91,10 @@ def _samples(examples: list, reader: IndexReader, augment: int, rng: np.random.G
         if progress:
             progress(k + 1, len(examples))
     arrays = [np.concatenate(f) for f in feats]
-    return _Samples(None if pre else arrays, np.array(rank), np.array(suit), arrays if pre else None)
+    return Samples(None if pre else arrays, np.array(rank), np.array(suit), arrays if pre else None)
 
 
-def fit_heads(samples: _Samples, start: Heads, steps: int = 300, rate: float = 0.01, anchor: float = 0.1) -> Heads:
+def fit_heads(samples: Samples, start: Heads, steps: int = 300, rate: float = 0.01, anchor: float = 0.1) -> Heads:
     """Heads fitted to ``samples`` from ``start``: the mean cross-entropy of the averaged members' rank and suit
     probabilities (a joker has no suit term), plus ``anchor`` times the squared distance from ``start``; Adam,
     full batch."""
@@ -109,7 +110,7 @@ def fit_heads(samples: _Samples, start: Heads, steps: int = 300, rate: float = 0
         for head, labels, mask in ((0, samples.rank, np.ones(n, bool)), (2, samples.suit, has_suit)):
             if not mask.any():
                 continue
-            probs = [_softmax(f[mask] @ params[4 * k + head].T + params[4 * k + head + 1])
+            probs = [softmax(f[mask] @ params[4 * k + head].T + params[4 * k + head + 1])
                      for k, f in enumerate(feats)]
             mean = np.mean(probs, axis=0)
             y = labels[mask]
@@ -130,12 +131,7 @@ def fit_heads(samples: _Samples, start: Heads, steps: int = 300, rate: float = 0
     return Heads(members)
 
 
-def _softmax(z: np.ndarray) -> np.ndarray:
-    e = np.exp(z - z.max(-1, keepdims=True))
-    return e / e.sum(-1, keepdims=True)
-
-
-def accuracy(heads: Heads, samples: _Samples, layers: Layers | None = None) -> float:
+def accuracy(heads: Heads, samples: Samples, layers: Layers | None = None) -> float:
     """Share of the crops of ``samples`` (each of the reader's views of each index counted) whose rank and suit's
     colour ``heads`` (after ``layers``) read right."""
     rank_p, suit_p = heads.probabilities(samples.features_with(layers))
@@ -145,7 +141,7 @@ def accuracy(heads: Heads, samples: _Samples, layers: Layers | None = None) -> f
     return float((right & colour).mean()) if len(right) else 0.0
 
 
-def rank_accuracy(heads: Heads, samples: _Samples) -> float:
+def rank_accuracy(heads: Heads, samples: Samples) -> float:
     """Share of the crops of ``samples`` whose rank ``heads`` read right (colour aside: a negative turns red ink
     cyan)."""
     rank_p, _ = heads.probabilities(samples.features)

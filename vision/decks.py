@@ -5,10 +5,10 @@ prints (one JSON object a line)::
 
     {"image": "photos/round3.jpg", "detections": [{"card": "KH", "box": [x1, y1, x2, y2]}, ...]}
 
-boxes in the pixels of the photo as handfoot reads it (``vision.detector.load_photo``: a photo over 2560 px is
+boxes in the pixels of the photo as handfoot reads it (``vision.images.load_photo``: a photo over 2560 px is
 shrunk to that; ``detect --json`` prints its ``width`` and ``height``); other keys are ignored; a relative ``image``
 path is relative to the JSON file.
-:func:`learn` fits the reader's linear heads (:class:`vision.reader.Heads`) on the features of the examples'
+:func:`learn` fits the reader's linear heads (:class:`vision.models.reader.Heads`) on the features of the examples'
 index crops, seen turned and shifted (:data:`AUGMENT`), starting from the model's own heads and held near them
 (:data:`ANCHOR`), so ranks the examples do not show are not forgotten. The features come from the shipped
 reader and stay fixed: learning is a few hundred steps of gradient descent on a (n, 448) matrix, seconds on a CPU,
@@ -48,8 +48,9 @@ from .deck_boxes import with_found_boxes
 from .deck_layers import Layers
 from .deck_layers import fit as fit_conv
 from .deck_layers import fit_affine
-from .deck_samples import _joined, _Samples, _samples, accuracy, fit_heads, rank_accuracy  # noqa: F401 (re-exported)
-from .reader import VIEWS, Heads, IndexReader
+from .deck_samples import Samples, accuracy, fit_heads, joined, rank_accuracy, samples_of
+from .crops import VIEWS
+from .models.reader import Heads, IndexReader
 
 #: each example index is seen this many times more, each crop shifted by up to 8 % of its box, scaled by 0.9-1.12
 #: and turned by up to 0.12 rad beyond the reader's own views (:data:`AUGMENT_LAYERS` when the last convolution is
@@ -185,7 +186,7 @@ class DeckProfile:
             "method": "kept aside" | "leave-one-out" | "5-fold"}`` (:func:`check_folds`; older profiles: no method).
         created: when (ISO 8601, UTC).
         negative: the deck is read as its negative (light print on dark paper: :func:`reads_negative`): its
-            detector is a ``vision.detector.NegativeDetector``, and ``vision.pipeline.detect`` takes each photo's
+            detector is a ``vision.models.detector.NegativeDetector``, and ``vision.pipeline.detect`` takes each photo's
             negative for every model.
     """
 
@@ -201,8 +202,8 @@ class DeckProfile:
 
     def models(self, detector, reader: IndexReader) -> tuple:
         """(detector, reader) reading this deck: ``reader`` (the same loaded model) with the profile's heads, layers
-        and window, and ``detector`` wrapped in :class:`vision.detector.NegativeDetector` when :attr:`negative`."""
-        from .detector import NegativeDetector
+        and window, and ``detector`` wrapped in :class:`vision.models.detector.NegativeDetector` when :attr:`negative`."""
+        from .models.detector import NegativeDetector
 
         return (NegativeDetector(detector) if self.negative else detector,
                 reader.with_heads(self.heads, self.layers, self.window))
@@ -271,8 +272,8 @@ def reads_negative(examples: list[Example], reader: IndexReader) -> bool:
     light on dark paper; the models learned dark print on light paper)."""
     rng = np.random.default_rng(0)
     stock = reader.stock_heads()
-    plain = rank_accuracy(stock, _samples(examples, reader, 0, rng))
-    return rank_accuracy(stock, _samples(examples, reader, 0, rng, negative=True)) > plain + NEGATIVE_MARGIN
+    plain = rank_accuracy(stock, samples_of(examples, reader, 0, rng))
+    return rank_accuracy(stock, samples_of(examples, reader, 0, rng, negative=True)) > plain + NEGATIVE_MARGIN
 
 
 def check_photos(examples: list[Example]) -> np.ndarray | None:
@@ -322,7 +323,8 @@ def check_folds(examples: list[Example]) -> list[np.ndarray]:
 def _cards_read(group: list[Example], detector, reader: IndexReader, negative: bool) -> np.ndarray:
     """(cards read right, cards read, cards shown) of the photos of ``group`` read whole (``vision.pipeline``: the
     detector's boxes over the pyramid, read by ``reader`` down to the reading floor) against their examples' codes."""
-    from .detector import NegativeDetector, load_photo
+    from .images import load_photo
+    from .models.detector import NegativeDetector
     from .pipeline import detect, read_indices
 
     seen = NegativeDetector(detector) if negative else detector
@@ -352,7 +354,7 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
 
     ``detector`` (the stock one; None: the example boxes): the check reads the boxes it finds in the check photos
     on a known index (``vision.deck_boxes``), as the profile will read them. ``window``: read this deck's indices
-    from crops of that many times each box's longer side (None: the reader's ``vision.reader.WINDOW``; ``"auto"``:
+    from crops of that many times each box's longer side (None: the reader's ``vision.crops.WINDOW``; ``"auto"``:
     that or one of :data:`WINDOWS`, whichever reads the check best: with ``detector``, the check photos' card sets
     read whole at the reading floor, F1 against their codes).
 
@@ -363,7 +365,7 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
     Raises:
         ExamplesError: a bad name, fewer than two example photos, or too few indices to check (before any work).
         ProfileRefusedError: the profile reads the check photos worse than the stock reader.
-        vision.detector.ModelError: a reader model without feature outputs.
+        vision.models.detector.ModelError: a reader model without feature outputs.
     """
     check_name(name)
     folds = check_folds(examples)
@@ -383,7 +385,7 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
         if learn_found:
             examples = with_found_boxes(examples, detector, reader, negative)
 
-    def fit(samples: _Samples) -> tuple[Heads, Layers | None]:
+    def fit(samples: Samples) -> tuple[Heads, Layers | None]:
         if layers:
             how = fit_affine if layers == "affine" else fit_conv
             got, heads = how(samples.pre, samples.rank, samples.suit, start, stock, steps or LAYERS_STEPS, rng)
@@ -391,9 +393,9 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
             heads, got = fit_heads(samples, stock, steps or STEPS, anchor=ANCHOR if anchor is None else anchor), None
         return Heads(tuple(tuple(a / temperature for a in member) for member in heads.members)), got
 
-    def plain(group: list[Example], size: float | None, pre: bool, neg: bool = negative) -> _Samples | None:
+    def plain(group: list[Example], size: float | None, pre: bool, neg: bool = negative) -> Samples | None:
         group = [e for e in group if e.codes]
-        return _joined([_samples([e], reader, 0, rng, None, neg, pre=pre, window=size) for e in group]) \
+        return joined([samples_of([e], reader, 0, rng, None, neg, pre=pre, window=size) for e in group]) \
             if group else None
 
     trials = []
@@ -401,7 +403,7 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
         told = tell("reading the examples")
         per = []
         for k, e in enumerate(examples):
-            per.append(_samples([e], reader, augment, rng, None, negative, pre=bool(layers),
+            per.append(samples_of([e], reader, augment, rng, None, negative, pre=bool(layers),
                                 photometric=photometric, window=size))
             told(k + 1, len(examples))
         before = after = 0.0
@@ -413,7 +415,7 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
             test = plain(group, size, bool(layers))
             if test is None:
                 continue
-            heads, got = fit(_joined([p for p, c in zip(per, check) if not c]))
+            heads, got = fit(joined([p for p, c in zip(per, check) if not c]))
             seen = plain(group, None, False, False)  # as the stock reader reads them
             before += accuracy(stock, seen) * len(test.rank)
             after += accuracy(heads, test, got) * len(test.rank)
@@ -433,6 +435,6 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
                                   f"({after:.1%} vs {before:.1%} of {figures['indices']} indices right, {method}); "
                                   "not kept: check the example codes, or give more photos")
     tell("learning")(0, 1)
-    heads, got = fit(_joined(per))
+    heads, got = fit(joined(per))
     return DeckProfile(name, heads, photos, indices, figures,
                        datetime.now(timezone.utc).isoformat(timespec="seconds"), negative, got, window)

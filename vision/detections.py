@@ -88,6 +88,30 @@ class Detections:
         return Detections(self.xyxy, self.confidence if confidence is None else np.asarray(confidence, np.float32),
                           np.asarray(class_id, np.int64), self.data)
 
+    def with_data(self, **columns: np.ndarray) -> "Detections":
+        """The same detections with data columns added or replaced (each (n, ...))."""
+        return Detections(self.xyxy, self.confidence, self.class_id, {**self.data, **columns})
+
+    def shifted(self, dx: float, dy: float) -> "Detections":
+        """The same detections with every box moved by ``dx``, ``dy`` pixels: boxes found in a crop whose top-left
+        corner is (dx, dy), in the pixels of the image it was cut from."""
+        return Detections(self.xyxy + np.float32([dx, dy, dx, dy]), self.confidence, self.class_id, self.data)
+
+    def with_nms(self, iou: float = 0.5, class_agnostic: bool = False, min_conf: float = 0.0) -> "Detections":
+        """Non-maximum suppression (OpenCV's ``NMSBoxesBatched``): where boxes of one class (of any class, with
+        ``class_agnostic``) overlap with IoU over ``iou``, the most confident alone is kept; boxes of confidence
+        ``min_conf`` or less are dropped. Most confident first."""
+        import cv2  # here, not at the top: the types stay importable without OpenCV
+
+        if not len(self):
+            return self
+        boxes, conf = self.xyxy, self.confidence
+        xywh = np.column_stack([boxes[:, :2], boxes[:, 2:] - boxes[:, :2]])
+        groups = np.zeros_like(self.class_id) if class_agnostic else self.class_id
+        keep = np.array(cv2.dnn.NMSBoxesBatched(xywh.tolist(), conf.tolist(), groups.tolist(), min_conf, iou),
+                        np.int64).reshape(-1)
+        return self[keep[np.argsort(-conf[keep])]]
+
     @classmethod
     def concatenate(cls, parts: list["Detections"]) -> "Detections":
         """All detections of ``parts`` in order; a data column is kept when every non-empty part has it."""

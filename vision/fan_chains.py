@@ -41,12 +41,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .classes import RANKS
+from .classes import RANK_JOKER, RANK_NONE, RANK_TWO, RANKS
 from .config import DEFAULT, VisionConfig
 from .detections import index_centres, index_sizes
 from .geometry import similar_size, step_miss
 
-_TWO, _JOKER, _NONE = RANKS.index("2"), RANKS.index("JK"), RANKS.index("none")
 #: the natural ranks a meld can be made of (seed 000 "Melding": threes are never melded)
 _NATURALS = np.array([i for i, r in enumerate(RANKS) if r not in ("2", "3", "JK", "none")])
 
@@ -108,7 +107,7 @@ def chain_rank(rank_p: np.ndarray, taken: set[int] = frozenset()) -> int:
     """The natural rank index (into :data:`vision.classes.RANKS`) that explains a chain's (k, 15) rank
     probabilities best: the largest sum of log(P(rank) + P(two) + P(joker)), over four to ace, leaving out the
     rank indices in ``taken`` (unless that leaves none)."""
-    wild = rank_p[:, _TWO] + rank_p[:, _JOKER]
+    wild = rank_p[:, RANK_TWO] + rank_p[:, RANK_JOKER]
     scores = np.log(rank_p[:, _NATURALS] + wild[:, None] + 1e-3).sum(0)  # + 1e-3: no box's zero vetoes a rank
     free = np.array([r not in taken for r in _NATURALS])
     if free.any():
@@ -131,7 +130,7 @@ def unread_fans(xyxy: np.ndarray, det_conf: np.ndarray, rank_p: np.ndarray, read
     completion = config.completion
     read = read_rank >= 0
     cand = np.flatnonzero(~read & (det_conf >= min(config.reading.finder_box_conf, completion.chain_conf))
-                          & (rank_p[:, _NONE] < completion.chain_none_max))
+                          & (rank_p[:, RANK_NONE] < completion.chain_none_max))
     if len(cand) > completion.chain_max_candidates:
         return {}
     centres, sizes = index_centres(xyxy), index_sizes(xyxy)
@@ -157,7 +156,7 @@ def unread_fans(xyxy: np.ndarray, det_conf: np.ndarray, rank_p: np.ndarray, read
         else:
             rank = chain_rank(rank_p[chain], melded)
         for i in chain:
-            wild = _TWO if rank_p[i, _TWO] >= rank_p[i, _JOKER] else _JOKER
+            wild = RANK_TWO if rank_p[i, RANK_TWO] >= rank_p[i, RANK_JOKER] else RANK_JOKER
             out[i] = wild if rank_p[i, wild] > rank_p[i, rank] and rank_p[i, wild] >= completion.chain_wild_p else rank
     return out
 

@@ -8,7 +8,7 @@ is longer than its link distance, splits the fan into two melds of one rank. Thi
 1. **joins** two melds of one natural rank when one continues the other's line: an end card of the second lies
    beyond an end card of the first, within ``join_angle`` of the first's direction there, at ``join_steps``
    times its median step (a fan split by one or two unread cards; steps between the cards' index centres
-   nearest the fan's middle: :func:`vision.piles.continues_fan`); and a meld with a meld or a single card (of its
+   nearest the fan's middle: :func:`vision.geometry.continues_fan`); and a meld with a meld or a single card (of its
    rank, or a wild) lying on its line at ``near_steps`` times the step at that end (the fan's next card: in a
    photo taken at an angle a fan's step across the view measures more card heights than stage 3's link
    distance, and the steps grow towards the camera); and a meld that shows no card whole with a loose card of
@@ -23,7 +23,7 @@ is longer than its link distance, splits the fan into two melds of one rank. Thi
    first or last step counts among the "other steps": the fan is then not regular and nothing is filled. A
    joined fan whose gap measures between the two ranges of ``gap_steps`` gains no card.
 
-An unread card is a :class:`vision.instances.CardInstance` without detections: its one "centre" is where its
+An unread card is a :class:`vision.types.CardInstance` without detections: its one "centre" is where its
 index would be (between its neighbours' indices) and its confidence is 0.
 
 The thresholds are :class:`vision.config.FanGaps` (``config.fan_gaps``).
@@ -39,9 +39,9 @@ from . import geometry
 from .classes import rank_of
 from .config import DEFAULT, FanGaps, VisionConfig
 from .fan_strays import drop_strays, pair_far_corners
-from .instances import CardInstance
-from .piles import (Pile, PileKind, anchor_points, classify, cluster_key, continues_fan, fan_order, fan_steps,
-                    nearest_indices)
+from .geometry import anchor_points, continues_fan, fan_order, fan_steps, nearest_indices
+from .piles import classify, cluster_key
+from .types import CardInstance, Pile, PileKind
 
 
 def fill_fan_gaps(piles: list[Pile], *, config: VisionConfig = DEFAULT) -> list[Pile]:
@@ -107,7 +107,7 @@ def _meld_rank(pile: Pile) -> str | None:
 def _continues(first: Pile, second: Pile, fan_gaps: FanGaps) -> bool:
     """True when an end card of ``second`` lies on ``first``'s line beyond one of its end cards, at
     ``fan_gaps.join_steps`` times its median step and within ``fan_gaps.join_angle`` of its direction
-    (:func:`vision.piles.continues_fan`)."""
+    (:func:`vision.geometry.continues_fan`)."""
     return any(continues_fan(list(first.cards), card, fan_gaps.join_steps, fan_gaps.join_angle)
                for card in (second.cards[0], second.cards[-1]))
 
@@ -116,7 +116,7 @@ def _next_card_of(meld: Pile, other: Pile, rank: str, fan_gaps: FanGaps) -> bool
     """True when ``other`` (a meld of ``rank``, or a single card of it or a wild: a squared book's marker or a loose
     card) continues ``meld``'s line beyond an end card at ``fan_gaps.near_steps`` times the step between that card and
     its neighbour, within ``fan_gaps.join_angle``: it is the fan's next card. (A squared book there would lie on the
-    fan's last card.) :func:`vision.piles.continues_fan` with the end step, not the median, since in a photo at an
+    fan's last card.) :func:`vision.geometry.continues_fan` with the end step, not the median, since in a photo at an
     angle the steps grow towards the camera."""
     single = other.kind in (PileKind.SQUARED_BOOK, PileKind.LOOSE) and len(other.cards) == 1 \
         and cluster_key(other.cards[0].code) in (rank, None)  # None: a wild
@@ -132,7 +132,7 @@ def _far_corner_of(meld: Pile, other: Pile, rank: str, config: VisionConfig) -> 
     step beyond an end card (:func:`vision.geometry.beyond`), and ``meld`` (two or more cards) shows no card
     whole: the far corner of a last card whose top index is hidden (under a cup, or another card). A fan's last
     card shows both its indices; when none of the fan's cards does, its last card's top index was not seen. The
-    diagonal is the loose card's own estimate (:attr:`vision.instances.CardInstance.card_height` x
+    diagonal is the loose card's own estimate (:attr:`vision.types.CardInstance.card_height` x
     ``config.pairing.diagonal_per_height``)."""
     if len(meld.cards) < 2 or any(c.fully_visible for c in meld.cards):
         return False

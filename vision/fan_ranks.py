@@ -28,12 +28,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .classes import RANKS
+from .classes import RANK_JOKER, RANK_TWO
 from .config import DEFAULT, FanGeometry, VisionConfig
 from .detections import index_centres, index_sizes
 from .geometry import opposite, similar_size, step_miss
 
-_TWO, _JOKER = RANKS.index("2"), RANKS.index("JK")
 
 
 def settle_fan_ranks(xyxy: np.ndarray, rank: np.ndarray, rank_p: np.ndarray, *,
@@ -58,7 +57,7 @@ def settle_fan_ranks(xyxy: np.ndarray, rank: np.ndarray, rank_p: np.ndarray, *,
         return rank, changed
     centres, sizes = index_centres(xyxy), index_sizes(xyxy)
     for _ in range(completion.settle_rounds):
-        natural = (rank != _TWO) & (rank != _JOKER)
+        natural = (rank != RANK_TWO) & (rank != RANK_JOKER)
         settled = {}
         for i in np.flatnonzero(natural):
             dist = np.linalg.norm(centres - centres[i], axis=1) / sizes[i]
@@ -67,7 +66,7 @@ def settle_fan_ranks(xyxy: np.ndarray, rank: np.ndarray, rank_p: np.ndarray, *,
             claims = _fan_claims(int(i), near, centres, rank, fans)
             if len(claims) != 1:
                 continue
-            options = [claims.pop(), _TWO, _JOKER]
+            options = [claims.pop(), RANK_TWO, RANK_JOKER]
             best = options[int(np.argmax(rank_p[i, options]))]
             if rank_p[i, best] >= completion.settle_min_ratio * rank_p[i, rank[i]]:
                 settled[int(i)] = best

@@ -27,8 +27,9 @@ import numpy as np
 
 from . import geometry
 from .config import DEFAULT, VisionConfig
-from .instances import CardInstance
-from .piles import Pile, PileKind, anchor_points, classify, cluster_key, fan_order, fan_steps, nearest_indices
+from .geometry import anchor_points, fan_order, fan_steps, nearest_indices
+from .piles import classify, cluster_key
+from .types import CardInstance, Pile, PileKind
 
 
 def drop_strays(piles: list[Pile], *, config: VisionConfig = DEFAULT) -> list[Pile]:

@@ -31,8 +31,8 @@ import cv2
 import numpy as np
 
 from .config import DEFAULT, VisionConfig
-from .instances import CardInstance
-from .piles import Pile, PileKind, anchor_points
+from .geometry import anchor_points
+from .types import CardInstance, Pile, PileKind
 
 
 def _band(gray: np.ndarray, origin: np.ndarray, u: np.ndarray, v: np.ndarray, t: tuple[float, float],

@@ -5,7 +5,7 @@ none of a meld's cards shows both, its top card was not read: on the photoreal t
 whose corner marks differ by deck and are boxed with low confidence (stage 1b). :func:`read_top_cards` looks for
 the top card in the boxes no read index covers (``vision.pipeline.read_indices``): one lies where the fan's next
 index would be (one step beyond an end card, along the fan: ``top_steps`` times the step there, within
-``top_angle``), the other a card's diagonal from it (:func:`vision.instances.diagonal_apart`), both of about one
+``top_angle``), the other a card's diagonal from it (:func:`vision.geometry.diagonal_apart`), both of about one
 index's size (``config.fans.size_ratio``, the marks of a joker drawn smaller: ``top_size_ratio``) with no read
 index between them. The card is counted in the meld as the code the reader's probabilities of the two boxes
 favour among the fan's rank, a two and a joker (the product of their probabilities), and the pile says so.
@@ -23,8 +23,10 @@ from . import geometry
 from .classes import RANKS, SUIT_CODES, rank_of
 from .config import DEFAULT, VisionConfig
 from .detections import Detections, index_centres, index_sizes
-from .instances import CardInstance, diagonal_apart, segment_blocked
-from .piles import Pile, PileKind, anchor_points, cluster_key, fan_order
+from .geometry import diagonal_apart, segment_blocked
+from .geometry import anchor_points, fan_order
+from .piles import cluster_key
+from .types import CardInstance, Pile, PileKind
 
 
 def read_top_cards(piles: list[Pile], unread: Detections, *, config: VisionConfig = DEFAULT) -> list[Pile]:

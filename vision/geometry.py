@@ -10,7 +10,11 @@ recur in the pipeline, and each has one answer here:
 * *continues a line*: a point beyond a fan's end card, in its direction, at about its step
   (:func:`continues_line`);
 
-and *one fan's size*: indices of one fan measure about the same (:func:`similar_size`).
+and *one fan's size*: indices of one fan measure about the same (:func:`similar_size`). Two more recur between
+indices: *on a segment* (a point within a clearance of the inner part of the segment between two indices:
+:func:`near_segment`, :func:`segment_blocked`) and *a card's diagonal apart* (:func:`diagonal_apart`). Of cards, a fan
+is read along its main direction (:func:`fan_order`), each card placed by its index beside its neighbours
+(:func:`anchor_points`, :func:`nearest_indices`, :func:`fan_steps`), and a card may continue it (:func:`continues_fan`).
 
 Points are (2,) or (n, 2) arrays of pixels; sizes are index sizes in pixels (``vision.detections.index_sizes``);
 the thresholds come from :class:`vision.config.FanGeometry` and the stages' own sections.
@@ -19,6 +23,9 @@ the thresholds come from :class:`vision.config.FanGeometry` and the stages' own 
 from __future__ import annotations
 
 import numpy as np
+
+from .config import DEFAULT, VisionConfig
+from .types import CardInstance
 
 
 def beyond(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -72,3 +79,100 @@ def continues_line(end: np.ndarray, prev: np.ndarray, point: np.ndarray, step: f
         return False
     cos = float(u @ v) / max(float(np.linalg.norm(u)) * length, 1e-9)
     return cos >= np.cos(np.radians(angle))
+
+
+def near_segment(a: np.ndarray, b: np.ndarray, others: np.ndarray, span: tuple[float, float], clearance: float
+                 ) -> bool:
+    """True when a point of ``others`` ((m, 2) px) lies within ``clearance`` px of the inner part of the segment
+    from ``a`` to ``b`` ((2,) px each): the points whose projection falls strictly inside ``span`` (low, high:
+    fractions of the segment's length from ``a``). False for a segment of length 0."""
+    if not len(others):
+        return False
+    d = b - a
+    L2 = float(d @ d)
+    if L2 == 0:
+        return False
+    lo, hi = span
+    t = ((others - a) @ d) / L2
+    inner = (t > lo) & (t < hi)
+    if not inner.any():
+        return False
+    proj = a + np.outer(t[inner], d)
+    return bool((np.linalg.norm(others[inner] - proj, axis=1) < clearance).any())
+
+
+def segment_blocked(a: np.ndarray, b: np.ndarray, others: np.ndarray, clearance: float, *,
+                    config: VisionConfig = DEFAULT) -> bool:
+    """:func:`near_segment` over the inner part ``config.pairing.segment_inner`` of the segment a-b: another index
+    lies between two that could be one card's corners."""
+    return near_segment(a, b, others, config.pairing.segment_inner, clearance)
+
+
+def diagonal_apart(a: np.ndarray, b: np.ndarray, card_height: float, *,
+                   config: VisionConfig = DEFAULT) -> bool | np.ndarray:
+    """True when index centres ``a`` ((2,) px) and ``b`` ((2,) px, or (k, 2): then a (k,) bool array) lie as far
+    apart as a card's two corner indices: the index diagonal of a card ``card_height`` px high
+    (``config.pairing.diagonal_per_height`` of it), within ``config.pairing.pair_tolerance``."""
+    diagonal = card_height * config.pairing.diagonal_per_height
+    tolerance = config.pairing.pair_tolerance
+    distance = np.linalg.norm(np.asarray(b, np.float64) - np.asarray(a, np.float64), axis=-1)
+    within = (diagonal / tolerance <= distance) & (distance <= diagonal * tolerance)
+    return bool(within) if within.ndim == 0 else within
+
+
+def nearest_indices(a: CardInstance, b: CardInstance) -> tuple[np.ndarray, np.ndarray]:
+    """The index centre of card ``a`` and the one of card ``b`` that lie nearest each other, (2,) pixels each: where
+    two neighbours of a fan touch (a card seen whole is measured by its index nearer the other card)."""
+    d = np.linalg.norm(a.centers[:, None, :] - b.centers[None, :, :], axis=-1)
+    ia, ib = np.unravel_index(int(np.argmin(d)), d.shape)
+    return a.centers[ia], b.centers[ib]
+
+
+def fan_order(cards: list[CardInstance]) -> list[CardInstance]:
+    """The cards along their fan's main direction (the first principal axis of their :func:`anchor_points`),
+    read top to bottom, left to right; fewer than two cards as they are."""
+    if len(cards) < 2:
+        return cards
+    # a whole card is placed by its index nearer the others (its top index in the fan, not the far corner)
+    pts = anchor_points(cards)
+    centred = pts - pts.mean(0)
+    axis = np.linalg.svd(centred, full_matrices=False)[2][0]
+    if axis[int(np.argmax(np.abs(axis)))] < 0:  # read top to bottom, left to right
+        axis = -axis
+    return [cards[i] for i in np.argsort(centred @ axis)]
+
+
+def anchor_points(cards: list[CardInstance]) -> np.ndarray:
+    """(n, 2) pixels: each of the n cards' index centre nearest the centre of all their indices: where a fan's
+    card is placed (a card seen whole by its index beside its neighbours, its far corner left out)."""
+    middle = np.concatenate([c.centers for c in cards]).mean(0)
+    return np.array([c.centers[int(np.argmin(np.linalg.norm(c.centers - middle, axis=1)))] for c in cards])
+
+
+def continues_fan(members: list[CardInstance], other: CardInstance, steps: tuple[float, float], angle: float,
+                  end_step: bool = False) -> bool:
+    """True when card ``other`` lies where the next card of the fan ``members`` (two or more cards) would: its
+    index nearest one of the fan's end cards (in :func:`fan_order`, each card placed at its :func:`anchor_points`)
+    lies beyond that card, within ``angle`` degrees of the fan's direction there, at ``steps`` (low, high;
+    inclusive) times the fan's median step (with ``end_step``, times the step between that end card and its
+    neighbour: in a photo at an angle the steps grow towards the camera); :func:`vision.geometry.continues_line`.
+
+    Cards of a fanned hand holding a pair or three of a kind (plus wilds) look like a meld; the hand's other cards
+    continue its line at the same step, while a meld laid beside a hand does not. A two seen whole continues a fan
+    as its last card, while the marker of a squared book beside it does not (``Piles.line_step``,
+    ``Piles.line_angle``). ``vision.fan_gaps`` asks it with longer steps (a fan split by an unread card) and with
+    ``end_step`` (a fan's next card split off)."""
+    pts = anchor_points(fan_order(members))
+    median = float(np.median(np.linalg.norm(np.diff(pts, axis=0), axis=1)))
+    for end, prev in ((pts[-1], pts[-2]), (pts[0], pts[1])):
+        step = float(np.linalg.norm(end - prev)) if end_step else median
+        q = other.centers[int(np.argmin(np.linalg.norm(other.centers - end, axis=1)))]
+        if continues_line(end, prev, q, step, steps, angle):
+            return True
+    return False
+
+
+def fan_steps(cards: list[CardInstance]) -> list[float]:
+    """A fan's steps: the pixel distances between consecutive cards' :func:`nearest_indices`, in the cards' order
+    (len(cards) - 1 floats)."""
+    return [float(np.linalg.norm(np.subtract(*nearest_indices(a, b)))) for a, b in zip(cards, cards[1:])]

@@ -16,8 +16,8 @@ apart. Two same-code indices are paired when (thresholds: :class:`vision.config.
 * neither lies inside a fan, between two indices on opposite sides of it (a covered card; :func:`_fan_interior`),
 
 pairing as many indices as the candidates allow, nearest the photo's typical card diagonal (:func:`_matching`);
-a lone joker's marks are measured in its card's index size (:func:`_lone_jokers_rescaled`), and a standard card
-among jumbo-index ones keeps its own diagonal (:func:`_standard_pairs_among_big`). Two indices of one card read as two
+a lone joker's marks are measured in its card's index size (:func:`lone_jokers_rescaled`), and a standard card
+among jumbo-index ones keeps its own diagonal (:func:`standard_pairs_among_big`). Two indices of one card read as two
 suits of one colour are given one suit first (:func:`agree_suits`, with the reader's suit probabilities;
 :func:`pair_and_agree` returns the cards paired from the agreed detections as well).
 """
@@ -25,55 +25,18 @@ suits of one colour are given one suit first (:func:`agree_suits`, with the read
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
-
 import numpy as np
 
 from . import geometry
 from .classes import CLASS_ID, SUIT_CODES, rank_colour, rank_of
 from .config import DEFAULT, FanGeometry, Pairing, VisionConfig
 from .detections import Detections, index_centres, index_sizes
+from .pair_shapes import four_corners, ladder, lone_jokers_rescaled, rung_gaps, standard_pairs_among_big
+from .types import CardInstance
 
 
-@dataclass(frozen=True, eq=False)
-class CardInstance:
-    """One physical card seen in a photo.
 
-    Attributes:
-        code: card code (``"KH"``, ``"10S"``, ``"JK"``).
-        detections: indices into the :class:`~vision.detections.Detections` it came from (1 or 2, or 4 for a
-            card of a four-index deck seen whole: :func:`_four_corners`; none for a card counted in a gap of a
-            fan, whose index was not read: :mod:`vision.fan_gaps`).
-        centers: (k, 2) float index-box centres in pixels, k = len(detections) (for an unread card, k = 1: where
-            its index would be).
-        size: mean index size in pixels (square root of the index box area; for a joker, that of the
-            natural indices nearest it: its corner mark is drawn at another size).
-        confidence: highest detection confidence.
-        card_height: estimated height of the card in pixels: the photo's typical index-to-index diagonal
-            (in index sizes) times ``size``, divided by the index diagonal's share of a card's height
-            (:attr:`vision.config.Pairing.diagonal_per_height`).
-    """
-
-    code: str
-    detections: tuple[int, ...]
-    centers: np.ndarray = field(repr=False)
-    size: float
-    confidence: float
-    card_height: float
-
-    @property
-    def fully_visible(self) -> bool:
-        """True when both corner indices were seen (all four, for a deck printed with four: then ``centers[0]``
-        and ``centers[1]`` are one diagonal)."""
-        return len(self.detections) >= 2
-
-    @property
-    def center(self) -> np.ndarray:
-        """(2,) pixels: the card centre when both indices were seen, else the one index centre."""
-        return self.centers.mean(0)
-
-
-def _reference_sizes(codes: list[str], centers: np.ndarray, sizes: np.ndarray, neighbours: int) -> np.ndarray:
+def reference_sizes(codes: list[str], centers: np.ndarray, sizes: np.ndarray, neighbours: int) -> np.ndarray:
     """(n,) index sizes in pixels that measure the card around each index: a natural's own box size, and for a
     joker the median size of the ``neighbours`` nearest natural indices (``Pairing.joker_size_neighbours``; its
     own when the photo has none).
@@ -92,26 +55,6 @@ def _reference_sizes(codes: list[str], centers: np.ndarray, sizes: np.ndarray, n
         d = np.linalg.norm(centers[nat] - centers[i], axis=1)
         ref[i] = float(np.median(sizes[nat[np.argsort(d)[:neighbours]]]))
     return ref
-
-
-def segment_blocked(a: np.ndarray, b: np.ndarray, others: np.ndarray, clearance: float, *,
-                    config: VisionConfig = DEFAULT) -> bool:
-    """True when a point of ``others`` ((m, 2) px) lies within ``clearance`` px of the inner part of the segment
-    from ``a`` to ``b`` ((2,) px each): the points whose projection falls strictly inside
-    ``config.pairing.segment_inner`` (fractions of the segment's length from ``a``)."""
-    if not len(others):
-        return False
-    d = b - a
-    L2 = float(d @ d)
-    if L2 == 0:
-        return False
-    lo, hi = config.pairing.segment_inner
-    t = ((others - a) @ d) / L2
-    inner = (t > lo) & (t < hi)
-    if not inner.any():
-        return False
-    proj = a + np.outer(t[inner], d)
-    return bool((np.linalg.norm(others[inner] - proj, axis=1) < clearance).any())
 
 
 def _fan_interior(centers: np.ndarray, sizes: np.ndarray, fans: FanGeometry) -> np.ndarray:
@@ -201,7 +144,7 @@ def _pair_ratio(i: int, j: int, centers: np.ndarray, sizes: np.ndarray, ranks: n
     if ratio >= pairing.big_index_ratio and (interior[i] or interior[j]):
         return None  # an index inside a fan is a covered card's only one
     others = np.delete(centers, [i, j], axis=0)
-    if segment_blocked(centers[i], centers[j], others, pairing.segment_clearance * s, config=config):
+    if geometry.segment_blocked(centers[i], centers[j], others, pairing.segment_clearance * s, config=config):
         return None
     same_rank = ranks == ranks[i]
     same_rank[[i, j]] = False
@@ -241,7 +184,7 @@ def pair_corners(dets: Detections, one_fan: bool = False, *, config: VisionConfi
 
     Returns:
         Card instances, paired ones first, each with one, two or four detections (four: a four-index card seen
-        whole, :func:`_four_corners`); every detection belongs to exactly one instance.
+        whole, :func:`four_corners`); every detection belongs to exactly one instance.
     """
     return _cards(dets, _geometry(dets, config), config.pairing, one_fan) if len(dets) else []
 
@@ -308,24 +251,24 @@ def _cards(dets: Detections, photo: tuple, pairing: Pairing, one_fan: bool = Fal
     codes = dets.codes
     centers, sizes, _, _, candidates = photo
     typical = _typical_ratio(candidates, codes, centers, sizes, pairing, one_fan)
-    sizes = _reference_sizes(codes, centers, sizes, pairing.joker_size_neighbours)  # a card's size, for its height
+    sizes = reference_sizes(codes, centers, sizes, pairing.joker_size_neighbours)  # a card's size, for its height
     rivals = Counter(k for _, i, j in candidates for k in (i, j))  # candidate pairs each index is in
-    candidates = _lone_jokers_rescaled(candidates, codes, centers, sizes, rivals, pairing.lone_reach)
+    candidates = lone_jokers_rescaled(candidates, codes, centers, sizes, rivals, pairing.lone_reach)
     used = np.zeros(n, bool)
     pairs = _matching(candidates, typical, pairing)
     for i, j in pairs:
         used[i] = used[j] = True
     standard: set[tuple[int, int]] = set()
     if typical < pairing.big_index_ratio:
-        standard = _standard_pairs_among_big(candidates, used, centers, sizes, rivals, pairing)
+        standard = standard_pairs_among_big(candidates, used, centers, sizes, rivals, pairing)
         pairs += sorted(standard)
     # card heights from the card diagonal; a four-index deck's fans pair each card's edge strip, shorter than it
-    gaps = _rung_gaps(pairs, centers, pairing)
+    gaps = rung_gaps(pairs, centers, pairing)
     rungs = gaps[np.isfinite(gaps)]
-    height_ratio = (pairing.pair_typical if typical < pairing.big_index_ratio and _ladder(gaps, pairing)
+    height_ratio = (pairing.pair_typical if typical < pairing.big_index_ratio and ladder(gaps, pairing)
                     else typical)
     step = float(np.median(rungs)) if len(rungs) else 0.0  # the fans' step, where pairs stack as a ladder
-    groups = _four_corners(pairs, codes, centers, sizes, pairing.rect_min_steps * step, pairing)
+    groups = four_corners(pairs, codes, centers, sizes, pairing.rect_min_steps * step, pairing)
     per_height = pairing.diagonal_per_height
     out = [_instance(codes[g[0]], g, centers, sizes, dets.confidence,
                      pairing.pair_typical if tuple(g) in standard else height_ratio, per_height) for g in groups]
@@ -334,175 +277,11 @@ def _cards(dets: Detections, photo: tuple, pairing: Pairing, one_fan: bool = Fal
     return out
 
 
-def _lone_jokers_rescaled(candidates: list[tuple[float, int, int]], codes: list[str], centers: np.ndarray,
-                          ref_sizes: np.ndarray, rivals: Counter, reach: float) -> list[tuple[float, int, int]]:
-    """Pair candidates with the ratio of a *lone* joker pair measured in its card's index size.
-
-    A joker's corner mark is drawn smaller than its deck's rank and suit indices, so the distance between a
-    joker's two marks is longer than the photo's typical ratio in box sizes and the pair would be refused: a
-    joker on top of a squared book (a wild book's marker) or lying alone would read as two loose jokers. A
-    candidate pair of jokers each in no other candidate and each with no other index within ``reach``
-    (``Pairing.lone_reach``) of its :func:`_reference_sizes` (the natural indices' size nearby: :func:`_lone`)
-    gets its ratio in those sizes; every other candidate keeps its own. ``rivals``: how many candidates each
-    index is in.
-    """
-    return [(float(np.linalg.norm(centers[i] - centers[j]) / ((ref_sizes[i] + ref_sizes[j]) / 2))
-             if codes[i] == "JK" and rivals[i] == 1 and rivals[j] == 1 and _lone(i, centers, ref_sizes, reach)
-             and _lone(j, centers, ref_sizes, reach) else r, i, j)
-            for r, i, j in candidates]
-
-
-def _lone(k: int, centers: np.ndarray, sizes: np.ndarray, reach: float) -> bool:
-    """True when no other index centre lies within ``reach`` x ``sizes[k]`` of index ``k`` (``Pairing.lone_reach``)."""
-    d = np.linalg.norm(centers - centers[k], axis=1)
-    d[k] = np.inf
-    return bool(d.min() > reach * sizes[k])
-
-
-def _standard_pairs_among_big(candidates: list[tuple[float, int, int]], used: np.ndarray, centers: np.ndarray,
-                              sizes: np.ndarray, rivals: Counter, pairing: Pairing) -> set[tuple[int, int]]:
-    """Pairs of a standard-index card in a photo whose typical ratio says big (jumbo) indices; marks them used.
-
-    Five or six decks are mixed for Hand and Foot, and a jumbo-index deck among standard ones sets the photo's
-    typical ratio so short that a standard card's two indices (ratio about ``pairing.pair_typical``) are
-    refused: a squared book's marker would read as two loose cards. Here a candidate still unused, in no other
-    candidate, of ratio at least ``pairing.standard_min_ratio`` and within ``pairing.pair_tolerance`` of
-    ``pair_typical``, whose two indices each lie alone (:func:`_lone`), is one card (its height from
-    ``pair_typical``). ``rivals``: how many candidates each index is in.
-    """
-    out = set()
-    for r, i, j in candidates:
-        if used[i] or used[j] or rivals[i] != 1 or rivals[j] != 1 or r < pairing.standard_min_ratio:
-            continue
-        if abs(np.log(r / pairing.pair_typical)) > np.log(pairing.pair_tolerance):
-            continue
-        if _lone(i, centers, sizes, pairing.lone_reach) and _lone(j, centers, sizes, pairing.lone_reach):
-            used[i] = used[j] = True
-            out.add((i, j))
-    return out
-
-
-def _four_corners(pairs: list[tuple[int, int]], codes: list[str], centers: np.ndarray, sizes: np.ndarray,
-                  min_offset: float, pairing: Pairing) -> list[tuple[int, ...]]:
-    """The pairs as cards, two pairs of one code merged into one card when their four index centres are the
-    corners of one rectangle: a card of a deck printed with an index in every corner (bonded, dondorf) seen whole
-    shows all four, which pair as two cards (its two diagonals, or two opposite edges: the last card of such a
-    fan, whose edge strips paired as the other cards' do). Two halves of a rectangle: one of the three ways of
-    splitting the four points in two gives two segments with a common midpoint (within ``pairing.rect_midpoint``
-    index sizes) and one length (within ``pairing.rect_length``, and within ``pairing.rect_diagonal``), its
-    diagonals; two pairs along opposite edges must also lie ``min_offset`` pixels apart (``pairing.rect_min_steps``
-    of the photo's fan step: :func:`_rung_gaps`), and no other index may lie on the rectangle or within
-    ``pairing.rect_margin`` index sizes of its sides (the strips of two identical cards of such a fan, a few steps
-    apart, make a rectangle too, with the cards between them on its long sides). Jokers are left as they pair: a
-    joker of a two-index deck may bear a mark in every corner, and two of them side by side in a meld, each
-    showing two, make such a rectangle. The merged card lists a diagonal first.
-
-    Returns one tuple of detection indices per card: (i, j) for a pair, four for a merged card.
-    """
-    by_code: dict[str, list[int]] = {}
-    for k, (i, _) in enumerate(pairs):
-        if codes[i] != "JK":  # jokers of two-index decks often bear a mark in every corner (aguilar's stars)
-            by_code.setdefault(codes[i], []).append(k)
-    merged: dict[int, tuple[int, ...]] = {}
-    gone: set[int] = set()
-    for ks in by_code.values():
-        for a in range(len(ks)):
-            for b in range(a + 1, len(ks)):
-                if ks[a] in gone or ks[b] in gone:
-                    continue
-                corners = _rectangle(pairs[ks[a]], pairs[ks[b]], centers, sizes, min_offset, pairing)
-                if corners:
-                    merged[ks[a]] = corners
-                    gone |= {ks[a], ks[b]}
-    return [merged.get(k, pair) for k, pair in enumerate(pairs) if k not in gone or k in merged]
-
-
-def _rectangle(first: tuple[int, int], second: tuple[int, int], centers: np.ndarray, sizes: np.ndarray,
-               min_offset: float, pairing: Pairing) -> tuple[int, ...] | None:
-    """The four detections of two pairs as two diagonals (p, q, r, t) when their centres are one card's
-    rectangle of index centres (:func:`_four_corners`), else None."""
-    (a, b), (c, d) = first, second
-    size = float(np.mean(sizes[[a, b, c, d]]))
-    apart = float(np.linalg.norm(centers[a] + centers[b] - centers[c] - centers[d]) / 2)  # the pairs' midpoints
-    for (p, q), (r, t) in (((a, b), (c, d)), ((a, c), (b, d)), ((a, d), (b, c))):
-        la = float(np.linalg.norm(centers[p] - centers[q]))
-        lb = float(np.linalg.norm(centers[r] - centers[t]))
-        mid = float(np.linalg.norm(centers[p] + centers[q] - centers[r] - centers[t]) / 2)
-        if (mid > pairing.rect_midpoint * size or abs(la - lb) > pairing.rect_length * max(la, lb)
-                or min(la, lb) < pairing.rect_diagonal[0] * size or max(la, lb) > pairing.rect_diagonal[1] * size):
-            continue
-        if not ((p, q) == (a, b) or apart >= min_offset):  # its diagonals, or opposite edges far enough apart
-            continue
-        if _inside(centers, (p, r, q, t), exclude={a, b, c, d}, margin=pairing.rect_margin * size):
-            return None  # another index on the card's face: two cards of a fan with one between them
-        return (p, q, r, t)
-    return None
-
-
-def _inside(centers: np.ndarray, corners: tuple[int, int, int, int], exclude: set[int], margin: float) -> bool:
-    """True when a centre (but those in ``exclude``) lies inside the convex quadrilateral of ``corners`` (indices
-    into ``centers``, in order round it) or within ``margin`` pixels outside it (on its sides: the indices of the
-    cards between two cards of a fan lie on the lines joining theirs)."""
-    quad = centers[list(corners)]
-    others = np.array([c for k, c in enumerate(centers) if k not in exclude]).reshape(-1, 2)
-    if not len(others):
-        return False
-
-    def cross(e: np.ndarray, v: np.ndarray) -> np.ndarray:
-        return e[0] * v[..., 1] - e[1] * v[..., 0]
-
-    sign = np.sign(cross(quad[1] - quad[0], quad[2] - quad[1]))
-    inside = np.ones(len(others), bool)
-    for k in range(4):
-        e = quad[(k + 1) % 4] - quad[k]
-        inside &= sign * cross(e, others - quad[k]) / max(float(np.linalg.norm(e)), 1e-9) > -margin
-    return bool(inside.any())
-
-
-def _rung_gaps(pairs: list[tuple[int, int]], centers: np.ndarray, pairing: Pairing) -> np.ndarray:
-    """(len(pairs),) pixels from each pair to the nearest *rung* beside it: a pair parallel to it (within
-    ``pairing.ladder_angle``), of its length (within ``pairing.ladder_length``) and side by side (midpoints within
-    ``pairing.ladder_reach`` of its length, offset along its direction by at most ``pairing.ladder_offset`` of
-    their distance); inf for a pair with none."""
-    gaps = np.full(len(pairs), np.inf)
-    if len(pairs) < 2:
-        return gaps
-    v = np.array([centers[j] - centers[i] for i, j in pairs])
-    length = np.maximum(np.linalg.norm(v, axis=1), 1e-9)
-    u = v / length[:, None]
-    mid = np.array([(centers[i] + centers[j]) / 2 for i, j in pairs])
-    cos_max = np.cos(np.radians(pairing.ladder_angle))
-    for a in range(len(pairs)):
-        for b in range(len(pairs)):
-            off = mid[b] - mid[a]
-            gap = float(np.linalg.norm(off))
-            if (a != b and abs(float(u[a] @ u[b])) >= cos_max
-                    and abs(length[a] / length[b] - 1) <= pairing.ladder_length
-                    and 0 < gap <= pairing.ladder_reach * length[a]
-                    and abs(float(off @ u[a])) <= pairing.ladder_offset * gap):
-                gaps[a] = min(gaps[a], gap)
-    return gaps
-
-
-def _ladder(gaps: np.ndarray, pairing: Pairing) -> bool:
-    """True when the paired indices (their :func:`_rung_gaps`) stack like the rungs of a ladder: at least
-    ``pairing.ladder_min_pairs`` pairs, at least half of them with a rung beside them. That is a four-index deck
-    (bonded, dondorf: an index in every corner) fanned, each card showing the two indices of the edge strip the
-    next card leaves uncovered.
-
-    Such a strip pair is shorter than a card's diagonal, so the photo looks like a jumbo-index deck
-    (:func:`_typical_ratio`) and its cards' heights would come out about half their size;
-    :func:`pair_corners` then takes card heights from the standard diagonal (``pairing.pair_typical``). A
-    jumbo-index deck's fans show one index a card (the last card's two lie alone), so their pairs do not stack.
-    """
-    return len(gaps) >= pairing.ladder_min_pairs and 2 * int(np.isfinite(gaps).sum()) >= len(gaps)
-
-
 def agree_suits(dets: Detections, suit_p: np.ndarray, *, config: VisionConfig = DEFAULT) -> Detections:
     """The two corner indices of one card read as two suits of one colour, given the suit both readings favour.
 
     A card seen whole shows its index twice; the index reader reads each alone, and on small indices it often names
-    two suits of one colour (3D and 3H, KS and KC): the rules need only the colour (``vision.reader``), but
+    two suits of one colour (3D and 3H, KS and KC): the rules need only the colour (``vision.models.reader``), but
     :func:`pair_corners` pairs only identical codes, so such a card would count twice (a red three counted as two)
     or as two partly seen cards (a squared book's marker read as loose). Two indices of one rank and colour whose
     geometry is that of one card (:func:`_pair_ratio`, within ``config.pairing.pair_tolerance`` of the photo's
@@ -580,25 +359,13 @@ def _agree_suits_once(dets: Detections, suit_p: np.ndarray,
     for i, j in _matching(options, typical, pairing):  # each index once, matched as pair_corners matches
         suit = int(np.argmax(suit_p[i] * suit_p[j] * _colour_mask(codes[i])))
         class_id[i] = class_id[j] = CLASS_ID[ranks[i] + SUIT_CODES[suit]]
-    return Detections(dets.xyxy, dets.confidence, class_id), cards
+    return dets.with_classes(class_id), cards
 
 
 def _colour_mask(code: str) -> np.ndarray:
     """(4,) 1 for the suits of ``code``'s colour, 0 for the others."""
     red = code[-1] in "HD"
     return np.array([(s in "HD") == red for s in SUIT_CODES], np.float64)
-
-
-def diagonal_apart(a: np.ndarray, b: np.ndarray, card_height: float, *,
-                   config: VisionConfig = DEFAULT) -> bool | np.ndarray:
-    """True when index centres ``a`` ((2,) px) and ``b`` ((2,) px, or (k, 2): then a (k,) bool array) lie as far
-    apart as a card's two corner indices: the index diagonal of a card ``card_height`` px high
-    (``config.pairing.diagonal_per_height`` of it), within ``config.pairing.pair_tolerance``."""
-    diagonal = card_height * config.pairing.diagonal_per_height
-    tolerance = config.pairing.pair_tolerance
-    distance = np.linalg.norm(np.asarray(b, np.float64) - np.asarray(a, np.float64), axis=-1)
-    within = (diagonal / tolerance <= distance) & (distance <= diagonal * tolerance)
-    return bool(within) if within.ndim == 0 else within
 
 
 def _instance(code: str, idx: tuple[int, ...], centers: np.ndarray, sizes: np.ndarray,

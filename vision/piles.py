@@ -33,52 +33,14 @@ The thresholds are :class:`vision.config.Piles` (``config.piles``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from enum import Enum
-
 import numpy as np
 
 from . import geometry
 from .classes import rank_of
 from .config import DEFAULT, Piles, VisionConfig
-from .instances import CardInstance, diagonal_apart
+from .geometry import continues_fan, diagonal_apart, fan_order, fan_steps, nearest_indices
+from .types import CardInstance, Pile, PileKind
 
-
-class PileKind(str, Enum):
-    """What a pile of cards on the table is."""
-
-    MELD = "meld"  #: a fan of one rank plus wilds (a complete book when it has seven cards)
-    SQUARED_BOOK = "squared_book"  #: a squared stack showing its marker card
-    RED_THREES = "red_threes"  #: red threes laid on the table
-    LEFT = "left"  #: cards still held (a fanned hand or foot, mixed ranks)
-    #: a single card that belongs to no pile (not scored): partly seen, or seen whole with no stack under it
-    LOOSE = "loose"
-
-
-@dataclass(frozen=True, eq=False)
-class Pile:
-    """A group of card instances and what it was read as.
-
-    Attributes:
-        kind: the pile's kind.
-        cards: the card instances, in reading order (along the fan).
-        notes: human-readable doubts about this pile (empty when the reading is unambiguous).
-    """
-
-    kind: PileKind
-    cards: tuple[CardInstance, ...]
-    notes: tuple[str, ...] = ()
-
-    @property
-    def codes(self) -> list[str]:
-        """Card codes of the pile, in order."""
-        return [c.code for c in self.cards]
-
-    def box(self, dets_xyxy: np.ndarray) -> np.ndarray:
-        """(4,) xyxy pixels around all the pile's corner indices."""
-        idx = [d for c in self.cards for d in c.detections]
-        b = dets_xyxy[idx]
-        return np.array([b[:, 0].min(), b[:, 1].min(), b[:, 2].max(), b[:, 3].max()])
 
 
 def cluster_key(code: str) -> str | None:
@@ -172,14 +134,6 @@ def _distances(cards: list[CardInstance], keys: list[str | None], slack: float, 
     return d
 
 
-def nearest_indices(a: CardInstance, b: CardInstance) -> tuple[np.ndarray, np.ndarray]:
-    """The index centre of card ``a`` and the one of card ``b`` that lie nearest each other, (2,) pixels each: where
-    two neighbours of a fan touch (a card seen whole is measured by its index nearer the other card)."""
-    d = np.linalg.norm(a.centers[:, None, :] - b.centers[None, :, :], axis=-1)
-    ia, ib = np.unravel_index(int(np.argmin(d)), d.shape)
-    return a.centers[ia], b.centers[ib]
-
-
 def _other_rank_between(a: np.ndarray, b: np.ndarray, others: np.ndarray, piles: Piles) -> bool:
     """True when one of ``others`` ((m, 2) px: the indices of naturals of another rank) lies between the index
     centres ``a`` and ``b`` of two cards of one rank: the two are then not neighbours in a meld but cards of a
@@ -188,58 +142,7 @@ def _other_rank_between(a: np.ndarray, b: np.ndarray, others: np.ndarray, piles:
     "Between": within ``piles.between_clearance`` of the segment a-b (in segment lengths), over its inner part
     ``piles.between_span`` (fractions of its length from ``a``, exclusive).
     """
-    d = b - a
-    L2 = float(d @ d)
-    if L2 == 0 or not len(others):
-        return False
-    t = ((others - a) @ d) / L2
-    off = np.abs((others - a) @ np.array([-d[1], d[0]])) / L2  # distance to the line / segment length
-    lo, hi = piles.between_span
-    return bool(((t > lo) & (t < hi) & (off < piles.between_clearance)).any())
-
-
-def fan_order(cards: list[CardInstance]) -> list[CardInstance]:
-    """The cards along their fan's main direction (the first principal axis of their :func:`anchor_points`),
-    read top to bottom, left to right; fewer than two cards as they are."""
-    if len(cards) < 2:
-        return cards
-    # a whole card is placed by its index nearer the others (its top index in the fan, not the far corner)
-    pts = anchor_points(cards)
-    centred = pts - pts.mean(0)
-    axis = np.linalg.svd(centred, full_matrices=False)[2][0]
-    if axis[int(np.argmax(np.abs(axis)))] < 0:  # read top to bottom, left to right
-        axis = -axis
-    return [cards[i] for i in np.argsort(centred @ axis)]
-
-
-def anchor_points(cards: list[CardInstance]) -> np.ndarray:
-    """(n, 2) pixels: each of the n cards' index centre nearest the centre of all their indices: where a fan's
-    card is placed (a card seen whole by its index beside its neighbours, its far corner left out)."""
-    middle = np.concatenate([c.centers for c in cards]).mean(0)
-    return np.array([c.centers[int(np.argmin(np.linalg.norm(c.centers - middle, axis=1)))] for c in cards])
-
-
-def continues_fan(members: list[CardInstance], other: CardInstance, steps: tuple[float, float], angle: float,
-                  end_step: bool = False) -> bool:
-    """True when card ``other`` lies where the next card of the fan ``members`` (two or more cards) would: its
-    index nearest one of the fan's end cards (in :func:`fan_order`, each card placed at its :func:`anchor_points`)
-    lies beyond that card, within ``angle`` degrees of the fan's direction there, at ``steps`` (low, high;
-    inclusive) times the fan's median step (with ``end_step``, times the step between that end card and its
-    neighbour: in a photo at an angle the steps grow towards the camera); :func:`vision.geometry.continues_line`.
-
-    Cards of a fanned hand holding a pair or three of a kind (plus wilds) look like a meld; the hand's other cards
-    continue its line at the same step, while a meld laid beside a hand does not. A two seen whole continues a fan
-    as its last card, while the marker of a squared book beside it does not (``Piles.line_step``,
-    ``Piles.line_angle``). ``vision.fan_gaps`` asks it with longer steps (a fan split by an unread card) and with
-    ``end_step`` (a fan's next card split off)."""
-    pts = anchor_points(fan_order(members))
-    median = float(np.median(np.linalg.norm(np.diff(pts, axis=0), axis=1)))
-    for end, prev in ((pts[-1], pts[-2]), (pts[0], pts[1])):
-        step = float(np.linalg.norm(end - prev)) if end_step else median
-        q = other.centers[int(np.argmin(np.linalg.norm(other.centers - end, axis=1)))]
-        if geometry.continues_line(end, prev, q, step, steps, angle):
-            return True
-    return False
+    return geometry.near_segment(a, b, others, piles.between_span, piles.between_clearance * float(np.hypot(*(b - a))))
 
 
 def _members(uf: _Clusters, cards: list[CardInstance], root: int) -> list[CardInstance]:
@@ -363,7 +266,7 @@ def _low_confidence(cards: list[CardInstance], piles: Piles) -> list[str]:
 def _seen_twice(cards: list[CardInstance], config: VisionConfig, any_code: bool = False) -> list[str]:
     """The note naming two cards of one code (with ``any_code``, of any codes: 3H and 3D, a red three's two
     corners read as two suits), each seen by one corner, that lie a card's diagonal apart
-    (:func:`vision.instances.diagonal_apart`, from the cards' heights): they may be the two corners of one card,
+    (:func:`vision.geometry.diagonal_apart`, from the cards' heights): they may be the two corners of one card,
     left unpaired and counted twice (none when there are none)."""
     one = [c for c in cards if len(c.detections) == 1]
     twice = next(((a, b) for k, a in enumerate(one) for b in one[k + 1:] if (any_code or a.code == b.code)
@@ -383,7 +286,7 @@ def hand_pile(cards: list[CardInstance], *, config: VisionConfig = DEFAULT) -> l
     still in your hand or foot when the round ends costs 100").
 
     Notes: low-confidence cards (``config.piles.low_conf``), and two cards of one code seen by one corner each a
-    card's diagonal apart (maybe one card counted twice: :func:`vision.instances.diagonal_apart`).
+    card's diagonal apart (maybe one card counted twice: :func:`vision.geometry.diagonal_apart`).
     """
     if not cards:
         return []
@@ -393,7 +296,7 @@ def hand_pile(cards: list[CardInstance], *, config: VisionConfig = DEFAULT) -> l
 
 def _red_threes(cards: list[CardInstance], config: VisionConfig) -> Pile:
     """The red threes on the table, with notes: low-confidence cards, and two red threes seen by one corner each
-    that lie a card's diagonal apart (:func:`vision.instances.diagonal_apart`, from the cards' heights), which may
+    that lie a card's diagonal apart (:func:`vision.geometry.diagonal_apart`, from the cards' heights), which may
     be the two corners of one card, left unpaired and counted twice.
 
     Red threes laid in a row show one corner of each covered card, all on one side of the row and a row's step
@@ -426,12 +329,6 @@ def classify(cards: list[CardInstance], ranks: set[str], *, config: VisionConfig
     if gap:
         notes.append(f"a gap after card {gap} of {n}: this could be two piles")
     return Pile(PileKind.MELD, tuple(cards), tuple(notes))
-
-
-def fan_steps(cards: list[CardInstance]) -> list[float]:
-    """A fan's steps: the pixel distances between consecutive cards' :func:`nearest_indices`, in the cards' order
-    (len(cards) - 1 floats)."""
-    return [float(np.linalg.norm(np.subtract(*nearest_indices(a, b)))) for a, b in zip(cards, cards[1:])]
 
 
 def _largest_gap(cards: list[CardInstance], piles: Piles) -> int:

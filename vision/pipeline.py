@@ -11,7 +11,7 @@ order on one photo:
    take one suit; :func:`vision.instances.pair_corners` on boxes named without the reader's probabilities);
 3. :func:`vision.piles.group_piles`, then :func:`vision.fan_gaps.fill_fan_gaps` (3a) and the stack checks of
    ``vision.stacks`` (3b: squared book or loose card) — piles;
-4. :class:`vision.table.SideReading` / :class:`vision.table.TableReading` — sides and the layout JSON;
+4. :class:`vision.types.SideReading` / :class:`vision.types.TableReading` — sides and the layout JSON;
 5. :func:`scorer.scoring.score_round` — the score and every problem the rules see (done by the caller).
 
 Stage 1 is the costly one (the models); ``read_image(..., found=...)`` re-runs stages 1b-4 on boxes found before
@@ -21,7 +21,7 @@ regions only. :func:`read_photos` and :func:`read_hand_photos` run it on files, 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -32,28 +32,22 @@ from .annotate import CornerAnnotator, PileAnnotator, TotalsAnnotator
 from .completion import read_with_fans
 from .config import DEFAULT, VisionConfig
 from .detections import Detections, box_iou, index_centres, index_sizes
-from .detector import CardDetector, ModelError, NegativeDetector, load_photo
 from .fan_gaps import fill_fan_gaps
 from .fan_strips import check_strips
 from .fan_tops import read_top_cards
+from .images import load_photo
 from .instances import pair_and_agree, pair_corners
+from .models.detector import CardDetector, ModelError, NegativeDetector
+from .models.reader import DEFAULT_READER, IndexReader, relabelled
 from .piles import group_piles, hand_pile
-from .reader import DEFAULT_READER, IndexReader, relabelled
 from .scales import box_conf, find_boxes, unread_boxes, unread_mask
-from .table import CUT_NOTE, SideReading, TableReading, crossing_piles, pile_boxes, split_boxes, split_sides
+from .table import CUT_NOTE, crossing_piles, pile_boxes, split_boxes, split_sides
+from .types import PhotoReading, SideReading, TableReading
 
 
 class NoCardsError(HandFootError, ValueError):
     """A photo in which no card corner index was found (not a table photo, too dark, too blurred or too far)."""
 
-
-@dataclass
-class PhotoReading:
-    """One photo and the side(s) read from it. ``image`` is (H, W, 3) uint8 BGR."""
-
-    path: Path
-    image: np.ndarray
-    sides: list[SideReading]
 
 
 def detect(image: np.ndarray, detector: CardDetector, reader: IndexReader | None = None,
@@ -66,7 +60,7 @@ def detect(image: np.ndarray, detector: CardDetector, reader: IndexReader | None
     unsure boxes the fans may take back) or to :func:`vision.scales.box_conf`.
 
     The photo's negative (255 - each pixel: a deck printed light on dark paper, seen as the dark-on-light indices
-    the models learned) is read instead when ``detector`` is a :class:`vision.detector.NegativeDetector` (a deck
+    the models learned) is read instead when ``detector`` is a :class:`vision.models.detector.NegativeDetector` (a deck
     profile's), or when the photo shows fewer sure boxes than :attr:`~vision.config.Reading.negative_below` and its
     negative :attr:`~vision.config.Reading.negative_shows` or more; a ``negative`` data column (n,) bool then says
     so (:func:`seen_negative`), and the later stages (the stack checks, :func:`detect_again`) read the negative too.
@@ -84,7 +78,7 @@ def detect(image: np.ndarray, detector: CardDetector, reader: IndexReader | None
             found, image, negative = other, 255 - image, True
     data = {"negative": np.full(len(found), negative)} if negative else {}
     if reader is None:
-        return Detections(found.xyxy, found.confidence, found.class_id, {**found.data, **data})
+        return found.with_data(**data)
     rank_p, suit_p = reader.probabilities(image, found.xyxy)
     return Detections(found.xyxy, found.confidence, found.class_id, {"rank_p": rank_p, "suit_p": suit_p, **data})
 
@@ -130,8 +124,7 @@ def detect_again(image: np.ndarray, before: Detections, regions: np.ndarray, det
         found = detect(np.ascontiguousarray(image[cy1:cy2, cx1:cx2]), detector, reader, whole)
         if not len(found):
             continue
-        found = Detections(found.xyxy + np.float32([cx1, cy1, cx1, cy1]), found.confidence, found.class_id,
-                           found.data)
+        found = found.shifted(cx1, cy1)
         c = index_centres(found.xyxy)
         parts.append(found[(c[:, 0] >= x1) & (c[:, 0] < x2) & (c[:, 1] >= y1) & (c[:, 1] < y2)])
     new = Detections.concatenate(parts)
@@ -145,11 +138,10 @@ def detect_again(image: np.ndarray, before: Detections, regions: np.ndarray, det
         keep |= _covered(before, inside & ~again, fresh, image, before_image, size, config)
     old = before[keep]
     if len(old) and "votes" not in old.data:
-        old = Detections(old.xyxy, old.confidence, old.class_id, {**old.data, "votes": np.ones(len(old), np.int64)})
+        old = old.with_data(votes=np.ones(len(old), np.int64))
     merged = Detections.concatenate([old, new])
     if negative and len(merged):
-        merged = Detections(merged.xyxy, merged.confidence, merged.class_id,
-                            {**merged.data, "negative": np.ones(len(merged), bool)})
+        merged = merged.with_data(negative=np.ones(len(merged), bool))
     return merged[np.argsort(-merged.confidence, kind="stable")] if len(merged) else merged
 
 
@@ -203,7 +195,7 @@ def _voted(before: Detections, new: Detections, iou: np.ndarray, config: VisionC
             suit_p[k] = (before.data["suit_p"][i] * w + suit_p[k]) / (w + 1)
             data["votes"][k] = w + 1
         data.update(rank_p=rank_p, suit_p=suit_p)
-    return Detections(new.xyxy, new.confidence, new.class_id, data)
+    return new.with_data(**data)
 
 
 def read_indices(found: Detections, one_class: bool = True,
@@ -211,7 +203,7 @@ def read_indices(found: Detections, one_class: bool = True,
     """Stage 1b: the corner indices read from the boxes of :func:`detect`.
 
     Boxes with the reader's probabilities are read by them: with the fans' help for a one-class detector
-    (:func:`vision.completion.read_with_fans`), else each alone (:func:`vision.reader.relabelled`). Boxes without
+    (:func:`vision.completion.read_with_fans`), else each alone (:func:`vision.models.reader.relabelled`). Boxes without
     them are named already (a detector naming card codes, or true boxes) and kept from the reading floor up.
 
     Returns:
@@ -238,7 +230,7 @@ def read_image(image: np.ndarray, detector: CardDetector | None = None, reader: 
     ``found`` (the value of :func:`detect`) skips stage 1, so ``detector`` may then be None. The photo is one
     ``team``'s side; with ``split`` (``horizontal`` or ``vertical``) the whole table, split between ``teams``
     (:func:`vision.table.split_sides`); with ``hand`` a photo of a player's hand or foot, every card in it a card
-    left (:func:`vision.piles.hand_pile`). With a :class:`vision.stacks.StackChecker` every single whole card read
+    left (:func:`vision.piles.hand_pile`). With a :class:`vision.models.stack_checker.StackChecker` every single whole card read
     as a squared book's marker is checked for a stack under it, and a loose card seen by one corner whose other
     corner has an unread box too.
 
@@ -296,7 +288,7 @@ def read_photos(paths: list[Path], detector: CardDetector, teams: list[str] | No
     with ``split`` exactly one photo of the whole table, split between the first two ``teams``.
 
     Raises:
-        vision.detector.ImageError: a file that is missing, corrupt, truncated, not an image or too large.
+        vision.images.ImageError: a file that is missing, corrupt, truncated, not an image or too large.
         NoCardsError: a photo with no card found.
         ValueError: ``split`` with more than one photo, or fewer team names than sides to name.
     """
@@ -322,7 +314,7 @@ def read_hand_photos(hands: list[tuple[str, Path]], detector: CardDetector, read
     found in a photo is a card left for that team (``read_image(..., hand=True)``; no stack check).
 
     Raises:
-        vision.detector.ImageError: a file that is missing, corrupt, truncated, not an image or too large.
+        vision.images.ImageError: a file that is missing, corrupt, truncated, not an image or too large.
         NoCardsError: a photo with no card found.
     """
     out = []
@@ -343,7 +335,7 @@ def load_models(model: str | Path | None = None,
 
     Raises:
         FileNotFoundError: a model file that was asked for by name is missing.
-        vision.detector.ModelError: a model file that cannot be loaded, or a one-class detector
+        vision.models.detector.ModelError: a model file that cannot be loaded, or a one-class detector
             (:attr:`CardDetector.names_cards` False) without the reader.
     """
     reader_path = Path(reader) if reader else DEFAULT_READER
@@ -360,9 +352,9 @@ def load_stack_checker(model: str | Path | None = None):
 
     Raises:
         FileNotFoundError: a model file that was asked for by name is missing.
-        vision.detector.ModelError: a model file that cannot be loaded.
+        vision.models.detector.ModelError: a model file that cannot be loaded.
     """
-    from .stacks import DEFAULT_STACKS, StackChecker
+    from .models.stack_checker import DEFAULT_STACKS, StackChecker
 
     if model is None and not DEFAULT_STACKS.is_file():
         return None

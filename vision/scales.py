@@ -40,15 +40,7 @@ def _side(pixels: float) -> int:
 def merge(parts: list[Detections], iou: float = 0.5, agnostic: bool = False) -> Detections:
     """Concatenate detections and apply non-maximum suppression (IoU threshold ``iou``), per card code or,
     with ``agnostic``, across codes (one box per place: the reader decides the code afterwards)."""
-    every = Detections.concatenate(parts)
-    if not len(every):
-        return every
-    boxes, conf = every.xyxy, every.confidence
-    xywh = np.column_stack([boxes[:, :2], boxes[:, 2:] - boxes[:, :2]])
-    groups = np.zeros_like(every.class_id) if agnostic else every.class_id
-    keep = np.array(cv2.dnn.NMSBoxesBatched(xywh.tolist(), conf.tolist(), groups.tolist(), 0.0, iou),
-                    np.int64).reshape(-1)
-    return every[keep[np.argsort(-conf[keep])]]
+    return Detections.concatenate(parts).with_nms(iou, class_agnostic=agnostic)
 
 
 def pass_index_size(part: Detections, sure: float, scale: float, config: VisionConfig = DEFAULT) -> float | None:
@@ -77,7 +69,7 @@ def find_boxes(detector, image: np.ndarray, sure: float, floor: float, agnostic:
     """Every box of the pyramid's passes over a (H, W, 3) BGR image, merged; xyxy photo pixels, most confident
     first (see the module docstring).
 
-    ``detector`` is called ``detector(image, long_side, floor)`` (a :class:`vision.detector.CardDetector`; one
+    ``detector`` is called ``detector(image, long_side, floor)`` (a :class:`vision.models.detector.CardDetector`; one
     exported with a fixed input size runs once). Boxes down to confidence ``floor`` are kept; the index size of a
     pass is measured on its boxes of confidence ``sure`` or more. With ``agnostic`` one box per place (across
     codes, IoU :attr:`~vision.config.Pyramid.agnostic_iou`), else per code (:attr:`~vision.config.Pyramid.iou`).
@@ -149,8 +141,7 @@ def enlarged_pass(detector, image: np.ndarray, size: int, floor: float, last: De
         cut = (((b[:, 0] <= 1) & (x1 > 0)) | ((b[:, 1] <= 1) & (y1 > 0))
                | ((b[:, 2] >= x2 - x1 - 1) & (x2 < w)) | ((b[:, 3] >= y2 - y1 - 1) & (y2 < h)))
         found = found[~cut]
-        parts.append(Detections(found.xyxy + np.float32([x1, y1, x1, y1]), found.confidence, found.class_id,
-                                found.data))
+        parts.append(found.shifted(x1, y1))
     return Detections.concatenate(parts) if parts else Detections.empty()
 
 

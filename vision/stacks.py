@@ -3,9 +3,9 @@
 Corner indices alone cannot tell them apart: a squared book (seed 000 "Books"; seed 002 §3: a completed book
 is squared into one pile with a marker card on top) shows exactly one card face with both indices, and so does
 a single card lying loose. What differs is under the card: a stack of seven shows the edges of the cards below
-it (never squared perfectly) and its thickness. :class:`StackChecker` looks at the card and its surroundings,
-turned upright from the card's own two index centres (:func:`card_crop`), and gives the probability that a
-stack lies under it. :func:`check_stacks` uses it to turn ``squared_book`` piles it does not believe into
+it (never squared perfectly) and its thickness. :class:`vision.models.stack_checker.StackChecker` looks at the card and its
+surroundings, turned upright from the card's own two index centres (:func:`vision.crops.card_crop`), and gives the
+probability that a stack lies under it. :func:`check_stacks` uses it to turn ``squared_book`` piles it does not believe into
 ``loose`` cards, and adds a note wherever it is unsure, so a wrong call is one edit away for the user.
 
 The model (``models/stacks.onnx``) is trained by ``scripts/train_stacks.py`` on generated tables of the
@@ -14,104 +14,18 @@ training designs; its figures are in ``models/README.md``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .config import DEFAULT, VisionConfig
 from .detections import index_centres, index_sizes
-from .backends import TOLERANCE, Check
-from .detector import MODELS_DIR, OnnxModel, check_photo
-from .geometry import similar_size
-from .instances import CardInstance, diagonal_apart, segment_blocked
-from .piles import Pile, PileKind, marker_note
-from .reader import turned_patch
+from .geometry import diagonal_apart, segment_blocked, similar_size
+from .piles import marker_note
+from .types import Pile, PileKind
 
-DEFAULT_STACKS = MODELS_DIR / "stacks.onnx"
-STACK_INPUT = 96  #: crop side in pixels
-#: crop side / the card's height
-STACK_CONTEXT = 1.4
-#: angle of the line from the top-left to the bottom-right index centre in the card's own frame, radians
-#: (index centres at 9.4 % of the width and 13.2 % of the height from the corners, aspect 0.69)
-DIAGONAL_ANGLE = float(np.arctan2(1 - 2 * 0.132, 0.69 * (1 - 2 * 0.094)))
-
-
-def card_crop(image: np.ndarray, card: CardInstance, size: int = STACK_INPUT,
-              context: float = STACK_CONTEXT, turn: float = 0.0, *, config: VisionConfig = DEFAULT) -> np.ndarray:
-    """A (size, size, 3) patch of a (H, W, 3) image, centred on a whole card and turned so the card stands
-    upright (or upside down: the two are the same to a stack), side ``context`` x the card's height.
-
-    The card's frame comes from its two index centres (pixels): their midpoint is the card's centre, their
-    distance is ``config.pairing.diagonal_per_height`` of its height, and their direction is the card's
-    diagonal (:data:`DIAGONAL_ANGLE`). ``turn`` adds a rotation in radians (augmentation).
-
-    Raises:
-        ValueError: for a card that does not show both indices.
-    """
-    if not card.fully_visible:
-        raise ValueError(f"card {card.code} shows one index; its frame needs both")
-    return corners_crop(image, card.centers[0], card.centers[1], size, context, turn, config=config)
-
-
-def corners_crop(image: np.ndarray, a: np.ndarray, b: np.ndarray, size: int = STACK_INPUT,
-                 context: float = STACK_CONTEXT, turn: float = 0.0, *, config: VisionConfig = DEFAULT) -> np.ndarray:
-    """:func:`card_crop` of the card whose two corner-index centres are ``a`` and ``b`` ((2,) pixels each)."""
-    d = np.asarray(b, np.float64) - np.asarray(a, np.float64)
-    height = float(np.hypot(*d)) / config.pairing.diagonal_per_height
-    # the turn that takes the index diagonal to DIAGONAL_ANGLE
-    rot = DIAGONAL_ANGLE - float(np.arctan2(d[1], d[0])) + turn
-    return turned_patch(image, (np.asarray(a) + np.asarray(b)) / 2, height * context, size, rot)
-
-
-@dataclass
-class StackChecker(OnnxModel):
-    """Probability that a stack of cards lies under a whole card.
-
-    Args:
-        model: path to ``stacks.onnx`` (input ``(n, 3, 96, 96)`` BGR in [0, 1] from :func:`card_crop`;
-            output ``(n, 2)`` probabilities of [loose, stack]); ``threads`` and the errors raised on loading
-            (FileNotFoundError, ModelError): :class:`vision.detector.OnnxModel`.
-    """
-
-    model: str | Path = DEFAULT_STACKS
-    what: ClassVar[str] = "stack checker"
-    input_chw: ClassVar[tuple[int, int, int]] = (3, STACK_INPUT, STACK_INPUT)
-
-    @classmethod
-    def check(cls, path: Path) -> Check:
-        """The check photo's whole cards (:data:`vision.detector.CHECK_READING`), upright and upside down; the
-        same reading is the same verdict (stack or loose) on every card, its probability (which the notes print)
-        within :data:`vision.backends.TOLERANCE`."""
-        def feeds() -> dict[str, np.ndarray]:
-            image, reading = check_photo()
-            crops = np.stack([corners_crop(image, np.asarray(a), np.asarray(b), turn=t)
-                              for t in (0.0, np.pi) for a, b in reading["cards"]])
-            return {"crops": crops.transpose(0, 3, 1, 2).astype(np.float32) / 255.0}
-        return Check(feeds, lambda a, b: np.array_equal(a[0][:, 1] >= 0.5, b[0][:, 1] >= 0.5)
-                     and float(np.abs(a[0][:, 1] - b[0][:, 1]).max()) <= TOLERANCE)
-
-    def p_stack(self, image: np.ndarray, cards: list[CardInstance]) -> np.ndarray:
-        """(n,) probability of a stack under each card of a (H, W, 3) uint8 BGR image, averaged over the card
-        upright and upside down.
-
-        Raises:
-            ValueError: for a card that does not show both indices (see :func:`card_crop`).
-        """
-        for c in cards:
-            if not c.fully_visible:
-                raise ValueError(f"card {c.code} shows one index; its frame needs both")
-        return self.p_stack_between(image, [(c.centers[0], c.centers[1]) for c in cards])
-
-    def p_stack_between(self, image: np.ndarray, corners: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
-        """(n,) :meth:`p_stack` of the cards whose two corner-index centres ((2,) pixels each) are given."""
-        if not corners:
-            return np.zeros(0, np.float32)
-        crops = np.stack([corners_crop(image, a, b, turn=t) for t in (0.0, np.pi) for a, b in corners])
-        x = crops.transpose(0, 3, 1, 2).astype(np.float32) / 255.0
-        (p,) = self._session.run(None, {"crops": x})
-        return p[:, 1].reshape(2, len(corners)).mean(0).astype(np.float32)
+if TYPE_CHECKING:
+    from .models.stack_checker import StackChecker
 
 
 def _sure(p: float) -> str:
@@ -164,7 +78,7 @@ def check_one_corner_cards(piles: list[Pile], unread: np.ndarray, image: np.ndar
     whole-table photo (the other unsure, or under the detector's reading threshold), and the card was then read
     as a loose card seen by one corner, not scored. Here the detector's boxes that no read index covers
     (``unread``, (m, 4) xyxy pixels) give it a second chance: the unread box a card's diagonal away from the read
-    index (:func:`vision.instances.diagonal_apart`, from the card's height), of a size within
+    index (:func:`vision.geometry.diagonal_apart`, from the card's height), of a size within
     ``config.fans.size_ratio`` of the read index's and with no read index within
     ``config.stacks.one_corner_clearance`` index sizes of the segment between them, frames the card for the stack
     checker; at ``config.stacks.one_corner_min`` or more the card becomes a squared book's marker, with a note

@@ -14,79 +14,16 @@ command line, or are entered later by editing the layout JSON.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
-
 import numpy as np
 
-from .config import DEFAULT, VisionConfig
-from .detections import Detections, median_index_size
-from .instances import CardInstance, pair_corners
-from .piles import Pile, PileKind
-
-SPLITS = ("horizontal", "vertical")
+from .config import DEFAULT, SPLITS, VisionConfig
+from .detections import Detections
+from .instances import pair_corners
+from .types import CardInstance, Pile
 
 
 
 
-def small_index_note(xyxy: np.ndarray, config: VisionConfig = DEFAULT) -> str | None:
-    """A note for the user when the (n, 4) xyxy corner boxes of a photo are mostly under
-    :attr:`vision.config.Reading.readable_index` pixels, else ``None``."""
-    size, readable = median_index_size(xyxy), config.reading.readable_index
-    if size >= readable:
-        return None
-    return (f"the corner indices are small in this photo (median {size:.0f} px; {readable:.0f} px or more "
-            "reads well): many may be missed or misread, so photograph the table closer or one half at a time")
-
-
-@dataclass(frozen=True)
-class SideReading:
-    """What the pipeline read for one side.
-
-    Attributes:
-        team: team name (``"A"``, ``"B"``...).
-        detections: the corner-index detections used (pixels of the source photo).
-        cards: card instances built from them.
-        piles: the piles, each with its kind and notes.
-        source: where the detections came from (the photo's path), for messages.
-        hand: a photo of a player's hand or foot (``read_image(..., hand=True)``): every card in it is a card left.
-    """
-
-    team: str
-    detections: Detections
-    cards: list[CardInstance]
-    piles: list[Pile]
-    source: str = ""
-    hand: bool = False
-
-    @property
-    def notes(self) -> list[str]:
-        """Every doubt about this side's reading, one line each: the photo's (indices too small to read well,
-        :func:`small_index_note`) first, then each pile's."""
-        photo = small_index_note(self.detections.xyxy)
-        return ([photo] if photo else []) + [f"{p.kind.value.replace('_', ' ')} {' '.join(p.codes)}: "
-                                             f"{'; '.join(p.notes)}" for p in self.piles if p.notes]
-
-    def team_layout(self) -> dict[str, Any]:
-        """This side as a ``teams`` entry of the layout JSON (``docs/layout.md``)."""
-        team = empty_team()
-        for p in self.piles:
-            if p.kind is PileKind.MELD:
-                team["melds"].append(p.codes)
-            elif p.kind is PileKind.SQUARED_BOOK:
-                team["squared_books"].append({"top": p.codes[0]})
-            elif p.kind is PileKind.RED_THREES:
-                team["red_threes"].extend(p.codes)
-            elif p.kind is PileKind.LEFT:
-                team["left"].append(p.codes)
-            elif p.kind is PileKind.LOOSE:
-                team["loose"].extend(p.codes)
-        return team
-
-
-def empty_team() -> dict[str, Any]:
-    """A ``teams`` entry of the layout JSON with nothing in it (``docs/layout.md``)."""
-    return {"melds": [], "squared_books": [], "red_threes": [], "left": [], "loose": []}
 
 
 def split_sides(dets: Detections, width: int, height: int, split: str, *, cards: list[CardInstance] | None = None,
@@ -142,31 +79,3 @@ def _in_a(center, width: int, height: int, split: str) -> bool:
     return bool(y >= height / 2 if split == "horizontal" else x < width / 2)
 
 
-@dataclass
-class TableReading:
-    """The whole table: every side's reading plus round facts, convertible to a layout."""
-
-    sides: list[SideReading]
-    rules: str = "pagat"
-    round: int = 1
-    went_out: str | None = None
-    left: dict[str, list[list[str]]] = field(default_factory=dict)
-
-    def layout(self) -> dict[str, Any]:
-        """The layout JSON (a dict) for :func:`scorer.layout.TableLayout.from_dict`."""
-        teams: dict[str, Any] = {}
-        for side in self.sides:
-            t = side.team_layout()
-            if side.team in teams:  # a second photo of the same side (e.g. its hands): merge
-                for k, v in t.items():
-                    teams[side.team][k].extend(v)
-            else:
-                teams[side.team] = t
-        for team, packets in self.left.items():
-            teams.setdefault(team, empty_team())
-            teams[team]["left"].extend(packets)
-        return {"rules": self.rules, "round": self.round, "went_out": self.went_out, "teams": teams}
-
-    @property
-    def notes(self) -> list[str]:
-        return [f"team {s.team}: {n}" for s in self.sides for n in s.notes]

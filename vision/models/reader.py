@@ -16,51 +16,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
-import cv2
 import numpy as np
 
-from .classes import CLASS_ID, RANKS, SUIT_CODES
-from .detections import Detections
+from ..classes import CLASS_ID, RANKS, p_rank_colour, reading, softmax
+from ..crops import INPUT, VIEWS, crops_of
+from ..detections import Detections
 from .backends import TOLERANCE, Check
 from .detector import MODELS_DIR, ModelError, OnnxModel, check_photo
 
 DEFAULT_READER = MODELS_DIR / "reader.onnx"
-INPUT = 32  #: reader input size in pixels
-WINDOW = 1.25  #: crop side / the box's longer side
-#: each index is read from crops turned by these angles (radians) and the probabilities averaged
-VIEWS = (-0.15, 0.0, 0.15)
-
-
-def code_of(rank: int, suit: int) -> str | None:
-    """Card code of a (rank index, suit index) pair; ``None`` for "no index"."""
-    if RANKS[rank] == "none":
-        return None
-    if RANKS[rank] == "JK":
-        return "JK"
-    return RANKS[rank] + SUIT_CODES[suit]
-
-
-def turned_patch(image: np.ndarray, center, side: float, size: int, angle: float = 0.0) -> np.ndarray:
-    """A (size, size, 3) patch of a (H, W, 3) image: the square of ``side`` px (at least 2) centred on ``center``
-    (x, y px), turned by ``angle`` radians about it (positive turns the image content clockwise on screen, y
-    pointing down). Pixels outside the image are replicated from its border."""
-    cx, cy = (float(v) for v in center)
-    s = size / max(float(side), 2.0)
-    c, n = s * np.cos(angle), s * np.sin(angle)
-    M = np.array([[c, -n, size / 2 - (c * cx - n * cy)], [n, c, size / 2 - (n * cx + c * cy)]], np.float32)
-    interp = cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR
-    return cv2.warpAffine(image, M, (size, size), flags=interp, borderMode=cv2.BORDER_REPLICATE)
-
-
-def square_crop(image: np.ndarray, box, context: float, size: int, angle: float = 0.0) -> np.ndarray:
-    """A (size, size, 3) patch centred on ``box`` (x1, y1, x2, y2 px) with side ``context`` x its longer side,
-    turned by ``angle`` radians about the box centre.
-
-    Pixels outside the image are replicated from its border.
-    """
-    x1, y1, x2, y2 = (float(v) for v in box)
-    side = max(x2 - x1, y2 - y1, 2.0) * context
-    return turned_patch(image, ((x1 + x2) / 2, (y1 + y2) / 2), side, size, angle)
 
 
 @dataclass
@@ -70,7 +34,7 @@ class IndexReader(OnnxModel):
     Args:
         model: path to ``reader.onnx`` (input ``(n, 3, 32, 32)`` BGR in [0, 1]; outputs rank ``(n, 15)`` and
             suit ``(n, 4)`` probabilities); ``threads`` and the errors raised on loading (FileNotFoundError,
-            ModelError): :class:`vision.detector.OnnxModel`.
+            ModelError): :class:`vision.models.detector.OnnxModel`.
     """
 
     model: str | Path = DEFAULT_READER
@@ -85,11 +49,11 @@ class IndexReader(OnnxModel):
 
     @classmethod
     def check(cls, path: Path) -> Check:
-        """The check photo's indices (:data:`vision.detector.CHECK_READING`), each in every view, and the same boxes
+        """The check photo's indices (:data:`vision.models.detector.CHECK_READING`), each in every view, and the same boxes
         shifted by half their size each way (crops that show part of an index, read unsure: where a precision's
         rounding changes readings); the same reading is the same rank and suit of every box (the views' mean, as :meth:`probabilities` reads) with the
         probabilities the pipeline weighs (:func:`p_rank_colour`) within
-        :data:`vision.backends.TOLERANCE` (bf16 moves them by up to 0.03, and that changed a real photo's
+        :data:`vision.models.backends.TOLERANCE` (bf16 moves them by up to 0.03, and that changed a real photo's
         reading)."""
         def feeds() -> dict[str, np.ndarray]:
             image, reading = check_photo()
@@ -140,7 +104,7 @@ class IndexReader(OnnxModel):
         if not self.members:
             raise ModelError(f"the index reader {self.model} has no feature outputs (run scripts/reader_features.py)")
         if self.layers is not None:
-            from .deck_layers import features_of
+            from ..deck_layers import features_of
 
             return features_of(self.pre(x), self.layers)
         return self._session.run([f"features{k}" for k in range(self.members)], {"crops": x})
@@ -161,7 +125,7 @@ class IndexReader(OnnxModel):
         Raises:
             ModelError: a model without the ``conv_w<k>`` outputs.
         """
-        from .deck_layers import Layers
+        from ..deck_layers import Layers
 
         self._need("conv_w0")
         names = [f"{w}{k}" for k in range(self.members) for w in ("conv_w", "conv_b")]
@@ -237,45 +201,3 @@ class Heads:
         return rank.astype(np.float32), suit.astype(np.float32)
 
 
-def softmax(z: np.ndarray) -> np.ndarray:
-    """Softmax over the last axis."""
-    e = np.exp(z - z.max(-1, keepdims=True))
-    return e / e.sum(-1, keepdims=True)
-
-
-def crops_of(image: np.ndarray, boxes: np.ndarray, views: tuple[float, ...] = VIEWS,
-             window: float | None = None) -> np.ndarray:
-    """The reader's input for the indices in ``boxes`` ((n, 4) xyxy px) of a (H, W, 3) BGR image: ``(len(views) * n,
-    3, 32, 32)`` float32 in [0, 1], view-major (the crops of view 0 first), each a square of ``window`` (None:
-    :data:`WINDOW`) times the box's longer side, turned by that view's angle (radians)."""
-    crops = np.stack([square_crop(image, b, window or WINDOW, INPUT, a) for a in views for b in boxes])
-    return crops.transpose(0, 3, 1, 2).astype(np.float32) / 255.0
-
-
-def reading(rank_p: np.ndarray, suit_p: np.ndarray) -> tuple[list[str | None], np.ndarray]:
-    """Each box read alone from the reader's rank ``(n, 15)`` (:data:`RANKS`) and suit ``(n, 4)`` probabilities:
-    (its likeliest card code, ``None`` for "no index"; (n,) float32 :func:`p_rank_colour` of that reading)."""
-    r, s = rank_p.argmax(1), suit_p.argmax(1)
-    return _codes(r, s), p_rank_colour(rank_p, suit_p, r, s)
-
-
-def _codes(rank: np.ndarray, suit: np.ndarray) -> list[str | None]:
-    return [code_of(int(a), int(b)) for a, b in zip(rank, suit)]
-
-
-def p_rank_colour(rank_p: np.ndarray, suit_p: np.ndarray, rank: np.ndarray, suit: np.ndarray) -> np.ndarray:
-    """(n,) probability of each reading's rank and of its suit's colour (red or black), from rank ``(n, 15)``
-    and suit ``(n, 4)`` probabilities; ``rank`` and ``suit`` (n,) are the reading's indices into :data:`RANKS`
-    and ``SUIT_CODES``. A joker has no suit: its probability is its rank's.
-
-    The rules score a card by its rank; of its suit they need only the colour: a red three is a bonus and a
-    black one is not (seed 000 "Rules at a Glance"), and a squared book's marker is clean when red, dirty when
-    black (seed 000 "Melds: Clean, Dirty and Wild", seed 002 §3). In a tight fan the next card often hides an
-    index's suit pip and leaves the rank: the code's own probability (rank x suit) then dropped cards the rules
-    can count.
-    """
-    i = np.arange(len(rank))
-    red = np.array([c in "HD" for c in SUIT_CODES])
-    p_red = suit_p[:, red].sum(1)
-    colour = np.where(red[suit], p_red, 1.0 - p_red)
-    return (rank_p[i, rank] * np.where(rank < 13, colour, 1.0)).astype(np.float32)

@@ -29,7 +29,7 @@ import platform
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Protocol, Sequence
 
 import numpy as np
 
@@ -45,6 +45,19 @@ PRECISIONS = ("native", "f32")
 CACHE_FORM = 2
 #: OpenVINO must take at most this share of ONNX Runtime's time to be chosen (a margin over timing noise)
 FASTER = 0.9
+
+
+class Session(Protocol):
+    """A model opened for inference on a backend (:func:`open_model`), what each model wrapper runs: ONNX Runtime's
+    ``InferenceSession`` interface, which :class:`OpenVinoSession` gives too. ``get_inputs`` and ``get_outputs``
+    list the model's ports (each with ``name`` and ``shape``); ``run`` maps input names to arrays and returns the
+    outputs named (every output, in the model's order, for None)."""
+
+    def get_inputs(self) -> Sequence[Any]: ...
+
+    def get_outputs(self) -> Sequence[Any]: ...
+
+    def run(self, output_names: Sequence[str] | None, feeds: dict[str, np.ndarray]) -> list[np.ndarray]: ...
 
 
 @dataclass(frozen=True)
@@ -142,7 +155,7 @@ def openvino_available() -> bool:
     return True
 
 
-def open_model(path: Path, threads: int, backend: str | None = None, check: Check | None = None):
+def open_model(path: Path, threads: int, backend: str | None = None, check: Check | None = None) -> Session:
     """The model at ``path`` on a backend: ``backend`` (or ``$HANDFOOT_BACKEND``; default ``auto``).
 
     ``check`` is the model's :class:`Check`: with it :func:`calibrate` chooses the backend (``auto``) and

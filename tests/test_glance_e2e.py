@@ -135,7 +135,7 @@ def test_the_check_view_at_a_glance(server, browser, tmp_path):
     notes = d.find_element(By.CSS_SELECTOR, ".notes")
     d.execute_script("window.scrollTo(0, arguments[0].getBoundingClientRect().top + scrollY"
                      " - document.querySelector('header').offsetHeight)", notes)
-    d.execute_script("toast('a refused change, in words', true)")
+    d.execute_script("return import('/static/ui.js').then(m => m.toast('a refused change, in words', true))")
     gap = d.execute_script("return document.querySelector('.notes').getBoundingClientRect().top"
                            " - document.getElementById('toast').getBoundingClientRect().bottom")
     assert gap >= 0, gap

@@ -3,7 +3,9 @@
  * /v1/live/camera; the next frame goes when the server has taken the last (at most FPS a second). The screen is
  * kept awake (Wake Lock) while it sends. It goes on sending while the page shows other views of this phone, and
  * stops when the live view stops (the socket is closed 4410 or 4404) or another phone takes over (4409).
- * An ES module, loaded by app.js with import() when the live view needs it; it uses app.js's helpers h, api. */
+ * An ES module, loaded by app.js with import() when the live view needs it; it uses the page's api.js and ui.js. */
+import {api} from "/static/api.js";
+import {h} from "/static/ui.js";
 
 const FPS = 10;
 const QUALITY = 0.85;

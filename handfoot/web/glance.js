@@ -3,8 +3,10 @@
  * at least LABEL_PX CSS pixels tall wherever it fits beside its box without hiding another (the others show theirs
  * when tapped, or once zoomed in enough), each pile is outlined in its kind's colour, and each note is a numbered
  * pin on its pile. Tapping a box opens the card's picker, tapping a pin the note. An ES module, loaded by app.js
- * (import()); it builds its own elements with app.js's helpers (h, cardName, cardShort, cardsInText) and calls
- * back into the check view. */
+ * (import()); it builds its own elements with the page's helpers (ui.js, cards.js) and calls back into
+ * the check view. */
+import {h} from "/static/ui.js";
+import {cardName, cardShort, cardsInText} from "/static/cards.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 export const LABEL_PX = 13;  /* the labels' type, CSS px, at any zoom */

@@ -3,6 +3,7 @@
  * any width (the picture itself carries boxes and outlines, no codes). A label goes above its box, else below,
  * right or left, where it hides no other label; one with no room is left out (the check view names every card).
  * An ES module, loaded by app.js (import()). */
+import {h} from "/static/ui.js";
 import {cardLabel} from "/static/glance.js";
 
 export const LABEL_PX = 15;

@@ -1,0 +1,22 @@
+/* The API client: one request to /v1 (docs/api.md) with the sync headers (sync.js's hfSync: Idempotency-Key,
+ * If-Match), answering its JSON or throwing an ApiError with the server's one-line message. */
+
+export class ApiError extends Error {
+  constructor(status, body) {
+    super(body && body.error ? body.error : `the server answered ${status}`);
+    this.status = status; this.body = body || {};
+  }
+}
+/* A request to the API; `key` is the action's Idempotency-Key (hfSync.newKey), round writes carry If-Match. */
+export async function api(method, path, body, key) {
+  const opts = {method, headers: hfSync.headers(method, path, key)};
+  if (body !== undefined) { opts.headers["content-type"] = "application/json"; opts.body = JSON.stringify(body); }
+  let r;
+  try { r = await fetch(path, opts); }
+  catch (e) { throw new ApiError(0, {error: "the handfoot server cannot be reached: is it still running?"}); }
+  const text = await r.text();
+  let data = null;
+  try { data = text ? JSON.parse(text) : null; } catch (e) { data = {error: text.slice(0, 200)}; }
+  if (!r.ok) throw new ApiError(r.status, data);
+  return hfSync.note(data);
+}

@@ -1,0 +1,27 @@
+/* The card notation: codes (10H, JK, RJ) as the page writes them (10♥, Jkr), the ranks and suits, the pile kinds. */
+
+export const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "JK"];
+export const SUITS = [["S", "♠"], ["H", "♥"], ["D", "♦"], ["C", "♣"]];
+export const KINDS = [["meld", "meld or fanned book"], ["squared_book", "squared book"], ["red_threes", "red threes"],
+               ["left", "cards left in hand"], ["loose", "loose (not scored)"]];
+export const KIND_ORDER = ["meld", "squared_book", "red_threes", "left", "loose"];
+export function cardParts(code) {
+  if (code === "JK" || code === "RJ" || code === "BJ") return {rank: "JK", suit: code === "JK" ? "" : code[0]};
+  return {rank: code.slice(0, -1), suit: code.slice(-1)};
+}
+export function cardText(code) {
+  const p = cardParts(code);
+  if (p.rank === "JK") return code === "RJ" ? "red joker" : code === "BJ" ? "black joker" : "joker";
+  return p.rank + (SUITS.find(x => x[0] === p.suit) || ["", "?"])[1];
+}
+export function cardShort(code) { return cardParts(code).rank === "JK" ? "Jkr" : cardText(code); }
+/* the server's words with each card code in them (10H, JK) written as the page writes cards (10♥, Jkr) */
+export function cardsInText(text) { return String(text).replace(/\b(10|[2-9AJQK])([SHDC])\b|\bJK\b/g, (code) => cardShort(code)); }
+export function isRed(code) { const p = cardParts(code); return p.suit === "H" || p.suit === "D" || code === "RJ"; }
+export function cardName(code) {
+  const p = cardParts(code);
+  if (p.rank === "JK") return cardText(code);
+  const ranks = {A: "ace", J: "jack", Q: "queen", K: "king"};
+  const suits = {S: "spades", H: "hearts", D: "diamonds", C: "clubs"};
+  return `${ranks[p.rank] || p.rank} of ${suits[p.suit]}`;
+}

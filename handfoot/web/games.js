@@ -1,0 +1,218 @@
+/* The games: the list (#/), a new game (#/new) and a game with its rounds (#/game/ID). */
+import {api} from "/static/api.js";
+import {askConfirm, errorBox, fmt, h, problemText, setBusy, show, teamTotal, toast, total} from "/static/ui.js";
+
+/* -- games ------------------------------------------------------------------------------------------------- */
+export async function homeView() {
+  const games = await api("GET", "/v1/games");
+  const list = h("ul", {class: "games"});
+  for (const g of games) {
+    const totals = Object.entries(g.totals).map(([t, v]) => `${t} ${total(v)}`).join(" · ");
+    const state = g.winner ? `winner: ${g.winner}` : g.over ? "over" : `${g.rounds} round${g.rounds === 1 ? "" : "s"} played`;
+    list.append(h("li", {class: "panel"}, h("a", {href: `#/game/${g.id}`},
+      h("strong", {}, g.teams.join(" vs ")), h("br"), h("span", {class: "muted"}, `${g.rules} · ${state} · ${totals}`))));
+  }
+  show(
+    h("h1", {}, "Games"),
+    h("div", {class: "row"}, h("a", {class: "button primary", href: "#/new"}, "New game")),
+    games.length ? list : h("p", {class: "muted"}, "No games yet: start one, then score each round from a photo of the table."));
+}
+
+export async function newGameView() {
+  const rules = await api("GET", "/v1/rules");
+  const teams = h("div", {});
+  function addTeam(name) {
+    const k = teams.children.length + 1;
+    const box = h("div", {class: "panel team"},
+      h("label", {for: `team-${k}`}, `Team ${k} name`),
+      h("input", {type: "text", id: `team-${k}`, name: "team", value: name, maxlength: "40", required: true, autocomplete: "off"}),
+      h("label", {for: `players-${k}`}, "Players (optional)"),
+      h("input", {type: "text", id: `players-${k}`, name: "players", placeholder: "Ann, Bob", maxlength: "200", autocomplete: "off"}));
+    teams.append(box);
+  }
+  addTeam("Us"); addTeam("Them");
+  const select = h("select", {id: "rules", name: "rules", "aria-describedby": "rules-title"},
+    Object.values(rules).map(r => h("option", {value: r.name}, r.name)));
+  const title = h("p", {class: "muted", id: "rules-title"}, rules[select.value || "pagat"].title);
+  select.addEventListener("change", () => { title.textContent = rules[select.value].title; });
+  const house = h("div", {});
+  async function showHouse() {
+    const fields = await api("GET", `/v1/rules/${encodeURIComponent(select.value)}/fields`);
+    house.replaceChildren();
+    for (const f of fields.filter(f => f.type === "bool")) {
+      const id = `house-${f.field}`;
+      house.append(h("label", {class: "check", for: id},
+        h("input", {type: "checkbox", id, "data-field": f.field, "data-default": String(f.value), checked: f.value}),
+        h("span", {}, ruleLabel(f))));
+    }
+  }
+  select.addEventListener("change", showHouse);
+  await showHouse();
+  const error = h("div", {});
+  const create = h("button", {type: "submit", class: "primary"}, "Start the game");
+  let createKey = hfSync.newKey();  /* pressing Start again after a dropped answer makes one game, not two */
+  const form = h("form", {onsubmit: async (ev) => {
+    ev.preventDefault(); error.replaceChildren();
+    const names = [...teams.querySelectorAll("input[name=team]")].map(i => i.value.trim());
+    const players = [...teams.querySelectorAll("input[name=players]")].map(i => i.value.split(",").map(x => x.trim()).filter(Boolean));
+    const house_rules = {};
+    for (const c of house.querySelectorAll("input[type=checkbox]")) {
+      if (String(c.checked) !== c.dataset.default) house_rules[c.dataset.field] = c.checked;
+    }
+    const body = {rules: select.value, teams: names, names: {}, house_rules};
+    names.forEach((n, k) => { if (players[k].length) body.names[n] = players[k]; });
+    setBusy(create, true);
+    try {
+      const game = await api("POST", "/v1/games", body, createKey);
+      location.hash = `#/game/${game.id}`;
+    } catch (e) { if (e.status) createKey = hfSync.newKey(); error.replaceChildren(errorBox(e)); }
+    setBusy(create, false);
+  }},
+    teams,
+    h("div", {class: "row"},
+      h("button", {type: "button", onclick: () => addTeam(`Team ${teams.children.length + 1}`)}, "Add a team"),
+      h("button", {type: "button", onclick: () => { if (teams.children.length > 2) teams.lastChild.remove(); }}, "Remove the last team")),
+    h("label", {for: "rules"}, "Rules"), select, title,
+    h("details", {class: "panel"}, h("summary", {}, "House rules (optional)"), house), error, h("div", {class: "sticky-actions"}, create));
+  show(h("h1", {}, "New game"), form);
+}
+
+export function ruleLabel(f) {
+  /* a rule field's description as a switch label: its first sentence, without the sources in brackets */
+  const text = f.description.replace(/\s*\([^)]*\)/g, "").split(/\.\s/)[0].replace(/\.$/, "");
+  return text || f.field;
+}
+
+export function breakdownTable(score, teams) {
+  const table = h("table", {class: "breakdown"});
+  for (const team of teams || Object.keys(score.teams)) {
+    const ts = score.teams[team];
+    if (!ts) continue;
+    table.append(h("tr", {}, h("th", {colspan: "3"}, `${team}: ${teamTotal(ts)}`)));
+    for (const ln of ts.breakdown) {
+      if (!ln.count && !ln.points_min && !ln.points_max) continue;
+      const pts = ln.points !== null ? (ln.points > 0 ? "+" : "") + fmt(ln.points) : `${fmt(ln.points_min)} to ${fmt(ln.points_max)}`;
+      table.append(h("tr", {}, h("td", {}, ln.label), h("td", {class: "muted"}, ln.detail), h("td", {}, pts)));
+    }
+  }
+  return table;
+}
+
+export function onGame(gid, hash) { return location.hash === hash || (hash === `#/game/${gid}` && location.hash === `#/game/${gid}/`); }
+export async function gameView(gid, latest) {
+  const g = latest ? hfSync.note(latest) : await api("GET", `/v1/games/${gid}`);
+  const here = location.hash;
+  hfSync.follow(gid, () => { if (onGame(gid, here)) gameView(gid).catch(e => toast(e.message, true)); },
+                () => { if (onGame(gid, here)) { toast("This game was deleted on another phone", true); location.hash = "#/"; } });
+  const totals = h("div", {class: "totals", id: "totals"});
+  for (const t of g.teams) {
+    totals.append(h("div", {class: "total" + (g.leader === t ? " lead" : ""), "data-team": t},
+      h("div", {class: "name"}, t), h("div", {class: "points", "data-total": t}, total(g.totals[t])),
+      g.names[t] ? h("div", {class: "muted"}, g.names[t].join(", ")) : null));
+  }
+  const grid = h("table", {class: "grid", "aria-label": "rounds"},
+    h("thead", {}, h("tr", {}, h("th", {}, "Round"), h("th", {}, "Min"), g.teams.map(t => h("th", {}, t)))));
+  const body = h("tbody", {});
+  const running = Object.fromEntries(g.teams.map(t => [t, 0]));
+  for (const r of g.rounds) {
+    const cells = g.teams.map(t => {
+      const ts = r.score.teams[t];
+      const pts = ts ? ts.total_min : 0;
+      running[t] += pts;
+      return h("td", {}, ts ? teamTotal(ts) : "0", h("br"), h("small", {class: "muted"}, fmt(running[t])));
+    });
+    const details = h("tr", {class: "details", hidden: true},
+      h("td", {colspan: String(2 + g.teams.length)}, breakdownTable(r.score, g.teams),
+        r.score.problems.length ? h("p", {class: "problem"}, `${r.score.problems.length} rule problem(s): ` +
+          r.score.problems.map(problemText).join("; ")) : null,
+        h("div", {class: "row"},
+          r.photo_reading ? h("a", {class: "button", href: `#/game/${gid}/check/${r.photo_reading}/${r.n}`}, `Correct round ${r.n}`) : null,
+          r.photos.length ? h("a", {class: "button", href: r.photos[0], target: "_blank"}, "The photo") : null,
+          h("button", {type: "button", class: "danger", onclick: async (ev) => {
+            const last = r.n === g.rounds.length;
+            const ok = await askConfirm(`Undo round ${r.n}?`, [`Its score is taken off the totals.` +
+              (last ? "" : " The rounds after it move up one."), "This cannot be taken back."], `Undo round ${r.n}`);
+            if (!ok) return;
+            setBusy(ev.target, true);
+            try { await api("DELETE", `/v1/games/${gid}/rounds/${r.n}`); toast(`Round ${r.n} undone`); await gameView(gid); }
+            catch (e) {
+              if (e.status === 412 && e.body.game) {  /* another phone changed the game: show it as it is now */
+                toast("Not undone: the game changed on another phone. Here it is as it is now.", true);
+                await gameView(gid, e.body.game);
+              } else { toast(e.message, true); setBusy(ev.target, false); }
+            }
+          }}, `Undo round ${r.n}`))));
+    const row = h("tr", {class: "round", tabindex: "0", role: "button", "aria-expanded": "false",
+                         "aria-label": `round ${r.n}: show the breakdown`}, h("td", {}, String(r.n)), h("td", {}, fmt(r.minimum)), cells);
+    const toggle = () => { details.hidden = !details.hidden; row.setAttribute("aria-expanded", String(!details.hidden)); };
+    row.addEventListener("click", toggle);
+    row.addEventListener("keydown", (ev) => { if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); toggle(); } });
+    body.append(row, details);
+  }
+  grid.append(body);
+  const next = g.over
+    ? h("p", {class: "winner"}, g.winner ? `${g.winner} wins!` : "The game is over: a tie, or a squared book still to count.")
+    : h("p", {}, `Next: round ${g.next_round}, opening minimum ${fmt(g.next_minimum)}` + (g.leader ? ` · ${g.leader} leads` : ""));
+  show(
+    h("h1", {}, g.teams.join(" vs ")),
+    h("p", {class: "muted"}, `Rules: ${g.rules}` + (Object.keys(g.house_rules).length ? "; house rules: " +
+      Object.entries(g.house_rules).map(([k, v]) => `${k.replace(/_/g, " ")} ${typeof v === "boolean" ? (v ? "on" : "off") : JSON.stringify(v)}`).join(", ") : "")),
+    totals, next,
+    g.over ? null : h("div", {class: "row"}, h("a", {class: "button primary", href: `#/game/${gid}/round`, id: "score-round"},
+                                            `Score round ${g.next_round}`),
+                      h("a", {class: "button", href: `#/live/${gid}`, id: "watch-live"}, "Watch the table live")),
+    h("h2", {}, "Rounds"),
+    g.rounds.length ? h("div", {class: "table-wrap"}, grid) : h("p", {class: "muted"}, "No round yet."),
+    g.rounds.length ? h("p", {class: "muted"}, "Tap a round for its breakdown, to correct it or to undo it.") : null,
+    h("div", {class: "row"}, h("a", {class: "button", href: `/v1/games/${gid}/export.csv`, download: ""}, "Export CSV"),
+      h("a", {class: "button", href: "#/"}, "All games")),
+    g.teach || g.rounds.some(r => r.photo_reading) ? teachPanel(gid, g) : null);
+}
+
+/* A game's corrected photo rounds teach the card reader the family's deck (POST /v1/decks/{name}/learn), and go on
+   teaching it after every round saved (the game's `teach`, its last `lesson`; PUT /v1/games/{id}/deck). */
+export function teachPanel(gid, g) {
+  const name = h("input", {type: "text", id: "deck-name", maxlength: "40", autocomplete: "off",
+                           value: g.teach || g.deck || "our-deck"});
+  const status = h("div", {"aria-live": "polite", class: "status", id: "teach-status"},
+    g.lesson ? h("p", {id: "lesson"}, g.lesson.message) : null);
+  const keep = h("input", {type: "checkbox", id: "keep-teaching", checked: g.teach ? "" : null});
+  keep.addEventListener("change", async () => {
+    try {
+      const out = await api("PUT", `/v1/games/${gid}/deck`, {deck: g.deck || (keep.checked ? name.value.trim() : null),
+                                                           teach: keep.checked});
+      g.teach = out.teach;
+      toast(keep.checked ? `Each round saved now teaches deck ${out.teach}` : "Saved rounds no longer teach the deck");
+    } catch (e) { keep.checked = !keep.checked; status.replaceChildren(errorBox(e)); }
+  });
+  const go = h("button", {type: "button", id: "learn-deck"}, "Learn this deck");
+  go.addEventListener("click", async () => {
+    setBusy(go, true);
+    status.replaceChildren(h("p", {}, h("span", {class: "spinner", "aria-hidden": "true"}), " Learning your deck…"));
+    try {
+      let job = await api("POST", `/v1/decks/${encodeURIComponent(name.value.trim())}/learn`, {games: [gid]});
+      while (job.state === "learning") {
+        await new Promise(done => setTimeout(done, 1000));
+        job = await api("GET", `/v1/decks/jobs/${job.id}`);
+        status.replaceChildren(h("p", {}, h("span", {class: "spinner", "aria-hidden": "true"}),
+          ` Learning your deck… ${job.stage || ""}`));
+      }
+      if (job.state === "failed") throw new Error(job.error);
+      const c = job.deck.check;
+      await api("PUT", `/v1/games/${gid}/deck`, {deck: job.deck.name});  /* the game reads with it from now on */
+      status.replaceChildren(h("p", {}, `Deck ${job.deck.name} learned from ${job.deck.photos} photos` +
+        (job.deck.negative ? " (light print on dark cards: handfoot reads it as a negative)" : "") + ": on the check photos " +
+        `${Math.round(100 * c.stock)} % read right before, ${Math.round(100 * c.profile)} % with it. ` +
+        "This game's new photos are read with it."));
+      toast(`Deck ${job.deck.name} learned`);
+    } catch (e) { status.replaceChildren(errorBox(e)); }
+    setBusy(go, false);
+  });
+  return h("section", {class: "panel", id: "teach"}, h("h2", {}, "Teach handfoot your deck"),
+    h("p", {class: "muted"}, "The photo rounds of this game, as you corrected them, teach the card reader your deck " +
+      "(seconds to a minute). Every fourth photo checks it, and it is kept only if it reads those better: a dozen photos is a start."),
+    h("label", {for: "deck-name"}, "Deck name"), name, h("div", {class: "row"}, go),
+    h("label", {class: "check"}, keep, " Keep learning it from every round saved (a round saved as read teaches only " +
+      "the cards read surely)"), status);
+}
+

@@ -1,0 +1,164 @@
+/* The live view (#/live[/GAME]): a camera above the table, the phone's own or the computer's. */
+import {api} from "/static/api.js";
+import {route} from "/static/app.js";
+import {askConfirm, closeSheet, errorBox, fmt, h, openSheet, setBusy, sheet, show, toast, total, view} from "/static/ui.js";
+
+/* -- live: a camera above the table ------------------------------------------------------------------------ */
+export let liveToken = 0;  /* each live view's refresh loop runs while it is the newest */
+export async function liveView(gid) {
+  const token = ++liveToken;
+  const state = await api("GET", "/v1/live");
+  if (state.status === "off" || state.status === "stopped") return liveStartView(gid, state);
+  const here = location.hash;
+  const picture = h("img", {id: "live-picture", alt: "The table as the camera sees it, each card read marked"});
+  const status = h("p", {id: "live-status", class: "status", "aria-live": "polite"});
+  const totals = h("div", {class: "totals", id: "live-totals"});
+  const events = h("ol", {id: "live-events", class: "events", reversed: true});
+  const end = h("button", {type: "button", class: "primary", id: "end-round", onclick: endRound}, "End of round");
+  const again = h("button", {type: "button", id: "replay-live", hidden: true, onclick: async () => {
+    try { await api("POST", "/v1/live/replay"); route(); } catch (e) { toast(e.message, true); }
+  }}, "Play the video again");
+  const stop = h("button", {type: "button", id: "stop-live", onclick: async () => {
+    const ok = await askConfirm("Stop watching?", ["The camera stops; what it read is not kept unless you end the round first."], "Stop watching");
+    if (!ok) return;
+    try { await api("DELETE", "/v1/live"); } catch (e) { toast(e.message, true); }
+    route();
+  }}, "Stop watching");
+  const game = state.game ? await api("GET", `/v1/games/${state.game}`).catch(() => null) : null;
+  const teams = game ? game.teams : state.teams;
+  const phone = state.source === "browser" ? (await import("/static/camera.js")).cameraNote(state) : null;
+  const labels = (await import("/static/livepicture.js")).labelLayer(picture);  /* card codes over the picture */
+  show(h("h1", {}, game ? `Live: ${game.teams.join(" vs ")}, round ${game.next_round}` : "Live table"), phone,
+       !game && gid ? h("p", {class: "muted"}, "This table is watched without a game: End of round asks which game the round is for.") : null,
+       h("div", {class: "live-layout"},
+         h("div", {class: "live-picture"},
+           h("a", {href: "/v1/live/frame.jpg", target: "_blank", title: "Open the picture larger"}, labels.node), labels.legend,
+           status),
+         h("div", {}, totals,
+           h("div", {class: "row live-actions"}, end, again, stop,
+             game ? h("a", {class: "button", href: `#/game/${game.id}`}, "The game") : h("a", {class: "button", href: "#/"}, "All games")),
+           h("h2", {}, "What happened"), events,
+           h("p", {class: "muted"}, "Cards are read when the table has been still for a moment; nothing is read while a hand is over it. " +
+             "Tap the picture to open it larger. At the end of the round press End of round: you check the reading, correct any card in a tap, and save it to the game."))));
+  picture.src = `/v1/live/stream.mjpg?view=${token}.${Date.now()}`;  /* a new address: never the last stream's picture */
+  let shown = -1;
+  function render(st) {
+    status.replaceChildren(h("span", {class: `dot ${st.status}`, "aria-hidden": "true"}), ` ${st.message}`);
+    status.title = `${st.fps} pictures a second · ${st.reads} reading${st.reads === 1 ? "" : "s"}`;
+    totals.replaceChildren(...teams.map(t => st.teams.includes(t)
+      ? h("div", {class: "total", "data-team": t}, h("div", {class: "name"}, t),
+          h("div", {class: "points", "data-total": t}, t in st.totals ? fmt(st.totals[t]) : "0"))
+      : h("div", {class: "total off", "data-team": t}, h("div", {class: "name"}, t),
+          h("div", {class: "muted"}, "not in the camera's view"))));
+    if (st.events.length !== shown) {
+      shown = st.events.length;
+      events.replaceChildren(...st.events.slice().reverse().map(e => h("li", {class: `event ${e.kind}`},
+        h("span", {class: "muted"}, `${fmtTime(e.t)} `), e.event)));
+      if (!shown) events.replaceChildren(h("li", {class: "muted"}, "Nothing yet."));
+    }
+    labels.update(st.cards);
+    end.disabled = !Object.keys((st.layout || {}).teams || {}).length;
+    again.hidden = !(st.video && st.status === "ended");
+  }
+  render(state);
+  while (location.hash === here && token === liveToken) {
+    await new Promise(r => setTimeout(r, 700));
+    if (location.hash !== here || token !== liveToken) break;
+    try { render(await api("GET", "/v1/live")); }
+    catch (e) { status.replaceChildren(errorBox(e)); }
+  }
+  picture.removeAttribute("src");  // closes the picture's stream
+
+  async function endRound() {
+    const st = await api("GET", "/v1/live");
+    let target = st.game;
+    if (!target) {
+      const open = (await api("GET", "/v1/games")).filter(g => !g.over);
+      if (!open.length) { toast("Start a game first (All games, New game): the round goes to a game.", true); return; }
+      target = await pickGame(open, st.teams);
+      if (!target) return;
+    }
+    setBusy(end, true);
+    try {
+      const done = await api("POST", "/v1/live/end-round", {game: target});
+      location.hash = done.check.replace(/^\//, "");
+    } catch (e) { toast(e.message, true); setBusy(end, false); }
+  }
+}
+
+/* Which game a round watched without one goes to: a sheet with the open games. Resolves to its id, or null. */
+export function pickGame(open, seen) {
+  return new Promise(resolve => {
+    const choice = h("select", {id: "end-game"}, open.map(g => h("option", {value: g.id},
+      `${g.teams.join(" vs ")} (round ${g.rounds + 1})`)));
+    const done = (value) => { closeSheet(); resolve(value); };
+    const mapping = h("p", {id: "end-game-teams"});
+    const explain = () => {
+      const g = open.find(x => x.id === choice.value) || open[0];
+      mapping.textContent = seen.map((t, k) => `the camera's team ${t} is scored as ${g.teams[k] || t}`).join("; ") + ".";
+    };
+    choice.addEventListener("change", explain);
+    explain();
+    openSheet("Which game is this round for?", h("div", {},
+      h("label", {for: "end-game"}, "The game"), choice, mapping,
+      h("div", {class: "row"}, h("button", {type: "button", class: "primary", id: "end-game-ok", onclick: () => done(choice.value)}, "Check the round"),
+        h("button", {type: "button", onclick: () => done(null)}, "Cancel"))));
+  });
+}
+
+export function fmtTime(t) { const m = Math.floor(t / 60); return `${m}:${String(Math.floor(t % 60)).padStart(2, "0")}`; }
+
+export async function liveStartView(gid, state) {
+  const games = (await api("GET", "/v1/games")).filter(g => !g.over);
+  if (!games.length) {
+    show(h("h1", {}, "Watch the table"), h("p", {}, "The live view scores a round from a camera above the table. Start a game first."),
+         h("div", {class: "row"}, h("a", {class: "button primary", href: "#/new"}, "New game"), h("a", {class: "button", href: "#/"}, "All games")));
+    return;
+  }
+  const game = h("select", {id: "live-game", onchange: () => labelSplit()}, games.map(g => h("option", {value: g.id, selected: g.id === gid ? "" : null},
+    `${g.teams.join(" vs ")} (round ${g.rounds + 1})`)));
+  const camera = h("input", {type: "number", id: "live-camera", min: "0", max: "63", value: "0", inputmode: "numeric"});
+  const phone = await import("/static/camera.js");  /* this phone's camera (camera.js) or the computer's */
+  const source = h("select", {id: "live-source", onchange: () => { cameraBox.hidden = source.value !== "camera"; }},
+    h("option", {value: "browser"}, "This phone's camera (the back one)"), h("option", {value: "camera"}, "A camera plugged into the computer"));
+  source.value = phone.cameraPossible() ? "browser" : "camera";
+  const cameraBox = h("div", {hidden: source.value !== "camera"}, h("label", {for: "live-camera"}, "Camera (0 is the first)"), camera);
+  const split = h("select", {id: "live-split"}, h("option", {value: "horizontal"}), h("option", {value: "vertical"}), h("option", {value: ""}));
+  function labelSplit() {
+    const t = (games.find(g => g.id === game.value) || games[0]).teams;
+    const [a, b] = [t[0], t[1] || "the other team"];
+    split.options[0].textContent = `${a} at the bottom, ${b} at the top`;
+    split.options[1].textContent = `${a} on the left, ${b} on the right`;
+    split.options[2].textContent = `only the side of ${a}`;
+  }
+  labelSplit();
+  const decks = await api("GET", "/v1/decks").catch(() => []);
+  const deck = decks.length ? h("select", {id: "live-deck"}, h("option", {value: ""}, "the stock card reader"),
+    decks.map(d => h("option", {value: d.name}, `deck ${d.name}`))) : null;
+  const gameDeck = () => (games.find(g => g.id === game.value) || {}).deck || "";
+  if (deck) { deck.value = gameDeck(); game.addEventListener("change", () => { deck.value = gameDeck(); }); }
+  const status = h("div", {"aria-live": "polite", class: "status"});
+  const go = h("button", {type: "submit", class: "primary", id: "start-live"}, "Start watching");
+  show(h("h1", {}, "Watch the table"),
+    h("p", {class: "muted"}, "A phone (or a camera plugged into the computer running handfoot) looks down on the table through a round; " +
+      "the score keeps itself, and other phones follow it."),
+    state.status === "stopped" ? h("p", {}, "The last camera stopped.") : null,
+    h("form", {onsubmit: async (ev) => {
+      ev.preventDefault();
+      setBusy(go, true);
+      status.replaceChildren(h("span", {class: "spinner", "aria-hidden": "true"}), " Opening the camera…");
+      try {
+        if (deck && deck.value !== gameDeck()) await api("PUT", `/v1/games/${game.value}/deck`, {deck: deck.value || null});
+        if (source.value === "browser") await phone.startPhoneCamera({game: game.value, split: split.value, deck: deck && deck.value});
+        else await api("POST", "/v1/live", {game: game.value, camera: Number(camera.value || 0), split: split.value || null,
+                                            deck: deck && deck.value ? deck.value : null});
+        route();
+      } catch (e) { status.replaceChildren(errorBox(e)); setBusy(go, false); }
+    }},
+      h("label", {for: "live-game"}, "The game"), game,
+      h("label", {for: "live-source"}, "The camera"), source, phone.cameraProblem() ? h("p", {class: "muted"}, phone.cameraProblem()) : null, cameraBox,
+      h("label", {for: "live-split"}, "What the camera sees"), split,
+      deck ? h("label", {for: "live-deck"}, "Read with") : null, deck,
+      h("div", {class: "sticky-actions"}, status, go, h("a", {class: "button", href: "#/"}, "Cancel"))));
+}
+

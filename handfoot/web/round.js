@@ -1,0 +1,81 @@
+/* A round from photos (#/game/ID/round): the photos sent, read and scored. */
+import {api} from "/static/api.js";
+import {errorBox, fmt, h, setBusy, show} from "/static/ui.js";
+
+/* -- a round: photos in ------------------------------------------------------------------------------------ */
+export async function roundView(gid) {
+  const g = await api("GET", `/v1/games/${gid}`);
+  if (g.over) { location.hash = `#/game/${gid}`; return; }
+  const sections = g.teams.map((t, k) => h("fieldset", {class: "panel", "data-team": t},
+    h("legend", {}, h("strong", {}, t)),
+    h("label", {for: `table-${k}`}, "Photos of the table (one or more)"),
+    h("input", {type: "file", id: `table-${k}`, name: "table", accept: "image/*", capture: "environment", multiple: true}),
+    h("label", {for: `hands-${k}`}, "Photos of hands and feet still held (optional)"),
+    h("input", {type: "file", id: `hands-${k}`, name: "hands", accept: "image/*", capture: "environment", multiple: true}),
+    h("label", {for: `left-${k}`}, "Or type the cards still held (optional)"),
+    h("input", {type: "text", id: `left-${k}`, name: "left", placeholder: "KH 7C 4S", autocomplete: "off", maxlength: "400"})));
+  const wentOut = h("select", {id: "went-out"}, h("option", {value: ""}, "nobody"), g.teams.map(t => h("option", {value: t}, t)));
+  const decks = await api("GET", "/v1/decks").catch(() => []);
+  const chosen = g.deck || "";
+  const deck = decks.length ? h("select", {id: "deck"}, h("option", {value: ""}, "the stock card reader"),
+    decks.map(d => h("option", {value: d.name, selected: d.name === chosen ? "" : null}, `deck ${d.name}`))) : null;
+  const status = h("div", {"aria-live": "polite", class: "status"});
+  const go = h("button", {type: "submit", class: "primary", id: "read-cards"}, "Read the cards");
+  const form = h("form", {onsubmit: (ev) => { ev.preventDefault(); upload(); }},
+    h("p", {class: "muted"}, `Round ${g.next_round} · opening minimum ${fmt(g.next_minimum)}. Photograph each team's melds and books from above, close enough that the corner indices are clear.`),
+    sections, h("label", {for: "went-out"}, "Who went out?"), wentOut,
+    deck ? h("label", {for: "deck"}, "Read with") : null, deck,
+    h("div", {class: "sticky-actions"}, status, go, h("a", {class: "button", href: `#/game/${gid}`}, "Cancel")));
+  show(h("h1", {}, `Round ${g.next_round}`), form);
+  let key = hfSync.newKey();  /* one reading per press of "Read the cards"; the same key again after a dropped answer */
+
+  function upload() {
+    const data = new FormData();
+    const photoTeams = [], handTeams = [];
+    for (const sec of form.querySelectorAll("fieldset[data-team]")) {
+      const team = sec.dataset.team;
+      for (const f of sec.querySelector("input[name=table]").files) { data.append("photos", f, f.name); photoTeams.push(team); }
+      for (const f of sec.querySelector("input[name=hands]").files) { data.append("hands", f, f.name); handTeams.push(team); }
+      const typed = sec.querySelector("input[name=left]").value.trim();
+      if (typed) data.append("left", `${team}:${typed}`);
+    }
+    if (!photoTeams.length) { status.replaceChildren(errorBox(new Error("Add at least one photo of the table."))); return; }
+    data.append("teams", photoTeams.join(","));
+    if (handTeams.length) data.append("hand_teams", handTeams.join(","));
+    data.append("rules", g.rules);
+    if (Object.keys(g.house_rules).length) data.append("house_rules", JSON.stringify(g.house_rules));
+    data.append("round", String(g.next_round));
+    if (wentOut.value) data.append("went_out", wentOut.value);
+    if (deck && deck.value) data.append("deck", deck.value);
+    if (deck && deck.value !== (g.deck || "")) api("PUT", `/v1/games/${gid}/deck`, {deck: deck.value || null}).catch(() => {});
+    const bar = h("div", {}); const label = h("p", {}, "Sending the photos…");
+    status.replaceChildren(label, h("div", {class: "progress", role: "progressbar", "aria-label": "upload"}, bar));
+    setBusy(go, true);
+    const xhr = new XMLHttpRequest();
+    xhr.open("POST", "/v1/photos");
+    xhr.setRequestHeader("Idempotency-Key", key);
+    xhr.upload.onprogress = (ev) => { if (ev.lengthComputable) bar.style.width = `${Math.round(100 * ev.loaded / ev.total)}%`; };
+    xhr.upload.onload = () => {
+      bar.style.width = "100%";
+      label.replaceChildren(h("span", {class: "spinner", "aria-hidden": "true"}), " Reading the cards… (a few seconds a photo)");
+    };
+    xhr.onerror = () => { setBusy(go, false); status.replaceChildren(errorBox(new Error("The server cannot be reached."))); };
+    xhr.onload = () => {
+      setBusy(go, false);
+      key = hfSync.newKey();
+      let body = null;
+      try { body = JSON.parse(xhr.responseText); } catch (e) { body = {error: `the server answered ${xhr.status}`}; }
+      if (xhr.status === 201) {
+        sessionStorage.setItem(`handfoot.went_out.${body.id}`, wentOut.value);
+        location.hash = `#/game/${gid}/check/${body.id}`;
+      } else if (xhr.status === 503) {
+        const wait = xhr.getResponseHeader("Retry-After") || "a few";
+        status.replaceChildren(errorBox(new Error(`${body.error} (try again in ${wait} seconds)`)));
+      } else {
+        status.replaceChildren(errorBox(new Error(body.error || `the server answered ${xhr.status}`)));
+      }
+    };
+    xhr.send(data);
+  }
+}
+

@@ -1,0 +1,109 @@
+/* The page's building blocks: elements (h, s), numbers, the toast, error boxes, the view's content (show), the
+ * sheet (a dialog for pickers and confirmations) and the card picker. */
+import {RANKS, SUITS, cardParts, cardsInText} from "/static/cards.js";
+
+export const view = document.getElementById("view");
+/* -- small helpers ------------------------------------------------------------------------------------------ */
+export function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
+    else if (k === "class") el.className = v;
+    else if (k === "text") el.textContent = v;
+    else el.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children.flat()) {
+    if (c === null || c === undefined || c === false) continue;
+    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return el;
+}
+export const svgNS = "http://www.w3.org/2000/svg";
+export function s(tag, attrs) {
+  const el = document.createElementNS(svgNS, tag);
+  for (const [k, v] of Object.entries(attrs || {})) el.setAttribute(k, v);
+  return el;
+}
+export function fmt(n) { return n === null || n === undefined ? "?" : Number(n).toLocaleString("en-US"); }
+export function total(t) { return Array.isArray(t) ? `${fmt(t[0])} to ${fmt(t[1])}` : fmt(t); }
+export function teamTotal(ts) { return ts.exact ? fmt(ts.total) : `${fmt(ts.total_min)} to ${fmt(ts.total_max)}`; }
+
+export let toastTimer = null;
+export function toast(message, error) {
+  /* a row of the sticky header (style.css): the page moves down by its height, so it covers nothing */
+  const t = document.getElementById("toast");
+  const resize = (change) => {
+    const bar = t.parentElement, before = bar.offsetHeight;
+    change();
+    if (scrollY > 0) scrollBy(0, before - bar.offsetHeight);
+  };
+  resize(() => { t.textContent = message; t.className = error ? "error" : ""; t.hidden = false; });
+  clearTimeout(toastTimer); toastTimer = setTimeout(() => resize(() => { t.hidden = true; }), error ? 7000 : 3000);
+}
+export function errorBox(e) { return h("div", {class: "error-box", role: "alert"}, e.message || String(e)); }
+export function setBusy(button, busy) { if (button) button.disabled = busy; }
+export function show(...nodes) { view.replaceChildren(...nodes.flat().filter(n => n !== null && n !== undefined && n !== false)); }
+
+/* -- the sheet (a dialog for pickers and confirmations) -------------------------------------------------------- */
+export const sheet = document.getElementById("sheet");
+export function openSheet(title, body) {
+  document.getElementById("sheet-title").textContent = title;
+  const holder = document.getElementById("sheet-body");
+  holder.replaceChildren(body);
+  if (!sheet.open) sheet.showModal();
+  const first = holder.querySelector("button, input, select");
+  if (first) first.focus();
+}
+export function closeSheet() { if (sheet.open) sheet.close(); }
+export function askConfirm(title, text, okLabel) {
+  /* a question in the sheet (not the browser's pop-up); resolves true for okLabel, false otherwise */
+  return new Promise((resolve) => {
+    const done = (answer) => { sheet.removeEventListener("close", onClose); closeSheet(); resolve(answer); };
+    const onClose = () => done(false);
+    sheet.addEventListener("close", onClose);
+    openSheet(title, h("div", {}, [].concat(text).map(t => h("p", {}, t)),
+      h("div", {class: "row"}, h("button", {type: "button", class: "primary", id: "confirm-yes", onclick: () => done(true)}, okLabel),
+        h("button", {type: "button", onclick: () => done(false)}, "Cancel"))));
+  });
+}
+
+export function problemText(p) {
+  /* a rule problem with the team it concerns ("teams.A.melds[0]" -> "A: ...") */
+  const m = /^teams\.([^.\[]+)/.exec(p.where || "");
+  return cardsInText((m && !p.message.startsWith(`team ${m[1]}`) ? `${m[1]}: ` : "") + p.message);
+}
+
+export function cardPicker(initial, onPick, extra) {
+  /* rank and suit buttons (no keyboard needed); onPick(code) */
+  const start = initial ? cardParts(initial) : {rank: "", suit: ""};
+  let rank = start.rank, suit = start.suit;
+  const ranks = h("div", {class: "picker", role: "group", "aria-label": "rank"});
+  const suits = h("div", {class: "picker suits", role: "group", "aria-label": "suit"});
+  const ok = h("button", {type: "button", class: "primary", onclick: () => {
+    const code = rank === "JK" ? "JK" : rank + suit;
+    closeSheet(); onPick(code);
+  }}, "Save");
+  function refresh() {
+    for (const b of ranks.children) b.setAttribute("aria-pressed", String(b.dataset.rank === rank));
+    for (const b of suits.children) {
+      b.setAttribute("aria-pressed", String(b.dataset.suit === suit && rank !== "JK"));
+      b.disabled = rank === "JK";
+    }
+    ok.disabled = !(rank === "JK" || (rank && suit));
+  }
+  for (const r of RANKS) {
+    ranks.append(h("button", {type: "button", "data-rank": r, "aria-label": r === "JK" ? "joker" : `rank ${r}`,
+                              onclick: () => { rank = r; refresh(); }}, r === "JK" ? "Jkr" : r));
+  }
+  for (const [code, sym] of SUITS) {
+    suits.append(h("button", {type: "button", "data-suit": code, class: code === "H" || code === "D" ? "red" : "",
+                              "aria-label": {S: "spades", H: "hearts", D: "diamonds", C: "clubs"}[code],
+                              onclick: () => { suit = code; refresh(); }}, sym));
+  }
+  refresh();
+  return h("div", {}, h("p", {class: "muted"}, "Rank"), ranks, h("p", {class: "muted"}, "Suit"), suits,
+           h("div", {class: "row"}, ok, extra || null,
+             h("button", {type: "button", onclick: closeSheet}, "Cancel")));
+}
+

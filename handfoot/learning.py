@@ -88,10 +88,12 @@ class DeckLearning:
         """The job ``job_id``, or None when there is none (or it was forgotten)."""
         return self.table.get(job_id)
 
-    def start(self, name: str, examples: list, models: Any, cleanup: Callable[[], Any] | None = None) -> DeckJobOut:
+    def start(self, name: str, examples: list, models: Any, cleanup: Callable[[], Any] | None = None,
+              done: Callable[[Any], Any] | None = None) -> DeckJobOut:
         """Check ``examples`` (too few photos or indices: 422 before any work), take a place among the photo
         readings' (503 when none is free) and learn the profile ``name`` with ``models.reader`` in the background;
-        ``cleanup()`` runs when the job ends. Must be called on the event loop. Returns the job, updated in place
+        ``cleanup()`` runs when the job ends, ``done(profile)`` when it learned one. Must be called on the event
+        loop. Returns the job, updated in place
         as it runs."""
         from vision.decks import check_folds, learn
 
@@ -110,6 +112,8 @@ class DeckLearning:
         def work():
             profile = learn(examples, models.reader.with_heads(None), name, progress=progress)
             profile.save(self.decks)
+            if done:
+                done(profile)
             return profile
 
         async def run():

@@ -159,13 +159,19 @@ class Teacher:
             ledger.set_lesson(deck, Lesson(**base, state="failed", message=f"Deck {deck} could not be learned: "
                                            f"{exc}").model_dump())
             return
-        stock, read, kept = (float(profile.check.get(k, 0)) for k in ("stock", "profile", "indices"))
-        ledger.set_lesson(deck, Lesson(
-            **base, state="learned", stock=stock, profile=read,
-            message=f"Deck {deck} learned from {profile.photos} photos of {games} game{'s' if games != 1 else ''}: "
-                    f"it reads {stock:.0%} → {read:.0%} of your cards' indices on the {kept:.0f} "
-                    + ("kept aside to check it" if profile.check.get("method", "kept aside") == "kept aside" else
-                       "checked while each photo was left out in turn")).model_dump())
+        ledger.set_lesson(deck, learned(profile, len(examples), games).model_dump())
         for game_id in ledger.teaching(deck):
             if ledger.game(game_id).deck is None:
                 ledger.set_deck(game_id, deck)
+
+
+def learned(profile, photos: int, games: int) -> Lesson:
+    """The lesson of a deck profile just learned (``vision.decks.DeckProfile``) from ``photos`` example photos of
+    ``games`` games: its check's figures and the sentence the page shows."""
+    stock, read, kept = (float(profile.check.get(k, 0)) for k in ("stock", "profile", "indices"))
+    how = ("kept aside to check it" if profile.check.get("method", "kept aside") == "kept aside" else
+           "checked while each photo was left out in turn")
+    return Lesson(deck=profile.name, state="learned", photos=photos, games=games, stock=stock, profile=read,
+                  message=f"Deck {profile.name} learned from {profile.photos} photos of {games} "
+                          f"game{'s' if games != 1 else ''}: it reads {stock:.0%} → {read:.0%} of your cards' "
+                          f"indices on the {kept:.0f} {how}")

@@ -65,7 +65,8 @@ async def learn_deck(name: DeckName, body: DeckLearnIn, ledger: Ledger = Depends
     examples = [Example(Path(doc["image"]), np.array([d["box"] for d in doc["detections"]], np.float32),
                         tuple(d["card"] for d in doc["detections"])) for g in body.games
                 for doc in teaching.game_examples(ledger, g)]
-    return learning.start(name, examples, models)
+    return learning.start(name, examples, models, done=lambda profile: ledger.set_lesson(
+        name, teaching.learned(profile, len(examples), len(body.games)).model_dump()))
 
 
 @router.post("/decks/{name}/learn/upload", response_model=DeckJobOut, status_code=202,

@@ -9,9 +9,9 @@ export async function roundView(gid) {
   const sections = g.teams.map((t, k) => h("fieldset", {class: "panel", "data-team": t},
     h("legend", {}, h("strong", {}, t)),
     h("label", {for: `table-${k}`}, "Photos of the table (one or more)"),
-    h("input", {type: "file", id: `table-${k}`, name: "table", accept: "image/*", capture: "environment", multiple: true}),
+    h("input", {type: "file", id: `table-${k}`, name: "table", accept: "image/*", multiple: true}),
     h("label", {for: `hands-${k}`}, "Photos of hands and feet still held (optional)"),
-    h("input", {type: "file", id: `hands-${k}`, name: "hands", accept: "image/*", capture: "environment", multiple: true}),
+    h("input", {type: "file", id: `hands-${k}`, name: "hands", accept: "image/*", multiple: true}),
     h("label", {for: `left-${k}`}, "Or type the cards still held (optional)"),
     h("input", {type: "text", id: `left-${k}`, name: "left", placeholder: "KH 7C 4S", autocomplete: "off", maxlength: "400"})));
   const wentOut = h("select", {id: "went-out"}, h("option", {value: ""}, "nobody"), g.teams.map(t => h("option", {value: t}, t)));

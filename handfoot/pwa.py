@@ -13,13 +13,12 @@ from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, Response
 
 from .errors import NotFoundError
+from .routes.page import WEB
 
 router = APIRouter(include_in_schema=False)
 
 
 def _web(name: str, media_type: str, cache: str = "no-cache") -> FileResponse:
-    from .api import WEB
-
     return FileResponse(WEB / name, media_type=media_type, headers={"Cache-Control": cache})
 
 

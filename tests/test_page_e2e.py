@@ -283,6 +283,9 @@ def test_a_round_watched_live_then_checked_and_saved(watching, browser, tmp_path
     d.save_screenshot(str(shots / "page_live_1280.png"))
     viewport(d, 390, 844)
 
+    # the table was read: End of round can be pressed, and the hint saying why it could not is gone
+    assert d.find_element(By.ID, "end-round").is_enabled()
+    assert not d.find_element(By.ID, "end-round-hint").is_displayed()
     d.find_element(By.ID, "end-round").click()
     wait.until(lambda d: "/check/" in d.current_url)
     wait.until(lambda d: text_of(d, "[data-round-total='Us']") == "710")

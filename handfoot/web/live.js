@@ -15,6 +15,10 @@ export async function liveView(gid) {
   const totals = h("div", {class: "totals", id: "live-totals"});
   const events = h("ol", {id: "live-events", class: "events", reversed: true});
   const end = h("button", {type: "button", class: "primary", id: "end-round", onclick: endRound}, "End of round");
+  /* why End of round cannot be pressed yet: nothing was read, since the table has not been still */
+  const endHint = h("p", {id: "end-round-hint", class: "muted", hidden: true},
+    "End of round is ready once the table has been read: it is read when the picture has been still for a moment " +
+    "(no hand over the table, the camera held steady).");
   const again = h("button", {type: "button", id: "replay-live", hidden: true, onclick: async () => {
     try { await api("POST", "/v1/live/replay"); route(); } catch (e) { toast(e.message, true); }
   }}, "Play the video again");
@@ -37,6 +41,7 @@ export async function liveView(gid) {
          h("div", {}, totals,
            h("div", {class: "row live-actions"}, end, again, stop,
              game ? h("a", {class: "button", href: `#/game/${game.id}`}, "The game") : h("a", {class: "button", href: "#/"}, "All games")),
+           endHint,
            h("h2", {}, "What happened"), events,
            h("p", {class: "muted"}, "Cards are read when the table has been still for a moment; nothing is read while a hand is over it. " +
              "Tap the picture to open it larger. At the end of the round press End of round: you check the reading, correct any card in a tap, and save it to the game."))));
@@ -58,6 +63,7 @@ export async function liveView(gid) {
     }
     labels.update(st.cards);
     end.disabled = !Object.keys((st.layout || {}).teams || {}).length;
+    endHint.hidden = !end.disabled;
     again.hidden = !(st.video && st.status === "ended");
   }
   render(state);

@@ -142,12 +142,12 @@ class ImageOut(_Out):
     piles: list[PileOut]
 
 
-class LayoutScore(_Out):
-    """A layout scored: the layout (JSON of ``docs/layout.md``) and its score."""
+class _Reported(_Out):
+    """A scored result that may keep the scorer's ``RoundScore`` it was made from, for the command line's text
+    report."""
 
-    layout: dict[str, Any]
-    score: RoundScoreOut
-    _round: Any = PrivateAttr(default=None)  #: the scorer's RoundScore, for the command line's text report
+    _round: Any = PrivateAttr(default=None)  #: the scorer's RoundScore
+
     def with_round(self, round_score: Any):
         """This result keeping the scorer's ``RoundScore`` it was made from (for :meth:`text_report`); returns it."""
         self._round = round_score
@@ -161,7 +161,14 @@ class LayoutScore(_Out):
         return self._round.format_text()
 
 
-class PhotoScore(_Out):
+class LayoutScore(_Reported):
+    """A layout scored: the layout (JSON of ``docs/layout.md``) and its score."""
+
+    layout: dict[str, Any]
+    score: RoundScoreOut
+
+
+class PhotoScore(_Reported):
     """Photos read and scored: the JSON of ``handfoot score PHOTO --json``.
 
     Attributes:
@@ -179,20 +186,8 @@ class PhotoScore(_Out):
     notes: list[str]
     photo_notes: list[str] = Field(default_factory=list)
     score: RoundScoreOut
-    _round: Any = PrivateAttr(default=None)  #: the scorer's RoundScore, for the command line's text report
     _readings: Any = PrivateAttr(default=None)  #: the pipeline's PhotoReadings, for annotating the photos
 
-    def with_round(self, round_score: Any):
-        """This result keeping the scorer's ``RoundScore`` it was made from (for :meth:`text_report`); returns it."""
-        self._round = round_score
-        return self
-
-    def text_report(self) -> str:
-        """The round's score as the scorer's text report (``RoundScore.format_text``), for a result scored in this
-        process (else ValueError)."""
-        if self._round is None:
-            raise ValueError("this result was not scored in this process: it has no text report")
-        return self._round.format_text()
 
     def with_readings(self, readings: Any):
         """This result keeping the pipeline's ``PhotoReading`` of each image (for :meth:`reading`); returns it."""

@@ -21,6 +21,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import StreamingResponse
 
 from .errors import NotFoundError
+from .guard import replay
 from .ledger import Answer, Ledger
 
 router = APIRouter(prefix="/v1")
@@ -178,18 +179,6 @@ async def _read(receive) -> bytes | None:
             return b"".join(chunks)
 
 
-def _replay(body: bytes, receive):
-    sent = False
-
-    async def replay():
-        nonlocal sent
-        if sent:
-            return await receive()
-        sent = True
-        return {"type": "http.request", "body": body, "more_body": False}
-    return replay
-
-
 def _game_of(scope, body: bytes) -> str | None:
     """The game an answer kept for a key is about (its answers are forgotten when the game is deleted): the game
     in the address, or the one a ``POST /v1/games`` made."""
@@ -239,7 +228,7 @@ class Idempotency:
             if body is None:
                 return
             fingerprint = "sha256 " + hashlib.sha256(body).hexdigest()
-            receive = _replay(body, receive)
+            receive = replay(body, receive)
         request = f"POST {scope['path']}"
         key = f"{request} {key}"  # a key names one action on one address
         first = await run_in_threadpool(ledger.answer, key)

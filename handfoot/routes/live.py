@@ -166,7 +166,7 @@ async def live_camera(ws: WebSocket) -> None:
     side at most ``MAX_SIDE`` px), answered ``{"frames": n}`` once taken, so the page sends the next one then.
     Closed with 4404 when no session waits for a browser's camera, 4409 when another socket took over, 4410
     when the session stopped, 1003 for a text message, 1009 for a frame too large, 1007 for one not a JPEG.
-    The access token and the Origin are checked before (``handfoot.service.Guard``)."""
+    The access token and the Origin are checked before (``handfoot.guard.Guard``)."""
     from fastapi.concurrency import run_in_threadpool
     from starlette.websockets import WebSocketDisconnect
 

@@ -1,0 +1,318 @@
+"""The service's guard: the ASGI middleware before every route (the access token, the Host and Origin this server
+answers, JSON depth and upload sizes checked as the body streams in, the busy check before an upload's body is
+read), its one-line JSON and HTML answers, and fault logging at most once a minute per kind of fault."""
+
+from __future__ import annotations
+
+import hmac
+import json
+import logging
+import re
+from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qs
+
+from . import safety
+from .limits import json_depth
+
+if TYPE_CHECKING:
+    from .service import Settings
+
+log = logging.getLogger("handfoot.service")
+#: tracebacks of unexpected errors (the same logger as ``handfoot.service.trace``)
+trace = logging.getLogger("handfoot.trace")
+
+#: seconds between two log lines of one kind of fault (a flood of one fault is one line a minute)
+LOG_EVERY = 60.0
+_logged: dict[str, tuple[float, int]] = {}
+
+
+def log_once(kind: str, message: str, *args: Any) -> bool:
+    """Log ``message`` as an error at most once per :data:`LOG_EVERY` seconds for each ``kind`` of fault; the next
+    line says how many more there were meanwhile. Returns whether it was logged."""
+    import time
+
+    now = time.monotonic()
+    last, missed = _logged.get(kind, (-LOG_EVERY, 0))
+    if now - last < LOG_EVERY:
+        _logged[kind] = (last, missed + 1)
+        return False
+    _logged[kind] = (now, 0)
+    log.error(message + (f" (and {missed} more like it in the last minute)" if missed else ""), *args)
+    return True
+
+
+def error_body(message: str, **extra: Any) -> dict[str, Any]:
+    return {"error": message, **extra}
+
+
+async def _send_json(send, status: int, body: dict[str, Any], headers: list | None = None) -> None:
+    data = json.dumps(body).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]
+                + (headers or [])})
+    await send({"type": "http.response.body", "body": data})
+
+
+async def _send_html(send, status: int, page: str) -> None:
+    data = page.encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"text/html; charset=utf-8"), (b"content-length", str(len(data)).encode())]})
+    await send({"type": "http.response.body", "body": data})
+
+
+#: the uploads of photos, refused before their body is read when every photo-job place is taken
+UPLOADS = re.compile(r"^/v1/(photos|decks/[^/]+/learn/upload)$")
+
+
+class _BodyTooLarge(Exception):
+    pass
+
+
+class Guard:
+    """Pure ASGI middleware in front of every HTTP request: the access token (401 without it), then the body's
+    size (413 past the limit: ``files x file_bytes`` plus 1 MB for the photo upload, ``json_bytes`` for the
+    rest; a ``Content-Length`` over it is refused before any byte is read) and a JSON body's nesting depth
+    (413), checked before the body is parsed."""
+
+    COOKIE = "handfoot_token"
+
+    def __init__(self, app, settings: Settings) -> None:
+        self.app = app
+        self.settings = settings
+
+    def _authorised(self, scope) -> tuple[bool, bool]:
+        """(allowed, token came in the query string)."""
+        token = self.settings.token
+        if not token:
+            return True, False
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        offered = []
+        auth = headers.get("authorization", "")
+        if auth.lower().startswith("bearer "):
+            offered.append(auth[7:].strip())
+        query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+        in_query = query.get("token", [])
+        offered += in_query
+        for part in headers.get("cookie", "").split(";"):
+            name, _, value = part.strip().partition("=")
+            if name == self.COOKIE:
+                offered.append(value)
+        ok = any(hmac.compare_digest(o.encode(), token.encode()) for o in offered)
+        return ok, ok and any(hmac.compare_digest(o.encode(), token.encode()) for o in in_query)
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] == "websocket":
+            await self._websocket(scope, receive, send)
+            return
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def tracking(message):
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+        try:
+            await self._guarded(scope, receive, tracking)
+        except Exception as exc:  # never a traceback for the client, one line on the console (a minute per kind)
+            if log_once(f"internal {exc.__class__.__name__}", "internal error on %s %s: %s: %s", scope.get("method"),
+                        scope.get("path"), exc.__class__.__name__, exc):
+                trace.error("internal error on %s %s", scope.get("method"), scope.get("path"), exc_info=exc)
+            if not started:
+                await _send_json(send, 500, error_body("internal error (logged by the server)"))
+
+    #: what a browser fetches without its cookie to install the page as an app: public, and nothing else is
+    PUBLIC = ("/manifest.webmanifest", "/offline.html", "/static/icons/icon-192.png", "/static/icons/icon-512.png")
+
+    async def _guarded(self, scope, receive, send) -> None:
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        host = headers.get("host")
+        if not safety.host_allowed(host, self.settings.host, self.settings.hosts):
+            await _send_json(send, 403, error_body(f"this server does not answer to the name {(host or '')[:80]!r}: "
+                                                   "open it by its address (127.0.0.1, localhost, or the address "
+                                                   "handfoot serve printed; --allow-host NAME adds a name)"))
+            return
+        if not safety.origin_allowed(scope["method"], headers.get("origin"), headers.get("sec-fetch-site"), host):
+            await _send_json(send, 403, error_body("a page of another site cannot change anything here (Origin "
+                                                   f"{headers.get('origin', '')[:80]!r}): use the handfoot page"))
+            return
+        if scope["method"] == "GET" and scope.get("path") in self.PUBLIC:
+            await self.app(scope, receive, send)
+            return
+        ok, via_query = self._authorised(scope)
+        if not ok:
+            message = "an access token is needed: open the address handfoot serve printed, with its ?token=..."
+            accept = dict(scope.get("headers", [])).get(b"accept", b"")
+            if scope["method"] == "GET" and b"text/html" in accept:  # a person with a browser: a page, not JSON
+                await _send_html(send, 401, "<!doctype html><meta charset=utf-8><meta name=viewport content="
+                                 "'width=device-width'><link rel=icon href='data:,'><title>handfoot</title>"
+                                 "<h1>handfoot</h1><p>This handfoot server needs its access token. Open the full "
+                                 "address that <code>handfoot</code> printed when it started: it ends with "
+                                 "<code>?token=...</code>.</p>")
+            else:
+                await _send_json(send, 401, error_body(message), [(b"www-authenticate", b"Bearer")])
+            return
+        if via_query:  # the page opened from the printed address keeps the token in a cookie
+            send = self._with_cookie(send)
+        if scope["method"] not in ("POST", "PUT", "PATCH"):
+            await self.app(scope, receive, send)
+            return
+        state = getattr(scope.get("app"), "state", None)
+        if scope["method"] == "POST" and UPLOADS.match(scope["path"]) and state is not None and state.jobs.full():
+            jobs = state.jobs  # busy: refused before the body is read (nothing of it is written)
+            message = ("the server is stopping" if jobs.stopping.is_set() else
+                       f"busy reading other photos ({jobs.running} at a time)")
+            await _send_json(send, 503, error_body(f"{message}; try again in {jobs.retry_after} s"),
+                             [(b"retry-after", str(jobs.retry_after).encode()), (b"connection", b"close")])
+            return
+        limits = self.settings.limits
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        multipart = headers.get("content-type", "").startswith("multipart/")
+        limit = limits.files * limits.file_bytes + 1024 * 1024 if multipart else limits.json_bytes
+        length = headers.get("content-length")
+        if length is not None and length.isdigit() and int(length) > limit:
+            await _send_json(send, 413, error_body(f"request body too large: {int(length):,} bytes (at most "
+                                                   f"{limit:,})"))
+            return
+        if multipart:
+            await self._streamed(scope, receive, send, limit)
+        else:
+            await self._buffered(scope, receive, send, limit)
+
+    async def _websocket(self, scope, receive, send) -> None:
+        """A WebSocket (the live view's browser camera): refused (HTTP 403) without the access token, or when a
+        browser opened it from another site's page (its ``Origin`` is not this server's ``Host``)."""
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        origin = headers.get("origin")
+        same_site = origin is None or origin.partition("://")[2].rstrip("/").lower() == headers.get("host", "").lower()
+        named = safety.host_allowed(headers.get("host"), self.settings.host, self.settings.hosts)
+        if not (self._authorised(scope)[0] and same_site and named):
+            log.warning("WebSocket %s refused: %s", scope.get("path"),
+                        "another site's page" if not (same_site and named) else "no access token")
+            await send({"type": "websocket.close", "code": 1008})
+            return
+        await self.app(scope, receive, send)
+
+    def _with_cookie(self, send):
+        cookie = f"{self.COOKIE}={self.settings.token}; Path=/; HttpOnly; SameSite=Strict".encode()
+
+        async def wrapped(message):
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": list(message.get("headers", [])) + [(b"set-cookie", cookie)]}
+            await send(message)
+        return wrapped
+
+    async def _buffered(self, scope, receive, send, limit: int) -> None:
+        """Read the whole (JSON) body, check its size and depth, then hand it on."""
+        chunks, total = [], 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            chunk = message.get("body", b"")
+            total += len(chunk)
+            if total > limit:
+                await _send_json(send, 413, error_body(f"request body too large: over {limit:,} bytes"))
+                return
+            chunks.append(chunk)
+            if not message.get("more_body"):
+                break
+        body = b"".join(chunks)
+        depth = json_depth(body)
+        if depth > self.settings.limits.json_depth:
+            await _send_json(send, 413, error_body(f"JSON body nested too deep: {depth} levels (at most "
+                                                   f"{self.settings.limits.json_depth})"))
+            return
+        await self.app(scope, replay(body, receive), send)
+
+    async def _streamed(self, scope, receive, send, limit: int) -> None:
+        """Hand the body on as it comes, counting it; past ``limit`` answer 413 instead of the app, and past
+        ``file_bytes`` in one part of the form (one photo; :class:`PartSizes`) too: nothing past a limit is
+        read, so nothing past it is written."""
+        total = 0
+        exceeded = started = False
+        why = f"request body too large: over {limit:,} bytes"
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        file_bytes = self.settings.limits.file_bytes
+        parts = PartSizes.of(headers.get("content-type", ""), file_bytes + 64 * 1024)
+
+        async def counting():
+            nonlocal total, exceeded, why
+            message = await receive()
+            chunk = message.get("body", b"")
+            total += len(chunk)
+            if total > limit:
+                exceeded = True
+                raise _BodyTooLarge()
+            if parts is not None and not parts.feed(chunk):
+                exceeded = True
+                most = f"{file_bytes / 1e6:.0f} MB" if file_bytes >= 1e6 else f"{file_bytes:,} bytes"
+                why = f"a photo in the upload: file too large (over {most}; at most {most} a photo)"
+                raise _BodyTooLarge()
+            return message
+
+        async def guarded_send(message):
+            nonlocal started
+            if exceeded:
+                return
+            started = True
+            await send(message)
+
+        try:
+            await self.app(scope, counting, guarded_send)
+        except _BodyTooLarge:
+            pass
+        if exceeded and not started:
+            await _send_json(send, 413, error_body(why), [(b"connection", b"close")])
+
+
+class PartSizes:
+    """Counts the bytes of each part of a ``multipart/form-data`` body as it streams by (the parts lie between
+    ``CRLF--boundary`` lines, which may be cut between two chunks); :meth:`feed` is False once a part is longer than
+    ``most`` bytes."""
+
+    def __init__(self, boundary: bytes, most: int) -> None:
+        self.delimiter = b"\r\n--" + boundary
+        self.most = most
+        self.carry = b"\r\n"  # the first boundary line has no CRLF before it
+        self.since = 0
+
+    @classmethod
+    def of(cls, content_type: str, most: int) -> "PartSizes | None":
+        """For a ``Content-Type`` naming a boundary; None for another."""
+        for param in content_type.split(";")[1:]:
+            name, _, value = param.strip().partition("=")
+            if name.lower() == "boundary" and value.strip('"'):
+                return cls(value.strip('"').encode("latin-1"), most)
+        return None
+
+    def feed(self, chunk: bytes) -> bool:
+        data, step = self.carry + chunk, len(self.delimiter)
+        at = data.find(self.delimiter)
+        if at < 0:
+            self.since += len(chunk)
+        else:  # the part that ends here (its bytes kept in carry were counted already), then each whole one
+            if self.since + at - len(self.carry) > self.most:
+                return False
+            while (after := data.find(self.delimiter, at + step)) >= 0:
+                if after - at - step > self.most:
+                    return False
+                at = after
+            self.since = len(data) - at - step
+        self.carry = data[-(step - 1):]
+        return self.since <= self.most + step  # (a delimiter may be arriving: its bytes are not the part's)
+
+
+def replay(body: bytes, receive):
+    """An ASGI ``receive`` that gives ``body`` (already read whole) as the request's one message, then what
+    ``receive`` gives (a disconnect)."""
+    sent = False
+
+    async def again():
+        nonlocal sent
+        if sent:
+            return await receive()
+        sent = True
+        return {"type": "http.request", "body": body, "more_body": False}
+    return again

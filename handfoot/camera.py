@@ -41,7 +41,7 @@ def check_frame(data: bytes) -> tuple[int, int]:
         TooLargeError: over :data:`MAX_FRAME_BYTES` bytes or :data:`MAX_SIDE` pixels a side.
         FrameError: not a JPEG, or one whose header gives no size.
     """
-    from vision.imagesize import image_size
+    from vision.images import image_size
 
     if len(data) > MAX_FRAME_BYTES:
         raise TooLargeError(f"camera frame too large: {len(data):,} bytes (at most {MAX_FRAME_BYTES:,})")

@@ -24,7 +24,7 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 from scorer import HandFootError
-from vision.detections import boxes_overlap, join_overlapping
+from vision.types import boxes_overlap, join_overlapping
 
 #: frames are compared at this width (pixels)
 SMALL = 160
@@ -79,7 +79,7 @@ def frames(source: str | int) -> Iterator[tuple[float, np.ndarray]]:
     if isinstance(source, str) and not Path(source).is_file():
         raise HandFootError(f"{source}: no such video file")
     if isinstance(source, str):
-        from vision.imagesize import image_format
+        from vision.images import image_format
 
         with open(source, "rb") as f:
             if image_format(f.read(64)):
@@ -291,7 +291,7 @@ def layout_events(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
 class Seen:
     """One reading of a frame: its ``layout`` (``docs/layout.md``), the camera pipeline's
     ``vision.pipeline.PhotoReading`` (boxes and piles in the frame's pixels, for drawing and for the end-of-round
-    check view) and its stage-1 boxes (``vision.detections.Detections``, to read only a changed region of a later
+    check view) and its stage-1 boxes (``vision.types.Detections``, to read only a changed region of a later
     frame); None when the reading came from elsewhere."""
 
     layout: dict[str, Any]

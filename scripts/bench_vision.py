@@ -61,7 +61,7 @@ def read_once(image: np.ndarray, detector, reader, stacks) -> dict[str, float]:
 
 def models(backend: str):
     from vision.pipeline import load_models
-    from vision.models.stack_checker import DEFAULT_STACKS, StackChecker
+    from vision.models.classifiers import DEFAULT_STACKS, StackChecker
 
     import os
 

@@ -55,8 +55,8 @@ from scorer.presets import get_rules  # noqa: E402
 from scorer.scoring import score_round  # noqa: E402
 from datasets.examples import load_examples  # noqa: E402
 from datasets.scenes import true_detections  # noqa: E402
-from vision.detections import Detections, box_iou  # noqa: E402
-from vision.fan_strips import COVERED_NOTE, STRIP_NOTE  # noqa: E402
+from vision.types import Detections, box_iou  # noqa: E402
+from vision.photo_checks import COVERED_NOTE, STRIP_NOTE  # noqa: E402
 from vision.types import PileKind  # noqa: E402
 
 

@@ -1,11 +1,10 @@
-"""Stage 1b: every box read with the fans' help (``vision.completion``, ``vision.fan_ranks``). Pure NumPy."""
+"""Stage 1b: every box read with the fans' help (``vision.completion``, ``vision.completion``). Pure NumPy."""
 
 import numpy as np
 
 from vision.classes import RANKS, class_id
-from vision.completion import complete_fans, read_with_fans
-from vision.detections import Detections
-from vision.fan_ranks import settle_fan_ranks
+from vision.completion import complete_fans, read_with_fans, settle_fan_ranks
+from vision.types import Detections
 
 S = 20.0  # index size in pixels
 
@@ -85,7 +84,7 @@ def test_a_tight_fan_is_completed_too():
     out, n = complete_fans(kept, unsure([(100.0, 100 + 3 * step)]), *probs(["7"], p=0.25))
     assert n == 1 and sorted(out.codes) == ["7C", "7D", "7H", "7S"]
 
-# --- stage 1b, first steps: ranks settled by their fan, sure jokers beside a card (vision.fan_ranks, read_with_fans)
+# --- stage 1b, first steps: ranks settled by their fan, sure jokers beside a card (vision.completion, read_with_fans)
 
 
 

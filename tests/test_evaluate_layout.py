@@ -16,7 +16,7 @@ from datasets.scenes import Pile, make_scene, true_detections  # noqa: E402
 from evaluate_layout import evaluate_scene  # noqa: E402
 from sides import read_side  # noqa: E402
 from vision.classes import class_id  # noqa: E402
-from vision.detections import Detections  # noqa: E402
+from vision.types import Detections  # noqa: E402
 
 
 def _doc(deck):
@@ -89,7 +89,7 @@ def test_cached_boxes_and_readings_give_what_the_detector_gives(anglo_deck, tmp_
     from evaluate_layout import cached_found
     from vision.config import DEFAULT
     from vision.pipeline import detect, load_models, read_indices
-    from vision.models.reader import DEFAULT_READER
+    from vision.models.classifiers import DEFAULT_READER
 
     if not DEFAULT_READER.is_file():
         pytest.skip("no shipped reader")

@@ -1,16 +1,15 @@
-"""A fan's count. Stage 3a's first steps (``vision.fan_strays``): a card beside a fan, off its step, is not counted
+"""A fan's count. Stage 3a's first steps (``vision.fans``): a card beside a fan, off its step, is not counted
 in it; a fan's top card whose far corner stage 2 left unpaired becomes one card seen whole (hand-made detections).
-The second count from the fan's edges (``vision.fan_strips``, on a drawn fan)."""
+The second count from the fan's edges (``vision.photo_checks``, on a drawn fan)."""
 
 import numpy as np
 
 from vision.classes import class_id
 from vision.config import DEFAULT
-from vision.detections import Detections
-from vision.fan_strays import pair_far_corners
+from vision.types import CardInstance, Detections, Pile, PileKind
+from vision.fans import pair_far_corners
 from vision.instances import pair_corners
 from vision.piles import group_piles
-from vision.types import CardInstance, Pile, PileKind
 from sides import read_side  # noqa: E402
 
 S = 20.0  # index size in pixels
@@ -98,7 +97,7 @@ def drawn_fan(n_cards, hidden_first, step=24, size=20.0):
 
 def test_a_fans_edges_show_a_card_whose_index_is_covered():
     from vision.config import DEFAULT
-    from vision.fan_strips import check_strips, strip_count
+    from vision.photo_checks import check_strips, strip_count
     import cv2
 
     config = DEFAULT.replace(**{"fan_gaps.strip_notes": True})
@@ -120,7 +119,7 @@ def test_a_fans_edges_show_a_card_whose_index_is_covered():
 
 def test_a_fans_top_card_seen_by_two_unread_corners_is_counted():
     from vision.classes import RANKS
-    from vision.fan_tops import read_top_cards
+    from vision.fans import read_top_cards
 
     # a fan of five sevens, none seen whole: its top card's two corners were boxed but not read
     height = 4.2 * S / 0.925
@@ -153,7 +152,7 @@ def test_a_fans_top_card_seen_by_two_unread_corners_is_counted():
 
 def test_a_fan_whose_bottom_end_lies_under_something_is_noted():
     from vision.config import DEFAULT
-    from vision.fan_strips import COVERED_NOTE, check_strips
+    from vision.photo_checks import COVERED_NOTE, check_strips
     import cv2
 
     config = DEFAULT.replace(**{"fan_gaps.strip_notes": True})
@@ -176,7 +175,7 @@ def test_a_fan_whose_bottom_end_lies_under_something_is_noted():
 
 def test_a_top_jokers_mark_off_the_fans_line_is_taken_when_the_reader_is_sure_of_it():
     from vision.classes import RANKS
-    from vision.fan_tops import read_top_cards
+    from vision.fans import read_top_cards
 
     height = 4.2 * S / 0.925
     fan_cards = tuple(one(c, 100 + 24 * k, 100, k, height=height) for k, c in enumerate(["QH", "QS", "QD", "QC"]))

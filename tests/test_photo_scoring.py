@@ -9,7 +9,7 @@ import pytest
 cv2 = pytest.importorskip("cv2")
 pytest.importorskip("onnxruntime")
 
-from vision.detections import Detections  # noqa: E402
+from vision.types import Detections  # noqa: E402
 from sides import read_side  # noqa: E402
 
 

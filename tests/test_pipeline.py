@@ -8,11 +8,10 @@ import numpy as np
 import pytest
 
 from vision.classes import class_id
-from vision.detections import Detections
+from vision.types import Detections, PileKind, TableReading
 from vision.instances import agree_suits, pair_corners
 from vision.piles import group_piles
 from vision.table import split_sides
-from vision.types import PileKind, TableReading
 from sides import read_side  # noqa: E402
 
 S = 20.0  # index size in pixels (a 20 x 20 box)

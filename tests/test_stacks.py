@@ -7,10 +7,10 @@ import pytest
 
 cv2 = pytest.importorskip("cv2")
 
-from vision.crops import STACK_CONTEXT, STACK_INPUT, card_crop  # noqa: E402
+from vision.models.classifiers import STACK_CONTEXT, STACK_INPUT, card_crop  # noqa: E402
 from vision.piles import marker_note  # noqa: E402
-from vision.models.stack_checker import DEFAULT_STACKS  # noqa: E402
-from vision.stacks import check_one_corner_cards, check_stacks  # noqa: E402
+from vision.models.classifiers import DEFAULT_STACKS  # noqa: E402
+from vision.photo_checks import check_one_corner_cards, check_stacks  # noqa: E402
 from vision.types import CardInstance, Pile, PileKind  # noqa: E402
 
 
@@ -148,7 +148,7 @@ def test_check_stacks_without_singles_asks_nothing():
 @pytest.mark.skipif(not Path(DEFAULT_STACKS).is_file(), reason="no shipped stack checker")
 def test_shipped_checker_gives_each_card_its_own_probability():
     pytest.importorskip("onnxruntime")
-    from vision.models.stack_checker import StackChecker
+    from vision.models.classifiers import StackChecker
 
     img, card = _card_on_table(20)
     img2, other = _card_on_table(-50, height=150, center=(300.0, 250.0))
@@ -163,7 +163,7 @@ def test_shipped_checker_gives_each_card_its_own_probability():
 @pytest.mark.skipif(not Path(DEFAULT_STACKS).is_file(), reason="no shipped stack checker")
 def test_p_stack_reads_each_card_upright_and_upside_down(monkeypatch):
     pytest.importorskip("onnxruntime")
-    import vision.models.stack_checker as stacks
+    import vision.models.classifiers as stacks
 
     turns = []
     real = stacks.corners_crop
@@ -181,8 +181,8 @@ def test_p_stack_reads_each_card_upright_and_upside_down(monkeypatch):
 def test_a_model_of_another_input_is_refused(tmp_path):
     pytest.importorskip("onnxruntime")
     from vision.models.detector import ModelError
-    from vision.models.reader import DEFAULT_READER
-    from vision.models.stack_checker import StackChecker
+    from vision.models.classifiers import DEFAULT_READER
+    from vision.models.classifiers import StackChecker
 
     if not Path(DEFAULT_READER).is_file():
         pytest.skip("no shipped reader model")
@@ -197,8 +197,8 @@ def test_shipped_checker_tells_a_squared_book_from_a_loose_card_on_rendered_tabl
     pytest.importorskip("onnxruntime")
     from datasets.scenes import Pile as ScenePile
     from datasets.scenes import make_scene
-    from vision.detections import Detections
-    from vision.models.stack_checker import StackChecker
+    from vision.types import Detections
+    from vision.models.classifiers import StackChecker
     from sides import read_side
 
     checker = StackChecker()

@@ -9,7 +9,7 @@ cv2 = pytest.importorskip("cv2")
 pytest.importorskip("onnxruntime")
 
 from vision.classes import CLASS_NAMES, class_id  # noqa: E402
-from vision.detections import Detections, box_iou  # noqa: E402
+from vision.types import Detections, box_iou  # noqa: E402
 from vision.models.detector import DEFAULT_MODEL, CardDetector, ModelError, letterbox  # noqa: E402
 from vision.images import IMAGE_SUFFIXES, MAX_PIXELS, ImageError, decode_image, image_paths, load_image  # noqa: E402
 

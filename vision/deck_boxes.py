@@ -27,7 +27,7 @@ def with_found_boxes(examples: list, detector, reader, negative: bool = False,
     left out. ``only``: each example's found boxes alone, those on a known index (what a profile's check reads, as
     the reader will see them). ``progress(done, total)`` is told after each photo."""
     from .decks import Example
-    from .detections import box_iou
+    from .types import box_iou
     from .images import load_photo
     from .models.detector import NegativeDetector
     from .pipeline import detect

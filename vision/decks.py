@@ -8,7 +8,7 @@ prints (one JSON object a line)::
 boxes in the pixels of the photo as handfoot reads it (``vision.images.load_photo``: a photo over 2560 px is
 shrunk to that; ``detect --json`` prints its ``width`` and ``height``); other keys are ignored; a relative ``image``
 path is relative to the JSON file.
-:func:`learn` fits the reader's linear heads (:class:`vision.models.reader.Heads`) on the features of the examples'
+:func:`learn` fits the reader's linear heads (:class:`vision.models.classifiers.Heads`) on the features of the examples'
 index crops, seen turned and shifted (:data:`AUGMENT`), starting from the model's own heads and held near them
 (:data:`ANCHOR`), so ranks the examples do not show are not forgotten. The features come from the shipped
 reader and stay fixed: learning is a few hundred steps of gradient descent on a (n, 448) matrix, seconds on a CPU,
@@ -45,12 +45,9 @@ from scorer.errors import HandFootError
 
 from .classes import RANKS, SUIT_CODES
 from .deck_boxes import with_found_boxes
-from .deck_layers import Layers
-from .deck_layers import fit as fit_conv
-from .deck_layers import fit_affine
+from .deck_layers import fit as fit_conv, fit_affine
 from .deck_samples import Samples, accuracy, fit_heads, joined, rank_accuracy, samples_of
-from .crops import VIEWS
-from .models.reader import Heads, IndexReader
+from .models.classifiers import VIEWS, Heads, IndexReader, Layers
 
 #: each example index is seen this many times more, each crop shifted by up to 8 % of its box, scaled by 0.9-1.12
 #: and turned by up to 0.12 rad beyond the reader's own views (:data:`AUGMENT_LAYERS` when the last convolution is
@@ -354,7 +351,7 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
 
     ``detector`` (the stock one; None: the example boxes): the check reads the boxes it finds in the check photos
     on a known index (``vision.deck_boxes``), as the profile will read them. ``window``: read this deck's indices
-    from crops of that many times each box's longer side (None: the reader's ``vision.crops.WINDOW``; ``"auto"``:
+    from crops of that many times each box's longer side (None: the reader's ``vision.models.classifiers.WINDOW``; ``"auto"``:
     that or one of :data:`WINDOWS`, whichever reads the check best: with ``detector``, the check photos' card sets
     read whole at the reading floor, F1 against their codes).
 

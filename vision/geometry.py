@@ -16,7 +16,7 @@ indices: *on a segment* (a point within a clearance of the inner part of the seg
 is read along its main direction (:func:`fan_order`), each card placed by its index beside its neighbours
 (:func:`anchor_points`, :func:`nearest_indices`, :func:`fan_steps`), and a card may continue it (:func:`continues_fan`).
 
-Points are (2,) or (n, 2) arrays of pixels; sizes are index sizes in pixels (``vision.detections.index_sizes``);
+Points are (2,) or (n, 2) arrays of pixels; sizes are index sizes in pixels (``vision.types.index_sizes``);
 the thresholds come from :class:`vision.config.FanGeometry` and the stages' own sections.
 """
 
@@ -160,7 +160,7 @@ def continues_fan(members: list[CardInstance], other: CardInstance, steps: tuple
     Cards of a fanned hand holding a pair or three of a kind (plus wilds) look like a meld; the hand's other cards
     continue its line at the same step, while a meld laid beside a hand does not. A two seen whole continues a fan
     as its last card, while the marker of a squared book beside it does not (``Piles.line_step``,
-    ``Piles.line_angle``). ``vision.fan_gaps`` asks it with longer steps (a fan split by an unread card) and with
+    ``Piles.line_angle``). ``vision.fans`` asks it with longer steps (a fan split by an unread card) and with
     ``end_step`` (a fan's next card split off)."""
     pts = anchor_points(fan_order(members))
     median = float(np.median(np.linalg.norm(np.diff(pts, axis=0), axis=1)))

@@ -251,7 +251,7 @@ def group_piles(cards: list[CardInstance], *, config: VisionConfig = DEFAULT) ->
 
 
 def marker_note(code: str) -> str:
-    """The note on a single card seen whole and read as a squared book's marker (``vision.stacks.check_stacks``
+    """The note on a single card seen whole and read as a squared book's marker (``vision.photo_checks.check_stacks``
     replaces it with what it saw under the card)."""
     return (f"single card {code} read as the marker of a squared book of the rules' book size (the stack's count "
             "cannot be seen); if it is a loose card, remove it")

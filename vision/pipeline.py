@@ -4,13 +4,13 @@ Each stage is a plain function from the previous stage's value to the next, and 
 order on one photo:
 
 1. :func:`detect` — the detector over the pyramid (:func:`vision.scales.find_boxes`) and the index reader's
-   probabilities of every box: :class:`~vision.detections.Detections` with ``rank_p``/``suit_p`` data columns;
+   probabilities of every box: :class:`~vision.types.Detections` with ``rank_p``/``suit_p`` data columns;
 1b. :func:`read_indices` — every box read, with the fans' help (:func:`vision.completion.read_with_fans`): the
     read corner indices, and the boxes left unread;
 2. :func:`vision.instances.pair_and_agree` — card instances (a card's two indices read as two suits of one colour
    take one suit; :func:`vision.instances.pair_corners` on boxes named without the reader's probabilities);
-3. :func:`vision.piles.group_piles`, then :func:`vision.fan_gaps.fill_fan_gaps` (3a) and the stack checks of
-   ``vision.stacks`` (3b: squared book or loose card) — piles;
+3. :func:`vision.piles.group_piles`, then :func:`vision.fans.fill_fan_gaps` (3a) and the stack checks of
+   ``vision.photo_checks`` (3b: squared book or loose card) — piles;
 4. :class:`vision.types.SideReading` / :class:`vision.types.TableReading` — sides and the layout JSON;
 5. :func:`scorer.scoring.score_round` — the score and every problem the rules see (done by the caller).
 
@@ -31,18 +31,16 @@ from scorer.errors import HandFootError
 from .annotate import CornerAnnotator, PileAnnotator, TotalsAnnotator
 from .completion import read_with_fans
 from .config import DEFAULT, VisionConfig
-from .detections import Detections, box_iou, index_centres, index_sizes
-from .fan_gaps import fill_fan_gaps
-from .fan_strips import check_strips
-from .fan_tops import read_top_cards
+from .types import box_iou, Detections, index_centres, index_sizes, PhotoReading, SideReading, TableReading
+from .fans import fill_fan_gaps, read_top_cards
+from .photo_checks import check_strips
 from .images import load_photo
 from .instances import pair_and_agree, pair_corners
 from .models.detector import CardDetector, ModelError, NegativeDetector
-from .models.reader import DEFAULT_READER, IndexReader, relabelled
+from .models.classifiers import DEFAULT_READER, IndexReader, relabelled
 from .piles import group_piles, hand_pile
 from .scales import box_conf, find_boxes, unread_boxes, unread_mask
 from .table import CUT_NOTE, crossing_piles, pile_boxes, split_boxes, split_sides
-from .types import PhotoReading, SideReading, TableReading
 
 
 class NoCardsError(HandFootError, ValueError):
@@ -203,7 +201,7 @@ def read_indices(found: Detections, one_class: bool = True,
     """Stage 1b: the corner indices read from the boxes of :func:`detect`.
 
     Boxes with the reader's probabilities are read by them: with the fans' help for a one-class detector
-    (:func:`vision.completion.read_with_fans`), else each alone (:func:`vision.models.reader.relabelled`). Boxes without
+    (:func:`vision.completion.read_with_fans`), else each alone (:func:`vision.models.classifiers.relabelled`). Boxes without
     them are named already (a detector naming card codes, or true boxes) and kept from the reading floor up.
 
     Returns:
@@ -230,7 +228,7 @@ def read_image(image: np.ndarray, detector: CardDetector | None = None, reader: 
     ``found`` (the value of :func:`detect`) skips stage 1, so ``detector`` may then be None. The photo is one
     ``team``'s side; with ``split`` (``horizontal`` or ``vertical``) the whole table, split between ``teams``
     (:func:`vision.table.split_sides`); with ``hand`` a photo of a player's hand or foot, every card in it a card
-    left (:func:`vision.piles.hand_pile`). With a :class:`vision.models.stack_checker.StackChecker` every single whole card read
+    left (:func:`vision.piles.hand_pile`). With a :class:`vision.models.classifiers.StackChecker` every single whole card read
     as a squared book's marker is checked for a stack under it, and a loose card seen by one corner whose other
     corner has an unread box too.
 
@@ -273,7 +271,7 @@ def read_image(image: np.ndarray, detector: CardDetector | None = None, reader: 
             piles = [replace(p, notes=p.notes + (CUT_NOTE,)) if pile_boxes(p, dets.xyxy) & crossing else p
                      for p in piles]
         if stacks is not None:  # 3b
-            from .stacks import check_one_corner_cards, check_stacks
+            from .photo_checks import check_one_corner_cards, check_stacks
 
             piles = check_stacks(piles, image, stacks, config=config)
             piles = check_one_corner_cards(piles, left_unread, image, stacks, config=config)
@@ -354,7 +352,7 @@ def load_stack_checker(model: str | Path | None = None):
         FileNotFoundError: a model file that was asked for by name is missing.
         vision.models.detector.ModelError: a model file that cannot be loaded.
     """
-    from .models.stack_checker import DEFAULT_STACKS, StackChecker
+    from .models.classifiers import DEFAULT_STACKS, StackChecker
 
     if model is None and not DEFAULT_STACKS.is_file():
         return None

@@ -29,7 +29,7 @@ import cv2
 import numpy as np
 
 from .config import DEFAULT, VisionConfig
-from .detections import Detections, box_iou, join_overlapping, median_index_size
+from .types import Detections, box_iou, join_overlapping, median_index_size
 
 
 def _side(pixels: float) -> int:

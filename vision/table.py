@@ -17,9 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 from .config import DEFAULT, SPLITS, VisionConfig
-from .detections import Detections
+from .types import CardInstance, Detections, Pile
 from .instances import pair_corners
-from .types import CardInstance, Pile
 
 
 

@@ -13,8 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from scorer import HandFootError
 
-from .. import core
-from .. import games, readings
+from .. import core, games, readings
 from ..errors import NotFoundError, TooLargeError
 from ..ledger import Ledger, new_id
 from ..limits import check_file_size, parse_json
@@ -45,7 +44,7 @@ def _read_photos(ledger: Ledger, reading_id: str, tables: list[UploadFile], hand
                  req: core.PhotoRequest, models: core.Models, limits) -> PhotoScore:
     """Save the uploads under ``photos/<id>/``, read and score them, write the annotated copies and store the
     reading; on any error nothing is kept. Runs in a worker thread."""
-    from vision.imagesize import image_format
+    from vision.images import image_format
 
     folder = ledger.reading_dir(reading_id)
     folder.mkdir(parents=True)

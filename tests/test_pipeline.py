@@ -524,9 +524,9 @@ def test_loose_cards_are_kept_in_the_layout_but_not_scored():
 def test_detections_select_and_concatenate():
     d = dets([("KH", 100, 100), ("7D", 130, 100), ("KS", 160, 100)])
     assert d[1].codes == ["7D"] and d[d.confidence > 0.5].codes == ["KH", "7D", "KS"]
-    both = Detections.concatenate([d, Detections.empty(), d[[1]]])
+    both = Detections.merge([d, Detections.empty(), d[[1]]])
     assert both.codes == ["KH", "7D", "KS", "7D"] and both.xyxy.shape == (4, 4)
-    assert len(Detections.concatenate([Detections.empty()])) == 0
+    assert len(Detections.merge([Detections.empty()])) == 0
 
 
 def test_a_photo_of_small_indices_says_so():

@@ -57,7 +57,7 @@ from .classes import CLASS_ID, code_of, RANK_JOKER, rank_of, RANK_TWO, RANKS, re
 from .config import Completion, DEFAULT, FanGeometry, VisionConfig
 from .fan_chains import unread_fans
 from .geometry import opposite, similar_size, step_miss
-from .types import Detections, index_centres, index_sizes
+from .types import Detections
 
 
 def _rank_index(code: str) -> int:
@@ -104,11 +104,11 @@ def read_with_fans(boxes: Detections, rank_p: np.ndarray, suit_p: np.ndarray, *,
     best, suit = rank_p.argmax(1), suit_p.argmax(1)
     conf = p * np.sqrt(det)
     read = (det >= config.reading.finder_box_conf) & np.array([c is not None for c in codes], bool) & (conf >= floor)
-    jokers = _sure_jokers(boxes.xyxy, read, best, rank_p, config.completion, config.fans)
+    jokers = _sure_jokers(boxes, read, best, rank_p, config.completion, config.fans)
     conf = np.where(jokers, np.maximum(rank_p[:, RANK_JOKER] * np.sqrt(det), floor), conf)
     read |= jokers
     idx = np.flatnonzero(read)
-    rank, changed = settle_fan_ranks(boxes.xyxy[idx], best[idx], rank_p[idx], config=config)
+    rank, changed = settle_fan_ranks(boxes[idx], best[idx], rank_p[idx], config=config)
     moved = idx[changed]
     conf[moved] = np.maximum(rank_p[moved, rank[changed]] * np.sqrt(det[moved]), floor)
     cls = np.array([CLASS_ID[code_of(int(r), int(s))] for r, s in zip(rank, suit[idx])], np.int64)
@@ -122,22 +122,22 @@ def read_with_fans(boxes: Detections, rank_p: np.ndarray, suit_p: np.ndarray, *,
     ci = np.array(sorted(chained), np.int64)
     chain_cls = np.array([CLASS_ID[code_of(chained[int(i)], int(suit[i]))] for i in ci], np.int64)
     chain_dets = boxes[ci].with_classes(chain_cls, np.full(len(ci), floor, np.float32))
-    every = Detections.concatenate([kept, extra, chain_dets])
+    every = Detections.merge([kept, extra, chain_dets])
     return every[np.argsort(-every.confidence, kind="stable")]
 
 
-def _sure_jokers(xyxy: np.ndarray, read: np.ndarray, best: np.ndarray, rank_p: np.ndarray, completion: Completion,
+def _sure_jokers(boxes: Detections, read: np.ndarray, best: np.ndarray, rank_p: np.ndarray, completion: Completion,
                  fans: FanGeometry) -> np.ndarray:
     """(n,) bool: unread boxes sure to be a joker's mark (P at least ``completion.joker_p``) with a read index
     that is not a joker beside them: within ``completion.joker_near`` of its index sizes, not nearer than
-    ``fans.separation`` (a second box on it). ``xyxy`` (n, 4) pixels; ``best`` (n,) the reader's likeliest rank
+    ``fans.separation`` (a second box on it). ``boxes`` (n,) the boxes; ``best`` (n,) the reader's likeliest rank
     index; ``rank_p`` (n, 15)."""
     out = np.zeros(len(read), bool)
     others = np.flatnonzero(read & (best != RANK_JOKER))
     maybe = np.flatnonzero(~read & (best == RANK_JOKER) & (rank_p[:, RANK_JOKER] >= completion.joker_p))
     if not len(others) or not len(maybe):
         return out
-    centres, sizes = index_centres(xyxy), index_sizes(xyxy)
+    centres, sizes = boxes.centres, boxes.sizes
     for i in maybe:
         d = (np.linalg.norm(centres[others] - centres[i], axis=1) / sizes[others]).min()
         out[i] = fans.separation < d <= completion.joker_near
@@ -166,7 +166,7 @@ def complete_fans(kept: Detections, candidates: Detections, rank_p: np.ndarray, 
     extra, add = _taken_detections(candidates, _taken_back(kept, candidates, rank_p, suit_p, config))
     if not len(add):
         return kept, 0
-    every = Detections.concatenate([kept, extra])
+    every = Detections.merge([kept, extra])
     return every[np.argsort(-every.confidence, kind="stable")], len(add)
 
 
@@ -185,11 +185,10 @@ def _taken_back(kept: Detections, candidates: Detections, rank_p: np.ndarray, su
     ``config.completion.rounds`` passes (a candidate taken back may support another)."""
     if len(kept) < 2 or not len(candidates):
         return {}
-    xy = np.concatenate([kept.xyxy, candidates.xyxy]).astype(np.float64)
-    centres = index_centres(xy)
-    sizes = index_sizes(xy)
+    centres = np.concatenate([kept.centres, candidates.centres])
+    sizes = np.concatenate([kept.sizes, candidates.sizes])
     rank = np.array([_rank_index(c) for c in kept.codes] + [-1] * len(candidates))
-    read = np.zeros(len(xy), bool)
+    read = np.zeros(len(centres), bool)
     read[: len(kept)] = True
     codes: dict[int, str] = {}
     conf: dict[int, float] = {}
@@ -197,7 +196,7 @@ def _taken_back(kept: Detections, candidates: Detections, rank_p: np.ndarray, su
     for _ in range(config.completion.rounds):
         found = {}
         idx = np.flatnonzero(read)
-        for i in range(k0, len(xy)):
+        for i in range(k0, len(centres)):
             if read[i]:
                 continue
             got = _continues_fan(i, idx, centres, sizes, rank, rank_p[i - k0], config.completion, config.fans)
@@ -246,13 +245,13 @@ def _fan_continues(i: int, fan: list[int], centres: np.ndarray, step_tolerance: 
     return False
 
 
-def settle_fan_ranks(xyxy: np.ndarray, rank: np.ndarray, rank_p: np.ndarray, *,
+def settle_fan_ranks(boxes: Detections, rank: np.ndarray, rank_p: np.ndarray, *,
                      config: VisionConfig = DEFAULT) -> tuple[np.ndarray, np.ndarray]:
     """Ranks of read corner indices, each natural one re-read in its fan where the fan leaves no doubt (see the
     module docstring), in ``config.completion.settle_rounds`` passes (a settled index may settle another).
 
     Args:
-        xyxy: (n, 4) index boxes in pixels.
+        boxes: (n,) the read index boxes (their centres and sizes in pixels).
         rank: (n,) the rank index (into :data:`vision.classes.RANKS`) each box is read as.
         rank_p: (n, 15) the reader's rank probabilities of each box.
         config: the thresholds (sections ``fans`` and ``completion``).
@@ -266,7 +265,7 @@ def settle_fan_ranks(xyxy: np.ndarray, rank: np.ndarray, rank_p: np.ndarray, *,
     changed = np.zeros(n, bool)
     if n < 3:
         return rank, changed
-    centres, sizes = index_centres(xyxy), index_sizes(xyxy)
+    centres, sizes = boxes.centres, boxes.sizes
     for _ in range(completion.settle_rounds):
         natural = (rank != RANK_TWO) & (rank != RANK_JOKER)
         settled = {}

@@ -125,7 +125,7 @@ def detect_again(image: np.ndarray, before: Detections, regions: np.ndarray, det
         found = found.shifted(cx1, cy1)
         c = index_centres(found.xyxy)
         parts.append(found[(c[:, 0] >= x1) & (c[:, 0] < x2) & (c[:, 1] >= y1) & (c[:, 1] < y2)])
-    new = Detections.concatenate(parts)
+    new = Detections.merge(parts)
     iou = box_iou(before.xyxy, new.xyxy)
     same = iou > p.agnostic_iou  # (old, new): one index, found again
     new = _voted(before, new, iou, config)
@@ -137,7 +137,7 @@ def detect_again(image: np.ndarray, before: Detections, regions: np.ndarray, det
     old = before[keep]
     if len(old) and "votes" not in old.data:
         old = old.with_data(votes=np.ones(len(old), np.int64))
-    merged = Detections.concatenate([old, new])
+    merged = Detections.merge([old, new])
     if negative and len(merged):
         merged = merged.with_data(negative=np.ones(len(merged), bool))
     return merged[np.argsort(-merged.confidence, kind="stable")] if len(merged) else merged

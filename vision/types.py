@@ -8,6 +8,7 @@ sides read from it (:class:`PhotoReading`). Stages import these; these import no
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from enum import Enum
 from pathlib import Path
 from typing import Any, Iterator
@@ -121,8 +122,9 @@ class Detections:
         return self[keep[np.argsort(-conf[keep])]]
 
     @classmethod
-    def concatenate(cls, parts: list["Detections"]) -> "Detections":
-        """All detections of ``parts`` in order; a data column is kept when every non-empty part has it."""
+    def merge(cls, parts: list["Detections"]) -> "Detections":
+        """All detections of ``parts`` in order (supervision's ``Detections.merge``); a data column is kept when
+        every non-empty part has it."""
         parts = [p for p in parts if len(p)]
         if not parts:
             return cls.empty()
@@ -148,6 +150,16 @@ class Detections:
         data = {k[5:]: z[k] for k in z.files if k.startswith("data_")}
         data.update({k: z[k] for k in ("rank_p", "suit_p") if k in z.files})
         return cls(z["xyxy"], z["confidence"], z["class_id"], data)
+
+    @cached_property
+    def centres(self) -> np.ndarray:
+        """(n, 2) float64 index centres in pixels (:func:`index_centres` of ``xyxy``), computed once."""
+        return index_centres(self.xyxy)
+
+    @cached_property
+    def sizes(self) -> np.ndarray:
+        """(n,) float64 index sizes in pixels (:func:`index_sizes` of ``xyxy``), computed once."""
+        return index_sizes(self.xyxy)
 
     @property
     def codes(self) -> list[str]:
@@ -272,6 +284,16 @@ class Pile:
     kind: PileKind
     cards: tuple[CardInstance, ...]
     notes: tuple[str, ...] = ()
+
+    @cached_property
+    def centres(self) -> np.ndarray:
+        """(n, 2) float64 index centres in pixels (:func:`index_centres` of ``xyxy``), computed once."""
+        return index_centres(self.xyxy)
+
+    @cached_property
+    def sizes(self) -> np.ndarray:
+        """(n,) float64 index sizes in pixels (:func:`index_sizes` of ``xyxy``), computed once."""
+        return index_sizes(self.xyxy)
 
     @property
     def codes(self) -> list[str]:

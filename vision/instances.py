@@ -30,7 +30,7 @@ import numpy as np
 from . import geometry
 from .classes import CLASS_ID, SUIT_CODES, rank_colour, rank_of
 from .config import DEFAULT, FanGeometry, Pairing, VisionConfig
-from .types import CardInstance, Detections, index_centres, index_sizes
+from .types import CardInstance, Detections
 from .pair_shapes import four_corners, ladder, lone_jokers_rescaled, rung_gaps, standard_pairs_among_big
 
 
@@ -155,7 +155,7 @@ def _pair_ratio(i: int, j: int, centers: np.ndarray, sizes: np.ndarray, ranks: n
 def _geometry(dets: Detections, config: VisionConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list]:
     """(centers (n, 2) px, sizes (n,) px, ranks (n,), interior (n,) bool, same-code pair candidates
     [(ratio, i, j)]) of one photo's detections."""
-    centers, sizes = index_centres(dets.xyxy), index_sizes(dets.xyxy)
+    centers, sizes = dets.centres, dets.sizes
     codes = dets.codes
     ranks = np.array([rank_of(c) for c in codes])
     interior = _fan_interior(centers, sizes, config.fans)

@@ -31,7 +31,7 @@ from scorer.errors import HandFootError
 from .annotate import CornerAnnotator, PileAnnotator, TotalsAnnotator
 from .completion import read_with_fans
 from .config import DEFAULT, VisionConfig
-from .types import box_iou, Detections, index_centres, index_sizes, PhotoReading, SideReading, TableReading
+from .types import Detections, PhotoReading, SideReading, TableReading, box_iou, index_centres, index_sizes, unread_mask
 from .fans import fill_fan_gaps, read_top_cards
 from .photo_checks import check_strips
 from .images import load_photo
@@ -39,7 +39,7 @@ from .instances import pair_and_agree, pair_corners
 from .models.detector import CardDetector, ModelError, NegativeDetector
 from .models.classifiers import DEFAULT_READER, IndexReader, relabelled
 from .piles import group_piles, hand_pile
-from .scales import box_conf, find_boxes, unread_boxes, unread_mask
+from .scales import box_conf, find_boxes
 from .table import CUT_NOTE, crossing_piles, pile_boxes, split_boxes, split_sides
 
 
@@ -197,26 +197,26 @@ def _voted(before: Detections, new: Detections, iou: np.ndarray, config: VisionC
 
 
 def read_indices(found: Detections, one_class: bool = True,
-                 config: VisionConfig = DEFAULT) -> tuple[Detections, np.ndarray]:
+                 config: VisionConfig = DEFAULT) -> tuple[Detections, Detections]:
     """Stage 1b: the corner indices read from the boxes of :func:`detect`.
 
     Boxes with the reader's probabilities are read by them: with the fans' help for a one-class detector
-    (:func:`vision.completion.read_with_fans`), else each alone (:func:`vision.models.classifiers.relabelled`). Boxes without
-    them are named already (a detector naming card codes, or true boxes) and kept from the reading floor up.
+    (:func:`vision.completion.read_with_fans`), else each alone (:func:`vision.models.classifiers.relabelled`).
+    Boxes without them are named already (a detector naming card codes, or true boxes) and kept from the reading
+    floor up.
 
     Returns:
-        (the read indices, most confident first; (m, 4) xyxy pixels of the found boxes that no read index covers,
-        :func:`vision.scales.unread_boxes`: where an index may be that could not be read; empty unless the boxes
-        were read with the fans' help).
+        (the read indices, most confident first; the found boxes that no read index covers, with their data
+        columns (:func:`vision.types.unread_mask`): where an index may be that could not be read; empty unless
+        the boxes were read with the fans' help).
     """
-    none = np.zeros((0, 4), np.float32)
     if "rank_p" not in found.data:
-        return found[found.confidence >= config.reading.min_conf], none
+        return found[found.confidence >= config.reading.min_conf], Detections.empty()
     rank_p, suit_p = found.data["rank_p"], found.data["suit_p"]
     if not one_class:
-        return relabelled(found, rank_p, suit_p, config.reading.min_conf), none
+        return relabelled(found, rank_p, suit_p, config.reading.min_conf), Detections.empty()
     read = read_with_fans(found, rank_p, suit_p, config=config)
-    return read, unread_boxes(found.xyxy, read.xyxy, config)
+    return read, found[unread_mask(found.xyxy, read.xyxy, config)]
 
 
 def read_image(image: np.ndarray, detector: CardDetector | None = None, reader: IndexReader | None = None,
@@ -240,9 +240,8 @@ def read_image(image: np.ndarray, detector: CardDetector | None = None, reader: 
     if seen_negative(found):  # light print on dark paper: the stack checks see the negative too
         image = 255 - image
     one_class = detector is None or not getattr(detector, "names_cards", True)
-    read, unread = read_indices(found, one_class, config)  # 1b
-    # the unread boxes with the reader's probabilities, for the fans' top cards (stage 3a)
-    unread_found = found[unread_mask(found.xyxy, read.xyxy, config)] if len(unread) else None
+    read, unread_found = read_indices(found, one_class, config)  # 1b
+    unread = np.asarray(unread_found.xyxy, np.float32)  # where an index may be that could not be read (stages 3a, 3b)
     cards = None
     if "suit_p" in read.data:  # 2: read with the fans' help, so one card's two indices take one suit
         read, cards = pair_and_agree(read, read.data["suit_p"], config=config)
@@ -263,7 +262,7 @@ def read_image(image: np.ndarray, detector: CardDetector | None = None, reader: 
     for name, dets, left_unread, paired in sides:
         cards = pair_corners(dets, config=config) if paired is None else paired  # 2
         piles = fill_fan_gaps(group_piles(cards, config=config), config=config)  # 3, 3a
-        if unread_found is not None:
+        if len(unread_found):
             piles = read_top_cards(piles, unread_found, config=config)  # 3a: a top card by its unread corners
         if config.fan_gaps.strip_notes:
             piles = check_strips(piles, image, config=config)  # 3a: the fans' edges, a second count

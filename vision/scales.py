@@ -29,7 +29,7 @@ import cv2
 import numpy as np
 
 from .config import DEFAULT, VisionConfig
-from .types import Detections, box_iou, join_overlapping, median_index_size
+from .types import Detections, join_overlapping, median_index_size, unread_mask
 
 
 def _side(pixels: float) -> int:
@@ -150,11 +150,3 @@ def unread_boxes(found: np.ndarray, read: np.ndarray, config: VisionConfig = DEF
     :attr:`~vision.config.Reading.unread_iou`): where an index may be that could not be read."""
     found = np.asarray(found, np.float32).reshape(-1, 4)
     return found[unread_mask(found, read, config)]
-
-
-def unread_mask(found: np.ndarray, read: np.ndarray, config: VisionConfig = DEFAULT) -> np.ndarray:
-    """(n,) bool: the boxes of ``found`` ((n, 4) xyxy px) that :func:`unread_boxes` keeps."""
-    found = np.asarray(found, np.float32).reshape(-1, 4)
-    if not len(read) or not len(found):
-        return np.ones(len(found), bool)
-    return box_iou(found, np.asarray(read, np.float32).reshape(-1, 4)).max(1) < config.reading.unread_iou

@@ -153,13 +153,13 @@ class Detections:
 
     @cached_property
     def centres(self) -> np.ndarray:
-        """(n, 2) float64 index centres in pixels (:func:`index_centres` of ``xyxy``), computed once."""
-        return index_centres(self.xyxy)
+        """(n, 2) float64 index centres in pixels (:func:`index_centres` of ``xyxy``), computed once (read-only)."""
+        return _read_only(index_centres(self.xyxy))
 
     @cached_property
     def sizes(self) -> np.ndarray:
-        """(n,) float64 index sizes in pixels (:func:`index_sizes` of ``xyxy``), computed once."""
-        return index_sizes(self.xyxy)
+        """(n,) float64 index sizes in pixels (:func:`index_sizes` of ``xyxy``), computed once (read-only)."""
+        return _read_only(index_sizes(self.xyxy))
 
     @property
     def codes(self) -> list[str]:
@@ -176,6 +176,11 @@ class Detections:
                 for box, conf, code in self]
 
 
+def _read_only(a: np.ndarray) -> np.ndarray:
+    a.flags.writeable = False
+    return a
+
+
 def index_sizes(xyxy: np.ndarray) -> np.ndarray:
     """(n,) index sizes in pixels of (n, 4) xyxy boxes: the square root of each box's area (sides of at least
     0.001 px, so a degenerate box has a small size, not 0)."""
@@ -187,6 +192,15 @@ def index_centres(xyxy: np.ndarray) -> np.ndarray:
     """(n, 2) centres in pixels of (n, 4) xyxy boxes."""
     xyxy = np.asarray(xyxy, np.float64).reshape(-1, 4)
     return (xyxy[:, :2] + xyxy[:, 2:]) / 2
+
+
+def unread_mask(found: np.ndarray, read: np.ndarray, config: VisionConfig = DEFAULT) -> np.ndarray:
+    """(n,) bool: the boxes of ``found`` ((n, 4) xyxy px) that no box of ``read`` ((m, 4) xyxy px) covers (IoU
+    under :attr:`~vision.config.Reading.unread_iou`): where an index may be that could not be read."""
+    found = np.asarray(found, np.float32).reshape(-1, 4)
+    if not len(read) or not len(found):
+        return np.ones(len(found), bool)
+    return box_iou(found, np.asarray(read, np.float32).reshape(-1, 4)).max(1) < config.reading.unread_iou
 
 
 def median_index_size(xyxy: np.ndarray) -> float:
@@ -287,13 +301,13 @@ class Pile:
 
     @cached_property
     def centres(self) -> np.ndarray:
-        """(n, 2) float64 index centres in pixels (:func:`index_centres` of ``xyxy``), computed once."""
-        return index_centres(self.xyxy)
+        """(n, 2) float64 index centres in pixels (:func:`index_centres` of ``xyxy``), computed once (read-only)."""
+        return _read_only(index_centres(self.xyxy))
 
     @cached_property
     def sizes(self) -> np.ndarray:
-        """(n,) float64 index sizes in pixels (:func:`index_sizes` of ``xyxy``), computed once."""
-        return index_sizes(self.xyxy)
+        """(n,) float64 index sizes in pixels (:func:`index_sizes` of ``xyxy``), computed once (read-only)."""
+        return _read_only(index_sizes(self.xyxy))
 
     @property
     def codes(self) -> list[str]:

@@ -78,8 +78,7 @@ import numpy as np
 from . import geometry
 from .classes import RANKS, SUIT_CODES, rank_of
 from .config import DEFAULT, FanGaps, VisionConfig
-from .geometry import (anchor_points, continues_fan, diagonal_apart, fan_order, fan_steps, nearest_indices,
-                       segment_blocked)
+from .geometry import continues_fan, diagonal_apart, fan_order, fan_steps, nearest_indices, segment_blocked
 from .piles import classify, cluster_key
 from .types import CardInstance, Detections, Pile, PileKind, index_centres, index_sizes
 
@@ -140,8 +139,7 @@ def pair_far_corners(piles: list[Pile], *, config: VisionConfig = DEFAULT) -> li
         if pile.kind is not PileKind.MELD or len(pile.cards) < 2:
             i += 1
             continue
-        order = fan_order(list(pile.cards))
-        pts = anchor_points(order)
+        order, pts = list(pile.fan), pile.anchors
         joined = False
         for end, (e, p) in ((0, (pts[0], pts[1])), (len(order) - 1, (pts[-1], pts[-2]))):
             card = order[end]
@@ -271,7 +269,7 @@ def _far_corner_of(meld: Pile, other: Pile, rank: str, config: VisionConfig) -> 
         return False
     card = other.cards[0]
     q, diagonal = card.centers[0], card.card_height * config.pairing.diagonal_per_height
-    pts = anchor_points(fan_order(list(meld.cards)))
+    pts = meld.anchors
     for end, prev in ((pts[-1], pts[-2]), (pts[0], pts[1])):
         if abs(float(np.linalg.norm(q - geometry.beyond(end, prev))) / diagonal - 1) \
                 <= config.fan_gaps.far_corner_tolerance:
@@ -329,7 +327,7 @@ def read_top_cards(piles: list[Pile], unread: Detections, *, config: VisionConfi
             continue
         card, end, boxes = found
         used.update(boxes)
-        cards = list(fan_order(list(pile.cards)))
+        cards = list(pile.fan)
         cards = cards + [card] if end else [card] + cards
         out.append(Pile(pile.kind, tuple(cards), pile.notes + (
             f"{card.code} counted as the fan's top card: its two corners were boxed but not read (its code is the "
@@ -342,8 +340,7 @@ def _top_card(pile: Pile, unread: Detections, centres: np.ndarray, sizes: np.nda
     """(the top card, True when it follows the fan's last card (False: before its first), the two boxes) of the
     meld ``pile``, or None."""
     fg = config.fan_gaps
-    order = fan_order(list(pile.cards))
-    pts = anchor_points(order)
+    order, pts = list(pile.fan), pile.anchors
     height = float(np.median([c.card_height for c in order]))
     size = float(np.median([c.size for c in order]))
     near = geometry.similar_size(sizes, size, fg.top_size_ratio)

@@ -22,10 +22,14 @@ the thresholds come from :class:`vision.config.FanGeometry` and the stages' own 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .config import DEFAULT, VisionConfig
-from .types import CardInstance
+
+if TYPE_CHECKING:  # the types module carries a pile's fan order (computed here), so it imports this one
+    from .types import CardInstance
 
 
 def beyond(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -8,8 +8,8 @@ sides read from it (:class:`PhotoReading`). Stages import these; these import no
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
 from enum import Enum
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -17,6 +17,7 @@ import numpy as np
 
 from .classes import CLASS_NAMES
 from .config import DEFAULT, VisionConfig
+from .geometry import anchor_points, fan_order
 
 
 def box_intersection(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -313,6 +314,17 @@ class Pile:
     def codes(self) -> list[str]:
         """Card codes of the pile, in order."""
         return [c.code for c in self.cards]
+
+    @cached_property
+    def fan(self) -> tuple[CardInstance, ...]:
+        """The cards along the fan's main direction (:func:`vision.geometry.fan_order`), computed once."""
+        return tuple(fan_order(list(self.cards)))
+
+    @cached_property
+    def anchors(self) -> np.ndarray:
+        """(n, 2) pixels: where each card of :attr:`fan` is placed (:func:`vision.geometry.anchor_points`),
+        computed once (read-only)."""
+        return _read_only(anchor_points(list(self.fan)))
 
     def box(self, dets_xyxy: np.ndarray) -> np.ndarray:
         """(4,) xyxy pixels around all the pile's corner indices."""

@@ -145,6 +145,23 @@ def _other_rank_between(a: np.ndarray, b: np.ndarray, others: np.ndarray, piles:
     return geometry.near_segment(a, b, others, piles.between_span, piles.between_clearance * float(np.hypot(*(b - a))))
 
 
+def _rank_between(cards: list[CardInstance], keys: list[str | None], dist: np.ndarray,
+                  piles: Piles) -> dict[tuple[int, int], bool]:
+    """{(i, j): True when a natural of another rank than card ``j``'s lies between cards ``i`` and ``j``} (at
+    their :func:`vision.geometry.nearest_indices`, :func:`_other_rank_between`), measured once for the pairs
+    within ``piles.link_meld`` (``dist``, :func:`_distances`) that :func:`group_piles` may link: two cards of one
+    key (i < j), or a wild and a natural."""
+    pts = np.concatenate([c.centers for c in cards])  # (m, 2) every index
+    pt_key = np.array([keys[i] for i, c in enumerate(cards) for _ in c.centers], dtype=object)  # (m,)
+    out = {}
+    for i, j in zip(*np.nonzero(dist <= piles.link_meld)):
+        i, j = int(i), int(j)
+        if (keys[i] == keys[j] and i < j) or (keys[i] is None and keys[j] not in (None, "3R")):
+            others = pts[(pt_key != keys[j]) & (pt_key != None)]  # noqa: E711 (elementwise over an object array)
+            out[i, j] = _other_rank_between(*nearest_indices(cards[i], cards[j]), others, piles)
+    return out
+
+
 def _members(uf: _Clusters, cards: list[CardInstance], root: int) -> list[CardInstance]:
     """The cards of the cluster ``root``."""
     return [c for m, c in enumerate(cards) if uf.find(m) == root]
@@ -169,17 +186,15 @@ def group_piles(cards: list[CardInstance], *, config: VisionConfig = DEFAULT) ->
     dist = _distances(cards, keys, piles.anchor_slack)
     iu, ju = np.triu_indices(len(cards), 1)
     order = np.argsort(dist[iu, ju], kind="stable")
+    between = _rank_between(cards, keys, dist, piles)
     # 1. pure clusters: one natural rank, or wilds only, or red threes only; not across a card of another rank
-    pts = np.concatenate([c.centers for c in cards])  # (m, 2) every index
-    pt_key = np.array([keys[i] for i, c in enumerate(cards) for _ in c.centers], dtype=object)  # (m,)
     for k in order:
         i, j = int(iu[k]), int(ju[k])
         if dist[i, j] > piles.link_meld:
             break
         if keys[i] != keys[j]:
             continue
-        others = pts[(pt_key != keys[i]) & (pt_key != None)]  # noqa: E711 (elementwise over an object array)
-        if not _other_rank_between(*nearest_indices(cards[i], cards[j]), others, piles):
+        if not between[i, j]:
             uf.union(i, j, allow_mixed=False)
     # 2. a small cluster of wilds joins the natural cluster(s) of one rank beside it (the wilds of a dirty meld):
     #    the rank with the most clusters in reach (a wild bridging a fan), then the nearest
@@ -192,8 +207,7 @@ def group_piles(cards: list[CardInstance], *, config: VisionConfig = DEFAULT) ->
         for i in members:
             for j in range(len(cards)):
                 if keys[j] not in (None, "3R") and dist[i, j] <= piles.link_meld:
-                    others = pts[(pt_key != keys[j]) & (pt_key != None)]  # noqa: E711
-                    if _other_rank_between(*nearest_indices(cards[i], cards[j]), others, piles):
+                    if between[i, j]:
                         continue  # a card of another rank between them: cards of a fanned hand
                     rj = uf.find(j)
                     best = reach.setdefault(keys[j], {})

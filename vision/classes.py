@@ -94,3 +94,17 @@ def softmax(z: np.ndarray) -> np.ndarray:
     """Softmax over the last axis."""
     e = np.exp(z - z.max(-1, keepdims=True))
     return e / e.sum(-1, keepdims=True)
+
+
+def cluster_key(code: str) -> str | None:
+    """The key a card of code ``code`` (``"KH"``, ``"JK"``) is clustered by: its natural rank (``"K"``), ``"3R"`` for
+    a red three, ``None`` for a wild (a two or a joker). Cards of one key may form a meld; wilds join any."""
+    if is_red_three(code):
+        return "3R"
+    rank = rank_of(code)
+    return None if rank in ("JK", "2") else rank
+
+
+def is_red_three(code: str) -> bool:
+    """3♥ or 3♦ (seed 000 "Red threes": laid out on the table, never melded)."""
+    return code in ("3H", "3D")

@@ -79,7 +79,7 @@ from . import geometry
 from .classes import RANKS, SUIT_CODES, rank_of
 from .config import DEFAULT, FanGaps, VisionConfig
 from .geometry import continues_fan, diagonal_apart, fan_order, fan_steps, nearest_indices, segment_blocked
-from .piles import classify, cluster_key
+from .piles import classify
 from .types import CardInstance, Detections, Pile, PileKind, index_centres, index_sizes
 
 
@@ -100,12 +100,12 @@ def drop_strays(piles: list[Pile], *, config: VisionConfig = DEFAULT) -> list[Pi
         if not strays:
             out.append(pile)
             continue
-        ranks = {cluster_key(c.code) for c in cards} - {None}
+        ranks = {c.key for c in cards} - {None}
         meld = classify(fan_order(cards), ranks, config=config)
         names = ", ".join(c.code for c in strays)
         out.append(Pile(meld.kind, meld.cards, meld.notes + (
             f"{names} beside the fan but off its step: not counted in it; if it is the fan's, add it",)))
-        out.extend(classify([c], {cluster_key(c.code)} - {None}, config=config) for c in strays)
+        out.extend(classify([c], {c.key} - {None}, config=config) for c in strays)
     return out
 
 
@@ -228,7 +228,7 @@ def _meld_rank(pile: Pile) -> str | None:
     """The natural rank of a meld (wilds aside), or None for any other pile and for a meld of wilds."""
     if pile.kind is not PileKind.MELD:
         return None
-    keys = {cluster_key(c.code) for c in pile.cards} - {None}
+    keys = {c.key for c in pile.cards} - {None}
     return next(iter(keys)) if len(keys) == 1 and keys != {"3R"} else None
 
 
@@ -247,7 +247,7 @@ def _next_card_of(meld: Pile, other: Pile, rank: str, fan_gaps: FanGaps) -> bool
     fan's last card.) :func:`vision.geometry.continues_fan` with the end step, not the median, since in a photo at an
     angle the steps grow towards the camera."""
     single = other.kind in (PileKind.SQUARED_BOOK, PileKind.LOOSE) and len(other.cards) == 1 \
-        and cluster_key(other.cards[0].code) in (rank, None)  # None: a wild
+        and other.cards[0].key in (rank, None)  # None: a wild
     if not (single or _meld_rank(other) == rank):
         return False
     return any(continues_fan(list(meld.cards), card, fan_gaps.near_steps, fan_gaps.join_angle, end_step=True)
@@ -265,7 +265,7 @@ def _far_corner_of(meld: Pile, other: Pile, rank: str, config: VisionConfig) -> 
     if len(meld.cards) < 2 or any(c.fully_visible for c in meld.cards):
         return False
     if not (other.kind is PileKind.LOOSE and len(other.cards) == 1
-            and cluster_key(other.cards[0].code) in (rank, None)):
+            and other.cards[0].key in (rank, None)):
         return False
     card = other.cards[0]
     q, diagonal = card.centers[0], card.card_height * config.pairing.diagonal_per_height
@@ -374,7 +374,7 @@ def _code(pile: Pile, unread: Detections, boxes: tuple[int, int]) -> str:
     """The code the reader's probabilities of ``boxes`` favour among the meld's natural rank (of its most common
     suit), a two (of the boxes' likeliest suit) and a joker; a meld of wilds chooses between a two and a joker."""
     rank_p, suit_p = unread.data["rank_p"][list(boxes)], unread.data["suit_p"][list(boxes)]
-    keys = {cluster_key(c.code) for c in pile.cards} - {None}
+    keys = {c.key for c in pile.cards} - {None}
     natural = next(iter(keys)) if len(keys) == 1 else None
     choices = ["2", "JK"] + ([natural] if natural else [])
     score = {r: float(np.log(rank_p[:, RANKS.index(r)] + 1e-6).sum()) for r in choices}

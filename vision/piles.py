@@ -42,21 +42,6 @@ from .geometry import continues_fan, diagonal_apart, fan_order, fan_steps, neare
 from .types import CardInstance, Pile, PileKind
 
 
-
-def cluster_key(code: str) -> str | None:
-    """The key a card of code ``code`` (``"KH"``, ``"JK"``) is clustered by: its natural rank (``"K"``), ``"3R"`` for
-    a red three, ``None`` for a wild (a two or a joker). Cards of one key may form a meld; wilds join any."""
-    if is_red_three(code):
-        return "3R"
-    rank = rank_of(code)
-    return None if rank in ("JK", "2") else rank
-
-
-def is_red_three(code: str) -> bool:
-    """3♥ or 3♦ (seed 000 "Red threes": laid out on the table, never melded)."""
-    return code in ("3H", "3D")
-
-
 class _Clusters:
     """Union-find over instances that tracks each cluster's rank keys (natural ranks, ``"3R"`` for red threes;
     wilds add none) and size."""
@@ -181,7 +166,7 @@ def group_piles(cards: list[CardInstance], *, config: VisionConfig = DEFAULT) ->
     if not cards:
         return []
     piles = config.piles
-    keys = [cluster_key(c.code) for c in cards]
+    keys = [c.key for c in cards]
     uf = _Clusters(keys)
     dist = _distances(cards, keys, piles.anchor_slack)
     iu, ju = np.triu_indices(len(cards), 1)
@@ -256,7 +241,7 @@ def group_piles(cards: list[CardInstance], *, config: VisionConfig = DEFAULT) ->
     threes: list[CardInstance] = []
     found: list[Pile] = []
     for root, g in groups.items():
-        if all(is_red_three(c.code) for c in g):
+        if all(c.key == "3R" for c in g):  # red threes only
             threes.extend(g)
         else:
             found.append(classify(fan_order(g), uf.ranks[root], config=config))
@@ -321,9 +306,9 @@ def _red_threes(cards: list[CardInstance], config: VisionConfig) -> Pile:
 
 
 def classify(cards: list[CardInstance], ranks: set[str], *, config: VisionConfig = DEFAULT) -> Pile:
-    """The pile of ``cards`` (in :func:`fan_order`) whose cluster keys are ``ranks`` (:func:`cluster_key`, wilds
-    aside), with what it is read as and its notes (module docstring): one card seen whole is a squared book's
-    marker, one seen by one corner a loose card; cards of two or more ranks are cards left in a hand; else a meld
+    """The pile of ``cards`` (in :func:`fan_order`) whose cluster keys are ``ranks``
+    (:attr:`vision.types.CardInstance.key`, wilds aside), with what it is read as and its notes (module docstring):
+    one card seen whole is a squared book's marker, one seen by one corner a loose card; cards of two or more ranks are cards left in a hand; else a meld
     (noted when it has two cards, or a step ``config.piles.gap_factor`` times its median: :func:`_largest_gap`).
     Cards read under ``config.piles.low_conf`` are noted."""
     n = len(cards)

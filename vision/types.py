@@ -15,7 +15,7 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from .classes import CLASS_NAMES
+from .classes import CLASS_NAMES, cluster_key
 from .config import DEFAULT, VisionConfig
 from .geometry import anchor_points, fan_order
 
@@ -268,6 +268,12 @@ class CardInstance:
         """True when both corner indices were seen (all four, for a deck printed with four: then ``centers[0]``
         and ``centers[1]`` are one diagonal)."""
         return len(self.detections) >= 2
+
+    @property
+    def key(self) -> str | None:
+        """What the card is grouped by (:func:`vision.classes.cluster_key`): its natural rank, ``"3R"`` for a red
+        three, None for a wild."""
+        return cluster_key(self.code)
 
     @property
     def center(self) -> np.ndarray:

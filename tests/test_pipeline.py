@@ -9,9 +9,8 @@ import pytest
 
 from vision.classes import class_id
 from vision.types import Detections, PileKind, TableReading
-from vision.instances import agree_suits, pair_corners
+from vision.instances import agree_suits, pair_corners, split_sides
 from vision.piles import group_piles
-from vision.table import split_sides
 from sides import read_side  # noqa: E402
 
 S = 20.0  # index size in pixels (a 20 x 20 box)
@@ -350,7 +349,7 @@ def test_split_sides():
 
 def test_a_fan_over_the_split_line_is_cut_with_a_note_on_both_parts():
     from vision.pipeline import read_image
-    from vision.table import CUT_NOTE
+    from vision.instances import CUT_NOTE
 
     over = fan(["8H", "8S", "8D", "8C", "8H", "8S"], 400, 440)  # y 440-540 and its last card's corner: over y = 500
     apart = [("KH", 100 + 1.5 * S * k, 800) for k in range(3)]  # team A's kings, far from the line
@@ -614,7 +613,7 @@ def test_two_red_threes_seen_by_one_corner_a_diagonal_apart_are_flagged():
 
 
 def test_boxes_are_split_between_the_sides_as_cards_are():
-    from vision.table import split_boxes
+    from vision.instances import split_boxes
 
     boxes = np.array([[10, 700, 30, 720], [10, 100, 30, 120], [900, 100, 920, 120]], np.float32)
     horizontal = split_boxes(boxes, 1000, 800, "horizontal")  # bottom half team A

@@ -35,12 +35,11 @@ from .types import Detections, PhotoReading, SideReading, TableReading, box_iou,
 from .fans import fill_fan_gaps, read_top_cards
 from .photo_checks import check_strips
 from .images import load_photo
-from .instances import pair_and_agree, pair_corners
+from .instances import CUT_NOTE, crossing_piles, pair_and_agree, pair_corners, pile_boxes, split_boxes, split_sides
 from .models.detector import CardDetector, ModelError, NegativeDetector
 from .models.classifiers import DEFAULT_READER, IndexReader, relabelled
 from .piles import group_piles, hand_pile
 from .scales import box_conf, find_boxes
-from .table import CUT_NOTE, crossing_piles, pile_boxes, split_boxes, split_sides
 
 
 class NoCardsError(HandFootError, ValueError):
@@ -227,7 +226,7 @@ def read_image(image: np.ndarray, detector: CardDetector | None = None, reader: 
 
     ``found`` (the value of :func:`detect`) skips stage 1, so ``detector`` may then be None. The photo is one
     ``team``'s side; with ``split`` (``horizontal`` or ``vertical``) the whole table, split between ``teams``
-    (:func:`vision.table.split_sides`); with ``hand`` a photo of a player's hand or foot, every card in it a card
+    (:func:`vision.instances.split_sides`); with ``hand`` a photo of a player's hand or foot, every card in it a card
     left (:func:`vision.piles.hand_pile`). With a :class:`vision.models.classifiers.StackChecker` every single whole card read
     as a squared book's marker is checked for a stack under it, and a loose card seen by one corner whose other
     corner has an unread box too.

@@ -42,7 +42,7 @@ import numpy as np
 from . import geometry
 from .classes import CLASS_ID, SUIT_CODES, rank_colour, rank_of
 from .config import DEFAULT, FanGeometry, Pairing, SPLITS, VisionConfig
-from .pair_shapes import four_corners, ladder, lone_jokers_rescaled, rung_gaps, standard_pairs_among_big
+from .geometry import four_corners, ladder, lone_jokers_rescaled, rung_gaps, standard_pairs_among_big
 from .types import CardInstance, Detections, Pile
 
 

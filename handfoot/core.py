@@ -25,8 +25,8 @@ from vision.config import DEFAULT as VISION_DEFAULT, SPLITS
 
 from .errors import TooLargeError, UnavailableError
 from .limits import DEFAULT_LIMITS, Limits, check_file_size, check_layout_cards, parse_json
-from .readings import pile_dict, reading_json, rescore, rules_of, totals_lines
-from .results import LayoutScore, PhotoScore, RoundScoreOut
+from .readings import reading_json, rescore, rules_of, totals_lines
+from .results import LayoutScore, PhotoScore, RoundScoreOut, pile_dict
 
 if TYPE_CHECKING:
     import numpy as np
@@ -352,21 +352,18 @@ def read_and_score_photos(photos: Sequence[Path], req: PhotoRequest, models: Mod
 
 def photo_score(readings: list, names: list[str], req: PhotoRequest, rules: Rules) -> PhotoScore:
     """Stage 4-5 on the pipeline's photo readings: piles with ids, the layout, the notes and the score."""
-    from vision.types import small_index_note
-
     images: list[dict[str, Any]] = []
     notes: list[str] = []
     for i, photo in enumerate(readings):
+        detections = [d for s in photo.sides for d in s.detections.to_list()]
         piles: list[dict[str, Any]] = []
         for side in photo.sides:
-            photo_note = small_index_note(side.detections.xyxy)
-            notes += [f"team {side.team}: {photo_note}"] if photo_note else []
+            notes += [f"team {side.team}: {side.photo_note}"] if side.photo_note else []
             for pile in side.piles:
                 piles.append(pile_dict(f"i{i}p{len(piles)}", side, pile))
         images.append({"image": names[i], "kind": "hand" if any(s.hand for s in photo.sides) else "table",
                        "teams": [s.team for s in photo.sides], "width": int(photo.image.shape[1]),
-                       "height": int(photo.image.shape[0]),
-                       "detections": [d for s in photo.sides for d in s.detections.to_list()], "piles": piles})
+                       "height": int(photo.image.shape[0]), "detections": detections, "piles": piles})
     on_table = {s.team for p in readings for s in p.sides if not s.hand}
     hand_teams = {s.team for p in readings for s in p.sides if s.hand}
     left = req.left_packets

@@ -31,23 +31,6 @@ def rules_of(name: str | None, house_rules: dict[str, Any] | None = None, defaul
     return get_rules(name or default, **dict(house_rules or {}))
 
 
-def pile_dict(pile_id: str, side, pile) -> dict[str, Any]:
-    """A pipeline pile as the fields of :class:`PileOut` (label and place filled in by :func:`rescore`)."""
-    xyxy = side.detections.xyxy
-    conf = side.detections.confidence
-    cards = []
-    for k, card in enumerate(pile.cards):
-        idx = list(card.detections)
-        cards.append({"id": f"{pile_id}.{k}", "code": card.code,
-                      "confidence": round(float(card.confidence if not idx else max(conf[idx])), 4),
-                      "boxes": [[round(float(v), 1) for v in xyxy[d]] for d in idx],
-                      "center": [round(float(v), 1) for v in card.center], "size": round(float(card.size), 1)})
-    seen = [d for c in pile.cards for d in c.detections]
-    box = [round(float(v), 1) for v in pile.box(xyxy)] if seen else None
-    return {"id": pile_id, "team": side.team, "kind": "left" if side.hand else pile.kind.value, "cards": cards,
-            "box": box, "notes": list(pile.notes)}
-
-
 def layout_of_piles(images: Sequence[dict[str, Any]], left: dict[str, list[list[str]]], rules: str,
                     house_rules: dict[str, Any], round_no: int, went_out: str | None) -> tuple[dict[str, Any], dict]:
     """The layout document (``docs/layout.md``) of every pile of ``images`` (in order) and the typed-in cards

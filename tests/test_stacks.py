@@ -8,7 +8,7 @@ import pytest
 cv2 = pytest.importorskip("cv2")
 
 from vision.models.classifiers import STACK_CONTEXT, STACK_INPUT, card_crop  # noqa: E402
-from vision.piles import marker_note  # noqa: E402
+from vision.piles import MARKER_NOTE  # noqa: E402
 from vision.models.classifiers import DEFAULT_STACKS  # noqa: E402
 from vision.photo_checks import check_one_corner_cards, check_stacks  # noqa: E402
 from vision.types import CardInstance, Pile, PileKind  # noqa: E402
@@ -63,7 +63,7 @@ class _FixedChecker:
 def _single(code: str) -> Pile:
     _, card = _card_on_table(0)
     card = CardInstance(code, card.detections, card.centers, card.size, 1.0, card.card_height)
-    return Pile(PileKind.SQUARED_BOOK, (card,), ("low confidence: " + code, marker_note(code)))
+    return Pile(PileKind.SQUARED_BOOK, (card,), ("low confidence: " + code, MARKER_NOTE.format(code=code)))
 
 
 def test_check_stacks_turns_unlikely_stacks_into_loose_cards_and_says_so():
@@ -74,7 +74,7 @@ def test_check_stacks_turns_unlikely_stacks_into_loose_cards_and_says_so():
     assert [p.kind for p in out] == [PileKind.SQUARED_BOOK, PileKind.MELD, PileKind.LOOSE, PileKind.SQUARED_BOOK]
     assert out[1] is meld  # other piles are untouched
     assert out[0].kind is PileKind.SQUARED_BOOK and "a stack is seen under it (97 % sure)" in out[0].notes[-1]
-    assert "no stack seen under it (90 % sure)" in out[2].notes[-1] and marker_note("5C") not in out[2].notes
+    assert "no stack seen under it (90 % sure)" in out[2].notes[-1] and MARKER_NOTE.format(code="5C") not in out[2].notes
     assert out[2].notes[0] == "low confidence: 5C"  # other notes stay
     assert "unclear" in out[3].notes[-1]
 

@@ -49,7 +49,7 @@ import numpy as np
 
 from .config import DEFAULT, VisionConfig
 from .geometry import anchor_points, diagonal_apart, segment_blocked, similar_size
-from .piles import marker_note
+from .piles import MARKER_NOTE
 from .types import CardInstance, Pile, PileKind, index_centres, index_sizes
 
 if TYPE_CHECKING:
@@ -283,7 +283,7 @@ def check_stacks(piles: list[Pile], image: np.ndarray, checker: StackChecker, *,
     for i, p in zip(singles, probs):
         pile = piles[i]
         code = pile.cards[0].code
-        keep = [n for n in pile.notes if n != marker_note(code)]
+        keep = [n for n in pile.notes if n != MARKER_NOTE.format(code=code)]
         if p < config.stacks.loose_below:
             out[i] = Pile(PileKind.LOOSE, pile.cards, tuple(keep + [
                 f"single card {code}: no stack seen under it ({_sure(1 - p)}), so read as a loose card and not scored; "

@@ -249,11 +249,10 @@ def group_piles(cards: list[CardInstance], *, config: VisionConfig = DEFAULT) ->
     return ([_red_threes(fan_order(threes), config)] if threes else []) + found
 
 
-def marker_note(code: str) -> str:
-    """The note on a single card seen whole and read as a squared book's marker (``vision.photo_checks.check_stacks``
-    replaces it with what it saw under the card)."""
-    return (f"single card {code} read as the marker of a squared book of the rules' book size (the stack's count "
-            "cannot be seen); if it is a loose card, remove it")
+#: the note on a single card seen whole and read as a squared book's marker (``MARKER_NOTE.format(code=...)``;
+#: ``vision.photo_checks.check_stacks`` replaces it with what it saw under the card)
+MARKER_NOTE = ("single card {code} read as the marker of a squared book of the rules' book size (the stack's count "
+               "cannot be seen); if it is a loose card, remove it")
 
 
 def _low_confidence(cards: list[CardInstance], piles: Piles) -> list[str]:
@@ -316,7 +315,7 @@ def classify(cards: list[CardInstance], ranks: set[str], *, config: VisionConfig
     if n == 1:
         card = cards[0]
         if card.fully_visible:
-            return Pile(PileKind.SQUARED_BOOK, tuple(cards), tuple(notes + [marker_note(card.code)]))
+            return Pile(PileKind.SQUARED_BOOK, tuple(cards), tuple(notes + [MARKER_NOTE.format(code=card.code)]))
         return Pile(PileKind.LOOSE, tuple(cards),
                     tuple(notes + [f"single card {card.code} with one corner visible: not scored; if it is a "
                                    "squared book's marker, add it; if it was left in a hand, move it to left"]))

@@ -370,10 +370,15 @@ class SideReading:
     hand: bool = False
 
     @property
+    def photo_note(self) -> str | None:
+        """The photo's own doubt (indices too small to read well, :func:`small_index_note`), or None."""
+        return small_index_note(self.detections.xyxy)
+
+    @property
     def notes(self) -> list[str]:
-        """Every doubt about this side's reading, one line each: the photo's (indices too small to read well,
-        :func:`small_index_note`) first, then each pile's."""
-        photo = small_index_note(self.detections.xyxy)
+        """Every doubt about this side's reading, one line each: the photo's (:attr:`photo_note`) first, then each
+        pile's."""
+        photo = self.photo_note
         return ([photo] if photo else []) + [f"{p.kind.value.replace('_', ' ')} {' '.join(p.codes)}: "
                                              f"{'; '.join(p.notes)}" for p in self.piles if p.notes]
 

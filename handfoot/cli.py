@@ -294,23 +294,13 @@ COMMANDS = {"score": cmd_score, "rules": cmd_rules, "check_meld": cmd_check_meld
 
 
 # -- main -----------------------------------------------------------------------------------------------------
-def _command_parser(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.ArgumentParser:
-    """The parser of the (sub)command ``args`` holds (``deck learn``'s for ``handfoot deck learn``)."""
-    while True:
-        subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
-        name = getattr(args, subs[0].dest, None) if subs else None
-        if name is None or name not in subs[0].choices:
-            return parser
-        parser = subs[0].choices[name]
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (0 ok, 1 bad input, 2 usage, 130 interrupted)."""
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
     if extra:  # the command's own usage line, and the option meant when it is a near miss
-        command = _command_parser(parser, args)
-        known = [o for a in command._actions for o in a.option_strings]
+        command = parser.command_parser(args)
+        known = command.options
         near = [m for x in extra if x.startswith("-") for m in difflib.get_close_matches(x.split("=")[0], known, 1)]
         command.error(f"unrecognized arguments: {' '.join(extra)}" + (f" (did you mean {near[0]}?)" if near else ""))
     if getattr(args, "set", None):  # a mistyped --set is a usage mistake: exit 2, before any work

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from .cards import Card, Rank
 from .errors import RulesError
+from .cards import Suit
 
 
 class BookGrowth(str, Enum):
@@ -282,8 +283,6 @@ class Rules(BaseModel):
 
     def rank_value(self, rank: Rank) -> int:
         """Point value of a natural rank (4..A) or a wild rank; see :meth:`card_value`."""
-        from .cards import Suit
-
         return self.card_value(Card(rank) if rank is Rank.JOKER else Card(rank, Suit.SPADES))
 
     def max_wild_in(self, naturals: int, size_limit: int | None = None) -> int:

@@ -44,10 +44,13 @@ import numpy as np
 from scorer.errors import HandFootError
 
 from .classes import RANKS, SUIT_CODES
-from .deck_boxes import with_found_boxes
+from .deck_boxes import Example, with_found_boxes
 from .deck_layers import fit as fit_conv, fit_affine
 from .deck_samples import Samples, accuracy, fit_heads, joined, rank_accuracy, samples_of
 from .models.classifiers import VIEWS, Heads, IndexReader, Layers
+from .images import load_photo
+from .models.detector import NegativeDetector
+from .pipeline import detect, read_indices
 
 #: each example index is seen this many times more, each crop shifted by up to 8 % of its box, scaled by 0.9-1.12
 #: and turned by up to 0.12 rad beyond the reader's own views (:data:`AUGMENT_LAYERS` when the last convolution is
@@ -89,15 +92,6 @@ class DeckNotFoundError(HandFootError, LookupError):
     """No deck profile of that name."""
 
     http_status = 404
-
-
-@dataclass(frozen=True)
-class Example:
-    """One photo and its known corner indices: ``boxes`` (n, 4) xyxy pixels, ``codes`` their n card codes."""
-
-    image: Path
-    boxes: np.ndarray
-    codes: tuple[str, ...]
 
 
 def check_name(name: str) -> str:
@@ -200,8 +194,6 @@ class DeckProfile:
     def models(self, detector, reader: IndexReader) -> tuple:
         """(detector, reader) reading this deck: ``reader`` (the same loaded model) with the profile's heads, layers
         and window, and ``detector`` wrapped in :class:`vision.models.detector.NegativeDetector` when :attr:`negative`."""
-        from .models.detector import NegativeDetector
-
         return (NegativeDetector(detector) if self.negative else detector,
                 reader.with_heads(self.heads, self.layers, self.window))
 
@@ -320,10 +312,6 @@ def check_folds(examples: list[Example]) -> list[np.ndarray]:
 def _cards_read(group: list[Example], detector, reader: IndexReader, negative: bool) -> np.ndarray:
     """(cards read right, cards read, cards shown) of the photos of ``group`` read whole (``vision.pipeline``: the
     detector's boxes over the pyramid, read by ``reader`` down to the reading floor) against their examples' codes."""
-    from .images import load_photo
-    from .models.detector import NegativeDetector
-    from .pipeline import detect, read_indices
-
     seen = NegativeDetector(detector) if negative else detector
     out = np.zeros(3)
     for e in group:

@@ -19,6 +19,7 @@ import numpy as np
 from scorer.errors import HandFootError
 
 from .config import DEFAULT
+import io
 
 #: the formats :func:`image_size` reads, by the names it returns
 IMAGE_FORMATS = ("PNG", "JPEG", "GIF", "BMP", "WebP", "TIFF", "HEIC")
@@ -178,8 +179,6 @@ def _heic_size(data: bytes) -> tuple[int, int] | None:
     """Width and height of a HEIF file's primary image, from its header by libheif (``pillow-heif``, which decodes
     nothing until asked); None without ``pillow-heif`` or for a broken header."""
     try:
-        import io
-
         import pillow_heif
     except ImportError:
         return None
@@ -292,8 +291,6 @@ def heic_available() -> bool:
 def _decode_heic(data: bytes) -> np.ndarray | None:
     """A HEIF/HEIC photo (an iPhone's) as (H, W, 3) uint8 BGR, turned as its header says, by libheif
     (``pillow-heif``); None when it cannot be decoded."""
-    import io
-
     import pillow_heif
 
     try:

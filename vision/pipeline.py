@@ -40,6 +40,8 @@ from .models.detector import CardDetector, ModelError, NegativeDetector
 from .models.classifiers import DEFAULT_READER, IndexReader, relabelled
 from .piles import group_piles, hand_pile
 from .scales import box_conf, find_boxes
+from .photo_checks import check_one_corner_cards, check_stacks
+from .models.classifiers import DEFAULT_STACKS, StackChecker
 
 
 class NoCardsError(HandFootError, ValueError):
@@ -269,7 +271,6 @@ def read_image(image: np.ndarray, detector: CardDetector | None = None, reader: 
             piles = [replace(p, notes=p.notes + (CUT_NOTE,)) if pile_boxes(p, dets.xyxy) & crossing else p
                      for p in piles]
         if stacks is not None:  # 3b
-            from .photo_checks import check_one_corner_cards, check_stacks
 
             piles = check_stacks(piles, image, stacks, config=config)
             piles = check_one_corner_cards(piles, left_unread, image, stacks, config=config)
@@ -350,8 +351,6 @@ def load_stack_checker(model: str | Path | None = None):
         FileNotFoundError: a model file that was asked for by name is missing.
         vision.models.detector.ModelError: a model file that cannot be loaded.
     """
-    from .models.classifiers import DEFAULT_STACKS, StackChecker
-
     if model is None and not DEFAULT_STACKS.is_file():
         return None
     return StackChecker(model or DEFAULT_STACKS)

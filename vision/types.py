@@ -137,8 +137,6 @@ class Detections:
 
     def save(self, path) -> None:
         """Write these detections and their data columns to ``path`` (.npz), for :meth:`load`."""
-        from pathlib import Path
-
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         np.savez_compressed(path, xyxy=self.xyxy, confidence=self.confidence, class_id=self.class_id,
                             **{f"data_{k}": v for k, v in self.data.items()})

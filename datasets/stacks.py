@@ -25,8 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.models.classifiers import STACK_CONTEXT, STACK_INPUT, card_crop
 from vision.images import load_image
+from vision.models.classifiers import STACK_CONTEXT, STACK_INPUT, card_crop
 from vision.pipeline import read_image
 from vision.types import CardInstance, PileKind
 

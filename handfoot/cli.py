@@ -16,11 +16,16 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
+from tqdm import tqdm
+
 from scorer import PRESET_NAMES, HandFootError, get_rules, parse_cards
 from scorer.cards import Card
+from scorer.melds import check_meld
+from scorer.odds import simulate_odds
+from scorer.opening import best_opening, check_opening
 from scorer.rules import Rules
 
-from . import core, files, games, learning, reports, startup
+from . import core, files, games, learning, live, picture as shown, reports, startup, watch, watching
 from .cli_parser import MAX_DEALS, build_parser
 
 EXIT_BAD_INPUT = 1
@@ -128,9 +133,6 @@ def cmd_rules(args: argparse.Namespace) -> int:
 
 
 def cmd_check_meld(args: argparse.Namespace) -> int:
-    from scorer.melds import check_meld
-    from scorer.opening import check_opening
-
     rules = _rules(args)
     melds = [parse_cards(text) for text in args.melds]
     pickup = Card.parse(args.pickup) if args.pickup else None
@@ -149,8 +151,6 @@ def cmd_check_meld(args: argparse.Namespace) -> int:
 
 
 def cmd_opening(args: argparse.Namespace) -> int:
-    from scorer.opening import best_opening
-
     rules = _rules(args)
     plan = best_opening(parse_cards(" ".join(args.hand)), rules, args.round)
     if args.json:
@@ -163,13 +163,10 @@ def cmd_opening(args: argparse.Namespace) -> int:
 
 
 def cmd_odds(args: argparse.Namespace) -> int:
-    from scorer.odds import simulate_odds
-
     if not 1 <= args.deals <= MAX_DEALS:
         raise HandFootError(f"--deals must be 1 to {MAX_DEALS:,} (got {args.deals:,})")
     bar = None
     if args.deals >= 500_000 and sys.stderr.isatty():  # a bar on a terminal when the work is long
-        from tqdm import tqdm
 
         bar = tqdm(total=args.deals, unit=" deals", unit_scale=True, file=sys.stderr, leave=False)
     try:
@@ -192,9 +189,6 @@ def cmd_game(args: argparse.Namespace) -> int:
 
 # -- watch, detect, deck, serve ----------------------------------------------------------------------------------
 def cmd_watch(args: argparse.Namespace) -> int:
-    from . import live, watch, watching
-    from . import picture as shown
-
     if args.round < 1:
         raise HandFootError(f"--round {args.round}: rounds are numbered from 1")
     if args.headless and (args.serve or args.window):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
@@ -230,7 +230,8 @@ class Models:
 def _vision():
     try:
         import onnxruntime  # noqa: F401  (checked here so a missing extra is one clear line)
-        from vision import pipeline
+
+        from vision import pipeline  # the optional vision extra (OpenCV, ONNX Runtime)
     except ImportError as exc:
         raise UnavailableError(f"reading photos needs the vision extra (pip install -e '.[vision]'): {exc}") from None
     return pipeline
@@ -263,9 +264,7 @@ def with_deck(models: Models, deck: str, folder: Path | None = None) -> Models:
     Raises:
         HandFootError: no such profile (``DeckNotFoundError``), or no index reader loaded.
     """
-    from dataclasses import replace
-
-    from vision.decks import DeckProfile
+    from vision.decks import DeckProfile  # the optional vision extra (OpenCV, ONNX Runtime)
 
     profile = DeckProfile.load(deck, folder or decks_dir())
     if models.reader is None:
@@ -283,7 +282,7 @@ def check_photo_file(path: Path, limits: Limits = DEFAULT_LIMITS, name: str | No
         ImageError (a HandFootError): missing, a folder, empty, not an image (``vision.images.check_image_header``).
         TooLargeError, ImageTooLargeError: over ``limits.file_bytes`` or ``limits.pixels``.
     """
-    from vision.images import ImageError, check_image_header
+    from vision.images import ImageError, check_image_header  # the optional vision extra (OpenCV, ONNX Runtime)
 
     name = name or str(path)
     if path.is_dir():
@@ -332,9 +331,8 @@ def read_and_score_photos(photos: Sequence[Path], req: PhotoRequest, models: Mod
                                 "team (take one photo of each team's side)")
         digests[digest] = name
     teams = req.table_teams(len(photos))
-    from vision.config import DEFAULT
 
-    config = DEFAULT.replace(**{"reading.min_conf": req.conf})
+    config = VISION_DEFAULT.replace(**{"reading.min_conf": req.conf})
     try:
         readings = pipeline.read_photos(list(paths[:len(photos)]), models.detector, teams, req.split,
                                         reader=models.reader, stacks=models.stacks, config=config) if photos else []
@@ -383,7 +381,7 @@ def photo_score(readings: list, names: list[str], req: PhotoRequest, rules: Rule
 def keep_reading(ledger, reading_id: str, result: PhotoScore, files: list[dict[str, str]]) -> None:
     """Write each photo's annotated copy (``annotated-K.jpg``) into the reading's folder of ``ledger``
     (``handfoot.ledger.Ledger``; the photos are there already, named in ``files``) and keep the reading."""
-    import cv2
+    import cv2  # OpenCV: the optional vision extra
 
     folder = ledger.reading_dir(reading_id)
     for k in range(len(result.images)):

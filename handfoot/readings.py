@@ -11,12 +11,13 @@ from __future__ import annotations
 import json
 from typing import Any, Sequence
 
-from scorer import Card
+from scorer import Card, get_rules
 from scorer.layout import TableLayout
 from scorer.melds import check_meld, marker_kind
 from scorer.rules import Rules
 from scorer.scoring import score_round
 
+from .corrections import apply_corrections
 from .results import ImageOut, PhotoScore, PileOut, RoundScoreOut
 
 
@@ -26,8 +27,6 @@ def rules_of(name: str | None, house_rules: dict[str, Any] | None = None, defaul
     Raises:
         UnknownRulesError, RulesError: an unknown preset, field or value.
     """
-    from scorer import get_rules
-
     return get_rules(name or default, **dict(house_rules or {}))
 
 
@@ -149,8 +148,6 @@ def correct_reading(reading: PhotoScore, corrections: Sequence[Any], round_no: i
     Raises:
         CorrectionError, InvalidCardError: a correction that cannot be applied; UnknownRulesError, RulesError.
     """
-    from .corrections import apply_corrections
-
     images = apply_corrections([im.model_dump() for im in reading.images], list(corrections))
     layout = reading.layout
     name = rules or layout.get("rules", "pagat")

@@ -18,9 +18,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from .cards import Card, Rank
+from .cards import Card, Rank, Suit
 from .errors import RulesError
-from .cards import Suit
 
 
 class BookGrowth(str, Enum):

@@ -33,11 +33,11 @@ from vision.classes import rank_colour  # noqa: E402
 from vision.classes import reading  # noqa: E402
 from vision.config import DEFAULT  # noqa: E402
 from vision.decks import Example, ExamplesError, ProfileRefusedError, learn  # noqa: E402
-from vision.types import Detections  # noqa: E402
-from vision.models.detector import CardDetector  # noqa: E402
 from vision.images import load_photo  # noqa: E402
-from vision.pipeline import detect as detect_boxes, read_indices  # noqa: E402
 from vision.models.classifiers import IndexReader  # noqa: E402
+from vision.models.detector import CardDetector  # noqa: E402
+from vision.pipeline import detect as detect_boxes, read_indices  # noqa: E402
+from vision.types import Detections  # noqa: E402
 
 DECKS = {"webcam_white": (5, 10, 20), "blackgold": (5, 10, 20, 30)}
 

@@ -28,8 +28,8 @@ def test_both_backends_find_the_same_indices(tmp_path, monkeypatch):
     """On any CPU (bf16 where it has AMX): OpenVINO at the precision its check chose reads the example table as
     ONNX Runtime does: the same boxes with the same codes."""
     pytest.importorskip("openvino")
-    from vision.pipeline import detect, read_indices
     from vision.models.classifiers import IndexReader
+    from vision.pipeline import detect, read_indices
 
     monkeypatch.setenv("HANDFOOT_CACHE", str(tmp_path))
     image = cv2.imread(str(ROOT / "examples" / "table.jpg"))

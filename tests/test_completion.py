@@ -1,4 +1,4 @@
-"""Stage 1b: every box read with the fans' help (``vision.completion``, ``vision.completion``). Pure NumPy."""
+"""Stage 1b: every box read with the fans' help (``vision.completion``). Pure NumPy."""
 
 import numpy as np
 

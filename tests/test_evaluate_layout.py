@@ -12,9 +12,10 @@ pytest.importorskip("resvg_py")
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 
-from datasets.scenes import Pile, make_scene, true_detections  # noqa: E402
 from evaluate_layout import evaluate_scene  # noqa: E402
 from sides import read_side  # noqa: E402
+
+from datasets.scenes import Pile, make_scene, true_detections  # noqa: E402
 from vision.classes import class_id  # noqa: E402
 from vision.types import Detections  # noqa: E402
 
@@ -87,9 +88,10 @@ def test_a_wrong_score_with_no_note_is_counted_as_a_silent_error(anglo_deck):
 def test_cached_boxes_and_readings_give_what_the_detector_gives(anglo_deck, tmp_path):
     """--cache keeps a photo's found boxes and their readings; a rerun from the file reads the same detections."""
     from evaluate_layout import cached_found
+
     from vision.config import DEFAULT
-    from vision.pipeline import detect, load_models, read_indices
     from vision.models.classifiers import DEFAULT_READER
+    from vision.pipeline import detect, load_models, read_indices
 
     if not DEFAULT_READER.is_file():
         pytest.skip("no shipped reader")

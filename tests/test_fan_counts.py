@@ -3,14 +3,14 @@ in it; a fan's top card whose far corner stage 2 left unpaired becomes one card 
 The second count from the fan's edges (``vision.photo_checks``, on a drawn fan)."""
 
 import numpy as np
+from sides import read_side  # noqa: E402
 
 from vision.classes import class_id
 from vision.config import DEFAULT
-from vision.types import CardInstance, Detections, Pile, PileKind
 from vision.fans import pair_far_corners
 from vision.instances import pair_corners
 from vision.piles import group_piles
-from sides import read_side  # noqa: E402
+from vision.types import CardInstance, Detections, Pile, PileKind
 
 S = 20.0  # index size in pixels
 
@@ -96,9 +96,10 @@ def drawn_fan(n_cards, hidden_first, step=24, size=20.0):
 
 
 def test_a_fans_edges_show_a_card_whose_index_is_covered():
+    import cv2
+
     from vision.config import DEFAULT
     from vision.photo_checks import check_strips, strip_count
-    import cv2
 
     config = DEFAULT.replace(**{"fan_gaps.strip_notes": True})
     image, centres, far = drawn_fan(6, hidden_first=1)  # six cards, the bottom card's index covered
@@ -151,9 +152,10 @@ def test_a_fans_top_card_seen_by_two_unread_corners_is_counted():
 
 
 def test_a_fan_whose_bottom_end_lies_under_something_is_noted():
+    import cv2
+
     from vision.config import DEFAULT
     from vision.photo_checks import COVERED_NOTE, check_strips
-    import cv2
 
     config = DEFAULT.replace(**{"fan_gaps.strip_notes": True})
     height = 4.2 * S / 0.925

@@ -6,12 +6,12 @@ Pure NumPy: runs without the vision extra. Rendered tables and the photo path of
 
 import numpy as np
 import pytest
+from sides import read_side  # noqa: E402
 
 from vision.classes import class_id
-from vision.types import Detections, PileKind, TableReading
 from vision.instances import agree_suits, pair_corners, split_sides
 from vision.piles import group_piles
-from sides import read_side  # noqa: E402
+from vision.types import Detections, PileKind, TableReading
 
 S = 20.0  # index size in pixels (a 20 x 20 box)
 
@@ -96,6 +96,7 @@ def test_fans_of_a_jumbo_index_deck_pair_their_last_cards_beside_one_loose_card(
 def test_a_photo_whose_every_candidate_pair_is_short_takes_a_short_ratio():
     from vision.config import DEFAULT
     from vision.instances import _typical_ratio
+
     # rivalled pairs only (indices 1 and 4 are in two candidates each), none isolated, all short: big indices
     candidates = [(1.8, 0, 1), (1.9, 1, 2), (2.0, 3, 4), (2.1, 4, 5)]
     codes = ["KH", "KH", "KH", "7S", "7S", "7S"]
@@ -348,8 +349,8 @@ def test_split_sides():
 
 
 def test_a_fan_over_the_split_line_is_cut_with_a_note_on_both_parts():
-    from vision.pipeline import read_image
     from vision.instances import CUT_NOTE
+    from vision.pipeline import read_image
 
     over = fan(["8H", "8S", "8D", "8C", "8H", "8S"], 400, 440)  # y 440-540 and its last card's corner: over y = 500
     apart = [("KH", 100 + 1.5 * S * k, 800) for k in range(3)]  # team A's kings, far from the line

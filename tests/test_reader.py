@@ -8,8 +8,8 @@ import pytest
 cv2 = pytest.importorskip("cv2")
 
 from vision.classes import RANKS, code_of, p_rank_colour  # noqa: E402
-from vision.models.classifiers import INPUT, WINDOW, square_crop  # noqa: E402
 from vision.models.classifiers import DEFAULT_READER  # noqa: E402
+from vision.models.classifiers import INPUT, WINDOW, square_crop  # noqa: E402
 
 
 def test_code_of():

@@ -7,10 +7,10 @@ import pytest
 
 cv2 = pytest.importorskip("cv2")
 
-from vision.models.classifiers import STACK_CONTEXT, STACK_INPUT, card_crop  # noqa: E402
-from vision.piles import MARKER_NOTE  # noqa: E402
 from vision.models.classifiers import DEFAULT_STACKS  # noqa: E402
+from vision.models.classifiers import STACK_CONTEXT, STACK_INPUT, card_crop  # noqa: E402
 from vision.photo_checks import check_one_corner_cards, check_stacks  # noqa: E402
+from vision.piles import MARKER_NOTE  # noqa: E402
 from vision.types import CardInstance, Pile, PileKind  # noqa: E402
 
 
@@ -180,9 +180,8 @@ def test_p_stack_reads_each_card_upright_and_upside_down(monkeypatch):
 
 def test_a_model_of_another_input_is_refused(tmp_path):
     pytest.importorskip("onnxruntime")
+    from vision.models.classifiers import DEFAULT_READER, StackChecker
     from vision.models.detector import ModelError
-    from vision.models.classifiers import DEFAULT_READER
-    from vision.models.classifiers import StackChecker
 
     if not Path(DEFAULT_READER).is_file():
         pytest.skip("no shipped reader model")
@@ -195,11 +194,11 @@ def test_shipped_checker_tells_a_squared_book_from_a_loose_card_on_rendered_tabl
     """Rendered tables with one squared book (QD on six queens) and one loose card (7C): read from their true
     corner boxes, the squared book must stay and the loose card must not be scored, on most tables."""
     pytest.importorskip("onnxruntime")
-    from datasets.scenes import Pile as ScenePile
-    from datasets.scenes import make_scene
-    from vision.types import Detections
-    from vision.models.classifiers import StackChecker
     from sides import read_side
+
+    from datasets.scenes import Pile as ScenePile, make_scene
+    from vision.models.classifiers import StackChecker
+    from vision.types import Detections
 
     checker = StackChecker()
     piles = [ScenePile("squared", ["QH"] * 6 + ["QD"], marker="QD"), ScenePile("loose", ["7C"]),

@@ -65,12 +65,11 @@ def test_watch_a_generated_round_on_the_command_line(anglo_deck, tmp_path, capsy
     a red three laid), a hand crossing the table for two seconds before each change, camera shake and a flickering
     light: the events in order, none while a hand is over the table, the exact final total, and the annotated
     recording."""
-    from datasets.round_video import round_video
-    from handfoot.cli import main
-
     from contextlib import closing
 
+    from datasets.round_video import round_video
     from handfoot import games
+    from handfoot.cli import main
     from handfoot.ledger import Ledger
 
     video, recording, db = tmp_path / "round.avi", tmp_path / "seen.avi", tmp_path / "h.db"
@@ -202,8 +201,8 @@ def test_reading_only_the_changed_piles_reads_as_the_whole_frame(anglo_deck, see
 def test_an_index_read_again_votes_with_its_earlier_readings():
     """A box found again at its place takes the mean of the reader's probabilities over the readings that saw it:
     one frame's misread does not flip a card read right three times; boxes outside the changed region are kept."""
-    from vision.types import Detections
     from vision.pipeline import detect_again
+    from vision.types import Detections
 
     class Finder:  # a one-class detector finding the white rectangles of the frame
         fixed_size, names_cards = True, False

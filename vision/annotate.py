@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .types import box_intersection, Detections, Pile, PileKind
+from .types import Detections, Pile, PileKind, box_intersection
 
 #: BGR colour per pile kind
 KIND_COLORS = {

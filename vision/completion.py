@@ -1,11 +1,12 @@
 """Stage 1b of the camera pipeline: read the corner indices with the fans' help (:func:`read_with_fans`), and
 complete fans with the indices the detector was unsure of (:func:`complete_fans`).
 
-A meld is a fan of one rank plus wilds (seed 000 "Melding", seed 002 §3), its cards stepped evenly so each
-index shows. The detector (``vision/detector.py``) finds some indices with a confidence under the
-:attr:`~vision.config.Reading.finder_box_conf` a box needs to be read on its own: jokers above all, whose corner
-marks differ from deck to deck; the index reader drops other boxes as unsure (``vision.models.classifiers.IndexReader.relabel``).
-:func:`complete_fans` takes such a box back when the fan says where it should be:
+A meld is a fan of one rank plus wilds (seed 000 "Melding", seed 002 §3), its cards stepped evenly so each index shows.
+The detector (``vision/detector.py``) finds some indices with a confidence under the
+:attr:`~vision.config.Reading.finder_box_conf` a box needs to be read on its own: jokers above all, whose corner marks
+differ from deck to deck; the index reader drops other boxes as unsure
+(``vision.models.classifiers.IndexReader.relabel``). :func:`complete_fans` takes such a box back when the fan says where
+it should be:
 
 * it lies where the next card of a fan of read indices would: beyond a read index *a*, at *a* + (*a* - *b*)
   for *b* the nearest read index of the fan (:func:`vision.geometry.step_miss` under
@@ -53,8 +54,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .classes import CLASS_ID, code_of, RANK_JOKER, rank_of, RANK_TWO, RANKS, reading, SUIT_CODES
-from .config import Completion, DEFAULT, FanGeometry, VisionConfig
+from .classes import CLASS_ID, RANK_JOKER, RANK_TWO, RANKS, SUIT_CODES, code_of, rank_of, reading
+from .config import DEFAULT, Completion, FanGeometry, VisionConfig
 from .fan_chains import unread_fans
 from .geometry import opposite, similar_size, step_miss
 from .types import Detections
@@ -148,9 +149,9 @@ def complete_fans(kept: Detections, candidates: Detections, rank_p: np.ndarray, 
                   config: VisionConfig = DEFAULT) -> tuple[Detections, int]:
     """The read detections plus the candidate boxes that continue a fan (see the module docstring).
 
-    An accepted candidate's confidence is the reader's probability of its rank times the square root of its
-    detector confidence (as a read box, without the colour factor of ``vision.models.classifiers.IndexReader.relabel``), but
-    at least the reading floor ``config.reading.min_conf``.
+    An accepted candidate's confidence is the reader's probability of its rank times the square root of its detector
+    confidence (as a read box, without the colour factor of ``vision.models.classifiers.IndexReader.relabel``), but at
+    least the reading floor ``config.reading.min_conf``.
 
     Args:
         kept: read detections (codes from the index reader; boxes in pixels).
@@ -224,7 +225,8 @@ def _continues_fan(i: int, read: np.ndarray, centres: np.ndarray, sizes: np.ndar
     near = read[(d < completion.near) & similar_size(sizes[read], sizes[i], fans.size_ratio)]
     naturals = {int(rank[k]) for k in near if rank[k] not in (RANK_TWO, RANK_JOKER)}
     continued = [r for r in sorted(naturals)
-                 if _fan_continues(i, [k for k in near if rank[k] in (r, RANK_TWO, RANK_JOKER)], centres, fans.step_tolerance)]
+                 if _fan_continues(i, [k for k in near if rank[k] in (r, RANK_TWO, RANK_JOKER)], centres,
+                                   fans.step_tolerance)]
     if len(continued) != 1:
         return None
     options = [continued[0], RANK_TWO, RANK_JOKER]

@@ -124,7 +124,7 @@ class FanGeometry:
 
 @dataclass(frozen=True)
 class Completion:
-    """Stage 1b: boxes read with the fans' help (``vision.completion``, ``vision.completion``, ``vision.fan_chains``)."""
+    """Stage 1b: boxes read with the fans' help (``vision.completion``, ``vision.fan_chains``)."""
 
     #: read neighbours within this many index sizes say which fan a candidate continues
     near: float = 4.0

@@ -19,6 +19,7 @@ from .models.detector import NegativeDetector
 from .pipeline import detect
 from .types import box_iou
 
+
 @dataclass(frozen=True)
 class Example:
     """One photo and its known corner indices: ``boxes`` (n, 4) xyxy pixels, ``codes`` their n card codes."""

@@ -14,8 +14,8 @@ import numpy as np
 
 from .classes import RANKS, SUIT_CODES, softmax
 from .deck_boxes import NONE
-from .models.classifiers import VIEWS, Heads, IndexReader, Layers, crops_of, features_of
 from .images import load_photo
+from .models.classifiers import VIEWS, Heads, IndexReader, Layers, crops_of, features_of
 
 
 @dataclass(frozen=True)

@@ -47,8 +47,8 @@ from .classes import RANKS, SUIT_CODES
 from .deck_boxes import Example, with_found_boxes
 from .deck_layers import fit as fit_conv, fit_affine
 from .deck_samples import Samples, accuracy, fit_heads, joined, rank_accuracy, samples_of
-from .models.classifiers import VIEWS, Heads, IndexReader, Layers
 from .images import load_photo
+from .models.classifiers import VIEWS, Heads, IndexReader, Layers
 from .models.detector import NegativeDetector
 from .pipeline import detect, read_indices
 
@@ -339,8 +339,8 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
 
     ``detector`` (the stock one; None: the example boxes): the check reads the boxes it finds in the check photos
     on a known index (``vision.deck_boxes``), as the profile will read them. ``window``: read this deck's indices
-    from crops of that many times each box's longer side (None: the reader's ``vision.models.classifiers.WINDOW``; ``"auto"``:
-    that or one of :data:`WINDOWS`, whichever reads the check best: with ``detector``, the check photos' card sets
+    from crops of that many times each box's longer side (None: the reader's ``vision.models.classifiers.WINDOW``;
+    ``"auto"``: that or one of :data:`WINDOWS`, whichever reads the check best: with ``detector``, the check photos' card sets
     read whole at the reading floor, F1 against their codes).
 
     The profile is first checked on photos it did not learn from (:func:`check_folds`: the photos kept aside, or

@@ -36,7 +36,6 @@ import numpy as np
 
 from .config import DEFAULT, Pairing, VisionConfig
 
-
 if TYPE_CHECKING:  # the types module carries a pile's fan order (computed here), so it imports this one
     from .types import CardInstance
 

@@ -10,6 +10,7 @@ are not one of :data:`IMAGE_FORMATS`, or whose header is malformed or cut short,
 
 from __future__ import annotations
 
+import io
 import struct
 from pathlib import Path
 
@@ -19,7 +20,6 @@ import numpy as np
 from scorer.errors import HandFootError
 
 from .config import DEFAULT
-import io
 
 #: the formats :func:`image_size` reads, by the names it returns
 IMAGE_FORMATS = ("PNG", "JPEG", "GIF", "BMP", "WebP", "TIFF", "HEIC")
@@ -179,7 +179,7 @@ def _heic_size(data: bytes) -> tuple[int, int] | None:
     """Width and height of a HEIF file's primary image, from its header by libheif (``pillow-heif``, which decodes
     nothing until asked); None without ``pillow-heif`` or for a broken header."""
     try:
-        import pillow_heif
+        import pillow_heif  # optional: HEIC photos alone need it
     except ImportError:
         return None
     try:
@@ -291,7 +291,7 @@ def heic_available() -> bool:
 def _decode_heic(data: bytes) -> np.ndarray | None:
     """A HEIF/HEIC photo (an iPhone's) as (H, W, 3) uint8 BGR, turned as its header says, by libheif
     (``pillow-heif``); None when it cannot be decoded."""
-    import pillow_heif
+    import pillow_heif  # optional: HEIC photos alone need it
 
     try:
         heif = pillow_heif.open_heif(io.BytesIO(data), convert_hdr_to_8bit=True)

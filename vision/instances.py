@@ -21,12 +21,12 @@ among jumbo-index ones keeps its own diagonal (:func:`standard_pairs_among_big`)
 suits of one colour are given one suit first (:func:`agree_suits`, with the reader's suit probabilities;
 :func:`pair_and_agree` returns the cards paired from the agreed detections as well).
 
-Which side each card belongs to: one photo per side (team) is the simple case: photo 1 is team ``A``, photo 2 team ``B`` ... A whole-table
-photo is split by :func:`split_sides`: ``horizontal`` puts the bottom half (nearer the camera) in team ``A`` and
-the top half in ``B``; ``vertical`` puts the left half in ``A`` and the right half in ``B``. A card belongs to the
-half that holds its corner index centre (a paired card: the mean of its two). Corners are paired once on the
-whole photo to decide the halves, then again within each half (a pair never crosses the line); a pile the whole
-photo shows over the line is cut in two, each part with a note (:data:`CUT_NOTE`).
+Which side each card belongs to: one photo per side (team) is the simple case: photo 1 is team ``A``, photo 2 team ``B``
+... A whole-table photo is split by :func:`split_sides`: ``horizontal`` puts the bottom half (nearer the camera) in team
+``A`` and the top half in ``B``; ``vertical`` puts the left half in ``A`` and the right half in ``B``. A card belongs to
+the half that holds its corner index centre (a paired card: the mean of its two). Corners are paired once on the whole
+photo to decide the halves, then again within each half (a pair never crosses the line); a pile the whole photo shows
+over the line is cut in two, each part with a note (:data:`CUT_NOTE`).
 
 Cards still held (hands and feet) come from an extra photo of a player's cards fanned face up
 (``vision.pipeline.read_image(..., hand=True)``: every card in it is a card left, ``handfoot score --hand
@@ -41,7 +41,7 @@ import numpy as np
 
 from . import geometry
 from .classes import CLASS_ID, SUIT_CODES, rank_colour, rank_of
-from .config import DEFAULT, FanGeometry, Pairing, SPLITS, VisionConfig
+from .config import DEFAULT, SPLITS, FanGeometry, Pairing, VisionConfig
 from .geometry import four_corners, ladder, lone_jokers_rescaled, rung_gaps, standard_pairs_among_big
 from .types import CardInstance, Detections, Pile
 
@@ -187,8 +187,8 @@ def pair_corners(dets: Detections, one_fan: bool = False, *, config: VisionConfi
     """Group corner detections into card instances (each detection used once).
 
     Args:
-        dets: corner-index detections of one photo (boxes in pixels).
-        one_fan: the photo shows one fan of cards, a player's hand (``vision.pipeline.read_image(..., hand=True)``): its one card
+        dets: corner-index detections of one photo (boxes in pixels). one_fan: the photo shows one fan of cards, a
+        player's hand (``vision.pipeline.read_image(..., hand=True)``): its one card
             seen whole gives the photo's diagonal ratio (:func:`_typical_ratio`).
         config: the thresholds (``config.pairing``, and ``config.fans`` for the inside of a fan).
 

@@ -1,4 +1,5 @@
-"""Piles checked against the photo's pixels: the fans' edges and strips (stage 3a, a second count: :func:`check_strips`) and what lies under a single card (stage 3b: :func:`check_stacks`, :func:`check_one_corner_cards`).
+"""Piles checked against the photo's pixels: the fans' edges and strips (stage 3a, a second count: :func:`check_strips`)
+and what lies under a single card (stage 3b: :func:`check_stacks`, :func:`check_one_corner_cards`).
 
 A fan's second count, from the image: every card of a fan shows an edge and a strip.
 
@@ -28,12 +29,12 @@ The notes point at the pile; the count is not changed (the rules' book size is n
 
 Stage 3b of the camera pipeline: is a single whole card the marker of a squared book, or a loose card?
 
-Corner indices alone cannot tell them apart: a squared book (seed 000 "Books"; seed 002 §3: a completed book
-is squared into one pile with a marker card on top) shows exactly one card face with both indices, and so does
-a single card lying loose. What differs is under the card: a stack of seven shows the edges of the cards below
-it (never squared perfectly) and its thickness. :class:`vision.models.classifiers.StackChecker` looks at the card and its
-surroundings, turned upright from the card's own two index centres (:func:`vision.models.classifiers.card_crop`), and gives the
-probability that a stack lies under it. :func:`check_stacks` uses it to turn ``squared_book`` piles it does not believe into
+Corner indices alone cannot tell them apart: a squared book (seed 000 "Books"; seed 002 §3: a completed book is squared
+into one pile with a marker card on top) shows exactly one card face with both indices, and so does a single card lying
+loose. What differs is under the card: a stack of seven shows the edges of the cards below it (never squared perfectly)
+and its thickness. :class:`vision.models.classifiers.StackChecker` looks at the card and its surroundings, turned
+upright from the card's own two index centres (:func:`vision.models.classifiers.card_crop`), and gives the probability
+that a stack lies under it. :func:`check_stacks` uses it to turn ``squared_book`` piles it does not believe into
 ``loose`` cards, and adds a note wherever it is unsure, so a wrong call is one edit away for the user.
 
 The model (``models/stacks.onnx``) is trained by ``scripts/train_stacks.py`` on generated tables of the

@@ -307,9 +307,9 @@ def _red_threes(cards: list[CardInstance], config: VisionConfig) -> Pile:
 def classify(cards: list[CardInstance], ranks: set[str], *, config: VisionConfig = DEFAULT) -> Pile:
     """The pile of ``cards`` (in :func:`fan_order`) whose cluster keys are ``ranks``
     (:attr:`vision.types.CardInstance.key`, wilds aside), with what it is read as and its notes (module docstring):
-    one card seen whole is a squared book's marker, one seen by one corner a loose card; cards of two or more ranks are cards left in a hand; else a meld
-    (noted when it has two cards, or a step ``config.piles.gap_factor`` times its median: :func:`_largest_gap`).
-    Cards read under ``config.piles.low_conf`` are noted."""
+    one card seen whole is a squared book's marker, one seen by one corner a loose card; cards of two or more ranks
+    are cards left in a hand; else a meld (noted when it has two cards, or a step ``config.piles.gap_factor`` times
+    its median: :func:`_largest_gap`). Cards read under ``config.piles.low_conf`` are noted."""
     n = len(cards)
     notes = _low_confidence(cards, config.piles)
     if n == 1:

@@ -14,9 +14,10 @@ order on one photo:
 4. :class:`vision.types.SideReading` / :class:`vision.types.TableReading` — sides and the layout JSON;
 5. :func:`scorer.scoring.score_round` — the score and every problem the rules see (done by the caller).
 
-Stage 1 is the costly one (the models); ``read_image(..., found=...)`` re-runs stages 1b-4 on boxes found before
-(a webcam's unchanged frame, an evaluation's cache), and :func:`detect_again` re-runs stage 1 in a frame's changed
-regions only. :func:`read_photos` and :func:`read_hand_photos` run it on files, :func:`annotate` draws the result. Every threshold comes from one :class:`vision.config.VisionConfig`.
+Stage 1 is the costly one (the models); ``read_image(..., found=...)`` re-runs stages 1b-4 on boxes found before (a
+webcam's unchanged frame, an evaluation's cache), and :func:`detect_again` re-runs stage 1 in a frame's changed regions
+only. :func:`read_photos` and :func:`read_hand_photos` run it on files, :func:`annotate` draws the result. Every
+threshold comes from one :class:`vision.config.VisionConfig`.
 """
 
 from __future__ import annotations
@@ -31,17 +32,15 @@ from scorer.errors import HandFootError
 from .annotate import CornerAnnotator, PileAnnotator, TotalsAnnotator
 from .completion import read_with_fans
 from .config import DEFAULT, VisionConfig
-from .types import Detections, PhotoReading, SideReading, TableReading, box_iou, index_centres, index_sizes, unread_mask
 from .fans import fill_fan_gaps, read_top_cards
-from .photo_checks import check_strips
 from .images import load_photo
 from .instances import CUT_NOTE, crossing_piles, pair_and_agree, pair_corners, pile_boxes, split_boxes, split_sides
+from .models.classifiers import DEFAULT_READER, DEFAULT_STACKS, IndexReader, StackChecker, relabelled
 from .models.detector import CardDetector, ModelError, NegativeDetector
-from .models.classifiers import DEFAULT_READER, IndexReader, relabelled
+from .photo_checks import check_one_corner_cards, check_stacks, check_strips
 from .piles import group_piles, hand_pile
 from .scales import box_conf, find_boxes
-from .photo_checks import check_one_corner_cards, check_stacks
-from .models.classifiers import DEFAULT_STACKS, StackChecker
+from .types import Detections, PhotoReading, SideReading, TableReading, box_iou, index_centres, index_sizes, unread_mask
 
 
 class NoCardsError(HandFootError, ValueError):
@@ -226,12 +225,12 @@ def read_image(image: np.ndarray, detector: CardDetector | None = None, reader: 
                config: VisionConfig = DEFAULT) -> list[SideReading]:
     """The camera pipeline on one (H, W, 3) BGR photo, stages 1 to 4 in order (see the module docstring).
 
-    ``found`` (the value of :func:`detect`) skips stage 1, so ``detector`` may then be None. The photo is one
-    ``team``'s side; with ``split`` (``horizontal`` or ``vertical``) the whole table, split between ``teams``
+    ``found`` (the value of :func:`detect`) skips stage 1, so ``detector`` may then be None. The photo is one ``team``'s
+    side; with ``split`` (``horizontal`` or ``vertical``) the whole table, split between ``teams``
     (:func:`vision.instances.split_sides`); with ``hand`` a photo of a player's hand or foot, every card in it a card
-    left (:func:`vision.piles.hand_pile`). With a :class:`vision.models.classifiers.StackChecker` every single whole card read
-    as a squared book's marker is checked for a stack under it, and a loose card seen by one corner whose other
-    corner has an unread box too.
+    left (:func:`vision.piles.hand_pile`). With a :class:`vision.models.classifiers.StackChecker` every single whole
+    card read as a squared book's marker is checked for a stack under it, and a loose card seen by one corner whose
+    other corner has an unread box too.
 
     Raises:
         ValueError: an unknown ``split``.

@@ -1,24 +1,22 @@
-"""The two small models that read patches cut from a photo, and the crops they read, in one place (ONNX Runtime through :mod:`vision.models.backends`, no torch): the index reader (:class:`IndexReader`: rank and suit of a corner index; with a deck profile's last convolution, :class:`Layers`) and the stack checker (:class:`StackChecker`: a stack under a whole card?).
+"""The two small models that read patches cut from a photo, and the crops they read, in one place (ONNX Runtime
+through :mod:`vision.models.backends`, no torch): the index reader (:class:`IndexReader`: rank and suit of a corner
+index; with a deck profile's last convolution, :class:`Layers`) and the stack checker (:class:`StackChecker`: a
+stack under a whole card?).
 
-Crops cut from a photo for the models, in one place: the index reader's turned squares around each corner index
-(:func:`crops_of`) and the stack checker's card turned upright with its surroundings (:func:`card_crop`). Each takes
-a (H, W, 3) BGR image and boxes or points in its pixels and returns arrays; pixels outside the image are replicated
-from its border.
+The crops: the index reader's turned squares around each corner index (:func:`crops_of`) and the stack checker's
+card turned upright with its surroundings (:func:`card_crop`). Each takes a (H, W, 3) BGR image and boxes or points
+in its pixels and returns arrays; pixels outside the image are replicated from its border.
 
-A deck profile's last convolution of the index reader, applied: :class:`Layers` and :func:`features_of` (its training is ``vision.deck_layers``).
-
-The index reader: rank and suit of a corner index from a crop around its box (ONNX Runtime, no torch).
-
-The detector (``vision/detector.py``) finds corner indices (the shipped one does not name them; the earlier
-53-class ones named them poorly); the reader is a small CNN (``models/reader.onnx``, trained by
+The index reader. The detector (``vision/models/detector.py``) finds corner indices (the shipped one does not name
+them; the earlier 53-class ones named them poorly); the reader is a small CNN (``models/reader.onnx``, trained by
 ``scripts/train_reader.py`` on crops from ``datasets/crops.py``; the shipped model averages two such readers,
-``scripts/export_reader.py``) that names every box: a square window of
-:data:`WINDOW` x the box's longer side, resized to :data:`INPUT` px, gives probabilities over :data:`RANKS` (A-K,
-joker, or "no index") and the four suits.
+``scripts/export_reader.py``) that names every box: a square window of :data:`WINDOW` x the box's longer side,
+resized to :data:`INPUT` px, gives probabilities over :data:`RANKS` (A-K, joker, or "no index") and the four suits.
+A deck profile may carry its own last convolution of the reader (:class:`Layers`, applied by :func:`features_of`;
+learned in ``vision.deck_layers``).
 
 The stack checker (``models/stacks.onnx``): the probability that a stack of cards lies under a whole card, from the
-card turned upright with its surroundings (:func:`vision.models.classifiers.corners_crop`). Stage 3b (:mod:`vision.photo_checks`) asks it.
-
+card turned upright with its surroundings (:func:`corners_crop`). Stage 3b (:mod:`vision.photo_checks`) asks it.
 The model is trained by ``scripts/train_stacks.py`` on generated tables of the training designs; its figures are in
 ``models/README.md``.
 """
@@ -38,7 +36,6 @@ from ..config import DEFAULT, VisionConfig
 from ..types import CardInstance, Detections
 from .backends import TOLERANCE, Check
 from .detector import MODELS_DIR, ModelError, OnnxModel, check_photo
-
 
 INPUT = 32  #: reader input size in pixels
 WINDOW = 1.25  #: crop side / the box's longer side
@@ -163,10 +160,10 @@ class IndexReader(OnnxModel):
 
     @classmethod
     def check(cls, path: Path) -> Check:
-        """The check photo's indices (:data:`vision.models.detector.CHECK_READING`), each in every view, and the same boxes
-        shifted by half their size each way (crops that show part of an index, read unsure: where a precision's
-        rounding changes readings); the same reading is the same rank and suit of every box (the views' mean, as :meth:`probabilities` reads) with the
-        probabilities the pipeline weighs (:func:`p_rank_colour`) within
+        """The check photo's indices (:data:`vision.models.detector.CHECK_READING`), each in every view, and the same
+        boxes shifted by half their size each way (crops that show part of an index, read unsure: where a precision's
+        rounding changes readings); the same reading is the same rank and suit of every box (the views' mean, as
+        :meth:`probabilities` reads) with the probabilities the pipeline weighs (:func:`p_rank_colour`) within
         :data:`vision.models.backends.TOLERANCE` (bf16 moves them by up to 0.03, and that changed a real photo's
         reading)."""
         def feeds() -> dict[str, np.ndarray]:

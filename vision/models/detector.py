@@ -57,7 +57,7 @@ def onnx_session(model: str | Path, threads: int, what: str, backend: str | None
 
 
 def _first_input_name(path: Path) -> str:
-    import onnxruntime as ort
+    import onnxruntime as ort  # the optional vision extra
 
     opts = ort.SessionOptions()
     opts.log_severity_level = 3

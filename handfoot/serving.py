@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import sys
 import time
 from typing import Any
 
@@ -138,6 +139,9 @@ def server(app, host: str, port: int, idle_seconds: float = IDLE_SECONDS, connec
 
     class Server(uvicorn.Server):
         def handle_exit(self, sig, frame) -> None:
+            if not app.state.changes.stopping.is_set():  # said at once: a reading under way is finished first
+                print("handfoot: stopping (a reading under way is finished first; Ctrl-C again stops at once)",
+                      file=sys.stderr, flush=True)
             app.state.changes.stopping.set()
             super().handle_exit(sig, frame)
 

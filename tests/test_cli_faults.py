@@ -4,6 +4,8 @@ status, reported before any slow work."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import struct
 import time
 import zlib
@@ -169,3 +171,16 @@ def test_a_mistyped_option_gets_its_commands_usage_and_the_near_miss(capsys):
     with pytest.raises(SystemExit) as exit_:
         main(["deck", "list", "--verbose"])
     assert exit_.value.code == 2 and "handfoot deck list: error: unrecognized arguments: --verbose" in capsys.readouterr().err
+
+
+def test_the_command_leaves_when_threads_outlive_it():
+    """``handfoot`` (``handfoot.__main__.run``) exits with the command's status even when a thread outlives the
+    command (as the web server's idle worker threads outlive ``serve``, keeping Ctrl-C waiting seconds); without it
+    this process would never end."""
+    code = ("import sys, threading\n"
+            "threading.Thread(target=threading.Event().wait).start()  # a thread that never ends\n"
+            "sys.argv = ['handfoot', 'rules', 'nosuchrules']\n"
+            "from handfoot.__main__ import run\n"
+            "run()\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and "nosuchrules" in done.stderr

@@ -111,7 +111,8 @@ def https_or_redirect(inner: type, context, idle_seconds: float = IDLE_SECONDS) 
         def data_received(self, data: bytes) -> None:
             if not self.head and data[:1] == b"\x16":
                 self.timer.cancel()
-                tls = SSLProtocol(asyncio.get_running_loop(), self.inner, context, None, server_side=True)
+                tls = SSLProtocol(asyncio.get_running_loop(), self.inner, context, None, server_side=True,
+                                  ssl_handshake_timeout=idle_seconds)
                 self.transport.set_protocol(tls)
                 tls.connection_made(self.transport)
                 view = memoryview(data)

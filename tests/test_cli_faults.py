@@ -184,3 +184,14 @@ def test_the_command_leaves_when_threads_outlive_it():
             "run()\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 1 and "nosuchrules" in done.stderr
+
+
+def test_a_ledger_given_as_a_folder_is_kept_in_it(tmp_path, capsys):
+    """``--db FOLDER`` (a family names a folder) keeps the ledger as FOLDER/handfoot.db; a file name stays one."""
+    from handfoot.cli_parser import ledger_file
+
+    assert ledger_file(str(tmp_path)) == str(tmp_path / "handfoot.db")
+    assert ledger_file(str(tmp_path / "new") + "/") == str(tmp_path / "new" / "handfoot.db")
+    assert ledger_file(str(tmp_path / "cards.db")) == str(tmp_path / "cards.db")
+    assert main(["deck", "list", "--db", str(tmp_path)]) == 0
+    assert str(tmp_path / "decks") in capsys.readouterr().out

@@ -202,6 +202,13 @@ def test_a_round_from_a_photo_corrected_with_a_tap(server, browser, tmp_path):
     # one photo cannot teach a deck: the page says why, in words
     learn = d.find_element(By.ID, "learn-deck")
     d.execute_script("arguments[0].scrollIntoView({block: 'center'})", learn)
+    d.find_element(By.ID, "deck-name").click()  # the name is selected: typing replaces it
+    d.find_element(By.ID, "deck-name").send_keys("grandma/blue")
+    learn.click()  # a name with "/" is told as the server would tell it, not "no such address"
+    wait.until(lambda d: "use letters, digits, - and _" in (text_of(d, "#teach-status") or ""))
+    assert text_of(d, "#teach-status").startswith('Deck name "grandma/blue"')
+    d.find_element(By.ID, "deck-name").clear()
+    d.find_element(By.ID, "deck-name").send_keys("our-deck")
     learn.click()
     wait.until(lambda d: "at least 2 are needed" in text_of(d, "#teach-status"))
     assert "give more photos" in text_of(d, "#teach-status")

@@ -147,7 +147,7 @@ def test_a_layout_file_too_large_or_too_deep_is_one_line(tmp_path, capsys):
     cut = tmp_path / "cut.json"
     cut.write_text('{"teams": {"A": {"melds": [["KH')
     assert main(["score", str(cut)]) == 1
-    assert one_line(capsys).endswith("not valid JSON: Unterminated string starting at line 1 column 29")
+    assert one_line(capsys).strip().endswith("not valid JSON: Unterminated string starting at line 1 column 29")
 
 
 def test_annotate_under_a_file_and_a_bad_conf_are_one_plain_line(tmp_path, capsys):

@@ -210,3 +210,9 @@ def test_typed_cards_are_counted_without_their_team():
     assert len(parse_left(["A: " + "KH " * 1000])["A"][0]) == 1000
     with pytest.raises(TooLargeError, match="left: 1,001 cards typed in"):
         parse_left(["A: " + "KH " * 1001])
+
+
+def test_handfoot_alone_lists_its_commands(capsys):
+    assert main([]) == 2
+    err = capsys.readouterr().err
+    assert "score" in err and "serve" in err and "watch" in err and "required" not in err

@@ -623,6 +623,8 @@ def test_boxes_are_split_between_the_sides_as_cards_are():
     vertical = split_boxes(boxes, 1000, 800, "vertical")  # left half team A
     assert len(vertical["A"]) == 2 and vertical["B"].tolist() == [[900, 100, 920, 120]]
     assert split_boxes(np.zeros((0, 4)), 1000, 800, "vertical")["A"].shape == (0, 4)
+    rows = np.arange(6, dtype=np.float32).reshape(3, 2)  # e.g. the reader's probabilities, one row a box
+    assert split_boxes(boxes, 1000, 800, "horizontal", rows)["A"].tolist() == [[0, 1]]
 
 
 def test_the_stages_take_their_thresholds_from_the_config():

@@ -125,6 +125,35 @@ def test_a_loose_card_seen_by_one_corner_with_an_unread_box_at_its_diagonal_is_s
     assert check_one_corner_cards(crowded, np.array([_box(b)]), img, never) == crowded and not never.asked
 
 
+def _ranks(*ranks):
+    """Reader probabilities (k, 15) whose likeliest rank is each of ``ranks`` (0.4, the rest spread)."""
+    from vision.classes import RANKS
+
+    out = np.full((len(ranks), len(RANKS)), 0.6 / (len(RANKS) - 1), np.float32)
+    for k, r in enumerate(ranks):
+        out[k, RANKS.index(r)] = 0.4
+    return out
+
+
+def test_a_one_corner_card_whose_other_corner_reads_its_rank_is_judged_as_a_whole_card():
+    _, whole = _card_on_table(0)
+    a, b = whole.centers
+    one = CardInstance("JH", (0,), a[None, :], 20.0, 0.9, whole.card_height)
+    piles = [Pile(PileKind.LOOSE, (one,), ("single card JH with one corner visible: not scored",))]
+    img = np.zeros((520, 640, 3), np.uint8)
+    unread = np.array([_box(b)])
+    # the unread box reads a jack (under the floor): a whole card, a marker from 0.5 with the "unclear" note
+    out = check_one_corner_cards(piles, unread, img, _CornersChecker(0.63), rank_p=_ranks("J"))
+    assert out[0].kind is PileKind.SQUARED_BOOK and "unclear (63 % sure of a stack)" in out[0].notes[0]
+    sure = check_one_corner_cards(piles, unread, img, _CornersChecker(0.9), rank_p=_ranks("J"))
+    assert sure[0].kind is PileKind.SQUARED_BOOK and "(90 % sure)" in sure[0].notes[0]
+    # ... but no stack seen (under 0.5): still loose
+    assert check_one_corner_cards(piles, unread, img, _CornersChecker(0.45), rank_p=_ranks("J")) == piles
+    # the box reads another rank, or no probabilities are given: the one-corner floor (0.8) holds
+    assert check_one_corner_cards(piles, unread, img, _CornersChecker(0.63), rank_p=_ranks("7")) == piles
+    assert check_one_corner_cards(piles, unread, img, _CornersChecker(0.63)) == piles
+
+
 def test_check_stacks_never_asks_about_a_card_seen_by_one_index():
     class Never:
         def p_stack(self, image, cards):

@@ -245,6 +245,7 @@ def read_image(image: np.ndarray, detector: CardDetector | None = None, reader: 
     read, unread = read_indices(found, one_class, config)  # 1b
     # the unread boxes with the reader's probabilities, for the fans' top cards (stage 3a)
     unread_found = found[unread_mask(found.xyxy, read.xyxy, config)] if len(unread) else None
+    unread_ranks = unread_found.data.get("rank_p") if unread_found is not None else None  # rows as unread's
     cards = None
     if "suit_p" in read.data:  # 2: read with the fans' help, so one card's two indices take one suit
         read, cards = pair_and_agree(read, read.data["suit_p"], config=config)
@@ -257,12 +258,13 @@ def read_image(image: np.ndarray, detector: CardDetector | None = None, reader: 
         cards = pair_corners(read, config=config) if cards is None else cards
         parts = split_sides(read, w, h, split, cards=cards, config=config)
         boxes = split_boxes(unread, w, h, split)
+        ranks = split_boxes(unread, w, h, split, unread_ranks) if unread_ranks is not None else dict.fromkeys("AB")
         crossing = crossing_piles(group_piles(cards, config=config), w, h, split, read.xyxy)
-        sides = [(names[t], d, boxes[t], None) for t, d in parts.items() if len(d)]  # each half paired alone
+        sides = [(names[t], d, boxes[t], ranks[t], None) for t, d in parts.items() if len(d)]  # each half alone
     else:
-        sides, crossing = [(team, read, unread, cards)], set()
+        sides, crossing = [(team, read, unread, unread_ranks, cards)], set()
     out = []
-    for name, dets, left_unread, paired in sides:
+    for name, dets, left_unread, left_ranks, paired in sides:
         cards = pair_corners(dets, config=config) if paired is None else paired  # 2
         piles = fill_fan_gaps(group_piles(cards, config=config), config=config)  # 3, 3a
         if unread_found is not None:
@@ -276,7 +278,7 @@ def read_image(image: np.ndarray, detector: CardDetector | None = None, reader: 
             from .stacks import check_one_corner_cards, check_stacks
 
             piles = check_stacks(piles, image, stacks, config=config)
-            piles = check_one_corner_cards(piles, left_unread, image, stacks, config=config)
+            piles = check_one_corner_cards(piles, left_unread, image, stacks, rank_p=left_ranks, config=config)
         out.append(SideReading(name, dets, cards, piles, source))
     return out
 

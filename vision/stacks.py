@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .classes import RANKS, rank_of
 from .config import DEFAULT, VisionConfig
 from .detections import index_centres, index_sizes
 from .geometry import diagonal_apart, segment_blocked, similar_size
@@ -71,7 +72,7 @@ def check_stacks(piles: list[Pile], image: np.ndarray, checker: StackChecker, *,
 
 
 def check_one_corner_cards(piles: list[Pile], unread: np.ndarray, image: np.ndarray, checker: StackChecker, *,
-                           config: VisionConfig = DEFAULT) -> list[Pile]:
+                           rank_p: np.ndarray | None = None, config: VisionConfig = DEFAULT) -> list[Pile]:
     """Piles with each loose card seen by one corner re-checked as a squared book's marker.
 
     A squared book's marker shows both corner indices, but the reader often reads only one of them on a
@@ -82,8 +83,12 @@ def check_one_corner_cards(piles: list[Pile], unread: np.ndarray, image: np.ndar
     ``config.fans.size_ratio`` of the read index's and with no read index within
     ``config.stacks.one_corner_clearance`` index sizes of the segment between them, frames the card for the stack
     checker; at ``config.stacks.one_corner_min`` or more the card becomes a squared book's marker, with a note
-    (its other corner was not read, so the frame rests on an unread box: the checker must be sure). The card keeps
-    its one detection: the rules need only its rank and colour, which the read index gave.
+    (its other corner was not read, so the frame rests on an unread box: the checker must be sure). With the
+    reader's rank probabilities of the unread boxes (``rank_p``, (m, 15), rows as ``unread``'s), a box the reader
+    gives the card's own rank as its likeliest (read under the floor) is that card's other corner: the card is seen
+    whole, and is judged as :func:`check_stacks` judges one (a marker from ``config.stacks.loose_below``, with a note
+    that the stack is unclear under ``config.stacks.unsure``). The card keeps its one detection: the rules need
+    only its rank and colour, which the read index gave.
     """
     loose = [i for i, p in enumerate(piles)
              if p.kind is PileKind.LOOSE and len(p.cards) == 1 and len(p.cards[0].detections) == 1]
@@ -104,16 +109,27 @@ def check_one_corner_cards(piles: list[Pile], unread: np.ndarray, image: np.ndar
         if ok:  # the box nearest a diagonal's length
             diagonal = card.card_height * config.pairing.diagonal_per_height
             j = min(ok, key=lambda k: abs(np.log(np.linalg.norm(centres[k] - a) / diagonal)))
-            tries.append((i, a, centres[j]))
+            tries.append((i, a, centres[j], rank_p is not None and _reads_rank(rank_p[j], card.code)))
     if not tries:
         return list(piles)
-    probs = checker.p_stack_between(image, [(a, b) for _, a, b in tries])
+    probs = checker.p_stack_between(image, [(a, b) for _, a, b, _ in tries])
     out = list(piles)
-    for (i, _, _), p in zip(tries, probs):
-        if p >= config.stacks.one_corner_min:
-            code = piles[i].cards[0].code
+    for (i, _, _, same), p in zip(tries, probs):
+        code = piles[i].cards[0].code
+        if same and config.stacks.loose_below <= p < config.stacks.unsure:
+            out[i] = Pile(PileKind.SQUARED_BOOK, piles[i].cards, (
+                f"single card {code} (its other corner read under the floor) read as the marker of a squared book, "
+                f"but the stack under it is unclear ({_sure(p)} of a stack); if it is a loose card, remove it from "
+                "the squared books",))
+        elif p >= (config.stacks.unsure if same else config.stacks.one_corner_min):
             out[i] = Pile(PileKind.SQUARED_BOOK, piles[i].cards, (
                 f"single card {code} seen by one corner (its other corner was not read) read as the marker of a "
                 f"squared book: a stack is seen under it ({_sure(p)}) but its count cannot be, so it counts as the "
                 "rules' book size; if it is a loose card, remove it from the squared books",))
     return out
+
+
+def _reads_rank(rank_p: np.ndarray, code: str) -> bool:
+    """True when the reader's likeliest rank for a box (``rank_p`` (15,), :data:`vision.classes.RANKS` order) is
+    the rank of card ``code``."""
+    return RANKS[int(np.argmax(rank_p))] == rank_of(code)

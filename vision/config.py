@@ -289,6 +289,20 @@ class FanGaps:
     #: ... within this angle instead when the reader gives the box a joker's mark with this probability or more
     top_joker_angle: float = 35.0
     top_joker_p: float = 0.9
+    #: a meld's card is counted from a box no read index covers (``vision.fan_boxes``) where the fan places one:
+    #: its centre within this many of the fan's steps of one step beyond an end card, or of the middle of a step
+    #: ``box_gap`` times the fan's median step ...
+    box_reach: float = 0.35
+    #: ... (False: in gaps only, never beyond an end card)
+    box_ends: bool = True
+    box_gap: tuple[float, float] = (1.7, 2.35)
+    #: ... its size within this factor of the fan's indices' (the detector's box on an unsure index is often loose) ...
+    box_size_ratio: float = 1.7
+    #: ... and the reader's probability of the fan's rank, a two or a joker (the likeliest of them) at least this
+    #: (over 1: never, the default: at 0.2-0.3 it moved the dev tables by noise, models/HISTORY.md)
+    box_p: float = 2.0
+    #: ... a joker at least this (a joker's face beside a fan shows marks the detector boxes)
+    box_joker_p: float = 0.9
     #: read each fan's edges as a second count and note a fan whose edges show more cards (``vision.fan_strips``)
     strip_notes: bool = True
     #: a fan's edges are read when it has this many read cards

@@ -34,6 +34,7 @@ from .config import DEFAULT, VisionConfig
 from .detections import Detections, box_iou, index_centres, index_sizes
 from .fan_gaps import fill_fan_gaps
 from .fan_strips import check_strips
+from .fan_boxes import read_fan_boxes
 from .fan_tops import read_top_cards
 from .images import load_photo
 from .instances import pair_and_agree, pair_corners
@@ -269,6 +270,7 @@ def read_image(image: np.ndarray, detector: CardDetector | None = None, reader: 
         piles = fill_fan_gaps(group_piles(cards, config=config), config=config)  # 3, 3a
         if unread_found is not None:
             piles = read_top_cards(piles, unread_found, config=config)  # 3a: a top card by its unread corners
+            piles = read_fan_boxes(piles, unread_found, config=config)  # 3a: a card at its fan's next place
         if config.fan_gaps.strip_notes:
             piles = check_strips(piles, image, config=config)  # 3a: the fans' edges, a second count
         if crossing:

@@ -151,6 +151,40 @@ def test_a_fans_top_card_seen_by_two_unread_corners_is_counted():
     assert len(read_top_cards([seen], unread([top, far], "JK"))[0].cards) == 5
 
 
+def test_a_fans_top_card_seen_by_its_far_corner_alone_is_counted_when_the_reader_is_sure():
+    from vision.classes import RANKS
+    from vision.fan_tops import read_top_cards
+
+    # a fan of six sevens, none seen whole; its top card's top index was not boxed, its far corner was
+    height = 4.2 * S / 0.925
+    codes = ["7H", "7S", "7D", "7H", "7C", "7C"]
+    fan_cards = tuple(one(c, 100 + 24 * k, 100, k, height=height) for k, c in enumerate(codes))
+    meld = Pile(PileKind.MELD, fan_cards)
+    top = np.array([100 + 24 * 6, 100.0])
+    diagonal = 0.925 * height * np.array([0.62, 0.79])
+
+    def unread(point, rank, p):
+        x, y = point
+        rank_p = np.full((1, len(RANKS)), (1 - p) / (len(RANKS) - 1), np.float32)
+        rank_p[0, RANKS.index(rank)] = p
+        return Detections(np.array([[x - S / 2, y - S / 2, x + S / 2, y + S / 2]], np.float32),
+                          np.full(1, 0.26, np.float32), np.zeros(1, np.int64),
+                          {"rank_p": rank_p, "suit_p": np.full((1, 4), 0.25, np.float32)})
+
+    piles = read_top_cards([meld], unread(top + diagonal, "JK", 0.99))
+    assert [len(p.cards) for p in piles] == [7] and piles[0].cards[-1].code == "JK"
+    assert np.allclose(piles[0].cards[-1].centers[0], top) and any("top card" in n for n in piles[0].notes)
+    # the reader not sure enough (0.8 < top_far_p 0.9): nothing added
+    assert len(read_top_cards([meld], unread(top + diagonal, "JK", 0.8))[0].cards) == 6
+    # the box is the end card's own far corner (a diagonal from the last card, not from the next place): nothing
+    end = np.array([100 + 24 * 5, 100.0])
+    assert len(read_top_cards([meld], unread(end + diagonal, "JK", 0.99))[0].cards) == 6
+    # a meld of wilds alone (a joker's face beside it shows marks anywhere): nothing
+    wilds = Pile(PileKind.MELD, tuple(one(c, 100 + 24 * k, 100, k, height=height)
+                                      for k, c in enumerate(["2H", "2S", "JK", "2C", "2D", "JK"])))
+    assert len(read_top_cards([wilds], unread(top + diagonal, "JK", 0.99))[0].cards) == 6
+
+
 def test_a_fan_whose_bottom_end_lies_under_something_is_noted():
     from vision.config import DEFAULT
     from vision.fan_strips import COVERED_NOTE, check_strips

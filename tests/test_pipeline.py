@@ -244,6 +244,10 @@ def test_a_gap_at_a_fans_end_or_in_an_uneven_fan_is_not_filled():
     # the second card unread: the first step is long, but an end card's far corner looks the same
     items = without(fan(["KD"] * 6, 100, 100), 1)
     assert [len(p.cards) for p in read_side(dets(items)).piles] == [5]
+    # ... but the step before the last card, seen whole (both corners paired), is its top index's: filled
+    items = without(fan(["KD"] * 6, 100, 100), 4)
+    piles = read_side(dets(items)).piles
+    assert [len(p.cards) for p in piles] == [6] and any("not read" in n for n in piles[0].notes)
     # steps of 1, 1.5, 2 and 1 x the median: no regular step to count by
     items = [("QC", 100, 100 + y * S) for y in (0, 1.2, 2.4, 4.2, 6.6, 7.8)]
     assert [len(p.cards) for p in read_side(dets(items)).piles] == [6]

@@ -264,6 +264,8 @@ class FanGaps:
     gap_steps: tuple[tuple[float, float], ...] = ((1.7, 2.35), (2.6, 3.4))
     #: ... only in a fan whose other steps all lie in this range of its median step
     regular: tuple[float, float] = (0.7, 1.4)
+    #: a fan's first or last step is a gap too when the end card beside it is seen whole (both corners paired)
+    fill_whole_ends: bool = True
     #: two melds of one rank are one fan when one continues the other's line at these multiples of its step ...
     join_steps: tuple[float, float] = (1.7, 3.4)
     #: ... within this angle (degrees) of its direction beyond its end card

@@ -16,7 +16,9 @@ is longer than its link distance, splits the fan into two melds of one rank. Thi
    corner of a last card whose top index is hidden; the pile says so);
 2. **counts the cards in a gap**: in a meld of ``min_cards`` or more whose other steps are regular
    (``regular``), a step inside the fan (not its first or last: there an end card's far corner, left
-   unpaired, or another index of a four-index deck looks the same) of about k times the fan's median step
+   unpaired, or another index of a four-index deck looks the same; but with ``fill_whole_ends`` a first or
+   last step beside an end card seen whole, whose top index is then the one beside the fan) of about k times
+   the fan's median step
    (``gap_steps``) holds k - 1 cards whose index was not read. Each is counted as a natural of the fan's
    rank, of the suit most common among the fan's cards of that rank (the suit is a guess, and so is "natural":
    a wild there would score otherwise), and the pile says so in a note, so the user can remove it. A long
@@ -160,8 +162,13 @@ def _filled(pile: Pile, fan_gaps: FanGaps) -> Pile:
     median = float(np.median(steps))
     if median <= 0:
         return pile
+    # an end step only beside an end card seen whole: its top index is the one beside the fan (no far corner left
+    # unpaired there)
+    inner = [0 < pos < len(steps) - 1 or (fan_gaps.fill_whole_ends and (
+        (pos == 0 and cards[0].fully_visible) or (pos == len(steps) - 1 and cards[-1].fully_visible)))
+        for pos in range(len(steps))]
     unread_in = [next((k for k, (lo, hi) in enumerate(fan_gaps.gap_steps, start=1) if lo <= step / median <= hi), 0)
-                 if 0 < pos < len(steps) - 1 else 0 for pos, step in enumerate(steps)]
+                 if inner[pos] else 0 for pos, step in enumerate(steps)]
     usual = [step / median for step, k in zip(steps, unread_in) if not k]
     if not any(unread_in) or not all(fan_gaps.regular[0] <= r <= fan_gaps.regular[1] for r in usual):
         return pile

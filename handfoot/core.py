@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from scorer import HandFootError, parse_cards
-from scorer.errors import InvalidLayoutError
+from scorer.errors import InvalidCardError, InvalidLayoutError
 from scorer.layout import TableLayout
 from scorer.rules import Rules
 from scorer.scoring import score_round
@@ -138,7 +138,11 @@ def parse_left(values: Iterable[str], limits: Limits = DEFAULT_LIMITS) -> dict[s
         team, sep, cards = v.partition(":")
         if not sep or not team.strip():
             raise HandFootError(f'cards left need TEAM:"CARDS", got {v!r}')
-        out.setdefault(team.strip(), []).append([str(c) for c in parse_cards(cards)])
+        try:
+            packet = [str(c) for c in parse_cards(cards)]
+        except InvalidCardError as e:
+            raise InvalidCardError(f"team {team.strip()}, cards left: {e}") from None
+        out.setdefault(team.strip(), []).append(packet)
     return out
 
 
@@ -371,8 +375,8 @@ def photo_score(readings: list, names: list[str], req: PhotoRequest, rules: Rule
     hand_teams = {s.team for p in readings for s in p.sides if s.hand}
     left = req.left_packets
     for team in sorted((hand_teams | set(left)) - on_table):
-        notes.append(f"team {team}: no photo of its table was given, only its cards left in hand are scored (is "
-                     f"the team name right? table photos: {', '.join(sorted(on_table)) or 'none'})")
+        notes.append(f"team {team}: no photo of its table was given, only its cards left in hand are scored "
+                     f"(table photos: {', '.join(sorted(on_table)) or 'none'})")
     typed = images[-1]["piles"] if images else []
     for k, (team, packet) in enumerate((t, p) for t, packets in left.items() for p in packets):
         typed.append({"id": f"t{k}", "team": team, "kind": "left", "box": None, "notes": [],

@@ -148,8 +148,8 @@ def test_a_photo_of_a_hand_counts_every_card_in_it_as_left(deck, tmp_path, capsy
     assert [(i["kind"], i["teams"]) for i in doc["images"]] == [("table", ["A"]), ("hand", ["A"]), ("hand", ["B"])]
     # team B has no table photo: scored, with a note in case the name was mistyped
     assert [n for n in doc["notes"] if "no photo of its table" in n] == [
-        "team B: no photo of its table was given, only its cards left in hand are scored (is the team name right? "
-        "table photos: A)"]
+        "team B: no photo of its table was given, only its cards left in hand are scored "
+        "(table photos: A)"]
     # the text report says which photos are hands and whose cards they are
     assert main(args) == 0
     out = capsys.readouterr().out

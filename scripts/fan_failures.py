@@ -33,7 +33,6 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from datasets.examples import load_examples  # noqa: E402
-from datasets.scenes import true_detections  # noqa: E402
 from vision.classes import RANKS, rank_of  # noqa: E402
 from vision.detections import Detections, box_iou  # noqa: E402
 

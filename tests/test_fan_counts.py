@@ -185,6 +185,32 @@ def test_a_fans_top_card_seen_by_its_far_corner_alone_is_counted_when_the_reader
     assert len(read_top_cards([wilds], unread(top + diagonal, "JK", 0.99))[0].cards) == 6
 
 
+def test_a_meld_takes_a_card_from_an_unread_box_at_its_next_place_only_when_switched_on():
+    from vision.classes import RANKS
+    from vision.fan_boxes import read_fan_boxes
+
+    height = 4.2 * S / 0.925
+    meld = Pile(PileKind.MELD, tuple(one(c, 100 + 24 * k, 100, k, height=height)
+                                     for k, c in enumerate(["9H", "9S", "9D", "9C"])))
+
+    def unread(x, rank, p):
+        rank_p = np.full((1, len(RANKS)), (1 - p) / (len(RANKS) - 1), np.float32)
+        rank_p[0, RANKS.index(rank)] = p
+        suit_p = np.array([[0.1, 0.7, 0.1, 0.1]], np.float32)
+        return Detections(np.array([[x - S / 2, 100 - S / 2, x + S / 2, 100 + S / 2]], np.float32),
+                          np.full(1, 0.3, np.float32), np.zeros(1, np.int64), {"rank_p": rank_p, "suit_p": suit_p})
+
+    on = DEFAULT.replace(**{"fan_gaps.box_p": 0.2})
+    box = unread(100 + 24 * 4, "9", 0.3)  # one step beyond the last card
+    assert read_fan_boxes([meld], box) == [meld]  # off by default
+    got = read_fan_boxes([meld], box, config=on)[0]
+    assert len(got.cards) == 5 and got.cards[-1].code.startswith("9") and "under the floor" in got.notes[-1]
+    # another rank, a joker the reader is not sure of, or a box half a step off: nothing
+    assert read_fan_boxes([meld], unread(100 + 24 * 4, "5", 0.6), config=on) == [meld]
+    assert read_fan_boxes([meld], unread(100 + 24 * 4, "JK", 0.6), config=on) == [meld]
+    assert read_fan_boxes([meld], unread(100 + 24 * 4.5, "9", 0.6), config=on) == [meld]
+
+
 def test_a_fan_whose_bottom_end_lies_under_something_is_noted():
     from vision.config import DEFAULT
     from vision.fan_strips import COVERED_NOTE, check_strips

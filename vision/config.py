@@ -304,7 +304,7 @@ class FanGaps:
     #: ... its size within this factor of the fan's indices' (the detector's box on an unsure index is often loose) ...
     box_size_ratio: float = 1.7
     #: ... and the reader's probability of the fan's rank, a two or a joker (the likeliest of them) at least this
-    #: (over 1: never, the default: at 0.2-0.3 it moved the dev tables by noise, models/HISTORY.md)
+    #: (over 1: never, the default)
     box_p: float = 2.0
     #: ... a joker at least this (a joker's face beside a fan shows marks the detector boxes)
     box_joker_p: float = 0.9

@@ -8,8 +8,9 @@ it has nothing but the step to go on). :func:`read_fan_boxes` looks there for a 
 within ``box_reach`` of the fan's step from the predicted place, its size within ``box_size_ratio`` of the fan's
 indices, no card's index within ``config.fans.separation`` of its sizes. The reader's probabilities of the box
 choose among the fan's rank, a two and a joker; the likeliest counts as a card when it has ``box_p`` or more
-(the box's likeliest suit), a joker ``box_joker_p`` (a joker's face shows marks anywhere on it). Stage 1b asks much the same of each box alone (``vision.completion``); here the
-fan is the one stage 3 grouped, so its step is the fan's own and a gap next to an end card counts too.
+(the box's likeliest suit), a joker ``box_joker_p`` (a joker's face shows marks anywhere on it). Stage 1b asks
+much the same of each box alone (``vision.completion``); here the fan is the one stage 3 grouped, so its step is
+the fan's own and a gap next to an end card counts too. Off by default (``box_p`` over 1).
 
 Each card so counted is said in a note on its pile, so a wrong one is one edit away. The thresholds are
 :class:`vision.config.FanGaps` (``config.fan_gaps``, ``box_*``).

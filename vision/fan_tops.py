@@ -103,9 +103,9 @@ def _far_corner_top(pts: np.ndarray, unread: Detections, centres: np.ndarray, si
     place beyond an end, nearer that than a diagonal from the end card itself (whose own far corner lies a step
     short of it), which the reader gives the fan's rank, a two or a joker with ``config.fan_gaps.top_far_p`` or
     more, of a size within ``top_size_ratio`` of the fan's indices, with no read index between it and that place
-    and no unread box a diagonal from it near that place (``top_steps``: the pair :func:`_top_card` turned down). Its top
-    index was not boxed (under the next card's shadow, or drawn unlike the indices the detector learned); the
-    card is placed there. Same return as :func:`_top_card` (the box twice)."""
+    and no unread box a diagonal from it near that place (``top_steps``: the pair :func:`_top_card` turned down).
+    Its top index was not boxed (under the next card's shadow, or drawn unlike the indices the detector learned);
+    the card is placed there. Same return as :func:`_top_card` (the box twice)."""
     fg = config.fan_gaps
     keys = {cluster_key(c.code) for c in pile.cards} - {None}
     if fg.top_far_p > 1 or len(keys) != 1:  # a meld of wilds alone: a joker's face beside it shows marks anywhere

@@ -342,6 +342,9 @@ class Stacks:
     #: no read index within this many index sizes of the segment between the two corners (its inner 10-90 %; the
     #: unread corner's size is within :attr:`FanGeometry.size_ratio` of the read one's)
     one_corner_clearance: float = 0.8
+    #: two loose cards seen by one corner each, a diagonal apart over a stack, are one marker read as two ranks
+    #: (``vision.stacks.join_one_corner_pairs``)
+    one_corner_pairs: bool = True
 
 
 @dataclass(frozen=True)

@@ -277,10 +277,11 @@ def read_image(image: np.ndarray, detector: CardDetector | None = None, reader: 
             piles = [replace(p, notes=p.notes + (CUT_NOTE,)) if pile_boxes(p, dets.xyxy) & crossing else p
                      for p in piles]
         if stacks is not None:  # 3b
-            from .stacks import check_one_corner_cards, check_stacks
+            from .stacks import check_one_corner_cards, check_stacks, join_one_corner_pairs
 
             piles = check_stacks(piles, image, stacks, config=config)
             piles = check_one_corner_cards(piles, left_unread, image, stacks, rank_p=left_ranks, config=config)
+            piles = join_one_corner_pairs(piles, image, stacks, config=config)
         out.append(SideReading(name, dets, cards, piles, source))
     return out
 

@@ -23,7 +23,7 @@ from .config import DEFAULT, VisionConfig
 from .detections import index_centres, index_sizes
 from .geometry import diagonal_apart, segment_blocked, similar_size
 from .piles import marker_note
-from .types import Pile, PileKind
+from .types import CardInstance, Pile, PileKind
 
 if TYPE_CHECKING:
     from .models.stack_checker import StackChecker
@@ -127,6 +127,62 @@ def check_one_corner_cards(piles: list[Pile], unread: np.ndarray, image: np.ndar
                 f"squared book: a stack is seen under it ({_sure(p)}) but its count cannot be, so it counts as the "
                 "rules' book size; if it is a loose card, remove it from the squared books",))
     return out
+
+
+def join_one_corner_pairs(piles: list[Pile], image: np.ndarray, checker: StackChecker, *,
+                          config: VisionConfig = DEFAULT) -> list[Pile]:
+    """Piles with two loose cards seen by one corner each that are one squared book's marker joined into it.
+
+    The reader may read a marker's two corners as two ranks (a 6 and a Q); stage 2 then pairs neither, and each
+    is a loose card seen by one corner. Two such cards a card's diagonal apart (:func:`vision.geometry.diagonal_apart`
+    from the first's height), of sizes within ``config.fans.size_ratio``, with no read index within
+    ``config.stacks.one_corner_clearance`` index sizes of the segment between them, frame a card for the stack
+    checker; at ``config.stacks.one_corner_min`` or more (a sure stack: the two readings disagree) they are one
+    squared book's marker, the code of the surer reading, with both corners and a note naming both readings. Two
+    readings of one rank are judged as :func:`check_stacks` judges a whole card. Each card joins at most one other,
+    the nearest a diagonal's length; the joined pile takes the first's place and the second's is dropped.
+    """
+    loose = [i for i, p in enumerate(piles)
+             if p.kind is PileKind.LOOSE and len(p.cards) == 1 and len(p.cards[0].detections) == 1]
+    if len(loose) < 2 or not config.stacks.one_corner_pairs:
+        return list(piles)
+    read = np.concatenate([c.centers for p in piles for c in p.cards])
+    tries, used = [], set()
+    for i in loose:
+        if i in used:
+            continue
+        a = piles[i].cards[0]
+        diagonal = a.card_height * config.pairing.diagonal_per_height
+        ok = [j for j in loose if j != i and j not in used
+              and diagonal_apart(a.centers[0], piles[j].cards[0].centers[0], a.card_height, config=config)
+              and similar_size(np.array([piles[j].cards[0].size]), a.size, config.fans.size_ratio)[0]
+              and not segment_blocked(a.centers[0], piles[j].cards[0].centers[0], read,
+                                      config.stacks.one_corner_clearance * a.size, config=config)]
+        if ok:
+            j = min(ok, key=lambda k: abs(np.log(np.linalg.norm(piles[k].cards[0].centers[0] - a.centers[0])
+                                                 / diagonal)))
+            used.update((i, j))
+            tries.append((i, j))
+    if not tries:
+        return list(piles)
+    probs = checker.p_stack_between(image, [(piles[i].cards[0].centers[0], piles[j].cards[0].centers[0])
+                                            for i, j in tries])
+    out, drop = list(piles), set()
+    for (i, j), p in zip(tries, probs):
+        a, b = piles[i].cards[0], piles[j].cards[0]
+        same = rank_of(a.code) == rank_of(b.code)
+        if p < (config.stacks.loose_below if same else config.stacks.one_corner_min):
+            continue
+        top = max((a, b), key=lambda c: c.confidence)
+        card = CardInstance(top.code, a.detections + b.detections, np.vstack([a.centers, b.centers]),
+                            (a.size + b.size) / 2, max(a.confidence, b.confidence), (a.card_height + b.card_height) / 2)
+        stack = f"the stack under it is unclear ({_sure(p)} of a stack)" if p < config.stacks.unsure else \
+            f"a stack is seen under it ({_sure(p)}) but its count cannot be, so it counts as the rules' book size"
+        out[i] = Pile(PileKind.SQUARED_BOOK, (card,), (
+            f"single card {top.code} read as the marker of a squared book from its two corners, read as {a.code} and "
+            f"{b.code}: {stack}; correct its code if it is neither, remove it if it is a loose card",))
+        drop.add(j)
+    return [p for k, p in enumerate(out) if k not in drop]
 
 
 def _reads_rank(rank_p: np.ndarray, code: str) -> bool:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
@@ -25,7 +25,7 @@ from vision.config import DEFAULT as VISION_DEFAULT, SPLITS
 
 from .errors import TooLargeError, UnavailableError
 from .limits import DEFAULT_LIMITS, Limits, check_file_size, check_layout_cards, parse_json
-from .readings import pile_dict, reading_json, rescore, rules_of, totals_lines
+from .readings import image_dict, reading_json, rescore, rules_of, totals_lines
 from .results import LayoutScore, PhotoScore, RoundScoreOut
 
 if TYPE_CHECKING:
@@ -234,7 +234,8 @@ class Models:
 def _vision():
     try:
         import onnxruntime  # noqa: F401  (checked here so a missing extra is one clear line)
-        from vision import pipeline
+
+        from vision import pipeline  # the optional vision extra (OpenCV, ONNX Runtime)
     except ImportError as exc:
         raise UnavailableError(f"reading photos needs the vision extra (pip install -e '.[vision]'): {exc}") from None
     return pipeline
@@ -267,9 +268,7 @@ def with_deck(models: Models, deck: str, folder: Path | None = None) -> Models:
     Raises:
         HandFootError: no such profile (``DeckNotFoundError``), or no index reader loaded.
     """
-    from dataclasses import replace
-
-    from vision.decks import DeckProfile
+    from vision.decks import DeckProfile  # the optional vision extra (OpenCV, ONNX Runtime)
 
     profile = DeckProfile.load(deck, folder or decks_dir())
     if models.reader is None:
@@ -287,7 +286,7 @@ def check_photo_file(path: Path, limits: Limits = DEFAULT_LIMITS, name: str | No
         ImageError (a HandFootError): missing, a folder, empty, not an image (``vision.images.check_image_header``).
         TooLargeError, ImageTooLargeError: over ``limits.file_bytes`` or ``limits.pixels``.
     """
-    from vision.images import ImageError, check_image_header
+    from vision.images import ImageError, check_image_header  # the optional vision extra (OpenCV, ONNX Runtime)
 
     name = name or str(path)
     if path.is_dir():
@@ -336,9 +335,8 @@ def read_and_score_photos(photos: Sequence[Path], req: PhotoRequest, models: Mod
                                 "team (take one photo of each team's side)")
         digests[digest] = name
     teams = req.table_teams(len(photos))
-    from vision.config import DEFAULT
 
-    config = DEFAULT.replace(**{"reading.min_conf": req.conf})
+    config = VISION_DEFAULT.replace(**{"reading.min_conf": req.conf})
     try:
         readings = pipeline.read_photos(list(paths[:len(photos)]), models.detector, teams, req.split,
                                         reader=models.reader, stacks=models.stacks, config=config) if photos else []
@@ -356,21 +354,11 @@ def read_and_score_photos(photos: Sequence[Path], req: PhotoRequest, models: Mod
 
 def photo_score(readings: list, names: list[str], req: PhotoRequest, rules: Rules) -> PhotoScore:
     """Stage 4-5 on the pipeline's photo readings: piles with ids, the layout, the notes and the score."""
-    from vision.types import small_index_note
-
     images: list[dict[str, Any]] = []
     notes: list[str] = []
     for i, photo in enumerate(readings):
-        piles: list[dict[str, Any]] = []
-        for side in photo.sides:
-            photo_note = small_index_note(side.detections.xyxy)
-            notes += [f"team {side.team}: {photo_note}"] if photo_note else []
-            for pile in side.piles:
-                piles.append(pile_dict(f"i{i}p{len(piles)}", side, pile))
-        images.append({"image": names[i], "kind": "hand" if any(s.hand for s in photo.sides) else "table",
-                       "teams": [s.team for s in photo.sides], "width": int(photo.image.shape[1]),
-                       "height": int(photo.image.shape[0]),
-                       "detections": [d for s in photo.sides for d in s.detections.to_list()], "piles": piles})
+        notes += [f"team {side.team}: {side.photo_note}" for side in photo.sides if side.photo_note]
+        images.append(image_dict(i, photo, names[i]))
     on_table = {s.team for p in readings for s in p.sides if not s.hand}
     hand_teams = {s.team for p in readings for s in p.sides if s.hand}
     left = req.left_packets
@@ -390,7 +378,7 @@ def photo_score(readings: list, names: list[str], req: PhotoRequest, rules: Rule
 def keep_reading(ledger, reading_id: str, result: PhotoScore, files: list[dict[str, str]]) -> None:
     """Write each photo's annotated copy (``annotated-K.jpg``) into the reading's folder of ``ledger``
     (``handfoot.ledger.Ledger``; the photos are there already, named in ``files``) and keep the reading."""
-    import cv2
+    import cv2  # OpenCV: the optional vision extra
 
     folder = ledger.reading_dir(reading_id)
     for k in range(len(result.images)):

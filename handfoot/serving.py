@@ -27,7 +27,7 @@ def raise_file_limit(wanted: int = WANTED_FILES) -> int:
     """Raise this process's soft limit of open files towards ``wanted`` (at most the hard limit); returns the
     soft limit now (a system without ``resource`` keeps its own and ``wanted`` is returned)."""
     try:
-        import resource
+        import resource  # POSIX only
     except ImportError:  # not Unix
         return wanted
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -59,7 +59,7 @@ def protocol(idle_seconds: float = IDLE_SECONDS) -> type:
     """uvicorn's HTTP protocol class that also closes a connection on which no request was started for
     ``idle_seconds`` while nothing is being answered: an idle client, or one sending its request headers too
     slowly. A response being sent (an event stream) is never cut."""
-    from uvicorn.protocols.http.auto import AutoHTTPProtocol
+    from uvicorn.protocols.http.auto import AutoHTTPProtocol  # heavy: a running server alone needs it
 
     class Protocol(AutoHTTPProtocol):  # type: ignore[misc, valid-type]
         def connection_made(self, transport) -> None:
@@ -187,13 +187,13 @@ def server(app, host: str, port: int, idle_seconds: float = IDLE_SECONDS, connec
     timeout (``idle_seconds``), the connection cap (``connections``, default from the open-file limit, raised
     first), quiet logs, and a stop that tells the app (``app.state.changes.stopping``: event streams end, waiting
     photo readings are answered 503)."""
-    import uvicorn
-    from uvicorn.protocols.http import h11_impl
+    import uvicorn  # heavy: a running server alone needs it
+    from uvicorn.protocols.http import h11_impl  # heavy: a running server alone needs it
 
     files = raise_file_limit()
     h11_impl.service_unavailable = _too_many  # the connection cap's answer
     try:
-        from uvicorn.protocols.http import httptools_impl
+        from uvicorn.protocols.http import httptools_impl  # heavy: a running server alone needs it
 
         httptools_impl.service_unavailable = _too_many
     except ImportError:

@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 from datasets.examples import load_examples  # noqa: E402
 from vision.classes import RANKS, rank_of  # noqa: E402
-from vision.detections import Detections, box_iou  # noqa: E402
+from vision.types import Detections, box_iou  # noqa: E402
 
 ORDER = ("hidden", "not boxed", "under floor", "read wrong")
 

@@ -93,11 +93,11 @@ def test_jokers_in_hand_are_not_said_to_be_on_the_table(tmp_path, capsys):
 
 
 def test_ctrl_c_is_one_line_and_exit_130(monkeypatch, capsys):
-    import scorer.odds
+    import handfoot.cli
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
-    monkeypatch.setattr(scorer.odds, "simulate_odds", interrupted)
+    monkeypatch.setattr(handfoot.cli, "simulate_odds", interrupted)
     assert main(["odds", "--deals", "1000000"]) == 130
     assert one_line(capsys).strip() == "handfoot: interrupted"
 

@@ -9,8 +9,9 @@ import pytest
 cv2 = pytest.importorskip("cv2")
 pytest.importorskip("onnxruntime")
 
-from vision.detections import Detections  # noqa: E402
 from sides import read_side  # noqa: E402
+
+from vision.types import Detections  # noqa: E402
 
 
 # -- the true corner boxes of rendered tables through stages 2-4 ----------------------------------------------
@@ -175,9 +176,10 @@ def test_a_hand_of_a_deck_whose_diagonal_is_not_the_usual_one_counts_its_top_car
     """A hand photo shows one card seen whole (the fan's top card); its two corners give the photo's card
     diagonal. The ornamental deck's corners lie 1.6 index sizes apart, not the usual 4.2, and its top card had
     been counted twice."""
+    from sides import read_hand
+
     from datasets.cardart import load_deck
     from datasets.scenes import Pile, make_scene
-    from sides import read_hand
 
     ornamental = load_deck("ornamental")
     for seed, held in ((1, ["AC", "7H", "7S", "QD", "10H", "2C"]), (2, ["KS", "5D", "9C", "9C", "JH"])):

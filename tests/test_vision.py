@@ -9,9 +9,9 @@ cv2 = pytest.importorskip("cv2")
 pytest.importorskip("onnxruntime")
 
 from vision.classes import CLASS_NAMES, class_id  # noqa: E402
-from vision.detections import Detections, box_iou  # noqa: E402
-from vision.models.detector import DEFAULT_MODEL, CardDetector, ModelError, letterbox  # noqa: E402
 from vision.images import IMAGE_SUFFIXES, MAX_PIXELS, ImageError, decode_image, image_paths, load_image  # noqa: E402
+from vision.models.detector import DEFAULT_MODEL, CardDetector, ModelError, letterbox  # noqa: E402
+from vision.types import Detections, box_iou  # noqa: E402
 
 
 def test_classes():
@@ -207,8 +207,9 @@ def test_a_detector_that_cannot_name_cards_needs_the_reader(monkeypatch, tmp_pat
 
 
 def test_pile_annotator_marks_a_card_counted_where_its_index_was_not_read():
-    from vision.annotate import PileAnnotator
     from sides import read_side
+
+    from vision.annotate import PileAnnotator
 
     items = [("8H", 100, 100 + 24 * k) for k in (0, 1, 2, 4, 5)] + [("8H", 152, 186)]  # the fourth index unread
     boxes = [[x - 10, y - 10, x + 10, y + 10] for _, x, y in items]
@@ -252,9 +253,10 @@ def test_pile_labels_go_where_they_cover_no_index():
 
 
 def test_a_fanned_book_is_outlined_apart_from_a_meld():
+    from sides import read_side
+
     from vision.annotate import BOOK_COLOR, KIND_COLORS, PileAnnotator
     from vision.types import PileKind
-    from sides import read_side
 
     items = [("8H", 60, 40 + 24 * k) for k in range(3)] + [("KS", 200, 40 + 24 * k) for k in range(7)]
     boxes = [[x - 10, y - 10, x + 10, y + 10] for _, x, y in items]

@@ -17,8 +17,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .detections import Detections, box_intersection
-from .types import Pile, PileKind
+from .types import Detections, Pile, PileKind, box_intersection
 
 #: BGR colour per pile kind: the page's outline colours (``.outline.*`` in ``handfoot/web/style.css``), so a pile is
 #: one colour on an annotated photo, the live picture and the check view
@@ -122,7 +121,7 @@ class CornerAnnotator:
 class PileAnnotator:
     """Pile outlines labelled ``kind (n)``, n its cards (none for a squared book: one card shows); a ``?`` marks
     a pile with notes (something to check), and a circle with ``code?`` each card counted where its index was not
-    read (:mod:`vision.fan_gaps`)."""
+    read (:mod:`vision.fans`)."""
 
     thickness: int = 2
     names: bool = True  #: False: the outlines and circles only, no text (a page writes its own, larger)

@@ -22,10 +22,8 @@ import numpy as np
 
 from .classes import RANKS, SUIT_CODES
 from .config import DEFAULT, VisionConfig
-from .detections import Detections, index_centres, index_sizes
 from .geometry import anchor_points, beyond, fan_order, similar_size
-from .piles import cluster_key
-from .types import CardInstance, Pile, PileKind
+from .types import CardInstance, Detections, Pile, PileKind, index_centres, index_sizes
 
 
 def read_fan_boxes(piles: list[Pile], unread: Detections, *, config: VisionConfig = DEFAULT) -> list[Pile]:
@@ -40,7 +38,7 @@ def read_fan_boxes(piles: list[Pile], unread: Detections, *, config: VisionConfi
     taken: set[int] = set()
     out = []
     for pile in piles:
-        keys = {cluster_key(c.code) for c in pile.cards} - {None}
+        keys = {c.key for c in pile.cards} - {None}
         if pile.kind is not PileKind.MELD or len(pile.cards) < 2 or len(keys) != 1 or keys == {"3R"}:
             out.append(pile)
             continue

@@ -44,11 +44,11 @@ is longer than its link distance, splits the fan into two melds of one rank. Thi
    (``regular``), a step inside the fan (not its first or last: there an end card's far corner, left
    unpaired, or another index of a four-index deck looks the same; but with ``fill_whole_ends`` a first or
    last step beside an end card seen whole, whose top index is then the one beside the fan) of about k times
-   the fan's median step (``gap_steps``) holds k - 1 cards whose index was not read. Each is counted as a natural of the fan's
-   rank, of the suit most common among the fan's cards of that rank (the suit is a guess, and so is "natural":
-   a wild there would score otherwise), and the pile says so in a note, so the user can remove it. A long
-   first or last step counts among the "other steps": the fan is then not regular and nothing is filled. A
-   joined fan whose gap measures between the two ranges of ``gap_steps`` gains no card.
+   the fan's median step (``gap_steps``) holds k - 1 cards whose index was not read. Each is counted as a
+   natural of the fan's rank, of the suit most common among the fan's cards of that rank (the suit is a guess,
+   and so is "natural": a wild there would score otherwise), and the pile says so in a note, so the user can
+   remove it. A long first or last step not filled counts among the "other steps": the fan is then not regular
+   and nothing is filled. A joined fan whose gap measures between the two ranges of ``gap_steps`` gains no card.
 
 An unread card is a :class:`vision.types.CardInstance` without detections: its one "centre" is where its
 index would be (between its neighbours' indices) and its confidence is 0.

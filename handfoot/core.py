@@ -25,8 +25,8 @@ from vision.config import DEFAULT as VISION_DEFAULT, SPLITS
 
 from .errors import TooLargeError, UnavailableError
 from .limits import DEFAULT_LIMITS, Limits, check_file_size, check_layout_cards, parse_json
-from .readings import image_dict, reading_json, rescore, rules_of, totals_lines
-from .results import LayoutScore, PhotoScore, RoundScoreOut
+from .readings import reading_json, rescore, rules_of, totals_lines
+from .results import LayoutScore, PhotoScore, RoundScoreOut, image_dict
 
 if TYPE_CHECKING:
     import numpy as np

@@ -19,7 +19,7 @@ from scorer.rules import Rules
 from scorer.scoring import score_round
 
 from .corrections import apply_corrections
-from .results import ImageOut, PhotoScore, PileOut, RoundScoreOut, pile_dict
+from .results import ImageOut, PhotoScore, PileOut, RoundScoreOut, image_dict
 
 
 def rules_of(name: str | None, house_rules: dict[str, Any] | None = None, default: str = "pagat") -> Rules:
@@ -64,19 +64,6 @@ def layout_of_piles(images: Sequence[dict[str, Any]], left: dict[str, list[list[
     if house_rules:
         doc["house_rules"] = dict(house_rules)
     return doc, where
-
-
-def image_dict(i: int, photo: Any, name: str) -> dict[str, Any]:
-    """Photo ``i`` of a reading (a ``vision.types.PhotoReading``, shown as ``name``) as the fields of
-    :class:`ImageOut`, its piles with the ids ``i{i}p{n}`` (label and place filled in by :func:`rescore`)."""
-    piles: list[dict[str, Any]] = []
-    for side in photo.sides:
-        for pile in side.piles:
-            piles.append(pile_dict(f"i{i}p{len(piles)}", side, pile))
-    return {"image": name, "kind": "hand" if any(s.hand for s in photo.sides) else "table",
-            "teams": [s.team for s in photo.sides], "width": int(photo.image.shape[1]),
-            "height": int(photo.image.shape[0]), "detections": [d for s in photo.sides for d in s.detections.to_list()],
-            "piles": piles}
 
 
 def pile_labels(photo: Any, rules: str, house_rules: dict[str, Any], round_no: int) -> dict[Any, str]:

@@ -33,6 +33,10 @@ KIND_COLORS = {
 BOOK_COLOR = (255, 156, 225)
 
 
+#: BGR colour of the dark edge drawn under each outline
+HALO = (30, 30, 30)
+
+
 def pile_color(pile: Pile, label: str) -> tuple[int, int, int]:
     """BGR outline colour of ``pile`` shown as ``label``: :data:`KIND_COLORS` by kind, :data:`BOOK_COLOR` for a
     fanned meld labelled as a book."""
@@ -143,6 +147,8 @@ class PileAnnotator:
             x1, y1, x2, y2 = p.box(dets.xyxy).astype(int)
             outlines.append((x1 - pad, y1 - pad, x2 + pad, y2 + pad))
             color = pile_color(p, name)
+            # a dark edge under the colour: an outline shows on any table (a green meld on green felt)
+            cv2.rectangle(out, outlines[-1][:2], outlines[-1][2:], HALO, self.thickness + 2, cv2.LINE_AA)
             cv2.rectangle(out, outlines[-1][:2], outlines[-1][2:], color, self.thickness, cv2.LINE_AA)
             for c in p.cards:
                 if not c.detections:  # an unread card: where its index would be

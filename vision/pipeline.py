@@ -374,6 +374,8 @@ def annotate(photo: PhotoReading, totals: list[str], labels: dict | None = None,
     """
     img = photo.image
     for side in photo.sides:  # outlines first, so that no outline crosses a card code drawn over it
-        img = PileAnnotator(names=text).annotate(img, side.piles, side.detections, labels)
+        # without text the picture is shown shrunk to a phone's width: outlines about 2 px there (a 1280 px frame: 5)
+        thickness = 2 if text else max(2, img.shape[1] // 240)
+        img = PileAnnotator(names=text, thickness=thickness).annotate(img, side.piles, side.detections, labels)
         img = CornerAnnotator(codes=text).annotate(img, side.detections)
     return TotalsAnnotator().annotate(img, totals) if text else img

@@ -1,11 +1,12 @@
 """Stage 1b of the camera pipeline: read the corner indices with the fans' help (:func:`read_with_fans`), and
-complete fans with the indices the detector was unsure of (:func:`complete_fans`).
+complete fans with the indices the detector was unsure of (:func:`complete_fans`); a detector that names its
+boxes' codes has each box read alone (:func:`relabelled`).
 
 A meld is a fan of one rank plus wilds (seed 000 "Melding", seed 002 §3), its cards stepped evenly so each index shows.
 The detector (``vision/detector.py``) finds some indices with a confidence under the
 :attr:`~vision.config.Reading.finder_box_conf` a box needs to be read on its own: jokers above all, whose corner marks
 differ from deck to deck; the index reader drops other boxes as unsure
-(``vision.models.classifiers.IndexReader.relabel``). :func:`complete_fans` takes such a box back when the fan says where
+(:func:`relabelled`). :func:`complete_fans` takes such a box back when the fan says where
 it should be:
 
 * it lies where the next card of a fan of read indices would: beyond a read index *a*, at *a* + (*a* - *b*)
@@ -63,6 +64,24 @@ from .types import Detections
 
 def _rank_index(code: str) -> int:
     return RANKS.index(rank_of(code))
+
+
+def relabelled(dets: Detections, rank_p: np.ndarray, suit_p: np.ndarray, min_conf: float = 0.0) -> Detections:
+    """Detections with each box's card code read alone from the reader's probabilities (``rank_p`` (n, 15),
+    ``suit_p`` (n, 4)), most confident first; boxes read as "no index" are dropped.
+
+    The new confidence is the reader's probability of the reading's rank and colour (:func:`vision.classes.p_rank_colour`) times
+    the square root of the detector's confidence (a box the detector barely saw needs a sure reading). Boxes under
+    the reading floor ``min_conf`` (:attr:`vision.config.Reading.min_conf`) are dropped.
+    """
+    codes, p = reading(rank_p, suit_p)
+    conf = p * np.sqrt(dets.confidence)
+    keep = np.array([c is not None for c in codes], bool) & (conf >= min_conf)
+    if not keep.any():
+        return Detections.empty()
+    cls = np.array([CLASS_ID[c] if c else -1 for c in codes], np.int64)
+    order = np.flatnonzero(keep)[np.argsort(-conf[keep])]
+    return Detections(dets.xyxy[order], conf[order].astype(np.float32), cls[order])
 
 
 def read_with_fans(boxes: Detections, rank_p: np.ndarray, suit_p: np.ndarray, *,
@@ -150,7 +169,7 @@ def complete_fans(kept: Detections, candidates: Detections, rank_p: np.ndarray, 
     """The read detections plus the candidate boxes that continue a fan (see the module docstring).
 
     An accepted candidate's confidence is the reader's probability of its rank times the square root of its detector
-    confidence (as a read box, without the colour factor of ``vision.models.classifiers.IndexReader.relabel``), but at
+    confidence (as a read box, without the colour factor of :func:`relabelled`), but at
     least the reading floor ``config.reading.min_conf``.
 
     Args:

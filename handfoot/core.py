@@ -26,7 +26,7 @@ from vision.config import DEFAULT as VISION_DEFAULT, SPLITS
 from .errors import TooLargeError, UnavailableError
 from .limits import DEFAULT_LIMITS, Limits, check_file_size, check_layout_cards, parse_json
 from .readings import reading_json, rescore, rules_of, totals_lines
-from .results import LayoutScore, PhotoScore, RoundScoreOut, pile_dict
+from .results import LayoutScore, PhotoScore, RoundScoreOut, image_dict
 
 if TYPE_CHECKING:
     import numpy as np
@@ -357,15 +357,8 @@ def photo_score(readings: list, names: list[str], req: PhotoRequest, rules: Rule
     images: list[dict[str, Any]] = []
     notes: list[str] = []
     for i, photo in enumerate(readings):
-        detections = [d for s in photo.sides for d in s.detections.to_list()]
-        piles: list[dict[str, Any]] = []
-        for side in photo.sides:
-            notes += [f"team {side.team}: {side.photo_note}"] if side.photo_note else []
-            for pile in side.piles:
-                piles.append(pile_dict(f"i{i}p{len(piles)}", side, pile))
-        images.append({"image": names[i], "kind": "hand" if any(s.hand for s in photo.sides) else "table",
-                       "teams": [s.team for s in photo.sides], "width": int(photo.image.shape[1]),
-                       "height": int(photo.image.shape[0]), "detections": detections, "piles": piles})
+        notes += [f"team {side.team}: {side.photo_note}" for side in photo.sides if side.photo_note]
+        images.append(image_dict(i, photo, names[i]))
     on_table = {s.team for p in readings for s in p.sides if not s.hand}
     hand_teams = {s.team for p in readings for s in p.sides if s.hand}
     left = req.left_packets

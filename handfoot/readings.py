@@ -12,13 +12,14 @@ import json
 from typing import Any, Sequence
 
 from scorer import Card, get_rules
+from scorer.errors import InvalidLayoutError
 from scorer.layout import TableLayout
 from scorer.melds import check_meld, marker_kind
 from scorer.rules import Rules
 from scorer.scoring import score_round
 
 from .corrections import apply_corrections
-from .results import ImageOut, PhotoScore, PileOut, RoundScoreOut
+from .results import ImageOut, PhotoScore, PileOut, RoundScoreOut, image_dict
 
 
 def rules_of(name: str | None, house_rules: dict[str, Any] | None = None, default: str = "pagat") -> Rules:
@@ -63,6 +64,19 @@ def layout_of_piles(images: Sequence[dict[str, Any]], left: dict[str, list[list[
     if house_rules:
         doc["house_rules"] = dict(house_rules)
     return doc, where
+
+
+def pile_labels(photo: Any, rules: str, house_rules: dict[str, Any], round_no: int) -> dict[Any, str]:
+    """What the rules engine makes of each pile of one photo reading (a ``vision.types.PhotoReading``): pile ->
+    its label (``"clean book"``, ``"meld"``, ``"red threes"``...), as an annotated picture draws it. A reading that
+    makes no layout labels each pile by its kind."""
+    image = image_dict(0, photo, "live")
+    piles = [p for side in photo.sides for p in side.piles]
+    try:
+        result = rescore([image], {}, rules, house_rules, round_no, None, [])
+    except InvalidLayoutError:
+        return {pile: pile.kind.value.replace("_", " ") for pile in piles}
+    return {pile: out.label for pile, out in zip(piles, result.images[0].piles)}
 
 
 def rescore(images: list[dict[str, Any]], left: dict[str, list[list[str]]], rules: str, house_rules: dict[str, Any],

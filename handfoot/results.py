@@ -146,6 +146,19 @@ def pile_dict(pile_id: str, side, pile) -> dict[str, Any]:
             "box": box, "notes": list(pile.notes)}
 
 
+def image_dict(i: int, photo: Any, name: str) -> dict[str, Any]:
+    """Photo ``i`` of a reading (a ``vision.types.PhotoReading``, shown as ``name``) as the fields of
+    :class:`ImageOut`, its piles with the ids ``i{i}p{n}`` (label and place filled in by ``readings.rescore``)."""
+    piles: list[dict[str, Any]] = []
+    for side in photo.sides:
+        for pile in side.piles:
+            piles.append(pile_dict(f"i{i}p{len(piles)}", side, pile))
+    return {"image": name, "kind": "hand" if any(s.hand for s in photo.sides) else "table",
+            "teams": [s.team for s in photo.sides], "width": int(photo.image.shape[1]),
+            "height": int(photo.image.shape[0]), "detections": [d for s in photo.sides for d in s.detections.to_list()],
+            "piles": piles}
+
+
 class ImageOut(_Out):
     """One photo read: ``kind`` ``table`` or ``hand`` (a hand or foot: every card a card left); ``teams`` read
     from it; its size in pixels; every corner-index detection kept; its piles."""

@@ -30,7 +30,7 @@ from scorer.scoring import score_round
 from vision.config import DEFAULT
 from vision.types import PhotoReading, TableReading, boxes_overlap, join_overlapping
 
-from .readings import rules_of
+from .readings import pile_labels, rules_of
 
 #: frames are compared at this width (pixels)
 SMALL = 160
@@ -296,11 +296,13 @@ class Seen:
     """One reading of a frame: its ``layout`` (``docs/layout.md``), the camera pipeline's
     ``vision.pipeline.PhotoReading`` (boxes and piles in the frame's pixels, for drawing and for the end-of-round
     check view) and its stage-1 boxes (``vision.types.Detections``, to read only a changed region of a later
-    frame); None when the reading came from elsewhere."""
+    frame); None when the reading came from elsewhere. ``labels``: what the rules engine made of each pile of
+    ``photo`` (pile -> ``"clean book"``, ``"meld"``...), as the live picture outlines them."""
 
     layout: dict[str, Any]
     photo: Any = None
     found: Any = None
+    labels: dict[Any, str] | None = None
 
 
 @dataclass
@@ -402,8 +404,9 @@ def table_reader(models, rules: str = "pagat", round_no: int = 1, split: str | N
                            teams=names[:2] if split else None, found=found, config=config)
         if not any(len(s.detections) for s in sides):
             raise NoCardsError("no cards in view")
-        return Seen(TableReading(sides, rules, round_no, None).layout(), PhotoReading(Path("live"), frame, sides),
-                    found)
+        photo = PhotoReading(Path("live"), frame, sides)
+        return Seen(TableReading(sides, rules, round_no, None).layout(), photo, found,
+                    pile_labels(photo, rules, house_rules or {}, round_no))
 
     def score(layout: dict[str, Any]) -> dict[str, int]:
         result = score_round(TableLayout.from_dict(layout), rule_set, lenient=True)

@@ -256,3 +256,28 @@ def test_a_hand_resting_over_a_meld_hides_no_card(anglo_deck):
     assert [e.text for e in events] == ["team A: new meld of Ks (7 cards)", "team A: book of Ks complete (clean)",
                                         "team A: new meld of 8s (4 cards)"]
     assert score(w.layout) == {"A": 610}
+
+
+def test_the_live_picture_outlines_a_complete_book_as_a_book():
+    """The live picture (``handfoot.picture.draw``) labels piles as the rules engine made them (a fanned meld of
+    seven is a clean book, outlined in the book colour as the page's legend says), not by kind only."""
+    from pathlib import Path
+
+    from handfoot.picture import draw
+    from handfoot.readings import pile_labels
+    from handfoot.watch import Seen
+    from sides import read_side
+    from vision.annotate import BOOK_COLOR, KIND_COLORS
+    from vision.classes import class_id
+    from vision.types import Detections, PhotoReading, PileKind
+
+    items = [("8H", 60, 40 + 24 * k) for k in range(3)] + [("KS", 200, 40 + 24 * k) for k in range(7)]
+    dets = Detections(np.array([[x - 10, y - 10, x + 10, y + 10] for _, x, y in items], np.float32),
+                      np.full(len(items), 0.9, np.float32), np.array([class_id(c) for c, _, _ in items], np.int64))
+    frame = np.zeros((300, 300, 3), np.uint8)
+    photo = PhotoReading(Path("live"), frame, [read_side(dets)])
+    labels = pile_labels(photo, "pagat", {}, 1)
+    assert sorted(labels.values()) == ["clean book", "meld"]
+    drawn = draw(frame, Seen({}, photo, None, labels), {"A": 0}, text=False)
+    colours = {tuple(int(v) for v in px) for px in drawn.reshape(-1, 3)}
+    assert BOOK_COLOR in colours and KIND_COLORS[PileKind.MELD] in colours

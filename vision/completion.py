@@ -55,7 +55,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .classes import CLASS_ID, RANK_JOKER, RANK_TWO, RANKS, SUIT_CODES, code_of, rank_of, reading
+from .classes import CLASS_ID, CLASS_OF, RANK_JOKER, RANK_TWO, RANKS, SUIT_CODES, rank_of, reading
 from .config import DEFAULT, Completion, FanGeometry, VisionConfig
 from .fan_chains import unread_fans
 from .geometry import opposite, similar_size, step_miss
@@ -131,7 +131,7 @@ def read_with_fans(boxes: Detections, rank_p: np.ndarray, suit_p: np.ndarray, *,
     rank, changed = settle_fan_ranks(boxes[idx], best[idx], rank_p[idx], config=config)
     moved = idx[changed]
     conf[moved] = np.maximum(rank_p[moved, rank[changed]] * np.sqrt(det[moved]), floor)
-    cls = np.array([CLASS_ID[code_of(int(r), int(s))] for r, s in zip(rank, suit[idx])], np.int64)
+    cls = CLASS_OF[rank, suit[idx]]
     kept = boxes[idx].with_classes(cls, conf[idx])
     rest = np.flatnonzero(~read)
     extra, add = _taken_detections(boxes[rest], _taken_back(kept, boxes[rest], rank_p[rest], suit_p[rest], config))
@@ -140,7 +140,7 @@ def read_with_fans(boxes: Detections, rank_p: np.ndarray, suit_p: np.ndarray, *,
     read_rank[rest[add]] = [_rank_index(c) for c in extra.codes]
     chained = unread_fans(boxes.xyxy, det, rank_p, read_rank, config=config)
     ci = np.array(sorted(chained), np.int64)
-    chain_cls = np.array([CLASS_ID[code_of(chained[int(i)], int(suit[i]))] for i in ci], np.int64)
+    chain_cls = CLASS_OF[np.array([chained[int(i)] for i in ci], np.int64), suit[ci]]
     chain_dets = boxes[ci].with_classes(chain_cls, np.full(len(ci), floor, np.float32))
     every = Detections.merge([kept, extra, chain_dets])
     return every[np.argsort(-every.confidence, kind="stable")]

@@ -1,6 +1,6 @@
 """Boxes read with the fans' help. Stage 1b of the camera pipeline: read the corner indices with the fans' help
-(:func:`read_with_fans`), and complete fans with the indices the detector was unsure of (:func:`complete_fans`); a detector that names its
-boxes' codes has each box read alone (:func:`relabelled`).
+(:func:`read_with_fans`), and complete fans with the indices the detector was unsure of (:func:`complete_fans`); a
+detector that names its boxes' codes has each box read alone (:func:`relabelled`).
 
 A meld is a fan of one rank plus wilds (seed 000 "Melding", seed 002 §3), its cards stepped evenly so each index shows.
 The detector (``vision/detector.py``) finds some indices with a confidence under the
@@ -55,8 +55,8 @@ one read, found where the fan says it lies.
 
 A meld is fanned at a regular step (seed 000 "Melding"), so its read cards say where each missing card's index
 would be: one step beyond either end card, and halfway along a step about twice the fan's usual one (a gap,
-the first and last steps included: ``vision.fans.fill_fan_gaps`` fills only inner gaps, and only in regular fans, because
-it has nothing but the step to go on). :func:`read_fan_boxes` looks there for a box no read index covers
+the first and last steps included: ``vision.fans.fill_fan_gaps`` fills only inner gaps, and only in regular fans,
+because it has nothing but the step to go on). :func:`read_fan_boxes` looks there for a box no read index covers
 (``vision.pipeline.read_indices``: the detector unsure of it, or the reader under the floor, or both): its centre
 within ``box_reach`` of the fan's step from the predicted place, its size within ``box_size_ratio`` of the fan's
 indices, no card's index within ``config.fans.separation`` of its sizes. The reader's probabilities of the box

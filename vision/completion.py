@@ -88,9 +88,10 @@ def relabelled(dets: Detections, rank_p: np.ndarray, suit_p: np.ndarray, min_con
     """Detections with each box's card code read alone from the reader's probabilities (``rank_p`` (n, 15),
     ``suit_p`` (n, 4)), most confident first; boxes read as "no index" are dropped.
 
-    The new confidence is the reader's probability of the reading's rank and colour (:func:`vision.classes.p_rank_colour`) times
-    the square root of the detector's confidence (a box the detector barely saw needs a sure reading). Boxes under
-    the reading floor ``min_conf`` (:attr:`vision.config.Reading.min_conf`) are dropped.
+    The new confidence is the reader's probability of the reading's rank and colour
+    (:func:`vision.classes.p_rank_colour`) times the square root of the detector's confidence (a box the detector
+    barely saw needs a sure reading). Boxes under the reading floor ``min_conf``
+    (:attr:`vision.config.Reading.min_conf`) are dropped.
     """
     codes, p = reading(rank_p, suit_p)
     conf = p * np.sqrt(dets.confidence)

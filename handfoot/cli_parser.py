@@ -7,6 +7,7 @@ import argparse
 from pathlib import Path
 
 from scorer import PRESET_NAMES
+from vision.config import SPLITS
 
 from .core import DEFAULT_CONF
 from .https import add_https_option  # the HTTPS of serve and watch --serve
@@ -94,7 +95,7 @@ def build_parser() -> Parser:
     sp.add_argument("--round", type=int, help="round number (photos only; default 1)")
     sp.add_argument("--went-out", metavar="TEAM", help="the team that went out (photos only)")
     sp.add_argument("--teams", metavar="A,B", help="team of each photo, in order (default A, B, ...)")
-    sp.add_argument("--split", choices=["horizontal", "vertical"],
+    sp.add_argument("--split", choices=SPLITS,
                     help="one whole-table photo: horizontal = bottom half team A, top half B; "
                          "vertical = left half A, right half B")
     sp.add_argument("--left", action="append", metavar='TEAM:"CARDS"',
@@ -173,7 +174,7 @@ def build_parser() -> Parser:
     source.add_argument("--camera", type=int, help="a camera index (0: the first camera)")
     sp.add_argument("--rules", default="pagat", help="rule preset (default pagat)")
     sp.add_argument("--round", type=int, default=1, help="round number (default 1)")
-    sp.add_argument("--split", choices=("horizontal", "vertical"), help="the camera sees both teams' sides")
+    sp.add_argument("--split", choices=SPLITS, help="the camera sees both teams' sides")
     sp.add_argument("--teams", help="team names: A,B")
     sp.add_argument("--deck", help="read with this deck's profile (handfoot deck list)")
     sp.add_argument("--json", action="store_true", help="one JSON object per event, one per line")

@@ -17,23 +17,19 @@ import threading
 import time
 from collections import deque
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 
 from scorer import HandFootError
 
 from . import core
-from .core import PhotoRequest
+from .core import Models, PhotoRequest
 from .errors import ConflictError
-from .ledger import new_id
+from .games import GameOut
+from .ledger import Ledger, new_id
 from .picture import RECORD_FPS, draw, framing, shown_cards, video_writer
 from .watch import Event, Watcher, frames, table_reader
-
-if TYPE_CHECKING:  # the application layer imports this module's callers: types only
-    from .core import Models, PhotoRequest
-    from .games import GameOut
-    from .ledger import Ledger
 
 #: seconds between attempts to reopen a camera that stopped
 RECONNECT_SECONDS = 2.0

@@ -7,10 +7,13 @@ stop (Ctrl-C) that ends the event streams and lets running photo readings finish
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
+import ssl
 import sys
 import time
+from asyncio.sslproto import SSLProtocol
 from typing import Any
 
 #: seconds a connection may stay open with no request being answered (idle, or sending its request too slowly)
@@ -95,9 +98,6 @@ def https_or_redirect(inner: type, context, idle_seconds: float = IDLE_SECONDS) 
     ``inner`` (uvicorn's protocol, as :func:`protocol` gives it); any other is answered ``308`` to the same address
     with ``https://`` (a phone's browser given the address without it asks over HTTP and got an empty reply) and
     closed. A connection that sends nothing is closed after ``idle_seconds``."""
-    import asyncio
-    from asyncio.sslproto import SSLProtocol
-
     class HttpsOrRedirect(asyncio.Protocol):
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             self.inner = inner(*args, **kwargs)
@@ -201,8 +201,6 @@ def server(app, host: str, port: int, idle_seconds: float = IDLE_SECONDS, connec
     quiet_logs()
     http = protocol(idle_seconds)
     if extra.get("ssl_certfile"):  # HTTPS, and plain HTTP on the same port told the https:// address
-        import ssl
-
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(extra.pop("ssl_certfile"), extra.pop("ssl_keyfile", None))
         http = https_or_redirect(http, context, idle_seconds)

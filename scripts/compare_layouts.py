@@ -28,7 +28,7 @@ SUFFIXES = (".jpg", ".jpeg", ".png")
 
 
 def _reading(image_path: Path, models, cache: Path | None, config) -> dict:
-    from evaluate_layout import cached_found
+    from datasets.evaluation import cached_found
     from vision.images import load_image
     from vision.pipeline import read_image
 

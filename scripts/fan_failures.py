@@ -93,7 +93,7 @@ def _card_reason(card: dict, found: Detections, match_iou: float) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from evaluate_layout import assign_owners, cached_found
+    from datasets.evaluation import assign_owners, cached_found
     from vision.images import load_image
     from vision.pipeline import load_models, load_stack_checker, read_image
 

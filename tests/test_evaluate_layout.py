@@ -12,7 +12,7 @@ pytest.importorskip("resvg_py")
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 
-from evaluate_layout import evaluate_scene  # noqa: E402
+from datasets.evaluation import evaluate_scene  # noqa: E402
 from sides import read_side  # noqa: E402
 
 from datasets.scenes import Pile, make_scene, true_detections  # noqa: E402
@@ -87,7 +87,7 @@ def test_a_wrong_score_with_no_note_is_counted_as_a_silent_error(anglo_deck):
 
 def test_cached_boxes_and_readings_give_what_the_detector_gives(anglo_deck, tmp_path):
     """--cache keeps a photo's found boxes and their readings; a rerun from the file reads the same detections."""
-    from evaluate_layout import cached_found
+    from datasets.evaluation import cached_found
 
     from vision.config import DEFAULT
     from vision.models.classifiers import DEFAULT_READER
@@ -111,7 +111,7 @@ def test_cached_boxes_and_readings_give_what_the_detector_gives(anglo_deck, tmp_
 
 
 def test_squared_books_found_and_each_designs_figures(anglo_deck):
-    from evaluate_layout import _design_figures
+    from datasets.evaluation import design_figures
 
     piles = [Pile("meld", ["9H", "9S", "9D"]), Pile("squared", ["QH"] * 6 + ["QD"], marker="QD")]
     scene = make_scene(5, [anglo_deck], size=(1280, 960), full_view=True, piles=piles, clutter=False)
@@ -120,14 +120,14 @@ def test_squared_books_found_and_each_designs_figures(anglo_deck):
     stats = Counter()
     evaluate_scene(doc, read_side(dets), owners, stats, Counter())
     assert stats["books_squared"] == 1 and stats["books_squared_found"] == 1
-    figures = _design_figures(stats)
+    figures = design_figures(stats)
     assert figures["squared_books_found"] == 1 and figures["fans"] == 1 and figures["score_exact"] == 1
     # the marker's indices unread: the book is not found, and the table is scored wrong
     keep = np.array([c != "QD" for c in dets.codes])
     stats = Counter()
     evaluate_scene(doc, read_side(dets[keep]), owners[keep], stats, Counter())
     assert stats["books_squared"] == 1 and stats["books_squared_found"] == 0 and stats["score_exact"] == 0
-    assert _design_figures(stats)["wrong_unflagged"] == stats["wrong_unflagged"]
+    assert design_figures(stats)["wrong_unflagged"] == stats["wrong_unflagged"]
 
 
 def test_fan_failures_buckets_a_fan_by_why_its_card_was_lost(anglo_deck):

@@ -52,7 +52,7 @@ def test_empty_folder_is_an_error(tmp_path):
 def test_shared_examples_score_exactly_from_true_boxes_where_the_geometry_can(shared_dir):
     """The eight photoreal tables through stages 2-5 from their true boxes (no models): the geometry reads most
     of them exactly."""
-    from evaluate_layout import evaluate_scene
+    from datasets.evaluation import evaluate_scene
     from sides import read_side
 
     docs = load_examples(shared_dir / "tables_examples")

@@ -187,7 +187,7 @@ def test_a_fans_top_card_seen_by_its_far_corner_alone_is_counted_when_the_reader
 
 def test_a_meld_takes_a_card_from_an_unread_box_at_its_next_place_only_when_switched_on():
     from vision.classes import RANKS
-    from vision.fan_boxes import read_fan_boxes
+    from vision.completion import read_fan_boxes
 
     height = 4.2 * S / 0.925
     meld = Pile(PileKind.MELD, tuple(one(c, 100 + 24 * k, 100, k, height=height)

@@ -61,6 +61,12 @@ def code_of(rank: int, suit: int) -> str | None:
     return RANKS[rank] + SUIT_CODES[suit]
 
 
+#: (len(RANKS), 4) int64: the class id (:data:`CLASS_ID`) of each (rank index, suit index) pair (:func:`code_of`),
+#: -1 for "no index"
+CLASS_OF = np.array([[CLASS_ID[code_of(r, s)] if RANKS[r] != "none" else -1 for s in range(len(SUIT_CODES))]
+                     for r in range(len(RANKS))], np.int64)
+
+
 def reading(rank_p: np.ndarray, suit_p: np.ndarray) -> tuple[list[str | None], np.ndarray]:
     """Each box read alone from the reader's rank ``(n, 15)`` (:data:`RANKS`) and suit ``(n, 4)`` probabilities:
     (its likeliest card code, ``None`` for "no index"; (n,) float32 :func:`p_rank_colour` of that reading)."""

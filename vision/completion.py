@@ -1,11 +1,12 @@
-"""Stage 1b of the camera pipeline: read the corner indices with the fans' help (:func:`read_with_fans`), and
-complete fans with the indices the detector was unsure of (:func:`complete_fans`).
+"""Boxes read with the fans' help. Stage 1b of the camera pipeline: read the corner indices with the fans' help
+(:func:`read_with_fans`), and complete fans with the indices the detector was unsure of (:func:`complete_fans`); a
+detector that names its boxes' codes has each box read alone (:func:`relabelled`).
 
 A meld is a fan of one rank plus wilds (seed 000 "Melding", seed 002 §3), its cards stepped evenly so each index shows.
 The detector (``vision/detector.py``) finds some indices with a confidence under the
 :attr:`~vision.config.Reading.finder_box_conf` a box needs to be read on its own: jokers above all, whose corner marks
 differ from deck to deck; the index reader drops other boxes as unsure
-(``vision.models.classifiers.IndexReader.relabel``). :func:`complete_fans` takes such a box back when the fan says where
+(:func:`relabelled`). :func:`complete_fans` takes such a box back when the fan says where
 it should be:
 
 * it lies where the next card of a fan of read indices would: beyond a read index *a*, at *a* + (*a* - *b*)
@@ -48,21 +49,58 @@ index read as a two or a joker is never changed (a wild inside a meld is normal)
 one rank on either side of a third card can be taken for a fan, which is why every changed card is flagged (its
 confidence, P(new rank) x sqrt(detector confidence), is under 0.5 — the fan's rank was not the reader's best —
 unless the reading floor is set above it, so its pile notes it as low confidence, ``vision.piles``).
+
+And in stage 3a, over stage 3's piles (:func:`read_fan_boxes`): a fan's card whose index the detector boxed but no
+one read, found where the fan says it lies.
+
+A meld is fanned at a regular step (seed 000 "Melding"), so its read cards say where each missing card's index
+would be: one step beyond either end card, and halfway along a step about twice the fan's usual one (a gap,
+the first and last steps included: ``vision.fans.fill_fan_gaps`` fills only inner gaps, and only in regular fans,
+because it has nothing but the step to go on). :func:`read_fan_boxes` looks there for a box no read index covers
+(``vision.pipeline.read_indices``: the detector unsure of it, or the reader under the floor, or both): its centre
+within ``box_reach`` of the fan's step from the predicted place, its size within ``box_size_ratio`` of the fan's
+indices, no card's index within ``config.fans.separation`` of its sizes. The reader's probabilities of the box
+choose among the fan's rank, a two and a joker; the likeliest counts as a card when it has ``box_p`` or more
+(the box's likeliest suit), a joker ``box_joker_p`` (a joker's face shows marks anywhere on it). Stage 1b asks
+much the same of each box alone (``vision.completion``); here the fan is the one stage 3 grouped, so its step is
+the fan's own and a gap next to an end card counts too. Off by default (``box_p`` over 1).
+
+Each card so counted is said in a note on its pile, so a wrong one is one edit away. The thresholds are
+:class:`vision.config.FanGaps` (``config.fan_gaps``, ``box_*``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .classes import CLASS_ID, RANK_JOKER, RANK_TWO, RANKS, SUIT_CODES, code_of, rank_of, reading
+from .classes import CLASS_ID, CLASS_OF, RANK_JOKER, RANK_TWO, RANKS, SUIT_CODES, rank_of, reading
 from .config import DEFAULT, Completion, FanGeometry, VisionConfig
 from .fan_chains import unread_fans
-from .geometry import opposite, similar_size, step_miss
-from .types import Detections
+from .geometry import anchor_points, beyond, opposite, similar_size, step_miss
+from .types import CardInstance, Detections, Pile, PileKind
 
 
 def _rank_index(code: str) -> int:
     return RANKS.index(rank_of(code))
+
+
+def relabelled(dets: Detections, rank_p: np.ndarray, suit_p: np.ndarray, min_conf: float = 0.0) -> Detections:
+    """Detections with each box's card code read alone from the reader's probabilities (``rank_p`` (n, 15),
+    ``suit_p`` (n, 4)), most confident first; boxes read as "no index" are dropped.
+
+    The new confidence is the reader's probability of the reading's rank and colour
+    (:func:`vision.classes.p_rank_colour`) times the square root of the detector's confidence (a box the detector
+    barely saw needs a sure reading). Boxes under the reading floor ``min_conf``
+    (:attr:`vision.config.Reading.min_conf`) are dropped.
+    """
+    codes, p = reading(rank_p, suit_p)
+    conf = p * np.sqrt(dets.confidence)
+    keep = np.array([c is not None for c in codes], bool) & (conf >= min_conf)
+    if not keep.any():
+        return Detections.empty()
+    cls = np.array([CLASS_ID[c] if c else -1 for c in codes], np.int64)
+    order = np.flatnonzero(keep)[np.argsort(-conf[keep])]
+    return Detections(dets.xyxy[order], conf[order].astype(np.float32), cls[order])
 
 
 def read_with_fans(boxes: Detections, rank_p: np.ndarray, suit_p: np.ndarray, *,
@@ -112,7 +150,7 @@ def read_with_fans(boxes: Detections, rank_p: np.ndarray, suit_p: np.ndarray, *,
     rank, changed = settle_fan_ranks(boxes[idx], best[idx], rank_p[idx], config=config)
     moved = idx[changed]
     conf[moved] = np.maximum(rank_p[moved, rank[changed]] * np.sqrt(det[moved]), floor)
-    cls = np.array([CLASS_ID[code_of(int(r), int(s))] for r, s in zip(rank, suit[idx])], np.int64)
+    cls = CLASS_OF[rank, suit[idx]]
     kept = boxes[idx].with_classes(cls, conf[idx])
     rest = np.flatnonzero(~read)
     extra, add = _taken_detections(boxes[rest], _taken_back(kept, boxes[rest], rank_p[rest], suit_p[rest], config))
@@ -121,7 +159,7 @@ def read_with_fans(boxes: Detections, rank_p: np.ndarray, suit_p: np.ndarray, *,
     read_rank[rest[add]] = [_rank_index(c) for c in extra.codes]
     chained = unread_fans(boxes.xyxy, det, rank_p, read_rank, config=config)
     ci = np.array(sorted(chained), np.int64)
-    chain_cls = np.array([CLASS_ID[code_of(chained[int(i)], int(suit[i]))] for i in ci], np.int64)
+    chain_cls = CLASS_OF[np.array([chained[int(i)] for i in ci], np.int64), suit[ci]]
     chain_dets = boxes[ci].with_classes(chain_cls, np.full(len(ci), floor, np.float32))
     every = Detections.merge([kept, extra, chain_dets])
     return every[np.argsort(-every.confidence, kind="stable")]
@@ -150,7 +188,7 @@ def complete_fans(kept: Detections, candidates: Detections, rank_p: np.ndarray, 
     """The read detections plus the candidate boxes that continue a fan (see the module docstring).
 
     An accepted candidate's confidence is the reader's probability of its rank times the square root of its detector
-    confidence (as a read box, without the colour factor of ``vision.models.classifiers.IndexReader.relabel``), but at
+    confidence (as a read box, without the colour factor of :func:`relabelled`), but at
     least the reading floor ``config.reading.min_conf``.
 
     Args:
@@ -306,3 +344,89 @@ def _fan_claims(i: int, near: np.ndarray, centres: np.ndarray, rank: np.ndarray,
         if miss[b] < fans.step_tolerance and rank[b] == rank[a]:
             claims.add(int(rank[a]))
     return claims
+
+
+def read_fan_boxes(piles: list[Pile], unread: Detections, *, config: VisionConfig = DEFAULT) -> list[Pile]:
+    """``piles`` with each meld's cards counted from unread boxes where the fan places a card (module docstring).
+
+    ``unread`` holds the boxes no read index covers, with the reader's ``rank_p`` (n, 15) and ``suit_p`` (n, 4)
+    data columns; without them, or with ``config.fan_gaps.box_p`` over 1, the piles are returned unchanged."""
+    fg = config.fan_gaps
+    if not len(unread) or "rank_p" not in unread.data or fg.box_p > 1:
+        return list(piles)
+    centres, sizes = unread.centres, unread.sizes
+    taken: set[int] = set()
+    out = []
+    for pile in piles:
+        keys = {c.key for c in pile.cards} - {None}
+        if pile.kind is not PileKind.MELD or len(pile.cards) < 2 or len(keys) != 1 or keys == {"3R"}:
+            out.append(pile)
+            continue
+        rank = next(iter(keys))
+        cards, added = list(pile.fan), []
+        while True:
+            every = np.concatenate([c.centers for p in piles for c in p.cards] + [c.centers for c in cards])
+            found = _next_box(cards, rank, unread, centres, sizes, every, taken, config)
+            if found is None:
+                break
+            pos, j, card = found
+            taken.add(j)
+            cards.insert(pos, card)
+            added.append(f"{card.code} ({round(100 * float(unread.data['rank_p'][j, RANKS.index(_rank(card))]))} %)")
+        if not added:
+            out.append(pile)
+            continue
+        out.append(Pile(pile.kind, tuple(cards), pile.notes + (
+            f"counted from boxes read under the floor where the fan's next card lies: {', '.join(added)}; remove "
+            "any that is not there",)))
+    return out
+
+
+def _rank(card: CardInstance) -> str:
+    return "JK" if card.code == "JK" else card.code[:-1]
+
+
+def _places(cards: list[CardInstance], fg) -> list[tuple[int, np.ndarray, float]]:
+    """(insert position, (2,) px where a missing card's index would lie, the fan's step there in px) of the fan
+    ``cards`` (in :func:`fan_order`): beyond each end card, and halfway along each step of ``box_gap`` times the
+    fan's median step."""
+    pts = anchor_points(cards)
+    steps = np.linalg.norm(np.diff(pts, axis=0), axis=1)
+    median = float(np.median(steps))
+    if median <= 0:
+        return []
+    places = [(len(cards), beyond(pts[-1], pts[-2]), float(steps[-1])), (0, beyond(pts[0], pts[1]), float(steps[0]))] \
+        if fg.box_ends else []
+    lo, hi = fg.box_gap
+    places += [(k + 1, (pts[k] + pts[k + 1]) / 2, float(s) / 2) for k, s in enumerate(steps) if lo <= s / median <= hi]
+    return places
+
+
+def _next_box(cards: list[CardInstance], rank: str, unread: Detections, centres: np.ndarray, sizes: np.ndarray,
+              every: np.ndarray, taken: set[int], config: VisionConfig) -> tuple[int, int, CardInstance] | None:
+    """(insert position, box index, the card) of the unread box nearest a place of the fan ``cards`` that passes
+    the module docstring's tests, or None."""
+    fg = config.fan_gaps
+    size = float(np.median([c.size for c in cards]))
+    height = float(np.median([c.card_height for c in cards]))
+    ok = similar_size(sizes, size, fg.box_size_ratio)
+    best = None
+    options = [RANKS.index(rank), RANKS.index("2"), RANKS.index("JK")]
+    for pos, q, step in _places(cards, fg):
+        if step <= 0:
+            continue
+        miss = np.linalg.norm(centres - q, axis=1) / step
+        for j in np.flatnonzero(ok & (miss <= fg.box_reach)):
+            if j in taken or (np.linalg.norm(every - centres[j], axis=1) < config.fans.separation * sizes[j]).any():
+                continue
+            p = unread.data["rank_p"][j]
+            r = options[int(np.argmax(p[options]))]
+            if p[r] < (fg.box_joker_p if r == options[2] else fg.box_p) or (best is not None and miss[j] >= best[0]):
+                continue
+            best = (miss[j], pos, int(j), r)
+    if best is None:
+        return None
+    _, pos, j, r = best
+    suit = SUIT_CODES[int(np.argmax(unread.data["suit_p"][j]))]
+    code = "JK" if RANKS[r] == "JK" else RANKS[r] + suit
+    return pos, j, CardInstance(code, (), centres[j][None, :].copy(), size, 0.0, height)

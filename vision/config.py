@@ -294,7 +294,7 @@ class FanGaps:
     #: ... or, with no such pair, from one unread box a card's diagonal (``far_corner_tolerance``) from the fan's next
     #: place, which the reader gives the fan's rank, a two or a joker with this probability or more (over 1: never)
     top_far_p: float = 0.9
-    #: a meld's card is counted from a box no read index covers (``vision.fan_boxes``) where the fan places one:
+    #: a meld's card is counted from a box no read index covers (``vision.completion``) where the fan places one:
     #: its centre within this many of the fan's steps of one step beyond an end card, or of the middle of a step
     #: ``box_gap`` times the fan's median step ...
     box_reach: float = 0.35

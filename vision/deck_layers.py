@@ -10,6 +10,8 @@ example indices, starting from the model's own and held near them; no training l
 
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 
 from .classes import softmax
@@ -37,13 +39,9 @@ def fit(pre: list[np.ndarray], rank: np.ndarray, suit: np.ndarray, start: Layers
                   [a.astype(np.float32) for a in (rw, rb, sw, sb)]
         rates += [RATE_CONV] * 2 + [RATE_HEADS] * 4
         anchors += [ANCHOR_CONV] * 2 + [ANCHOR_HEADS] * 4
-    origin = [p.copy() for p in params]
-    m = [np.zeros_like(p) for p in params]
-    v = [np.zeros_like(p) for p in params]
-    n, members = len(rank), len(pre)
-    for t in range(1, steps + 1):
-        pick = rng.choice(n, min(batch, n), replace=False)
-        grads = [a * 2 * (p - o) for p, o, a in zip(params, origin, anchors)]
+    members = len(pre)
+
+    def add_grads(pick: np.ndarray, grads: list[np.ndarray]) -> None:
         cols, zs, feats = [], [], []
         for k in range(members):
             c = columns_of(pre[k][pick].astype(np.float32))
@@ -56,7 +54,8 @@ def fit(pre: list[np.ndarray], rank: np.ndarray, suit: np.ndarray, start: Layers
             dz = (dfeat[k][:, None, :] / zs[k].shape[1]) * (zs[k] > 0)  # through the mean and the ReLU
             grads[6 * k] += dz.reshape(-1, dz.shape[-1]).T @ cols[k].reshape(-1, cols[k].shape[-1])
             grads[6 * k + 1] += dz.sum((0, 1))
-        _adam_step(params, grads, m, v, rates, t)
+
+    _adam(params, rates, anchors, len(rank), steps, rng, batch, add_grads)
     layers = Layers(tuple((params[6 * k].reshape(w.shape), params[6 * k + 1])
                           for k, (w, _) in enumerate(start.members)))
     return layers, Heads(tuple(tuple(params[6 * k + 2 + j] for j in range(4)) for k in range(members)))
@@ -76,13 +75,9 @@ def fit_affine(pre: list[np.ndarray], rank: np.ndarray, suit: np.ndarray, start:
         params += [np.ones(len(w), np.float32), np.zeros(len(w), np.float32)] + [a.astype(np.float32) for a in member]
         rates += [RATE_AFFINE] * 2 + [RATE_HEADS] * 4
         anchors += [ANCHOR_CONV] * 2 + [ANCHOR_HEADS] * 4
-    origin = [p.copy() for p in params]
-    m = [np.zeros_like(p) for p in params]
-    v = [np.zeros_like(p) for p in params]
-    n, members = len(rank), len(pre)
-    for t in range(1, steps + 1):
-        pick = rng.choice(n, min(batch, n), replace=False)
-        grads = [a * 2 * (p - o) for p, o, a in zip(params, origin, anchors)]
+    members = len(pre)
+
+    def add_grads(pick: np.ndarray, grads: list[np.ndarray]) -> None:
         acts = [zs[k][pick] * params[6 * k] + params[6 * k + 1] for k in range(members)]
         feats = [np.maximum(a, 0).mean(1) for a in acts]
         dfeat = _head_grads(feats, rank[pick], suit[pick], params, grads)
@@ -90,10 +85,26 @@ def fit_affine(pre: list[np.ndarray], rank: np.ndarray, suit: np.ndarray, start:
             da = (dfeat[k][:, None, :] / acts[k].shape[1]) * (acts[k] > 0)
             grads[6 * k] += (da * zs[k][pick]).sum((0, 1))
             grads[6 * k + 1] += da.sum((0, 1))
-        _adam_step(params, grads, m, v, rates, t)
+
+    _adam(params, rates, anchors, len(rank), steps, rng, batch, add_grads)
     layers = Layers(tuple((w * params[6 * k][:, None, None, None], b * params[6 * k] + params[6 * k + 1])
                           for k, (w, b) in enumerate(start.members)))
     return layers, Heads(tuple(tuple(params[6 * k + 2 + j] for j in range(4)) for k in range(members)))
+
+
+def _adam(params: list[np.ndarray], rates: list[float], anchors: list[float], n: int, steps: int,
+          rng: np.random.Generator, batch: int, add_grads: Callable[[np.ndarray, list[np.ndarray]], None]) -> None:
+    """Adam (:func:`_adam_step`) on ``params`` in place, ``steps`` steps on minibatches of ``batch`` of the ``n``
+    crops drawn by ``rng``: each step's gradients are the pull back to the start (``anchors`` times the squared
+    distance, per array) plus what ``add_grads(pick, grads)`` adds for the crops ``pick``."""
+    origin = [p.copy() for p in params]
+    m = [np.zeros_like(p) for p in params]
+    v = [np.zeros_like(p) for p in params]
+    for t in range(1, steps + 1):
+        pick = rng.choice(n, min(batch, n), replace=False)
+        grads = [a * 2 * (p - o) for p, o, a in zip(params, origin, anchors)]
+        add_grads(pick, grads)
+        _adam_step(params, grads, m, v, rates, t)
 
 
 def _head_grads(feats: list[np.ndarray], rank: np.ndarray, suit: np.ndarray, params: list[np.ndarray],

@@ -84,7 +84,7 @@ from .classes import RANKS, SUIT_CODES, rank_of
 from .config import DEFAULT, FanGaps, VisionConfig
 from .geometry import continues_fan, diagonal_apart, fan_order, fan_steps, nearest_indices, segment_blocked
 from .piles import classify
-from .types import CardInstance, Detections, Pile, PileKind, index_centres, index_sizes
+from .types import CardInstance, Detections, Pile, PileKind
 
 
 def drop_strays(piles: list[Pile], *, config: VisionConfig = DEFAULT) -> list[Pile]:
@@ -323,7 +323,7 @@ def read_top_cards(piles: list[Pile], unread: Detections, *, config: VisionConfi
     ``suit_p`` (n, 4) data columns (without them, or without such boxes, the piles are returned unchanged)."""
     if not len(unread) or "rank_p" not in unread.data:
         return list(piles)
-    centres, sizes = index_centres(unread.xyxy), index_sizes(unread.xyxy)
+    centres, sizes = unread.centres, unread.sizes
     read = np.concatenate([c.centers for p in piles for c in p.cards]) if piles else np.zeros((0, 2))
     used: set[int] = set()
     out = []

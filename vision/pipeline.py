@@ -30,13 +30,12 @@ import numpy as np
 from scorer.errors import HandFootError
 
 from .annotate import CornerAnnotator, PileAnnotator, TotalsAnnotator
-from .completion import read_with_fans
+from .completion import read_fan_boxes, read_with_fans, relabelled
 from .config import DEFAULT, VisionConfig
-from .fan_boxes import read_fan_boxes
 from .fans import fill_fan_gaps, read_top_cards
 from .images import load_photo
 from .instances import CUT_NOTE, crossing_piles, pair_and_agree, pair_corners, pile_boxes, split_boxes, split_sides
-from .models.classifiers import DEFAULT_READER, DEFAULT_STACKS, IndexReader, StackChecker, relabelled
+from .models.classifiers import DEFAULT_READER, DEFAULT_STACKS, IndexReader, StackChecker
 from .models.detector import CardDetector, ModelError, NegativeDetector
 from .photo_checks import check_one_corner_cards, check_stacks, check_strips, join_one_corner_pairs
 from .piles import group_piles, hand_pile
@@ -202,7 +201,7 @@ def read_indices(found: Detections, one_class: bool = True,
     """Stage 1b: the corner indices read from the boxes of :func:`detect`.
 
     Boxes with the reader's probabilities are read by them: with the fans' help for a one-class detector
-    (:func:`vision.completion.read_with_fans`), else each alone (:func:`vision.models.classifiers.relabelled`).
+    (:func:`vision.completion.read_with_fans`), else each alone (:func:`vision.completion.relabelled`).
     Boxes without them are named already (a detector naming card codes, or true boxes) and kept from the reading
     floor up.
 

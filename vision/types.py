@@ -304,16 +304,6 @@ class Pile:
     cards: tuple[CardInstance, ...]
     notes: tuple[str, ...] = ()
 
-    @cached_property
-    def centres(self) -> np.ndarray:
-        """(n, 2) float64 index centres in pixels (:func:`index_centres` of ``xyxy``), computed once (read-only)."""
-        return _read_only(index_centres(self.xyxy))
-
-    @cached_property
-    def sizes(self) -> np.ndarray:
-        """(n,) float64 index sizes in pixels (:func:`index_sizes` of ``xyxy``), computed once (read-only)."""
-        return _read_only(index_sizes(self.xyxy))
-
     @property
     def codes(self) -> list[str]:
         """Card codes of the pile, in order."""

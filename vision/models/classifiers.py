@@ -31,9 +31,9 @@ from typing import ClassVar
 import cv2
 import numpy as np
 
-from ..classes import CLASS_ID, RANKS, p_rank_colour, reading, softmax
+from ..classes import RANKS, p_rank_colour, reading, softmax
 from ..config import DEFAULT, VisionConfig
-from ..types import CardInstance, Detections
+from ..types import CardInstance
 from .backends import TOLERANCE, Check
 from .detector import MODELS_DIR, ModelError, OnnxModel, check_photo
 
@@ -273,24 +273,6 @@ class IndexReader(OnnxModel):
         rank_p, suit_p = self.probabilities(image, boxes)
         codes, p = reading(rank_p, suit_p)
         return codes, p, rank_p[:, -1].astype(np.float32)
-
-
-def relabelled(dets: Detections, rank_p: np.ndarray, suit_p: np.ndarray, min_conf: float = 0.0) -> Detections:
-    """Detections with each box's card code read alone from the reader's probabilities (``rank_p`` (n, 15),
-    ``suit_p`` (n, 4)), most confident first; boxes read as "no index" are dropped.
-
-    The new confidence is the reader's probability of the reading's rank and colour (:func:`p_rank_colour`) times
-    the square root of the detector's confidence (a box the detector barely saw needs a sure reading). Boxes under
-    the reading floor ``min_conf`` (:attr:`vision.config.Reading.min_conf`) are dropped.
-    """
-    codes, p = reading(rank_p, suit_p)
-    conf = p * np.sqrt(dets.confidence)
-    keep = np.array([c is not None for c in codes], bool) & (conf >= min_conf)
-    if not keep.any():
-        return Detections.empty()
-    cls = np.array([CLASS_ID[c] if c else -1 for c in codes], np.int64)
-    order = np.flatnonzero(keep)[np.argsort(-conf[keep])]
-    return Detections(dets.xyxy[order], conf[order].astype(np.float32), cls[order])
 
 
 @dataclass(frozen=True)

@@ -105,6 +105,12 @@ def true_box_recall(photos, boxes, reader, negative: bool) -> float:
     return right / max(1, total)
 
 
+def glyph_note(profile) -> str:
+    """The glyph reader's weight and the check's figure per weight (``vision.decks._glyph_weight``), when learned."""
+    got = profile.check.get("glyphs")
+    return f"  glyphs weight {got['weight']} (check {got['scores']})" if got else ""
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--decks", nargs="+", default=list(DECKS), choices=list(DECKS))
@@ -171,7 +177,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {k:>3} {seconds:>7.1f} {check:>11}  {p0:.3f} / {r0:.3f} -> {p1:.3f} / {r1:.3f};  "
                   f"{q0:.3f} / {s0:.3f} -> {q1:.3f} / {s1:.3f};  {t0:.3f} -> {t1:.3f}"
                   f"{'  (negative)' if profile.negative else ''}"
-                  f"{f'  window {profile.window}' if profile.window else ''}")
+                  f"{f'  window {profile.window}' if profile.window else ''}"
+                  f"{glyph_note(profile)}")
             row.update({"seconds": seconds, "check": profile.check, "negative": profile.negative,
                         "window": profile.window,
                         "learned": {"precision": p1, "recall": r1, "precision_hi": q1, "recall_hi": s1,

@@ -44,7 +44,9 @@ import numpy as np
 from scorer.errors import HandFootError
 
 from .classes import RANKS, SUIT_CODES
-from .deck_boxes import with_found_boxes
+from .deck_boxes import NONE, with_found_boxes
+from .deck_glyphs import GlyphReader, mix
+from .deck_glyphs import fit as fit_glyphs
 from .deck_layers import Layers
 from .deck_layers import fit as fit_conv
 from .deck_layers import fit_affine
@@ -58,6 +60,9 @@ from .models.reader import Heads, IndexReader
 AUGMENT, AUGMENT_LAYERS = 4, 8
 #: the crop windows (crop side / box's longer side) ``learn(window="auto")`` tries beside the reader's own
 WINDOWS = (1.0,)
+#: learn a glyph reader of the deck's own (``vision.deck_glyphs``), blended in at the weight of these that reads the
+#: check photos best (:func:`_glyph_weight`; 0: not kept)
+GLYPHS, GLYPH_WEIGHTS = False, (0.0, 0.25, 0.5, 1.0)
 #: adapt each reader member's last convolution too (``vision.deck_layers``), in this many steps
 LAYERS, LAYERS_STEPS = False, 150
 #: weight of the squared distance from the model's own heads (per weight)
@@ -199,14 +204,15 @@ class DeckProfile:
     negative: bool = False
     layers: Layers | None = None
     window: float | None = None
+    glyphs: GlyphReader | None = None
 
     def models(self, detector, reader: IndexReader) -> tuple:
-        """(detector, reader) reading this deck: ``reader`` (the same loaded model) with the profile's heads, layers
-        and window, and ``detector`` wrapped in :class:`vision.models.detector.NegativeDetector` when :attr:`negative`."""
+        """(detector, reader) reading this deck: ``reader`` (the same loaded model) with the profile's heads, layers,
+        window and glyph reader, and ``detector`` wrapped in :class:`vision.models.detector.NegativeDetector` when :attr:`negative`."""
         from .models.detector import NegativeDetector
 
         return (NegativeDetector(detector) if self.negative else detector,
-                reader.with_heads(self.heads, self.layers, self.window))
+                reader.with_heads(self.heads, self.layers, self.window, self.glyphs))
 
     def save(self, folder: Path) -> Path:
         """Write the profile to ``folder`` as ``NAME.npz``; returns the path."""
@@ -217,6 +223,8 @@ class DeckProfile:
         if self.layers is not None:
             arrays.update({f"m{k}_{w}": a for k, member in enumerate(self.layers.members)
                            for w, a in zip(("conv_w", "conv_b"), member)})
+        if self.glyphs is not None:
+            arrays.update(self.glyphs.arrays())
         meta = {"name": self.name, "photos": self.photos, "indices": self.indices, "check": self.check,
                 "created": self.created, "negative": self.negative, "window": self.window}
         path = folder / f"{self.name}.npz"
@@ -244,7 +252,8 @@ class DeckProfile:
         layers = Layers(tuple((z[f"m{k}_conv_w"], z[f"m{k}_conv_b"]) for k in range(len(members)))) \
             if "m0_conv_w" in z.files else None  # profiles of heads alone have none
         return cls(meta["name"], Heads(members), meta["photos"], meta["indices"], meta.get("check", {}),
-                   meta.get("created", ""), bool(meta.get("negative", False)), layers, meta.get("window"))
+                   meta.get("created", ""), bool(meta.get("negative", False)), layers, meta.get("window"),
+                   GlyphReader.from_arrays(z))  # None for profiles without one
 
 
 def list_profiles(folder: Path) -> list[DeckProfile]:
@@ -336,11 +345,48 @@ def _cards_read(group: list[Example], detector, reader: IndexReader, negative: b
     return out
 
 
+def _glyph_check(group: list[Example], reader: IndexReader, glyphs: GlyphReader, negative: bool) -> list:
+    """[reader's rank (n, 15), suit (n, 4), the glyph reader's own rank (n, 14), suit (n, 4), codes (n,)] of the
+    indices of ``group`` (each photo's negative when ``negative``), to choose the glyphs' weight on."""
+    from .images import load_photo
+
+    parts = []
+    for e in group:
+        image = load_photo(e.image)
+        image = 255 - image if negative else image
+        keep = np.array([c != NONE for c in e.codes], bool)
+        if keep.any():
+            boxes = e.boxes[keep]
+            parts.append([*reader.probabilities(image, boxes), *glyphs.own(image, boxes),
+                          np.array(e.codes, object)[keep]])
+    return parts
+
+
+def _glyph_weight(parts: list) -> tuple[float, dict]:
+    """The weight of :data:`GLYPH_WEIGHTS` whose blend (``vision.deck_glyphs.mix``) reads the checked indices best:
+    the share read right by rank and colour at the reading floor or surer, less the share read wrong so (a card
+    set's hits and false cards), the smaller weight on a tie; and each weight's figure."""
+    from .classes import rank_colour, reading
+    from .config import DEFAULT
+
+    if not parts:
+        return 0.0, {}
+    rank_p, suit_p, own_rank, own_suit, codes = (np.concatenate([p[i] for p in parts]) for i in range(5))
+    scores = {}
+    for w in GLYPH_WEIGHTS:
+        got, p = reading(*mix(rank_p, suit_p, own_rank, own_suit, w))
+        right = np.array([g is not None and rank_colour(g) == rank_colour(c) for g, c in zip(got, codes)])
+        sure = p >= DEFAULT.reading.min_conf
+        scores[w] = round(float((right & sure).mean() - (~right & sure & np.array([g is not None for g in got]))
+                                .mean()), 4)
+    return max(GLYPH_WEIGHTS, key=lambda w: (scores[w], -w)), scores
+
+
 def learn(examples: list[Example], reader: IndexReader, name: str, augment: int | None = None, seed: int = 0,
           progress: Callable[[str, int, int], None] | None = None, steps: int | None = None,
           anchor: float | None = None, layers: bool | str | None = None, photometric: bool | None = None,
           detector=None, temperature: float = 1.0, window: float | str | None = None,
-          learn_found: bool = False) -> DeckProfile:
+          learn_found: bool = False, glyphs: bool | None = None) -> DeckProfile:
     """A deck profile learned from ``examples`` (see the module docstring); ``progress(stage, done, total)`` is told
     how far it is (stages "reading the examples", "checking", "learning"; "finding the boxes" with ``detector``).
 
@@ -358,6 +404,9 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
     that or one of :data:`WINDOWS`, whichever reads the check best: with ``detector``, the check photos' card sets
     read whole at the reading floor, F1 against their codes).
 
+    ``glyphs`` (default :data:`GLYPHS`): learn a glyph reader of the deck's own (``vision.deck_glyphs``) too, its
+    weight in the blend chosen on the check photos (:func:`_glyph_weight`, ``check["glyphs"]``), kept when over 0.
+
     The profile is first checked on photos it did not learn from (:func:`check_folds`: the photos kept aside, or
     each photo in turn for a few photos) and refused when it reads them worse than the stock reader; the profile
     kept is then fitted on every example.
@@ -369,6 +418,7 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
     """
     check_name(name)
     folds = check_folds(examples)
+    glyphs = GLYPHS if glyphs is None else glyphs
     layers = LAYERS if layers is None else layers
     photometric = layers if photometric is None else photometric
     augment = (AUGMENT_LAYERS if layers else AUGMENT) if augment is None else augment
@@ -409,6 +459,7 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
         before = after = 0.0
         held = 0
         cards = np.zeros(3)  # cards read right, read, shown
+        glyph_parts: list = []
         for f, check in enumerate(folds):
             tell("checking")(f, len(folds))
             group = [e for e, c in zip(checked, check) if c]
@@ -423,9 +474,14 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
             if len(windows) > 1 and detector is not None:
                 cards += _cards_read([e for e, c in zip(originals, check) if c], detector, reader.with_heads(
                     heads, got, size), negative)
+            if glyphs:
+                tell("learning the glyphs")(f, len(folds))
+                own = fit_glyphs([e for e, c in zip(examples, check) if not c], negative, rng)
+                if own is not None:
+                    glyph_parts += _glyph_check(group, reader.with_heads(heads, got, size), own, negative)
         f1 = 2 * cards[0] / max(cards[1] + cards[2], 1)  # card sets read at the floor, when known
-        trials.append((f1, after / max(held, 1), before / max(held, 1), held, size, per))
-    _, after, before, held, window, per = max(trials, key=lambda t: t[:2])
+        trials.append((f1, after / max(held, 1), before / max(held, 1), held, size, per, glyph_parts))
+    _, after, before, held, window, per, glyph_parts = max(trials, key=lambda t: t[:2])
     method = "kept aside" if len(folds) == 1 else "leave-one-out" if len(folds) == len(examples) else \
         f"{len(folds)}-fold"
     figures = {"indices": int(held // len(VIEWS)), "stock": round(before, 4), "profile": round(after, 4),
@@ -434,7 +490,14 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
         raise ProfileRefusedError(f"the profile {name!r} reads its check photos worse than the stock reader "
                                   f"({after:.1%} vs {before:.1%} of {figures['indices']} indices right, {method}); "
                                   "not kept: check the example codes, or give more photos")
+    own = None
+    if glyphs:
+        weight, scores = _glyph_weight(glyph_parts)
+        figures["glyphs"] = {"weight": weight, "scores": {str(w): v for w, v in scores.items()}}
+        if weight > 0:
+            tell("learning the glyphs")(len(folds), len(folds))
+            own = fit_glyphs(examples, negative, rng, weight=weight)
     tell("learning")(0, 1)
     heads, got = fit(joined(per))
     return DeckProfile(name, heads, photos, indices, figures,
-                       datetime.now(timezone.utc).isoformat(timespec="seconds"), negative, got, window)
+                       datetime.now(timezone.utc).isoformat(timespec="seconds"), negative, got, window, own)

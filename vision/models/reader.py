@@ -44,6 +44,8 @@ class IndexReader(OnnxModel):
     layers: object | None = None
     #: a deck profile's crop side / the box's longer side; None: :data:`WINDOW`
     window: float | None = None
+    #: a deck profile's glyph reader (``vision.deck_glyphs.GlyphReader``) blended into every reading; None: none
+    glyphs: object | None = None
     what: ClassVar[str] = "index reader"
     input_chw: ClassVar[tuple[int, int, int]] = (3, INPUT, INPUT)
 
@@ -86,6 +88,8 @@ class IndexReader(OnnxModel):
         n = len(boxes)
         rank_p = rank_p.reshape(len(VIEWS), n, -1).mean(0)
         suit_p = suit_p.reshape(len(VIEWS), n, -1).mean(0)
+        if self.glyphs is not None:
+            rank_p, suit_p = self.glyphs.blend(image, boxes, rank_p, suit_p)
         return rank_p, suit_p
 
     @property
@@ -148,11 +152,13 @@ class IndexReader(OnnxModel):
         out = self._session.run(names, {"crops": np.zeros((1, *self.input_chw), np.float32)})
         return Heads(tuple(tuple(out[4 * k:4 * k + 4]) for k in range(self.members)))
 
-    def with_heads(self, heads: Heads | None, layers=None, window: float | None = None) -> IndexReader:
-        """This reader (the same loaded model) reading with ``heads``, ``layers`` (``vision.deck_layers.Layers``) and
-        crops of ``window`` times each box (a deck profile's; None: the model's, :data:`WINDOW`)."""
+    def with_heads(self, heads: Heads | None, layers=None, window: float | None = None,
+                   glyphs=None) -> IndexReader:
+        """This reader (the same loaded model) reading with ``heads``, ``layers`` (``vision.deck_layers.Layers``),
+        crops of ``window`` times each box and ``glyphs`` (``vision.deck_glyphs.GlyphReader``) blended in (a deck
+        profile's; None: the model's, :data:`WINDOW`, none)."""
         other = copy.copy(self)
-        other.heads, other.layers, other.window = heads, layers, window
+        other.heads, other.layers, other.window, other.glyphs = heads, layers, window, glyphs
         return other
 
     def read(self, image: np.ndarray, boxes: np.ndarray) -> tuple[list[str | None], np.ndarray, np.ndarray]:

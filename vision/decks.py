@@ -248,7 +248,7 @@ class DeckProfile:
         z = np.load(path)
         meta = json.loads(str(z["meta"]))
         members = tuple(tuple(z[f"m{k}_{w}"] for w in ("rank_w", "rank_b", "suit_w", "suit_b"))
-                        for k in range(sum(1 for f in z.files if f.endswith("_rank_w"))))
+                        for k in range(sum(1 for f in z.files if re.fullmatch(r"m\d+_rank_w", f))))
         layers = Layers(tuple((z[f"m{k}_conv_w"], z[f"m{k}_conv_b"]) for k in range(len(members)))) \
             if "m0_conv_w" in z.files else None  # profiles of heads alone have none
         return cls(meta["name"], Heads(members), meta["photos"], meta["indices"], meta.get("check", {}),

@@ -41,16 +41,16 @@ CELL, BINS = 8, 9
 COPIES = 12
 #: the copies' box shift (share of its sides), box side scale range (the detector's boxes are larger than the
 #: labelled ones), contrast and brightness range
-SHIFT, SCALE, CONTRAST, BRIGHT = 0.08, (0.9, 1.5), (0.7, 1.3), 0.12
+SHIFT, SCALE, CONTRAST, BRIGHT = 0.04, (0.95, 1.1), (0.7, 1.3), 0.12
 #: the copies' turn (radians, either way)
 TURN = 0.15
 #: gradient steps, Adam's step size, weight decay of the regression
-STEPS, RATE, DECAY = 200, 0.05, 0.1
+STEPS, RATE, DECAY = 200, 0.05, 0.01
 #: the glyph reader's probability is mixed with this much of a uniform one (ranks it never saw keep a say)
 FLOOR = 0.05
 #: the real ranks (A-K, joker): :data:`vision.classes.RANKS` less "none"
 REAL = len(RANKS) - 1
-#: a code the examples give a box with no index (``vision.deck_boxes.NONE``): not learned from here
+#: a code the examples give a box with no index (``vision.deck_boxes.NONE``): learned as "no index" when asked
 NONE = "none"
 
 
@@ -101,9 +101,9 @@ def features(crops: np.ndarray) -> np.ndarray:
 
 
 def _labels(code: str) -> tuple[int, int]:
-    """(rank index into :data:`RANKS`, suit index or -1 for a joker) of a card code."""
-    if code == "JK":
-        return RANKS.index("JK"), -1
+    """(rank index into :data:`RANKS`, suit index or -1 for a joker or no index) of a card code or :data:`NONE`."""
+    if code in ("JK", NONE):
+        return RANKS.index(code), -1
     return RANKS.index(code[:-1]), SUIT_CODES.index(code[-1])
 
 
@@ -173,8 +173,9 @@ class GlyphReader:
 
     Attributes:
         mean, std: (d,) the features' standardisation.
-        rank_w, rank_b: (TURNS * REAL, d), (TURNS * REAL,): class ``TURNS * rank + way up`` over :data:`RANKS`
-            A-K, joker.
+        rank_w, rank_b: (TURNS * c, d), (TURNS * c,): class ``TURNS * rank + way up`` over the first c of
+            :data:`RANKS`: A-K and joker (c = REAL), or those and "no index" too (c = REAL + 1, learned from boxes
+            coded :data:`NONE`).
         suit_w, suit_b: (TURNS * 4, d), (TURNS * 4,): class ``TURNS * suit + way up`` over ``SUIT_CODES``.
         weight: the power of its probabilities in :meth:`blend` (0: it does not change the reading).
     """
@@ -187,15 +188,22 @@ class GlyphReader:
     suit_b: np.ndarray
     weight: float = 1.0
 
+    @property
+    def knows_none(self) -> bool:
+        """Whether it learned "no index" (from boxes coded :data:`NONE`)."""
+        return len(self.rank_b) // TURNS > REAL
+
     def own(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Its own rank (n, REAL) (A-K, joker) and suit (n, 4) probabilities of the indices in ``boxes`` ((n, 4)
-        xyxy px) of a (H, W, 3) BGR image, each mixed with :data:`FLOOR` of a uniform one."""
+        """Its own rank (n, c) (A-K, joker, and "no index" when it learned one: c = REAL or REAL + 1) and suit (n, 4)
+        probabilities of the indices in ``boxes`` ((n, 4) xyxy px) of a (H, W, 3) BGR image, each mixed with
+        :data:`FLOOR` of a uniform one."""
+        c = len(self.rank_b) // TURNS
         if not len(boxes):
-            return np.zeros((0, REAL), np.float32), np.zeros((0, 4), np.float32)
+            return np.zeros((0, c), np.float32), np.zeros((0, 4), np.float32)
         x = (features(index_crops(image, np.asarray(boxes, np.float32))) - self.mean) / self.std
-        rank = softmax(x @ self.rank_w.T + self.rank_b).reshape(len(x), REAL, TURNS).sum(2)
+        rank = softmax(x @ self.rank_w.T + self.rank_b).reshape(len(x), c, TURNS).sum(2)
         suit = softmax(x @ self.suit_w.T + self.suit_b).reshape(len(x), 4, TURNS).sum(2)
-        return ((1 - FLOOR) * rank + FLOOR / REAL).astype(np.float32), ((1 - FLOOR) * suit + FLOOR / 4).astype(
+        return ((1 - FLOOR) * rank + FLOOR / c).astype(np.float32), ((1 - FLOOR) * suit + FLOOR / 4).astype(
             np.float32)
 
     def blend(self, image: np.ndarray, boxes: np.ndarray, rank_p: np.ndarray, suit_p: np.ndarray,
@@ -223,26 +231,31 @@ def mix(rank_p: np.ndarray, suit_p: np.ndarray, own_rank: np.ndarray, own_suit: 
         weight: float) -> tuple[np.ndarray, np.ndarray]:
     """Product of experts: the reader's probability of each real rank (``rank_p`` (n, 15), :data:`RANKS`) times
     ``own_rank`` (n, REAL) to the power ``weight``, rescaled to the reader's own share of real ranks (1 - P(no
-    index), which is kept); suits (n, 4) likewise, rescaled to 1."""
+    index), which is kept); with an ``own_rank`` (n, 15) that has "no index" too, every rank's, rescaled to 1;
+    suits (n, 4) likewise, rescaled to 1."""
     if weight == 0 or not len(rank_p):
         return rank_p, suit_p
-    real = rank_p[:, :REAL] * own_rank ** weight
-    real *= ((1 - rank_p[:, REAL]) / np.maximum(real.sum(1), 1e-12))[:, None]
     suit = suit_p * own_suit ** weight
     suit /= np.maximum(suit.sum(1, keepdims=True), 1e-12)
+    if own_rank.shape[1] > REAL:
+        rank = rank_p * own_rank ** weight
+        return (rank / np.maximum(rank.sum(1, keepdims=True), 1e-12)).astype(np.float32), suit.astype(np.float32)
+    real = rank_p[:, :REAL] * own_rank ** weight
+    real *= ((1 - rank_p[:, REAL]) / np.maximum(real.sum(1), 1e-12))[:, None]
     return np.hstack([real, rank_p[:, REAL:]]).astype(np.float32), suit.astype(np.float32)
 
 
 def fit(examples: list, negative: bool = False, rng: np.random.Generator | None = None, copies: int | None = None,
-        weight: float = 1.0) -> GlyphReader | None:
+        weight: float = 1.0, none: bool = False) -> GlyphReader | None:
     """A :class:`GlyphReader` learned from ``examples`` (``vision.decks.Example``: photo, boxes, codes; boxes coded
-    :data:`NONE` left out), read as each photo's negative when ``negative``; None when they hold no index."""
+    :data:`NONE` learned as "no index" when ``none``, else left out), read as each photo's negative when
+    ``negative``; None when they hold no index."""
     from .images import load_photo
 
     rng, copies = rng or np.random.default_rng(0), copies or COPIES
     plain, jittered, labels = [], [], []
     for ex in examples:
-        keep = [i for i, c in enumerate(ex.codes) if c != NONE]
+        keep = [i for i, c in enumerate(ex.codes) if none or c != NONE]
         if not keep:
             continue
         image = load_photo(ex.image)
@@ -265,7 +278,7 @@ def fit(examples: list, negative: bool = False, rng: np.random.Generator | None 
     x, ranks, suits = np.concatenate(xs), np.concatenate(ranks), np.concatenate(suits)
     mean, std = x.mean(0), x.std(0) + 1e-3
     x = (x - mean) / std
-    rank_w, rank_b = _fit(x, ranks, TURNS * REAL)
+    rank_w, rank_b = _fit(x, ranks, TURNS * (REAL + bool((rank == REAL).any())))
     has = suits >= 0
     suit_w, suit_b = _fit(x[has], suits[has], TURNS * 4) if has.any() else \
         (np.zeros((TURNS * 4, x.shape[1]), np.float32), np.zeros(TURNS * 4, np.float32))

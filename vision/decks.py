@@ -346,15 +346,16 @@ def _cards_read(group: list[Example], detector, reader: IndexReader, negative: b
 
 
 def _glyph_check(group: list[Example], reader: IndexReader, glyphs: GlyphReader, negative: bool) -> list:
-    """[reader's rank (n, 15), suit (n, 4), the glyph reader's own rank (n, 14), suit (n, 4), codes (n,)] of the
-    indices of ``group`` (each photo's negative when ``negative``), to choose the glyphs' weight on."""
+    """[reader's rank (n, 15), suit (n, 4), the glyph reader's own rank (n, 14 or 15), suit (n, 4), codes (n,)] of
+    the boxes of ``group`` (each photo's negative when ``negative``; boxes coded ``NONE`` only when the glyph reader
+    learned "no index"), to choose the glyphs' weight on."""
     from .images import load_photo
 
     parts = []
     for e in group:
         image = load_photo(e.image)
         image = 255 - image if negative else image
-        keep = np.array([c != NONE for c in e.codes], bool)
+        keep = np.array([c != NONE or glyphs.knows_none for c in e.codes], bool)
         if keep.any():
             boxes = e.boxes[keep]
             parts.append([*reader.probabilities(image, boxes), *glyphs.own(image, boxes),
@@ -364,8 +365,9 @@ def _glyph_check(group: list[Example], reader: IndexReader, glyphs: GlyphReader,
 
 def _glyph_weight(parts: list) -> tuple[float, dict]:
     """The weight of :data:`GLYPH_WEIGHTS` whose blend (``vision.deck_glyphs.mix``) reads the checked indices best:
-    the share read right by rank and colour at the reading floor or surer, less the share read wrong so (a card
-    set's hits and false cards), the smaller weight on a tie; and each weight's figure."""
+    the share of the indices read right by rank and colour at the reading floor or surer, less the boxes read
+    wrong so (a card set's hits and false cards; a box coded ``NONE`` read as a card is wrong), over the indices;
+    the smaller weight on a tie; and each weight's figure."""
     from .classes import rank_colour, reading
     from .config import DEFAULT
 
@@ -375,10 +377,10 @@ def _glyph_weight(parts: list) -> tuple[float, dict]:
     scores = {}
     for w in GLYPH_WEIGHTS:
         got, p = reading(*mix(rank_p, suit_p, own_rank, own_suit, w))
-        right = np.array([g is not None and rank_colour(g) == rank_colour(c) for g, c in zip(got, codes)])
-        sure = p >= DEFAULT.reading.min_conf
-        scores[w] = round(float((right & sure).mean() - (~right & sure & np.array([g is not None for g in got]))
-                                .mean()), 4)
+        right = np.array([g is not None and c != NONE and rank_colour(g) == rank_colour(c) for g, c in zip(got, codes)])
+        sure = (p >= DEFAULT.reading.min_conf) & np.array([g is not None for g in got])
+        indices = max(int(sum(c != NONE for c in codes)), 1)
+        scores[w] = round(float(((right & sure).sum() - (~right & sure).sum()) / indices), 4)
     return max(GLYPH_WEIGHTS, key=lambda w: (scores[w], -w)), scores
 
 
@@ -405,7 +407,9 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
     read whole at the reading floor, F1 against their codes).
 
     ``glyphs`` (default :data:`GLYPHS`): learn a glyph reader of the deck's own (``vision.deck_glyphs``) too, its
-    weight in the blend chosen on the check photos (:func:`_glyph_weight`, ``check["glyphs"]``), kept when over 0.
+    weight in the blend chosen on the check photos (:func:`_glyph_weight`, ``check["glyphs"]``), kept when over 0;
+    ``"found"`` (with ``detector``): learned and weighed on the detector's boxes in the example photos too
+    (``vision.deck_boxes``: a box on a known index takes its code, a sure one on none is "no index").
 
     The profile is first checked on photos it did not learn from (:func:`check_folds`: the photos kept aside, or
     each photo in turn for a few photos) and refused when it reads them worse than the stock reader; the profile
@@ -429,7 +433,11 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
     negative = reads_negative([e for e, c in zip(examples, folds[0]) if not c], reader)
     indices, photos = sum(len(e.codes) for e in examples), len(examples)
     windows = (None, *WINDOWS) if window == "auto" else (window,)
-    checked = originals = examples  # the boxes the check reads: the examples', or the detector's on them
+    checked = originals = taught = examples  # the boxes the check reads: the examples', or the detector's on them
+    if glyphs == "found":
+        if detector is None:
+            raise ValueError('glyphs="found" needs the detector')
+        taught = with_found_boxes(examples, detector, reader, negative, tell("finding the boxes"))
     if detector is not None:
         checked = with_found_boxes(examples, detector, reader, negative, tell("finding the boxes"), only=True)
         if learn_found:
@@ -476,9 +484,10 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
                     heads, got, size), negative)
             if glyphs:
                 tell("learning the glyphs")(f, len(folds))
-                own = fit_glyphs([e for e, c in zip(examples, check) if not c], negative, rng)
+                own = fit_glyphs([e for e, c in zip(taught, check) if not c], negative, rng, none=glyphs == "found")
                 if own is not None:
-                    glyph_parts += _glyph_check(group, reader.with_heads(heads, got, size), own, negative)
+                    glyph_parts += _glyph_check([e for e, c in zip(taught, check) if c] if glyphs == "found" else
+                                                group, reader.with_heads(heads, got, size), own, negative)
         f1 = 2 * cards[0] / max(cards[1] + cards[2], 1)  # card sets read at the floor, when known
         trials.append((f1, after / max(held, 1), before / max(held, 1), held, size, per, glyph_parts))
     _, after, before, held, window, per, glyph_parts = max(trials, key=lambda t: t[:2])
@@ -496,7 +505,7 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
         figures["glyphs"] = {"weight": weight, "scores": {str(w): v for w, v in scores.items()}}
         if weight > 0:
             tell("learning the glyphs")(len(folds), len(folds))
-            own = fit_glyphs(examples, negative, rng, weight=weight)
+            own = fit_glyphs(taught, negative, rng, weight=weight, none=glyphs == "found")
     tell("learning")(0, 1)
     heads, got = fit(joined(per))
     return DeckProfile(name, heads, photos, indices, figures,

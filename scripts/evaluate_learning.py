@@ -120,7 +120,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                     help="a keyword of vision.decks.learn (e.g. layers=0), to measure one lever alone; found=true: "
                          "check on the boxes the detector finds in the example photos (learn_found=true: learn on "
-                         "them too)")
+                         "them too); glyphs=true, glyphs=\"found\" or \"boxes\": the deck's own glyph reader "
+                         "(vision.deck_glyphs), learned on the example boxes, or on the detector's boxes in the example "
+                         "photos too (found: with \"no index\" on its sure boxes on none)")
     ap.add_argument("--window", type=float, help="an experiment: crop each index this many times its box's longer side "
                     "(vision.crops.WINDOW, 1.25), stock and learned alike")
     ap.add_argument("--json", type=Path, help="write the figures here")
@@ -159,7 +161,8 @@ def main(argv: list[str] | None = None) -> int:
             examples = [Example(p.path, b.xyxy, tuple(b.codes)) for p, b in zip(photos[:k], boxes[:k]) if len(b)]
             start = time.perf_counter()
             try:
-                found = {"detector": detector} if options.get("found", False) else {}  # the check on its boxes
+                found = {"detector": detector} if options.get("found", False) or \
+                    options.get("glyphs") in ("found", "boxes") else {}  # the check / the glyphs on its boxes
                 profile = learn(examples, reader, f"{deck}_k{k}", **{**found, **{o: v for o, v in options.items()
                                                                                 if o != "found"}})
             except (ProfileRefusedError, ExamplesError) as exc:

@@ -388,7 +388,8 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
           progress: Callable[[str, int, int], None] | None = None, steps: int | None = None,
           anchor: float | None = None, layers: bool | str | None = None, photometric: bool | None = None,
           detector=None, temperature: float = 1.0, window: float | str | None = None,
-          learn_found: bool = False, glyphs: bool | None = None) -> DeckProfile:
+          learn_found: bool = False, glyphs: bool | str | None = None,
+          check_found: bool | None = None) -> DeckProfile:
     """A deck profile learned from ``examples`` (see the module docstring); ``progress(stage, done, total)`` is told
     how far it is (stages "reading the examples", "checking", "learning"; "finding the boxes" with ``detector``).
 
@@ -401,7 +402,8 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
     :data:`STEPS` (:data:`LAYERS_STEPS` with ``layers``), ``anchor`` (heads alone) to :data:`ANCHOR`.
 
     ``detector`` (the stock one; None: the example boxes): the check reads the boxes it finds in the check photos
-    on a known index (``vision.deck_boxes``), as the profile will read them. ``window``: read this deck's indices
+    on a known index (``vision.deck_boxes``), as the profile will read them, when ``check_found`` (default: with a
+    detector, unless it is there for the glyphs' ``"found"`` or ``"boxes"``). ``window``: read this deck's indices
     from crops of that many times each box's longer side (None: the reader's ``vision.crops.WINDOW``; ``"auto"``:
     that or one of :data:`WINDOWS`, whichever reads the check best: with ``detector``, the check photos' card sets
     read whole at the reading floor, F1 against their codes).
@@ -409,7 +411,8 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
     ``glyphs`` (default :data:`GLYPHS`): learn a glyph reader of the deck's own (``vision.deck_glyphs``) too, its
     weight in the blend chosen on the check photos (:func:`_glyph_weight`, ``check["glyphs"]``), kept when over 0;
     ``"found"`` (with ``detector``): learned and weighed on the detector's boxes in the example photos too
-    (``vision.deck_boxes``: a box on a known index takes its code, a sure one on none is "no index").
+    (``vision.deck_boxes``: a box on a known index takes its code, a sure one on none is "no index"); ``"boxes"``:
+    the same without "no index".
 
     The profile is first checked on photos it did not learn from (:func:`check_folds`: the photos kept aside, or
     each photo in turn for a few photos) and refused when it reads them worse than the stock reader; the profile
@@ -434,11 +437,13 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
     indices, photos = sum(len(e.codes) for e in examples), len(examples)
     windows = (None, *WINDOWS) if window == "auto" else (window,)
     checked = originals = taught = examples  # the boxes the check reads: the examples', or the detector's on them
-    if glyphs == "found":
+    if glyphs in ("found", "boxes"):
         if detector is None:
-            raise ValueError('glyphs="found" needs the detector')
+            raise ValueError(f"glyphs={glyphs!r} needs the detector")
         taught = with_found_boxes(examples, detector, reader, negative, tell("finding the boxes"))
-    if detector is not None:
+    if check_found is None:
+        check_found = detector is not None and glyphs not in ("found", "boxes")
+    if check_found:
         checked = with_found_boxes(examples, detector, reader, negative, tell("finding the boxes"), only=True)
         if learn_found:
             examples = with_found_boxes(examples, detector, reader, negative)
@@ -486,7 +491,7 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
                 tell("learning the glyphs")(f, len(folds))
                 own = fit_glyphs([e for e, c in zip(taught, check) if not c], negative, rng, none=glyphs == "found")
                 if own is not None:
-                    glyph_parts += _glyph_check([e for e, c in zip(taught, check) if c] if glyphs == "found" else
+                    glyph_parts += _glyph_check([e for e, c in zip(taught, check) if c] if taught is not examples else
                                                 group, reader.with_heads(heads, got, size), own, negative)
         f1 = 2 * cards[0] / max(cards[1] + cards[2], 1)  # card sets read at the floor, when known
         trials.append((f1, after / max(held, 1), before / max(held, 1), held, size, per, glyph_parts))

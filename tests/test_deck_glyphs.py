@@ -108,3 +108,29 @@ def test_the_stock_reader_reads_as_before_without_a_profile(photos):
     model_rank, _ = reader._session.run(["rank", "suit"], {"crops": crops_of(image, boxes)})
     assert np.allclose(rank_p, model_rank.reshape(3, len(boxes), -1).mean(0))
 
+
+
+def test_boxes_on_no_index_teach_the_glyph_reader_no_index(photos):
+    from vision.deck_boxes import NONE
+
+    def with_background(p, d):
+        """The photo's indices and four boxes of index size on the table's empty corners, coded NONE."""
+        h, w = cv2.imread(str(p)).shape[:2]
+        side = np.median(d.xyxy[:, 2:] - d.xyxy[:, :2], 0)
+        corners = np.array([[5, 5], [w - 5 - side[0], 5], [5, h - 5 - side[1]], [w - 5 - side[0], h - 5 - side[1]]])
+        boxes = np.vstack([d.xyxy, np.hstack([corners, corners + side])]).astype(np.float32)
+        return decks.Example(p, boxes, tuple(d.codes) + (NONE,) * 4)
+
+    examples = [with_background(p, d) for p, d in photos]
+    plain = deck_glyphs.fit(examples[:3], copies=3)
+    taught = deck_glyphs.fit(examples[:3], copies=3, none=True)
+    assert not plain.knows_none and taught.knows_none
+    image = cv2.imread(str(photos[3][0]))
+    own_rank, _ = taught.own(image, examples[3].boxes)
+    assert own_rank.shape[1] == len(RANKS)
+    is_none = np.array([c == NONE for c in examples[3].codes])
+    assert own_rank[is_none, -1].min() > own_rank[~is_none, -1].max()  # the empty corners read as no index
+    rank_p = np.full((len(own_rank), 15), 1 / 15, np.float32)
+    blended, _ = deck_glyphs.mix(rank_p, np.full((len(own_rank), 4), 0.25, np.float32), own_rank,
+                                 np.full((len(own_rank), 4), 0.25, np.float32), 1.0)
+    assert np.allclose(blended.sum(1), 1, atol=1e-5) and (blended[is_none].argmax(1) == len(RANKS) - 1).all()

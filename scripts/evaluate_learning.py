@@ -106,7 +106,7 @@ def true_box_recall(photos, boxes, reader, negative: bool) -> float:
 
 
 def glyph_note(profile) -> str:
-    """The glyph reader's weight and the check's figure per weight (``vision.decks._glyph_weight``), when learned."""
+    """The glyph reader's weight and the check's figure per weight (``vision.deck_glyphs.weigh``), when learned."""
     got = profile.check.get("glyphs")
     return f"  glyphs weight {got['weight']} (check {got['scores']})" if got else ""
 

@@ -77,7 +77,8 @@ def test_the_blend_keeps_the_readers_no_index_and_follows_a_sure_glyph_reader():
 
 def test_a_profile_with_glyphs_is_saved_read_and_reads_with_them(photos, tmp_path, monkeypatch):
     monkeypatch.setattr(decks, "MIN_CHECK", 1)  # four small photos: the check photo holds a few indices
-    monkeypatch.setattr(decks, "GLYPH_WEIGHTS", (1.0,))  # the weight the check would choose, fixed to test storage
+    monkeypatch.setattr(deck_glyphs, "WEIGHTS", (1.0,))  # the weight the check would choose, fixed to test storage
+    monkeypatch.setattr(deck_glyphs, "MIN_WEIGH", 1)  # the last photo weighs it
     monkeypatch.setattr(deck_glyphs, "COPIES", 3)
     reader = IndexReader()
     profile = decks.learn(_examples(photos), reader, "glyphs", steps=30, glyphs=True)

@@ -48,6 +48,10 @@ TURN = 0.15
 STEPS, RATE, DECAY = 200, 0.05, 0.01
 #: the glyph reader's probability is mixed with this much of a uniform one (ranks it never saw keep a say)
 FLOOR = 0.05
+#: the weights :func:`weigh` chooses from (0: the glyph reader is not kept)
+WEIGHTS = (0.0, 0.25, 0.5, 1.0)
+#: the last this-many-th of the example photos weigh it, when they hold at least :data:`MIN_WEIGH` indices
+LATER, MIN_WEIGH = 4, 30
 #: the real ranks (A-K, joker): :data:`vision.classes.RANKS` less "none"
 REAL = len(RANKS) - 1
 #: a code the examples give a box with no index (``vision.deck_boxes.NONE``): learned as "no index" when asked
@@ -283,3 +287,45 @@ def fit(examples: list, negative: bool = False, rng: np.random.Generator | None 
     suit_w, suit_b = _fit(x[has], suits[has], TURNS * 4) if has.any() else \
         (np.zeros((TURNS * 4, x.shape[1]), np.float32), np.zeros(TURNS * 4, np.float32))
     return GlyphReader(mean.astype(np.float32), std.astype(np.float32), rank_w, rank_b, suit_w, suit_b, weight)
+
+
+def later_photos(examples: list) -> np.ndarray | None:
+    """(n,) bool: the examples' last :data:`LATER`-th (at least one photo) as given (by name: the photos taken
+    last), which weigh a glyph reader learned from the others (:func:`weigh`); None when they hold fewer than
+    :data:`MIN_WEIGH` indices (a few photos, or close-ups): then no glyph reader is kept."""
+    n = len(examples)
+    later = np.arange(n) >= n - max(1, n // LATER)
+    return later if sum(len(e.codes) for e, c in zip(examples, later) if c) >= MIN_WEIGH else None
+
+
+def weigh(train: list, check: list, reader, negative: bool, rng: np.random.Generator,
+          none: bool = False) -> tuple[float, dict[float, float]]:
+    """The weight of :data:`WEIGHTS` at which a glyph reader learned from ``train`` (:func:`fit`) blended into
+    ``reader`` (a deck's heads) reads the boxes of ``check`` (``vision.decks.Example``) best, and each weight's
+    figure: the indices read right by rank and colour at the reading floor or surer, less the boxes read as a card
+    wrongly so (a box coded :data:`NONE` read as a card is wrong), over the indices; the smaller weight on a tie."""
+    from .classes import rank_colour, reading
+    from .config import DEFAULT
+    from .images import load_photo
+
+    glyphs = fit(train, negative, rng, none=none)
+    parts = []
+    for e in check if glyphs is not None else ():
+        image = load_photo(e.image)
+        image = 255 - image if negative else image
+        keep = np.array([c != NONE or glyphs.knows_none for c in e.codes], bool)
+        if keep.any():
+            parts.append([*reader.probabilities(image, e.boxes[keep]), *glyphs.own(image, e.boxes[keep]),
+                          np.array(e.codes, object)[keep]])
+    if not parts:
+        return 0.0, {}
+    rank_p, suit_p, own_rank, own_suit, codes = (np.concatenate([p[i] for p in parts]) for i in range(5))
+    indices, scores = max(int(sum(c != NONE for c in codes)), 1), {}
+    for w in WEIGHTS:
+        got, p = reading(*mix(rank_p, suit_p, own_rank, own_suit, w))
+        card = np.array([g is not None for g in got])
+        right = card & np.array([c != NONE and g is not None and rank_colour(g) == rank_colour(c)
+                                 for g, c in zip(got, codes)])
+        sure = card & (p >= DEFAULT.reading.min_conf)
+        scores[w] = round(float(((right & sure).sum() - (~right & sure).sum()) / indices), 4)
+    return max(WEIGHTS, key=lambda w: (scores[w], -w)), scores

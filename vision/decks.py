@@ -45,7 +45,7 @@ from scorer.errors import HandFootError
 
 from .classes import RANKS, SUIT_CODES
 from .deck_boxes import NONE, with_found_boxes
-from .deck_glyphs import GlyphReader, mix
+from .deck_glyphs import GlyphReader, later_photos, weigh
 from .deck_glyphs import fit as fit_glyphs
 from .deck_layers import Layers
 from .deck_layers import fit as fit_conv
@@ -60,9 +60,9 @@ from .models.reader import Heads, IndexReader
 AUGMENT, AUGMENT_LAYERS = 4, 8
 #: the crop windows (crop side / box's longer side) ``learn(window="auto")`` tries beside the reader's own
 WINDOWS = (1.0,)
-#: learn a glyph reader of the deck's own (``vision.deck_glyphs``), blended in at the weight of these that reads the
-#: check photos best (:func:`_glyph_weight`; 0: not kept)
-GLYPHS, GLYPH_WEIGHTS = False, (0.0, 0.25, 0.5, 1.0)
+#: learn a glyph reader of the deck's own (``vision.deck_glyphs``): False, True (on the example boxes), "found" (on
+#: the detector's boxes in the example photos too, with "no index"; needs the detector) or "boxes" (without)
+GLYPHS = False
 #: adapt each reader member's last convolution too (``vision.deck_layers``), in this many steps
 LAYERS, LAYERS_STEPS = False, 150
 #: weight of the squared distance from the model's own heads (per weight)
@@ -345,45 +345,6 @@ def _cards_read(group: list[Example], detector, reader: IndexReader, negative: b
     return out
 
 
-def _glyph_check(group: list[Example], reader: IndexReader, glyphs: GlyphReader, negative: bool) -> list:
-    """[reader's rank (n, 15), suit (n, 4), the glyph reader's own rank (n, 14 or 15), suit (n, 4), codes (n,)] of
-    the boxes of ``group`` (each photo's negative when ``negative``; boxes coded ``NONE`` only when the glyph reader
-    learned "no index"), to choose the glyphs' weight on."""
-    from .images import load_photo
-
-    parts = []
-    for e in group:
-        image = load_photo(e.image)
-        image = 255 - image if negative else image
-        keep = np.array([c != NONE or glyphs.knows_none for c in e.codes], bool)
-        if keep.any():
-            boxes = e.boxes[keep]
-            parts.append([*reader.probabilities(image, boxes), *glyphs.own(image, boxes),
-                          np.array(e.codes, object)[keep]])
-    return parts
-
-
-def _glyph_weight(parts: list) -> tuple[float, dict]:
-    """The weight of :data:`GLYPH_WEIGHTS` whose blend (``vision.deck_glyphs.mix``) reads the checked indices best:
-    the share of the indices read right by rank and colour at the reading floor or surer, less the boxes read
-    wrong so (a card set's hits and false cards; a box coded ``NONE`` read as a card is wrong), over the indices;
-    the smaller weight on a tie; and each weight's figure."""
-    from .classes import rank_colour, reading
-    from .config import DEFAULT
-
-    if not parts:
-        return 0.0, {}
-    rank_p, suit_p, own_rank, own_suit, codes = (np.concatenate([p[i] for p in parts]) for i in range(5))
-    scores = {}
-    for w in GLYPH_WEIGHTS:
-        got, p = reading(*mix(rank_p, suit_p, own_rank, own_suit, w))
-        right = np.array([g is not None and c != NONE and rank_colour(g) == rank_colour(c) for g, c in zip(got, codes)])
-        sure = (p >= DEFAULT.reading.min_conf) & np.array([g is not None for g in got])
-        indices = max(int(sum(c != NONE for c in codes)), 1)
-        scores[w] = round(float(((right & sure).sum() - (~right & sure).sum()) / indices), 4)
-    return max(GLYPH_WEIGHTS, key=lambda w: (scores[w], -w)), scores
-
-
 def learn(examples: list[Example], reader: IndexReader, name: str, augment: int | None = None, seed: int = 0,
           progress: Callable[[str, int, int], None] | None = None, steps: int | None = None,
           anchor: float | None = None, layers: bool | str | None = None, photometric: bool | None = None,
@@ -409,7 +370,8 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
     read whole at the reading floor, F1 against their codes).
 
     ``glyphs`` (default :data:`GLYPHS`): learn a glyph reader of the deck's own (``vision.deck_glyphs``) too, its
-    weight in the blend chosen on the check photos (:func:`_glyph_weight`, ``check["glyphs"]``), kept when over 0;
+    weight in the blend chosen on the examples' last photos (``vision.deck_glyphs.weigh``, ``check["glyphs"]``),
+    kept when over 0;
     ``"found"`` (with ``detector``): learned and weighed on the detector's boxes in the example photos too
     (``vision.deck_boxes``: a box on a known index takes its code, a sure one on none is "no index"); ``"boxes"``:
     the same without "no index".
@@ -472,7 +434,6 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
         before = after = 0.0
         held = 0
         cards = np.zeros(3)  # cards read right, read, shown
-        glyph_parts: list = []
         for f, check in enumerate(folds):
             tell("checking")(f, len(folds))
             group = [e for e, c in zip(checked, check) if c]
@@ -487,15 +448,9 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
             if len(windows) > 1 and detector is not None:
                 cards += _cards_read([e for e, c in zip(originals, check) if c], detector, reader.with_heads(
                     heads, got, size), negative)
-            if glyphs:
-                tell("learning the glyphs")(f, len(folds))
-                own = fit_glyphs([e for e, c in zip(taught, check) if not c], negative, rng, none=glyphs == "found")
-                if own is not None:
-                    glyph_parts += _glyph_check([e for e, c in zip(taught, check) if c] if taught is not examples else
-                                                group, reader.with_heads(heads, got, size), own, negative)
         f1 = 2 * cards[0] / max(cards[1] + cards[2], 1)  # card sets read at the floor, when known
-        trials.append((f1, after / max(held, 1), before / max(held, 1), held, size, per, glyph_parts))
-    _, after, before, held, window, per, glyph_parts = max(trials, key=lambda t: t[:2])
+        trials.append((f1, after / max(held, 1), before / max(held, 1), held, size, per))
+    _, after, before, held, window, per = max(trials, key=lambda t: t[:2])
     method = "kept aside" if len(folds) == 1 else "leave-one-out" if len(folds) == len(examples) else \
         f"{len(folds)}-fold"
     figures = {"indices": int(held // len(VIEWS)), "stock": round(before, 4), "profile": round(after, 4),
@@ -505,12 +460,19 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
                                   f"({after:.1%} vs {before:.1%} of {figures['indices']} indices right, {method}); "
                                   "not kept: check the example codes, or give more photos")
     own = None
-    if glyphs:
-        weight, scores = _glyph_weight(glyph_parts)
+    if glyphs:  # weighed on the last photos (a later photo of the same cards flatters a reader that memorises)
+        later, none = later_photos(examples), glyphs == "found"
+        weight, scores = 0.0, {}
+        if later is not None:
+            tell("learning the glyphs")(0, 2)
+            heads, got = fit(joined([p for p, c in zip(per, later) if not c]))
+            shown = taught if taught is not examples else checked
+            weight, scores = weigh([e for e, c in zip(taught, later) if not c], [e for e, c in zip(shown, later) if c],
+                                   reader.with_heads(heads, got, window), negative, rng, none)
         figures["glyphs"] = {"weight": weight, "scores": {str(w): v for w, v in scores.items()}}
         if weight > 0:
-            tell("learning the glyphs")(len(folds), len(folds))
-            own = fit_glyphs(taught, negative, rng, weight=weight, none=glyphs == "found")
+            tell("learning the glyphs")(1, 2)
+            own = fit_glyphs(taught, negative, rng, weight=weight, none=none)
     tell("learning")(0, 1)
     heads, got = fit(joined(per))
     return DeckProfile(name, heads, photos, indices, figures,

@@ -121,8 +121,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="a keyword of vision.decks.learn (e.g. layers=0), to measure one lever alone; found=true: "
                          "check on the boxes the detector finds in the example photos (learn_found=true: learn on "
                          "them too); glyphs=true, glyphs=\"found\" or \"boxes\": the deck's own glyph reader "
-                         "(vision.deck_glyphs), learned on the example boxes, or on the detector's boxes in the example "
-                         "photos too (found: with \"no index\" on its sure boxes on none)")
+                         "(vision.deck_glyphs), learned on the example boxes, or on the detector's boxes in the "
+                         "example photos too (found: with \"no index\" on its sure boxes on none)")
     ap.add_argument("--window", type=float, help="an experiment: crop each index this many times its box's longer side "
                     "(vision.crops.WINDOW, 1.25), stock and learned alike")
     ap.add_argument("--json", type=Path, help="write the figures here")

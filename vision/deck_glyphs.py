@@ -90,8 +90,8 @@ def hog(grey: np.ndarray) -> np.ndarray:
 
 def features(crops: np.ndarray) -> np.ndarray:
     """(n, d) float32 features of (n, HEIGHT, WIDTH, 3) uint8 crops: :func:`hog` of the grey crop, then the ink's
-    colour (the mean BGR of the 15 % pixels (every other row and column) farthest from the crop's median, less the median, over 255) and the
-    paper's (the median over 255)."""
+    colour (the mean BGR of the 15 % pixels farthest from the crop's median, less the median, over 255; every other
+    row and column) and the paper's (the median over 255)."""
     h = hog(crops.astype(np.float32).mean(3))
     out = np.empty((len(crops), h.shape[1] + 6), np.float32)
     out[:, :-6] = h

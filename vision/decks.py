@@ -44,7 +44,7 @@ import numpy as np
 from scorer.errors import HandFootError
 
 from .classes import RANKS, SUIT_CODES
-from .deck_boxes import NONE, with_found_boxes
+from .deck_boxes import with_found_boxes
 from .deck_glyphs import GlyphReader, later_photos, weigh
 from .deck_glyphs import fit as fit_glyphs
 from .deck_layers import Layers
@@ -208,7 +208,8 @@ class DeckProfile:
 
     def models(self, detector, reader: IndexReader) -> tuple:
         """(detector, reader) reading this deck: ``reader`` (the same loaded model) with the profile's heads, layers,
-        window and glyph reader, and ``detector`` wrapped in :class:`vision.models.detector.NegativeDetector` when :attr:`negative`."""
+        window and glyph reader, and ``detector`` wrapped in :class:`vision.models.detector.NegativeDetector` when
+        :attr:`negative`."""
         from .models.detector import NegativeDetector
 
         return (NegativeDetector(detector) if self.negative else detector,
@@ -369,12 +370,11 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
     that or one of :data:`WINDOWS`, whichever reads the check best: with ``detector``, the check photos' card sets
     read whole at the reading floor, F1 against their codes).
 
-    ``glyphs`` (default :data:`GLYPHS`): learn a glyph reader of the deck's own (``vision.deck_glyphs``) too, its
-    weight in the blend chosen on the examples' last photos (``vision.deck_glyphs.weigh``, ``check["glyphs"]``),
-    kept when over 0;
-    ``"found"`` (with ``detector``): learned and weighed on the detector's boxes in the example photos too
-    (``vision.deck_boxes``: a box on a known index takes its code, a sure one on none is "no index"); ``"boxes"``:
-    the same without "no index".
+    ``glyphs`` (default :data:`GLYPHS`; off without ``detector`` when it needs one): learn a glyph reader of the
+    deck's own (``vision.deck_glyphs``) too, weighed on the examples' last photos (``vision.deck_glyphs.weigh``,
+    ``check["glyphs"]``) and kept at a weight over 0: True, on the example boxes; ``"boxes"`` (with ``detector``):
+    on the boxes the detector finds on the example indices too; ``"found"``: and "no index" on its sure boxes on
+    none (``vision.deck_boxes``).
 
     The profile is first checked on photos it did not learn from (:func:`check_folds`: the photos kept aside, or
     each photo in turn for a few photos) and refused when it reads them worse than the stock reader; the profile
@@ -387,7 +387,8 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
     """
     check_name(name)
     folds = check_folds(examples)
-    glyphs = GLYPHS if glyphs is None else glyphs
+    if glyphs is None:  # the default needs the detector's boxes; without it, heads alone
+        glyphs = GLYPHS if detector is not None or GLYPHS in (True, False) else False
     layers = LAYERS if layers is None else layers
     photometric = layers if photometric is None else photometric
     augment = (AUGMENT_LAYERS if layers else AUGMENT) if augment is None else augment

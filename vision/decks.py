@@ -60,9 +60,9 @@ from .models.reader import Heads, IndexReader
 AUGMENT, AUGMENT_LAYERS = 4, 8
 #: the crop windows (crop side / box's longer side) ``learn(window="auto")`` tries beside the reader's own
 WINDOWS = (1.0,)
-#: learn a glyph reader of the deck's own (``vision.deck_glyphs``): False, True (on the example boxes), "found" (on
-#: the detector's boxes in the example photos too, with "no index"; needs the detector) or "boxes" (without)
-GLYPHS = False
+#: learn a glyph reader of the deck's own (``vision.deck_glyphs``): False, True (on the example boxes), "boxes" (on
+#: the boxes the detector finds on the example indices too; needs the detector) or "found" (and "no index")
+GLYPHS = "boxes"
 #: adapt each reader member's last convolution too (``vision.deck_layers``), in this many steps
 LAYERS, LAYERS_STEPS = False, 150
 #: weight of the squared distance from the model's own heads (per weight)

@@ -161,10 +161,9 @@ def main(argv: list[str] | None = None) -> int:
             examples = [Example(p.path, b.xyxy, tuple(b.codes)) for p, b in zip(photos[:k], boxes[:k]) if len(b)]
             start = time.perf_counter()
             try:
-                found = {"detector": detector} if options.get("found", False) or \
-                    options.get("glyphs") in ("found", "boxes") else {}  # the check / the glyphs on its boxes
-                profile = learn(examples, reader, f"{deck}_k{k}", **{**found, **{o: v for o, v in options.items()
-                                                                                if o != "found"}})
+                found = {"check_found": True} if options.get("found", False) else {}  # the check on its boxes
+                profile = learn(examples, reader, f"{deck}_k{k}", detector=detector,  # as the app learns
+                                **{**found, **{o: v for o, v in options.items() if o != "found"}})
             except (ProfileRefusedError, ExamplesError) as exc:
                 print(f"  {k:>3} refused: {exc}; stock sets {p0:.3f} / {r0:.3f}, {q0:.3f} / {s0:.3f}, true boxes "
                       f"{t0:.3f}")

@@ -364,8 +364,8 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
     :data:`STEPS` (:data:`LAYERS_STEPS` with ``layers``), ``anchor`` (heads alone) to :data:`ANCHOR`.
 
     ``detector`` (the stock one; None: the example boxes): the check reads the boxes it finds in the check photos
-    on a known index (``vision.deck_boxes``), as the profile will read them, when ``check_found`` (default: with a
-    detector, unless it is there for the glyphs' ``"found"`` or ``"boxes"``). ``window``: read this deck's indices
+    on a known index (``vision.deck_boxes``), as the profile will read them, when ``check_found`` (default: with
+    ``window="auto"`` or ``learn_found``). ``window``: read this deck's indices
     from crops of that many times each box's longer side (None: the reader's ``vision.crops.WINDOW``; ``"auto"``:
     that or one of :data:`WINDOWS`, whichever reads the check best: with ``detector``, the check photos' card sets
     read whole at the reading floor, F1 against their codes).
@@ -404,8 +404,8 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
         if detector is None:
             raise ValueError(f"glyphs={glyphs!r} needs the detector")
         taught = with_found_boxes(examples, detector, reader, negative, tell("finding the boxes"))
-    if check_found is None:
-        check_found = detector is not None and glyphs not in ("found", "boxes")
+    if check_found is None:  # the levers measured with the check on the detector's boxes keep it
+        check_found = detector is not None and (window == "auto" or learn_found)
     if check_found:
         checked = with_found_boxes(examples, detector, reader, negative, tell("finding the boxes"), only=True)
         if learn_found:

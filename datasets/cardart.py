@@ -354,7 +354,7 @@ class Deck:
 
 # --------------------------------------------------------------------------------------------- rendering
 
-def _render(svg_path=None, svg_string=None, width=None, height=None, resources_dir=None) -> np.ndarray:
+def render_svg(svg_path=None, svg_string=None, width=None, height=None, resources_dir=None) -> np.ndarray:
     """Render SVG to (H, W, 4) uint8 BGRA with resvg."""
     if resvg_py is None:
         raise RuntimeError("rendering card art needs the 'resvg-py' package (pip install resvg-py)")
@@ -388,9 +388,9 @@ def _render_sheet(path: Path, spec: _Spec, width: int) -> dict[str, np.ndarray]:
         text = gzip.decompress(path.read_bytes()).decode("utf-8")
         for a, b in fixes:
             text = text.replace(a, b)
-        sheet = _render(svg_string=text, width=13 * width, resources_dir=path.parent)
+        sheet = render_svg(svg_string=text, width=13 * width, resources_dir=path.parent)
     else:
-        sheet = _render(svg_path=path, width=13 * width)
+        sheet = render_svg(svg_path=path, width=13 * width)
     H, W = sheet.shape[:2]
     ch = H // 5
     cells = {}
@@ -519,7 +519,7 @@ class _SvgDoc:
         for _ in range(4):
             W = 500
             H = max(1, round(W * view[3] / view[2]))
-            img = _render(svg_string=self.card_svg(el_id, view, W, H), width=W, height=H, resources_dir=self.dir)
+            img = render_svg(svg_string=self.card_svg(el_id, view, W, H), width=W, height=H, resources_dir=self.dir)
             x0, y0, x1, y1 = _alpha_bbox(img, 2)
             if (img[:, :, 3] > 2).sum() == 0:
                 raise RuntimeError(f"element {el_id} renders empty")
@@ -534,7 +534,7 @@ class _SvgDoc:
         view = (bb[0] - m, bb[1] - m, bb[2] - bb[0] + 2 * m, bb[3] - bb[1] + 2 * m)
         H = 1000
         W = max(1, round(H * view[2] / view[3]))
-        img = _render(svg_string=self.card_svg(el_id, view, W, H), width=W, height=H, resources_dir=self.dir)
+        img = render_svg(svg_string=self.card_svg(el_id, view, W, H), width=W, height=H, resources_dir=self.dir)
         x0, y0, x1, y1 = _alpha_bbox(img, 8)
         sx, sy = view[2] / W, view[3] / H
         return (view[0] + x0 * sx, view[1] + y0 * sy, view[0] + x1 * sx, view[1] + y1 * sy)
@@ -578,7 +578,7 @@ def _render_kde(path: Path, spec: _Spec, width: int, bbox_cache: Path) -> dict[s
         x0, y0, x1, y1 = boxes[k]
         cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
         view = (cx - cw / 2, cy - chh / 2, cw, chh)
-        img = _render(svg_string=doc.card_svg(el_id, view, width, height), width=width, height=height,
+        img = render_svg(svg_string=doc.card_svg(el_id, view, width, height), width=width, height=height,
                       resources_dir=doc.dir)
         out[k] = img
     return out
@@ -614,7 +614,7 @@ def _round_corners(img: np.ndarray, radius_frac: float = 0.06) -> np.ndarray:
 
 
 def _render_files(files: dict[str, Path], width: int, rounded: bool) -> dict[str, np.ndarray]:
-    out = {k: _render(svg_string=_svg_file_sized(p), width=width, resources_dir=p.parent) for k, p in files.items()}
+    out = {k: render_svg(svg_string=_svg_file_sized(p), width=width, resources_dir=p.parent) for k, p in files.items()}
     faces = [v for k, v in out.items() if k not in ("BACK",) and not k.startswith("JK")]
     h = int(np.median([v.shape[0] for v in faces]))
     out = {k: _resize_to(v, width, h) for k, v in out.items()}

@@ -7,7 +7,7 @@ from YOLO-format folders (generated tiles, the ``phone_corners`` training export
 the size of an index that overlap no index (pips, court figures, table, clutter), labelled "no index".
 
 Crops are square, centred on the box, side :data:`CONTEXT` x the box's longer side, resized to
-:data:`STORE` px; training jitters a sub-window of them (``vision.models.reader.crop`` takes the final window).
+:data:`STORE` px; training jitters a sub-window of them (``vision.models.classifiers.crop`` takes the final window).
 
 *Hard negatives* (:func:`hard_negatives`, ``--hard-negatives``): the boxes the shipped detector finds on whole
 generated tables (down to the confidence stage 1b reads, ``vision.config.Reading.candidate_conf``) that lie on no
@@ -32,8 +32,8 @@ import cv2
 import numpy as np
 
 from vision.classes import CLASS_NAMES
-from vision.crops import square_crop
-from vision.detections import Detections
+from vision.models.classifiers import square_crop
+from vision.types import Detections
 
 CONTEXT = 1.6  #: stored crop side / box's longer side
 STORE = 48  #: stored crop size in pixels
@@ -136,9 +136,9 @@ def hard_negatives(scene_dirs: list[Path], detector, per_scene: int = 40, seed: 
         (crops (N, STORE, STORE, 3) uint8 BGR, labels (N,) all :data:`NEGATIVE`).
     """
     from datasets.scenes import true_detections
-    from vision.detections import box_iou
     from vision.config import DEFAULT
     from vision.scales import box_conf, find_boxes
+    from vision.types import box_iou
 
     rng = np.random.default_rng(seed)
     crops: list[np.ndarray] = []

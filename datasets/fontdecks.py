@@ -31,7 +31,7 @@ import numpy as np
 
 from vision.classes import RANK_CODES
 
-from .cardart import INDEX_MARGIN, CardImage, Deck, _render
+from .cardart import INDEX_MARGIN, CardImage, Deck, render_svg
 
 PREFIX = "font_"
 ANY_PREFIX = "any_"
@@ -220,9 +220,9 @@ def _card(st: dict, rank: str, suit: str) -> CardImage:
     rank_svg, pip_svg = _index_svg(st, rank, suit, colour)
     index = rank_svg + pip_svg
     turned = f'<g transform="rotate(180 {WIDTH / 2} {HEIGHT / 2})">{index}</g>'
-    image = _render(svg_string=_svg(st, index + turned + _face_svg(st, rank, suit, colour)))
-    ink = _ink_box(_render(svg_string=_layer(st, index)))
-    if ink is None or _ink_box(_render(svg_string=_layer(st, rank_svg))) is None:
+    image = render_svg(svg_string=_svg(st, index + turned + _face_svg(st, rank, suit, colour)))
+    ink = _ink_box(render_svg(svg_string=_layer(st, index)))
+    if ink is None or _ink_box(render_svg(svg_string=_layer(st, rank_svg))) is None:
         raise RuntimeError(f"font deck: the rank of {rank}{suit} rendered no ink (is {st['family']} installed? "
                            "Debian fonts-dejavu-core)")
     m = INDEX_MARGIN * (ink[3] - ink[1])
@@ -232,7 +232,7 @@ def _card(st: dict, rank: str, suit: str) -> CardImage:
 
 def _back(st: dict) -> np.ndarray:
     c = _rgb(st["court"])
-    return _render(svg_string=_svg(st, f'<rect x="12" y="12" width="{WIDTH - 24}" height="{HEIGHT - 24}" '
+    return render_svg(svg_string=_svg(st, f'<rect x="12" y="12" width="{WIDTH - 24}" height="{HEIGHT - 24}" '
                                        f'rx="8" fill="{c}"/>'))
 
 
@@ -258,7 +258,7 @@ def font_deck(name: str) -> Deck:
     cards = {r + s: [_card(st, r, s)] for s in SUITS for r in RANK_CODES}
     rng = np.random.default_rng(seed)
     word = min(st["rank_size"] * 1.3, 62.0)
-    blank = _render(svg_string=_svg(st, f'<text x="{WIDTH / 2:.1f}" y="{HEIGHT / 2 + word * 0.35:.1f}" '
+    blank = render_svg(svg_string=_svg(st, f'<text x="{WIDTH / 2:.1f}" y="{HEIGHT / 2 + word * 0.35:.1f}" '
                                         f'font-family="{st["family"]}" font-size="{word:.1f}" text-anchor="middle" '
                                         f'fill="{_rgb(st["court"])}">JOKER</text>'))
     jokers = []

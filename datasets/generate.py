@@ -28,7 +28,7 @@ import cv2
 import numpy as np
 
 from vision.classes import CLASS_NAMES
-from vision.detections import median_index_size
+from vision.types import median_index_size
 
 from .scenes import make_scene, write_scene, yolo_lines
 

@@ -31,7 +31,7 @@ import cv2
 import numpy as np
 
 from vision.classes import class_id
-from vision.detections import Detections
+from vision.types import Detections
 
 from . import textures
 

@@ -41,7 +41,7 @@ def check_frame(data: bytes) -> tuple[int, int]:
         TooLargeError: over :data:`MAX_FRAME_BYTES` bytes or :data:`MAX_SIDE` pixels a side.
         FrameError: not a JPEG, or one whose header gives no size.
     """
-    from vision.imagesize import image_size
+    from vision.images import image_size  # the optional vision extra (OpenCV, ONNX Runtime)
 
     if len(data) > MAX_FRAME_BYTES:
         raise TooLargeError(f"camera frame too large: {len(data):,} bytes (at most {MAX_FRAME_BYTES:,})")
@@ -60,7 +60,7 @@ def decode_frame(data: bytes) -> np.ndarray:
     Raises:
         TooLargeError, FrameError: as :func:`check_frame`; FrameError also when the JPEG cannot be decoded.
     """
-    import cv2
+    import cv2  # OpenCV: the optional vision extra
 
     check_frame(data)
     image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)

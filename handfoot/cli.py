@@ -16,11 +16,16 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
+from tqdm import tqdm
+
 from scorer import PRESET_NAMES, HandFootError, get_rules, parse_cards
 from scorer.cards import Card
+from scorer.melds import check_meld
+from scorer.odds import simulate_odds
+from scorer.opening import best_opening, check_opening
 from scorer.rules import Rules
 
-from . import core, files, games, learning, reports, startup
+from . import core, files, games, learning, live, picture as shown, reports, startup, watch, watching
 from .cli_parser import MAX_DEALS, build_parser
 
 EXIT_BAD_INPUT = 1
@@ -128,9 +133,6 @@ def cmd_rules(args: argparse.Namespace) -> int:
 
 
 def cmd_check_meld(args: argparse.Namespace) -> int:
-    from scorer.melds import check_meld
-    from scorer.opening import check_opening
-
     rules = _rules(args)
     melds = [parse_cards(text) for text in args.melds]
     pickup = Card.parse(args.pickup) if args.pickup else None
@@ -149,8 +151,6 @@ def cmd_check_meld(args: argparse.Namespace) -> int:
 
 
 def cmd_opening(args: argparse.Namespace) -> int:
-    from scorer.opening import best_opening
-
     rules = _rules(args)
     plan = best_opening(parse_cards(" ".join(args.hand)), rules, args.round)
     if args.json:
@@ -163,13 +163,10 @@ def cmd_opening(args: argparse.Namespace) -> int:
 
 
 def cmd_odds(args: argparse.Namespace) -> int:
-    from scorer.odds import simulate_odds
-
     if not 1 <= args.deals <= MAX_DEALS:
         raise HandFootError(f"--deals must be 1 to {MAX_DEALS:,} (got {args.deals:,})")
     bar = None
     if args.deals >= 500_000 and sys.stderr.isatty():  # a bar on a terminal when the work is long
-        from tqdm import tqdm
 
         bar = tqdm(total=args.deals, unit=" deals", unit_scale=True, file=sys.stderr, leave=False)
     try:
@@ -192,9 +189,6 @@ def cmd_game(args: argparse.Namespace) -> int:
 
 # -- watch, detect, deck, serve ----------------------------------------------------------------------------------
 def cmd_watch(args: argparse.Namespace) -> int:
-    from . import live, watch, watching
-    from . import picture as shown
-
     if args.round < 1:
         raise HandFootError(f"--round {args.round}: rounds are numbered from 1")
     if args.headless and (args.serve or args.window):
@@ -294,23 +288,13 @@ COMMANDS = {"score": cmd_score, "rules": cmd_rules, "check_meld": cmd_check_meld
 
 
 # -- main -----------------------------------------------------------------------------------------------------
-def _command_parser(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.ArgumentParser:
-    """The parser of the (sub)command ``args`` holds (``deck learn``'s for ``handfoot deck learn``)."""
-    while True:
-        subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
-        name = getattr(args, subs[0].dest, None) if subs else None
-        if name is None or name not in subs[0].choices:
-            return parser
-        parser = subs[0].choices[name]
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (0 ok, 1 bad input, 2 usage, 130 interrupted)."""
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
     if extra:  # the command's own usage line, and the option meant when it is a near miss
-        command = _command_parser(parser, args)
-        known = [o for a in command._actions for o in a.option_strings]
+        command = parser.command_parser(args)
+        known = command.options
         near = [m for x in extra if x.startswith("-") for m in difflib.get_close_matches(x.split("=")[0], known, 1)]
         command.error(f"unrecognized arguments: {' '.join(extra)}" + (f" (did you mean {near[0]}?)" if near else ""))
     if getattr(args, "set", None):  # a mistyped --set is a usage mistake: exit 2, before any work

@@ -25,8 +25,50 @@ def port_number(text: str) -> int:
     return port
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="handfoot", description="Score Hand and Foot rounds.")
+class Parser(argparse.ArgumentParser):
+    """argparse's parser that keeps, in public attributes, what the command line's near-miss hint needs:
+    ``options`` (its option strings) and ``commands`` (its subcommands' action: ``dest`` and ``choices``, the
+    subcommand parsers by name; None without subcommands)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        self.options: list[str] = []  # before argparse adds -h
+        self.commands: argparse.Action | None = None
+        super().__init__(*args, **kwargs)
+
+    def add_argument(self, *args, **kwargs) -> argparse.Action:
+        action = super().add_argument(*args, **kwargs)
+        self.options += action.option_strings
+        return action
+
+    def add_mutually_exclusive_group(self, **kwargs):
+        group = super().add_mutually_exclusive_group(**kwargs)
+        add = group.add_argument
+
+        def add_argument(*args, **kw) -> argparse.Action:
+            action = add(*args, **kw)
+            self.options += action.option_strings
+            return action
+
+        group.add_argument = add_argument
+        return group
+
+    def add_subparsers(self, **kwargs):
+        self.commands = super().add_subparsers(**kwargs)
+        return self.commands
+
+    def command_parser(self, args: argparse.Namespace) -> Parser:
+        """The parser of the (sub)command ``args`` holds (``deck learn``'s for ``handfoot deck learn``)."""
+        parser = self
+        while parser.commands is not None:
+            name = getattr(args, parser.commands.dest, None)
+            if name is None or name not in parser.commands.choices:
+                break
+            parser = parser.commands.choices[name]
+        return parser
+
+
+def build_parser() -> Parser:
+    p = Parser(prog="handfoot", description="Score Hand and Foot rounds.")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def add_rules(sp: argparse.ArgumentParser, default_hint: str = "pagat") -> None:

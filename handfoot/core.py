@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from scorer import HandFootError, parse_cards
-from scorer.errors import InvalidLayoutError
+from scorer.errors import InvalidCardError, InvalidLayoutError
 from scorer.layout import TableLayout
 from scorer.rules import Rules
 from scorer.scoring import score_round
@@ -25,8 +25,8 @@ from vision.config import DEFAULT as VISION_DEFAULT, SPLITS
 
 from .errors import TooLargeError, UnavailableError
 from .limits import DEFAULT_LIMITS, Limits, check_file_size, check_layout_cards, parse_json
-from .readings import pile_dict, reading_json, rescore, rules_of, totals_lines
-from .results import LayoutScore, PhotoScore, RoundScoreOut
+from .readings import reading_json, rescore, rules_of, totals_lines
+from .results import LayoutScore, PhotoScore, RoundScoreOut, image_dict
 
 if TYPE_CHECKING:
     import numpy as np
@@ -138,7 +138,11 @@ def parse_left(values: Iterable[str], limits: Limits = DEFAULT_LIMITS) -> dict[s
         team, sep, cards = v.partition(":")
         if not sep or not team.strip():
             raise HandFootError(f'cards left need TEAM:"CARDS", got {v!r}')
-        out.setdefault(team.strip(), []).append([str(c) for c in parse_cards(cards)])
+        try:
+            packet = [str(c) for c in parse_cards(cards)]
+        except InvalidCardError as e:
+            raise InvalidCardError(f"team {team.strip()}, cards left: {e}") from None
+        out.setdefault(team.strip(), []).append(packet)
     return out
 
 
@@ -230,7 +234,8 @@ class Models:
 def _vision():
     try:
         import onnxruntime  # noqa: F401  (checked here so a missing extra is one clear line)
-        from vision import pipeline
+
+        from vision import pipeline  # the optional vision extra (OpenCV, ONNX Runtime)
     except ImportError as exc:
         raise UnavailableError(f"reading photos needs the vision extra (pip install -e '.[vision]'): {exc}") from None
     return pipeline
@@ -263,9 +268,7 @@ def with_deck(models: Models, deck: str, folder: Path | None = None) -> Models:
     Raises:
         HandFootError: no such profile (``DeckNotFoundError``), or no index reader loaded.
     """
-    from dataclasses import replace
-
-    from vision.decks import DeckProfile
+    from vision.decks import DeckProfile  # the optional vision extra (OpenCV, ONNX Runtime)
 
     profile = DeckProfile.load(deck, folder or decks_dir())
     if models.reader is None:
@@ -283,7 +286,7 @@ def check_photo_file(path: Path, limits: Limits = DEFAULT_LIMITS, name: str | No
         ImageError (a HandFootError): missing, a folder, empty, not an image (``vision.images.check_image_header``).
         TooLargeError, ImageTooLargeError: over ``limits.file_bytes`` or ``limits.pixels``.
     """
-    from vision.images import ImageError, check_image_header
+    from vision.images import ImageError, check_image_header  # the optional vision extra (OpenCV, ONNX Runtime)
 
     name = name or str(path)
     if path.is_dir():
@@ -332,9 +335,8 @@ def read_and_score_photos(photos: Sequence[Path], req: PhotoRequest, models: Mod
                                 "team (take one photo of each team's side)")
         digests[digest] = name
     teams = req.table_teams(len(photos))
-    from vision.config import DEFAULT
 
-    config = DEFAULT.replace(**{"reading.min_conf": req.conf})
+    config = VISION_DEFAULT.replace(**{"reading.min_conf": req.conf})
     try:
         readings = pipeline.read_photos(list(paths[:len(photos)]), models.detector, teams, req.split,
                                         reader=models.reader, stacks=models.stacks, config=config) if photos else []
@@ -352,27 +354,17 @@ def read_and_score_photos(photos: Sequence[Path], req: PhotoRequest, models: Mod
 
 def photo_score(readings: list, names: list[str], req: PhotoRequest, rules: Rules) -> PhotoScore:
     """Stage 4-5 on the pipeline's photo readings: piles with ids, the layout, the notes and the score."""
-    from vision.types import small_index_note
-
     images: list[dict[str, Any]] = []
     notes: list[str] = []
     for i, photo in enumerate(readings):
-        piles: list[dict[str, Any]] = []
-        for side in photo.sides:
-            photo_note = small_index_note(side.detections.xyxy)
-            notes += [f"team {side.team}: {photo_note}"] if photo_note else []
-            for pile in side.piles:
-                piles.append(pile_dict(f"i{i}p{len(piles)}", side, pile))
-        images.append({"image": names[i], "kind": "hand" if any(s.hand for s in photo.sides) else "table",
-                       "teams": [s.team for s in photo.sides], "width": int(photo.image.shape[1]),
-                       "height": int(photo.image.shape[0]),
-                       "detections": [d for s in photo.sides for d in s.detections.to_list()], "piles": piles})
+        notes += [f"team {side.team}: {side.photo_note}" for side in photo.sides if side.photo_note]
+        images.append(image_dict(i, photo, names[i]))
     on_table = {s.team for p in readings for s in p.sides if not s.hand}
     hand_teams = {s.team for p in readings for s in p.sides if s.hand}
     left = req.left_packets
     for team in sorted((hand_teams | set(left)) - on_table):
-        notes.append(f"team {team}: no photo of its table was given, only its cards left in hand are scored (is "
-                     f"the team name right? table photos: {', '.join(sorted(on_table)) or 'none'})")
+        notes.append(f"team {team}: no photo of its table was given, only its cards left in hand are scored "
+                     f"(table photos: {', '.join(sorted(on_table)) or 'none'})")
     typed = images[-1]["piles"] if images else []
     for k, (team, packet) in enumerate((t, p) for t, packets in left.items() for p in packets):
         typed.append({"id": f"t{k}", "team": team, "kind": "left", "box": None, "notes": [],
@@ -386,7 +378,7 @@ def photo_score(readings: list, names: list[str], req: PhotoRequest, rules: Rule
 def keep_reading(ledger, reading_id: str, result: PhotoScore, files: list[dict[str, str]]) -> None:
     """Write each photo's annotated copy (``annotated-K.jpg``) into the reading's folder of ``ledger``
     (``handfoot.ledger.Ledger``; the photos are there already, named in ``files``) and keep the reading."""
-    import cv2
+    import cv2  # OpenCV: the optional vision extra
 
     folder = ledger.reading_dir(reading_id)
     for k in range(len(result.images)):

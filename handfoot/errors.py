@@ -9,6 +9,7 @@ web service answers with a 4xx JSON body whose status is :func:`http_status` of 
 from __future__ import annotations
 
 from scorer import HandFootError
+from scorer.game import GameError
 
 
 class TooLargeError(HandFootError, ValueError):
@@ -72,6 +73,4 @@ def http_status(exc: HandFootError) -> int:
     503 above; 413 for ``vision.images.ImageTooLargeError``), 409 for a round that does not fit its game
     (``scorer.game.GameError``), 422 for everything else a user can send wrong (bad layout, card, rules, image,
     no cards found)."""
-    from scorer.game import GameError
-
     return getattr(exc, "http_status", 409 if isinstance(exc, GameError) else 422)

@@ -3,6 +3,7 @@ a person to edit, and the annotated photos."""
 
 from __future__ import annotations
 
+import errno
 import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -10,6 +11,7 @@ from typing import Any
 
 from scorer import HandFootError
 
+from .core import annotated_image
 from .results import PhotoScore
 
 
@@ -64,7 +66,7 @@ def save_layout(path: str | Path, layout: dict[str, Any]) -> None:
 def check_annotate_target(target: str, n_photos: int) -> None:
     """Raise HandFootError, before any reading, when ``target`` (``--annotate``) is neither an image name nor a
     folder, or names one image while ``n_photos`` are read."""
-    from vision.images import IMAGE_SUFFIXES
+    from vision.images import IMAGE_SUFFIXES  # the optional vision extra (OpenCV, ONNX Runtime)
 
     suffix = Path(target).suffix.lower()
     if suffix and suffix not in IMAGE_SUFFIXES and not Path(target).is_dir():
@@ -79,11 +81,10 @@ def write_annotations(target: str, result: PhotoScore, written: Callable[[Path],
     photo: ``target`` itself when it has an image suffix. Otherwise ``target`` is a folder of
     ``<stem>_annotated.jpg`` (``<stem>_2_annotated.jpg`` ... when two photos share a name). ``written(dest)`` is
     called after each file. Raises HandFootError naming the file that could not be written."""
-    import cv2
+    import cv2  # OpenCV: the optional vision extra
 
-    from vision.images import IMAGE_SUFFIXES
+    from vision.images import IMAGE_SUFFIXES  # the optional vision extra (OpenCV, ONNX Runtime)
 
-    from .core import annotated_image
 
     out = Path(target)
     if len(result.images) == 1 and out.suffix.lower() in IMAGE_SUFFIXES:
@@ -103,8 +104,6 @@ def write_annotations(target: str, result: PhotoScore, written: Callable[[Path],
             dest.parent.mkdir(parents=True, exist_ok=True)
             ok = cv2.imwrite(str(dest), annotated_image(result, k))
         except (OSError, cv2.error) as exc:
-            import errno
-
             why, where = (getattr(exc, "strerror", None) or str(exc)).lower(), getattr(exc, "filename", None)
             if getattr(exc, "errno", None) in (errno.EEXIST, errno.ENOTDIR) and where:
                 why = f"{where} is a file, not a folder"

@@ -10,20 +10,25 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from typing import Any, Sequence
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model, field_validator
+from pydantic.fields import FieldInfo
 
 from scorer import HandFootError, get_rules
+from scorer.errors import InvalidLayoutError
 from scorer.game import Game
 from scorer.layout import TableLayout
+from scorer.rules import Rules
 from scorer.scoring import score_round
 
 from .core import layout_of
-from .readings import correct_reading, load_reading, rules_of
-from .errors import ConflictError
+from .corrections import Correction
+from .errors import ConflictError, NotFoundError
 from .ledger import GameRecord, Ledger, RoundRecord
 from .limits import DEFAULT_LIMITS, Limits
+from .readings import correct_reading, load_reading, rules_of
 from .results import Lesson, RoundScoreOut
 
 TEAM_NAME = r"^[^\s,:][^,:]{0,39}$"
@@ -33,11 +38,6 @@ def _house_rules_model() -> type[BaseModel]:
     """House rules as a model: every field of :class:`scorer.rules.Rules` (but its name, title and source),
     optional, with the range, type and meaning the rules give it, so the schema documents each and a value out of
     range is refused before anything is scored."""
-    from pydantic import create_model
-    from pydantic.fields import FieldInfo
-
-    from scorer.rules import Rules
-
     fields = {name: (info.annotation | None, FieldInfo.merge_field_infos(info, default=None))
               for name, info in Rules.model_fields.items() if name not in ("name", "title", "source")}
     return create_model("HouseRules", __config__=ConfigDict(extra="forbid"),
@@ -72,8 +72,6 @@ class GameCreate(BaseModel):
     @field_validator("teams")
     @classmethod
     def _teams(cls, teams: list[str]) -> list[str]:
-        import re
-
         for t in teams:
             if not re.match(TEAM_NAME, t):
                 raise ValueError(f"team name {t!r}: 1 to 40 characters, no comma or colon, not starting with a "
@@ -252,12 +250,6 @@ def round_layout(ledger: Ledger, record: GameRecord, n: int, body: dict[str, Any
         a team that is not the game's. IllegalLayoutError: a round that breaks the rules (unless ``lenient``).
         NotFoundError: no such reading. CorrectionError: a correction that cannot be applied.
     """
-    from pydantic import TypeAdapter, ValidationError
-
-    from scorer.errors import InvalidLayoutError
-
-    from .corrections import Correction
-
     rules = rules_of(record.rules, record.house_rules)
     reading_id, corrections = None, []
     if "photo_reading" in body:
@@ -326,8 +318,6 @@ def replace_round(ledger: Ledger, game_id: str, n: int, body: dict[str, Any], le
     with ledger.rounds_lock:
         ledger.check_version(game_id, expect)
         if not any(r.n == n for r in ledger.rounds(game_id)):
-            from .errors import NotFoundError
-
             raise NotFoundError(f"game {game_id} has no round {n}")
         layout, reading, corrections = round_layout(ledger, record, n, body, limits, lenient)
         ledger.replace_round(game_id, n, layout, reading, corrections, expect)
@@ -359,8 +349,6 @@ def export_csv(ledger: Ledger, game_id: str) -> str:
 def _cell(value: Any) -> Any:
     """A CSV cell a spreadsheet will not run: text starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage
     return (a formula) gets a leading ``'``; numbers and point ranges (``-100``, ``-50..20``) stay."""
-    import re
-
     text = str(value)
     if text[:1] in ("=", "+", "-", "@", "\t", "\r") and not re.fullmatch(r"-?\d+(\.\.-?\d+)?", text):
         return "'" + text
@@ -370,10 +358,6 @@ def _cell(value: Any) -> Any:
 def corrections_of(stored: list[Any]) -> list[Any]:
     """A round's stored corrections (JSON, as :func:`round_layout` kept them) as correction values
     (``handfoot.corrections.Correction``)."""
-    from pydantic import TypeAdapter
-
-    from .corrections import Correction
-
     return TypeAdapter(list[Correction]).validate_python(stored)
 
 

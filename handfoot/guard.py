@@ -8,6 +8,7 @@ import hmac
 import json
 import logging
 import re
+import time
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs
 
@@ -29,8 +30,6 @@ _logged: dict[str, tuple[float, int]] = {}
 def log_once(kind: str, message: str, *args: Any) -> bool:
     """Log ``message`` as an error at most once per :data:`LOG_EVERY` seconds for each ``kind`` of fault; the next
     line says how many more there were meanwhile. Returns whether it was logged."""
-    import time
-
     now = time.monotonic()
     last, missed = _logged.get(kind, (-LOG_EVERY, 0))
     if now - last < LOG_EVERY:

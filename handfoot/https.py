@@ -12,12 +12,14 @@ server's certificate once (README: "A phone's camera needs HTTPS"), or trusts th
 
 from __future__ import annotations
 
+import argparse
 import base64
 import datetime as dt
 import hashlib
 import ipaddress
 import os
 import socket
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,7 +55,7 @@ class Certificate:
 def local_hosts(host: str = "0.0.0.0") -> list[str]:
     """The names and addresses a phone may open this computer by: ``localhost``, 127.0.0.1, the host name (and
     ``NAME.local``), and this computer's network addresses (all of them for ``0.0.0.0``, else ``host``)."""
-    from .startup import addresses
+    from .startup import addresses  # circular: startup imports this module
 
     names = ["localhost", "127.0.0.1"]
     name = socket.gethostname()
@@ -67,13 +69,13 @@ def local_hosts(host: str = "0.0.0.0") -> list[str]:
 
 
 def _fingerprint(cert) -> str:
-    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives import hashes  # heavy: HTTPS alone needs it
 
     return ":".join(f"{b:02X}" for b in cert.fingerprint(hashes.SHA256()))
 
 
 def _spki(cert) -> str:
-    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives import serialization  # heavy: HTTPS alone needs it
 
     der = cert.public_key().public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
     return base64.b64encode(hashlib.sha256(der).digest()).decode()
@@ -86,7 +88,7 @@ def _write_private(path: Path, data: bytes) -> None:
 
 
 def _san(hosts: list[str]):
-    from cryptography import x509
+    from cryptography import x509  # heavy: HTTPS alone needs it
 
     names = []
     for h in hosts:
@@ -98,13 +100,13 @@ def _san(hosts: list[str]):
 
 
 def _load(path: Path):
-    from cryptography import x509
+    from cryptography import x509  # heavy: HTTPS alone needs it
 
     return x509.load_pem_x509_certificate(path.read_bytes())
 
 
 def _hosts_of(cert) -> set[str]:
-    from cryptography import x509
+    from cryptography import x509  # heavy: HTTPS alone needs it
 
     try:
         san = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
@@ -120,10 +122,10 @@ def certificate(data: Path, hosts: list[str]) -> Certificate:
     Raises:
         HandFootError: the folder cannot be written, or a kept file cannot be read as a certificate.
     """
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+    from cryptography import x509  # heavy: HTTPS alone needs it
+    from cryptography.hazmat.primitives import hashes, serialization  # heavy: HTTPS alone needs it
+    from cryptography.hazmat.primitives.asymmetric import ec  # heavy: HTTPS alone needs it
+    from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID  # heavy: HTTPS alone needs it
 
     folder = data / FOLDER
     paths = {k: folder / n for k, n in (("ca", CA_NAME), ("ca_key", CA_KEY), ("cert", CERT_NAME), ("key", KEY_NAME))}
@@ -181,15 +183,13 @@ def certificate(data: Path, hosts: list[str]) -> Certificate:
 def use_https(host: str, asked: bool | None) -> bool:
     """Whether ``serve`` speaks HTTPS: as asked (``--https`` / ``--no-https``), else on a network address (a
     phone's camera needs it) and not on this computer only."""
-    from .service import LOOPBACK
+    from .service import LOOPBACK  # circular: service imports this module (through pwa)
 
     return asked if asked is not None else host not in LOOPBACK
 
 
 def add_https_option(parser) -> None:
     """``--https`` / ``--no-https`` on a command that serves (``serve``, ``watch --serve``)."""
-    import argparse
-
     parser.add_argument("--https", action=argparse.BooleanOptionalAction, default=None,
                         help="serve HTTPS with a certificate made once for this computer and kept in the data "
                              "folder (a phone's browser gives its camera to a secure page only); the default with "
@@ -203,8 +203,6 @@ def serve_https(args, data: Path) -> dict[str, str]:
     Raises:
         HandFootError: as :func:`certificate`; the ``cryptography`` library is missing.
     """
-    import sys
-
     if not use_https(args.host, getattr(args, "https", None)):
         return {}
     try:

@@ -8,6 +8,7 @@ reading does, and starting one when none is free is :class:`handfoot.errors.Busy
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Literal
@@ -16,6 +17,7 @@ from pydantic import BaseModel
 
 from scorer import HandFootError
 from scorer.errors import InvalidLayoutError
+from vision.config import DEFAULT
 
 from .core import check_photo_file
 from .errors import TooLargeError
@@ -95,7 +97,7 @@ class DeckLearning:
         ``cleanup()`` runs when the job ends, ``done(profile)`` when it learned one. Must be called on the event
         loop. Returns the job, updated in place
         as it runs."""
-        from vision.decks import check_folds, learn
+        from vision.decks import check_folds, learn  # the optional vision extra (OpenCV, ONNX Runtime)
 
         if models.reader is None:
             raise HandFootError("no index reader is loaded: decks cannot be learned")
@@ -146,9 +148,7 @@ def uploaded_examples(folder: Path, examples_name: str, examples_text: bytes, ph
             checks of ``vision.decks.read_examples`` refuse (messages name the uploaded file and line).
         ImageError: a photo that is not an image.
     """
-    import json
-
-    from vision.decks import ExamplesError, read_examples
+    from vision.decks import ExamplesError, read_examples  # the optional vision extra (OpenCV, ONNX Runtime)
 
     if len(examples_text) > limits.json_bytes:
         raise TooLargeError(f"{examples_name}: examples file too large ({len(examples_text):,} bytes; at most "
@@ -181,7 +181,7 @@ def uploaded_examples(folder: Path, examples_name: str, examples_text: bytes, ph
 # -- the command line's deck work (``handfoot detect``, ``handfoot deck``) ---------------------------------------
 def _vision_decks():
     try:
-        from vision import decks
+        from vision import decks  # the optional vision extra (OpenCV, ONNX Runtime)
     except ImportError as exc:
         raise HandFootError(f"deck needs the vision extra (pip install -e '.[vision]'): {exc}") from None
     return decks
@@ -193,7 +193,7 @@ def learn_from_files(paths: list[Path], name: str, decks_folder: Path,
     with the stock reader, save it in ``decks_folder``. Returns the profile (``vision.decks.DeckProfile``) and its
     file. Raises HandFootError: a bad name or examples file, too few examples, a profile refused."""
     decks = _vision_decks()
-    from vision.pipeline import load_models
+    from vision.pipeline import load_models  # the optional vision extra (OpenCV, ONNX Runtime)
 
     decks.check_name(name)
     examples = decks.read_examples(paths)
@@ -217,7 +217,8 @@ def image_paths(images: list[str]) -> list[Path]:
     HandFootError: the vision extra is missing; no photo given."""
     try:
         import onnxruntime  # noqa: F401
-        from vision.images import image_paths
+
+        from vision.images import image_paths  # the optional vision extra (OpenCV, ONNX Runtime)
     except ImportError as exc:  # the vision extra is not installed
         raise HandFootError(f"detect needs the vision extra (pip install -e '.[vision]'): {exc}") from None
     paths = image_paths(images)
@@ -232,9 +233,8 @@ def detect_examples(paths: list[Path], models: Any, conf: float, imgsz: int
     ``conf`` and the pyramid's longest side ``imgsz``: ``{"image", "width", "height", "detections": [{"card",
     "confidence", "box"}, ...]}`` (a deck-learning example once checked), or the ImageError of a photo that
     cannot be read."""
-    from vision.config import DEFAULT
-    from vision.images import ImageError, load_photo
-    from vision.pipeline import detect, read_indices
+    from vision.images import ImageError, load_photo  # the optional vision extra (OpenCV, ONNX Runtime)
+    from vision.pipeline import detect, read_indices  # the optional vision extra (OpenCV, ONNX Runtime)
 
     detector, reader = models.detector, models.reader
     config = DEFAULT.replace(**{"reading.min_conf": conf, "pyramid.max_side": imgsz})

@@ -10,10 +10,10 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from vision.imagesize import MAX_PIXELS
+from scorer.errors import InvalidLayoutError
+from vision.images import MAX_PIXELS
 
 from .errors import TooLargeError
-from scorer.errors import InvalidLayoutError
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ keeps its layout and is reopened every :data:`RECONNECT_SECONDS` until it comes 
 from __future__ import annotations
 
 import dataclasses
+import shutil
 import threading
 import time
 from collections import deque
@@ -22,9 +23,12 @@ import numpy as np
 
 from scorer import HandFootError
 
+from . import core
+from .core import PhotoRequest
 from .errors import ConflictError
+from .ledger import new_id
 from .picture import RECORD_FPS, draw, framing, shown_cards, video_writer
-from .watch import Event, Watcher, frames
+from .watch import Event, Watcher, frames, table_reader
 
 if TYPE_CHECKING:  # the application layer imports this module's callers: types only
     from .core import Models, PhotoRequest
@@ -231,7 +235,7 @@ class LiveSession:
                 self._stop.wait(RECONNECT_SECONDS)
 
     def _view(self) -> None:
-        import cv2
+        import cv2  # OpenCV: the optional vision extra
 
         writer = None
         seq, t0, shown, next_picture = 0, time.monotonic(), 0, 0.0
@@ -342,8 +346,6 @@ def start(source: int | str, models: Models, req: PhotoRequest, game: str | None
     Raises:
         HandFootError: unknown rules or deck.
     """
-    from . import core
-
     if req.deck:
         models = core.with_deck(models, req.deck, decks)
     read, score = round_reader(models, req)
@@ -352,8 +354,6 @@ def start(source: int | str, models: Models, req: PhotoRequest, game: str | None
 
 def round_reader(models: Models, req: PhotoRequest):
     """The ``read`` and ``score`` of a watcher of the round ``req`` (``handfoot.watch.table_reader``)."""
-    from .watch import table_reader
-
     return table_reader(models, req.rules, req.round or 1, req.split, req.teams, req.conf, dict(req.house_rules))
 
 
@@ -365,8 +365,6 @@ def request_for_game(game: GameOut, split: str | None = None, deck: str | None =
     Raises:
         HandFootError: the game is over.
     """
-    from .core import PhotoRequest
-
     if game.over:
         raise HandFootError(f"game {game.id} is over: start a new game to watch a round")
     teams = tuple(game.teams[:2]) if split else tuple(game.teams[:1])
@@ -384,12 +382,7 @@ def end_round(session: LiveSession, ledger: Ledger, game: GameOut | None = None)
     Raises:
         NothingReadError: no stable reading yet.
     """
-    import shutil
-
-    import cv2
-
-    from . import core
-    from .ledger import new_id
+    import cv2  # OpenCV: the optional vision extra
 
     seen = session.stable()
     if seen is None or seen.photo is None:

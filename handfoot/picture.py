@@ -5,6 +5,8 @@ part of the frame the live view shows (:func:`framing`), an OpenCV window and a 
 from __future__ import annotations
 
 import dataclasses
+import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -52,13 +54,13 @@ def draw(frame: np.ndarray, seen: Any, totals: dict[str, int], status: str = "wa
     the table moves, is read or the camera is lost, a banner saying so (:data:`BANNERS`). ``text`` False: the
     boxes and outlines only (the live view's page writes the codes, totals and status beside and over the
     picture itself, in type a phone can read: :func:`shown_cards`)."""
-    import cv2
+    import cv2  # OpenCV: the optional vision extra
 
-    from vision.pipeline import annotate
+    from vision.pipeline import annotate  # the optional vision extra (OpenCV, ONNX Runtime)
 
     lines = [f"{team}: {total:,}" for team, total in totals.items()]
     if seen is not None and seen.photo is not None and seen.photo.image.shape == frame.shape:
-        picture = annotate(dataclasses.replace(seen.photo, image=frame.copy()), lines, text=text)
+        picture = annotate(dataclasses.replace(seen.photo, image=frame.copy()), lines, seen.labels, text=text)
     else:
         picture = frame.copy()
     label = BANNERS.get(status) if text else None
@@ -101,10 +103,7 @@ def check_window() -> None:
     """Raises HandFootError when this OpenCV cannot open a window (``opencv-python-headless``, or no display: on
     Linux neither ``$DISPLAY`` nor ``$WAYLAND_DISPLAY`` is set, where a GUI build of OpenCV would abort the
     process instead of raising)."""
-    import os
-    import sys
-
-    import cv2
+    import cv2  # OpenCV: the optional vision extra
 
     if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
         raise HandFootError("cannot open a window: no display here ($DISPLAY is not set): use --serve and open "
@@ -118,7 +117,7 @@ def check_window() -> None:
 
 def show_window(picture: np.ndarray) -> bool:
     """Show ``picture`` in the window of :func:`check_window`; False once q or Esc was pressed there."""
-    import cv2
+    import cv2  # OpenCV: the optional vision extra
 
     cv2.imshow(WINDOW, picture)
     return cv2.waitKey(1) & 0xFF not in (ord("q"), 27)
@@ -130,7 +129,7 @@ def video_writer(path: Path, width: int, height: int, fps: float = RECORD_FPS):
     Raises:
         HandFootError: the file cannot be written.
     """
-    import cv2
+    import cv2  # OpenCV: the optional vision extra
 
     fourcc = cv2.VideoWriter_fourcc(*("mp4v" if path.suffix.lower() == ".mp4" else "MJPG"))
     writer = cv2.VideoWriter(str(path), fourcc, fps, (width, height))

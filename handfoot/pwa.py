@@ -13,6 +13,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, Response
 
 from .errors import NotFoundError
+from .https import CA_NAME, FOLDER
 from .routes.page import WEB
 
 router = APIRouter(include_in_schema=False)
@@ -44,8 +45,6 @@ def offline() -> FileResponse:
 def certificate_authority(request: Request) -> Response:
     """The HTTPS certificate authority of this server (PEM), for a phone to install and trust; 404 on plain
     HTTP."""
-    from .https import CA_NAME, FOLDER
-
     path = request.app.state.settings.db.parent / FOLDER / CA_NAME
     if request.url.scheme != "https" or not path.is_file():
         raise NotFoundError("this server does not serve HTTPS: start it with handfoot serve --https")

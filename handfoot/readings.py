@@ -11,13 +11,15 @@ from __future__ import annotations
 import json
 from typing import Any, Sequence
 
-from scorer import Card
+from scorer import Card, get_rules
+from scorer.errors import InvalidLayoutError
 from scorer.layout import TableLayout
 from scorer.melds import check_meld, marker_kind
 from scorer.rules import Rules
 from scorer.scoring import score_round
 
-from .results import ImageOut, PhotoScore, PileOut, RoundScoreOut
+from .corrections import apply_corrections
+from .results import ImageOut, PhotoScore, PileOut, RoundScoreOut, image_dict
 
 
 def rules_of(name: str | None, house_rules: dict[str, Any] | None = None, default: str = "pagat") -> Rules:
@@ -26,26 +28,7 @@ def rules_of(name: str | None, house_rules: dict[str, Any] | None = None, defaul
     Raises:
         UnknownRulesError, RulesError: an unknown preset, field or value.
     """
-    from scorer import get_rules
-
     return get_rules(name or default, **dict(house_rules or {}))
-
-
-def pile_dict(pile_id: str, side, pile) -> dict[str, Any]:
-    """A pipeline pile as the fields of :class:`PileOut` (label and place filled in by :func:`rescore`)."""
-    xyxy = side.detections.xyxy
-    conf = side.detections.confidence
-    cards = []
-    for k, card in enumerate(pile.cards):
-        idx = list(card.detections)
-        cards.append({"id": f"{pile_id}.{k}", "code": card.code,
-                      "confidence": round(float(card.confidence if not idx else max(conf[idx])), 4),
-                      "boxes": [[round(float(v), 1) for v in xyxy[d]] for d in idx],
-                      "center": [round(float(v), 1) for v in card.center], "size": round(float(card.size), 1)})
-    seen = [d for c in pile.cards for d in c.detections]
-    box = [round(float(v), 1) for v in pile.box(xyxy)] if seen else None
-    return {"id": pile_id, "team": side.team, "kind": "left" if side.hand else pile.kind.value, "cards": cards,
-            "box": box, "notes": list(pile.notes)}
 
 
 def layout_of_piles(images: Sequence[dict[str, Any]], left: dict[str, list[list[str]]], rules: str,
@@ -81,6 +64,19 @@ def layout_of_piles(images: Sequence[dict[str, Any]], left: dict[str, list[list[
     if house_rules:
         doc["house_rules"] = dict(house_rules)
     return doc, where
+
+
+def pile_labels(photo: Any, rules: str, house_rules: dict[str, Any], round_no: int) -> dict[Any, str]:
+    """What the rules engine makes of each pile of one photo reading (a ``vision.types.PhotoReading``): pile ->
+    its label (``"clean book"``, ``"meld"``, ``"red threes"``...), as an annotated picture draws it. A reading that
+    makes no layout labels each pile by its kind."""
+    image = image_dict(0, photo, "live")
+    piles = [p for side in photo.sides for p in side.piles]
+    try:
+        result = rescore([image], {}, rules, house_rules, round_no, None, [])
+    except InvalidLayoutError:
+        return {pile: pile.kind.value.replace("_", " ") for pile in piles}
+    return {pile: out.label for pile, out in zip(piles, result.images[0].piles)}
 
 
 def rescore(images: list[dict[str, Any]], left: dict[str, list[list[str]]], rules: str, house_rules: dict[str, Any],
@@ -166,8 +162,6 @@ def correct_reading(reading: PhotoScore, corrections: Sequence[Any], round_no: i
     Raises:
         CorrectionError, InvalidCardError: a correction that cannot be applied; UnknownRulesError, RulesError.
     """
-    from .corrections import apply_corrections
-
     images = apply_corrections([im.model_dump() for im in reading.images], list(corrections))
     layout = reading.layout
     name = rules or layout.get("rules", "pagat")

@@ -3,6 +3,7 @@ idempotent request's first answer; and its errors (a file that is not a ledger, 
 
 from __future__ import annotations
 
+import errno
 import sqlite3
 from dataclasses import dataclass
 from typing import Any
@@ -28,8 +29,6 @@ _CANNOT_WRITE = ("readonly", "read-only", "disk is full", "unable to open databa
 
 def cannot_write(exc: BaseException) -> bool:
     """Whether ``exc`` (sqlite3 or OSError) says the disk cannot be written (read-only, full, no permission)."""
-    import errno
-
     if isinstance(exc, OSError):
         return exc.errno in (errno.EROFS, errno.ENOSPC, errno.EDQUOT, errno.EACCES, errno.EPERM)
     return isinstance(exc, sqlite3.OperationalError) and any(w in str(exc).lower() for w in _CANNOT_WRITE)

@@ -9,6 +9,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tqdm import tqdm
+
 from scorer.layout import TableLayout
 from scorer.rules import Rules
 
@@ -109,7 +111,6 @@ def stage_bars() -> Callable[[str, int, int], None] | None:
     terminal, else None."""
     if not sys.stderr.isatty():
         return None
-    from tqdm import tqdm
 
     bars: dict[str, tqdm] = {}
 

@@ -129,6 +129,36 @@ class PileOut(_Out):
     problems: list[str] = Field(default_factory=list)
 
 
+def pile_dict(pile_id: str, side, pile) -> dict[str, Any]:
+    """A pipeline pile as the fields of :class:`PileOut` (label and place filled in by :func:`rescore`)."""
+    xyxy = side.detections.xyxy
+    conf = side.detections.confidence
+    cards = []
+    for k, card in enumerate(pile.cards):
+        idx = list(card.detections)
+        cards.append({"id": f"{pile_id}.{k}", "code": card.code,
+                      "confidence": round(float(card.confidence if not idx else max(conf[idx])), 4),
+                      "boxes": [[round(float(v), 1) for v in xyxy[d]] for d in idx],
+                      "center": [round(float(v), 1) for v in card.center], "size": round(float(card.size), 1)})
+    seen = [d for c in pile.cards for d in c.detections]
+    box = [round(float(v), 1) for v in pile.box(xyxy)] if seen else None
+    return {"id": pile_id, "team": side.team, "kind": "left" if side.hand else pile.kind.value, "cards": cards,
+            "box": box, "notes": list(pile.notes)}
+
+
+def image_dict(i: int, photo: Any, name: str) -> dict[str, Any]:
+    """Photo ``i`` of a reading (a ``vision.types.PhotoReading``, shown as ``name``) as the fields of
+    :class:`ImageOut`, its piles with the ids ``i{i}p{n}`` (label and place filled in by ``readings.rescore``)."""
+    piles: list[dict[str, Any]] = []
+    for side in photo.sides:
+        for pile in side.piles:
+            piles.append(pile_dict(f"i{i}p{len(piles)}", side, pile))
+    return {"image": name, "kind": "hand" if any(s.hand for s in photo.sides) else "table",
+            "teams": [s.team for s in photo.sides], "width": int(photo.image.shape[1]),
+            "height": int(photo.image.shape[0]), "detections": [d for s in photo.sides for d in s.detections.to_list()],
+            "piles": piles}
+
+
 class ImageOut(_Out):
     """One photo read: ``kind`` ``table`` or ``hand`` (a hand or foot: every card a card left); ``teams`` read
     from it; its size in pixels; every corner-index detection kept; its piles."""

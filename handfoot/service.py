@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import shutil
 import threading
 from contextlib import asynccontextmanager
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
@@ -22,14 +24,23 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from scorer import HandFootError
 
+from . import core, games, pwa, sync, teaching
 from .core import data_dir
 from .errors import BusyError, StaleError, http_status
 from .guard import Guard, error_body, log_once
+from .learning import DeckLearning
+from .ledger import DiskError, Ledger, cannot_write
 from .limits import Limits
+from .routes import decks as deck_routes, games as game_routes, live as live_routes, page, photos, rules
+from .routes.deps import DECK_NAME, decks_dir
+from .sync import etag
+from .watch import frames
 
 log = logging.getLogger("handfoot.service")
 #: tracebacks of unexpected errors: to ``handfoot.log`` beside the ledger under ``handfoot serve``, never to
@@ -102,8 +113,6 @@ class PhotoJobs:
     async def run(self, fn, *args):
         """Run ``fn(*args)`` in a worker thread once a slot is free, then give back the place taken by
         :meth:`admit` (also when the request is cancelled)."""
-        from fastapi.concurrency import run_in_threadpool
-
         try:
             if self._slots is None:
                 self._slots = asyncio.Semaphore(self.running)
@@ -129,10 +138,6 @@ class PhotoJobs:
 def scrub(message: str, settings: Settings) -> str:
     """``message`` without this server's paths: its data folder, where handfoot is installed, the home folder
     (a client is told what was wrong, not where the server keeps its files)."""
-    import os
-
-    from .core import data_dir
-
     places = []
     for folder, name in ((settings.db.parent, "the server's data folder"), (data_dir(), "the server's data folder"),
                          (Path(__file__).resolve().parents[1], "the handfoot folder"),
@@ -146,14 +151,10 @@ def scrub(message: str, settings: Settings) -> str:
 
 
 def _install_errors(app: FastAPI) -> None:
-    from .routes.deps import DECK_NAME
-
     settings: Settings = app.state.settings
 
     @app.exception_handler(OSError)
     async def _os(request: Request, exc: OSError):
-        from .ledger import cannot_write
-
         if not cannot_write(exc):
             raise exc
         log_once("disk", "the data folder cannot be written: %s", exc.strerror or exc)
@@ -163,8 +164,6 @@ def _install_errors(app: FastAPI) -> None:
 
     @app.exception_handler(HandFootError)
     async def _handfoot(request: Request, exc: HandFootError):
-        from .ledger import DiskError
-
         status = http_status(exc)
         extra: dict[str, Any] = {}
         problems = getattr(exc, "problems", None)
@@ -177,11 +176,6 @@ def _install_errors(app: FastAPI) -> None:
             log_once("disk", "%s", exc)
             headers = {"Retry-After": "60"}
         if isinstance(exc, StaleError):  # the game as it is now, for the phone whose copy was stale
-            from . import games
-            from .sync import etag
-
-            from starlette.concurrency import run_in_threadpool
-
             game = await run_in_threadpool(games.game_view, request.app.state.ledger, exc.game_id)
             extra["game"] = game.model_dump(mode="json")
             headers = {"ETag": etag(game.version)}
@@ -221,8 +215,6 @@ def _install_errors(app: FastAPI) -> None:
 
 def _allowed_methods(app: FastAPI, scope) -> list[str]:
     """Every method some route of ``app`` answers at the path of ``scope`` (a 405's ``Allow``)."""
-    from starlette.routing import Match
-
     methods: set[str] = set()
     for route in app.router.routes:
         match, _ = route.matches(scope)
@@ -272,13 +264,6 @@ def create_app(settings: Settings | None = None, models: Any = None, load_models
     Raises (at start-up):
         LedgerError: a database file that cannot be used; HandFootError: models that cannot be loaded.
     """
-    from . import pwa, sync, teaching
-    from .learning import DeckLearning
-    from .routes import decks, games, live as live_routes, page, photos, rules
-    from .routes.deps import decks_dir
-    from .ledger import Ledger
-    from .watch import frames
-
     settings = settings or Settings()
 
     @asynccontextmanager
@@ -290,8 +275,6 @@ def create_app(settings: Settings | None = None, models: Any = None, load_models
         app.state.models = models
         app.state.models_error = None
         if models is None and load_models:
-            from . import core
-
             try:
                 app.state.models = core.load_models()
             except HandFootError as exc:  # e.g. the vision extra is missing: layouts and games still work
@@ -305,7 +288,7 @@ def create_app(settings: Settings | None = None, models: Any = None, load_models
             app.state.ledger.close()
 
     try:  # /docs with Swagger UI served from the package, not a CDN (a home network may have no internet)
-        from fastapi_offline import FastAPIOffline as Api
+        from fastapi_offline import FastAPIOffline as Api  # guarded: without it, no /docs
         docs = {"redoc_url": None, "static_url": "/docs-static"}
     except ImportError:
         Api, docs = FastAPI, {"docs_url": None, "redoc_url": None}  # /openapi.json still describes the API
@@ -322,7 +305,7 @@ def create_app(settings: Settings | None = None, models: Any = None, load_models
     app.state.jobs.stopping = app.state.changes.stopping  #: one flag: the server is stopping
     _install_errors(app)
     _error_schemas(app)
-    for routes in (rules, photos, decks, games):
+    for routes in (rules, photos, deck_routes, game_routes):
         app.include_router(routes.router)
     app.include_router(sync.router)
     app.include_router(live_routes.router)
@@ -336,8 +319,6 @@ def create_app(settings: Settings | None = None, models: Any = None, load_models
 
 def _version() -> str:
     try:
-        from importlib.metadata import version
-
         return version("handfoot")
     except Exception:  # not installed as a package
         return "0"

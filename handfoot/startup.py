@@ -4,12 +4,19 @@ phone can open printed, then uvicorn run until Ctrl-C (:func:`serve`)."""
 from __future__ import annotations
 
 import argparse
+import logging
 import os
+import secrets
 import socket
 import sys
 from pathlib import Path
 
 from scorer import HandFootError
+
+from . import core
+from .https import serve_https
+from .ledger import Ledger
+from .serving import server
 
 
 def check_port(host: str, port: int) -> None:
@@ -34,7 +41,7 @@ def addresses(host: str, port: int, scheme: str = "http") -> list[str]:
         return [f"{scheme}://{'[' + host + ']' if ':' in host else host}:{port}"]
     found: set[str] = set()
     try:
-        import psutil
+        import psutil  # guarded: without it, the address from the host name
 
         found |= {a.address for addrs in psutil.net_if_addrs().values() for a in addrs
                   if a.family == socket.AF_INET and not a.address.startswith("127.")}
@@ -57,19 +64,12 @@ def serve(args: argparse.Namespace, watching=None) -> int:
     Raises:
         HandFootError: fastapi or uvicorn missing, a ledger that cannot be used, a port that cannot be listened on.
     """
-    import logging
-    import secrets
-
     try:
         import uvicorn  # noqa: F401  (checked here: one clear line when it is missing)
 
-        from .service import LOOPBACK, Settings, create_app
+        from .service import LOOPBACK, Settings, create_app  # the web dependencies, checked with uvicorn
     except ImportError as exc:
         raise HandFootError(f"serve needs fastapi and uvicorn (pip install -e .): {exc}") from None
-    from . import core
-    from .https import serve_https
-    from .ledger import Ledger
-
     settings = Settings(**({"db": Path(args.db)} if args.db else {}), max_jobs=args.max_jobs, host=args.host,
                         hosts=tuple(getattr(args, "allow_host", None) or ()))
     local = args.host in LOOPBACK
@@ -105,7 +105,6 @@ def serve(args: argparse.Namespace, watching=None) -> int:
     trace = logging.FileHandler(settings.db.parent / "handfoot.log")
     trace.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
     logging.getLogger("handfoot.trace").addHandler(trace)
-    from .serving import server
 
     try:
         server(app, args.host, args.port, getattr(args, "idle_timeout", None) or 20.0,

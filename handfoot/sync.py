@@ -19,6 +19,7 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import StreamingResponse
+from starlette.concurrency import run_in_threadpool
 
 from .errors import NotFoundError
 from .guard import replay
@@ -117,8 +118,6 @@ async def game_events(game_id: str, request: Request, ledger: Ledger = Depends(_
     """The game's changes as they happen (``text/event-stream``): a ``data:`` line with its version at once and
     after every change (a round added, corrected or undone, its deck set), ``event: deleted`` when it is deleted;
     a comment line every 15 s keeps the connection open. A page follows it with ``EventSource``."""
-    from starlette.concurrency import run_in_threadpool
-
     version = await run_in_threadpool(ledger.version, game_id)  # 404 for an unknown game
     queue = changes.open(game_id)
 
@@ -217,7 +216,6 @@ class Idempotency:
         if not KEY.match(key):
             await _error(send, 422, "Idempotency-Key: 1 to 200 visible ASCII characters (a random id per action)")
             return
-        from starlette.concurrency import run_in_threadpool
 
         ledger: Ledger = scope["app"].state.ledger
         headers = {k.lower(): v for k, v in scope.get("headers", [])}

@@ -23,6 +23,8 @@ import logging
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from scorer import HandFootError
 
 from .errors import BusyError
@@ -74,9 +76,7 @@ def _sure_cards(result):
 
 def deck_examples(ledger: Ledger, deck: str) -> tuple[list, int]:
     """The examples (``vision.decks.Example``) of every game teaching ``deck``, and how many games gave some."""
-    import numpy as np
-
-    from vision.decks import Example
+    from vision.decks import Example  # the optional vision extra (OpenCV, ONNX Runtime)
 
     examples, games = [], 0
     for game_id in ledger.teaching(deck):
@@ -126,6 +126,7 @@ class Teacher:
             self._running.discard(deck)
 
     async def _lesson(self, ledger: Ledger, deck: str, reader, detector=None) -> None:
+        # the optional vision extra (OpenCV, ONNX Runtime)
         from vision.decks import ExamplesError, ProfileRefusedError, check_folds, learn
 
         examples, games = deck_examples(ledger, deck)

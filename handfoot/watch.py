@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -24,7 +25,12 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 from scorer import HandFootError
-from vision.detections import boxes_overlap, join_overlapping
+from scorer.layout import TableLayout
+from scorer.scoring import score_round
+from vision.config import DEFAULT
+from vision.types import PhotoReading, TableReading, boxes_overlap, join_overlapping
+
+from .readings import pile_labels, rules_of
 
 #: frames are compared at this width (pixels)
 SMALL = 160
@@ -74,12 +80,12 @@ def frames(source: str | int) -> Iterator[tuple[float, np.ndarray]]:
     Raises:
         HandFootError: no such file, a file that is not a readable video, or no camera at that index.
     """
-    import cv2
+    import cv2  # OpenCV: the optional vision extra
 
     if isinstance(source, str) and not Path(source).is_file():
         raise HandFootError(f"{source}: no such video file")
     if isinstance(source, str):
-        from vision.imagesize import image_format
+        from vision.images import image_format  # the optional vision extra (OpenCV, ONNX Runtime)
 
         with open(source, "rb") as f:
             if image_format(f.read(64)):
@@ -115,8 +121,6 @@ def _latest_frames(cap, first: np.ndarray) -> Iterator[tuple[float, np.ndarray]]
     Raises:
         HandFootError: the camera stopped (unplugged) — after the frames it gave.
     """
-    import threading
-
     start = time.monotonic()
     latest: list = [time.monotonic() - start, first, 0]  # t, frame, sequence number
     cond = threading.Condition()
@@ -151,7 +155,7 @@ def _latest_frames(cap, first: np.ndarray) -> Iterator[tuple[float, np.ndarray]]
 
 def small(frame: np.ndarray) -> np.ndarray:
     """The frame grey, :data:`SMALL` px wide, blurred: what frames are compared at."""
-    import cv2
+    import cv2  # OpenCV: the optional vision extra
 
     h, w = frame.shape[:2]
     grey = cv2.resize(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), (SMALL, max(1, round(h * SMALL / w))),
@@ -163,7 +167,7 @@ def changed_mask(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """The pixels where two :func:`small` frames differ: one frame's grey level is more than :data:`PIXEL_CHANGE`
     outside the range of the other's levels within :data:`SHIFT` pixels around it (either way). A camera's shake
     and an edge's blur are not a change; a card laid, taken or covered is. (h, w) bool."""
-    import cv2
+    import cv2  # OpenCV: the optional vision extra
 
     kernel = np.ones((2 * SHIFT + 1, 2 * SHIFT + 1), np.uint8)
 
@@ -184,7 +188,7 @@ def changed_regions(a: np.ndarray, b: np.ndarray, width: int, height: int) -> np
     """Where :func:`small` frame ``a`` differs from ``b`` (:func:`changed_mask`), as (k, 4) xyxy boxes in the pixels
     of a ``width`` x ``height`` frame, boxes that overlap joined; None when they cover more than
     :data:`REGION_SHARE` of the frame (a camera moved: read it whole)."""
-    import cv2
+    import cv2  # OpenCV: the optional vision extra
 
     mask = cv2.dilate(changed_mask(a, b).astype(np.uint8), np.ones((3, 3), np.uint8))
     n, _, stats, _ = cv2.connectedComponentsWithStats(mask)
@@ -291,12 +295,14 @@ def layout_events(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
 class Seen:
     """One reading of a frame: its ``layout`` (``docs/layout.md``), the camera pipeline's
     ``vision.pipeline.PhotoReading`` (boxes and piles in the frame's pixels, for drawing and for the end-of-round
-    check view) and its stage-1 boxes (``vision.detections.Detections``, to read only a changed region of a later
-    frame); None when the reading came from elsewhere."""
+    check view) and its stage-1 boxes (``vision.types.Detections``, to read only a changed region of a later
+    frame); None when the reading came from elsewhere. ``labels``: what the rules engine made of each pile of
+    ``photo`` (pile -> ``"clean book"``, ``"meld"``...), as the live picture outlines them."""
 
     layout: dict[str, Any]
     photo: Any = None
     found: Any = None
+    labels: dict[Any, str] | None = None
 
 
 @dataclass
@@ -377,13 +383,9 @@ def table_reader(models, rules: str = "pagat", round_no: int = 1, split: str | N
     Raises:
         HandFootError: unknown rules or house-rule fields.
     """
-    from scorer.layout import TableLayout
-    from scorer.scoring import score_round
-    from vision.config import DEFAULT
+    # the optional vision extra (OpenCV, ONNX Runtime)
     from vision.pipeline import NoCardsError, detect, detect_again, read_image
-    from vision.types import PhotoReading, TableReading
 
-    from .readings import rules_of
 
     rule_set = rules_of(rules, house_rules)
     names = tuple(teams or ("A", "B"))
@@ -402,8 +404,9 @@ def table_reader(models, rules: str = "pagat", round_no: int = 1, split: str | N
                            teams=names[:2] if split else None, found=found, config=config)
         if not any(len(s.detections) for s in sides):
             raise NoCardsError("no cards in view")
-        return Seen(TableReading(sides, rules, round_no, None).layout(), PhotoReading(Path("live"), frame, sides),
-                    found)
+        photo = PhotoReading(Path("live"), frame, sides)
+        return Seen(TableReading(sides, rules, round_no, None).layout(), photo, found,
+                    pile_labels(photo, rules, house_rules or {}, round_no))
 
     def score(layout: dict[str, Any]) -> dict[str, int]:
         result = score_round(TableLayout.from_dict(layout), rule_set, lenient=True)

@@ -49,7 +49,7 @@ def watch_request(rules: str, round_no: int, split: str | None, teams: str | Non
 
 def fps_of(video: str) -> float:
     """A video file's frames per second (15 when it does not say)."""
-    import cv2
+    import cv2  # OpenCV: the optional vision extra
 
     cap = cv2.VideoCapture(video)
     try:

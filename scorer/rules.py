@@ -18,7 +18,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from .cards import Card, Rank
+from .cards import Card, Rank, Suit
 from .errors import RulesError
 
 
@@ -282,8 +282,6 @@ class Rules(BaseModel):
 
     def rank_value(self, rank: Rank) -> int:
         """Point value of a natural rank (4..A) or a wild rank; see :meth:`card_value`."""
-        from .cards import Suit
-
         return self.card_value(Card(rank) if rank is Rank.JOKER else Card(rank, Suit.SPADES))
 
     def max_wild_in(self, naturals: int, size_limit: int | None = None) -> int:

@@ -60,10 +60,10 @@ def read_once(image: np.ndarray, detector, reader, stacks) -> dict[str, float]:
 
 
 def models(backend: str):
-    from vision.pipeline import load_models
-    from vision.models.stack_checker import DEFAULT_STACKS, StackChecker
-
     import os
+
+    from vision.models.classifiers import DEFAULT_STACKS, StackChecker
+    from vision.pipeline import load_models
 
     os.environ["HANDFOOT_BACKEND"] = backend
     detector, reader = load_models()

@@ -21,7 +21,6 @@ import sys
 import time
 from pathlib import Path
 
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -30,7 +29,7 @@ from vision.classes import rank_colour  # noqa: E402
 from vision.classes import reading  # noqa: E402
 from vision.decks import Example, ProfileRefusedError, learn  # noqa: E402
 from vision.images import load_image  # noqa: E402
-from vision.models.reader import IndexReader  # noqa: E402
+from vision.models.classifiers import IndexReader  # noqa: E402
 
 
 def tables(folder: Path) -> list[tuple[Path, object]]:
@@ -49,7 +48,7 @@ def phone_tables(split: str) -> list[tuple[Path, object]]:
     import cv2
 
     from datasets.realdata import phone_corners, phone_corners_classes, phone_corners_labels
-    from vision.detections import Detections
+    from vision.types import Detections
 
     names = phone_corners_classes()
     out = []

@@ -50,15 +50,14 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from datasets.examples import load_examples  # noqa: E402
+from datasets.scenes import true_detections  # noqa: E402
 from scorer.layout import TableLayout  # noqa: E402
 from scorer.presets import get_rules  # noqa: E402
 from scorer.scoring import score_round  # noqa: E402
-from datasets.examples import load_examples  # noqa: E402
-from datasets.scenes import true_detections  # noqa: E402
-from vision.detections import Detections, box_iou  # noqa: E402
-from vision.fan_strips import COVERED_NOTE, STRIP_NOTE  # noqa: E402
+from vision.photo_checks import COVERED_NOTE, STRIP_NOTE  # noqa: E402
 from vision.types import PileKind  # noqa: E402
-
+from vision.types import Detections, box_iou  # noqa: E402
 
 #: tables_examples draws its index boxes tight around the glyphs; ours (datasets.cardart, calibrated on the real
 #: phone_corners labels) have a margin: on its eight tables our detector's boxes measure a median 1.37 x wider

@@ -33,11 +33,11 @@ from vision.classes import rank_colour  # noqa: E402
 from vision.classes import reading  # noqa: E402
 from vision.config import DEFAULT  # noqa: E402
 from vision.decks import Example, ExamplesError, ProfileRefusedError, learn  # noqa: E402
-from vision.detections import Detections  # noqa: E402
-from vision.models.detector import CardDetector  # noqa: E402
 from vision.images import load_photo  # noqa: E402
+from vision.models.classifiers import IndexReader  # noqa: E402
+from vision.models.detector import CardDetector  # noqa: E402
 from vision.pipeline import detect as detect_boxes, read_indices  # noqa: E402
-from vision.models.reader import IndexReader  # noqa: E402
+from vision.types import Detections  # noqa: E402
 
 DECKS = {"webcam_white": (5, 10, 20), "blackgold": (5, 10, 20, 30)}
 
@@ -124,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
                          "(vision.deck_glyphs), learned on the example boxes, or on the detector's boxes in the "
                          "example photos too (found: with \"no index\" on its sure boxes on none)")
     ap.add_argument("--window", type=float, help="an experiment: crop each index this many times its box's longer side "
-                    "(vision.crops.WINDOW, 1.25), stock and learned alike")
+                    "(vision.models.classifiers.WINDOW, 1.25), stock and learned alike")
     ap.add_argument("--json", type=Path, help="write the figures here")
     args = ap.parse_args(argv)
     options = {}
@@ -137,9 +137,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: no decks_dev under {realdata.REALDATA} (set HANDFOOT_REALDATA)")
         return 1
     if args.window:
-        import vision.crops
+        import vision.models.classifiers
 
-        vision.crops.WINDOW = args.window
+        vision.models.classifiers.WINDOW = args.window
     detector, reader = CachedDetector(CardDetector()), IndexReader()
     figures: dict = {"conf": args.conf, "options": options, "threads": os.environ.get("OMP_NUM_THREADS")}
     for deck in args.decks:

@@ -11,6 +11,7 @@ on cards it has not learned. Deterministic::
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
@@ -33,9 +34,13 @@ PILES = [
 ]
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Render examples/table.jpg and examples/table_truth.json (deck "
+                                     f"design {DESIGN}, 1600 x 1200 px, deterministic).")
+    parser.add_argument("--out", type=Path, default=ROOT / "examples", help="folder to write to (default examples/)")
+    out = parser.parse_args(argv).out
+    out.mkdir(parents=True, exist_ok=True)
     scene = make_scene(2026, [load_deck(DESIGN)], size=(1600, 1200), full_view=True, piles=PILES, clutter=False)
-    out = ROOT / "examples"
     cv2.imwrite(str(out / "table.jpg"), scene.image, [cv2.IMWRITE_JPEG_QUALITY, 85])
     # the true layout, scorable as it is: handfoot score examples/table_truth.json
     (out / "table_truth.json").write_text(json.dumps(scene.layout, indent=1) + "\n")

@@ -29,10 +29,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from vision.config import DEFAULT  # noqa: E402
-from vision.detections import Detections  # noqa: E402
 from vision.images import load_image  # noqa: E402
 from vision.pipeline import load_models  # noqa: E402
 from vision.scales import box_conf, find_boxes  # noqa: E402
+from vision.types import Detections  # noqa: E402
 
 
 def pass_sides(long: int) -> list[int]:

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def _matched(a, b):
     """Each box of ``a`` with the box of ``b`` that overlaps it most: (indices into b, IoU)."""
-    from vision.detections import box_iou
+    from vision.types import box_iou
 
     iou = box_iou(a.xyxy, b.xyxy)
     return iou.argmax(1), iou.max(1)
@@ -28,8 +28,8 @@ def test_both_backends_find_the_same_indices(tmp_path, monkeypatch):
     """On any CPU (bf16 where it has AMX): OpenVINO at the precision its check chose reads the example table as
     ONNX Runtime does: the same boxes with the same codes."""
     pytest.importorskip("openvino")
+    from vision.models.classifiers import IndexReader
     from vision.pipeline import detect, read_indices
-    from vision.models.reader import IndexReader
 
     monkeypatch.setenv("HANDFOOT_CACHE", str(tmp_path))
     image = cv2.imread(str(ROOT / "examples" / "table.jpg"))
@@ -70,7 +70,7 @@ def test_a_precision_that_changes_a_reading_is_not_kept(tmp_path, monkeypatch):
 
 def test_a_backend_is_chosen_once_and_kept(tmp_path, monkeypatch):
     pytest.importorskip("openvino")
-    from vision.models.stack_checker import StackChecker
+    from vision.models.classifiers import StackChecker
 
     monkeypatch.setenv("HANDFOOT_CACHE", str(tmp_path))
     calls = []

@@ -129,7 +129,7 @@ def test_cache_gives_identical_deck_without_rendering(cache, deck, monkeypatch):
     def no_render(*a, **k):
         raise AssertionError("cached deck was rendered again")
 
-    monkeypatch.setattr(cardart, "_render", no_render)
+    monkeypatch.setattr(cardart, "render_svg", no_render)
     again = cardart.load_deck(DESIGN, width=240, cache_dir=cache)
     for code in CODES + ["JK"]:
         for a, b in zip(deck.cards[code], again.cards[code]):

@@ -4,6 +4,8 @@ status, reported before any slow work."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import struct
 import time
 import zlib
@@ -57,6 +59,7 @@ def test_a_huge_image_is_refused_from_its_header(tmp_path, capsys):
     (["--round", "99"], "round 99: 'pagat' has rounds 1 to 4"),
     (["--rules", "carousel", "--round", "5"], "round 5: 'carousel' has rounds 1 to 4"),
     (["--left", "KH 7C"], 'cards left need TEAM:"CARDS"'),
+    (["--left", "A:KH 7Q"], "team A, cards left: unknown card code '7Q'"),
     (["--conf", "2"], "conf must be in (0, 1]"),
 ])
 def test_photo_mistakes_are_found_before_reading(tmp_path, monkeypatch, capsys, no_photo_work, args, words):
@@ -90,11 +93,11 @@ def test_jokers_in_hand_are_not_said_to_be_on_the_table(tmp_path, capsys):
 
 
 def test_ctrl_c_is_one_line_and_exit_130(monkeypatch, capsys):
-    import scorer.odds
+    import handfoot.cli
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
-    monkeypatch.setattr(scorer.odds, "simulate_odds", interrupted)
+    monkeypatch.setattr(handfoot.cli, "simulate_odds", interrupted)
     assert main(["odds", "--deals", "1000000"]) == 130
     assert one_line(capsys).strip() == "handfoot: interrupted"
 
@@ -168,3 +171,16 @@ def test_a_mistyped_option_gets_its_commands_usage_and_the_near_miss(capsys):
     with pytest.raises(SystemExit) as exit_:
         main(["deck", "list", "--verbose"])
     assert exit_.value.code == 2 and "handfoot deck list: error: unrecognized arguments: --verbose" in capsys.readouterr().err
+
+
+def test_the_command_leaves_when_threads_outlive_it():
+    """``handfoot`` (``handfoot.__main__.run``) exits with the command's status even when a thread outlives the
+    command (as the web server's idle worker threads outlive ``serve``, keeping Ctrl-C waiting seconds); without it
+    this process would never end."""
+    code = ("import sys, threading\n"
+            "threading.Thread(target=threading.Event().wait).start()  # a thread that never ends\n"
+            "sys.argv = ['handfoot', 'rules', 'nosuchrules']\n"
+            "from handfoot.__main__ import run\n"
+            "run()\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and "nosuchrules" in done.stderr

@@ -1,17 +1,22 @@
-"""Stage 1b: every box read with the fans' help (``vision.completion``, ``vision.fan_ranks``). Pure NumPy."""
+"""Stage 1b: every box read with the fans' help (``vision.completion``). Pure NumPy."""
 
 import numpy as np
 
 from vision.classes import RANKS, class_id
-from vision.completion import complete_fans, read_with_fans
-from vision.detections import Detections
-from vision.fan_ranks import settle_fan_ranks
+from vision.completion import complete_fans, read_with_fans, settle_fan_ranks
+from vision.types import Detections
 
 S = 20.0  # index size in pixels
 
 
 def boxes(points):
     return np.array([[x - S / 2, y - S / 2, x + S / 2, y + S / 2] for x, y in points], np.float32).reshape(-1, 4)
+
+
+def found(points):
+    """Unnamed index boxes at ``points``, as the detector finds them."""
+    xyxy = boxes(points)
+    return Detections(xyxy, np.ones(len(xyxy), np.float32), np.zeros(len(xyxy), np.int64))
 
 
 def read(codes, points, conf=0.9):
@@ -85,7 +90,7 @@ def test_a_tight_fan_is_completed_too():
     out, n = complete_fans(kept, unsure([(100.0, 100 + 3 * step)]), *probs(["7"], p=0.25))
     assert n == 1 and sorted(out.codes) == ["7C", "7D", "7H", "7S"]
 
-# --- stage 1b, first steps: ranks settled by their fan, sure jokers beside a card (vision.fan_ranks, read_with_fans)
+# --- stage 1b, first steps: ranks settled by their fan, sure jokers beside a card (vision.completion, read_with_fans)
 
 
 
@@ -109,14 +114,14 @@ SEVEN = [("7", 0.9)]
 def test_an_index_misread_inside_a_fan_takes_the_fans_rank():
     points = [(100.0, 100 + k * STEP) for k in range(5)]
     rank_p = rank_probs([SEVEN, SEVEN, [("9", 0.6), ("7", 0.2)], SEVEN, SEVEN])
-    rank, changed = settle_fan_ranks(boxes(points), ranks(["7", "7", "9", "7", "7"]), rank_p)
+    rank, changed = settle_fan_ranks(found(points), ranks(["7", "7", "9", "7", "7"]), rank_p)
     assert [RANKS[r] for r in rank] == ["7"] * 5 and changed.tolist() == [False, False, True, False, False]
 
 
 def test_an_index_misread_at_a_fans_end_takes_the_fans_rank_or_a_wild():
     points = [(100.0, 100 + k * STEP) for k in range(4)]
     rank_p = rank_probs([[("9", 0.5), ("2", 0.3), ("7", 0.1)], SEVEN, SEVEN, SEVEN])
-    rank, changed = settle_fan_ranks(boxes(points), ranks(["9", "7", "7", "7"]), rank_p)
+    rank, changed = settle_fan_ranks(found(points), ranks(["9", "7", "7", "7"]), rank_p)
     assert RANKS[rank[0]] == "2" and changed.tolist() == [True, False, False, False]
 
 
@@ -124,16 +129,16 @@ def test_readings_the_fan_does_not_settle_are_kept():
     line = [(100.0, 100 + k * STEP) for k in range(5)]
     # the reader is sure of the middle card (P(7) under a tenth of P(9)); a wild is never changed
     sure = rank_probs([SEVEN, SEVEN, [("9", 0.95), ("7", 0.04)], SEVEN, SEVEN])
-    assert not settle_fan_ranks(boxes(line), ranks(["7", "7", "9", "7", "7"]), sure)[1].any()
+    assert not settle_fan_ranks(found(line), ranks(["7", "7", "9", "7", "7"]), sure)[1].any()
     wild = rank_probs([SEVEN, SEVEN, [("2", 0.6), ("7", 0.3)], SEVEN, SEVEN])
-    assert not settle_fan_ranks(boxes(line), ranks(["7", "7", "2", "7", "7"]), wild)[1].any()
+    assert not settle_fan_ranks(found(line), ranks(["7", "7", "2", "7", "7"]), wild)[1].any()
     # a fanned hand of mixed ranks: no two neighbours of one rank place any card
     doubt = [[(r, 0.5), ("7", 0.3)] for r in ["K", "Q", "J", "10", "9"]]
-    assert not settle_fan_ranks(boxes(line), ranks(["K", "Q", "J", "10", "9"]), rank_probs(doubt))[1].any()
+    assert not settle_fan_ranks(found(line), ranks(["K", "Q", "J", "10", "9"]), rank_probs(doubt))[1].any()
     # between the end of a fan of sevens and the end of a fan of nines: both claim it, neither wins
     two_fans = [(100.0, 100 + k * STEP) for k in range(5)]
     rp = rank_probs([SEVEN, SEVEN, [("5", 0.5), ("7", 0.2), ("9", 0.2)], [("9", 0.9)], [("9", 0.9)]])
-    assert not settle_fan_ranks(boxes(two_fans), ranks(["7", "7", "5", "9", "9"]), rp)[1].any()
+    assert not settle_fan_ranks(found(two_fans), ranks(["7", "7", "5", "9", "9"]), rp)[1].any()
 
 
 def test_read_with_fans_settles_a_misread_card_and_flags_it():

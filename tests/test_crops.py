@@ -8,7 +8,7 @@ import pytest
 cv2 = pytest.importorskip("cv2")
 
 from datasets.crops import NEGATIVE, STORE, _near_card_corner, hard_negatives  # noqa: E402
-from vision.detections import Detections  # noqa: E402
+from vision.types import Detections  # noqa: E402
 
 # a card 100 px wide and 140 px tall, upright at (100, 100), and the same card turned a quarter turn
 UPRIGHT = {"code": "KH", "corners_px": [[100, 100], [200, 100], [200, 240], [100, 240]], "index_boxes_px": []}

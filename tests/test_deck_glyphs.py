@@ -12,8 +12,9 @@ import cv2  # noqa: E402
 from datasets.scenes import Pile, make_scene  # noqa: E402
 from vision import deck_glyphs, decks  # noqa: E402
 from vision.classes import RANKS  # noqa: E402
-from vision.detections import Detections  # noqa: E402
-from vision.models.reader import DEFAULT_READER, IndexReader  # noqa: E402
+from vision.deck_boxes import NONE  # noqa: E402
+from vision.models.classifiers import DEFAULT_READER, IndexReader, crops_of  # noqa: E402
+from vision.types import Detections  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not DEFAULT_READER.is_file(), reason="no shipped reader")
 
@@ -100,8 +101,6 @@ def test_a_profile_with_glyphs_is_saved_read_and_reads_with_them(photos, tmp_pat
 
 
 def test_the_stock_reader_reads_as_before_without_a_profile(photos):
-    from vision.crops import crops_of
-
     reader = IndexReader()
     image, boxes = cv2.imread(str(photos[0][0])), photos[0][1].xyxy
     assert reader.glyphs is None
@@ -112,8 +111,6 @@ def test_the_stock_reader_reads_as_before_without_a_profile(photos):
 
 
 def test_boxes_on_no_index_teach_the_glyph_reader_no_index(photos):
-    from vision.deck_boxes import NONE
-
     def with_background(p, d):
         """The photo's indices and four boxes of index size on the table's empty corners, coded NONE."""
         h, w = cv2.imread(str(p)).shape[:2]

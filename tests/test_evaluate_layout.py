@@ -12,11 +12,12 @@ pytest.importorskip("resvg_py")
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 
-from datasets.scenes import Pile, make_scene, true_detections  # noqa: E402
 from evaluate_layout import evaluate_scene  # noqa: E402
 from sides import read_side  # noqa: E402
+
+from datasets.scenes import Pile, make_scene, true_detections  # noqa: E402
 from vision.classes import class_id  # noqa: E402
-from vision.detections import Detections  # noqa: E402
+from vision.types import Detections  # noqa: E402
 
 
 def _doc(deck):
@@ -55,7 +56,7 @@ def test_a_fan_read_where_the_table_has_none_is_a_failure_kind(anglo_deck):
     far = Detections(np.array([[900 + 30 * k, 800, 920 + 30 * k, 820] for k in range(3)], np.float32),
                      np.full(3, 0.9, np.float32), np.array([class_id("9S")] * 3, np.int64))
     stats, failures = Counter(), Counter()
-    evaluate_scene(doc, read_side(Detections.concatenate([dets, far])), np.concatenate([owners, [-1, -1, -1]]), stats, failures)
+    evaluate_scene(doc, read_side(Detections.merge([dets, far])), np.concatenate([owners, [-1, -1, -1]]), stats, failures)
     assert failures["extra meld (read where the table has none)"] == 1 and stats["score_exact"] == 0
 
 
@@ -87,9 +88,10 @@ def test_a_wrong_score_with_no_note_is_counted_as_a_silent_error(anglo_deck):
 def test_cached_boxes_and_readings_give_what_the_detector_gives(anglo_deck, tmp_path):
     """--cache keeps a photo's found boxes and their readings; a rerun from the file reads the same detections."""
     from evaluate_layout import cached_found
+
     from vision.config import DEFAULT
+    from vision.models.classifiers import DEFAULT_READER
     from vision.pipeline import detect, load_models, read_indices
-    from vision.models.reader import DEFAULT_READER
 
     if not DEFAULT_READER.is_file():
         pytest.skip("no shipped reader")
@@ -105,8 +107,7 @@ def test_cached_boxes_and_readings_give_what_the_detector_gives(anglo_deck, tmp_
     for found in (first, second):
         dets, boxes = read_indices(found)
         assert dets.codes == direct.codes and np.allclose(dets.xyxy, direct.xyxy)
-        assert np.allclose(boxes, unread)
-        assert np.allclose(boxes, unread)
+        assert np.allclose(boxes.xyxy, unread.xyxy)
 
 
 def test_squared_books_found_and_each_designs_figures(anglo_deck):

@@ -5,8 +5,8 @@ import numpy as np
 from vision.classes import RANKS
 from vision.completion import read_with_fans
 from vision.config import DEFAULT
-from vision.detections import Detections
 from vision.fan_chains import chain_rank, chains, unread_fans
+from vision.types import Detections
 
 S = 12.0  # index size in pixels: a whole-table photo's small indices
 STEP = 1.3 * S

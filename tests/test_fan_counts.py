@@ -1,17 +1,16 @@
-"""A fan's count. Stage 3a's first steps (``vision.fan_strays``): a card beside a fan, off its step, is not counted
+"""A fan's count. Stage 3a's first steps (``vision.fans``): a card beside a fan, off its step, is not counted
 in it; a fan's top card whose far corner stage 2 left unpaired becomes one card seen whole (hand-made detections).
-The second count from the fan's edges (``vision.fan_strips``, on a drawn fan)."""
+The second count from the fan's edges (``vision.photo_checks``, on a drawn fan)."""
 
 import numpy as np
+from sides import read_side  # noqa: E402
 
 from vision.classes import class_id
 from vision.config import DEFAULT
-from vision.detections import Detections
-from vision.fan_strays import pair_far_corners
+from vision.fans import pair_far_corners
 from vision.instances import pair_corners
 from vision.piles import group_piles
-from vision.types import CardInstance, Pile, PileKind
-from sides import read_side  # noqa: E402
+from vision.types import CardInstance, Detections, Pile, PileKind
 
 S = 20.0  # index size in pixels
 
@@ -97,9 +96,10 @@ def drawn_fan(n_cards, hidden_first, step=24, size=20.0):
 
 
 def test_a_fans_edges_show_a_card_whose_index_is_covered():
-    from vision.config import DEFAULT
-    from vision.fan_strips import check_strips, strip_count
     import cv2
+
+    from vision.config import DEFAULT
+    from vision.photo_checks import check_strips, strip_count
 
     config = DEFAULT.replace(**{"fan_gaps.strip_notes": True})
     image, centres, far = drawn_fan(6, hidden_first=1)  # six cards, the bottom card's index covered
@@ -120,7 +120,7 @@ def test_a_fans_edges_show_a_card_whose_index_is_covered():
 
 def test_a_fans_top_card_seen_by_two_unread_corners_is_counted():
     from vision.classes import RANKS
-    from vision.fan_tops import read_top_cards
+    from vision.fans import read_top_cards
 
     # a fan of five sevens, none seen whole: its top card's two corners were boxed but not read
     height = 4.2 * S / 0.925
@@ -152,9 +152,10 @@ def test_a_fans_top_card_seen_by_two_unread_corners_is_counted():
 
 
 def test_a_fan_whose_bottom_end_lies_under_something_is_noted():
-    from vision.config import DEFAULT
-    from vision.fan_strips import COVERED_NOTE, check_strips
     import cv2
+
+    from vision.config import DEFAULT
+    from vision.photo_checks import COVERED_NOTE, check_strips
 
     config = DEFAULT.replace(**{"fan_gaps.strip_notes": True})
     height = 4.2 * S / 0.925
@@ -176,7 +177,7 @@ def test_a_fan_whose_bottom_end_lies_under_something_is_noted():
 
 def test_a_top_jokers_mark_off_the_fans_line_is_taken_when_the_reader_is_sure_of_it():
     from vision.classes import RANKS
-    from vision.fan_tops import read_top_cards
+    from vision.fans import read_top_cards
 
     height = 4.2 * S / 0.925
     fan_cards = tuple(one(c, 100 + 24 * k, 100, k, height=height) for k, c in enumerate(["QH", "QS", "QD", "QC"]))

@@ -1,6 +1,6 @@
 """HTTPS and the installable page, end to end with a real ``handfoot serve`` and headless Chromium.
 
-- ``serve --https`` makes its certificate once (kept in the data folder, the same after a restart, its SHA-256
+- ``serve --https`` answers plain HTTP on its port with a redirect to ``https://``, and makes its certificate once (kept in the data folder, the same after a restart, its SHA-256
   fingerprint printed); a client trusting the kept authority verifies it; Chromium told to accept the project's
   certificate (its public key's hash) loads the page over https and starts the phone's camera.
 - On ``http://127.0.0.1`` Chromium registers the service worker; the manifest validates (Chromium's own parser:
@@ -101,8 +101,9 @@ def test_https_certificate_kept_and_the_camera_started_over_it(tmp_path, still_c
         try:
             wait = WebDriverWait(d, 90)
             viewport(d, 390, 844)
-            d.get(f"{url}/#/live/{game}")
+            d.get(f"http://127.0.0.1:{port}/#/live/{game}")  # typed without https: told where to go
             source = wait.until(lambda d: d.find_elements(By.ID, "live-source")).pop()
+            assert d.current_url == f"{url}/#/live/{game}"
             assert d.execute_script("return window.isSecureContext") is True
             assert source.get_attribute("value") == "browser"
             Select(d.find_element(By.ID, "live-split")).select_by_value("")
@@ -123,6 +124,9 @@ def test_https_certificate_kept_and_the_camera_started_over_it(tmp_path, still_c
         wait_up(proc, f"https://127.0.0.1:{port2}", log2, verify=ssl.create_default_context(cafile=str(ca)))
         again = log2.read_text()
         assert "the one kept" in again and fingerprint in again
+        r = httpx.get(f"http://127.0.0.1:{port2}/v1/games?x=1", timeout=5)  # plain HTTP on the HTTPS port
+        assert r.status_code == 308 and r.headers["location"] == f"https://127.0.0.1:{port2}/v1/games?x=1"
+        assert "speaks HTTPS" in r.json()["error"]
         assert server_pem.read_bytes() == kept
     finally:
         stop(proc)

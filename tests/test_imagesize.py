@@ -1,4 +1,4 @@
-"""Image sizes read from file headers alone (vision.imagesize): real files, hand-built headers, random bytes."""
+"""Image sizes read from file headers alone (vision.images): real files, hand-built headers, random bytes."""
 
 import struct
 import zlib
@@ -6,7 +6,7 @@ import zlib
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from vision.imagesize import IMAGE_FORMATS, image_format, image_size
+from vision.images import IMAGE_FORMATS, image_format, image_size
 
 
 def png_header(width: int, height: int) -> bytes:

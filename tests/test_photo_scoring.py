@@ -9,8 +9,9 @@ import pytest
 cv2 = pytest.importorskip("cv2")
 pytest.importorskip("onnxruntime")
 
-from vision.detections import Detections  # noqa: E402
 from sides import read_side  # noqa: E402
+
+from vision.types import Detections  # noqa: E402
 
 
 # -- the true corner boxes of rendered tables through stages 2-4 ----------------------------------------------
@@ -148,8 +149,8 @@ def test_a_photo_of_a_hand_counts_every_card_in_it_as_left(deck, tmp_path, capsy
     assert [(i["kind"], i["teams"]) for i in doc["images"]] == [("table", ["A"]), ("hand", ["A"]), ("hand", ["B"])]
     # team B has no table photo: scored, with a note in case the name was mistyped
     assert [n for n in doc["notes"] if "no photo of its table" in n] == [
-        "team B: no photo of its table was given, only its cards left in hand are scored (is the team name right? "
-        "table photos: A)"]
+        "team B: no photo of its table was given, only its cards left in hand are scored "
+        "(table photos: A)"]
     # the text report says which photos are hands and whose cards they are
     assert main(args) == 0
     out = capsys.readouterr().out
@@ -175,9 +176,10 @@ def test_a_hand_of_a_deck_whose_diagonal_is_not_the_usual_one_counts_its_top_car
     """A hand photo shows one card seen whole (the fan's top card); its two corners give the photo's card
     diagonal. The ornamental deck's corners lie 1.6 index sizes apart, not the usual 4.2, and its top card had
     been counted twice."""
+    from sides import read_hand
+
     from datasets.cardart import load_deck
     from datasets.scenes import Pile, make_scene
-    from sides import read_hand
 
     ornamental = load_deck("ornamental")
     for seed, held in ((1, ["AC", "7H", "7S", "QD", "10H", "2C"]), (2, ["KS", "5D", "9C", "9C", "JH"])):

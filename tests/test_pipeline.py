@@ -6,14 +6,12 @@ Pure NumPy: runs without the vision extra. Rendered tables and the photo path of
 
 import numpy as np
 import pytest
+from sides import read_side  # noqa: E402
 
 from vision.classes import class_id
-from vision.detections import Detections
-from vision.instances import agree_suits, pair_corners
+from vision.instances import agree_suits, pair_corners, split_sides
 from vision.piles import group_piles
-from vision.table import split_sides
-from vision.types import PileKind, TableReading
-from sides import read_side  # noqa: E402
+from vision.types import Detections, PileKind, TableReading
 
 S = 20.0  # index size in pixels (a 20 x 20 box)
 
@@ -98,6 +96,7 @@ def test_fans_of_a_jumbo_index_deck_pair_their_last_cards_beside_one_loose_card(
 def test_a_photo_whose_every_candidate_pair_is_short_takes_a_short_ratio():
     from vision.config import DEFAULT
     from vision.instances import _typical_ratio
+
     # rivalled pairs only (indices 1 and 4 are in two candidates each), none isolated, all short: big indices
     candidates = [(1.8, 0, 1), (1.9, 1, 2), (2.0, 3, 4), (2.1, 4, 5)]
     codes = ["KH", "KH", "KH", "7S", "7S", "7S"]
@@ -350,8 +349,8 @@ def test_split_sides():
 
 
 def test_a_fan_over_the_split_line_is_cut_with_a_note_on_both_parts():
+    from vision.instances import CUT_NOTE
     from vision.pipeline import read_image
-    from vision.table import CUT_NOTE
 
     over = fan(["8H", "8S", "8D", "8C", "8H", "8S"], 400, 440)  # y 440-540 and its last card's corner: over y = 500
     apart = [("KH", 100 + 1.5 * S * k, 800) for k in range(3)]  # team A's kings, far from the line
@@ -525,9 +524,9 @@ def test_loose_cards_are_kept_in_the_layout_but_not_scored():
 def test_detections_select_and_concatenate():
     d = dets([("KH", 100, 100), ("7D", 130, 100), ("KS", 160, 100)])
     assert d[1].codes == ["7D"] and d[d.confidence > 0.5].codes == ["KH", "7D", "KS"]
-    both = Detections.concatenate([d, Detections.empty(), d[[1]]])
+    both = Detections.merge([d, Detections.empty(), d[[1]]])
     assert both.codes == ["KH", "7D", "KS", "7D"] and both.xyxy.shape == (4, 4)
-    assert len(Detections.concatenate([Detections.empty()])) == 0
+    assert len(Detections.merge([Detections.empty()])) == 0
 
 
 def test_a_photo_of_small_indices_says_so():
@@ -615,7 +614,7 @@ def test_two_red_threes_seen_by_one_corner_a_diagonal_apart_are_flagged():
 
 
 def test_boxes_are_split_between_the_sides_as_cards_are():
-    from vision.table import split_boxes
+    from vision.instances import split_boxes
 
     boxes = np.array([[10, 700, 30, 720], [10, 100, 30, 120], [900, 100, 920, 120]], np.float32)
     horizontal = split_boxes(boxes, 1000, 800, "horizontal")  # bottom half team A

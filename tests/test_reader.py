@@ -8,8 +8,8 @@ import pytest
 cv2 = pytest.importorskip("cv2")
 
 from vision.classes import RANKS, code_of, p_rank_colour  # noqa: E402
-from vision.crops import INPUT, WINDOW, square_crop  # noqa: E402
-from vision.models.reader import DEFAULT_READER  # noqa: E402
+from vision.models.classifiers import DEFAULT_READER  # noqa: E402
+from vision.models.classifiers import INPUT, WINDOW, square_crop  # noqa: E402
 
 
 def test_code_of():
@@ -58,7 +58,7 @@ def test_square_crop_turns_about_the_box_centre():
 
 def test_missing_reader_model(tmp_path):
     pytest.importorskip("onnxruntime")
-    from vision.models.reader import IndexReader
+    from vision.models.classifiers import IndexReader
 
     with pytest.raises(FileNotFoundError):
         IndexReader(tmp_path / "nope.onnx")
@@ -71,7 +71,7 @@ def test_shipped_reader_reads_true_boxes_of_a_rendered_table(anglo_deck):
     pytest.importorskip("onnxruntime")
     from datasets.scenes import Pile, make_scene
     from vision.classes import CLASS_NAMES
-    from vision.models.reader import IndexReader
+    from vision.models.classifiers import IndexReader
 
     deck = anglo_deck
     scene = make_scene(3, [deck], size=(1280, 960), full_view=True, clutter=False,
@@ -108,7 +108,7 @@ def test_multi_label_scoring_adds_each_boxs_next_likeliest_codes():
     from evaluate import with_next_codes
 
     from vision.classes import class_id
-    from vision.detections import Detections
+    from vision.types import Detections
 
     class Reader:  # rank 8 (P 0.6) or 9 (0.3) or 6 (0.1); suit hearts (0.7) or diamonds (0.3)
         def probabilities(self, image, boxes):

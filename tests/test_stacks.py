@@ -7,10 +7,10 @@ import pytest
 
 cv2 = pytest.importorskip("cv2")
 
-from vision.crops import STACK_CONTEXT, STACK_INPUT, card_crop  # noqa: E402
-from vision.piles import marker_note  # noqa: E402
-from vision.models.stack_checker import DEFAULT_STACKS  # noqa: E402
-from vision.stacks import check_one_corner_cards, check_stacks  # noqa: E402
+from vision.models.classifiers import DEFAULT_STACKS  # noqa: E402
+from vision.models.classifiers import STACK_CONTEXT, STACK_INPUT, card_crop  # noqa: E402
+from vision.photo_checks import check_one_corner_cards, check_stacks  # noqa: E402
+from vision.piles import MARKER_NOTE  # noqa: E402
 from vision.types import CardInstance, Pile, PileKind  # noqa: E402
 
 
@@ -63,7 +63,7 @@ class _FixedChecker:
 def _single(code: str) -> Pile:
     _, card = _card_on_table(0)
     card = CardInstance(code, card.detections, card.centers, card.size, 1.0, card.card_height)
-    return Pile(PileKind.SQUARED_BOOK, (card,), ("low confidence: " + code, marker_note(code)))
+    return Pile(PileKind.SQUARED_BOOK, (card,), ("low confidence: " + code, MARKER_NOTE.format(code=code)))
 
 
 def test_check_stacks_turns_unlikely_stacks_into_loose_cards_and_says_so():
@@ -74,7 +74,7 @@ def test_check_stacks_turns_unlikely_stacks_into_loose_cards_and_says_so():
     assert [p.kind for p in out] == [PileKind.SQUARED_BOOK, PileKind.MELD, PileKind.LOOSE, PileKind.SQUARED_BOOK]
     assert out[1] is meld  # other piles are untouched
     assert out[0].kind is PileKind.SQUARED_BOOK and "a stack is seen under it (97 % sure)" in out[0].notes[-1]
-    assert "no stack seen under it (90 % sure)" in out[2].notes[-1] and marker_note("5C") not in out[2].notes
+    assert "no stack seen under it (90 % sure)" in out[2].notes[-1] and MARKER_NOTE.format(code="5C") not in out[2].notes
     assert out[2].notes[0] == "low confidence: 5C"  # other notes stay
     assert "unclear" in out[3].notes[-1]
 
@@ -148,7 +148,7 @@ def test_check_stacks_without_singles_asks_nothing():
 @pytest.mark.skipif(not Path(DEFAULT_STACKS).is_file(), reason="no shipped stack checker")
 def test_shipped_checker_gives_each_card_its_own_probability():
     pytest.importorskip("onnxruntime")
-    from vision.models.stack_checker import StackChecker
+    from vision.models.classifiers import StackChecker
 
     img, card = _card_on_table(20)
     img2, other = _card_on_table(-50, height=150, center=(300.0, 250.0))
@@ -163,7 +163,7 @@ def test_shipped_checker_gives_each_card_its_own_probability():
 @pytest.mark.skipif(not Path(DEFAULT_STACKS).is_file(), reason="no shipped stack checker")
 def test_p_stack_reads_each_card_upright_and_upside_down(monkeypatch):
     pytest.importorskip("onnxruntime")
-    import vision.models.stack_checker as stacks
+    import vision.models.classifiers as stacks
 
     turns = []
     real = stacks.corners_crop
@@ -180,9 +180,8 @@ def test_p_stack_reads_each_card_upright_and_upside_down(monkeypatch):
 
 def test_a_model_of_another_input_is_refused(tmp_path):
     pytest.importorskip("onnxruntime")
+    from vision.models.classifiers import DEFAULT_READER, StackChecker
     from vision.models.detector import ModelError
-    from vision.models.reader import DEFAULT_READER
-    from vision.models.stack_checker import StackChecker
 
     if not Path(DEFAULT_READER).is_file():
         pytest.skip("no shipped reader model")
@@ -195,11 +194,11 @@ def test_shipped_checker_tells_a_squared_book_from_a_loose_card_on_rendered_tabl
     """Rendered tables with one squared book (QD on six queens) and one loose card (7C): read from their true
     corner boxes, the squared book must stay and the loose card must not be scored, on most tables."""
     pytest.importorskip("onnxruntime")
-    from datasets.scenes import Pile as ScenePile
-    from datasets.scenes import make_scene
-    from vision.detections import Detections
-    from vision.models.stack_checker import StackChecker
     from sides import read_side
+
+    from datasets.scenes import Pile as ScenePile, make_scene
+    from vision.models.classifiers import StackChecker
+    from vision.types import Detections
 
     checker = StackChecker()
     piles = [ScenePile("squared", ["QH"] * 6 + ["QD"], marker="QD"), ScenePile("loose", ["7C"]),

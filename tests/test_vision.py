@@ -9,9 +9,9 @@ cv2 = pytest.importorskip("cv2")
 pytest.importorskip("onnxruntime")
 
 from vision.classes import CLASS_NAMES, class_id  # noqa: E402
-from vision.detections import Detections, box_iou  # noqa: E402
-from vision.models.detector import DEFAULT_MODEL, CardDetector, ModelError, letterbox  # noqa: E402
 from vision.images import IMAGE_SUFFIXES, MAX_PIXELS, ImageError, decode_image, image_paths, load_image  # noqa: E402
+from vision.models.detector import DEFAULT_MODEL, CardDetector, ModelError, letterbox  # noqa: E402
+from vision.types import Detections, box_iou  # noqa: E402
 
 
 def test_classes():
@@ -207,8 +207,9 @@ def test_a_detector_that_cannot_name_cards_needs_the_reader(monkeypatch, tmp_pat
 
 
 def test_pile_annotator_marks_a_card_counted_where_its_index_was_not_read():
-    from vision.annotate import PileAnnotator
     from sides import read_side
+
+    from vision.annotate import PileAnnotator
 
     items = [("8H", 100, 100 + 24 * k) for k in (0, 1, 2, 4, 5)] + [("8H", 152, 186)]  # the fourth index unread
     boxes = [[x - 10, y - 10, x + 10, y + 10] for _, x, y in items]
@@ -252,9 +253,10 @@ def test_pile_labels_go_where_they_cover_no_index():
 
 
 def test_a_fanned_book_is_outlined_apart_from_a_meld():
+    from sides import read_side
+
     from vision.annotate import BOOK_COLOR, KIND_COLORS, PileAnnotator
     from vision.types import PileKind
-    from sides import read_side
 
     items = [("8H", 60, 40 + 24 * k) for k in range(3)] + [("KS", 200, 40 + 24 * k) for k in range(7)]
     boxes = [[x - 10, y - 10, x + 10, y + 10] for _, x, y in items]
@@ -277,3 +279,27 @@ def test_unread_boxes_are_those_no_read_index_covers():
     read = np.array([[101, 100, 121, 120]], np.float32)  # the second and third are the read index's place
     assert unread_boxes(found, read).tolist() == [[0, 0, 20, 20], [300, 0, 320, 20]]
     assert unread_boxes(found, np.zeros((0, 4))).shape == (4, 4)  # nothing read: every box is unread
+
+
+def test_a_pile_is_one_colour_on_photos_the_live_picture_and_the_page():
+    """The outlines drawn on photos (``vision.annotate``) are the page's ``.outline.*`` colours and the live
+    picture's legend (a squared book was blue on the live picture and orange in the check view)."""
+    import re
+
+    from vision.annotate import BOOK_COLOR, KIND_COLORS
+    from vision.types import PileKind
+
+    web = Path(__file__).resolve().parents[1] / "handfoot" / "web"
+    css = dict(re.findall(r"\.outline\.(\w+) \{ stroke: #([0-9a-f]{6});", (web / "style.css").read_text()))
+    legend = dict(re.findall(r'\["([a-z ]+)", "#([0-9a-f]{6})"\]', (web / "livepicture.js").read_text()))
+
+    def bgr(hex6: str) -> tuple[int, int, int]:
+        r, g, b = (int(hex6[i:i + 2], 16) for i in (0, 2, 4))
+        return (b, g, r)
+
+    drawn = {"meld": KIND_COLORS[PileKind.MELD], "book": BOOK_COLOR, "squared": KIND_COLORS[PileKind.SQUARED_BOOK],
+             "threes": KIND_COLORS[PileKind.RED_THREES], "left": KIND_COLORS[PileKind.LEFT],
+             "loose": KIND_COLORS[PileKind.LOOSE]}
+    assert {k: bgr(v) for k, v in css.items()} == drawn
+    assert {k: bgr(v) for k, v in legend.items()} == {"meld": drawn["meld"], "book": drawn["book"],
+                                                       "squared book": drawn["squared"], "red threes": drawn["threes"]}

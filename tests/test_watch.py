@@ -58,19 +58,18 @@ def test_a_table_is_read_once_it_changed_and_settled_never_while_a_hand_moves():
                                                     ("team A: meld of 8s grew to 4", {"A": 40})]
 
 
-@pytest.mark.skipif(not __import__("vision.models.reader", fromlist=["DEFAULT_READER"]).DEFAULT_READER.is_file(),
+@pytest.mark.skipif(not __import__("vision.models.classifiers", fromlist=["DEFAULT_READER"]).DEFAULT_READER.is_file(),
                     reason="no shipped reader")
 def test_watch_a_generated_round_on_the_command_line(anglo_deck, tmp_path, capsys):
     """A rendered round (``datasets.round_video.ROUND``: an 8 added to a meld, the kings reaching seven and squared,
     a red three laid), a hand crossing the table for two seconds before each change, camera shake and a flickering
     light: the events in order, none while a hand is over the table, the exact final total, and the annotated
     recording."""
-    from datasets.round_video import round_video
-    from handfoot.cli import main
-
     from contextlib import closing
 
+    from datasets.round_video import round_video
     from handfoot import games
+    from handfoot.cli import main
     from handfoot.ledger import Ledger
 
     video, recording, db = tmp_path / "round.avi", tmp_path / "seen.avi", tmp_path / "h.db"
@@ -176,7 +175,7 @@ def test_a_camera_gives_its_latest_frame_and_an_unplugged_one_says_so():
     assert got[0] == 0 and got == sorted(got) and len(got) < 15 and cam.released
 
 
-@pytest.mark.skipif(not __import__("vision.models.reader", fromlist=["DEFAULT_READER"]).DEFAULT_READER.is_file(),
+@pytest.mark.skipif(not __import__("vision.models.classifiers", fromlist=["DEFAULT_READER"]).DEFAULT_READER.is_file(),
                     reason="no shipped reader")
 @pytest.mark.parametrize("seed", [1, 8])  # 8: a pale table, where a fan taken up changes little
 def test_reading_only_the_changed_piles_reads_as_the_whole_frame(anglo_deck, seed):
@@ -202,8 +201,8 @@ def test_reading_only_the_changed_piles_reads_as_the_whole_frame(anglo_deck, see
 def test_an_index_read_again_votes_with_its_earlier_readings():
     """A box found again at its place takes the mean of the reader's probabilities over the readings that saw it:
     one frame's misread does not flip a card read right three times; boxes outside the changed region are kept."""
-    from vision.detections import Detections
     from vision.pipeline import detect_again
+    from vision.types import Detections
 
     class Finder:  # a one-class detector finding the white rectangles of the frame
         fixed_size, names_cards = True, False
@@ -236,7 +235,7 @@ def test_an_index_read_again_votes_with_its_earlier_readings():
     assert found.data["rank_p"][again][12] == pytest.approx((0.9 * 3 + 0.01) / 4)
 
 
-@pytest.mark.skipif(not __import__("vision.models.reader", fromlist=["DEFAULT_READER"]).DEFAULT_READER.is_file(),
+@pytest.mark.skipif(not __import__("vision.models.classifiers", fromlist=["DEFAULT_READER"]).DEFAULT_READER.is_file(),
                     reason="no shipped reader")
 def test_a_hand_resting_over_a_meld_hides_no_card(anglo_deck):
     """A hand comes in, rests still over the kings' fan for two seconds (long enough to be read) and leaves: the
@@ -257,3 +256,28 @@ def test_a_hand_resting_over_a_meld_hides_no_card(anglo_deck):
     assert [e.text for e in events] == ["team A: new meld of Ks (7 cards)", "team A: book of Ks complete (clean)",
                                         "team A: new meld of 8s (4 cards)"]
     assert score(w.layout) == {"A": 610}
+
+
+def test_the_live_picture_outlines_a_complete_book_as_a_book():
+    """The live picture (``handfoot.picture.draw``) labels piles as the rules engine made them (a fanned meld of
+    seven is a clean book, outlined in the book colour as the page's legend says), not by kind only."""
+    from pathlib import Path
+
+    from handfoot.picture import draw
+    from handfoot.readings import pile_labels
+    from handfoot.watch import Seen
+    from sides import read_side
+    from vision.annotate import BOOK_COLOR, KIND_COLORS
+    from vision.classes import class_id
+    from vision.types import Detections, PhotoReading, PileKind
+
+    items = [("8H", 60, 40 + 24 * k) for k in range(3)] + [("KS", 200, 40 + 24 * k) for k in range(7)]
+    dets = Detections(np.array([[x - 10, y - 10, x + 10, y + 10] for _, x, y in items], np.float32),
+                      np.full(len(items), 0.9, np.float32), np.array([class_id(c) for c, _, _ in items], np.int64))
+    frame = np.zeros((300, 300, 3), np.uint8)
+    photo = PhotoReading(Path("live"), frame, [read_side(dets)])
+    labels = pile_labels(photo, "pagat", {}, 1)
+    assert sorted(labels.values()) == ["clean book", "meld"]
+    drawn = draw(frame, Seen({}, photo, None, labels), {"A": 0}, text=False)
+    colours = {tuple(int(v) for v in px) for px in drawn.reshape(-1, 3)}
+    assert BOOK_COLOR in colours and KIND_COLORS[PileKind.MELD] in colours

@@ -17,20 +17,20 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .detections import Detections, box_intersection
-from .types import Pile, PileKind
+from .types import Detections, Pile, PileKind, box_intersection
 
-#: BGR colour per pile kind
+#: BGR colour per pile kind: the page's outline colours (``.outline.*`` in ``handfoot/web/style.css``), so a pile is
+#: one colour on an annotated photo, the live picture and the check view
 KIND_COLORS = {
-    PileKind.MELD: (60, 180, 75),
-    PileKind.SQUARED_BOOK: (200, 130, 0),
-    PileKind.RED_THREES: (40, 40, 220),
-    PileKind.LEFT: (0, 165, 255),
-    PileKind.LOOSE: (160, 160, 160),
+    PileKind.MELD: (126, 224, 95),  # #5fe07e
+    PileKind.SQUARED_BOOK: (58, 176, 255),  # #ffb03a
+    PileKind.RED_THREES: (112, 98, 255),  # #ff6270
+    PileKind.LEFT: (102, 209, 255),  # #ffd166
+    PileKind.LOOSE: (208, 208, 208),  # #d0d0d0
 }
-#: BGR colour of a fanned book: a meld the caller's label names a book (the rules engine's clean, dirty or wild
-#: book), so that a book and a meld beside it differ at a glance
-BOOK_COLOR = (180, 60, 170)
+#: BGR colour of a fanned book (``.outline.book``, #e19cff): a meld the caller's label names a book (the rules
+#: engine's clean, dirty or wild book), so that a book and a meld beside it differ at a glance
+BOOK_COLOR = (255, 156, 225)
 
 
 def pile_color(pile: Pile, label: str) -> tuple[int, int, int]:
@@ -121,7 +121,7 @@ class CornerAnnotator:
 class PileAnnotator:
     """Pile outlines labelled ``kind (n)``, n its cards (none for a squared book: one card shows); a ``?`` marks
     a pile with notes (something to check), and a circle with ``code?`` each card counted where its index was not
-    read (:mod:`vision.fan_gaps`)."""
+    read (:mod:`vision.fans`)."""
 
     thickness: int = 2
     names: bool = True  #: False: the outlines and circles only, no text (a page writes its own, larger)

@@ -12,7 +12,7 @@ import numpy as np
 
 RANK_CODES = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 SUIT_CODES = ("S", "H", "D", "C")
-#: the index reader's rank classes (``vision.models.reader``): A-K, joker, and "none" (not a corner index)
+#: the index reader's rank classes (``vision.models.classifiers``): A-K, joker, and "none" (not a corner index)
 RANKS = RANK_CODES + ("JK", "none")
 #: positions in :data:`RANKS` of the wild ranks and of "no index"
 RANK_TWO, RANK_JOKER, RANK_NONE = RANKS.index("2"), RANKS.index("JK"), RANKS.index("none")
@@ -94,3 +94,17 @@ def softmax(z: np.ndarray) -> np.ndarray:
     """Softmax over the last axis."""
     e = np.exp(z - z.max(-1, keepdims=True))
     return e / e.sum(-1, keepdims=True)
+
+
+def cluster_key(code: str) -> str | None:
+    """The key a card of code ``code`` (``"KH"``, ``"JK"``) is clustered by: its natural rank (``"K"``), ``"3R"`` for
+    a red three, ``None`` for a wild (a two or a joker). Cards of one key may form a meld; wilds join any."""
+    if is_red_three(code):
+        return "3R"
+    rank = rank_of(code)
+    return None if rank in ("JK", "2") else rank
+
+
+def is_red_three(code: str) -> bool:
+    """3♥ or 3♦ (seed 000 "Red threes": laid out on the table, never melded)."""
+    return code in ("3H", "3D")

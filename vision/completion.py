@@ -1,11 +1,12 @@
 """Stage 1b of the camera pipeline: read the corner indices with the fans' help (:func:`read_with_fans`), and
 complete fans with the indices the detector was unsure of (:func:`complete_fans`).
 
-A meld is a fan of one rank plus wilds (seed 000 "Melding", seed 002 §3), its cards stepped evenly so each
-index shows. The detector (``vision/detector.py``) finds some indices with a confidence under the
-:attr:`~vision.config.Reading.finder_box_conf` a box needs to be read on its own: jokers above all, whose corner
-marks differ from deck to deck; the index reader drops other boxes as unsure (``vision.models.reader.IndexReader.relabel``).
-:func:`complete_fans` takes such a box back when the fan says where it should be:
+A meld is a fan of one rank plus wilds (seed 000 "Melding", seed 002 §3), its cards stepped evenly so each index shows.
+The detector (``vision/detector.py``) finds some indices with a confidence under the
+:attr:`~vision.config.Reading.finder_box_conf` a box needs to be read on its own: jokers above all, whose corner marks
+differ from deck to deck; the index reader drops other boxes as unsure
+(``vision.models.classifiers.IndexReader.relabel``). :func:`complete_fans` takes such a box back when the fan says where
+it should be:
 
 * it lies where the next card of a fan of read indices would: beyond a read index *a*, at *a* + (*a* - *b*)
   for *b* the nearest read index of the fan (:func:`vision.geometry.step_miss` under
@@ -22,6 +23,31 @@ the reading floor (:attr:`~vision.config.Reading.min_conf`); under 0.5 (as it mo
 is under 0.5) its card is flagged as low confidence on its pile (``vision.piles``), so the user sees it. A box on
 a jester's face in the middle of a card is not where a fan continues; one beside a fan's last card can be, and is
 then read as what it looks like.
+
+Stage 1b of the camera pipeline, first step: a natural rank read alone, settled by the fan it lies in.
+
+A meld is a fan of one natural rank plus wilds (twos and jokers; seed 000 "Melding", seed 002 §3), its cards
+stepped evenly along a line. The index reader (``vision/reader.py``) reads each corner index alone, and on the
+small indices of a whole-table photo it often names one card of a fan as another rank (a 6 as a 9, a Q as a K):
+the pile is then split in two, or read as a hand. :func:`settle_fan_ranks` re-reads such an index with its
+fan's help when the geometry leaves no doubt that it is a card of that fan. Its neighbours are the natural
+indices of other ranks within :attr:`~vision.config.FanGeometry.inside_reach` of its index sizes (farther than
+:attr:`~vision.config.Completion.settle_min_distance`: nearer boxes are itself or a second box on it), of index
+sizes within :attr:`~vision.config.FanGeometry.size_ratio` of its own. A rank *R* claims the index when
+
+* it lies *inside* a fan of *R*: two neighbours of rank *R* lie on opposite sides of it
+  (:func:`vision.geometry.opposite`, with :attr:`~vision.config.FanGeometry.inside_even` and
+  :attr:`~vision.config.FanGeometry.inside_angle`), or
+* it lies at a fan's *end*: a neighbour *a* of rank *R* lies next to it and another index of *R* one step further
+  along the same line (:func:`vision.geometry.step_miss` of the index beyond *a* coming from this one, under
+  :attr:`~vision.config.FanGeometry.step_tolerance`).
+
+When exactly one rank claims it, it is read as the likeliest of *R*, a two and a joker, provided the reader gave
+that at least :attr:`~vision.config.Completion.settle_min_ratio` times the probability of its own best rank. An
+index read as a two or a joker is never changed (a wild inside a meld is normal); a hand holding two cards of
+one rank on either side of a third card can be taken for a fan, which is why every changed card is flagged (its
+confidence, P(new rank) x sqrt(detector confidence), is under 0.5 — the fan's rank was not the reader's best —
+unless the reading floor is set above it, so its pile notes it as low confidence, ``vision.piles``).
 """
 
 from __future__ import annotations
@@ -30,11 +56,9 @@ import numpy as np
 
 from .classes import CLASS_ID, RANK_JOKER, RANK_TWO, RANKS, SUIT_CODES, code_of, rank_of, reading
 from .config import DEFAULT, Completion, FanGeometry, VisionConfig
-from .detections import Detections, index_centres, index_sizes
 from .fan_chains import unread_fans
-from .fan_ranks import settle_fan_ranks
-from .geometry import similar_size, step_miss
-
+from .geometry import opposite, similar_size, step_miss
+from .types import Detections
 
 
 def _rank_index(code: str) -> int:
@@ -53,7 +77,7 @@ def read_with_fans(boxes: Detections, rank_p: np.ndarray, suit_p: np.ndarray, *,
        ``config.completion.joker_near`` of that index's sizes, but farther than ``config.fans.separation``): the
        wild of a meld. Jokers' marks differ from deck to deck and the detector boxes many of them with low
        confidence; a jester's face drawn in the middle of a joker lying alone has no other card beside it.
-    3. Each natural rank is settled by its fan (:func:`vision.fan_ranks.settle_fan_ranks`).
+    3. Each natural rank is settled by its fan (:func:`vision.completion.settle_fan_ranks`).
     4. The boxes left over are added where they continue a fan (:func:`complete_fans`), and chains of boxes
        still unread, evenly stepped like a fan's indices, are read as one rank each
        (:func:`vision.fan_chains.unread_fans`).
@@ -81,11 +105,11 @@ def read_with_fans(boxes: Detections, rank_p: np.ndarray, suit_p: np.ndarray, *,
     best, suit = rank_p.argmax(1), suit_p.argmax(1)
     conf = p * np.sqrt(det)
     read = (det >= config.reading.finder_box_conf) & np.array([c is not None for c in codes], bool) & (conf >= floor)
-    jokers = _sure_jokers(boxes.xyxy, read, best, rank_p, config.completion, config.fans)
+    jokers = _sure_jokers(boxes, read, best, rank_p, config.completion, config.fans)
     conf = np.where(jokers, np.maximum(rank_p[:, RANK_JOKER] * np.sqrt(det), floor), conf)
     read |= jokers
     idx = np.flatnonzero(read)
-    rank, changed = settle_fan_ranks(boxes.xyxy[idx], best[idx], rank_p[idx], config=config)
+    rank, changed = settle_fan_ranks(boxes[idx], best[idx], rank_p[idx], config=config)
     moved = idx[changed]
     conf[moved] = np.maximum(rank_p[moved, rank[changed]] * np.sqrt(det[moved]), floor)
     cls = np.array([CLASS_ID[code_of(int(r), int(s))] for r, s in zip(rank, suit[idx])], np.int64)
@@ -99,22 +123,22 @@ def read_with_fans(boxes: Detections, rank_p: np.ndarray, suit_p: np.ndarray, *,
     ci = np.array(sorted(chained), np.int64)
     chain_cls = np.array([CLASS_ID[code_of(chained[int(i)], int(suit[i]))] for i in ci], np.int64)
     chain_dets = boxes[ci].with_classes(chain_cls, np.full(len(ci), floor, np.float32))
-    every = Detections.concatenate([kept, extra, chain_dets])
+    every = Detections.merge([kept, extra, chain_dets])
     return every[np.argsort(-every.confidence, kind="stable")]
 
 
-def _sure_jokers(xyxy: np.ndarray, read: np.ndarray, best: np.ndarray, rank_p: np.ndarray, completion: Completion,
+def _sure_jokers(boxes: Detections, read: np.ndarray, best: np.ndarray, rank_p: np.ndarray, completion: Completion,
                  fans: FanGeometry) -> np.ndarray:
     """(n,) bool: unread boxes sure to be a joker's mark (P at least ``completion.joker_p``) with a read index
     that is not a joker beside them: within ``completion.joker_near`` of its index sizes, not nearer than
-    ``fans.separation`` (a second box on it). ``xyxy`` (n, 4) pixels; ``best`` (n,) the reader's likeliest rank
+    ``fans.separation`` (a second box on it). ``boxes`` (n,) the boxes; ``best`` (n,) the reader's likeliest rank
     index; ``rank_p`` (n, 15)."""
     out = np.zeros(len(read), bool)
     others = np.flatnonzero(read & (best != RANK_JOKER))
     maybe = np.flatnonzero(~read & (best == RANK_JOKER) & (rank_p[:, RANK_JOKER] >= completion.joker_p))
     if not len(others) or not len(maybe):
         return out
-    centres, sizes = index_centres(xyxy), index_sizes(xyxy)
+    centres, sizes = boxes.centres, boxes.sizes
     for i in maybe:
         d = (np.linalg.norm(centres[others] - centres[i], axis=1) / sizes[others]).min()
         out[i] = fans.separation < d <= completion.joker_near
@@ -125,9 +149,9 @@ def complete_fans(kept: Detections, candidates: Detections, rank_p: np.ndarray, 
                   config: VisionConfig = DEFAULT) -> tuple[Detections, int]:
     """The read detections plus the candidate boxes that continue a fan (see the module docstring).
 
-    An accepted candidate's confidence is the reader's probability of its rank times the square root of its
-    detector confidence (as a read box, without the colour factor of ``vision.models.reader.IndexReader.relabel``), but
-    at least the reading floor ``config.reading.min_conf``.
+    An accepted candidate's confidence is the reader's probability of its rank times the square root of its detector
+    confidence (as a read box, without the colour factor of ``vision.models.classifiers.IndexReader.relabel``), but at
+    least the reading floor ``config.reading.min_conf``.
 
     Args:
         kept: read detections (codes from the index reader; boxes in pixels).
@@ -143,7 +167,7 @@ def complete_fans(kept: Detections, candidates: Detections, rank_p: np.ndarray, 
     extra, add = _taken_detections(candidates, _taken_back(kept, candidates, rank_p, suit_p, config))
     if not len(add):
         return kept, 0
-    every = Detections.concatenate([kept, extra])
+    every = Detections.merge([kept, extra])
     return every[np.argsort(-every.confidence, kind="stable")], len(add)
 
 
@@ -162,11 +186,10 @@ def _taken_back(kept: Detections, candidates: Detections, rank_p: np.ndarray, su
     ``config.completion.rounds`` passes (a candidate taken back may support another)."""
     if len(kept) < 2 or not len(candidates):
         return {}
-    xy = np.concatenate([kept.xyxy, candidates.xyxy]).astype(np.float64)
-    centres = index_centres(xy)
-    sizes = index_sizes(xy)
+    centres = np.concatenate([kept.centres, candidates.centres])
+    sizes = np.concatenate([kept.sizes, candidates.sizes])
     rank = np.array([_rank_index(c) for c in kept.codes] + [-1] * len(candidates))
-    read = np.zeros(len(xy), bool)
+    read = np.zeros(len(centres), bool)
     read[: len(kept)] = True
     codes: dict[int, str] = {}
     conf: dict[int, float] = {}
@@ -174,7 +197,7 @@ def _taken_back(kept: Detections, candidates: Detections, rank_p: np.ndarray, su
     for _ in range(config.completion.rounds):
         found = {}
         idx = np.flatnonzero(read)
-        for i in range(k0, len(xy)):
+        for i in range(k0, len(centres)):
             if read[i]:
                 continue
             got = _continues_fan(i, idx, centres, sizes, rank, rank_p[i - k0], config.completion, config.fans)
@@ -202,7 +225,8 @@ def _continues_fan(i: int, read: np.ndarray, centres: np.ndarray, sizes: np.ndar
     near = read[(d < completion.near) & similar_size(sizes[read], sizes[i], fans.size_ratio)]
     naturals = {int(rank[k]) for k in near if rank[k] not in (RANK_TWO, RANK_JOKER)}
     continued = [r for r in sorted(naturals)
-                 if _fan_continues(i, [k for k in near if rank[k] in (r, RANK_TWO, RANK_JOKER)], centres, fans.step_tolerance)]
+                 if _fan_continues(i, [k for k in near if rank[k] in (r, RANK_TWO, RANK_JOKER)], centres,
+                                   fans.step_tolerance)]
     if len(continued) != 1:
         return None
     options = [continued[0], RANK_TWO, RANK_JOKER]
@@ -221,3 +245,64 @@ def _fan_continues(i: int, fan: list[int], centres: np.ndarray, step_tolerance: 
         if step_miss(centres[i], centres[a], centres[b]) < step_tolerance:
             return True
     return False
+
+
+def settle_fan_ranks(boxes: Detections, rank: np.ndarray, rank_p: np.ndarray, *,
+                     config: VisionConfig = DEFAULT) -> tuple[np.ndarray, np.ndarray]:
+    """Ranks of read corner indices, each natural one re-read in its fan where the fan leaves no doubt (see the
+    module docstring), in ``config.completion.settle_rounds`` passes (a settled index may settle another).
+
+    Args:
+        boxes: (n,) the read index boxes (their centres and sizes in pixels).
+        rank: (n,) the rank index (into :data:`vision.classes.RANKS`) each box is read as.
+        rank_p: (n, 15) the reader's rank probabilities of each box.
+        config: the thresholds (sections ``fans`` and ``completion``).
+
+    Returns:
+        (rank (n,) int64 after settling, changed (n,) bool: True where the fan changed the reading).
+    """
+    fans, completion = config.fans, config.completion
+    rank = np.asarray(rank, np.int64).copy()
+    n = len(rank)
+    changed = np.zeros(n, bool)
+    if n < 3:
+        return rank, changed
+    centres, sizes = boxes.centres, boxes.sizes
+    for _ in range(completion.settle_rounds):
+        natural = (rank != RANK_TWO) & (rank != RANK_JOKER)
+        settled = {}
+        for i in np.flatnonzero(natural):
+            dist = np.linalg.norm(centres - centres[i], axis=1) / sizes[i]
+            near = np.flatnonzero((dist > completion.settle_min_distance) & (dist <= fans.inside_reach)
+                                  & similar_size(sizes, sizes[i], fans.size_ratio) & natural & (rank != rank[i]))
+            claims = _fan_claims(int(i), near, centres, rank, fans)
+            if len(claims) != 1:
+                continue
+            options = [claims.pop(), RANK_TWO, RANK_JOKER]
+            best = options[int(np.argmax(rank_p[i, options]))]
+            if rank_p[i, best] >= completion.settle_min_ratio * rank_p[i, rank[i]]:
+                settled[int(i)] = best
+        if not settled:
+            break
+        for i, r in settled.items():
+            rank[i] = r
+            changed[i] = True
+    return rank, changed
+
+
+def _fan_claims(i: int, near: np.ndarray, centres: np.ndarray, rank: np.ndarray, fans: FanGeometry) -> set[int]:
+    """The ranks whose fan index ``i`` lies in, from its ``near`` neighbours ((k,) indices into ``centres``
+    (n, 2) pixels and ``rank`` (n,)): inside a fan (two neighbours of one rank on opposite sides of it) or at a
+    fan's end (a neighbour *a*, and an index of *a*'s rank one step beyond *a* coming from ``i``)."""
+    claims: set[int] = set()
+    for k, a in enumerate(near):
+        for b in near[k + 1:]:
+            if rank[a] == rank[b] and opposite(centres[a] - centres[i], centres[b] - centres[i],
+                                               fans.inside_even, fans.inside_angle):
+                claims.add(int(rank[a]))
+        miss = step_miss(centres, centres[a], centres[i])
+        miss[[a, i]] = np.inf
+        b = int(np.argmin(miss))
+        if miss[b] < fans.step_tolerance and rank[b] == rank[a]:
+            claims.add(int(rank[a]))
+    return claims

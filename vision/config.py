@@ -124,7 +124,7 @@ class FanGeometry:
 
 @dataclass(frozen=True)
 class Completion:
-    """Stage 1b: boxes read with the fans' help (``vision.completion``, ``vision.fan_ranks``, ``vision.fan_chains``)."""
+    """Stage 1b: boxes read with the fans' help (``vision.completion``, ``vision.fan_chains``)."""
 
     #: read neighbours within this many index sizes say which fan a candidate continues
     near: float = 4.0
@@ -256,7 +256,7 @@ class Piles:
 
 @dataclass(frozen=True)
 class FanGaps:
-    """Stage 3a: cards of a fan whose index was not read, counted from the fan's steps (``vision.fan_gaps``)."""
+    """Stage 3a: cards of a fan whose index was not read, counted from the fan's steps (``vision.fans``)."""
 
     #: a meld needs this many cards before its median step can tell a gap from its usual step
     min_cards: int = 4
@@ -273,14 +273,14 @@ class FanGaps:
     #: a loose card this close (card diagonals) to one diagonal from the meld's next card is that card's far corner
     far_corner_tolerance: float = 0.25
     #: an inner card of a meld whose two neighbours lie at most this many median steps apart is not the fan's
-    #: (``vision.fan_strays``)
+    #: (``vision.fans``)
     stray_bridge: float = 1.4
     #: ... and whose own two steps add up to at least this many times that distance (it lies off the fan's path)
     stray_detour: float = 1.5
     #: a loose card of a meld's end card's code this close (card diagonals) to one diagonal from it is its far corner
     end_corner_tolerance: float = 0.35
     #: a meld showing no card whole takes its top card from two unread boxes a card's diagonal apart, one of them
-    #: at these multiples of the step beyond an end card (``vision.fan_tops``) ...
+    #: at these multiples of the step beyond an end card (``vision.fans``) ...
     top_steps: tuple[float, float] = (0.7, 2.0)
     #: ... within this angle (degrees) of the fan's direction there ...
     top_angle: float = 25.0
@@ -289,7 +289,7 @@ class FanGaps:
     #: ... within this angle instead when the reader gives the box a joker's mark with this probability or more
     top_joker_angle: float = 35.0
     top_joker_p: float = 0.9
-    #: read each fan's edges as a second count and note a fan whose edges show more cards (``vision.fan_strips``)
+    #: read each fan's edges as a second count and note a fan whose edges show more cards (``vision.photo_checks``)
     strip_notes: bool = True
     #: a fan's edges are read when it has this many read cards
     strip_min_cards: int = 3
@@ -312,7 +312,7 @@ class FanGaps:
 
 @dataclass(frozen=True)
 class Stacks:
-    """Stage 3b: a single whole card is a squared book's marker or a loose card (``vision.stacks``)."""
+    """Stage 3b: a single whole card is a squared book's marker or a loose card (``vision.photo_checks``)."""
 
     #: under this probability of a stack a single whole card is loose
     loose_below: float = 0.5

@@ -9,7 +9,25 @@ deck's pips, art or card backs the detector takes for indices), so the profile l
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from pathlib import Path
+
 import numpy as np
+
+from .images import load_photo
+from .models.detector import NegativeDetector
+from .pipeline import detect
+from .types import box_iou
+
+
+@dataclass(frozen=True)
+class Example:
+    """One photo and its known corner indices: ``boxes`` (n, 4) xyxy pixels, ``codes`` their n card codes."""
+
+    image: Path
+    boxes: np.ndarray
+    codes: tuple[str, ...]
+
 
 #: a found box takes the code of the known index it overlaps by this IoU or more (the best one)
 MATCH = 0.3
@@ -21,17 +39,11 @@ NONE = "none"
 
 def with_found_boxes(examples: list, detector, reader, negative: bool = False,
                      progress=None, only: bool = False) -> list:
-    """``examples`` (``vision.decks.Example``) each with the boxes ``detector`` finds in its photo (over the
+    """``examples`` (:class:`Example`) each with the boxes ``detector`` finds in its photo (over the
     pyramid, ``vision.pipeline.detect``; in the photo's negative when ``negative``) added: coded as the known index
     they overlap (:data:`MATCH`), or :data:`NONE` (:data:`APART`, :data:`NONE_CONF`); the other found boxes are
     left out. ``only``: each example's found boxes alone, those on a known index (what a profile's check reads, as
     the reader will see them). ``progress(done, total)`` is told after each photo."""
-    from .decks import Example
-    from .detections import box_iou
-    from .images import load_photo
-    from .models.detector import NegativeDetector
-    from .pipeline import detect
-
     det = NegativeDetector(detector) if negative and not isinstance(detector, NegativeDetector) else detector
     out = []
     for k, ex in enumerate(examples):

@@ -1,13 +1,12 @@
-"""A deck's example photos: each photo with the card code of each corner-index box, read from JSON-lines files in
-the form ``handfoot detect --json`` prints (``vision.decks`` learns a deck profile from them; its docstring gives the
-form), and deck names.
+"""A deck's example photos (``vision.deck_boxes.Example``: each photo with the card code of each corner-index box)
+read from JSON-lines files in the form ``handfoot detect --json`` prints (``vision.decks`` learns a deck profile from
+them; its docstring gives the form), and deck names.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +14,7 @@ import numpy as np
 from scorer.errors import HandFootError
 
 from .classes import RANKS, SUIT_CODES
+from .deck_boxes import Example
 
 #: a deck name: letters, digits, ``-`` and ``_``, at most 40
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$")
@@ -24,15 +24,6 @@ MAX_PHOTOS, MAX_BOXES = 200, 20_000
 
 class ExamplesError(HandFootError, ValueError):
     """An examples file that cannot be used: not JSON, a missing image, a box or card code that is wrong."""
-
-
-@dataclass(frozen=True)
-class Example:
-    """One photo and its known corner indices: ``boxes`` (n, 4) xyxy pixels, ``codes`` their n card codes."""
-
-    image: Path
-    boxes: np.ndarray
-    codes: tuple[str, ...]
 
 
 def check_name(name: str) -> str:

@@ -5,7 +5,7 @@ detail the index reader's 32 px crop keeps of a small index (a webcam index of ~
 (``vision.decks``) may carry a :class:`GlyphReader` learned from its examples' boxes:
 
 - each index is cut from the photo as the box itself (grown :data:`MARGIN` times) stretched to :data:`WIDTH` x
-  :data:`HEIGHT` px (``vision.crops.box_crop``: a box wider than tall is turned a quarter first, so the rank and the
+  :data:`HEIGHT` px (``vision.models.classifiers.box_crop``: a box wider than tall is turned a quarter first, so the rank and the
   suit lie along the crop's height); which way up stays unknown, so every crop is learned both ways up
   (``np.rot90`` twice), each index's way matched to the other examples of its rank (:func:`_align`), and a class is
   a (rank, way up) or (suit, way up) pair summed over both ways when read;
@@ -28,8 +28,10 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .classes import RANKS, SUIT_CODES, softmax
-from .crops import box_crop
+from .classes import RANKS, SUIT_CODES, rank_colour, reading, softmax
+from .config import DEFAULT
+from .images import load_photo
+from .models.classifiers import box_crop
 
 #: crop size in pixels (the box's longer side along the height), and the box grown this much about its centre
 WIDTH, HEIGHT, MARGIN = 32, 64, 1.1
@@ -60,7 +62,7 @@ NONE = "none"
 
 def index_crops(image: np.ndarray, boxes: np.ndarray, turns: np.ndarray | None = None) -> np.ndarray:
     """(n, HEIGHT, WIDTH, 3) uint8 crops of the indices in ``boxes`` ((n, 4) xyxy px) of a (H, W, 3) BGR image
-    (``vision.crops.box_crop``), each turned by ``turns`` (n,) radians (None: none)."""
+    (``vision.models.classifiers.box_crop``), each turned by ``turns`` (n,) radians (None: none)."""
     out = np.empty((len(boxes), HEIGHT, WIDTH, 3), np.uint8)
     for i, box in enumerate(boxes):
         out[i] = box_crop(image, box, WIDTH, HEIGHT, MARGIN, 0.0 if turns is None else float(turns[i]))
@@ -251,11 +253,9 @@ def mix(rank_p: np.ndarray, suit_p: np.ndarray, own_rank: np.ndarray, own_suit: 
 
 def fit(examples: list, negative: bool = False, rng: np.random.Generator | None = None, copies: int | None = None,
         weight: float = 1.0, none: bool = False) -> GlyphReader | None:
-    """A :class:`GlyphReader` learned from ``examples`` (``vision.decks.Example``: photo, boxes, codes; boxes coded
+    """A :class:`GlyphReader` learned from ``examples`` (``vision.deck_boxes.Example``: photo, boxes, codes; boxes coded
     :data:`NONE` learned as "no index" when ``none``, else left out), read as each photo's negative when
     ``negative``; None when they hold no index."""
-    from .images import load_photo
-
     rng, copies = rng or np.random.default_rng(0), copies or COPIES
     plain, jittered, labels = [], [], []
     for ex in examples:
@@ -301,13 +301,9 @@ def later_photos(examples: list) -> np.ndarray | None:
 def weigh(train: list, check: list, reader, negative: bool, rng: np.random.Generator,
           none: bool = False) -> tuple[float, dict[float, float]]:
     """The weight of :data:`WEIGHTS` at which a glyph reader learned from ``train`` (:func:`fit`) blended into
-    ``reader`` (a deck's heads) reads the boxes of ``check`` (``vision.decks.Example``) best, and each weight's
+    ``reader`` (a deck's heads) reads the boxes of ``check`` (``vision.deck_boxes.Example``) best, and each weight's
     figure: the indices read right by rank and colour at the reading floor or surer, less the boxes read as a card
     wrongly so (a box coded :data:`NONE` read as a card is wrong), over the indices; the smaller weight on a tie."""
-    from .classes import rank_colour, reading
-    from .config import DEFAULT
-    from .images import load_photo
-
     glyphs = fit(train, negative, rng, none=none)
     parts = []
     for e in check if glyphs is not None else ():

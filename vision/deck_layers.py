@@ -10,12 +10,10 @@ example indices, starting from the model's own and held near them; no training l
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from .classes import softmax
-from .models.reader import Heads
+from .models.classifiers import Heads, Layers, columns_of
 
 #: gradient steps of :func:`fit` (Adam, minibatches of :data:`BATCH` crops)
 STEPS = 150
@@ -24,32 +22,6 @@ BATCH = 256
 RATE_HEADS, RATE_CONV, RATE_AFFINE = 0.01, 0.001, 0.01
 #: weight of the squared distance from the model's own weights (per weight), heads and convolution
 ANCHOR_HEADS, ANCHOR_CONV = 0.1, 0.01
-
-
-@dataclass(frozen=True)
-class Layers:
-    """Each member's last convolution: ``(conv_w (c_out, c_in, 3, 3), conv_b (c_out,))``."""
-
-    members: tuple[tuple[np.ndarray, np.ndarray], ...]
-
-
-def _columns(pre: np.ndarray) -> np.ndarray:
-    """(n, h*w, c*9) patches of a (n, c, h, w) map padded by one (a 3x3 convolution as one matrix product), in
-    the order of a (c_out, c, 3, 3) weight flattened."""
-    n, c, h, w = pre.shape
-    padded = np.pad(pre, ((0, 0), (0, 0), (1, 1), (1, 1)))
-    cols = np.stack([padded[:, :, i:i + h, j:j + w] for i in range(3) for j in range(3)], axis=2)  # n, c, 9, h, w
-    return cols.reshape(n, c * 9, h * w).transpose(0, 2, 1)
-
-
-def features_of(pre: list[np.ndarray], layers: Layers) -> list[np.ndarray]:
-    """Each member's features ``(n, c_out)`` float32 from its ``pre`` map ``(n, c_in, 4, 4)``: the convolution,
-    ReLU and the mean over the map."""
-    out = []
-    for p, (w, b) in zip(pre, layers.members):
-        z = _columns(p.astype(np.float32)) @ w.reshape(len(w), -1).T.astype(np.float32) + b.astype(np.float32)
-        out.append(np.maximum(z, 0).mean(1))
-    return out
 
 
 def fit(pre: list[np.ndarray], rank: np.ndarray, suit: np.ndarray, start: Layers, heads: Heads,
@@ -74,7 +46,7 @@ def fit(pre: list[np.ndarray], rank: np.ndarray, suit: np.ndarray, start: Layers
         grads = [a * 2 * (p - o) for p, o, a in zip(params, origin, anchors)]
         cols, zs, feats = [], [], []
         for k in range(members):
-            c = _columns(pre[k][pick].astype(np.float32))
+            c = columns_of(pre[k][pick].astype(np.float32))
             z = c @ params[6 * k].T + params[6 * k + 1]
             cols.append(c)
             zs.append(z)
@@ -97,7 +69,7 @@ def fit_affine(pre: list[np.ndarray], rank: np.ndarray, suit: np.ndarray, start:
     convolution runs once, not at every step (a tenth of :func:`fit`'s time); the scale and shift are held near
     1 and 0 (:data:`ANCHOR_CONV`)."""
     rng = rng or np.random.default_rng(0)
-    zs = [_columns(p.astype(np.float32)) @ w.reshape(len(w), -1).T.astype(np.float32) + b.astype(np.float32)
+    zs = [columns_of(p.astype(np.float32)) @ w.reshape(len(w), -1).T.astype(np.float32) + b.astype(np.float32)
           for p, (w, b) in zip(pre, start.members)]
     params, rates, anchors = [], [], []
     for (w, _), member in zip(start.members, heads.members):

@@ -13,11 +13,9 @@ from typing import Callable
 import numpy as np
 
 from .classes import RANKS, SUIT_CODES, softmax
-from .crops import VIEWS, crops_of
 from .deck_boxes import NONE
-from .deck_layers import Layers, features_of
 from .images import load_photo
-from .models.reader import Heads, IndexReader
+from .models.classifiers import VIEWS, Heads, IndexReader, Layers, crops_of, features_of
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ prints (one JSON object a line)::
 boxes in the pixels of the photo as handfoot reads it (``vision.images.load_photo``: a photo over 2560 px is
 shrunk to that; ``detect --json`` prints its ``width`` and ``height``); other keys are ignored; a relative ``image``
 path is relative to the JSON file.
-:func:`learn` fits the reader's linear heads (:class:`vision.models.reader.Heads`) on the features of the examples'
+:func:`learn` fits the reader's linear heads (:class:`vision.models.classifiers.Heads`) on the features of the examples'
 index crops, seen turned and shifted (:data:`AUGMENT`), starting from the model's own heads and held near them
 (:data:`ANCHOR`), so ranks the examples do not show are not forgotten. The features come from the shipped
 reader and stay fixed: learning is a few hundred steps of gradient descent on a (n, 448) matrix, seconds on a CPU,
@@ -43,16 +43,16 @@ import numpy as np
 
 from scorer.errors import HandFootError
 
-from .deck_boxes import with_found_boxes
-from .deck_examples import MAX_BOXES, MAX_PHOTOS, NAME, Example, ExamplesError, check_name, read_examples  # noqa: F401
+from .deck_boxes import Example, with_found_boxes
+from .deck_examples import MAX_BOXES, MAX_PHOTOS, NAME, ExamplesError, check_name, read_examples  # noqa: F401
 from .deck_glyphs import GlyphReader, later_photos, weigh
 from .deck_glyphs import fit as fit_glyphs
-from .deck_layers import Layers
-from .deck_layers import fit as fit_conv
-from .deck_layers import fit_affine
+from .deck_layers import fit as fit_conv, fit_affine
 from .deck_samples import Samples, accuracy, fit_heads, joined, rank_accuracy, samples_of
-from .crops import VIEWS
-from .models.reader import Heads, IndexReader
+from .images import load_photo
+from .models.classifiers import VIEWS, Heads, IndexReader, Layers
+from .models.detector import NegativeDetector
+from .pipeline import detect, read_indices
 
 #: each example index is seen this many times more, each crop shifted by up to 8 % of its box, scaled by 0.9-1.12
 #: and turned by up to 0.12 rad beyond the reader's own views (:data:`AUGMENT_LAYERS` when the last convolution is
@@ -120,8 +120,6 @@ class DeckProfile:
         """(detector, reader) reading this deck: ``reader`` (the same loaded model) with the profile's heads, layers,
         window and glyph reader, and ``detector`` wrapped in :class:`vision.models.detector.NegativeDetector` when
         :attr:`negative`."""
-        from .models.detector import NegativeDetector
-
         return (NegativeDetector(detector) if self.negative else detector,
                 reader.with_heads(self.heads, self.layers, self.window, self.glyphs))
 
@@ -243,10 +241,6 @@ def check_folds(examples: list[Example]) -> list[np.ndarray]:
 def _cards_read(group: list[Example], detector, reader: IndexReader, negative: bool) -> np.ndarray:
     """(cards read right, cards read, cards shown) of the photos of ``group`` read whole (``vision.pipeline``: the
     detector's boxes over the pyramid, read by ``reader`` down to the reading floor) against their examples' codes."""
-    from .images import load_photo
-    from .models.detector import NegativeDetector
-    from .pipeline import detect, read_indices
-
     seen = NegativeDetector(detector) if negative else detector
     out = np.zeros(3)
     for e in group:
@@ -275,9 +269,9 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
 
     ``detector`` (the stock one; None: the example boxes): the check reads the boxes it finds in the check photos
     on a known index (``vision.deck_boxes``), as the profile will read them, when ``check_found`` (default: with
-    ``window="auto"`` or ``learn_found``). ``window``: read this deck's indices
-    from crops of that many times each box's longer side (None: the reader's ``vision.crops.WINDOW``; ``"auto"``:
-    that or one of :data:`WINDOWS`, whichever reads the check best: with ``detector``, the check photos' card sets
+    ``window="auto"`` or ``learn_found``). ``window``: read this deck's indices from crops of that many times each
+    box's longer side (None: the reader's ``vision.models.classifiers.WINDOW``; ``"auto"``: that or one of
+    :data:`WINDOWS`, whichever reads the check best: with ``detector``, the check photos' card sets
     read whole at the reading floor, F1 against their codes).
 
     ``glyphs`` (default :data:`GLYPHS`; off without ``detector`` when it needs one): learn a glyph reader of the

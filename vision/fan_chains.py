@@ -43,8 +43,8 @@ import numpy as np
 
 from .classes import RANK_JOKER, RANK_NONE, RANK_TWO, RANKS
 from .config import DEFAULT, VisionConfig
-from .detections import index_centres, index_sizes
 from .geometry import similar_size, step_miss
+from .types import index_centres, index_sizes
 
 #: the natural ranks a meld can be made of (seed 000 "Melding": threes are never melded)
 _NATURALS = np.array([i for i, r in enumerate(RANKS) if r not in ("2", "3", "JK", "none")])

@@ -20,20 +20,30 @@ a lone joker's marks are measured in its card's index size (:func:`lone_jokers_r
 among jumbo-index ones keeps its own diagonal (:func:`standard_pairs_among_big`). Two indices of one card read as two
 suits of one colour are given one suit first (:func:`agree_suits`, with the reader's suit probabilities;
 :func:`pair_and_agree` returns the cards paired from the agreed detections as well).
+
+Which side each card belongs to: one photo per side (team) is the simple case: photo 1 is team ``A``, photo 2 team ``B``
+... A whole-table photo is split by :func:`split_sides`: ``horizontal`` puts the bottom half (nearer the camera) in team
+``A`` and the top half in ``B``; ``vertical`` puts the left half in ``A`` and the right half in ``B``. A card belongs to
+the half that holds its corner index centre (a paired card: the mean of its two). Corners are paired once on the whole
+photo to decide the halves, then again within each half (a pair never crosses the line); a pile the whole photo shows
+over the line is cut in two, each part with a note (:data:`CUT_NOTE`).
+
+Cards still held (hands and feet) come from an extra photo of a player's cards fanned face up
+(``vision.pipeline.read_image(..., hand=True)``: every card in it is a card left, ``handfoot score --hand
+TEAM:PHOTO``), from ``--left`` on the command line, or are entered later by editing the layout JSON.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+
 import numpy as np
 
 from . import geometry
 from .classes import CLASS_ID, SUIT_CODES, rank_colour, rank_of
-from .config import DEFAULT, FanGeometry, Pairing, VisionConfig
-from .detections import Detections, index_centres, index_sizes
-from .pair_shapes import four_corners, ladder, lone_jokers_rescaled, rung_gaps, standard_pairs_among_big
-from .types import CardInstance
-
+from .config import DEFAULT, SPLITS, FanGeometry, Pairing, VisionConfig
+from .geometry import four_corners, ladder, lone_jokers_rescaled, rung_gaps, standard_pairs_among_big
+from .types import CardInstance, Detections, Pile
 
 
 def reference_sizes(codes: list[str], centers: np.ndarray, sizes: np.ndarray, neighbours: int) -> np.ndarray:
@@ -156,7 +166,7 @@ def _pair_ratio(i: int, j: int, centers: np.ndarray, sizes: np.ndarray, ranks: n
 def _geometry(dets: Detections, config: VisionConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list]:
     """(centers (n, 2) px, sizes (n,) px, ranks (n,), interior (n,) bool, same-code pair candidates
     [(ratio, i, j)]) of one photo's detections."""
-    centers, sizes = index_centres(dets.xyxy), index_sizes(dets.xyxy)
+    centers, sizes = dets.centres, dets.sizes
     codes = dets.codes
     ranks = np.array([rank_of(c) for c in codes])
     interior = _fan_interior(centers, sizes, config.fans)
@@ -177,8 +187,8 @@ def pair_corners(dets: Detections, one_fan: bool = False, *, config: VisionConfi
     """Group corner detections into card instances (each detection used once).
 
     Args:
-        dets: corner-index detections of one photo (boxes in pixels).
-        one_fan: the photo shows one fan of cards, a player's hand (``vision.pipeline.read_image(..., hand=True)``): its one card
+        dets: corner-index detections of one photo (boxes in pixels). one_fan: the photo shows one fan of cards, a
+        player's hand (``vision.pipeline.read_image(..., hand=True)``): its one card
             seen whole gives the photo's diagonal ratio (:func:`_typical_ratio`).
         config: the thresholds (``config.pairing``, and ``config.fans`` for the inside of a fan).
 
@@ -281,7 +291,7 @@ def agree_suits(dets: Detections, suit_p: np.ndarray, *, config: VisionConfig = 
     """The two corner indices of one card read as two suits of one colour, given the suit both readings favour.
 
     A card seen whole shows its index twice; the index reader reads each alone, and on small indices it often names
-    two suits of one colour (3D and 3H, KS and KC): the rules need only the colour (``vision.models.reader``), but
+    two suits of one colour (3D and 3H, KS and KC): the rules need only the colour (``vision.models.classifiers``), but
     :func:`pair_corners` pairs only identical codes, so such a card would count twice (a red three counted as two)
     or as two partly seen cards (a squared book's marker read as loose). Two indices of one rank and colour whose
     geometry is that of one card (:func:`_pair_ratio`, within ``config.pairing.pair_tolerance`` of the photo's
@@ -375,3 +385,56 @@ def _instance(code: str, idx: tuple[int, ...], centers: np.ndarray, sizes: np.nd
     size = float(sizes[list(idx)].mean())
     return CardInstance(code, idx, centers[list(idx)].copy(), size, float(conf[list(idx)].max()),
                         typical * size / per_height)
+
+
+def split_sides(dets: Detections, width: int, height: int, split: str, *, cards: list[CardInstance] | None = None,
+                config: VisionConfig = DEFAULT) -> dict[str, Detections]:
+    """Split a whole-table photo's detections between two sides (see the module docstring) by the ``cards``
+    they pair into on the whole photo (``pair_corners(dets, config=config)`` when not given).
+
+    Raises:
+        ValueError: for an unknown ``split`` (one of :data:`SPLITS`).
+    """
+    if split not in SPLITS:
+        raise ValueError(f"unknown split {split!r}; use one of {', '.join(SPLITS)}")
+    cards = pair_corners(dets, config=config) if cards is None else cards
+    side_a = np.zeros(len(dets), bool)
+    for c in cards:
+        side_a[list(c.detections)] = _in_a(c.center, width, height, split)
+    return {"A": dets[side_a], "B": dets[~side_a]}
+
+
+def split_boxes(xyxy: np.ndarray, width: int, height: int, split: str) -> dict[str, np.ndarray]:
+    """Boxes ((m, 4) xyxy px, e.g. the unread ones of :func:`vision.pipeline.read_indices`) split between the
+    sides as :func:`split_sides` splits cards, by each box's centre."""
+    xyxy = np.asarray(xyxy, np.float32).reshape(-1, 4)
+    side_a = np.array([_in_a(((b[0] + b[2]) / 2, (b[1] + b[3]) / 2), width, height, split) for b in xyxy], bool)
+    return {"A": xyxy[side_a], "B": xyxy[~side_a]}
+
+
+#: the note on a pile of a split photo that the whole photo shows as one pile over the split line
+CUT_NOTE = ("this pile crosses the line between the teams and was cut there: if it is one meld, move all its cards "
+            "to one team")
+
+
+def pile_boxes(pile: Pile, xyxy: np.ndarray) -> set[tuple[float, ...]]:
+    """The corner boxes of ``pile``'s cards, as tuples of their xyxy pixels (``xyxy``: the (n, 4) boxes its cards'
+    ``detections`` index), to find the same index in another pairing of the photo."""
+    return {tuple(float(v) for v in xyxy[d]) for c in pile.cards for d in c.detections}
+
+
+def crossing_piles(piles: list[Pile], width: int, height: int, split: str, xyxy: np.ndarray
+                   ) -> set[tuple[float, ...]]:
+    """The corner boxes (:func:`pile_boxes`) of the ``piles`` of a whole photo (grouped before the split) whose
+    cards lie on both sides of the ``split`` line: a fan over the line, which :func:`split_sides` cuts in two."""
+    out: set[tuple[float, ...]] = set()
+    for pile in piles:
+        sides = {_in_a(c.center, width, height, split) for c in pile.cards}
+        if len(sides) == 2:
+            out |= pile_boxes(pile, xyxy)
+    return out
+
+
+def _in_a(center, width: int, height: int, split: str) -> bool:
+    x, y = center
+    return bool(y >= height / 2 if split == "horizontal" else x < width / 2)

@@ -42,21 +42,6 @@ from .geometry import continues_fan, diagonal_apart, fan_order, fan_steps, neare
 from .types import CardInstance, Pile, PileKind
 
 
-
-def cluster_key(code: str) -> str | None:
-    """The key a card of code ``code`` (``"KH"``, ``"JK"``) is clustered by: its natural rank (``"K"``), ``"3R"`` for
-    a red three, ``None`` for a wild (a two or a joker). Cards of one key may form a meld; wilds join any."""
-    if is_red_three(code):
-        return "3R"
-    rank = rank_of(code)
-    return None if rank in ("JK", "2") else rank
-
-
-def is_red_three(code: str) -> bool:
-    """3♥ or 3♦ (seed 000 "Red threes": laid out on the table, never melded)."""
-    return code in ("3H", "3D")
-
-
 class _Clusters:
     """Union-find over instances that tracks each cluster's rank keys (natural ranks, ``"3R"`` for red threes;
     wilds add none) and size."""
@@ -145,6 +130,23 @@ def _other_rank_between(a: np.ndarray, b: np.ndarray, others: np.ndarray, piles:
     return geometry.near_segment(a, b, others, piles.between_span, piles.between_clearance * float(np.hypot(*(b - a))))
 
 
+def _rank_between(cards: list[CardInstance], keys: list[str | None], dist: np.ndarray,
+                  piles: Piles) -> dict[tuple[int, int], bool]:
+    """{(i, j): True when a natural of another rank than card ``j``'s lies between cards ``i`` and ``j``} (at
+    their :func:`vision.geometry.nearest_indices`, :func:`_other_rank_between`), measured once for the pairs
+    within ``piles.link_meld`` (``dist``, :func:`_distances`) that :func:`group_piles` may link: two cards of one
+    key (i < j), or a wild and a natural."""
+    pts = np.concatenate([c.centers for c in cards])  # (m, 2) every index
+    pt_key = np.array([keys[i] for i, c in enumerate(cards) for _ in c.centers], dtype=object)  # (m,)
+    out = {}
+    for i, j in zip(*np.nonzero(dist <= piles.link_meld)):
+        i, j = int(i), int(j)
+        if (keys[i] == keys[j] and i < j) or (keys[i] is None and keys[j] not in (None, "3R")):
+            others = pts[(pt_key != keys[j]) & (pt_key != None)]  # noqa: E711 (elementwise over an object array)
+            out[i, j] = _other_rank_between(*nearest_indices(cards[i], cards[j]), others, piles)
+    return out
+
+
 def _members(uf: _Clusters, cards: list[CardInstance], root: int) -> list[CardInstance]:
     """The cards of the cluster ``root``."""
     return [c for m, c in enumerate(cards) if uf.find(m) == root]
@@ -164,22 +166,20 @@ def group_piles(cards: list[CardInstance], *, config: VisionConfig = DEFAULT) ->
     if not cards:
         return []
     piles = config.piles
-    keys = [cluster_key(c.code) for c in cards]
+    keys = [c.key for c in cards]
     uf = _Clusters(keys)
     dist = _distances(cards, keys, piles.anchor_slack)
     iu, ju = np.triu_indices(len(cards), 1)
     order = np.argsort(dist[iu, ju], kind="stable")
+    between = _rank_between(cards, keys, dist, piles)
     # 1. pure clusters: one natural rank, or wilds only, or red threes only; not across a card of another rank
-    pts = np.concatenate([c.centers for c in cards])  # (m, 2) every index
-    pt_key = np.array([keys[i] for i, c in enumerate(cards) for _ in c.centers], dtype=object)  # (m,)
     for k in order:
         i, j = int(iu[k]), int(ju[k])
         if dist[i, j] > piles.link_meld:
             break
         if keys[i] != keys[j]:
             continue
-        others = pts[(pt_key != keys[i]) & (pt_key != None)]  # noqa: E711 (elementwise over an object array)
-        if not _other_rank_between(*nearest_indices(cards[i], cards[j]), others, piles):
+        if not between[i, j]:
             uf.union(i, j, allow_mixed=False)
     # 2. a small cluster of wilds joins the natural cluster(s) of one rank beside it (the wilds of a dirty meld):
     #    the rank with the most clusters in reach (a wild bridging a fan), then the nearest
@@ -192,8 +192,7 @@ def group_piles(cards: list[CardInstance], *, config: VisionConfig = DEFAULT) ->
         for i in members:
             for j in range(len(cards)):
                 if keys[j] not in (None, "3R") and dist[i, j] <= piles.link_meld:
-                    others = pts[(pt_key != keys[j]) & (pt_key != None)]  # noqa: E711
-                    if _other_rank_between(*nearest_indices(cards[i], cards[j]), others, piles):
+                    if between[i, j]:
                         continue  # a card of another rank between them: cards of a fanned hand
                     rj = uf.find(j)
                     best = reach.setdefault(keys[j], {})
@@ -242,7 +241,7 @@ def group_piles(cards: list[CardInstance], *, config: VisionConfig = DEFAULT) ->
     threes: list[CardInstance] = []
     found: list[Pile] = []
     for root, g in groups.items():
-        if all(is_red_three(c.code) for c in g):
+        if all(c.key == "3R" for c in g):  # red threes only
             threes.extend(g)
         else:
             found.append(classify(fan_order(g), uf.ranks[root], config=config))
@@ -250,11 +249,10 @@ def group_piles(cards: list[CardInstance], *, config: VisionConfig = DEFAULT) ->
     return ([_red_threes(fan_order(threes), config)] if threes else []) + found
 
 
-def marker_note(code: str) -> str:
-    """The note on a single card seen whole and read as a squared book's marker (``vision.stacks.check_stacks``
-    replaces it with what it saw under the card)."""
-    return (f"single card {code} read as the marker of a squared book of the rules' book size (the stack's count "
-            "cannot be seen); if it is a loose card, remove it")
+#: the note on a single card seen whole and read as a squared book's marker (``MARKER_NOTE.format(code=...)``;
+#: ``vision.photo_checks.check_stacks`` replaces it with what it saw under the card)
+MARKER_NOTE = ("single card {code} read as the marker of a squared book of the rules' book size (the stack's count "
+               "cannot be seen); if it is a loose card, remove it")
 
 
 def _low_confidence(cards: list[CardInstance], piles: Piles) -> list[str]:
@@ -307,17 +305,17 @@ def _red_threes(cards: list[CardInstance], config: VisionConfig) -> Pile:
 
 
 def classify(cards: list[CardInstance], ranks: set[str], *, config: VisionConfig = DEFAULT) -> Pile:
-    """The pile of ``cards`` (in :func:`fan_order`) whose cluster keys are ``ranks`` (:func:`cluster_key`, wilds
-    aside), with what it is read as and its notes (module docstring): one card seen whole is a squared book's
-    marker, one seen by one corner a loose card; cards of two or more ranks are cards left in a hand; else a meld
-    (noted when it has two cards, or a step ``config.piles.gap_factor`` times its median: :func:`_largest_gap`).
-    Cards read under ``config.piles.low_conf`` are noted."""
+    """The pile of ``cards`` (in :func:`fan_order`) whose cluster keys are ``ranks``
+    (:attr:`vision.types.CardInstance.key`, wilds aside), with what it is read as and its notes (module docstring):
+    one card seen whole is a squared book's marker, one seen by one corner a loose card; cards of two or more ranks
+    are cards left in a hand; else a meld (noted when it has two cards, or a step ``config.piles.gap_factor`` times
+    its median: :func:`_largest_gap`). Cards read under ``config.piles.low_conf`` are noted."""
     n = len(cards)
     notes = _low_confidence(cards, config.piles)
     if n == 1:
         card = cards[0]
         if card.fully_visible:
-            return Pile(PileKind.SQUARED_BOOK, tuple(cards), tuple(notes + [marker_note(card.code)]))
+            return Pile(PileKind.SQUARED_BOOK, tuple(cards), tuple(notes + [MARKER_NOTE.format(code=card.code)]))
         return Pile(PileKind.LOOSE, tuple(cards),
                     tuple(notes + [f"single card {card.code} with one corner visible: not scored; if it is a "
                                    "squared book's marker, add it; if it was left in a hand, move it to left"]))

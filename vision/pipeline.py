@@ -4,19 +4,20 @@ Each stage is a plain function from the previous stage's value to the next, and 
 order on one photo:
 
 1. :func:`detect` — the detector over the pyramid (:func:`vision.scales.find_boxes`) and the index reader's
-   probabilities of every box: :class:`~vision.detections.Detections` with ``rank_p``/``suit_p`` data columns;
+   probabilities of every box: :class:`~vision.types.Detections` with ``rank_p``/``suit_p`` data columns;
 1b. :func:`read_indices` — every box read, with the fans' help (:func:`vision.completion.read_with_fans`): the
     read corner indices, and the boxes left unread;
 2. :func:`vision.instances.pair_and_agree` — card instances (a card's two indices read as two suits of one colour
    take one suit; :func:`vision.instances.pair_corners` on boxes named without the reader's probabilities);
-3. :func:`vision.piles.group_piles`, then :func:`vision.fan_gaps.fill_fan_gaps` (3a) and the stack checks of
-   ``vision.stacks`` (3b: squared book or loose card) — piles;
+3. :func:`vision.piles.group_piles`, then :func:`vision.fans.fill_fan_gaps` (3a) and the stack checks of
+   ``vision.photo_checks`` (3b: squared book or loose card) — piles;
 4. :class:`vision.types.SideReading` / :class:`vision.types.TableReading` — sides and the layout JSON;
 5. :func:`scorer.scoring.score_round` — the score and every problem the rules see (done by the caller).
 
-Stage 1 is the costly one (the models); ``read_image(..., found=...)`` re-runs stages 1b-4 on boxes found before
-(a webcam's unchanged frame, an evaluation's cache), and :func:`detect_again` re-runs stage 1 in a frame's changed
-regions only. :func:`read_photos` and :func:`read_hand_photos` run it on files, :func:`annotate` draws the result. Every threshold comes from one :class:`vision.config.VisionConfig`.
+Stage 1 is the costly one (the models); ``read_image(..., found=...)`` re-runs stages 1b-4 on boxes found before (a
+webcam's unchanged frame, an evaluation's cache), and :func:`detect_again` re-runs stage 1 in a frame's changed regions
+only. :func:`read_photos` and :func:`read_hand_photos` run it on files, :func:`annotate` draws the result. Every
+threshold comes from one :class:`vision.config.VisionConfig`.
 """
 
 from __future__ import annotations
@@ -31,18 +32,15 @@ from scorer.errors import HandFootError
 from .annotate import CornerAnnotator, PileAnnotator, TotalsAnnotator
 from .completion import read_with_fans
 from .config import DEFAULT, VisionConfig
-from .detections import Detections, box_iou, index_centres, index_sizes
-from .fan_gaps import fill_fan_gaps
-from .fan_strips import check_strips
-from .fan_tops import read_top_cards
+from .fans import fill_fan_gaps, read_top_cards
 from .images import load_photo
-from .instances import pair_and_agree, pair_corners
+from .instances import CUT_NOTE, crossing_piles, pair_and_agree, pair_corners, pile_boxes, split_boxes, split_sides
+from .models.classifiers import DEFAULT_READER, DEFAULT_STACKS, IndexReader, StackChecker, relabelled
 from .models.detector import CardDetector, ModelError, NegativeDetector
-from .models.reader import DEFAULT_READER, IndexReader, relabelled
+from .photo_checks import check_one_corner_cards, check_stacks, check_strips
 from .piles import group_piles, hand_pile
-from .scales import box_conf, find_boxes, unread_boxes, unread_mask
-from .table import CUT_NOTE, crossing_piles, pile_boxes, split_boxes, split_sides
-from .types import PhotoReading, SideReading, TableReading
+from .scales import box_conf, find_boxes
+from .types import Detections, PhotoReading, SideReading, TableReading, box_iou, index_centres, index_sizes, unread_mask
 
 
 class NoCardsError(HandFootError, ValueError):
@@ -127,7 +125,7 @@ def detect_again(image: np.ndarray, before: Detections, regions: np.ndarray, det
         found = found.shifted(cx1, cy1)
         c = index_centres(found.xyxy)
         parts.append(found[(c[:, 0] >= x1) & (c[:, 0] < x2) & (c[:, 1] >= y1) & (c[:, 1] < y2)])
-    new = Detections.concatenate(parts)
+    new = Detections.merge(parts)
     iou = box_iou(before.xyxy, new.xyxy)
     same = iou > p.agnostic_iou  # (old, new): one index, found again
     new = _voted(before, new, iou, config)
@@ -139,7 +137,7 @@ def detect_again(image: np.ndarray, before: Detections, regions: np.ndarray, det
     old = before[keep]
     if len(old) and "votes" not in old.data:
         old = old.with_data(votes=np.ones(len(old), np.int64))
-    merged = Detections.concatenate([old, new])
+    merged = Detections.merge([old, new])
     if negative and len(merged):
         merged = merged.with_data(negative=np.ones(len(merged), bool))
     return merged[np.argsort(-merged.confidence, kind="stable")] if len(merged) else merged
@@ -199,26 +197,26 @@ def _voted(before: Detections, new: Detections, iou: np.ndarray, config: VisionC
 
 
 def read_indices(found: Detections, one_class: bool = True,
-                 config: VisionConfig = DEFAULT) -> tuple[Detections, np.ndarray]:
+                 config: VisionConfig = DEFAULT) -> tuple[Detections, Detections]:
     """Stage 1b: the corner indices read from the boxes of :func:`detect`.
 
     Boxes with the reader's probabilities are read by them: with the fans' help for a one-class detector
-    (:func:`vision.completion.read_with_fans`), else each alone (:func:`vision.models.reader.relabelled`). Boxes without
-    them are named already (a detector naming card codes, or true boxes) and kept from the reading floor up.
+    (:func:`vision.completion.read_with_fans`), else each alone (:func:`vision.models.classifiers.relabelled`).
+    Boxes without them are named already (a detector naming card codes, or true boxes) and kept from the reading
+    floor up.
 
     Returns:
-        (the read indices, most confident first; (m, 4) xyxy pixels of the found boxes that no read index covers,
-        :func:`vision.scales.unread_boxes`: where an index may be that could not be read; empty unless the boxes
-        were read with the fans' help).
+        (the read indices, most confident first; the found boxes that no read index covers, with their data
+        columns (:func:`vision.types.unread_mask`): where an index may be that could not be read; empty unless
+        the boxes were read with the fans' help).
     """
-    none = np.zeros((0, 4), np.float32)
     if "rank_p" not in found.data:
-        return found[found.confidence >= config.reading.min_conf], none
+        return found[found.confidence >= config.reading.min_conf], Detections.empty()
     rank_p, suit_p = found.data["rank_p"], found.data["suit_p"]
     if not one_class:
-        return relabelled(found, rank_p, suit_p, config.reading.min_conf), none
+        return relabelled(found, rank_p, suit_p, config.reading.min_conf), Detections.empty()
     read = read_with_fans(found, rank_p, suit_p, config=config)
-    return read, unread_boxes(found.xyxy, read.xyxy, config)
+    return read, found[unread_mask(found.xyxy, read.xyxy, config)]
 
 
 def read_image(image: np.ndarray, detector: CardDetector | None = None, reader: IndexReader | None = None,
@@ -227,12 +225,12 @@ def read_image(image: np.ndarray, detector: CardDetector | None = None, reader: 
                config: VisionConfig = DEFAULT) -> list[SideReading]:
     """The camera pipeline on one (H, W, 3) BGR photo, stages 1 to 4 in order (see the module docstring).
 
-    ``found`` (the value of :func:`detect`) skips stage 1, so ``detector`` may then be None. The photo is one
-    ``team``'s side; with ``split`` (``horizontal`` or ``vertical``) the whole table, split between ``teams``
-    (:func:`vision.table.split_sides`); with ``hand`` a photo of a player's hand or foot, every card in it a card
-    left (:func:`vision.piles.hand_pile`). With a :class:`vision.models.stack_checker.StackChecker` every single whole card read
-    as a squared book's marker is checked for a stack under it, and a loose card seen by one corner whose other
-    corner has an unread box too.
+    ``found`` (the value of :func:`detect`) skips stage 1, so ``detector`` may then be None. The photo is one ``team``'s
+    side; with ``split`` (``horizontal`` or ``vertical``) the whole table, split between ``teams``
+    (:func:`vision.instances.split_sides`); with ``hand`` a photo of a player's hand or foot, every card in it a card
+    left (:func:`vision.piles.hand_pile`). With a :class:`vision.models.classifiers.StackChecker` every single whole
+    card read as a squared book's marker is checked for a stack under it, and a loose card seen by one corner whose
+    other corner has an unread box too.
 
     Raises:
         ValueError: an unknown ``split``.
@@ -242,9 +240,8 @@ def read_image(image: np.ndarray, detector: CardDetector | None = None, reader: 
     if seen_negative(found):  # light print on dark paper: the stack checks see the negative too
         image = 255 - image
     one_class = detector is None or not getattr(detector, "names_cards", True)
-    read, unread = read_indices(found, one_class, config)  # 1b
-    # the unread boxes with the reader's probabilities, for the fans' top cards (stage 3a)
-    unread_found = found[unread_mask(found.xyxy, read.xyxy, config)] if len(unread) else None
+    read, unread_found = read_indices(found, one_class, config)  # 1b
+    unread = np.asarray(unread_found.xyxy, np.float32)  # where an index may be that could not be read (stages 3a, 3b)
     cards = None
     if "suit_p" in read.data:  # 2: read with the fans' help, so one card's two indices take one suit
         read, cards = pair_and_agree(read, read.data["suit_p"], config=config)
@@ -265,7 +262,7 @@ def read_image(image: np.ndarray, detector: CardDetector | None = None, reader: 
     for name, dets, left_unread, paired in sides:
         cards = pair_corners(dets, config=config) if paired is None else paired  # 2
         piles = fill_fan_gaps(group_piles(cards, config=config), config=config)  # 3, 3a
-        if unread_found is not None:
+        if len(unread_found):
             piles = read_top_cards(piles, unread_found, config=config)  # 3a: a top card by its unread corners
         if config.fan_gaps.strip_notes:
             piles = check_strips(piles, image, config=config)  # 3a: the fans' edges, a second count
@@ -273,7 +270,6 @@ def read_image(image: np.ndarray, detector: CardDetector | None = None, reader: 
             piles = [replace(p, notes=p.notes + (CUT_NOTE,)) if pile_boxes(p, dets.xyxy) & crossing else p
                      for p in piles]
         if stacks is not None:  # 3b
-            from .stacks import check_one_corner_cards, check_stacks
 
             piles = check_stacks(piles, image, stacks, config=config)
             piles = check_one_corner_cards(piles, left_unread, image, stacks, config=config)
@@ -354,8 +350,6 @@ def load_stack_checker(model: str | Path | None = None):
         FileNotFoundError: a model file that was asked for by name is missing.
         vision.models.detector.ModelError: a model file that cannot be loaded.
     """
-    from .models.stack_checker import DEFAULT_STACKS, StackChecker
-
     if model is None and not DEFAULT_STACKS.is_file():
         return None
     return StackChecker(model or DEFAULT_STACKS)

@@ -29,7 +29,7 @@ import cv2
 import numpy as np
 
 from .config import DEFAULT, VisionConfig
-from .detections import Detections, box_iou, join_overlapping, median_index_size
+from .types import Detections, join_overlapping, median_index_size, unread_mask
 
 
 def _side(pixels: float) -> int:
@@ -40,7 +40,7 @@ def _side(pixels: float) -> int:
 def merge(parts: list[Detections], iou: float = 0.5, agnostic: bool = False) -> Detections:
     """Concatenate detections and apply non-maximum suppression (IoU threshold ``iou``), per card code or,
     with ``agnostic``, across codes (one box per place: the reader decides the code afterwards)."""
-    return Detections.concatenate(parts).with_nms(iou, class_agnostic=agnostic)
+    return Detections.merge(parts).with_nms(iou, class_agnostic=agnostic)
 
 
 def pass_index_size(part: Detections, sure: float, scale: float, config: VisionConfig = DEFAULT) -> float | None:
@@ -142,7 +142,7 @@ def enlarged_pass(detector, image: np.ndarray, size: int, floor: float, last: De
                | ((b[:, 2] >= x2 - x1 - 1) & (x2 < w)) | ((b[:, 3] >= y2 - y1 - 1) & (y2 < h)))
         found = found[~cut]
         parts.append(found.shifted(x1, y1))
-    return Detections.concatenate(parts) if parts else Detections.empty()
+    return Detections.merge(parts) if parts else Detections.empty()
 
 
 def unread_boxes(found: np.ndarray, read: np.ndarray, config: VisionConfig = DEFAULT) -> np.ndarray:
@@ -150,11 +150,3 @@ def unread_boxes(found: np.ndarray, read: np.ndarray, config: VisionConfig = DEF
     :attr:`~vision.config.Reading.unread_iou`): where an index may be that could not be read."""
     found = np.asarray(found, np.float32).reshape(-1, 4)
     return found[unread_mask(found, read, config)]
-
-
-def unread_mask(found: np.ndarray, read: np.ndarray, config: VisionConfig = DEFAULT) -> np.ndarray:
-    """(n,) bool: the boxes of ``found`` ((n, 4) xyxy px) that :func:`unread_boxes` keeps."""
-    found = np.asarray(found, np.float32).reshape(-1, 4)
-    if not len(read) or not len(found):
-        return np.ones(len(found), bool)
-    return box_iou(found, np.asarray(read, np.float32).reshape(-1, 4)).max(1) < config.reading.unread_iou

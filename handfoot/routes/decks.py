@@ -6,17 +6,17 @@ import shutil
 from pathlib import Path
 from typing import Annotated
 
+import numpy as np
 from fastapi import APIRouter, Depends, File, UploadFile
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
+from starlette.concurrency import run_in_threadpool
 
 from scorer import HandFootError
 
-from .. import core
-from .. import teaching
+from .. import core, teaching
 from ..errors import NotFoundError, TooLargeError
-from ..learning import DeckJobOut, DeckLearning, DeckOut
-from ..learning import uploaded_examples as learning_examples
+from ..learning import DeckJobOut, DeckLearning, DeckOut, uploaded_examples as learning_examples
 from ..ledger import Ledger, new_id
 from ..limits import check_file_size
 from .deps import ERRORS, DeckName, decks_dir, get_learning, get_ledger, get_models, get_settings, save_upload
@@ -35,7 +35,7 @@ class DeckLearnIn(BaseModel):
 @router.get("/decks", response_model=list[DeckOut], responses={401: ERRORS[401]})
 def list_decks(settings=Depends(get_settings)) -> list[DeckOut]:
     """The deck profiles this server reads with (``deck`` on ``POST /v1/photos``)."""
-    from vision.decks import list_profiles
+    from vision.decks import list_profiles  # the optional vision extra (OpenCV, ONNX Runtime)
 
     return [DeckOut.of(p) for p in list_profiles(decks_dir(settings))]
 
@@ -43,7 +43,7 @@ def list_decks(settings=Depends(get_settings)) -> list[DeckOut]:
 @router.delete("/decks/{name}", status_code=204, responses={404: ERRORS[404], 401: ERRORS[401]})
 def delete_deck(name: DeckName, settings=Depends(get_settings)) -> Response:
     """Delete a deck profile."""
-    from vision.decks import remove_profile
+    from vision.decks import remove_profile  # the optional vision extra (OpenCV, ONNX Runtime)
 
     remove_profile(name, decks_dir(settings))
     return Response(status_code=204)
@@ -57,9 +57,7 @@ async def learn_deck(name: DeckName, body: DeckLearnIn, ledger: Ledger = Depends
     """Learn (or learn again) the deck profile ``name`` from the photo rounds of ``games``, in the background:
     the answer is the job (``GET /v1/decks/jobs/{id}`` says how far it is). It shares the photo readings'
     places: 503 with ``Retry-After`` when they are all taken."""
-    import numpy as np
-
-    from vision.decks import Example, check_name
+    from vision.decks import Example, check_name  # the optional vision extra (OpenCV, ONNX Runtime)
 
     check_name(name)
     examples = [Example(Path(doc["image"]), np.array([d["box"] for d in doc["detections"]], np.float32),
@@ -82,9 +80,7 @@ async def learn_deck_from_upload(
     """Learn (or learn again) the deck profile ``name`` from an uploaded examples file and its photos, in the
     background, as ``POST /v1/decks/{name}/learn`` does from games. Each example's ``image`` is matched to an
     uploaded photo by its file name; the uploads are deleted when the job ends."""
-    from starlette.concurrency import run_in_threadpool
-
-    from vision.decks import MAX_PHOTOS, check_name
+    from vision.decks import MAX_PHOTOS, check_name  # the optional vision extra (OpenCV, ONNX Runtime)
 
     check_name(name)
     limits = settings.limits

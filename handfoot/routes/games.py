@@ -3,14 +3,15 @@ with and teaches, and its exports."""
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Annotated, Any
 
 from fastapi import APIRouter, BackgroundTasks, Body, Depends, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from .. import core
-from .. import games, teaching
+from .. import core, games, teaching
 from ..errors import NotFoundError
 from ..ledger import Ledger
 from ..sync import etag, expected_version
@@ -129,7 +130,7 @@ def set_game_deck(game_id: str, body: GameDeckIn, response: Response, ledger: Le
     """Read this game's photos (the round page, the live view) with a deck profile, and let its saved photo rounds
     teach that deck (``teach``, default true: ``handfoot.teaching``). A deck not learned yet is taught (the game
     reads with the stock reader until it is learned); with ``teach`` false it must exist (404)."""
-    from vision.decks import check_name, list_profiles
+    from vision.decks import check_name, list_profiles  # the optional vision extra (OpenCV, ONNX Runtime)
 
     known = [p.name for p in list_profiles(decks_dir(settings))]
     if body.deck is not None:
@@ -148,8 +149,6 @@ def export_examples(game_id: str, ledger: Ledger = Depends(get_ledger)) -> Respo
     """The game's photo rounds as they were saved (every correction applied), as deck-learning examples: one JSON
     object a line, ``{"image": PATH, "detections": [{"card": "KH", "box": [x1, y1, x2, y2]}, ...]}``, the photo's
     path on this server's disk (``handfoot deck learn`` reads the file)."""
-    import json
-
     lines = [json.dumps(doc) for doc in teaching.game_examples(ledger, game_id)]
     return Response("".join(line + "\n" for line in lines), media_type="application/x-ndjson",
                     headers={"Content-Disposition": f'attachment; filename="handfoot-{game_id}-examples.jsonl"'})
@@ -159,8 +158,6 @@ def export_examples(game_id: str, ledger: Ledger = Depends(get_ledger)) -> Respo
             responses={200: {"content": {"text/csv": {}}}, 404: ERRORS[404], 401: ERRORS[401]})
 def export_csv(game_id: str, ledger: Ledger = Depends(get_ledger)) -> Response:
     """The round grid: each round's minimum, each team's points and running total."""
-    import re
-
     record = ledger.game(game_id)
     teams = "-vs-".join(re.sub(r"[^A-Za-z0-9]+", "-", t).strip("-") or "team" for t in record.teams)[:80]
     name = f"handfoot-{teams}-{record.created[:10]}.csv"

@@ -11,13 +11,16 @@ import asyncio
 from typing import Any, Literal
 
 from fastapi import APIRouter, Depends, Request, WebSocket
+from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
+from starlette.websockets import WebSocketDisconnect
 
-from .. import core
-from .. import games, live
+from scorer import HandFootError
+
+from .. import core, games, live
 from ..camera import FRAME_WIDTH, BrowserCamera, decode_frame
-from ..errors import ConflictError, NotFoundError
+from ..errors import ConflictError, NotFoundError, TooLargeError
 from ..ledger import Ledger
 from .deps import ERRORS, decks_dir, get_ledger, get_live, get_models, get_settings
 
@@ -167,13 +170,6 @@ async def live_camera(ws: WebSocket) -> None:
     Closed with 4404 when no session waits for a browser's camera, 4409 when another socket took over, 4410
     when the session stopped, 1003 for a text message, 1009 for a frame too large, 1007 for one not a JPEG.
     The access token and the Origin are checked before (``handfoot.guard.Guard``)."""
-    from fastapi.concurrency import run_in_threadpool
-    from starlette.websockets import WebSocketDisconnect
-
-    from scorer import HandFootError
-
-    from ..errors import TooLargeError
-
     session = getattr(ws.app.state, "live", None)
     await ws.accept()
     if session is None or not isinstance(session.source, BrowserCamera) or not session.running:

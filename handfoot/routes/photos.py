@@ -9,12 +9,13 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, File, Form, Query, UploadFile
 from fastapi.responses import FileResponse
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from scorer import HandFootError
+from scorer.errors import InvalidLayoutError
 
-from .. import core
-from .. import games, readings
+from .. import core, games, readings
+from ..corrections import Correction
 from ..errors import NotFoundError, TooLargeError
 from ..ledger import Ledger, new_id
 from ..limits import check_file_size, parse_json
@@ -45,7 +46,7 @@ def _read_photos(ledger: Ledger, reading_id: str, tables: list[UploadFile], hand
                  req: core.PhotoRequest, models: core.Models, limits) -> PhotoScore:
     """Save the uploads under ``photos/<id>/``, read and score them, write the annotated copies and store the
     reading; on any error nothing is kept. Runs in a worker thread."""
-    from vision.imagesize import image_format
+    from vision.images import image_format  # the optional vision extra (OpenCV, ONNX Runtime)
 
     folder = ledger.reading_dir(reading_id)
     folder.mkdir(parents=True)
@@ -187,12 +188,6 @@ class CorrectionsIn(BaseModel):
 def try_corrections(reading_id: str, body: CorrectionsIn, ledger: Ledger = Depends(get_ledger)) -> PhotoScore:
     """The reading with ``corrections`` applied and scored again, nothing stored: what a round made from it
     would score (``POST /v1/games/{id}/rounds`` with ``photo_reading`` stores it)."""
-    from pydantic import TypeAdapter, ValidationError
-
-    from scorer.errors import InvalidLayoutError
-
-    from ..corrections import Correction
-
     result, _ = _stored(ledger, reading_id)
     try:
         ops = TypeAdapter(list[Correction]).validate_python(body.corrections)

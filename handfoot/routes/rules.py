@@ -8,6 +8,7 @@ from fastapi import APIRouter, Body, Depends, Request
 from pydantic import BaseModel, Field
 
 from scorer import PRESET_NAMES, get_rules
+from scorer.rules import Rules
 
 from .. import core
 from ..errors import NotFoundError
@@ -62,8 +63,6 @@ class RuleField(BaseModel):
 @router.get("/rules/{name}/fields", response_model=list[RuleField], responses={404: ERRORS[404], 401: ERRORS[401]})
 def rule_fields(name: Annotated[str, Field(max_length=40)]) -> list[RuleField]:
     """A preset's fields with their meaning, in order: what a page shows as house-rule switches."""
-    from scorer.rules import Rules
-
     values = one_rules(name)
     return [RuleField(field=k, value=values[k], type=type(values[k]).__name__, description=info.description or "")
             for k, info in Rules.model_fields.items() if k not in ("name", "title", "source")]

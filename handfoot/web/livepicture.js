@@ -7,8 +7,7 @@ import {h} from "/static/ui.js";
 import {cardLabel} from "/static/glance.js";
 
 export const LABEL_PX = 15;
-const LEGEND = [["meld", "rgb(75,180,60)"], ["book", "rgb(170,60,180)"], ["squared book", "rgb(0,130,200)"],
-                ["red threes", "rgb(220,40,40)"]];
+const LEGEND = [["meld", "#5fe07e"], ["book", "#e19cff"], ["squared book", "#ffb03a"], ["red threes", "#ff6270"]];
 
 /** A holder for the live picture ``img`` with its labels over it, the legend of its outlines' colours, and
  *  update(cards) that writes the labels: {node, legend, update}. */

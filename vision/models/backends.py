@@ -99,7 +99,7 @@ class OpenVinoSession:
     name = "openvino"
 
     def __init__(self, path: Path, threads: int, precision: str = "native") -> None:
-        import openvino as ov
+        import openvino as ov  # the optional fast extra
 
         if precision not in PRECISIONS:
             raise ValueError(f"unknown OpenVINO precision {precision!r}; use one of {', '.join(PRECISIONS)}")
@@ -138,7 +138,7 @@ def _dims(shape) -> tuple[int | None, ...]:
 
 
 def _onnxruntime(path: Path, threads: int):
-    import onnxruntime as ort
+    import onnxruntime as ort  # the optional vision extra
 
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = threads
@@ -197,8 +197,8 @@ def _cache_file() -> Path:
 
 
 def _key(path: Path) -> str:
-    import onnxruntime
-    import openvino
+    import onnxruntime  # the optional vision extra
+    import openvino  # the optional fast extra
 
     digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
     return f"{digest}|{platform.processor() or platform.machine()}|{os.cpu_count()}|ort {onnxruntime.__version__}|" \

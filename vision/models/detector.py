@@ -19,7 +19,7 @@ from scorer.errors import HandFootError
 
 from ..classes import CLASS_NAMES
 from ..config import DEFAULT
-from ..detections import Detections, box_iou
+from ..types import Detections, box_iou
 from .backends import Check, Session, backend_name, open_model, precision_name, tolerance_check
 
 MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
@@ -57,7 +57,7 @@ def onnx_session(model: str | Path, threads: int, what: str, backend: str | None
 
 
 def _first_input_name(path: Path) -> str:
-    import onnxruntime as ort
+    import onnxruntime as ort  # the optional vision extra
 
     opts = ort.SessionOptions()
     opts.log_severity_level = 3
@@ -227,7 +227,7 @@ class CardDetector(OnnxModel):
     @property
     def names_cards(self) -> bool:
         """True when the model names card codes; False for a one-class index finder, whose detections all have
-        class 0 until :class:`vision.models.reader.IndexReader` names them."""
+        class 0 until :class:`vision.models.classifiers.IndexReader` names them."""
         return self._nc == len(CLASS_NAMES)
 
     @property

@@ -1,4 +1,7 @@
-"""A fan's second count, from the image: every card of a fan shows an edge and a strip.
+"""Piles checked against the photo's pixels: the fans' edges and strips (stage 3a, a second count: :func:`check_strips`)
+and what lies under a single card (stage 3b: :func:`check_stacks`, :func:`check_one_corner_cards`).
+
+A fan's second count, from the image: every card of a fan shows an edge and a strip.
 
 The indices give a fan's first count (stages 1-3a). Each card laid on a fan covers the one before but for a strip,
 and its edge crosses the fan as a line, one step after the last (seed 000 "Melding"). :func:`strip_edges` reads
@@ -13,7 +16,7 @@ edge is *seen* where the profile there reaches ``strip_seen`` of the read cards'
 from its bottom card: the end away from the card seen whole; with none, the way whose edges are stronger):
 
 * a gap of one step between two cards needs no card; two read cards two steps apart with an edge seen between
-  them hold a card whose index was not read (stage 3a, :mod:`vision.fan_gaps`, counts such a card only in a
+  them hold a card whose index was not read (stage 3a, :mod:`vision.fans`, counts such a card only in a
   regular fan);
 * one step before the bottom card, an edge seen before a strip about as bright as the fan's own strips
   (``strip_bright``) is a card whose index is covered or missed;
@@ -23,16 +26,35 @@ from its bottom card: the end away from the card seen whole; with none, the way 
 
 The notes point at the pile; the count is not changed (the rules' book size is never forced). Thresholds:
 :class:`vision.config.FanGaps` (``strip_*``).
+
+Stage 3b of the camera pipeline: is a single whole card the marker of a squared book, or a loose card?
+
+Corner indices alone cannot tell them apart: a squared book (seed 000 "Books"; seed 002 §3: a completed book is squared
+into one pile with a marker card on top) shows exactly one card face with both indices, and so does a single card lying
+loose. What differs is under the card: a stack of seven shows the edges of the cards below it (never squared perfectly)
+and its thickness. :class:`vision.models.classifiers.StackChecker` looks at the card and its surroundings, turned
+upright from the card's own two index centres (:func:`vision.models.classifiers.card_crop`), and gives the probability
+that a stack lies under it. :func:`check_stacks` uses it to turn ``squared_book`` piles it does not believe into
+``loose`` cards, and adds a note wherever it is unsure, so a wrong call is one edit away for the user.
+
+The model (``models/stacks.onnx``) is trained by ``scripts/train_stacks.py`` on generated tables of the
+training designs; its figures are in ``models/README.md``.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 
 from .config import DEFAULT, VisionConfig
-from .geometry import anchor_points
-from .types import CardInstance, Pile, PileKind
+from .geometry import anchor_points, diagonal_apart, segment_blocked, similar_size
+from .piles import MARKER_NOTE
+from .types import CardInstance, Pile, PileKind, index_centres, index_sizes
+
+if TYPE_CHECKING:
+    from .models.classifiers import StackChecker
 
 
 def _band(gray: np.ndarray, origin: np.ndarray, u: np.ndarray, v: np.ndarray, t: tuple[float, float],
@@ -234,3 +256,95 @@ def check_strips(piles: list[Pile], image: np.ndarray | None, *, config: VisionC
 STRIP_NOTE = "the card edges along this fan show"
 #: how the note of a fan whose bottom end lies under something begins
 COVERED_NOTE = "the fan's bottom end lies under something that is neither table nor card"
+
+
+
+def _sure(p: float) -> str:
+    """A probability in words for a note: "96 % sure"."""
+    return f"{min(99, round(100 * float(p)))} % sure"
+
+
+def check_stacks(piles: list[Pile], image: np.ndarray, checker: StackChecker, *,
+                 config: VisionConfig = DEFAULT) -> list[Pile]:
+    """Piles with every ``squared_book`` of one card seen whole re-checked for a stack under it, in the
+    (H, W, 3) BGR ``image``.
+
+    A single whole card whose probability of a stack is under ``config.stacks.loose_below`` becomes a ``loose``
+    card (not scored), one under ``config.stacks.unsure`` stays a squared book with a note that the stack is
+    unclear, a surer one stays a squared book whose note gives the probability; each replaces the geometry
+    stage's note on that card. A probability of exactly ``loose_below`` keeps a squared book; one of ``unsure``
+    counts as sure. Other piles, and a squared book whose single card shows one index, are unchanged.
+    """
+    singles = [i for i, p in enumerate(piles)
+               if p.kind is PileKind.SQUARED_BOOK and len(p.cards) == 1 and p.cards[0].fully_visible]
+    if not singles:
+        return list(piles)
+    probs = checker.p_stack(image, [piles[i].cards[0] for i in singles])
+    out = list(piles)
+    for i, p in zip(singles, probs):
+        pile = piles[i]
+        code = pile.cards[0].code
+        keep = [n for n in pile.notes if n != MARKER_NOTE.format(code=code)]
+        if p < config.stacks.loose_below:
+            out[i] = Pile(PileKind.LOOSE, pile.cards, tuple(keep + [
+                f"single card {code}: no stack seen under it ({_sure(1 - p)}), so read as a loose card and not scored; "
+                "if it is a squared book's marker, add it; if it was left in a hand, move it to left"]))
+        elif p < config.stacks.unsure:
+            out[i] = Pile(pile.kind, pile.cards, tuple(keep + [
+                f"single card {code} read as the marker of a squared book, but the stack under it is unclear "
+                f"({_sure(p)} of a stack); if it is a loose card, remove it from the squared books"]))
+        else:
+            out[i] = Pile(pile.kind, pile.cards, tuple(keep + [
+                f"single card {code} read as the marker of a squared book: a stack is seen under it ({_sure(p)}) "
+                "but its count cannot be, so it counts as the rules' book size; if it is a loose card, remove it "
+                "from the squared books"]))
+    return out
+
+
+def check_one_corner_cards(piles: list[Pile], unread: np.ndarray, image: np.ndarray, checker: StackChecker, *,
+                           config: VisionConfig = DEFAULT) -> list[Pile]:
+    """Piles with each loose card seen by one corner re-checked as a squared book's marker.
+
+    A squared book's marker shows both corner indices, but the reader often reads only one of them on a
+    whole-table photo (the other unsure, or under the detector's reading threshold), and the card was then read
+    as a loose card seen by one corner, not scored. Here the detector's boxes that no read index covers
+    (``unread``, (m, 4) xyxy pixels) give it a second chance: the unread box a card's diagonal away from the read
+    index (:func:`vision.geometry.diagonal_apart`, from the card's height), of a size within
+    ``config.fans.size_ratio`` of the read index's and with no read index within
+    ``config.stacks.one_corner_clearance`` index sizes of the segment between them, frames the card for the stack
+    checker; at ``config.stacks.one_corner_min`` or more the card becomes a squared book's marker, with a note
+    (its other corner was not read, so the frame rests on an unread box: the checker must be sure). The card keeps
+    its one detection: the rules need only its rank and colour, which the read index gave.
+    """
+    loose = [i for i, p in enumerate(piles)
+             if p.kind is PileKind.LOOSE and len(p.cards) == 1 and len(p.cards[0].detections) == 1]
+    unread = np.asarray(unread, np.float64).reshape(-1, 4)
+    if not loose or not len(unread):
+        return list(piles)
+    centres, sizes = index_centres(unread), index_sizes(unread)
+    read = np.concatenate([c.centers for p in piles for c in p.cards])  # every read index (and gap card)
+    tries: list[tuple[int, np.ndarray, np.ndarray]] = []
+    for i in loose:
+        card = piles[i].cards[0]
+        a = card.centers[0]
+        near = diagonal_apart(a, centres, card.card_height, config=config) & \
+            similar_size(sizes, card.size, config.fans.size_ratio)
+        ok = [j for j in np.flatnonzero(near)
+              if not segment_blocked(a, centres[j], read, config.stacks.one_corner_clearance * card.size,
+                                     config=config)]
+        if ok:  # the box nearest a diagonal's length
+            diagonal = card.card_height * config.pairing.diagonal_per_height
+            j = min(ok, key=lambda k: abs(np.log(np.linalg.norm(centres[k] - a) / diagonal)))
+            tries.append((i, a, centres[j]))
+    if not tries:
+        return list(piles)
+    probs = checker.p_stack_between(image, [(a, b) for _, a, b in tries])
+    out = list(piles)
+    for (i, _, _), p in zip(tries, probs):
+        if p >= config.stacks.one_corner_min:
+            code = piles[i].cards[0].code
+            out[i] = Pile(PileKind.SQUARED_BOOK, piles[i].cards, (
+                f"single card {code} seen by one corner (its other corner was not read) read as the marker of a "
+                f"squared book: a stack is seen under it ({_sure(p)}) but its count cannot be, so it counts as the "
+                "rules' book size; if it is a loose card, remove it from the squared books",))
+    return out

@@ -5,20 +5,22 @@ detail the index reader's 32 px crop keeps of a small index (a webcam index of ~
 (``vision.decks``) may carry a :class:`GlyphReader` learned from its examples' boxes:
 
 - each index is cut from the photo as the box itself (grown :data:`MARGIN` times) stretched to :data:`WIDTH` x
-  :data:`HEIGHT` px (``vision.models.classifiers.box_crop``: a box wider than tall is turned a quarter first, so the rank and the
-  suit lie along the crop's height); which way up stays unknown, so every crop is learned both ways up
+  :data:`HEIGHT` px (``vision.models.classifiers.box_crop``: a box wider than tall is turned a quarter first, so
+  the rank and the suit lie along the crop's height); which way up stays unknown, so every crop is learned both ways up
   (``np.rot90`` twice), each index's way matched to the other examples of its rank (:func:`_align`), and a class is
   a (rank, way up) or (suit, way up) pair summed over both ways when read;
 - features: a histogram of oriented gradients of the grey crop (:func:`hog`: 8 px cells, 9 unsigned orientations,
   blocks of 2 x 2 cells normalised, as Dalal and Triggs; OpenCV 5 left its ``HOGDescriptor`` to contrib) and the
   ink's and paper's colour;
 - a multinomial logistic regression (NumPy, Adam, weight decay :data:`DECAY`) on jittered copies of every example
-  (shifts, box scales up to the detector's larger boxes, small turns, contrast, brightness, blur: :data:`COPIES`).
+  (small shifts, scales and turns, contrast, brightness, blur: :data:`COPIES`); the detector's larger boxes are
+  learned from as examples of their own when ``vision.decks.learn`` adds them (``glyphs="boxes"``).
 
 :meth:`GlyphReader.blend` combines it with the reader's probabilities as a product of experts: each real rank's
-(and suit's) probability times the glyph reader's to the power :attr:`GlyphReader.weight` (chosen by
-``vision.decks.learn`` on its check photos), renormalised; the reader's "no index" probability is kept as it was,
-so whether a box holds an index stays the reader's call. No training library; NumPy and OpenCV only.
+(and suit's) probability times the glyph reader's to the power :attr:`GlyphReader.weight` (chosen on the
+examples' last photos: :func:`weigh`), renormalised; the reader's "no index" probability is kept as it was,
+so whether a box holds an index stays the reader's call (unless the glyph reader learned "no index" too, from the
+detector's sure boxes on none: ``glyphs="found"``). No training library; NumPy and OpenCV only.
 """
 
 from __future__ import annotations
@@ -37,12 +39,11 @@ from .models.classifiers import box_crop
 WIDTH, HEIGHT, MARGIN = 32, 64, 1.1
 #: ways up a crop is learned in (half turns)
 TURNS = 2
-#: HOG cell side in pixels and orientation bins (blocks of 2 x 2 cells, stride one cell: 900 values at 48 px)
+#: HOG cell side in pixels and orientation bins (blocks of 2 x 2 cells, stride one cell: 756 values at 32 x 64)
 CELL, BINS = 8, 9
-#: jittered copies of each example index learned from (each in four quarter turns)
+#: jittered copies of each example index learned from (each both ways up)
 COPIES = 12
-#: the copies' box shift (share of its sides), box side scale range (the detector's boxes are larger than the
-#: labelled ones), contrast and brightness range
+#: the copies' box shift (share of its sides), box side scale range, contrast and brightness range
 SHIFT, SCALE, CONTRAST, BRIGHT = 0.04, (0.95, 1.1), (0.7, 1.3), 0.12
 #: the copies' turn (radians, either way)
 TURN = 0.15
@@ -253,9 +254,9 @@ def mix(rank_p: np.ndarray, suit_p: np.ndarray, own_rank: np.ndarray, own_suit: 
 
 def fit(examples: list, negative: bool = False, rng: np.random.Generator | None = None, copies: int | None = None,
         weight: float = 1.0, none: bool = False) -> GlyphReader | None:
-    """A :class:`GlyphReader` learned from ``examples`` (``vision.deck_boxes.Example``: photo, boxes, codes; boxes coded
-    :data:`NONE` learned as "no index" when ``none``, else left out), read as each photo's negative when
-    ``negative``; None when they hold no index."""
+    """A :class:`GlyphReader` learned from ``examples`` (``vision.deck_boxes.Example``: photo, boxes, codes;
+    boxes coded :data:`NONE` learned as "no index" when ``none``, else left out), read as each photo's negative
+    when ``negative``; None when they hold no index."""
     rng, copies = rng or np.random.default_rng(0), copies or COPIES
     plain, jittered, labels = [], [], []
     for ex in examples:

@@ -291,6 +291,9 @@ COMMANDS = {"score": cmd_score, "rules": cmd_rules, "check_meld": cmd_check_meld
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (0 ok, 1 bad input, 2 usage, 130 interrupted)."""
     parser = build_parser()
+    if not (sys.argv[1:] if argv is None else argv):  # `handfoot` alone: the commands, not a usage error's line
+        parser.print_help(sys.stderr)
+        return 2
     args, extra = parser.parse_known_args(argv)
     if extra:  # the command's own usage line, and the option meant when it is a near miss
         command = parser.command_parser(args)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from scorer import PRESET_NAMES
 
@@ -23,6 +24,15 @@ def port_number(text: str) -> int:
     if not 1 <= port <= 65535:
         raise argparse.ArgumentTypeError(f"a port is 1-65535, not {port}")
     return port
+
+
+def ledger_file(text: str) -> str:
+    """An argparse type: the game ledger's SQLite file; a folder (one that exists, or a name ending in ``/``) keeps
+    it as ``handfoot.db`` inside."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty path")
+    path = Path(text).expanduser()
+    return str(path / "handfoot.db") if path.is_dir() or text.endswith(("/", "\\")) else str(path)
 
 
 class Parser(argparse.ArgumentParser):
@@ -178,7 +188,8 @@ def build_parser() -> Parser:
                     help="show the live view in the browser (handfoot serve with this table watched: open /live)")
     sp.add_argument("--host", default="127.0.0.1", help="with --serve: address to listen on (default 127.0.0.1)")
     sp.add_argument("--port", type=port_number, default=8000, help="with --serve: port (default 8000)")
-    sp.add_argument("--db", metavar="PATH", help="the game ledger (default ~/.local/share/handfoot/handfoot.db)")
+    sp.add_argument("--db", metavar="PATH", type=ledger_file,
+                    help="the game ledger, a SQLite file or a folder to keep it in (default ~/.local/share/handfoot)")
     sp.add_argument("--max-jobs", type=int, default=1, help=argparse.SUPPRESS)
     add_https_option(sp)
     sp.set_defaults(func="watch")
@@ -204,16 +215,18 @@ def build_parser() -> Parser:
     dp.add_argument("name", help="the deck's name, as `handfoot deck list` shows it")
     dp.set_defaults(func="deck_remove")
     for dp in deck.choices.values():
-        dp.add_argument("--db", metavar="PATH", help="the decks of the game ledger at PATH, as `serve --db PATH` and "
-                                                     "`watch --db PATH` use them (default: ~/.local/share/handfoot)")
+        dp.add_argument("--db", metavar="PATH", type=ledger_file,
+                        help="the decks of the game ledger at PATH, as `serve --db PATH` and `watch --db PATH` use "
+                             "them (default: ~/.local/share/handfoot)")
 
     sp = sub.add_parser("serve", help="run the web service (the API under /v1, docs at /docs)")
     sp.add_argument("--host", default="127.0.0.1",
                     help="address to listen on (default 127.0.0.1: this computer only; 0.0.0.0 lets phones on "
                          "your network in, with an access token printed in the address to open)")
     sp.add_argument("--port", type=port_number, default=8000, help="port (default 8000)")
-    sp.add_argument("--db", metavar="PATH", help="the game ledger, a SQLite file (default: "
-                                                 "~/.local/share/handfoot/handfoot.db; photos are kept beside it)")
+    sp.add_argument("--db", metavar="PATH", type=ledger_file,
+                    help="the game ledger, a SQLite file or a folder to keep it in (default: "
+                         "~/.local/share/handfoot/handfoot.db; photos and the HTTPS certificate are kept beside it)")
     sp.add_argument("--max-jobs", type=int, default=1, help="photo readings worked on at once (default 1)")
     sp.add_argument("--idle-timeout", type=float, default=20.0, metavar="SECONDS",
                     help="close a connection that starts no request for this long (default 20)")

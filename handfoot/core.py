@@ -130,7 +130,7 @@ def parse_left(values: Iterable[str], limits: Limits = DEFAULT_LIMITS) -> dict[s
         InvalidCardError: a bad code.
     """
     values = list(values)
-    count = sum(len(v.replace(",", " ").split()) for v in values)
+    count = sum(len(v.partition(":")[2].replace(",", " ").split()) for v in values)  # the cards, not the team
     if count > limits.layout_cards:
         raise TooLargeError(f"left: {count:,} cards typed in (at most {limits.layout_cards:,}; six decks hold 324)")
     out: dict[str, list[list[str]]] = {}

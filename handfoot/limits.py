@@ -96,7 +96,7 @@ def parse_json(text: str | bytes, limits: Limits = DEFAULT_LIMITS, what: str = "
         return json.loads(text)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         where = f" at line {exc.lineno} column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
-        reason = exc.msg if isinstance(exc, json.JSONDecodeError) else "not UTF-8 text"
+        reason = exc.msg.removesuffix(" at") if isinstance(exc, json.JSONDecodeError) else "not UTF-8 text"
         raise InvalidLayoutError(f"{what} is not valid JSON: {reason}{where}") from None
 
 

@@ -144,6 +144,10 @@ def test_a_layout_file_too_large_or_too_deep_is_one_line(tmp_path, capsys):
     many.write_text(json.dumps({"teams": {"A": {"left": [["KH"] * 5000]}}}))
     assert main(["score", str(many)]) == 1
     assert "5,000 cards" in one_line(capsys)
+    cut = tmp_path / "cut.json"
+    cut.write_text('{"teams": {"A": {"melds": [["KH')
+    assert main(["score", str(cut)]) == 1
+    assert one_line(capsys).strip().endswith("not valid JSON: Unterminated string starting at line 1 column 29")
 
 
 def test_annotate_under_a_file_and_a_bad_conf_are_one_plain_line(tmp_path, capsys):
@@ -184,3 +188,31 @@ def test_the_command_leaves_when_threads_outlive_it():
             "run()\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 1 and "nosuchrules" in done.stderr
+
+
+def test_a_ledger_given_as_a_folder_is_kept_in_it(tmp_path, capsys):
+    """``--db FOLDER`` (a family names a folder) keeps the ledger as FOLDER/handfoot.db; a file name stays one."""
+    from handfoot.cli_parser import ledger_file
+
+    assert ledger_file(str(tmp_path)) == str(tmp_path / "handfoot.db")
+    assert ledger_file(str(tmp_path / "new") + "/") == str(tmp_path / "new" / "handfoot.db")
+    assert ledger_file(str(tmp_path / "cards.db")) == str(tmp_path / "cards.db")
+    assert main(["deck", "list", "--db", str(tmp_path)]) == 0
+    assert str(tmp_path / "decks") in capsys.readouterr().out
+
+
+def test_typed_cards_are_counted_without_their_team():
+    """``A: KH ...`` (the page sends the team, a colon, then what was typed) counts the cards only: 1,001 typed
+    cards are 1,001 (they were 1,002), 1,000 are allowed."""
+    from handfoot.core import parse_left
+    from handfoot.errors import TooLargeError
+
+    assert len(parse_left(["A: " + "KH " * 1000])["A"][0]) == 1000
+    with pytest.raises(TooLargeError, match="left: 1,001 cards typed in"):
+        parse_left(["A: " + "KH " * 1001])
+
+
+def test_handfoot_alone_lists_its_commands(capsys):
+    assert main([]) == 2
+    err = capsys.readouterr().err
+    assert "score" in err and "serve" in err and "watch" in err and "required" not in err

@@ -288,3 +288,12 @@ def test_a_profile_chooses_its_crop_window_on_the_detectors_boxes(photos, tmp_pa
                                                   read.with_heads(again.heads).probabilities(image, boxes)[0])
     decks.learn(_examples(photos), reader, "plain", steps=5).save(tmp_path)
     assert decks.DeckProfile.load("plain", tmp_path).window is None  # the reader's own, as older profiles
+
+
+def test_the_page_checks_a_deck_name_as_the_decks_do():
+    """The page's teach panel refuses a bad deck name before asking (a name with "/" is no address): its rule is
+    ``vision.decks.NAME``."""
+    from vision.decks import NAME
+
+    page = (Path(__file__).resolve().parents[1] / "handfoot" / "web" / "games.js").read_text()
+    assert f"const DECK_NAME = /{NAME.pattern}/;" in page

@@ -128,3 +128,28 @@ def test_squared_books_found_and_each_designs_figures(anglo_deck):
     evaluate_scene(doc, read_side(dets[keep]), owners[keep], stats, Counter())
     assert stats["books_squared"] == 1 and stats["books_squared_found"] == 0 and stats["score_exact"] == 0
     assert _design_figures(stats)["wrong_unflagged"] == stats["wrong_unflagged"]
+
+
+def test_fan_failures_buckets_a_fan_by_why_its_card_was_lost(anglo_deck):
+    from fan_failures import fan_buckets
+    from vision.classes import RANKS
+
+    doc = _doc(anglo_deck)
+    dets, owners = true_detections(doc)
+
+    def found(boxes, rank):  # the detector's boxes as stage 1 gives them, read as ``rank`` by the reader
+        rank_p = np.full((len(boxes), len(RANKS)), 0.01, np.float32)
+        rank_p[:, RANKS.index(rank)] = 0.8
+        return Detections(boxes, np.full(len(boxes), 0.3, np.float32), np.zeros(len(boxes), np.int64),
+                          {"rank_p": rank_p})
+
+    assert fan_buckets(doc, read_side(dets), found(dets.xyxy, "7"), owners, 0.3) == []  # every fan right
+    king = np.flatnonzero(np.array([c == "KS" for c in dets.codes]))[:1]
+    keep = np.ones(len(dets), bool)
+    keep[king] = False
+    reading = read_side(dets[keep])
+    # the king's box found and read a king, under the floor; found and read a seven; not found at all
+    for boxes, rank, why in ((dets.xyxy[king], "K", "under floor"), (dets.xyxy[king], "7", "read wrong"),
+                             (np.zeros((0, 4), np.float32), "K", "not boxed")):
+        got = fan_buckets(doc, reading, found(boxes, rank), owners[keep], 0.3)
+        assert [(r["cards"], r["bucket"]) for r in got] == [(3, why)] and got[0]["missing"][0]["code"] == "KS"

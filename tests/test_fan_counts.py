@@ -151,6 +151,66 @@ def test_a_fans_top_card_seen_by_two_unread_corners_is_counted():
     assert len(read_top_cards([seen], unread([top, far], "JK"))[0].cards) == 5
 
 
+def test_a_fans_top_card_seen_by_its_far_corner_alone_is_counted_when_the_reader_is_sure():
+    from vision.classes import RANKS
+    from vision.fans import read_top_cards
+
+    # a fan of six sevens, none seen whole; its top card's top index was not boxed, its far corner was
+    height = 4.2 * S / 0.925
+    codes = ["7H", "7S", "7D", "7H", "7C", "7C"]
+    fan_cards = tuple(one(c, 100 + 24 * k, 100, k, height=height) for k, c in enumerate(codes))
+    meld = Pile(PileKind.MELD, fan_cards)
+    top = np.array([100 + 24 * 6, 100.0])
+    diagonal = 0.925 * height * np.array([0.62, 0.79])
+
+    def unread(point, rank, p):
+        x, y = point
+        rank_p = np.full((1, len(RANKS)), (1 - p) / (len(RANKS) - 1), np.float32)
+        rank_p[0, RANKS.index(rank)] = p
+        return Detections(np.array([[x - S / 2, y - S / 2, x + S / 2, y + S / 2]], np.float32),
+                          np.full(1, 0.26, np.float32), np.zeros(1, np.int64),
+                          {"rank_p": rank_p, "suit_p": np.full((1, 4), 0.25, np.float32)})
+
+    piles = read_top_cards([meld], unread(top + diagonal, "JK", 0.99))
+    assert [len(p.cards) for p in piles] == [7] and piles[0].cards[-1].code == "JK"
+    assert np.allclose(piles[0].cards[-1].centers[0], top) and any("top card" in n for n in piles[0].notes)
+    # the reader not sure enough (0.8 < top_far_p 0.9): nothing added
+    assert len(read_top_cards([meld], unread(top + diagonal, "JK", 0.8))[0].cards) == 6
+    # the box is the end card's own far corner (a diagonal from the last card, not from the next place): nothing
+    end = np.array([100 + 24 * 5, 100.0])
+    assert len(read_top_cards([meld], unread(end + diagonal, "JK", 0.99))[0].cards) == 6
+    # a meld of wilds alone (a joker's face beside it shows marks anywhere): nothing
+    wilds = Pile(PileKind.MELD, tuple(one(c, 100 + 24 * k, 100, k, height=height)
+                                      for k, c in enumerate(["2H", "2S", "JK", "2C", "2D", "JK"])))
+    assert len(read_top_cards([wilds], unread(top + diagonal, "JK", 0.99))[0].cards) == 6
+
+
+def test_a_meld_takes_a_card_from_an_unread_box_at_its_next_place_only_when_switched_on():
+    from vision.classes import RANKS
+    from vision.fan_boxes import read_fan_boxes
+
+    height = 4.2 * S / 0.925
+    meld = Pile(PileKind.MELD, tuple(one(c, 100 + 24 * k, 100, k, height=height)
+                                     for k, c in enumerate(["9H", "9S", "9D", "9C"])))
+
+    def unread(x, rank, p):
+        rank_p = np.full((1, len(RANKS)), (1 - p) / (len(RANKS) - 1), np.float32)
+        rank_p[0, RANKS.index(rank)] = p
+        suit_p = np.array([[0.1, 0.7, 0.1, 0.1]], np.float32)
+        return Detections(np.array([[x - S / 2, 100 - S / 2, x + S / 2, 100 + S / 2]], np.float32),
+                          np.full(1, 0.3, np.float32), np.zeros(1, np.int64), {"rank_p": rank_p, "suit_p": suit_p})
+
+    on = DEFAULT.replace(**{"fan_gaps.box_p": 0.2})
+    box = unread(100 + 24 * 4, "9", 0.3)  # one step beyond the last card
+    assert read_fan_boxes([meld], box) == [meld]  # off by default
+    got = read_fan_boxes([meld], box, config=on)[0]
+    assert len(got.cards) == 5 and got.cards[-1].code.startswith("9") and "under the floor" in got.notes[-1]
+    # another rank, a joker the reader is not sure of, or a box half a step off: nothing
+    assert read_fan_boxes([meld], unread(100 + 24 * 4, "5", 0.6), config=on) == [meld]
+    assert read_fan_boxes([meld], unread(100 + 24 * 4, "JK", 0.6), config=on) == [meld]
+    assert read_fan_boxes([meld], unread(100 + 24 * 4.5, "9", 0.6), config=on) == [meld]
+
+
 def test_a_fan_whose_bottom_end_lies_under_something_is_noted():
     import cv2
 

@@ -50,14 +50,14 @@ def server(tmp_path):
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     script = f"""
-import handfoot.core as core
-real = core.pile_dict
+import handfoot.results as results
+real = results.pile_dict
 def misread(pile_id, side, pile):
     out = real(pile_id, side, pile)
     if [c["code"] for c in out["cards"]] == ["QH", "QS", "QC"]:
         out["cards"][0]["code"] = "5H"
     return out
-core.pile_dict = misread
+results.pile_dict = misread
 from handfoot.cli import main
 raise SystemExit(main(["serve", "--port", "{port}", "--db", {str(tmp_path / "data" / "h.db")!r}]))
 """
@@ -167,6 +167,18 @@ def test_a_round_from_a_photo_corrected_with_a_tap(server, browser, tmp_path):
     next(b for b in d.find_elements(By.CSS_SELECTOR, "#sheet button") if b.text == "Save").click()
     wait.until(lambda d: text_of(d, "[data-round-total='Us']") == true_total)
     assert not d.find_elements(By.CSS_SELECTOR, "rect[data-code='5H']")
+
+    # a squared book's count out of range is told in the sheet, in words, and nothing is sent
+    book = next(b for b in d.find_elements(By.CSS_SELECTOR, "button") if b.text == "Book…")
+    d.execute_script("arguments[0].scrollIntoView({block: 'center'})", book)
+    book.click()
+    wait.until(lambda d: d.find_element(By.ID, "sheet").is_displayed())
+    d.find_element(By.ID, "book-count").clear()
+    d.find_element(By.ID, "book-count").send_keys("99999")
+    next(b for b in d.find_elements(By.CSS_SELECTOR, "#sheet button") if b.text == "Save").click()
+    assert text_of(d, "#sheet .error-box") == "Cards in the stack: a whole number from 1 to 60, not 99999"
+    next(b for b in d.find_elements(By.CSS_SELECTOR, "#sheet button") if b.text == "Cancel").click()
+    assert text_of(d, "[data-round-total='Us']") == true_total
     viewport(d, 1280, 800)
     d.save_screenshot(str(shots / "page_check_1280.png"))
     viewport(d, 390, 844)
@@ -190,6 +202,13 @@ def test_a_round_from_a_photo_corrected_with_a_tap(server, browser, tmp_path):
     # one photo cannot teach a deck: the page says why, in words
     learn = d.find_element(By.ID, "learn-deck")
     d.execute_script("arguments[0].scrollIntoView({block: 'center'})", learn)
+    d.find_element(By.ID, "deck-name").click()  # the name is selected: typing replaces it
+    d.find_element(By.ID, "deck-name").send_keys("grandma/blue")
+    learn.click()  # a name with "/" is told as the server would tell it, not "no such address"
+    wait.until(lambda d: "use letters, digits, - and _" in (text_of(d, "#teach-status") or ""))
+    assert text_of(d, "#teach-status").startswith('Deck name "grandma/blue"')
+    d.find_element(By.ID, "deck-name").clear()
+    d.find_element(By.ID, "deck-name").send_keys("our-deck")
     learn.click()
     wait.until(lambda d: "at least 2 are needed" in text_of(d, "#teach-status"))
     assert "give more photos" in text_of(d, "#teach-status")

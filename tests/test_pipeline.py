@@ -243,6 +243,10 @@ def test_a_gap_at_a_fans_end_or_in_an_uneven_fan_is_not_filled():
     # the second card unread: the first step is long, but an end card's far corner looks the same
     items = without(fan(["KD"] * 6, 100, 100), 1)
     assert [len(p.cards) for p in read_side(dets(items)).piles] == [5]
+    # ... but the step before the last card, seen whole (both corners paired), is its top index's: filled
+    items = without(fan(["KD"] * 6, 100, 100), 4)
+    piles = read_side(dets(items)).piles
+    assert [len(p.cards) for p in piles] == [6] and any("not read" in n for n in piles[0].notes)
     # steps of 1, 1.5, 2 and 1 x the median: no regular step to count by
     items = [("QC", 100, 100 + y * S) for y in (0, 1.2, 2.4, 4.2, 6.6, 7.8)]
     assert [len(p.cards) for p in read_side(dets(items)).piles] == [6]
@@ -622,6 +626,8 @@ def test_boxes_are_split_between_the_sides_as_cards_are():
     vertical = split_boxes(boxes, 1000, 800, "vertical")  # left half team A
     assert len(vertical["A"]) == 2 and vertical["B"].tolist() == [[900, 100, 920, 120]]
     assert split_boxes(np.zeros((0, 4)), 1000, 800, "vertical")["A"].shape == (0, 4)
+    rows = np.arange(6, dtype=np.float32).reshape(3, 2)  # e.g. the reader's probabilities, one row a box
+    assert split_boxes(boxes, 1000, 800, "horizontal", rows)["A"].tolist() == [[0, 1]]
 
 
 def test_the_stages_take_their_thresholds_from_the_config():

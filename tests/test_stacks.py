@@ -1,4 +1,4 @@
-"""The stack checker (vision/stacks.py): a single whole card is a squared book's marker or a loose card."""
+"""The stack checker (vision/photo_checks.py): a single whole card is a squared book's marker or a loose card."""
 
 from pathlib import Path
 
@@ -123,6 +123,66 @@ def test_a_loose_card_seen_by_one_corner_with_an_unread_box_at_its_diagonal_is_s
     between = CardInstance("9S", (1,), ((a + b) / 2)[None, :], 20.0, 0.9, whole.card_height)
     crowded = piles + [Pile(PileKind.LOOSE, (between,))]
     assert check_one_corner_cards(crowded, np.array([_box(b)]), img, never) == crowded and not never.asked
+
+
+def _ranks(*ranks):
+    """Reader probabilities (k, 15) whose likeliest rank is each of ``ranks`` (0.4, the rest spread)."""
+    from vision.classes import RANKS
+
+    out = np.full((len(ranks), len(RANKS)), 0.6 / (len(RANKS) - 1), np.float32)
+    for k, r in enumerate(ranks):
+        out[k, RANKS.index(r)] = 0.4
+    return out
+
+
+def test_a_one_corner_card_whose_other_corner_reads_its_rank_is_judged_as_a_whole_card():
+    _, whole = _card_on_table(0)
+    a, b = whole.centers
+    one = CardInstance("JH", (0,), a[None, :], 20.0, 0.9, whole.card_height)
+    piles = [Pile(PileKind.LOOSE, (one,), ("single card JH with one corner visible: not scored",))]
+    img = np.zeros((520, 640, 3), np.uint8)
+    unread = np.array([_box(b)])
+    # the unread box reads a jack (under the floor): a whole card, a marker from 0.5 with the "unclear" note
+    out = check_one_corner_cards(piles, unread, img, _CornersChecker(0.63), rank_p=_ranks("J"))
+    assert out[0].kind is PileKind.SQUARED_BOOK and "unclear (63 % sure of a stack)" in out[0].notes[0]
+    sure = check_one_corner_cards(piles, unread, img, _CornersChecker(0.9), rank_p=_ranks("J"))
+    assert sure[0].kind is PileKind.SQUARED_BOOK and "(90 % sure)" in sure[0].notes[0]
+    # ... but no stack seen (under 0.5): still loose
+    assert check_one_corner_cards(piles, unread, img, _CornersChecker(0.45), rank_p=_ranks("J")) == piles
+    # the box reads another rank, or no probabilities are given: the one-corner floor (0.8) holds
+    assert check_one_corner_cards(piles, unread, img, _CornersChecker(0.63), rank_p=_ranks("7")) == piles
+    assert check_one_corner_cards(piles, unread, img, _CornersChecker(0.63)) == piles
+
+
+def test_two_loose_cards_that_are_one_markers_two_corners_read_as_two_ranks_are_joined():
+    from vision.photo_checks import join_one_corner_pairs
+
+    _, whole = _card_on_table(0)
+    a, b = whole.centers
+    six = CardInstance("6H", (0,), a[None, :], 20.0, 0.6, whole.card_height)
+    queen = CardInstance("QH", (1,), b[None, :], 20.0, 0.9, whole.card_height)
+    piles = [Pile(PileKind.LOOSE, (six,), ("single card 6H with one corner visible",)),
+             Pile(PileKind.LOOSE, (queen,), ("single card QH with one corner visible",))]
+    img = np.zeros((520, 640, 3), np.uint8)
+    out = join_one_corner_pairs(piles, img, _CornersChecker(0.9))
+    assert len(out) == 1 and out[0].kind is PileKind.SQUARED_BOOK
+    card = out[0].cards[0]
+    assert card.code == "QH" and card.detections == (0, 1) and card.fully_visible  # the surer reading, both corners
+    assert "read as 6H and QH" in out[0].notes[0]
+    # two ranks and the checker not sure of a stack (under 0.8): two loose cards still
+    assert join_one_corner_pairs(piles, img, _CornersChecker(0.7)) == piles
+    # one rank read twice: judged as a whole card (a marker from 0.5, the stack unclear under 0.8)
+    twice = [piles[0], Pile(PileKind.LOOSE, (CardInstance("6H", (1,), b[None, :], 20.0, 0.9, whole.card_height),))]
+    unsure = join_one_corner_pairs(twice, img, _CornersChecker(0.6))
+    assert [p.kind for p in unsure] == [PileKind.SQUARED_BOOK] and "unclear" in unsure[0].notes[0]
+    # a read index between them (a fan's card): not one card; switched off: nothing
+    between = CardInstance("9S", (2,), ((a + b) / 2)[None, :], 20.0, 0.9, whole.card_height)
+    crowded = piles + [Pile(PileKind.MELD, (between,))]
+    assert join_one_corner_pairs(crowded, img, _CornersChecker(1.0)) == crowded
+    from vision.config import DEFAULT
+
+    off = DEFAULT.replace(**{"stacks.one_corner_pairs": False})
+    assert join_one_corner_pairs(piles, img, _CornersChecker(1.0), config=off) == piles
 
 
 def test_check_stacks_never_asks_about_a_card_seen_by_one_index():

@@ -25,7 +25,7 @@ KIND_COLORS = {
     PileKind.MELD: (126, 224, 95),  # #5fe07e
     PileKind.SQUARED_BOOK: (58, 176, 255),  # #ffb03a
     PileKind.RED_THREES: (112, 98, 255),  # #ff6270
-    PileKind.LEFT: (102, 209, 255),  # #ffd166
+    PileKind.LEFT: (255, 180, 108),  # #6cb4ff
     PileKind.LOOSE: (208, 208, 208),  # #d0d0d0
 }
 #: BGR colour of a fanned book (``.outline.book``, #e19cff): a meld the caller's label names a book (the rules

@@ -264,6 +264,8 @@ class FanGaps:
     gap_steps: tuple[tuple[float, float], ...] = ((1.7, 2.35), (2.6, 3.4))
     #: ... only in a fan whose other steps all lie in this range of its median step
     regular: tuple[float, float] = (0.7, 1.4)
+    #: a fan's first or last step is a gap too when the end card beside it is seen whole (both corners paired)
+    fill_whole_ends: bool = True
     #: two melds of one rank are one fan when one continues the other's line at these multiples of its step ...
     join_steps: tuple[float, float] = (1.7, 3.4)
     #: ... within this angle (degrees) of its direction beyond its end card
@@ -289,6 +291,23 @@ class FanGaps:
     #: ... within this angle instead when the reader gives the box a joker's mark with this probability or more
     top_joker_angle: float = 35.0
     top_joker_p: float = 0.9
+    #: ... or, with no such pair, from one unread box a card's diagonal (``far_corner_tolerance``) from the fan's next
+    #: place, which the reader gives the fan's rank, a two or a joker with this probability or more (over 1: never)
+    top_far_p: float = 0.9
+    #: a meld's card is counted from a box no read index covers (``vision.fan_boxes``) where the fan places one:
+    #: its centre within this many of the fan's steps of one step beyond an end card, or of the middle of a step
+    #: ``box_gap`` times the fan's median step ...
+    box_reach: float = 0.35
+    #: ... (False: in gaps only, never beyond an end card)
+    box_ends: bool = True
+    box_gap: tuple[float, float] = (1.7, 2.35)
+    #: ... its size within this factor of the fan's indices' (the detector's box on an unsure index is often loose) ...
+    box_size_ratio: float = 1.7
+    #: ... and the reader's probability of the fan's rank, a two or a joker (the likeliest of them) at least this
+    #: (over 1: never, the default)
+    box_p: float = 2.0
+    #: ... a joker at least this (a joker's face beside a fan shows marks the detector boxes)
+    box_joker_p: float = 0.9
     #: read each fan's edges as a second count and note a fan whose edges show more cards (``vision.photo_checks``)
     strip_notes: bool = True
     #: a fan's edges are read when it has this many read cards
@@ -323,6 +342,9 @@ class Stacks:
     #: no read index within this many index sizes of the segment between the two corners (its inner 10-90 %; the
     #: unread corner's size is within :attr:`FanGeometry.size_ratio` of the read one's)
     one_corner_clearance: float = 0.8
+    #: two loose cards seen by one corner each, a diagonal apart over a stack, are one marker read as two ranks
+    #: (``vision.photo_checks.join_one_corner_pairs``)
+    one_corner_pairs: bool = True
 
 
 @dataclass(frozen=True)

@@ -42,12 +42,13 @@ is longer than its link distance, splits the fan into two melds of one rank. Thi
    corner of a last card whose top index is hidden; the pile says so);
 2. **counts the cards in a gap**: in a meld of ``min_cards`` or more whose other steps are regular
    (``regular``), a step inside the fan (not its first or last: there an end card's far corner, left
-   unpaired, or another index of a four-index deck looks the same) of about k times the fan's median step
-   (``gap_steps``) holds k - 1 cards whose index was not read. Each is counted as a natural of the fan's
-   rank, of the suit most common among the fan's cards of that rank (the suit is a guess, and so is "natural":
-   a wild there would score otherwise), and the pile says so in a note, so the user can remove it. A long
-   first or last step counts among the "other steps": the fan is then not regular and nothing is filled. A
-   joined fan whose gap measures between the two ranges of ``gap_steps`` gains no card.
+   unpaired, or another index of a four-index deck looks the same; but with ``fill_whole_ends`` a first or
+   last step beside an end card seen whole, whose top index is then the one beside the fan) of about k times
+   the fan's median step (``gap_steps``) holds k - 1 cards whose index was not read. Each is counted as a
+   natural of the fan's rank, of the suit most common among the fan's cards of that rank (the suit is a guess,
+   and so is "natural": a wild there would score otherwise), and the pile says so in a note, so the user can
+   remove it. A long first or last step not filled counts among the "other steps": the fan is then not regular
+   and nothing is filled. A joined fan whose gap measures between the two ranges of ``gap_steps`` gains no card.
 
 An unread card is a :class:`vision.types.CardInstance` without detections: its one "centre" is where its
 index would be (between its neighbours' indices) and its confidence is 0.
@@ -64,7 +65,10 @@ index would be (one step beyond an end card, along the fan: ``top_steps`` times 
 ``top_angle``), the other a card's diagonal from it (:func:`vision.geometry.diagonal_apart`), both of about one
 index's size (``config.fans.size_ratio``, the marks of a joker drawn smaller: ``top_size_ratio``) with no read
 index between them. The card is counted in the meld as the code the reader's probabilities of the two boxes
-favour among the fan's rank, a two and a joker (the product of their probabilities), and the pile says so.
+favour among the fan's rank, a two and a joker (the product of their probabilities), and the pile says so. When no
+such pair lies there, a meld of one natural rank may take its top card from its far corner alone: an unread box a
+card's diagonal from the fan's next place that the reader is sure of (``top_far_p``; :func:`_far_corner_top`), the
+top index itself not boxed (a joker's mark drawn unlike the indices the detector learned).
 
 The thresholds are :class:`vision.config.FanGaps` (``config.fan_gaps``, ``top_*``).
 """
@@ -288,8 +292,13 @@ def _filled(pile: Pile, fan_gaps: FanGaps) -> Pile:
     median = float(np.median(steps))
     if median <= 0:
         return pile
+    # an end step only beside an end card seen whole: its top index is the one beside the fan (no far corner left
+    # unpaired there)
+    inner = [0 < pos < len(steps) - 1 or (fan_gaps.fill_whole_ends and (
+        (pos == 0 and cards[0].fully_visible) or (pos == len(steps) - 1 and cards[-1].fully_visible)))
+        for pos in range(len(steps))]
     unread_in = [next((k for k, (lo, hi) in enumerate(fan_gaps.gap_steps, start=1) if lo <= step / median <= hi), 0)
-                 if 0 < pos < len(steps) - 1 else 0 for pos, step in enumerate(steps)]
+                 if inner[pos] else 0 for pos, step in enumerate(steps)]
     usual = [step / median for step, k in zip(steps, unread_in) if not k]
     if not any(unread_in) or not all(fan_gaps.regular[0] <= r <= fan_gaps.regular[1] for r in usual):
         return pile
@@ -363,11 +372,51 @@ def _top_card(pile: Pile, unread: Detections, centres: np.ndarray, sizes: np.nda
                 if best is None or miss < best[0]:
                     best = (miss, last, int(a), int(b))
     if best is None:
-        return None
+        return _far_corner_top(pile, unread, centres, sizes, read, used, size, height, config)
     _, last, a, b = best
     code = _code(pile, unread, (a, b))
     card = CardInstance(code, (), centres[a][None, :].copy(), float(sizes[a]), 0.0, height)
     return card, last, (a, b)
+
+
+def _far_corner_top(pile: Pile, unread: Detections, centres: np.ndarray, sizes: np.ndarray, read: np.ndarray,
+                    used: set[int], size: float, height: float, config: VisionConfig
+                    ) -> tuple[CardInstance, bool, tuple[int, int]] | None:
+    """The top card of a meld of one natural rank seen by its far corner alone: one unread box a card's diagonal
+    (within ``config.fan_gaps.far_corner_tolerance``) from the fan's next place beyond an end, nearer that than a
+    diagonal from the end card itself (whose own far corner lies a step short of it), which the reader gives the
+    fan's rank, a two or a joker with ``config.fan_gaps.top_far_p`` or more, of a size within ``top_size_ratio`` of
+    the fan's indices, with no read index between it and that place and no unread box a diagonal from it near that
+    place (``top_steps``: the pair :func:`_top_card` turned down). Its top index was not boxed (under the next
+    card's shadow, or drawn unlike the indices the detector learned); the card is placed there. Same return as
+    :func:`_top_card` (the box twice)."""
+    fg = config.fan_gaps
+    keys = {c.key for c in pile.cards} - {None}
+    if fg.top_far_p > 1 or len(keys) != 1:  # a meld of wilds alone: a joker's face beside it shows marks anywhere
+        return None
+    pts, diagonal = pile.anchors, height * config.pairing.diagonal_per_height
+    near = geometry.similar_size(sizes, size, fg.top_size_ratio)
+    options = [RANKS.index("2"), RANKS.index("JK"), RANKS.index(next(iter(keys)))]
+    best = None
+    for last, (end, prev) in ((True, (pts[-1], pts[-2])), (False, (pts[0], pts[1]))):
+        q, step = geometry.beyond(end, prev), float(np.linalg.norm(end - prev))
+        miss = np.abs(np.linalg.norm(centres - q, axis=1) / diagonal - 1)
+        own = np.abs(np.linalg.norm(centres - end, axis=1) / diagonal - 1)  # the end card's own far corner there
+        for a in np.flatnonzero(near & (miss <= fg.far_corner_tolerance) & (miss < own)):
+            if a in used or unread.data["rank_p"][a, options].max() < fg.top_far_p \
+                    or segment_blocked(q, centres[a], read, config.stacks.one_corner_clearance * size, config=config):
+                continue
+            partner = diagonal_apart(centres[a], centres, height, config=config) & \
+                (np.linalg.norm(centres - q, axis=1) <= fg.top_steps[1] * step)
+            if partner.any():  # its top index was boxed, off the fan's next place: not this fan's top card
+                continue
+            if best is None or miss[a] < best[0]:
+                best = (miss[a], last, int(a), q)
+    if best is None:
+        return None
+    _, last, a, q = best
+    code = _code(pile, unread, (a,))
+    return CardInstance(code, (), np.asarray(q, np.float64)[None, :], size, 0.0, height), last, (a, a)
 
 
 def _code(pile: Pile, unread: Detections, boxes: tuple[int, int]) -> str:

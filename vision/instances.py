@@ -404,11 +404,15 @@ def split_sides(dets: Detections, width: int, height: int, split: str, *, cards:
     return {"A": dets[side_a], "B": dets[~side_a]}
 
 
-def split_boxes(xyxy: np.ndarray, width: int, height: int, split: str) -> dict[str, np.ndarray]:
+def split_boxes(xyxy: np.ndarray, width: int, height: int, split: str, rows: np.ndarray | None = None
+                ) -> dict[str, np.ndarray]:
     """Boxes ((m, 4) xyxy px, e.g. the unread ones of :func:`vision.pipeline.read_indices`) split between the
-    sides as :func:`split_sides` splits cards, by each box's centre."""
+    sides as :func:`split_sides` splits cards, by each box's centre; with ``rows`` ((m, ...), one a box, e.g. the
+    reader's probabilities of each) those rows split the same way instead."""
     xyxy = np.asarray(xyxy, np.float32).reshape(-1, 4)
     side_a = np.array([_in_a(((b[0] + b[2]) / 2, (b[1] + b[3]) / 2), width, height, split) for b in xyxy], bool)
+    if rows is not None:
+        return {"A": rows[side_a], "B": rows[~side_a]}
     return {"A": xyxy[side_a], "B": xyxy[~side_a]}
 
 

@@ -1,5 +1,6 @@
 """Piles checked against the photo's pixels: the fans' edges and strips (stage 3a, a second count: :func:`check_strips`)
-and what lies under a single card (stage 3b: :func:`check_stacks`, :func:`check_one_corner_cards`).
+and what lies under a single card (stage 3b: :func:`check_stacks`, :func:`check_one_corner_cards`,
+:func:`join_one_corner_pairs`).
 
 A fan's second count, from the image: every card of a fan shows an edge and a strip.
 
@@ -48,6 +49,7 @@ from typing import TYPE_CHECKING
 import cv2
 import numpy as np
 
+from .classes import RANKS, rank_of
 from .config import DEFAULT, VisionConfig
 from .geometry import anchor_points, diagonal_apart, segment_blocked, similar_size
 from .piles import MARKER_NOTE
@@ -302,7 +304,7 @@ def check_stacks(piles: list[Pile], image: np.ndarray, checker: StackChecker, *,
 
 
 def check_one_corner_cards(piles: list[Pile], unread: np.ndarray, image: np.ndarray, checker: StackChecker, *,
-                           config: VisionConfig = DEFAULT) -> list[Pile]:
+                           rank_p: np.ndarray | None = None, config: VisionConfig = DEFAULT) -> list[Pile]:
     """Piles with each loose card seen by one corner re-checked as a squared book's marker.
 
     A squared book's marker shows both corner indices, but the reader often reads only one of them on a
@@ -313,8 +315,12 @@ def check_one_corner_cards(piles: list[Pile], unread: np.ndarray, image: np.ndar
     ``config.fans.size_ratio`` of the read index's and with no read index within
     ``config.stacks.one_corner_clearance`` index sizes of the segment between them, frames the card for the stack
     checker; at ``config.stacks.one_corner_min`` or more the card becomes a squared book's marker, with a note
-    (its other corner was not read, so the frame rests on an unread box: the checker must be sure). The card keeps
-    its one detection: the rules need only its rank and colour, which the read index gave.
+    (its other corner was not read, so the frame rests on an unread box: the checker must be sure). With the
+    reader's rank probabilities of the unread boxes (``rank_p``, (m, 15), rows as ``unread``'s), a box the reader
+    gives the card's own rank as its likeliest (read under the floor) is that card's other corner: the card is seen
+    whole, and is judged as :func:`check_stacks` judges one (a marker from ``config.stacks.loose_below``, with a note
+    that the stack is unclear under ``config.stacks.unsure``). The card keeps its one detection: the rules need
+    only its rank and colour, which the read index gave.
     """
     loose = [i for i, p in enumerate(piles)
              if p.kind is PileKind.LOOSE and len(p.cards) == 1 and len(p.cards[0].detections) == 1]
@@ -323,7 +329,7 @@ def check_one_corner_cards(piles: list[Pile], unread: np.ndarray, image: np.ndar
         return list(piles)
     centres, sizes = index_centres(unread), index_sizes(unread)
     read = np.concatenate([c.centers for p in piles for c in p.cards])  # every read index (and gap card)
-    tries: list[tuple[int, np.ndarray, np.ndarray]] = []
+    tries: list[tuple[int, np.ndarray, np.ndarray, bool]] = []
     for i in loose:
         card = piles[i].cards[0]
         a = card.centers[0]
@@ -335,16 +341,83 @@ def check_one_corner_cards(piles: list[Pile], unread: np.ndarray, image: np.ndar
         if ok:  # the box nearest a diagonal's length
             diagonal = card.card_height * config.pairing.diagonal_per_height
             j = min(ok, key=lambda k: abs(np.log(np.linalg.norm(centres[k] - a) / diagonal)))
-            tries.append((i, a, centres[j]))
+            tries.append((i, a, centres[j], rank_p is not None and _reads_rank(rank_p[j], card.code)))
     if not tries:
         return list(piles)
-    probs = checker.p_stack_between(image, [(a, b) for _, a, b in tries])
+    probs = checker.p_stack_between(image, [(a, b) for _, a, b, _ in tries])
     out = list(piles)
-    for (i, _, _), p in zip(tries, probs):
-        if p >= config.stacks.one_corner_min:
-            code = piles[i].cards[0].code
+    for (i, _, _, same), p in zip(tries, probs):
+        code = piles[i].cards[0].code
+        if same and config.stacks.loose_below <= p < config.stacks.unsure:
+            out[i] = Pile(PileKind.SQUARED_BOOK, piles[i].cards, (
+                f"single card {code} (its other corner read under the floor) read as the marker of a squared book, "
+                f"but the stack under it is unclear ({_sure(p)} of a stack); if it is a loose card, remove it from "
+                "the squared books",))
+        elif p >= (config.stacks.unsure if same else config.stacks.one_corner_min):
             out[i] = Pile(PileKind.SQUARED_BOOK, piles[i].cards, (
                 f"single card {code} seen by one corner (its other corner was not read) read as the marker of a "
                 f"squared book: a stack is seen under it ({_sure(p)}) but its count cannot be, so it counts as the "
                 "rules' book size; if it is a loose card, remove it from the squared books",))
     return out
+
+
+def join_one_corner_pairs(piles: list[Pile], image: np.ndarray, checker: StackChecker, *,
+                          config: VisionConfig = DEFAULT) -> list[Pile]:
+    """Piles with two loose cards seen by one corner each that are one squared book's marker joined into it.
+
+    The reader may read a marker's two corners as two ranks (a 6 and a Q); stage 2 then pairs neither, and each
+    is a loose card seen by one corner. Two such cards a card's diagonal apart (:func:`vision.geometry.diagonal_apart`
+    from the first's height), of sizes within ``config.fans.size_ratio``, with no read index within
+    ``config.stacks.one_corner_clearance`` index sizes of the segment between them, frame a card for the stack
+    checker; at ``config.stacks.one_corner_min`` or more (a sure stack: the two readings disagree) they are one
+    squared book's marker, the code of the surer reading, with both corners and a note naming both readings. Two
+    readings of one rank are judged as :func:`check_stacks` judges a whole card. Each card joins at most one other,
+    the nearest a diagonal's length; the joined pile takes the first's place and the second's is dropped.
+    """
+    loose = [i for i, p in enumerate(piles)
+             if p.kind is PileKind.LOOSE and len(p.cards) == 1 and len(p.cards[0].detections) == 1]
+    if len(loose) < 2 or not config.stacks.one_corner_pairs:
+        return list(piles)
+    read = np.concatenate([c.centers for p in piles for c in p.cards])
+    tries, used = [], set()
+    for i in loose:
+        if i in used:
+            continue
+        a = piles[i].cards[0]
+        diagonal = a.card_height * config.pairing.diagonal_per_height
+        ok = [j for j in loose if j != i and j not in used
+              and diagonal_apart(a.centers[0], piles[j].cards[0].centers[0], a.card_height, config=config)
+              and similar_size(np.array([piles[j].cards[0].size]), a.size, config.fans.size_ratio)[0]
+              and not segment_blocked(a.centers[0], piles[j].cards[0].centers[0], read,
+                                      config.stacks.one_corner_clearance * a.size, config=config)]
+        if ok:
+            j = min(ok, key=lambda k: abs(np.log(np.linalg.norm(piles[k].cards[0].centers[0] - a.centers[0])
+                                                 / diagonal)))
+            used.update((i, j))
+            tries.append((i, j))
+    if not tries:
+        return list(piles)
+    probs = checker.p_stack_between(image, [(piles[i].cards[0].centers[0], piles[j].cards[0].centers[0])
+                                            for i, j in tries])
+    out, drop = list(piles), set()
+    for (i, j), p in zip(tries, probs):
+        a, b = piles[i].cards[0], piles[j].cards[0]
+        same = rank_of(a.code) == rank_of(b.code)
+        if p < (config.stacks.loose_below if same else config.stacks.one_corner_min):
+            continue
+        top = max((a, b), key=lambda c: c.confidence)
+        card = CardInstance(top.code, a.detections + b.detections, np.vstack([a.centers, b.centers]),
+                            (a.size + b.size) / 2, max(a.confidence, b.confidence), (a.card_height + b.card_height) / 2)
+        stack = f"the stack under it is unclear ({_sure(p)} of a stack)" if p < config.stacks.unsure else \
+            f"a stack is seen under it ({_sure(p)}) but its count cannot be, so it counts as the rules' book size"
+        out[i] = Pile(PileKind.SQUARED_BOOK, (card,), (
+            f"single card {top.code} read as the marker of a squared book from its two corners, read as {a.code} and "
+            f"{b.code}: {stack}; correct its code if it is neither, remove it if it is a loose card",))
+        drop.add(j)
+    return [p for k, p in enumerate(out) if k not in drop]
+
+
+def _reads_rank(rank_p: np.ndarray, code: str) -> bool:
+    """True when the reader's likeliest rank for a box (``rank_p`` (15,), :data:`vision.classes.RANKS` order) is
+    the rank of card ``code``."""
+    return RANKS[int(np.argmax(rank_p))] == rank_of(code)

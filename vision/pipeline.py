@@ -32,12 +32,13 @@ from scorer.errors import HandFootError
 from .annotate import CornerAnnotator, PileAnnotator, TotalsAnnotator
 from .completion import read_with_fans
 from .config import DEFAULT, VisionConfig
+from .fan_boxes import read_fan_boxes
 from .fans import fill_fan_gaps, read_top_cards
 from .images import load_photo
 from .instances import CUT_NOTE, crossing_piles, pair_and_agree, pair_corners, pile_boxes, split_boxes, split_sides
 from .models.classifiers import DEFAULT_READER, DEFAULT_STACKS, IndexReader, StackChecker, relabelled
 from .models.detector import CardDetector, ModelError, NegativeDetector
-from .photo_checks import check_one_corner_cards, check_stacks, check_strips
+from .photo_checks import check_one_corner_cards, check_stacks, check_strips, join_one_corner_pairs
 from .piles import group_piles, hand_pile
 from .scales import box_conf, find_boxes
 from .types import Detections, PhotoReading, SideReading, TableReading, box_iou, index_centres, index_sizes, unread_mask
@@ -242,6 +243,7 @@ def read_image(image: np.ndarray, detector: CardDetector | None = None, reader: 
     one_class = detector is None or not getattr(detector, "names_cards", True)
     read, unread_found = read_indices(found, one_class, config)  # 1b
     unread = np.asarray(unread_found.xyxy, np.float32)  # where an index may be that could not be read (stages 3a, 3b)
+    unread_ranks = unread_found.data.get("rank_p")  # the reader's rank probabilities of each, rows as unread's
     cards = None
     if "suit_p" in read.data:  # 2: read with the fans' help, so one card's two indices take one suit
         read, cards = pair_and_agree(read, read.data["suit_p"], config=config)
@@ -254,25 +256,27 @@ def read_image(image: np.ndarray, detector: CardDetector | None = None, reader: 
         cards = pair_corners(read, config=config) if cards is None else cards
         parts = split_sides(read, w, h, split, cards=cards, config=config)
         boxes = split_boxes(unread, w, h, split)
+        ranks = split_boxes(unread, w, h, split, unread_ranks) if unread_ranks is not None else dict.fromkeys("AB")
         crossing = crossing_piles(group_piles(cards, config=config), w, h, split, read.xyxy)
-        sides = [(names[t], d, boxes[t], None) for t, d in parts.items() if len(d)]  # each half paired alone
+        sides = [(names[t], d, boxes[t], ranks[t], None) for t, d in parts.items() if len(d)]  # each half alone
     else:
-        sides, crossing = [(team, read, unread, cards)], set()
+        sides, crossing = [(team, read, unread, unread_ranks, cards)], set()
     out = []
-    for name, dets, left_unread, paired in sides:
+    for name, dets, left_unread, left_ranks, paired in sides:
         cards = pair_corners(dets, config=config) if paired is None else paired  # 2
         piles = fill_fan_gaps(group_piles(cards, config=config), config=config)  # 3, 3a
         if len(unread_found):
             piles = read_top_cards(piles, unread_found, config=config)  # 3a: a top card by its unread corners
+            piles = read_fan_boxes(piles, unread_found, config=config)  # 3a: a card at its fan's next place (off)
         if config.fan_gaps.strip_notes:
             piles = check_strips(piles, image, config=config)  # 3a: the fans' edges, a second count
         if crossing:
             piles = [replace(p, notes=p.notes + (CUT_NOTE,)) if pile_boxes(p, dets.xyxy) & crossing else p
                      for p in piles]
         if stacks is not None:  # 3b
-
             piles = check_stacks(piles, image, stacks, config=config)
-            piles = check_one_corner_cards(piles, left_unread, image, stacks, config=config)
+            piles = check_one_corner_cards(piles, left_unread, image, stacks, rank_p=left_ranks, config=config)
+            piles = join_one_corner_pairs(piles, image, stacks, config=config)
         out.append(SideReading(name, dets, cards, piles, source))
     return out
 

@@ -2,7 +2,7 @@
 import {api} from "/static/api.js";
 import {KINDS, KIND_ORDER, cardName, cardParts, cardShort, cardText, cardsInText, isRed} from "/static/cards.js";
 import {breakdownTable} from "/static/games.js";
-import {askConfirm, cardPicker, closeSheet, h, openSheet, problemText, setBusy, show, teamTotal, toast, total, view} from "/static/ui.js";
+import {askConfirm, cardPicker, clearError, closeSheet, h, openSheet, problemText, setBusy, show, teamTotal, toast, total, view} from "/static/ui.js";
 
 /* -- check and correct ------------------------------------------------------------------------------------- */
 export async function checkView(gid, rid, roundNo) {
@@ -53,6 +53,7 @@ export async function checkView(gid, rid, roundNo) {
     try {
       st.reading = await api("POST", `/v1/photos/${rid}/corrections`,
         {corrections: st.corrections, round: st.round, went_out: st.wentOut || null});
+      clearError();
     } catch (e) {
       st.corrections.pop();
       if (!roundNo) sessionStorage.setItem(key, JSON.stringify(st.corrections));
@@ -105,11 +106,19 @@ export async function checkView(gid, rid, roundNo) {
                              value: counted ? counted.filter(c => cardParts(c).rank === "2").length : null});
     const jokers = h("input", {type: "number", id: "book-jokers", min: "0", max: "60", placeholder: "not counted",
                                value: counted ? counted.filter(c => cardParts(c).rank === "JK").length : null});
+    const problem = h("p", {class: "error-box", role: "alert", hidden: true});
     openSheet(`Squared book under ${cardText(pile.cards[0].code)}`, h("div", {},
       h("label", {for: "book-kind"}, "Kind"), kind, h("label", {for: "book-count"}, "Cards in the stack"), count,
       h("p", {class: "muted"}, "Counted its wilds? Their number makes its value exact."),
       h("label", {for: "book-twos"}, "Twos"), twos, h("label", {for: "book-jokers"}, "Jokers"), jokers,
+      problem,
       h("div", {class: "row"}, h("button", {type: "button", class: "primary", onclick: () => {
+        const wrong = [[count, "Cards in the stack"], [twos, "Twos"], [jokers, "Jokers"]].find(([input]) =>
+          input.value !== "" && !(Number.isInteger(+input.value) && +input.value >= +input.min && +input.value <= +input.max));
+        if (wrong) {
+          problem.textContent = `${wrong[1]}: a whole number from ${wrong[0].min} to ${wrong[0].max}, not ${wrong[0].value}`;
+          problem.hidden = false; wrong[0].focus(); return;
+        }
         const op = {op: "set_book", pile: pile.id, count: +count.value || 7};
         if (kind.value) op.kind = kind.value;
         if (twos.value !== "" || jokers.value !== "") { op.twos = +twos.value || 0; op.jokers = +jokers.value || 0; }

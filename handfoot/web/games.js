@@ -169,11 +169,13 @@ export async function gameView(gid, latest) {
     g.teach || g.rounds.some(r => r.photo_reading) ? teachPanel(gid, g) : null);
 }
 
+const DECK_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$/;  /* a deck's name (vision.decks.NAME) */
+
 /* A game's corrected photo rounds teach the card reader the family's deck (POST /v1/decks/{name}/learn), and go on
    teaching it after every round saved (the game's `teach`, its last `lesson`; PUT /v1/games/{id}/deck). */
 export function teachPanel(gid, g) {
   const name = h("input", {type: "text", id: "deck-name", maxlength: "40", autocomplete: "off",
-                           value: g.teach || g.deck || "our-deck"});
+                           value: g.teach || g.deck || "our-deck", onfocus: (e) => e.target.select()});
   const status = h("div", {"aria-live": "polite", class: "status", id: "teach-status"},
     g.lesson ? h("p", {id: "lesson"}, g.lesson.message) : null);
   const keep = h("input", {type: "checkbox", id: "keep-teaching", checked: g.teach ? "" : null});
@@ -187,10 +189,17 @@ export function teachPanel(gid, g) {
   });
   const go = h("button", {type: "button", id: "learn-deck"}, "Learn this deck");
   go.addEventListener("click", async () => {
+    const deck = name.value.trim();
+    if (!DECK_NAME.test(deck)) {  /* vision.decks.NAME: checked here, as a name with "/" is no address at all */
+      status.replaceChildren(errorBox(`Deck name "${deck}": use letters, digits, - and _ (at most 40, starting with a ` +
+                                      "letter or digit), e.g. grandmas-blue"));
+      name.focus();
+      return;
+    }
     setBusy(go, true);
     status.replaceChildren(h("p", {}, h("span", {class: "spinner", "aria-hidden": "true"}), " Learning your deck…"));
     try {
-      let job = await api("POST", `/v1/decks/${encodeURIComponent(name.value.trim())}/learn`, {games: [gid]});
+      let job = await api("POST", `/v1/decks/${encodeURIComponent(deck)}/learn`, {games: [gid]});
       while (job.state === "learning") {
         await new Promise(done => setTimeout(done, 1000));
         job = await api("GET", `/v1/decks/jobs/${job.id}`);

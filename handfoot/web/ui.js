@@ -41,6 +41,11 @@ export function toast(message, error) {
   resize(() => { t.textContent = message; t.className = error ? "error" : ""; t.hidden = false; });
   clearTimeout(toastTimer); toastTimer = setTimeout(() => resize(() => { t.hidden = true; }), error ? 7000 : 3000);
 }
+/** Hide an error toast still showing (a later change went through: the error is no longer news). */
+export function clearError() {
+  const t = document.getElementById("toast");
+  if (t && !t.hidden && t.className === "error") { clearTimeout(toastTimer); t.hidden = true; }
+}
 export function errorBox(e) { return h("div", {class: "error-box", role: "alert"}, e.message || String(e)); }
 export function setBusy(button, busy) { if (button) button.disabled = busy; }
 export function show(...nodes) { view.replaceChildren(...nodes.flat().filter(n => n !== null && n !== undefined && n !== false)); }

@@ -112,7 +112,8 @@ class DeckLearning:
             job.stage, job.done_photos = stage, done
 
         def work():
-            profile = learn(examples, models.reader.with_heads(None), name, progress=progress)
+            profile = learn(examples, models.reader.with_heads(None), name, progress=progress,
+                            detector=models.detector)
             profile.save(self.decks)
             if done:
                 done(profile)
@@ -196,8 +197,8 @@ def learn_from_files(paths: list[Path], name: str, decks_folder: Path,
 
     decks.check_name(name)
     examples = decks.read_examples(paths)
-    _, reader = load_models()
-    profile = decks.learn(examples, reader, name, progress=progress)
+    detector, reader = load_models()
+    profile = decks.learn(examples, reader, name, progress=progress, detector=detector)
     return profile, profile.save(decks_folder)
 
 

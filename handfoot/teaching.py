@@ -103,8 +103,9 @@ class Teacher:
         self._running: set[str] = set()
         self._again: set[str] = set()
 
-    async def lesson_after_round(self, ledger: Ledger, game_id: str, reader) -> None:
-        """Learn again the deck the game ``game_id`` teaches, if any (``reader``: the stock index reader)."""
+    async def lesson_after_round(self, ledger: Ledger, game_id: str, reader, detector=None) -> None:
+        """Learn again the deck the game ``game_id`` teaches, if any (``reader``: the stock index reader;
+        ``detector``: the stock detector, whose boxes on the example photos teach the deck's glyph reader)."""
         try:
             deck = ledger.game(game_id).teach
         except HandFootError:
@@ -118,13 +119,13 @@ class Teacher:
         try:
             while True:
                 self._again.discard(deck)
-                await self._lesson(ledger, deck, reader)
+                await self._lesson(ledger, deck, reader, detector)
                 if deck not in self._again:
                     break
         finally:
             self._running.discard(deck)
 
-    async def _lesson(self, ledger: Ledger, deck: str, reader) -> None:
+    async def _lesson(self, ledger: Ledger, deck: str, reader, detector=None) -> None:
         # the optional vision extra (OpenCV, ONNX Runtime)
         from vision.decks import ExamplesError, ProfileRefusedError, check_folds, learn
 
@@ -146,7 +147,7 @@ class Teacher:
                 await asyncio.sleep(exc.retry_after)
 
         def work():
-            profile = learn(examples, reader.with_heads(None), deck)
+            profile = learn(examples, reader.with_heads(None), deck, detector=detector)
             profile.save(self.decks)
             return profile
         try:

@@ -105,6 +105,12 @@ def true_box_recall(photos, boxes, reader, negative: bool) -> float:
     return right / max(1, total)
 
 
+def glyph_note(profile) -> str:
+    """The glyph reader's weight and the check's figure per weight (``vision.deck_glyphs.weigh``), when learned."""
+    got = profile.check.get("glyphs")
+    return f"  glyphs weight {got['weight']} (check {got['scores']})" if got else ""
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--decks", nargs="+", default=list(DECKS), choices=list(DECKS))
@@ -114,7 +120,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                     help="a keyword of vision.decks.learn (e.g. layers=0), to measure one lever alone; found=true: "
                          "check on the boxes the detector finds in the example photos (learn_found=true: learn on "
-                         "them too)")
+                         "them too); glyphs=true, glyphs=\"found\" or \"boxes\": the deck's own glyph reader "
+                         "(vision.deck_glyphs), learned on the example boxes, or on the detector's boxes in the "
+                         "example photos too (found: with \"no index\" on its sure boxes on none)")
     ap.add_argument("--window", type=float, help="an experiment: crop each index this many times its box's longer side "
                     "(vision.models.classifiers.WINDOW, 1.25), stock and learned alike")
     ap.add_argument("--json", type=Path, help="write the figures here")
@@ -153,9 +161,9 @@ def main(argv: list[str] | None = None) -> int:
             examples = [Example(p.path, b.xyxy, tuple(b.codes)) for p, b in zip(photos[:k], boxes[:k]) if len(b)]
             start = time.perf_counter()
             try:
-                found = {"detector": detector} if options.get("found", False) else {}  # the check on its boxes
-                profile = learn(examples, reader, f"{deck}_k{k}", **{**found, **{o: v for o, v in options.items()
-                                                                                if o != "found"}})
+                found = {"check_found": True} if options.get("found", False) else {}  # the check on its boxes
+                profile = learn(examples, reader, f"{deck}_k{k}", detector=detector,  # as the app learns
+                                **{**found, **{o: v for o, v in options.items() if o != "found"}})
             except (ProfileRefusedError, ExamplesError) as exc:
                 print(f"  {k:>3} refused: {exc}; stock sets {p0:.3f} / {r0:.3f}, {q0:.3f} / {s0:.3f}, true boxes "
                       f"{t0:.3f}")
@@ -171,7 +179,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {k:>3} {seconds:>7.1f} {check:>11}  {p0:.3f} / {r0:.3f} -> {p1:.3f} / {r1:.3f};  "
                   f"{q0:.3f} / {s0:.3f} -> {q1:.3f} / {s1:.3f};  {t0:.3f} -> {t1:.3f}"
                   f"{'  (negative)' if profile.negative else ''}"
-                  f"{f'  window {profile.window}' if profile.window else ''}")
+                  f"{f'  window {profile.window}' if profile.window else ''}"
+                  f"{glyph_note(profile)}")
             row.update({"seconds": seconds, "check": profile.check, "negative": profile.negative,
                         "window": profile.window,
                         "learned": {"precision": p1, "recall": r1, "precision_hi": q1, "recall_hi": s1,

@@ -43,8 +43,10 @@ import numpy as np
 
 from scorer.errors import HandFootError
 
-from .classes import RANKS, SUIT_CODES
 from .deck_boxes import Example, with_found_boxes
+from .deck_examples import MAX_BOXES, MAX_PHOTOS, NAME, ExamplesError, check_name, read_examples  # noqa: F401
+from .deck_glyphs import GlyphReader, later_photos, weigh
+from .deck_glyphs import fit as fit_glyphs
 from .deck_layers import fit as fit_conv, fit_affine
 from .deck_samples import Samples, accuracy, fit_heads, joined, rank_accuracy, samples_of
 from .images import load_photo
@@ -58,6 +60,9 @@ from .pipeline import detect, read_indices
 AUGMENT, AUGMENT_LAYERS = 4, 8
 #: the crop windows (crop side / box's longer side) ``learn(window="auto")`` tries beside the reader's own
 WINDOWS = (1.0,)
+#: learn a glyph reader of the deck's own (``vision.deck_glyphs``): False, True (on the example boxes), "boxes" (on
+#: the boxes the detector finds on the example indices too; needs the detector) or "found" (and "no index")
+GLYPHS = "boxes"
 #: adapt each reader member's last convolution too (``vision.deck_layers``), in this many steps
 LAYERS, LAYERS_STEPS = False, 150
 #: weight of the squared distance from the model's own heads (per weight)
@@ -74,16 +79,6 @@ MIN_CHECK = 30
 FOLDS = 5
 #: a deck is read as its negative when the stock reader names this much more of its example ranks that way
 NEGATIVE_MARGIN = 0.1
-#: a deck name: letters, digits, ``-`` and ``_``, at most 40
-NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$")
-#: at most this many example photos, and boxes in all, are learned from (memory and time stay bounded)
-MAX_PHOTOS, MAX_BOXES = 200, 20_000
-
-
-class ExamplesError(HandFootError, ValueError):
-    """An examples file that cannot be used: not JSON, a missing image, a box or card code that is wrong."""
-
-
 class ProfileRefusedError(HandFootError):
     """A profile that reads its own deck's check photos worse than the stock reader."""
 
@@ -92,77 +87,6 @@ class DeckNotFoundError(HandFootError, LookupError):
     """No deck profile of that name."""
 
     http_status = 404
-
-
-def check_name(name: str) -> str:
-    """``name`` when it is a valid deck name (:data:`NAME`).
-
-    Raises:
-        ExamplesError: another name.
-    """
-    if not NAME.match(name or ""):
-        raise ExamplesError(f"deck name {name!r}: use letters, digits, - and _ (at most 40, starting with a "
-                            "letter or digit)")
-    return name
-
-
-def read_examples(paths: list[Path]) -> list[Example]:
-    """The examples of JSON-lines files (see the module docstring); lines without detections are skipped.
-
-    Raises:
-        ExamplesError: a missing or unreadable file, a line that is not a JSON object with ``image`` and
-            ``detections``, an image that does not exist, a box that is not four numbers with x1 < x2 and y1 < y2,
-            an unknown card code, or more than :data:`MAX_PHOTOS` photos / :data:`MAX_BOXES` boxes in all.
-    """
-    out: list[Example] = []
-    seen: dict[Path, str] = {}
-    total = 0
-    for path in paths:
-        path = Path(path)
-        if not path.is_file():
-            raise ExamplesError(f"{path}: no such examples file")
-        for k, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
-            if not line.strip():
-                continue
-            where = f"{path}:{k}"
-            try:
-                doc = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ExamplesError(f"{where}: not JSON ({exc.msg})") from None
-            if not isinstance(doc, dict) or not isinstance(doc.get("image"), str) or \
-                    not isinstance(doc.get("detections"), list):
-                raise ExamplesError(f'{where}: expected {{"image": PATH, "detections": [{{"card": ..., "box": '
-                                    '[x1, y1, x2, y2]}, ...]}')
-            image = Path(doc["image"]) if Path(doc["image"]).is_absolute() else path.parent / doc["image"]
-            if not image.is_file():
-                image = Path(doc["image"])  # relative to where the command runs, as detect printed it
-            if not image.is_file():
-                raise ExamplesError(f"{where}: image {doc['image']} not found (a relative path is taken from the "
-                                    "examples file's folder, then from the current folder)")
-            if image.resolve() in seen:
-                raise ExamplesError(f"{where}: image {doc['image']} is given twice (first at {seen[image.resolve()]}); "
-                                    "each photo once")
-            seen[image.resolve()] = where
-            boxes, codes = [], []
-            for d in doc["detections"]:
-                code, box = (d.get("card"), d.get("box")) if isinstance(d, dict) else (None, None)
-                code = code.strip().upper() if isinstance(code, str) else code  # "qc" as layouts take it
-                if code not in _CODES:
-                    raise ExamplesError(f"{where}: unknown card code {code!r} (e.g. KH, 10S, JK)")
-                if not (isinstance(box, list) and len(box) == 4 and all(isinstance(v, (int, float)) for v in box)
-                        and box[0] < box[2] and box[1] < box[3]):
-                    raise ExamplesError(f"{where}: box {box!r} of {code} is not [x1, y1, x2, y2] pixels")
-                boxes.append(box)
-                codes.append(code)
-            if codes:
-                out.append(Example(image, np.array(boxes, np.float32), tuple(codes)))
-                total += len(codes)
-            if len(out) > MAX_PHOTOS or total > MAX_BOXES:
-                raise ExamplesError(f"too many examples (at most {MAX_PHOTOS} photos and {MAX_BOXES:,} boxes)")
-    return out
-
-
-_CODES = {f"{r}{s}" for r in RANKS[:13] for s in SUIT_CODES} | {"JK"}
 
 
 @dataclass(frozen=True)
@@ -190,12 +114,14 @@ class DeckProfile:
     negative: bool = False
     layers: Layers | None = None
     window: float | None = None
+    glyphs: GlyphReader | None = None
 
     def models(self, detector, reader: IndexReader) -> tuple:
-        """(detector, reader) reading this deck: ``reader`` (the same loaded model) with the profile's heads, layers
-        and window, and ``detector`` wrapped in :class:`vision.models.detector.NegativeDetector` when :attr:`negative`."""
+        """(detector, reader) reading this deck: ``reader`` (the same loaded model) with the profile's heads, layers,
+        window and glyph reader, and ``detector`` wrapped in :class:`vision.models.detector.NegativeDetector` when
+        :attr:`negative`."""
         return (NegativeDetector(detector) if self.negative else detector,
-                reader.with_heads(self.heads, self.layers, self.window))
+                reader.with_heads(self.heads, self.layers, self.window, self.glyphs))
 
     def save(self, folder: Path) -> Path:
         """Write the profile to ``folder`` as ``NAME.npz``; returns the path."""
@@ -206,6 +132,8 @@ class DeckProfile:
         if self.layers is not None:
             arrays.update({f"m{k}_{w}": a for k, member in enumerate(self.layers.members)
                            for w, a in zip(("conv_w", "conv_b"), member)})
+        if self.glyphs is not None:
+            arrays.update(self.glyphs.arrays())
         meta = {"name": self.name, "photos": self.photos, "indices": self.indices, "check": self.check,
                 "created": self.created, "negative": self.negative, "window": self.window}
         path = folder / f"{self.name}.npz"
@@ -229,11 +157,12 @@ class DeckProfile:
         z = np.load(path)
         meta = json.loads(str(z["meta"]))
         members = tuple(tuple(z[f"m{k}_{w}"] for w in ("rank_w", "rank_b", "suit_w", "suit_b"))
-                        for k in range(sum(1 for f in z.files if f.endswith("_rank_w"))))
+                        for k in range(sum(1 for f in z.files if re.fullmatch(r"m\d+_rank_w", f))))
         layers = Layers(tuple((z[f"m{k}_conv_w"], z[f"m{k}_conv_b"]) for k in range(len(members)))) \
             if "m0_conv_w" in z.files else None  # profiles of heads alone have none
         return cls(meta["name"], Heads(members), meta["photos"], meta["indices"], meta.get("check", {}),
-                   meta.get("created", ""), bool(meta.get("negative", False)), layers, meta.get("window"))
+                   meta.get("created", ""), bool(meta.get("negative", False)), layers, meta.get("window"),
+                   GlyphReader.from_arrays(z))  # None for profiles without one
 
 
 def list_profiles(folder: Path) -> list[DeckProfile]:
@@ -325,7 +254,8 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
           progress: Callable[[str, int, int], None] | None = None, steps: int | None = None,
           anchor: float | None = None, layers: bool | str | None = None, photometric: bool | None = None,
           detector=None, temperature: float = 1.0, window: float | str | None = None,
-          learn_found: bool = False) -> DeckProfile:
+          learn_found: bool = False, glyphs: bool | str | None = None,
+          check_found: bool | None = None) -> DeckProfile:
     """A deck profile learned from ``examples`` (see the module docstring); ``progress(stage, done, total)`` is told
     how far it is (stages "reading the examples", "checking", "learning"; "finding the boxes" with ``detector``).
 
@@ -338,10 +268,17 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
     :data:`STEPS` (:data:`LAYERS_STEPS` with ``layers``), ``anchor`` (heads alone) to :data:`ANCHOR`.
 
     ``detector`` (the stock one; None: the example boxes): the check reads the boxes it finds in the check photos
-    on a known index (``vision.deck_boxes``), as the profile will read them. ``window``: read this deck's indices
-    from crops of that many times each box's longer side (None: the reader's ``vision.models.classifiers.WINDOW``;
-    ``"auto"``: that or one of :data:`WINDOWS`, whichever reads the check best: with ``detector``, the check photos' card sets
+    on a known index (``vision.deck_boxes``), as the profile will read them, when ``check_found`` (default: with
+    ``window="auto"`` or ``learn_found``). ``window``: read this deck's indices from crops of that many times each
+    box's longer side (None: the reader's ``vision.models.classifiers.WINDOW``; ``"auto"``: that or one of
+    :data:`WINDOWS`, whichever reads the check best: with ``detector``, the check photos' card sets
     read whole at the reading floor, F1 against their codes).
+
+    ``glyphs`` (default :data:`GLYPHS`; off without ``detector`` when it needs one): learn a glyph reader of the
+    deck's own (``vision.deck_glyphs``) too, weighed on the examples' last photos (``vision.deck_glyphs.weigh``,
+    ``check["glyphs"]``) and kept at a weight over 0: True, on the example boxes; ``"boxes"`` (with ``detector``):
+    on the boxes the detector finds on the example indices too; ``"found"``: and "no index" on its sure boxes on
+    none (``vision.deck_boxes``).
 
     The profile is first checked on photos it did not learn from (:func:`check_folds`: the photos kept aside, or
     each photo in turn for a few photos) and refused when it reads them worse than the stock reader; the profile
@@ -354,6 +291,8 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
     """
     check_name(name)
     folds = check_folds(examples)
+    if glyphs is None:  # the default needs the detector's boxes; without it, heads alone
+        glyphs = GLYPHS if detector is not None or GLYPHS in (True, False) else False
     layers = LAYERS if layers is None else layers
     photometric = layers if photometric is None else photometric
     augment = (AUGMENT_LAYERS if layers else AUGMENT) if augment is None else augment
@@ -364,8 +303,14 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
     negative = reads_negative([e for e, c in zip(examples, folds[0]) if not c], reader)
     indices, photos = sum(len(e.codes) for e in examples), len(examples)
     windows = (None, *WINDOWS) if window == "auto" else (window,)
-    checked = originals = examples  # the boxes the check reads: the examples', or the detector's on them
-    if detector is not None:
+    checked = originals = taught = examples  # the boxes the check reads: the examples', or the detector's on them
+    if glyphs in ("found", "boxes"):
+        if detector is None:
+            raise ValueError(f"glyphs={glyphs!r} needs the detector")
+        taught = with_found_boxes(examples, detector, reader, negative, tell("finding the boxes"))
+    if check_found is None:  # the levers measured with the check on the detector's boxes keep it
+        check_found = detector is not None and (window == "auto" or learn_found)
+    if check_found:
         checked = with_found_boxes(examples, detector, reader, negative, tell("finding the boxes"), only=True)
         if learn_found:
             examples = with_found_boxes(examples, detector, reader, negative)
@@ -419,7 +364,21 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
         raise ProfileRefusedError(f"the profile {name!r} reads its check photos worse than the stock reader "
                                   f"({after:.1%} vs {before:.1%} of {figures['indices']} indices right, {method}); "
                                   "not kept: check the example codes, or give more photos")
+    own = None
+    if glyphs:  # weighed on the last photos (a later photo of the same cards flatters a reader that memorises)
+        later, none = later_photos(examples), glyphs == "found"
+        weight, scores = 0.0, {}
+        if later is not None:
+            tell("learning the glyphs")(0, 2)
+            heads, got = fit(joined([p for p, c in zip(per, later) if not c]))
+            shown = taught if taught is not examples else checked
+            weight, scores = weigh([e for e, c in zip(taught, later) if not c], [e for e, c in zip(shown, later) if c],
+                                   reader.with_heads(heads, got, window), negative, rng, none)
+        figures["glyphs"] = {"weight": weight, "scores": {str(w): v for w, v in scores.items()}}
+        if weight > 0:
+            tell("learning the glyphs")(1, 2)
+            own = fit_glyphs(taught, negative, rng, weight=weight, none=none)
     tell("learning")(0, 1)
     heads, got = fit(joined(per))
     return DeckProfile(name, heads, photos, indices, figures,
-                       datetime.now(timezone.utc).isoformat(timespec="seconds"), negative, got, window)
+                       datetime.now(timezone.utc).isoformat(timespec="seconds"), negative, got, window, own)

@@ -84,7 +84,7 @@ def add_round(game_id: str, body: Annotated[dict[str, Any], ROUND_BODY], backgro
 def _teach(background: BackgroundTasks, teacher: teaching.Teacher, ledger: Ledger, game_id: str,
            body: dict[str, Any], models: core.Models | None) -> None:
     if isinstance(body, dict) and body.get("photo_reading") and models is not None:
-        background.add_task(teacher.lesson_after_round, ledger, game_id, models.reader)
+        background.add_task(teacher.lesson_after_round, ledger, game_id, models.reader, models.detector)
 
 
 @router.put("/games/{game_id}/rounds/{n}", response_model=games.GameOut,

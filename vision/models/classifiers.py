@@ -73,6 +73,25 @@ def square_crop(image: np.ndarray, box, context: float, size: int, angle: float 
     return turned_patch(image, ((x1 + x2) / 2, (y1 + y2) / 2), side, size, angle)
 
 
+def box_crop(image: np.ndarray, box, width: int, height: int, margin: float = 1.0, turn: float = 0.0) -> np.ndarray:
+    """A (height, width, 3) patch of a (H, W, 3) image holding ``box`` (x1, y1, x2, y2 px) grown ``margin`` times about
+    its centre, stretched to fill it, and turned a quarter turn clockwise first when the box is wider than tall (so
+    an index's rank and suit lie along the patch's height either way up); ``turn`` radians more turn the content
+    about the box's centre (as :func:`turned_patch`). Pixels outside are replicated."""
+    x1, y1, x2, y2 = (float(v) for v in box)
+    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+    w, h = max(x2 - x1, 1.0) * margin / 2, max(y2 - y1, 1.0) * margin / 2
+    if w > h:  # the patch's top-left, top-right and bottom-left corners taken from the box turned a quarter
+        src = [[cx - w, cy + h], [cx - w, cy - h], [cx + w, cy + h]]
+    else:
+        src = [[cx - w, cy - h], [cx + w, cy - h], [cx - w, cy + h]]
+    if turn:
+        c, s = np.cos(turn), np.sin(turn)
+        src = [[cx + c * (x - cx) + s * (y - cy), cy - s * (x - cx) + c * (y - cy)] for x, y in src]
+    M = cv2.getAffineTransform(np.float32(src), np.float32([[0, 0], [width, 0], [0, height]]))
+    return cv2.warpAffine(image, M, (width, height), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
+
+
 def crops_of(image: np.ndarray, boxes: np.ndarray, views: tuple[float, ...] = VIEWS,
              window: float | None = None) -> np.ndarray:
     """The reader's input for the indices in ``boxes`` ((n, 4) xyxy px) of a (H, W, 3) BGR image: ``(len(views) * n,
@@ -155,6 +174,8 @@ class IndexReader(OnnxModel):
     layers: object | None = None
     #: a deck profile's crop side / the box's longer side; None: :data:`WINDOW`
     window: float | None = None
+    #: a deck profile's glyph reader (``vision.deck_glyphs.GlyphReader``) blended into every reading; None: none
+    glyphs: object | None = None
     what: ClassVar[str] = "index reader"
     input_chw: ClassVar[tuple[int, int, int]] = (3, INPUT, INPUT)
 
@@ -197,6 +218,8 @@ class IndexReader(OnnxModel):
         n = len(boxes)
         rank_p = rank_p.reshape(len(VIEWS), n, -1).mean(0)
         suit_p = suit_p.reshape(len(VIEWS), n, -1).mean(0)
+        if self.glyphs is not None:
+            rank_p, suit_p = self.glyphs.blend(image, boxes, rank_p, suit_p)
         return rank_p, suit_p
 
     @property
@@ -255,11 +278,13 @@ class IndexReader(OnnxModel):
         out = self._session.run(names, {"crops": np.zeros((1, *self.input_chw), np.float32)})
         return Heads(tuple(tuple(out[4 * k:4 * k + 4]) for k in range(self.members)))
 
-    def with_heads(self, heads: Heads | None, layers=None, window: float | None = None) -> IndexReader:
-        """This reader (the same loaded model) reading with ``heads``, ``layers`` (:class:`Layers`) and
-        crops of ``window`` times each box (a deck profile's; None: the model's, :data:`WINDOW`)."""
+    def with_heads(self, heads: Heads | None, layers=None, window: float | None = None,
+                   glyphs=None) -> IndexReader:
+        """This reader (the same loaded model) reading with ``heads``, ``layers`` (:class:`Layers`), crops of
+        ``window`` times each box and ``glyphs`` (``vision.deck_glyphs.GlyphReader``) blended in (a deck profile's;
+        None: the model's, :data:`WINDOW`, none)."""
         other = copy.copy(self)
-        other.heads, other.layers, other.window = heads, layers, window
+        other.heads, other.layers, other.window, other.glyphs = heads, layers, window, glyphs
         return other
 
     def read(self, image: np.ndarray, boxes: np.ndarray) -> tuple[list[str | None], np.ndarray, np.ndarray]:

@@ -231,6 +231,8 @@ def cmd_watch(args: argparse.Namespace) -> int:
         if game is not None:
             _say(f"handfoot: round {len(game.rounds)} added to game {game.id} (correct it on the page if a card "
                  "was misread)")
+            for team in (t for t in game.teams if t not in end.layout.get("teams", {})):
+                _say(f"handfoot: team {team} was not in the camera's view: its round counts 0 until corrected")
     return 1 if end.stopped else 0
 
 

@@ -78,8 +78,10 @@ def test_watch_a_generated_round_on_the_command_line(anglo_deck, tmp_path, capsy
         game = games.create_game(ledger, games.GameCreate(rules="pagat", teams=["A", "B"])).id
     assert main(["watch", "--video", str(video), "--json", "--record", str(recording), "--game", game,
                  "--db", str(db)]) == 0
-    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    captured = capsys.readouterr()
+    lines = [json.loads(line) for line in captured.out.splitlines()]
     events, end = lines[:-1], lines[-1]
+    assert "team B was not in the camera's view: its round counts 0 until corrected" in captured.err
     by_stage = [sorted(e["event"] for e in events if a <= e["t"] < b)
                 for a, b in zip(timeline.stages, timeline.stages[1:] + [1e9])]
     assert by_stage == [["team A: new meld of 8s (3 cards)", "team A: new meld of Ks (6 cards)"],

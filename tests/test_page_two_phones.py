@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -164,3 +165,39 @@ def test_two_phones_on_one_game(server, phones, tmp_path):
     assert b.execute_script("return window.sameDocument === true")  # no reload
     for d in (a, b):
         assert [e for e in console_errors(d) if "409" not in e and "412" not in e] == []
+
+
+def test_a_phone_says_when_the_server_cannot_be_reached(tmp_path, phones):
+    """The game view follows its game's events: with the server stopped a line says it cannot be reached; with the
+    server back on the same port the line goes (the page keeps what it shows meanwhile)."""
+    import socket
+
+    a, _ = phones
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    url, db = f"http://127.0.0.1:{port}", str(tmp_path / "data" / "h.db")
+
+    def start():
+        log = tmp_path / f"serve-{time.monotonic_ns()}.log"
+        proc = subprocess.Popen([sys.executable, "-m", "handfoot", "serve", "--port", str(port), "--db", db], cwd=ROOT,
+                                stdout=open(log, "wb"), stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                env={**os.environ, "HANDFOOT_BACKEND": "onnxruntime"})
+        wait_for_server(proc, url, log)
+        return proc
+
+    proc = start()
+    try:
+        game = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+        a.get(f"{url}/#/game/{game}")
+        WebDriverWait(a, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, "[data-total='Us']"))
+        proc.terminate()
+        proc.wait(30)
+        WebDriverWait(a, 30).until(lambda d: "cannot be reached" in (text_of(d, "#server-lost") or ""))
+        a.save_screenshot(str(shots_dir(tmp_path) / "server_lost_390.png"))
+        assert text_of(a, "[data-total='Us']") == "0"  # what the page showed stays
+        proc = start()
+        WebDriverWait(a, 60).until(lambda d: not d.find_elements(By.ID, "server-lost"))
+    finally:
+        proc.kill()
+        proc.wait(10)

@@ -8,6 +8,7 @@
 const hfSync = (() => {
   const versions = new Map();  /* game id -> the version this phone last showed */
   let stream = null;
+  let lostTimer = null;
 
   /* A random key for one action (crypto.getRandomValues works on plain http too, unlike randomUUID). */
   function newKey() {
@@ -38,6 +39,12 @@ const hfSync = (() => {
     stop();
     const source = new EventSource(`/v1/games/${gid}/events`);
     stream = source;
+    /* the stream lost for 3 s (the server stopped, the Wi-Fi dropped): a line says so until it is back */
+    source.onerror = () => {
+      clearTimeout(lostTimer);
+      lostTimer = setTimeout(() => { if (stream === source && source.readyState !== EventSource.OPEN) lost(true); }, 3000);
+    };
+    source.onopen = () => { clearTimeout(lostTimer); lost(false); };
     source.onmessage = (ev) => {
       let data = null;
       try { data = JSON.parse(ev.data); } catch (e) { return; }
@@ -48,6 +55,22 @@ const hfSync = (() => {
 
   function stop() {
     if (stream) { stream.close(); stream = null; }
+    clearTimeout(lostTimer);
+    lost(false);
+  }
+
+  /* Show (on) or remove the line saying the server cannot be reached. */
+  function lost(on) {
+    let line = document.getElementById("server-lost");
+    if (on && !line) {
+      line = document.createElement("div");
+      line.id = "server-lost";
+      line.className = "error-box";
+      line.setAttribute("role", "status");
+      line.textContent = "The handfoot server cannot be reached: is its computer on, and this phone on its " +
+                         "network? Trying again…";
+      document.body.prepend(line);
+    } else if (!on && line) line.remove();
   }
 
   return {newKey, note, headers, follow, stop, version: (gid) => versions.get(gid)};

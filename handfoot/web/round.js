@@ -29,7 +29,20 @@ export async function roundView(gid) {
   show(h("h1", {}, `Round ${g.next_round}`), form);
   let key = hfSync.newKey();  /* one reading per press of "Read the cards"; the same key again after a dropped answer */
 
+  /* An error naming a team's typed cards ("team Us, cards left: ..."): that field marked, in view and focused, so
+   * the sticky bar with the message does not hide it. */
+  function showTyped(error) {
+    const named = /^team (.+?), cards left:/.exec(error);
+    const sec = named && [...form.querySelectorAll("fieldset[data-team]")].find(s => s.dataset.team === named[1]);
+    if (!sec) return;
+    const input = sec.querySelector("input[name=left]");
+    input.setAttribute("aria-invalid", "true");
+    input.scrollIntoView({block: "center"});
+    input.focus({preventScroll: true});
+  }
+
   function upload() {
+    for (const input of form.querySelectorAll("input[aria-invalid]")) input.removeAttribute("aria-invalid");
     const data = new FormData();
     const photoTeams = [], handTeams = [];
     for (const sec of form.querySelectorAll("fieldset[data-team]")) {
@@ -73,6 +86,7 @@ export async function roundView(gid) {
         status.replaceChildren(errorBox(new Error(`${body.error} (try again in ${wait} seconds)`)));
       } else {
         status.replaceChildren(errorBox(new Error(body.error || `the server answered ${xhr.status}`)));
+        showTyped(body.error || "");
       }
     };
     xhr.send(data);

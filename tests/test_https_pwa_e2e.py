@@ -22,8 +22,8 @@ pytest.importorskip("cryptography")
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
-from test_page_e2e import console_errors, shots_dir, text_of, viewport  # noqa: E402
-from test_phone_camera_e2e import chromium, fake_camera_file, new_game, start_server  # noqa: E402
+from test_page_e2e import console_errors, shots_dir, start_server, text_of, viewport  # noqa: E402
+from test_phone_camera_e2e import chromium, fake_camera_file, new_game  # noqa: E402
 
 
 def wait_up(proc, url: str, log: Path, verify, seconds: float = 60) -> None:

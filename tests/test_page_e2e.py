@@ -19,6 +19,7 @@ import os
 import shutil
 import time
 from pathlib import Path
+from typing import Sequence
 
 import pytest
 
@@ -42,14 +43,10 @@ def server(tmp_path):
     """``handfoot serve`` in a process of its own on 127.0.0.1 with a temporary ledger, whose reading of the queens'
     meld says 5H for QH: the command line's own ``serve`` (``handfoot.cli.main``), started after the application
     layer's pile builder is wrapped. Killed when the test ends."""
-    import socket
-    import subprocess
     import sys
 
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    script = f"""
+    script = """
+import sys
 import handfoot.results as results
 real = results.pile_dict
 def misread(pile_id, side, pile):
@@ -59,19 +56,36 @@ def misread(pile_id, side, pile):
     return out
 results.pile_dict = misread
 from handfoot.cli import main
-raise SystemExit(main(["serve", "--port", "{port}", "--db", {str(tmp_path / "data" / "h.db")!r}]))
+raise SystemExit(main(sys.argv[1:]))
 """
-    log = open(tmp_path / "serve.log", "wb")
-    proc = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
-                            stdin=subprocess.DEVNULL, env={**os.environ, "HANDFOOT_BACKEND": "onnxruntime"})
+    proc, port, log = start_server(tmp_path, command=[sys.executable, "-c", script])
     url = f"http://127.0.0.1:{port}"
     try:
-        wait_for_server(proc, url, tmp_path / "serve.log")
+        wait_for_server(proc, url, log)
         yield url
     finally:
         proc.kill()
         proc.wait(10)
-        log.close()
+
+
+def start_server(tmp_path: Path, extra: Sequence[str] = (), port: int | None = None,
+                 command: Sequence[str] | None = None):
+    """``handfoot serve`` in a process of its own on 127.0.0.1 (on ``port``, else a free one) with the ledger
+    ``tmp_path/data/h.db``; ``command`` in place of ``python -m handfoot``: (process, port, log path)."""
+    import socket
+    import subprocess
+    import sys
+
+    if port is None:
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = sock.getsockname()[1]
+    log = tmp_path / f"serve-{port}-{time.monotonic_ns()}.log"
+    proc = subprocess.Popen([*(command or (sys.executable, "-m", "handfoot")), "serve", "--port", str(port), "--db",
+                             str(tmp_path / "data" / "h.db"), *extra], cwd=ROOT, stdout=open(log, "wb"),
+                            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                            env={**os.environ, "HANDFOOT_BACKEND": "onnxruntime"})
+    return proc, port, log
 
 
 def wait_for_server(proc, url: str, log: Path, seconds: float = 60) -> None:

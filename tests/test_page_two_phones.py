@@ -12,9 +12,6 @@ Screenshots at 390 x 844 go to ``$HANDFOOT_SCREENSHOTS`` (default: the test's te
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -28,7 +25,8 @@ from selenium import webdriver  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
-from test_page_e2e import CHROMEDRIVER, CHROMIUM, console_errors, shots_dir, text_of, wait_for_server  # noqa: E402
+from test_page_e2e import CHROMEDRIVER, CHROMIUM, console_errors, shots_dir, start_server, text_of, \
+    wait_for_server  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 PHOTO = ROOT / "examples" / "table.jpg"
@@ -37,23 +35,14 @@ PHOTO = ROOT / "examples" / "table.jpg"
 @pytest.fixture()
 def server(tmp_path):
     """``handfoot serve`` in a process of its own on 127.0.0.1 with a temporary ledger; killed when the test ends."""
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    log = open(tmp_path / "serve.log", "wb")
-    proc = subprocess.Popen([sys.executable, "-m", "handfoot", "serve", "--port", str(port), "--db",
-                             str(tmp_path / "data" / "h.db")], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
-                            stdin=subprocess.DEVNULL, env={**os.environ, "HANDFOOT_BACKEND": "onnxruntime"})
+    proc, port, log = start_server(tmp_path)
     url = f"http://127.0.0.1:{port}"
     try:
-        wait_for_server(proc, url, tmp_path / "serve.log")
+        wait_for_server(proc, url, log)
         yield url
     finally:
         proc.kill()
         proc.wait(10)
-        log.close()
 
 
 @pytest.fixture()
@@ -170,24 +159,11 @@ def test_two_phones_on_one_game(server, phones, tmp_path):
 def test_a_phone_says_when_the_server_cannot_be_reached(tmp_path, phones):
     """The game view follows its game's events: with the server stopped a line says it cannot be reached; with the
     server back on the same port the line goes (the page keeps what it shows meanwhile)."""
-    import socket
-
     a, _ = phones
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    url, db = f"http://127.0.0.1:{port}", str(tmp_path / "data" / "h.db")
-
-    def start():
-        log = tmp_path / f"serve-{time.monotonic_ns()}.log"
-        proc = subprocess.Popen([sys.executable, "-m", "handfoot", "serve", "--port", str(port), "--db", db], cwd=ROOT,
-                                stdout=open(log, "wb"), stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                env={**os.environ, "HANDFOOT_BACKEND": "onnxruntime"})
-        wait_for_server(proc, url, log)
-        return proc
-
-    proc = start()
+    proc, port, log = start_server(tmp_path)
+    url = f"http://127.0.0.1:{port}"
     try:
+        wait_for_server(proc, url, log)
         game = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
         a.get(f"{url}/#/game/{game}")
         WebDriverWait(a, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, "[data-total='Us']"))
@@ -196,7 +172,8 @@ def test_a_phone_says_when_the_server_cannot_be_reached(tmp_path, phones):
         WebDriverWait(a, 30).until(lambda d: "cannot be reached" in (text_of(d, "#server-lost") or ""))
         a.save_screenshot(str(shots_dir(tmp_path) / "server_lost_390.png"))
         assert text_of(a, "[data-total='Us']") == "0"  # what the page showed stays
-        proc = start()
+        proc, _, log = start_server(tmp_path, port=port)  # the same address, as after a restart
+        wait_for_server(proc, url, log)
         WebDriverWait(a, 60).until(lambda d: not d.find_elements(By.ID, "server-lost"))
     finally:
         proc.kill()

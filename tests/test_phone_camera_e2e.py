@@ -22,8 +22,8 @@ from selenium import webdriver  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
-from test_page_e2e import CHROMEDRIVER, CHROMIUM, ROOT, console_errors, shots_dir, text_of, viewport, \
-    wait_for_server  # noqa: E402
+from test_page_e2e import CHROMEDRIVER, CHROMIUM, console_errors, shots_dir, start_server, text_of, \
+    viewport, wait_for_server  # noqa: E402
 
 #: the round's true total for the team in view (datasets.round_video.ROUND; tests/test_page_e2e.py reads it too)
 TRUE_TOTAL = "710"
@@ -48,23 +48,6 @@ def fake_camera_file(video: Path, out: Path, hold_seconds: float = 25.0) -> Path
         f.write(last * round(30 * hold_seconds))
     cap.release()
     return out
-
-
-def start_server(tmp_path: Path, extra: list[str] = ()):
-    """``handfoot serve`` in a process of its own on a free port of 127.0.0.1: (process, port, log path)."""
-    import socket
-    import subprocess
-    import sys
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    log = tmp_path / f"serve-{port}.log"
-    proc = subprocess.Popen([sys.executable, "-m", "handfoot", "serve", "--port", str(port), "--db",
-                             str(tmp_path / "data" / "h.db"), *extra], cwd=ROOT, stdout=open(log, "wb"),
-                            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                            env={**os.environ, "HANDFOOT_BACKEND": "onnxruntime"})
-    return proc, port, log
 
 
 @pytest.fixture()

@@ -67,6 +67,11 @@ class Parser(argparse.ArgumentParser):
         self.commands = super().add_subparsers(**kwargs)
         return self.commands
 
+    def error(self, message: str):
+        """A usage mistake: one line on standard error naming it and where the usage is, exit status 2 (argparse
+        prints the whole usage block first; a person reads the last line)."""
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
     def command_parser(self, args: argparse.Namespace) -> Parser:
         """The parser of the (sub)command ``args`` holds (``deck learn``'s for ``handfoot deck learn``)."""
         parser = self

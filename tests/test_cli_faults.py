@@ -166,12 +166,16 @@ def test_a_port_out_of_range_is_a_usage_error(capsys):
         assert exit_.value.code == 2 and "a port is 1-65535, not 99999" in capsys.readouterr().err
 
 
-def test_a_mistyped_option_gets_its_commands_usage_and_the_near_miss(capsys):
+def test_a_mistyped_option_is_one_line_with_the_near_miss(capsys):
     with pytest.raises(SystemExit) as exit_:
         main(["score", "layout.json", "--ruls", "pagat"])
     err = capsys.readouterr().err
-    assert exit_.value.code == 2 and err.startswith("usage: handfoot score")
-    assert "unrecognized arguments: --ruls pagat (did you mean --rules?)" in err
+    assert exit_.value.code == 2 and err.count("\n") == 1 and err.startswith("handfoot score: error:")
+    assert "unrecognized arguments: --ruls pagat (did you mean --rules?) (see handfoot score --help)" in err
+    with pytest.raises(SystemExit) as exit_:
+        main(["watch"])  # argparse's own check (a required choice): one line too
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and err.count("\n") == 1 and "one of the arguments --video --camera is required" in err
     with pytest.raises(SystemExit) as exit_:
         main(["deck", "list", "--verbose"])
     assert exit_.value.code == 2 and "handfoot deck list: error: unrecognized arguments: --verbose" in capsys.readouterr().err

@@ -327,6 +327,11 @@ class FanGaps:
     strip_covered_steps: float = 1.5
     #: ... and covered when under this share of its pixels have the table's colours (0 steps: never looked at)
     strip_table_share: float = 0.5
+    #: ... the table's colours sampled in a strip of this share of each side along the photo's border
+    strip_table_border: float = 0.05
+    #: ... and a pixel there is a card's when its grey lies within ``strip_bright`` of the fan's strips' or its
+    #: saturation ((max - min) / max of B, G, R) is at most this (white paper in any light)
+    strip_card_chroma: float = 0.15
 
 
 @dataclass(frozen=True)

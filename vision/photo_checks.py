@@ -177,19 +177,20 @@ def strip_count(gray: np.ndarray, pile: Pile, *, config: VisionConfig = DEFAULT,
     return count, where
 
 
-def table_colours(image: np.ndarray, piles: list[Pile]) -> tuple[np.ndarray, np.ndarray] | None:
+def table_colours(image: np.ndarray, *, config: VisionConfig = DEFAULT) -> tuple[np.ndarray, np.ndarray] | None:
     """The table's colours in a (H, W, 3) BGR photo: the 2nd and 98th percentiles of the blue and green shares
-    (:func:`_chroma`) of the pixels farther than a card's height from every index of ``piles`` ((2,) each); None
-    when too little table shows."""
+    (:func:`_chroma`) of the pixels of the photo's border, a strip ``config.fan_gaps.strip_table_border`` of each
+    side wide, ((2,) each); None when the border is too thin to sample. A photo of a table shows the table at its
+    edges: what lies among the piles (a cup, a pile of card backs) is no sample of it."""
     h, w = image.shape[:2]
     every = max(1, w // 320)  # measured on every every-th pixel
     sub = image[::every, ::every]
-    near = np.zeros(sub.shape[:2], np.uint8)
-    for pile in piles:
-        for card in pile.cards:
-            for cx, cy in card.centers:
-                cv2.circle(near, (int(cx / every), int(cy / every)), int(card.card_height / every) + 1, 1, -1)
-    pixels = sub[near == 0]
+    bh = int(round(config.fan_gaps.strip_table_border * sub.shape[0]))
+    bw = int(round(config.fan_gaps.strip_table_border * sub.shape[1]))
+    if bh < 1 or bw < 1:
+        return None
+    pixels = np.concatenate([sub[:bh].reshape(-1, 3), sub[-bh:].reshape(-1, 3),
+                             sub[bh:-bh, :bw].reshape(-1, 3), sub[bh:-bh, -bw:].reshape(-1, 3)])
     if len(pixels) < 200:
         return None
     chroma = _chroma(pixels)
@@ -203,13 +204,23 @@ def _chroma(pixels: np.ndarray) -> np.ndarray:
     return pixels[:, :2] / (pixels.sum(axis=1, keepdims=True) + 1.0)
 
 
+def _saturation(pixels: np.ndarray) -> np.ndarray:
+    """(n,) how coloured each of (n, 3) BGR pixels is: (max - min) / max of its channels, 0 for white, grey or
+    black, 1 for a pure colour (HSV's saturation)."""
+    pixels = pixels.astype(np.float32)
+    top = pixels.max(axis=1)
+    return (top - pixels.min(axis=1)) / np.maximum(top, 1.0)
+
+
 def end_covered(image: np.ndarray, found: dict, colours: tuple[np.ndarray, np.ndarray], *,
                 config: VisionConfig = DEFAULT) -> bool:
     """True when, in the (H, W, 3) BGR photo, the band beside a fan (:func:`strip_edges`' ``found``) before its
     bottom card's edge (from ``strip_covered_steps`` steps to a quarter step before it) shows under
     ``strip_table_share`` of pixels that have the table's ``colours`` (:func:`table_colours`) or a card's brightness
-    (within ``strip_bright`` grey levels of the fan's own strips: another pile lying there): the fan's end lies
-    under something, cards may be hidden there. A band that leaves the photo is not covered."""
+    (within ``strip_bright`` grey levels of the fan's own strips, or white paper in any light: a saturation
+    (:func:`_saturation`) of ``strip_card_chroma`` or less; another pile lying there, or the fan's own strips in a
+    shadow): the fan's end lies under something (a cup, a pile of card backs), cards may be hidden there. A band that
+    leaves the photo is not covered."""
     fg = config.fan_gaps
     step, o = found["step"], found["offset"]
     edge = found["positions"][0] + o
@@ -225,7 +236,8 @@ def end_covered(image: np.ndarray, found: dict, colours: tuple[np.ndarray, np.nd
     chroma = _chroma(pixels)
     table = ((chroma >= lo) & (chroma <= hi)).all(axis=1)
     grey = pixels.astype(np.float32) @ np.array([0.114, 0.587, 0.299], np.float32)  # BGR to grey, as cv2 does
-    card = np.abs(grey - found["strips"]) <= fg.strip_bright  # as bright as the fan's strips: a card there
+    card = (np.abs(grey - found["strips"]) <= fg.strip_bright) | (_saturation(pixels) <= fg.strip_card_chroma)
+    # (as bright as the fan's strips, or as colourless as paper: a card there)
     return float((table | card).mean()) < fg.strip_table_share
 
 
@@ -236,7 +248,8 @@ def check_strips(piles: list[Pile], image: np.ndarray | None, *, config: VisionC
     if image is None:
         return list(piles)
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32) if image.ndim == 3 else image.astype(np.float32)
-    colours = table_colours(image, piles) if image.ndim == 3 and config.fan_gaps.strip_covered_steps > 0 else None
+    colours = table_colours(image, config=config) if image.ndim == 3 and config.fan_gaps.strip_covered_steps > 0 \
+        else None
     out = []
     for pile in piles:
         found = _bottom_first(pile, gray, config) if pile.kind is PileKind.MELD else None

@@ -109,6 +109,9 @@ def test_a_fans_edges_show_a_card_whose_index_is_covered():
     meld = Pile(PileKind.MELD, cards + (top,))
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
     assert strip_count(gray, meld, config=config)[0] == 6  # the edges show six cards, the indices five
+    # the top card's two indices listed the other way round (stage 2 lists a pair in either order): the same side
+    flipped = CardInstance("8H", top.detections, top.centers[::-1].copy(), S, 0.9, top.card_height)
+    assert strip_count(gray, Pile(PileKind.MELD, cards + (flipped,)), config=config)[0] == 6
     noted = check_strips([meld], image, config=config)[0]
     assert len(noted.cards) == 5 and any("edges along this fan show 6 cards" in n for n in noted.notes)
     # every card's index read: the two counts agree and nothing is noted

@@ -98,8 +98,9 @@ def strip_edges(gray: np.ndarray, cards: list[CardInstance], *, config: VisionCo
     size = float(np.median([c.size for c in cards]))
     height = float(np.median([c.card_height for c in cards]))
     sides = (1.0, -1.0)
-    if cards[-1].fully_visible:  # the top card's far corner: the side of the cards' faces
-        diagonal = cards[-1].centers[1] - cards[-1].centers[0]
+    if cards[-1].fully_visible:  # the top card's far corner (its index away from its place): the faces' side
+        top = cards[-1].centers
+        diagonal = top[int(np.argmax(np.linalg.norm(top - pts[-1], axis=1)))] - pts[-1]
         sides = (1.0 if float(diagonal @ np.array([-u[1], u[0]])) >= 0 else -1.0,)
     lo, hi = -(fg.strip_before + 1) * step, length + step
     best = None

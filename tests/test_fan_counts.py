@@ -266,12 +266,12 @@ def test_a_covered_fan_end_is_told_from_the_table_by_the_colour_at_the_photos_bo
     image, centres, far = drawn_fan(4, hidden_first=0, table=felt)
     cv2.rectangle(image, (40, 400), (360, 550), (40, 140, 130), -1)
     assert not covered(image, centres, far)
-    # a card in shadow before the fan (white paper, far darker than the fan's strips) is a card, not a cover
+    # another card lying before the fan (white paper as bright as its strips) is a card, not a cover
     image, centres, far = drawn_fan(4, hidden_first=0, table=felt)
-    cv2.rectangle(image, (100, 35), (260, 76), (120, 120, 120), -1)
+    cv2.rectangle(image, (100, 35), (260, 76), (235, 235, 235), -1)
     assert not covered(image, centres, far)
-    # and the same place under a coloured cover (inside the photo, its border the cloth) is covered
-    cv2.rectangle(image, (100, 35), (260, 76), (150, 40, 160), -1)
+    # a cup as bright as the cards but coloured (a lit pale green) is a cover
+    cv2.rectangle(image, (100, 35), (260, 76), (110, 235, 125), -1)
     assert covered(image, centres, far)
     assert DEFAULT.fan_gaps.strip_table_border > 0 and DEFAULT.fan_gaps.strip_card_chroma > 0
 

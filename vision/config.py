@@ -329,8 +329,8 @@ class FanGaps:
     strip_table_share: float = 0.5
     #: ... the table's colours sampled in a strip of this share of each side along the photo's border
     strip_table_border: float = 0.05
-    #: ... and a pixel there is a card's when its grey lies within ``strip_bright`` of the fan's strips' or its
-    #: saturation ((max - min) / max of B, G, R) is at most this (white paper in any light)
+    #: ... and a pixel there is a card's (white paper) when its B, G, R shares of their sum lie within this distance
+    #: of grey's (1/3 each) and its grey within ``strip_bright`` of the fan's strips'
     strip_card_chroma: float = 0.15
 
 

@@ -198,30 +198,27 @@ def table_colours(image: np.ndarray, *, config: VisionConfig = DEFAULT) -> tuple
     return np.percentile(chroma, 2, axis=0), np.percentile(chroma, 98, axis=0)
 
 
+def _shares(pixels: np.ndarray) -> np.ndarray:
+    """(n, 3) each of (n, 3) BGR pixels' channels as shares of their sum: its colour whatever the light (a shadow
+    on the table keeps the table's); (1/3, 1/3, 1/3) for white, grey or black."""
+    pixels = pixels.astype(np.float32)
+    return pixels / (pixels.sum(axis=1, keepdims=True) + 1.0)
+
+
 def _chroma(pixels: np.ndarray) -> np.ndarray:
-    """(n, 2) the blue and green shares of (n, 3) BGR pixels: their colour whatever the light (a shadow on the
-    table keeps the table's)."""
-    pixels = pixels.astype(np.float32)
-    return pixels[:, :2] / (pixels.sum(axis=1, keepdims=True) + 1.0)
-
-
-def _saturation(pixels: np.ndarray) -> np.ndarray:
-    """(n,) how coloured each of (n, 3) BGR pixels is: (max - min) / max of its channels, 0 for white, grey or
-    black, 1 for a pure colour (HSV's saturation)."""
-    pixels = pixels.astype(np.float32)
-    top = pixels.max(axis=1)
-    return (top - pixels.min(axis=1)) / np.maximum(top, 1.0)
+    """(n, 2) the blue and green shares (:func:`_shares`) of (n, 3) BGR pixels."""
+    return _shares(pixels)[:, :2]
 
 
 def end_covered(image: np.ndarray, found: dict, colours: tuple[np.ndarray, np.ndarray], *,
                 config: VisionConfig = DEFAULT) -> bool:
     """True when, in the (H, W, 3) BGR photo, the band beside a fan (:func:`strip_edges`' ``found``) before its
     bottom card's edge (from ``strip_covered_steps`` steps to a quarter step before it) shows under
-    ``strip_table_share`` of pixels that have the table's ``colours`` (:func:`table_colours`) or a card's brightness
-    (within ``strip_bright`` grey levels of the fan's own strips, or white paper in any light: a saturation
-    (:func:`_saturation`) of ``strip_card_chroma`` or less; another pile lying there, or the fan's own strips in a
-    shadow): the fan's end lies under something (a cup, a pile of card backs), cards may be hidden there. A band that
-    leaves the photo is not covered."""
+    ``strip_table_share`` of pixels that have the table's ``colours`` (:func:`table_colours`) or a card's (white
+    paper: its colour shares (:func:`_shares`) within ``strip_card_chroma`` of grey's, and as bright as the fan's
+    own strips, within ``strip_bright`` grey levels; another pile lying there): the fan's end lies under something
+    (a cup, a pile of card backs, however bright), cards may be hidden there. A band that leaves the photo is not
+    covered."""
     fg = config.fan_gaps
     step, o = found["step"], found["offset"]
     edge = found["positions"][0] + o
@@ -237,8 +234,8 @@ def end_covered(image: np.ndarray, found: dict, colours: tuple[np.ndarray, np.nd
     chroma = _chroma(pixels)
     table = ((chroma >= lo) & (chroma <= hi)).all(axis=1)
     grey = pixels.astype(np.float32) @ np.array([0.114, 0.587, 0.299], np.float32)  # BGR to grey, as cv2 does
-    card = (np.abs(grey - found["strips"]) <= fg.strip_bright) | (_saturation(pixels) <= fg.strip_card_chroma)
-    # (as bright as the fan's strips, or as colourless as paper: a card there)
+    paper = np.linalg.norm(_shares(pixels) - 1 / 3, axis=1) <= fg.strip_card_chroma
+    card = paper & (np.abs(grey - found["strips"]) <= fg.strip_bright)  # white paper as bright as the fan's strips
     return float((table | card).mean()) < fg.strip_table_share
 
 

@@ -200,6 +200,14 @@ class Pairing:
     rect_diagonal: tuple[float, float] = (2.5, 5.0)
     #: ... and pairs along opposite edges at least this many fan steps apart
     rect_min_steps: float = 1.3
+    #: a joker's four corner marks (aguilar's stars, at the card's corners) are one card: diagonals within this
+    #: range of the naturals' index sizes ...
+    joker_rect_diagonal: tuple[float, float] = (2.5, 7.0)
+    #: ... lengths within this fraction of each other (a card at an angle to the camera is a parallelogram) ...
+    joker_rect_length: float = 0.3
+    #: ... and its shorter side at least this many index sizes long (two jokers side by side in a fan, each
+    #: showing its strip's two marks, lie one step apart)
+    joker_rect_apart: float = 2.0
     #: ladders of pairs: parallel within this many degrees ...
     ladder_angle: float = 10.0
     #: ... and of lengths within this fraction of each other

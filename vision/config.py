@@ -260,6 +260,8 @@ class Piles:
     between_span: tuple[float, float] = (0.15, 0.85)
     #: a meld needs this many cards before its median step can note a gap (``gap_factor``)
     gap_min_cards: int = 4
+    #: red threes none of which shows both corners are noted: the row's top card is not seen (False: never)
+    threes_unseen_note: bool = True
 
 
 @dataclass(frozen=True)

@@ -311,7 +311,7 @@ def test_a_round_watched_live_then_checked_and_saved(watching, browser, tmp_path
     d.get(url + "/live")
     wait.until(lambda d: d.find_elements(By.ID, "live-picture"))
     assert d.current_url.endswith("/#/live")
-    assert "Live: Us vs Them, round 1" in text_of(d, "h1")
+    wait.until(lambda d: "Live: Us vs Them, round 1" in (text_of(d, "h1") or ""))
     wait.until(lambda d: d.execute_script("return document.getElementById('live-picture').naturalWidth") > 0)
     wait.until(lambda d: "book of Ks complete" in (text_of(d, "#live-events") or ""))
     d.save_screenshot(str(shots / "page_live_390.png"))
@@ -340,4 +340,15 @@ def test_a_round_watched_live_then_checked_and_saved(watching, browser, tmp_path
     wait.until(lambda d: "round 2" in (text_of(d, "h1") or "") and "Nothing yet" in (text_of(d, "#live-events") or ""))
     d.find_element(By.ID, "replay-live").click()
     wait.until(lambda d: "new meld of" in (text_of(d, "#live-events") or ""))
+
+    # the game's last round saved on another phone: the live view says the game is over, End of round is off
+    import httpx
+
+    layout = {"teams": {"Us": {"melds": [["KH", "KS", "KD"]]}, "Them": {"melds": [["9S", "9H", "9D"]]}}}
+    while not httpx.get(f"{url}/v1/games/{game}").json()["over"]:
+        assert httpx.post(f"{url}/v1/games/{game}/rounds?lenient=true", json=layout).status_code == 201
+    d.refresh()
+    wait.until(lambda d: text_of(d, "#live-title") == "Live: Us vs Them, the game is over")
+    assert d.find_element(By.ID, "live-over").is_displayed() and not d.find_element(By.ID, "end-round").is_enabled()
+    assert "null" not in text_of(d, "h1")
     assert console_errors(d) == []

@@ -132,6 +132,14 @@ def test_a_round_watched_through_the_phones_camera(tmp_path, camera_file):
         d.find_element(By.ID, "save-round").click()
         wait.until(lambda d: d.current_url.endswith(f"#/game/{game}"))
         wait.until(lambda d: text_of(d, "[data-total='Us']") == TRUE_TOTAL)
+        # away from the live view the bar says this phone's camera is still on, and the game says it is watched
+        assert d.find_element(By.ID, "camera-on").is_displayed()
+        wait.until(lambda d: "A camera is watching this table" in (text_of(d, "#live-line") or ""))
+        d.save_screenshot(str(shots / "page_game_camera_on_390.png"))
+        d.find_element(By.ID, "watch-live").click()
+        wait.until(lambda d: text_of(d, "#live-title") == "Live: Us vs Them, round 2")  # the next round is watched
+        d.execute_script(f"location.hash = '#/game/{game}'")  # not a reload: the camera goes on sending
+        wait.until(lambda d: d.find_elements(By.ID, "watch-live"))
 
         # stop watching from the live view: the phone's camera stops sending
         d.find_element(By.ID, "watch-live").click()
@@ -140,6 +148,7 @@ def test_a_round_watched_through_the_phones_camera(tmp_path, camera_file):
         d.find_element(By.ID, "confirm-yes").click()
         wait.until(lambda d: d.find_elements(By.ID, "live-source"))
         wait.until(lambda d: d.execute_script("return import('/static/camera.js').then(m => m.sending())") is False)
+        assert not d.find_element(By.ID, "camera-on").is_displayed()
         assert d.execute_script("return import('/static/camera.js').then(m => m.awake())") is False  # let go
         assert console_errors(d) == []
     finally:

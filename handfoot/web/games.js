@@ -102,6 +102,11 @@ export function onGame(gid, hash) { return location.hash === hash || (hash === `
 export async function gameView(gid, latest) {
   const g = latest ? hfSync.note(latest) : await api("GET", `/v1/games/${gid}`);
   const here = location.hash;
+  /* a camera watching this game's table now (GET /v1/live): said, with the way to the live view */
+  const live = await api("GET", "/v1/live").catch(() => null);
+  const watched = live && live.game === gid && !["off", "stopped", "ended"].includes(live.status);
+  const liveLine = watched ? h("p", {class: "muted", id: "live-line"}, h("span", {class: `dot ${live.status}`, "aria-hidden": "true"}),
+    " A camera is watching this table now: ", h("a", {href: `#/live/${gid}`}, "the live view")) : null;
   hfSync.follow(gid, () => { if (onGame(gid, here)) gameView(gid).catch(e => toast(e.message, true)); },
                 () => { if (onGame(gid, here)) { toast("This game was deleted on another phone", true); location.hash = "#/"; } });
   const totals = h("div", {class: "totals", id: "totals"});
@@ -151,7 +156,7 @@ export async function gameView(gid, latest) {
   }
   grid.append(body);
   const next = g.over
-    ? h("p", {class: "winner"}, g.winner ? `${g.winner} wins!` : "The game is over: a tie, or a squared book still to count.")
+    ? h("p", {class: "winner"}, g.winner ? `The game is over: ${g.winner} won.` : "The game is over: a tie, or a squared book still to count.")
     : h("p", {}, `Next: round ${g.next_round}, opening minimum ${fmt(g.next_minimum)}` + (g.leader ? ` · ${g.leader} leads` : ""));
   show(
     h("h1", {}, g.teams.join(" vs ")),
@@ -161,6 +166,7 @@ export async function gameView(gid, latest) {
     g.over ? null : h("div", {class: "row"}, h("a", {class: "button primary", href: `#/game/${gid}/round`, id: "score-round"},
                                             `Score round ${g.next_round}`),
                       h("a", {class: "button", href: `#/live/${gid}`, id: "watch-live"}, "Watch the table live")),
+    g.over ? null : liveLine,
     h("h2", {}, "Rounds"),
     g.rounds.length ? h("div", {class: "table-wrap"}, grid) : h("p", {class: "muted"}, "No round yet."),
     g.rounds.length ? h("p", {class: "muted"}, "Tap a round for its breakdown, to correct it or to undo it.") : null,

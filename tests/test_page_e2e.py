@@ -131,6 +131,14 @@ def shots_dir(tmp_path: Path) -> Path:
     return folder
 
 
+def save_round(d, question: str) -> None:
+    """Press Save on the check view; the question it asks (the sheet) must contain ``question``: answer Save anyway."""
+    d.find_element(By.ID, "save-round").click()
+    WebDriverWait(d, 30).until(lambda d: d.execute_script("return document.getElementById('sheet').open"))
+    assert question in text_of(d, "#sheet"), text_of(d, "#sheet")
+    d.find_element(By.ID, "confirm-yes").click()
+
+
 def console_errors(driver) -> list[str]:
     return [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
 
@@ -206,8 +214,8 @@ def test_a_round_from_a_photo_corrected_with_a_tap(server, browser, tmp_path):
     d.save_screenshot(str(shots / "page_check_1280.png"))
     viewport(d, 390, 844)
 
-    # save: the game's totals are the true score
-    d.find_element(By.ID, "save-round").click()
+    # save: a team with nothing read (no photo of Them's side) is asked about; the game's totals are the true score
+    save_round(d, "Them: nothing was read for this team, so it scores 0 this round")
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "[data-total='Us']"))
     assert text_of(d, "[data-total='Us']") == true_total and text_of(d, "[data-total='Them']") == "0"
     d.find_element(By.CSS_SELECTOR, "tr.round").click()
@@ -331,7 +339,7 @@ def test_a_round_watched_live_then_checked_and_saved(watching, browser, tmp_path
     d.find_element(By.ID, "end-round").click()
     wait.until(lambda d: "/check/" in d.current_url)
     wait.until(lambda d: text_of(d, "[data-round-total='Us']") == "710")
-    d.find_element(By.ID, "save-round").click()
+    save_round(d, "Them: nothing was read")
     wait.until(lambda d: d.current_url.endswith(f"#/game/{game}"))
     wait.until(lambda d: text_of(d, "[data-total='Us']") == "710")
 

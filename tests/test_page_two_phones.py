@@ -118,6 +118,10 @@ def test_two_phones_on_one_game(server, phones, tmp_path):
         _open_check(d, server, f"/game/{game}/check/{first}")
     for d in (a, b):
         d.execute_script("document.getElementById('save-round').click()")
+    for d in (a, b):  # "Nothing read for Them": both answer Save anyway at once
+        until(d, lambda d: d.execute_script("return document.getElementById('sheet').open"))
+    for d in (a, b):
+        d.execute_script("document.getElementById('confirm-yes').click()")
     WebDriverWait(a, 30).until(lambda _: len(httpx.get(f"{server}/v1/games/{game}").json()["rounds"]) == 1)
     told = [d for d in (a, b) if "/check/" in d.current_url]
     assert len(told) == 1, [d.current_url for d in (a, b)]  # one phone saved and went to the game view

@@ -243,8 +243,13 @@ export async function checkView(gid, rid, roundNo) {
   async function saveRound() {
     const asked = st.round;  /* the round the player saw when tapping Save */
     const illegal = st.reading.score.problems.filter(p => p.severity === "illegal");
-    if (illegal.length && !(await askConfirm(`The rules see ${illegal.length} problem${illegal.length === 1 ? "" : "s"}`,
-        [...illegal.map(problemText), "Save the round anyway? You can correct it later."], "Save anyway"))) return;
+    const unread = g.teams.filter(t => !st.reading.score.teams[t]);  /* no photo of its side, nothing typed */
+    const lines = [...illegal.map(problemText),
+      ...unread.map(t => `${t}: nothing was read for this team, so it scores 0 this round (add its photo from ` +
+                         `Score round, or its piles with "+ a pile of ${t}").`)];
+    if (lines.length && !(await askConfirm(illegal.length ? `The rules see ${illegal.length} problem${illegal.length === 1 ? "" : "s"}`
+                                                         : `Nothing read for ${unread.join(" and ")}`,
+        [...lines, "Save the round anyway? You can correct it later."], "Save anyway"))) return;
     if (st.round !== asked || save.disabled) {  /* the game changed while the question was open: the notice says how */
       toast(`Not saved: the game changed on another phone meanwhile`, true);
       noticeBox.scrollIntoView({block: "center"});

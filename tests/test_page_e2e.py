@@ -167,7 +167,20 @@ def test_a_round_from_a_photo_corrected_with_a_tap(server, browser, tmp_path):
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "details input[type=checkbox]"))
     d.find_element(By.CSS_SELECTOR, "details summary").click()
     d.save_screenshot(str(shots / "page_new_game_390.png"))
+    bonus = d.find_element(By.ID, "house-wild_book_bonus")  # a house rule's number (no wild book on this table)
+    assert bonus.get_attribute("value") == "1500"
+    bonus.clear()  # left empty: said on the page, nothing sent
     d.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    wait.until(lambda d: "Each complete wild book: a whole number" in (text_of(d, ".error-box") or ""))
+    assert d.execute_script("return document.activeElement.id") == "house-wild_book_bonus"
+    bonus.send_keys("99999999")  # the server's limit, named
+    d.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    wait.until(lambda d: "wild_book_bonus" in (text_of(d, ".error-box") or ""))
+    assert d.execute_script("return fetch('/v1/games').then(r => r.json())") == []  # no game made
+    bonus.clear()
+    bonus.send_keys("2000")
+    d.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    wait.until(lambda d: "wild book bonus 2000" in (text_of(d, "main") or ""))
 
     # the game, then round 1 from the photo (team 'Us', nobody went out)
     wait.until(lambda d: d.find_elements(By.ID, "score-round")).pop().click()
@@ -261,8 +274,9 @@ def test_a_round_from_a_photo_corrected_with_a_tap(server, browser, tmp_path):
     d.find_element(By.ID, "confirm-yes").click()
     wait.until(lambda d: text_of(d, "[data-total='Us']") == "0")
     assert not d.find_elements(By.CSS_SELECTOR, "tr.round")
-    # the errors the browser logs are the refused typo's and deck's answers (422), shown on the page above
-    assert [e for e in console_errors(d) if not (("/v1/decks/" in e or "/v1/photos " in e) and "422" in e)] == []
+    # the errors the browser logs are the refused house rule's, typo's and deck's answers (422), shown on the page above
+    assert [e for e in console_errors(d) if not (("/v1/decks/" in e or "/v1/photos " in e or "/v1/games " in e)
+                                                 and "422" in e)] == []
 
     # the API's documentation renders with no internet (Swagger UI served by the app, OpenAPI 3.1)
     d.get(server + "/docs")

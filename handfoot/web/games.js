@@ -45,6 +45,14 @@ export async function newGameView() {
         h("input", {type: "checkbox", id, "data-field": f.field, "data-default": String(f.value), checked: f.value}),
         h("span", {}, ruleLabel(f))));
     }
+    /* the numbers (a clean book's bonus, the book size, ...): each as the rules set it, changed where typed */
+    const numbers = fields.filter(f => f.type === "int");
+    if (numbers.length) house.append(h("h3", {}, "Points and numbers"), ...numbers.map(f => {
+      const id = `house-${f.field}`;
+      return h("div", {class: "house-number"}, h("label", {for: id}, ruleLabel(f)),
+        h("input", {type: "number", id, step: "1", inputmode: "numeric", "data-field": f.field,
+                    "data-label": ruleLabel(f), "data-default": String(f.value), value: String(f.value)}));
+    }));
   }
   select.addEventListener("change", showHouse);
   await showHouse();
@@ -58,6 +66,16 @@ export async function newGameView() {
     const house_rules = {};
     for (const c of house.querySelectorAll("input[type=checkbox]")) {
       if (String(c.checked) !== c.dataset.default) house_rules[c.dataset.field] = c.checked;
+    }
+    for (const n of house.querySelectorAll("input[type=number]")) {
+      const value = n.value.trim();
+      if (value === n.dataset.default) continue;
+      if (!/^-?\d+$/.test(value)) {  /* said here, with the field focused: the server would name only its key */
+        house.closest("details").open = true; n.focus();
+        error.replaceChildren(h("p", {class: "error-box", role: "alert"}, `${n.dataset.label}: a whole number, not "${n.value}"`));
+        return;
+      }
+      house_rules[n.dataset.field] = Number(value);
     }
     const body = {rules: select.value, teams: names, names: {}, house_rules};
     names.forEach((n, k) => { if (players[k].length) body.names[n] = players[k]; });

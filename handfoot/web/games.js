@@ -45,6 +45,14 @@ export async function newGameView() {
         h("input", {type: "checkbox", id, "data-field": f.field, "data-default": String(f.value), checked: f.value}),
         h("span", {}, ruleLabel(f))));
     }
+    /* the numbers (a clean book's bonus, the book size, ...): each as the rules set it, changed where typed */
+    const numbers = fields.filter(f => f.type === "int");
+    if (numbers.length) house.append(h("h3", {}, "Points and numbers"), ...numbers.map(f => {
+      const id = `house-${f.field}`;
+      return h("div", {class: "house-number"}, h("label", {for: id}, ruleLabel(f)),
+        h("input", {type: "number", id, step: "1", inputmode: "numeric", "data-field": f.field,
+                    "data-label": ruleLabel(f), "data-default": String(f.value), value: String(f.value)}));
+    }));
   }
   select.addEventListener("change", showHouse);
   await showHouse();
@@ -58,6 +66,16 @@ export async function newGameView() {
     const house_rules = {};
     for (const c of house.querySelectorAll("input[type=checkbox]")) {
       if (String(c.checked) !== c.dataset.default) house_rules[c.dataset.field] = c.checked;
+    }
+    for (const n of house.querySelectorAll("input[type=number]")) {
+      const value = n.value.trim();
+      if (value === n.dataset.default) continue;
+      if (!/^-?\d+$/.test(value)) {  /* said here, with the field focused: the server would name only its key */
+        house.closest("details").open = true; n.focus();
+        error.replaceChildren(h("p", {class: "error-box", role: "alert"}, `${n.dataset.label}: a whole number, not "${n.value}"`));
+        return;
+      }
+      house_rules[n.dataset.field] = Number(value);
     }
     const body = {rules: select.value, teams: names, names: {}, house_rules};
     names.forEach((n, k) => { if (players[k].length) body.names[n] = players[k]; });
@@ -102,6 +120,11 @@ export function onGame(gid, hash) { return location.hash === hash || (hash === `
 export async function gameView(gid, latest) {
   const g = latest ? hfSync.note(latest) : await api("GET", `/v1/games/${gid}`);
   const here = location.hash;
+  /* a camera watching this game's table now (GET /v1/live): said, with the way to the live view */
+  const live = await api("GET", "/v1/live").catch(() => null);
+  const watched = live && live.game === gid && !["off", "stopped", "ended"].includes(live.status);
+  const liveLine = watched ? h("p", {class: "muted", id: "live-line"}, h("span", {class: `dot ${live.status}`, "aria-hidden": "true"}),
+    " A camera is watching this table now: ", h("a", {href: `#/live/${gid}`}, "the live view")) : null;
   hfSync.follow(gid, () => { if (onGame(gid, here)) gameView(gid).catch(e => toast(e.message, true)); },
                 () => { if (onGame(gid, here)) { toast("This game was deleted on another phone", true); location.hash = "#/"; } });
   const totals = h("div", {class: "totals", id: "totals"});
@@ -151,7 +174,7 @@ export async function gameView(gid, latest) {
   }
   grid.append(body);
   const next = g.over
-    ? h("p", {class: "winner"}, g.winner ? `${g.winner} wins!` : "The game is over: a tie, or a squared book still to count.")
+    ? h("p", {class: "winner"}, g.winner ? `The game is over: ${g.winner} won.` : "The game is over: a tie, or a squared book still to count.")
     : h("p", {}, `Next: round ${g.next_round}, opening minimum ${fmt(g.next_minimum)}` + (g.leader ? ` · ${g.leader} leads` : ""));
   show(
     h("h1", {}, g.teams.join(" vs ")),
@@ -161,6 +184,7 @@ export async function gameView(gid, latest) {
     g.over ? null : h("div", {class: "row"}, h("a", {class: "button primary", href: `#/game/${gid}/round`, id: "score-round"},
                                             `Score round ${g.next_round}`),
                       h("a", {class: "button", href: `#/live/${gid}`, id: "watch-live"}, "Watch the table live")),
+    g.over ? null : liveLine,
     h("h2", {}, "Rounds"),
     g.rounds.length ? h("div", {class: "table-wrap"}, grid) : h("p", {class: "muted"}, "No round yet."),
     g.rounds.length ? h("p", {class: "muted"}, "Tap a round for its breakdown, to correct it or to undo it.") : null,
@@ -219,7 +243,7 @@ export function teachPanel(gid, g) {
   });
   return h("section", {class: "panel", id: "teach"}, h("h2", {}, "Teach handfoot your deck"),
     h("p", {class: "muted"}, "The photo rounds of this game, as you corrected them, teach the card reader your deck " +
-      "(seconds to a minute). Some photos check it, and it is kept only if it reads those better: five photo rounds are a start."),
+      "(seconds to a minute). Some photos check it first: it is kept unless it reads those worse than handfoot does without it. Five photo rounds are a start."),
     h("label", {for: "deck-name"}, "Deck name"), name, h("div", {class: "row"}, go),
     h("label", {class: "check"}, keep, " Keep learning it from every round saved (a round saved as read teaches only " +
       "the cards read surely)"), status);

@@ -22,8 +22,9 @@ from its bottom card: the end away from the card seen whole; with none, the way 
 * one step before the bottom card, an edge seen before a strip about as bright as the fan's own strips
   (``strip_bright``) is a card whose index is covered or missed;
 * where the edges show more cards than the indices, the pile says so; where the band before the bottom card
-  shows neither the table's colours (:func:`table_colours`) nor a card's brightness, the fan's end lies under
-  something (:func:`end_covered`) and the pile says cards may be hidden there.
+  shows neither the table's colours (:func:`table_colours`, sampled at the photo's border) nor a card's (white
+  paper as bright as the fan's strips), the fan's end lies under something (:func:`end_covered`) and the pile says
+  cards may be hidden there.
 
 The notes point at the pile; the count is not changed (the rules' book size is never forced). Thresholds:
 :class:`vision.config.FanGaps` (``strip_*``).

@@ -310,7 +310,8 @@ def main(argv: list[str] | None = None) -> int:
           + (f"; photos with no card read (refused by handfoot score, not silent): {stats['tables_no_cards']}"
              if stats["tables_no_cards"] else ""))
     print(f"    the silent ones: {', '.join(silent) if silent else 'none'}")
-    print(f"  tables with notes to check: {stats['tables_noted']}, of them scored exactly: {stats['score_exact_noted']}")
+    print(f"  tables with notes to check: {stats['tables_noted']}, "
+          f"of them scored exactly: {stats['score_exact_noted']}")
     print(f"  single whole cards: {stats['singles_stack_kept']}/{stats['singles_stack']} squared books' tops kept as "
           f"squared books, {stats['singles_other_loose']}/{stats['singles_other']} others read as loose")
     print(f"  squared books found (read as a squared book): {stats['books_squared_found']}/{stats['books_squared']}")

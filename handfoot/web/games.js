@@ -45,14 +45,22 @@ export async function newGameView() {
         h("input", {type: "checkbox", id, "data-field": f.field, "data-default": String(f.value), checked: f.value}),
         h("span", {}, ruleLabel(f))));
     }
-    /* the numbers (a clean book's bonus, the book size, ...): each as the rules set it, changed where typed */
+    /* the numbers (a clean book's bonus, the book size, ...): each as the rules set it, changed where typed; the
+       points first, the deal last (it does not change a score) */
     const numbers = fields.filter(f => f.type === "int");
-    if (numbers.length) house.append(h("h3", {}, "Points and numbers"), ...numbers.map(f => {
-      const id = `house-${f.field}`;
-      return h("div", {class: "house-number"}, h("label", {for: id}, ruleLabel(f)),
-        h("input", {type: "number", id, step: "1", inputmode: "numeric", "data-field": f.field,
-                    "data-label": ruleLabel(f), "data-default": String(f.value), value: String(f.value)}));
-    }));
+    const group = (f) => /_value$|_bonus$|^red_three_/.test(f.field) ? 0 :
+      /^(players|team_size|decks|jokers_per_deck|hand_size|foot_size|draw_count|pickup_|max_exact)/.test(f.field) ? 2 : 1;
+    ["Points", "Melds, books and going out", "The deal"].forEach((title, k) => {
+      const these = numbers.filter(f => group(f) === k);
+      if (!these.length) return;
+      house.append(h("h3", {}, title), ...these.map(f => {
+        const id = `house-${f.field}`;
+        const label = f.field.endsWith("_value") ? `Points for each ${ruleLabel(f).replace(/^./, c => c.toLowerCase())}` : ruleLabel(f);
+        return h("div", {class: "house-number"}, h("label", {for: id}, label),
+          h("input", {type: "number", id, step: "1", inputmode: "numeric", "data-field": f.field,
+                      "data-label": label, "data-default": String(f.value), value: String(f.value)}));
+      }));
+    });
   }
   select.addEventListener("change", showHouse);
   await showHouse();

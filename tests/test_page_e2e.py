@@ -171,11 +171,13 @@ def test_a_round_from_a_photo_corrected_with_a_tap(server, browser, tmp_path):
     assert bonus.get_attribute("value") == "1500"
     bonus.clear()  # left empty: said on the page, nothing sent
     d.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
-    wait.until(lambda d: "Each complete wild book: a whole number" in (text_of(d, ".error-box") or ""))
+    wait.until(lambda d: "Each complete wild book: a whole number" in (text_of(d, "#house-error") or ""))
     assert d.execute_script("return document.activeElement.id") == "house-wild_book_bonus"
     bonus.send_keys("99999999")  # the server's limit, named
     d.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
-    wait.until(lambda d: "wild_book_bonus" in (text_of(d, ".error-box") or ""))
+    wait.until(lambda d: "Each complete wild book: Input should be less than" in (text_of(d, "#house-error") or ""))
+    assert bonus.get_attribute("aria-invalid") == "true"
+    assert d.execute_script("return document.activeElement.id") == "house-wild_book_bonus"
     assert d.execute_script("return fetch('/v1/games').then(r => r.json())") == []  # no game made
     bonus.clear()
     bonus.send_keys("2000")

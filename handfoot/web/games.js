@@ -42,7 +42,7 @@ export async function newGameView() {
     for (const f of fields.filter(f => f.type === "bool")) {
       const id = `house-${f.field}`;
       house.append(h("label", {class: "check", for: id},
-        h("input", {type: "checkbox", id, "data-field": f.field, "data-default": String(f.value), checked: f.value}),
+        h("input", {type: "checkbox", id, "data-field": f.field, "data-label": ruleLabel(f), "data-default": String(f.value), checked: f.value}),
         h("span", {}, ruleLabel(f))));
     }
     /* the numbers (a clean book's bonus, the book size, ...): each as the rules set it, changed where typed; the
@@ -69,6 +69,8 @@ export async function newGameView() {
   let createKey = hfSync.newKey();  /* pressing Start again after a dropped answer makes one game, not two */
   const form = h("form", {onsubmit: async (ev) => {
     ev.preventDefault(); error.replaceChildren();
+    for (const i of house.querySelectorAll("[aria-invalid]")) i.removeAttribute("aria-invalid");
+    document.getElementById("house-error")?.remove();
     const names = [...teams.querySelectorAll("input[name=team]")].map(i => i.value.trim());
     const players = [...teams.querySelectorAll("input[name=players]")].map(i => i.value.split(",").map(x => x.trim()).filter(Boolean));
     const house_rules = {};
@@ -79,8 +81,10 @@ export async function newGameView() {
       const value = n.value.trim();
       if (value === n.dataset.default) continue;
       if (!/^-?\d+$/.test(value)) {  /* said here, with the field focused: the server would name only its key */
-        house.closest("details").open = true; n.focus();
-        error.replaceChildren(h("p", {class: "error-box", role: "alert"}, `${n.dataset.label}: a whole number, not "${n.value}"`));
+        house.closest("details").open = true;
+        n.closest(".house-number").after(h("p", {class: "error-box", role: "alert", id: "house-error"}, `${n.dataset.label}: a whole number`));
+        n.setAttribute("aria-invalid", "true");
+        n.focus();
         return;
       }
       house_rules[n.dataset.field] = Number(value);
@@ -91,7 +95,19 @@ export async function newGameView() {
     try {
       const game = await api("POST", "/v1/games", body, createKey);
       location.hash = `#/game/${game.id}`;
-    } catch (e) { if (e.status) createKey = hfSync.newKey(); error.replaceChildren(errorBox(e)); }
+    } catch (e) {
+      if (e.status) createKey = hfSync.newKey();
+      /* a house rule the server refused: its field is marked and focused, the message shown with its label */
+      const named = [...house.querySelectorAll("input[data-field]")].find(i => new RegExp(`\\b${i.dataset.field}\\b`).test(e.message));
+      if (named) {
+        house.closest("details").open = true;
+        named.setAttribute("aria-invalid", "true");
+        (named.closest(".house-number") || named.closest("label")).after(h("p", {class: "error-box", role: "alert", id: "house-error"},
+          `${named.dataset.label}: ${e.message.replace(/^house_rules\.\w+: /, "")}`));
+        named.focus();
+        named.scrollIntoView({block: "center"});
+      } else { error.replaceChildren(errorBox(e)); error.scrollIntoView({block: "center"}); }
+    }
     setBusy(create, false);
   }},
     teams,

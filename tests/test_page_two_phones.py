@@ -150,6 +150,26 @@ def test_two_phones_on_one_game(server, phones, tmp_path):
     WebDriverWait(b, 30).until(lambda d: text_of(d, "[data-round-total='Us']") == before)
     assert httpx.get(f"{server}/v1/games/{game}").json()["rounds"][0]["layout"]["went_out"] == "Us"
 
+    # B changes who went out while the other phone deletes a card: "Add my changes to theirs" keeps both
+    _open_check(b, server, f"/game/{game}/check/{first}/1")
+    Select(b.find_element(By.ID, "check-went-out")).select_by_value("Them")
+    now = httpx.get(f"{server}/v1/games/{game}")
+    card = next(c for p in httpx.get(f"{server}/v1/photos/{first}").json()["images"][0]["piles"]
+                if p["kind"] == "meld" for c in p["cards"])
+    theirs = now.json()["rounds"][0]["corrections"] + [{"op": "remove_card", "card": card["id"]}]
+    assert httpx.put(f"{server}/v1/games/{game}/rounds/1?lenient=true", headers={"If-Match": now.headers["etag"]},
+                     json={"photo_reading": first, "went_out": "Us", "corrections": theirs}).status_code == 200
+    until(b, lambda d: "Your changes here are not saved yet" in (text_of(d, "#sync-notice") or ""))
+    b.save_screenshot(str(shots / "two_phones_add_mine_390.png"))
+    b.execute_script("document.getElementById('add-mine').click()")
+    until(b, lambda d: not text_of(d, "#sync-notice"))
+    assert b.find_element(By.ID, "check-went-out").get_attribute("value") == "Them"
+    assert not b.find_elements(By.CSS_SELECTOR, f"[data-card='{card['id']}']")  # their deletion shows here
+    press_save(b)
+    until(b, lambda d: "/check/" not in d.current_url)
+    kept = httpx.get(f"{server}/v1/games/{game}").json()["rounds"][0]
+    assert kept["layout"]["went_out"] == "Them" and kept["corrections"][:len(theirs)] == theirs  # both phones' changes
+
     # a round saved on A appears in B's game view without a reload
     b.get(f"{server}/#/game/{game}")
     WebDriverWait(b, 30).until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "tr.round")) == 1)

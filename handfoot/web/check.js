@@ -201,7 +201,6 @@ export async function checkView(gid, rid, roundNo) {
     const theirs = roundNo ? latest.rounds.find(r => r.n === roundNo) : null;
     const lines = [], actions = [];
     let heading = "Changed on another phone";
-    const dismiss = h("button", {type: "button", onclick: () => { hfSync.note(latest); noticeBox.replaceChildren(); }}, "Keep my corrections");
     if (savedAs) {
       heading = `Already saved as round ${savedAs.n}`;
       lines.push(`This photo is round ${savedAs.n} of the game already; saving it again would count it twice.`);
@@ -213,12 +212,33 @@ export async function checkView(gid, rid, roundNo) {
     } else if (roundNo) {
       const mine = (r) => JSON.stringify(r.corrections) + JSON.stringify(r.layout.went_out || null);
       if (stored && mine(theirs) === mine(stored)) { hfSync.note(latest); return; }  /* another round changed */
+      const base = stored ? stored.corrections.length : 0;
+      const mineNew = st.corrections.slice(base);  /* the changes made on this phone since it opened the round */
+      const wentMine = st.wentOut !== (stored ? (stored.layout.went_out || "") : st.wentOut);
       lines.push(`Round ${roundNo} was corrected there: it now scores ` +
         latest.teams.map(t => `${t} ${theirs.score.teams[t] ? teamTotal(theirs.score.teams[t]) : "0"}`).join(" · ") + ".");
-      actions.push(h("button", {type: "button", class: "primary", id: "take-theirs", onclick: () => {
+      if (mineNew.length || wentMine) lines.push(" Your changes here are not saved yet: add them to theirs, or drop them.");
+      const takeTheirs = () => {
         stored = theirs; st.corrections = theirs.corrections.slice(); st.wentOut = theirs.layout.went_out || "";
         wentOut.value = st.wentOut; hfSync.note(latest); noticeBox.replaceChildren(); rescore();
-      }}, "Show their version"), dismiss);
+      };
+      const addMine = async () => {  /* theirs, then mine: nothing either phone did is lost */
+        const merged = theirs.corrections.concat(mineNew);
+        const went = wentMine ? st.wentOut : (theirs.layout.went_out || "");
+        try {
+          st.reading = await api("POST", `/v1/photos/${rid}/corrections`, {corrections: merged, round: st.round, went_out: went || null});
+        } catch (e) {
+          toast(`Your changes do not fit theirs (${e.message}): here is their version; make your change again`, true);
+          takeTheirs();
+          return;
+        }
+        stored = theirs; st.corrections = merged; st.wentOut = went; wentOut.value = went;
+        hfSync.note(latest); noticeBox.replaceChildren(); render();
+      };
+      if (mineNew.length || wentMine) {
+        actions.push(h("button", {type: "button", class: "primary", id: "add-mine", onclick: addMine}, "Add my changes to theirs"),
+                     h("button", {type: "button", id: "take-theirs", onclick: takeTheirs}, "Drop mine, show theirs"));
+      } else actions.push(h("button", {type: "button", class: "primary", id: "take-theirs", onclick: takeTheirs}, "Show their version"));
     } else {
       const was = st.round;
       setRound(latest.next_round);

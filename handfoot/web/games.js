@@ -222,14 +222,16 @@ const DECK_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$/;  /* a deck's name (vision.
 /* A game's corrected photo rounds teach the card reader the family's deck (POST /v1/decks/{name}/learn), and go on
    teaching it after every round saved (the game's `teach`, its last `lesson`; PUT /v1/games/{id}/deck). */
 export function teachPanel(gid, g) {
-  const name = h("input", {type: "text", id: "deck-name", maxlength: "40", autocomplete: "off",
-                           value: g.teach || g.deck || "our-deck", onfocus: (e) => e.target.select()});
+  /* empty until named: the suggestion is a placeholder, so what is typed is the whole name */
+  const name = h("input", {type: "text", id: "deck-name", maxlength: "40", autocomplete: "off", placeholder: "our-deck",
+                           value: g.teach || g.deck || "", onfocus: (e) => e.target.select()});
+  const deckName = () => name.value.trim() || name.placeholder;
   const status = h("div", {"aria-live": "polite", class: "status", id: "teach-status"},
     g.lesson ? h("p", {id: "lesson"}, g.lesson.message) : null);
   const keep = h("input", {type: "checkbox", id: "keep-teaching", checked: g.teach ? "" : null});
   keep.addEventListener("change", async () => {
     try {
-      const out = await api("PUT", `/v1/games/${gid}/deck`, {deck: g.deck || (keep.checked ? name.value.trim() : null),
+      const out = await api("PUT", `/v1/games/${gid}/deck`, {deck: g.deck || (keep.checked ? deckName() : null),
                                                            teach: keep.checked});
       g.teach = out.teach;
       toast(keep.checked ? `Each round saved now teaches deck ${out.teach}` : "Saved rounds no longer teach the deck");
@@ -237,7 +239,7 @@ export function teachPanel(gid, g) {
   });
   const go = h("button", {type: "button", id: "learn-deck"}, "Learn this deck");
   go.addEventListener("click", async () => {
-    const deck = name.value.trim();
+    const deck = deckName();
     if (!DECK_NAME.test(deck)) {  /* vision.decks.NAME: checked here, as a name with "/" is no address at all */
       status.replaceChildren(errorBox(`Deck name "${deck}": use letters, digits, - and _ (at most 40, starting with a ` +
                                       "letter or digit), e.g. grandmas-blue"));

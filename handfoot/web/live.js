@@ -44,6 +44,7 @@ export async function liveView(gid) {
     title.textContent = `Live: ${now.teams.join(" vs ")}, ` + (over ? "the game is over" : `round ${now.next_round}`);
     overNote.hidden = !over;
     end.disabled = over || end.disabled;
+    end.hidden = over;
   }
   const phone = state.source === "browser" ? (await import("/static/camera.js")).cameraNote(state) : null;
   const labels = (await import("/static/livepicture.js")).labelLayer(picture);  /* card codes over the picture */
@@ -78,6 +79,7 @@ export async function liveView(gid) {
     }
     labels.update(st.cards);
     end.disabled = over || !Object.keys((st.layout || {}).teams || {}).length;
+    end.hidden = over;  /* a game over takes no round: the button goes, the notice says why */
     endHint.hidden = over || !end.disabled;
     retitle(st.round);
     again.hidden = !(st.video && st.status === "ended");

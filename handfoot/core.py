@@ -188,8 +188,14 @@ def check_photo_request(req: PhotoRequest, n_photos: int, hand_teams: Sequence[s
                                 "one per side read")
     if req.round is not None and not 1 <= req.round <= rules.rounds:
         raise HandFootError(f"round {req.round}: '{rules.name}' has rounds 1 to {rules.rounds}")
+    read = set(req.table_teams(n_photos)) | set(hand_teams)
+    for team, _ in req.left:  # a team's name with another case is a slip, not a team of its own
+        near = [t for t in read if t != team and t.casefold() == team.casefold()]
+        if team not in read and near:
+            raise HandFootError(f"cards left of team {team!r}: no team is called that; did you mean {near[0]!r}? "
+                                "(team names are matched exactly)")
     if req.went_out is not None:
-        known = set(req.table_teams(n_photos)) | set(hand_teams) | {t for t, _ in req.left}
+        known = read | {t for t, _ in req.left}
         if req.went_out not in known:
             raise HandFootError(f"went out: team {req.went_out!r} is not one of the teams read "
                                 f"({', '.join(sorted(known))})")

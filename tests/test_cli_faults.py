@@ -244,3 +244,9 @@ def test_a_refused_start_leaves_no_ledger_behind(tmp_path, capsys, no_photo_work
     assert main(["watch", "--video", str(video), "--game", "nosuchgame", "--db", str(tmp_path / "b")]) == 1
     assert "no game 'nosuchgame'" in one_line(capsys)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["clip.avi"]
+
+
+def test_cards_left_of_a_team_named_in_another_case_are_a_mistake(capsys, no_photo_work):
+    """``--left a:...`` beside the table's team A scored a second team 'a' (A's total was wrong, with a note)."""
+    assert main(["score", str(PHOTO), "--left", "a:KH 7C"]) == 1
+    assert "did you mean 'A'?" in one_line(capsys)

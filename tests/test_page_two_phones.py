@@ -179,6 +179,16 @@ def test_two_phones_on_one_game(server, phones, tmp_path):
     WebDriverWait(b, 30).until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "tr.round")) == 2)
     b.save_screenshot(str(shots / "two_phones_game_view_390.png"))
     assert b.execute_script("return window.sameDocument === true")  # no reload
+
+    # A deletes the game (asked first); B, on its page, is told and sent to the list of games, dated
+    a.get(f"{server}/#/game/{game}")
+    until(a, lambda d: d.find_elements(By.ID, "delete-game")).pop().click()
+    until(a, lambda d: d.execute_script("return document.getElementById('sheet').open"))
+    assert "2 rounds are deleted" in text_of(a, "#sheet")
+    a.find_element(By.ID, "confirm-yes").click()
+    until(b, lambda d: "deleted on another phone" in (text_of(d, "#toast") or ""))
+    until(b, lambda d: d.current_url.endswith("/#/"))
+    assert httpx.get(f"{server}/v1/games/{game}").status_code == 404
     for d in (a, b):
         assert [e for e in console_errors(d) if "409" not in e and "412" not in e] == []
 

@@ -9,8 +9,11 @@ export async function homeView() {
   for (const g of games) {
     const totals = Object.entries(g.totals).map(([t, v]) => `${t} ${total(v)}`).join(" · ");
     const state = g.winner ? `winner: ${g.winner}` : g.over ? "over" : `${g.rounds} round${g.rounds === 1 ? "" : "s"} played`;
+    const when = new Date(g.created);  /* two games of the same teams told apart by their start */
+    const started = isNaN(when) ? "" : when.toLocaleString(undefined, {weekday: "short", day: "numeric", month: "short",
+                                                                    hour: "2-digit", minute: "2-digit"}) + " · ";
     list.append(h("li", {class: "panel"}, h("a", {href: `#/game/${g.id}`},
-      h("strong", {}, g.teams.join(" vs ")), h("br"), h("span", {class: "muted"}, `${g.rules} · ${state} · ${totals}`))));
+      h("strong", {}, g.teams.join(" vs ")), h("br"), h("span", {class: "muted"}, `${started}${g.rules} · ${state} · ${totals}`))));
   }
   show(
     h("h1", {}, "Games"),
@@ -213,7 +216,15 @@ export async function gameView(gid, latest) {
     g.rounds.length ? h("div", {class: "table-wrap"}, grid) : h("p", {class: "muted"}, "No round yet."),
     g.rounds.length ? h("p", {class: "muted"}, "Tap a round for its breakdown, to correct it or to undo it.") : null,
     h("div", {class: "row"}, h("a", {class: "button", href: `/v1/games/${gid}/export.csv`, download: ""}, "Export CSV"),
-      h("a", {class: "button", href: "#/"}, "All games")),
+      h("a", {class: "button", href: "#/"}, "All games"),
+      h("button", {type: "button", class: "danger", id: "delete-game", onclick: async (ev) => {
+        const ok = await askConfirm("Delete this game?", [`${g.teams.join(" vs ")}: its ${g.rounds.length} round` +
+          `${g.rounds.length === 1 ? "" : "s"} are deleted, on every phone.`, "This cannot be taken back."], "Delete the game");
+        if (!ok) return;
+        setBusy(ev.target, true);
+        try { await api("DELETE", `/v1/games/${gid}`); toast("Game deleted"); location.hash = "#/"; }
+        catch (e) { toast(e.message, true); setBusy(ev.target, false); }
+      }}, "Delete the game")),
     g.teach || g.rounds.some(r => r.photo_reading) ? teachPanel(gid, g) : null);
 }
 

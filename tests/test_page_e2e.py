@@ -173,16 +173,21 @@ def test_a_round_from_a_photo_corrected_with_a_tap(server, browser, tmp_path):
     d.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
     wait.until(lambda d: "Each complete wild book: a whole number" in (text_of(d, "#house-error") or ""))
     assert d.execute_script("return document.activeElement.id") == "house-wild_book_bonus"
-    bonus.send_keys("99999999")  # the server's limit, named
+    bonus.send_keys("99999999")  # over the rule's limit, named with it
     d.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
-    wait.until(lambda d: "Each complete wild book: Input should be less than" in (text_of(d, "#house-error") or ""))
+    wait.until(lambda d: "Each complete wild book: a whole number from -" in (text_of(d, "#house-error") or ""))
     assert bonus.get_attribute("aria-invalid") == "true"
     assert d.execute_script("return document.activeElement.id") == "house-wild_book_bonus"
     assert d.execute_script("return fetch('/v1/games').then(r => r.json())") == []  # no game made
+    # a rule that may be none (the whole discard pile taken): its field left empty sends null
+    pickup = d.find_element(By.ID, "house-pickup_size")
+    assert "empty" in text_of(d, "label[for='house-pickup_size']")
+    pickup.clear()
     bonus.clear()
     bonus.send_keys("2000")
     d.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
     wait.until(lambda d: "wild book bonus 2000" in (text_of(d, "main") or ""))
+    assert "pickup size none" in text_of(d, "main")
 
     # the game, then round 1 from the photo (team 'Us', nobody went out)
     wait.until(lambda d: d.find_elements(By.ID, "score-round")).pop().click()

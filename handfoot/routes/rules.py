@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import typing
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, Depends, Request
 from pydantic import BaseModel, Field
+from pydantic.fields import FieldInfo
 
 from scorer import PRESET_NAMES, get_rules
 from scorer.rules import Rules
@@ -58,14 +60,28 @@ class RuleField(BaseModel):
     value: Any
     type: str
     description: str
+    optional: bool = Field(False, description="None is a value of it (a page's empty field)")
+    minimum: float | None = Field(None, description="its least value, for a number")
+    maximum: float | None = Field(None, description="its greatest value, for a number")
+
+
+def _field(name: str, value: Any, info: FieldInfo) -> RuleField:
+    """A rule field as :class:`RuleField`: its type is the value's, or for a value of None the type it may take."""
+    args = typing.get_args(info.annotation)
+    optional = type(None) in args
+    taken = [a for a in args if a is not type(None)]
+    kind = type(value).__name__ if value is not None or len(taken) != 1 else getattr(taken[0], "__name__", "NoneType")
+    bounds = {"minimum": next((m.ge for m in info.metadata if hasattr(m, "ge")), None),
+              "maximum": next((m.le for m in info.metadata if hasattr(m, "le")), None)}
+    return RuleField(field=name, value=value, type=kind, description=info.description or "", optional=optional,
+                     **bounds)
 
 
 @router.get("/rules/{name}/fields", response_model=list[RuleField], responses={404: ERRORS[404], 401: ERRORS[401]})
 def rule_fields(name: Annotated[str, Field(max_length=40)]) -> list[RuleField]:
     """A preset's fields with their meaning, in order: what a page shows as house-rule switches."""
     values = one_rules(name)
-    return [RuleField(field=k, value=values[k], type=type(values[k]).__name__, description=info.description or "")
-            for k, info in Rules.model_fields.items() if k not in ("name", "title", "source")]
+    return [_field(k, values[k], info) for k, info in Rules.model_fields.items() if k not in ("name", "title", "source")]
 
 
 

@@ -58,10 +58,13 @@ export async function newGameView() {
       if (!these.length) return;
       house.append(h("h3", {}, title), ...these.map(f => {
         const id = `house-${f.field}`;
-        const label = f.field.endsWith("_value") ? `Points for each ${ruleLabel(f).replace(/^./, c => c.toLowerCase())}` : ruleLabel(f);
+        let label = f.field.endsWith("_value") ? `Points for each ${ruleLabel(f).replace(/^./, c => c.toLowerCase())}` : ruleLabel(f);
+        if (f.optional) label = label.replace(/,? or None$/, " (empty: no limit)").replace(/\bNone\b/g, "empty");
+        const value = f.value === null ? "" : String(f.value);
         return h("div", {class: "house-number"}, h("label", {for: id}, label),
-          h("input", {type: "number", id, step: "1", inputmode: "numeric", "data-field": f.field,
-                      "data-label": label, "data-default": String(f.value), value: String(f.value)}));
+          h("input", {type: "number", id, step: "1", inputmode: "numeric", "data-field": f.field, "data-label": label,
+                      "data-default": value, "data-optional": f.optional ? "1" : null, value,
+                      "data-min": f.minimum ?? null, "data-max": f.maximum ?? null, placeholder: f.optional ? "empty" : null}));
       }));
     });
   }
@@ -83,9 +86,13 @@ export async function newGameView() {
     for (const n of house.querySelectorAll("input[type=number]")) {
       const value = n.value.trim();
       if (value === n.dataset.default) continue;
-      if (!/^-?\d+$/.test(value)) {  /* said here, with the field focused: the server would name only its key */
+      if (value === "" && n.dataset.optional) { house_rules[n.dataset.field] = null; continue; }
+      const {min, max} = n.dataset;  /* the rule's bounds, checked here (the browser's bubble hid under the bar) */
+      const range = min !== undefined && max !== undefined ? ` from ${fmt(+min)} to ${fmt(+max)}` : "";
+      if (!/^-?\d+$/.test(value) || (min !== undefined && +value < +min) || (max !== undefined && +value > +max)) {
         house.closest("details").open = true;
-        n.closest(".house-number").after(h("p", {class: "error-box", role: "alert", id: "house-error"}, `${n.dataset.label}: a whole number`));
+        n.closest(".house-number").after(h("p", {class: "error-box", role: "alert", id: "house-error"},
+          `${n.dataset.label}: a whole number${range}${n.dataset.optional ? ", or empty" : ""}`));
         n.setAttribute("aria-invalid", "true");
         n.focus();
         return;
@@ -206,7 +213,7 @@ export async function gameView(gid, latest) {
   show(
     h("h1", {}, g.teams.join(" vs ")),
     h("p", {class: "muted"}, `Rules: ${g.rules}` + (Object.keys(g.house_rules).length ? "; house rules: " +
-      Object.entries(g.house_rules).map(([k, v]) => `${k.replace(/_/g, " ")} ${typeof v === "boolean" ? (v ? "on" : "off") : JSON.stringify(v)}`).join(", ") : "")),
+      Object.entries(g.house_rules).map(([k, v]) => `${k.replace(/_/g, " ")} ${typeof v === "boolean" ? (v ? "on" : "off") : v === null ? "none" : JSON.stringify(v)}`).join(", ") : "")),
     totals, next,
     g.over ? null : h("div", {class: "row"}, h("a", {class: "button primary", href: `#/game/${gid}/round`, id: "score-round"},
                                             `Score round ${g.next_round}`),

@@ -10,7 +10,8 @@ from the first k photos' true index boxes and codes (what a family's corrected p
 are read, as the issue's protocol says. Printed per deck and k: the time to learn, the profile's check figures,
 and on the photos not learned from, with the stock models and with the profile: per-photo card-set precision and
 recall at the reading floor (``--conf``, default the pipeline's 0.35) against ``cardsets.csv``, and the share of the
-true index boxes read right by rank and colour (what the score needs). The detector's passes are cached across
+true index boxes read right by rank and colour (what the score needs; read without the profile's frame correction,
+which frames the detector's boxes as the labels do). The detector's passes are cached across
 profiles (a profile reading its photos as negatives looks at other pixels, so it is cached apart).
 ``--compare`` learns each row twice, without the deck's frame correction (``frame=False``) and with it (the
 default, ``vision.deck_frames``), and prints both, with the F1 of the card sets at the first floor; ``--seeds``
@@ -135,7 +136,8 @@ def learn_row(tag: str, deck: str, k: int, examples: list, rest: list, rest_boxe
     det, rdr = profile.models(detector, reader)
     got = read_sets(rest, det, rdr, min(conf))
     (p1, r1), (q1, s1) = set_pr(got, rest, lo), set_pr(got, rest, hi)
-    t1 = true_box_recall(rest, rest_boxes, rdr, profile.negative)
+    unframed = rdr.with_heads(rdr.heads, rdr.layers, rdr.window, rdr.glyphs)  # true boxes frame as the labels do
+    t1 = true_box_recall(rest, rest_boxes, unframed, profile.negative)
     f1 = 2 * p1 * r1 / max(p1 + r1, 1e-9)
     check = f"{profile.check.get('stock', 0):.2f}->{profile.check.get('profile', 0):.2f}"
     frame = profile.check.get("frame")

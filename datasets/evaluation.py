@@ -172,8 +172,10 @@ def evaluate_scene(doc: dict, reading, owners: np.ndarray, stats: Counter, failu
     unflagged = not reading.notes and len(dets) > 0
     stats["tables_no_cards"] += not len(dets)
     stats["tables_unflagged"] += unflagged
+    stats["tables_noted"] += bool(reading.notes)
     exact_score = pred.exact and pred.total == truth_score.total
     stats["wrong_unflagged"] += unflagged and not exact_score
+    stats["score_exact_noted"] += bool(reading.notes) and exact_score
     if exact_score:
         stats["score_exact"] += 1
         stats["score_exact_unflagged"] += unflagged

@@ -9,6 +9,7 @@ import json
 import logging
 import re
 import time
+from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs
 
@@ -22,6 +23,8 @@ log = logging.getLogger("handfoot.service")
 #: tracebacks of unexpected errors (the same logger as ``handfoot.service.trace``)
 trace = logging.getLogger("handfoot.trace")
 
+#: how many bytes of a form part's start are kept to find its file name (its headers)
+HEAD_BYTES = 1024
 #: seconds between two log lines of one kind of fault (a flood of one fault is one line a minute)
 LOG_EVERY = 60.0
 _logged: dict[str, tuple[float, int]] = {}
@@ -247,7 +250,7 @@ class Guard:
             if parts is not None and not parts.feed(chunk):
                 exceeded = True
                 most = f"{file_bytes / 1e6:.0f} MB" if file_bytes >= 1e6 else f"{file_bytes:,} bytes"
-                why = f"a photo in the upload: file too large (over {most}; at most {most} a photo)"
+                why = f"{parts.filename or 'a photo in the upload'}: file too large (over {most}; at most {most} a photo)"
                 raise _BodyTooLarge()
             return message
 
@@ -276,6 +279,7 @@ class PartSizes:
         self.most = most
         self.carry = b"\r\n"  # the first boundary line has no CRLF before it
         self.since = 0
+        self.head = b""  # the first bytes of the part being counted: its headers, to name its file
 
     @classmethod
     def of(cls, content_type: str, most: int) -> "PartSizes | None":
@@ -291,16 +295,26 @@ class PartSizes:
         at = data.find(self.delimiter)
         if at < 0:
             self.since += len(chunk)
+            if len(self.head) < HEAD_BYTES:
+                self.head += chunk[:HEAD_BYTES - len(self.head)]
         else:  # the part that ends here (its bytes kept in carry were counted already), then each whole one
             if self.since + at - len(self.carry) > self.most:
                 return False
             while (after := data.find(self.delimiter, at + step)) >= 0:
                 if after - at - step > self.most:
+                    self.head = data[at + step:at + step + HEAD_BYTES]
                     return False
                 at = after
             self.since = len(data) - at - step
+            self.head = data[at + step:at + step + HEAD_BYTES]
         self.carry = data[-(step - 1):]
         return self.since <= self.most + step  # (a delimiter may be arriving: its bytes are not the part's)
+
+    @property
+    def filename(self) -> str | None:
+        """The file name the part being counted (the one found too long) was sent with, if its headers say one."""
+        found = re.search(rb'filename="([^"\r\n]{1,120})"', self.head)
+        return PurePosixPath(found.group(1).decode("utf-8", "replace")).name if found else None
 
 
 def replay(body: bytes, receive):

@@ -155,7 +155,7 @@ class LiveSession:
     def state(self) -> dict[str, Any]:
         """What the live view shows: ``status`` (``starting``, ``waiting`` for a viewer, ``watching``, ``moving``,
         ``reading``, ``reconnecting``, ``ended``, ``stopped``), a ``message`` in words, whether the source is a
-        ``video``, the ``game``, the ``teams`` in view, the stable ``layout``, its ``cards`` where the picture
+        ``video``, the ``game`` and the ``round`` being watched (None without a game), the ``teams`` in view, the stable ``layout``, its ``cards`` where the picture
         shows them (:func:`handfoot.picture.shown_cards`) and each team's ``totals``, the
         ``events`` (oldest first), ``reads`` and the picture's frames per second."""
         with self._lock:
@@ -166,6 +166,7 @@ class LiveSession:
             return {"status": status, "message": message,
                     "source": self._source_name(),
                     "video": isinstance(self.source, str), "game": self.game,
+                    "round": self.settings.round if self.game and self.settings is not None else None,
                     "teams": self.settings.table_teams(1) if self.settings is not None else [],
                     "layout": self.watcher.layout, "cards": shown_cards(self.watcher.seen),
                     "totals": dict(self._totals),

@@ -75,8 +75,8 @@ def serve(args: argparse.Namespace, watching=None) -> int:
     local = args.host in LOOPBACK
     if not local:
         settings.token = os.environ.get("HANDFOOT_TOKEN") or secrets.token_urlsafe(18)
+    check_port(args.host, args.port)  # first: a port in use leaves no new ledger behind
     Ledger.open(settings.db).close()  # a database that cannot be used is one line, before the server starts
-    check_port(args.host, args.port)
     print("handfoot: loading the camera models...", file=sys.stderr)
     try:
         models = core.load_models()

@@ -4,8 +4,8 @@ the deck profile (``vision.decks``) is learned again in the background.
 A game *teaches* a deck when it names one (``GameRecord.teach``: set with the game, or by
 ``PUT /v1/games/{id}/deck``; ``teach: false`` opts out). After each round saved or corrected from photos, every
 game teaching that deck gives its photo rounds as examples (:func:`game_examples`) and the profile is learned again
-from all of them (:meth:`Teacher.lesson_after_round`); the profile is kept only when it reads the photos kept aside
-for its check better than the stock reader (``vision.decks.learn``), and from then on a game teaching it that reads
+from all of them (:meth:`Teacher.lesson_after_round`); the profile is kept unless it reads the photos kept aside
+for its check worse than the stock reader (``vision.decks.learn``), and from then on a game teaching it that reads
 with no profile reads with it. Each deck's last lesson (:class:`Lesson`: what was learned, the measured effect on
 the photos kept aside, or why nothing was) is kept in the ledger and shown with the game.
 

@@ -15,6 +15,7 @@ from scorer import HandFootError
 from . import core, games, live
 from . import picture as shown
 from .core import Models, PhotoRequest
+from .errors import NotFoundError
 from .ledger import Ledger
 from .watch import Event, Watcher
 
@@ -39,7 +40,10 @@ def watch_request(rules: str, round_no: int, split: str | None, teams: str | Non
     Raises HandFootError: no such game, or one that is over."""
     if not game:
         return PhotoRequest(rules=rules, round=round_no, split=split, teams=core.parse_teams(teams), deck=deck), None
-    ledger = Ledger.open(Path(db) if db else core.data_dir() / "handfoot.db")
+    path = Path(db) if db else core.data_dir() / "handfoot.db"
+    if not path.exists():  # no ledger, no game: said without making one
+        raise NotFoundError(f"no game {game!r}: there is no ledger at {path} yet (--db names another)")
+    ledger = Ledger.open(path)
     req = live.request_for_game(games.game_view(ledger, game), split, deck)
     if serve:
         ledger.close()

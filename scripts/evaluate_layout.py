@@ -17,7 +17,8 @@ Prints, over the scenes (each is one side's table, ground truth in ``layouts/*.j
   tables a perfect reader could score exactly from the photo (every scored card shows an index, no squared
   dirty or wild book);
 * the tables read with nothing to check (no note under "Check these") and how many of those were scored
-  exactly; a table scored wrong with no note is a silent error, the one kind the user cannot catch;
+  exactly; a table scored wrong with no note is a silent error, the one kind the user cannot catch (each one
+  named); and the tables with notes, and how many of those were scored exactly all the same;
 * the most frequent failure kinds.
 
 ``--oracle`` feeds the true corner boxes to stages 2-5: it measures the geometry alone, without the detector.
@@ -228,6 +229,7 @@ def main(argv: list[str] | None = None) -> int:
     failures: Counter = Counter()
     alone: Counter = Counter()  # tables not scored exactly, by their only failure kind
     by_design: dict[str, Counter] = {}  # each deck design's figures (tables of two decks: "mixed")
+    silent: list[str] = []  # the tables scored wrong with no note, by name
     seconds: list[float] = []
     for doc, image_path in docs:
         image = load_image(image_path)
@@ -246,6 +248,8 @@ def main(argv: list[str] | None = None) -> int:
         table: Counter = Counter()
         evaluate_scene(doc, reading, owners, table, scene)
         stats.update(table)
+        if table["wrong_unflagged"]:
+            silent.append(Path(image_path).stem)
         design = doc.get("design", "?")
         by_design.setdefault("mixed" if "+" in design else design, Counter()).update(table)
         failures.update(scene)
@@ -272,7 +276,8 @@ def main(argv: list[str] | None = None) -> int:
         / max(1, n - stats["tables_joker"]),
         "joker_indices": stats["joker_indices"], "joker_indices_read": stats["joker_indices_read"],
         "tables_unflagged": stats["tables_unflagged"], "exact_unflagged": stats["score_exact_unflagged"],
-        "wrong_unflagged": stats["wrong_unflagged"],
+        "wrong_unflagged": stats["wrong_unflagged"], "silent_tables": silent,
+        "tables_noted": stats["tables_noted"], "exact_noted": stats["score_exact_noted"],
         "tables_no_cards": stats["tables_no_cards"],
         "single_whole_cards": {"squared_book_tops": stats["singles_stack"],
                                "kept_as_squared_books": stats["singles_stack_kept"],
@@ -304,6 +309,9 @@ def main(argv: list[str] | None = None) -> int:
           f"{figures['wrong_unflagged']} of {n - stats['score_exact']}"
           + (f"; photos with no card read (refused by handfoot score, not silent): {stats['tables_no_cards']}"
              if stats["tables_no_cards"] else ""))
+    print(f"    the silent ones: {', '.join(silent) if silent else 'none'}")
+    print(f"  tables with notes to check: {stats['tables_noted']}, "
+          f"of them scored exactly: {stats['score_exact_noted']}")
     print(f"  single whole cards: {stats['singles_stack_kept']}/{stats['singles_stack']} squared books' tops kept as "
           f"squared books, {stats['singles_other_loose']}/{stats['singles_other']} others read as loose")
     print(f"  squared books found (read as a squared book): {stats['books_squared_found']}/{stats['books_squared']}")

@@ -2,8 +2,10 @@
 
     python scripts/fan_failures.py --scenes data/tables_hdev/scenes/val --cache data/cache_hdev --limit 50
     python scripts/fan_failures.py --examples ../shared/tables_examples --cache data/cache_ex
+    python scripts/fan_failures.py --scenes data/tables_hdev/scenes/val --oracle   # from the true boxes
 
-Reads each table with the models (stage 1 from ``--cache`` as ``scripts/evaluate_layout.py`` keeps it) and, for
+Reads each table with the models (stage 1 from ``--cache`` as ``scripts/evaluate_layout.py`` keeps it; with
+``--oracle`` from the true index boxes instead, read as their true codes: what the geometry loses alone) and, for
 each true fan (a meld or book) not counted right, looks at each of its cards that no pile of the reading holds by a
 read index:
 
@@ -13,6 +15,7 @@ read index:
 * ``under floor``: a box covers it, the reader's likeliest rank for it is the card's (or a wild for a wild), but it
   was not read (its detector confidence and the reader's probability are written);
 * ``read wrong``: a box covers it and the reader's likeliest rank is another;
+* ``dropped`` (``--oracle`` only): its true box was given, read as its own code, and no pile holds it;
 
 and a fan whose every card is held by a read index is ``grouping`` (split, merged, or paired wrong). A fan's bucket
 is its first missing card's in that order (the one a fix would have to reach first). No figures are tuned here.
@@ -33,10 +36,11 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from datasets.examples import load_examples  # noqa: E402
+from datasets.scenes import true_detections  # noqa: E402
 from vision.classes import RANKS, rank_of  # noqa: E402
 from vision.types import Detections, box_iou  # noqa: E402
 
-ORDER = ("hidden", "not boxed", "under floor", "read wrong")
+ORDER = ("hidden", "not boxed", "under floor", "read wrong", "dropped")
 
 
 def fan_buckets(doc: dict, reading, found: Detections, owners: np.ndarray, match_iou: float) -> list[dict]:
@@ -84,6 +88,8 @@ def _card_reason(card: dict, found: Detections, match_iou: float) -> dict:
     best = np.unravel_index(int(iou.argmax()), iou.shape)[1]
     if iou.max() < match_iou:
         return {**rec, "why": "not boxed", "iou": round(float(iou.max()), 2)}
+    if "rank_p" not in found.data:  # the true boxes, read as their true codes (--oracle)
+        return {**rec, "why": "dropped"}
     rank_p = found.data["rank_p"][best]
     rank = rank_of(card["code"])
     top = RANKS[int(rank_p.argmax())]
@@ -100,7 +106,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--scenes", type=Path)
     ap.add_argument("--examples", type=Path)
-    ap.add_argument("--cache", type=Path, required=True)
+    ap.add_argument("--cache", type=Path, help="stage 1's boxes and readings kept per photo (with the models)")
+    ap.add_argument("--oracle", action="store_true", help="the true index boxes instead of the models")
     ap.add_argument("--limit", type=int)
     ap.add_argument("--match-iou", type=float, default=0.3,
                     help="IoU at which a box is on a true index (0.3: the detector's boxes on generated tables are "
@@ -109,6 +116,8 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if bool(args.scenes) == bool(args.examples):
         ap.error("give one of --scenes or --examples")
+    if not args.oracle and args.cache is None:
+        ap.error("give --cache (or --oracle)")
     if args.examples:
         docs = [(d, args.examples / d["image"]) for d in load_examples(args.examples)]
     else:
@@ -116,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
                 for p in sorted((args.scenes / "layouts").glob("*.json"))]
         docs = [(d, args.scenes / "images" / d["image"]) for d, _ in docs]
     match = args.match_iou
-    detector, reader = load_models()
+    detector, reader = (None, None) if args.oracle else load_models()
     stacks = load_stack_checker()
     buckets: Counter = Counter()
     cards: Counter = Counter()
@@ -124,9 +133,13 @@ def main(argv: list[str] | None = None) -> int:
     fans = 0
     for doc, path in docs[: args.limit]:
         image = load_image(path)
-        found = cached_found(args.cache / f"{Path(path).stem}.npz", image, detector, reader, None)
+        if args.oracle:
+            found, owners = true_detections(doc)
+        else:
+            found = cached_found(args.cache / f"{Path(path).stem}.npz", image, detector, reader, None)
         reading = read_image(image, detector, reader, stacks, found=found)[0]
-        owners = assign_owners(reading.detections, doc, match)
+        if not args.oracle:
+            owners = assign_owners(reading.detections, doc, match)
         fans += sum(1 for k in {c["pile"]: c["pile_kind"] for c in doc["cards"]}.values() if k in ("meld", "book"))
         for rec in fan_buckets(doc, reading, found, owners, match):
             rec["table"] = Path(path).stem

@@ -59,8 +59,9 @@ def reading(tmp_path_factory, models):
 
 
 def copy_of(c, reading_id: str) -> str:
-    """A copy of a kept reading (its row and photos) under a new id: a reading is saved as one round only, and the
-    tests that save the module's reading to several games or rounds each save a copy."""
+    """A copy of a kept reading (its row and photos) under a new id, as another photo of the same table: a reading
+    and a photo's bytes are saved as one round only, and the tests that save the module's reading to several games
+    or rounds each save a copy (its photos end with a few bytes more, so they are other files)."""
     import shutil
 
     from handfoot.ledger import new_id
@@ -68,7 +69,10 @@ def copy_of(c, reading_id: str) -> str:
     ledger = c.app.state.ledger
     record, copy = ledger.reading(reading_id), new_id()
     shutil.copytree(ledger.reading_dir(reading_id), ledger.reading_dir(copy))
-    ledger.add_reading(copy, record.result, record.files)
+    for entry in record.files:
+        with open(ledger.reading_dir(copy) / entry["file"], "ab") as f:
+            f.write(copy.encode())  # after the JPEG's end: the same picture, other bytes
+    ledger.add_reading(copy, record.result, [{k: v for k, v in e.items() if k != "sha256"} for e in record.files])
     return copy
 
 

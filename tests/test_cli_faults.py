@@ -220,3 +220,27 @@ def test_handfoot_alone_lists_its_commands(capsys):
     assert main([]) == 2
     err = capsys.readouterr().err
     assert "score" in err and "serve" in err and "watch" in err and "required" not in err
+
+
+def test_a_refused_start_leaves_no_ledger_behind(tmp_path, capsys, no_photo_work):
+    """``serve`` on a port in use and ``watch --game`` of a game no ledger holds are one line each, and neither
+    makes a ledger (the data folder stays as it was)."""
+    import socket
+
+    import cv2
+    import numpy as np
+
+    video = tmp_path / "clip.avi"
+    out = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 5, (64, 48))
+    for _ in range(3):
+        out.write(np.zeros((48, 64, 3), np.uint8))
+    out.release()
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        assert main(["serve", "--port", str(port), "--db", str(tmp_path / "a")]) == 1
+        assert "already in use" in one_line(capsys)
+    assert main(["watch", "--video", str(video), "--game", "nosuchgame", "--db", str(tmp_path / "b")]) == 1
+    assert "no game 'nosuchgame'" in one_line(capsys)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["clip.avi"]

@@ -153,3 +153,35 @@ def test_fan_failures_buckets_a_fan_by_why_its_card_was_lost(anglo_deck):
                              (np.zeros((0, 4), np.float32), "K", "not boxed")):
         got = fan_buckets(doc, reading, found(boxes, rank), owners[keep], 0.3)
         assert [(r["cards"], r["bucket"]) for r in got] == [(3, why)] and got[0]["missing"][0]["code"] == "KS"
+    # --oracle: stage 1 is the true boxes, read as their true codes (no reader's probabilities): a card whose true
+    # box no pile holds was dropped by the later stages
+    got = fan_buckets(doc, reading, dets, owners[keep], 0.3)
+    assert [(r["cards"], r["bucket"]) for r in got] == [(3, "dropped")]
+
+
+def test_the_silent_tables_are_named_and_the_noted_ones_counted(anglo_deck, tmp_path):
+    """evaluate_layout.py names each table scored wrong with no note, and counts the tables with notes (and how many
+    of those were scored exactly all the same)."""
+    import json
+
+    import cv2
+    from evaluate_layout import main
+
+    scenes = tmp_path / "scenes"
+    (scenes / "images").mkdir(parents=True)
+    (scenes / "layouts").mkdir()
+    right = [Pile("meld", ["7H", "7S", "7D"]), Pile("meld", ["KH", "KS", "KD"])]
+    noted = [Pile("meld", ["7H", "7S"]), Pile("meld", ["KH", "KS", "KD"])]  # a two-card meld: a note
+    for name, (seed, piles, extra) in {"a_right": (4, right, False), "b_noted": (5, noted, False),
+                                       "c_silent": (6, right, True)}.items():
+        scene = make_scene(seed, [anglo_deck], size=(1280, 960), full_view=True, piles=piles, clutter=False)
+        doc = {"image": f"{name}.png", "design": scene.design, **scene.layout, "cards": scene.cards}
+        if extra:  # the truth holds a meld the photo does not show: scored wrong, and nothing says so
+            doc["teams"]["A"]["melds"].append(["QC", "QC", "QC"])
+        cv2.imwrite(str(scenes / "images" / doc["image"]), scene.image)
+        (scenes / "layouts" / f"{name}.json").write_text(json.dumps(doc))
+    out = tmp_path / "figures.json"
+    assert main(["--scenes", str(scenes), "--oracle", "--no-stacks", "--json", str(out)]) == 0
+    figures = json.loads(out.read_text())
+    assert figures["silent_tables"] == ["c_silent"] and figures["wrong_unflagged"] == 1
+    assert figures["tables_noted"] == 1 and figures["exact_noted"] == 1  # b, right all the same: the note was needless

@@ -78,12 +78,13 @@ def test_a_fans_top_card_with_its_far_corner_left_unpaired_is_one_card():
     assert len(pair_far_corners([meld, distant])) == 2
 
 
-def drawn_fan(n_cards, hidden_first, step=24, size=20.0):
-    """A grey table with a fan of white cards cascading downwards (each card's top edge ``step`` px below the
-    last's, a dark border line), and the index centres of the cards after the first ``hidden_first``."""
+def drawn_fan(n_cards, hidden_first, step=24, size=20.0, table=(60, 60, 60)):
+    """A table of colour ``table`` (BGR; grey by default) with a fan of white cards cascading downwards (each card's
+    top edge ``step`` px below the last's, a dark border line), and the index centres of the cards after the first
+    ``hidden_first``."""
     import cv2
 
-    image = np.full((600, 400, 3), 60, np.uint8)
+    image = np.full((600, 400, 3), table, np.uint8)
     height, width = 4.2 * size / 0.925, 0.69 * 4.2 * size / 0.925
     x0, y0 = 120, 80
     for k in range(n_cards):
@@ -108,6 +109,9 @@ def test_a_fans_edges_show_a_card_whose_index_is_covered():
     meld = Pile(PileKind.MELD, cards + (top,))
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
     assert strip_count(gray, meld, config=config)[0] == 6  # the edges show six cards, the indices five
+    # the top card's two indices listed the other way round (stage 2 lists a pair in either order): the same side
+    flipped = CardInstance("8H", top.detections, top.centers[::-1].copy(), S, 0.9, top.card_height)
+    assert strip_count(gray, Pile(PileKind.MELD, cards + (flipped,)), config=config)[0] == 6
     noted = check_strips([meld], image, config=config)[0]
     assert len(noted.cards) == 5 and any("edges along this fan show 6 cards" in n for n in noted.notes)
     # every card's index read: the two counts agree and nothing is noted
@@ -233,6 +237,41 @@ def test_a_fan_whose_bottom_end_lies_under_something_is_noted():
     # the same four cards with the table before them: nothing to note
     image, centres, far = drawn_fan(4, hidden_first=0)
     assert check_strips([meld(centres, far)], image, config=config)[0].notes == ()
+
+
+def test_a_covered_fan_end_is_told_from_the_table_by_the_colour_at_the_photos_border():
+    import cv2
+
+    from vision.photo_checks import COVERED_NOTE, check_strips
+
+    height = 4.2 * S / 0.925
+    felt = (40, 110, 30)  # green cloth
+
+    def meld(centres, far):
+        cards = tuple(one("8H", x, y, k, height=height) for k, (x, y) in enumerate(centres[:-1]))
+        top = CardInstance("8H", (len(centres) - 1, len(centres)), np.array([centres[-1], far]), S, 0.9, height)
+        return Pile(PileKind.MELD, cards + (top,))
+
+    def covered(image, centres, far):
+        return any(n.startswith(COVERED_NOTE) for n in check_strips([meld(centres, far)], image)[0].notes)
+
+    # the fan's first two cards under a cup, and a placemat of the cup's colour lying on the cloth elsewhere (away
+    # from every card, not at the photo's edge): the cloth at the border is the table, the cup is not
+    image, centres, far = drawn_fan(6, hidden_first=2, table=felt)
+    cv2.circle(image, (150, 110), 45, (40, 140, 130), -1)
+    cv2.rectangle(image, (40, 400), (360, 550), (40, 140, 130), -1)
+    assert covered(image, centres, far)
+    # without the cup, the cloth before the fan is the table's whatever else lies on it
+    image, centres, far = drawn_fan(4, hidden_first=0, table=felt)
+    cv2.rectangle(image, (40, 400), (360, 550), (40, 140, 130), -1)
+    assert not covered(image, centres, far)
+    # another card lying before the fan (white paper as bright as its strips) is a card, not a cover
+    image, centres, far = drawn_fan(4, hidden_first=0, table=felt)
+    cv2.rectangle(image, (100, 35), (260, 76), (235, 235, 235), -1)
+    assert not covered(image, centres, far)
+    # a cup as bright as the cards but coloured (a lit pale green) is a cover
+    cv2.rectangle(image, (100, 35), (260, 76), (110, 235, 125), -1)
+    assert covered(image, centres, far)
 
 
 def test_a_top_jokers_mark_off_the_fans_line_is_taken_when_the_reader_is_sure_of_it():

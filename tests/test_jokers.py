@@ -46,3 +46,44 @@ def test_scene_with_joker_marks_labels_every_joker(anglo_deck):
         assert [len(c["index_boxes_px"]) for c in scene.cards] == [1, 1, 2]
         assert [CLASS_NAMES[c] for c in scene.classes].count("JK") == 3  # the last joker shows both corners
     assert not np.array_equal(plain.image, marked.image)
+
+
+def _marks(items, size=20.0):
+    """[(code, cx, cy, box side px), ...] -> Detections of square boxes centred there."""
+    from vision.classes import class_id
+    from vision.types import Detections
+
+    boxes = [[x - s / 2, y - s / 2, x + s / 2, y + s / 2] for _, x, y, s in items]
+    return Detections(np.array(boxes, np.float32).reshape(-1, 4), np.full(len(items), 0.9, np.float32),
+                      np.array([class_id(c) for c, _, _, _ in items], np.int64))
+
+
+def _sevens(size=20.0):
+    """A fan of three sevens (index size ``size``), its top card seen whole: sets the photo's card size."""
+    return [("7H", 100, 100, size), ("7S", 100, 124, size), ("7D", 100, 148, size), ("7D", 152, 214, size)]
+
+
+def test_a_whole_jokers_four_corner_marks_are_one_card():
+    from vision.instances import pair_corners
+    from vision.piles import group_piles
+
+    # aguilar's joker: a star in every corner, drawn at the card's corners (a longer rectangle than the naturals'
+    # index centres), its marks smaller than the naturals' indices; photographed at an angle (a parallelogram)
+    w, h, m = 2.6 * 20, 3.9 * 20, 16.0
+    for shear in (0.0, 12.0):
+        star = [("JK", 400 + dx + shear * dy / h, 300 + dy, m) for dx in (0, w) for dy in (0, h)]
+        cards = pair_corners(_marks(_sevens() + star))
+        jokers = [c for c in cards if c.code == "JK"]
+        assert [len(c.detections) for c in jokers] == [4]
+        assert sorted((p.kind.value, len(p.cards)) for p in group_piles(cards)) == [("meld", 3), ("squared_book", 1)]
+
+
+def test_two_jokers_side_by_side_in_a_fan_are_not_merged_into_one():
+    from vision.instances import pair_corners
+
+    # two jokers fanned one step apart, each showing its strip's two marks (top and bottom corner): a rectangle
+    # one fan step wide, not a card
+    h, m, step = 3.9 * 20, 16.0, 1.2 * 20
+    strips = [("JK", 400 + k * step, 300 + dy, m) for k in range(2) for dy in (0, h)]
+    jokers = [c for c in pair_corners(_marks(_sevens() + strips)) if c.code == "JK"]
+    assert len(jokers) == 2 and all(len(c.detections) == 2 for c in jokers)

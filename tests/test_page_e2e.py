@@ -131,6 +131,14 @@ def shots_dir(tmp_path: Path) -> Path:
     return folder
 
 
+def save_round(d, question: str) -> None:
+    """Press Save on the check view; the question it asks (the sheet) must contain ``question``: answer Save anyway."""
+    d.find_element(By.ID, "save-round").click()
+    WebDriverWait(d, 30).until(lambda d: d.execute_script("return document.getElementById('sheet').open"))
+    assert question in text_of(d, "#sheet"), text_of(d, "#sheet")
+    d.find_element(By.ID, "confirm-yes").click()
+
+
 def console_errors(driver) -> list[str]:
     return [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
 
@@ -159,7 +167,22 @@ def test_a_round_from_a_photo_corrected_with_a_tap(server, browser, tmp_path):
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "details input[type=checkbox]"))
     d.find_element(By.CSS_SELECTOR, "details summary").click()
     d.save_screenshot(str(shots / "page_new_game_390.png"))
+    bonus = d.find_element(By.ID, "house-wild_book_bonus")  # a house rule's number (no wild book on this table)
+    assert bonus.get_attribute("value") == "1500"
+    bonus.clear()  # left empty: said on the page, nothing sent
     d.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    wait.until(lambda d: "Each complete wild book: a whole number" in (text_of(d, "#house-error") or ""))
+    assert d.execute_script("return document.activeElement.id") == "house-wild_book_bonus"
+    bonus.send_keys("99999999")  # the server's limit, named
+    d.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    wait.until(lambda d: "Each complete wild book: Input should be less than" in (text_of(d, "#house-error") or ""))
+    assert bonus.get_attribute("aria-invalid") == "true"
+    assert d.execute_script("return document.activeElement.id") == "house-wild_book_bonus"
+    assert d.execute_script("return fetch('/v1/games').then(r => r.json())") == []  # no game made
+    bonus.clear()
+    bonus.send_keys("2000")
+    d.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    wait.until(lambda d: "wild book bonus 2000" in (text_of(d, "main") or ""))
 
     # the game, then round 1 from the photo (team 'Us', nobody went out)
     wait.until(lambda d: d.find_elements(By.ID, "score-round")).pop().click()
@@ -206,8 +229,8 @@ def test_a_round_from_a_photo_corrected_with_a_tap(server, browser, tmp_path):
     d.save_screenshot(str(shots / "page_check_1280.png"))
     viewport(d, 390, 844)
 
-    # save: the game's totals are the true score
-    d.find_element(By.ID, "save-round").click()
+    # save: a team with nothing read (no photo of Them's side) is asked about; the game's totals are the true score
+    save_round(d, "Them: nothing was read for this team, so it scores 0 this round")
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "[data-total='Us']"))
     assert text_of(d, "[data-total='Us']") == true_total and text_of(d, "[data-total='Them']") == "0"
     d.find_element(By.CSS_SELECTOR, "tr.round").click()
@@ -253,8 +276,9 @@ def test_a_round_from_a_photo_corrected_with_a_tap(server, browser, tmp_path):
     d.find_element(By.ID, "confirm-yes").click()
     wait.until(lambda d: text_of(d, "[data-total='Us']") == "0")
     assert not d.find_elements(By.CSS_SELECTOR, "tr.round")
-    # the errors the browser logs are the refused typo's and deck's answers (422), shown on the page above
-    assert [e for e in console_errors(d) if not (("/v1/decks/" in e or "/v1/photos " in e) and "422" in e)] == []
+    # the errors the browser logs are the refused house rule's, typo's and deck's answers (422), shown on the page above
+    assert [e for e in console_errors(d) if not (("/v1/decks/" in e or "/v1/photos " in e or "/v1/games " in e)
+                                                 and "422" in e)] == []
 
     # the API's documentation renders with no internet (Swagger UI served by the app, OpenAPI 3.1)
     d.get(server + "/docs")
@@ -311,7 +335,7 @@ def test_a_round_watched_live_then_checked_and_saved(watching, browser, tmp_path
     d.get(url + "/live")
     wait.until(lambda d: d.find_elements(By.ID, "live-picture"))
     assert d.current_url.endswith("/#/live")
-    assert "Live: Us vs Them, round 1" in text_of(d, "h1")
+    wait.until(lambda d: "Live: Us vs Them, round 1" in (text_of(d, "h1") or ""))
     wait.until(lambda d: d.execute_script("return document.getElementById('live-picture').naturalWidth") > 0)
     wait.until(lambda d: "book of Ks complete" in (text_of(d, "#live-events") or ""))
     d.save_screenshot(str(shots / "page_live_390.png"))
@@ -331,7 +355,7 @@ def test_a_round_watched_live_then_checked_and_saved(watching, browser, tmp_path
     d.find_element(By.ID, "end-round").click()
     wait.until(lambda d: "/check/" in d.current_url)
     wait.until(lambda d: text_of(d, "[data-round-total='Us']") == "710")
-    d.find_element(By.ID, "save-round").click()
+    save_round(d, "Them: nothing was read")
     wait.until(lambda d: d.current_url.endswith(f"#/game/{game}"))
     wait.until(lambda d: text_of(d, "[data-total='Us']") == "710")
 
@@ -340,4 +364,15 @@ def test_a_round_watched_live_then_checked_and_saved(watching, browser, tmp_path
     wait.until(lambda d: "round 2" in (text_of(d, "h1") or "") and "Nothing yet" in (text_of(d, "#live-events") or ""))
     d.find_element(By.ID, "replay-live").click()
     wait.until(lambda d: "new meld of" in (text_of(d, "#live-events") or ""))
+
+    # the game's last round saved on another phone: the live view says the game is over, End of round is off
+    import httpx
+
+    layout = {"teams": {"Us": {"melds": [["KH", "KS", "KD"]]}, "Them": {"melds": [["9S", "9H", "9D"]]}}}
+    while not httpx.get(f"{url}/v1/games/{game}").json()["over"]:
+        assert httpx.post(f"{url}/v1/games/{game}/rounds?lenient=true", json=layout).status_code == 201
+    d.refresh()
+    wait.until(lambda d: text_of(d, "#live-title") == "Live: Us vs Them, the game is over")
+    assert d.find_element(By.ID, "live-over").is_displayed() and not d.find_element(By.ID, "end-round").is_enabled()
+    assert "null" not in text_of(d, "h1")
     assert console_errors(d) == []

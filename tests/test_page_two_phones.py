@@ -2,6 +2,9 @@
 and two headless Chromium sessions (Debian's chromium + chromium-driver, through selenium) on one game.
 
 - Both open the same photo reading and press Save at once: one round is stored, the other phone is told.
+- A phone whose "Save anyway?" question is open while the other phone saves a round stores nothing on "Save
+  anyway" (the round it asked about is taken); its heading and button name the next round; Back to a saved photo
+  says it is saved; the same photo's bytes read again on the other phone are refused as that round.
 - Both open "Correct round 1"; one saves a change; the other is told ("Changed on another phone"), without a
   reload, and shows the other phone's version when asked; its own unsaved change is not thrown away unasked.
 - A round saved on one phone appears in the other's game view without a reload (``/v1/games/{id}/events``).
@@ -89,10 +92,10 @@ def press_save(d) -> None:
         d.find_element(By.ID, "confirm-yes").click()
 
 
-def _reading(url: str) -> str:
-    with open(PHOTO, "rb") as f:
-        r = httpx.post(f"{url}/v1/photos", files=[("photos", ("table.jpg", f, "image/jpeg"))],
-                       data={"rules": "pagat", "teams": "Us"}, timeout=120)
+def _reading(url: str, tail: bytes = b"") -> str:
+    """A reading of the example photo; ``tail`` after its end makes it another file (another photo of the table)."""
+    r = httpx.post(f"{url}/v1/photos", files=[("photos", ("table.jpg", PHOTO.read_bytes() + tail, "image/jpeg"))],
+                   data={"rules": "pagat", "teams": "Us"}, timeout=120)
     assert r.status_code == 201, r.text
     return r.json()["id"]
 
@@ -108,18 +111,22 @@ def test_two_phones_on_one_game(server, phones, tmp_path):
     a, b = phones
     shots = shots_dir(tmp_path)
     game = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
-    first, second = _reading(server), _reading(server)
+    first, second = _reading(server), _reading(server, b"\0")
 
     # both phones hold the same reading and press Save at once: one round is stored, the other phone is told
     for d in (a, b):
         _open_check(d, server, f"/game/{game}/check/{first}")
     for d in (a, b):
         d.execute_script("document.getElementById('save-round').click()")
+    for d in (a, b):  # "Nothing read for Them": both answer Save anyway at once
+        until(d, lambda d: d.execute_script("return document.getElementById('sheet').open"))
+    for d in (a, b):
+        d.execute_script("document.getElementById('confirm-yes').click()")
     WebDriverWait(a, 30).until(lambda _: len(httpx.get(f"{server}/v1/games/{game}").json()["rounds"]) == 1)
     told = [d for d in (a, b) if "/check/" in d.current_url]
     assert len(told) == 1, [d.current_url for d in (a, b)]  # one phone saved and went to the game view
-    WebDriverWait(told[0], 30).until(lambda d: "Changed on another phone" in (text_of(d, "#sync-notice") or ""))
-    assert "saved there as round 1" in text_of(told[0], "#sync-notice")
+    WebDriverWait(told[0], 30).until(lambda d: "Already saved as round 1" in (text_of(d, "#sync-notice") or ""))
+    assert "saving it again would count it twice" in text_of(told[0], "#sync-notice")
     told[0].save_screenshot(str(shots / "two_phones_same_reading_390.png"))
     stored = httpx.get(f"{server}/v1/games/{game}").json()
     assert len(stored["rounds"]) == 1 and stored["rounds"][0]["photo_reading"] == first
@@ -152,6 +159,49 @@ def test_two_phones_on_one_game(server, phones, tmp_path):
     WebDriverWait(b, 30).until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "tr.round")) == 2)
     b.save_screenshot(str(shots / "two_phones_game_view_390.png"))
     assert b.execute_script("return window.sameDocument === true")  # no reload
+    for d in (a, b):
+        assert [e for e in console_errors(d) if "409" not in e and "412" not in e] == []
+
+
+def test_a_question_open_while_the_other_phone_saves_stores_nothing(server, phones, tmp_path):
+    a, b = phones
+    shots = shots_dir(tmp_path)
+    game = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+    mine, theirs = _reading(server), _reading(server, b"\0")
+    _open_check(a, server, f"/game/{game}/check/{mine}")
+    Select(a.find_element(By.ID, "check-went-out")).select_by_value("Us")  # going out without the books: a question
+    until(a, lambda d: d.execute_script("return !document.getElementById('save-round').disabled"))
+    a.find_element(By.ID, "save-round").click()
+    until(a, lambda d: d.execute_script("return document.getElementById('sheet').open"))
+    assert "problem" in text_of(a, "#sheet")
+    # meanwhile the other phone saves round 1
+    _open_check(b, server, f"/game/{game}/check/{theirs}")
+    press_save(b)
+    until(b, lambda d: "/check/" not in d.current_url)
+    until(a, lambda d: "Round 1 was just saved there" in (text_of(d, "#sync-notice") or ""))
+    a.find_element(By.ID, "confirm-yes").click()  # "Save anyway", about round 1
+    until(a, lambda d: "Not saved" in (text_of(d, "#toast") or ""))
+    a.save_screenshot(str(shots / "two_phones_question_open_390.png"))
+    rounds = httpx.get(f"{server}/v1/games/{game}").json()["rounds"]
+    assert [r["photo_reading"] for r in rounds] == [theirs]  # nothing stored twice
+    assert text_of(a, "#check-heading") == "Check round 2" and text_of(a, "#save-round") == "Save round 2"
+
+    # now A saves its photo as round 2, knowingly; Back to it says it is saved, and Save stays off
+    press_save(a)
+    until(a, lambda d: "/check/" not in d.current_url)
+    a.back()
+    until(a, lambda d: "Already saved as round 2" in (text_of(d, "#sync-notice") or ""))
+    assert a.execute_script("return document.getElementById('save-round').disabled")
+    assert "Changed on another phone" not in text_of(a, "#sync-notice")
+
+    # the very same photo read again on B (a new reading of its bytes): refused as round 2, nothing stored
+    again = _reading(server)
+    _open_check(b, server, f"/game/{game}/check/{again}")
+    press_save(b)
+    until(b, lambda d: "Already saved as round 2" in (text_of(d, "#sync-notice") or ""))
+    assert "round 2 already" in text_of(b, "#toast")
+    b.save_screenshot(str(shots / "two_phones_same_photo_390.png"))
+    assert len(httpx.get(f"{server}/v1/games/{game}").json()["rounds"]) == 2
     for d in (a, b):
         assert [e for e in console_errors(d) if "409" not in e and "412" not in e] == []
 

@@ -22,7 +22,7 @@ from selenium import webdriver  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
-from test_page_e2e import CHROMEDRIVER, CHROMIUM, console_errors, shots_dir, start_server, text_of, \
+from test_page_e2e import CHROMEDRIVER, CHROMIUM, console_errors, save_round, shots_dir, start_server, text_of, \
     viewport, wait_for_server  # noqa: E402
 
 #: the round's true total for the team in view (datasets.round_video.ROUND; tests/test_page_e2e.py reads it too)
@@ -129,9 +129,17 @@ def test_a_round_watched_through_the_phones_camera(tmp_path, camera_file):
         d.find_element(By.ID, "end-round").click()
         wait.until(lambda d: "/check/" in d.current_url)
         wait.until(lambda d: text_of(d, "[data-round-total='Us']") == TRUE_TOTAL)
-        d.find_element(By.ID, "save-round").click()
+        save_round(d, "Them: nothing was read")  # the camera saw the side of Us only
         wait.until(lambda d: d.current_url.endswith(f"#/game/{game}"))
         wait.until(lambda d: text_of(d, "[data-total='Us']") == TRUE_TOTAL)
+        # away from the live view the bar says this phone's camera is still on, and the game says it is watched
+        assert d.find_element(By.ID, "camera-on").is_displayed()
+        wait.until(lambda d: "A camera is watching this table" in (text_of(d, "#live-line") or ""))
+        d.save_screenshot(str(shots / "page_game_camera_on_390.png"))
+        d.find_element(By.ID, "watch-live").click()
+        wait.until(lambda d: text_of(d, "#live-title") == "Live: Us vs Them, round 2")  # the next round is watched
+        d.execute_script(f"location.hash = '#/game/{game}'")  # not a reload: the camera goes on sending
+        wait.until(lambda d: d.find_elements(By.ID, "watch-live"))
 
         # stop watching from the live view: the phone's camera stops sending
         d.find_element(By.ID, "watch-live").click()
@@ -140,6 +148,7 @@ def test_a_round_watched_through_the_phones_camera(tmp_path, camera_file):
         d.find_element(By.ID, "confirm-yes").click()
         wait.until(lambda d: d.find_elements(By.ID, "live-source"))
         wait.until(lambda d: d.execute_script("return import('/static/camera.js').then(m => m.sending())") is False)
+        assert not d.find_element(By.ID, "camera-on").is_displayed()
         assert d.execute_script("return import('/static/camera.js').then(m => m.awake())") is False  # let go
         assert console_errors(d) == []
     finally:

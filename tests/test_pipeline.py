@@ -617,6 +617,25 @@ def test_two_red_threes_seen_by_one_corner_a_diagonal_apart_are_flagged():
     assert len(row_threes.cards) == 4 and not row_threes.notes
 
 
+def test_red_threes_none_of_which_shows_both_corners_are_noted():
+    from vision.config import DEFAULT
+    from vision.piles import THREES_UNSEEN_NOTE
+
+    d = (2.6 * S, 3.3 * S)
+    others = [("6H", 400, 100), ("6H", 400 + d[0], 100 + d[1])]
+    # a row of three red threes whose last (top) card lies under a cup: each shows one corner, so more may be hidden
+    row = [("3H", 100 + k * 1.2 * S, 100) for k in range(3)]
+    threes = next(p for p in read_side(dets(row + others)).piles if p.kind is PileKind.RED_THREES)
+    assert len(threes.cards) == 3 and THREES_UNSEEN_NOTE in threes.notes
+    off = DEFAULT.replace(**{"piles.threes_unseen_note": False})
+    threes = next(p for p in group_piles(pair_corners(dets(row + others)), config=off) if p.kind is PileKind.RED_THREES)
+    assert THREES_UNSEEN_NOTE not in threes.notes
+    # the row's top card seen whole: nothing is hidden
+    whole = row + [("3H", 100 + 2 * 1.2 * S + d[0], 100 + d[1])]
+    threes = next(p for p in read_side(dets(whole + others)).piles if p.kind is PileKind.RED_THREES)
+    assert len(threes.cards) == 3 and THREES_UNSEEN_NOTE not in threes.notes
+
+
 def test_boxes_are_split_between_the_sides_as_cards_are():
     from vision.instances import split_boxes
 

@@ -73,6 +73,14 @@ def test_unknown_preset_and_fields_are_refused():
         get_rules("pagat", frobnicate=1)
     with pytest.raises(RulesError, match="unknown rule field"):
         Rules.from_dict({"name": "x", "bogus": 1})
+    # a near miss names the field meant
+    with pytest.raises(RulesError, match=r"clean_book \(did you mean clean_book_bonus\?\)"):
+        get_rules("pagat", clean_book=600)
+    with pytest.raises(RulesError, match=r"unknown rule field \(did you mean red_three_on_table\?\)"):
+        Rules.from_dict({**get_rules("pagat").model_dump(), "red_three_on_tabel": 100})
+    with pytest.raises(RulesError) as far:
+        get_rules("pagat", frobnicate=1)
+    assert "did you mean" not in str(far.value)
 
 
 @pytest.mark.parametrize("changes,message", [

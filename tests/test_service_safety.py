@@ -80,7 +80,7 @@ def test_values_out_of_range_are_refused_before_any_work(serve):
     # a photo over 25 MB is refused as it streams in, before the rest of it is read
     big = b"\xff\xd8\xff" + b"\0" * (27 * 1024 * 1024)
     r = httpx.post(f"{url}/v1/photos", files=[("photos", ("big.jpg", big, "image/jpeg"))], timeout=60)
-    assert r.status_code == 413 and "file too large (over 26 MB" in r.json()["error"], r.text
+    assert r.status_code == 413 and "big.jpg: file too large (over 26 MB" in r.json()["error"], r.text
     assert httpx.get(f"{url}/v1/health", timeout=5).status_code == 200
 
 
@@ -212,3 +212,20 @@ def test_a_disk_that_cannot_be_written_is_503_and_start_up_says_so(tmp_path):
     assert start.returncode == 1 and "cannot be written" in start.stderr, start.stderr
     assert "not a handfoot database" not in start.stderr and "Traceback" not in start.stderr
     assert start.stderr.count("\n") == 1  # one line
+
+
+def test_a_too_long_form_part_is_named_by_its_file_name_whatever_the_chunks():
+    """The form part found too long is named by the file name in its headers, also when the headers and the
+    boundaries are cut between chunks, and when the long part is not the first."""
+    from handfoot.guard import PartSizes
+
+    boundary = b"xYz123"
+    body = (b"--xYz123\r\nContent-Disposition: form-data; name=\"photos\"; filename=\"small.jpg\"\r\n\r\n" + b"a" * 50 +
+            b"\r\n--xYz123\r\nContent-Disposition: form-data; name=\"photos\"; filename=\"dir/large.jpg\"\r\n\r\n" +
+            b"b" * 500 + b"\r\n--xYz123--\r\n")
+    for size in (1, 7, 64, len(body)):
+        parts = PartSizes.of(f"multipart/form-data; boundary={boundary.decode()}", 200)
+        fed = [parts.feed(body[i:i + size]) for i in range(0, len(body), size)]
+        assert False in fed and parts.filename == "large.jpg", (size, parts.filename)
+        fits = PartSizes.of(f"multipart/form-data; boundary={boundary.decode()}", 600)
+        assert all(fits.feed(body[i:i + size]) for i in range(0, len(body), size))

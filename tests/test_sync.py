@@ -100,6 +100,16 @@ def test_a_reading_is_one_round_and_a_repeated_post_stores_nothing_new(server):
     assert httpx.get(f"{url}/v1/games/{other}").json()["rounds"] == []
     # correcting the round it became is fine
     assert httpx.put(f"{url}/v1/games/{gid}/rounds/1?lenient=true", json={"photo_reading": rid}).status_code == 200
+    # the same photo sent again (another reading of its very bytes, from the other phone): 409 naming the round
+    twin = httpx.post(f"{url}/v1/photos", files=[("photos", ("again.jpg", photo, "image/jpeg"))],
+                      data={"rules": "pagat"}, timeout=120).json()["id"]
+    assert twin != rid
+    again = httpx.post(f"{url}/v1/games/{gid}/rounds?lenient=true", json={"photo_reading": twin})
+    assert again.status_code == 409 and again.json()["round"] == 1, again.text
+    assert "again.jpg is already scored in round 1" in again.json()["error"]
+    assert len(httpx.get(f"{url}/v1/games/{gid}").json()["rounds"]) == 1
+    # in another game the same photo may be a round of its own
+    assert httpx.post(f"{url}/v1/games/{other}/rounds?lenient=true", json={"photo_reading": twin}).status_code == 201
 
     # games: one key, one game; a key reused on another request or malformed: 422
     before = len(httpx.get(f"{url}/v1/games").json())

@@ -30,10 +30,12 @@ def _confirm(reading: dict) -> dict:
     return {"op": "set_card", "card": card["id"], "code": card["code"]}
 
 
-def _read(c) -> dict:
-    with open(PHOTO, "rb") as f:
-        r = c.post("/v1/photos", files=[("photos", ("table.jpg", f, "image/jpeg"))],
-                   data={"rules": "pagat", "round": "1", "went_out": "A"})
+def _read(c, n: int = 1) -> dict:
+    """Read the example photo as photo ``n`` of the table (a few bytes after its end make each ``n`` another file:
+    a photo's bytes are saved as one round only)."""
+    data = PHOTO.read_bytes() + b"\0" * (n - 1)
+    r = c.post("/v1/photos", files=[("photos", ("table.jpg", data, "image/jpeg"))],
+               data={"rules": "pagat", "round": "1", "went_out": "A"})
     assert r.status_code == 201, r.text
     return r.json()
 
@@ -50,7 +52,7 @@ def test_three_rounds_teach_the_games_deck_without_a_button(tmp_path, models, mo
         assert game["teach"] == "family" and game["deck"] is None and game["lesson"] is None
         lessons = []
         for n in range(1, 4):
-            reading = _read(c)
+            reading = _read(c, n)
             body = {"photo_reading": reading["id"], "went_out": "A"}
             if n == 1:  # the family corrected the first round: all its cards teach
                 body["corrections"] = [_confirm(reading)]

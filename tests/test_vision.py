@@ -303,3 +303,6 @@ def test_a_pile_is_one_colour_on_photos_the_live_picture_and_the_page():
     assert {k: bgr(v) for k, v in css.items()} == drawn
     assert {k: bgr(v) for k, v in legend.items()} == {"meld": drawn["meld"], "book": drawn["book"],
                                                        "squared book": drawn["squared"], "red threes": drawn["threes"]}
+    # the check view's legend (glance.js LEGEND; "left in hand" was amber there, blue on the photo)
+    glance = re.search(r"const LEGEND = \{(.*?)\};", (web / "glance.js").read_text()).group(1)
+    assert {k: bgr(v) for k, v in re.findall(r'(\w+): "#([0-9a-f]{6})"', glance)} == drawn

@@ -201,6 +201,14 @@ class Pairing:
     rect_diagonal: tuple[float, float] = (2.5, 5.0)
     #: ... and pairs along opposite edges at least this many fan steps apart
     rect_min_steps: float = 1.3
+    #: a joker's four corner marks (aguilar's stars, at the card's corners) are one card: diagonals within this
+    #: range of the naturals' index sizes ...
+    joker_rect_diagonal: tuple[float, float] = (2.5, 7.0)
+    #: ... lengths within this fraction of each other (a card at an angle to the camera is a parallelogram) ...
+    joker_rect_length: float = 0.3
+    #: ... and its shorter side at least this many index sizes long (two jokers side by side in a fan, each
+    #: showing its strip's two marks, lie one step apart)
+    joker_rect_apart: float = 2.0
     #: ladders of pairs: parallel within this many degrees ...
     ladder_angle: float = 10.0
     #: ... and of lengths within this fraction of each other
@@ -253,6 +261,8 @@ class Piles:
     between_span: tuple[float, float] = (0.15, 0.85)
     #: a meld needs this many cards before its median step can note a gap (``gap_factor``)
     gap_min_cards: int = 4
+    #: red threes none of which shows both corners are noted: the row's top card is not seen (False: never)
+    threes_unseen_note: bool = True
 
 
 @dataclass(frozen=True)
@@ -328,6 +338,11 @@ class FanGaps:
     strip_covered_steps: float = 1.5
     #: ... and covered when under this share of its pixels have the table's colours (0 steps: never looked at)
     strip_table_share: float = 0.5
+    #: ... the table's colours sampled in a strip of this share of each side along the photo's border
+    strip_table_border: float = 0.05
+    #: ... and a pixel there is a card's (white paper) when its B, G, R shares of their sum lie within this distance
+    #: of grey's (1/3 each) and its grey within ``strip_bright`` of the fan's strips'
+    strip_card_chroma: float = 0.15
 
 
 @dataclass(frozen=True)

@@ -249,24 +249,28 @@ def four_corners(pairs: list[tuple[int, int]], codes: list[str], centers: np.nda
     diagonals; two pairs along opposite edges must also lie ``min_offset`` pixels apart (``pairing.rect_min_steps``
     of the photo's fan step: :func:`rung_gaps`), and no other index may lie on the rectangle or within
     ``pairing.rect_margin`` index sizes of its sides (the strips of two identical cards of such a fan, a few steps
-    apart, make a rectangle too, with the cards between them on its long sides). Jokers are left as they pair: a
-    joker of a two-index deck may bear a mark in every corner, and two of them side by side in a meld, each
-    showing two, make such a rectangle. The merged card lists a diagonal first.
+    apart, make a rectangle too, with the cards between them on its long sides). A joker of a two-index deck may
+    bear a mark in every corner (aguilar's stars, drawn at the card's very corners), and seen whole its four marks
+    pair as two jokers: two joker pairs are one card when they make a longer rectangle (diagonals within
+    ``pairing.joker_rect_diagonal`` index sizes of the naturals around it, lengths within
+    ``pairing.joker_rect_length``: a card photographed at an angle is a parallelogram), its shorter side at least
+    ``pairing.joker_rect_apart`` index sizes long (two jokers side by side in a meld, each showing the two marks of
+    its strip, make a rectangle one fan step wide, however its marks paired). The merged card lists a diagonal first.
 
     Returns one tuple of detection indices per card: (i, j) for a pair, four for a merged card.
     """
     by_code: dict[str, list[int]] = {}
     for k, (i, _) in enumerate(pairs):
-        if codes[i] != "JK":  # jokers of two-index decks often bear a mark in every corner (aguilar's stars)
-            by_code.setdefault(codes[i], []).append(k)
+        by_code.setdefault(codes[i], []).append(k)
     merged: dict[int, tuple[int, ...]] = {}
     gone: set[int] = set()
-    for ks in by_code.values():
+    for code, ks in by_code.items():
         for a in range(len(ks)):
             for b in range(a + 1, len(ks)):
                 if ks[a] in gone or ks[b] in gone:
                     continue
-                corners = _rectangle(pairs[ks[a]], pairs[ks[b]], centers, sizes, min_offset, pairing)
+                corners = _rectangle(pairs[ks[a]], pairs[ks[b]], centers, sizes, min_offset, pairing,
+                                     joker=code == "JK")
                 if corners:
                     merged[ks[a]] = corners
                     gone |= {ks[a], ks[b]}
@@ -274,20 +278,26 @@ def four_corners(pairs: list[tuple[int, int]], codes: list[str], centers: np.nda
 
 
 def _rectangle(first: tuple[int, int], second: tuple[int, int], centers: np.ndarray, sizes: np.ndarray,
-               min_offset: float, pairing: Pairing) -> tuple[int, ...] | None:
+               min_offset: float, pairing: Pairing, joker: bool = False) -> tuple[int, ...] | None:
     """The four detections of two pairs as two diagonals (p, q, r, t) when their centres are one card's
-    rectangle of index centres (:func:`four_corners`), else None."""
+    rectangle of index centres (:func:`four_corners`; with ``joker``, a joker's corner marks), else None."""
     (a, b), (c, d) = first, second
     size = float(np.mean(sizes[[a, b, c, d]]))
     apart = float(np.linalg.norm(centers[a] + centers[b] - centers[c] - centers[d]) / 2)  # the pairs' midpoints
+    length, diagonal = ((pairing.joker_rect_length, pairing.joker_rect_diagonal) if joker
+                        else (pairing.rect_length, pairing.rect_diagonal))
     for (p, q), (r, t) in (((a, b), (c, d)), ((a, c), (b, d)), ((a, d), (b, c))):
         la = float(np.linalg.norm(centers[p] - centers[q]))
         lb = float(np.linalg.norm(centers[r] - centers[t]))
         mid = float(np.linalg.norm(centers[p] + centers[q] - centers[r] - centers[t]) / 2)
-        if (mid > pairing.rect_midpoint * size or abs(la - lb) > pairing.rect_length * max(la, lb)
-                or min(la, lb) < pairing.rect_diagonal[0] * size or max(la, lb) > pairing.rect_diagonal[1] * size):
+        if (mid > pairing.rect_midpoint * size or abs(la - lb) > length * max(la, lb)
+                or min(la, lb) < diagonal[0] * size or max(la, lb) > diagonal[1] * size):
             continue
-        if not ((p, q) == (a, b) or apart >= min_offset):  # its diagonals, or opposite edges far enough apart
+        if joker:  # a joker's shorter side, however its marks paired: two jokers' strips lie a fan step apart
+            if min(np.linalg.norm(centers[p] - centers[r]), np.linalg.norm(centers[r] - centers[q])) \
+                    < pairing.joker_rect_apart * size:
+                continue
+        elif not ((p, q) == (a, b) or apart >= min_offset):  # its diagonals, or opposite edges far enough apart
             continue
         if _inside(centers, (p, r, q, t), exclude={a, b, c, d}, margin=pairing.rect_margin * size):
             return None  # another index on the card's face: two cards of a fan with one between them

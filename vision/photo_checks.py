@@ -22,8 +22,9 @@ from its bottom card: the end away from the card seen whole; with none, the way 
 * one step before the bottom card, an edge seen before a strip about as bright as the fan's own strips
   (``strip_bright``) is a card whose index is covered or missed;
 * where the edges show more cards than the indices, the pile says so; where the band before the bottom card
-  shows neither the table's colours (:func:`table_colours`) nor a card's brightness, the fan's end lies under
-  something (:func:`end_covered`) and the pile says cards may be hidden there.
+  shows neither the table's colours (:func:`table_colours`, sampled at the photo's border) nor a card's (white
+  paper as bright as the fan's strips), the fan's end lies under something (:func:`end_covered`) and the pile says
+  cards may be hidden there.
 
 The notes point at the pile; the count is not changed (the rules' book size is never forced). Thresholds:
 :class:`vision.config.FanGaps` (``strip_*``).
@@ -98,8 +99,9 @@ def strip_edges(gray: np.ndarray, cards: list[CardInstance], *, config: VisionCo
     size = float(np.median([c.size for c in cards]))
     height = float(np.median([c.card_height for c in cards]))
     sides = (1.0, -1.0)
-    if cards[-1].fully_visible:  # the top card's far corner: the side of the cards' faces
-        diagonal = cards[-1].centers[1] - cards[-1].centers[0]
+    if cards[-1].fully_visible:  # the top card's far corner (its index away from its place): the faces' side
+        top = cards[-1].centers
+        diagonal = top[int(np.argmax(np.linalg.norm(top - pts[-1], axis=1)))] - pts[-1]
         sides = (1.0 if float(diagonal @ np.array([-u[1], u[0]])) >= 0 else -1.0,)
     lo, hi = -(fg.strip_before + 1) * step, length + step
     best = None
@@ -177,39 +179,47 @@ def strip_count(gray: np.ndarray, pile: Pile, *, config: VisionConfig = DEFAULT,
     return count, where
 
 
-def table_colours(image: np.ndarray, piles: list[Pile]) -> tuple[np.ndarray, np.ndarray] | None:
+def table_colours(image: np.ndarray, *, config: VisionConfig = DEFAULT) -> tuple[np.ndarray, np.ndarray] | None:
     """The table's colours in a (H, W, 3) BGR photo: the 2nd and 98th percentiles of the blue and green shares
-    (:func:`_chroma`) of the pixels farther than a card's height from every index of ``piles`` ((2,) each); None
-    when too little table shows."""
+    (:func:`_chroma`) of the pixels of the photo's border, a strip ``config.fan_gaps.strip_table_border`` of each
+    side wide, ((2,) each); None when the border is too thin to sample. A photo of a table shows the table at its
+    edges: what lies among the piles (a cup, a pile of card backs) is no sample of it."""
     h, w = image.shape[:2]
     every = max(1, w // 320)  # measured on every every-th pixel
     sub = image[::every, ::every]
-    near = np.zeros(sub.shape[:2], np.uint8)
-    for pile in piles:
-        for card in pile.cards:
-            for cx, cy in card.centers:
-                cv2.circle(near, (int(cx / every), int(cy / every)), int(card.card_height / every) + 1, 1, -1)
-    pixels = sub[near == 0]
+    bh = int(round(config.fan_gaps.strip_table_border * sub.shape[0]))
+    bw = int(round(config.fan_gaps.strip_table_border * sub.shape[1]))
+    if bh < 1 or bw < 1:
+        return None
+    pixels = np.concatenate([sub[:bh].reshape(-1, 3), sub[-bh:].reshape(-1, 3),
+                             sub[bh:-bh, :bw].reshape(-1, 3), sub[bh:-bh, -bw:].reshape(-1, 3)])
     if len(pixels) < 200:
         return None
     chroma = _chroma(pixels)
     return np.percentile(chroma, 2, axis=0), np.percentile(chroma, 98, axis=0)
 
 
-def _chroma(pixels: np.ndarray) -> np.ndarray:
-    """(n, 2) the blue and green shares of (n, 3) BGR pixels: their colour whatever the light (a shadow on the
-    table keeps the table's)."""
+def _shares(pixels: np.ndarray) -> np.ndarray:
+    """(n, 3) each of (n, 3) BGR pixels' channels as shares of their sum: its colour whatever the light (a shadow
+    on the table keeps the table's); (1/3, 1/3, 1/3) for white, grey or black."""
     pixels = pixels.astype(np.float32)
-    return pixels[:, :2] / (pixels.sum(axis=1, keepdims=True) + 1.0)
+    return pixels / (pixels.sum(axis=1, keepdims=True) + 1.0)
+
+
+def _chroma(pixels: np.ndarray) -> np.ndarray:
+    """(n, 2) the blue and green shares (:func:`_shares`) of (n, 3) BGR pixels."""
+    return _shares(pixels)[:, :2]
 
 
 def end_covered(image: np.ndarray, found: dict, colours: tuple[np.ndarray, np.ndarray], *,
                 config: VisionConfig = DEFAULT) -> bool:
     """True when, in the (H, W, 3) BGR photo, the band beside a fan (:func:`strip_edges`' ``found``) before its
     bottom card's edge (from ``strip_covered_steps`` steps to a quarter step before it) shows under
-    ``strip_table_share`` of pixels that have the table's ``colours`` (:func:`table_colours`) or a card's brightness
-    (within ``strip_bright`` grey levels of the fan's own strips: another pile lying there): the fan's end lies
-    under something, cards may be hidden there. A band that leaves the photo is not covered."""
+    ``strip_table_share`` of pixels that have the table's ``colours`` (:func:`table_colours`) or a card's (white
+    paper: its colour shares (:func:`_shares`) within ``strip_card_chroma`` of grey's, and as bright as the fan's
+    own strips, within ``strip_bright`` grey levels; another pile lying there): the fan's end lies under something
+    (a cup, a pile of card backs, however bright), cards may be hidden there. A band that leaves the photo is not
+    covered."""
     fg = config.fan_gaps
     step, o = found["step"], found["offset"]
     edge = found["positions"][0] + o
@@ -225,7 +235,8 @@ def end_covered(image: np.ndarray, found: dict, colours: tuple[np.ndarray, np.nd
     chroma = _chroma(pixels)
     table = ((chroma >= lo) & (chroma <= hi)).all(axis=1)
     grey = pixels.astype(np.float32) @ np.array([0.114, 0.587, 0.299], np.float32)  # BGR to grey, as cv2 does
-    card = np.abs(grey - found["strips"]) <= fg.strip_bright  # as bright as the fan's strips: a card there
+    paper = np.linalg.norm(_shares(pixels) - 1 / 3, axis=1) <= fg.strip_card_chroma
+    card = paper & (np.abs(grey - found["strips"]) <= fg.strip_bright)  # white paper as bright as the fan's strips
     return float((table | card).mean()) < fg.strip_table_share
 
 
@@ -236,7 +247,8 @@ def check_strips(piles: list[Pile], image: np.ndarray | None, *, config: VisionC
     if image is None:
         return list(piles)
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32) if image.ndim == 3 else image.astype(np.float32)
-    colours = table_colours(image, piles) if image.ndim == 3 and config.fan_gaps.strip_covered_steps > 0 else None
+    colours = table_colours(image, config=config) if image.ndim == 3 and config.fan_gaps.strip_covered_steps > 0 \
+        else None
     out = []
     for pile in piles:
         found = _bottom_first(pile, gray, config) if pile.kind is PileKind.MELD else None

@@ -298,10 +298,19 @@ def _red_threes(cards: list[CardInstance], config: VisionConfig) -> Pile:
     be the two corners of one card, left unpaired and counted twice.
 
     Red threes laid in a row show one corner of each covered card, all on one side of the row and a row's step
-    apart, not a diagonal.
+    apart, not a diagonal; the last one laid shows both. When no red three shows both corners (with
+    ``config.piles.threes_unseen_note``), the row's top card is not seen: it, or more threes, may lie under
+    something (another pile, a cup), and the pile says so.
     """
-    return Pile(PileKind.RED_THREES, tuple(cards),
-                tuple(_low_confidence(cards, config.piles) + _seen_twice(cards, config, any_code=True)))
+    notes = _low_confidence(cards, config.piles) + _seen_twice(cards, config, any_code=True)
+    if config.piles.threes_unseen_note and not any(c.fully_visible for c in cards):
+        notes.append(THREES_UNSEEN_NOTE)
+    return Pile(PileKind.RED_THREES, tuple(cards), tuple(notes))
+
+
+#: the note on red threes none of which shows both corners
+THREES_UNSEEN_NOTE = ("no red three shows both its corners (the last one laid in a row shows its whole face): more "
+                      "may lie under something; count the red threes")
 
 
 def classify(cards: list[CardInstance], ranks: set[str], *, config: VisionConfig = DEFAULT) -> Pile:

@@ -3,6 +3,7 @@ corrections tried on a kept reading."""
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -61,7 +62,8 @@ def _read_photos(ledger: Ledger, reading_id: str, tables: list[UploadFile], hand
             paths.append(dest)
             names.append(Path(upload.filename or f"photo-{k}").name[:120])
             files.append({"name": names[-1], "file": dest.name, "annotated": f"annotated-{k}.jpg",
-                          "kind": "table" if k < len(tables) else "hand"})
+                          "kind": "table" if k < len(tables) else "hand",
+                          "sha256": hashlib.sha256(dest.read_bytes()).hexdigest()})
         result = core.read_and_score_photos(paths[:len(tables)], req, models,
                                                    [(t, p) for (t, _), p in zip(hands, paths[len(tables):])],
                                                    limits, names, core.decks_dir(ledger.path.parent))

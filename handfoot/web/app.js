@@ -48,6 +48,8 @@ export async function route() {
   view.focus({preventScroll: true});
 }
 window.addEventListener("hashchange", route);
+/* while this phone's camera sends the table (camera.js), every view shows it in the bar, a tap from the live view */
+document.addEventListener("handfoot-camera", (ev) => { document.getElementById("camera-on").hidden = !ev.detail.sending; });
 
 applySettings();
 route();

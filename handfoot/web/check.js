@@ -30,6 +30,10 @@ export async function checkView(gid, rid, roundNo) {
   const undo = h("button", {type: "button", id: "undo-change", onclick: () => { st.corrections.pop(); rescore(); }}, "Undo");
   const save = h("button", {type: "button", class: "primary", id: "save-round", onclick: saveRound},
     roundNo ? `Save round ${roundNo}` : `Save round ${st.round}`);
+  const heading = h("h1", {id: "check-heading"}, `Check round ${st.round}`);
+  function setRound(n) {  /* the round a new photo will be saved as: the heading and the button say it */
+    st.round = n; heading.textContent = `Check round ${n}`; save.textContent = `Save round ${n}`;
+  }
 
   function photoFor(k, notes) {  /* the photo at a glance (glance.js): labelled boxes, outlined piles, note pins */
     st.views[k] = st.views[k] || {};
@@ -187,17 +191,21 @@ export async function checkView(gid, rid, roundNo) {
     undo.disabled = st.corrections.length === (stored ? stored.corrections.length : 0);
   }
 
-  /* The game changed on another phone: say so, show it as it is now, and keep what was typed here unless the
-   * player chooses to take the other phone's version. */
-  function otherPhone(latest) {
+  /* The game changed (on another phone, or this photo was saved already): say so, show it as it is now, and keep
+   * what was typed here unless the player chooses to take the other phone's version. `sameAs`: the round the
+   * server named for this photo (the same photo's bytes saved from another reading). */
+  function otherPhone(latest, sameAs) {
     const totals = latest.teams.map(t => `${t} ${total(latest.totals[t])}`).join(" · ");
-    const savedAs = latest.rounds.find(r => r.photo_reading === rid && r.n !== roundNo);
+    const savedAs = latest.rounds.find(r => r.photo_reading === rid && r.n !== roundNo)
+      || (sameAs && sameAs !== roundNo ? latest.rounds.find(r => r.n === sameAs) : null);
     const theirs = roundNo ? latest.rounds.find(r => r.n === roundNo) : null;
     const lines = [], actions = [];
+    let heading = "Changed on another phone";
     const dismiss = h("button", {type: "button", onclick: () => { hfSync.note(latest); noticeBox.replaceChildren(); }}, "Keep my corrections");
     if (savedAs) {
-      lines.push(`This photo was saved there as round ${savedAs.n}; saving it here again would count it twice.`);
-      actions.push(h("a", {class: "button primary", href: `#/game/${gid}/check/${rid}/${savedAs.n}`}, `Correct round ${savedAs.n}`));
+      heading = `Already saved as round ${savedAs.n}`;
+      lines.push(`This photo is round ${savedAs.n} of the game already; saving it again would count it twice.`);
+      actions.push(h("a", {class: "button primary", href: `#/game/${gid}/check/${savedAs.photo_reading}/${savedAs.n}`}, `Correct round ${savedAs.n}`));
       save.disabled = true;
     } else if (roundNo && !theirs) {
       lines.push(`Round ${roundNo} was undone there.`);
@@ -212,12 +220,17 @@ export async function checkView(gid, rid, roundNo) {
         wentOut.value = st.wentOut; hfSync.note(latest); noticeBox.replaceChildren(); rescore();
       }}, "Show their version"), dismiss);
     } else {
-      st.round = latest.next_round;
+      const was = st.round;
+      setRound(latest.next_round);
       if (latest.over) { lines.push("The game is over: no round can be added."); save.disabled = true; }
-      else { lines.push(`This photo will be saved as round ${st.round}.`); save.textContent = `Save round ${st.round}`; hfSync.note(latest); }
+      else {
+        lines.push(st.round !== was ? `Round ${was} was just saved there. If it was this table, leave without saving; ` +
+          `otherwise this photo will be saved as round ${st.round}.` : `This photo will be saved as round ${st.round}.`);
+        hfSync.note(latest);
+      }
     }
     noticeBox.replaceChildren(h("section", {class: "panel notice", role: "alert"},
-      h("h2", {}, "Changed on another phone"), h("p", {}, ...lines), h("p", {class: "muted"}, `The game now: ${totals}.`),
+      h("h2", {}, heading), h("p", {}, ...lines), h("p", {class: "muted"}, `The game now: ${totals}.`),
       h("div", {class: "row"}, actions, h("a", {class: "button", href: `#/game/${gid}`}, "See the game"))));
     noticeBox.scrollIntoView({block: "center"});
   }
@@ -228,9 +241,20 @@ export async function checkView(gid, rid, roundNo) {
   });
 
   async function saveRound() {
+    const asked = st.round;  /* the round the player saw when tapping Save */
     const illegal = st.reading.score.problems.filter(p => p.severity === "illegal");
-    if (illegal.length && !(await askConfirm(`The rules see ${illegal.length} problem${illegal.length === 1 ? "" : "s"}`,
-        [...illegal.map(problemText), "Save the round anyway? You can correct it later."], "Save anyway"))) return;
+    const unread = g.teams.filter(t => !st.reading.score.teams[t]);  /* no photo of its side, nothing typed */
+    const lines = [...illegal.map(problemText),
+      ...unread.map(t => `${t}: nothing was read for this team, so it scores 0 this round (add its photo from ` +
+                         `Score round, or its piles with "+ a pile of ${t}").`)];
+    if (lines.length && !(await askConfirm(illegal.length ? `The rules see ${illegal.length} problem${illegal.length === 1 ? "" : "s"}`
+                                                         : `Nothing read for ${unread.join(" and ")}`,
+        [...lines, "Save the round anyway? You can correct it later."], "Save anyway"))) return;
+    if (st.round !== asked || save.disabled) {  /* the game changed while the question was open: the notice says how */
+      toast(`Not saved: the game changed on another phone meanwhile`, true);
+      noticeBox.scrollIntoView({block: "center"});
+      return;
+    }
     setBusy(save, true);
     const body = {photo_reading: rid, corrections: st.corrections, went_out: st.wentOut || null};
     try {
@@ -243,14 +267,14 @@ export async function checkView(gid, rid, roundNo) {
       setBusy(save, false);
       if (e.status === 412 && e.body.game) { toast("Not saved: the game changed on another phone", true); otherPhone(e.body.game); }
       else if (e.status === 409 && e.body.round) {
-        toast(e.message, true);
-        otherPhone(await api("GET", `/v1/games/${gid}`).catch(() => g));
+        toast(`Not saved: this photo is round ${e.body.round} already`, true);
+        otherPhone(await api("GET", `/v1/games/${gid}`).catch(() => g), e.body.round);
       } else toast(e.message, true);
     }
   }
 
   show(
-    h("h1", {}, `Check round ${st.round}`),
+    heading,
     h("p", {class: "muted"}, "Tap a card on the photo or below to change it, move it or delete it."),
     noticeBox, scoreBox,
     h("div", {class: "check-layout"}, h("div", {class: "photos-col"}, photosBox, notesBox), h("div", {}, pilesBox)),
@@ -264,5 +288,6 @@ export async function checkView(gid, rid, roundNo) {
     }}, "Leave without saving")),
     h("div", {class: "sticky-actions"}, save, undo));
   await rescore();
+  if (!roundNo && g.rounds.some(r => r.photo_reading === rid)) otherPhone(g);  /* e.g. Back after saving it */
 }
 

@@ -42,9 +42,25 @@ export async function newGameView() {
     for (const f of fields.filter(f => f.type === "bool")) {
       const id = `house-${f.field}`;
       house.append(h("label", {class: "check", for: id},
-        h("input", {type: "checkbox", id, "data-field": f.field, "data-default": String(f.value), checked: f.value}),
+        h("input", {type: "checkbox", id, "data-field": f.field, "data-label": ruleLabel(f), "data-default": String(f.value), checked: f.value}),
         h("span", {}, ruleLabel(f))));
     }
+    /* the numbers (a clean book's bonus, the book size, ...): each as the rules set it, changed where typed; the
+       points first, the deal last (it does not change a score) */
+    const numbers = fields.filter(f => f.type === "int");
+    const group = (f) => /_value$|_bonus$|^red_three_/.test(f.field) ? 0 :
+      /^(players|team_size|decks|jokers_per_deck|hand_size|foot_size|draw_count|pickup_|max_exact)/.test(f.field) ? 2 : 1;
+    ["Points", "Melds, books and going out", "The deal"].forEach((title, k) => {
+      const these = numbers.filter(f => group(f) === k);
+      if (!these.length) return;
+      house.append(h("h3", {}, title), ...these.map(f => {
+        const id = `house-${f.field}`;
+        const label = f.field.endsWith("_value") ? `Points for each ${ruleLabel(f).replace(/^./, c => c.toLowerCase())}` : ruleLabel(f);
+        return h("div", {class: "house-number"}, h("label", {for: id}, label),
+          h("input", {type: "number", id, step: "1", inputmode: "numeric", "data-field": f.field,
+                      "data-label": label, "data-default": String(f.value), value: String(f.value)}));
+      }));
+    });
   }
   select.addEventListener("change", showHouse);
   await showHouse();
@@ -53,11 +69,25 @@ export async function newGameView() {
   let createKey = hfSync.newKey();  /* pressing Start again after a dropped answer makes one game, not two */
   const form = h("form", {onsubmit: async (ev) => {
     ev.preventDefault(); error.replaceChildren();
+    for (const i of house.querySelectorAll("[aria-invalid]")) i.removeAttribute("aria-invalid");
+    document.getElementById("house-error")?.remove();
     const names = [...teams.querySelectorAll("input[name=team]")].map(i => i.value.trim());
     const players = [...teams.querySelectorAll("input[name=players]")].map(i => i.value.split(",").map(x => x.trim()).filter(Boolean));
     const house_rules = {};
     for (const c of house.querySelectorAll("input[type=checkbox]")) {
       if (String(c.checked) !== c.dataset.default) house_rules[c.dataset.field] = c.checked;
+    }
+    for (const n of house.querySelectorAll("input[type=number]")) {
+      const value = n.value.trim();
+      if (value === n.dataset.default) continue;
+      if (!/^-?\d+$/.test(value)) {  /* said here, with the field focused: the server would name only its key */
+        house.closest("details").open = true;
+        n.closest(".house-number").after(h("p", {class: "error-box", role: "alert", id: "house-error"}, `${n.dataset.label}: a whole number`));
+        n.setAttribute("aria-invalid", "true");
+        n.focus();
+        return;
+      }
+      house_rules[n.dataset.field] = Number(value);
     }
     const body = {rules: select.value, teams: names, names: {}, house_rules};
     names.forEach((n, k) => { if (players[k].length) body.names[n] = players[k]; });
@@ -65,7 +95,19 @@ export async function newGameView() {
     try {
       const game = await api("POST", "/v1/games", body, createKey);
       location.hash = `#/game/${game.id}`;
-    } catch (e) { if (e.status) createKey = hfSync.newKey(); error.replaceChildren(errorBox(e)); }
+    } catch (e) {
+      if (e.status) createKey = hfSync.newKey();
+      /* a house rule the server refused: its field is marked and focused, the message shown with its label */
+      const named = [...house.querySelectorAll("input[data-field]")].find(i => new RegExp(`\\b${i.dataset.field}\\b`).test(e.message));
+      if (named) {
+        house.closest("details").open = true;
+        named.setAttribute("aria-invalid", "true");
+        (named.closest(".house-number") || named.closest("label")).after(h("p", {class: "error-box", role: "alert", id: "house-error"},
+          `${named.dataset.label}: ${e.message.replace(/^house_rules\.\w+: /, "")}`));
+        named.focus();
+        named.scrollIntoView({block: "center"});
+      } else { error.replaceChildren(errorBox(e)); error.scrollIntoView({block: "center"}); }
+    }
     setBusy(create, false);
   }},
     teams,
@@ -102,6 +144,11 @@ export function onGame(gid, hash) { return location.hash === hash || (hash === `
 export async function gameView(gid, latest) {
   const g = latest ? hfSync.note(latest) : await api("GET", `/v1/games/${gid}`);
   const here = location.hash;
+  /* a camera watching this game's table now (GET /v1/live): said, with the way to the live view */
+  const live = await api("GET", "/v1/live").catch(() => null);
+  const watched = live && live.game === gid && !["off", "stopped", "ended"].includes(live.status);
+  const liveLine = watched ? h("p", {class: "muted", id: "live-line"}, h("span", {class: `dot ${live.status}`, "aria-hidden": "true"}),
+    " A camera is watching this table now: ", h("a", {href: `#/live/${gid}`}, "the live view")) : null;
   hfSync.follow(gid, () => { if (onGame(gid, here)) gameView(gid).catch(e => toast(e.message, true)); },
                 () => { if (onGame(gid, here)) { toast("This game was deleted on another phone", true); location.hash = "#/"; } });
   const totals = h("div", {class: "totals", id: "totals"});
@@ -151,7 +198,7 @@ export async function gameView(gid, latest) {
   }
   grid.append(body);
   const next = g.over
-    ? h("p", {class: "winner"}, g.winner ? `${g.winner} wins!` : "The game is over: a tie, or a squared book still to count.")
+    ? h("p", {class: "winner"}, g.winner ? `The game is over: ${g.winner} won.` : "The game is over: a tie, or a squared book still to count.")
     : h("p", {}, `Next: round ${g.next_round}, opening minimum ${fmt(g.next_minimum)}` + (g.leader ? ` · ${g.leader} leads` : ""));
   show(
     h("h1", {}, g.teams.join(" vs ")),
@@ -161,6 +208,7 @@ export async function gameView(gid, latest) {
     g.over ? null : h("div", {class: "row"}, h("a", {class: "button primary", href: `#/game/${gid}/round`, id: "score-round"},
                                             `Score round ${g.next_round}`),
                       h("a", {class: "button", href: `#/live/${gid}`, id: "watch-live"}, "Watch the table live")),
+    g.over ? null : liveLine,
     h("h2", {}, "Rounds"),
     g.rounds.length ? h("div", {class: "table-wrap"}, grid) : h("p", {class: "muted"}, "No round yet."),
     g.rounds.length ? h("p", {class: "muted"}, "Tap a round for its breakdown, to correct it or to undo it.") : null,
@@ -219,7 +267,7 @@ export function teachPanel(gid, g) {
   });
   return h("section", {class: "panel", id: "teach"}, h("h2", {}, "Teach handfoot your deck"),
     h("p", {class: "muted"}, "The photo rounds of this game, as you corrected them, teach the card reader your deck " +
-      "(seconds to a minute). Some photos check it, and it is kept only if it reads those better: five photo rounds are a start."),
+      "(seconds to a minute). Some photos check it first: it is kept unless it reads those worse than handfoot does without it. Five photo rounds are a start."),
     h("label", {for: "deck-name"}, "Deck name"), name, h("div", {class: "row"}, go),
     h("label", {class: "check"}, keep, " Keep learning it from every round saved (a round saved as read teaches only " +
       "the cards read surely)"), status);

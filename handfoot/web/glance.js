@@ -13,7 +13,8 @@ export const LABEL_PX = 13;  /* the labels' type, CSS px, at any zoom */
 const PIN_PX = 13;  /* a pin's radius, CSS px */
 const MAX_ZOOM = 8;
 const KIND_CLASS = {meld: "meld", squared_book: "squared", red_threes: "threes", left: "left", loose: "loose"};
-const LEGEND = {meld: "#2e8b45", book: "#b25ad0", squared: "#d88a10", threes: "#d02a3a", left: "#d9a400", loose: "#8a8a8a"};
+/* the outlines' colours (style.css .outline.*, vision/annotate.py KIND_COLORS): the legend shows what is drawn */
+const LEGEND = {meld: "#5fe07e", book: "#e19cff", squared: "#ffb03a", threes: "#ff6270", left: "#6cb4ff", loose: "#d0d0d0"};
 
 function s(tag, attrs) {
   const el = document.createElementNS(SVG, tag);
@@ -268,7 +269,7 @@ export function photoView({image, src, alt, notes, view, onCard, onNote}) {
   const zfit = h("button", {type: "button", class: "zoom-fit", onclick: () => { fit(); apply(); }}, "All cards");
   const tools = h("div", {class: "glance-tools"}, zout, zin, zfit,
     h("span", {class: "muted"}, "Pinch to zoom; tap a card or a pin."));
-  const kinds = [...new Set(image.piles.map(p => p.kind === "meld" && p.label.includes("book") ? "book" : (KIND_CLASS[p.kind] || "loose")))];
+  const kinds = [...new Set(image.piles.filter(p => p.box).map(p => p.kind === "meld" && p.label.includes("book") ? "book" : (KIND_CLASS[p.kind] || "loose")))];
   const legend = h("div", {class: "legend", "aria-hidden": "true"}, kinds.map(k => h("span", {class: `outline ${k}`,
     style: `border-color: ${LEGEND[k]}`}, {meld: "meld", book: "book", squared: "squared book", threes: "red threes", left: "left in hand", loose: "loose"}[k])));
 

@@ -30,9 +30,24 @@ export async function liveView(gid) {
   }}, "Stop watching");
   const game = state.game ? await api("GET", `/v1/games/${state.game}`).catch(() => null) : null;
   const teams = game ? game.teams : state.teams;
+  /* the heading names the round watched, and says when the game is over (End of round is off then) */
+  const title = h("h1", {id: "live-title"}, game ? `Live: ${game.teams.join(" vs ")}` : "Live table");
+  const overNote = h("p", {id: "live-over", class: "panel notice", hidden: true},
+    "The game is over: no round can be added to it. Stop watching, or start a new game and watch that.");
+  let shownRound, over = false;
+  async function retitle(round) {
+    if (!game || round === shownRound) return;
+    shownRound = round;
+    const now = await api("GET", `/v1/games/${game.id}`).catch(() => null);
+    if (!now) return;
+    over = Boolean(now.over);
+    title.textContent = `Live: ${now.teams.join(" vs ")}, ` + (over ? "the game is over" : `round ${now.next_round}`);
+    overNote.hidden = !over;
+    end.disabled = over || end.disabled;
+  }
   const phone = state.source === "browser" ? (await import("/static/camera.js")).cameraNote(state) : null;
   const labels = (await import("/static/livepicture.js")).labelLayer(picture);  /* card codes over the picture */
-  show(h("h1", {}, game ? `Live: ${game.teams.join(" vs ")}, round ${game.next_round}` : "Live table"), phone,
+  show(title, overNote, phone,
        !game && gid ? h("p", {class: "muted"}, "This table is watched without a game: End of round asks which game the round is for.") : null,
        h("div", {class: "live-layout"},
          h("div", {class: "live-picture"},
@@ -62,8 +77,9 @@ export async function liveView(gid) {
       if (!shown) events.replaceChildren(h("li", {class: "muted"}, "Nothing yet."));
     }
     labels.update(st.cards);
-    end.disabled = !Object.keys((st.layout || {}).teams || {}).length;
-    endHint.hidden = !end.disabled;
+    end.disabled = over || !Object.keys((st.layout || {}).teams || {}).length;
+    endHint.hidden = over || !end.disabled;
+    retitle(st.round);
     again.hidden = !(st.video && st.status === "ended");
   }
   render(state);

@@ -294,8 +294,9 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
     ``frame`` (default :data:`FRAME`; with ``detector``, else False): ``"found"`` or ``"labelled"`` learns the
     deck's frame correction (``vision.deck_frames.learn_frame``) from the detector's boxes on the example indices
     and keeps it in the profile; the glyph reader learns on the corrected boxes, and with ``"found"`` so do the
-    heads (on the labelled boxes when the frame is the identity: too few pairs). False: no correction. The check
-    reads the corrected boxes with the profile and the detector's own with the stock reader (``check_found``).
+    heads (on the labelled boxes when the frame is the identity: too few pairs). False: no correction. When the
+    check reads the detector's boxes (``check_found``), the profile reads them corrected and the stock reader as
+    found.
 
     ``glyphs`` (default :data:`GLYPHS`; off without ``detector`` when it needs one): learn a glyph reader of the
     deck's own (``vision.deck_glyphs``) too, weighed on the examples' last photos (``vision.deck_glyphs.weigh``,
@@ -310,6 +311,7 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
     Raises:
         ExamplesError: a bad name, fewer than two example photos, or too few indices to check (before any work).
         ProfileRefusedError: the profile reads the check photos worse than the stock reader.
+        ValueError: ``frame`` or ``glyphs`` that need the detector, without it.
         vision.models.detector.ModelError: a reader model without feature outputs.
     """
     check_name(name)

@@ -3,14 +3,19 @@
 
     python scripts/evaluate_learning.py                         # both decks_dev decks, k = 5 10 20 (30 black)
     python scripts/evaluate_learning.py --decks webcam_white --k 5 20 --json fig.json
+    python scripts/evaluate_learning.py --compare --seeds 0 1 2   # each row without and with the frame correction
 
 For each deck of ``../shared/realdata/decks_dev`` (photos sorted by file name) and each k, a profile is learned
 from the first k photos' true index boxes and codes (what a family's corrected photos give) and the other photos
 are read, as the issue's protocol says. Printed per deck and k: the time to learn, the profile's check figures,
 and on the photos not learned from, with the stock models and with the profile: per-photo card-set precision and
 recall at the reading floor (``--conf``, default the pipeline's 0.35) against ``cardsets.csv``, and the share of the
-true index boxes read right by rank and colour (what the score needs). The detector's passes are cached across
+true index boxes read right by rank and colour (what the score needs; read without the profile's frame correction,
+which frames the detector's boxes as the labels do). The detector's passes are cached across
 profiles (a profile reading its photos as negatives looks at other pixels, so it is cached apart).
+``--compare`` learns each row twice, without the deck's frame correction (``frame=False``) and with it (the
+default, ``vision.deck_frames``), and prints both, with the F1 of the card sets at the first floor; ``--seeds``
+learns each row with each seed of ``vision.decks.learn`` (its jittered copies).
 """
 
 from __future__ import annotations
@@ -111,6 +116,42 @@ def glyph_note(profile) -> str:
     return f"  glyphs weight {got['weight']} (check {got['scores']})" if got else ""
 
 
+def learn_row(tag: str, deck: str, k: int, examples: list, rest: list, rest_boxes: list, detector, reader,
+              conf: list[float], found: bool, options: dict, row: dict) -> dict:
+    """Learn one profile from ``examples`` (``vision.decks.learn`` with ``options``; the check on the detector's
+    boxes when ``found``), read ``rest`` with it, print its line (``tag`` first) and return ``row`` with its
+    figures."""
+    lo, hi = conf
+    s0 = row["stock"]
+    p0, r0, q0, t0 = s0["precision"], s0["recall"], s0["precision_hi"], s0["true_boxes"]
+    start = time.perf_counter()
+    try:
+        profile = learn(examples, reader, f"{deck}_k{k}", detector=detector,  # as the app learns
+                        **({"check_found": True} if found else {}), **options)
+    except (ProfileRefusedError, ExamplesError) as exc:
+        print(f"  {tag} refused: {exc}; stock sets {p0:.3f} / {r0:.3f}, {q0:.3f} / {s0['recall_hi']:.3f}, true "
+              f"boxes {t0:.3f}")
+        return {**row, "refused": str(exc)}
+    seconds = time.perf_counter() - start
+    det, rdr = profile.models(detector, reader)
+    got = read_sets(rest, det, rdr, min(conf))
+    (p1, r1), (q1, s1) = set_pr(got, rest, lo), set_pr(got, rest, hi)
+    unframed = rdr.with_heads(rdr.heads, rdr.layers, rdr.window, rdr.glyphs)  # true boxes frame as the labels do
+    t1 = true_box_recall(rest, rest_boxes, unframed, profile.negative)
+    f1 = 2 * p1 * r1 / max(p1 + r1, 1e-9)
+    check = f"{profile.check.get('stock', 0):.2f}->{profile.check.get('profile', 0):.2f}"
+    frame = profile.check.get("frame")
+    print(f"  {tag} {seconds:>7.1f} {check:>11}  {p0:.3f} / {r0:.3f} -> {p1:.3f} / {r1:.3f} (F1 {f1:.3f});  "
+          f"{q0:.3f} / {s0['recall_hi']:.3f} -> {q1:.3f} / {s1:.3f};  {t0:.3f} -> {t1:.3f}"
+          f"{'  (negative)' if profile.negative else ''}"
+          f"{f'  window {profile.window}' if profile.window else ''}"
+          f"{glyph_note(profile)}"
+          f"{f'  frame {frame}' if frame else ''}", flush=True)
+    return {**row, "seconds": seconds, "check": profile.check, "negative": profile.negative, "window": profile.window,
+            "learned": {"precision": p1, "recall": r1, "f1": f1, "precision_hi": q1, "recall_hi": s1,
+                        "true_boxes": t1}}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--decks", nargs="+", default=list(DECKS), choices=list(DECKS))
@@ -125,6 +166,10 @@ def main(argv: list[str] | None = None) -> int:
                          "example photos too (found: with \"no index\" on its sure boxes on none)")
     ap.add_argument("--window", type=float, help="an experiment: crop each index this many times its box's longer side "
                     "(vision.models.classifiers.WINDOW, 1.25), stock and learned alike")
+    ap.add_argument("--compare", action="store_true", help="learn each row without the frame correction "
+                    "(frame=false) and with it (the default), and print both")
+    ap.add_argument("--seeds", type=int, nargs="+", default=[0], help="learn each row with each of these seeds "
+                    "(default 0)")
     ap.add_argument("--json", type=Path, help="write the figures here")
     args = ap.parse_args(argv)
     options = {}
@@ -159,35 +204,16 @@ def main(argv: list[str] | None = None) -> int:
             row = {"photos_read": len(rest), "stock": {"precision": p0, "recall": r0, "precision_hi": q0,
                                                        "recall_hi": s0, "true_boxes": t0}}
             examples = [Example(p.path, b.xyxy, tuple(b.codes)) for p, b in zip(photos[:k], boxes[:k]) if len(b)]
-            start = time.perf_counter()
-            try:
-                found = {"check_found": True} if options.get("found", False) else {}  # the check on its boxes
-                profile = learn(examples, reader, f"{deck}_k{k}", detector=detector,  # as the app learns
-                                **{**found, **{o: v for o, v in options.items() if o != "found"}})
-            except (ProfileRefusedError, ExamplesError) as exc:
-                print(f"  {k:>3} refused: {exc}; stock sets {p0:.3f} / {r0:.3f}, {q0:.3f} / {s0:.3f}, true boxes "
-                      f"{t0:.3f}")
-                row["refused"] = str(exc)
-                figures[deck][f"k{k}"] = row
-                continue
-            seconds = time.perf_counter() - start
-            det, rdr = profile.models(detector, reader)
-            got = read_sets(rest, det, rdr, min(args.conf))
-            (p1, r1), (q1, s1) = set_pr(got, rest, lo), set_pr(got, rest, hi)
-            t1 = true_box_recall(rest, rest_boxes, rdr, profile.negative)
-            check = f"{profile.check.get('stock', 0):.2f}->{profile.check.get('profile', 0):.2f}"
-            print(f"  {k:>3} {seconds:>7.1f} {check:>11}  {p0:.3f} / {r0:.3f} -> {p1:.3f} / {r1:.3f};  "
-                  f"{q0:.3f} / {s0:.3f} -> {q1:.3f} / {s1:.3f};  {t0:.3f} -> {t1:.3f}"
-                  f"{'  (negative)' if profile.negative else ''}"
-                  f"{f'  window {profile.window}' if profile.window else ''}"
-                  f"{glyph_note(profile)}")
-            row.update({"seconds": seconds, "check": profile.check, "negative": profile.negative,
-                        "window": profile.window,
-                        "learned": {"precision": p1, "recall": r1, "precision_hi": q1, "recall_hi": s1,
-                                    "true_boxes": t1}})
-            figures[deck][f"k{k}"] = row
-    if args.json:
-        args.json.write_text(json.dumps(figures, indent=2))
+            for seed in args.seeds:
+                for label, extra in ((("off", {"frame": False}), ("on", {})) if args.compare else (("", {}),)):
+                    tag = f"{k:>3}" + (f" s{seed}" if len(args.seeds) > 1 else "") + (f" {label:>3}" if label else "")
+                    key = f"k{k}" + (f"_s{seed}" if len(args.seeds) > 1 else "") + (f"_{label}" if label else "")
+                    learn_options = {**extra, **{o: v for o, v in options.items() if o != "found"}, "seed": seed}
+                    figures[deck][key] = learn_row(tag, deck, k, examples, rest, rest_boxes, detector, reader,
+                                                   args.conf, options.get("found", False), learn_options,
+                                                   {**row, "stock": dict(row["stock"])})
+        if args.json:  # after each deck: a long run's figures so far
+            args.json.write_text(json.dumps(figures, indent=2))
     return 0
 
 

@@ -297,3 +297,22 @@ def test_the_page_checks_a_deck_name_as_the_decks_do():
 
     page = (Path(__file__).resolve().parents[1] / "handfoot" / "web" / "games.js").read_text()
     assert f"const DECK_NAME = /{NAME.pattern}/;" in page
+
+
+def test_a_profile_learns_its_frame_on_the_detectors_boxes_and_frame_false_keeps_none(photos, monkeypatch):
+    from vision.deck_frames import pairs
+    from vision.models.detector import CardDetector
+
+    monkeypatch.setattr(decks, "MIN_CHECK", 1)
+    reader, detector = IndexReader(), CardDetector()
+    examples = _examples(photos)
+    profile = decks.learn(examples, reader, "framed", steps=30, detector=detector, glyphs=False)
+    told = profile.check["frame"]
+    assert sum(told["pairs"]) >= 10 and told["learned on"] == "found" and not profile.frame.is_identity
+    found = decks.found_boxes(examples, detector, reader)
+    labelled, detected = pairs([e.boxes for e in examples], [f.xyxy for f in found])
+    before = np.median(np.diag(box_iou(detected, labelled)))
+    after = np.median(np.diag(box_iou(profile.frame.apply(detected), labelled)))
+    assert after > before  # the corrected boxes frame the indices as the labels do
+    off = decks.learn(examples, reader, "plain", steps=30, detector=detector, glyphs=False, frame=False)
+    assert off.frame.is_identity and "frame" not in off.check

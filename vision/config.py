@@ -1,7 +1,8 @@
 """Every threshold of the camera pipeline, in one frozen configuration object.
 
 :class:`VisionConfig` holds one section per stage (:class:`Pyramid`, :class:`Reading`, :class:`FanGeometry`,
-:class:`Completion`, :class:`Pairing`, :class:`Piles`, :class:`FanGaps`, :class:`Stacks`). Each field says its unit
+:class:`Completion`, :class:`Pairing`, :class:`Piles`, :class:`FanGaps`, :class:`Stacks`), and one for learning a
+deck profile (:class:`Decks`). Each field says its unit
 and what it does, once; the stages take the configuration as an argument (default :data:`DEFAULT`) and never
 change it. Scripts and tests override fields with :meth:`VisionConfig.replace`::
 
@@ -363,6 +364,19 @@ class Stacks:
 
 
 @dataclass(frozen=True)
+class Decks:
+    """Learning a deck profile: its frame correction (``vision.deck_frames``), learned when ``vision.decks.learn``
+    runs with the detector."""
+
+    #: a detector box on an example photo pairs with the labelled corner-index box it overlaps most, when by this
+    #: IoU or more (0-1)
+    frame_iou: float = 0.3
+    #: an orientation (tall or wide boxes) with fewer pairs than this takes the medians of both pooled; with fewer
+    #: pairs in all, the frame is the identity (no box is changed)
+    frame_min_pairs: int = 10
+
+
+@dataclass(frozen=True)
 class VisionConfig:
     """The camera pipeline's thresholds, one section a stage (see the module docstring)."""
 
@@ -374,6 +388,7 @@ class VisionConfig:
     piles: Piles = field(default_factory=Piles)
     fan_gaps: FanGaps = field(default_factory=FanGaps)
     stacks: Stacks = field(default_factory=Stacks)
+    decks: Decks = field(default_factory=Decks)
 
     def replace(self, **changes: Any) -> VisionConfig:
         """A copy with fields changed, named ``section.field`` (``DEFAULT.replace(**{"pyramid.max_side": 1600})``).

@@ -37,26 +37,39 @@ APART, NONE_CONF = 0.05, 0.3
 NONE = "none"
 
 
-def with_found_boxes(examples: list, detector, reader, negative: bool = False,
-                     progress=None, only: bool = False) -> list:
-    """``examples`` (:class:`Example`) each with the boxes ``detector`` finds in its photo (over the
-    pyramid, ``vision.pipeline.detect``; in the photo's negative when ``negative``) added: coded as the known index
-    they overlap (:data:`MATCH`), or :data:`NONE` (:data:`APART`, :data:`NONE_CONF`); the other found boxes are
-    left out. ``only``: each example's found boxes alone, those on a known index (what a profile's check reads, as
-    the reader will see them). ``progress(done, total)`` is told after each photo."""
+def found_boxes(examples: list, detector, reader, negative: bool = False, progress=None) -> list:
+    """The boxes ``detector`` finds in each example's photo (over the pyramid, ``vision.pipeline.detect``; in the
+    photo's negative when ``negative``): a list of ``vision.types.Detections``, one per example.
+    ``progress(done, total)`` is told after each photo."""
     det = NegativeDetector(detector) if negative and not isinstance(detector, NegativeDetector) else detector
     out = []
     for k, ex in enumerate(examples):
-        found = detect(load_photo(ex.image), det, reader)
-        boxes, codes = ([], []) if only else ([ex.boxes], list(ex.codes))
-        if len(found):
-            iou = box_iou(found.xyxy, ex.boxes) if len(ex.boxes) else np.zeros((len(found), 0))
-            best = iou.max(1) if iou.shape[1] else np.zeros(len(found))
-            match = best >= MATCH
-            none = (best < APART) & (found.confidence >= NONE_CONF) & (not only)
-            boxes.append(found.xyxy[match | none].astype(np.float32))
-            codes += [ex.codes[int(iou[j].argmax())] if match[j] else NONE for j in np.flatnonzero(match | none)]
-        out.append(Example(ex.image, np.concatenate(boxes) if boxes else np.zeros((0, 4), np.float32), tuple(codes)))
+        out.append(detect(load_photo(ex.image), det, reader))
         if progress:
             progress(k + 1, len(examples))
+    return out
+
+
+def with_found_boxes(examples: list, detector, reader, negative: bool = False,
+                     progress=None, only: bool = False, found: list | None = None, frame=None) -> list:
+    """``examples`` (:class:`Example`) each with the boxes ``detector`` finds in its photo (:func:`found_boxes`; or
+    ``found``, its result, when given) added: coded as the known index they overlap (:data:`MATCH`), or
+    :data:`NONE` (:data:`APART`, :data:`NONE_CONF`); the other found boxes are left out. ``only``: each example's
+    found boxes alone, those on a known index (what a profile's check reads, as the reader will see them).
+    ``frame`` (``vision.deck_frames.Frame``): the found boxes kept are corrected by it (matched as found).
+    ``progress(done, total)`` is told after each photo."""
+    if found is None:
+        found = found_boxes(examples, detector, reader, negative, progress)
+    out = []
+    for ex, got in zip(examples, found):
+        boxes, codes = ([], []) if only else ([ex.boxes], list(ex.codes))
+        if len(got):
+            iou = box_iou(got.xyxy, ex.boxes) if len(ex.boxes) else np.zeros((len(got), 0))
+            best = iou.max(1) if iou.shape[1] else np.zeros(len(got))
+            match = best >= MATCH
+            none = (best < APART) & (got.confidence >= NONE_CONF) & (not only)
+            kept = got.xyxy[match | none].astype(np.float32)
+            boxes.append(kept if frame is None else frame.apply(kept))
+            codes += [ex.codes[int(iou[j].argmax())] if match[j] else NONE for j in np.flatnonzero(match | none)]
+        out.append(Example(ex.image, np.concatenate(boxes) if boxes else np.zeros((0, 4), np.float32), tuple(codes)))
     return out

@@ -22,6 +22,10 @@ The result, a :class:`DeckProfile`, is checked on photos it did not learn from a
 indices to tell (:data:`MIN_CHECK`; five photos of a table), each photo in turn left out while the others teach;
 the profile kept is then fitted on every example.
 
+The detector frames an index its own way, the labelled examples theirs: with the detector, :func:`learn` learns
+the deck's frame correction from the example photos (``vision.deck_frames``), the profile's reader crops each box
+from its corrected box, and the heads learn on the detector's corrected boxes (:data:`FRAME`).
+
 A deck printed light on dark paper (a black deck with gold print) is read as its *negative*, which the models
 learned: :func:`reads_negative` tells from the examples (the stock reader names their ranks better so), the heads
 are fitted on the negative crops, and the profile reads every photo as its negative (``DeckProfile.negative``).
@@ -43,7 +47,8 @@ import numpy as np
 
 from scorer.errors import HandFootError
 
-from .deck_boxes import Example, with_found_boxes
+from .deck_boxes import Example, found_boxes, with_found_boxes
+from .deck_frames import IDENTITY, Frame, learn_frame, pairs
 from .deck_examples import MAX_BOXES, MAX_PHOTOS, NAME, ExamplesError, check_name, read_examples  # noqa: F401
 from .deck_glyphs import GlyphReader, later_photos, weigh
 from .deck_glyphs import fit as fit_glyphs
@@ -63,6 +68,11 @@ WINDOWS = (1.0,)
 #: learn a glyph reader of the deck's own (``vision.deck_glyphs``): False, True (on the example boxes), "boxes" (on
 #: the boxes the detector finds on the example indices too; needs the detector) or "found" (and "no index")
 GLYPHS = "boxes"
+#: the boxes a profile's heads learn from, when learning has the detector: ``"found"``, the detector's boxes on the
+#: examples' indices corrected by the deck's frame (``vision.deck_frames``: what the profile's reader crops at run
+#: time), or ``"labelled"``, the examples' own boxes (the frame still corrects the detector's boxes at run time);
+#: False: no frame correction (the heads learn on the examples' boxes, the detector's are read as found)
+FRAME = "found"
 #: adapt each reader member's last convolution too (``vision.deck_layers``), in this many steps
 LAYERS, LAYERS_STEPS = False, 150
 #: weight of the squared distance from the model's own heads (per weight)
@@ -103,6 +113,10 @@ class DeckProfile:
         negative: the deck is read as its negative (light print on dark paper: :func:`reads_negative`): its
             detector is a ``vision.models.detector.NegativeDetector``, and ``vision.pipeline.detect`` takes each photo's
             negative for every model.
+        layers, window, glyphs: the reader's last convolutions, crop window and glyph reader of this deck (None:
+            the model's, its own, none).
+        frame: the deck's frame correction of the detector's boxes (``vision.deck_frames``; profiles learned before
+            frames, or without the detector: the identity).
     """
 
     name: str
@@ -115,13 +129,15 @@ class DeckProfile:
     layers: Layers | None = None
     window: float | None = None
     glyphs: GlyphReader | None = None
+    frame: Frame = IDENTITY
 
     def models(self, detector, reader: IndexReader) -> tuple:
         """(detector, reader) reading this deck: ``reader`` (the same loaded model) with the profile's heads, layers,
-        window and glyph reader, and ``detector`` wrapped in :class:`vision.models.detector.NegativeDetector` when
-        :attr:`negative`."""
+        window, glyph reader and frame correction, and ``detector`` wrapped in
+        :class:`vision.models.detector.NegativeDetector` when :attr:`negative`."""
         return (NegativeDetector(detector) if self.negative else detector,
-                reader.with_heads(self.heads, self.layers, self.window, self.glyphs))
+                reader.with_heads(self.heads, self.layers, self.window, self.glyphs,
+                                  None if self.frame.is_identity else self.frame))
 
     def save(self, folder: Path) -> Path:
         """Write the profile to ``folder`` as ``NAME.npz``; returns the path."""
@@ -134,6 +150,7 @@ class DeckProfile:
                            for w, a in zip(("conv_w", "conv_b"), member)})
         if self.glyphs is not None:
             arrays.update(self.glyphs.arrays())
+        arrays.update(self.frame.arrays())
         meta = {"name": self.name, "photos": self.photos, "indices": self.indices, "check": self.check,
                 "created": self.created, "negative": self.negative, "window": self.window}
         path = folder / f"{self.name}.npz"
@@ -162,7 +179,7 @@ class DeckProfile:
             if "m0_conv_w" in z.files else None  # profiles of heads alone have none
         return cls(meta["name"], Heads(members), meta["photos"], meta["indices"], meta.get("check", {}),
                    meta.get("created", ""), bool(meta.get("negative", False)), layers, meta.get("window"),
-                   GlyphReader.from_arrays(z))  # None for profiles without one
+                   GlyphReader.from_arrays(z), Frame.from_arrays(z))  # None / identity for profiles without them
 
 
 def list_profiles(folder: Path) -> list[DeckProfile]:
@@ -255,7 +272,7 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
           anchor: float | None = None, layers: bool | str | None = None, photometric: bool | None = None,
           detector=None, temperature: float = 1.0, window: float | str | None = None,
           learn_found: bool = False, glyphs: bool | str | None = None,
-          check_found: bool | None = None) -> DeckProfile:
+          check_found: bool | None = None, frame: bool | str | None = None) -> DeckProfile:
     """A deck profile learned from ``examples`` (see the module docstring); ``progress(stage, done, total)`` is told
     how far it is (stages "reading the examples", "checking", "learning"; "finding the boxes" with ``detector``).
 
@@ -274,6 +291,13 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
     :data:`WINDOWS`, whichever reads the check best: with ``detector``, the check photos' card sets
     read whole at the reading floor, F1 against their codes).
 
+    ``frame`` (default :data:`FRAME`; with ``detector``, else False): ``"found"`` or ``"labelled"`` learns the
+    deck's frame correction (``vision.deck_frames.learn_frame``) from the detector's boxes on the example indices
+    and keeps it in the profile; the glyph reader learns on the corrected boxes, and with ``"found"`` so do the
+    heads (on the labelled boxes when the frame is the identity: too few pairs). False: no correction. When the
+    check reads the detector's boxes (``check_found``), the profile reads them corrected and the stock reader as
+    found.
+
     ``glyphs`` (default :data:`GLYPHS`; off without ``detector`` when it needs one): learn a glyph reader of the
     deck's own (``vision.deck_glyphs``) too, weighed on the examples' last photos (``vision.deck_glyphs.weigh``,
     ``check["glyphs"]``) and kept at a weight over 0: True, on the example boxes; ``"boxes"`` (with ``detector``):
@@ -287,6 +311,7 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
     Raises:
         ExamplesError: a bad name, fewer than two example photos, or too few indices to check (before any work).
         ProfileRefusedError: the profile reads the check photos worse than the stock reader.
+        ValueError: ``frame`` or ``glyphs`` that need the detector, without it.
         vision.models.detector.ModelError: a reader model without feature outputs.
     """
     check_name(name)
@@ -303,17 +328,27 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
     negative = reads_negative([e for e, c in zip(examples, folds[0]) if not c], reader)
     indices, photos = sum(len(e.codes) for e in examples), len(examples)
     windows = (None, *WINDOWS) if window == "auto" else (window,)
-    checked = originals = taught = examples  # the boxes the check reads: the examples', or the detector's on them
-    if glyphs in ("found", "boxes"):
-        if detector is None:
-            raise ValueError(f"glyphs={glyphs!r} needs the detector")
-        taught = with_found_boxes(examples, detector, reader, negative, tell("finding the boxes"))
+    frame = (FRAME if detector is not None else False) if frame is None else frame
+    if frame and detector is None:
+        raise ValueError(f"frame={frame!r} needs the detector")
     if check_found is None:  # the levers measured with the check on the detector's boxes keep it
         check_found = detector is not None and (window == "auto" or learn_found)
+    if glyphs in ("found", "boxes") and detector is None:
+        raise ValueError(f"glyphs={glyphs!r} needs the detector")
+    found = found_boxes(examples, detector, reader, negative, tell("finding the boxes")) \
+        if frame or glyphs in ("found", "boxes") or check_found else None
+    own_frame = learn_frame(*pairs([e.boxes for e in examples], [f.xyxy for f in found])) if frame else IDENTITY
+    fix = None if own_frame.is_identity else own_frame
+    checked = shown = originals = taught = learned = examples  # the boxes checked (stock; profile), and learned
+    if glyphs in ("found", "boxes"):
+        taught = with_found_boxes(examples, detector, reader, found=found, frame=fix)
     if check_found:
-        checked = with_found_boxes(examples, detector, reader, negative, tell("finding the boxes"), only=True)
-        if learn_found:
-            examples = with_found_boxes(examples, detector, reader, negative)
+        checked = with_found_boxes(examples, detector, reader, only=True, found=found)
+        shown = with_found_boxes(examples, detector, reader, only=True, found=found, frame=fix)
+    if learn_found:
+        learned = with_found_boxes(examples, detector, reader, found=found, frame=fix)
+    elif frame == "found" and fix is not None:
+        learned = with_found_boxes(examples, detector, reader, only=True, found=found, frame=fix)
 
     def fit(samples: Samples) -> tuple[Heads, Layers | None]:
         if layers:
@@ -332,27 +367,27 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
     for size in windows:
         told = tell("reading the examples")
         per = []
-        for k, e in enumerate(examples):
+        for k, e in enumerate(learned):  # None for a photo with no box to learn from
             per.append(samples_of([e], reader, augment, rng, None, negative, pre=bool(layers),
-                                photometric=photometric, window=size))
-            told(k + 1, len(examples))
+                                  photometric=photometric, window=size) if e.codes else None)
+            told(k + 1, len(learned))
         before = after = 0.0
         held = 0
         cards = np.zeros(3)  # cards read right, read, shown
         for f, check in enumerate(folds):
             tell("checking")(f, len(folds))
-            group = [e for e, c in zip(checked, check) if c]
-            test = plain(group, size, bool(layers))
-            if test is None:
+            test = plain([e for e, c in zip(shown, check) if c], size, bool(layers))
+            taught_here = [p for p, c in zip(per, check) if not c and p is not None]
+            if test is None or not taught_here:
                 continue
-            heads, got = fit(joined([p for p, c in zip(per, check) if not c]))
-            seen = plain(group, None, False, False)  # as the stock reader reads them
+            heads, got = fit(joined(taught_here))
+            seen = plain([e for e, c in zip(checked, check) if c], None, False, False)  # as the stock reader reads
             before += accuracy(stock, seen) * len(test.rank)
             after += accuracy(heads, test, got) * len(test.rank)
             held += len(test.rank)
             if len(windows) > 1 and detector is not None:
                 cards += _cards_read([e for e, c in zip(originals, check) if c], detector, reader.with_heads(
-                    heads, got, size), negative)
+                    heads, got, size, frame=fix), negative)
         f1 = 2 * cards[0] / max(cards[1] + cards[2], 1)  # card sets read at the floor, when known
         trials.append((f1, after / max(held, 1), before / max(held, 1), held, size, per))
     _, after, before, held, window, per = max(trials, key=lambda t: t[:2])
@@ -366,12 +401,12 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
                                   "not kept: check the example codes, or give more photos")
     own = None
     if glyphs:  # weighed on the last photos (a later photo of the same cards flatters a reader that memorises)
-        later, none = later_photos(examples), glyphs == "found"
+        later, none = later_photos(originals), glyphs == "found"
         weight, scores = 0.0, {}
-        if later is not None:
+        if later is not None and any(p is not None for p, c in zip(per, later) if not c):
             tell("learning the glyphs")(0, 2)
-            heads, got = fit(joined([p for p, c in zip(per, later) if not c]))
-            shown = taught if taught is not examples else checked
+            heads, got = fit(joined([p for p, c in zip(per, later) if not c and p is not None]))
+            shown = taught if taught is not examples else shown
             weight, scores = weigh([e for e, c in zip(taught, later) if not c], [e for e, c in zip(shown, later) if c],
                                    reader.with_heads(heads, got, window), negative, rng, none)
         figures["glyphs"] = {"weight": weight, "scores": {str(w): v for w, v in scores.items()}}
@@ -379,6 +414,10 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
             tell("learning the glyphs")(1, 2)
             own = fit_glyphs(taught, negative, rng, weight=weight, none=none)
     tell("learning")(0, 1)
-    heads, got = fit(joined(per))
+    heads, got = fit(joined([p for p in per if p is not None]))
+    if frame:
+        figures["frame"] = {"pairs": list(own_frame.pairs), "how": own_frame.how, "learned on": frame if fix else
+                            "labelled", "table": np.round(own_frame.table, 4).tolist()}
     return DeckProfile(name, heads, photos, indices, figures,
-                       datetime.now(timezone.utc).isoformat(timespec="seconds"), negative, got, window, own)
+                       datetime.now(timezone.utc).isoformat(timespec="seconds"), negative, got, window, own,
+                       own_frame)

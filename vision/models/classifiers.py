@@ -176,6 +176,9 @@ class IndexReader(OnnxModel):
     window: float | None = None
     #: a deck profile's glyph reader (``vision.deck_glyphs.GlyphReader``) blended into every reading; None: none
     glyphs: object | None = None
+    #: a deck profile's frame correction (``vision.deck_frames.Frame``): every box is cropped from its corrected
+    #: box, by the model and the glyph reader alike; None: as given
+    frame: object | None = None
     what: ClassVar[str] = "index reader"
     input_chw: ClassVar[tuple[int, int, int]] = (3, INPUT, INPUT)
 
@@ -207,9 +210,12 @@ class IndexReader(OnnxModel):
 
     def probabilities(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Rank ``(n, 15)`` (:data:`RANKS`) and suit ``(n, 4)`` probabilities of the indices in ``boxes``
-        ((n, 4) xyxy px) of a (H, W, 3) BGR image, averaged over the crops turned by :data:`VIEWS`."""
+        ((n, 4) xyxy px) of a (H, W, 3) BGR image, averaged over the crops turned by :data:`VIEWS` (each cut
+        from its box corrected by :attr:`frame`, when a profile gives one)."""
         if not len(boxes):
             return np.zeros((0, len(RANKS)), np.float32), np.zeros((0, 4), np.float32)
+        if self.frame is not None:
+            boxes = self.frame.apply(boxes)
         x = crops_of(image, boxes, window=self.window)
         if self.heads is None:
             rank_p, suit_p = self._session.run(["rank", "suit"], {"crops": x})
@@ -279,12 +285,13 @@ class IndexReader(OnnxModel):
         return Heads(tuple(tuple(out[4 * k:4 * k + 4]) for k in range(self.members)))
 
     def with_heads(self, heads: Heads | None, layers=None, window: float | None = None,
-                   glyphs=None) -> IndexReader:
+                   glyphs=None, frame=None) -> IndexReader:
         """This reader (the same loaded model) reading with ``heads``, ``layers`` (:class:`Layers`), crops of
-        ``window`` times each box and ``glyphs`` (``vision.deck_glyphs.GlyphReader``) blended in (a deck profile's;
-        None: the model's, :data:`WINDOW`, none)."""
+        ``window`` times each box, ``glyphs`` (``vision.deck_glyphs.GlyphReader``) blended in and each box corrected
+        by ``frame`` (``vision.deck_frames.Frame``) first (a deck profile's; None: the model's, :data:`WINDOW`,
+        none, none)."""
         other = copy.copy(self)
-        other.heads, other.layers, other.window, other.glyphs = heads, layers, window, glyphs
+        other.heads, other.layers, other.window, other.glyphs, other.frame = heads, layers, window, glyphs, frame
         return other
 
     def read(self, image: np.ndarray, boxes: np.ndarray) -> tuple[list[str | None], np.ndarray, np.ndarray]:

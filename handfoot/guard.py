@@ -250,7 +250,8 @@ class Guard:
             if parts is not None and not parts.feed(chunk):
                 exceeded = True
                 most = f"{file_bytes / 1e6:.0f} MB" if file_bytes >= 1e6 else f"{file_bytes:,} bytes"
-                why = f"{parts.filename or 'a photo in the upload'}: file too large (over {most}; at most {most} a photo)"
+                why = (f"{parts.filename or 'a photo in the upload'}: file too large (over {most}; at most {most} "
+                       "a photo)")
                 raise _BodyTooLarge()
             return message
 

@@ -12,7 +12,6 @@ correction is re-scoring, never arithmetic on stored totals.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import secrets
 import sqlite3
@@ -291,30 +290,16 @@ class Ledger:
             where = f"round {row[1]}" + ("" if row[0] == game_id else f" of game {row[0]}")
             raise ConflictError(f"this photo reading is already {where}: a reading is saved once (correct "
                                 f"{where} instead)", game=row[0], round=row[1])
-        mine = self._photo_digests(conn, reading)
-        rows = conn.execute("SELECT r.n, r.reading FROM rounds r WHERE r.game_id = ? AND r.reading IS NOT NULL "
-                            "AND r.reading != ? AND r.n IS NOT ? ORDER BY r.n", (game_id, reading, n)).fetchall()
-        for other_n, other in rows:
-            theirs = self._photo_digests(conn, other)
-            name = next((name for digest, name in mine.items() if digest in theirs), None)
-            if name is not None:
-                raise ConflictError(f"{name} is already scored in round {other_n} (the same photo, sent again or "
-                                    f"from another phone): a photo is scored once (correct round {other_n} instead)",
-                                    game=game_id, round=other_n)
-
-    def _photo_digests(self, conn: sqlite3.Connection, reading: str) -> dict[str, str]:
-        """sha256 of each photo of a reading -> the photo's name: kept with the reading (``files[k]["sha256"]``),
-        or hashed from ``photos/<id>/`` for a reading kept before digests were (a missing file is left out)."""
-        row = conn.execute("SELECT files FROM readings WHERE id = ?", (reading,)).fetchone()
-        digests: dict[str, str] = {}
-        for entry in json.loads(row[0]) if row else []:
-            digest = entry.get("sha256")
-            if digest is None and is_id(reading):
-                path = self.photos_dir / reading / Path(entry.get("file", "")).name
-                digest = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
-            if digest:
-                digests.setdefault(digest, entry.get("name") or entry.get("file", "a photo"))
-        return digests
+        # each photo's sha256 is kept with its reading (``files[k]["sha256"]``; readings kept before have none)
+        row = conn.execute(
+            "SELECT r.n, json_extract(mine.value, '$.name') FROM readings x, json_each(x.files) mine, rounds r "
+            "JOIN readings y ON y.id = r.reading, json_each(y.files) theirs WHERE x.id = ? AND r.game_id = ? "
+            "AND r.reading != ? AND r.n IS NOT ? AND json_extract(mine.value, '$.sha256') = "
+            "json_extract(theirs.value, '$.sha256') ORDER BY r.n LIMIT 1", (reading, game_id, reading, n)).fetchone()
+        if row is not None:
+            raise ConflictError(f"{row[1]} is already scored in round {row[0]} (the same photo, sent again or from "
+                                f"another phone): a photo is scored once (correct round {row[0]} instead)",
+                                game=game_id, round=row[0])
 
     def games(self) -> list[GameRecord]:
         """Every game, newest first."""

@@ -155,8 +155,9 @@ class LiveSession:
     def state(self) -> dict[str, Any]:
         """What the live view shows: ``status`` (``starting``, ``waiting`` for a viewer, ``watching``, ``moving``,
         ``reading``, ``reconnecting``, ``ended``, ``stopped``), a ``message`` in words, whether the source is a
-        ``video``, the ``game`` and the ``round`` being watched (None without a game), the ``teams`` in view, the stable ``layout``, its ``cards`` where the picture
-        shows them (:func:`handfoot.picture.shown_cards`) and each team's ``totals``, the
+        ``video``, the ``game`` and the ``round`` being watched (None without a game), the ``teams`` in view, the
+        stable ``layout``, its ``cards`` where the picture shows them (:func:`handfoot.picture.shown_cards`) and
+        each team's ``totals``, the
         ``events`` (oldest first), ``reads`` and the picture's frames per second."""
         with self._lock:
             status = self._status_now()

@@ -209,7 +209,7 @@ class Rules(BaseModel):
             return self
         unknown = sorted(set(changes) - set(type(self).model_fields))
         if unknown:
-            raise RulesError(f"unknown rule field(s): {', '.join(_with_guess(u) for u in unknown)} "
+            raise RulesError(f"unknown rule field(s): {', '.join(u + _guess(u) for u in unknown)} "
                              f"(see 'handfoot rules {self.name}')")
         data = self.model_dump()
         if "players" in changes and "decks" not in changes and self.decks_follow_players:
@@ -321,12 +321,12 @@ class Rules(BaseModel):
         return ", ".join(parts)
 
 
-def _with_guess(name: str) -> str:
-    """``name``, with the rule field it is probably a misspelling or a shortening of: ``"clean_book (did you mean
-    clean_book_bonus?)"``; ``name`` alone when none is close."""
+def _guess(name: str) -> str:
+    """`` (did you mean FIELD?)`` naming the rule field ``name`` is probably a misspelling or a shortening of
+    (``clean_book``: ``clean_book_bonus``); empty when none is close."""
     fields = list(Rules.model_fields)
     guess = difflib.get_close_matches(name, fields, n=1, cutoff=0.6) or [f for f in fields if name and name in f][:1]
-    return f"{name} (did you mean {guess[0]}?)" if guess else name
+    return f" (did you mean {guess[0]}?)" if guess else ""
 
 
 def _one_line(exc: ValidationError) -> str:
@@ -335,7 +335,7 @@ def _one_line(exc: ValidationError) -> str:
         loc = ".".join(str(p) for p in err["loc"])
         msg = err["msg"]
         if err["type"] == "extra_forbidden":
-            msg = "unknown rule field" + _with_guess(str(err["loc"][-1]))[len(str(err["loc"][-1])):]
+            msg = "unknown rule field" + _guess(str(err["loc"][-1]))
         elif msg.startswith("Value error, "):
             msg = msg[len("Value error, "):]
         msgs.append(f"{loc}: {msg}" if loc else msg)

@@ -3,7 +3,7 @@ with ``app.dependency_overrides``), the error answers for the OpenAPI schema, an
 
 from __future__ import annotations
 
-import shutil
+import hashlib
 from pathlib import Path
 from typing import Annotated
 
@@ -87,10 +87,14 @@ def decks_dir(settings) -> Path:
     return core.decks_dir(settings.db.parent)
 
 
-def save_upload(upload: UploadFile, dest: Path) -> None:
-    """Copy an upload to ``dest`` (1 MiB at a time)."""
+def save_upload(upload: UploadFile, dest: Path) -> str:
+    """Copy an upload to ``dest`` (1 MiB at a time); returns the sha256 of its bytes, taken as they are copied."""
     upload.file.seek(0)
+    digest = hashlib.sha256()
     with open(dest, "wb") as f:
-        shutil.copyfileobj(upload.file, f, 1024 * 1024)
+        while chunk := upload.file.read(1024 * 1024):
+            digest.update(chunk)
+            f.write(chunk)
+    return digest.hexdigest()
 
 

@@ -3,7 +3,6 @@ corrections tried on a kept reading."""
 
 from __future__ import annotations
 
-import hashlib
 import shutil
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -58,12 +57,12 @@ def _read_photos(ledger: Ledger, reading_id: str, tables: list[UploadFile], hand
             kind = image_format(upload.file.read(64)) or "bin"
             ext = {"JPEG": ".jpg"}.get(kind, "." + kind.lower())
             dest = folder / f"photo-{k}{ext}"
-            save_upload(upload, dest)
+            digest = save_upload(upload, dest)
             paths.append(dest)
             names.append(Path(upload.filename or f"photo-{k}").name[:120])
             files.append({"name": names[-1], "file": dest.name, "annotated": f"annotated-{k}.jpg",
                           "kind": "table" if k < len(tables) else "hand",
-                          "sha256": hashlib.sha256(dest.read_bytes()).hexdigest()})
+                          "sha256": digest})
         result = core.read_and_score_photos(paths[:len(tables)], req, models,
                                                    [(t, p) for (t, _), p in zip(hands, paths[len(tables):])],
                                                    limits, names, core.decks_dir(ledger.path.parent))

@@ -81,7 +81,8 @@ def _field(name: str, value: Any, info: FieldInfo) -> RuleField:
 def rule_fields(name: Annotated[str, Field(max_length=40)]) -> list[RuleField]:
     """A preset's fields with their meaning, in order: what a page shows as house-rule switches."""
     values = one_rules(name)
-    return [_field(k, values[k], info) for k, info in Rules.model_fields.items() if k not in ("name", "title", "source")]
+    return [_field(k, values[k], info) for k, info in Rules.model_fields.items()
+            if k not in ("name", "title", "source")]
 
 
 

@@ -43,8 +43,7 @@ export async function liveView(gid) {
     over = Boolean(now.over);
     title.textContent = `Live: ${now.teams.join(" vs ")}, ` + (over ? "the game is over" : `round ${now.next_round}`);
     overNote.hidden = !over;
-    end.disabled = over || end.disabled;
-    end.hidden = over;
+    render(last);  /* End of round follows `over` */
   }
   const phone = state.source === "browser" ? (await import("/static/camera.js")).cameraNote(state) : null;
   const labels = (await import("/static/livepicture.js")).labelLayer(picture);  /* card codes over the picture */
@@ -62,8 +61,9 @@ export async function liveView(gid) {
            h("p", {class: "muted"}, "Cards are read when the table has been still for a moment; nothing is read while a hand is over it. " +
              "Tap the picture to open it larger. At the end of the round press End of round: you check the reading, correct any card in a tap, and save it to the game."))));
   picture.src = `/v1/live/stream.mjpg?view=${token}.${Date.now()}`;  /* a new address: never the last stream's picture */
-  let shown = -1;
+  let shown = -1, last = state;
   function render(st) {
+    last = st;
     status.replaceChildren(h("span", {class: `dot ${st.status}`, "aria-hidden": "true"}), ` ${st.message}`);
     status.title = `${st.fps} pictures a second · ${st.reads} reading${st.reads === 1 ? "" : "s"}`;
     totals.replaceChildren(...teams.map(t => st.teams.includes(t)

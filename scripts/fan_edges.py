@@ -6,17 +6,18 @@
 
 Reads each table as ``scripts/fan_failures.py`` does (stage 1 from ``--cache``, or the true index boxes read as
 their true codes with ``--oracle``) and, for each meld of the reading, measures three counts: the true one (the true
-fan holding most of its read indices), the indices' (its cards), and the edges' (:func:`vision.photo_checks.strip_count`
-on the meld as read; none when its edges are too faint or it has too few read cards). The indices' count is
-``right`` (as many cards as the true fan), ``over``, or ``under`` by the first reason of its missing cards (those of
-the true fan it does not hold): ``hidden`` (the card shows no index), ``missed`` (an index shows but no pile holds
-it: not boxed, under the floor, read wrong, dropped), ``split`` (another pile holds it). Prints, by that class, how often the edges' count is equal,
-more and right, more and still short, more and too many; and where the edges' extra cards lie (in a gap, before the
-bottom card) against where the missing cards lie in the true fan (below its lowest card held, or above). Each
-record also says whether the edges were read from the meld's true bottom (``dir_ok``), how many true cards lie below
-and above the ones it holds, and, for the first three places before its bottom card, the edge there as a share of
-the read cards' median edge strength, the strip's brightness less the fan's strips' (grey levels) and its share of
-card-paper pixels (``places``). No figure is tuned here.
+fan holding most of its read indices), the indices' (its cards), and the edges'
+(:func:`vision.photo_checks.strip_count` on the meld as read; none when its edges are too faint or it has too few
+read cards). The indices' count is ``right`` (as many cards as the true fan), ``over``, or ``under`` by the first
+reason of its missing cards (those of the true fan it does not hold): ``hidden`` (the card shows no index),
+``missed`` (an index shows but no pile holds it: not boxed, under the floor, read wrong, dropped), ``split``
+(another pile holds it). Prints, by that class, how often the edges' count is equal, more and right, more and still
+short, more and too many; and, where the edges show more, where their extra cards lie (in a gap, before the bottom
+card) with the indices' class, the edges' count right or wrong, and the fan's end covered or open. Each record also says whether the edges
+were read from the meld's true bottom (``dir_ok``), how many true cards lie below and above the ones it holds, and,
+for the first three places before its bottom card, the edge there as a share of the read cards' median edge
+strength, the strip's brightness less the fan's strips' (grey levels) and its share of card-paper pixels
+(``places``). No figure is tuned here.
 """
 
 from __future__ import annotations

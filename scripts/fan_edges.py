@@ -13,11 +13,11 @@ reason of its missing cards (those of the true fan it does not hold): ``hidden``
 ``missed`` (an index shows but no pile holds it: not boxed, under the floor, read wrong, dropped), ``split``
 (another pile holds it). Prints, by that class, how often the edges' count is equal, more and right, more and still
 short, more and too many; and, where the edges show more, where their extra cards lie (in a gap, before the bottom
-card) with the indices' class, the edges' count right or wrong, and the fan's end covered or open. Each record also says whether the edges
-were read from the meld's true bottom (``dir_ok``), how many true cards lie below and above the ones it holds, and,
-for the first three places before its bottom card, the edge there as a share of the read cards' median edge
-strength, the strip's brightness less the fan's strips' (grey levels) and its share of card-paper pixels
-(``places``). No figure is tuned here.
+card) with the indices' class, the edges' count right or wrong, and the fan's end covered or open. Each record also
+says whether the edges were read from the meld's true bottom (``dir_ok``), how many true cards lie below and above
+the ones it holds, and, for the first three places before its bottom card, the edge there as a share of the read
+cards' median edge strength, the strip's brightness less the fan's strips' (grey levels) and its share of card-paper
+pixels (``places``). No figure is tuned here.
 """
 
 from __future__ import annotations

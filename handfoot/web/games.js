@@ -183,7 +183,8 @@ export async function gameView(gid, latest) {
         r.score.problems.length ? h("p", {class: "problem"}, `${r.score.problems.length} rule problem(s): ` +
           r.score.problems.map(problemText).join("; ")) : null,
         h("div", {class: "row"},
-          r.photo_reading ? h("a", {class: "button", href: `#/game/${gid}/check/${r.photo_reading}/${r.n}`}, `Correct round ${r.n}`) : null,
+          h("a", {class: "button", href: r.photo_reading ? `#/game/${gid}/check/${r.photo_reading}/${r.n}` : `#/game/${gid}/type/${r.n}`},
+            `Correct round ${r.n}`),
           r.photos.length ? h("a", {class: "button", href: r.photos[0], target: "_blank"}, "The photo") : null,
           h("button", {type: "button", class: "danger", onclick: async (ev) => {
             const last = r.n === g.rounds.length;

@@ -1,7 +1,7 @@
 """A round typed in on the page, with no photo, end to end: a real ``handfoot serve`` (127.0.0.1, a temporary
 ledger) driven by headless Chromium (Debian's chromium + chromium-driver, through selenium).
 
-- From the round page's "Type the cards instead": each team's melds, squared book, red threes and cards held are
+- From the round page (a photo with no card found leads there too), "Type the cards instead": each team's melds, squared book, red threes and cards held are
   typed; the score shows as they are typed and equals the rules engine's score of the same layout; the rules'
   problems (a team went out without its books) are asked about before Save stores it.
 - A wrong card code is named with its team and line, its field marked, and nothing is stored.
@@ -75,7 +75,17 @@ def test_a_round_typed_in_is_scored_saved_and_corrected(server, browser, tmp_pat
     viewport(d, 390, 844)
     game = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
     d.get(f"{server}/#/game/{game}/round")
-    wait.until(lambda d: d.find_elements(By.ID, "type-round")).pop().click()
+    assert wait.until(lambda d: d.find_elements(By.ID, "type-round")).pop().text == "Type the cards instead"
+    # a photo the camera finds no card in: the error says so and leads to typing the round
+    import cv2
+    import numpy as np
+
+    blank = tmp_path / "blank.png"
+    cv2.imwrite(str(blank), np.full((480, 640, 3), 90, np.uint8))
+    d.find_element(By.ID, "table-0").send_keys(str(blank))
+    d.find_element(By.ID, "read-cards").click()
+    wait.until(lambda d: "no cards found" in (text_of(d, ".status") or ""))
+    d.find_element(By.CSS_SELECTOR, ".status a").click()
     wait.until(lambda d: d.find_elements(By.ID, "melds-0"))
     assert text_of(d, "#typed-heading") == "Type round 1"
 
@@ -133,4 +143,5 @@ def test_a_round_typed_in_is_scored_saved_and_corrected(server, browser, tmp_pat
                == int(want["Them"].replace(",", "")))
     assert len(httpx.get(f"{server}/v1/games/{game}").json()["rounds"]) == 2
     # the browser logs each refused request (the wrong code's 422, the stale save's 412); nothing else
-    assert [e for e in console_errors(d) if "(Unprocessable Entity)" not in e and "(Precondition Failed)" not in e] == []
+    assert [e for e in console_errors(d) if "(Unprocessable Entity)" not in e and "(Precondition Failed)" not in e
+            and "/v1/photos - " not in e] == []

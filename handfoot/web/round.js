@@ -87,6 +87,8 @@ export async function roundView(gid) {
         status.replaceChildren(errorBox(new Error(`${body.error} (try again in ${wait} seconds)`)));
       } else {
         status.replaceChildren(errorBox(new Error(body.error || `the server answered ${xhr.status}`)));
+        if (/no cards found/.test(body.error || ""))  /* a photo the camera cannot read: the way round it */
+          status.append(h("p", {}, "Another photo, or ", h("a", {href: `#/game/${gid}/type`}, "type the cards instead"), "."));
         showTyped(body.error || "");
       }
     };

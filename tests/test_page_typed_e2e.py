@@ -145,3 +145,28 @@ def test_a_round_typed_in_is_scored_saved_and_corrected(server, browser, tmp_pat
     # the browser logs each refused request (the wrong code's 422, the stale save's 412); nothing else
     assert [e for e in console_errors(d) if "(Unprocessable Entity)" not in e and "(Precondition Failed)" not in e
             and "/v1/photos - " not in e] == []
+
+
+def test_a_finished_game_is_played_again_with_the_same_teams(server, browser):
+    d, wait = browser, WebDriverWait(browser, 30)
+    viewport(d, 390, 844)
+    made = {"rules": "pagat", "teams": ["Us", "Them"], "names": {"Us": ["Ann", "Bob"]},
+            "house_rules": {"opening_minimums": [50]}}  # a game of one round
+    game = httpx.post(f"{server}/v1/games", json=made).json()["id"]
+    d.get(f"{server}/#/game/{game}/type")
+    wait.until(lambda d: d.find_elements(By.ID, "melds-0"))
+    typed(d, "melds", 0, "KH KS KD")
+    typed(d, "melds", 1, "4S 4H 4D")
+    wait.until(lambda d: text_of(d, "#typed-score [data-points=Them]") == expected(
+        {"Us": {"melds": [["KH", "KS", "KD"]]}, "Them": {"melds": [["4S", "4H", "4D"]]}}, None)["Them"])
+    d.find_element(By.ID, "save-typed").click()
+    wait.until(lambda d: "The game is over: Us won." in (text_of(d, "main") or ""))
+    d.find_element(By.ID, "play-again").click()
+    wait.until(lambda d: game not in d.current_url and d.find_elements(By.ID, "score-round"))
+    games = httpx.get(f"{server}/v1/games").json()
+    assert len(games) == 2
+    again = httpx.get(f"{server}/v1/games/{d.current_url.rsplit('/', 1)[1]}").json()
+    assert (again["rules"], again["teams"], again["names"], again["house_rules"], again["rounds"]) == (
+        "pagat", ["Us", "Them"], {"Us": ["Ann", "Bob"]}, {"opening_minimums": [50]}, [])
+    assert "Us vs Them" in text_of(d, "h1")
+    assert console_errors(d) == []

@@ -150,6 +150,22 @@ export function breakdownTable(score, teams) {
   return table;
 }
 
+/* A new game with a finished game's teams, players, rules, house rules and deck (one game per press, however often
+ * the answer is lost: one Idempotency-Key). */
+let againKey = null;
+async function playAgain(g, button) {
+  againKey = againKey || hfSync.newKey();
+  setBusy(button, true);
+  try {
+    const game = await api("POST", "/v1/games", {rules: g.rules, teams: g.teams, names: g.names, house_rules: g.house_rules,
+                                                 teach: g.teach || null}, againKey);
+    againKey = null;
+    if (g.deck) await api("PUT", `/v1/games/${game.id}/deck`, {deck: g.deck, teach: !!g.teach}).catch(() => {});
+    toast("A new game, the same teams");
+    location.hash = `#/game/${game.id}`;
+  } catch (e) { if (e.status) againKey = null; toast(e.message, true); setBusy(button, false); }
+}
+
 export function onGame(gid, hash) { return location.hash === hash || (hash === `#/game/${gid}` && location.hash === `#/game/${gid}/`); }
 export async function gameView(gid, latest) {
   const g = latest ? hfSync.note(latest) : await api("GET", `/v1/games/${gid}`);
@@ -183,7 +199,8 @@ export async function gameView(gid, latest) {
         r.score.problems.length ? h("p", {class: "problem"}, `${r.score.problems.length} rule problem(s): ` +
           r.score.problems.map(problemText).join("; ")) : null,
         h("div", {class: "row"},
-          r.photo_reading ? h("a", {class: "button", href: `#/game/${gid}/check/${r.photo_reading}/${r.n}`}, `Correct round ${r.n}`) : null,
+          h("a", {class: "button", href: r.photo_reading ? `#/game/${gid}/check/${r.photo_reading}/${r.n}` : `#/game/${gid}/type/${r.n}`},
+            `Correct round ${r.n}`),
           r.photos.length ? h("a", {class: "button", href: r.photos[0], target: "_blank"}, "The photo") : null,
           h("button", {type: "button", class: "danger", onclick: async (ev) => {
             const last = r.n === g.rounds.length;
@@ -208,7 +225,9 @@ export async function gameView(gid, latest) {
   }
   grid.append(body);
   const next = g.over
-    ? h("p", {class: "winner"}, g.winner ? `The game is over: ${g.winner} won.` : "The game is over: a tie, or a squared book still to count.")
+    ? h("div", {}, h("p", {class: "winner"}, g.winner ? `The game is over: ${g.winner} won.` : "The game is over: a tie, or a squared book still to count."),
+        h("div", {class: "row"}, h("button", {type: "button", class: "primary", id: "play-again", onclick: (ev) => playAgain(g, ev.target)},
+          "New game, same teams")))
     : h("p", {}, `Next: round ${g.next_round}, opening minimum ${fmt(g.next_minimum)}` + (g.leader ? ` · ${g.leader} leads` : ""));
   show(
     h("h1", {}, g.teams.join(" vs ")),

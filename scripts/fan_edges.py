@@ -33,9 +33,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
 
-from datasets.examples import load_examples  # noqa: E402
-from datasets.scenes import true_detections  # noqa: E402
 from vision.types import PileKind  # noqa: E402
 
 
@@ -167,40 +166,16 @@ def summarise(records: list[dict]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from datasets.evaluation import assign_owners, cached_found
+    from fan_failures import read_tables, table_arguments
+
     from vision.config import DEFAULT
-    from vision.images import load_image
-    from vision.pipeline import load_models, load_stack_checker, read_image
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--scenes", type=Path)
-    ap.add_argument("--examples", type=Path)
-    ap.add_argument("--cache", type=Path, help="stage 1's boxes and readings kept per photo (with the models)")
-    ap.add_argument("--oracle", action="store_true", help="the true index boxes instead of the models")
-    ap.add_argument("--match-iou", type=float, default=0.3, help="IoU at which a read box is on a true index")
+    table_arguments(ap)
     ap.add_argument("--json", type=Path, help="also write every meld's record here")
     args = ap.parse_args(argv)
-    if bool(args.scenes) == bool(args.examples):
-        ap.error("give one of --scenes or --examples")
-    if not args.oracle and args.cache is None:
-        ap.error("give --cache (or --oracle)")
-    if args.examples:
-        docs = [(d, args.examples / d["image"]) for d in load_examples(args.examples)]
-    else:
-        docs = [json.loads(p.read_text()) for p in sorted((args.scenes / "layouts").glob("*.json"))]
-        docs = [(d, args.scenes / "images" / d["image"]) for d in docs]
-    detector, reader = (None, None) if args.oracle else load_models()
-    stacks = load_stack_checker()
     records = []
-    for doc, path in docs:
-        image = load_image(path)
-        if args.oracle:
-            found, owners = true_detections(doc)
-        else:
-            found = cached_found(args.cache / f"{Path(path).stem}.npz", image, detector, reader, None)
-        reading = read_image(image, detector, reader, stacks, found=found)[0]
-        if not args.oracle:
-            owners = assign_owners(reading.detections, doc, args.match_iou)
+    for doc, path, image, _, reading, owners in read_tables(ap, args):
         for rec in meld_records(doc, reading, owners, image, DEFAULT):
             rec["table"] = Path(path).stem
             records.append(rec)

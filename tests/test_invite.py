@@ -69,6 +69,8 @@ def test_the_route_answers_for_a_game_and_404_for_none(tmp_path):
         assert out["url"] == f"http://192.168.1.20:8000/#/game/{game}" and out["reason"] is None
         assert decoded(out["qr"]) == out["url"]
         assert c.get("/v1/games/ffff/invite").status_code == 404
+        home = c.get("/v1/invite").json()
+        assert home["url"] == "http://192.168.1.20:8000/" and decoded(home["qr"]) == home["url"]
 
 
 def test_a_second_phone_opens_the_game_from_the_invite(tmp_path):

@@ -183,5 +183,15 @@ def game_invite(game_id: str, request: Request, settings=Depends(get_settings),
     """Another phone at the table: the address of this game's page for it, and the QR code its camera opens
     (``handfoot.invite``: by the name this request reached the server, or this computer's network address)."""
     ledger.game(game_id)
+    return _invite(request, settings, game_id)
+
+
+@router.get("/invite", response_model=InviteOut, responses={401: ERRORS[401]})
+def page_invite(request: Request, settings=Depends(get_settings)) -> InviteOut:
+    """Another phone: the address of the page (the games) for it, and its QR code, as for a game's."""
+    return _invite(request, settings, None)
+
+
+def _invite(request: Request, settings, game_id: str | None) -> InviteOut:
     out = invite(request.headers.get("host"), request.url.scheme, settings.host, settings.token, game_id)
     return InviteOut(url=out.url, qr=out.qr, reason=out.reason)

@@ -17,7 +17,8 @@ export async function homeView() {
   }
   show(
     h("h1", {}, "Games"),
-    h("div", {class: "row"}, h("a", {class: "button primary", href: "#/new"}, "New game")),
+    h("div", {class: "row"}, h("a", {class: "button primary", href: "#/new"}, "New game"),
+      h("button", {type: "button", id: "invite", onclick: () => inviteSheet(null)}, "Another phone")),
     games.length ? list : h("p", {class: "muted"}, "No games yet: start one, then score each round from a photo of the table."));
 }
 
@@ -150,17 +151,18 @@ export function breakdownTable(score, teams) {
   return table;
 }
 
-/* Another phone at the table: the QR code its camera opens this game's page from, and the address to type
- * (GET /v1/games/{id}/invite: by this server's network address, with its access token). */
+/* Another phone at the table: the QR code its camera opens this game's page (gid; null: the games) from, and the
+ * address to type (GET /v1/games/{id}/invite, /v1/invite: by this server's network address, with its token). */
 async function inviteSheet(gid) {
   let out;
-  try { out = await api("GET", `/v1/games/${gid}/invite`); } catch (e) { toast(e.message, true); return; }
+  try { out = await api("GET", gid ? `/v1/games/${gid}/invite` : "/v1/invite"); } catch (e) { toast(e.message, true); return; }
   openSheet("Another phone at the table", out.url
     ? h("div", {class: "invite"},
         h("p", {}, "On the other phone (on the same Wi-Fi), point the camera at this code and open the address it shows:"),
         h("img", {src: out.qr, id: "invite-qr", alt: `QR code of ${out.url}`, width: "240", height: "240"}),
         h("p", {class: "muted"}, "Or type this address:"), h("p", {class: "invite-url"}, h("code", {id: "invite-url"}, out.url)),
-        h("p", {class: "muted"}, "Both phones then keep this game's score; what one saves shows on the other."),
+        h("p", {class: "muted"}, gid ? "Both phones then keep this game's score; what one saves shows on the other."
+                                     : "Both phones then see the same games; what one saves shows on the other."),
         h("div", {class: "row"}, h("button", {type: "button", class: "primary", onclick: closeSheet}, "Done")))
     : h("div", {}, h("p", {id: "invite-reason"}, `No other phone can open handfoot now: ${out.reason}.`),
         h("div", {class: "row"}, h("button", {type: "button", onclick: closeSheet}, "Close"))));

@@ -129,6 +129,11 @@ def test_a_round_typed_in_is_scored_saved_and_corrected(server, browser, tmp_pat
 
     # round 2 corrected from the game page: the form holds it; Them held no cards after all
     wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "tr.round")) == 2)
+    d.save_screenshot(str(shots / "page_game_typed_390.png"))
+    # Another phone, on a server that listens on this computer only: said plainly
+    d.find_element(By.ID, "invite").click()
+    wait.until(lambda d: "handfoot listens on this computer only" in (text_of(d, "#invite-reason") or ""))
+    d.find_element(By.CSS_SELECTOR, "#sheet-body button").click()
     d.find_elements(By.CSS_SELECTOR, "tr.round")[1].click()
     wait.until(lambda d: d.find_elements(By.LINK_TEXT, "Correct round 2")).pop().click()
     wait.until(lambda d: text_of(d, "#typed-heading") == "Correct round 2")

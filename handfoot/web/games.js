@@ -1,6 +1,6 @@
 /* The games: the list (#/), a new game (#/new) and a game with its rounds (#/game/ID). */
 import {api} from "/static/api.js";
-import {askConfirm, errorBox, fmt, h, problemText, setBusy, show, teamTotal, toast, total} from "/static/ui.js";
+import {askConfirm, closeSheet, errorBox, fmt, h, openSheet, problemText, setBusy, show, teamTotal, toast, total} from "/static/ui.js";
 
 /* -- games ------------------------------------------------------------------------------------------------- */
 export async function homeView() {
@@ -17,7 +17,8 @@ export async function homeView() {
   }
   show(
     h("h1", {}, "Games"),
-    h("div", {class: "row"}, h("a", {class: "button primary", href: "#/new"}, "New game")),
+    h("div", {class: "row"}, h("a", {class: "button primary", href: "#/new"}, "New game"),
+      h("button", {type: "button", id: "invite", onclick: () => inviteSheet(null)}, "Another phone")),
     games.length ? list : h("p", {class: "muted"}, "No games yet: start one, then score each round from a photo of the table."));
 }
 
@@ -150,6 +151,23 @@ export function breakdownTable(score, teams) {
   return table;
 }
 
+/* Another phone at the table: the QR code its camera opens this game's page (gid; null: the games) from, and the
+ * address to type (GET /v1/games/{id}/invite, /v1/invite: by this server's network address, with its token). */
+async function inviteSheet(gid) {
+  let out;
+  try { out = await api("GET", gid ? `/v1/games/${gid}/invite` : "/v1/invite"); } catch (e) { toast(e.message, true); return; }
+  openSheet("Another phone at the table", out.url
+    ? h("div", {class: "invite"},
+        h("p", {}, "On the other phone (on the same Wi-Fi), point the camera at this code and open the address it shows:"),
+        h("img", {src: out.qr, id: "invite-qr", alt: `QR code of ${out.url}`, width: "240", height: "240"}),
+        h("p", {class: "muted"}, "Or type this address:"), h("p", {class: "invite-url"}, h("code", {id: "invite-url"}, out.url)),
+        h("p", {class: "muted"}, gid ? "Both phones then keep this game's score; what one saves shows on the other."
+                                     : "Both phones then see the same games; what one saves shows on the other."),
+        h("div", {class: "row"}, h("button", {type: "button", class: "primary", onclick: closeSheet}, "Done")))
+    : h("div", {}, h("p", {id: "invite-reason"}, `No other phone can open handfoot now: ${out.reason}.`),
+        h("div", {class: "row"}, h("button", {type: "button", onclick: closeSheet}, "Close"))));
+}
+
 /* A new game with a finished game's teams, players, rules, house rules and deck (one game per press, however often
  * the answer is lost: one Idempotency-Key). */
 let againKey = null;
@@ -237,6 +255,7 @@ export async function gameView(gid, latest) {
     g.over ? null : h("div", {class: "row"}, h("a", {class: "button primary", href: `#/game/${gid}/round`, id: "score-round"},
                                             `Score round ${g.next_round}`),
                       h("a", {class: "button", href: `#/live/${gid}`, id: "watch-live"}, "Watch the table live")),
+    h("div", {class: "row"}, h("button", {type: "button", id: "invite", onclick: () => inviteSheet(gid)}, "Another phone")),
     g.over ? null : liveLine,
     h("h2", {}, "Rounds"),
     g.rounds.length ? h("div", {class: "table-wrap"}, grid) : h("p", {class: "muted"}, "No round yet."),

@@ -60,6 +60,22 @@ def _is_clean_marker(code: str) -> bool:
     return code[-1] in "HD" and not code.startswith(("2", "3")) and code != "JK"
 
 
+#: the failure kind of a table whose cards left differ from the truth only by hands of one card, read as loose cards
+#: or markers: ``datasets.scenes`` lays a one-card hand on the table as it lays a loose card (one card, face up,
+#: alone), so no reading can tell the two; the loose card's note asks the user to move it to the cards left
+ONE_CARD_HAND = "a one-card hand read as a loose card or a marker (laid as one: cannot be told)"
+
+
+def _hand_failure(team: dict, true_left: tuple, read_left: tuple) -> str:
+    """The failure kind of a table whose cards left (``true_left``, ``read_left``: sorted codes, every hand
+    together) differ: :data:`ONE_CARD_HAND` when the true ones less the true one-card hands (``team["left"]``,
+    packets of codes) are those read, else "cards left in hand wrong"."""
+    singles = Counter(hand[0] for hand in team.get("left", []) if len(hand) == 1)
+    if singles and sorted((Counter(true_left) - singles).elements()) == list(read_left):
+        return ONE_CARD_HAND
+    return "cards left in hand wrong"
+
+
 def evaluate_scene(doc: dict, reading, owners: np.ndarray, stats: Counter, failures: Counter) -> None:
     """Add one table's figures to ``stats`` and its failure kinds to ``failures``: ``reading`` is the side the
     pipeline read (``vision.pipeline.read_image``), ``owners`` the true card of each of its read indices."""
@@ -143,7 +159,7 @@ def evaluate_scene(doc: dict, reading, owners: np.ndarray, stats: Counter, failu
     if tr != pr:
         failures["red threes wrong"] += 1
     if tl != pl:
-        failures["cards left in hand wrong"] += 1
+        failures[_hand_failure(true_team, tl, pl)] += 1
     stats["tables"] += 1
     exact_layout = (tm, tt, tr, tl) == (pm, pt, pr, pl)
     stats["layout_exact"] += exact_layout

@@ -12,7 +12,7 @@ pytest.importorskip("resvg_py")
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 
-from datasets.evaluation import evaluate_scene  # noqa: E402
+from datasets.evaluation import ONE_CARD_HAND, evaluate_scene  # noqa: E402
 from sides import read_side  # noqa: E402
 
 from datasets.scenes import Pile, make_scene, true_detections  # noqa: E402
@@ -61,15 +61,23 @@ def test_a_fan_read_where_the_table_has_none_is_a_failure_kind(anglo_deck):
 
 
 def test_a_one_card_hand_makes_a_table_unreadable(anglo_deck):
-    # a hand of one card is drawn as a loose card is (datasets.scenes), which is not scored: no photo can tell
+    # a hand of one card is laid as a loose card is (datasets.scenes), which is not scored: no photo can tell
     for piles, readable in (([Pile("meld", ["KH", "KS", "KD"]), Pile("left", ["QC", "7D"])], 1),
                             ([Pile("meld", ["KH", "KS", "KD"]), Pile("left", ["QC"])], 0)):
         scene = make_scene(4, [anglo_deck], size=(1280, 960), full_view=True, piles=piles, clutter=False)
         doc = {"image": "t.jpg", "design": scene.design, **scene.layout, "cards": scene.cards}
         dets, owners = true_detections(doc)
-        stats = Counter()
-        evaluate_scene(doc, read_side(dets), owners, stats, Counter())
+        stats, failures = Counter(), Counter()
+        evaluate_scene(doc, read_side(dets), owners, stats, failures)
         assert stats["tables_readable"] == readable
+        # read as a loose card, the lone QC is its own failure kind, not a hand read wrong; a two-card hand
+        # missing its 7D is a hand read wrong
+        assert failures[ONE_CARD_HAND] == 1 - readable and not failures["cards left in hand wrong"]
+        if readable:
+            keep = np.array([c != "7D" for c in dets.codes])
+            failures = Counter()
+            evaluate_scene(doc, read_side(dets[keep]), owners[keep], Counter(), failures)
+            assert failures["cards left in hand wrong"] == 1 and not failures[ONE_CARD_HAND]
 
 
 def test_a_wrong_score_with_no_note_is_counted_as_a_silent_error(anglo_deck):

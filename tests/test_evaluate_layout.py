@@ -193,3 +193,20 @@ def test_the_silent_tables_are_named_and_the_noted_ones_counted(anglo_deck, tmp_
     figures = json.loads(out.read_text())
     assert figures["silent_tables"] == ["c_silent"] and figures["wrong_unflagged"] == 1
     assert figures["tables_noted"] == 1 and figures["exact_noted"] == 1  # b, right all the same: the note was needless
+
+
+def test_hand_and_book_causes_name_why_a_hand_or_a_squared_book_was_lost(anglo_deck):
+    from hand_book_failures import book_causes, hand_cause
+
+    piles = [Pile("meld", ["KH", "KS", "KD"]), Pile("left", ["QC", "7D", "9S"]), Pile("squared", ["5S"] * 6 + ["5H"],
+                                                                                        marker="5H")]
+    scene = make_scene(4, [anglo_deck], size=(1280, 960), full_view=True, piles=piles, clutter=False)
+    doc = {"image": "t.jpg", "design": scene.design, **scene.layout, "cards": scene.cards}
+    dets, owners = true_detections(doc)
+    reading = read_side(dets)
+    assert book_causes(doc, reading, owners) == []  # the marker seen whole is read as a squared book
+    # the hand's 7D not read: a hand card not read; the marker's indices not read: its book is lost unread
+    keep = np.array([c not in ("7D", "5H") for c in dets.codes])
+    reading = read_side(dets[keep])
+    assert hand_cause(doc, reading, owners[keep])[0] == "hand card not read"
+    assert [c for c, _ in book_causes(doc, reading, owners[keep])] == ["marker not read"]

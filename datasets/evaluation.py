@@ -37,7 +37,9 @@ def assign_owners(dets: Detections, doc: dict, min_iou: float = 0.5) -> np.ndarr
     return np.where(iou[np.arange(len(dets)), best] >= min_iou, owner[best], -1)
 
 
-def _norm_team(team: dict) -> tuple:
+def norm_team(team: dict) -> tuple:
+    """A ``teams`` entry of the layout JSON as (melds, squared books' tops, red threes, cards left), each sorted, so
+    two layouts compare part by part; the cards left are every hand's codes together."""
     melds = sorted(tuple(sorted(m)) for m in team.get("melds", []))
     tops = sorted(b["top"] for b in team.get("squared_books", []))
     threes = tuple(sorted(team.get("red_threes", [])))
@@ -145,8 +147,8 @@ def evaluate_scene(doc: dict, reading, owners: np.ndarray, stats: Counter, failu
     # 2. exact piles, layout and score
     true_team = doc["teams"]["A"]
     pred_team = reading.team_layout()
-    tm, tt, tr, tl = _norm_team(true_team)
-    pm, pt, pr, pl = _norm_team(pred_team)
+    tm, tt, tr, tl = norm_team(true_team)
+    pm, pt, pr, pl = norm_team(pred_team)
     n_true_piles = len(tm) + len(tt) + (1 if tr else 0) + (1 if tl else 0)
     hits = _multiset_hits(tm, pm) + _multiset_hits(tt, pt) + (1 if tr and tr == pr else 0) + \
         (1 if tl and tl == pl else 0)

@@ -38,6 +38,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 from fan_failures import read_tables, table_arguments  # noqa: E402
 
+from datasets.evaluation import norm_team  # noqa: E402
 from vision.types import PileKind  # noqa: E402
 
 
@@ -53,6 +54,7 @@ def _holders(reading, owners: np.ndarray) -> dict[int, tuple[int, object]]:
 
 
 def _majority(p, owners: np.ndarray, pile_of: np.ndarray) -> int:
+    """The true pile most of pile ``p``'s read indices belong to (-1: none of them has an owner)."""
     own = [int(owners[d]) for c in p.cards for d in c.detections if owners[d] >= 0]
     return Counter(pile_of[own].tolist()).most_common(1)[0][0] if own else -1
 
@@ -154,14 +156,12 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     table_arguments(ap)
     args = ap.parse_args(argv)
-    from datasets.evaluation import _norm_team
-
     hand: Counter = Counter()
     hand_only: Counter = Counter()
     book: Counter = Counter()
     for doc, path, _, _, reading, owners in read_tables(ap, args):
         name = Path(path).stem
-        true, pred = _norm_team(doc["teams"]["A"]), _norm_team(reading.team_layout())
+        true, pred = norm_team(doc["teams"]["A"]), norm_team(reading.team_layout())
         wrong = [k for k in range(4) if true[k] != pred[k]]
         fans_wrong = true[0] != pred[0]
         if true[3] != pred[3]:

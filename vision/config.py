@@ -361,6 +361,25 @@ class Stacks:
     #: two loose cards seen by one corner each, a diagonal apart over a stack, are one marker read as two ranks
     #: (``vision.photo_checks.join_one_corner_pairs``)
     one_corner_pairs: bool = True
+    #: a single whole card the checker reads as loose, with a probability of a stack of at least this, stays a
+    #: marker when its outline lies ``edge_offset`` or more off its centre (``vision.stack_edges``; 1: never)
+    edge_p_min: float = 0.2
+    #: ... that far: how much farther the card's paper reaches on one side than on the opposite one (card heights)
+    edge_offset: float = 0.03
+    #: the outline's profiles: each the mean across this share of its side's length either way of the side's middle
+    edge_band: float = 0.25
+    #: ... from this share of the card's half-height (half-width) from its centre outwards ...
+    edge_start: float = 0.6
+    #: ... to this many card heights from the centre, across the short sides and across the long ones
+    edge_reach_long: float = 0.65
+    edge_reach_short: float = 0.52
+    #: a profile's background: the median of its last this many values (pixels of the 240-pixel upright crop)
+    edge_background_px: int = 5
+    #: two opposite profiles whose backgrounds differ by more than this (grey levels) are not compared (a
+    #: neighbour or clutter on one side)
+    edge_background_tol: float = 30.0
+    #: a profile whose card differs from its background by less than this (grey levels) has no outline to find
+    edge_contrast: float = 25.0
 
 
 @dataclass(frozen=True)

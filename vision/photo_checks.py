@@ -37,7 +37,9 @@ loose. What differs is under the card: a stack of seven shows the edges of the c
 and its thickness. :class:`vision.models.classifiers.StackChecker` looks at the card and its surroundings, turned
 upright from the card's own two index centres (:func:`vision.models.classifiers.card_crop`), and gives the probability
 that a stack lies under it. :func:`check_stacks` uses it to turn ``squared_book`` piles it does not believe into
-``loose`` cards, and adds a note wherever it is unsure, so a wrong call is one edit away for the user.
+``loose`` cards, and adds a note wherever it is unsure, so a wrong call is one edit away for the user. Where it is
+unsure of a loose card, the card's outline lying off its own centre (the cards under a marker stick out:
+:mod:`vision.stack_edges`) keeps it a marker.
 
 The model (``models/stacks.onnx``) is trained by ``scripts/train_stacks.py`` on generated tables of the
 training designs; its figures are in ``models/README.md``.
@@ -54,6 +56,7 @@ from .classes import RANKS, rank_of
 from .config import DEFAULT, VisionConfig
 from .geometry import anchor_points, diagonal_apart, segment_blocked, similar_size
 from .piles import MARKER_NOTE
+from .stack_edges import stack_offset
 from .types import CardInstance, Pile, PileKind, index_centres, index_sizes
 
 if TYPE_CHECKING:
@@ -284,7 +287,9 @@ def check_stacks(piles: list[Pile], image: np.ndarray, checker: StackChecker, *,
     (H, W, 3) BGR ``image``.
 
     A single whole card whose probability of a stack is under ``config.stacks.loose_below`` becomes a ``loose``
-    card (not scored), one under ``config.stacks.unsure`` stays a squared book with a note that the stack is
+    card (not scored), unless it is at least ``config.stacks.edge_p_min`` and the card's outline lies
+    ``config.stacks.edge_offset`` card heights or more off its centre (:func:`vision.stack_edges.stack_offset`); one
+    under ``config.stacks.unsure`` (or kept by its outline) stays a squared book with a note that the stack is
     unclear, a surer one stays a squared book whose note gives the probability; each replaces the geometry
     stage's note on that card. A probability of exactly ``loose_below`` keeps a squared book; one of ``unsure``
     counts as sure. Other piles, and a squared book whose single card shows one index, are unchanged.
@@ -299,7 +304,13 @@ def check_stacks(piles: list[Pile], image: np.ndarray, checker: StackChecker, *,
         pile = piles[i]
         code = pile.cards[0].code
         keep = [n for n in pile.notes if n != MARKER_NOTE.format(code=code)]
-        if p < config.stacks.loose_below:
+        if config.stacks.edge_p_min <= p < config.stacks.loose_below and \
+                stack_offset(image, *pile.cards[0].centers[:2], config=config) >= config.stacks.edge_offset:
+            out[i] = Pile(pile.kind, pile.cards, tuple(keep + [
+                f"single card {code} read as the marker of a squared book: its outline lies off its centre as a "
+                f"stack's does, but the stack under it is unclear ({_sure(p)} of a stack); if it is a loose card, "
+                "remove it from the squared books"]))
+        elif p < config.stacks.loose_below:
             out[i] = Pile(PileKind.LOOSE, pile.cards, tuple(keep + [
                 f"single card {code}: no stack seen under it ({_sure(1 - p)}), so read as a loose card and not scored; "
                 "if it is a squared book's marker, add it; if it was left in a hand, move it to left"]))

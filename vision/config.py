@@ -370,8 +370,9 @@ class Stacks:
     edge_band: float = 0.25
     #: ... from this share of the card's half-height (half-width) from its centre outwards ...
     edge_start: float = 0.6
-    #: ... to this many card heights from the centre, across the short sides and across the long ones
+    #: ... to this many card heights from the centre across the card's short sides (top and bottom) ...
     edge_reach_long: float = 0.65
+    #: ... and this many across its long sides (a card is 0.63-0.72 of its height wide)
     edge_reach_short: float = 0.52
     #: a profile's background: the median of its last this many values (pixels of the 240-pixel upright crop)
     edge_background_px: int = 5

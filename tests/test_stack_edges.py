@@ -5,6 +5,7 @@ import pytest
 
 cv2 = pytest.importorskip("cv2")
 
+from vision.config import DEFAULT  # noqa: E402
 from vision.photo_checks import check_stacks  # noqa: E402
 from vision.piles import MARKER_NOTE  # noqa: E402
 from vision.stack_edges import stack_offset  # noqa: E402
@@ -56,6 +57,19 @@ class _Checker:
 def test_check_stacks_keeps_an_unsure_loose_card_a_marker_by_its_outline(p, stuck_out, kind):
     img, card = _table(20.0, stuck_out)
     pile = Pile(PileKind.SQUARED_BOOK, (card,), (MARKER_NOTE.format(code="KH"),))
-    (out,) = check_stacks([pile], img, _Checker(p))
+    (out,) = check_stacks([pile], img, _Checker(p), config=DEFAULT.replace(**{"stacks.edge_p_min": 0.2}))
     assert out.kind is kind
     assert ("outline lies off its centre" in out.notes[-1]) == (kind is PileKind.SQUARED_BOOK)
+
+
+def test_the_outline_is_not_asked_by_default():
+    img, card = _table(20.0, 0.06)
+    pile = Pile(PileKind.SQUARED_BOOK, (card,), (MARKER_NOTE.format(code="KH"),))
+    assert check_stacks([pile], img, _Checker(0.3))[0].kind is PileKind.LOOSE
+
+
+def test_a_profile_running_off_the_photo_is_not_compared():
+    img, card = _table(0.0, 0.06, center=(320.0, 440.0))  # the card's bottom profile ends below the photo
+    img = img[:560]
+    v = stack_offset(img, *card.centers)
+    assert np.isnan(v) or v < 0.015  # the long sides alone: centred

@@ -362,8 +362,10 @@ class Stacks:
     #: (``vision.photo_checks.join_one_corner_pairs``)
     one_corner_pairs: bool = True
     #: a single whole card the checker reads as loose, with a probability of a stack of at least this, stays a
-    #: marker when its outline lies ``edge_offset`` or more off its centre (``vision.stack_edges``; 1: never)
-    edge_p_min: float = 0.2
+    #: marker when its outline lies ``edge_offset`` or more off its centre (``vision.stack_edges``); 1: never, the
+    #: default (0.2 found more squared books on generated tables, no more exact scores, and took a loose card on a
+    #: real photo for a marker: ``models/HISTORY.md``, 2026-12-04)
+    edge_p_min: float = 1.0
     #: ... that far: how much farther the card's paper reaches on one side than on the opposite one (card heights)
     edge_offset: float = 0.03
     #: the outline's profiles: each the mean across this share of its side's length either way of the side's middle

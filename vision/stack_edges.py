@@ -6,7 +6,8 @@ squared perfectly (seed 000 "Books"): the cards under its marker stick out past 
 other, and the paper seen there ends farther out. :func:`stack_offset` measures that: the card turned upright from its
 two index centres (:func:`vision.models.classifiers.corners_crop`), a brightness profile outwards from the middle of
 each side (the mean across a band of the side's middle), where each profile leaves the background it ends in, and the
-larger of the two differences between opposite sides, in card heights.
+larger of the two differences between opposite sides, in card heights; two sides are compared only where both
+profiles end inside the photo.
 
 :func:`vision.photo_checks.check_stacks` asks it where the stack checker is unsure: a card the checker would read as
 loose, but not surely so, stays a squared book's marker (with a note) when its outline is that far off centre.
@@ -19,7 +20,7 @@ import cv2
 import numpy as np
 
 from .config import DEFAULT, VisionConfig
-from .models.classifiers import corners_crop
+from .models.classifiers import corners_frame, turned_patch
 
 #: the upright crop's side (pixels) and its side in card heights: the profiles reach 0.65 card heights from the centre
 CROP_SIDE = 240
@@ -74,15 +75,26 @@ def _off_centre(a: np.ndarray, b: np.ndarray, config: VisionConfig) -> float:
     return abs(_paper_end(a, bg_a, config) - _paper_end(b, bg_b, config))
 
 
+def _in_photo(shape: tuple, centre: np.ndarray, side: float, rot: float, ends: np.ndarray) -> np.ndarray:
+    """(k,) True where each of ``ends`` ((k, 2) crop pixels from the crop's centre) lies inside a photo of ``shape``
+    (H, W, ...), for the crop of ``side`` photo pixels turned by ``rot`` about ``centre`` (:func:`corners_frame`)."""
+    c, n = np.cos(rot), np.sin(rot)
+    points = centre + ends @ np.array([[c, -n], [n, c]]) * (side / CROP_SIDE)  # (k, 2) photo pixels
+    return (points >= 0).all(1) & (points[:, 0] < shape[1]) & (points[:, 1] < shape[0])
+
+
 def stack_offset(image: np.ndarray, a: np.ndarray, b: np.ndarray, *, config: VisionConfig = DEFAULT) -> float:
     """How far off its own centre a single card's outline reaches, in card heights (module docstring): the larger of
     its two axes' differences between opposite sides, for the card whose two corner-index centres are ``a`` and
     ``b`` ((2,) pixels each) in the (H, W, 3) BGR ``image``. NaN when neither axis can be measured (a neighbour or
-    clutter beside the card, or a card as bright as the table)."""
-    crop = corners_crop(image, a, b, size=CROP_SIDE, context=CROP_CONTEXT, config=config)
-    gray = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    clutter beside the card, a card as bright as the table, or a profile running off the photo)."""
+    centre, side, rot = corners_frame(a, b, CROP_CONTEXT, config=config)
+    gray = cv2.cvtColor(turned_patch(image, centre, side, CROP_SIDE, rot), cv2.COLOR_BGR2GRAY).astype(np.float32)
     height = CROP_SIDE / CROP_CONTEXT
-    offsets = [_off_centre(*pair, config) for pair in _profiles(gray, config)]
+    long, short = config.stacks.edge_reach_long * height, config.stacks.edge_reach_short * height
+    shown = _in_photo(image.shape, centre, side, rot, np.array([[0, long], [0, -long], [short, 0], [-short, 0]]))
+    offsets = [_off_centre(*pair, config) if shown[2 * k: 2 * k + 2].all() else np.nan
+               for k, pair in enumerate(_profiles(gray, config))]
     if all(np.isnan(offsets)):
         return np.nan
     return float(np.nanmax(offsets)) / height

@@ -118,14 +118,22 @@ def card_crop(image: np.ndarray, card: CardInstance, size: int = STACK_INPUT,
     return corners_crop(image, card.centers[0], card.centers[1], size, context, turn, config=config)
 
 
+def corners_frame(a: np.ndarray, b: np.ndarray, context: float = STACK_CONTEXT, turn: float = 0.0, *,
+                  config: VisionConfig = DEFAULT) -> tuple[np.ndarray, float, float]:
+    """The square :func:`corners_crop` cuts for the card whose two corner-index centres are ``a`` and ``b`` ((2,)
+    pixels each): its centre ((2,) pixels: the midpoint of the two), its side (pixels: ``context`` card heights) and
+    the turn (radians, as :func:`turned_patch` takes it) that takes the index diagonal to :data:`DIAGONAL_ANGLE`."""
+    d = np.asarray(b, np.float64) - np.asarray(a, np.float64)
+    height = float(np.hypot(*d)) / config.pairing.diagonal_per_height
+    rot = DIAGONAL_ANGLE - float(np.arctan2(d[1], d[0])) + turn
+    return (np.asarray(a, np.float64) + np.asarray(b, np.float64)) / 2, height * context, rot
+
+
 def corners_crop(image: np.ndarray, a: np.ndarray, b: np.ndarray, size: int = STACK_INPUT,
                  context: float = STACK_CONTEXT, turn: float = 0.0, *, config: VisionConfig = DEFAULT) -> np.ndarray:
     """:func:`card_crop` of the card whose two corner-index centres are ``a`` and ``b`` ((2,) pixels each)."""
-    d = np.asarray(b, np.float64) - np.asarray(a, np.float64)
-    height = float(np.hypot(*d)) / config.pairing.diagonal_per_height
-    # the turn that takes the index diagonal to DIAGONAL_ANGLE
-    rot = DIAGONAL_ANGLE - float(np.arctan2(d[1], d[0])) + turn
-    return turned_patch(image, (np.asarray(a) + np.asarray(b)) / 2, height * context, size, rot)
+    centre, side, rot = corners_frame(a, b, context, turn, config=config)
+    return turned_patch(image, centre, side, size, rot)
 
 
 @dataclass(frozen=True)

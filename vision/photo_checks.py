@@ -39,7 +39,7 @@ upright from the card's own two index centres (:func:`vision.models.classifiers.
 that a stack lies under it. :func:`check_stacks` uses it to turn ``squared_book`` piles it does not believe into
 ``loose`` cards, and adds a note wherever it is unsure, so a wrong call is one edit away for the user. Where it is
 unsure of a loose card, the card's outline lying off its own centre (the cards under a marker stick out:
-:mod:`vision.stack_edges`) keeps it a marker.
+:mod:`vision.stack_edges`) can keep it a marker (off by default: ``config.stacks.edge_p_min``).
 
 The model (``models/stacks.onnx``) is trained by ``scripts/train_stacks.py`` on generated tables of the
 training designs; its figures are in ``models/README.md``.

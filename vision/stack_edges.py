@@ -10,8 +10,8 @@ larger of the two differences between opposite sides, in card heights; two sides
 profiles end inside the photo.
 
 :func:`vision.photo_checks.check_stacks` asks it where the stack checker is unsure: a card the checker would read as
-loose, but not surely so, stays a squared book's marker (with a note) when its outline is that far off centre.
-Thresholds: :class:`vision.config.Stacks` (``edge_*``).
+loose, but not surely so, stays a squared book's marker (with a note) when its outline is that far off centre. Off
+by default (``edge_p_min`` 1). Thresholds: :class:`vision.config.Stacks` (``edge_*``).
 """
 
 from __future__ import annotations

@@ -94,7 +94,8 @@ def test_a_round_typed_in_is_scored_saved_and_corrected(server, browser, tmp_pat
     wait.until(lambda d: "Us, melds and fanned books, line 2: unknown card code '8X'" in (text_of(d, "#typed-score") or ""))
     assert d.find_element(By.ID, "melds-0").get_attribute("aria-invalid") == "true"
     d.find_element(By.ID, "save-typed").click()
-    wait.until(lambda d: "line 2: unknown card code '8X'" in (text_of(d, ".status") or ""))
+    wait.until(lambda d: "Not saved: a card above is not a card code" in (text_of(d, ".status") or ""))
+    assert text_of(d, "#typed-score").count("unknown card code") == 1  # said once, under the totals
     assert httpx.get(f"{server}/v1/games/{game}").json()["rounds"] == []
 
     # the round typed right: scored as typed, as the rules engine scores it
@@ -109,6 +110,7 @@ def test_a_round_typed_in_is_scored_saved_and_corrected(server, browser, tmp_pat
     assert text_of(d, "#typed-score [data-points=Them]") == want["Them"]
     assert d.find_element(By.ID, "melds-0").get_attribute("aria-invalid") is None
     assert text_of(d, ".status") == ""  # the error of the earlier Save went with the typo
+    assert "null" not in text_of(d, "#typed-score") and "2 rule problems: " in text_of(d, "#typed-score")
     d.save_screenshot(str(shots / "page_typed_390.png"))
     d.execute_script("window.scrollTo(0, 0)")
     d.save_screenshot(str(shots / "page_typed_top_390.png"))
@@ -118,6 +120,8 @@ def test_a_round_typed_in_is_scored_saved_and_corrected(server, browser, tmp_pat
     assert httpx.post(f"{server}/v1/games/{game}/rounds", json=other).status_code == 201
     save_anyway(d, wait)
     wait.until(lambda d: "save this as round 2" in (text_of(d, ".status") or ""))
+    assert "another phone saved round 1 (Us 0, Them 15)" in text_of(d, ".status")
+    assert "Round 2 · opening minimum 90" in text_of(d, "#typed-intro")
     assert len(httpx.get(f"{server}/v1/games/{game}").json()["rounds"]) == 1
     assert d.find_element(By.ID, "save-typed").text == "Save round 2"
     save_anyway(d, wait)

@@ -1,6 +1,6 @@
 /* The games: the list (#/), a new game (#/new) and a game with its rounds (#/game/ID). */
 import {api} from "/static/api.js";
-import {askConfirm, closeSheet, errorBox, fmt, h, openSheet, problemText, setBusy, show, teamTotal, toast, total} from "/static/ui.js";
+import {askConfirm, closeSheet, errorBox, fmt, h, openSheet, problemsLine, setBusy, show, teamTotal, toast, total} from "/static/ui.js";
 
 /* -- games ------------------------------------------------------------------------------------------------- */
 export async function homeView() {
@@ -214,8 +214,7 @@ export async function gameView(gid, latest) {
     });
     const details = h("tr", {class: "details", hidden: true},
       h("td", {colspan: String(2 + g.teams.length)}, breakdownTable(r.score, g.teams),
-        r.score.problems.length ? h("p", {class: "problem"}, `${r.score.problems.length} rule problem(s): ` +
-          r.score.problems.map(problemText).join("; ")) : null,
+        problemsLine(r.score.problems),
         h("div", {class: "row"},
           h("a", {class: "button", href: r.photo_reading ? `#/game/${gid}/check/${r.photo_reading}/${r.n}` : `#/game/${gid}/type/${r.n}`},
             `Correct round ${r.n}`),

@@ -179,3 +179,21 @@ def test_a_finished_game_is_played_again_with_the_same_teams(server, browser):
         "pagat", ["Us", "Them"], {"Us": ["Ann", "Bob"]}, {"opening_minimums": [50]}, [])
     assert "Us vs Them" in text_of(d, "h1")
     assert console_errors(d) == []
+
+
+def test_an_uncounted_squared_book_is_asked_about_and_named_when_the_game_ends(server, browser):
+    d, wait = browser, WebDriverWait(browser, 30)
+    viewport(d, 390, 844)
+    made = {"rules": "pagat", "teams": ["Us", "Them"], "house_rules": {"opening_minimums": [50]}}
+    game = httpx.post(f"{server}/v1/games", json=made).json()["id"]
+    d.get(f"{server}/#/game/{game}/type")
+    wait.until(lambda d: d.find_elements(By.ID, "squared_books-0"))
+    typed(d, "squared_books", 0, "9S")  # a black marker: a dirty book, its wilds uncounted; so no winner is sure
+    typed(d, "squared_books", 1, "8S")
+    wait.until(lambda d: " to " in (text_of(d, "#typed-score [data-points=Us]") or ""))
+    d.find_element(By.ID, "save-typed").click()
+    wait.until(lambda d: d.execute_script("return document.getElementById('sheet').open"))
+    assert "until the wilds under its squared book are counted" in text_of(d, "#sheet-body")
+    d.find_element(By.ID, "confirm-yes").click()
+    wait.until(lambda d: "counted in round 1" in (text_of(d, ".winner") or ""))
+    assert " to " in text_of(d, "tr.round small")  # the running total is a range too, not its low end

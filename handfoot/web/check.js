@@ -264,11 +264,17 @@ export async function checkView(gid, rid, roundNo) {
     const asked = st.round;  /* the round the player saw when tapping Save */
     const illegal = st.reading.score.problems.filter(p => p.severity === "illegal");
     const unread = g.teams.filter(t => !st.reading.score.teams[t]);  /* no photo of its side, nothing typed */
+    /* a squared dirty or wild book whose wilds are uncounted leaves the round (and the game) a range */
+    const ranged = g.teams.filter(t => st.reading.score.teams[t] && !st.reading.score.teams[t].exact);
     const lines = [...illegal.map(problemText),
       ...unread.map(t => `${t}: nothing was read for this team, so it scores 0 this round (add its photo from ` +
-                         `Score round, or its piles with "+ a pile of ${t}").`)];
+                         `Score round, or its piles with "+ a pile of ${t}").`),
+      ...ranged.map(t => `${t} scores ${teamTotal(st.reading.score.teams[t])} until the wilds under its squared book are ` +
+                         `counted (the book's "Book…" button, below the photo): ` +
+                         st.reading.score.teams[t].needs_counting.map(n => cardsInText(n.replace(/\s*\(teams\.[^)]*\)/, ""))).join("; ") + ".")];
     if (lines.length && !(await askConfirm(illegal.length ? `The rules see ${illegal.length} problem${illegal.length === 1 ? "" : "s"}`
-                                                         : `Nothing read for ${unread.join(" and ")}`,
+                                           : unread.length ? `Nothing read for ${unread.join(" and ")}`
+                                           : `A squared book to count`,
         [...lines, "Save the round anyway? You can correct it later."], "Save anyway"))) return;
     if (st.round !== asked || save.disabled) {  /* the game changed while the question was open: the notice says how */
       toast(`Not saved: the game changed on another phone meanwhile`, true);

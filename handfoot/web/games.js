@@ -151,6 +151,14 @@ export function breakdownTable(score, teams) {
   return table;
 }
 
+/* A finished game with no winner: a tie, or the rounds whose squared books are still to count (their totals a range). */
+function overText(g) {
+  const open = g.rounds.filter(r => Object.values(r.score.teams).some(ts => !ts.exact));
+  if (!open.length) return "The game is over: a tie.";
+  return `The game is over; the winner shows once the wilds under a squared book are counted in round${open.length > 1 ? "s" : ""} ` +
+    `${open.map(r => r.n).join(", ")} (tap the round, then Correct round).`;
+}
+
 /* Another phone at the table: the QR code its camera opens this game's page (gid; null: the games) from, and the
  * address to type (GET /v1/games/{id}/invite, /v1/invite: by this server's network address, with its token). */
 async function inviteSheet(gid) {
@@ -204,13 +212,13 @@ export async function gameView(gid, latest) {
   const grid = h("table", {class: "grid", "aria-label": "rounds"},
     h("thead", {}, h("tr", {}, h("th", {}, "Round"), h("th", {}, "Min"), g.teams.map(t => h("th", {}, t)))));
   const body = h("tbody", {});
-  const running = Object.fromEntries(g.teams.map(t => [t, 0]));
+  const running = Object.fromEntries(g.teams.map(t => [t, [0, 0]]));  /* a range while a squared book is uncounted */
   for (const r of g.rounds) {
     const cells = g.teams.map(t => {
       const ts = r.score.teams[t];
-      const pts = ts ? ts.total_min : 0;
-      running[t] += pts;
-      return h("td", {}, ts ? teamTotal(ts) : "0", h("br"), h("small", {class: "muted"}, fmt(running[t])));
+      running[t] = [running[t][0] + (ts ? ts.total_min : 0), running[t][1] + (ts ? ts.total_max : 0)];
+      const [lo, hi] = running[t];
+      return h("td", {}, ts ? teamTotal(ts) : "0", h("br"), h("small", {class: "muted"}, lo === hi ? fmt(lo) : `${fmt(lo)} to ${fmt(hi)}`));
     });
     const details = h("tr", {class: "details", hidden: true},
       h("td", {colspan: String(2 + g.teams.length)}, breakdownTable(r.score, g.teams),
@@ -242,7 +250,7 @@ export async function gameView(gid, latest) {
   }
   grid.append(body);
   const next = g.over
-    ? h("div", {}, h("p", {class: "winner"}, g.winner ? `The game is over: ${g.winner} won.` : "The game is over: a tie, or a squared book still to count."),
+    ? h("div", {}, h("p", {class: "winner"}, g.winner ? `The game is over: ${g.winner} won.` : overText(g)),
         h("div", {class: "row"}, h("button", {type: "button", class: "primary", id: "play-again", onclick: (ev) => playAgain(g, ev.target)},
           "New game, same teams")))
     : h("p", {}, `Next: round ${g.next_round}, opening minimum ${fmt(g.next_minimum)}` + (g.leader ? ` · ${g.leader} leads` : ""));

@@ -126,11 +126,15 @@ export async function typedView(gid, roundNo) {
       if (input) { input.scrollIntoView({block: "center"}); input.focus({preventScroll: true}); }
       return;
     }
-    const problems = preview ? preview.score.problems : [];
+    const problems = preview ? preview.score.problems.filter(p => p.severity === "illegal") : [];
     const empty = g.teams.filter(t => !Object.keys(doc.teams[t]).length);
-    const lines = [...problems.map(problemText), ...(empty.length ? [`Nothing typed for ${empty.join(" and ")}: it scores 0 this round.`] : [])];
+    const teams = preview ? preview.score.teams : {};
+    const ranged = g.teams.filter(t => teams[t] && !teams[t].exact);  /* a squared dirty or wild book, uncounted */
+    const lines = [...problems.map(problemText), ...(empty.length ? [`Nothing typed for ${empty.join(" and ")}: it scores 0 this round.`] : []),
+      ...ranged.map(t => `${t} scores ${teamTotal(teams[t])} until the wilds under its squared book are counted: type the ` +
+                         "book's seven cards as a meld line instead of its top card to count them.")];
     if (lines.length && !(await askConfirm(problems.length ? `The rules see ${problems.length} problem${problems.length === 1 ? "" : "s"}`
-                                                            : `Nothing typed for ${empty.join(" and ")}`,
+                                           : empty.length ? `Nothing typed for ${empty.join(" and ")}` : "A squared book to count",
                                            [...lines, "Save the round anyway? You can correct it later."], "Save anyway"))) return;
     setBusy(save, true);
     try {

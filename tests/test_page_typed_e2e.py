@@ -197,3 +197,30 @@ def test_an_uncounted_squared_book_is_asked_about_and_named_when_the_game_ends(s
     d.find_element(By.ID, "confirm-yes").click()
     wait.until(lambda d: "counted in round 1" in (text_of(d, ".winner") or ""))
     assert " to " in text_of(d, "tr.round small")  # the running total is a range too, not its low end
+
+
+def test_a_shorter_game_is_made_on_the_page(server, browser):
+    """House rules' lists and choices on the new-game page: the rounds (one opening minimum each) and what a complete
+    book may grow by; a wrong number named beside its field."""
+    d, wait = browser, WebDriverWait(browser, 30)
+    viewport(d, 390, 844)
+    d.get(f"{server}/#/new")
+    wait.until(lambda d: d.find_elements(By.ID, "house-opening_minimums"))
+    d.find_element(By.CSS_SELECTOR, "details summary").click()
+    rounds = d.find_element(By.ID, "house-opening_minimums")
+    assert rounds.get_attribute("value") == "50, 90, 120, 150"
+    rounds.clear()
+    rounds.send_keys("50, 9O")
+    d.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    wait.until(lambda d: "whole numbers from 0 to 10,000" in (text_of(d, "#house-error") or ""))
+    assert rounds.get_attribute("aria-invalid") == "true"
+    assert httpx.get(f"{server}/v1/games").json() == []
+    rounds.clear()
+    rounds.send_keys("50 90")
+    Select(d.find_element(By.ID, "house-book_growth")).select_by_value("any")
+    d.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    wait.until(lambda d: "opening minimums 50, 90" in (text_of(d, "main") or ""))
+    [made] = httpx.get(f"{server}/v1/games").json()
+    game = httpx.get(f"{server}/v1/games/{made['id']}").json()
+    assert game["house_rules"] == {"opening_minimums": [50, 90], "book_growth": "any"}
+    assert "Next: round 1, opening minimum 50" in text_of(d, "main")

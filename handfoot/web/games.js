@@ -49,6 +49,22 @@ export async function newGameView() {
         h("input", {type: "checkbox", id, "data-field": f.field, "data-label": ruleLabel(f), "data-default": String(f.value), checked: f.value}),
         h("span", {}, ruleLabel(f))));
     }
+    /* the rounds (the opening minimum of each: as many rounds as numbers) and other lists of numbers, as text */
+    const lists = fields.filter(f => f.type === "list");
+    if (lists.length) house.append(h("h3", {}, "Rounds"), ...lists.map(f => {
+      const id = `house-${f.field}`, label = `${ruleLabel(f)} (numbers, a comma between)`, value = f.value.join(", ");
+      return h("div", {class: "house-number"}, h("label", {for: id}, label),
+        h("input", {type: "text", id, inputmode: "numeric", autocomplete: "off", "data-field": f.field, "data-list": "1",
+                    "data-label": label, "data-default": value, value, "data-min": f.minimum ?? null, "data-max": f.maximum ?? null,
+                    placeholder: f.value.length ? null : "none"}));
+    }));
+    /* a choice (what may be added to a complete book): its values */
+    for (const f of fields.filter(f => f.choices)) {
+      const id = `house-${f.field}`;
+      house.append(h("div", {class: "house-number"}, h("label", {for: id}, ruleLabel(f)),
+        h("select", {id, "data-field": f.field, "data-default": f.value, "data-label": ruleLabel(f)},
+          f.choices.map(c => h("option", {value: c, selected: c === f.value ? "" : null}, c)))));
+    }
     /* the numbers (a clean book's bonus, the book size, ...): each as the rules set it, changed where typed; the
        points first, the deal last (it does not change a score) */
     const numbers = fields.filter(f => f.type === "int");
@@ -84,6 +100,24 @@ export async function newGameView() {
     for (const c of house.querySelectorAll("input[type=checkbox]")) {
       if (String(c.checked) !== c.dataset.default) house_rules[c.dataset.field] = c.checked;
     }
+    for (const c of house.querySelectorAll("select[data-field]")) {
+      if (c.value !== c.dataset.default) house_rules[c.dataset.field] = c.value;
+    }
+    for (const n of house.querySelectorAll("input[data-list]")) {
+      const value = n.value.trim();
+      if (value.split(/[\s,]+/).filter(Boolean).join(", ") === n.dataset.default) continue;
+      const items = value.split(/[\s,]+/).filter(Boolean);
+      const {min, max} = n.dataset;
+      if (items.some(x => !/^\d+$/.test(x) || (min !== undefined && +x < +min) || (max !== undefined && +x > +max))) {
+        house.closest("details").open = true;
+        n.closest(".house-number").after(h("p", {class: "error-box", role: "alert", id: "house-error"},
+          `${n.dataset.label}: whole numbers` + (min !== undefined && max !== undefined ? ` from ${fmt(+min)} to ${fmt(+max)}` : "")));
+        n.setAttribute("aria-invalid", "true");
+        n.focus();
+        return;
+      }
+      house_rules[n.dataset.field] = items.map(Number);
+    }
     for (const n of house.querySelectorAll("input[type=number]")) {
       const value = n.value.trim();
       if (value === n.dataset.default) continue;
@@ -109,7 +143,7 @@ export async function newGameView() {
     } catch (e) {
       if (e.status) createKey = hfSync.newKey();
       /* a house rule the server refused: its field is marked and focused, the message shown with its label */
-      const named = [...house.querySelectorAll("input[data-field]")].find(i => new RegExp(`\\b${i.dataset.field}\\b`).test(e.message));
+      const named = [...house.querySelectorAll("[data-field]")].find(i => new RegExp(`\\b${i.dataset.field}\\b`).test(e.message));
       if (named) {
         house.closest("details").open = true;
         named.setAttribute("aria-invalid", "true");
@@ -257,7 +291,7 @@ export async function gameView(gid, latest) {
   show(
     h("h1", {}, g.teams.join(" vs ")),
     h("p", {class: "muted"}, `Rules: ${g.rules}` + (Object.keys(g.house_rules).length ? "; house rules: " +
-      Object.entries(g.house_rules).map(([k, v]) => `${k.replace(/_/g, " ")} ${typeof v === "boolean" ? (v ? "on" : "off") : v === null ? "none" : JSON.stringify(v)}`).join(", ") : "")),
+      Object.entries(g.house_rules).map(([k, v]) => `${k.replace(/_/g, " ")} ${typeof v === "boolean" ? (v ? "on" : "off") : v === null ? "none" : Array.isArray(v) ? (v.join(", ") || "none") : v}`).join(", ") : "")),
     totals, next,
     g.over ? null : h("div", {class: "row"}, h("a", {class: "button primary", href: `#/game/${gid}/round`, id: "score-round"},
                                             `Score round ${g.next_round}`),

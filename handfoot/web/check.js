@@ -1,6 +1,6 @@
 /* Check and correct a reading (#/game/ID/check/READING[/N]) before saving it as a round. */
 import {api} from "/static/api.js";
-import {KINDS, KIND_ORDER, cardName, cardParts, cardShort, cardText, cardsInText, isRed} from "/static/cards.js";
+import {CODE, KINDS, KIND_ORDER, cardName, cardParts, cardShort, cardText, cardsInText, isRed} from "/static/cards.js";
 import {breakdownTable} from "/static/games.js";
 import {askConfirm, cardPicker, clearError, closeSheet, h, openSheet, problemText, setBusy, show, teamTotal, toast, total, view} from "/static/ui.js";
 
@@ -131,12 +131,23 @@ export async function checkView(gid, rid, roundNo) {
   }
   function addPile(team) {
     const kind = h("select", {id: "new-kind"}, KINDS.map(([v, l]) => h("option", {value: v}, l)));
-    const cards = h("input", {type: "text", id: "new-cards", placeholder: "KH KS KD", autocomplete: "off"});
+    const cards = h("input", {type: "text", id: "new-cards", placeholder: "KH KS KD", autocomplete: "off", autocapitalize: "characters"});
+    const problem = h("div", {id: "new-cards-problem"});
     openSheet(`A pile of ${team} the camera missed`, h("div", {},
       h("label", {for: "new-kind"}, "Kind"), kind, h("label", {for: "new-cards"}, "Its cards (e.g. KH KS JK)"), cards,
+      problem,
       h("div", {class: "row"}, h("button", {type: "button", class: "primary", onclick: () => {
-        const codes = cards.value.split(/[\s,]+/).filter(Boolean);
-        if (codes.length) change({op: "add_pile", team, kind: kind.value, cards: codes});
+        /* checked here: a typo keeps the sheet open with what was typed, the wrong code named */
+        const codes = cards.value.toUpperCase().split(/[\s,]+/).filter(Boolean);
+        const wrong = codes.find(c => !CODE.test(c));
+        if (!codes.length || wrong) {
+          problem.replaceChildren(h("p", {class: "error-box", role: "alert"}, !codes.length ? "Type the pile's cards, e.g. KH KS JK." :
+            `${wrong} is not a card: a rank (A, 2-10, J, Q, K) and a suit (S, H, D, C), or JK for a joker.`));
+          cards.setAttribute("aria-invalid", "true");
+          cards.focus();
+          return;
+        }
+        change({op: "add_pile", team, kind: kind.value, cards: codes});
       }}, "Add"), h("button", {type: "button", onclick: closeSheet}, "Cancel"))));
   }
 

@@ -185,6 +185,9 @@ export function breakdownTable(score, teams) {
   return table;
 }
 
+/* A team name for a narrow column: a word of 10 letters or more may break in its middle, with a hyphen shown. */
+function hyphenable(name) { return name.replace(/\S{10,}/g, w => w.slice(0, w.length >> 1) + "\u00AD" + w.slice(w.length >> 1)); }
+
 /* A finished game with no winner: a tie, or the rounds whose squared books are still to count (their totals a range). */
 function overText(g) {
   const open = g.rounds.filter(r => Object.values(r.score.teams).some(ts => !ts.exact));
@@ -244,7 +247,7 @@ export async function gameView(gid, latest) {
       g.names[t] ? h("div", {class: "muted"}, g.names[t].join(", ")) : null));
   }
   const grid = h("table", {class: "grid", "aria-label": "rounds"},
-    h("thead", {}, h("tr", {}, h("th", {}, "Round"), h("th", {}, "Min"), g.teams.map(t => h("th", {}, t)))));
+    h("thead", {}, h("tr", {}, h("th", {}, "Round"), h("th", {}, "Min"), g.teams.map(t => h("th", {}, hyphenable(t))))));
   const body = h("tbody", {});
   const running = Object.fromEntries(g.teams.map(t => [t, [0, 0]]));  /* a range while a squared book is uncounted */
   for (const r of g.rounds) {

@@ -94,7 +94,8 @@ def test_a_round_typed_in_is_scored_saved_and_corrected(server, browser, tmp_pat
     wait.until(lambda d: "Us, melds and fanned books, line 2: unknown card code '8X'" in (text_of(d, "#typed-score") or ""))
     assert d.find_element(By.ID, "melds-0").get_attribute("aria-invalid") == "true"
     d.find_element(By.ID, "save-typed").click()
-    wait.until(lambda d: "line 2: unknown card code '8X'" in (text_of(d, ".status") or ""))
+    wait.until(lambda d: "Not saved: a card above is not a card code" in (text_of(d, ".status") or ""))
+    assert text_of(d, "#typed-score").count("unknown card code") == 1  # said once, under the totals
     assert httpx.get(f"{server}/v1/games/{game}").json()["rounds"] == []
 
     # the round typed right: scored as typed, as the rules engine scores it
@@ -109,6 +110,7 @@ def test_a_round_typed_in_is_scored_saved_and_corrected(server, browser, tmp_pat
     assert text_of(d, "#typed-score [data-points=Them]") == want["Them"]
     assert d.find_element(By.ID, "melds-0").get_attribute("aria-invalid") is None
     assert text_of(d, ".status") == ""  # the error of the earlier Save went with the typo
+    assert "null" not in text_of(d, "#typed-score") and "2 rule problems: " in text_of(d, "#typed-score")
     d.save_screenshot(str(shots / "page_typed_390.png"))
     d.execute_script("window.scrollTo(0, 0)")
     d.save_screenshot(str(shots / "page_typed_top_390.png"))
@@ -118,6 +120,8 @@ def test_a_round_typed_in_is_scored_saved_and_corrected(server, browser, tmp_pat
     assert httpx.post(f"{server}/v1/games/{game}/rounds", json=other).status_code == 201
     save_anyway(d, wait)
     wait.until(lambda d: "save this as round 2" in (text_of(d, ".status") or ""))
+    assert "another phone saved round 1 (Us 0, Them 15)" in text_of(d, ".status")
+    assert "Round 2 · opening minimum 90" in text_of(d, "#typed-intro")
     assert len(httpx.get(f"{server}/v1/games/{game}").json()["rounds"]) == 1
     assert d.find_element(By.ID, "save-typed").text == "Save round 2"
     save_anyway(d, wait)
@@ -175,3 +179,48 @@ def test_a_finished_game_is_played_again_with_the_same_teams(server, browser):
         "pagat", ["Us", "Them"], {"Us": ["Ann", "Bob"]}, {"opening_minimums": [50]}, [])
     assert "Us vs Them" in text_of(d, "h1")
     assert console_errors(d) == []
+
+
+def test_an_uncounted_squared_book_is_asked_about_and_named_when_the_game_ends(server, browser):
+    d, wait = browser, WebDriverWait(browser, 30)
+    viewport(d, 390, 844)
+    made = {"rules": "pagat", "teams": ["Us", "Them"], "house_rules": {"opening_minimums": [50]}}
+    game = httpx.post(f"{server}/v1/games", json=made).json()["id"]
+    d.get(f"{server}/#/game/{game}/type")
+    wait.until(lambda d: d.find_elements(By.ID, "squared_books-0"))
+    typed(d, "squared_books", 0, "9S")  # a black marker: a dirty book, its wilds uncounted; so no winner is sure
+    typed(d, "squared_books", 1, "8S")
+    wait.until(lambda d: " to " in (text_of(d, "#typed-score [data-points=Us]") or ""))
+    d.find_element(By.ID, "save-typed").click()
+    wait.until(lambda d: d.execute_script("return document.getElementById('sheet').open"))
+    assert "until the wilds under its squared book are counted" in text_of(d, "#sheet-body")
+    d.find_element(By.ID, "confirm-yes").click()
+    wait.until(lambda d: "counted in round 1" in (text_of(d, ".winner") or ""))
+    assert " to " in text_of(d, "tr.round small")  # the running total is a range too, not its low end
+
+
+def test_a_shorter_game_is_made_on_the_page(server, browser):
+    """House rules' lists and choices on the new-game page: the rounds (one opening minimum each) and what a complete
+    book may grow by; a wrong number named beside its field."""
+    d, wait = browser, WebDriverWait(browser, 30)
+    viewport(d, 390, 844)
+    d.get(f"{server}/#/new")
+    wait.until(lambda d: d.find_elements(By.ID, "house-opening_minimums"))
+    d.find_element(By.CSS_SELECTOR, "details summary").click()
+    rounds = d.find_element(By.ID, "house-opening_minimums")
+    assert rounds.get_attribute("value") == "50, 90, 120, 150"
+    rounds.clear()
+    rounds.send_keys("50, 9O")
+    d.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    wait.until(lambda d: "whole numbers from 0 to 10,000" in (text_of(d, "#house-error") or ""))
+    assert rounds.get_attribute("aria-invalid") == "true"
+    assert httpx.get(f"{server}/v1/games").json() == []
+    rounds.clear()
+    rounds.send_keys("50 90")
+    Select(d.find_element(By.ID, "house-book_growth")).select_by_value("any")
+    d.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    wait.until(lambda d: "opening minimums 50, 90" in (text_of(d, "main") or ""))
+    [made] = httpx.get(f"{server}/v1/games").json()
+    game = httpx.get(f"{server}/v1/games/{made['id']}").json()
+    assert game["house_rules"] == {"opening_minimums": [50, 90], "book_growth": "any"}
+    assert "Next: round 1, opening minimum 50" in text_of(d, "main")

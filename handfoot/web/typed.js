@@ -3,7 +3,7 @@
  * saved as a layout (docs/layout.md) with the game's version (If-Match) and one key per Save (Idempotency-Key). */
 import {api} from "/static/api.js";
 import {breakdownTable} from "/static/games.js";
-import {askConfirm, clearError, errorBox, fmt, h, problemText, setBusy, show, teamTotal, toast} from "/static/ui.js";
+import {askConfirm, clearError, errorBox, fmt, h, problemText, problemsLine, setBusy, show, teamTotal, toast} from "/static/ui.js";
 
 /* The card codes in a line of text ("KH, ks 10d" -> ["KH", "KS", "10D"]); the server names a wrong one. */
 export function codesIn(text) { return String(text).toUpperCase().split(/[\s,;]+/).filter(Boolean); }
@@ -55,6 +55,9 @@ export async function typedView(gid, roundNo) {
   const save = h("button", {type: "submit", class: "primary", id: "save-typed"}, `Save round ${round}`);
   const heading = h("h1", {id: "typed-heading"}, roundNo ? `Correct round ${round}` : `Type round ${round}`);
   let preview = null;  /* the last score of what is typed: {score} or {error} */
+  const introText = (n, minimum) => "Card codes: rank (A, 2-10, J, Q, K) and suit (S, H, D, C), a joker JK; spaces " +
+    `between. Round ${n} · opening minimum ${fmt(minimum)}.`;
+  const intro = h("p", {class: "muted", id: "typed-intro"}, introText(round, roundNo ? stored.minimum : g.next_minimum));
 
   /* The layout of what is typed (docs/layout.md): a squared book keeps what was counted under it (its kind,
    * count or cards) while its top card stays; what the form does not show (loose cards, exact deals) is kept. */
@@ -99,13 +102,12 @@ export async function typedView(gid, roundNo) {
       if (n !== asked) return;
       preview = {score};
       mark("");
-      scoreBox.replaceChildren(h("div", {class: "totals"}, g.teams.map(t => {
+      scoreBox.replaceChildren(...[h("div", {class: "totals"}, g.teams.map(t => {
         const ts = score.teams[t];
         return h("div", {class: "total", "data-team": t}, h("div", {class: "name"}, t),
                  h("div", {class: "points", "data-points": t}, ts ? teamTotal(ts) : "0"));
-      })), score.problems.length ? h("p", {class: "problem"}, `${score.problems.length} rule problem(s): ` +
-        score.problems.map(problemText).join("; ")) : null,
-        h("details", {class: "panel"}, h("summary", {}, "Breakdown"), breakdownTable(score, g.teams)));
+      })), problemsLine(score.problems),
+        h("details", {class: "panel"}, h("summary", {}, "Breakdown"), breakdownTable(score, g.teams))].filter(Boolean));
     } catch (e) {
       if (n !== asked) return;
       preview = {error: e.message};
@@ -118,17 +120,21 @@ export async function typedView(gid, roundNo) {
     const doc = layout();
     if (!typedAnything(doc)) { status.replaceChildren(errorBox(new Error("Type at least one card."))); return; }
     await rescore();
-    if (preview && preview.error) {
-      const {text, input} = mark(preview.error);
-      status.replaceChildren(errorBox(new Error(text)));
+    if (preview && preview.error) {  /* the error is under the totals already: the field it names, in view */
+      const {input} = mark(preview.error);
+      status.replaceChildren(errorBox(new Error("Not saved: a card above is not a card code (marked in red).")));
       if (input) { input.scrollIntoView({block: "center"}); input.focus({preventScroll: true}); }
       return;
     }
-    const problems = preview ? preview.score.problems : [];
+    const problems = preview ? preview.score.problems.filter(p => p.severity === "illegal") : [];
     const empty = g.teams.filter(t => !Object.keys(doc.teams[t]).length);
-    const lines = [...problems.map(problemText), ...(empty.length ? [`Nothing typed for ${empty.join(" and ")}: it scores 0 this round.`] : [])];
+    const teams = preview ? preview.score.teams : {};
+    const ranged = g.teams.filter(t => teams[t] && !teams[t].exact);  /* a squared dirty or wild book, uncounted */
+    const lines = [...problems.map(problemText), ...(empty.length ? [`Nothing typed for ${empty.join(" and ")}: it scores 0 this round.`] : []),
+      ...ranged.map(t => `${t} scores ${teamTotal(teams[t])} until the wilds under its squared book are counted: type the ` +
+                         "book's seven cards as a meld line instead of its top card to count them.")];
     if (lines.length && !(await askConfirm(problems.length ? `The rules see ${problems.length} problem${problems.length === 1 ? "" : "s"}`
-                                                            : `Nothing typed for ${empty.join(" and ")}`,
+                                           : empty.length ? `Nothing typed for ${empty.join(" and ")}` : "A squared book to count",
                                            [...lines, "Save the round anyway? You can correct it later."], "Save anyway"))) return;
     setBusy(save, true);
     try {
@@ -140,20 +146,25 @@ export async function typedView(gid, roundNo) {
       setBusy(save, false);
       if (e.status === 412 && e.body.game) {  /* another phone saved first: this form is kept, to be saved on top */
         const now = hfSync.note(e.body.game);  /* the next Save is made from the game as it is now */
-        if (!roundNo) { round = now.next_round; heading.textContent = `Type round ${round}`; save.textContent = `Save round ${round}`; }
+        const theirs = now.rounds[now.rounds.length - 1];
+        const said = theirs ? `round ${theirs.n} (` + now.teams.map(t => `${t} ${theirs.score.teams[t] ? teamTotal(theirs.score.teams[t]) : "0"}`).join(", ") + ")" : "a round";
+        if (!roundNo && !now.over) {
+          round = now.next_round; heading.textContent = `Type round ${round}`; save.textContent = `Save round ${round}`;
+          intro.textContent = introText(round, now.next_minimum);
+          rescore();
+        }
         saveKey = hfSync.newKey();
         status.replaceChildren(errorBox(new Error(roundNo
           ? `Not saved: round ${roundNo} or the game was changed on another phone meanwhile. Press Save again to save what is typed here over it.`
           : now.over ? "Not saved: the game was finished on another phone meanwhile."
-          : `Not saved: another phone saved a round meanwhile. Press Save again to save this as round ${round}.`)));
+          : `Not saved: another phone saved ${said} meanwhile. If that was this same round, press Cancel; if not, press Save again to save this as round ${round}.`)));
       } else status.replaceChildren(errorBox(new Error(mark(e.message).text)));
     }
   }
 
   const form = h("form", {oninput: () => { clearError(); status.replaceChildren(); rescoreSoon(); }, onchange: rescoreSoon,
                           onsubmit: (ev) => { ev.preventDefault(); submit(); }},
-    h("p", {class: "muted"}, `Card codes: rank (A, 2-10, J, Q, K) and suit (S, H, D, C), a joker JK; spaces between. ` +
-      `Round ${round} · opening minimum ${fmt(roundNo ? stored.minimum : g.next_minimum)}.`),
+    intro,
     sections, h("label", {for: "typed-went-out"}, "Who went out?"), wentOut, scoreBox,
     h("div", {class: "sticky-actions"}, status, save, h("a", {class: "button", href: `#/game/${gid}`}, "Cancel")));
   show(heading, form);

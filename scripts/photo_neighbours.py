@@ -5,8 +5,9 @@ same photo it is sure of. For each found box (stage 1, cached) matched to a true
 nearest *sure* box of the same photo (reading P >= ``--sure`` and detector confidence >= 0.5; boxes overlapping it by
 IoU >= 0.3 left out) by the similarity of their upright box crops (``vision.deck_glyphs.index_crops``: 32 x 64 px at
 the photo's resolution), cosine of HOG (``--how hog``) or normalised cross-correlation of the grey crops (``ncc``),
-the larger of the box turned either way up. Prints, at similarity thresholds, how many nearest neighbours are of the
-box's true code / true rank / of another code, by kind of box (jokers not read as jokers, other indices misread,
+the larger of the box turned either way up; or (``match``) the box's own crop slid over the other's grown crop
+(:func:`matched`), which tolerates their framing. Prints, at similarity thresholds, how many nearest neighbours are
+of the box's true code / true rank / of another code, by kind of box (jokers not read as jokers, other indices misread,
 right but unsure, false boxes, and the sure boxes themselves: the false rate). Then the jokers' own table: every box
 the reader gives P(joker) >= 0.9 is a teacher, and each other box of the photo is counted, by what it truly is,
 when a teacher is within the similarity threshold.
@@ -49,6 +50,33 @@ def descriptors(image: np.ndarray, boxes: np.ndarray, how: str) -> np.ndarray:
     return np.stack(out)
 
 
+def matched(image: np.ndarray, boxes: np.ndarray, scales: tuple[float, ...] = (0.9, 1.0, 1.1),
+            reach: float = 1.4) -> np.ndarray:
+    """(n, n) similarity of the (n, 4) xyxy boxes' crops of a BGR image that tolerates their framing: box i's grey crop
+    (the box itself, cut at the glyph reader's scale, either way up, resized by each of ``scales``) slid over box j's crop grown ``reach`` times; the highest normalised cross-correlation
+    (``cv2.matchTemplate`` ``TM_CCOEFF_NORMED``)."""
+    import cv2
+
+    from vision.deck_glyphs import HEIGHT, MARGIN, WIDTH
+    from vision.models.classifiers import box_crop
+
+    w, h = round(WIDTH * reach / MARGIN), round(HEIGHT * reach / MARGIN)
+    tw, th = round(WIDTH / MARGIN), round(HEIGHT / MARGIN)
+    grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    grey = np.ascontiguousarray(grey)[..., None].repeat(3, 2)
+    wide = [box_crop(grey, b, w, h, reach)[..., 0].astype(np.float32) for b in boxes]
+    temps = []
+    for b in boxes:
+        t = box_crop(grey, b, tw, th, 1.0)[..., 0].astype(np.float32)
+        temps.append([cv2.resize(u, (max(4, round(tw * s)), max(8, round(th * s))), interpolation=cv2.INTER_AREA)
+                      for u in (t, t[::-1, ::-1].copy()) for s in scales])
+    sim = np.full((len(boxes), len(boxes)), -1.0, np.float32)
+    for i in range(len(boxes)):
+        for j in range(len(boxes)):
+            sim[i, j] = max(float(cv2.matchTemplate(wide[j], u, cv2.TM_CCOEFF_NORMED).max()) for u in temps[i])
+    return sim
+
+
 def photo_rows(doc: dict, image: np.ndarray, found, args) -> tuple[list[dict], list[tuple]]:
     """One photo's rows for both tables (see the module docstring)."""
     truth, _ = true_detections(doc)
@@ -58,8 +86,11 @@ def photo_rows(doc: dict, image: np.ndarray, found, args) -> tuple[list[dict], l
     iou = box_iou(found.xyxy, truth.xyxy)
     best, top = iou.argmax(1), iou.max(1)
     true_code = [CLASS_NAMES[truth.class_id[b]] if top[k] >= args.match else None for k, b in enumerate(best)]
-    d = descriptors(image, found.xyxy, args.how)
-    sim = np.maximum(d[0] @ d[0].T, d[1] @ d[0].T)  # each box's crop either way up against the other's upright
+    if args.how == "match":
+        sim = matched(image, found.xyxy)
+    else:
+        d = descriptors(image, found.xyxy, args.how)
+        sim = np.maximum(d[0] @ d[0].T, d[1] @ d[0].T)  # each box's crop either way up against the other's upright
     apart = box_iou(found.xyxy, found.xyxy) < 0.3
     sure = np.array([c is not None and q >= args.sure for c, q in zip(codes, pr)]) & (found.confidence >= 0.5)
     rows, jokers = [], []
@@ -115,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--scenes", type=Path, required=True, help="a generated split (images/, layouts/)")
     ap.add_argument("--cache", type=Path, required=True, help="stage-1 cache of evaluate_layout.py --cache")
     ap.add_argument("--sure", type=float, default=0.9, help="a sure box's reading probability")
-    ap.add_argument("--how", choices=("hog", "ncc"), default="hog")
+    ap.add_argument("--how", choices=("hog", "ncc", "match"), default="hog")
     ap.add_argument("--match", type=float, default=0.5, help="IoU of a found box with its true index")
     ap.add_argument("--limit", type=int)
     args = ap.parse_args(argv)

@@ -12,7 +12,7 @@ pytest.importorskip("resvg_py")
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 
-from photo_neighbours import descriptors, photo_rows  # noqa: E402
+from photo_neighbours import descriptors, matched, photo_rows  # noqa: E402
 
 from datasets.scenes import Pile, make_scene, true_detections  # noqa: E402
 from vision.classes import CLASS_NAMES, RANKS, SUIT_CODES  # noqa: E402
@@ -58,3 +58,9 @@ def test_rows_name_each_box_and_its_nearest_sure_box(anglo_deck):
     assert all(-1 <= r["sim"] <= 1 + 1e-5 and r["nn"] is not None for r in rows)
     assert {k for k, _, _ in jokers} <= {"JK", "other", "none"} and len(jokers) == len(dets) - sum(
         CLASS_NAMES[c] == "JK" for c in dets.class_id)
+
+
+def test_a_crop_slid_over_its_own_grown_crop_matches_best(anglo_deck):
+    doc, image = _scene(anglo_deck)
+    sim = matched(image, true_detections(doc)[0].xyxy)
+    assert (sim.argmax(1) == np.arange(len(sim))).all() and np.diag(sim).min() > 0.9

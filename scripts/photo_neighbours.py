@@ -53,7 +53,8 @@ def descriptors(image: np.ndarray, boxes: np.ndarray, how: str) -> np.ndarray:
 def matched(image: np.ndarray, boxes: np.ndarray, scales: tuple[float, ...] = (0.9, 1.0, 1.1),
             reach: float = 1.4) -> np.ndarray:
     """(n, n) similarity of the (n, 4) xyxy boxes' crops of a BGR image that tolerates their framing: box i's grey crop
-    (the box itself, cut at the glyph reader's scale, either way up, resized by each of ``scales``) slid over box j's crop grown ``reach`` times; the highest normalised cross-correlation
+    (the box itself, cut at the glyph reader's scale, either way up, resized by each of ``scales``) slid over box j's
+    crop grown ``reach`` times; the highest normalised cross-correlation
     (``cv2.matchTemplate`` ``TM_CCOEFF_NORMED``)."""
     import cv2
 

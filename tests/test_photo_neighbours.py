@@ -40,7 +40,7 @@ def test_a_crop_matches_itself_turned_a_half_turn_best(anglo_deck):
     doc, image = _scene(anglo_deck)
     boxes = true_detections(doc)[0].xyxy
     h, w = image.shape[:2]
-    turned = np.stack([w - 1 - boxes[:, 2], h - 1 - boxes[:, 3], w - 1 - boxes[:, 0], h - 1 - boxes[:, 1]], 1)  # pixel centres
+    turned = np.stack([w - 1 - boxes[:, 2], h - 1 - boxes[:, 3], w - 1 - boxes[:, 0], h - 1 - boxes[:, 1]], 1)
     a, b = descriptors(image, boxes, "hog"), descriptors(image[::-1, ::-1].copy(), turned, "hog")
     sim = np.maximum(a[0] @ b[0].T, a[1] @ b[0].T)
     assert (sim.argmax(1) == np.arange(len(boxes))).all()  # itself before any other box (not 1: the crop's

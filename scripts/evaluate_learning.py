@@ -11,7 +11,7 @@ are read, as the issue's protocol says. Printed per deck and k: the time to lear
 and on the photos not learned from, with the stock models and with the profile: per-photo card-set precision and
 recall at the reading floor (``--conf``, default the pipeline's 0.35) against ``cardsets.csv``, and the share of the
 true index boxes read right by rank and colour (what the score needs; read without the profile's frame correction,
-which frames the detector's boxes as the labels do). The detector's passes are cached across
+which frames the detector's boxes as the labels do, and without its test-time copies of each box). The detector's passes are cached across
 profiles (a profile reading its photos as negatives looks at other pixels, so it is cached apart).
 ``--variant LABEL:NAME=VALUE[;NAME=VALUE]`` reads the photos again with each row's profile changed so (a field of
 ``vision.decks.DeckProfile``: ``jitter="both"``, test-time copies, ``vision.decks.jitter_of``) or the pipeline's

@@ -24,7 +24,8 @@ the profile kept is then fitted on every example.
 
 The detector frames an index its own way, the labelled examples theirs: with the detector, :func:`learn` learns
 the deck's frame correction from the example photos (``vision.deck_frames``), the profile's reader crops each box
-from its corrected box, and the heads learn on the detector's corrected boxes (:data:`FRAME`).
+from its corrected box, and the heads learn on the detector's corrected boxes (:data:`FRAME`). A profile's reader reads
+each box from a few test-time copies too (moved by a share of the box) and averages (:data:`JITTER`).
 
 A deck printed light on dark paper (a black deck with gold print) is read as its *negative*, which the models
 learned: :func:`reads_negative` tells from the examples (the stock reader names their ranks better so), the heads

@@ -11,6 +11,7 @@ import argparse
 import difflib
 import itertools
 import json
+import re
 import os
 import sys
 from pathlib import Path
@@ -43,14 +44,18 @@ def _say(message: str) -> None:
 
 
 def _house_rules(pairs: Sequence[str] | None) -> dict[str, Any]:
-    """``--set key=value`` pairs, values parsed as JSON when possible (``2``, ``true``, ``[60,90]``)."""
+    """``--set key=value`` pairs, values parsed as JSON when possible (``2``, ``true``, ``[60,90]``), numbers with
+    commas between as a list (``60,90``), ``none`` as None."""
     out: dict[str, Any] = {}
     for pair in pairs or ():
         if "=" not in pair:
             raise HandFootError(f"--set needs key=value, got {pair!r}")
         key, _, raw = pair.partition("=")
+        if re.fullmatch(r"\s*-?\d+(\s*,\s*-?\d+)+\s*", raw):
+            out[key.strip()] = [int(x) for x in raw.split(",")]
+            continue
         try:
-            out[key.strip()] = json.loads(raw)
+            out[key.strip()] = None if raw.strip().lower() == "none" else json.loads(raw)
         except json.JSONDecodeError:
             out[key.strip()] = raw
     return out

@@ -28,12 +28,13 @@ def port_number(text: str) -> int:
 
 
 def ledger_file(text: str) -> str:
-    """An argparse type: the game ledger's SQLite file; a folder (one that exists, or a name ending in ``/``) keeps
-    it as ``handfoot.db`` inside."""
+    """An argparse type: the game ledger's SQLite file; a folder (one that exists, a name ending in ``/``, or a new
+    name with no suffix such as ``.db``: made when the ledger is) keeps it as ``handfoot.db`` inside."""
     if not text.strip():
         raise argparse.ArgumentTypeError("an empty path")
     path = Path(text).expanduser()
-    return str(path / "handfoot.db") if path.is_dir() or text.endswith(("/", "\\")) else str(path)
+    folder = path.is_dir() or text.endswith(("/", "\\")) or (not path.exists() and not path.suffix)
+    return str(path / "handfoot.db") if folder else str(path)
 
 
 class Parser(argparse.ArgumentParser):

@@ -337,8 +337,9 @@ def read_and_score_photos(photos: Sequence[Path], req: PhotoRequest, models: Mod
     for path, name in zip(paths, shown):
         digest = check_photo_file(path, limits, name)
         if digest in digests:
-            raise HandFootError(f"{name} is the same photo as {digests[digest]}: each photo is read once, for one "
-                                "team (take one photo of each team's side)")
+            first = "was chosen twice" if name == digests[digest] else f"is the same photo as {digests[digest]}"
+            raise HandFootError(f"{name} {first}: each photo is read once, for one team (take one photo of each "
+                                "team's side)")
         digests[digest] = name
     teams = req.table_teams(len(photos))
 

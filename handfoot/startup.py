@@ -15,6 +15,7 @@ from scorer import HandFootError
 
 from . import core
 from .https import serve_https
+from .invite import terminal_qr
 from .ledger import Ledger
 from .serving import server
 
@@ -91,12 +92,17 @@ def serve(args: argparse.Namespace, watching=None) -> int:
     app = create_app(settings, models=models, load_models=False, live=session)
     print(f"handfoot: ledger {settings.db}", file=sys.stderr)
     ssl = serve_https(args, settings.db.parent)  # handfoot.https: the certificate made once, kept, its fingerprint
-    for url in addresses(args.host, args.port, "https" if ssl else "http"):
+    found = addresses(args.host, args.port, "https" if ssl else "http")
+    for url in found:
         print(f"handfoot: open {url}" + ("/live" if session else "/")
               + (f"?token={settings.token}" if settings.token else ""), file=sys.stderr)
         if ssl:
             print(f"handfoot: a phone trusts it for good with {url}/handfoot-ca.crt"
                   + (f"?token={settings.token}" if settings.token else ""), file=sys.stderr)
+    urls = [u for u in found if "<" not in u]
+    if not local and urls and sys.stderr.isatty():  # a phone's camera opens the first address from its QR code
+        page = urls[0] + ("/live" if session else "/") + (f"?token={settings.token}" if settings.token else "")
+        print("handfoot: or point a phone's camera at this code:\n" + terminal_qr(page), file=sys.stderr)
     if local:
         print("handfoot: only this computer can connect; for phones on your network: handfoot "
               + ("watch ... --serve" if session else "serve") + " --host "

@@ -110,9 +110,9 @@ class Rules(BaseModel):
     book_growth: BookGrowth = _f(BookGrowth.CLOSED, "What may be added to a complete book; see BookGrowth.")
     min_naturals: int = _f(2, "Fewest natural cards in any meld that is not a wild meld (seed 000's ratio implies "
                               "2; Saskatchewan's canastas: 2, chosen from Canasta).", ge=1, le=BOOK)
-    naturals_per_wild: int = _f(2, "A meld needs at least this many naturals for each wild: naturals >= k * wilds "
-                                   "(seed 000: 2; 0 disables the ratio).", ge=0, le=BOOK)
-    natural_surplus: int = _f(0, "A meld needs naturals >= wilds + this (seed 002 'more naturals than wilds' and "
+    naturals_per_wild: int = _f(2, "Naturals a meld needs for each wild in it (seed 000: 2, naturals >= 2 x wilds; "
+                                   "0 disables the ratio).", ge=0, le=BOOK)
+    natural_surplus: int = _f(0, "How many more naturals than wilds a meld needs (seed 002 'more naturals than wilds' and "
                                  "seed 004 'one more normal card than wild cards': 1).", ge=0, le=BOOK)
     max_wilds: int | None = _f(None, "Most wilds in one meld or canasta, or None (Saskatchewan: 3).", ge=0, le=BOOK)
     wild_books: bool = _f(True, "All-wild melds and wild books are allowed (seed 000 'Wild pile'; seed 002 marks "

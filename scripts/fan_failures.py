@@ -98,12 +98,9 @@ def _card_reason(card: dict, found: Detections, match_iou: float) -> dict:
             "p_rank": round(float(rank_p[RANKS.index(rank)]), 2), "reader": top}
 
 
-def main(argv: list[str] | None = None) -> int:
-    from datasets.evaluation import assign_owners, cached_found
-    from vision.images import load_image
-    from vision.pipeline import load_models, load_stack_checker, read_image
-
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def table_arguments(ap: argparse.ArgumentParser) -> None:
+    """Add the options that say which tables to read and how (``--scenes`` or ``--examples``, ``--cache`` or
+    ``--oracle``, ``--limit``, ``--match-iou``) to ``ap``; :func:`read_tables` reads them."""
     ap.add_argument("--scenes", type=Path)
     ap.add_argument("--examples", type=Path)
     ap.add_argument("--cache", type=Path, help="stage 1's boxes and readings kept per photo (with the models)")
@@ -112,8 +109,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--match-iou", type=float, default=0.3,
                     help="IoU at which a box is on a true index (0.3: the detector's boxes on generated tables are "
                          "looser than the true ones; a box at 0.3-0.5 is on the index, not on a neighbour's)")
-    ap.add_argument("--json", type=Path, help="also write every wrong fan's record here")
-    args = ap.parse_args(argv)
+
+
+def read_tables(ap: argparse.ArgumentParser, args: argparse.Namespace):
+    """Yield (doc, path, image, found, reading, owners) for each table ``args`` names (:func:`table_arguments`):
+    its truth, its photo's path, the (H, W, 3) BGR photo, stage 1's boxes (cached, or the true ones), the side
+    :func:`vision.pipeline.read_image` reads, and the true card of each of its read indices (-1: none). Exits
+    through ``ap.error`` on options that do not fit together."""
+    from datasets.evaluation import assign_owners, cached_found
+    from vision.images import load_image
+    from vision.pipeline import load_models, load_stack_checker, read_image
+
     if bool(args.scenes) == bool(args.examples):
         ap.error("give one of --scenes or --examples")
     if not args.oracle and args.cache is None:
@@ -121,16 +127,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.examples:
         docs = [(d, args.examples / d["image"]) for d in load_examples(args.examples)]
     else:
-        docs = [(json.loads(p.read_text()), args.scenes / "images" / (p.stem + ".png"))
-                for p in sorted((args.scenes / "layouts").glob("*.json"))]
-        docs = [(d, args.scenes / "images" / d["image"]) for d, _ in docs]
-    match = args.match_iou
+        docs = [json.loads(p.read_text()) for p in sorted((args.scenes / "layouts").glob("*.json"))]
+        docs = [(d, args.scenes / "images" / d["image"]) for d in docs]
     detector, reader = (None, None) if args.oracle else load_models()
     stacks = load_stack_checker()
-    buckets: Counter = Counter()
-    cards: Counter = Counter()
-    records = []
-    fans = 0
     for doc, path in docs[: args.limit]:
         image = load_image(path)
         if args.oracle:
@@ -139,7 +139,21 @@ def main(argv: list[str] | None = None) -> int:
             found = cached_found(args.cache / f"{Path(path).stem}.npz", image, detector, reader, None)
         reading = read_image(image, detector, reader, stacks, found=found)[0]
         if not args.oracle:
-            owners = assign_owners(reading.detections, doc, match)
+            owners = assign_owners(reading.detections, doc, args.match_iou)
+        yield doc, path, image, found, reading, owners
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    table_arguments(ap)
+    ap.add_argument("--json", type=Path, help="also write every wrong fan's record here")
+    args = ap.parse_args(argv)
+    match = args.match_iou
+    buckets: Counter = Counter()
+    cards: Counter = Counter()
+    records = []
+    fans = 0
+    for doc, path, _, found, reading, owners in read_tables(ap, args):
         fans += sum(1 for k in {c["pile"]: c["pile_kind"] for c in doc["cards"]}.values() if k in ("meld", "book"))
         for rec in fan_buckets(doc, reading, found, owners, match):
             rec["table"] = Path(path).stem

@@ -250,6 +250,9 @@ def test_photo_errors_are_named_before_any_work(client, tmp_path):
     assert "1 hand photo but 0 teams" in error_of(hands, 422)
     assert "photos" in error_of(client.post("/v1/photos", data={"rules": "pagat"}), 422)
     assert "split" in error_of(post_photo(client, one * 2, split="horizontal"), 422)
+    assert "t.jpg was chosen twice" in error_of(post_photo(client, one * 2, teams="A,B"), 422)
+    two = [one[0], ("u.jpg", jpg, "image/jpeg")]
+    assert "u.jpg is the same photo as t.jpg" in error_of(post_photo(client, two, teams="A,B"), 422)
     import cv2
     import numpy as np
 

@@ -1,4 +1,5 @@
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -123,3 +124,9 @@ def test_scoring_a_layout_lists_its_piles_first(tmp_path, capsys):
     (tmp_path / "l.json").write_text(json.dumps(doc))
     assert main(["score", str(tmp_path / "l.json")]) == 0
     assert "  loose (not scored)     9H" in capsys.readouterr().out
+
+
+def test_set_takes_a_list_of_numbers_and_none(capsys):
+    code, out, _ = run(capsys, "rules", "pagat", "--set", "opening_minimums=50,90", "--set", "pickup_size=none")
+    assert code == 0
+    assert re.search(r"opening_minimums\s+\[50, 90\]", out) and re.search(r"pickup_size\s+null", out)

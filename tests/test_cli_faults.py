@@ -201,6 +201,7 @@ def test_a_ledger_given_as_a_folder_is_kept_in_it(tmp_path, capsys):
     assert ledger_file(str(tmp_path)) == str(tmp_path / "handfoot.db")
     assert ledger_file(str(tmp_path / "new") + "/") == str(tmp_path / "new" / "handfoot.db")
     assert ledger_file(str(tmp_path / "cards.db")) == str(tmp_path / "cards.db")
+    assert ledger_file(str(tmp_path / "family")) == str(tmp_path / "family" / "handfoot.db")  # a new folder
     assert main(["deck", "list", "--db", str(tmp_path)]) == 0
     assert str(tmp_path / "decks") in capsys.readouterr().out
 

@@ -230,6 +230,17 @@ def test_a_round_from_a_photo_corrected_with_a_tap(server, browser, tmp_path):
     assert text_of(d, "#sheet .error-box") == "Cards in the stack: a whole number from 1 to 60, not 99999"
     next(b for b in d.find_elements(By.CSS_SELECTOR, "#sheet button") if b.text == "Cancel").click()
     assert text_of(d, "[data-round-total='Us']") == true_total
+    # a typo in a pile the camera missed: told in the sheet, what was typed kept, nothing sent
+    add = next(b for b in d.find_elements(By.CSS_SELECTOR, "button") if b.text == "+ a pile of Us the camera missed")
+    d.execute_script("arguments[0].scrollIntoView({block: 'center'})", add)
+    add.click()
+    wait.until(lambda d: d.find_element(By.ID, "sheet").is_displayed())
+    d.find_element(By.ID, "new-cards").send_keys("6h 6S 6Z")
+    next(b for b in d.find_elements(By.CSS_SELECTOR, "#sheet button") if b.text == "Add").click()
+    assert text_of(d, "#new-cards-problem").startswith("6Z is not a card")
+    assert d.find_element(By.ID, "new-cards").get_attribute("value") == "6h 6S 6Z"
+    next(b for b in d.find_elements(By.CSS_SELECTOR, "#sheet button") if b.text == "Cancel").click()
+    assert text_of(d, "[data-round-total='Us']") == true_total
     viewport(d, 1280, 800)
     d.save_screenshot(str(shots / "page_check_1280.png"))
     viewport(d, 390, 844)

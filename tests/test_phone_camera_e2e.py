@@ -111,6 +111,14 @@ def test_a_round_watched_through_the_phones_camera(tmp_path, camera_file):
         assert len(labels) >= 5 and all(px >= 14 for _, px, _ in labels), labels  # readable at phone width
         assert all(re.fullmatch(r"(10|[2-9AJQK])[♠♥♦♣]|Jkr", t) for t, _, _ in labels), labels
         d.save_screenshot(str(shots / "page_live_phone_390.png"))
+        # the names can be taken off to see the cards under them, and put back
+        layer_shown = "return !document.querySelector('.live-labels').hidden && document.querySelector('.live-label').offsetWidth > 0"
+        d.find_element(By.ID, "live-names").click()
+        assert d.find_element(By.ID, "live-names").text == "Show card names"
+        assert d.execute_script(layer_shown) is False
+        d.save_screenshot(str(shots / "page_live_phone_names_off_390.png"))
+        d.find_element(By.ID, "live-names").click()
+        wait.until(lambda d: d.execute_script(layer_shown))
         wait.until(lambda d: "red three laid" in (text_of(d, "#live-events") or ""))
         wait.until(lambda d: text_of(d, "[data-total='Us']") == TRUE_TOTAL)
         state = d.execute_script("return fetch('/v1/live').then(r => r.json())")

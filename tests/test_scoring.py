@@ -7,7 +7,8 @@ from scorer import IllegalLayoutError, InvalidLayoutError, get_rules
 from scorer.cards import full_deck
 from scorer.layout import TableLayout, load_layout
 from scorer.melds import BookKind
-from scorer.scoring import check_going_out, score_round
+from scorer.going_out import check_going_out
+from scorer.scoring import score_round
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .. import core, games, teaching
 from ..errors import NotFoundError
+from ..invite import invite
 from ..ledger import Ledger
 from ..sync import etag, expected_version
 from .deps import (DECK_NAME, ERRORS, IDEMPOTENCY_KEY, IF_MATCH, LAYOUT_EXAMPLE, decks_dir, get_ledger,
@@ -165,3 +166,32 @@ def export_csv(game_id: str, ledger: Ledger = Depends(get_ledger)) -> Response:
                     headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
 
+
+
+class InviteOut(BaseModel):
+    """The address another phone on the table's network opens this game's page by (with the server's access
+    token), and its QR code as an SVG data URI; both None with ``reason`` when no phone can open this server."""
+
+    url: str | None
+    qr: str | None
+    reason: str | None
+
+
+@router.get("/games/{game_id}/invite", response_model=InviteOut, responses={404: ERRORS[404], 401: ERRORS[401]})
+def game_invite(game_id: str, request: Request, settings=Depends(get_settings),
+                ledger: Ledger = Depends(get_ledger)) -> InviteOut:
+    """Another phone at the table: the address of this game's page for it, and the QR code its camera opens
+    (``handfoot.invite``: by the name this request reached the server, or this computer's network address)."""
+    ledger.game(game_id)
+    return _invite(request, settings, game_id)
+
+
+@router.get("/invite", response_model=InviteOut, responses={401: ERRORS[401]})
+def page_invite(request: Request, settings=Depends(get_settings)) -> InviteOut:
+    """Another phone: the address of the page (the games) for it, and its QR code, as for a game's."""
+    return _invite(request, settings, None)
+
+
+def _invite(request: Request, settings, game_id: str | None) -> InviteOut:
+    out = invite(request.headers.get("host"), request.url.scheme, settings.host, settings.token, game_id)
+    return InviteOut(url=out.url, qr=out.qr, reason=out.reason)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import typing
+from enum import Enum
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, Depends, Request
@@ -62,19 +63,26 @@ class RuleField(BaseModel):
     description: str
     optional: bool = Field(False, description="None is a value of it (a page's empty field)")
     minimum: float | None = Field(None, description="its least value, for a number")
-    maximum: float | None = Field(None, description="its greatest value, for a number")
+    maximum: float | None = Field(None, description="its greatest value, for a number (for each, for a list)")
+    choices: list[str] | None = Field(None, description="the values it may take, for a choice")
 
 
 def _field(name: str, value: Any, info: FieldInfo) -> RuleField:
-    """A rule field as :class:`RuleField`: its type is the value's, or for a value of None the type it may take."""
+    """A rule field as :class:`RuleField`: its type is the value's, or for a value of None the type it may take;
+    a number's bounds (a list's: each item's), a choice's values."""
     args = typing.get_args(info.annotation)
     optional = type(None) in args
-    taken = [a for a in args if a is not type(None)]
-    kind = type(value).__name__ if value is not None or len(taken) != 1 else getattr(taken[0], "__name__", "NoneType")
-    bounds = {"minimum": next((m.ge for m in info.metadata if hasattr(m, "ge")), None),
-              "maximum": next((m.le for m in info.metadata if hasattr(m, "le")), None)}
+    inner = [a for a in args if a is not type(None)] if optional else [info.annotation]
+    base = inner[0] if len(inner) == 1 else None
+    kind = type(value).__name__ if value is not None or base is None else getattr(base, "__name__", "NoneType")
+    items = typing.get_args(base) if typing.get_origin(base) in (tuple, list) else ()  # Annotated[int, Field(ge, le)]
+    limits = list(info.metadata) + [k for a in items for m in getattr(a, "__metadata__", ())
+                                    for k in (m.metadata if isinstance(m, FieldInfo) else [m])]
+    bounds = {"minimum": next((m.ge for m in limits if getattr(m, "ge", None) is not None), None),
+              "maximum": next((m.le for m in limits if getattr(m, "le", None) is not None), None)}
+    enum = base if isinstance(base, type) and issubclass(base, Enum) else None
     return RuleField(field=name, value=value, type=kind, description=info.description or "", optional=optional,
-                     **bounds)
+                     choices=[e.value for e in enum] if enum else None, **bounds)
 
 
 @router.get("/rules/{name}/fields", response_model=list[RuleField], responses={404: ERRORS[404], 401: ERRORS[401]})

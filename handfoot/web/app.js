@@ -2,11 +2,13 @@
  * a reading in taps.
  * Plain JavaScript over the /v1 API (docs/api.md); no build step, nothing loaded from outside this server.
  * Views are hash routes: #/ (games), #/new, #/game/ID, #/game/ID/round, #/game/ID/check/READING[/N],
+ * #/game/ID/type[/N] (a round typed in),
  * #/live[/GAME] (a camera watching the table). */
 import {checkView} from "/static/check.js";
 import {gameView, homeView, newGameView} from "/static/games.js";
 import {liveView} from "/static/live.js";
 import {roundView} from "/static/round.js";
+import {typedView} from "/static/typed.js";
 import {closeSheet, errorBox, h, show, view} from "/static/ui.js";
 
 /* -- settings: large type, dark mode -------------------------------------------------------------------------- */
@@ -39,6 +41,7 @@ export async function route() {
     else if (parts[0] === "new") await newGameView();
     else if (parts[0] === "game" && parts.length === 2) await gameView(parts[1]);
     else if (parts[0] === "game" && parts[2] === "round") await roundView(parts[1]);
+    else if (parts[0] === "game" && parts[2] === "type") await typedView(parts[1], parts[3] ? +parts[3] : null);
     else if (parts[0] === "game" && parts[2] === "check") await checkView(parts[1], parts[3], parts[4] ? +parts[4] : null);
     else if (parts[0] === "live") await liveView(parts[1] || null);
     else show(h("h1", {}, "Not found"), h("p", {}, h("a", {href: "#/"}, "All games")));

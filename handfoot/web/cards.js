@@ -1,5 +1,7 @@
 /* The card notation: codes (10H, JK, RJ) as the page writes them (10♥, Jkr), the ranks and suits, the pile kinds. */
 
+/* a card code as the server takes it (scorer.cards): 10H or TH, JK / RJ / BJ for a joker */
+export const CODE = /^(10|[2-9AJQKT])[SHDC]$|^(JK|RJ|BJ)$/;
 export const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "JK"];
 export const SUITS = [["S", "♠"], ["H", "♥"], ["D", "♦"], ["C", "♣"]];
 export const KINDS = [["meld", "meld or fanned book"], ["squared_book", "squared book"], ["red_threes", "red threes"],

@@ -1,6 +1,6 @@
 /* Check and correct a reading (#/game/ID/check/READING[/N]) before saving it as a round. */
 import {api} from "/static/api.js";
-import {KINDS, KIND_ORDER, cardName, cardParts, cardShort, cardText, cardsInText, isRed} from "/static/cards.js";
+import {CODE, KINDS, KIND_ORDER, cardName, cardParts, cardShort, cardText, cardsInText, isRed} from "/static/cards.js";
 import {breakdownTable} from "/static/games.js";
 import {askConfirm, cardPicker, clearError, closeSheet, h, openSheet, problemText, setBusy, show, teamTotal, toast, total, view} from "/static/ui.js";
 
@@ -131,12 +131,23 @@ export async function checkView(gid, rid, roundNo) {
   }
   function addPile(team) {
     const kind = h("select", {id: "new-kind"}, KINDS.map(([v, l]) => h("option", {value: v}, l)));
-    const cards = h("input", {type: "text", id: "new-cards", placeholder: "KH KS KD", autocomplete: "off"});
+    const cards = h("input", {type: "text", id: "new-cards", placeholder: "KH KS KD", autocomplete: "off", autocapitalize: "characters"});
+    const problem = h("div", {id: "new-cards-problem"});
     openSheet(`A pile of ${team} the camera missed`, h("div", {},
       h("label", {for: "new-kind"}, "Kind"), kind, h("label", {for: "new-cards"}, "Its cards (e.g. KH KS JK)"), cards,
+      problem,
       h("div", {class: "row"}, h("button", {type: "button", class: "primary", onclick: () => {
-        const codes = cards.value.split(/[\s,]+/).filter(Boolean);
-        if (codes.length) change({op: "add_pile", team, kind: kind.value, cards: codes});
+        /* checked here: a typo keeps the sheet open with what was typed, the wrong code named */
+        const codes = cards.value.toUpperCase().split(/[\s,]+/).filter(Boolean);
+        const wrong = codes.find(c => !CODE.test(c));
+        if (!codes.length || wrong) {
+          problem.replaceChildren(h("p", {class: "error-box", role: "alert"}, !codes.length ? "Type the pile's cards, e.g. KH KS JK." :
+            `${wrong} is not a card: a rank (A, 2-10, J, Q, K) and a suit (S, H, D, C), or JK for a joker.`));
+          cards.setAttribute("aria-invalid", "true");
+          cards.focus();
+          return;
+        }
+        change({op: "add_pile", team, kind: kind.value, cards: codes});
       }}, "Add"), h("button", {type: "button", onclick: closeSheet}, "Cancel"))));
   }
 
@@ -264,11 +275,17 @@ export async function checkView(gid, rid, roundNo) {
     const asked = st.round;  /* the round the player saw when tapping Save */
     const illegal = st.reading.score.problems.filter(p => p.severity === "illegal");
     const unread = g.teams.filter(t => !st.reading.score.teams[t]);  /* no photo of its side, nothing typed */
+    /* a squared dirty or wild book whose wilds are uncounted leaves the round (and the game) a range */
+    const ranged = g.teams.filter(t => st.reading.score.teams[t] && !st.reading.score.teams[t].exact);
     const lines = [...illegal.map(problemText),
       ...unread.map(t => `${t}: nothing was read for this team, so it scores 0 this round (add its photo from ` +
-                         `Score round, or its piles with "+ a pile of ${t}").`)];
+                         `Score round, or its piles with "+ a pile of ${t}").`),
+      ...ranged.map(t => `${t} scores ${teamTotal(st.reading.score.teams[t])} until the wilds under its squared book are ` +
+                         `counted (the book's "Book…" button, below the photo): ` +
+                         st.reading.score.teams[t].needs_counting.map(n => cardsInText(n.replace(/\s*\(teams\.[^)]*\)/, ""))).join("; ") + ".")];
     if (lines.length && !(await askConfirm(illegal.length ? `The rules see ${illegal.length} problem${illegal.length === 1 ? "" : "s"}`
-                                                         : `Nothing read for ${unread.join(" and ")}`,
+                                           : unread.length ? `Nothing read for ${unread.join(" and ")}`
+                                           : `A squared book to count`,
         [...lines, "Save the round anyway? You can correct it later."], "Save anyway"))) return;
     if (st.round !== asked || save.disabled) {  /* the game changed while the question was open: the notice says how */
       toast(`Not saved: the game changed on another phone meanwhile`, true);

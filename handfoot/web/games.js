@@ -1,6 +1,6 @@
 /* The games: the list (#/), a new game (#/new) and a game with its rounds (#/game/ID). */
 import {api} from "/static/api.js";
-import {askConfirm, errorBox, fmt, h, problemText, setBusy, show, teamTotal, toast, total} from "/static/ui.js";
+import {askConfirm, closeSheet, errorBox, fmt, h, openSheet, problemsLine, setBusy, show, teamTotal, toast, total} from "/static/ui.js";
 
 /* -- games ------------------------------------------------------------------------------------------------- */
 export async function homeView() {
@@ -17,7 +17,8 @@ export async function homeView() {
   }
   show(
     h("h1", {}, "Games"),
-    h("div", {class: "row"}, h("a", {class: "button primary", href: "#/new"}, "New game")),
+    h("div", {class: "row"}, h("a", {class: "button primary", href: "#/new"}, "New game"),
+      h("button", {type: "button", id: "invite", onclick: () => inviteSheet(null)}, "Another phone")),
     games.length ? list : h("p", {class: "muted"}, "No games yet: start one, then score each round from a photo of the table."));
 }
 
@@ -47,6 +48,22 @@ export async function newGameView() {
       house.append(h("label", {class: "check", for: id},
         h("input", {type: "checkbox", id, "data-field": f.field, "data-label": ruleLabel(f), "data-default": String(f.value), checked: f.value}),
         h("span", {}, ruleLabel(f))));
+    }
+    /* the rounds (the opening minimum of each: as many rounds as numbers) and other lists of numbers, as text */
+    const lists = fields.filter(f => f.type === "list");
+    if (lists.length) house.append(h("h3", {}, "Rounds"), ...lists.map(f => {
+      const id = `house-${f.field}`, label = `${ruleLabel(f)} (numbers, a comma between)`, value = f.value.join(", ");
+      return h("div", {class: "house-number"}, h("label", {for: id}, label),
+        h("input", {type: "text", id, inputmode: "numeric", autocomplete: "off", "data-field": f.field, "data-list": "1",
+                    "data-label": label, "data-default": value, value, "data-min": f.minimum ?? null, "data-max": f.maximum ?? null,
+                    placeholder: f.value.length ? null : "none"}));
+    }));
+    /* a choice (what may be added to a complete book): its values */
+    for (const f of fields.filter(f => f.choices)) {
+      const id = `house-${f.field}`;
+      house.append(h("div", {class: "house-number"}, h("label", {for: id}, ruleLabel(f)),
+        h("select", {id, "data-field": f.field, "data-default": f.value, "data-label": ruleLabel(f)},
+          f.choices.map(c => h("option", {value: c, selected: c === f.value ? "" : null}, c)))));
     }
     /* the numbers (a clean book's bonus, the book size, ...): each as the rules set it, changed where typed; the
        points first, the deal last (it does not change a score) */
@@ -83,6 +100,24 @@ export async function newGameView() {
     for (const c of house.querySelectorAll("input[type=checkbox]")) {
       if (String(c.checked) !== c.dataset.default) house_rules[c.dataset.field] = c.checked;
     }
+    for (const c of house.querySelectorAll("select[data-field]")) {
+      if (c.value !== c.dataset.default) house_rules[c.dataset.field] = c.value;
+    }
+    for (const n of house.querySelectorAll("input[data-list]")) {
+      const value = n.value.trim();
+      if (value.split(/[\s,]+/).filter(Boolean).join(", ") === n.dataset.default) continue;
+      const items = value.split(/[\s,]+/).filter(Boolean);
+      const {min, max} = n.dataset;
+      if (items.some(x => !/^\d+$/.test(x) || (min !== undefined && +x < +min) || (max !== undefined && +x > +max))) {
+        house.closest("details").open = true;
+        n.closest(".house-number").after(h("p", {class: "error-box", role: "alert", id: "house-error"},
+          `${n.dataset.label}: whole numbers` + (min !== undefined && max !== undefined ? ` from ${fmt(+min)} to ${fmt(+max)}` : "")));
+        n.setAttribute("aria-invalid", "true");
+        n.focus();
+        return;
+      }
+      house_rules[n.dataset.field] = items.map(Number);
+    }
     for (const n of house.querySelectorAll("input[type=number]")) {
       const value = n.value.trim();
       if (value === n.dataset.default) continue;
@@ -108,7 +143,7 @@ export async function newGameView() {
     } catch (e) {
       if (e.status) createKey = hfSync.newKey();
       /* a house rule the server refused: its field is marked and focused, the message shown with its label */
-      const named = [...house.querySelectorAll("input[data-field]")].find(i => new RegExp(`\\b${i.dataset.field}\\b`).test(e.message));
+      const named = [...house.querySelectorAll("[data-field]")].find(i => new RegExp(`\\b${i.dataset.field}\\b`).test(e.message));
       if (named) {
         house.closest("details").open = true;
         named.setAttribute("aria-invalid", "true");
@@ -150,6 +185,50 @@ export function breakdownTable(score, teams) {
   return table;
 }
 
+/* A team name for a narrow column: a word of 10 letters or more may break in its middle, with a hyphen shown. */
+function hyphenable(name) { return name.replace(/\S{10,}/g, w => w.slice(0, w.length >> 1) + "\u00AD" + w.slice(w.length >> 1)); }
+
+/* A finished game with no winner: a tie, or the rounds whose squared books are still to count (their totals a range). */
+function overText(g) {
+  const open = g.rounds.filter(r => Object.values(r.score.teams).some(ts => !ts.exact));
+  if (!open.length) return "The game is over: a tie.";
+  return `The game is over; the winner shows once the wilds under a squared book are counted in round${open.length > 1 ? "s" : ""} ` +
+    `${open.map(r => r.n).join(", ")} (tap the round, then Correct round).`;
+}
+
+/* Another phone at the table: the QR code its camera opens this game's page (gid; null: the games) from, and the
+ * address to type (GET /v1/games/{id}/invite, /v1/invite: by this server's network address, with its token). */
+async function inviteSheet(gid) {
+  let out;
+  try { out = await api("GET", gid ? `/v1/games/${gid}/invite` : "/v1/invite"); } catch (e) { toast(e.message, true); return; }
+  openSheet("Another phone at the table", out.url
+    ? h("div", {class: "invite"},
+        h("p", {}, "On the other phone (on the same Wi-Fi), point the camera at this code and open the address it shows:"),
+        h("img", {src: out.qr, id: "invite-qr", alt: `QR code of ${out.url}`, width: "240", height: "240"}),
+        h("p", {class: "muted"}, "Or type this address:"), h("p", {class: "invite-url"}, h("code", {id: "invite-url"}, out.url)),
+        h("p", {class: "muted"}, gid ? "Both phones then keep this game's score; what one saves shows on the other."
+                                     : "Both phones then see the same games; what one saves shows on the other."),
+        h("div", {class: "row"}, h("button", {type: "button", class: "primary", onclick: closeSheet}, "Done")))
+    : h("div", {}, h("p", {id: "invite-reason"}, `No other phone can open handfoot now: ${out.reason}.`),
+        h("div", {class: "row"}, h("button", {type: "button", onclick: closeSheet}, "Close"))));
+}
+
+/* A new game with a finished game's teams, players, rules, house rules and deck (one game per press, however often
+ * the answer is lost: one Idempotency-Key). */
+let againKey = null;
+async function playAgain(g, button) {
+  againKey = againKey || hfSync.newKey();
+  setBusy(button, true);
+  try {
+    const game = await api("POST", "/v1/games", {rules: g.rules, teams: g.teams, names: g.names, house_rules: g.house_rules,
+                                                 teach: g.teach || null}, againKey);
+    againKey = null;
+    if (g.deck) await api("PUT", `/v1/games/${game.id}/deck`, {deck: g.deck, teach: !!g.teach}).catch(() => {});
+    toast("A new game, the same teams");
+    location.hash = `#/game/${game.id}`;
+  } catch (e) { if (e.status) againKey = null; toast(e.message, true); setBusy(button, false); }
+}
+
 export function onGame(gid, hash) { return location.hash === hash || (hash === `#/game/${gid}` && location.hash === `#/game/${gid}/`); }
 export async function gameView(gid, latest) {
   const g = latest ? hfSync.note(latest) : await api("GET", `/v1/games/${gid}`);
@@ -168,22 +247,22 @@ export async function gameView(gid, latest) {
       g.names[t] ? h("div", {class: "muted"}, g.names[t].join(", ")) : null));
   }
   const grid = h("table", {class: "grid", "aria-label": "rounds"},
-    h("thead", {}, h("tr", {}, h("th", {}, "Round"), h("th", {}, "Min"), g.teams.map(t => h("th", {}, t)))));
+    h("thead", {}, h("tr", {}, h("th", {}, "Round"), h("th", {}, "Min"), g.teams.map(t => h("th", {}, hyphenable(t))))));
   const body = h("tbody", {});
-  const running = Object.fromEntries(g.teams.map(t => [t, 0]));
+  const running = Object.fromEntries(g.teams.map(t => [t, [0, 0]]));  /* a range while a squared book is uncounted */
   for (const r of g.rounds) {
     const cells = g.teams.map(t => {
       const ts = r.score.teams[t];
-      const pts = ts ? ts.total_min : 0;
-      running[t] += pts;
-      return h("td", {}, ts ? teamTotal(ts) : "0", h("br"), h("small", {class: "muted"}, fmt(running[t])));
+      running[t] = [running[t][0] + (ts ? ts.total_min : 0), running[t][1] + (ts ? ts.total_max : 0)];
+      const [lo, hi] = running[t];
+      return h("td", {}, ts ? teamTotal(ts) : "0", h("br"), h("small", {class: "muted"}, lo === hi ? fmt(lo) : `${fmt(lo)} to ${fmt(hi)}`));
     });
     const details = h("tr", {class: "details", hidden: true},
       h("td", {colspan: String(2 + g.teams.length)}, breakdownTable(r.score, g.teams),
-        r.score.problems.length ? h("p", {class: "problem"}, `${r.score.problems.length} rule problem(s): ` +
-          r.score.problems.map(problemText).join("; ")) : null,
+        problemsLine(r.score.problems),
         h("div", {class: "row"},
-          r.photo_reading ? h("a", {class: "button", href: `#/game/${gid}/check/${r.photo_reading}/${r.n}`}, `Correct round ${r.n}`) : null,
+          h("a", {class: "button", href: r.photo_reading ? `#/game/${gid}/check/${r.photo_reading}/${r.n}` : `#/game/${gid}/type/${r.n}`},
+            `Correct round ${r.n}`),
           r.photos.length ? h("a", {class: "button", href: r.photos[0], target: "_blank"}, "The photo") : null,
           h("button", {type: "button", class: "danger", onclick: async (ev) => {
             const last = r.n === g.rounds.length;
@@ -208,16 +287,19 @@ export async function gameView(gid, latest) {
   }
   grid.append(body);
   const next = g.over
-    ? h("p", {class: "winner"}, g.winner ? `The game is over: ${g.winner} won.` : "The game is over: a tie, or a squared book still to count.")
+    ? h("div", {}, h("p", {class: "winner"}, g.winner ? `The game is over: ${g.winner} won.` : overText(g)),
+        h("div", {class: "row"}, h("button", {type: "button", class: "primary", id: "play-again", onclick: (ev) => playAgain(g, ev.target)},
+          "New game, same teams")))
     : h("p", {}, `Next: round ${g.next_round}, opening minimum ${fmt(g.next_minimum)}` + (g.leader ? ` · ${g.leader} leads` : ""));
   show(
     h("h1", {}, g.teams.join(" vs ")),
     h("p", {class: "muted"}, `Rules: ${g.rules}` + (Object.keys(g.house_rules).length ? "; house rules: " +
-      Object.entries(g.house_rules).map(([k, v]) => `${k.replace(/_/g, " ")} ${typeof v === "boolean" ? (v ? "on" : "off") : v === null ? "none" : JSON.stringify(v)}`).join(", ") : "")),
+      Object.entries(g.house_rules).map(([k, v]) => `${k.replace(/_/g, " ")} ${typeof v === "boolean" ? (v ? "on" : "off") : v === null ? "none" : Array.isArray(v) ? (v.join(", ") || "none") : v}`).join(", ") : "")),
     totals, next,
     g.over ? null : h("div", {class: "row"}, h("a", {class: "button primary", href: `#/game/${gid}/round`, id: "score-round"},
                                             `Score round ${g.next_round}`),
                       h("a", {class: "button", href: `#/live/${gid}`, id: "watch-live"}, "Watch the table live")),
+    h("div", {class: "row"}, h("button", {type: "button", id: "invite", onclick: () => inviteSheet(gid)}, "Another phone")),
     g.over ? null : liveLine,
     h("h2", {}, "Rounds"),
     g.rounds.length ? h("div", {class: "table-wrap"}, grid) : h("p", {class: "muted"}, "No round yet."),
@@ -288,7 +370,7 @@ export function teachPanel(gid, g) {
   return h("section", {class: "panel", id: "teach"}, h("h2", {}, "Teach handfoot your deck"),
     h("p", {class: "muted"}, "The photo rounds of this game, as you corrected them, teach the card reader your deck " +
       "(seconds to a minute). Some photos check it first: it is kept unless it reads those worse than handfoot does without it. Five photo rounds are a start."),
-    h("label", {for: "deck-name"}, "Deck name"), name, h("div", {class: "row"}, go),
+    h("label", {for: "deck-name"}, "Deck name (empty: our-deck)"), name, h("div", {class: "row"}, go),
     h("label", {class: "check"}, keep, " Keep learning it from every round saved (a round saved as read teaches only " +
       "the cards read surely)"), status);
 }

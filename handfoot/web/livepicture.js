@@ -2,6 +2,7 @@
  * as fractions of the picture) written over the server's picture as page text, 10♥, at least LABEL_PX CSS px at
  * any width (the picture itself carries boxes and outlines, no codes). A label goes above its box, else below,
  * right or left, where it hides no other label; one with no room is left out (the check view names every card).
+ * "Hide card names" under the picture takes them off, to see the cards on a small screen.
  * An ES module, loaded by app.js (import()). */
 import {h} from "/static/ui.js";
 import {cardLabel} from "/static/glance.js";
@@ -13,8 +14,18 @@ const LEGEND = [["meld", "#5fe07e"], ["book", "#e19cff"], ["squared book", "#ffb
  *  update(cards) that writes the labels: {node, legend, update}. */
 export function labelLayer(img) {
   const layer = h("div", {class: "live-labels", "aria-hidden": "true"});
-  const legend = h("div", {class: "legend", "aria-hidden": "true"}, LEGEND.map(([name, colour]) =>
-    h("span", {style: `border-color: ${colour}`}, name)));  /* the outlines' colours (vision/annotate.py) */
+  /* the names can be hidden, to see the cards under them on a small screen (kept on this phone) */
+  const hidden = () => localStorage.getItem("handfoot.live.names") === "off";
+  const names = h("button", {type: "button", id: "live-names", "aria-pressed": String(!hidden()),
+    onclick: () => { localStorage.setItem("handfoot.live.names", hidden() ? "on" : "off"); shown(); }});
+  function shown() {
+    layer.hidden = hidden();
+    names.setAttribute("aria-pressed", String(!hidden()));
+    names.textContent = hidden() ? "Show card names" : "Hide card names";
+  }
+  shown();
+  const legend = h("div", {class: "legend"}, LEGEND.map(([name, colour]) =>
+    h("span", {style: `border-color: ${colour}`, "aria-hidden": "true"}, name)), names);  /* the outlines' colours (vision/annotate.py) */
   const frame = h("div", {class: "live-frame"}, img, layer);
   let last = [];
   function update(cards) {

@@ -73,6 +73,13 @@ export function askConfirm(title, text, okLabel) {
   });
 }
 
+/* The rules' problems of a round as one line ("2 rule problems: Us: ..."), or null when there are none. */
+export function problemsLine(problems) {
+  if (!problems.length) return null;
+  return h("p", {class: "problem"}, `${problems.length} rule problem${problems.length === 1 ? "" : "s"}: ` +
+           problems.map(problemText).join("; "));
+}
+
 export function problemText(p) {
   /* a rule problem with the team it concerns ("teams.A.melds[0]" -> "A: ...") */
   const m = /^teams\.([^.\[]+)/.exec(p.where || "");

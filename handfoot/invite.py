@@ -1,0 +1,75 @@
+"""Another phone at the table: the address that opens this server's page (a game on it) from a phone on the same
+network, with the server's access token, and its QR code, which a phone's camera opens (drawn by segno).
+
+A phone reached the server by the name in its request's ``Host``; another phone on the same network reaches it by
+that name too. When that name is this computer's own (127.0.0.1, localhost: the page is open on the computer
+itself), the computer's network addresses are used instead (:func:`handfoot.startup.addresses`); a server that
+listens on this computer only has no address a phone can open, and says so.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+from urllib.parse import quote
+
+import segno
+
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1", "[::1]")
+#: what a phone is told when no address of this server can be opened from it
+LOCAL_ONLY = ("handfoot listens on this computer only: start it with handfoot serve --host 0.0.0.0 for phones on "
+              "your network")
+
+
+@dataclass(frozen=True)
+class Invite:
+    """The address another phone opens (``url``, None when there is none, ``reason`` then says why) and its QR code
+    as an SVG data URI (``qr``, about 41 modules a side with the quiet zone: read from a phone held 20-40 cm away)."""
+
+    url: str | None
+    qr: str | None
+    reason: str | None = None
+
+
+def _split_host(host: str) -> tuple[str, str]:
+    """``("192.168.1.20", ":8000")`` from a ``Host`` header (an IPv6 address keeps its brackets)."""
+    if host.startswith("["):
+        name, _, rest = host.partition("]")
+        return name + "]", rest
+    name, colon, port = host.partition(":")
+    return name, colon + port
+
+
+def invite(host_header: str | None, scheme: str, bound: str | None, token: str | None, game: str | None = None) -> Invite:
+    """The invitation to this server's page (``#/game/GAME`` when ``game``) for a phone on the same network.
+
+    Args:
+        host_header: the ``Host`` the asking page reached the server by (``"192.168.1.20:8000"``).
+        scheme: ``"http"`` or ``"https"`` as that page was served.
+        bound: the address the server listens on (``handfoot serve --host``; None: not known, as in tests).
+        token: the server's access token (None: none is needed).
+    """
+    from .startup import addresses
+
+    name, port = _split_host((host_header or "").strip().lower())
+    if not name:
+        return Invite(None, None, "the request named no server address")
+    if name in LOOPBACK_NAMES:
+        if bound is None or bound in LOOPBACK_NAMES:
+            return Invite(None, None, LOCAL_ONLY)
+        found = [a for a in addresses(bound, int(port[1:] or (443 if scheme == "https" else 80)), scheme) if "<" not in a]
+        if not found:
+            return Invite(None, None, "this computer's network address could not be found: open the address "
+                                      "handfoot serve printed on the other phone")
+        base = found[0]
+    else:
+        base = f"{scheme}://{name}{port}"
+    url = base + "/" + (f"?token={quote(token, safe='')}" if token else "") + (f"#/game/{game}" if game else "")
+    return Invite(url, segno.make(url, error="m").svg_data_uri(scale=6, border=4), None)
+
+
+def terminal_qr(url: str) -> str:
+    """The QR code of ``url`` as text for a terminal (two rows of modules a line, in block characters)."""
+    out = io.StringIO()
+    segno.make(url, error="m").terminal(out=out, compact=True, border=2)
+    return out.getvalue()

@@ -1,0 +1,226 @@
+"""A round typed in on the page, with no photo, end to end: a real ``handfoot serve`` (127.0.0.1, a temporary
+ledger) driven by headless Chromium (Debian's chromium + chromium-driver, through selenium).
+
+- From the round page (a photo with no card found leads there too), "Type the cards instead": each team's melds, squared book, red threes and cards held are
+  typed; the score shows as they are typed and equals the rules engine's score of the same layout; the rules'
+  problems (a team went out without its books) are asked about before Save stores it.
+- A wrong card code is named with its team and line, its field marked, and nothing is stored.
+- Another phone saving a round while the form is open: Save stores nothing and says which round it will be; Save
+  again stores it as that round.
+- A typed round is corrected from the game page's "Correct round N" (the form filled with it) and scored again.
+
+Screenshots at 390 x 844 go to ``$HANDFOOT_SCREENSHOTS`` (default: the test's temporary folder).
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+os.environ.setdefault("SE_OFFLINE", "true")
+pytest.importorskip("selenium")
+pytest.importorskip("uvicorn")
+httpx = pytest.importorskip("httpx")
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
+
+from test_page_e2e import browser, console_errors, shots_dir, start_server, text_of, viewport, \
+    wait_for_server  # noqa: E402,F401
+
+US = {"melds": [["KH", "KS", "KD", "KC", "KH", "KS", "KD"], ["8H", "8S", "8D"]], "squared_books": [{"top": "QH"}],
+      "red_threes": ["3H"]}
+THEM = {"melds": [["9S", "9H", "2C"]], "left": [["QD", "7C", "4S"]]}
+
+
+def expected(teams: dict, went_out: str | None) -> dict[str, str]:
+    """Each team's round score as the page writes it (1,234), by the rules engine itself."""
+    from scorer.layout import TableLayout
+    from scorer.scoring import score_round
+
+    score = score_round(TableLayout.from_dict({"rules": "pagat", "round": 1, "went_out": went_out, "teams": teams}),
+                        lenient=True)
+    return {t: f"{s.total:,}" for t, s in score.teams.items()}
+
+
+@pytest.fixture()
+def server(tmp_path):
+    proc, port, log = start_server(tmp_path)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_for_server(proc, url, log)
+        yield url
+    finally:
+        proc.kill()
+        proc.wait(10)
+
+
+def save_anyway(d, wait) -> None:
+    """Press Save; the sheet asks about the rules' problems: answer Save anyway."""
+    d.find_element(By.ID, "save-typed").click()
+    wait.until(lambda d: d.execute_script("return document.getElementById('sheet').open"))
+    assert "went out but needs" in text_of(d, "#sheet-body")
+    d.find_element(By.ID, "confirm-yes").click()
+
+
+def typed(d, field: str, team: int, text: str) -> None:
+    box = d.find_element(By.ID, f"{field}-{team}")
+    box.clear()
+    box.send_keys(text)
+
+
+def test_a_round_typed_in_is_scored_saved_and_corrected(server, browser, tmp_path):
+    shots = shots_dir(tmp_path)
+    d, wait = browser, WebDriverWait(browser, 30)
+    viewport(d, 390, 844)
+    game = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+    d.get(f"{server}/#/game/{game}/round")
+    assert wait.until(lambda d: d.find_elements(By.ID, "type-round")).pop().text == "Type the cards instead"
+    # a photo the camera finds no card in: the error says so and leads to typing the round
+    import cv2
+    import numpy as np
+
+    blank = tmp_path / "blank.png"
+    cv2.imwrite(str(blank), np.full((480, 640, 3), 90, np.uint8))
+    d.find_element(By.ID, "table-0").send_keys(str(blank))
+    d.find_element(By.ID, "read-cards").click()
+    wait.until(lambda d: "no cards found" in (text_of(d, ".status") or ""))
+    d.find_element(By.CSS_SELECTOR, ".status a").click()
+    wait.until(lambda d: d.find_elements(By.ID, "melds-0"))
+    assert text_of(d, "#typed-heading") == "Type round 1"
+
+    # a wrong code: named with its team and line, the field marked; Save stores nothing
+    typed(d, "melds", 0, "KH KS KD KC KH KS KD\n8H 8X 8D")
+    wait.until(lambda d: "Us, melds and fanned books, line 2: unknown card code '8X'" in (text_of(d, "#typed-score") or ""))
+    assert d.find_element(By.ID, "melds-0").get_attribute("aria-invalid") == "true"
+    d.find_element(By.ID, "save-typed").click()
+    wait.until(lambda d: "Not saved: a card above is not a card code" in (text_of(d, ".status") or ""))
+    assert text_of(d, "#typed-score").count("unknown card code") == 1  # said once, under the totals
+    assert httpx.get(f"{server}/v1/games/{game}").json()["rounds"] == []
+
+    # the round typed right: scored as typed, as the rules engine scores it
+    typed(d, "melds", 0, "kh ks kd kc kh ks kd\n8H 8S 8D")
+    typed(d, "squared_books", 0, "QH")
+    typed(d, "red_threes", 0, "3H")
+    typed(d, "melds", 1, "9S 9H 2C")
+    typed(d, "left", 1, "QD, 7C, 4S")
+    Select(d.find_element(By.ID, "typed-went-out")).select_by_value("Us")
+    want = expected({"Us": US, "Them": THEM}, "Us")
+    wait.until(lambda d: text_of(d, "#typed-score [data-points=Us]") == want["Us"])
+    assert text_of(d, "#typed-score [data-points=Them]") == want["Them"]
+    assert d.find_element(By.ID, "melds-0").get_attribute("aria-invalid") is None
+    assert text_of(d, ".status") == ""  # the error of the earlier Save went with the typo
+    assert "null" not in text_of(d, "#typed-score") and "2 rule problems: " in text_of(d, "#typed-score")
+    d.save_screenshot(str(shots / "page_typed_390.png"))
+    d.execute_script("window.scrollTo(0, 0)")
+    d.save_screenshot(str(shots / "page_typed_top_390.png"))
+
+    # another phone saves round 1 meanwhile: nothing stored from here, and it says which round this will be
+    other = {"went_out": None, "teams": {"Them": {"melds": [["6H", "6S", "6D"]]}}}
+    assert httpx.post(f"{server}/v1/games/{game}/rounds", json=other).status_code == 201
+    save_anyway(d, wait)
+    wait.until(lambda d: "save this as round 2" in (text_of(d, ".status") or ""))
+    assert "another phone saved round 1 (Us 0, Them 15)" in text_of(d, ".status")
+    assert "Round 2 · opening minimum 90" in text_of(d, "#typed-intro")
+    assert len(httpx.get(f"{server}/v1/games/{game}").json()["rounds"]) == 1
+    assert d.find_element(By.ID, "save-typed").text == "Save round 2"
+    save_anyway(d, wait)
+    wait.until(lambda d: d.current_url.endswith(f"#/game/{game}") and d.find_elements(By.CSS_SELECTOR, "tr.round"))
+    rounds = httpx.get(f"{server}/v1/games/{game}").json()["rounds"]
+    assert [r["n"] for r in rounds] == [1, 2]
+    assert rounds[1]["layout"]["teams"]["Us"]["melds"] == US["melds"]
+    assert rounds[1]["score"]["teams"]["Us"]["total"] == int(want["Us"].replace(",", ""))
+
+    # round 2 corrected from the game page: the form holds it; Them held no cards after all
+    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "tr.round")) == 2)
+    d.save_screenshot(str(shots / "page_game_typed_390.png"))
+    # Another phone, on a server that listens on this computer only: said plainly
+    d.find_element(By.ID, "invite").click()
+    wait.until(lambda d: "handfoot listens on this computer only" in (text_of(d, "#invite-reason") or ""))
+    d.find_element(By.CSS_SELECTOR, "#sheet-body button").click()
+    d.find_elements(By.CSS_SELECTOR, "tr.round")[1].click()
+    wait.until(lambda d: d.find_elements(By.LINK_TEXT, "Correct round 2")).pop().click()
+    wait.until(lambda d: text_of(d, "#typed-heading") == "Correct round 2")
+    assert d.find_element(By.ID, "melds-0").get_attribute("value") == "KH KS KD KC KH KS KD\n8H 8S 8D"
+    assert d.find_element(By.ID, "left-1").get_attribute("value") == "QD 7C 4S"
+    d.find_element(By.ID, "left-1").clear()
+    want = expected({"Us": US, "Them": {"melds": THEM["melds"]}}, "Us")
+    wait.until(lambda d: text_of(d, "#typed-score [data-points=Them]") == want["Them"])
+    save_anyway(d, wait)
+    wait.until(lambda d: d.current_url.endswith(f"#/game/{game}"))
+    wait.until(lambda d: httpx.get(f"{server}/v1/games/{game}").json()["rounds"][1]["score"]["teams"]["Them"]["total"]
+               == int(want["Them"].replace(",", "")))
+    assert len(httpx.get(f"{server}/v1/games/{game}").json()["rounds"]) == 2
+    # the browser logs each refused request (the wrong code's 422, the stale save's 412); nothing else
+    assert [e for e in console_errors(d) if "(Unprocessable Entity)" not in e and "(Precondition Failed)" not in e
+            and "/v1/photos - " not in e] == []
+
+
+def test_a_finished_game_is_played_again_with_the_same_teams(server, browser):
+    d, wait = browser, WebDriverWait(browser, 30)
+    viewport(d, 390, 844)
+    made = {"rules": "pagat", "teams": ["Us", "Them"], "names": {"Us": ["Ann", "Bob"]},
+            "house_rules": {"opening_minimums": [50]}}  # a game of one round
+    game = httpx.post(f"{server}/v1/games", json=made).json()["id"]
+    d.get(f"{server}/#/game/{game}/type")
+    wait.until(lambda d: d.find_elements(By.ID, "melds-0"))
+    typed(d, "melds", 0, "KH KS KD")
+    typed(d, "melds", 1, "4S 4H 4D")
+    wait.until(lambda d: text_of(d, "#typed-score [data-points=Them]") == expected(
+        {"Us": {"melds": [["KH", "KS", "KD"]]}, "Them": {"melds": [["4S", "4H", "4D"]]}}, None)["Them"])
+    d.find_element(By.ID, "save-typed").click()
+    wait.until(lambda d: "The game is over: Us won." in (text_of(d, "main") or ""))
+    d.find_element(By.ID, "play-again").click()
+    wait.until(lambda d: game not in d.current_url and d.find_elements(By.ID, "score-round"))
+    games = httpx.get(f"{server}/v1/games").json()
+    assert len(games) == 2
+    again = httpx.get(f"{server}/v1/games/{d.current_url.rsplit('/', 1)[1]}").json()
+    assert (again["rules"], again["teams"], again["names"], again["house_rules"], again["rounds"]) == (
+        "pagat", ["Us", "Them"], {"Us": ["Ann", "Bob"]}, {"opening_minimums": [50]}, [])
+    assert "Us vs Them" in text_of(d, "h1")
+    assert console_errors(d) == []
+
+
+def test_an_uncounted_squared_book_is_asked_about_and_named_when_the_game_ends(server, browser):
+    d, wait = browser, WebDriverWait(browser, 30)
+    viewport(d, 390, 844)
+    made = {"rules": "pagat", "teams": ["Us", "Them"], "house_rules": {"opening_minimums": [50]}}
+    game = httpx.post(f"{server}/v1/games", json=made).json()["id"]
+    d.get(f"{server}/#/game/{game}/type")
+    wait.until(lambda d: d.find_elements(By.ID, "squared_books-0"))
+    typed(d, "squared_books", 0, "9S")  # a black marker: a dirty book, its wilds uncounted; so no winner is sure
+    typed(d, "squared_books", 1, "8S")
+    wait.until(lambda d: " to " in (text_of(d, "#typed-score [data-points=Us]") or ""))
+    d.find_element(By.ID, "save-typed").click()
+    wait.until(lambda d: d.execute_script("return document.getElementById('sheet').open"))
+    assert "until the wilds under its squared book are counted" in text_of(d, "#sheet-body")
+    d.find_element(By.ID, "confirm-yes").click()
+    wait.until(lambda d: "counted in round 1" in (text_of(d, ".winner") or ""))
+    assert " to " in text_of(d, "tr.round small")  # the running total is a range too, not its low end
+
+
+def test_a_shorter_game_is_made_on_the_page(server, browser):
+    """House rules' lists and choices on the new-game page: the rounds (one opening minimum each) and what a complete
+    book may grow by; a wrong number named beside its field."""
+    d, wait = browser, WebDriverWait(browser, 30)
+    viewport(d, 390, 844)
+    d.get(f"{server}/#/new")
+    wait.until(lambda d: d.find_elements(By.ID, "house-opening_minimums"))
+    d.find_element(By.CSS_SELECTOR, "details summary").click()
+    rounds = d.find_element(By.ID, "house-opening_minimums")
+    assert rounds.get_attribute("value") == "50, 90, 120, 150"
+    rounds.clear()
+    rounds.send_keys("50, 9O")
+    d.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    wait.until(lambda d: "whole numbers from 0 to 10,000" in (text_of(d, "#house-error") or ""))
+    assert rounds.get_attribute("aria-invalid") == "true"
+    assert httpx.get(f"{server}/v1/games").json() == []
+    rounds.clear()
+    rounds.send_keys("50 90")
+    Select(d.find_element(By.ID, "house-book_growth")).select_by_value("any")
+    d.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    wait.until(lambda d: "opening minimums 50, 90" in (text_of(d, "main") or ""))
+    [made] = httpx.get(f"{server}/v1/games").json()
+    game = httpx.get(f"{server}/v1/games/{made['id']}").json()
+    assert game["house_rules"] == {"opening_minimums": [50, 90], "book_growth": "any"}
+    assert "Next: round 1, opening minimum 50" in text_of(d, "main")

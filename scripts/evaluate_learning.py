@@ -42,6 +42,7 @@ from vision.classes import reading  # noqa: E402
 from vision.config import DEFAULT  # noqa: E402
 from vision.decks import Example, ExamplesError, ProfileRefusedError, learn  # noqa: E402
 from vision.images import load_photo  # noqa: E402
+from vision.instances import agree_suits  # noqa: E402
 from vision.models.classifiers import IndexReader  # noqa: E402
 from vision.models.detector import CardDetector  # noqa: E402
 from vision.pipeline import detect as detect_boxes, read_indices  # noqa: E402
@@ -76,14 +77,22 @@ def truth(photo: realdata.Photo) -> Detections:
     return Detections.from_yolo(rows, w, h)
 
 
+#: read card sets as the app does: a card's two corners' suits agreed (``vision.instances.agree_suits``, stage 2)
+#: after the indices are read; False (``--indices-only``): the indices as read, the figures of sessions before 27
+AGREE = True
+
+
 def read_sets(photos, detector, reader, conf: float, settings: dict | None = None) -> list[dict[str, float]]:
-    """Each photo's cards read at the floor ``conf`` (the runtime path: pyramid, reader, fans; the configuration
-    changed by ``settings``, dotted names), with the highest confidence each was read at."""
+    """Each photo's cards read at the floor ``conf`` (the runtime path: pyramid, reader, fans, and with ``AGREE``
+    the suits of a card's two corners agreed; the configuration changed by ``settings``, dotted names), with the
+    highest confidence each was read at."""
     config = DEFAULT.replace(**{"reading.min_conf": conf, **(settings or {})})
     out = []
     for photo in photos:
         found = detect_boxes(load_photo(photo.path), detector, reader, config)
         read, _ = read_indices(found, not getattr(detector, "names_cards", False), config)
+        if AGREE and len(read) and "suit_p" in read.data:
+            read = agree_suits(read, read.data["suit_p"], config=config)
         best: dict[str, float] = {}
         for code, c in zip(read.codes, read.confidence):
             best[code] = max(best.get(code, 0.0), float(c))
@@ -215,7 +224,11 @@ def main(argv: list[str] | None = None) -> int:
                     help="read again with each row's profile so changed (jitter=\"both\") or the configuration so "
                          "changed (a dotted vision.config field), and print that line too")
     ap.add_argument("--json", type=Path, help="write the figures here")
+    ap.add_argument("--indices-only", action="store_true",
+                    help="card sets from the indices as read, without stage 2's suit agreement (figures before 2026-12-04)")
     args = ap.parse_args(argv)
+    global AGREE
+    AGREE = not args.indices_only
     options = {}
     for text in args.option:
         name, _, value = text.partition("=")

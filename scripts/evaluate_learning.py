@@ -11,8 +11,11 @@ are read, as the issue's protocol says. Printed per deck and k: the time to lear
 and on the photos not learned from, with the stock models and with the profile: per-photo card-set precision and
 recall at the reading floor (``--conf``, default the pipeline's 0.35) against ``cardsets.csv``, and the share of the
 true index boxes read right by rank and colour (what the score needs; read without the profile's frame correction,
-which frames the detector's boxes as the labels do). The detector's passes are cached across
+which frames the detector's boxes as the labels do, and without its test-time copies of each box). The detector's passes are cached across
 profiles (a profile reading its photos as negatives looks at other pixels, so it is cached apart).
+``--variant LABEL:NAME=VALUE[;NAME=VALUE]`` reads the photos again with each row's profile changed so (a field of
+``vision.decks.DeckProfile``: ``jitter="both"``, test-time copies, ``vision.decks.jitter_of``) or the pipeline's
+configuration changed so (a dotted ``vision.config`` field, stock and learned alike), and prints that line too.
 ``--compare`` learns each row twice, without the deck's frame correction (``frame=False``) and with it (the
 default, ``vision.deck_frames``), and prints both, with the F1 of the card sets at the first floor; ``--seeds``
 learns each row with each seed of ``vision.decks.learn`` (its jittered copies).
@@ -39,6 +42,7 @@ from vision.classes import reading  # noqa: E402
 from vision.config import DEFAULT  # noqa: E402
 from vision.decks import Example, ExamplesError, ProfileRefusedError, learn  # noqa: E402
 from vision.images import load_photo  # noqa: E402
+from vision.instances import agree_suits  # noqa: E402
 from vision.models.classifiers import IndexReader  # noqa: E402
 from vision.models.detector import CardDetector  # noqa: E402
 from vision.pipeline import detect as detect_boxes, read_indices  # noqa: E402
@@ -73,14 +77,22 @@ def truth(photo: realdata.Photo) -> Detections:
     return Detections.from_yolo(rows, w, h)
 
 
-def read_sets(photos, detector, reader, conf: float) -> list[dict[str, float]]:
-    """Each photo's cards read at the floor ``conf`` (the runtime path: pyramid, reader, fans), with the highest
-    confidence each was read at."""
-    config = DEFAULT.replace(**{"reading.min_conf": conf})
+#: read card sets as the app does: a card's two corners' suits agreed (``vision.instances.agree_suits``, stage 2)
+#: after the indices are read; False (``--indices-only``): the indices as read, the figures of sessions before 27
+AGREE = True
+
+
+def read_sets(photos, detector, reader, conf: float, settings: dict | None = None) -> list[dict[str, float]]:
+    """Each photo's cards read at the floor ``conf`` (the runtime path: pyramid, reader, fans, and with ``AGREE``
+    the suits of a card's two corners agreed; the configuration changed by ``settings``, dotted names), with the
+    highest confidence each was read at."""
+    config = DEFAULT.replace(**{"reading.min_conf": conf, **(settings or {})})
     out = []
     for photo in photos:
         found = detect_boxes(load_photo(photo.path), detector, reader, config)
         read, _ = read_indices(found, not getattr(detector, "names_cards", False), config)
+        if AGREE and len(read) and "suit_p" in read.data:
+            read = agree_suits(read, read.data["suit_p"], config=config)
         best: dict[str, float] = {}
         for code, c in zip(read.codes, read.confidence):
             best[code] = max(best.get(code, 0.0), float(c))
@@ -116,11 +128,30 @@ def glyph_note(profile) -> str:
     return f"  glyphs weight {got['weight']} (check {got['scores']})" if got else ""
 
 
+def parse_variant(text: str) -> tuple[str, dict, dict]:
+    """``LABEL:NAME=VALUE[;NAME=VALUE]`` -> (label, profile fields, configuration fields); values are JSON."""
+    label, _, rest = text.partition(":")
+    fields, settings = {}, {}
+    for item in filter(None, rest.split(";")):
+        name, _, value = item.partition("=")
+        (settings if "." in name else fields)[name] = json.loads(value)
+    return label, fields, settings
+
+
+def variant_profile(profile, fields: dict):
+    """``profile`` with its ``fields`` replaced (``jitter`` by name or copies: ``vision.decks.jitter_of``)."""
+    import dataclasses
+
+    from vision.decks import jitter_of
+
+    return dataclasses.replace(profile, **{k: jitter_of(v) if k == "jitter" else v for k, v in fields.items()})
+
+
 def learn_row(tag: str, deck: str, k: int, examples: list, rest: list, rest_boxes: list, detector, reader,
-              conf: list[float], found: bool, options: dict, row: dict) -> dict:
+              conf: list[float], found: bool, options: dict, row: dict, variants: list | None = None) -> dict:
     """Learn one profile from ``examples`` (``vision.decks.learn`` with ``options``; the check on the detector's
-    boxes when ``found``), read ``rest`` with it, print its line (``tag`` first) and return ``row`` with its
-    figures."""
+    boxes when ``found``), read ``rest`` with it (and with each of ``variants``, :func:`parse_variant`), print its
+    lines (``tag`` first) and return ``row`` with its figures."""
     lo, hi = conf
     s0 = row["stock"]
     p0, r0, q0, t0 = s0["precision"], s0["recall"], s0["precision_hi"], s0["true_boxes"]
@@ -134,7 +165,9 @@ def learn_row(tag: str, deck: str, k: int, examples: list, rest: list, rest_boxe
         return {**row, "refused": str(exc)}
     seconds = time.perf_counter() - start
     det, rdr = profile.models(detector, reader)
+    started = time.perf_counter()
     got = read_sets(rest, det, rdr, min(conf))
+    read_s = time.perf_counter() - started
     (p1, r1), (q1, s1) = set_pr(got, rest, lo), set_pr(got, rest, hi)
     unframed = rdr.with_heads(rdr.heads, rdr.layers, rdr.window, rdr.glyphs)  # true boxes frame as the labels do
     t1 = true_box_recall(rest, rest_boxes, unframed, profile.negative)
@@ -146,10 +179,27 @@ def learn_row(tag: str, deck: str, k: int, examples: list, rest: list, rest_boxe
           f"{'  (negative)' if profile.negative else ''}"
           f"{f'  window {profile.window}' if profile.window else ''}"
           f"{glyph_note(profile)}"
-          f"{f'  frame {frame}' if frame else ''}", flush=True)
-    return {**row, "seconds": seconds, "check": profile.check, "negative": profile.negative, "window": profile.window,
-            "learned": {"precision": p1, "recall": r1, "f1": f1, "precision_hi": q1, "recall_hi": s1,
-                        "true_boxes": t1}}
+          f"{f'  frame {frame}' if frame else ''}  read {read_s:.1f} s", flush=True)
+    out = {**row, "seconds": seconds, "read_seconds": read_s, "check": profile.check, "negative": profile.negative,
+           "window": profile.window, "learned": {"precision": p1, "recall": r1, "f1": f1, "precision_hi": q1,
+                                                 "recall_hi": s1, "true_boxes": t1}}
+    for text in variants or []:
+        label, fields, settings = parse_variant(text)
+        det, rdr = variant_profile(profile, fields).models(detector, reader)
+        started = time.perf_counter()
+        got = read_sets(rest, det, rdr, min(conf), settings)
+        vs = time.perf_counter() - started
+        (pv, rv), (qv, sv) = set_pr(got, rest, lo), set_pr(got, rest, hi)
+        fv = 2 * pv * rv / max(pv + rv, 1e-9)
+        stock = ""
+        if settings:  # the configuration changes the stock reading too
+            sp, sr = set_pr(read_sets(rest, detector, reader, min(conf), settings), rest, lo)
+            stock = f"  (stock so {sp:.3f} / {sr:.3f}, F1 {2 * sp * sr / max(sp + sr, 1e-9):.3f})"
+        print(f"  {tag} +{label}: {pv:.3f} / {rv:.3f} (F1 {fv:.3f}, {100 * (fv - f1):+.1f});  {qv:.3f} / {sv:.3f};"
+              f"  read {vs:.1f} s{stock}", flush=True)
+        out[f"variant {label}"] = {"precision": pv, "recall": rv, "f1": fv, "precision_hi": qv, "recall_hi": sv,
+                                   "read_seconds": vs}
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -170,8 +220,15 @@ def main(argv: list[str] | None = None) -> int:
                     "(frame=false) and with it (the default), and print both")
     ap.add_argument("--seeds", type=int, nargs="+", default=[0], help="learn each row with each of these seeds "
                     "(default 0)")
+    ap.add_argument("--variant", action="append", default=[], metavar="LABEL:NAME=VALUE[;NAME=VALUE]",
+                    help="read again with each row's profile so changed (jitter=\"both\") or the configuration so "
+                         "changed (a dotted vision.config field), and print that line too")
     ap.add_argument("--json", type=Path, help="write the figures here")
+    ap.add_argument("--indices-only", action="store_true",
+                    help="card sets from the indices as read, without stage 2's suit agreement (figures before 2026-12-04)")
     args = ap.parse_args(argv)
+    global AGREE
+    AGREE = not args.indices_only
     options = {}
     for text in args.option:
         name, _, value = text.partition("=")
@@ -211,7 +268,7 @@ def main(argv: list[str] | None = None) -> int:
                     learn_options = {**extra, **{o: v for o, v in options.items() if o != "found"}, "seed": seed}
                     figures[deck][key] = learn_row(tag, deck, k, examples, rest, rest_boxes, detector, reader,
                                                    args.conf, options.get("found", False), learn_options,
-                                                   {**row, "stock": dict(row["stock"])})
+                                                   {**row, "stock": dict(row["stock"])}, args.variant)
         if args.json:  # after each deck: a long run's figures so far
             args.json.write_text(json.dumps(figures, indent=2))
     return 0

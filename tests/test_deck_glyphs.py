@@ -92,7 +92,7 @@ def test_a_profile_with_glyphs_is_saved_read_and_reads_with_them(photos, tmp_pat
     _, read = again.models(None, reader)
     image, boxes = cv2.imread(str(photos[2][0])), photos[2][1].xyxy
     rank_p, suit_p = read.probabilities(image, boxes)
-    plain_rank, _ = reader.with_heads(again.heads).probabilities(image, boxes)
+    plain_rank, _ = reader.with_heads(again.heads, jitter=again.jitter).probabilities(image, boxes)
     assert read.glyphs is again.glyphs and np.allclose(rank_p.sum(1), 1, atol=1e-4)
     assert not np.allclose(rank_p, plain_rank)  # the glyphs changed the reading
     assert np.allclose(rank_p[:, -1], plain_rank[:, -1], atol=1e-6)  # but not whether a box holds an index

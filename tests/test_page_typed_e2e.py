@@ -171,7 +171,14 @@ def test_a_finished_game_is_played_again_with_the_same_teams(server, browser):
     d.find_element(By.ID, "save-typed").click()
     wait.until(lambda d: "The game is over: Us won." in (text_of(d, "main") or ""))
     d.find_element(By.ID, "play-again").click()
-    wait.until(lambda d: game not in d.current_url and d.find_elements(By.ID, "score-round"))
+    # the new-game form, filled as that game was: anything may change before Start
+    wait.until(lambda d: d.find_elements(By.ID, "house-opening_minimums"))
+    assert d.find_element(By.ID, "team-1").get_attribute("value") == "Us"
+    assert d.find_element(By.ID, "players-1").get_attribute("value") == "Ann, Bob"
+    assert d.find_element(By.ID, "house-opening_minimums").get_attribute("value") == "50"
+    assert httpx.get(f"{server}/v1/games").json()[1:] == []  # nothing made yet
+    d.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    wait.until(lambda d: game not in d.current_url and "/new" not in d.current_url and d.find_elements(By.ID, "score-round"))
     games = httpx.get(f"{server}/v1/games").json()
     assert len(games) == 2
     again = httpx.get(f"{server}/v1/games/{d.current_url.rsplit('/', 1)[1]}").json()

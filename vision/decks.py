@@ -24,7 +24,8 @@ the profile kept is then fitted on every example.
 
 The detector frames an index its own way, the labelled examples theirs: with the detector, :func:`learn` learns
 the deck's frame correction from the example photos (``vision.deck_frames``), the profile's reader crops each box
-from its corrected box, and the heads learn on the detector's corrected boxes (:data:`FRAME`).
+from its corrected box, and the heads learn on the detector's corrected boxes (:data:`FRAME`). A profile's reader reads
+each box from a few test-time copies too (moved by a share of the box) and averages (:data:`JITTER`).
 
 A deck printed light on dark paper (a black deck with gold print) is read as its *negative*, which the models
 learned: :func:`reads_negative` tells from the examples (the stock reader names their ranks better so), the heads
@@ -55,7 +56,7 @@ from .deck_glyphs import fit as fit_glyphs
 from .deck_layers import fit as fit_conv, fit_affine
 from .deck_samples import Samples, accuracy, fit_heads, joined, rank_accuracy, samples_of
 from .images import load_photo
-from .models.classifiers import VIEWS, Heads, IndexReader, Layers
+from .models.classifiers import VIEWS, Heads, IndexReader, Jitter, Layers
 from .models.detector import NegativeDetector
 from .pipeline import detect, read_indices
 
@@ -73,6 +74,14 @@ GLYPHS = "boxes"
 #: time), or ``"labelled"``, the examples' own boxes (the frame still corrects the detector's boxes at run time);
 #: False: no frame correction (the heads learn on the examples' boxes, the detector's are read as found)
 FRAME = "found"
+#: test-time copies of each box a profile reads (``vision.models.classifiers.Jitter``) by name (``learn(jitter=...)``;
+#: a name ending ``-log`` averages the log-probabilities): shifted 4 % of the box each way, scaled 0.9 and 1.1, both
+JITTERS = {"shift": ((0, 0, 1), (0.04, 0, 1), (-0.04, 0, 1), (0, 0.04, 1), (0, -0.04, 1)),
+           "scale": ((0, 0, 1), (0, 0, 0.9), (0, 0, 1.1))}
+JITTERS["both"] = JITTERS["shift"] + JITTERS["scale"][1:]
+#: the test-time copies a profile learned by :func:`learn` reads by default (a :data:`JITTERS` name; None: each box
+#: once): its reader reads each box five times (models/HISTORY.md, 2026-12-04, twenty-seventh session)
+JITTER = "shift"
 #: adapt each reader member's last convolution too (``vision.deck_layers``), in this many steps
 LAYERS, LAYERS_STEPS = False, 150
 #: weight of the squared distance from the model's own heads (per weight)
@@ -117,6 +126,7 @@ class DeckProfile:
             the model's, its own, none).
         frame: the deck's frame correction of the detector's boxes (``vision.deck_frames``; profiles learned before
             frames, or without the detector: the identity).
+        jitter: the test-time copies of each box its reader reads and averages (None: each box once).
     """
 
     name: str
@@ -130,6 +140,7 @@ class DeckProfile:
     window: float | None = None
     glyphs: GlyphReader | None = None
     frame: Frame = IDENTITY
+    jitter: Jitter | None = None
 
     def models(self, detector, reader: IndexReader) -> tuple:
         """(detector, reader) reading this deck: ``reader`` (the same loaded model) with the profile's heads, layers,
@@ -137,7 +148,7 @@ class DeckProfile:
         :class:`vision.models.detector.NegativeDetector` when :attr:`negative`."""
         return (NegativeDetector(detector) if self.negative else detector,
                 reader.with_heads(self.heads, self.layers, self.window, self.glyphs,
-                                  None if self.frame.is_identity else self.frame))
+                                  None if self.frame.is_identity else self.frame, self.jitter))
 
     def save(self, folder: Path) -> Path:
         """Write the profile to ``folder`` as ``NAME.npz``; returns the path."""
@@ -152,7 +163,8 @@ class DeckProfile:
             arrays.update(self.glyphs.arrays())
         arrays.update(self.frame.arrays())
         meta = {"name": self.name, "photos": self.photos, "indices": self.indices, "check": self.check,
-                "created": self.created, "negative": self.negative, "window": self.window}
+                "created": self.created, "negative": self.negative, "window": self.window,
+                "jitter": None if self.jitter is None else {"copies": self.jitter.copies, "log": self.jitter.log}}
         path = folder / f"{self.name}.npz"
         tmp = folder / f".{self.name}.tmp.npz"
         np.savez(tmp, meta=np.array(json.dumps(meta)), **arrays)
@@ -179,7 +191,25 @@ class DeckProfile:
             if "m0_conv_w" in z.files else None  # profiles of heads alone have none
         return cls(meta["name"], Heads(members), meta["photos"], meta["indices"], meta.get("check", {}),
                    meta.get("created", ""), bool(meta.get("negative", False)), layers, meta.get("window"),
-                   GlyphReader.from_arrays(z), Frame.from_arrays(z))  # None / identity for profiles without them
+                   GlyphReader.from_arrays(z), Frame.from_arrays(z),  # None / identity for profiles without them
+                   jitter_of(meta.get("jitter")))
+
+
+def jitter_of(value) -> Jitter | None:
+    """The :class:`~vision.models.classifiers.Jitter` a profile keeps or ``learn`` is given: None; a :data:`JITTERS`
+    name (``-log``: the geometric mean); or ``{"copies": [[dx, dy, scale], ...], "log": bool}``.
+
+    Raises:
+        ValueError: an unknown name.
+    """
+    if value is None:
+        return None
+    if isinstance(value, str):
+        name = value.removesuffix("-log")
+        if name not in JITTERS:
+            raise ValueError(f"no test-time copies named {value!r}; known: {', '.join(JITTERS)} (and -log)")
+        return Jitter(JITTERS[name], value.endswith("-log"))
+    return Jitter(tuple(tuple(float(v) for v in c) for c in value["copies"]), bool(value.get("log", False)))
 
 
 def list_profiles(folder: Path) -> list[DeckProfile]:
@@ -272,7 +302,8 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
           anchor: float | None = None, layers: bool | str | None = None, photometric: bool | None = None,
           detector=None, temperature: float = 1.0, window: float | str | None = None,
           learn_found: bool = False, glyphs: bool | str | None = None,
-          check_found: bool | None = None, frame: bool | str | None = None) -> DeckProfile:
+          check_found: bool | None = None, frame: bool | str | None = None,
+          jitter: str | dict | None = JITTER, glyph_weight: float | None = None) -> DeckProfile:
     """A deck profile learned from ``examples`` (see the module docstring); ``progress(stage, done, total)`` is told
     how far it is (stages "reading the examples", "checking", "learning"; "finding the boxes" with ``detector``).
 
@@ -298,11 +329,15 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
     check reads the detector's boxes (``check_found``), the profile reads them corrected and the stock reader as
     found.
 
+    ``jitter`` (default :data:`JITTER`): the profile reads each box from these test-time copies too and averages
+    (:func:`jitter_of`; learning and its check read each box once).
+
     ``glyphs`` (default :data:`GLYPHS`; off without ``detector`` when it needs one): learn a glyph reader of the
     deck's own (``vision.deck_glyphs``) too, weighed on the examples' last photos (``vision.deck_glyphs.weigh``,
     ``check["glyphs"]``) and kept at a weight over 0: True, on the example boxes; ``"boxes"`` (with ``detector``):
     on the boxes the detector finds on the example indices too; ``"found"``: and "no index" on its sure boxes on
-    none (``vision.deck_boxes``).
+    none (``vision.deck_boxes``). ``glyph_weight`` (a measured lever, off: None) keeps the glyph reader at that
+    weight without weighing it.
 
     The profile is first checked on photos it did not learn from (:func:`check_folds`: the photos kept aside, or
     each photo in turn for a few photos) and refused when it reads them worse than the stock reader; the profile
@@ -402,8 +437,8 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
     own = None
     if glyphs:  # weighed on the last photos (a later photo of the same cards flatters a reader that memorises)
         later, none = later_photos(originals), glyphs == "found"
-        weight, scores = 0.0, {}
-        if later is not None and any(p is not None for p, c in zip(per, later) if not c):
+        weight, scores = (0.0, {}) if glyph_weight is None else (glyph_weight, {"given": glyph_weight})
+        if glyph_weight is None and later is not None and any(p is not None for p, c in zip(per, later) if not c):
             tell("learning the glyphs")(0, 2)
             heads, got = fit(joined([p for p, c in zip(per, later) if not c and p is not None]))
             shown = taught if taught is not examples else shown
@@ -420,4 +455,4 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
                             "labelled", "table": np.round(own_frame.table, 4).tolist()}
     return DeckProfile(name, heads, photos, indices, figures,
                        datetime.now(timezone.utc).isoformat(timespec="seconds"), negative, got, window, own,
-                       own_frame)
+                       own_frame, jitter_of(jitter))

@@ -2,6 +2,12 @@
 import {api} from "/static/api.js";
 import {askConfirm, closeSheet, errorBox, fmt, h, openSheet, problemsLine, setBusy, show, teamTotal, toast, total} from "/static/ui.js";
 
+/* When a game was made, in the phone's words ("Fri 4 Dec, 20:31"); "" when unknown. */
+function fmtDate(iso) {
+  const when = new Date(iso);
+  return isNaN(when) ? "" : when.toLocaleString(undefined, {weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit"});
+}
+
 /* -- games ------------------------------------------------------------------------------------------------- */
 export async function homeView() {
   const games = await api("GET", "/v1/games");
@@ -9,9 +15,8 @@ export async function homeView() {
   for (const g of games) {
     const totals = Object.entries(g.totals).map(([t, v]) => `${t} ${total(v)}`).join(" · ");
     const state = g.winner ? `winner: ${g.winner}` : g.over ? "over" : `${g.rounds} round${g.rounds === 1 ? "" : "s"} played`;
-    const when = new Date(g.created);  /* two games of the same teams told apart by their start */
-    const started = isNaN(when) ? "" : when.toLocaleString(undefined, {weekday: "short", day: "numeric", month: "short",
-                                                                    hour: "2-digit", minute: "2-digit"}) + " · ";
+    const when = fmtDate(g.created);  /* two games of the same teams told apart by their start */
+    const started = when ? `${when} · ` : "";
     list.append(h("li", {class: "panel"}, h("a", {href: `#/game/${g.id}`},
       h("strong", {}, g.teams.join(" vs ")), h("br"), h("span", {class: "muted"}, `${started}${g.rules} · ${state} · ${totals}`))));
   }
@@ -22,21 +27,25 @@ export async function homeView() {
     games.length ? list : h("p", {class: "muted"}, "No games yet: start one, then score each round from a photo of the table."));
 }
 
-export async function newGameView() {
-  const rules = await api("GET", "/v1/rules");
+/* A new game (#/new), or one like a finished game (#/new/ID: its teams, players, rules, house rules and deck, each
+ * changeable before Start). */
+export async function newGameView(fromId) {
+  const [rules, from] = await Promise.all([api("GET", "/v1/rules"), fromId ? api("GET", `/v1/games/${fromId}`) : null]);
   const teams = h("div", {});
-  function addTeam(name) {
+  function addTeam(name, players) {
     const k = teams.children.length + 1;
     const box = h("div", {class: "panel team"},
       h("label", {for: `team-${k}`}, `Team ${k} name`),
       h("input", {type: "text", id: `team-${k}`, name: "team", value: name, maxlength: "40", required: true, autocomplete: "off"}),
       h("label", {for: `players-${k}`}, "Players (optional)"),
-      h("input", {type: "text", id: `players-${k}`, name: "players", placeholder: "Ann, Bob", maxlength: "200", autocomplete: "off"}));
+      h("input", {type: "text", id: `players-${k}`, name: "players", placeholder: "Ann, Bob", maxlength: "200", autocomplete: "off",
+                  value: (players || []).join(", ")}));
     teams.append(box);
   }
-  addTeam("Us"); addTeam("Them");
+  if (from) for (const t of from.teams) addTeam(t, from.names[t]);
+  else { addTeam("Us"); addTeam("Them"); }
   const select = h("select", {id: "rules", name: "rules", "aria-describedby": "rules-title"},
-    Object.values(rules).map(r => h("option", {value: r.name}, r.name)));
+    Object.values(rules).map(r => h("option", {value: r.name, selected: from && from.rules === r.name ? "" : null}, r.name)));
   const title = h("p", {class: "muted", id: "rules-title"}, rules[select.value || "pagat"].title);
   select.addEventListener("change", () => { title.textContent = rules[select.value].title; });
   const house = h("div", {});
@@ -87,6 +96,14 @@ export async function newGameView() {
   }
   select.addEventListener("change", showHouse);
   await showHouse();
+  if (from) {  /* the finished game's house rules, set in their fields */
+    for (const [field, value] of Object.entries(from.house_rules)) {
+      const input = house.querySelector(`[data-field="${field}"]`);
+      if (!input) continue;
+      if (input.type === "checkbox") input.checked = !!value;
+      else input.value = value === null ? "" : Array.isArray(value) ? value.join(", ") : String(value);
+    }
+  }
   const error = h("div", {});
   const create = h("button", {type: "submit", class: "primary"}, "Start the game");
   let createKey = hfSync.newKey();  /* pressing Start again after a dropped answer makes one game, not two */
@@ -134,11 +151,12 @@ export async function newGameView() {
       }
       house_rules[n.dataset.field] = Number(value);
     }
-    const body = {rules: select.value, teams: names, names: {}, house_rules};
+    const body = {rules: select.value, teams: names, names: {}, house_rules, teach: from ? from.teach : null};
     names.forEach((n, k) => { if (players[k].length) body.names[n] = players[k]; });
     setBusy(create, true);
     try {
       const game = await api("POST", "/v1/games", body, createKey);
+      if (from && from.deck) await api("PUT", `/v1/games/${game.id}/deck`, {deck: from.deck, teach: !!from.teach}).catch(() => {});
       location.hash = `#/game/${game.id}`;
     } catch (e) {
       if (e.status) createKey = hfSync.newKey();
@@ -161,7 +179,7 @@ export async function newGameView() {
       h("button", {type: "button", onclick: () => { if (teams.children.length > 2) teams.lastChild.remove(); }}, "Remove the last team")),
     h("label", {for: "rules"}, "Rules"), select, title,
     h("details", {class: "panel"}, h("summary", {}, "House rules (optional)"), house), error, h("div", {class: "sticky-actions"}, create));
-  show(h("h1", {}, "New game"), form);
+  show(h("h1", {}, "New game"), from ? h("p", {class: "muted"}, `As the game of ${fmtDate(from.created)}: change anything, then Start.`) : null, form);
 }
 
 export function ruleLabel(f) {
@@ -211,22 +229,6 @@ async function inviteSheet(gid) {
         h("div", {class: "row"}, h("button", {type: "button", class: "primary", onclick: closeSheet}, "Done")))
     : h("div", {}, h("p", {id: "invite-reason"}, `No other phone can open handfoot now: ${out.reason}.`),
         h("div", {class: "row"}, h("button", {type: "button", onclick: closeSheet}, "Close"))));
-}
-
-/* A new game with a finished game's teams, players, rules, house rules and deck (one game per press, however often
- * the answer is lost: one Idempotency-Key). */
-let againKey = null;
-async function playAgain(g, button) {
-  againKey = againKey || hfSync.newKey();
-  setBusy(button, true);
-  try {
-    const game = await api("POST", "/v1/games", {rules: g.rules, teams: g.teams, names: g.names, house_rules: g.house_rules,
-                                                 teach: g.teach || null}, againKey);
-    againKey = null;
-    if (g.deck) await api("PUT", `/v1/games/${game.id}/deck`, {deck: g.deck, teach: !!g.teach}).catch(() => {});
-    toast("A new game, the same teams");
-    location.hash = `#/game/${game.id}`;
-  } catch (e) { if (e.status) againKey = null; toast(e.message, true); setBusy(button, false); }
 }
 
 export function onGame(gid, hash) { return location.hash === hash || (hash === `#/game/${gid}` && location.hash === `#/game/${gid}/`); }
@@ -288,8 +290,7 @@ export async function gameView(gid, latest) {
   grid.append(body);
   const next = g.over
     ? h("div", {}, h("p", {class: "winner"}, g.winner ? `The game is over: ${g.winner} won.` : overText(g)),
-        h("div", {class: "row"}, h("button", {type: "button", class: "primary", id: "play-again", onclick: (ev) => playAgain(g, ev.target)},
-          "New game, same teams")))
+        h("div", {class: "row"}, h("a", {class: "button primary", id: "play-again", href: `#/new/${g.id}`}, "New game, same teams")))
     : h("p", {}, `Next: round ${g.next_round}, opening minimum ${fmt(g.next_minimum)}` + (g.leader ? ` · ${g.leader} leads` : ""));
   show(
     h("h1", {}, g.teams.join(" vs ")),

@@ -92,6 +92,37 @@ def box_crop(image: np.ndarray, box, width: int, height: int, margin: float = 1.
     return cv2.warpAffine(image, M, (width, height), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
 
 
+@dataclass(frozen=True)
+class Jitter:
+    """A deck profile's test-time copies of each box: the reader reads every box from each copy too and averages
+    the probabilities (``log``: their geometric mean, renormalised; else their mean).
+
+    Attributes:
+        copies: ``(dx, dy, scale)`` per copy: the box's centre moved by ``dx`` of its width and ``dy`` of its height,
+            its sides times ``scale`` (``(0, 0, 1)``: the box itself).
+        log: average the log-probabilities rather than the probabilities.
+    """
+
+    copies: tuple[tuple[float, float, float], ...]
+    log: bool = False
+
+    def boxes(self, boxes: np.ndarray) -> np.ndarray:
+        """``(len(copies) * n, 4)`` float32 xyxy pixels: every copy of ``boxes`` (n, 4) xyxy pixels, copy-major."""
+        boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
+        size = boxes[:, 2:] - boxes[:, :2]
+        centre = (boxes[:, :2] + boxes[:, 2:]) / 2
+        out = [np.hstack([centre + np.float32((dx, dy)) * size - s * size / 2,
+                          centre + np.float32((dx, dy)) * size + s * size / 2]) for dx, dy, s in self.copies]
+        return np.concatenate(out).astype(np.float32)
+
+    def mean(self, p: np.ndarray) -> np.ndarray:
+        """``(n, c)`` float32: the mean over axis 0 of probabilities ``p`` ``(copies, n, c)``, as :attr:`log` says."""
+        if not self.log:
+            return p.mean(0).astype(np.float32)
+        g = np.exp(np.log(np.maximum(p, 1e-6)).mean(0))
+        return (g / g.sum(1, keepdims=True)).astype(np.float32)
+
+
 def crops_of(image: np.ndarray, boxes: np.ndarray, views: tuple[float, ...] = VIEWS,
              window: float | None = None) -> np.ndarray:
     """The reader's input for the indices in ``boxes`` ((n, 4) xyxy px) of a (H, W, 3) BGR image: ``(len(views) * n,
@@ -187,6 +218,8 @@ class IndexReader(OnnxModel):
     #: a deck profile's frame correction (``vision.deck_frames.Frame``): every box is cropped from its corrected
     #: box, by the model and the glyph reader alike; None: as given
     frame: object | None = None
+    #: a deck profile's test-time copies of each (corrected) box (:class:`Jitter`), read and averaged; None: none
+    jitter: Jitter | None = None
     what: ClassVar[str] = "index reader"
     input_chw: ClassVar[tuple[int, int, int]] = (3, INPUT, INPUT)
 
@@ -219,19 +252,24 @@ class IndexReader(OnnxModel):
     def probabilities(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Rank ``(n, 15)`` (:data:`RANKS`) and suit ``(n, 4)`` probabilities of the indices in ``boxes``
         ((n, 4) xyxy px) of a (H, W, 3) BGR image, averaged over the crops turned by :data:`VIEWS` (each cut
-        from its box corrected by :attr:`frame`, when a profile gives one)."""
+        from its box corrected by :attr:`frame`, when a profile gives one, and from each of its :attr:`jitter`
+        copies)."""
         if not len(boxes):
             return np.zeros((0, len(RANKS)), np.float32), np.zeros((0, 4), np.float32)
         if self.frame is not None:
             boxes = self.frame.apply(boxes)
-        x = crops_of(image, boxes, window=self.window)
+        n = len(boxes)
+        x = crops_of(image, boxes if self.jitter is None else self.jitter.boxes(boxes), window=self.window)
         if self.heads is None:
             rank_p, suit_p = self._session.run(["rank", "suit"], {"crops": x})
         else:
             rank_p, suit_p = self.heads.probabilities(self.features(x))
-        n = len(boxes)
-        rank_p = rank_p.reshape(len(VIEWS), n, -1).mean(0)
-        suit_p = suit_p.reshape(len(VIEWS), n, -1).mean(0)
+        rank_p = rank_p.reshape(len(VIEWS), -1, n, rank_p.shape[1]).mean(0)
+        suit_p = suit_p.reshape(len(VIEWS), -1, n, suit_p.shape[1]).mean(0)
+        if self.jitter is None:
+            rank_p, suit_p = rank_p[0], suit_p[0]
+        else:
+            rank_p, suit_p = self.jitter.mean(rank_p), self.jitter.mean(suit_p)
         if self.glyphs is not None:
             rank_p, suit_p = self.glyphs.blend(image, boxes, rank_p, suit_p)
         return rank_p, suit_p
@@ -293,13 +331,14 @@ class IndexReader(OnnxModel):
         return Heads(tuple(tuple(out[4 * k:4 * k + 4]) for k in range(self.members)))
 
     def with_heads(self, heads: Heads | None, layers=None, window: float | None = None,
-                   glyphs=None, frame=None) -> IndexReader:
+                   glyphs=None, frame=None, jitter: Jitter | None = None) -> IndexReader:
         """This reader (the same loaded model) reading with ``heads``, ``layers`` (:class:`Layers`), crops of
-        ``window`` times each box, ``glyphs`` (``vision.deck_glyphs.GlyphReader``) blended in and each box corrected
-        by ``frame`` (``vision.deck_frames.Frame``) first (a deck profile's; None: the model's, :data:`WINDOW`,
-        none, none)."""
+        ``window`` times each box, ``glyphs`` (``vision.deck_glyphs.GlyphReader``) blended in, each box corrected
+        by ``frame`` (``vision.deck_frames.Frame``) first and read from its ``jitter`` copies (a deck profile's;
+        None: the model's, :data:`WINDOW`, none, none, none)."""
         other = copy.copy(self)
         other.heads, other.layers, other.window, other.glyphs, other.frame = heads, layers, window, glyphs, frame
+        other.jitter = jitter
         return other
 
     def read(self, image: np.ndarray, boxes: np.ndarray) -> tuple[list[str | None], np.ndarray, np.ndarray]:

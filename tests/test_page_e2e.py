@@ -14,6 +14,7 @@ test is about correcting.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -58,7 +59,14 @@ results.pile_dict = misread
 from handfoot.cli import main
 raise SystemExit(main(sys.argv[1:]))
 """
-    proc, port, log = start_server(tmp_path, command=[sys.executable, "-c", script])
+    with running(tmp_path, command=[sys.executable, "-c", script]) as url:
+        yield url
+
+
+@contextlib.contextmanager
+def running(tmp_path: Path, extra: Sequence[str] = (), command: Sequence[str] | None = None):
+    """``handfoot serve`` (:func:`start_server`) answering on 127.0.0.1: its address, the process killed after."""
+    proc, port, log = start_server(tmp_path, extra, command=command)
     url = f"http://127.0.0.1:{port}"
     try:
         wait_for_server(proc, url, log)

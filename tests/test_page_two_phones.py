@@ -28,7 +28,7 @@ from selenium import webdriver  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
-from test_page_e2e import CHROMEDRIVER, CHROMIUM, console_errors, shots_dir, start_server, text_of, \
+from test_page_e2e import CHROMEDRIVER, CHROMIUM, console_errors, running, shots_dir, start_server, text_of, \
     wait_for_server  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -38,14 +38,8 @@ PHOTO = ROOT / "examples" / "table.jpg"
 @pytest.fixture()
 def server(tmp_path):
     """``handfoot serve`` in a process of its own on 127.0.0.1 with a temporary ledger; killed when the test ends."""
-    proc, port, log = start_server(tmp_path)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_for_server(proc, url, log)
+    with running(tmp_path) as url:
         yield url
-    finally:
-        proc.kill()
-        proc.wait(10)
 
 
 @pytest.fixture()

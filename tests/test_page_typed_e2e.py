@@ -25,8 +25,7 @@ httpx = pytest.importorskip("httpx")
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
-from test_page_e2e import browser, console_errors, shots_dir, start_server, text_of, viewport, \
-    wait_for_server  # noqa: E402,F401
+from test_page_e2e import browser, console_errors, running, shots_dir, text_of, viewport  # noqa: E402,F401
 
 US = {"melds": [["KH", "KS", "KD", "KC", "KH", "KS", "KD"], ["8H", "8S", "8D"]], "squared_books": [{"top": "QH"}],
       "red_threes": ["3H"]}
@@ -45,14 +44,9 @@ def expected(teams: dict, went_out: str | None) -> dict[str, str]:
 
 @pytest.fixture()
 def server(tmp_path):
-    proc, port, log = start_server(tmp_path)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_for_server(proc, url, log)
+    """``handfoot serve`` in a process of its own on 127.0.0.1 with a temporary ledger; killed when the test ends."""
+    with running(tmp_path) as url:
         yield url
-    finally:
-        proc.kill()
-        proc.wait(10)
 
 
 def save_anyway(d, wait) -> None:

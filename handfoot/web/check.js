@@ -71,7 +71,7 @@ export async function checkView(gid, rid, roundNo) {
     const move = h("select", {id: "move-to", "aria-label": "move the card to"},
       h("option", {value: ""}, "Move it to…"),
       allPiles().filter(p => p.id !== pile.id && p.team === pile.team).map(p => h("option", {value: p.id}, pileName(p))),
-      h("option", {value: "new:loose"}, "loose (not scored)"), h("option", {value: "new:left"}, "cards left in hand"));
+      h("option", {value: "new:loose"}, `${pile.team}: loose (not scored)`), h("option", {value: "new:left"}, `${pile.team}: cards left in hand`));
     move.addEventListener("change", () => {
       if (!move.value) return;
       if (move.value.startsWith("new:")) {

@@ -76,7 +76,7 @@ class GameCreate(BaseModel):
             if not re.match(TEAM_NAME, t):
                 raise ValueError(f"team name {t!r}: 1 to 40 characters, no comma or colon, not starting with a "
                                  "space")
-        if len(set(teams)) != len(teams):
+        if len({t.casefold() for t in teams}) != len(teams):  # "Kids" and "kids" are one team to a family
             raise ValueError("a team is named twice")
         return teams
 
@@ -285,7 +285,7 @@ def round_layout(ledger: Ledger, record: GameRecord, n: int, body: dict[str, Any
 def first_error(exc) -> str:
     err = exc.errors()[0]
     loc = ".".join(str(p) for p in err["loc"]) or "body"
-    return f"{loc}: {err['msg']}"
+    return f"{loc}: {err['msg'].removeprefix('Value error, ')}"  # a validator's own words, without pydantic's prefix
 
 
 def add_round(ledger: Ledger, game_id: str, body: dict[str, Any], lenient: bool = False,
@@ -304,7 +304,7 @@ def add_round(ledger: Ledger, game_id: str, body: dict[str, Any], lenient: bool 
         ledger.check_version(game_id, expect)
         n = len(ledger.rounds(game_id)) + 1
         if n > rules.rounds:
-            raise ConflictError(f"the game is over: '{rules.name}' plays {rules.rounds} rounds")
+            raise ConflictError(f"the game is over: it plays {rules.rounds} round{'s' * (rules.rounds != 1)}")
         layout, reading, corrections = round_layout(ledger, record, n, body, limits, lenient)
         ledger.add_round(game_id, n, layout, reading, corrections, expect)
     return game_view(ledger, game_id)

@@ -194,7 +194,7 @@ def _install_errors(app: FastAPI) -> None:
             message = (f"deck name {str(first.get('input'))[:60]!r}: use letters, digits, - and _ (at most 40, "
                        "starting with a letter or digit)")
         else:
-            message = f"{loc}: {first.get('msg', 'invalid')}"
+            message = f"{loc}: {str(first.get('msg', 'invalid')).removeprefix('Value error, ')}"
         return JSONResponse(error_body(scrub(message, settings), detail=detail), status_code=422)
 
     @app.exception_handler(StarletteHTTPException)

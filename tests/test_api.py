@@ -382,7 +382,8 @@ def test_three_teams_of_two_are_six_players(client):
 @pytest.mark.parametrize("body, status, words", [
     ({"rules": "uno"}, 422, "uno"),
     ({"teams": []}, 422, "teams"),
-    ({"teams": ["A", "A"]}, 422, "named twice"),
+    ({"teams": ["A", "A"]}, 422, "teams: a team is named twice"),  # in words, no "Value error"
+    ({"teams": ["Kids", "kids"]}, 422, "named twice"),
     ({"teams": ["A"]}, 422, "teams"),
     ({"teams": ["A", "B", "C", "D", "E"]}, 422, "5 teams under 'pagat'"),
     ({"teams": ["A", "B", "C"], "house_rules": {"players": 4}}, 422, "3 teams but 'pagat' with 4 players has 2"),

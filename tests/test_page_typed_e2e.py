@@ -225,3 +225,36 @@ def test_a_shorter_game_is_made_on_the_page(server, browser):
     game = httpx.get(f"{server}/v1/games/{made['id']}").json()
     assert game["house_rules"] == {"opening_minimums": [50, 90], "book_growth": "any"}
     assert "Next: round 1, opening minimum 50" in text_of(d, "main")
+
+
+def test_the_same_last_round_typed_on_two_phones_and_the_next_game_started_on_both(server, browser):
+    """The other phone saves the last round first: this one is told, its totals shown, and may put its own in place;
+    the next game of these teams started on the other phone is told here rather than made twice."""
+    d, wait = browser, WebDriverWait(browser, 30)
+    viewport(d, 390, 844)
+    made = {"rules": "pagat", "teams": ["Us", "Them"], "house_rules": {"opening_minimums": [50]}}
+    game = httpx.post(f"{server}/v1/games", json=made).json()["id"]
+    d.get(f"{server}/#/game/{game}/type")
+    wait.until(lambda d: d.find_elements(By.ID, "melds-0"))
+    typed(d, "melds", 0, "KH KS KD KC")
+    typed(d, "melds", 1, "4S 4H 4D")
+    wait.until(lambda d: text_of(d, "#typed-score [data-points=Us]") == "40")
+    theirs = {"went_out": None, "teams": {"Us": {"melds": [["KH", "KS", "KD"]]}, "Them": {"melds": [["4S", "4H", "4D"]]}}}
+    assert httpx.post(f"{server}/v1/games/{game}/rounds", json=theirs).status_code == 201  # a typo: one king short
+    d.find_element(By.ID, "save-typed").click()
+    wait.until(lambda d: "the game ended with it" in (text_of(d, ".status") or ""))
+    assert "another phone saved round 1 (Us 30, Them 15)" in text_of(d, ".status")
+    d.find_element(By.ID, "put-mine").click()
+    wait.until(lambda d: d.current_url.endswith(f"#/game/{game}"))
+    rounds = httpx.get(f"{server}/v1/games/{game}").json()["rounds"]
+    assert len(rounds) == 1 and rounds[0]["layout"]["teams"]["Us"]["melds"] == [["KH", "KS", "KD", "KC"]]
+
+    # the next game: the other phone started it first, set otherwise (its teams swapped): told, not made twice
+    wait.until(lambda d: d.find_elements(By.ID, "play-again")).pop().click()
+    wait.until(lambda d: d.find_elements(By.ID, "house-opening_minimums"))
+    other = httpx.post(f"{server}/v1/games", json={**made, "teams": ["Them", "Us"]},
+                       headers={"Idempotency-Key": f"next-{game}"})
+    assert other.status_code == 201
+    d.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    wait.until(lambda d: "Another phone has already started the next game" in (text_of(d, "form .error-box") or ""))
+    assert len(httpx.get(f"{server}/v1/games").json()) == 2

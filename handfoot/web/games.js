@@ -106,7 +106,9 @@ export async function newGameView(fromId) {
   }
   const error = h("div", {});
   const create = h("button", {type: "submit", class: "primary"}, "Start the game");
-  let createKey = hfSync.newKey();  /* pressing Start again after a dropped answer makes one game, not two */
+  /* pressing Start again after a dropped answer makes one game, not two; and the next game of a finished one is one
+     game, whichever phone starts it first (the same key: the same form gets that game, another is told) */
+  let createKey = from ? `next-${from.id}` : hfSync.newKey();
   const form = h("form", {onsubmit: async (ev) => {
     ev.preventDefault(); error.replaceChildren();
     for (const i of house.querySelectorAll("[aria-invalid]")) i.removeAttribute("aria-invalid");
@@ -160,6 +162,13 @@ export async function newGameView(fromId) {
       location.hash = `#/game/${game.id}`;
     } catch (e) {
       if (e.status) createKey = hfSync.newKey();
+      if (from && /Idempotency-Key was sent before/.test(e.message)) {  /* the other phone started it, set otherwise */
+        error.replaceChildren(errorBox(new Error("Another phone has already started the next game of these teams " +
+          "(All games lists it). Press Start the game again to make another one as well.")));
+        error.scrollIntoView({block: "center"});
+        setBusy(create, false);
+        return;
+      }
       /* a house rule the server refused: its field is marked and focused, the message shown with its label */
       const named = [...house.querySelectorAll("[data-field]")].find(i => new RegExp(`\\b${i.dataset.field}\\b`).test(e.message));
       if (named) {

@@ -154,12 +154,26 @@ export async function typedView(gid, roundNo) {
           rescore();
         }
         saveKey = hfSync.newKey();
-        status.replaceChildren(errorBox(new Error(roundNo
-          ? `Not saved: round ${roundNo} or the game was changed on another phone meanwhile. Press Save again to save what is typed here over it.`
-          : now.over ? "Not saved: the game was finished on another phone meanwhile."
-          : `Not saved: another phone saved ${said} meanwhile. If that was this same round, press Cancel; if not, press Save again to save this as round ${round}.`)));
+        if (roundNo) {
+          status.replaceChildren(errorBox(new Error(`Not saved: round ${roundNo} or the game was changed on another phone meanwhile. Press Save again to save what is typed here over it.`)));
+        } else {  /* perhaps the same round typed on both phones: theirs shown, and mine may take its place */
+          status.replaceChildren(errorBox(new Error(`Not saved: another phone saved ${said} meanwhile` +
+            (now.over ? ", and the game ended with it." : `. If it was another round, press Save again to save this as round ${round}.`))),
+            theirs ? h("div", {class: "row"}, h("button", {type: "button", id: "put-mine", onclick: () => putMine(theirs.n)},
+              `Put mine in place of round ${theirs.n}`)) : null);
+        }
       } else status.replaceChildren(errorBox(new Error(mark(e.message).text)));
     }
+  }
+
+  /* The same round saved on the other phone first: what is typed here replaces it (PUT, from the game as it is now). */
+  async function putMine(n) {
+    const doc = layout();
+    try {
+      await api("PUT", `/v1/games/${gid}/rounds/${n}?lenient=true`, doc);
+      toast(`Round ${n} saved: this phone's in place of the other's`);
+      location.hash = `#/game/${gid}`;
+    } catch (e) { status.replaceChildren(errorBox(e)); }
   }
 
   const form = h("form", {oninput: () => { clearError(); status.replaceChildren(); rescoreSoon(); }, onchange: rescoreSoon,

@@ -236,6 +236,13 @@ def test_a_round_from_a_photo_corrected_with_a_tap(server, browser, tmp_path):
     d.find_element(By.ID, "book-count").send_keys("99999")
     next(b for b in d.find_elements(By.CSS_SELECTOR, "#sheet button") if b.text == "Save").click()
     assert text_of(d, "#sheet .error-box") == "Cards in the stack: a whole number from 1 to 60, not 99999"
+    d.find_element(By.ID, "book-count").clear()
+    d.find_element(By.ID, "book-count").send_keys("7")
+    d.find_element(By.ID, "book-twos").send_keys("5")
+    d.find_element(By.ID, "book-jokers").send_keys("3")
+    next(b for b in d.find_elements(By.CSS_SELECTOR, "#sheet button") if b.text == "Save").click()
+    assert text_of(d, "#sheet .error-box") == "8 wilds and the marker card do not fit in a stack of 7 cards"
+    assert d.find_element(By.ID, "book-twos").get_attribute("value") == "5"  # the sheet stays, as typed
     next(b for b in d.find_elements(By.CSS_SELECTOR, "#sheet button") if b.text == "Cancel").click()
     assert text_of(d, "[data-round-total='Us']") == true_total
     # a typo in a pile the camera missed: told in the sheet, what was typed kept, nothing sent

@@ -123,6 +123,13 @@ export async function checkView(gid, rid, roundNo) {
           problem.textContent = `${wrong[1]}: a whole number from ${wrong[0].min} to ${wrong[0].max}, not ${wrong[0].value}`;
           problem.hidden = false; wrong[0].focus(); return;
         }
+        /* the wilds and the marker (a natural on top) must fit in the stack: told here, what was typed kept */
+        const stack = +count.value || 7, wilds = (+twos.value || 0) + (+jokers.value || 0);
+        const natTop = !["2", "JK"].includes(cardParts(pile.cards[0].code).rank);
+        if (wilds + (natTop ? 1 : 0) > stack) {
+          problem.textContent = `${wilds} wilds${natTop ? " and the marker card" : ""} do not fit in a stack of ${stack} cards`;
+          problem.hidden = false; twos.focus(); return;
+        }
         const op = {op: "set_book", pile: pile.id, count: +count.value || 7};
         if (kind.value) op.kind = kind.value;
         if (twos.value !== "" || jokers.value !== "") { op.twos = +twos.value || 0; op.jokers = +jokers.value || 0; }

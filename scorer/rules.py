@@ -107,7 +107,7 @@ class Rules(BaseModel):
     # -- melds and books -----------------------------------------------------------------------------------
     min_meld_size: int = _f(3, "Fewest cards in a meld (seed 000: 3).", ge=2, le=BOOK)
     book_size: int = _f(7, "Cards in a complete book / pile / canasta (all seeds: 7).", ge=3, le=BOOK)
-    book_growth: BookGrowth = _f(BookGrowth.CLOSED, "What may be added to a complete book; see BookGrowth.")
+    book_growth: BookGrowth = _f(BookGrowth.CLOSED, "What may be added to a complete book: closed, naturals or any (BookGrowth).")
     min_naturals: int = _f(2, "Fewest natural cards in any meld that is not a wild meld (seed 000's ratio implies "
                               "2; Saskatchewan's canastas: 2, chosen from Canasta).", ge=1, le=BOOK)
     naturals_per_wild: int = _f(2, "Naturals a meld needs for each wild in it (seed 000: 2, naturals >= 2 x wilds; "

@@ -62,7 +62,7 @@ export async function newGameView(fromId) {
     const lists = fields.filter(f => f.type === "list");
     if (lists.length) house.append(h("h3", {}, "Rounds"), ...lists.map(f => {
       const id = `house-${f.field}`, label = `${ruleLabel(f)} (numbers, a comma between)`, value = f.value.join(", ");
-      return h("div", {class: "house-number"}, h("label", {for: id}, label),
+      return h("div", {class: "house-number list"}, h("label", {for: id}, label),
         h("input", {type: "text", id, inputmode: "numeric", autocomplete: "off", "data-field": f.field, "data-list": "1",
                     "data-label": label, "data-default": value, value, "data-min": f.minimum ?? null, "data-max": f.maximum ?? null,
                     placeholder: f.value.length ? null : "none"}));

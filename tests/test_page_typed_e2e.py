@@ -85,11 +85,12 @@ def test_a_round_typed_in_is_scored_saved_and_corrected(server, browser, tmp_pat
 
     # a wrong code: named with its team and line, the field marked; Save stores nothing
     typed(d, "melds", 0, "KH KS KD KC KH KS KD\n8H 8X 8D")
-    wait.until(lambda d: "Us, melds and fanned books, line 2: unknown card code '8X'" in (text_of(d, "#typed-score") or ""))
+    wait.until(lambda d: "Us, melds and fanned books, line 2: unknown card code '8X'" in (text_of(d, ".field-error") or ""))
+    assert "marked in red" in text_of(d, "#typed-score")
     assert d.find_element(By.ID, "melds-0").get_attribute("aria-invalid") == "true"
     d.find_element(By.ID, "save-typed").click()
     wait.until(lambda d: "Not saved: a card above is not a card code" in (text_of(d, ".status") or ""))
-    assert text_of(d, "#typed-score").count("unknown card code") == 1  # said once, under the totals
+    assert text_of(d, "form").count("unknown card code") == 1  # said once, beside its field
     assert httpx.get(f"{server}/v1/games/{game}").json()["rounds"] == []
 
     # the round typed right: scored as typed, as the rules engine scores it

@@ -82,12 +82,16 @@ export async function typedView(gid, roundNo) {
   }
   function typedAnything(doc) { return Object.values(doc.teams).some(s => Object.keys(s).length); }
 
-  function mark(error) {  /* the field an error names: marked, and the message in its words */
+  function mark(error) {  /* the field an error names: marked, the message beside it too, in its words */
     for (const el of form.querySelectorAll("[aria-invalid]")) el.removeAttribute("aria-invalid");
+    for (const el of form.querySelectorAll(".field-error")) el.remove();
     const place = placeOf(error, g.teams);
     const sec = place && [...form.querySelectorAll("fieldset[data-team]")].find(s => s.dataset.team === place.team);
     const input = sec && sec.querySelector(`[name=${place.field}]`);
-    if (input) input.setAttribute("aria-invalid", "true");
+    if (input) {
+      input.setAttribute("aria-invalid", "true");
+      input.after(h("p", {class: "error-box field-error", role: "alert"}, place.text));
+    }
     return {text: place ? place.text : error, input};
   }
 
@@ -111,7 +115,9 @@ export async function typedView(gid, roundNo) {
     } catch (e) {
       if (n !== asked) return;
       preview = {error: e.message};
-      scoreBox.replaceChildren(errorBox(new Error(mark(e.message).text)));
+      const {text, input} = mark(e.message);  /* told beside its field; here only what it stops */
+      scoreBox.replaceChildren(input ? h("p", {class: "muted"}, "The score shows once every card marked in red is a card code.")
+                                     : errorBox(new Error(text)));
     }
   }
 

@@ -130,6 +130,7 @@ class GameOut(BaseModel):
     totals: dict[str, int | list[int]]
     next_round: int | None
     next_minimum: int | None
+    rounds_in_game: int = Field(4, description="the rounds the game plays (its rules' opening minimums)")
     leader: str | None
     winner: str | None
     over: bool
@@ -219,7 +220,7 @@ def game_view(ledger: Ledger, game_id: str) -> GameOut:
                    teams=record.teams, names=record.names, rounds=out_rounds,
                    totals={t: _total(v) for t, v in totals.items()},
                    next_round=None if game.is_over else game.round_number, next_minimum=game.next_minimum(),
-                   leader=game.leader(), winner=game.winner(), over=game.is_over, deck=record.deck,
+                   rounds_in_game=game.rules.rounds, leader=game.leader(), winner=game.winner(), over=game.is_over, deck=record.deck,
                    teach=record.teach, lesson=_lesson(ledger, record.teach), version=record.version)
 
 

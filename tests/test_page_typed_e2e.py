@@ -225,7 +225,7 @@ def test_a_shorter_game_is_made_on_the_page(server, browser):
     [made] = httpx.get(f"{server}/v1/games").json()
     game = httpx.get(f"{server}/v1/games/{made['id']}").json()
     assert game["house_rules"] == {"opening_minimums": [50, 90], "book_growth": "any"}
-    assert "Next: round 1, opening minimum 50" in text_of(d, "main")
+    assert "Next: round 1 of 2, opening minimum 50" in text_of(d, "main")
 
 
 def test_the_same_last_round_typed_on_two_phones_and_the_next_game_started_on_both(server, browser):

@@ -57,6 +57,15 @@ def save_anyway(d, wait) -> None:
     d.find_element(By.ID, "confirm-yes").click()
 
 
+def typing_a_one_round_game(server: str, d) -> tuple[dict, str]:
+    """A game of Us and Them of one round, made through the API, its typed round open on the phone: (its body, id)."""
+    viewport(d, 390, 844)
+    made = {"rules": "pagat", "teams": ["Us", "Them"], "house_rules": {"opening_minimums": [50]}}
+    game = httpx.post(f"{server}/v1/games", json=made).json()["id"]
+    d.get(f"{server}/#/game/{game}/type")
+    return made, game
+
+
 def typed(d, field: str, team: int, text: str) -> None:
     box = d.find_element(By.ID, f"{field}-{team}")
     box.clear()
@@ -185,10 +194,7 @@ def test_a_finished_game_is_played_again_with_the_same_teams(server, browser):
 
 def test_an_uncounted_squared_book_is_asked_about_and_named_when_the_game_ends(server, browser):
     d, wait = browser, WebDriverWait(browser, 30)
-    viewport(d, 390, 844)
-    made = {"rules": "pagat", "teams": ["Us", "Them"], "house_rules": {"opening_minimums": [50]}}
-    game = httpx.post(f"{server}/v1/games", json=made).json()["id"]
-    d.get(f"{server}/#/game/{game}/type")
+    _, game = typing_a_one_round_game(server, d)
     wait.until(lambda d: d.find_elements(By.ID, "squared_books-0"))
     typed(d, "squared_books", 0, "9S")  # a black marker: a dirty book, its wilds uncounted; so no winner is sure
     typed(d, "squared_books", 1, "8S")
@@ -232,10 +238,7 @@ def test_the_same_last_round_typed_on_two_phones_and_the_next_game_started_on_bo
     """The other phone saves the last round first: this one is told, its totals shown, and may put its own in place;
     the next game of these teams started on the other phone is told here rather than made twice."""
     d, wait = browser, WebDriverWait(browser, 30)
-    viewport(d, 390, 844)
-    made = {"rules": "pagat", "teams": ["Us", "Them"], "house_rules": {"opening_minimums": [50]}}
-    game = httpx.post(f"{server}/v1/games", json=made).json()["id"]
-    d.get(f"{server}/#/game/{game}/type")
+    made, game = typing_a_one_round_game(server, d)
     wait.until(lambda d: d.find_elements(By.ID, "melds-0"))
     typed(d, "melds", 0, "KH KS KD KC")
     typed(d, "melds", 1, "4S 4H 4D")

@@ -329,6 +329,13 @@ def _guess(name: str) -> str:
     return f" (did you mean {guess[0]}?)" if guess else ""
 
 
+#: pydantic's error types said as a rule's value is described to a person (``ctx`` fills the bounds)
+_WORDS = {"int_parsing": "a whole number", "int_type": "a whole number", "int_from_float": "a whole number",
+          "bool_parsing": "true or false", "bool_type": "true or false", "tuple_type": "a list of whole numbers "
+          "(e.g. 50,90)", "list_type": "a list of whole numbers (e.g. 50,90)", "greater_than_equal": "at least {ge}",
+          "less_than_equal": "at most {le}", "enum": "one of {expected}"}
+
+
 def _one_line(exc: ValidationError) -> str:
     msgs = []
     for err in exc.errors():
@@ -338,6 +345,8 @@ def _one_line(exc: ValidationError) -> str:
             msg = "unknown rule field" + _guess(str(err["loc"][-1]))
         elif msg.startswith("Value error, "):
             msg = msg[len("Value error, "):]
+        elif err["type"] in _WORDS:
+            msg = _WORDS[err["type"]].format(**err.get("ctx", {})) + f", not {err.get('input')!r}"
         msgs.append(f"{loc}: {msg}" if loc else msg)
     return "; ".join(msgs)
 

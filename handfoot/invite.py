@@ -15,7 +15,6 @@ from urllib.parse import quote
 
 import segno
 
-LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1", "[::1]")
 #: what a phone is told when no address of this server can be opened from it
 LOCAL_ONLY = ("handfoot listens on this computer only: start it with handfoot serve --host 0.0.0.0 for phones on "
               "your network")
@@ -49,13 +48,14 @@ def invite(host_header: str | None, scheme: str, bound: str | None, token: str |
         bound: the address the server listens on (``handfoot serve --host``; None: not known, as in tests).
         token: the server's access token (None: none is needed).
     """
+    from .service import LOOPBACK  # this computer's own names (here: the service imports the routes, which import this)
     from .startup import addresses
 
     name, port = _split_host((host_header or "").strip().lower())
     if not name:
         return Invite(None, None, "the request named no server address")
-    if name in LOOPBACK_NAMES:
-        if bound is None or bound in LOOPBACK_NAMES:
+    if name.strip("[]") in LOOPBACK:
+        if bound is None or bound in LOOPBACK:
             return Invite(None, None, LOCAL_ONLY)
         found = [a for a in addresses(bound, int(port[1:] or (443 if scheme == "https" else 80)), scheme) if "<" not in a]
         if not found:

@@ -14,7 +14,7 @@ true index boxes read right by rank and colour (what the score needs; read witho
 which frames the detector's boxes as the labels do, and without its test-time copies of each box). The detector's passes are cached across
 profiles (a profile reading its photos as negatives looks at other pixels, so it is cached apart).
 ``--variant LABEL:NAME=VALUE[;NAME=VALUE]`` reads the photos again with each row's profile changed so (a field of
-``vision.decks.DeckProfile``: ``jitter="both"``, test-time copies, ``vision.decks.jitter_of``) or the pipeline's
+``vision.decks.DeckProfile``: ``jitter="both"``, test-time copies, ``vision.models.classifiers.Jitter.of``) or the pipeline's
 configuration changed so (a dotted ``vision.config`` field, stock and learned alike), and prints that line too.
 ``--compare`` learns each row twice, without the deck's frame correction (``frame=False``) and with it (the
 default, ``vision.deck_frames``), and prints both, with the F1 of the card sets at the first floor; ``--seeds``
@@ -139,12 +139,12 @@ def parse_variant(text: str) -> tuple[str, dict, dict]:
 
 
 def variant_profile(profile, fields: dict):
-    """``profile`` with its ``fields`` replaced (``jitter`` by name or copies: ``vision.decks.jitter_of``)."""
+    """``profile`` with its ``fields`` replaced (``jitter`` by name or copies: ``vision.models.classifiers.Jitter.of``)."""
     import dataclasses
 
-    from vision.decks import jitter_of
+    from vision.models.classifiers import Jitter
 
-    return dataclasses.replace(profile, **{k: jitter_of(v) if k == "jitter" else v for k, v in fields.items()})
+    return dataclasses.replace(profile, **{k: Jitter.of(v) if k == "jitter" else v for k, v in fields.items()})
 
 
 def learn_row(tag: str, deck: str, k: int, examples: list, rest: list, rest_boxes: list, detector, reader,

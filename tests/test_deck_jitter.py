@@ -1,10 +1,10 @@
-"""A deck profile's test-time copies of each box (``vision.models.classifiers.Jitter``, ``vision.decks.jitter_of``)."""
+"""A deck profile's test-time copies of each box (``vision.models.classifiers.Jitter``, ``vision.models.classifiers.Jitter.of``)."""
 
 import numpy as np
 import pytest
 
 from vision import decks
-from vision.models.classifiers import Jitter
+from vision.models.classifiers import JITTERS, Jitter
 
 
 def test_copies_move_and_scale_each_box_by_shares_of_its_size():
@@ -26,13 +26,13 @@ def test_the_mean_of_probabilities_or_of_their_logs():
 
 
 def test_named_copies_and_stored_copies():
-    assert decks.jitter_of(None) is None
-    both = decks.jitter_of("both-log")
-    assert both.log and both.copies == decks.JITTERS["both"] and len(both.copies) == 7
-    again = decks.jitter_of({"copies": [[0, 0, 1], [0.04, 0, 1]], "log": False})
+    assert Jitter.of(None) is None
+    both = Jitter.of("both-log")
+    assert both.log and both.copies == JITTERS["both"] and len(both.copies) == 7
+    again = Jitter.of({"copies": [[0, 0, 1], [0.04, 0, 1]], "log": False})
     assert again == Jitter(((0.0, 0.0, 1.0), (0.04, 0.0, 1.0)))
     with pytest.raises(ValueError, match="no test-time copies named"):
-        decks.jitter_of("wobble")
+        Jitter.of("wobble")
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +47,7 @@ def reader():
 def test_a_profile_keeps_its_copies_and_reads_their_mean(reader, tmp_path):
     from vision.models.detector import check_photo
 
-    jitter = decks.jitter_of("shift")
+    jitter = Jitter.of("shift")
     decks.DeckProfile("jittered", reader.stock_heads(), 20, 300, {}, "", False, jitter=jitter).save(tmp_path)
     again = decks.DeckProfile.load("jittered", tmp_path)
     assert again.jitter == jitter

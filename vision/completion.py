@@ -75,7 +75,6 @@ import numpy as np
 
 from .classes import CLASS_ID, CLASS_OF, RANK_JOKER, RANK_TWO, RANKS, SUIT_CODES, rank_of, reading
 from .config import DEFAULT, Completion, FanGeometry, VisionConfig
-from .corners_together import read_together
 from .fan_chains import unread_fans
 from .geometry import anchor_points, beyond, opposite, similar_size, step_miss
 from .types import CardInstance, Detections, Pile, PileKind
@@ -139,8 +138,6 @@ def read_with_fans(boxes: Detections, rank_p: np.ndarray, suit_p: np.ndarray, *,
         return Detections.empty()
     floor = config.reading.min_conf
     det = boxes.confidence.astype(np.float64)
-    if config.pairing.together:  # each card's two corners read together
-        rank_p, suit_p = read_together(boxes, rank_p, suit_p, config=config)
     boxes = boxes.with_data(rank_p=rank_p, suit_p=suit_p, box_conf=boxes.confidence)
     codes, p = reading(rank_p, suit_p)
     best, suit = rank_p.argmax(1), suit_p.argmax(1)

@@ -209,10 +209,6 @@ class Pairing:
     #: ... and its shorter side at least this many index sizes long (two jokers side by side in a fan, each
     #: showing its strip's two marks, lie one step apart)
     joker_rect_apart: float = 2.0
-    #: read each card's two corners together (``vision.corners_together``): boxes whose geometry is one card's ...
-    together: bool = False
-    #: ... and whose readings give one rank this probability or more (``sum_r P_a(r) P_b(r)``)
-    together_agree: float = 0.1
     #: ladders of pairs: parallel within this many degrees ...
     ladder_angle: float = 10.0
     #: ... and of lengths within this fraction of each other

@@ -74,13 +74,9 @@ GLYPHS = "boxes"
 #: time), or ``"labelled"``, the examples' own boxes (the frame still corrects the detector's boxes at run time);
 #: False: no frame correction (the heads learn on the examples' boxes, the detector's are read as found)
 FRAME = "found"
-#: test-time copies of each box a profile reads (``vision.models.classifiers.Jitter``) by name (``learn(jitter=...)``;
-#: a name ending ``-log`` averages the log-probabilities): shifted 4 % of the box each way, scaled 0.9 and 1.1, both
-JITTERS = {"shift": ((0, 0, 1), (0.04, 0, 1), (-0.04, 0, 1), (0, 0.04, 1), (0, -0.04, 1)),
-           "scale": ((0, 0, 1), (0, 0, 0.9), (0, 0, 1.1))}
-JITTERS["both"] = JITTERS["shift"] + JITTERS["scale"][1:]
-#: the test-time copies a profile learned by :func:`learn` reads by default (a :data:`JITTERS` name; None: each box
-#: once): its reader reads each box five times (models/HISTORY.md, 2026-12-04, twenty-seventh session)
+#: the test-time copies a profile learned by :func:`learn` reads by default (a ``vision.models.classifiers.JITTERS``
+#: name; None: each box once): its reader reads each box five times (models/HISTORY.md, 2026-12-04, twenty-seventh
+#: session)
 JITTER = "shift"
 #: adapt each reader member's last convolution too (``vision.deck_layers``), in this many steps
 LAYERS, LAYERS_STEPS = False, 150
@@ -192,24 +188,7 @@ class DeckProfile:
         return cls(meta["name"], Heads(members), meta["photos"], meta["indices"], meta.get("check", {}),
                    meta.get("created", ""), bool(meta.get("negative", False)), layers, meta.get("window"),
                    GlyphReader.from_arrays(z), Frame.from_arrays(z),  # None / identity for profiles without them
-                   jitter_of(meta.get("jitter")))
-
-
-def jitter_of(value) -> Jitter | None:
-    """The :class:`~vision.models.classifiers.Jitter` a profile keeps or ``learn`` is given: None; a :data:`JITTERS`
-    name (``-log``: the geometric mean); or ``{"copies": [[dx, dy, scale], ...], "log": bool}``.
-
-    Raises:
-        ValueError: an unknown name.
-    """
-    if value is None:
-        return None
-    if isinstance(value, str):
-        name = value.removesuffix("-log")
-        if name not in JITTERS:
-            raise ValueError(f"no test-time copies named {value!r}; known: {', '.join(JITTERS)} (and -log)")
-        return Jitter(JITTERS[name], value.endswith("-log"))
-    return Jitter(tuple(tuple(float(v) for v in c) for c in value["copies"]), bool(value.get("log", False)))
+                   Jitter.of(meta.get("jitter")))
 
 
 def list_profiles(folder: Path) -> list[DeckProfile]:
@@ -330,7 +309,7 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
     found.
 
     ``jitter`` (default :data:`JITTER`): the profile reads each box from these test-time copies too and averages
-    (:func:`jitter_of`; learning and its check read each box once).
+    (:meth:`Jitter.of <vision.models.classifiers.Jitter.of>`; learning and its check read each box once).
 
     ``glyphs`` (default :data:`GLYPHS`; off without ``detector`` when it needs one): learn a glyph reader of the
     deck's own (``vision.deck_glyphs``) too, weighed on the examples' last photos (``vision.deck_glyphs.weigh``,
@@ -455,4 +434,4 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
                             "labelled", "table": np.round(own_frame.table, 4).tolist()}
     return DeckProfile(name, heads, photos, indices, figures,
                        datetime.now(timezone.utc).isoformat(timespec="seconds"), negative, got, window, own,
-                       own_frame, jitter_of(jitter))
+                       own_frame, Jitter.of(jitter))

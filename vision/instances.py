@@ -40,7 +40,7 @@ from collections import Counter
 import numpy as np
 
 from . import geometry
-from .classes import CLASS_ID, SUIT_CODES, code_of, rank_colour, rank_of
+from .classes import CLASS_ID, SUIT_CODES, rank_colour, rank_of
 from .config import DEFAULT, SPLITS, FanGeometry, Pairing, VisionConfig
 from .geometry import four_corners, ladder, lone_jokers_rescaled, rung_gaps, standard_pairs_among_big
 from .types import CardInstance, Detections, Pile
@@ -370,36 +370,6 @@ def _agree_suits_once(dets: Detections, suit_p: np.ndarray,
         suit = int(np.argmax(suit_p[i] * suit_p[j] * _colour_mask(codes[i])))
         class_id[i] = class_id[j] = CLASS_ID[ranks[i] + SUIT_CODES[suit]]
     return dets.with_classes(class_id), cards
-
-
-def corner_partners(dets: Detections, rank_p: np.ndarray, suit_p: np.ndarray, *,
-                    config: VisionConfig = DEFAULT) -> list[tuple[int, int]]:
-    """Pairs (i, j) of one photo's boxes that may be one card's two corners whatever they read: the photo's typical
-    diagonal from the boxes read by their likeliest codes (:func:`_typical_ratio`); every two boxes whose geometry
-    allows one card (:func:`_pair_ratio`, within ``config.pairing.pair_tolerance`` of that diagonal) and whose
-    readings agree on the rank (``sum_r P_i(r) P_j(r)`` over the real ranks at least
-    ``config.pairing.together_agree``); each box in one pair at most (:func:`_matching`).
-
-    Args:
-        dets: (n,) boxes of one photo (pixels).
-        rank_p, suit_p: (n, 15) and (n, 4) the reader's probabilities of each; every box's likeliest rank a real
-            one (not "no index").
-    """
-    pairing = config.pairing
-    codes = [code_of(int(r), int(s)) for r, s in zip(rank_p.argmax(1), suit_p.argmax(1))]
-    named = dets.with_classes(np.array([CLASS_ID[c] for c in codes], np.int64), dets.confidence)
-    centers, sizes, ranks, interior, candidates = _geometry(named, config)
-    typical = _typical_ratio(candidates, codes, centers, sizes, pairing)
-    agree = rank_p[:, :-1] @ rank_p[:, :-1].T
-    options = []
-    for i in range(len(codes)):
-        for j in range(i + 1, len(codes)):
-            if agree[i, j] < pairing.together_agree:
-                continue
-            ratio = _pair_ratio(i, j, centers, sizes, ranks, interior, config)
-            if ratio is not None and abs(np.log(ratio / typical)) <= np.log(pairing.pair_tolerance):
-                options.append((ratio, i, j))
-    return _matching(options, typical, pairing)
 
 
 def _colour_mask(code: str) -> np.ndarray:

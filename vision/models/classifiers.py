@@ -106,6 +106,23 @@ class Jitter:
     copies: tuple[tuple[float, float, float], ...]
     log: bool = False
 
+    @classmethod
+    def of(cls, value) -> "Jitter | None":
+        """The copies a profile keeps or ``vision.decks.learn`` is given: None; a :data:`JITTERS` name (``-log``:
+        the geometric mean); or ``{"copies": [[dx, dy, scale], ...], "log": bool}``.
+
+        Raises:
+            ValueError: an unknown name.
+        """
+        if value is None:
+            return None
+        if isinstance(value, str):
+            name = value.removesuffix("-log")
+            if name not in JITTERS:
+                raise ValueError(f"no test-time copies named {value!r}; known: {', '.join(JITTERS)} (and -log)")
+            return cls(JITTERS[name], value.endswith("-log"))
+        return cls(tuple(tuple(float(v) for v in c) for c in value["copies"]), bool(value.get("log", False)))
+
     def boxes(self, boxes: np.ndarray) -> np.ndarray:
         """``(len(copies) * n, 4)`` float32 xyxy pixels: every copy of ``boxes`` (n, 4) xyxy pixels, copy-major."""
         boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
@@ -121,6 +138,12 @@ class Jitter:
             return p.mean(0).astype(np.float32)
         g = np.exp(np.log(np.maximum(p, 1e-6)).mean(0))
         return (g / g.sum(1, keepdims=True)).astype(np.float32)
+
+
+#: test-time copies by name (:meth:`Jitter.of`): the box shifted 4 % of its size each way, scaled 0.9 and 1.1, both
+JITTERS = {"shift": ((0, 0, 1), (0.04, 0, 1), (-0.04, 0, 1), (0, 0.04, 1), (0, -0.04, 1)),
+           "scale": ((0, 0, 1), (0, 0, 0.9), (0, 0, 1.1))}
+JITTERS["both"] = JITTERS["shift"] + JITTERS["scale"][1:]
 
 
 def crops_of(image: np.ndarray, boxes: np.ndarray, views: tuple[float, ...] = VIEWS,

@@ -106,15 +106,20 @@ def _score_photos(args: argparse.Namespace) -> int:
         _say(f"handfoot: reading with the deck profile {args.deck}")
     result = core.read_and_score_photos([Path(p) for p in args.inputs], req, models,
                                        [(t, Path(p)) for t, p in hands])
+    written: list[str] = []  # what was written, told after the report (on stderr beside --json's JSON)
     if args.save_layout:
         files.save_layout(args.save_layout, result.layout)
-        _say(f"layout saved: {args.save_layout}")
+        written.append(f"layout saved: {args.save_layout}")
     if args.annotate:
-        files.write_annotations(args.annotate, result, lambda dest: _say(f"annotated: {dest}"))
+        files.write_annotations(args.annotate, result, lambda dest: written.append(f"annotated: {dest}"))
     if args.json:
         _print_json(result.model_dump(mode="json"))
+        for line in written:
+            _say(line)
     else:
         print(reports.photo_report(result, args.save_layout))
+        if written:
+            print("\n" + "\n".join(written))
     return 0
 
 

@@ -91,7 +91,9 @@ def test_score_photo_end_to_end_with_true_corners(deck, tmp_path, capsys, monkey
     monkeypatch.setattr(pipeline, "detect", lambda image, detector, reader=None, config=None: _oracle(scene))
     out = tmp_path / "annotated.jpg"
     assert main(["score", str(photo), "--json", "--annotate", str(out), "--rules", "pagat"]) == 0
-    doc = json.loads(capsys.readouterr().out)
+    got = capsys.readouterr()
+    doc = json.loads(got.out)  # --json: stdout is the JSON alone, what was written is told on stderr
+    assert got.err.strip().endswith(f"annotated: {out}")
     truth = score_round(TableLayout.from_dict(scene.layout), get_rules("pagat"), lenient=True).teams["A"]
     assert doc["score"]["teams"]["A"]["total"] == truth.total
     assert doc["images"][0]["width"] == 1600 and len(doc["images"][0]["detections"]) == len(_oracle(scene))
@@ -101,6 +103,7 @@ def test_score_photo_end_to_end_with_true_corners(deck, tmp_path, capsys, monkey
     saved = tmp_path / "read.json"
     assert main(["score", str(photo), "--save-layout", str(saved)]) == 0
     text = capsys.readouterr().out
+    assert text.rstrip().endswith(f"layout saved: {saved}")  # told after the report, in the same stream
     assert "clean book" in text and "meld" in text and "red threes" in text and f"{truth.total:,}" in text
     assert main(["score", str(saved), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["teams"]["A"]["total"] == truth.total

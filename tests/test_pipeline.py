@@ -367,6 +367,11 @@ def test_a_fan_over_the_split_line_is_cut_with_a_note_on_both_parts():
     assert [p.notes for p in sides["A"].piles if p.codes == ["KH", "KH", "KH"]] == [()]
     assert not any(CUT_NOTE in p.notes for s in read_image(image, found=dets(over + apart), split="vertical",
                                                               teams=("A", "B")) for p in s.piles)
+    # the photo itself is doubted once, saying what to try instead: a photo of one side, or the other split
+    assert sides["A"].photo_note.startswith("1 pile lies across the horizontal line") and sides["B"].photo_note is None
+    assert "without a split" in sides["A"].photo_note and "split it vertical" in sides["A"].photo_note
+    vertical = read_image(image, found=dets(over + apart), split="vertical", teams=("A", "B"))
+    assert all(s.photo_note is None for s in vertical)
 
 
 class _Passes:

@@ -256,10 +256,12 @@ def read_image(image: np.ndarray, detector: CardDetector | None = None, reader: 
         parts = split_sides(read, w, h, split, cards=cards, config=config)
         boxes = split_boxes(unread, w, h, split)
         ranks = split_boxes(unread, w, h, split, unread_ranks) if unread_ranks is not None else dict.fromkeys("AB")
-        crossing = crossing_piles(group_piles(cards, config=config), w, h, split, read.xyxy)
+        whole = group_piles(cards, config=config)
+        crossing = crossing_piles(whole, w, h, split, read.xyxy)
+        note = split_note(sum(1 for p in whole if pile_boxes(p, read.xyxy) & crossing), split)
         sides = [(names[t], d, boxes[t], ranks[t], None) for t, d in parts.items() if len(d)]  # each half alone
     else:
-        sides, crossing = [(team, read, unread, unread_ranks, cards)], set()
+        sides, crossing, note = [(team, read, unread, unread_ranks, cards)], set(), None
     out = []
     for name, dets, left_unread, left_ranks, paired in sides:
         cards = pair_corners(dets, config=config) if paired is None else paired  # 2
@@ -276,8 +278,21 @@ def read_image(image: np.ndarray, detector: CardDetector | None = None, reader: 
             piles = check_stacks(piles, image, stacks, config=config)
             piles = check_one_corner_cards(piles, left_unread, image, stacks, rank_p=left_ranks, config=config)
             piles = join_one_corner_pairs(piles, image, stacks, config=config)
-        out.append(SideReading(name, dets, cards, piles, source))
+        out.append(SideReading(name, dets, cards, piles, source, split_note=None if out else note))
     return out
+
+
+def split_note(crossing: int, split: str) -> str | None:
+    """The note on a split photo when ``crossing`` of its piles (:func:`vision.instances.crossing_piles`, counted on the whole photo)
+    lie over the ``split`` line: each team's cards lie on its own side of a whole-table photo, so a pile over the
+    middle more often means a photo of one side read as two (or the teams sit the other way), or None when none
+    crosses."""
+    if not crossing:
+        return None
+    other, sides = ("vertical", "left and right") if split == "horizontal" else ("horizontal", "top and bottom")
+    piles = "1 pile lies" if crossing == 1 else f"{crossing} piles lie"
+    return (f"{piles} across the {split} line between the teams, where no team's cards usually are: if this photo "
+            f"shows one team's side, read it without a split; if the teams sit {sides} in it, split it {other}")
 
 
 def read_photos(paths: list[Path], detector: CardDetector, teams: list[str] | None = None,

@@ -348,6 +348,8 @@ class SideReading:
         piles: the piles, each with its kind and notes.
         source: where the detections came from (the photo's path), for messages.
         hand: a photo of a player's hand or foot (``read_image(..., hand=True)``): every card in it is a card left.
+        split_note: a doubt about the photo's split between the teams (:func:`vision.pipeline.split_note`), or
+            None.
     """
 
     team: str
@@ -356,11 +358,14 @@ class SideReading:
     piles: list[Pile]
     source: str = ""
     hand: bool = False
+    split_note: str | None = None
 
     @property
     def photo_note(self) -> str | None:
-        """The photo's own doubt (indices too small to read well, :func:`small_index_note`), or None."""
-        return small_index_note(self.detections.xyxy)
+        """The photo's own doubts, one sentence each joined by "; " (indices too small to read well,
+        :func:`small_index_note`; the split, :attr:`split_note`), or None."""
+        notes = [n for n in (self.split_note, small_index_note(self.detections.xyxy)) if n]
+        return "; ".join(notes) or None
 
     @property
     def notes(self) -> list[str]:

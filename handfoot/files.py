@@ -106,7 +106,8 @@ def write_annotations(target: str, result: PhotoScore, written: Callable[[Path],
         except (OSError, cv2.error) as exc:
             why, where = (getattr(exc, "strerror", None) or str(exc)).lower(), getattr(exc, "filename", None)
             if getattr(exc, "errno", None) in (errno.EEXIST, errno.ENOTDIR) and where:
-                why = f"{where} is a file, not a folder"
+                blocking = next((p for p in [Path(where), *Path(where).parents] if p.is_file()), Path(where))
+                why = f"{blocking} is a file, not a folder"
             elif where and str(where) != str(dest):
                 why = f"{why} ({where})"
             raise HandFootError(f"could not write the annotated image {dest}: {why}") from None

@@ -169,7 +169,8 @@ def learn_row(tag: str, deck: str, k: int, examples: list, rest: list, rest_boxe
     got = read_sets(rest, det, rdr, min(conf))
     read_s = time.perf_counter() - started
     (p1, r1), (q1, s1) = set_pr(got, rest, lo), set_pr(got, rest, hi)
-    unframed = rdr.with_heads(rdr.heads, rdr.layers, rdr.window, rdr.glyphs)  # true boxes frame as the labels do
+    unframed = rdr.with_heads(rdr.heads, rdr.layers, rdr.window, rdr.glyphs,  # true boxes frame as the labels do
+                              aspect=rdr.aspect)
     t1 = true_box_recall(rest, rest_boxes, unframed, profile.negative)
     f1 = 2 * p1 * r1 / max(p1 + r1, 1e-9)
     check = f"{profile.check.get('stock', 0):.2f}->{profile.check.get('profile', 0):.2f}"
@@ -178,11 +179,13 @@ def learn_row(tag: str, deck: str, k: int, examples: list, rest: list, rest_boxe
           f"{q0:.3f} / {s0['recall_hi']:.3f} -> {q1:.3f} / {s1:.3f};  {t0:.3f} -> {t1:.3f}"
           f"{'  (negative)' if profile.negative else ''}"
           f"{f'  window {profile.window}' if profile.window else ''}"
+          f"  aspect {profile.aspect:.3g} (stock on the examples {profile.check.get('aspects', {})})"
           f"{glyph_note(profile)}"
           f"{f'  frame {frame}' if frame else ''}  read {read_s:.1f} s", flush=True)
     out = {**row, "seconds": seconds, "read_seconds": read_s, "check": profile.check, "negative": profile.negative,
-           "window": profile.window, "learned": {"precision": p1, "recall": r1, "f1": f1, "precision_hi": q1,
-                                                 "recall_hi": s1, "true_boxes": t1}}
+           "window": profile.window, "aspect": profile.aspect,
+           "learned": {"precision": p1, "recall": r1, "f1": f1, "precision_hi": q1, "recall_hi": s1,
+                       "true_boxes": t1}}
     for text in variants or []:
         label, fields, settings = parse_variant(text)
         det, rdr = variant_profile(profile, fields).models(detector, reader)

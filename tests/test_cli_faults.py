@@ -155,6 +155,8 @@ def test_annotate_under_a_file_and_a_bad_conf_are_one_plain_line(tmp_path, capsy
     assert main(["score", str(PHOTO), "--annotate", str(tmp_path / "notes" / "out.jpg")]) == 1
     err = capsys.readouterr().err
     assert "notes is a file, not a folder" in err and "Errno" not in err and len(err.strip().splitlines()) == 1
+    assert main(["score", str(PHOTO), "--annotate", str(tmp_path / "notes" / "x" / "out.jpg")]) == 1
+    assert f"{tmp_path / 'notes'} is a file, not a folder" in capsys.readouterr().err  # the file in the way, named
     assert main(["score", str(PHOTO), "--conf", "2"]) == 1
     assert capsys.readouterr().err.strip() == "handfoot: error: --conf must be in (0, 1], got 2.0"
 

@@ -15,8 +15,9 @@ from pathlib import Path
 import numpy as np
 
 from .images import load_photo
+from .models.classifiers import IndexReader
 from .models.detector import NegativeDetector
-from .pipeline import detect
+from .pipeline import detect, read_indices
 from .types import box_iou
 
 
@@ -72,4 +73,16 @@ def with_found_boxes(examples: list, detector, reader, negative: bool = False,
             boxes.append(kept if frame is None else frame.apply(kept))
             codes += [ex.codes[int(iou[j].argmax())] if match[j] else NONE for j in np.flatnonzero(match | none)]
         out.append(Example(ex.image, np.concatenate(boxes) if boxes else np.zeros((0, 4), np.float32), tuple(codes)))
+    return out
+
+
+def cards_read(group: list[Example], detector, reader: IndexReader, negative: bool) -> np.ndarray:
+    """(cards read right, cards read, cards shown) of the photos of ``group`` read whole (``vision.pipeline``: the
+    detector's boxes over the pyramid, read by ``reader`` down to the reading floor) against their examples' codes."""
+    seen = NegativeDetector(detector) if negative else detector
+    out = np.zeros(3)
+    for e in group:
+        read, _ = read_indices(detect(load_photo(e.image), seen, reader))
+        got, true = set(c for c in read.codes if c), set(e.codes)
+        out += (len(got & true), len(got), len(true))
     return out

@@ -54,12 +54,14 @@ def _labels(code: str) -> tuple[int, int]:
 
 def samples_of(examples: list, reader: IndexReader, augment: int, rng: np.random.Generator,
              progress: Callable[[int, int], None] | None = None, negative: bool = False, pre: bool = False,
-             photometric: bool = False, turn: float = 0.27, window: float | None = None) -> Samples:
+             photometric: bool = False, turn: float = 0.27, window: float | None = None,
+             aspect: float = 1.0) -> Samples:
     """Features of every example index (the last convolution's input maps when ``pre``): the reader's own views
     first, then ``augment`` copies of each shifted by up to 8 % of its box, scaled by 0.9-1.12 and turned by up to
     ``turn`` radians (their contrast, brightness and colour balance jittered too when ``photometric``); of each
-    photo's negative when ``negative``; crops of ``window`` times each box (None: the reader's). ``examples`` are ``vision.decks.Example``; a code :data:`NONE` is taught as
-    "no index"."""
+    photo's negative when ``negative``; crops of ``window`` times each box (None: the reader's), cut at the photo
+    ``aspect`` (``vision.models.classifiers.turned_patch``). ``examples`` are ``vision.decks.Example``; a code
+    :data:`NONE` is taught as "no index"."""
     feats: list[list[np.ndarray]] = [[] for _ in range(reader.members)]
     rank, suit = [], []
     for k, ex in enumerate(examples):
@@ -74,7 +76,7 @@ def samples_of(examples: list, reader: IndexReader, augment: int, rng: np.random
             boxes.append(np.hstack([centre - half, centre + half]).astype(np.float32))
         for j, bx in enumerate(boxes):
             views = VIEWS if j == 0 else tuple(float(a) for a in rng.uniform(-turn, turn, 1))
-            x = crops_of(image, bx, views, window)
+            x = crops_of(image, bx, views, window, aspect)
             if photometric and j > 0:
                 gain = rng.uniform(0.7, 1.3, (len(x), 1, 1, 1)) * rng.uniform(0.92, 1.08, (len(x), 3, 1, 1))
                 x = np.clip((x - 0.5) * gain + 0.5 + rng.uniform(-0.12, 0.12, (len(x), 1, 1, 1)), 0, 1)

@@ -48,17 +48,16 @@ import numpy as np
 
 from scorer.errors import HandFootError
 
-from .deck_boxes import Example, found_boxes, with_found_boxes
+from .deck_aspect import screen
+from .deck_boxes import Example, cards_read, found_boxes, with_found_boxes
 from .deck_frames import IDENTITY, Frame, learn_frame, pairs
 from .deck_examples import MAX_BOXES, MAX_PHOTOS, NAME, ExamplesError, check_name, read_examples  # noqa: F401
 from .deck_glyphs import GlyphReader, later_photos, weigh
 from .deck_glyphs import fit as fit_glyphs
 from .deck_layers import fit as fit_conv, fit_affine
 from .deck_samples import Samples, accuracy, fit_heads, joined, rank_accuracy, samples_of
-from .images import load_photo
 from .models.classifiers import VIEWS, Heads, IndexReader, Jitter, Layers
 from .models.detector import NegativeDetector
-from .pipeline import detect, read_indices
 
 #: each example index is seen this many times more, each crop shifted by up to 8 % of its box, scaled by 0.9-1.12
 #: and turned by up to 0.12 rad beyond the reader's own views (:data:`AUGMENT_LAYERS` when the last convolution is
@@ -66,6 +65,8 @@ from .pipeline import detect, read_indices
 AUGMENT, AUGMENT_LAYERS = 4, 8
 #: the crop windows (crop side / box's longer side) ``learn(window="auto")`` tries beside the reader's own
 WINDOWS = (1.0,)
+#: the photo aspect :func:`learn` gives a profile's reader by default (``vision.deck_aspect``): ``"auto"`` or a number
+ASPECT = "auto"
 #: learn a glyph reader of the deck's own (``vision.deck_glyphs``): False, True (on the example boxes), "boxes" (on
 #: the boxes the detector finds on the example indices too; needs the detector) or "found" (and "no index")
 GLYPHS = "boxes"
@@ -123,6 +124,7 @@ class DeckProfile:
         frame: the deck's frame correction of the detector's boxes (``vision.deck_frames``; profiles learned before
             frames, or without the detector: the identity).
         jitter: the test-time copies of each box its reader reads and averages (None: each box once).
+        aspect: the photo aspect its reader cuts crops at (``vision.deck_aspect``; 1: as photographed).
     """
 
     name: str
@@ -137,6 +139,7 @@ class DeckProfile:
     glyphs: GlyphReader | None = None
     frame: Frame = IDENTITY
     jitter: Jitter | None = None
+    aspect: float = 1.0
 
     def models(self, detector, reader: IndexReader) -> tuple:
         """(detector, reader) reading this deck: ``reader`` (the same loaded model) with the profile's heads, layers,
@@ -144,7 +147,7 @@ class DeckProfile:
         :class:`vision.models.detector.NegativeDetector` when :attr:`negative`."""
         return (NegativeDetector(detector) if self.negative else detector,
                 reader.with_heads(self.heads, self.layers, self.window, self.glyphs,
-                                  None if self.frame.is_identity else self.frame, self.jitter))
+                                  None if self.frame.is_identity else self.frame, self.jitter, self.aspect))
 
     def save(self, folder: Path) -> Path:
         """Write the profile to ``folder`` as ``NAME.npz``; returns the path."""
@@ -160,7 +163,8 @@ class DeckProfile:
         arrays.update(self.frame.arrays())
         meta = {"name": self.name, "photos": self.photos, "indices": self.indices, "check": self.check,
                 "created": self.created, "negative": self.negative, "window": self.window,
-                "jitter": None if self.jitter is None else {"copies": self.jitter.copies, "log": self.jitter.log}}
+                "jitter": None if self.jitter is None else {"copies": self.jitter.copies, "log": self.jitter.log},
+                "aspect": self.aspect}
         path = folder / f"{self.name}.npz"
         tmp = folder / f".{self.name}.tmp.npz"
         np.savez(tmp, meta=np.array(json.dumps(meta)), **arrays)
@@ -188,7 +192,7 @@ class DeckProfile:
         return cls(meta["name"], Heads(members), meta["photos"], meta["indices"], meta.get("check", {}),
                    meta.get("created", ""), bool(meta.get("negative", False)), layers, meta.get("window"),
                    GlyphReader.from_arrays(z), Frame.from_arrays(z),  # None / identity for profiles without them
-                   Jitter.of(meta.get("jitter")))
+                   Jitter.of(meta.get("jitter")), float(meta.get("aspect", 1.0)))
 
 
 def list_profiles(folder: Path) -> list[DeckProfile]:
@@ -264,25 +268,14 @@ def check_folds(examples: list[Example]) -> list[np.ndarray]:
     return [np.arange(n) % folds == f for f in range(folds)]
 
 
-def _cards_read(group: list[Example], detector, reader: IndexReader, negative: bool) -> np.ndarray:
-    """(cards read right, cards read, cards shown) of the photos of ``group`` read whole (``vision.pipeline``: the
-    detector's boxes over the pyramid, read by ``reader`` down to the reading floor) against their examples' codes."""
-    seen = NegativeDetector(detector) if negative else detector
-    out = np.zeros(3)
-    for e in group:
-        read, _ = read_indices(detect(load_photo(e.image), seen, reader))
-        got, true = set(c for c in read.codes if c), set(e.codes)
-        out += (len(got & true), len(got), len(true))
-    return out
-
-
 def learn(examples: list[Example], reader: IndexReader, name: str, augment: int | None = None, seed: int = 0,
           progress: Callable[[str, int, int], None] | None = None, steps: int | None = None,
           anchor: float | None = None, layers: bool | str | None = None, photometric: bool | None = None,
           detector=None, temperature: float = 1.0, window: float | str | None = None,
           learn_found: bool = False, glyphs: bool | str | None = None,
           check_found: bool | None = None, frame: bool | str | None = None,
-          jitter: str | dict | None = JITTER, glyph_weight: float | None = None) -> DeckProfile:
+          jitter: str | dict | None = JITTER, glyph_weight: float | None = None,
+          aspect: float | str = ASPECT) -> DeckProfile:
     """A deck profile learned from ``examples`` (see the module docstring); ``progress(stage, done, total)`` is told
     how far it is (stages "reading the examples", "checking", "learning"; "finding the boxes" with ``detector``).
 
@@ -307,6 +300,10 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
     heads (on the labelled boxes when the frame is the identity: too few pairs). False: no correction. When the
     check reads the detector's boxes (``check_found``), the profile reads them corrected and the stock reader as
     found.
+
+    ``aspect`` (default :data:`ASPECT`): the photo aspect the profile's reader cuts its crops at
+    (``vision.deck_aspect``); ``"auto"``: 1, or one of the aspects :func:`vision.deck_aspect.screen` proposes
+    when the profile learned at it reads its check indices better.
 
     ``jitter`` (default :data:`JITTER`): the profile reads each box from these test-time copies too and averages
     (:meth:`Jitter.of <vision.models.classifiers.Jitter.of>`; learning and its check read each box once).
@@ -342,6 +339,12 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
     negative = reads_negative([e for e, c in zip(examples, folds[0]) if not c], reader)
     indices, photos = sum(len(e.codes) for e in examples), len(examples)
     windows = (None, *WINDOWS) if window == "auto" else (window,)
+    figures: dict = {}
+    if aspect == "auto":
+        proposed, figures["aspects"] = screen([e for e, c in zip(examples, folds[0]) if not c], reader, negative)
+        aspects = (1.0, *proposed)
+    else:
+        aspects = (float(aspect),)
     frame = (FRAME if detector is not None else False) if frame is None else frame
     if frame and detector is None:
         raise ValueError(f"frame={frame!r} needs the detector")
@@ -372,25 +375,26 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
             heads, got = fit_heads(samples, stock, steps or STEPS, anchor=ANCHOR if anchor is None else anchor), None
         return Heads(tuple(tuple(a / temperature for a in member) for member in heads.members)), got
 
-    def plain(group: list[Example], size: float | None, pre: bool, neg: bool = negative) -> Samples | None:
+    def plain(group: list[Example], size: float | None, pre: bool, neg: bool = negative,
+              asp: float = 1.0) -> Samples | None:
         group = [e for e in group if e.codes]
-        return joined([samples_of([e], reader, 0, rng, None, neg, pre=pre, window=size) for e in group]) \
-            if group else None
+        return joined([samples_of([e], reader, 0, rng, None, neg, pre=pre, window=size, aspect=asp)
+                       for e in group]) if group else None
 
     trials = []
-    for size in windows:
+    for size, asp in [(w, a) for w in windows for a in aspects]:
         told = tell("reading the examples")
         per = []
         for k, e in enumerate(learned):  # None for a photo with no box to learn from
             per.append(samples_of([e], reader, augment, rng, None, negative, pre=bool(layers),
-                                  photometric=photometric, window=size) if e.codes else None)
+                                  photometric=photometric, window=size, aspect=asp) if e.codes else None)
             told(k + 1, len(learned))
         before = after = 0.0
         held = 0
         cards = np.zeros(3)  # cards read right, read, shown
         for f, check in enumerate(folds):
             tell("checking")(f, len(folds))
-            test = plain([e for e, c in zip(shown, check) if c], size, bool(layers))
+            test = plain([e for e, c in zip(shown, check) if c], size, bool(layers), asp=asp)
             taught_here = [p for p, c in zip(per, check) if not c and p is not None]
             if test is None or not taught_here:
                 continue
@@ -400,15 +404,15 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
             after += accuracy(heads, test, got) * len(test.rank)
             held += len(test.rank)
             if len(windows) > 1 and detector is not None:
-                cards += _cards_read([e for e, c in zip(originals, check) if c], detector, reader.with_heads(
-                    heads, got, size, frame=fix), negative)
+                cards += cards_read([e for e, c in zip(originals, check) if c], detector, reader.with_heads(
+                    heads, got, size, frame=fix, aspect=asp), negative)
         f1 = 2 * cards[0] / max(cards[1] + cards[2], 1)  # card sets read at the floor, when known
-        trials.append((f1, after / max(held, 1), before / max(held, 1), held, size, per))
-    _, after, before, held, window, per = max(trials, key=lambda t: t[:2])
+        trials.append((f1, after / max(held, 1), before / max(held, 1), held, size, asp, per))
+    _, after, before, held, window, aspect, per = max(trials, key=lambda t: t[:2])
     method = "kept aside" if len(folds) == 1 else "leave-one-out" if len(folds) == len(examples) else \
         f"{len(folds)}-fold"
     figures = {"indices": int(held // len(VIEWS)), "stock": round(before, 4), "profile": round(after, 4),
-               "method": method}
+               "method": method, **figures, "aspect": round(aspect, 4)}
     if held == 0 or after < before:
         raise ProfileRefusedError(f"the profile {name!r} reads its check photos worse than the stock reader "
                                   f"({after:.1%} vs {before:.1%} of {figures['indices']} indices right, {method}); "
@@ -422,7 +426,7 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
             heads, got = fit(joined([p for p, c in zip(per, later) if not c and p is not None]))
             shown = taught if taught is not examples else shown
             weight, scores = weigh([e for e, c in zip(taught, later) if not c], [e for e, c in zip(shown, later) if c],
-                                   reader.with_heads(heads, got, window), negative, rng, none)
+                                   reader.with_heads(heads, got, window, aspect=aspect), negative, rng, none)
         figures["glyphs"] = {"weight": weight, "scores": {str(w): v for w, v in scores.items()}}
         if weight > 0:
             tell("learning the glyphs")(1, 2)
@@ -434,4 +438,4 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
                             "labelled", "table": np.round(own_frame.table, 4).tolist()}
     return DeckProfile(name, heads, photos, indices, figures,
                        datetime.now(timezone.utc).isoformat(timespec="seconds"), negative, got, window, own,
-                       own_frame, Jitter.of(jitter))
+                       own_frame, Jitter.of(jitter), aspect)

@@ -283,8 +283,8 @@ def read_image(image: np.ndarray, detector: CardDetector | None = None, reader: 
 
 
 def split_note(crossing: int, split: str) -> str | None:
-    """The note on a split photo when ``crossing`` of its piles (:func:`vision.instances.crossing_piles`, counted on the whole photo)
-    lie over the ``split`` line: each team's cards lie on its own side of a whole-table photo, so a pile over the
+    """The note on a split photo when ``crossing`` of its piles (:func:`vision.instances.crossing_piles`, counted on
+    the whole photo) lie over the ``split`` line: each team's cards lie on its own side of a whole-table photo, so a pile over the
     middle more often means a photo of one side read as two (or the teams sit the other way), or None when none
     crosses."""
     if not crossing:

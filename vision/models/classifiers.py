@@ -50,27 +50,29 @@ STACK_CONTEXT = 1.4
 DIAGONAL_ANGLE = float(np.arctan2(1 - 2 * 0.132, 0.69 * (1 - 2 * 0.094)))
 
 
-def turned_patch(image: np.ndarray, center, side: float, size: int, angle: float = 0.0) -> np.ndarray:
+def turned_patch(image: np.ndarray, center, side: float, size: int, angle: float = 0.0,
+                 aspect: float = 1.0) -> np.ndarray:
     """A (size, size, 3) patch of a (H, W, 3) image: the square of ``side`` px (at least 2) centred on ``center``
     (x, y px), turned by ``angle`` radians about it (positive turns the image content clockwise on screen, y
-    pointing down). Pixels outside the image are replicated from its border."""
+    pointing down), in the photo stretched ``aspect`` times along x (``side / aspect`` photo px wide). Pixels outside
+    the image are replicated from its border."""
     cx, cy = (float(v) for v in center)
     s = size / max(float(side), 2.0)
     c, n = s * np.cos(angle), s * np.sin(angle)
-    M = np.array([[c, -n, size / 2 - (c * cx - n * cy)], [n, c, size / 2 - (n * cx + c * cy)]], np.float32)
+    M = np.array([[c * aspect, -n, size / 2 - (c * aspect * cx - n * cy)],
+                  [n * aspect, c, size / 2 - (n * aspect * cx + c * cy)]], np.float32)
     interp = cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR
     return cv2.warpAffine(image, M, (size, size), flags=interp, borderMode=cv2.BORDER_REPLICATE)
 
 
-def square_crop(image: np.ndarray, box, context: float, size: int, angle: float = 0.0) -> np.ndarray:
+def square_crop(image: np.ndarray, box, context: float, size: int, angle: float = 0.0,
+                aspect: float = 1.0) -> np.ndarray:
     """A (size, size, 3) patch centred on ``box`` (x1, y1, x2, y2 px) with side ``context`` x its longer side,
-    turned by ``angle`` radians about the box centre.
-
-    Pixels outside the image are replicated from its border.
-    """
+    turned by ``angle`` radians about the box centre, both in the photo stretched ``aspect`` times along x.
+    Pixels outside the image are replicated from its border."""
     x1, y1, x2, y2 = (float(v) for v in box)
-    side = max(x2 - x1, y2 - y1, 2.0) * context
-    return turned_patch(image, ((x1 + x2) / 2, (y1 + y2) / 2), side, size, angle)
+    side = max((x2 - x1) * aspect, y2 - y1, 2.0) * context
+    return turned_patch(image, ((x1 + x2) / 2, (y1 + y2) / 2), side, size, angle, aspect)
 
 
 def box_crop(image: np.ndarray, box, width: int, height: int, margin: float = 1.0, turn: float = 0.0) -> np.ndarray:
@@ -147,11 +149,12 @@ JITTERS["both"] = JITTERS["shift"] + JITTERS["scale"][1:]
 
 
 def crops_of(image: np.ndarray, boxes: np.ndarray, views: tuple[float, ...] = VIEWS,
-             window: float | None = None) -> np.ndarray:
+             window: float | None = None, aspect: float = 1.0) -> np.ndarray:
     """The reader's input for the indices in ``boxes`` ((n, 4) xyxy px) of a (H, W, 3) BGR image: ``(len(views) * n,
     3, 32, 32)`` float32 in [0, 1], view-major (the crops of view 0 first), each a square of ``window`` (None:
-    :data:`WINDOW`) times the box's longer side, turned by that view's angle (radians)."""
-    crops = np.stack([square_crop(image, b, window or WINDOW, INPUT, a) for a in views for b in boxes])
+    :data:`WINDOW`) times the box's longer side, turned by that view's angle (radians), in the photo stretched
+    ``aspect`` times along x (:func:`turned_patch`)."""
+    crops = np.stack([square_crop(image, b, window or WINDOW, INPUT, a, aspect) for a in views for b in boxes])
     return crops.transpose(0, 3, 1, 2).astype(np.float32) / 255.0
 
 
@@ -243,6 +246,8 @@ class IndexReader(OnnxModel):
     frame: object | None = None
     #: a deck profile's test-time copies of each (corrected) box (:class:`Jitter`), read and averaged; None: none
     jitter: Jitter | None = None
+    #: a deck profile's photo aspect (``vision.deck_aspect``): crops cut as from the photo stretched so along x
+    aspect: float = 1.0
     what: ClassVar[str] = "index reader"
     input_chw: ClassVar[tuple[int, int, int]] = (3, INPUT, INPUT)
 
@@ -282,7 +287,8 @@ class IndexReader(OnnxModel):
         if self.frame is not None:
             boxes = self.frame.apply(boxes)
         n = len(boxes)
-        x = crops_of(image, boxes if self.jitter is None else self.jitter.boxes(boxes), window=self.window)
+        x = crops_of(image, boxes if self.jitter is None else self.jitter.boxes(boxes), window=self.window,
+                     aspect=self.aspect)
         if self.heads is None:
             rank_p, suit_p = self._session.run(["rank", "suit"], {"crops": x})
         else:
@@ -354,14 +360,14 @@ class IndexReader(OnnxModel):
         return Heads(tuple(tuple(out[4 * k:4 * k + 4]) for k in range(self.members)))
 
     def with_heads(self, heads: Heads | None, layers=None, window: float | None = None,
-                   glyphs=None, frame=None, jitter: Jitter | None = None) -> IndexReader:
+                   glyphs=None, frame=None, jitter: Jitter | None = None, aspect: float = 1.0) -> IndexReader:
         """This reader (the same loaded model) reading with ``heads``, ``layers`` (:class:`Layers`), crops of
         ``window`` times each box, ``glyphs`` (``vision.deck_glyphs.GlyphReader``) blended in, each box corrected
-        by ``frame`` (``vision.deck_frames.Frame``) first and read from its ``jitter`` copies (a deck profile's;
-        None: the model's, :data:`WINDOW`, none, none, none)."""
+        by ``frame`` (``vision.deck_frames.Frame``) first and read from its ``jitter`` copies, crops cut at the
+        photo ``aspect`` (a deck profile's; None: the model's, :data:`WINDOW`, none, none, none; 1)."""
         other = copy.copy(self)
         other.heads, other.layers, other.window, other.glyphs, other.frame = heads, layers, window, glyphs, frame
-        other.jitter = jitter
+        other.jitter, other.aspect = jitter, aspect
         return other
 
     def read(self, image: np.ndarray, boxes: np.ndarray) -> tuple[list[str | None], np.ndarray, np.ndarray]:

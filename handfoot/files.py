@@ -114,3 +114,29 @@ def write_annotations(target: str, result: PhotoScore, written: Callable[[Path],
         if not ok:
             raise HandFootError(f"could not write the annotated image {dest}")
         written(dest)
+
+
+#: photo formats a browser may not show (Chrome shows neither): served as a JPEG copy of the photo as read
+NOT_SHOWN = ("HEIC", "TIFF")
+
+
+def shown_photo(path: Path) -> Path:
+    """The file a browser can show for the kept photo ``path``: itself, or for a HEIC or TIFF photo
+    (:data:`NOT_SHOWN`) a JPEG copy of it as handfoot reads it (``vision.images.load_photo``: at most 2560 px, the
+    pixels the reading's boxes are in), made once beside it as ``<name>.shown.jpg``."""
+    import cv2  # OpenCV: the optional vision extra
+
+    from vision.images import image_format, load_photo
+
+    with open(path, "rb") as f:
+        if image_format(f.read(64)) not in NOT_SHOWN:
+            return path
+    copy = path.with_name(path.name + ".shown.jpg")
+    if not copy.is_file():
+        ok, data = cv2.imencode(".jpg", load_photo(path), [cv2.IMWRITE_JPEG_QUALITY, 90])
+        if not ok:
+            raise HandFootError(f"could not show the photo {path.name} as a JPEG")
+        tmp = copy.with_suffix(".tmp")
+        tmp.write_bytes(data.tobytes())
+        tmp.replace(copy)
+    return copy

@@ -185,6 +185,26 @@ def test_photo_files_are_kept(reading):
         assert c.get(f"/v1/photos/{bad}/images/0").status_code == 404
 
 
+def test_a_heic_photo_is_shown_as_a_jpeg_of_the_pixels_its_boxes_are_in(client, tmp_path):
+    """Chrome does not show HEIC: the check view gets a JPEG of the photo as read (same size as the reading)."""
+    pillow_heif = pytest.importorskip("pillow_heif")
+    import cv2
+    import numpy as np
+
+    rgb = cv2.cvtColor(cv2.imread(str(PHOTO)), cv2.COLOR_BGR2RGB)
+    heic = tmp_path / "IMG_0001.HEIC"
+    pillow_heif.from_bytes("RGB", (rgb.shape[1], rgb.shape[0]), rgb.tobytes()).save(str(heic), quality=90)
+    with open(heic, "rb") as f:
+        r = client.post("/v1/photos", files=[("photos", ("IMG_0001.HEIC", f, "image/heic"))], data={"rules": "pagat"})
+    assert r.status_code == 201, r.text
+    body = r.json()
+    for _ in range(2):  # made once, then served again
+        shown = client.get(body["photos"][0])
+        assert shown.status_code == 200 and shown.headers["content-type"] == "image/jpeg"
+        image = cv2.imdecode(np.frombuffer(shown.content, np.uint8), cv2.IMREAD_COLOR)
+        assert image.shape[1] == body["images"][0]["width"] and image.shape[0] == body["images"][0]["height"]
+
+
 def test_the_cli_reads_the_same(reading, capsys):
     from handfoot.cli import main
 

@@ -17,6 +17,7 @@ from scorer.errors import InvalidLayoutError
 from .. import core, games, readings
 from ..corrections import Correction
 from ..errors import NotFoundError, TooLargeError
+from ..files import shown_photo
 from ..ledger import Ledger, new_id
 from ..limits import check_file_size, parse_json
 from ..results import PhotoScore
@@ -155,8 +156,9 @@ def _photo_file(ledger: Ledger, reading_id: str, k: int, key: str) -> FileRespon
 @router.get("/photos/{reading_id}/images/{k}", response_class=FileResponse,
             responses={200: {"content": {"image/jpeg": {}}}, 404: ERRORS[404], 401: ERRORS[401]})
 def get_photo(reading_id: str, k: int, ledger: Ledger = Depends(get_ledger)):
-    """The original photo ``k`` of a reading, as it was uploaded."""
-    return _photo_file(ledger, reading_id, k, "file")
+    """The original photo ``k`` of a reading, as it was uploaded (a HEIC or TIFF photo, which browsers may not show,
+    as a JPEG of the pixels the reading's boxes are in: ``handfoot.files.shown_photo``)."""
+    return FileResponse(shown_photo(Path(_photo_file(ledger, reading_id, k, "file").path)))
 
 
 @router.get("/photos/{reading_id}/annotated/{k}.jpg", response_class=FileResponse,

@@ -97,7 +97,8 @@ def frames(source: str | int) -> Iterator[tuple[float, np.ndarray]]:
     if not ok:
         cap.release()
         raise HandFootError(f"camera {source}: not available (is it plugged in, or in use by another program? "
-                            "try another number; without a camera, watch a video: --video FILE)"
+                            "try another number; no camera at hand? the phone's own camera can watch, or a video of "
+                            "the round: handfoot watch --video FILE)"
                             if isinstance(source, int) else
                             f"{source}: not a video this computer can read")
     if isinstance(source, int):

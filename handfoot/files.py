@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import errno
 import json
+import os
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -136,7 +138,7 @@ def shown_photo(path: Path) -> Path:
         ok, data = cv2.imencode(".jpg", load_photo(path), [cv2.IMWRITE_JPEG_QUALITY, 90])
         if not ok:
             raise HandFootError(f"could not show the photo {path.name} as a JPEG")
-        tmp = copy.with_suffix(".tmp")
+        tmp = copy.with_name(f".{copy.name}.{os.getpid()}.{threading.get_ident()}.tmp")  # two phones at once
         tmp.write_bytes(data.tobytes())
         tmp.replace(copy)
     return copy

@@ -427,16 +427,10 @@ def pile_boxes(pile: Pile, xyxy: np.ndarray) -> set[tuple[float, ...]]:
     return {tuple(float(v) for v in xyxy[d]) for c in pile.cards for d in c.detections}
 
 
-def crossing_piles(piles: list[Pile], width: int, height: int, split: str, xyxy: np.ndarray
-                   ) -> set[tuple[float, ...]]:
-    """The corner boxes (:func:`pile_boxes`) of the ``piles`` of a whole photo (grouped before the split) whose
-    cards lie on both sides of the ``split`` line: a fan over the line, which :func:`split_sides` cuts in two."""
-    out: set[tuple[float, ...]] = set()
-    for pile in piles:
-        sides = {_in_a(c.center, width, height, split) for c in pile.cards}
-        if len(sides) == 2:
-            out |= pile_boxes(pile, xyxy)
-    return out
+def crossing_piles(piles: list[Pile], width: int, height: int, split: str) -> list[Pile]:
+    """The ``piles`` of a whole photo (grouped before the split) whose cards lie on both sides of the ``split`` line:
+    a fan over the line, which :func:`split_sides` cuts in two (:func:`pile_boxes` finds its parts again)."""
+    return [p for p in piles if len({_in_a(c.center, width, height, split) for c in p.cards}) == 2]
 
 
 def _in_a(center, width: int, height: int, split: str) -> bool:

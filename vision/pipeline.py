@@ -256,9 +256,9 @@ def read_image(image: np.ndarray, detector: CardDetector | None = None, reader: 
         parts = split_sides(read, w, h, split, cards=cards, config=config)
         boxes = split_boxes(unread, w, h, split)
         ranks = split_boxes(unread, w, h, split, unread_ranks) if unread_ranks is not None else dict.fromkeys("AB")
-        whole = group_piles(cards, config=config)
-        crossing = crossing_piles(whole, w, h, split, read.xyxy)
-        note = split_note(sum(1 for p in whole if pile_boxes(p, read.xyxy) & crossing), split)
+        over = crossing_piles(group_piles(cards, config=config), w, h, split)
+        crossing = set().union(*(pile_boxes(p, read.xyxy) for p in over))
+        note = split_note(len(over), split)
         sides = [(names[t], d, boxes[t], ranks[t], None) for t, d in parts.items() if len(d)]  # each half alone
     else:
         sides, crossing, note = [(team, read, unread, unread_ranks, cards)], set(), None
@@ -284,9 +284,9 @@ def read_image(image: np.ndarray, detector: CardDetector | None = None, reader: 
 
 def split_note(crossing: int, split: str) -> str | None:
     """The note on a split photo when ``crossing`` of its piles (:func:`vision.instances.crossing_piles`, counted on
-    the whole photo) lie over the ``split`` line: each team's cards lie on its own side of a whole-table photo, so a pile over the
-    middle more often means a photo of one side read as two (or the teams sit the other way), or None when none
-    crosses."""
+    the whole photo) lie over the ``split`` line: each team's cards lie on its own side of a whole-table photo, so a
+    pile over the middle more often means a photo of one side read as two (or the teams sit the other way), or None
+    when none crosses."""
     if not crossing:
         return None
     other, sides = ("vertical", "left and right") if split == "horizontal" else ("horizontal", "top and bottom")

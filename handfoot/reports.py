@@ -93,8 +93,11 @@ def melds_json(rules: Rules, checks: list[Any], opening: Any) -> dict[str, Any]:
 def deck_learned(profile: Any, path: Path) -> str:
     """What ``handfoot deck learn`` says of the profile it learned and saved at ``path``."""
     c = profile.check
+    told = c.get("ink", {}).get("told") if getattr(profile, "ink", None) is not None else None
     return (f"deck {profile.name}: learned from {profile.photos} photos ({profile.indices} indices)"
-            f"{'; printed light on dark, so read as its negative' if profile.negative else ''}; checked first on "
+            f"{'; printed light on dark, so read as its negative' if profile.negative else ''}"
+            f"{f'; its red and black inks learned (they tell the colour of {told:.0%} of its indices)' if told else ''}"
+            "; checked first on "
             f"{'photos kept aside' if c.get('method', 'kept aside') == 'kept aside' else 'each photo left out in turn'}"
             f" ({c['indices']} indices): {c['stock']:.1%} read right before, {c['profile']:.1%} with the profile\n"
             f"saved {path}; use it with --deck {profile.name}")

@@ -170,7 +170,7 @@ def learn_row(tag: str, deck: str, k: int, examples: list, rest: list, rest_boxe
     read_s = time.perf_counter() - started
     (p1, r1), (q1, s1) = set_pr(got, rest, lo), set_pr(got, rest, hi)
     unframed = rdr.with_heads(rdr.heads, rdr.layers, rdr.window, rdr.glyphs,  # true boxes frame as the labels do
-                              aspect=rdr.aspect)
+                              aspect=rdr.aspect, ink=rdr.ink)
     t1 = true_box_recall(rest, rest_boxes, unframed, profile.negative)
     f1 = 2 * p1 * r1 / max(p1 + r1, 1e-9)
     check = f"{profile.check.get('stock', 0):.2f}->{profile.check.get('profile', 0):.2f}"

@@ -1,5 +1,6 @@
 """Deck profiles: examples files, learning on a few rendered photos, refusal, storage and the command line."""
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -14,6 +15,7 @@ import cv2  # noqa: E402
 from datasets.scenes import Pile, make_scene  # noqa: E402
 from handfoot.cli import main  # noqa: E402
 from vision import decks  # noqa: E402
+from vision.deck_ink import Ink  # noqa: E402
 from vision.models.classifiers import DEFAULT_READER, IndexReader  # noqa: E402
 from vision.types import Detections, box_iou  # noqa: E402
 
@@ -51,12 +53,19 @@ def test_a_profile_learns_from_a_few_photos_and_reads_with_the_same_model(photos
     path = profile.save(tmp_path)
     again = decks.DeckProfile.load("anglo", tmp_path)
     assert path.is_file() and again.photos == 4 and again.check == profile.check
+    # the rendered tables' lights (a warm tint, a grey photo) hide which ink is red: no inks kept
+    assert profile.check["ink"]["told"] < 0.8 and profile.ink is None and again.ink is None
+    inked = dataclasses.replace(profile, name="inked", ink=Ink(np.array([0.2, 0.1]), 3.0))
+    inked.save(tmp_path)
+    inked_again = decks.DeckProfile.load("inked", tmp_path)
+    assert np.allclose(inked_again.ink.w, [0.2, 0.1]) and inked_again.ink.t == 3.0
+    assert inked_again.models(None, reader)[1].ink is inked_again.ink
     for a, b in zip(again.heads.members, profile.heads.members):
         assert all(np.array_equal(x, y) for x, y in zip(a, b))
     image = cv2.imread(str(photos[0][0]))
     rank_p, suit_p = reader.with_heads(again.heads).probabilities(image, photos[0][1].xyxy)
     assert rank_p.shape == (len(photos[0][1]), 15) and np.allclose(rank_p.sum(1), 1, atol=1e-4)
-    assert [p.name for p in decks.list_profiles(tmp_path)] == ["anglo"]
+    assert [p.name for p in decks.list_profiles(tmp_path)] == ["anglo", "inked"]
     decks.remove_profile("anglo", tmp_path)
     with pytest.raises(decks.DeckNotFoundError, match="no deck profile 'anglo'"):
         decks.DeckProfile.load("anglo", tmp_path)

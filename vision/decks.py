@@ -54,6 +54,7 @@ from .deck_frames import IDENTITY, Frame, learn_frame, pairs
 from .deck_examples import MAX_BOXES, MAX_PHOTOS, NAME, ExamplesError, check_name, read_examples  # noqa: F401
 from .deck_glyphs import GlyphReader, later_photos, weigh
 from .deck_glyphs import fit as fit_glyphs
+from .deck_ink import Ink, learn_ink
 from .deck_layers import fit as fit_conv, fit_affine
 from .deck_samples import Samples, accuracy, fit_heads, joined, rank_accuracy, samples_of
 from .models.classifiers import VIEWS, Heads, IndexReader, Jitter, Layers
@@ -75,6 +76,8 @@ GLYPHS = "boxes"
 #: time), or ``"labelled"``, the examples' own boxes (the frame still corrects the detector's boxes at run time);
 #: False: no frame correction (the heads learn on the examples' boxes, the detector's are read as found)
 FRAME = "found"
+#: learn the deck's inks, the colours its red and black suits are printed in (``vision.deck_ink``)
+INK = True
 #: the test-time copies a profile learned by :func:`learn` reads by default (a ``vision.models.classifiers.JITTERS``
 #: name; None: each box once): its reader reads each box five times (models/HISTORY.md, 2026-12-04, twenty-seventh
 #: session)
@@ -125,6 +128,7 @@ class DeckProfile:
             frames, or without the detector: the identity).
         jitter: the test-time copies of each box its reader reads and averages (None: each box once).
         aspect: the photo aspect its reader cuts crops at (``vision.deck_aspect``; 1: as photographed).
+        ink: the deck's inks, blended into every suit read (``vision.deck_ink``; None: none).
     """
 
     name: str
@@ -140,14 +144,15 @@ class DeckProfile:
     frame: Frame = IDENTITY
     jitter: Jitter | None = None
     aspect: float = 1.0
+    ink: Ink | None = None
 
     def models(self, detector, reader: IndexReader) -> tuple:
         """(detector, reader) reading this deck: ``reader`` (the same loaded model) with the profile's heads, layers,
-        window, glyph reader and frame correction, and ``detector`` wrapped in
+        window, glyph reader, frame correction, aspect and inks, and ``detector`` wrapped in
         :class:`vision.models.detector.NegativeDetector` when :attr:`negative`."""
         return (NegativeDetector(detector) if self.negative else detector,
                 reader.with_heads(self.heads, self.layers, self.window, self.glyphs,
-                                  None if self.frame.is_identity else self.frame, self.jitter, self.aspect))
+                                  None if self.frame.is_identity else self.frame, self.jitter, self.aspect, self.ink))
 
     def save(self, folder: Path) -> Path:
         """Write the profile to ``folder`` as ``NAME.npz``; returns the path."""
@@ -161,6 +166,8 @@ class DeckProfile:
         if self.glyphs is not None:
             arrays.update(self.glyphs.arrays())
         arrays.update(self.frame.arrays())
+        if self.ink is not None:
+            arrays.update(self.ink.arrays())
         meta = {"name": self.name, "photos": self.photos, "indices": self.indices, "check": self.check,
                 "created": self.created, "negative": self.negative, "window": self.window,
                 "jitter": None if self.jitter is None else {"copies": self.jitter.copies, "log": self.jitter.log},
@@ -192,7 +199,7 @@ class DeckProfile:
         return cls(meta["name"], Heads(members), meta["photos"], meta["indices"], meta.get("check", {}),
                    meta.get("created", ""), bool(meta.get("negative", False)), layers, meta.get("window"),
                    GlyphReader.from_arrays(z), Frame.from_arrays(z),  # None / identity for profiles without them
-                   Jitter.of(meta.get("jitter")), float(meta.get("aspect", 1.0)))
+                   Jitter.of(meta.get("jitter")), float(meta.get("aspect", 1.0)), Ink.from_arrays(z))
 
 
 def list_profiles(folder: Path) -> list[DeckProfile]:
@@ -275,7 +282,7 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
           learn_found: bool = False, glyphs: bool | str | None = None,
           check_found: bool | None = None, frame: bool | str | None = None,
           jitter: str | dict | None = JITTER, glyph_weight: float | None = None,
-          aspect: float | str = ASPECT) -> DeckProfile:
+          aspect: float | str = ASPECT, ink: bool = INK) -> DeckProfile:
     """A deck profile learned from ``examples`` (see the module docstring); ``progress(stage, done, total)`` is told
     how far it is (stages "reading the examples", "checking", "learning"; "finding the boxes" with ``detector``).
 
@@ -304,6 +311,8 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
     ``aspect`` (default :data:`ASPECT`): the photo aspect the profile's reader cuts its crops at
     (``vision.deck_aspect``); ``"auto"``: 1, or one of the aspects :func:`vision.deck_aspect.screen` proposes
     when the profile learned at it reads its check indices better.
+
+    ``ink`` (default :data:`INK`): learn the deck's inks from the examples (``vision.deck_ink``, ``check["ink"]``).
 
     ``jitter`` (default :data:`JITTER`): the profile reads each box from these test-time copies too and averages
     (:meth:`Jitter.of <vision.models.classifiers.Jitter.of>`; learning and its check read each box once).
@@ -436,6 +445,7 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
     if frame:
         figures["frame"] = {"pairs": list(own_frame.pairs), "how": own_frame.how, "learned on": frame if fix else
                             "labelled", "table": np.round(own_frame.table, 4).tolist()}
+    inks, figures["ink"] = learn_ink(examples, negative) if ink else (None, {})
     return DeckProfile(name, heads, photos, indices, figures,
                        datetime.now(timezone.utc).isoformat(timespec="seconds"), negative, got, window, own,
-                       own_frame, Jitter.of(jitter), aspect)
+                       own_frame, Jitter.of(jitter), aspect, inks)

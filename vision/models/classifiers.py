@@ -248,6 +248,8 @@ class IndexReader(OnnxModel):
     jitter: Jitter | None = None
     #: a deck profile's photo aspect (``vision.deck_aspect``): crops cut as from the photo stretched so along x
     aspect: float = 1.0
+    #: a deck profile's inks (``vision.deck_ink.Ink``) blended into every suit read; None: none
+    ink: object | None = None
     what: ClassVar[str] = "index reader"
     input_chw: ClassVar[tuple[int, int, int]] = (3, INPUT, INPUT)
 
@@ -281,7 +283,7 @@ class IndexReader(OnnxModel):
         """Rank ``(n, 15)`` (:data:`RANKS`) and suit ``(n, 4)`` probabilities of the indices in ``boxes``
         ((n, 4) xyxy px) of a (H, W, 3) BGR image, averaged over the crops turned by :data:`VIEWS` (each cut
         from its box corrected by :attr:`frame`, when a profile gives one, and from each of its :attr:`jitter`
-        copies)."""
+        copies), the profile's glyph reader and inks blended in."""
         if not len(boxes):
             return np.zeros((0, len(RANKS)), np.float32), np.zeros((0, 4), np.float32)
         if self.frame is not None:
@@ -301,6 +303,8 @@ class IndexReader(OnnxModel):
             rank_p, suit_p = self.jitter.mean(rank_p), self.jitter.mean(suit_p)
         if self.glyphs is not None:
             rank_p, suit_p = self.glyphs.blend(image, boxes, rank_p, suit_p)
+        if self.ink is not None:
+            suit_p = self.ink.blend(image, boxes, suit_p)
         return rank_p, suit_p
 
     @property
@@ -360,14 +364,16 @@ class IndexReader(OnnxModel):
         return Heads(tuple(tuple(out[4 * k:4 * k + 4]) for k in range(self.members)))
 
     def with_heads(self, heads: Heads | None, layers=None, window: float | None = None,
-                   glyphs=None, frame=None, jitter: Jitter | None = None, aspect: float = 1.0) -> IndexReader:
+                   glyphs=None, frame=None, jitter: Jitter | None = None, aspect: float = 1.0,
+                   ink=None) -> IndexReader:
         """This reader (the same loaded model) reading with ``heads``, ``layers`` (:class:`Layers`), crops of
         ``window`` times each box, ``glyphs`` (``vision.deck_glyphs.GlyphReader``) blended in, each box corrected
         by ``frame`` (``vision.deck_frames.Frame``) first and read from its ``jitter`` copies, crops cut at the
-        photo ``aspect`` (a deck profile's; None: the model's, :data:`WINDOW`, none, none, none; 1)."""
+        photo ``aspect``, the suits told by the ``ink`` too (``vision.deck_ink.Ink``) (a deck profile's; None: the
+        model's, :data:`WINDOW`, none, none, none; 1; none)."""
         other = copy.copy(self)
         other.heads, other.layers, other.window, other.glyphs, other.frame = heads, layers, window, glyphs, frame
-        other.jitter, other.aspect = jitter, aspect
+        other.jitter, other.aspect, other.ink = jitter, aspect, ink
         return other
 
     def read(self, image: np.ndarray, boxes: np.ndarray) -> tuple[list[str | None], np.ndarray, np.ndarray]:

@@ -259,7 +259,9 @@ def apply_corrections(images: list[dict[str, Any]], corrections: list[Any]) -> l
 def _book_cards(pile: dict[str, Any], book: dict[str, Any], twos: int, jokers: int) -> list[str]:
     """A squared book's cards when only its wilds were counted: its top card, ``twos`` twos, ``jokers`` jokers,
     and naturals of its rank (suits in turn) up to its count (7 unless ``count`` says). Raises CorrectionError
-    for a book whose rank is not known (a wild on top and no ``rank``) or more wilds than cards."""
+    for a book whose rank is not known (a wild on top and no ``rank``) or more wilds than cards. The suits under
+    the top card are made up, only to list its cards for the rules engine (no message names them:
+    ``scorer.scoring``'s problems speak of a squared book by its rank, count and wilds)."""
     top = Card.parse(pile["cards"][0]["code"])
     count = book.get("count") or 7
     rank = book.get("rank") or (top.rank.value if top.is_natural else None)

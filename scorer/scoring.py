@@ -307,6 +307,17 @@ def _book_size(book: SquaredBook, rules: Rules) -> int:
     return book.count or rules.book_size
 
 
+def _stack_text(top: Card, cards: list[Card]) -> str:
+    """A counted squared book in words, by what its players know of it: its top card, its rank (when its naturals
+    share one), how many cards and how many wilds (``squared book of 7s under 7H: 7 cards, 2 wild``). The suits
+    under the top card are never named: nobody sees them in a stack, and a book counted by its wilds alone has
+    its naturals' suits filled in only to make a list of cards."""
+    ranks = {c.rank for c in cards if c.is_natural}
+    of = f" of {next(iter(ranks)).plural}" if len(ranks) == 1 else ""
+    wilds = sum(c.is_wild for c in cards)
+    return f"squared book{of} under {top}: {len(cards)} card{'s' * (len(cards) != 1)}, {wilds} wild"
+
+
 def _squared_book(where: str, book: SquaredBook, rules: Rules, problems: list[Problem],
                   needs: list[str]) -> BookReport | None:
     top = book.top
@@ -323,7 +334,7 @@ def _squared_book(where: str, book: SquaredBook, rules: Rules, problems: list[Pr
     if book.cards is not None:  # counted: exact
         check = check_meld(book.cards, rules)
         for reason in check.reasons:
-            problems.append(Problem("illegal", where, f"{format_cards(book.cards)}: {reason}"))
+            problems.append(Problem("illegal", where, f"{_stack_text(top, book.cards)}: {reason}"))
         if top not in book.cards:
             problems.append(Problem("illegal", where, f"the top card {top} is not among the book's cards"))
         if check.reasons or check.kind is None:

@@ -57,6 +57,18 @@ def test_a_squared_books_wilds_make_its_value_exact():
     assert squared.verdict.startswith("squared dirty book of 7 cards, as its black marker card 8S says")
 
 
+def test_a_squared_books_problem_names_no_suit_nobody_saw():
+    """A squared book counted by its wilds alone has its naturals' suits made up: its problem speaks of its rank,
+    count and wilds, and names no card but its top card."""
+    images = fix({"op": "set_book", "pile": "i0p2", "twos": 4, "jokers": 0})
+    scored = rescore(images, {}, "pagat", {}, 1, None, [])
+    squared = next(p for p in scored.images[0].piles if p.kind == "squared_book")
+    assert len(squared.problems) == 1 and "too many wilds" in squared.problems[0]
+    assert squared.problems[0].startswith("squared book of 8s under 8S: 7 cards, 4 wild: ")
+    for code in ("8H", "8D", "8C", "2C", "2S", "2D", "2H"):
+        assert code not in squared.problems[0]
+
+
 def test_set_kind_and_card_and_problems_beside_their_pile():
     images = fix({"op": "set_card", "card": "i0p1.1", "code": "10H"})
     scored = rescore(images, {}, "pagat", {}, 1, None, [])

@@ -31,7 +31,11 @@ from .limits import DEFAULT_LIMITS, Limits
 from .readings import correct_reading, load_reading, rules_of
 from .results import Lesson, RoundScoreOut
 
-TEAM_NAME = r"^[^\s,:][^,:]{0,39}$"
+#: the longest team name, in characters; the page's team-name fields say the same (``TEAM_NAME_MAX`` in web/games.js)
+TEAM_NAME_MAX = 40
+#: a team name: 1 to :data:`TEAM_NAME_MAX` characters, no comma or colon (they separate teams and cards in the
+#: photo form's fields), not starting with a space
+TEAM_NAME = rf"^[^\s,:][^,:]{{0,{TEAM_NAME_MAX - 1}}}$"
 
 
 def _house_rules_model() -> type[BaseModel]:
@@ -73,9 +77,11 @@ class GameCreate(BaseModel):
     @classmethod
     def _teams(cls, teams: list[str]) -> list[str]:
         for t in teams:
+            if len(t) > TEAM_NAME_MAX:
+                raise ValueError(f"team name {t[:20] + '…'!r} has {len(t)} characters: at most {TEAM_NAME_MAX}")
             if not re.match(TEAM_NAME, t):
-                raise ValueError(f"team name {t!r}: 1 to 40 characters, no comma or colon, not starting with a "
-                                 "space")
+                raise ValueError(f"team name {t!r}: 1 to {TEAM_NAME_MAX} characters, no comma or colon, not "
+                                 "starting with a space")
         if len({t.casefold() for t in teams}) != len(teams):  # "Kids" and "kids" are one team to a family
             raise ValueError("a team is named twice")
         return teams
@@ -138,6 +144,8 @@ class GameOut(BaseModel):
     teach: str | None = None
     lesson: Lesson | None = None
     version: int = Field(0, description="counts every change of the game (its ETag); send it back in If-Match")
+    newer_game: str | None = Field(None, description="the newest game started on this ledger after this one ended "
+                                                     "(its last round saved); None while it is not over, or none was")
 
 
 class GameSummary(BaseModel):
@@ -221,7 +229,19 @@ def game_view(ledger: Ledger, game_id: str) -> GameOut:
                    totals={t: _total(v) for t, v in totals.items()},
                    next_round=None if game.is_over else game.round_number, next_minimum=game.next_minimum(),
                    rounds_in_game=game.rules.rounds, leader=game.leader(), winner=game.winner(), over=game.is_over, deck=record.deck,
-                   teach=record.teach, lesson=_lesson(ledger, record.teach), version=record.version)
+                   teach=record.teach, lesson=_lesson(ledger, record.teach), version=record.version,
+                   newer_game=newer_game(ledger, game_id) if game.is_over else None)
+
+
+def newer_game(ledger: Ledger, game_id: str) -> str | None:
+    """The id of the newest game started on ``ledger`` after game ``game_id`` ended (made once its last round was
+    saved: the table's next game, from whichever phone), or None while it is not over or when none was.
+    Raises NotFoundError."""
+    record = ledger.game(game_id)
+    rounds = ledger.rounds(game_id)
+    if not rounds or len(rounds) < rules_of(record.rules, record.house_rules).rounds:
+        return None
+    return ledger.game_after(game_id, rounds[-1].created)
 
 
 def _lesson(ledger: Ledger, deck: str | None) -> Lesson | None:

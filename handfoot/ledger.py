@@ -107,7 +107,8 @@ class Ledger:
         #: held by :mod:`handfoot.games` while it numbers, scores and stores a round, so two rounds posted to
         #: one game at once become rounds n and n + 1
         self.rounds_lock = threading.RLock()
-        #: called with (game id, its new version; None once deleted) after every committed change of a game
+        #: called with (game id, its new version; 0 when just made, None once deleted) after every committed change
+        #: of a game
         self.listeners: list[Callable[[str, int | None], None]] = []
 
     @classmethod
@@ -198,6 +199,7 @@ class Ledger:
                          "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                          (game.id, game.created, game.rules, json.dumps(game.house_rules), json.dumps(game.teams),
                           json.dumps(game.names), deck, teach))
+        self._tell(game.id, 0)
         return game
 
     def set_teach(self, game_id: str, deck: str | None) -> None:
@@ -305,6 +307,17 @@ class Ledger:
         """Every game, newest first."""
         rows = self._conn().execute("SELECT id FROM games ORDER BY created DESC, rowid DESC").fetchall()
         return [self.game(r[0]) for r in rows]
+
+    def game_after(self, game_id: str, since: str) -> str | None:
+        """The id of the newest game made after game ``game_id`` and not before ``since`` (an ISO 8601 time as
+        kept here), or None. Raises: NotFoundError."""
+        conn = self._conn()
+        row = conn.execute("SELECT rowid FROM games WHERE id = ?", (game_id,)).fetchone()
+        if row is None:
+            raise NotFoundError(f"no game {game_id!r}")
+        found = conn.execute("SELECT id FROM games WHERE rowid > ? AND created >= ? ORDER BY rowid DESC LIMIT 1",
+                             (row[0], since)).fetchone()
+        return found[0] if found else None
 
     def delete_game(self, game_id: str) -> None:
         """Raises: NotFoundError."""

@@ -21,6 +21,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
+from . import games
 from .errors import NotFoundError
 from .guard import replay
 from .ledger import Answer, Ledger
@@ -56,9 +57,14 @@ def expected_version(request: Request) -> int | None:
 
 
 # -- live changes -------------------------------------------------------------------------------------------------
+#: what a stream is handed when another game was made: it looks whether that is the next game of its own
+MADE = "made"
+
+
 class Changes:
     """The event streams open on each game; :meth:`tell` (a :attr:`Ledger.listeners` callback, any thread) hands
-    a game's new version (None: the game was deleted) to every stream of it on the event loop."""
+    a game's new version (None: the game was deleted) to every stream of it on the event loop, and a game just made
+    (version 0) as :data:`MADE` to the streams of every other game."""
 
     def __init__(self) -> None:
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -72,10 +78,14 @@ class Changes:
             loop.call_soon_threadsafe(self._deliver, game_id, version)
 
     def _deliver(self, game_id: str, version: int | None) -> None:
-        for queue in self.streams.get(game_id, ()):
+        if version == 0:  # a game made: perhaps the next game of one followed
+            targets = [(q, MADE) for g, queues in self.streams.items() if g != game_id for q in queues]
+        else:
+            targets = [(q, version) for q in self.streams.get(game_id, ())]
+        for queue, item in targets:
             if queue.full():  # a slow reader needs only the newest version
                 queue.get_nowait()
-            queue.put_nowait(version)
+            queue.put_nowait(item)
 
     def open(self, game_id: str) -> asyncio.Queue:
         queue: asyncio.Queue = asyncio.Queue(maxsize=8)
@@ -97,6 +107,10 @@ def _ledger(request: Request) -> Ledger:
     return request.app.state.ledger
 
 
+def _newer_event(game_id: str, newer: str) -> str:
+    return f"event: newer\ndata: {json.dumps({'game': game_id, 'newer': newer})}\n\n"
+
+
 def _event(game_id: str, version: int | None) -> str:
     if version is None:
         return f"event: deleted\ndata: {json.dumps({'game': game_id, 'version': None})}\n\n"
@@ -105,7 +119,9 @@ def _event(game_id: str, version: int | None) -> str:
 
 @router.get("/games/{game_id}/events", response_class=StreamingResponse,
             responses={200: {"description": "server-sent events: `data: {\"game\": ID, \"version\": N}` now and "
-                                            "after every change; `event: deleted` when the game is deleted",
+                                            "after every change; `event: deleted` when the game is deleted; "
+                                            "`event: newer` with `{\"game\": ID, \"newer\": ID}` when the next "
+                                            "game is started after it ended",
                              "content": {"text/event-stream": {"schema": {
                                  "type": "object", "required": ["data"],
                                  "description": "one event: `data` is JSON `{\"game\": ID, \"version\": N}`",
@@ -116,15 +132,25 @@ def _event(game_id: str, version: int | None) -> str:
 async def game_events(game_id: str, request: Request, ledger: Ledger = Depends(_ledger),
                       changes: Changes = Depends(get_changes)) -> StreamingResponse:
     """The game's changes as they happen (``text/event-stream``): a ``data:`` line with its version at once and
-    after every change (a round added, corrected or undone, its deck set), ``event: deleted`` when it is deleted;
-    a comment line every 15 s keeps the connection open. A page follows it with ``EventSource``."""
+    after every change (a round added, corrected or undone, its deck set), ``event: deleted`` when it is deleted,
+    ``event: newer`` naming the game started after it ended (:func:`handfoot.games.newer_game`; at once when there
+    is one, and when one is made); a comment line every 15 s keeps the connection open. A page follows it with
+    ``EventSource``."""
     version = await run_in_threadpool(ledger.version, game_id)  # 404 for an unknown game
     queue = changes.open(game_id)
 
+    async def newer() -> str | None:
+        try:
+            return await run_in_threadpool(games.newer_game, ledger, game_id)
+        except NotFoundError:  # deleted meanwhile: the version says so
+            return None
+
     async def stream():
-        last = version
+        last, told = version, await newer()
         try:
             yield _event(game_id, version)
+            if told:
+                yield _newer_event(game_id, told)
             waited, end = 0.0, asyncio.get_running_loop().time() + STREAM_SECONDS
             while not changes.stopping.is_set() and asyncio.get_running_loop().time() < end:
                 try:
@@ -139,8 +165,14 @@ async def game_events(game_id: str, request: Request, ledger: Ledger = Depends(_
                     except NotFoundError:
                         now = None
                     if now == last:
+                        now = MADE  # and another process may have made the next game on the same ledger
                         yield ": still here\n\n"
-                        continue
+                if now == MADE:
+                    found = await newer()
+                    if found and found != told:
+                        told = found
+                        yield _newer_event(game_id, found)
+                    continue
                 if now is None:
                     yield _event(game_id, None)
                     return

@@ -399,6 +399,20 @@ def test_three_teams_of_two_are_six_players(client):
     assert r.status_code == 201 and r.json()["house_rules"] == {"players": 6}
 
 
+def test_a_team_name_is_at_most_its_limit_and_the_page_says_the_same(client):
+    """A team name of TEAM_NAME_MAX characters is a team; one longer is refused (422) naming the field, the name's
+    length and the limit, never cut; the page's team-name field checks the same limit."""
+    from handfoot.games import TEAM_NAME_MAX
+
+    assert client.post("/v1/games", json={"teams": ["x" * TEAM_NAME_MAX, "B"]}).status_code == 201
+    long = "The Grandparents " + "y" * 40
+    words = error_of(client.post("/v1/games", json={"teams": [long, "B"]}), 422)
+    assert words.startswith("teams: team name 'The Grandparents yyy…' has 57 characters: at most 40"), words
+    page = (ROOT / "handfoot" / "web" / "games.js").read_text()
+    assert f"export const TEAM_NAME_MAX = {TEAM_NAME_MAX};" in page
+    assert 'maxlength: "40", required' not in page  # the field never cuts a pasted name
+
+
 @pytest.mark.parametrize("body, status, words", [
     ({"rules": "uno"}, 422, "uno"),
     ({"teams": []}, 422, "teams"),

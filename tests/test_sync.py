@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -133,9 +134,9 @@ def test_a_reading_is_one_round_and_a_repeated_post_stores_nothing_new(server):
     assert httpx.post(f"{url}/v1/games", json={"rules": "pagat"}, headers={"Idempotency-Key": "game-2"}).status_code == 201
 
 
-def test_the_event_stream_says_each_new_version(server):
-    url, _ = server
-    gid = _game(url)
+def _listen(url: str, gid: str, last: str) -> tuple[threading.Thread, list[dict], threading.Event]:
+    """Game ``gid``'s event stream read in a thread until an event named ``last``: (the thread, the events seen
+    as ``{"event": name, **data}``, set once the first is seen)."""
     seen: list[dict] = []
     ready = threading.Event()
 
@@ -149,13 +150,20 @@ def test_the_event_stream_says_each_new_version(server):
                 elif line.startswith("data:"):
                     seen.append({"event": event, **json.loads(line[5:])})
                     ready.set()
-                    if event == "deleted":
+                    if event == last:
                         return
                     event = "message"
 
     thread = threading.Thread(target=listen, daemon=True)
     thread.start()
     assert ready.wait(10)
+    return thread, seen, ready
+
+
+def test_the_event_stream_says_each_new_version(server):
+    url, _ = server
+    gid = _game(url)
+    thread, seen, _ = _listen(url, gid, "deleted")
     httpx.post(f"{url}/v1/games/{gid}/rounds", json=LAYOUT)
     httpx.put(f"{url}/v1/games/{gid}/rounds/1", json=OTHER)
     httpx.delete(f"{url}/v1/games/{gid}/rounds/1")
@@ -164,3 +172,27 @@ def test_the_event_stream_says_each_new_version(server):
     assert not thread.is_alive()
     assert [s["version"] for s in seen] == [0, 1, 2, 3, None] and seen[-1]["event"] == "deleted"
     assert httpx.get(f"{url}/v1/games/nope/events").status_code == 404
+
+
+def test_a_finished_game_names_the_next_game_in_its_view_and_its_stream(server):
+    """A phone still on a game that ended is told of the game started after it (from another phone): the game's
+    ``newer_game`` and its stream's ``newer`` event, at once when it is made and at once to a stream opened later; a
+    game started while it was still played is not its next game."""
+    url, _ = server
+    one_round = {"rules": "pagat", "teams": ["A", "B"], "house_rules": {"opening_minimums": [50]}}
+    old = httpx.post(f"{url}/v1/games", json=one_round).json()["id"]
+    _game(url)  # another game, started while this one is played
+    time.sleep(1.1)  # the times kept are whole seconds
+    assert httpx.post(f"{url}/v1/games/{old}/rounds", json=LAYOUT).status_code == 201
+    ended = httpx.get(f"{url}/v1/games/{old}").json()
+    assert ended["over"] and ended["newer_game"] is None
+    thread, seen, _ = _listen(url, old, "newer")
+    assert seen == [{"event": "message", "game": old, "version": 1}]
+    nxt = httpx.post(f"{url}/v1/games", json=one_round).json()["id"]
+    thread.join(10)
+    assert not thread.is_alive() and seen[-1] == {"event": "newer", "game": old, "newer": nxt}
+    assert httpx.get(f"{url}/v1/games/{old}").json()["newer_game"] == nxt
+    assert httpx.get(f"{url}/v1/games/{nxt}").json()["newer_game"] is None  # not over
+    thread, seen, _ = _listen(url, old, "newer")  # a phone opening the old game later
+    thread.join(10)
+    assert not thread.is_alive() and [s["event"] for s in seen] == ["message", "newer"] and seen[1]["newer"] == nxt

@@ -34,8 +34,9 @@ const hfSync = (() => {
   }
 
   /* Follow game `gid`'s changes: onChange(version) when it is at another version than this phone showed;
-   * onDeleted() when it is deleted. One game is followed at a time; stop() ends it. */
-  function follow(gid, onChange, onDeleted) {
+   * onDeleted() when it is deleted; onNewer(id) when the game started after it ended is made (or is there).
+   * One game is followed at a time; stop() ends it. */
+  function follow(gid, onChange, onDeleted, onNewer) {
     stop();
     const source = new EventSource(`/v1/games/${gid}/events`);
     stream = source;
@@ -51,6 +52,11 @@ const hfSync = (() => {
       if (stream === source && data && data.version !== versions.get(gid)) onChange(data.version);
     };
     source.addEventListener("deleted", () => { if (stream === source && onDeleted) onDeleted(); });
+    source.addEventListener("newer", (ev) => {
+      let data = null;
+      try { data = JSON.parse(ev.data); } catch (e) { return; }
+      if (stream === source && onNewer && data && data.newer) onNewer(data.newer);
+    });
   }
 
   function stop() {

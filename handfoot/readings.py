@@ -104,7 +104,7 @@ def rescore(images: list[dict[str, Any]], left: dict[str, list[list[str]]], rule
                 label = ("cards left (typed in)" if pile["id"].startswith("t") else
                          f"team {pile['team']}: left in hand" if image["kind"] == "hand" else "cards left in hand")
             elif book:
-                label = f"{book.kind.value} book" + (f" (squared, {_book_count(pile, resolved)} cards)"
+                label = f"{book.kind.value} book" + (f" (squared, {book_count(pile, resolved)} cards)"
                                                       if book.squared else "")
             problems = [p.message for p in result.problems if p.where == place or p.where.startswith(place + "[")
                         or p.where.startswith(place + ".")]
@@ -137,7 +137,7 @@ def _verdict(pile: dict[str, Any], image_kind: str, book, rules: Rules) -> str:
                   f"{book.points_min} to {book.points_max} points until its wilds are counted")
         agrees = ("" if marker is None else f", as its {colour} marker card {top} says" if marker is book.kind else
                   f"; its {colour} marker card {top} says {marker.value}")
-        return (f"squared {book.kind.value} book of {_book_count(pile, rules)} cards{agrees}: {points} under "
+        return (f"squared {book.kind.value} book of {book_count(pile, rules)} cards{agrees}: {points} under "
                 f"{rules.name}")
     if kind == "red_threes":
         return f"{len(cards)} red three{'s' * (len(cards) != 1)} on the table, {rules.red_three_on_table:+} each"
@@ -148,7 +148,9 @@ def _verdict(pile: dict[str, Any], image_kind: str, book, rules: Rules) -> str:
     return "loose: not scored (a discard, or a card of no pile); move it to a pile if it belongs to one"
 
 
-def _book_count(pile: dict[str, Any], rules: Rules) -> int:
+def book_count(pile: dict[str, Any], rules: Rules) -> int:
+    """The cards of the squared book ``pile`` (a pile dict) as it is scored: its counted cards, else its count,
+    else the rules' book size (the stack under its top card is not seen)."""
     book = pile.get("book") or {}
     return len(book["cards"]) if book.get("cards") else book.get("count") or rules.book_size
 

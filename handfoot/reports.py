@@ -14,7 +14,8 @@ from tqdm import tqdm
 from scorer.layout import TableLayout
 from scorer.rules import Rules
 
-from .results import PhotoScore
+from .readings import book_count, rules_of
+from .results import PhotoScore, PileOut
 
 
 def layout_report(layout: TableLayout) -> str:
@@ -39,6 +40,7 @@ def photo_report(result: PhotoScore, saved_layout: str | None = None) -> str:
     score, what the camera is not sure of and how to correct it (``saved_layout``: where ``--save-layout`` wrote
     the layout)."""
     lines = []
+    rules = rules_of(result.layout.get("rules"), result.layout.get("house_rules"))
     for image in result.images:
         width = max([22] + [len(p.label) + 1 for p in image.piles])
         for team in image.teams:
@@ -48,10 +50,9 @@ def photo_report(result: PhotoScore, saved_layout: str | None = None) -> str:
                 lines.append(f"team {team}, cards left in hand ({image.image}): {n} card{'s' * (n != 1)} seen")
             else:
                 k = len(piles)
-                squared = any(p.kind == "squared_book" for p in piles)
                 lines.append(f"team {team} ({image.image}): {n} card{'s' * (n != 1)} seen, in {k} pile"
-                             f"{'s' * (k != 1)}" + (" (a squared book shows one card and is scored as a whole book)"
-                                                    if squared else ""))
+                             f"{'s' * (k != 1)}" + _books_counted([p for p in piles if p.kind == "squared_book"], n,
+                                                                  rules))
             lines += [f"  {pile.label:<{width}} {' '.join(c.code for c in pile.cards)}" for pile in piles]
     lines += [f"team {team} left (entered): {' '.join(packet)}" for team, packets in result.left.items()
               for packet in packets]
@@ -63,6 +64,22 @@ def photo_report(result: PhotoScore, saved_layout: str | None = None) -> str:
                "add --save-layout LAYOUT.json, fix that file, then run: handfoot score LAYOUT.json")
         lines.append(f"\nTo correct the reading: {how} (add --lenient while it still breaks the rules)")
     return "\n".join(lines)
+
+
+def _books_counted(books: list[PileOut], seen: int, rules: Rules) -> str:
+    """What a photo's squared books add to its ``seen`` cards, so that the count agrees with the score's (a
+    squared book shows its top card and is scored as its whole stack): ``"; 22 in all, as the squared book under
+    9H counts as its 7 cards (only its top card shows)"``; "" without a squared book."""
+    if not books:
+        return ""
+    sizes = [book_count(p.model_dump(), rules) for p in books]
+    total = seen + sum(size - len(p.cards) for size, p in zip(sizes, books))
+    tops = " and ".join(p.cards[0].code for p in books)
+    if len(books) == 1:
+        return (f"; {total} in all, as the squared book under {tops} counts as its {sizes[0]} cards (only its top "
+                "card shows)")
+    return (f"; {total} in all, as the squared books under {tops} count as their {' and '.join(map(str, sizes))} "
+            "cards (only their top cards show)")
 
 
 def rules_report(rules: Rules) -> str:

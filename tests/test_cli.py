@@ -130,3 +130,30 @@ def test_set_takes_a_list_of_numbers_and_none(capsys):
     code, out, _ = run(capsys, "rules", "pagat", "--set", "opening_minimums=50,90", "--set", "pickup_size=none")
     assert code == 0
     assert re.search(r"opening_minimums\s+\[50, 90\]", out) and re.search(r"pickup_size\s+null", out)
+
+
+def test_a_photos_card_count_says_what_its_squared_books_add():
+    """A squared book shows its top card and is scored as its whole stack: the photo's line in ``handfoot score``
+    gives the cards seen and the cards in all, which agree with the breakdown's melded cards and red threes."""
+    from handfoot.readings import rescore
+    from handfoot.reports import photo_report
+
+    def pile(pid: str, kind: str, codes: list[str], book: dict | None = None) -> dict:
+        cards = [{"id": f"{pid}.{k}", "code": c, "confidence": 0.9, "boxes": [[0, 0, 1, 1]], "center": [0, 0],
+                  "size": 1.0} for k, c in enumerate(codes)]
+        return {"id": pid, "team": "A", "kind": kind, "cards": cards, "box": None, "notes": [], "book": book or {}}
+
+    piles = [pile("i0p0", "meld", ["KH", "KS", "KD"]), pile("i0p1", "red_threes", ["3H"]),
+             pile("i0p2", "squared_book", ["9H"]), pile("i0p3", "squared_book", ["QS"], {"count": 8})]
+    result = rescore([{"image": "t.jpg", "kind": "table", "teams": ["A"], "width": 100, "height": 100,
+                       "detections": [], "piles": piles}], {}, "pagat", {}, 1, None, [])
+    first = photo_report(result).splitlines()[0]
+    assert first == ("team A (t.jpg): 6 cards seen, in 4 piles; 19 in all, as the squared books under 9H and QS count "
+                     "as their 7 and 8 cards (only their top cards show)")
+    team = result.score.teams["A"]
+    counts = {ln.item: ln.count for ln in team.breakdown}
+    assert counts["melded_cards"] + counts["red_threes_on_table"] == 19
+    one = rescore([{"image": "t.jpg", "kind": "table", "teams": ["A"], "width": 100, "height": 100,
+                    "detections": [], "piles": piles[:3]}], {}, "pagat", {}, 1, None, [])
+    assert photo_report(one).splitlines()[0].endswith("; 11 in all, as the squared book under 9H counts as its 7 "
+                                                        "cards (only its top card shows)")

@@ -262,3 +262,51 @@ def test_the_same_last_round_typed_on_two_phones_and_the_next_game_started_on_bo
     d.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
     wait.until(lambda d: "Another phone has already started the next game" in (text_of(d, "form .error-box") or ""))
     assert len(httpx.get(f"{server}/v1/games").json()) == 2
+
+
+def test_a_long_team_name_is_told_not_cut(server, browser, tmp_path):
+    """A team name over the server's limit, pasted into the new-game form, is kept whole and marked, with its length
+    and the limit beside it; Start makes nothing until it is shortened."""
+    from handfoot.games import TEAM_NAME_MAX
+
+    d, wait = browser, WebDriverWait(browser, 30)
+    viewport(d, 390, 844)
+    d.get(f"{server}/#/new")
+    wait.until(lambda d: d.find_elements(By.ID, "team-1"))
+    assert f"at most {TEAM_NAME_MAX} characters" in text_of(d, "label[for=team-1]")
+    long = "The Grandparents from Across the Street"  # 39 characters: fits
+    typed(d, "team", 1, long + " and Aunt Jo")  # 51
+    assert d.find_element(By.ID, "team-1").get_attribute("value") == long + " and Aunt Jo"  # not cut
+    wait.until(lambda d: "This name has 51 characters: a team name has at most 40" in (text_of(d, "#team-1-long") or ""))
+    assert d.find_element(By.ID, "team-1").get_attribute("aria-invalid") == "true"
+    d.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    assert d.switch_to.active_element.get_attribute("id") == "team-1"
+    d.save_screenshot(str(shots_dir(tmp_path) / "new-game-long-team-name-390.png"))
+    assert httpx.get(f"{server}/v1/games").json() == []
+    typed(d, "team", 1, long)
+    wait.until(lambda d: not d.find_elements(By.ID, "team-1-long"))
+    d.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    wait.until(lambda d: d.find_elements(By.ID, "score-round"))
+    assert httpx.get(f"{server}/v1/games").json()[0]["teams"] == [long, "Them"]
+    assert console_errors(d) == []
+
+
+def test_an_ended_games_page_is_told_of_the_next_game(server, browser, tmp_path):
+    """A phone still on a game that ended is told when another phone starts the next game, without a reload, and
+    opens it from there; a reload says it too."""
+    d, wait = browser, WebDriverWait(browser, 30)
+    made, game = typing_a_one_round_game(server, d)
+    theirs = {"teams": {"Us": {"melds": [["KH", "KS", "KD"]]}, "Them": {"melds": [["4S", "4H", "4D"]]}}}
+    assert httpx.post(f"{server}/v1/games/{game}/rounds", json=theirs).status_code == 201
+    d.get(f"{server}/#/game/{game}")
+    wait.until(lambda d: "The game is over: Us won." in (text_of(d, "main") or ""))
+    assert not d.find_elements(By.ID, "newer-game")
+    nxt = httpx.post(f"{server}/v1/games", json=made, headers={"Idempotency-Key": f"next-{game}"}).json()["id"]
+    wait.until(lambda d: d.find_elements(By.ID, "newer-game"))
+    assert "A new game has started since this one ended." in text_of(d, "#newer-game")
+    d.save_screenshot(str(shots_dir(tmp_path) / "ended-game-newer-390.png"))
+    d.refresh()
+    wait.until(lambda d: d.find_elements(By.ID, "newer-game"))
+    d.find_element(By.CSS_SELECTOR, "#newer-game a").click()
+    wait.until(lambda d: d.current_url.endswith(f"#/game/{nxt}") and d.find_elements(By.ID, "score-round"))
+    assert console_errors(d) == []

@@ -31,14 +31,16 @@ export async function homeView() {
 export const TEAM_NAME_MAX = 40;
 
 /* A team-name field checked against TEAM_NAME_MAX as it is typed or pasted (never cut): over it, the field is
- * marked and `box` says how long the name is; returns whether it fits. */
-function teamNameFits(input, box) {
+ * marked and a line under it (id `<field id>-long`) says how long the name is; returns whether it fits. */
+function teamNameFits(input) {
   const n = [...input.value.trim()].length;  /* characters, as the server counts them */
   const fits = n <= TEAM_NAME_MAX;
-  box.hidden = fits;
-  box.textContent = fits ? "" : `This name has ${n} characters: a team name has at most ${TEAM_NAME_MAX}. Shorten it.`;
-  if (fits) input.removeAttribute("aria-invalid"); else input.setAttribute("aria-invalid", "true");
-  return fits;
+  document.getElementById(`${input.id}-long`)?.remove();
+  if (fits) { input.removeAttribute("aria-invalid"); return true; }
+  input.setAttribute("aria-invalid", "true");
+  input.after(h("p", {class: "error-box", role: "alert", id: `${input.id}-long`},
+    `This name has ${n} characters: a team name has at most ${TEAM_NAME_MAX}. Shorten it.`));
+  return false;
 }
 
 /* A new game (#/new), or one like a finished game (#/new/ID: its teams, players, rules, house rules and deck, each
@@ -48,13 +50,11 @@ export async function newGameView(fromId) {
   const teams = h("div", {});
   function addTeam(name, players) {
     const k = teams.children.length + 1;
-    const long = h("p", {class: "error-box", role: "alert", id: `team-${k}-long`, hidden: true});
     const input = h("input", {type: "text", id: `team-${k}`, name: "team", value: name, required: true, autocomplete: "off",
-                              "aria-describedby": `team-${k}-long`});
-    input.addEventListener("input", () => teamNameFits(input, long));
+                              "aria-describedby": `team-${k}-long`, oninput: (ev) => teamNameFits(ev.target)});
     const box = h("div", {class: "panel team"},
-      h("label", {for: `team-${k}`}, `Team ${k} name `, h("span", {class: "muted"}, `(at most ${TEAM_NAME_MAX} characters)`)),
-      input, long,
+      h("label", {for: `team-${k}`}, `Team ${k} name `, h("span", {class: "muted limit"}, `(at most ${TEAM_NAME_MAX} characters)`)),
+      input,
       h("label", {for: `players-${k}`}, "Players (optional)"),
       h("input", {type: "text", id: `players-${k}`, name: "players", placeholder: "Ann, Bob", maxlength: "200", autocomplete: "off",
                   value: (players || []).join(", ")}));
@@ -131,7 +131,7 @@ export async function newGameView(fromId) {
     ev.preventDefault(); error.replaceChildren();
     for (const i of house.querySelectorAll("[aria-invalid]")) i.removeAttribute("aria-invalid");
     document.getElementById("house-error")?.remove();
-    const tooLong = [...teams.querySelectorAll("input[name=team]")].find(i => !teamNameFits(i, document.getElementById(`${i.id}-long`)));
+    const tooLong = [...teams.querySelectorAll("input[name=team]")].find(i => !teamNameFits(i));
     if (tooLong) { tooLong.focus(); tooLong.scrollIntoView({block: "center"}); return; }
     const names = [...teams.querySelectorAll("input[name=team]")].map(i => i.value.trim());
     const players = [...teams.querySelectorAll("input[name=players]")].map(i => i.value.split(",").map(x => x.trim()).filter(Boolean));
@@ -274,7 +274,8 @@ export async function gameView(gid, latest) {
                 (newer) => { if (onGame(gid, here) && newer !== g.newer_game) gameView(gid).catch(e => toast(e.message, true)); });
   /* the next game, started after this one ended (on this phone or another): said first, with its link */
   const newerLine = g.newer_game ? h("section", {class: "panel notice", id: "newer-game", role: "status"},
-    h("p", {}, "A new game has started since this one ended. ", h("a", {class: "button primary", href: `#/game/${g.newer_game}`}, "Open the new game"))) : null;
+    h("p", {}, "A new game has started since this one ended."),
+    h("div", {class: "row"}, h("a", {class: "button primary", href: `#/game/${g.newer_game}`}, "Open the new game"))) : null;
   const totals = h("div", {class: "totals", id: "totals"});
   for (const t of g.teams) {
     totals.append(h("div", {class: "total" + (g.leader === t ? " lead" : ""), "data-team": t},
@@ -323,7 +324,7 @@ export async function gameView(gid, latest) {
   grid.append(body);
   const next = g.over
     ? h("div", {}, h("p", {class: "winner"}, g.winner ? `The game is over: ${g.winner} won.` : overText(g)),
-        h("div", {class: "row"}, h("a", {class: "button primary", id: "play-again", href: `#/new/${g.id}`}, "New game, same teams")))
+        h("div", {class: "row"}, h("a", {class: g.newer_game ? "button" : "button primary", id: "play-again", href: `#/new/${g.id}`}, "New game, same teams")))
     : h("p", {}, `Next: round ${g.next_round} of ${g.rounds_in_game}, opening minimum ${fmt(g.next_minimum)}` + (g.leader ? ` · ${g.leader} leads` : ""));
   show(
     h("h1", {}, g.teams.join(" vs ")), newerLine,

@@ -213,8 +213,10 @@ def apply_corrections(images: list[dict[str, Any]], corrections: list[Any]) -> l
                     book[key] = value.value if hasattr(value, "value") else value
             if op.cards is not None:
                 book["cards"] = [Card.parse(c).code for c in op.cards]
+                book.pop("suits_seen", None)
             if op.twos is not None or op.jokers is not None:
                 book["cards"] = _book_cards(pile, book, op.twos or 0, op.jokers or 0)
+                book["suits_seen"] = False
             pile["book"] = book
         elif isinstance(op, AddPile):
             pile_id = f"x{added}"
@@ -260,8 +262,8 @@ def _book_cards(pile: dict[str, Any], book: dict[str, Any], twos: int, jokers: i
     """A squared book's cards when only its wilds were counted: its top card, ``twos`` twos, ``jokers`` jokers,
     and naturals of its rank (suits in turn) up to its count (7 unless ``count`` says). Raises CorrectionError
     for a book whose rank is not known (a wild on top and no ``rank``) or more wilds than cards. The suits under
-    the top card are made up, only to list its cards for the rules engine (no message names them:
-    ``scorer.scoring``'s problems speak of a squared book by its rank, count and wilds)."""
+    the top card are made up, only to list its cards for the rules engine (the book is marked ``suits_seen``
+    false: no message names them, and they are not counted as copies of those cards against the decks)."""
     top = Card.parse(pile["cards"][0]["code"])
     count = book.get("count") or 7
     rank = book.get("rank") or (top.rank.value if top.is_natural else None)

@@ -78,6 +78,9 @@ class SquaredBook(_Strict):
         rank: the book's rank, when the top card (a wild) does not show it.
         count: cards in the stack; None means ``book_size``.
         cards: the full composition when counted; makes the book's value exact.
+        suits_seen: False when ``cards`` was made from a count of the book's twos and jokers (the suits under its
+            top card were not seen, only filled in): its cards then count against the decks' copies of each card
+            by its top card alone (its jokers and its number of cards still count).
     """
 
     top: CardCode
@@ -85,6 +88,7 @@ class SquaredBook(_Strict):
     rank: RankCode | None = None
     count: int | None = Field(None, ge=1)
     cards: list[CardCode] | None = None
+    suits_seen: bool = True
 
 
 class TeamLayout(_Strict):

@@ -389,20 +389,27 @@ def _deck_problems(layout: TableLayout, rules: Rules) -> list[Problem]:
     """Cards that cannot all exist: more jokers, copies of a card or cards in all than the decks hold, counted
     over the whole layout (melds, squared books, red threes, cards left in hands and feet, loose cards)."""
     seen: Counter = Counter()
-    total = 0
+    total = unseen_jokers = 0
     for team in layout.teams.values():
         cards: list[Card] = [c for m in team.melds for c in m] + list(team.red_threes)
         cards += [c for packet in team.left for c in packet] + list(team.loose)
         for book in team.squared_books:
-            if book.cards is not None:
+            if book.cards is not None and book.suits_seen:
                 cards += book.cards
+            elif book.cards is not None:  # counted by its wilds: its jokers and size known, no suit under its top
+                cards.append(book.top)
+                under = list(book.cards)
+                if book.top in under:
+                    under.remove(book.top)
+                unseen_jokers += sum(c.is_joker for c in under)
+                total += len(under)
             else:
                 cards.append(book.top)
                 total += _book_size(book, rules) - 1
         total += len(cards)
         seen.update(cards)
     problems = []
-    jokers = sum(n for c, n in seen.items() if c.is_joker)
+    jokers = sum(n for c, n in seen.items() if c.is_joker) + unseen_jokers
     joker_limit = rules.decks * rules.jokers_per_deck
     if jokers > joker_limit:
         problems.append(Problem("illegal", "teams", f"{jokers} jokers {_IN_LAYOUT} but {rules.decks} decks hold "

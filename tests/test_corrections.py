@@ -69,6 +69,21 @@ def test_a_squared_books_problem_names_no_suit_nobody_saw():
         assert code not in squared.problems[0]
 
 
+def test_a_squared_books_made_up_suits_are_no_copies_against_the_decks():
+    """Four 9H seen (three in a meld, one on a squared book) and the book counted by its wilds (none): its other
+    six 9s have no suit anybody saw, so they are no 9H too many for five decks; typed in as 9H, they are."""
+    images = [{**IMAGES[0], "piles": [pile("i0p0", "meld", ["9H", "9H", "9H", "9S"]),
+                                      pile("i0p1", "squared_book", ["9H"])]}]
+    counted = apply_corrections(images, TypeAdapter(list[Correction]).validate_python(
+        [{"op": "set_book", "pile": "i0p1", "twos": 0, "jokers": 0}]))
+    scored = rescore(counted, {}, "pagat", {}, 1, None, [])
+    assert scored.score.problems == [] and scored.score.teams["A"].exact
+    typed = apply_corrections(counted, TypeAdapter(list[Correction]).validate_python(
+        [{"op": "set_book", "pile": "i0p1", "cards": ["9H", "9H", "9H", "9S", "9S", "9D", "9C"]}]))
+    assert [p.message for p in rescore(typed, {}, "pagat", {}, 1, None, []).score.problems] == [
+        "6 x 9H in the layout (table, hands and feet) but 5 decks hold only 5"]
+
+
 def test_set_kind_and_card_and_problems_beside_their_pile():
     images = fix({"op": "set_card", "card": "i0p1.1", "code": "10H"})
     scored = rescore(images, {}, "pagat", {}, 1, None, [])

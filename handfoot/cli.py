@@ -25,6 +25,7 @@ from scorer.melds import check_meld
 from scorer.odds import simulate_odds
 from scorer.opening import best_opening, check_opening
 from scorer.rules import Rules
+from scorer.wording import counted
 
 from . import core, files, games, learning, live, picture as shown, reports, startup, watch, watching
 from .cli_parser import MAX_DEALS, build_parser
@@ -234,7 +235,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"end": True, "reads": end.reads, "layout": end.layout, "totals": end.totals}))
     else:
-        print(f"end: {end.reads} readings; round totals: "
+        print(f"end: {counted(end.reads, 'reading')}; round totals: "
               + (", ".join(f"{k} {v:,}" for k, v in end.totals.items()) or "no cards seen"))
     if ledger is not None:
         game = watching.keep_round(ledger, args.game, end.layout)

@@ -21,6 +21,7 @@ from scorer.errors import InvalidCardError, InvalidLayoutError
 from scorer.layout import TableLayout
 from scorer.rules import Rules
 from scorer.scoring import score_round
+from scorer.wording import counted
 from vision.config import DEFAULT as VISION_DEFAULT, SPLITS
 
 from .errors import TooLargeError, UnavailableError
@@ -183,9 +184,9 @@ def check_photo_request(req: PhotoRequest, n_photos: int, hand_teams: Sequence[s
     if req.teams is not None:
         need = 2 if req.split else n_photos
         if len(req.teams) != need:
-            what = "a photo split in two" if req.split else f"{n_photos} table photo{'s' * (n_photos != 1)}"
-            raise HandFootError(f"{len(req.teams)} team names ({', '.join(req.teams)}) for {what}: give {need}, "
-                                "one per side read")
+            what = "a photo split in two" if req.split else counted(n_photos, "table photo")
+            raise HandFootError(f"{counted(len(req.teams), 'team name')} ({', '.join(req.teams)}) for {what}: "
+                                f"give {need}, one per side read")
     if req.round is not None and not 1 <= req.round <= rules.rounds:
         raise HandFootError(f"round {req.round}: '{rules.name}' has rounds 1 to {rules.rounds}")
     read = set(req.table_teams(n_photos)) | set(hand_teams)

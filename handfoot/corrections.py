@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from scorer import Card, HandFootError
 from scorer.layout import RankCode
 from scorer.melds import BookKind
+from scorer.wording import counted
 
 PileKindName = Literal["meld", "squared_book", "red_threes", "left", "loose"]
 
@@ -273,7 +274,8 @@ def _book_cards(pile: dict[str, Any], book: dict[str, Any], twos: int, jokers: i
         raise CorrectionError(f"the top card {top} is a wild: count it among the book's twos and jokers")
     naturals = count - twos - jokers - (0 if top.is_wild else 1)
     if naturals < 0:
-        raise CorrectionError(f"{twos} twos and {jokers} jokers do not fit in a book of {count} cards")
+        raise CorrectionError(f"{counted(twos, 'two')} and {counted(jokers, 'joker')} do not fit in a book of "
+                              f"{count} cards")
     wild_codes = [("2C", "2S", "2D", "2H")[k % 4] for k in range(twos)] + ["JK"] * jokers
     if top.is_wild:  # the top card is one of the wilds counted
         if top.code in wild_codes:

@@ -22,6 +22,7 @@ from scorer.game import Game
 from scorer.layout import TableLayout
 from scorer.rules import Rules
 from scorer.scoring import score_round
+from scorer.wording import counted
 
 from .core import layout_of
 from .corrections import Correction
@@ -178,9 +179,9 @@ def create_game(ledger: Ledger, body: GameCreate) -> GameRecord:
         try:
             rules = rules_of(body.rules, house)
         except HandFootError as exc:
-            raise HandFootError(f"{len(body.teams)} teams under '{rules.name}': {exc}") from None
+            raise HandFootError(f"{counted(len(body.teams), 'team')} under '{rules.name}': {exc}") from None
     if len(body.teams) != rules.teams:
-        raise HandFootError(f"{len(body.teams)} teams but '{rules.name}' with {rules.players} players has "
+        raise HandFootError(f"{counted(len(body.teams), 'team')} but '{rules.name}' with {rules.players} players has "
                             f"{rules.teams}")
     stray = sorted(set(body.names) - set(body.teams))
     if stray:

@@ -21,6 +21,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+from scorer.wording import counted
+
 from .errors import ConflictError, NotFoundError, StaleError
 from .records import (Answer, DiskError, GameRecord, LedgerError, ReadingRecord, RoundRecord,  # noqa: F401
                       cannot_write)
@@ -349,7 +351,7 @@ class Ledger:
             version = self._changed(conn, game_id, expect)
             have = conn.execute("SELECT COUNT(*) FROM rounds WHERE game_id = ?", (game_id,)).fetchone()[0]
             if have != n - 1:
-                raise ConflictError(f"round {n} cannot be added: the game has {have} rounds")
+                raise ConflictError(f"round {n} cannot be added: the game has {counted(have, 'round')}")
             conn.execute("INSERT INTO rounds VALUES (?, ?, ?, ?, ?, ?, ?)",
                          (game_id, n, json.dumps(layout), reading, json.dumps(corrections), now, now))
         self._tell(game_id, version)

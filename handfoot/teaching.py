@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from scorer import HandFootError
+from scorer.wording import counted
 
 from .errors import BusyError
 from .games import corrections_of
@@ -134,11 +135,11 @@ class Teacher:
         try:
             check_folds(examples)
         except ExamplesError as exc:
-            ledger.set_lesson(deck, Lesson(**base, state="waiting", message=f"Deck {deck}: {len(examples)} photo"
-                                           f"{'s' if len(examples) != 1 else ''} so far; {exc}").model_dump())
+            ledger.set_lesson(deck, Lesson(**base, state="waiting", message=f"Deck {deck}: "
+                                           f"{counted(len(examples), 'photo')} so far; {exc}").model_dump())
             return
-        ledger.set_lesson(deck, Lesson(**base, state="learning",
-                                       message=f"Learning deck {deck} from {len(examples)} photos…").model_dump())
+        ledger.set_lesson(deck, Lesson(**base, state="learning", message=f"Learning deck {deck} from "
+                                       f"{counted(len(examples), 'photo')}…").model_dump())
         while True:
             try:
                 self.jobs.admit()
@@ -154,7 +155,8 @@ class Teacher:
             profile = await self.jobs.run(work)
         except ProfileRefusedError as exc:
             ledger.set_lesson(deck, Lesson(**base, state="refused", message=f"Deck {deck} not learned from "
-                                           f"{len(examples)} photos: {exc}; the stock reader stays").model_dump())
+                                           f"{counted(len(examples), 'photo')}: {exc}; the stock reader "
+                                           "stays").model_dump())
             return
         except Exception as exc:  # noqa: BLE001 - a lesson that fails is told on the game, never raised into a request
             log.warning("learning deck %s failed: %s", deck, exc)
@@ -174,6 +176,6 @@ def learned(profile, photos: int, games: int) -> Lesson:
     how = ("kept aside to check it" if profile.check.get("method", "kept aside") == "kept aside" else
            "checked while each photo was left out in turn")
     return Lesson(deck=profile.name, state="learned", photos=photos, games=games, stock=stock, profile=read,
-                  message=f"Deck {profile.name} learned from {profile.photos} photos of {games} "
-                          f"game{'s' if games != 1 else ''}: it reads {stock:.0%} → {read:.0%} of your cards' "
+                  message=f"Deck {profile.name} learned from {counted(profile.photos, 'photo')} of "
+                          f"{counted(games, 'game')}: it reads {stock:.0%} → {read:.0%} of your cards' "
                           f"indices on the {kept:.0f} {how}")

@@ -27,6 +27,7 @@ import numpy as np
 from scorer import HandFootError
 from scorer.layout import TableLayout
 from scorer.scoring import score_round
+from scorer.wording import counted
 from vision.config import DEFAULT
 from vision.types import PhotoReading, TableReading, boxes_overlap, join_overlapping
 
@@ -258,11 +259,13 @@ def layout_changes(before: dict[str, Any], after: dict[str, Any]) -> list[Change
             plural = f"{rank}s" if rank != "wild" else "wilds"
             n, was = len(cards), len(old.get(rank, []))
             if rank not in old:
-                out.append(Change(team, "meld_new", rank, n, f"team {team}: new meld of {plural} ({n} cards)"))
+                out.append(Change(team, "meld_new", rank, n,
+                                  f"team {team}: new meld of {plural} ({counted(n, 'card')})"))
             elif n > was:
                 out.append(Change(team, "meld_grew", rank, n, f"team {team}: meld of {plural} grew to {n}"))
             elif n < was:
-                out.append(Change(team, "meld_shrank", rank, n, f"team {team}: meld of {plural} now {n} cards"))
+                out.append(Change(team, "meld_shrank", rank, n,
+                                  f"team {team}: meld of {plural} now {counted(n, 'card')}"))
             if n >= BOOK > was:
                 kind = "clean" if not any(c == "JK" or c[:-1] in _WILD for c in cards) else "dirty"
                 out.append(Change(team, "book_complete", rank, n,

@@ -22,6 +22,7 @@ from .going_out import GoingOutCheck, check_going_out
 from .layout import SquaredBook, TableLayout, TeamLayout
 from .melds import BookKind, book_value_range, check_meld, marker_kind
 from .rules import BookGrowth, Rules
+from .wording import counted
 
 Severity = Literal["illegal", "uncertain", "warning"]
 
@@ -185,7 +186,7 @@ def score_round(layout: TableLayout, rules: Rules | None = None, *, lenient: boo
         problems.append(Problem("illegal", "round", f"round {layout.round} is outside 1..{rules.rounds} "
                                                     f"for '{rules.name}'"))
     if len(layout.teams) > rules.teams:
-        problems.append(Problem("illegal", "teams", f"{len(layout.teams)} teams but '{rules.name}' with "
+        problems.append(Problem("illegal", "teams", f"{counted(len(layout.teams), 'team')} but '{rules.name}' with "
                                                     f"{rules.players} players has {rules.teams}"))
     if layout.went_out is not None and layout.went_out not in layout.teams:
         problems.append(Problem("illegal", "went_out", f"went_out names team {layout.went_out!r}, which is not "
@@ -286,9 +287,9 @@ def _score_team(name: str, team: TeamLayout, rules: Rules, *, went_out: bool,
                   f"{rules.red_three_in_hand:+,} each"),
         ScoreLine("exact_deal", "Exact deal", team.exact_deal, team.exact_deal * rules.exact_deal_bonus,
                   team.exact_deal * rules.exact_deal_bonus, f"{rules.exact_deal_bonus:+,} each"),
-        ScoreLine("melded_cards", "Melded cards", n_melded, meld_min, meld_max, f"{n_melded} cards"),
+        ScoreLine("melded_cards", "Melded cards", n_melded, meld_min, meld_max, counted(n_melded, "card")),
         ScoreLine("cards_left", "Cards left in hands and feet", left_count, -left_points, -left_points,
-                  f"{left_count} cards"),
+                  counted(left_count, "card")),
     )
     return TeamScore(team=name, lines=lines, books=tuple(books), needs_counting=tuple(needs))
 

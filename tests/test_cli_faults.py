@@ -71,7 +71,7 @@ def test_photo_mistakes_are_found_before_reading(tmp_path, monkeypatch, capsys, 
 
 def test_a_split_photo_takes_two_team_names(capsys, no_photo_work):
     assert main(["score", str(PHOTO), "--split", "horizontal", "--teams", "Us"]) == 1
-    assert "1 team names (Us) for a photo split in two: give 2" in one_line(capsys)
+    assert "1 team name (Us) for a photo split in two: give 2" in one_line(capsys)
 
 
 def test_a_bad_set_value_is_a_usage_mistake(capsys):
@@ -253,3 +253,17 @@ def test_cards_left_of_a_team_named_in_another_case_are_a_mistake(capsys, no_pho
     """``--left a:...`` beside the table's team A scored a second team 'a' (A's total was wrong, with a note)."""
     assert main(["score", str(PHOTO), "--left", "a:KH 7C"]) == 1
     assert "did you mean 'A'?" in one_line(capsys)
+
+
+def test_counts_say_one_thing_in_the_singular(tmp_path, capsys):
+    """A count of one is "1 card", not "1 cards": ``scorer.wording.counted``, and the score of a layout with one
+    card left (its breakdown line)."""
+    from scorer.wording import counted
+
+    assert [counted(1, "card"), counted(0, "card"), counted(2, "box", "boxes"), counted(1001, "photo")] == \
+        ["1 card", "0 cards", "2 boxes", "1,001 photos"]
+    layout = {"rules": "pagat", "teams": {"A": {"melds": [["KH", "KS", "KD"]], "left": [["7C"]]}}}
+    (tmp_path / "one.json").write_text(json.dumps(layout))
+    assert main(["score", str(tmp_path / "one.json"), "--lenient"]) == 0
+    out = capsys.readouterr().out
+    assert "1 card" in out and "1 cards" not in out

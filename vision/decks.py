@@ -48,6 +48,7 @@ import numpy as np
 
 from scorer.errors import HandFootError
 
+from scorer.wording import counted
 from .deck_aspect import screen
 from .deck_boxes import Example, cards_read, found_boxes, with_found_boxes
 from .deck_frames import IDENTITY, Frame, learn_frame, pairs
@@ -242,7 +243,7 @@ def check_photos(examples: list[Example]) -> np.ndarray | None:
     """
     n = len(examples)
     if n < 2:
-        raise ExamplesError(f"{n} example photo{'s' * (n != 1)}: at least 2 are needed (the profile is checked on "
+        raise ExamplesError(f"{counted(n, 'example photo')}: at least 2 are needed (the profile is tested on "
                             "photos it did not learn from): give more photos (five corrected round-end photos is a "
                             "start)")
     for every in range(CHECK_EVERY, 1, -1):
@@ -268,9 +269,9 @@ def check_folds(examples: list[Example]) -> list[np.ndarray]:
         return [aside]
     n, held = len(examples), sum(len(e.codes) for e in examples)
     if held < MIN_CHECK:
-        raise ExamplesError(f"{n} example photos hold {held} card corners, and at least {MIN_CHECK} are needed to "
-                            "tell whether a profile reads this deck better (each photo is checked while the others "
-                            "teach): give more photos (five round-end photos of a table is a start)")
+        raise ExamplesError(f"{n} example photos hold {counted(held, 'card corner')}, and at least {MIN_CHECK} "
+                            "are needed to tell whether a profile reads this deck better (each photo is tested while "
+                            "the others teach): give more photos (five round-end photos of a table is a start)")
     folds = min(n, FOLDS)
     return [np.arange(n) % folds == f for f in range(folds)]
 

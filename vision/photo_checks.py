@@ -52,6 +52,8 @@ from typing import TYPE_CHECKING
 import cv2
 import numpy as np
 
+from scorer.wording import counted
+
 from .classes import RANKS, rank_of
 from .config import DEFAULT, VisionConfig
 from .geometry import anchor_points, diagonal_apart, segment_blocked, similar_size
@@ -258,7 +260,7 @@ def check_strips(piles: list[Pile], image: np.ndarray | None, *, config: VisionC
         got = strip_count(gray, pile, config=config, found=found) if found is not None else None
         if got and got[0] != len(pile.cards):
             out.append(Pile(pile.kind, pile.cards, pile.notes + (
-                f"{STRIP_NOTE} {got[0]} cards, its indices {len(pile.cards)} "
+                f"{STRIP_NOTE} {counted(got[0], 'card')}, its indices {len(pile.cards)} "
                 f"({'; '.join(got[1])}): count its cards",)))
             continue
         if found is not None and colours is not None and end_covered(image, found, colours, config=config):

@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from scorer.errors import HandFootError
+from scorer.wording import counted
 
 from .annotate import CornerAnnotator, PileAnnotator, TotalsAnnotator
 from .completion import read_fan_boxes, read_with_fans, relabelled
@@ -310,7 +311,8 @@ def read_photos(paths: list[Path], detector: CardDetector, teams: list[str] | No
     if split and len(paths) != 1:
         raise ValueError("--split reads one photo of the whole table; give exactly one photo")
     if len(teams) < (2 if split else len(paths)):
-        raise ValueError(f"{2 if split else len(paths)} teams to name but only {len(teams)} team names given")
+        raise ValueError(f"{counted(2 if split else len(paths), 'team')} to name but only "
+                         f"{counted(len(teams), 'team name')} given")
     out = []
     for path, team in zip(paths, teams):
         image = load_photo(path, config.pyramid.photo_side)

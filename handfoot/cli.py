@@ -91,7 +91,10 @@ def cmd_score(args: argparse.Namespace) -> int:
 def _score_photos(args: argparse.Namespace) -> int:
     if args.conf is not None and not 0 < args.conf <= 1:
         raise HandFootError(f"--conf must be in (0, 1], got {args.conf}")
-    left = core.parse_left(args.left or ())
+    try:
+        left = core.parse_left(args.left or ())
+    except HandFootError as exc:
+        raise HandFootError(f"--left: {exc}") from None
     req = core.PhotoRequest(rules=args.rules or "pagat", house_rules=tuple(_house_rules(args.set).items()),
                            round=args.round, went_out=args.went_out, split=args.split,
                            teams=core.parse_teams(args.teams),

@@ -143,6 +143,9 @@ def parse_left(values: Iterable[str], limits: Limits = DEFAULT_LIMITS) -> dict[s
             packet = [str(c) for c in parse_cards(cards)]
         except InvalidCardError as e:
             raise InvalidCardError(f"team {team.strip()}, cards left: {e}") from None
+        if not packet:
+            raise HandFootError(f"team {team.strip()}, cards left: {v!r} gives no cards (e.g. "
+                                f'{team.strip()}:"KH 7C 4S")')
         out.setdefault(team.strip(), []).append(packet)
     return out
 

@@ -59,7 +59,9 @@ def test_a_huge_image_is_refused_from_its_header(tmp_path, capsys):
     (["--round", "99"], "round 99: 'pagat' has rounds 1 to 4"),
     (["--rules", "carousel", "--round", "5"], "round 5: 'carousel' has rounds 1 to 4"),
     (["--left", "KH 7C"], 'cards left need TEAM:"CARDS"'),
-    (["--left", "A:KH 7Q"], "team A, cards left: unknown card code '7Q'"),
+    (["--left", "A:KH 7Q"], "--left: team A, cards left: unknown card code '7Q'"),
+    (["--left", "A:"], "--left: team A, cards left: 'A:' gives no cards (e.g. A:\"KH 7C 4S\")"),
+    (["--left", "B:KH", "--left", "A: , "], "--left: team A, cards left: 'A: , ' gives no cards"),
     (["--conf", "2"], "conf must be in (0, 1]"),
 ])
 def test_photo_mistakes_are_found_before_reading(tmp_path, monkeypatch, capsys, no_photo_work, args, words):

@@ -271,9 +271,9 @@ def cmd_detect(args: argparse.Namespace) -> int:
 
 
 def cmd_deck_learn(args: argparse.Namespace) -> int:
-    profile, path = learning.learn_from_files([Path(p) for p in args.examples], args.name, _decks(args),
-                                                    reports.stage_bars())
-    print(reports.deck_learned(profile, path))
+    profile, path, replaced = learning.learn_from_files([Path(p) for p in args.examples], args.name, _decks(args),
+                                                        reports.stage_bars(), lambda note: _say(f"handfoot: {note}"))
+    print(reports.deck_learned(profile, path, replaced))
     return 0
 
 

@@ -210,10 +210,13 @@ def build_parser() -> Parser:
                                      "as `handfoot detect --json` prints them, each code checked by hand. The "
                                      "index reader's last layers are fitted to the examples (ONNX Runtime and "
                                      "NumPy, no PyTorch); a deck printed light on dark paper is read as its "
-                                     "negative; every fourth photo (every 2nd or 3rd for close-ups) checks the "
-                                     "profile, and a profile that reads those worse than the stock reader is not "
-                                     "kept.")
-    dp.add_argument("examples", nargs="+", help="examples files (.jsonl)")
+                                     "negative; every fourth photo (every 2nd or 3rd for close-ups) is set aside "
+                                     "to test the profile, and a profile that reads those worse than the stock "
+                                     "reader is not kept. A box reaching a little past its photo's edge (a quarter "
+                                     "of its size at most) is clipped to it, and said so; one further out is "
+                                     "refused. Learning again under a deck's name replaces its profile, and says "
+                                     "so.")
+    dp.add_argument("examples", nargs="+", help="examples files (.jsonl: JSON lines, one JSON object per line)")
     dp.add_argument("--name", required=True, help="the deck's name (letters, digits, - and _)")
     dp.set_defaults(func="deck_learn")
     dp = deck.add_parser("list", help="the deck profiles learned on this computer")

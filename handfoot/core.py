@@ -127,8 +127,8 @@ def parse_left(values: Iterable[str], limits: Limits = DEFAULT_LIMITS) -> dict[s
     """``A:"KH 7C 4S"`` items -> ``{"A": [["KH", "7C", "4S"]]}``, codes checked; the cards counted first.
 
     Raises:
-        TooLargeError: more than ``limits.layout_cards`` cards in all; HandFootError: an item without ``TEAM:``;
-        InvalidCardError: a bad code.
+        TooLargeError: more than ``limits.layout_cards`` cards in all; HandFootError: an item without ``TEAM:``
+        or without cards after it; InvalidCardError: a bad code.
     """
     values = list(values)
     count = sum(len(v.partition(":")[2].replace(",", " ").split()) for v in values)  # the cards, not the team

@@ -59,7 +59,8 @@ class DeckOut(BaseModel):
 class DeckJobOut(BaseModel):
     """A deck-learning job: ``state`` ``learning``, ``done`` (``deck`` is the profile) or ``failed`` (``error``
     says why, e.g. a profile refused for reading its check photos worse); ``stage``, ``done_photos`` and
-    ``photos`` say how far it is."""
+    ``photos`` say how far it is; ``replaced``, once done, the profile of that name the new one replaced (None:
+    there was none)."""
 
     id: str
     name: str
@@ -68,6 +69,7 @@ class DeckJobOut(BaseModel):
     done_photos: int = 0
     photos: int = 0
     deck: DeckOut | None = None
+    replaced: DeckOut | None = None
     error: str | None = None
 
 
@@ -93,11 +95,12 @@ class DeckLearning:
     def start(self, name: str, examples: list, models: Any, cleanup: Callable[[], Any] | None = None,
               done: Callable[[Any], Any] | None = None) -> DeckJobOut:
         """Check ``examples`` (too few photos or indices: 422 before any work), take a place among the photo
-        readings' (503 when none is free) and learn the profile ``name`` with ``models.reader`` in the background;
-        ``cleanup()`` runs when the job ends, ``done(profile)`` when it learned one. Must be called on the event
+        readings' (503 when none is free) and learn the profile ``name`` with ``models.reader`` in the background,
+        replacing the one of that name (:func:`learn_and_save`); ``cleanup()`` runs when the job ends,
+        ``done(profile)`` when it learned one. Must be called on the event
         loop. Returns the job, updated in place
         as it runs."""
-        from vision.decks import check_folds, learn  # the optional vision extra (OpenCV, ONNX Runtime)
+        from vision.decks import check_folds  # the optional vision extra (OpenCV, ONNX Runtime)
 
         if models.reader is None:
             raise HandFootError("no index reader is loaded: decks cannot be learned")
@@ -112,9 +115,9 @@ class DeckLearning:
             job.stage, job.done_photos = stage, done
 
         def work():
-            profile = learn(examples, models.reader.with_heads(None), name, progress=progress,
-                            detector=models.detector)
-            profile.save(self.decks)
+            profile, _, before = learn_and_save(examples, models.reader.with_heads(None), name, self.decks,
+                                                progress, models.detector)
+            job.replaced = DeckOut.of(before) if before is not None else None
             if done:
                 done(profile)
             return profile
@@ -144,17 +147,18 @@ def uploaded_examples(folder: Path, examples_name: str, examples_text: bytes, ph
     Raises:
         TooLargeError: the examples file over ``limits.json_bytes``, a photo over ``limits.file_bytes`` or
             ``limits.pixels``.
-        vision.decks.ExamplesError: a line that is not an example, names a photo not uploaded, or an example the
-            checks of ``vision.decks.read_examples`` refuse (messages name the uploaded file and line).
+        vision.decks.ExamplesError: a photo uploaded as the examples file (or an empty or pretty-printed one), a line
+            that is not an example, names a photo not uploaded, or an example the checks of
+            ``vision.decks.read_examples`` refuse (messages name the uploaded file and line).
         ImageError: a photo that is not an image.
     """
-    from vision.decks import ExamplesError, read_examples  # the optional vision extra (OpenCV, ONNX Runtime)
+    from vision.decks import ExamplesError, examples_text as checked_text, read_examples  # the vision extra
 
     if len(examples_text) > limits.json_bytes:
         raise TooLargeError(f"{examples_name}: examples file too large ({len(examples_text):,} bytes; at most "
                             f"{limits.json_bytes:,})")
     lines = []
-    for k, line in enumerate(examples_text.decode("utf-8", "replace").splitlines(), 1):
+    for k, line in enumerate(checked_text(examples_name, examples_text).splitlines(), 1):
         if not line.strip():
             continue
         try:
@@ -188,18 +192,47 @@ def _vision_decks():
 
 
 def learn_from_files(paths: list[Path], name: str, decks_folder: Path,
-                     progress: Callable[[str, int, int], Any] | None = None) -> tuple[Any, Path]:
+                     progress: Callable[[str, int, int], Any] | None = None,
+                     say: Callable[[str], Any] | None = None) -> tuple[Any, Path, Any]:
     """Learn the deck profile ``name`` from examples files (JSON lines as ``handfoot detect --json`` prints them)
-    with the stock reader, save it in ``decks_folder``. Returns the profile (``vision.decks.DeckProfile``) and its
-    file. Raises HandFootError: a bad name or examples file, too few examples, a profile refused."""
+    with the stock reader, save it in ``decks_folder`` (:func:`learn_and_save`); ``say(note)`` is told what was
+    made of the examples (boxes clipped to their photo) before the learning starts. Returns the profile
+    (``vision.decks.DeckProfile``), its file and the profile of that name it replaced (None: none). Raises
+    HandFootError: a bad name or examples file, too few examples, a profile refused."""
     decks = _vision_decks()
     from vision.pipeline import load_models  # the optional vision extra (OpenCV, ONNX Runtime)
 
     decks.check_name(name)
-    examples = decks.read_examples(paths)
+    notes: list[str] = []
+    examples = decks.read_examples(paths, notes)
+    for note in notes:
+        if say:
+            say(note)
     detector, reader = load_models()
-    profile = decks.learn(examples, reader, name, progress=progress, detector=detector)
-    return profile, profile.save(decks_folder)
+    return learn_and_save(examples, reader, name, decks_folder, progress, detector)
+
+
+def learn_and_save(examples: list, reader: Any, name: str, decks_folder: Path,
+                   progress: Callable[[str, int, int], Any] | None = None, detector: Any = None
+                   ) -> tuple[Any, Path, Any]:
+    """Learn the deck profile ``name`` from ``examples`` (``vision.decks.learn`` with ``reader`` and ``detector``)
+    and save it in ``decks_folder``, in place of the profile of that name kept there: learning again under a name
+    replaces its profile, as ``handfoot deck learn`` and ``POST /v1/decks/{name}/learn`` both tell. Returns the
+    profile, its file and the profile it replaced (None: there was none).
+
+    Raises:
+        vision.decks.ProfileRefusedError: the profile reads its check photos worse than the stock reader (the one
+            kept before, when there is one, stays: the message says so); the errors of ``vision.decks.learn``.
+    """
+    decks = _vision_decks()
+    before = decks.saved_profile(name, decks_folder)
+    try:
+        profile = decks.learn(examples, reader, name, progress=progress, detector=detector)
+    except decks.ProfileRefusedError as exc:
+        if before is None:
+            raise
+        raise decks.ProfileRefusedError(f"{exc}; the deck {name} learned before stays as it was") from None
+    return profile, profile.save(decks_folder), before
 
 
 def list_decks(decks_folder: Path) -> list[Any]:

@@ -13,6 +13,7 @@ from tqdm import tqdm
 
 from scorer.layout import TableLayout
 from scorer.rules import Rules
+from scorer.wording import counted
 
 from .readings import book_count, rules_of
 from .results import PhotoScore, PileOut
@@ -107,23 +108,35 @@ def melds_json(rules: Rules, checks: list[Any], opening: Any) -> dict[str, Any]:
     }
 
 
-def deck_learned(profile: Any, path: Path) -> str:
-    """What ``handfoot deck learn`` says of the profile it learned and saved at ``path``."""
+def deck_learned(profile: Any, path: Path, replaced: Any = None) -> str:
+    """What ``handfoot deck learn`` says of the profile it learned and saved at ``path``, and of the profile of that
+    name it replaced (``replaced``; None: there was none)."""
     c = profile.check
     told = c.get("ink", {}).get("told") if getattr(profile, "ink", None) is not None else None
-    return (f"deck {profile.name}: learned from {profile.photos} photos ({profile.indices} indices)"
-            f"{'; printed light on dark, so read as its negative' if profile.negative else ''}"
-            f"{f'; its red and black inks learned (they tell the colour of {told:.0%} of its indices)' if told else ''}"
-            "; checked first on "
-            f"{'photos kept aside' if c.get('method', 'kept aside') == 'kept aside' else 'each photo left out in turn'}"
-            f" ({c['indices']} indices): {c['stock']:.1%} read right before, {c['profile']:.1%} with the profile\n"
-            f"saved {path}; use it with --deck {profile.name}")
+    indices = counted(c["indices"], "index", "indices")
+    tested = (f"tested on {indices} in photos set aside (not learned from)" if c.get("method", "kept aside") ==
+              "kept aside" else f"tested on {indices}, each photo left out of the learning in turn")
+    inks = f"; its red and black inks learned (they tell the colour of {told:.0%} of its indices)" if told else ""
+    lines = [f"deck {profile.name}: learned from {counted(profile.photos, 'photo')} "
+             f"({counted(profile.indices, 'index', 'indices')})"
+             f"{'; printed light on dark, so read as its negative' if profile.negative else ''}{inks}",
+             f"{tested}: {c['stock']:.1%} read right without the profile, {c['profile']:.1%} with it"]
+    if replaced is not None:
+        lines.append(f"it replaces the deck {replaced.name} learned before ({deck_figures(replaced)})")
+    lines.append(f"saved {path}; use it with --deck {profile.name}")
+    return "\n".join(lines)
+
+
+def deck_figures(p: Any) -> str:
+    """A deck profile's figures in a few words: what it learned from, its test, when."""
+    return (f"{counted(p.photos, 'photo')}, {counted(p.indices, 'index', 'indices')}, tested "
+            f"{p.check.get('stock', 0):.1%} -> {p.check.get('profile', 0):.1%} read right"
+            f"{', read as its negative' if p.negative else ''}, learned {p.created}")
 
 
 def deck_line(p: Any) -> str:
     """One deck profile in a line (``handfoot deck list``)."""
-    return (f"{p.name:<20} {p.photos} photos, {p.indices} indices, check {p.check.get('stock', 0):.1%} -> "
-            f"{p.check.get('profile', 0):.1%}{', read as its negative' if p.negative else ''}, {p.created}")
+    return f"{p.name:<20} {deck_figures(p)}"
 
 
 def stage_bars() -> Callable[[str, int, int], None] | None:

@@ -532,7 +532,9 @@ def test_a_deck_learned_from_a_games_corrected_photos(reading, monkeypatch):
     job = _finished(c, r.json()["id"])
     # the same photo twice: learned from one, checked on the other
     assert job["state"] == "done", job
-    assert job["deck"]["name"] == "family" and job["deck"]["photos"] == 2
+    assert job["deck"]["name"] == "family" and job["deck"]["photos"] == 2 and job["replaced"] is None
+    again = _finished(c, c.post("/v1/decks/family/learn", json={"games": [gid]}).json()["id"])
+    assert again["state"] == "done" and again["replaced"]["created"] == job["deck"]["created"]  # learned again: told
     assert [d["name"] for d in c.get("/v1/decks").json()] == ["family"]
     with open(PHOTO, "rb") as f:
         read = c.post("/v1/photos", files=[("photos", ("table.jpg", f, "image/jpeg"))], data={"deck": "family"})
@@ -583,6 +585,9 @@ def test_a_deck_learned_from_an_uploaded_examples_file_and_its_photos(reading, m
     assert "ours.jsonl:1: unknown card code '1X'" in error_of(upload(bad + "\n" + lines[1]), 422)
     assert "a.jpg: not an image file" in error_of(upload("\n".join(lines), data=b"hello"), 422)
     assert "two photos are called a.jpg" in error_of(upload("\n".join(lines), ("a.jpg", "a.jpg")), 422)
+    as_photo = c.post("/v1/decks/family2/learn/upload", files=[("examples", ("ours.jpg", photo, "image/jpeg")),
+                                                               ("photos", ("a.jpg", photo, "image/jpeg"))])
+    assert "ours.jpg is a JPEG image, not an examples file: examples are a .jsonl file" in error_of(as_photo, 422)
     monkeypatch.setattr(decks, "MAX_PHOTOS", 1)
     assert "at most 1 to learn a deck from" in error_of(upload("\n".join(lines)), 413)
     monkeypatch.setattr(decks, "MAX_PHOTOS", 200)

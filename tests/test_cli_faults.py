@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from handfoot.cli import main
+from scorer import HandFootError
 
 ROOT = Path(__file__).resolve().parents[1]
 PHOTO = ROOT / "examples" / "table.jpg"
@@ -269,3 +270,68 @@ def test_counts_say_one_thing_in_the_singular(tmp_path, capsys):
     assert main(["score", str(tmp_path / "one.json"), "--lenient"]) == 0
     out = capsys.readouterr().out
     assert "1 card" in out and "1 cards" not in out
+
+
+@pytest.fixture()
+def two_photos(tmp_path, monkeypatch):
+    """Two example photos (copies of the example table, 1600 x 1200) and a line maker; the learning itself is
+    refused (nothing here should get that far, or a note must come before it)."""
+    pytest.importorskip("cv2")
+    import vision.pipeline
+
+    def refuse():
+        raise AssertionError("learning started")
+    monkeypatch.setattr(vision.pipeline, "load_models", refuse)
+    for name in ("t1.jpg", "t2.jpg"):
+        (tmp_path / name).write_bytes(PHOTO.read_bytes())
+    boxes = [{"card": "KH", "box": [100 + 40 * k, 100, 130 + 40 * k, 140]} for k in range(3)]
+    return lambda image, detections=boxes: json.dumps({"image": image, "detections": detections})
+
+
+def test_deck_learn_names_the_example_that_is_wrong(tmp_path, capsys, two_photos):
+    """A box far outside its photo, a file whose examples label no index, a photo or a pretty-printed JSON file
+    given as the examples, a file that is not an image named as a photo: one line each, naming the file (and its
+    line), before any learning."""
+    def learn(name: str, text: str | bytes) -> str:
+        path = tmp_path / name
+        path.write_bytes(text if isinstance(text, bytes) else text.encode())
+        assert main(["deck", "learn", str(path), "--name", "ours"]) == 1
+        return one_line(capsys)
+
+    far = [{"card": "KH", "box": [5000, 5000, 5040, 5040]}]
+    err = learn("far.jsonl", two_photos("t1.jpg") + "\n" + two_photos("t2.jpg", far) + "\n")
+    assert f"{tmp_path / 'far.jsonl'}:2: box [5000, 5000, 5040, 5040] of KH lies outside the photo, which handfoot " \
+           "reads as 1600 x 1200 pixels" in err
+    err = learn("empty.jsonl", two_photos("t1.jpg", []) + "\n" + two_photos("t2.jpg", []) + "\n")
+    assert f"no corner indices labelled in {tmp_path / 'empty.jsonl'}" in err and "0 example photos" not in err
+    err = learn("photo.jpg", PHOTO.read_bytes())
+    assert f"{tmp_path / 'photo.jpg'} is a JPEG image, not an examples file: examples are a .jsonl file, JSON " \
+           "lines: one JSON object per line" in err
+    pretty = json.dumps(json.loads(two_photos("t1.jpg")), indent=2)
+    err = learn("pretty.json", pretty + "\n")
+    assert f"{tmp_path / 'pretty.json'} holds one JSON object written over" in err and "one object per line" in err
+    err = learn("two.jsonl", pretty + "\n" + pretty + "\n")
+    assert f"{tmp_path / 'two.jsonl'}:1: the JSON object goes on past the end of the line" in err
+    err = learn("plain.jsonl", "image: t1.jpg\n")
+    assert "plain.jsonl:1: not JSON (Expecting value): examples are a .jsonl file" in err
+    (tmp_path / "notes.txt").write_text("not a photo")
+    err = learn("text.jsonl", two_photos("t1.jpg") + "\n" + two_photos("notes.txt") + "\n")
+    assert f"{tmp_path / 'text.jsonl'}:2: {tmp_path / 'notes.txt'}: not an image file" in err
+
+
+def test_deck_learn_clips_a_box_a_little_past_the_edge_and_says_so(tmp_path, capsys, two_photos, monkeypatch):
+    import vision.pipeline
+
+    def stop():
+        raise HandFootError("stopped before learning")
+    monkeypatch.setattr(vision.pipeline, "load_models", stop)
+    edge = [{"card": "KH", "box": [-5, 100, 30, 140]}, {"card": "QS", "box": [1570, 1180, 1610, 1205]}]
+    (tmp_path / "edge.jsonl").write_text(two_photos("t1.jpg", edge) + "\n" + two_photos("t2.jpg") + "\n")
+    assert main(["deck", "learn", str(tmp_path / "edge.jsonl"), "--name", "ours"]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err == [f"handfoot: 2 boxes reaching a little past the photo's edge were clipped to it "
+                   f"({tmp_path / 'edge.jsonl'}:1, box [-5, 100, 30, 140] of KH and more)",
+                   "handfoot: error: stopped before learning"]
+    from vision.decks import read_examples
+
+    assert read_examples([tmp_path / "edge.jsonl"])[0].boxes.tolist() == [[0, 100, 30, 140], [1570, 1180, 1600, 1200]]

@@ -185,8 +185,28 @@ def test_deck_learn_list_and_score_with_a_deck_on_the_command_line(photos, tmp_p
     examples = tmp_path / "examples.jsonl"
     examples.write_text("".join(json.dumps({"image": str(p), "detections": d.to_list()}) + "\n" for p, d in photos))
     assert main(["deck", "learn", str(examples), "--name", "anglo"]) == 0
-    assert "deck anglo: learned from 4 photos" in capsys.readouterr().out
+    said = capsys.readouterr().out
+    assert "deck anglo: learned from 4 photos" in said and "replaces" not in said
+    assert "\ntested on " in said and "checked first" not in said
     assert main(["deck", "list"]) == 0 and capsys.readouterr().out.startswith("anglo")
+    # learning again under the name replaces its profile, and says what the one before read
+    before = decks.DeckProfile.load("anglo", tmp_path / "decks")
+    examples.write_text("".join(json.dumps({"image": str(p), "detections": d.to_list()}) + "\n" for p, d in photos[:3]))
+    assert main(["deck", "learn", str(examples), "--name", "anglo"]) == 0
+    said = capsys.readouterr().out
+    assert "deck anglo: learned from 3 photos" in said
+    assert (f"it replaces the deck anglo learned before (4 photos, {before.indices} indices, tested "
+            f"{before.check['stock']:.1%} -> {before.check['profile']:.1%} read right, learned {before.created})") in said
+    assert decks.DeckProfile.load("anglo", tmp_path / "decks").photos == 3
+    kept = (tmp_path / "decks" / "anglo.npz").read_bytes()
+
+    def refused(*args, **kwargs):
+        raise decks.ProfileRefusedError("the profile 'anglo' reads the photos it was tested on worse")
+    with monkeypatch.context() as m:
+        m.setattr(decks, "learn", refused)
+        assert main(["deck", "learn", str(examples), "--name", "anglo"]) == 1
+    assert "the deck anglo learned before stays as it was" in capsys.readouterr().err
+    assert (tmp_path / "decks" / "anglo.npz").read_bytes() == kept
     assert main(["detect", str(photos[0][0]), "--deck", "anglo", "--json"]) == 0
     assert json.loads(capsys.readouterr().out.splitlines()[0])["detections"]
     assert main(["score", str(photos[0][0]), "--deck", "nobody"]) == 1

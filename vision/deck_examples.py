@@ -12,9 +12,12 @@ from pathlib import Path
 import numpy as np
 
 from scorer.errors import HandFootError
+from scorer.wording import counted
 
 from .classes import RANKS, SUIT_CODES
+from .config import DEFAULT
 from .deck_boxes import Example
+from .images import ImageError, image_format, load_photo
 
 #: a deck name: letters, digits, ``-`` and ``_``, at most 40
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$")
@@ -38,29 +41,85 @@ def check_name(name: str) -> str:
     return name
 
 
-def read_examples(paths: list[Path]) -> list[Example]:
-    """The examples of JSON-lines files (see the module docstring); lines without detections are skipped.
+#: a labelled box may reach past its photo's edge by this share of its width (height) and is clipped to the photo, as
+#: the detector's boxes are; a box further out is refused (its coordinates are not the photo's pixels)
+EDGE_SLACK = 0.25
+#: what an examples file is, for messages about a file that is not one
+FORM = ('examples are a .jsonl file, JSON lines: one JSON object per line, {"image": PATH, "detections": [{"card": '
+        '"KH", "box": [x1, y1, x2, y2]}, ...]}, as `handfoot detect --json PHOTOS > examples.jsonl` writes them')
+
+
+def examples_text(name: str, data: bytes) -> str:
+    """The text of the examples file ``name`` (its bytes ``data``), checked whole before its lines are.
 
     Raises:
-        ExamplesError: a missing or unreadable file, a line that is not a JSON object with ``image`` and
-            ``detections``, an image that does not exist, a box that is not four numbers with x1 < x2 and y1 < y2,
-            an unknown card code, or more than :data:`MAX_PHOTOS` photos / :data:`MAX_BOXES` boxes in all.
+        ExamplesError: a photo (or another image) given instead, an empty file, or one JSON document written over
+            several lines (pretty-printed), each naming the form (:data:`FORM`).
+    """
+    kind = image_format(data)
+    if kind is not None:
+        raise ExamplesError(f"{name} is a {kind} image, not an examples file: {FORM}")
+    text = data.decode("utf-8", "replace")
+    lines = [line for line in text.splitlines() if line.strip()]
+    if not lines:
+        raise ExamplesError(f"{name} is empty: {FORM}")
+    if len(lines) > 1:
+        try:
+            doc = json.loads(text)
+        except json.JSONDecodeError:
+            doc = None
+        if isinstance(doc, (dict, list)):  # one document over several lines: JSON lines hold one object a line
+            how = "jq -c '.[]'" if isinstance(doc, list) else "jq -c ."
+            raise ExamplesError(f"{name} holds one JSON {'array' if isinstance(doc, list) else 'object'} written "
+                                f"over {len(lines)} lines, and examples are JSON lines: one object per line (e.g. "
+                                f"{how} {name} > examples.jsonl)")
+    return text
+
+
+def not_json(where: str, line: str, exc: json.JSONDecodeError) -> ExamplesError:
+    """The error of the examples line ``line`` (at ``where``, ``file:line``) that is not JSON: one object that goes
+    on over the next lines is told so."""
+    if line.lstrip().startswith(("{", "[")) and exc.pos >= len(line.rstrip()):
+        return ExamplesError(f"{where}: the JSON object goes on past the end of the line ({exc.msg}): examples are "
+                             "JSON lines, one whole object per line")
+    return ExamplesError(f"{where}: not JSON ({exc.msg}): {FORM}")
+
+
+def read_examples(paths: list[Path], notes: list[str] | None = None) -> list[Example]:
+    """The examples of JSON-lines files (see the module docstring); lines without detections are skipped. Each
+    example photo is read (``vision.images.load_photo``) and its boxes checked against it: a box reaching past the
+    photo's edge by at most :data:`EDGE_SLACK` of its size is clipped to the photo, and ``notes`` (when given) is
+    told in one line how many were.
+
+    Raises:
+        ExamplesError: a missing or unreadable file, a photo given instead (or an empty file, or one pretty-printed
+            JSON document: :func:`examples_text`), a line that is not a JSON object with ``image`` and
+            ``detections``, an image that does not exist or is not an image, a box that is not four numbers with
+            x1 < x2 and y1 < y2 or that lies outside its photo, an unknown card code, a file with no box labelled
+            at all, or more than :data:`MAX_PHOTOS` photos / :data:`MAX_BOXES` boxes in all. Each names the file,
+            and the line where there is one.
     """
     out: list[Example] = []
     seen: dict[Path, str] = {}
+    clipped: list[str] = []
     total = 0
     for path in paths:
         path = Path(path)
         if not path.is_file():
             raise ExamplesError(f"{path}: no such examples file")
-        for k, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+        try:
+            text = examples_text(str(path), path.read_bytes())
+        except OSError as exc:
+            raise ExamplesError(f"{path}: cannot read the file ({exc.strerror or exc.__class__.__name__})") from None
+        labelled = 0
+        for k, line in enumerate(text.splitlines(), 1):
             if not line.strip():
                 continue
             where = f"{path}:{k}"
             try:
                 doc = json.loads(line)
             except json.JSONDecodeError as exc:
-                raise ExamplesError(f"{where}: not JSON ({exc.msg})") from None
+                raise not_json(where, line, exc) from None
             if not isinstance(doc, dict) or not isinstance(doc.get("image"), str) or \
                     not isinstance(doc.get("detections"), list):
                 raise ExamplesError(f'{where}: expected {{"image": PATH, "detections": [{{"card": ..., "box": '
@@ -87,10 +146,50 @@ def read_examples(paths: list[Path]) -> list[Example]:
                 boxes.append(box)
                 codes.append(code)
             if codes:
+                try:
+                    height, width = load_photo(image).shape[:2]
+                except ImageError as exc:
+                    raise ExamplesError(f"{where}: {exc}") from None
+                boxes = _inside(boxes, codes, width, height, where, clipped)
                 out.append(Example(image, np.array(boxes, np.float32), tuple(codes)))
                 total += len(codes)
+                labelled += len(codes)
             if len(out) > MAX_PHOTOS or total > MAX_BOXES:
                 raise ExamplesError(f"too many examples (at most {MAX_PHOTOS} photos and {MAX_BOXES:,} boxes)")
+        if not labelled:
+            raise ExamplesError(f'no corner indices labelled in {path}: every line\'s "detections" is empty (give '
+                                'each index its "card" and "box", as `handfoot detect --json` prints them)')
+    if clipped and notes is not None:
+        notes.append(f"{counted(len(clipped), 'box', 'boxes')} reaching a little past the photo's edge "
+                     f"{'was' if len(clipped) == 1 else 'were'} clipped to it ({clipped[0]}"
+                     f"{' and more' if len(clipped) > 1 else ''})")
+    return out
+
+
+def _inside(boxes: list[list[float]], codes: list[str], width: int, height: int, where: str,
+            clipped: list[str]) -> list[list[float]]:
+    """``boxes`` (xyxy pixels) of one example photo read as ``width`` x ``height`` pixels, each clipped to the photo
+    when it reaches past the edge by at most :data:`EDGE_SLACK` of its size (``clipped`` is told ``where``, the box
+    and its code).
+
+    Raises:
+        ExamplesError: a box further out, naming ``where``, the box, its code and the photo's size as read.
+    """
+    out = []
+    for box, code in zip(boxes, codes):
+        x1, y1, x2, y2 = box
+        over_x = max(0.0, -x1) + max(0.0, x2 - width)
+        over_y = max(0.0, -y1) + max(0.0, y2 - height)
+        if over_x > EDGE_SLACK * (x2 - x1) or over_y > EDGE_SLACK * (y2 - y1):
+            shrunk = (f"; a photo over {DEFAULT.pyramid.photo_side} px is read shrunk to that"
+                      if max(width, height) == DEFAULT.pyramid.photo_side else "")
+            raise ExamplesError(f"{where}: box {box} of {code} lies outside the photo, which handfoot reads as "
+                                f"{width} x {height} pixels (boxes are in those pixels, as `handfoot detect --json` "
+                                f"prints them{shrunk})")
+        if over_x or over_y:
+            clipped.append(f"{where}, box {box} of {code}")
+            box = [min(max(x1, 0), width), min(max(y1, 0), height), min(max(x2, 0), width), min(max(y2, 0), height)]
+        out.append(box)
     return out
 
 

@@ -6,8 +6,9 @@ prints (one JSON object a line)::
     {"image": "photos/round3.jpg", "detections": [{"card": "KH", "box": [x1, y1, x2, y2]}, ...]}
 
 boxes in the pixels of the photo as handfoot reads it (``vision.images.load_photo``: a photo over 2560 px is
-shrunk to that; ``detect --json`` prints its ``width`` and ``height``); other keys are ignored; a relative ``image``
-path is relative to the JSON file.
+shrunk to that; ``detect --json`` prints its ``width`` and ``height``): a box reaching a little past the photo's
+edge is clipped to it, one further out refused (``vision.deck_examples.EDGE_SLACK``); other keys are ignored; a
+relative ``image`` path is relative to the JSON file.
 :func:`learn` fits the reader's linear heads (:class:`vision.models.classifiers.Heads`) on the features of the examples'
 index crops, seen turned and shifted (:data:`AUGMENT`), starting from the model's own heads and held near them
 (:data:`ANCHOR`), so ranks the examples do not show are not forgotten. The features come from the shipped
@@ -47,12 +48,13 @@ from typing import Callable
 import numpy as np
 
 from scorer.errors import HandFootError
-
 from scorer.wording import counted
+
 from .deck_aspect import screen
 from .deck_boxes import Example, cards_read, found_boxes, with_found_boxes
 from .deck_frames import IDENTITY, Frame, learn_frame, pairs
-from .deck_examples import MAX_BOXES, MAX_PHOTOS, NAME, ExamplesError, check_name, read_examples  # noqa: F401
+from .deck_examples import (MAX_BOXES, MAX_PHOTOS, NAME, ExamplesError, check_name, examples_text,  # noqa: F401
+                            read_examples)
 from .deck_glyphs import GlyphReader, later_photos, weigh
 from .deck_glyphs import fit as fit_glyphs
 from .deck_ink import Ink, learn_ink
@@ -209,6 +211,14 @@ def list_profiles(folder: Path) -> list[DeckProfile]:
     if not folder.is_dir():
         return []
     return [DeckProfile.load(p.stem, folder) for p in sorted(folder.glob("*.npz")) if NAME.match(p.stem)]
+
+
+def saved_profile(name: str, folder: Path) -> DeckProfile | None:
+    """The profile ``name`` kept in ``folder``, or None when there is none."""
+    try:
+        return DeckProfile.load(name, folder)
+    except DeckNotFoundError:
+        return None
 
 
 def remove_profile(name: str, folder: Path) -> None:
@@ -424,8 +434,9 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
     figures = {"indices": int(held // len(VIEWS)), "stock": round(before, 4), "profile": round(after, 4),
                "method": method, **figures, "aspect": round(aspect, 4)}
     if held == 0 or after < before:
-        raise ProfileRefusedError(f"the profile {name!r} reads its check photos worse than the stock reader "
-                                  f"({after:.1%} vs {before:.1%} of {figures['indices']} indices right, {method}); "
+        raise ProfileRefusedError(f"the profile {name!r} reads the photos it was tested on (not learned from) "
+                                  f"worse than the stock reader ({after:.1%} vs {before:.1%} of "
+                                  f"{counted(figures['indices'], 'index', 'indices')} right, {method}); "
                                   "not kept: check the example codes, or give more photos")
     own = None
     if glyphs:  # weighed on the last photos (a later photo of the same cards flatters a reader that memorises)

@@ -55,8 +55,9 @@ async def learn_deck(name: DeckName, body: DeckLearnIn, ledger: Ledger = Depends
                      learning: DeckLearning = Depends(get_learning),
                      models: core.Models = Depends(get_models)) -> DeckJobOut:
     """Learn (or learn again) the deck profile ``name`` from the photo rounds of ``games``, in the background:
-    the answer is the job (``GET /v1/decks/jobs/{id}`` says how far it is). It shares the photo readings'
-    places: 503 with ``Retry-After`` when they are all taken."""
+    the answer is the job (``GET /v1/decks/jobs/{id}`` says how far it is; learning again replaces the profile of
+    that name, and the job done says which in ``replaced``). It shares the photo readings' places: 503 with
+    ``Retry-After`` when they are all taken."""
     from vision.decks import Example, check_name  # the optional vision extra (OpenCV, ONNX Runtime)
 
     check_name(name)

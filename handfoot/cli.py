@@ -256,9 +256,19 @@ def cmd_detect(args: argparse.Namespace) -> int:
         raise HandFootError(f"--conf must be in (0, 1], got {args.conf}")
     if args.imgsz < 320:
         raise HandFootError(f"--imgsz must be at least 320 pixels, got {args.imgsz}")
+    dests = []
+    if args.annotate:
+        files.check_annotate_target(args.annotate, len(paths))
+        dests = files.annotation_paths(args.annotate, paths)
     models = core.load_models(args.model, args.reader, no_stacks=True, deck=args.deck)
+    written: list[Path] = []
+
+    def drawn(k: int, picture) -> None:
+        files.write_picture(dests[k], picture)
+        written.append(dests[k])
+
     failures = 0
-    for record in learning.detect_examples(paths, models, args.conf, args.imgsz):
+    for record in learning.detect_examples(paths, models, args.conf, args.imgsz, drawn if dests else None):
         if isinstance(record, HandFootError):
             _say(f"handfoot: error: {record}")
             failures += 1
@@ -266,7 +276,10 @@ def cmd_detect(args: argparse.Namespace) -> int:
             print(json.dumps(record))
         else:
             cards = ", ".join(f"{d['card']} ({d['confidence']:.2f})" for d in record["detections"]) or "no cards found"
-            print(f"{record['image']}: {len(record['detections'])} corner indices: {cards}")
+            print(f"{record['image']}: {counted(len(record['detections']), 'corner index', 'corner indices')}: "
+                  f"{cards}")
+    for dest in written:  # after the photos' lines, as score says it (on standard error beside --json's lines)
+        (_say if args.json else print)(f"annotated: {dest}")
     return EXIT_BAD_INPUT if failures else 0
 
 

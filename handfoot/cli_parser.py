@@ -160,7 +160,7 @@ def build_parser() -> Parser:
     sp.set_defaults(func="odds")
 
     sp = sub.add_parser("detect", help="find card corner indices in photos with the shipped model")
-    sp.add_argument("images", nargs="+", help="image files or directories of images")
+    sp.add_argument("images", nargs="+", help="photos, or folders of photos")
     sp.add_argument("--json", action="store_true", help="one JSON object per image, one per line")
     sp.add_argument("--imgsz", type=int, default=2560,
                     help="largest detector pass, long side in pixels (at least 320; the passes are chosen from the "
@@ -169,6 +169,9 @@ def build_parser() -> Parser:
     sp.add_argument("--model", help="detector ONNX model (default: models/cards.onnx)")
     sp.add_argument("--reader", help="index reader ONNX model (default: models/reader.onnx when present)")
     sp.add_argument("--deck", help="read with this deck's profile (handfoot deck learn; handfoot deck list)")
+    sp.add_argument("--annotate", metavar="OUT", help="draw each index box found with its card code on the photo as "
+                                                      "read (the boxes' pixels): a .jpg file for one photo, or a "
+                                                      "folder for several")
     sp.set_defaults(func="detect")
 
     sp = sub.add_parser("watch", help="score a round live from a camera above the table, or from a video of it",

@@ -79,43 +79,53 @@ def check_annotate_target(target: str, n_photos: int) -> None:
 
 
 def write_annotations(target: str, result: PhotoScore, written: Callable[[Path], Any] = lambda dest: None) -> None:
-    """Write each photo of ``result`` (read in this process) annotated (:func:`handfoot.core.annotated_image`). One
-    photo: ``target`` itself when it has an image suffix. Otherwise ``target`` is a folder of
-    ``<stem>_annotated.jpg`` (``<stem>_2_annotated.jpg`` ... when two photos share a name). ``written(dest)`` is
-    called after each file. Raises HandFootError naming the file that could not be written."""
-    import cv2  # OpenCV: the optional vision extra
+    """Write each photo of ``result`` (read in this process) annotated (:func:`handfoot.core.annotated_image`) where
+    :func:`annotation_paths` puts it. ``written(dest)`` is called after each file. Raises HandFootError naming the
+    file that could not be written."""
+    for k, dest in enumerate(annotation_paths(target, [image.image for image in result.images])):
+        write_picture(dest, annotated_image(result, k))
+        written(dest)
 
+
+def annotation_paths(target: str, photos: Sequence[str | Path]) -> list[Path]:
+    """Where ``--annotate target`` writes the annotated picture of each of ``photos``: one photo, ``target`` itself
+    when it has an image suffix; otherwise ``target`` is a folder of ``<stem>_annotated.jpg``
+    (``<stem>_2_annotated.jpg`` ... when two photos share a name)."""
     from vision.images import IMAGE_SUFFIXES  # the optional vision extra (OpenCV, ONNX Runtime)
 
-
     out = Path(target)
-    if len(result.images) == 1 and out.suffix.lower() in IMAGE_SUFFIXES:
-        dests = [out]
-    else:
-        dests, used = [], set()
-        for image in result.images:
-            base = Path(image.image).stem
-            stem, k = base, 1
-            while stem in used:
-                k += 1
-                stem = f"{base}_{k}"
-            used.add(stem)
-            dests.append(out / f"{stem}_annotated.jpg")
-    for k, dest in enumerate(dests):
-        try:
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            ok = cv2.imwrite(str(dest), annotated_image(result, k))
-        except (OSError, cv2.error) as exc:
-            why, where = (getattr(exc, "strerror", None) or str(exc)).lower(), getattr(exc, "filename", None)
-            if getattr(exc, "errno", None) in (errno.EEXIST, errno.ENOTDIR) and where:
-                blocking = next((p for p in [Path(where), *Path(where).parents] if p.is_file()), Path(where))
-                why = f"{blocking} is a file, not a folder"
-            elif where and str(where) != str(dest):
-                why = f"{why} ({where})"
-            raise HandFootError(f"could not write the annotated image {dest}: {why}") from None
-        if not ok:
-            raise HandFootError(f"could not write the annotated image {dest}")
-        written(dest)
+    if len(photos) == 1 and out.suffix.lower() in IMAGE_SUFFIXES:
+        return [out]
+    dests, used = [], set()
+    for photo in photos:
+        base = Path(photo).stem
+        stem, k = base, 1
+        while stem in used:
+            k += 1
+            stem = f"{base}_{k}"
+        used.add(stem)
+        dests.append(out / f"{stem}_annotated.jpg")
+    return dests
+
+
+def write_picture(dest: Path, picture: Any) -> None:
+    """Write ``picture`` ((H, W, 3) uint8 BGR) to the image file ``dest``, its folders made. Raises HandFootError
+    naming the file, and the file in the way where a folder was needed."""
+    import cv2  # OpenCV: the optional vision extra
+
+    try:
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        ok = cv2.imwrite(str(dest), picture)
+    except (OSError, cv2.error) as exc:
+        why, where = (getattr(exc, "strerror", None) or str(exc)).lower(), getattr(exc, "filename", None)
+        if getattr(exc, "errno", None) in (errno.EEXIST, errno.ENOTDIR) and where:
+            blocking = next((p for p in [Path(where), *Path(where).parents] if p.is_file()), Path(where))
+            why = f"{blocking} is a file, not a folder"
+        elif where and str(where) != str(dest):
+            why = f"{why} ({where})"
+        raise HandFootError(f"could not write the annotated image {dest}: {why}") from None
+    if not ok:
+        raise HandFootError(f"could not write the annotated image {dest}")
 
 
 #: photo formats a browser may not show (Chrome shows neither): served as a JPEG copy of the photo as read

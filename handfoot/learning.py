@@ -246,37 +246,44 @@ def remove_deck(name: str, decks_folder: Path) -> None:
 
 
 def image_paths(images: list[str]) -> list[Path]:
-    """The photos of ``images`` (files, or folders of .jpg/.png photos), for ``handfoot detect``. Raises
-    HandFootError: the vision extra is missing; no photo given."""
+    """The photos of ``images`` (files, or folders: every photo in them whose name ends in one of
+    ``vision.images.IMAGE_SUFFIXES``), for ``handfoot detect``. Raises HandFootError: the vision extra is missing;
+    no photo given (the message names the suffixes a folder is read for)."""
     try:
         import onnxruntime  # noqa: F401
 
-        from vision.images import image_paths  # the optional vision extra (OpenCV, ONNX Runtime)
+        from vision.images import IMAGE_SUFFIXES, image_paths  # the optional vision extra (OpenCV, ONNX Runtime)
     except ImportError as exc:  # the vision extra is not installed
         raise HandFootError(f"detect needs the vision extra (pip install -e '.[vision]'): {exc}") from None
     paths = image_paths(images)
     if not paths:
-        raise HandFootError("no images given (a directory argument must contain .jpg/.png images)")
+        raise HandFootError(f"no photos in {', '.join(images)}: a folder is read for its {', '.join(IMAGE_SUFFIXES)} "
+                            "files")
     return paths
 
 
-def detect_examples(paths: list[Path], models: Any, conf: float, imgsz: int
-                    ) -> Iterator[dict[str, Any] | HandFootError]:
+def detect_examples(paths: list[Path], models: Any, conf: float, imgsz: int,
+                    drawn: Callable[[int, Any], Any] | None = None) -> Iterator[dict[str, Any] | HandFootError]:
     """Each photo of ``paths`` read into corner indices with ``models`` (``handfoot.core.Models``) at confidence
     ``conf`` and the pyramid's longest side ``imgsz``: ``{"image", "width", "height", "detections": [{"card",
     "confidence", "box"}, ...]}`` (a deck-learning example once checked), or the ImageError of a photo that
-    cannot be read."""
+    cannot be read. ``drawn(k, picture)``, when given, is called before photo ``k``'s record with the photo as read
+    ((H, W, 3) uint8 BGR, the boxes' pixels) and each box drawn on it with its card code
+    (``vision.annotate.CornerAnnotator``)."""
+    from vision.annotate import CornerAnnotator  # the optional vision extra (OpenCV, ONNX Runtime)
     from vision.images import ImageError, load_photo  # the optional vision extra (OpenCV, ONNX Runtime)
     from vision.pipeline import detect, read_indices  # the optional vision extra (OpenCV, ONNX Runtime)
 
     detector, reader = models.detector, models.reader
     config = DEFAULT.replace(**{"reading.min_conf": conf, "pyramid.max_side": imgsz})
-    for path in paths:
+    for k, path in enumerate(paths):
         try:
             image = load_photo(path)
         except ImageError as exc:
             yield exc
             continue
         det, _ = read_indices(detect(image, detector, reader, config), not detector.names_cards, config)
+        if drawn is not None:
+            drawn(k, CornerAnnotator().annotate(image, det))
         yield {"image": str(path), "width": int(image.shape[1]), "height": int(image.shape[0]),
                "detections": det.to_list()}

@@ -272,6 +272,61 @@ def test_counts_say_one_thing_in_the_singular(tmp_path, capsys):
     assert "1 card" in out and "1 cards" not in out
 
 
+def test_detect_given_a_folder_without_photos_names_what_it_reads(tmp_path, capsys):
+    pytest.importorskip("cv2")
+    (tmp_path / "notes.txt").write_text("no photo here")
+    assert main(["detect", str(tmp_path)]) == 1
+    err = one_line(capsys)
+    assert f"no photos in {tmp_path}: a folder is read for its .jpg, .jpeg, .png, .bmp, .webp, .tif, .tiff, .gif, " \
+           ".heic, .heif files" in err
+
+
+def test_detect_annotates_the_boxes_it_found_on_the_photo_as_read(tmp_path, capsys):
+    """``detect --annotate``: each index box found drawn with its code on the photo (a WebP in a folder is read),
+    one picture per photo in a folder, or the file named for one photo; a file named for several photos is refused
+    before the models load."""
+    cv2 = pytest.importorskip("cv2")
+    import numpy as np
+
+    from vision.annotate import CornerAnnotator
+    from vision.classes import class_id
+    from vision.images import load_photo
+    from vision.types import Detections
+
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    ok, data = cv2.imencode(".webp", cv2.imread(str(PHOTO)), [cv2.IMWRITE_WEBP_QUALITY, 101])  # lossless
+    assert ok
+    (photos / "table.webp").write_bytes(data.tobytes())
+    assert main(["detect", str(photos), "--json", "--annotate", str(tmp_path / "out")]) == 0
+    out, err = capsys.readouterr()
+    record = json.loads(out)
+    dest = tmp_path / "out" / "table_annotated.jpg"
+    assert record["image"].endswith("table.webp") and len(record["detections"]) > 5
+    assert err.strip() == f"annotated: {dest}"
+    photo = load_photo(photos / "table.webp")
+    drawn = cv2.imread(str(dest))
+    assert drawn.shape == photo.shape
+    found = record["detections"]
+    dets = Detections(np.array([d["box"] for d in found], np.float32), np.array([d["confidence"] for d in found],
+                                                                                np.float32),
+                      np.array([class_id(d["card"]) for d in found], np.int64))
+    expected = CornerAnnotator().annotate(photo, dets)
+    marks = np.abs(expected.astype(int) - photo).max(2) > 60  # where the boxes and codes are drawn
+    assert marks.sum() > 1000
+    assert np.median(np.abs(drawn.astype(int) - expected)[marks]) < 25  # drawn there (a JPEG's loss aside)
+    assert np.median(np.abs(drawn.astype(int) - photo)[marks]) > 60
+
+    assert main(["detect", str(photos / "table.webp"), "--annotate", str(tmp_path / "one.jpg")]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith(f"{photos / 'table.webp'}: {len(found)} corner indices: ")
+    assert out[1:] == [f"annotated: {tmp_path / 'one.jpg'}"] and (tmp_path / "one.jpg").is_file()
+
+    (photos / "again.png").write_bytes(cv2.imencode(".png", photo)[1].tobytes())
+    assert main(["detect", str(photos), "--annotate", str(tmp_path / "two.jpg")]) == 1
+    assert "--annotate " + str(tmp_path / "two.jpg") + " names one image, but 2 photos are read" in one_line(capsys)
+
+
 @pytest.fixture()
 def two_photos(tmp_path, monkeypatch):
     """Two example photos (copies of the example table, 1600 x 1200) and a line maker; the learning itself is

@@ -74,7 +74,7 @@ def until(d, condition, seconds: float = 30):
         return WebDriverWait(d, seconds).until(condition)
     except TimeoutException:
         raise AssertionError(f"{d.current_url}: toast {text_of(d, '#toast')!r}, notice "
-                             f"{text_of(d, '#sync-notice')!r}") from None
+                             f"{text_of(d, '#sync-notice') or text_of(d, '#game-notice')!r}") from None
 
 
 def press_save(d) -> None:
@@ -252,3 +252,88 @@ def test_a_phone_says_when_the_server_cannot_be_reached(tmp_path, phones):
     finally:
         proc.kill()
         proc.wait(10)
+
+def _rounds(url: str, game: str) -> list[dict]:
+    return httpx.get(f"{url}/v1/games/{game}").json()["rounds"]
+
+
+def test_undoing_a_round_in_the_middle_says_which_rounds_move_and_a_change_meanwhile_is_told(server, phones, tmp_path):
+    """Undo of a round before the last: the question names each later round that moves up with its opening minimum
+    before and after, and offers correcting it instead. The other phone undoing a round while the question is open
+    ends it, said on this phone (and on a phone looking at the game); with the event stream lost, the stale undo is
+    refused (412) and said the same way: no round is undone from a game the player no longer sees."""
+    from test_page_e2e import viewport
+
+    a, b = phones
+    shots = shots_dir(tmp_path)
+    for d in (a, b):
+        viewport(d, 390, 844)
+    game = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+    kings = ["KH", "KS", "KD", "KC", "KH", "KS", "KD"]
+    for k, rank in enumerate(["9", "8", "7", "6"]):  # four rounds, each its own cards
+        layout = {"teams": {"Us": {"melds": [kings[:3 + k]]}, "Them": {"melds": [[rank + s for s in "SHD"]]}}}
+        assert httpx.post(f"{server}/v1/games/{game}/rounds?lenient=true", json=layout).status_code == 201
+    before = _rounds(server, game)
+    for d in (a, b):
+        d.get(f"{server}/#/game/{game}")
+        until(d, lambda d: len(d.find_elements(By.CSS_SELECTOR, "tr.round")) == 4)
+    # each cell: the round's points, and its running total labelled as one
+    assert text_of(a, "tr.round td[data-team='Us'] small") == "total 30"
+
+    def ask_undo(d, n: int) -> None:
+        rows = d.find_elements(By.CSS_SELECTOR, "tr.round")
+        d.execute_script("arguments[0].scrollIntoView({block: 'center'})", rows[n - 1])
+        rows[n - 1].click()
+        until(d, lambda d: d.find_element(By.ID, f"undo-{n}").is_displayed())
+        d.execute_script("arguments[0].scrollIntoView({block: 'center'})", d.find_element(By.ID, f"undo-{n}"))
+        d.find_element(By.ID, f"undo-{n}").click()
+        until(d, lambda d: d.execute_script("return document.getElementById('sheet').open"))
+
+    ask_undo(a, 2)
+    sheet = text_of(a, "#sheet")
+    assert "round 3 becomes round 2: opening minimum 120 → 90" in sheet
+    assert "round 4 becomes round 3: opening minimum 150 → 120" in sheet
+    assert "The next round is then round 4 (opening minimum 150): the game is no longer over." in sheet
+    assert text_of(a, "#confirm-yes") == "Undo round 2, move rounds 3 and 4 up"
+    assert a.find_element(By.ID, "undo-correct-instead").get_attribute("href").endswith(f"#/game/{game}/type/2")
+    a.save_screenshot(str(shots / "undo_middle_round_question_390.png"))
+
+    # the other phone undoes round 1 meanwhile: this question ends, nothing more is undone, and both phones say so
+    etag = httpx.get(f"{server}/v1/games/{game}").headers["etag"]
+    assert httpx.delete(f"{server}/v1/games/{game}/rounds/1", headers={"If-Match": etag}).status_code == 200
+    until(a, lambda d: "Nothing was undone" in (text_of(d, "#game-notice") or ""))
+    assert not a.execute_script("return document.getElementById('sheet').open")
+    said = "Round 1 was undone there: rounds 2 to 4 moved up (now rounds 1 to 3)"
+    assert said in text_of(a, "#game-notice")
+    a.save_screenshot(str(shots / "undo_question_changed_390.png"))
+    until(b, lambda d: said in (text_of(d, "#game-notice") or ""))
+    assert "Changed on another phone" in text_of(b, "#game-notice")
+    b.save_screenshot(str(shots / "undo_told_other_phone_390.png"))
+    assert [r["layout"]["teams"]["Them"] for r in _rounds(server, game)] == [r["layout"]["teams"]["Them"] for r in before[1:]]
+    assert len(a.find_elements(By.CSS_SELECTOR, "tr.round")) == 3 and "Next: round 4 of 4" in text_of(a, "main")
+
+    # with the event stream lost (flaky Wi-Fi) the other phone corrects round 3: the stale undo is refused and said
+    ask_undo(a, 2)
+    a.execute_script("hfSync.stop()")
+    etag = httpx.get(f"{server}/v1/games/{game}").headers["etag"]
+    fixed = {"teams": {"Us": {"melds": [kings]}, "Them": {}}}
+    assert httpx.put(f"{server}/v1/games/{game}/rounds/3?lenient=true", json=fixed,
+                     headers={"If-Match": etag}).status_code == 200
+    a.find_element(By.ID, "confirm-yes").click()
+    until(a, lambda d: "Round 3 was corrected there." in (text_of(d, "#game-notice") or ""))
+    assert "Nothing was undone" in text_of(a, "#game-notice") and "Not undone" in text_of(a, "#toast")
+    assert len(_rounds(server, game)) == 3
+
+    # now undone knowingly: it says which round moved up, and what is next
+    ask_undo(a, 2)
+    a.find_element(By.ID, "confirm-yes").click()
+    until(a, lambda d: "Round 2 undone" in (text_of(d, "#game-notice") or ""))
+    assert "Round 3 moved up one: it is round 2 now, scored under its new opening minimum. Next: round 3." \
+        in text_of(a, "#game-notice")
+    a.save_screenshot(str(shots / "undo_middle_round_done_390.png"))
+    after = _rounds(server, game)
+    assert [r["layout"]["teams"] for r in after] == [before[1]["layout"]["teams"], fixed["teams"] | {"Them": {}}]
+    assert [r["minimum"] for r in after] == [50, 90] and after[1]["layout"]["round"] == 2
+    for d in (a, b):
+        assert [e for e in console_errors(d) if "412" not in e] == []
+

@@ -61,15 +61,16 @@ export function openSheet(title, body) {
   if (first) first.focus();
 }
 export function closeSheet() { if (sheet.open) sheet.close(); }
-export function askConfirm(title, text, okLabel) {
-  /* a question in the sheet (not the browser's pop-up); resolves true for okLabel, false otherwise */
+export function askConfirm(title, text, okLabel, other) {
+  /* a question in the sheet (not the browser's pop-up); resolves true for okLabel, false otherwise (Cancel, the
+     sheet closed); `other`: another way out shown between them (a link, say) */
   return new Promise((resolve) => {
     const done = (answer) => { sheet.removeEventListener("close", onClose); closeSheet(); resolve(answer); };
     const onClose = () => done(false);
     sheet.addEventListener("close", onClose);
-    openSheet(title, h("div", {}, [].concat(text).map(t => h("p", {}, t)),
+    openSheet(title, h("div", {}, [].concat(text).map(t => t instanceof Node ? t : h("p", {}, t)),
       h("div", {class: "row"}, h("button", {type: "button", class: "primary", id: "confirm-yes", onclick: () => done(true)}, okLabel),
-        h("button", {type: "button", onclick: () => done(false)}, "Cancel"))));
+        other || null, h("button", {type: "button", onclick: () => done(false)}, "Cancel"))));
   });
 }
 

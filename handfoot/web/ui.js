@@ -87,8 +87,9 @@ export function problemText(p) {
   return cardsInText((m && !p.message.startsWith(`team ${m[1]}`) ? `${m[1]}: ` : "") + p.message);
 }
 
-export function cardPicker(initial, onPick, extra) {
-  /* rank and suit buttons (no keyboard needed); onPick(code) */
+export function cardPicker(initial, onPick, extra, above) {
+  /* rank and suit buttons (no keyboard needed); onPick(code); `extra`: a button beside Save, `above`: a control
+     between the picker and its buttons (the card editor's "Move it to…") */
   const start = initial ? cardParts(initial) : {rank: "", suit: ""};
   let rank = start.rank, suit = start.suit;
   const ranks = h("div", {class: "picker", role: "group", "aria-label": "rank"});
@@ -115,7 +116,7 @@ export function cardPicker(initial, onPick, extra) {
                               onclick: () => { suit = code; refresh(); }}, sym));
   }
   refresh();
-  return h("div", {}, h("p", {class: "muted"}, "Rank"), ranks, h("p", {class: "muted"}, "Suit"), suits,
+  return h("div", {}, h("p", {class: "muted"}, "Rank"), ranks, h("p", {class: "muted"}, "Suit"), suits, above || null,
            h("div", {class: "row"}, ok, extra || null,
              h("button", {type: "button", onclick: closeSheet}, "Cancel")));
 }

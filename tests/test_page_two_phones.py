@@ -8,6 +8,11 @@ and two headless Chromium sessions (Debian's chromium + chromium-driver, through
 - Both open "Correct round 1"; one saves a change; the other is told ("Changed on another phone"), without a
   reload, and shows the other phone's version when asked; its own unsaved change is not thrown away unasked.
 - A round saved on one phone appears in the other's game view without a reload (``/v1/games/{id}/events``).
+- Undoing a round before the last names the rounds that move up and their opening minimums; the other phone changing
+  the game while the question is open ends it (or is refused 412 when the events were lost), said on the page.
+- Both phones save one round: the later is told another phone saved it and adds its changes to it; with another
+  photo it saves its own as the next round; the same photo read again is said as soon as it is read.
+- The deck to read with shows a long name whole at 390 px.
 
 Screenshots at 390 x 844 go to ``$HANDFOOT_SCREENSHOTS`` (default: the test's temporary folder).
 """
@@ -437,3 +442,30 @@ def test_two_phones_save_one_round_and_the_later_adds_its_changes_to_it(server, 
     for d in (a, b):
         assert [e for e in console_errors(d) if "409" not in e and "412" not in e] == []
 
+
+def test_the_deck_to_read_with_fits_a_phone(server, phones, tmp_path):
+    """The live view's (and the round page's) choice of deck shows a long deck name whole at 390 px."""
+    from test_page_e2e import viewport
+    from vision.decks import DeckProfile
+    from vision.models.classifiers import IndexReader
+
+    a, _ = phones
+    viewport(a, 390, 844)
+    name = "grandmas-blue-bicycle-cards"
+    folder = tmp_path / "data" / "decks"
+    folder.mkdir(parents=True, exist_ok=True)
+    DeckProfile(name, IndexReader().stock_heads(), 5, 100).save(folder)
+    game = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+    for page, choice in ((f"/live/{game}", "live-deck"), (f"/game/{game}/round", "deck")):
+        a.get(f"{server}/#{page}")
+        radio = until(a, lambda d: d.find_elements(By.ID, f"{choice}-{name}")).pop()
+        a.execute_script("arguments[0].scrollIntoView({block: 'center'})", radio)
+        radio.click()
+        assert a.execute_script(f"return document.getElementById('{choice}').value") == name
+        label = a.find_element(By.CSS_SELECTOR, f"label[for='{choice}-{name}']")
+        assert label.text == f"deck {name}"
+        assert a.execute_script("const r = arguments[0].getBoundingClientRect(); return r.right <= innerWidth && "
+                                "arguments[0].scrollWidth <= arguments[0].clientWidth", label)
+        a.execute_script("arguments[0].scrollIntoView({block: 'center'})", label)
+        a.save_screenshot(str(shots_dir(tmp_path) / f"deck_choice_{choice}_390.png"))
+    assert console_errors(a) == []

@@ -462,6 +462,8 @@ async function undoRound(g, r, button) {
 }
 
 const DECK_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$/;  /* a deck's name (vision.decks.NAME) */
+/* the fewest photos a deck is learned from (vision.decks.check_photos refuses fewer) */
+export const MIN_TEACH = 2;
 
 /* A game's corrected photo rounds teach the card reader the family's deck (POST /v1/decks/{name}/learn), and go on
    teaching it after every round saved (the game's `teach`, its last `lesson`; PUT /v1/games/{id}/deck). */
@@ -472,6 +474,23 @@ export function teachPanel(gid, g) {
   const deckName = () => name.value.trim() || name.placeholder;
   const status = h("div", {"aria-live": "polite", class: "status", id: "teach-status"},
     g.lesson ? h("p", {id: "lesson"}, g.lesson.message) : null);
+  /* a name that is no deck's name is said as it is typed (vision.decks.NAME), before anything is asked */
+  const nameOk = () => {
+    const deck = deckName();
+    document.getElementById("deck-name-problem")?.remove();
+    if (DECK_NAME.test(deck)) { name.removeAttribute("aria-invalid"); return true; }
+    name.setAttribute("aria-invalid", "true");
+    name.after(h("p", {class: "error-box", role: "alert", id: "deck-name-problem"}, `Deck name "${deck}": use letters, digits, - and _ ` +
+      "(at most 40, starting with a letter or digit), e.g. grandmas-blue"));
+    return false;
+  };
+  name.addEventListener("input", nameOk);
+  /* learning needs at least MIN_TEACH photos (vision.decks.check_photos: it is checked on photos it did not learn
+     from): fewer, and the button waits, saying why */
+  const photos = g.rounds.reduce((n, r) => n + r.photos.length, 0);
+  const why = photos < MIN_TEACH ? h("p", {class: "muted", id: "teach-why"}, `Learning needs at least ${MIN_TEACH} photos of rounds ` +
+    `(the deck is checked on photos it did not learn from): this game has ${photos} so far. Score more rounds from photos, ` +
+    "then learn it here.") : null;
   const keep = h("input", {type: "checkbox", id: "keep-teaching", checked: g.teach ? "" : null});
   keep.addEventListener("change", async () => {
     try {
@@ -481,15 +500,10 @@ export function teachPanel(gid, g) {
       toast(keep.checked ? `Each round saved now teaches deck ${out.teach}` : "Saved rounds no longer teach the deck");
     } catch (e) { keep.checked = !keep.checked; status.replaceChildren(errorBox(e)); }
   });
-  const go = h("button", {type: "button", id: "learn-deck"}, "Learn this deck");
+  const go = h("button", {type: "button", id: "learn-deck", disabled: photos < MIN_TEACH}, "Learn this deck");
   go.addEventListener("click", async () => {
     const deck = deckName();
-    if (!DECK_NAME.test(deck)) {  /* vision.decks.NAME: checked here, as a name with "/" is no address at all */
-      status.replaceChildren(errorBox(`Deck name "${deck}": use letters, digits, - and _ (at most 40, starting with a ` +
-                                      "letter or digit), e.g. grandmas-blue"));
-      name.focus();
-      return;
-    }
+    if (!nameOk()) { name.focus(); return; }  /* vision.decks.NAME: a name with "/" is no address at all */
     setBusy(go, true);
     status.replaceChildren(h("p", {}, h("span", {class: "spinner", "aria-hidden": "true"}), " Learning your deck…"));
     try {
@@ -514,7 +528,7 @@ export function teachPanel(gid, g) {
   return h("section", {class: "panel", id: "teach"}, h("h2", {}, "Teach handfoot your deck"),
     h("p", {class: "muted"}, "The photo rounds of this game, as you corrected them, teach the card reader your deck " +
       "(seconds to a minute). Some photos check it first: it is kept unless it reads those worse than handfoot does without it. Five photo rounds are a start."),
-    h("label", {for: "deck-name"}, "Deck name (empty: our-deck)"), name, h("div", {class: "row"}, go),
+    h("label", {for: "deck-name"}, "Deck name (empty: our-deck)"), name, why, h("div", {class: "row"}, go),
     h("label", {class: "check"}, keep, " Keep learning it from every round saved (a round saved as read teaches only " +
       "the cards read surely)"), status);
 }

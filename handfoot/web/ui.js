@@ -74,6 +74,22 @@ export function askConfirm(title, text, okLabel, other) {
   });
 }
 
+/* The deck profiles a game's photos may be read with, as a choice that fits a phone's width whatever the names (a
+ * radio button a line, its label wrapping; a select cuts a long name off): "the stock card reader" (value "") or
+ * each deck of `decks` (GET /v1/decks). The element's `value` is the choice's, read and set as a select's; it is
+ * a fieldset with the id `id`, its legend `legend`. */
+export function deckChoice(decks, chosen, id, legend) {
+  const box = h("fieldset", {class: "choice", id}, h("legend", {}, legend));
+  const item = (value, text) => h("label", {class: "check", for: `${id}-${value || "stock"}`},
+    h("input", {type: "radio", name: id, id: `${id}-${value || "stock"}`, value, checked: value === (chosen || "") ? "" : null}),
+    h("span", {}, text));
+  box.append(item("", "the stock card reader"), ...decks.map(d => item(d.name, `deck ${d.name}`)));
+  Object.defineProperty(box, "value", {
+    get: () => (box.querySelector("input:checked") || {value: ""}).value,
+    set: (v) => { for (const r of box.querySelectorAll("input")) r.checked = r.value === (v || ""); }});
+  return box;
+}
+
 /* The rules' problems of a round as one line ("2 rule problems: Us: ..."), or null when there are none. */
 export function problemsLine(problems) {
   if (!problems.length) return null;

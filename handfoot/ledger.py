@@ -25,7 +25,7 @@ from scorer.wording import counted
 
 from .errors import ConflictError, NotFoundError, StaleError
 from .records import (Answer, DiskError, GameRecord, LedgerError, ReadingRecord, RoundRecord,  # noqa: F401
-                      cannot_write)
+                      SavedAs, cannot_write)
 
 _SCHEMA = """
 CREATE TABLE games (
@@ -282,28 +282,37 @@ class Ledger:
         before work is done on a round (the write checks again)."""
         self._once(self._conn(), reading, game_id, n)
 
+    def saved_as(self, reading: str, game_id: str, n: int | None = None) -> SavedAs | None:
+        """Where the photo reading ``reading`` is already scored, other than as round ``n`` of game ``game_id``:
+        a round of any game made from this very reading, else the first round of this game with a photo of the
+        same bytes (each photo's sha256 is kept with its reading); None when neither."""
+        return self._saved_as(self._conn(), reading, game_id, n)
+
     def _once(self, conn: sqlite3.Connection, reading: str | None, game_id: str, n: int | None) -> None:
-        """Refuse (ConflictError) a photo reading that is already another round (a reading becomes one round), or
-        one with a photo of the same bytes as a photo of another round of the game (the same photo sent twice, or
-        by two phones)."""
-        if not reading:
-            return
+        """Refuse (ConflictError naming the game and round) a photo reading that is already another round (a
+        reading becomes one round), or one with a photo of the same bytes as a photo of another round of the game
+        (the same photo sent twice, or by two phones)."""
+        found = self._saved_as(conn, reading, game_id, n) if reading else None
+        if found is not None:
+            raise ConflictError(found.message, game=found.game, round=found.round)
+
+    def _saved_as(self, conn: sqlite3.Connection, reading: str, game_id: str, n: int | None) -> SavedAs | None:
         row = conn.execute("SELECT game_id, n FROM rounds WHERE reading = ? AND NOT (game_id = ? AND n IS ?) "
-                           "LIMIT 1", (reading, game_id, n)).fetchone()
+                           "ORDER BY game_id != ?, n LIMIT 1", (reading, game_id, n, game_id)).fetchone()
         if row is not None:
             where = f"round {row[1]}" + ("" if row[0] == game_id else f" of game {row[0]}")
-            raise ConflictError(f"this photo reading is already {where}: a reading is saved once (correct "
-                                f"{where} instead)", game=row[0], round=row[1])
-        # each photo's sha256 is kept with its reading (``files[k]["sha256"]``; readings kept before have none)
+            return SavedAs(row[0], row[1], reading, None,
+                           f"this photo reading is already {where}: a reading is saved once (correct {where} instead)")
         row = conn.execute(
-            "SELECT r.n, json_extract(mine.value, '$.name') FROM readings x, json_each(x.files) mine, rounds r "
-            "JOIN readings y ON y.id = r.reading, json_each(y.files) theirs WHERE x.id = ? AND r.game_id = ? "
-            "AND r.reading != ? AND r.n IS NOT ? AND json_extract(mine.value, '$.sha256') = "
+            "SELECT r.n, json_extract(mine.value, '$.name'), r.reading FROM readings x, json_each(x.files) mine, "
+            "rounds r JOIN readings y ON y.id = r.reading, json_each(y.files) theirs WHERE x.id = ? AND "
+            "r.game_id = ? AND r.reading != ? AND r.n IS NOT ? AND json_extract(mine.value, '$.sha256') = "
             "json_extract(theirs.value, '$.sha256') ORDER BY r.n LIMIT 1", (reading, game_id, reading, n)).fetchone()
         if row is not None:
-            raise ConflictError(f"{row[1]} is already scored in round {row[0]} (the same photo, sent again or from "
-                                f"another phone): a photo is scored once (correct round {row[0]} instead)",
-                                game=game_id, round=row[0])
+            return SavedAs(game_id, row[0], row[2], row[1],
+                           f"{row[1]} is already scored in round {row[0]} (the same photo, sent again or from another "
+                           f"phone): a photo is scored once (correct round {row[0]} instead)")
+        return None
 
     def games(self) -> list[GameRecord]:
         """Every game, newest first."""

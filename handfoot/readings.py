@@ -9,12 +9,13 @@ A reading's images hold piles as plain dicts while they are built or corrected (
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any, Sequence
 
 from scorer import Card, get_rules
 from scorer.errors import InvalidLayoutError
 from scorer.layout import TableLayout
-from scorer.melds import check_meld, marker_kind
+from scorer.melds import MeldCheck, check_meld, marker_kind
 from scorer.rules import Rules
 from scorer.scoring import score_round
 
@@ -126,7 +127,7 @@ def _verdict(pile: dict[str, Any], image_kind: str, book, rules: Rules) -> str:
     cards = [Card.parse(c) for c in codes]
     kind = pile["kind"]
     if kind == "meld":
-        return f"{check_meld(cards, rules).describe()} under {rules.name}"
+        return _meld_verdict(check_meld(cards, rules), rules)
     if kind == "squared_book":
         top = cards[0]
         marker = marker_kind(top) if rules.book_markers else None
@@ -146,6 +147,19 @@ def _verdict(pile: dict[str, Any], image_kind: str, book, rules: Rules) -> str:
         where = "in this hand or foot" if image_kind == "hand" else "still held"
         return f"{len(cards)} card{'s' * (len(cards) != 1)} {where}: -{points} points"
     return "loose: not scored (a discard, or a card of no pile); move it to a pile if it belongs to one"
+
+
+def _meld_verdict(check: MeldCheck, rules: Rules) -> str:
+    """A meld in words, the rules named after what they make of it and before why it breaks them: ``legal meld of
+    queens under pagat: 2 naturals + 1 wild, 40 points``; an illegal one says its points count in the round's
+    total (the scorer counts them, as melded cards, until the meld is corrected), then its reasons after a dash."""
+    head, _, body = replace(check, reasons=()).describe().partition(": ")
+    text = f"{head} under {rules.name}" + (f": {body}" if body else f": {check.points} points" if check.points else "")
+    if check.reasons:
+        if check.points:
+            text += ", counted in the round's total until it is corrected"
+        text += " — " + "; ".join(check.reasons)
+    return text
 
 
 def book_count(pile: dict[str, Any], rules: Rules) -> int:

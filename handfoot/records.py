@@ -84,3 +84,16 @@ class ReadingRecord:
     created: str
     result: str
     files: list[dict[str, str]]
+
+
+@dataclass(frozen=True)
+class SavedAs:
+    """Where a photo reading is already scored (:meth:`handfoot.ledger.Ledger.saved_as`): round ``round`` of game
+    ``game``, made from the reading ``reading`` (the same one, or another reading of a photo of the same bytes,
+    ``photo`` naming that photo), and the one line a refused save says (``message``)."""
+
+    game: str
+    round: int
+    reading: str
+    photo: str | None
+    message: str

@@ -14,7 +14,7 @@ pytest.importorskip("cv2")
 from fastapi.testclient import TestClient  # noqa: E402
 
 from handfoot.routes.deps import get_ledger  # noqa: E402
-from handfoot.ledger import Ledger, LedgerError  # noqa: E402
+from handfoot.ledger import Ledger, LedgerError, new_id  # noqa: E402
 from handfoot.limits import Limits  # noqa: E402
 from handfoot.service import Settings, create_app  # noqa: E402
 
@@ -366,6 +366,44 @@ def test_a_round_from_a_corrected_photo_reading(reading):
     assert rd["layout"]["round"] == 1 and rd["corrections"][0]["op"] == "set_book"
     assert r.json()["totals"]["A"] == body["score"]["teams"]["A"]["total"]
     assert "no photo reading" in error_of(c.post(f"/v1/games/{gid}/rounds", json={"photo_reading": "nope"}), 404)
+
+
+def test_a_photo_already_scored_is_known_before_it_is_saved(reading):
+    """GET /v1/games/{id}/saved/{reading}: right after the photos are read, whether saving the reading would be
+    refused (409) and as which round: the reading itself a round (of any game), or a photo of the same bytes a round
+    of this game; ``same_cards`` says whether corrections made on one reading apply to the other."""
+    c, body = reading
+    gid, other = new_game(c), new_game(c)
+
+    def read() -> str:
+        r = post_photo(c, [("table.jpg", PHOTO.read_bytes(), "image/jpeg")], rules="pagat")
+        assert r.status_code == 201, r.text
+        return r.json()["id"]
+
+    first, again, another = read(), read(), copy_of(c, body["id"])
+    assert c.get(f"/v1/games/{gid}/saved/{first}").json() == {"round": None, "game": None, "reading": None,
+                                                              "photo": None, "same_cards": False, "message": None}
+    assert c.post(f"/v1/games/{gid}/rounds?lenient=true", json={"photo_reading": first}).status_code == 201
+    saved = c.get(f"/v1/games/{gid}/saved/{first}").json()
+    assert saved["round"] == 1 and saved["game"] == gid and saved["reading"] == first and saved["same_cards"]
+    assert "this photo reading is already round 1" in saved["message"]
+    assert c.get(f"/v1/games/{other}/saved/{first}").json()["game"] == gid  # a reading is one round of any game
+    twin = c.get(f"/v1/games/{gid}/saved/{again}").json()  # the same photo's bytes, read again
+    assert (twin["round"], twin["reading"], twin["photo"], twin["same_cards"]) == (1, first, "table.jpg", True)
+    refused = c.post(f"/v1/games/{gid}/rounds?lenient=true", json={"photo_reading": again})
+    assert error_of(refused, 409) == twin["message"] and refused.json()["round"] == 1
+    assert c.get(f"/v1/games/{gid}/saved/{another}").json()["round"] is None  # another photo: a round of its own
+    assert c.get(f"/v1/games/{other}/saved/{again}").json()["round"] is None  # in another game it may be a round
+
+    # the same bytes read into other piles (another deck, say): a correction made on one does not fit the other
+    ledger = c.app.state.ledger
+    record, odd = ledger.reading(again), new_id()
+    result = json.loads(record.result)
+    result["images"][0]["piles"][0]["cards"][0]["code"] = "JK"
+    ledger.add_reading(odd, json.dumps(result), record.files)
+    assert c.get(f"/v1/games/{gid}/saved/{odd}").json()["same_cards"] is False
+    assert "no photo reading" in error_of(c.get(f"/v1/games/{gid}/saved/0123456789abcdef"), 404)
+    assert "no game" in error_of(c.get(f"/v1/games/0123456789abcdef/saved/{first}"), 404)
 
 
 def test_a_games_corrected_photos_export_as_deck_examples(reading, tmp_path):

@@ -93,6 +93,20 @@ def test_set_kind_and_card_and_problems_beside_their_pile():
     assert layout(images)["left"] == [["9S", "9H"]]
 
 
+def test_a_melds_verdict_names_the_rules_before_its_reasons_and_says_an_illegal_one_still_counts():
+    """The verdict reads in order: what the meld is under the rules, its points, then why it is illegal (the rules'
+    name never glued to the end of a reason: "this has 1 under pagat"); the scorer counts an illegal meld's points
+    in the round's total, and the verdict says so."""
+    images = [{**IMAGES[0], "piles": [pile("i0p0", "meld", ["KH", "KS", "KD"]), pile("i0p1", "meld", ["9S", "2C", "JK"])]}]
+    scored = rescore(images, {}, "pagat", {}, 1, None, [])
+    legal, illegal = scored.images[0].piles
+    assert legal.verdict == "legal meld of kings under pagat: 3 naturals + 0 wilds, 30 points"
+    assert illegal.verdict == ("illegal meld of 9s under pagat: 1 natural + 2 wilds, 80 points, counted in the "
+                               "round's total until it is corrected — a meld needs at least 2 natural cards, this has 1")
+    melded = next(ln for ln in scored.score.teams["A"].breakdown if ln.item == "melded_cards")
+    assert melded.points == 30 + 80 and scored.score.teams["A"].total == 30 + 80  # what the page shows as the total
+
+
 @pytest.mark.parametrize("op, words", [
     ({"op": "split_pile", "pile": "i0p0", "at": "i0p0.0"}, "first card"),
     ({"op": "split_pile", "pile": "i0p0", "at": "i0p1.0"}, "no card 'i0p1.0' in pile i0p0"),

@@ -217,6 +217,12 @@ def test_a_round_from_a_photo_corrected_with_a_tap(server, browser, tmp_path):
     assert text_of(d, "[data-round-total='Us']") != true_total
     assert any("illegal meld" in e.text for e in d.find_elements(By.CSS_SELECTOR, ".verdict"))
     d.save_screenshot(str(shots / "page_check_390.png"))
+    # the misread meld's verdict: the rules named before why it is illegal, and its points said to count meanwhile
+    illegal = next(e for e in d.find_elements(By.CSS_SELECTOR, ".verdict") if "illegal meld" in e.text)
+    assert "under pagat: 3 naturals + 0 wilds, 25 points, counted in the round's total until it is corrected — " \
+           "a meld holds one rank" in illegal.text
+    d.execute_script("arguments[0].scrollIntoView({block: 'center'})", illegal)
+    d.save_screenshot(str(shots / "page_check_illegal_meld_390.png"))
     d.execute_script("arguments[0].scrollIntoView({block: 'center'})", wrong[0])
     webdriver.ActionChains(d).move_to_element(wrong[0]).click().perform()
     wait.until(lambda d: d.find_element(By.ID, "sheet").is_displayed())
@@ -276,19 +282,18 @@ def test_a_round_from_a_photo_corrected_with_a_tap(server, browser, tmp_path):
     stored = json.loads(d.execute_script(f"return JSON.stringify(await (await fetch('/v1/games/{game_id}')).json())"))
     assert stored["rounds"][0]["corrections"] == [{"op": "set_card", "card": "i0p1.0", "code": "QH"}]
 
-    # one photo cannot teach a deck: the page says why, in words
+    # one photo cannot teach a deck: the button waits, and the page says why before anyone presses it
     learn = d.find_element(By.ID, "learn-deck")
     d.execute_script("arguments[0].scrollIntoView({block: 'center'})", learn)
+    assert not learn.is_enabled()
+    assert "at least 2 photos of rounds" in text_of(d, "#teach-why") and "this game has 1 so far" in text_of(d, "#teach-why")
     d.find_element(By.ID, "deck-name").click()  # the name is selected: typing replaces it
-    d.find_element(By.ID, "deck-name").send_keys("grandma/blue")
-    learn.click()  # a name with "/" is told as the server would tell it, not "no such address"
-    wait.until(lambda d: "use letters, digits, - and _" in (text_of(d, "#teach-status") or ""))
-    assert text_of(d, "#teach-status").startswith('Deck name "grandma/blue"')
+    d.find_element(By.ID, "deck-name").send_keys("grandma/blue")  # a name with "/" is told as it is typed
+    wait.until(lambda d: "use letters, digits, - and _" in (text_of(d, "#deck-name-problem") or ""))
+    assert text_of(d, "#deck-name-problem").startswith('Deck name "grandma/blue"')
     d.find_element(By.ID, "deck-name").clear()
     d.find_element(By.ID, "deck-name").send_keys("our-deck")
-    learn.click()
-    wait.until(lambda d: "at least 2 are needed" in text_of(d, "#teach-status"))
-    assert "give more photos" in text_of(d, "#teach-status")
+    wait.until(lambda d: not d.find_elements(By.ID, "deck-name-problem"))
     d.save_screenshot(str(shots / "page_teach_390.png"))
     d.execute_script("window.scrollTo(0, 0)")
 

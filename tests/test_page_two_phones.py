@@ -8,6 +8,11 @@ and two headless Chromium sessions (Debian's chromium + chromium-driver, through
 - Both open "Correct round 1"; one saves a change; the other is told ("Changed on another phone"), without a
   reload, and shows the other phone's version when asked; its own unsaved change is not thrown away unasked.
 - A round saved on one phone appears in the other's game view without a reload (``/v1/games/{id}/events``).
+- Undoing a round before the last names the rounds that move up and their opening minimums; the other phone changing
+  the game while the question is open ends it (or is refused 412 when the events were lost), said on the page.
+- Both phones save one round: the later is told another phone saved it and adds its changes to it; with another
+  photo it saves its own as the next round; the same photo read again is said as soon as it is read.
+- The deck to read with shows a long name whole at 390 px.
 
 Screenshots at 390 x 844 go to ``$HANDFOOT_SCREENSHOTS`` (default: the test's temporary folder).
 """
@@ -74,7 +79,7 @@ def until(d, condition, seconds: float = 30):
         return WebDriverWait(d, seconds).until(condition)
     except TimeoutException:
         raise AssertionError(f"{d.current_url}: toast {text_of(d, '#toast')!r}, notice "
-                             f"{text_of(d, '#sync-notice')!r}") from None
+                             f"{text_of(d, '#sync-notice') or text_of(d, '#game-notice')!r}") from None
 
 
 def press_save(d) -> None:
@@ -119,8 +124,8 @@ def test_two_phones_on_one_game(server, phones, tmp_path):
     WebDriverWait(a, 30).until(lambda _: len(httpx.get(f"{server}/v1/games/{game}").json()["rounds"]) == 1)
     told = [d for d in (a, b) if "/check/" in d.current_url]
     assert len(told) == 1, [d.current_url for d in (a, b)]  # one phone saved and went to the game view
-    WebDriverWait(told[0], 30).until(lambda d: "Already saved as round 1" in (text_of(d, "#sync-notice") or ""))
-    assert "saving it again would count it twice" in text_of(told[0], "#sync-notice")
+    WebDriverWait(told[0], 30).until(lambda d: "Another phone saved round 1" in (text_of(d, "#sync-notice") or ""))
+    assert "saving it here too would count it twice" in text_of(told[0], "#sync-notice")
     told[0].save_screenshot(str(shots / "two_phones_same_reading_390.png"))
     stored = httpx.get(f"{server}/v1/games/{game}").json()
     assert len(stored["rounds"]) == 1 and stored["rounds"][0]["photo_reading"] == first
@@ -202,7 +207,7 @@ def test_a_question_open_while_the_other_phone_saves_stores_nothing(server, phon
     _open_check(b, server, f"/game/{game}/check/{theirs}")
     press_save(b)
     until(b, lambda d: "/check/" not in d.current_url)
-    until(a, lambda d: "Round 1 was just saved there" in (text_of(d, "#sync-notice") or ""))
+    until(a, lambda d: "Another phone saved round 1 from another photo" in (text_of(d, "#sync-notice") or ""))
     a.find_element(By.ID, "confirm-yes").click()  # "Save anyway", about round 1
     until(a, lambda d: "Not saved" in (text_of(d, "#toast") or ""))
     a.save_screenshot(str(shots / "two_phones_question_open_390.png"))
@@ -218,12 +223,13 @@ def test_a_question_open_while_the_other_phone_saves_stores_nothing(server, phon
     assert a.execute_script("return document.getElementById('save-round').disabled")
     assert "Changed on another phone" not in text_of(a, "#sync-notice")
 
-    # the very same photo read again on B (a new reading of its bytes): refused as round 2, nothing stored
+    # the very same photo read again on B (a new reading of its bytes): said as the check view opens, naming round 2,
+    # before anyone corrects it; Save stays off, nothing stored
     again = _reading(server)
-    _open_check(b, server, f"/game/{game}/check/{again}")
-    press_save(b)
+    b.get(f"{server}/#/game/{game}/check/{again}")
     until(b, lambda d: "Already saved as round 2" in (text_of(d, "#sync-notice") or ""))
-    assert "round 2 already" in text_of(b, "#toast")
+    assert "This photo (table.jpg) is round 2 of the game already" in text_of(b, "#sync-notice")
+    assert b.execute_script("return document.getElementById('save-round').disabled")
     b.save_screenshot(str(shots / "two_phones_same_photo_390.png"))
     assert len(httpx.get(f"{server}/v1/games/{game}").json()["rounds"]) == 2
     for d in (a, b):
@@ -252,3 +258,214 @@ def test_a_phone_says_when_the_server_cannot_be_reached(tmp_path, phones):
     finally:
         proc.kill()
         proc.wait(10)
+
+
+def _rounds(url: str, game: str) -> list[dict]:
+    return httpx.get(f"{url}/v1/games/{game}").json()["rounds"]
+
+
+def test_undoing_a_round_in_the_middle_says_which_rounds_move_and_a_change_meanwhile_is_told(server, phones, tmp_path):
+    """Undo of a round before the last: the question names each later round that moves up with its opening minimum
+    before and after, and offers correcting it instead. The other phone undoing a round while the question is open
+    ends it, said on this phone (and on a phone looking at the game); with the event stream lost, the stale undo is
+    refused (412) and said the same way: no round is undone from a game the player no longer sees."""
+    from test_page_e2e import viewport
+
+    a, b = phones
+    shots = shots_dir(tmp_path)
+    for d in (a, b):
+        viewport(d, 390, 844)
+    game = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+    kings = ["KH", "KS", "KD", "KC", "KH", "KS", "KD"]
+    for k, rank in enumerate(["9", "8", "7", "6"]):  # four rounds, each its own cards
+        layout = {"teams": {"Us": {"melds": [kings[:3 + k]]}, "Them": {"melds": [[rank + s for s in "SHD"]]}}}
+        assert httpx.post(f"{server}/v1/games/{game}/rounds?lenient=true", json=layout).status_code == 201
+    before = _rounds(server, game)
+    for d in (a, b):
+        d.get(f"{server}/#/game/{game}")
+        until(d, lambda d: len(d.find_elements(By.CSS_SELECTOR, "tr.round")) == 4)
+    # each cell: the round's points, and its running total labelled as one
+    assert text_of(a, "tr.round td[data-team='Us'] small") == "total 30"
+
+    def ask_undo(d, n: int) -> None:
+        rows = d.find_elements(By.CSS_SELECTOR, "tr.round")
+        d.execute_script("arguments[0].scrollIntoView({block: 'center'})", rows[n - 1])
+        rows[n - 1].click()
+        until(d, lambda d: d.find_element(By.ID, f"undo-{n}").is_displayed())
+        d.execute_script("arguments[0].scrollIntoView({block: 'center'})", d.find_element(By.ID, f"undo-{n}"))
+        d.find_element(By.ID, f"undo-{n}").click()
+        until(d, lambda d: d.execute_script("return document.getElementById('sheet').open"))
+
+    ask_undo(a, 2)
+    sheet = text_of(a, "#sheet")
+    assert "round 3 becomes round 2: opening minimum 120 → 90" in sheet
+    assert "round 4 becomes round 3: opening minimum 150 → 120" in sheet
+    assert "The next round is then round 4 (opening minimum 150): the game is no longer over." in sheet
+    assert text_of(a, "#confirm-yes") == "Undo round 2, move rounds 3 and 4 up"
+    assert a.find_element(By.ID, "undo-correct-instead").get_attribute("href").endswith(f"#/game/{game}/type/2")
+    a.save_screenshot(str(shots / "undo_middle_round_question_390.png"))
+
+    # the other phone undoes round 1 meanwhile: this question ends, nothing more is undone, and both phones say so
+    etag = httpx.get(f"{server}/v1/games/{game}").headers["etag"]
+    assert httpx.delete(f"{server}/v1/games/{game}/rounds/1", headers={"If-Match": etag}).status_code == 200
+    until(a, lambda d: "Nothing was undone" in (text_of(d, "#game-notice") or ""))
+    assert not a.execute_script("return document.getElementById('sheet').open")
+    said = "Round 1 was undone there: rounds 2 to 4 moved up (now rounds 1 to 3)"
+    assert said in text_of(a, "#game-notice")
+    a.save_screenshot(str(shots / "undo_question_changed_390.png"))
+    until(b, lambda d: said in (text_of(d, "#game-notice") or ""))
+    assert "Changed on another phone" in text_of(b, "#game-notice")
+    b.save_screenshot(str(shots / "undo_told_other_phone_390.png"))
+    assert [r["layout"]["teams"]["Them"] for r in _rounds(server, game)] == [r["layout"]["teams"]["Them"] for r in before[1:]]
+    assert len(a.find_elements(By.CSS_SELECTOR, "tr.round")) == 3 and "Next: round 4 of 4" in text_of(a, "main")
+
+    # with the event stream lost (flaky Wi-Fi) the other phone corrects round 3: the stale undo is refused and said
+    ask_undo(a, 2)
+    a.execute_script("hfSync.stop()")
+    etag = httpx.get(f"{server}/v1/games/{game}").headers["etag"]
+    fixed = {"teams": {"Us": {"melds": [kings]}, "Them": {}}}
+    assert httpx.put(f"{server}/v1/games/{game}/rounds/3?lenient=true", json=fixed,
+                     headers={"If-Match": etag}).status_code == 200
+    a.find_element(By.ID, "confirm-yes").click()
+    until(a, lambda d: "Round 3 was corrected there." in (text_of(d, "#game-notice") or ""))
+    assert "Nothing was undone" in text_of(a, "#game-notice") and "Not undone" in text_of(a, "#toast")
+    assert len(_rounds(server, game)) == 3
+
+    # now undone knowingly: it says which round moved up, and what is next
+    ask_undo(a, 2)
+    a.find_element(By.ID, "confirm-yes").click()
+    until(a, lambda d: "Round 2 undone" in (text_of(d, "#game-notice") or ""))
+    assert "Round 3 moved up one: it is round 2 now, scored under its new opening minimum. Next: round 3." \
+        in text_of(a, "#game-notice")
+    a.save_screenshot(str(shots / "undo_middle_round_done_390.png"))
+    after = _rounds(server, game)
+    assert [r["layout"]["teams"] for r in after] == [before[1]["layout"]["teams"], fixed["teams"] | {"Them": {}}]
+    assert [r["minimum"] for r in after] == [50, 90] and after[1]["layout"]["round"] == 2
+    for d in (a, b):
+        assert [e for e in console_errors(d) if "412" not in e] == []
+
+
+def test_two_phones_save_one_round_and_the_later_adds_its_changes_to_it(server, phones, tmp_path):
+    """Both phones check a photo as round N and press Save: the later is told another phone saved round N and
+    offered to add its changes to that round as a correction (nothing lost, nothing stored twice); with another photo
+    it is offered to save it as the next round. The same photo read again is said right after "Read the cards"."""
+    from test_page_e2e import PHOTO as TABLE, viewport
+
+    a, b = phones
+    shots = shots_dir(tmp_path)
+    for d in (a, b):
+        viewport(d, 390, 844)
+    game = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+    first, second, third = _reading(server), _reading(server, b"\0"), _reading(server, b"\0\0")
+    card = next(c for p in httpx.get(f"{server}/v1/photos/{first}").json()["images"][0]["piles"]
+                if p["kind"] == "meld" for c in p["cards"])
+
+    # the same photo on both phones: B deletes a card and says Them went out; A saves first
+    for d in (a, b):
+        _open_check(d, server, f"/game/{game}/check/{first}")
+    chip = b.find_element(By.CSS_SELECTOR, f"button.chip[data-card='{card['id']}']")
+    b.execute_script("arguments[0].scrollIntoView({block: 'center'})", chip)
+    chip.click()
+    until(b, lambda d: d.execute_script("return document.getElementById('sheet').open"))
+    # the card editor: "Move it to…" comes before its Save
+    assert b.execute_script("const m = document.querySelector('#sheet .move-to'); const s = [...document.querySelectorAll("
+                            "'#sheet button')].find(x => x.textContent === 'Save'); return !!(m.compareDocumentPosition(s) & "
+                            "Node.DOCUMENT_POSITION_FOLLOWING)")
+    b.save_screenshot(str(shots / "card_editor_390.png"))
+    b.find_element(By.CSS_SELECTOR, "#sheet .move-to + .row button.danger").click()
+    until(b, lambda d: not d.find_elements(By.CSS_SELECTOR, f"button.chip[data-card='{card['id']}']"))
+    Select(b.find_element(By.ID, "check-went-out")).select_by_value("Them")
+    until(b, lambda d: d.execute_script("return !document.getElementById('save-round').disabled"))
+    Select(a.find_element(By.ID, "check-went-out")).select_by_value("Us")
+    until(a, lambda d: d.execute_script("return !document.getElementById('save-round').disabled"))
+    press_save(a)
+    until(a, lambda d: "/check/" not in d.current_url)
+    press_save(b)  # told before pressing (the game's events) or by the answer: either way nothing is stored
+    until(b, lambda d: "Another phone saved round 1" in (text_of(d, "#sync-notice") or ""))
+    notice = text_of(b, "#sync-notice")
+    assert "from this same photo" in notice
+    assert "Your changes here are not saved yet (1 correction and who went out: Them (theirs: Us))" in notice
+    b.execute_script("document.getElementById('sync-notice').scrollIntoView({block: 'center'})")
+    b.save_screenshot(str(shots / "two_phones_same_round_390.png"))
+    assert len(_rounds(server, game)) == 1
+    b.execute_script("document.getElementById('add-mine').click()")
+    until(b, lambda d: text_of(d, "#check-heading") == "Correct round 1")
+    assert text_of(b, "#save-round") == "Save correction" and not text_of(b, "#sync-notice")
+    assert b.find_element(By.ID, "check-went-out").get_attribute("value") == "Them"
+    assert not b.find_elements(By.CSS_SELECTOR, f"button.chip[data-card='{card['id']}']")
+    assert b.current_url.endswith(f"/check/{first}/1")
+    press_save(b)
+    until(b, lambda d: d.current_url.endswith(f"#/game/{game}"))
+    rounds = _rounds(server, game)
+    assert len(rounds) == 1 and rounds[0]["layout"]["went_out"] == "Them"
+    assert rounds[0]["corrections"] == [{"op": "remove_card", "card": card["id"]}]
+
+    # another photo on each phone for round 2: A saves; B may save its own as round 3
+    for d in (a, b):
+        _open_check(d, server, f"/game/{game}/check/{second if d is a else third}")
+    press_save(a)
+    until(a, lambda d: "/check/" not in d.current_url)
+    until(b, lambda d: "Another phone saved round 2 from another photo" in (text_of(d, "#sync-notice") or ""))
+    assert text_of(b, "#save-next") == "Save mine as round 3"
+    b.execute_script("document.getElementById('save-next').click()")
+    until(b, lambda d: d.execute_script("return document.getElementById('sheet').open"))
+    b.find_element(By.ID, "confirm-yes").click()  # "Nothing read for Them": saved anyway
+    until(b, lambda d: d.current_url.endswith(f"#/game/{game}"))
+    assert [r["photo_reading"] for r in _rounds(server, game)] == [first, second, third]
+
+    # the photo of round 1 sent again for round 4: said as soon as it is read, before anyone corrects it
+    a.get(f"{server}/#/game/{game}/round")
+    until(a, lambda d: d.find_elements(By.ID, "table-0")).pop().send_keys(str(TABLE))
+    a.find_element(By.ID, "read-cards").click()
+    until(a, lambda d: "Already saved as round 1" in (text_of(d, "#sync-notice") or ""), 90)
+    assert "This photo (table.jpg) is round 1 of the game already" in text_of(a, "#sync-notice")
+    assert a.execute_script("return document.getElementById('save-round').disabled")
+    a.save_screenshot(str(shots / "same_photo_after_reading_390.png"))
+    assert len(_rounds(server, game)) == 3
+
+    # B corrects round 3 while round 2 is undone elsewhere: told its round moved up, B's change goes on as round 2's
+    _open_check(b, server, f"/game/{game}/check/{third}/3")
+    Select(b.find_element(By.ID, "check-went-out")).select_by_value("Us")
+    until(b, lambda d: d.execute_script("return !document.getElementById('save-round').disabled"))
+    etag = httpx.get(f"{server}/v1/games/{game}").headers["etag"]
+    assert httpx.delete(f"{server}/v1/games/{game}/rounds/2", headers={"If-Match": etag}).status_code == 200
+    until(b, lambda d: "Round 3 is round 2 now" in (text_of(d, "#sync-notice") or ""))
+    assert "scored under round 2's opening minimum (90)" in text_of(b, "#sync-notice")
+    b.save_screenshot(str(shots / "correcting_a_round_that_moved_390.png"))
+    b.execute_script("document.getElementById('add-mine').click()")
+    until(b, lambda d: text_of(d, "#check-heading") == "Correct round 2")
+    assert b.current_url.endswith(f"/check/{third}/2")
+    press_save(b)
+    until(b, lambda d: d.current_url.endswith(f"#/game/{game}"))
+    rounds = _rounds(server, game)
+    assert [r["photo_reading"] for r in rounds] == [first, third] and rounds[1]["layout"]["went_out"] == "Us"
+    for d in (a, b):
+        assert [e for e in console_errors(d) if "409" not in e and "412" not in e] == []
+
+
+def test_the_deck_to_read_with_fits_a_phone(server, phones, tmp_path):
+    """The live view's (and the round page's) choice of deck shows a long deck name whole at 390 px."""
+    from test_page_e2e import viewport
+    from vision.decks import DeckProfile
+    from vision.models.classifiers import IndexReader
+
+    a, _ = phones
+    viewport(a, 390, 844)
+    name = "grandmas-blue-bicycle-cards"
+    folder = tmp_path / "data" / "decks"
+    folder.mkdir(parents=True, exist_ok=True)
+    DeckProfile(name, IndexReader().stock_heads(), 5, 100).save(folder)
+    game = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+    for page, choice in ((f"/live/{game}", "live-deck"), (f"/game/{game}/round", "deck")):
+        a.get(f"{server}/#{page}")
+        radio = until(a, lambda d: d.find_elements(By.ID, f"{choice}-{name}")).pop()
+        a.execute_script("arguments[0].scrollIntoView({block: 'center'})", radio)
+        radio.click()
+        assert a.execute_script(f"return document.getElementById('{choice}').value") == name
+        label = a.find_element(By.CSS_SELECTOR, f"label[for='{choice}-{name}']")
+        assert label.text == f"deck {name}"
+        assert a.execute_script("const r = arguments[0].getBoundingClientRect(); return r.right <= innerWidth && "
+                                "arguments[0].scrollWidth <= arguments[0].clientWidth", label)
+        a.execute_script("arguments[0].scrollIntoView({block: 'center'})", label)
+        a.save_screenshot(str(shots_dir(tmp_path) / f"deck_choice_{choice}_390.png"))
+    assert console_errors(a) == []

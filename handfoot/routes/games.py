@@ -108,11 +108,19 @@ def replace_round(game_id: str, n: int, body: Annotated[dict[str, Any], ROUND_BO
 def undo_round(game_id: str, n: int, request: Request, response: Response,
                if_match: Annotated[str | None, IF_MATCH] = None,
                ledger: Ledger = Depends(get_ledger)) -> games.GameOut:
-    """Undo round ``n``: the rounds after it move up one (``If-Match``: as adding one)."""
-    ledger.game(game_id)
-    with ledger.rounds_lock:
-        ledger.delete_round(game_id, n, expected_version(request))
-    return _tagged(response, games.game_view(ledger, game_id))
+    """Undo round ``n``: its score leaves the totals and the rounds after it move up one, each then scored under
+    its new round's opening minimum (``If-Match``: as adding one; a page sends the version it asked about, so a
+    game changed meanwhile on another phone is 412, never another round undone)."""
+    return _tagged(response, games.undo_round(ledger, game_id, n, expected_version(request)))
+
+
+@router.get("/games/{game_id}/saved/{reading_id}", response_model=games.SavedAsOut,
+            responses={k: ERRORS[k] for k in (401, 404)})
+def saved_as(game_id: str, reading_id: str, ledger: Ledger = Depends(get_ledger)) -> games.SavedAsOut:
+    """Whether a photo reading is already scored: a round of any game made from it, or a round of this game with
+    a photo of the same bytes (``round`` null when neither). Asked right after the photos are read, so the page
+    warns before anyone corrects a photo that saving would refuse (409, naming the round)."""
+    return games.saved_as(ledger, game_id, reading_id)
 
 
 class GameDeckIn(BaseModel):

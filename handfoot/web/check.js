@@ -2,12 +2,13 @@
 import {api} from "/static/api.js";
 import {CODE, KINDS, KIND_ORDER, cardName, cardParts, cardShort, cardText, cardsInText, isRed} from "/static/cards.js";
 import {breakdownTable} from "/static/games.js";
-import {askConfirm, cardPicker, clearError, closeSheet, h, openSheet, problemText, setBusy, show, teamTotal, toast, total, view} from "/static/ui.js";
+import {askConfirm, cardPicker, clearError, closeSheet, fmt, h, openSheet, problemText, setBusy, show, teamTotal, toast, total, view} from "/static/ui.js";
 
 /* -- check and correct ------------------------------------------------------------------------------------- */
 export async function checkView(gid, rid, roundNo) {
   const [g, original] = await Promise.all([api("GET", `/v1/games/${gid}`), api("GET", `/v1/photos/${rid}`)]);
   let stored = roundNo ? g.rounds.find(r => r.n === roundNo) : null;
+  let readingId = rid;  /* the reading the round is made from: the other phone's, of the same photo, once this view corrects its round */
   const saveKey = hfSync.newKey();  /* pressing Save again after a dropped answer stores nothing twice */
   const key = `handfoot.corrections.${rid}.${roundNo || "new"}`;
   const saved = roundNo ? null : sessionStorage.getItem(key);  /* a saved round opens as it was saved */
@@ -29,10 +30,20 @@ export async function checkView(gid, rid, roundNo) {
   wentOut.value = st.wentOut;
   const undo = h("button", {type: "button", id: "undo-change", onclick: () => { st.corrections.pop(); rescore(); }}, "Undo");
   const save = h("button", {type: "button", class: "primary", id: "save-round", onclick: saveRound},
-    roundNo ? `Save round ${roundNo}` : `Save round ${st.round}`);
-  const heading = h("h1", {id: "check-heading"}, `Check round ${st.round}`);
+    roundNo ? "Save correction" : `Save round ${st.round}`);
+  const heading = h("h1", {id: "check-heading"}, roundNo ? `Correct round ${roundNo}` : `Check round ${st.round}`);
   function setRound(n) {  /* the round a new photo will be saved as: the heading and the button say it */
     st.round = n; heading.textContent = `Check round ${n}`; save.textContent = `Save round ${n}`;
+  }
+  /* From now on this view corrects the saved round `theirs` (a round of this same photo: saved meanwhile on another
+   * phone, or moved up by an undo there) with `corrections` and `went`; its address says so (a reload opens it). */
+  function becomeCorrection(theirs, corrections, went) {
+    roundNo = theirs.n; stored = theirs; readingId = theirs.photo_reading; st.round = theirs.n;
+    st.corrections = corrections; st.wentOut = went; wentOut.value = went;
+    heading.textContent = `Correct round ${theirs.n}`; save.textContent = "Save correction"; save.disabled = false;
+    here = `#/game/${gid}/check/${theirs.photo_reading}/${theirs.n}`;
+    history.replaceState(null, "", here);
+    noticeBox.replaceChildren();
   }
 
   function photoFor(k, notes) {  /* the photo at a glance (glance.js): labelled boxes, outlined piles, note pins */
@@ -55,7 +66,7 @@ export async function checkView(gid, rid, roundNo) {
     if (!roundNo) sessionStorage.setItem(key, JSON.stringify(st.corrections));
     undo.disabled = st.corrections.length === (stored ? stored.corrections.length : 0);
     try {
-      st.reading = await api("POST", `/v1/photos/${rid}/corrections`,
+      st.reading = await api("POST", `/v1/photos/${readingId}/corrections`,
         {corrections: st.corrections, round: st.round, went_out: st.wentOut || null});
       clearError();
     } catch (e) {
@@ -81,7 +92,7 @@ export async function checkView(gid, rid, roundNo) {
     });
     const del = h("button", {type: "button", class: "danger", onclick: () => change({op: "remove_card", card: card.id})}, "Delete");
     openSheet(`${cardName(card.code)} (${pile.label})`,
-      h("div", {}, cardPicker(card.code, (code) => change({op: "set_card", card: card.id, code}), del), move));
+      cardPicker(card.code, (code) => change({op: "set_card", card: card.id, code}), del, h("div", {class: "move-to"}, move)));
   }
 
   function addCard(pile) {
@@ -209,73 +220,145 @@ export async function checkView(gid, rid, roundNo) {
     undo.disabled = st.corrections.length === (stored ? stored.corrections.length : 0);
   }
 
+  /* The changes made on this phone that the saved round `theirs` lacks: `ops`, the corrections made here since the view
+   * opened that it does not hold already; `went`, who went out once they are added (this phone's choice when it
+   * made one: changed here, or, on a new photo, a team named at upload that differs from theirs); `count`. */
+  function myChanges(theirs) {
+    const canon = (op) => JSON.stringify(Object.keys(op).sort().map(k => [k, op[k]]));
+    const have = new Set(theirs.corrections.map(canon));
+    const ops = st.corrections.slice(stored ? stored.corrections.length : 0).filter(op => !have.has(canon(op)));
+    const theirWent = theirs.layout.went_out || "";
+    const mine = stored ? st.wentOut !== (stored.layout.went_out || "") : st.wentOut !== "";
+    const wentChanged = mine && st.wentOut !== theirWent;
+    return {ops, went: wentChanged ? st.wentOut : theirWent, wentChanged, theirWent,
+            count: ops.length + (wentChanged ? 1 : 0)};
+  }
+  function changesText(c) {
+    const parts = [];
+    if (c.ops.length) parts.push(`${c.ops.length} correction${c.ops.length === 1 ? "" : "s"}`);
+    if (c.wentChanged) parts.push(`who went out: ${c.went || "nobody"} (theirs: ${c.theirWent || "nobody"})`);
+    return parts.join(" and ");
+  }
+  /* Theirs, then mine (nothing either phone did is lost): tried on their reading first; this view then corrects
+   * their round with both, to be checked and saved (Save correction). */
+  async function addMine(theirs, latest, c) {
+    const merged = theirs.corrections.concat(c.ops);
+    try {
+      st.reading = await api("POST", `/v1/photos/${theirs.photo_reading}/corrections`,
+                             {corrections: merged, round: theirs.n, went_out: c.went || null});
+    } catch (e) {
+      toast(`Your changes do not fit theirs (${e.message}): here is their version; make your change again`, true);
+      takeTheirs(theirs, latest);
+      return;
+    }
+    hfSync.note(latest);
+    const moved = roundNo !== null && roundNo !== theirs.n && theirs.photo_reading === readingId;
+    becomeCorrection(theirs, merged, c.went);
+    render();
+    toast(moved ? `Correcting it as round ${theirs.n}: Save correction when it is right`
+                : `Your changes are added to round ${theirs.n}: check it, then Save correction`);
+  }
+  function takeTheirs(theirs, latest) {
+    if (!roundNo) sessionStorage.removeItem(key);  /* this phone's changes to the photo as a new round: dropped, as asked */
+    hfSync.note(latest);
+    becomeCorrection(theirs, theirs.corrections.slice(), theirs.layout.went_out || "");
+    rescore();
+  }
+  /* Buttons that offer adding this phone's changes to the saved round `theirs` (of this same photo), or taking theirs;
+   * `fits`: corrections made on this reading apply to theirs (the same reading, or one with the same piles and cards);
+   * `moved`: theirs is the round this view corrects, moved up by an undo. */
+  function offer(theirs, latest, lines, actions, fits, moved) {
+    const c = myChanges(theirs);
+    if (c.count && (fits || !c.ops.length)) {
+      lines.push(moved ? `Your changes here are not saved yet (${changesText(c)}): go on correcting it as round ${theirs.n} ` +
+                         "with them, or drop them."
+                       : `Your changes here are not saved yet (${changesText(c)}): add them to theirs as a correction of round ` +
+                         `${theirs.n} (you check it, then Save correction), or drop them.`);
+      actions.push(h("button", {type: "button", class: "primary", id: "add-mine", onclick: () => addMine(theirs, latest, c)},
+                     moved ? `Go on as round ${theirs.n}` : "Add my changes to theirs"),
+                   h("button", {type: "button", id: "take-theirs", onclick: () => takeTheirs(theirs, latest)},
+                     moved ? `Drop mine, show round ${theirs.n}` : "Drop mine, show theirs"));
+    } else if (c.count) {
+      lines.push(`Your changes here (${changesText(c)}) were made on another reading of this photo, with other piles, so ` +
+                 `they cannot be added to round ${theirs.n} as they are: show it, then make them again.`);
+      actions.push(h("button", {type: "button", class: "primary", id: "take-theirs", onclick: () => takeTheirs(theirs, latest)}, `Show round ${theirs.n}`));
+    } else actions.push(h("button", {type: "button", class: "primary", id: "take-theirs", onclick: () => takeTheirs(theirs, latest)},
+                          roundNo === theirs.n ? "Show their version" : `Correct round ${theirs.n}`));
+  }
+  function scoresOf(latest, r) { return latest.teams.map(t => `${t} ${r.score.teams[t] ? teamTotal(r.score.teams[t]) : "0"}`).join(" · "); }
+
   /* The game changed (on another phone, or this photo was saved already): say so, show it as it is now, and keep
-   * what was typed here unless the player chooses to take the other phone's version. `sameAs`: the round the
-   * server named for this photo (the same photo's bytes saved from another reading). */
-  function otherPhone(latest, sameAs) {
+   * what was done here until the player chooses: add it to the other phone's round, drop it, or save this photo
+   * as the next round. `saved`: GET /v1/games/{id}/saved/{reading} for a new photo (asked here when not given).
+   * Returns the notice's heading (null when nothing needs saying). */
+  async function otherPhone(latest, saved) {
     const totals = latest.teams.map(t => `${t} ${total(latest.totals[t])}`).join(" · ");
-    const savedAs = latest.rounds.find(r => r.photo_reading === rid && r.n !== roundNo)
-      || (sameAs && sameAs !== roundNo ? latest.rounds.find(r => r.n === sameAs) : null);
-    const theirs = roundNo ? latest.rounds.find(r => r.n === roundNo) : null;
     const lines = [], actions = [];
     let heading = "Changed on another phone";
-    if (savedAs) {
-      heading = `Already saved as round ${savedAs.n}`;
-      lines.push(`This photo is round ${savedAs.n} of the game already; saving it again would count it twice.`);
-      actions.push(h("a", {class: "button primary", href: `#/game/${gid}/check/${savedAs.photo_reading}/${savedAs.n}`}, `Correct round ${savedAs.n}`));
-      save.disabled = true;
-    } else if (roundNo && !theirs) {
-      lines.push(`Round ${roundNo} was undone there.`);
-      save.disabled = true;
-    } else if (roundNo) {
-      const mine = (r) => JSON.stringify(r.corrections) + JSON.stringify(r.layout.went_out || null);
-      if (stored && mine(theirs) === mine(stored)) { hfSync.note(latest); return; }  /* another round changed */
-      const base = stored ? stored.corrections.length : 0;
-      const mineNew = st.corrections.slice(base);  /* the changes made on this phone since it opened the round */
-      const wentMine = st.wentOut !== (stored ? (stored.layout.went_out || "") : st.wentOut);
-      lines.push(`Round ${roundNo} was corrected there: it now scores ` +
-        latest.teams.map(t => `${t} ${theirs.score.teams[t] ? teamTotal(theirs.score.teams[t]) : "0"}`).join(" · ") + ".");
-      if (mineNew.length || wentMine) lines.push(" Your changes here are not saved yet: add them to theirs, or drop them.");
-      const takeTheirs = () => {
-        stored = theirs; st.corrections = theirs.corrections.slice(); st.wentOut = theirs.layout.went_out || "";
-        wentOut.value = st.wentOut; hfSync.note(latest); noticeBox.replaceChildren(); rescore();
-      };
-      const addMine = async () => {  /* theirs, then mine: nothing either phone did is lost */
-        const merged = theirs.corrections.concat(mineNew);
-        const went = wentMine ? st.wentOut : (theirs.layout.went_out || "");
-        try {
-          st.reading = await api("POST", `/v1/photos/${rid}/corrections`, {corrections: merged, round: st.round, went_out: went || null});
-        } catch (e) {
-          toast(`Your changes do not fit theirs (${e.message}): here is their version; make your change again`, true);
-          takeTheirs();
-          return;
-        }
-        stored = theirs; st.corrections = merged; st.wentOut = went; wentOut.value = went;
-        hfSync.note(latest); noticeBox.replaceChildren(); render();
-      };
-      if (mineNew.length || wentMine) {
-        actions.push(h("button", {type: "button", class: "primary", id: "add-mine", onclick: addMine}, "Add my changes to theirs"),
-                     h("button", {type: "button", id: "take-theirs", onclick: takeTheirs}, "Drop mine, show theirs"));
-      } else actions.push(h("button", {type: "button", class: "primary", id: "take-theirs", onclick: takeTheirs}, "Show their version"));
-    } else {
-      const was = st.round;
-      setRound(latest.next_round);
-      if (latest.over) { lines.push("The game is over: no round can be added."); save.disabled = true; }
-      else {
-        lines.push(st.round !== was ? `Round ${was} was just saved there. If it was this table, leave without saving; ` +
-          `otherwise this photo will be saved as round ${st.round}.` : `This photo will be saved as round ${st.round}.`);
+    if (!roundNo) {
+      if (saved === undefined) saved = await api("GET", `/v1/games/${gid}/saved/${rid}`).catch(() => null);
+      const theirs = saved && saved.round && saved.game === gid ? latest.rounds.find(r => r.n === saved.round) : null;
+      if (saved && saved.round && saved.game !== gid) {
+        heading = "Already saved in another game";
+        lines.push(`${saved.message}.`);
+        save.disabled = true;
+      } else if (theirs) {
+        const before = g.rounds.some(r => r.n === theirs.n && r.photo_reading === theirs.photo_reading);
+        heading = before ? `Already saved as round ${theirs.n}` : `Another phone saved round ${theirs.n}`;
+        lines.push(before ? `This photo${saved.photo ? ` (${saved.photo})` : ""} is round ${theirs.n} of the game already ` +
+                            `(${scoresOf(latest, theirs)}): saving it again would count it twice.`
+                          : `Another phone saved round ${theirs.n} from this same photo meanwhile (${scoresOf(latest, theirs)}): ` +
+                            "saving it here too would count it twice.");
+        save.disabled = true;
+        offer(theirs, latest, lines, actions, saved.same_cards);
+      } else {
+        const was = st.round;
+        if (latest.over) { lines.push("The game is over: no round can be added."); save.disabled = true; }
+        else if (latest.next_round > was) {
+          const added = latest.rounds.find(r => r.n === was);
+          setRound(latest.next_round);
+          heading = `Another phone saved round ${was}`;
+          lines.push(`Another phone saved round ${was} from another photo (${scoresOf(latest, added)}). If yours is a photo ` +
+                     `of that same round, do not save it again: open round ${was} and make your changes there. If yours is the ` +
+                     `next round, save it as round ${st.round}.`);
+          actions.push(h("button", {type: "button", class: "primary", id: "save-next", onclick: saveRound}, `Save mine as round ${st.round}`),
+                       h("a", {class: "button", id: "open-theirs", href: added.photo_reading ? `#/game/${gid}/check/${added.photo_reading}/${was}`
+                                                                                              : `#/game/${gid}/type/${was}`}, `Open round ${was}`));
+        } else if (latest.next_round < was) {
+          setRound(latest.next_round);
+          lines.push(`A round was undone there: this photo will be saved as round ${st.round}.`);
+        } else { hfSync.note(latest); return null; }  /* another round corrected: nothing changes here */
         hfSync.note(latest);
+      }
+    } else {
+      const theirs = latest.rounds.find(r => r.n === roundNo);
+      const moved = latest.rounds.find(r => r.photo_reading === readingId && r.n !== roundNo);
+      if (moved) {  /* a round before it was undone there: this round moved up */
+        heading = `Round ${roundNo} is round ${moved.n} now`;
+        lines.push(`A round before it was undone on another phone, and the rounds after that moved up one: this photo is ` +
+                   `round ${moved.n} now, scored under round ${moved.n}'s opening minimum (${fmt(moved.minimum)}).`);
+        save.disabled = true;
+        offer(moved, latest, lines, actions, true, true);
+      } else if (!theirs || theirs.photo_reading !== readingId) {
+        lines.push(`Round ${roundNo} was undone there.`);
+        save.disabled = true;
+      } else {
+        const same = (r) => JSON.stringify(r.corrections) + JSON.stringify(r.layout.went_out || null);
+        if (stored && same(theirs) === same(stored)) { hfSync.note(latest); return null; }  /* another round changed */
+        lines.push(`Round ${roundNo} was corrected there: it now scores ${scoresOf(latest, theirs)}.`);
+        offer(theirs, latest, lines, actions, true);
       }
     }
     noticeBox.replaceChildren(h("section", {class: "panel notice", role: "alert"},
-      h("h2", {}, heading), h("p", {}, ...lines), h("p", {class: "muted"}, `The game now: ${totals}.`),
+      h("h2", {}, heading), lines.map(t => h("p", {}, t)), h("p", {class: "muted"}, `The game now: ${totals}.`),
       h("div", {class: "row"}, actions, h("a", {class: "button", href: `#/game/${gid}`}, "See the game"))));
     noticeBox.scrollIntoView({block: "center"});
+    return heading;
   }
-  const here = location.hash;
+  let here = location.hash, saving = false;
   hfSync.follow(gid, async () => {
-    if (location.hash !== here) return;
-    try { otherPhone(await fetch(`/v1/games/${gid}`).then(r => r.json())); } catch (e) { /* the next change says it again */ }
+    if (location.hash !== here || saving) return;  /* a save on its way is answered with what changed, if anything */
+    try { await otherPhone(await fetch(`/v1/games/${gid}`).then(r => r.json())); } catch (e) { /* the next change says it again */ }
   });
 
   async function saveRound() {
@@ -300,19 +383,20 @@ export async function checkView(gid, rid, roundNo) {
       return;
     }
     setBusy(save, true);
-    const body = {photo_reading: rid, corrections: st.corrections, went_out: st.wentOut || null};
+    const body = {photo_reading: readingId, corrections: st.corrections, went_out: st.wentOut || null};
+    saving = true;
     try {
       if (roundNo) await api("PUT", `/v1/games/${gid}/rounds/${roundNo}?lenient=true`, body);
       else await api("POST", `/v1/games/${gid}/rounds?lenient=true`, body, saveKey);
       sessionStorage.removeItem(key);
-      toast(`Round ${st.round} saved`);
+      toast(roundNo ? `Round ${roundNo} corrected` : `Round ${st.round} saved`);
       location.hash = `#/game/${gid}`;
     } catch (e) {
+      saving = false;
       setBusy(save, false);
-      if (e.status === 412 && e.body.game) { toast("Not saved: the game changed on another phone", true); otherPhone(e.body.game); }
-      else if (e.status === 409 && e.body.round) {
-        toast(`Not saved: this photo is round ${e.body.round} already`, true);
-        otherPhone(await api("GET", `/v1/games/${gid}`).catch(() => g), e.body.round);
+      if ((e.status === 412 && e.body.game) || (e.status === 409 && e.body.round)) {  /* the other phone was first */
+        const told = await otherPhone(e.status === 412 ? e.body.game : await api("GET", `/v1/games/${gid}`).catch(() => g));
+        toast(`Not saved: ${told ? told[0].toLowerCase() + told.slice(1) : "the game changed on another phone"}`, true);
       } else toast(e.message, true);
     }
   }
@@ -331,7 +415,10 @@ export async function checkView(gid, rid, roundNo) {
       location.hash = `#/game/${gid}`;
     }}, "Leave without saving")),
     h("div", {class: "sticky-actions"}, save, undo));
+  /* a new photo is checked against the game at once (the same photo saved before, Back after saving it): told
+     before anyone corrects it */
+  const already = roundNo ? null : await api("GET", `/v1/games/${gid}/saved/${rid}`).catch(() => null);
   await rescore();
-  if (!roundNo && g.rounds.some(r => r.photo_reading === rid)) otherPhone(g);  /* e.g. Back after saving it */
+  if (already && already.round) await otherPhone(g, already);
 }
 

@@ -261,7 +261,59 @@ async function inviteSheet(gid) {
 }
 
 export function onGame(gid, hash) { return location.hash === hash || (hash === `#/game/${gid}` && location.hash === `#/game/${gid}/`); }
-export async function gameView(gid, latest) {
+
+/* The undo question open now ({gid, n, version}; null when none): a change of its game on another phone ends it
+ * (`changed`: the game as it is now), so no round is undone from a game the player no longer sees. */
+let undoAsked = null;
+/* this phone's own change of the game on its way (an undo): the game's events it causes are not another phone's */
+let writing = 0;
+
+/* The rounds of `before` that are not in `after` (undone), matched in order by `key`; null when `after` is not
+ * `before` less some rounds by that key. */
+function undone(before, after, key) {
+  let j = 0;
+  const gone = [];
+  for (const r of before) { if (j < after.length && key(after[j]) === key(r)) j++; else gone.push(r); }
+  return j === after.length ? gone : null;
+}
+
+/* "rounds 3 and 4", "rounds 3 to 5", "round 3" */
+export function roundsText(ns) {
+  if (ns.length === 1) return `round ${ns[0]}`;
+  return ns.length === 2 ? `rounds ${ns[0]} and ${ns[1]}` : `rounds ${ns[0]} to ${ns[ns.length - 1]}`;
+}
+
+/* What another phone changed in a game, in a sentence ("Round 2 was undone there: rounds 3 and 4 moved up one, now
+ * rounds 2 and 3."), or null when only rounds were added (they show in the table). */
+export function changedText(before, after) {
+  if (after.rounds.length < before.rounds.length) {
+    /* a round keeps when it was saved and its photo when the rounds before it move up (its cards tell two saved in one second apart) */
+    const gone = undone(before.rounds, after.rounds, r => `${r.created}|${r.photo_reading || ""}|${JSON.stringify(r.layout.teams)}`)
+      || undone(before.rounds, after.rounds, r => `${r.created}|${r.photo_reading || ""}`) || [];
+    if (!gone.length) return "A round was undone there; the rounds after it moved up, each scored under its new opening minimum.";
+    const first = gone[0].n;
+    const was = before.rounds.filter(r => r.n > first && !gone.includes(r)).map(r => r.n);
+    const now = after.rounds.filter(r => r.n >= first).map(r => r.n);
+    return `${gone.length === 1 ? "Round" : "Rounds"} ${gone.map(r => r.n).join(" and ")} ${gone.length === 1 ? "was" : "were"} undone there` +
+      (was.length && was.length === now.length ? `: ${roundsText(was)} moved up (now ${roundsText(now)}), ` +
+        `${was.length === 1 ? "" : "each "}scored under its new opening minimum.` : ".");
+  }
+  const fixed = after.rounds.filter(r => {
+    const b = before.rounds.find(x => x.n === r.n);
+    return b && (b.updated !== r.updated || JSON.stringify([b.layout, b.corrections]) !== JSON.stringify([r.layout, r.corrections]));
+  });
+  if (fixed.length) return `${fixed.length === 1 ? "Round" : "Rounds"} ${fixed.map(r => r.n).join(" and ")} ${fixed.length === 1 ? "was" : "were"} corrected there.`;
+  return null;
+}
+
+/* A notice at the top of the game view, saying what changed and why (`lines`: sentences). */
+function gameNotice(heading, ...lines) {
+  return h("section", {class: "panel notice", id: "game-notice", role: "alert"}, h("h2", {}, heading), lines.map(t => h("p", {}, t)));
+}
+
+/* The game view (#/game/ID): `latest`, the game as the server just answered it (else it is asked for); `notice`, a
+ * section saying what just changed, shown at the top. */
+export async function gameView(gid, latest, notice) {
   const g = latest ? hfSync.note(latest) : await api("GET", `/v1/games/${gid}`);
   const here = location.hash;
   /* a camera watching this game's table now (GET /v1/live): said, with the way to the live view */
@@ -269,7 +321,20 @@ export async function gameView(gid, latest) {
   const watched = live && live.game === gid && !["off", "stopped", "ended"].includes(live.status);
   const liveLine = watched ? h("p", {class: "muted", id: "live-line"}, h("span", {class: `dot ${live.status}`, "aria-hidden": "true"}),
     " A camera is watching this table now: ", h("a", {href: `#/live/${gid}`}, "the live view")) : null;
-  hfSync.follow(gid, () => { if (onGame(gid, here)) gameView(gid).catch(e => toast(e.message, true)); },
+  hfSync.follow(gid, async () => {
+                  if (!onGame(gid, here) || writing) return;
+                  const asked = undoAsked;
+                  if (asked && asked.gid === gid) {  /* the undo question is about a game that is no longer so */
+                    try { asked.changed = await api("GET", `/v1/games/${gid}`); } catch (e) { return; }
+                    closeSheet();
+                    return;
+                  }
+                  try {  /* shown again as it is now, with what changed in words when it is more than a round added */
+                    const now = await api("GET", `/v1/games/${gid}`);
+                    const said = changedText(g, now);
+                    if (onGame(gid, here) && !writing) await gameView(gid, now, said ? gameNotice("Changed on another phone", said) : null);
+                  } catch (e) { toast(e.message, true); }
+                },
                 () => { if (onGame(gid, here)) { toast("This game was deleted on another phone", true); location.hash = "#/"; } },
                 (newer) => { if (onGame(gid, here) && newer !== g.newer_game) gameView(gid).catch(e => toast(e.message, true)); });
   /* the next game, started after this one ended (on this phone or another): said first, with its link */
@@ -291,7 +356,8 @@ export async function gameView(gid, latest) {
       const ts = r.score.teams[t];
       running[t] = [running[t][0] + (ts ? ts.total_min : 0), running[t][1] + (ts ? ts.total_max : 0)];
       const [lo, hi] = running[t];
-      return h("td", {}, ts ? teamTotal(ts) : "0", h("br"), h("small", {class: "muted"}, lo === hi ? fmt(lo) : `${fmt(lo)} to ${fmt(hi)}`));
+      return h("td", {"data-team": t}, h("span", {class: "round-points", title: `${t}: points this round`}, ts ? teamTotal(ts) : "0"), h("br"),
+               h("small", {class: "muted running", title: `${t}: total after round ${r.n}`}, `total ${lo === hi ? fmt(lo) : `${fmt(lo)} to ${fmt(hi)}`}`));
     });
     const details = h("tr", {class: "details", hidden: true},
       h("td", {colspan: String(2 + g.teams.length)}, breakdownTable(r.score, g.teams),
@@ -300,20 +366,7 @@ export async function gameView(gid, latest) {
           h("a", {class: "button", href: r.photo_reading ? `#/game/${gid}/check/${r.photo_reading}/${r.n}` : `#/game/${gid}/type/${r.n}`},
             `Correct round ${r.n}`),
           r.photos.length ? h("a", {class: "button", href: r.photos[0], target: "_blank"}, "The photo") : null,
-          h("button", {type: "button", class: "danger", onclick: async (ev) => {
-            const last = r.n === g.rounds.length;
-            const ok = await askConfirm(`Undo round ${r.n}?`, [`Its score is taken off the totals.` +
-              (last ? "" : " The rounds after it move up one."), "This cannot be taken back."], `Undo round ${r.n}`);
-            if (!ok) return;
-            setBusy(ev.target, true);
-            try { await api("DELETE", `/v1/games/${gid}/rounds/${r.n}`); toast(`Round ${r.n} undone`); await gameView(gid); }
-            catch (e) {
-              if (e.status === 412 && e.body.game) {  /* another phone changed the game: show it as it is now */
-                toast("Not undone: the game changed on another phone. Here it is as it is now.", true);
-                await gameView(gid, e.body.game);
-              } else { toast(e.message, true); setBusy(ev.target, false); }
-            }
-          }}, `Undo round ${r.n}`))));
+          h("button", {type: "button", class: "danger", id: `undo-${r.n}`, onclick: (ev) => undoRound(g, r, ev.target)}, `Undo round ${r.n}`))));
     const row = h("tr", {class: "round", tabindex: "0", role: "button", "aria-expanded": "false",
                          "aria-label": `round ${r.n}: show the breakdown`}, h("td", {}, String(r.n)), h("td", {}, fmt(r.minimum)), cells);
     const toggle = () => { details.hidden = !details.hidden; row.setAttribute("aria-expanded", String(!details.hidden)); };
@@ -327,7 +380,7 @@ export async function gameView(gid, latest) {
         h("div", {class: "row"}, h("a", {class: g.newer_game ? "button" : "button primary", id: "play-again", href: `#/new/${g.id}`}, "New game, same teams")))
     : h("p", {}, `Next: round ${g.next_round} of ${g.rounds_in_game}, opening minimum ${fmt(g.next_minimum)}` + (g.leader ? ` · ${g.leader} leads` : ""));
   show(
-    h("h1", {}, g.teams.join(" vs ")), newerLine,
+    h("h1", {}, g.teams.join(" vs ")), notice || null, newerLine,
     h("p", {class: "muted"}, `Rules: ${g.rules}` + (Object.keys(g.house_rules).length ? "; house rules: " +
       Object.entries(g.house_rules).map(([k, v]) => `${k.replace(/_/g, " ")} ${typeof v === "boolean" ? (v ? "on" : "off") : v === null ? "none" : Array.isArray(v) ? (v.join(", ") || "none") : v}`).join(", ") : "")),
     totals, next,
@@ -350,9 +403,67 @@ export async function gameView(gid, latest) {
         catch (e) { toast(e.message, true); setBusy(ev.target, false); }
       }}, "Delete the game")),
     g.teach || g.rounds.some(r => r.photo_reading) ? teachPanel(gid, g) : null);
+  if (notice) notice.scrollIntoView({block: "center"});  /* what changed is read first, wherever the page was scrolled */
+}
+
+/* Undo round r of game g, asked first. A round in the middle: the question names each later round that moves up and
+ * its opening minimum before and after, and offers correcting the round instead. The DELETE carries the version the
+ * question was about: a change made meanwhile on another phone ends the question (or is refused 412), and the game
+ * view says so and shows the game as it is now; no other round is undone. */
+async function undoRound(g, r, button) {
+  const gid = g.id;
+  const later = g.rounds.filter(x => x.n > r.n);
+  const scores = g.teams.map(t => `${t} ${r.score.teams[t] ? teamTotal(r.score.teams[t]) : "0"}`).join(" · ");
+  const lines = [`Its score (${scores}) is taken off the totals.`];
+  const correct = h("a", {class: "button", id: "undo-correct-instead",
+                          href: r.photo_reading ? `#/game/${gid}/check/${r.photo_reading}/${r.n}` : `#/game/${gid}/type/${r.n}`},
+                    `Correct round ${r.n} instead`);
+  if (later.length) {
+    const last = g.rounds.length;
+    lines.push(`Then the ${later.length === 1 ? "round" : "rounds"} after it move up one, each scored from then on under its new round's opening minimum:`,
+      h("ul", {id: "undo-moves"}, later.map(x => h("li", {}, `round ${x.n} becomes round ${x.n - 1}: opening minimum ` +
+        `${fmt(x.minimum)} → ${fmt(g.rounds[x.n - 2].minimum)}`))),
+      `The next round is then round ${last} (opening minimum ${fmt(g.rounds[last - 1].minimum)})` +
+        (g.over ? ": the game is no longer over." : `, not round ${g.next_round}.`),
+      `Undo it only if round ${r.n} was never played here (the same round saved twice, another table's photo). ` +
+        "If it was played but read or typed wrong, correct it instead: the rounds after it stay as they are.");
+  }
+  lines.push("This cannot be taken back.");
+  const question = {gid, n: r.n, version: g.version, changed: null};
+  undoAsked = question;
+  const ok = await askConfirm(`Undo round ${r.n}?`, lines,
+    later.length ? `Undo round ${r.n}, move ${roundsText(later.map(x => x.n))} up` : `Undo round ${r.n}`, later.length ? correct : null);
+  if (undoAsked === question) undoAsked = null;
+  if (question.changed) {  /* another phone changed the game while the question was open: nothing undone */
+    const said = changedText(g, question.changed);
+    await gameView(gid, question.changed, gameNotice("Nothing was undone", `The game changed on another phone while you ` +
+      `were deciding about round ${r.n}.` + (said ? ` ${said}` : ""), "Here it is as it is now: undo again if you still want to."));
+    return;
+  }
+  if (!ok) return;
+  setBusy(button, true);
+  writing++;
+  try {
+    const after = await api("DELETE", `/v1/games/${gid}/rounds/${r.n}`, undefined, undefined, g.version);
+    toast(`Round ${r.n} undone`);
+    const moved = roundsText(later.map(x => x.n));
+    await gameView(gid, after, later.length ? gameNotice(`Round ${r.n} undone`,
+      `${moved[0].toUpperCase()}${moved.slice(1)} moved up one: ${later.length === 1 ? "it is" : "they are"} ` +
+      `${roundsText(later.map(x => x.n - 1))} now, ${later.length === 1 ? "" : "each "}scored under its new opening minimum.` +
+      (after.over ? "" : ` Next: round ${after.next_round}.`)) : null);
+  } catch (e) {
+    if (e.status === 412 && e.body.game) {  /* another phone changed the game: show it as it is now */
+      toast("Not undone: the game changed on another phone", true);
+      const said = changedText(g, e.body.game);
+      await gameView(gid, e.body.game, gameNotice("Nothing was undone", "The game changed on another phone while you were " +
+        `deciding about round ${r.n}.` + (said ? ` ${said}` : ""), "Here it is as it is now: undo again if you still want to."));
+    } else { toast(e.message, true); setBusy(button, false); }
+  } finally { writing--; }
 }
 
 const DECK_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$/;  /* a deck's name (vision.decks.NAME) */
+/* the fewest photos a deck is learned from (vision.decks.check_photos refuses fewer) */
+export const MIN_TEACH = 2;
 
 /* A game's corrected photo rounds teach the card reader the family's deck (POST /v1/decks/{name}/learn), and go on
    teaching it after every round saved (the game's `teach`, its last `lesson`; PUT /v1/games/{id}/deck). */
@@ -363,6 +474,23 @@ export function teachPanel(gid, g) {
   const deckName = () => name.value.trim() || name.placeholder;
   const status = h("div", {"aria-live": "polite", class: "status", id: "teach-status"},
     g.lesson ? h("p", {id: "lesson"}, g.lesson.message) : null);
+  /* a name that is no deck's name is said as it is typed (vision.decks.NAME), before anything is asked */
+  const nameOk = () => {
+    const deck = deckName();
+    document.getElementById("deck-name-problem")?.remove();
+    if (DECK_NAME.test(deck)) { name.removeAttribute("aria-invalid"); return true; }
+    name.setAttribute("aria-invalid", "true");
+    name.after(h("p", {class: "error-box", role: "alert", id: "deck-name-problem"}, `Deck name "${deck}": use letters, digits, - and _ ` +
+      "(at most 40, starting with a letter or digit), e.g. grandmas-blue"));
+    return false;
+  };
+  name.addEventListener("input", nameOk);
+  /* learning needs at least MIN_TEACH photos (vision.decks.check_photos: it is checked on photos it did not learn
+     from): fewer, and the button waits, saying why */
+  const photos = g.rounds.reduce((n, r) => n + r.photos.length, 0);
+  const why = photos < MIN_TEACH ? h("p", {class: "muted", id: "teach-why"}, `Learning needs at least ${MIN_TEACH} photos of rounds ` +
+    `(the deck is checked on photos it did not learn from): this game has ${photos} so far. Score more rounds from photos, ` +
+    "then learn it here.") : null;
   const keep = h("input", {type: "checkbox", id: "keep-teaching", checked: g.teach ? "" : null});
   keep.addEventListener("change", async () => {
     try {
@@ -372,15 +500,10 @@ export function teachPanel(gid, g) {
       toast(keep.checked ? `Each round saved now teaches deck ${out.teach}` : "Saved rounds no longer teach the deck");
     } catch (e) { keep.checked = !keep.checked; status.replaceChildren(errorBox(e)); }
   });
-  const go = h("button", {type: "button", id: "learn-deck"}, "Learn this deck");
+  const go = h("button", {type: "button", id: "learn-deck", disabled: photos < MIN_TEACH}, "Learn this deck");
   go.addEventListener("click", async () => {
     const deck = deckName();
-    if (!DECK_NAME.test(deck)) {  /* vision.decks.NAME: checked here, as a name with "/" is no address at all */
-      status.replaceChildren(errorBox(`Deck name "${deck}": use letters, digits, - and _ (at most 40, starting with a ` +
-                                      "letter or digit), e.g. grandmas-blue"));
-      name.focus();
-      return;
-    }
+    if (!nameOk()) { name.focus(); return; }  /* vision.decks.NAME: a name with "/" is no address at all */
     setBusy(go, true);
     status.replaceChildren(h("p", {}, h("span", {class: "spinner", "aria-hidden": "true"}), " Learning your deck…"));
     try {
@@ -405,7 +528,7 @@ export function teachPanel(gid, g) {
   return h("section", {class: "panel", id: "teach"}, h("h2", {}, "Teach handfoot your deck"),
     h("p", {class: "muted"}, "The photo rounds of this game, as you corrected them, teach the card reader your deck " +
       "(seconds to a minute). Some photos check it first: it is kept unless it reads those worse than handfoot does without it. Five photo rounds are a start."),
-    h("label", {for: "deck-name"}, "Deck name (empty: our-deck)"), name, h("div", {class: "row"}, go),
+    h("label", {for: "deck-name"}, "Deck name (empty: our-deck)"), name, why, h("div", {class: "row"}, go),
     h("label", {class: "check"}, keep, " Keep learning it from every round saved (a round saved as read teaches only " +
       "the cards read surely)"), status);
 }

@@ -1,7 +1,7 @@
 /* The live view (#/live[/GAME]): a camera above the table, the phone's own or the computer's. */
 import {api} from "/static/api.js";
 import {route} from "/static/app.js";
-import {askConfirm, closeSheet, errorBox, fmt, h, openSheet, setBusy, sheet, show, toast, total, view} from "/static/ui.js";
+import {askConfirm, closeSheet, deckChoice, errorBox, fmt, h, openSheet, setBusy, sheet, show, toast, total, view} from "/static/ui.js";
 
 /* -- live: a camera above the table ------------------------------------------------------------------------ */
 export let liveToken = 0;  /* each live view's refresh loop runs while it is the newest */
@@ -157,10 +157,9 @@ export async function liveStartView(gid, state) {
   }
   labelSplit();
   const decks = await api("GET", "/v1/decks").catch(() => []);
-  const deck = decks.length ? h("select", {id: "live-deck"}, h("option", {value: ""}, "the stock card reader"),
-    decks.map(d => h("option", {value: d.name}, `deck ${d.name}`))) : null;
   const gameDeck = () => (games.find(g => g.id === game.value) || {}).deck || "";
-  if (deck) { deck.value = gameDeck(); game.addEventListener("change", () => { deck.value = gameDeck(); }); }
+  const deck = decks.length ? deckChoice(decks, gameDeck(), "live-deck", "Read with") : null;
+  if (deck) game.addEventListener("change", () => { deck.value = gameDeck(); });
   const status = h("div", {"aria-live": "polite", class: "status"});
   const go = h("button", {type: "submit", class: "primary", id: "start-live"}, "Start watching");
   show(h("h1", {}, "Watch the table"),
@@ -182,7 +181,7 @@ export async function liveStartView(gid, state) {
       h("label", {for: "live-game"}, "The game"), game,
       h("label", {for: "live-source"}, "The camera"), source, phone.cameraProblem() ? h("p", {class: "muted"}, phone.cameraProblem()) : null, cameraBox,
       h("label", {for: "live-split"}, "What the camera sees"), split,
-      deck ? h("label", {for: "live-deck"}, "Read with") : null, deck,
+      deck,
       h("div", {class: "sticky-actions"}, status, go, h("a", {class: "button", href: "#/"}, "Cancel"))));
 }
 

@@ -1,6 +1,6 @@
 /* A round from photos (#/game/ID/round): the photos sent, read and scored. */
 import {api} from "/static/api.js";
-import {errorBox, fmt, h, setBusy, show} from "/static/ui.js";
+import {deckChoice, errorBox, fmt, h, setBusy, show} from "/static/ui.js";
 
 /* -- a round: photos in ------------------------------------------------------------------------------------ */
 export async function roundView(gid) {
@@ -17,15 +17,14 @@ export async function roundView(gid) {
   const wentOut = h("select", {id: "went-out"}, h("option", {value: ""}, "nobody"), g.teams.map(t => h("option", {value: t}, t)));
   const decks = await api("GET", "/v1/decks").catch(() => []);
   const chosen = g.deck || "";
-  const deck = decks.length ? h("select", {id: "deck"}, h("option", {value: ""}, "the stock card reader"),
-    decks.map(d => h("option", {value: d.name, selected: d.name === chosen ? "" : null}, `deck ${d.name}`))) : null;
+  const deck = decks.length ? deckChoice(decks, chosen, "deck", "Read with") : null;
   const status = h("div", {"aria-live": "polite", class: "status"});
   const go = h("button", {type: "submit", class: "primary", id: "read-cards"}, "Read the cards");
   const form = h("form", {onsubmit: (ev) => { ev.preventDefault(); upload(); }},
     h("p", {class: "muted"}, `Round ${g.next_round} · opening minimum ${fmt(g.next_minimum)}. Photograph each team's melds and books from above, close enough that the corner indices are clear.`),
     h("p", {}, "No photo, or one the camera cannot read? ", h("a", {href: `#/game/${gid}/type`, id: "type-round"}, "Type the cards instead")),
     sections, h("label", {for: "went-out"}, "Who went out?"), wentOut,
-    deck ? h("label", {for: "deck"}, "Read with") : null, deck,
+    deck,
     h("div", {class: "sticky-actions"}, status, go, h("a", {class: "button", href: `#/game/${gid}`}, "Cancel")));
   show(h("h1", {}, `Round ${g.next_round}`), form);
   let key = hfSync.newKey();  /* one reading per press of "Read the cards"; the same key again after a dropped answer */

@@ -52,7 +52,7 @@ export async function typedView(gid, roundNo) {
   wentOut.value = before.went_out || "";
   const scoreBox = h("div", {id: "typed-score", "aria-live": "polite"});
   const status = h("div", {class: "status", "aria-live": "polite"});
-  const save = h("button", {type: "submit", class: "primary", id: "save-typed"}, `Save round ${round}`);
+  const save = h("button", {type: "submit", class: "primary", id: "save-typed"}, roundNo ? "Save correction" : `Save round ${round}`);
   const heading = h("h1", {id: "typed-heading"}, roundNo ? `Correct round ${round}` : `Type round ${round}`);
   let preview = null;  /* the last score of what is typed: {score} or {error} */
   const introText = (n, minimum) => "Card codes: rank (A, 2-10, J, Q, K) and suit (S, H, D, C), a joker JK; spaces " +
@@ -146,7 +146,7 @@ export async function typedView(gid, roundNo) {
     try {
       if (roundNo) await api("PUT", `/v1/games/${gid}/rounds/${roundNo}?lenient=true`, doc);
       else await api("POST", `/v1/games/${gid}/rounds?lenient=true`, doc, saveKey);
-      toast(`Round ${round} saved`);
+      toast(roundNo ? `Round ${round} corrected` : `Round ${round} saved`);
       location.hash = `#/game/${gid}`;
     } catch (e) {
       setBusy(save, false);

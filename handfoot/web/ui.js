@@ -61,16 +61,33 @@ export function openSheet(title, body) {
   if (first) first.focus();
 }
 export function closeSheet() { if (sheet.open) sheet.close(); }
-export function askConfirm(title, text, okLabel) {
-  /* a question in the sheet (not the browser's pop-up); resolves true for okLabel, false otherwise */
+export function askConfirm(title, text, okLabel, other) {
+  /* a question in the sheet (not the browser's pop-up); resolves true for okLabel, false otherwise (Cancel, the
+     sheet closed); `other`: another way out shown between them (a link, say) */
   return new Promise((resolve) => {
     const done = (answer) => { sheet.removeEventListener("close", onClose); closeSheet(); resolve(answer); };
     const onClose = () => done(false);
     sheet.addEventListener("close", onClose);
-    openSheet(title, h("div", {}, [].concat(text).map(t => h("p", {}, t)),
+    openSheet(title, h("div", {}, [].concat(text).map(t => t instanceof Node ? t : h("p", {}, t)),
       h("div", {class: "row"}, h("button", {type: "button", class: "primary", id: "confirm-yes", onclick: () => done(true)}, okLabel),
-        h("button", {type: "button", onclick: () => done(false)}, "Cancel"))));
+        other || null, h("button", {type: "button", onclick: () => done(false)}, "Cancel"))));
   });
+}
+
+/* The deck profiles a game's photos may be read with, as a choice that fits a phone's width whatever the names (a
+ * radio button a line, its label wrapping; a select cuts a long name off): "the stock card reader" (value "") or
+ * each deck of `decks` (GET /v1/decks). The element's `value` is the choice's, read and set as a select's; it is
+ * a fieldset with the id `id`, its legend `legend`. */
+export function deckChoice(decks, chosen, id, legend) {
+  const box = h("fieldset", {class: "choice", id}, h("legend", {}, legend));
+  const item = (value, text) => h("label", {class: "check", for: `${id}-${value || "stock"}`},
+    h("input", {type: "radio", name: id, id: `${id}-${value || "stock"}`, value, checked: value === (chosen || "") ? "" : null}),
+    h("span", {}, text));
+  box.append(item("", "the stock card reader"), ...decks.map(d => item(d.name, `deck ${d.name}`)));
+  Object.defineProperty(box, "value", {
+    get: () => (box.querySelector("input:checked") || {value: ""}).value,
+    set: (v) => { for (const r of box.querySelectorAll("input")) r.checked = r.value === (v || ""); }});
+  return box;
 }
 
 /* The rules' problems of a round as one line ("2 rule problems: Us: ..."), or null when there are none. */
@@ -86,8 +103,9 @@ export function problemText(p) {
   return cardsInText((m && !p.message.startsWith(`team ${m[1]}`) ? `${m[1]}: ` : "") + p.message);
 }
 
-export function cardPicker(initial, onPick, extra) {
-  /* rank and suit buttons (no keyboard needed); onPick(code) */
+export function cardPicker(initial, onPick, extra, above) {
+  /* rank and suit buttons (no keyboard needed); onPick(code); `extra`: a button beside Save, `above`: a control
+     between the picker and its buttons (the card editor's "Move it to…") */
   const start = initial ? cardParts(initial) : {rank: "", suit: ""};
   let rank = start.rank, suit = start.suit;
   const ranks = h("div", {class: "picker", role: "group", "aria-label": "rank"});
@@ -114,7 +132,7 @@ export function cardPicker(initial, onPick, extra) {
                               onclick: () => { suit = code; refresh(); }}, sym));
   }
   refresh();
-  return h("div", {}, h("p", {class: "muted"}, "Rank"), ranks, h("p", {class: "muted"}, "Suit"), suits,
+  return h("div", {}, h("p", {class: "muted"}, "Rank"), ranks, h("p", {class: "muted"}, "Suit"), suits, above || null,
            h("div", {class: "row"}, ok, extra || null,
              h("button", {type: "button", onclick: closeSheet}, "Cancel")));
 }

@@ -414,13 +414,22 @@ def _visible_fraction(ids: np.ndarray, poly: np.ndarray, idx: int) -> float:
 def _camera(canvas_wh: tuple[int, int], out_wh: tuple[int, int], rng: np.random.Generator,
             fill: float, card_width: float | None = None, card_px: float = 240.0,
             focus: tuple[float, float] | None = None) -> np.ndarray:
-    """3x3 homography canvas -> image: rotation (any angle), tilt up to ~35 degrees, fit into the frame."""
+    """3x3 homography canvas -> image: rotation (any angle), tilt up to ~35 degrees, fit into the frame.
+
+    The table is a plane at depth ``f`` (the focal length, pixels) tilted about an axis through its centre. Framed
+    whole (``card_width`` None), the canvas is first scaled so that its diagonal spans the photo's long side, as a
+    camera framing the whole table stands: the perspective (the nearest card's size over the farthest's, at most
+    about 1.7 at 35 degrees) then depends on the tilt and the lens, not on how many piles the canvas holds (a canvas
+    several times ``f`` across put the far cards at a few pixels, a photo nobody takes). Zoomed in (``card_width``
+    pixels a card), the canvas keeps its pixels: the views the training tiles were cut from.
+    """
     cw, chh = canvas_wh
     W, H = out_wh
     theta = rng.uniform(0, 2 * math.pi)
     c, s = math.cos(theta), math.sin(theta)
     R = np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]], np.float64)
-    T0 = np.array([[1, 0, -cw / 2], [0, 1, -chh / 2], [0, 0, 1]], np.float64)
+    s0 = max(W, H) / math.hypot(cw, chh) if card_width is None else 1.0
+    T0 = np.array([[s0, 0, -s0 * cw / 2], [0, s0, -s0 * chh / 2], [0, 0, 1]], np.float64)
     tilt = math.radians(rng.uniform(0, 35) if rng.random() < 0.8 else 0)
     f = max(W, H) * rng.uniform(0.8, 1.4)
     az = rng.uniform(0, 2 * math.pi)

@@ -110,17 +110,35 @@ def melds_json(rules: Rules, checks: list[Any], opening: Any) -> dict[str, Any]:
 
 def deck_learned(profile: Any, path: Path, replaced: Any = None) -> str:
     """What ``handfoot deck learn`` says of the profile it learned and saved at ``path``, and of the profile of that
-    name it replaced (``replaced``; None: there was none)."""
+    name it replaced (``replaced``; None: there was none): the photos it learned from (all of them), how it was
+    tested first (``vision.decks.check_folds``: a trial profile learned without the photos set aside, or without
+    each photo or group of photos in turn, read them), each percentage with the count it is of."""
     c = profile.check
-    told = c.get("ink", {}).get("told") if getattr(profile, "ink", None) is not None else None
-    indices = counted(c["indices"], "index", "indices")
-    tested = (f"tested on {indices} in photos set aside (not learned from)" if c.get("method", "kept aside") ==
-              "kept aside" else f"tested on {indices}, each photo left out of the learning in turn")
-    inks = f"; its red and black inks learned (they tell the colour of {told:.0%} of its indices)" if told else ""
-    lines = [f"deck {profile.name}: learned from {counted(profile.photos, 'photo')} "
+    ink = c.get("ink", {}) if getattr(profile, "ink", None) is not None else {}
+    told = ink.get("told")
+    n, tested = profile.photos, counted(c["indices"], "index", "indices")
+    method, aside = c.get("method", "kept aside"), c.get("photos")
+    if method == "kept aside":
+        how = (f"tested on {aside} of the {n} photos ({tested}), set aside while the other {n - aside} taught a "
+               "trial profile" if aside else f"tested on photos set aside ({tested}) while the others taught a "
+               "trial profile")
+    elif method == "leave-one-out":
+        how = (f"tested on each of the {n} photos ({tested} in all) left out in turn while the others taught a "
+               "trial profile")
+    else:
+        groups = f"{c['folds']} groups" if c.get("folds") else "groups"
+        how = (f"tested on the {n} photos ({tested} in all) in {groups}, each group left out in turn while the "
+               "others taught a trial profile")
+    inks = ""
+    if told:
+        suited = counted(ink["red"] + ink["black"], "red or black index", "red or black indices") \
+            if "red" in ink and "black" in ink else "its red or black indices"
+        inks = (f"; its red and black inks learned (they tell the colour of {told:.0%} of its {suited}, each photo's "
+                "by the inks of the others)")
+    lines = [f"deck {profile.name}: learned from {'all ' if n > 2 else ''}{counted(n, 'photo')} "
              f"({counted(profile.indices, 'index', 'indices')})"
              f"{'; printed light on dark, so read as its negative' if profile.negative else ''}{inks}",
-             f"{tested}: {c['stock']:.1%} read right without the profile, {c['profile']:.1%} with it"]
+             f"{how}: {c['profile']:.1%} of those {tested} read right with it, {c['stock']:.1%} without a profile"]
     if replaced is not None:
         lines.append(f"it replaces the deck {replaced.name} learned before ({deck_figures(replaced)})")
     lines.append(f"saved {path}; use it with --deck {profile.name}")
@@ -128,8 +146,10 @@ def deck_learned(profile: Any, path: Path, replaced: Any = None) -> str:
 
 
 def deck_figures(p: Any) -> str:
-    """A deck profile's figures in a few words: what it learned from, its test, when."""
-    return (f"{counted(p.photos, 'photo')}, {counted(p.indices, 'index', 'indices')}, tested "
+    """A deck profile's figures in a few words: what it learned from, its test (on how many indices), when."""
+    tested = p.check.get("indices")
+    return (f"{counted(p.photos, 'photo')}, {counted(p.indices, 'index', 'indices')}, tested"
+            f"{f' on {tested} of them' if tested else ''}: "
             f"{p.check.get('stock', 0):.1%} -> {p.check.get('profile', 0):.1%} read right"
             f"{', read as its negative' if p.negative else ''}, learned {p.created}")
 

@@ -390,3 +390,28 @@ def test_deck_learn_clips_a_box_a_little_past_the_edge_and_says_so(tmp_path, cap
     from vision.decks import read_examples
 
     assert read_examples([tmp_path / "edge.jsonl"])[0].boxes.tolist() == [[0, 100, 30, 140], [1570, 1180, 1600, 1200]]
+
+
+def test_deck_learn_says_which_photos_taught_and_which_tested(tmp_path):
+    """The report says the profile kept learned from every photo, which photos tested it first (set aside, or each
+    left out in turn) and of how many indices each percentage is."""
+    from types import SimpleNamespace
+
+    from handfoot.reports import deck_figures, deck_learned
+
+    def said(**check) -> str:
+        profile = SimpleNamespace(name="gold", photos=20, indices=261, negative=False, ink=None, created="today",
+                                  check={"indices": 65, "stock": 0.8, "profile": 0.923, **check})
+        return deck_learned(profile, tmp_path / "gold.npz", profile)
+
+    aside = said(method="kept aside", photos=5, folds=1)
+    assert aside.startswith("deck gold: learned from all 20 photos (261 indices)\n")
+    assert ("\ntested on 5 of the 20 photos (65 indices), set aside while the other 15 taught a trial profile: "
+            "92.3% of those 65 indices read right with it, 80.0% without a profile\n") in aside
+    assert "(20 photos, 261 indices, tested on 65 of them: 80.0% -> 92.3% read right, learned today)" in aside
+    assert "\ntested on photos set aside (65 indices) while the others taught" in said()  # an older profile
+    assert "\ntested on each of the 20 photos (65 indices in all) left out in turn" in said(method="leave-one-out")
+    assert "\ntested on the 20 photos (65 indices in all) in 5 groups, each group left out in turn" in said(
+        method="5-fold", folds=5, photos=20)
+    old = SimpleNamespace(name="x", photos=3, indices=40, negative=False, created="then", check={})
+    assert deck_figures(old) == "3 photos, 40 indices, tested: 0.0% -> 0.0% read right, learned then"

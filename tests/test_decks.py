@@ -186,16 +186,18 @@ def test_deck_learn_list_and_score_with_a_deck_on_the_command_line(photos, tmp_p
     examples.write_text("".join(json.dumps({"image": str(p), "detections": d.to_list()}) + "\n" for p, d in photos))
     assert main(["deck", "learn", str(examples), "--name", "anglo"]) == 0
     said = capsys.readouterr().out
-    assert "deck anglo: learned from 4 photos" in said and "replaces" not in said
-    assert "\ntested on " in said and "checked first" not in said
+    assert "deck anglo: learned from all 4 photos" in said and "replaces" not in said
+    assert "\ntested on 1 of the 4 photos (" in said
+    assert "set aside while the other 3 taught a trial profile" in said
     assert main(["deck", "list"]) == 0 and capsys.readouterr().out.startswith("anglo")
     # learning again under the name replaces its profile, and says what the one before read
     before = decks.DeckProfile.load("anglo", tmp_path / "decks")
     examples.write_text("".join(json.dumps({"image": str(p), "detections": d.to_list()}) + "\n" for p, d in photos[:3]))
     assert main(["deck", "learn", str(examples), "--name", "anglo"]) == 0
     said = capsys.readouterr().out
-    assert "deck anglo: learned from 3 photos" in said
-    assert (f"it replaces the deck anglo learned before (4 photos, {before.indices} indices, tested "
+    assert "deck anglo: learned from all 3 photos" in said
+    assert (f"it replaces the deck anglo learned before (4 photos, {before.indices} indices, tested on "
+            f"{before.check['indices']} of them: "
             f"{before.check['stock']:.1%} -> {before.check['profile']:.1%} read right, learned {before.created})") in said
     assert decks.DeckProfile.load("anglo", tmp_path / "decks").photos == 3
     kept = (tmp_path / "decks" / "anglo.npz").read_bytes()

@@ -119,8 +119,9 @@ class DeckProfile:
         name: the deck's name (:data:`NAME`).
         heads: the reader heads to read this deck with.
         photos, indices: how many example photos and index boxes they were learned from.
-        check: figures on the check photos, ``{"indices": n, "stock": share read right, "profile": share,
-            "method": "kept aside" | "leave-one-out" | "5-fold"}`` (:func:`check_folds`; older profiles: no method).
+        check: figures on the check photos, ``{"indices": n, "photos": check photos (all, each in turn, unless
+            kept aside), "folds": trial fits, "stock": share read right, "profile": share, "method": "kept aside" |
+            "leave-one-out" | "5-fold"}`` (:func:`check_folds`; older profiles: no method, photos or folds).
         created: when (ISO 8601, UTC).
         negative: the deck is read as its negative (light print on dark paper: :func:`reads_negative`): its
             detector is a ``vision.models.detector.NegativeDetector``, and ``vision.pipeline.detect`` takes each photo's
@@ -431,8 +432,9 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
     _, after, before, held, window, aspect, per = max(trials, key=lambda t: t[:2])
     method = "kept aside" if len(folds) == 1 else "leave-one-out" if len(folds) == len(examples) else \
         f"{len(folds)}-fold"
-    figures = {"indices": int(held // len(VIEWS)), "stock": round(before, 4), "profile": round(after, 4),
-               "method": method, **figures, "aspect": round(aspect, 4)}
+    figures = {"indices": int(held // len(VIEWS)), "photos": int(sum(c.sum() for c in folds)), "folds": len(folds),
+               "stock": round(before, 4), "profile": round(after, 4), "method": method, **figures,
+               "aspect": round(aspect, 4)}
     if held == 0 or after < before:
         raise ProfileRefusedError(f"the profile {name!r} reads the photos it was tested on (not learned from) "
                                   f"worse than the stock reader ({after:.1%} vs {before:.1%} of "

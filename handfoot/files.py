@@ -67,7 +67,8 @@ def save_layout(path: str | Path, layout: dict[str, Any]) -> None:
 
 def check_annotate_target(target: str, n_photos: int) -> None:
     """Raise HandFootError, before any reading, when ``target`` (``--annotate``) is neither an image name nor a
-    folder, or names one image while ``n_photos`` are read."""
+    folder, names one image while ``n_photos`` are read, or lies in a folder that does not exist (a new folder
+    ``target`` itself is made, its parent is not) or under a file."""
     from vision.images import IMAGE_SUFFIXES  # the optional vision extra (OpenCV, ONNX Runtime)
 
     suffix = Path(target).suffix.lower()
@@ -76,6 +77,12 @@ def check_annotate_target(target: str, n_photos: int) -> None:
     if suffix in IMAGE_SUFFIXES and n_photos > 1:
         raise HandFootError(f"--annotate {target} names one image, but {n_photos} photos are read: give a folder "
                             "(each annotated picture is written there under its photo's name)")
+    parent = Path(target).expanduser().absolute().parent  # an image's folder, or the folder's own (made if new)
+    if not parent.is_dir():
+        blocking = next((p for p in [parent, *parent.parents] if p.exists()), None)
+        if blocking is not None and not blocking.is_dir():
+            raise HandFootError(f"--annotate {target}: {blocking} is a file, not a folder")
+        raise HandFootError(f"--annotate {target}: no such folder {parent} (make it first)")
 
 
 def write_annotations(target: str, result: PhotoScore, written: Callable[[Path], Any] = lambda dest: None) -> None:

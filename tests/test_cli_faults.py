@@ -392,6 +392,15 @@ def test_deck_learn_clips_a_box_a_little_past_the_edge_and_says_so(tmp_path, cap
     assert read_examples([tmp_path / "edge.jsonl"])[0].boxes.tolist() == [[0, 100, 30, 140], [1570, 1180, 1600, 1200]]
 
 
+def test_annotate_into_a_missing_folder_is_refused_before_reading(tmp_path, capsys, no_photo_work):
+    missing = tmp_path / "nowhere" / "deeper"
+    assert main(["score", str(PHOTO), "--annotate", str(missing / "out.jpg")]) == 1
+    assert f"--annotate {missing / 'out.jpg'}: no such folder {missing} (make it first)" in one_line(capsys)
+    assert main(["detect", str(PHOTO), "--annotate", str(missing / "out")]) == 1
+    assert f"no such folder {missing} (make it first)" in one_line(capsys)
+    assert not (tmp_path / "nowhere").exists()
+
+
 def test_deck_learn_says_which_photos_taught_and_which_tested(tmp_path):
     """The report says the profile kept learned from every photo, which photos tested it first (set aside, or each
     left out in turn) and of how many indices each percentage is."""

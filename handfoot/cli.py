@@ -31,6 +31,9 @@ from . import core, files, games, learning, live, picture as shown, reports, sta
 from .cli_parser import MAX_DEALS, build_parser
 
 EXIT_BAD_INPUT = 1
+#: added to "no cards found" when no --deck was given: a deck the stock models cannot read can be taught
+DECK_HINT = ("; a deck of its own design (dark cards, odd print)? teach it with handfoot deck learn, then add "
+             "--deck NAME")
 #: flags of `score` that only mean something for photos
 PHOTO_FLAGS = ("annotate", "split", "teams", "left", "hand", "went_out", "round", "conf", "model", "reader",
                "save_layout", "deck")
@@ -108,8 +111,13 @@ def _score_photos(args: argparse.Namespace) -> int:
     models = core.load_models(args.model, args.reader, args.stacks, args.no_stacks, req.conf, deck=args.deck)
     if args.deck:
         _say(f"handfoot: reading with the deck profile {args.deck}")
-    result = core.read_and_score_photos([Path(p) for p in args.inputs], req, models,
-                                       [(t, Path(p)) for t, p in hands])
+    from vision.pipeline import NoCardsError  # the optional vision extra, there once the models loaded
+
+    try:
+        result = core.read_and_score_photos([Path(p) for p in args.inputs], req, models,
+                                           [(t, Path(p)) for t, p in hands])
+    except NoCardsError as exc:
+        raise NoCardsError(f"{exc}{'' if args.deck else DECK_HINT}") from None
     written: list[str] = []  # what was written, told after the report (on stderr beside --json's JSON)
     if args.save_layout:
         files.save_layout(args.save_layout, result.layout)
@@ -275,7 +283,8 @@ def cmd_detect(args: argparse.Namespace) -> int:
         elif args.json:
             print(json.dumps(record))
         else:
-            cards = ", ".join(f"{d['card']} ({d['confidence']:.2f})" for d in record["detections"]) or "no cards found"
+            cards = (", ".join(f"{d['card']} ({d['confidence']:.2f})" for d in record["detections"])
+                     or f"no cards found{'' if args.deck else DECK_HINT}")
             print(f"{record['image']}: {counted(len(record['detections']), 'corner index', 'corner indices')}: "
                   f"{cards}")
     for dest in written:  # after the photos' lines, as score says it (on standard error beside --json's lines)
@@ -317,6 +326,16 @@ COMMANDS = {"score": cmd_score, "rules": cmd_rules, "check_meld": cmd_check_meld
 
 
 # -- main -----------------------------------------------------------------------------------------------------
+def _teams_hint(args: argparse.Namespace, extra: list[str], argv: list[str]) -> str:
+    """For ``--teams A B`` (the names as words; argparse takes A and leaves B over): the option's format, else ""."""
+    teams = getattr(args, "teams", None)
+    given = [k for k, word in enumerate(argv) if word == "--teams"]
+    if not teams or not given or argv[given[-1] + 1:given[-1] + 3] != [teams, extra[0]]:
+        return ""
+    words = list(itertools.takewhile(lambda word: not word.startswith("-"), extra))
+    return f" (--teams takes the names in one word, commas between: --teams {','.join([teams, *words])})"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (0 ok, 1 bad input, 2 usage, 130 interrupted)."""
     parser = build_parser()
@@ -328,7 +347,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         command = parser.command_parser(args)
         known = command.options
         near = [m for x in extra if x.startswith("-") for m in difflib.get_close_matches(x.split("=")[0], known, 1)]
-        command.error(f"unrecognized arguments: {' '.join(extra)}" + (f" (did you mean {near[0]}?)" if near else ""))
+        command.error(f"unrecognized arguments: {' '.join(extra)}" + (f" (did you mean {near[0]}?)" if near else "")
+                      + _teams_hint(args, extra, sys.argv[1:] if argv is None else list(argv)))
     if getattr(args, "set", None):  # a mistyped --set is a usage mistake: exit 2, before any work
         try:
             get_rules(getattr(args, "rules", None) or getattr(args, "name", None) or "pagat",

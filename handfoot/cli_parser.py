@@ -100,7 +100,8 @@ def build_parser() -> Parser:
     add_rules(sp, "the layout's own 'rules', else pagat")
     sp.add_argument("--round", type=int, help="round number (photos only; default 1)")
     sp.add_argument("--went-out", metavar="TEAM", help="the team that went out (photos only)")
-    sp.add_argument("--teams", metavar="A,B", help="team of each photo, in order (default A, B, ...)")
+    sp.add_argument("--teams", metavar="A,B", help="team of each photo, in order, in one word with commas "
+                                                   "between, e.g. --teams Us,Them (default A, B, ...)")
     sp.add_argument("--split", choices=SPLITS,
                     help="one whole-table photo: horizontal = bottom half team A, top half B; "
                          "vertical = left half A, right half B")
@@ -184,7 +185,7 @@ def build_parser() -> Parser:
     sp.add_argument("--rules", default="pagat", help="rule preset (default pagat)")
     sp.add_argument("--round", type=int, default=1, help="round number (default 1)")
     sp.add_argument("--split", choices=SPLITS, help="the camera sees both teams' sides")
-    sp.add_argument("--teams", help="team names: A,B")
+    sp.add_argument("--teams", metavar="A,B", help="team names in one word with commas between, e.g. --teams Us,Them")
     sp.add_argument("--deck", help="read with this deck's profile (handfoot deck list)")
     sp.add_argument("--json", action="store_true", help="one JSON object per event, one per line")
     sp.add_argument("--headless", action="store_true",
@@ -213,12 +214,13 @@ def build_parser() -> Parser:
                                      "as `handfoot detect --json` prints them, each code checked by hand. The "
                                      "index reader's last layers are fitted to the examples (ONNX Runtime and "
                                      "NumPy, no PyTorch); a deck printed light on dark paper is read as its "
-                                     "negative; every fourth photo (every 2nd or 3rd for close-ups) is set aside "
-                                     "to test the profile, and a profile that reads those worse than the stock "
-                                     "reader is not kept. A box reaching a little past its photo's edge (a quarter "
-                                     "of its size at most) is clipped to it, and said so; one further out is "
-                                     "refused. Learning again under a deck's name replaces its profile, and says "
-                                     "so.")
+                                     "negative; every fourth photo (every 2nd or 3rd for close-ups; each photo in "
+                                     "turn for a few photos) is set aside to test a trial profile learned from the "
+                                     "others, and a profile that reads those worse than the stock reader is not "
+                                     "kept; the profile kept learns from every photo. A box reaching a little "
+                                     "past its photo's edge (a quarter of its size at most) is clipped to it, and "
+                                     "said so; one further out is refused. Learning again under a deck's name "
+                                     "replaces its profile, and says so.")
     dp.add_argument("examples", nargs="+", help="examples files (.jsonl: JSON lines, one JSON object per line)")
     dp.add_argument("--name", required=True, help="the deck's name (letters, digits, - and _)")
     dp.set_defaults(func="deck_learn")

@@ -392,6 +392,43 @@ def test_deck_learn_clips_a_box_a_little_past_the_edge_and_says_so(tmp_path, cap
     assert read_examples([tmp_path / "edge.jsonl"])[0].boxes.tolist() == [[0, 100, 30, 140], [1570, 1180, 1600, 1200]]
 
 
+def test_no_cards_found_points_at_teaching_the_deck(tmp_path, capsys):
+    """A photo of a deck the stock models cannot read (here a blank one): score's and detect's line says how to
+    teach handfoot the deck, unless a deck profile was already given."""
+    cv2 = pytest.importorskip("cv2")
+    import numpy as np
+
+    blank = tmp_path / "dark.png"
+    cv2.imwrite(str(blank), np.full((480, 640, 3), 20, np.uint8))
+    assert main(["score", str(blank)]) == 1
+    err = one_line(capsys)
+    assert "no cards found (is the whole table in the photo, in focus and lit?); a deck of its own design" in err
+    assert "teach it with handfoot deck learn, then add --deck NAME" in err
+    assert main(["detect", str(blank)]) == 0
+    out = capsys.readouterr().out
+    assert out.strip().endswith("0 corner indices: no cards found; a deck of its own design (dark cards, odd print)? "
+                                "teach it with handfoot deck learn, then add --deck NAME")
+    assert len(out.strip().splitlines()) == 1
+
+
+def test_teams_given_as_words_is_told_its_format(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["score", str(PHOTO), "--teams", "A", "B"])
+    assert exit_.value.code == 2
+    err = one_line(capsys)
+    assert "unrecognized arguments: B (--teams takes the names in one word, commas between: --teams A,B)" \
+        in err
+    with pytest.raises(SystemExit):
+        main(["score", str(PHOTO), "--teams", "A,B", "C"])
+    assert "commas between: --teams A,B,C)" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["score", str(PHOTO), "--json", "extra", "--teams", "A,B"])
+    assert "--teams takes" not in capsys.readouterr().err
+    help_ = subprocess.run([sys.executable, "-m", "handfoot", "score", "--help"], capture_output=True, text=True,
+                           cwd=ROOT).stdout
+    assert "--teams A,B" in help_ and "Us,Them" in help_
+
+
 def test_annotate_into_a_missing_folder_is_refused_before_reading(tmp_path, capsys, no_photo_work):
     missing = tmp_path / "nowhere" / "deeper"
     assert main(["score", str(PHOTO), "--annotate", str(missing / "out.jpg")]) == 1

@@ -33,10 +33,11 @@ export async function checkView(gid, rid, roundNo) {
   }
   function dropDraft() { try { localStorage.removeItem(draftKey(gid, readingId)); } catch (e) { /* nothing kept */ } }
   const draftBox = h("div", {id: "draft-notice"});
-  function discardDraft() {
+  function forgetDraft() {  /* back to the corrections as saved, nothing kept */
     st.corrections = baseOps().slice(); st.wentOut = baseWent(); wentOut.value = st.wentOut;
-    dropDraft(); draftBox.replaceChildren(); rescore();
+    dropDraft(); draftBox.replaceChildren();
   }
+  function discardDraft() { forgetDraft(); rescore(); }
   const glance = await import("/static/glance.js");
   const scoreBox = h("div", {class: "totals", id: "round-totals"});
   const noticeBox = h("div", {id: "sync-notice"});
@@ -455,7 +456,7 @@ export async function checkView(gid, rid, roundNo) {
         h("p", {}, "Your unsaved corrections were kept" + (n > 0 ? ` (${n} change${n === 1 ? "" : "s"})` : "") +
                    ": check them, then save, or discard them."),
         h("div", {class: "row"}, h("button", {type: "button", id: "discard-draft", onclick: discardDraft}, "Discard them"))));
-    } else { st.corrections = baseOps().slice(); st.wentOut = baseWent(); wentOut.value = st.wentOut; dropDraft(); }
+    } else forgetDraft();
   }
   await rescore();
   if (already && already.round) await otherPhone(g, already);

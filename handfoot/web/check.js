@@ -10,15 +10,34 @@ export async function checkView(gid, rid, roundNo) {
   let stored = roundNo ? g.rounds.find(r => r.n === roundNo) : null;
   let readingId = rid;  /* the reading the round is made from: the other phone's, of the same photo, once this view corrects its round */
   const saveKey = hfSync.newKey();  /* pressing Save again after a dropped answer stores nothing twice */
-  const key = `handfoot.corrections.${rid}.${roundNo || "new"}`;
-  const saved = roundNo ? null : sessionStorage.getItem(key);  /* a saved round opens as it was saved */
+  const uploadWent = sessionStorage.getItem(`handfoot.went_out.${rid}`) ?? (original.layout.went_out || "");
+  const baseOps = () => stored ? stored.corrections : [];  /* the corrections as saved (none on a new photo) */
+  const baseWent = () => stored ? (stored.layout.went_out || "") : uploadWent;
+  const draft = readDraft(gid, rid, roundNo || null, baseOps());  /* unsaved corrections kept over a reload */
   const st = {
-    corrections: saved ? JSON.parse(saved) : (stored ? stored.corrections.slice() : []),
-    wentOut: stored ? (stored.layout.went_out || "") : (sessionStorage.getItem(`handfoot.went_out.${rid}`) ?? (original.layout.went_out || "")),
+    corrections: draft ? draft.corrections : baseOps().slice(),
+    wentOut: draft ? draft.went : baseWent(),
     reading: original,
     round: roundNo || g.next_round,
     views: [], breakdownOpen: false,
   };
+  /* This view's unsaved corrections, kept in localStorage under its game and reading until saved or discarded (a
+   * phone reloads a tab it put away); none kept while they equal the saved round's. */
+  function keepDraft() {
+    const same = JSON.stringify(st.corrections) === JSON.stringify(baseOps()) && st.wentOut === baseWent();
+    try {
+      if (same) localStorage.removeItem(draftKey(gid, readingId));
+      else localStorage.setItem(draftKey(gid, readingId), JSON.stringify(
+        {round: roundNo || null, base: baseOps(), corrections: st.corrections, went: st.wentOut}));
+    } catch (e) { /* storage full or refused: the corrections stay on this page */ }
+  }
+  function dropDraft() { try { localStorage.removeItem(draftKey(gid, readingId)); } catch (e) { /* nothing kept */ } }
+  const draftBox = h("div", {id: "draft-notice"});
+  function forgetDraft() {  /* back to the corrections as saved, nothing kept */
+    st.corrections = baseOps().slice(); st.wentOut = baseWent(); wentOut.value = st.wentOut;
+    dropDraft(); draftBox.replaceChildren();
+  }
+  function discardDraft() { forgetDraft(); rescore(); }
   const glance = await import("/static/glance.js");
   const scoreBox = h("div", {class: "totals", id: "round-totals"});
   const noticeBox = h("div", {id: "sync-notice"});
@@ -38,12 +57,14 @@ export async function checkView(gid, rid, roundNo) {
   /* From now on this view corrects the saved round `theirs` (a round of this same photo: saved meanwhile on another
    * phone, or moved up by an undo there) with `corrections` and `went`; its address says so (a reload opens it). */
   function becomeCorrection(theirs, corrections, went) {
+    dropDraft();
     roundNo = theirs.n; stored = theirs; readingId = theirs.photo_reading; st.round = theirs.n;
     st.corrections = corrections; st.wentOut = went; wentOut.value = went;
     heading.textContent = `Correct round ${theirs.n}`; save.textContent = "Save correction"; save.disabled = false;
     here = `#/game/${gid}/check/${theirs.photo_reading}/${theirs.n}`;
     history.replaceState(null, "", here);
-    noticeBox.replaceChildren();
+    noticeBox.replaceChildren(); draftBox.replaceChildren();
+    keepDraft();
   }
 
   function photoFor(k, notes) {  /* the photo at a glance (glance.js): labelled boxes, outlined piles, note pins */
@@ -62,37 +83,46 @@ export async function checkView(gid, rid, roundNo) {
   function allPiles() { return st.reading.images.flatMap(im => im.piles); }
   function pileName(p) { return `${p.team}: ${p.label} ${p.cards.map(c => cardShort(c.code)).join(" ")}`; }
 
-  async function rescore() {
-    if (!roundNo) sessionStorage.setItem(key, JSON.stringify(st.corrections));
+  async function rescore(added = 1) {  /* `added`: how many corrections at the end to drop when the server refuses them */
+    keepDraft();
     undo.disabled = st.corrections.length === (stored ? stored.corrections.length : 0);
     try {
       st.reading = await api("POST", `/v1/photos/${readingId}/corrections`,
         {corrections: st.corrections, round: st.round, went_out: st.wentOut || null});
       clearError();
     } catch (e) {
-      st.corrections.pop();
-      if (!roundNo) sessionStorage.setItem(key, JSON.stringify(st.corrections));
+      st.corrections.splice(st.corrections.length - added, added);
+      keepDraft();
       toast(e.message, true);
     }
     render();
   }
-  function change(op) { st.corrections.push(op); closeSheet(); rescore(); }
+  function change(...ops) { st.corrections.push(...ops); closeSheet(); rescore(ops.length); }
 
   function editCard(pile, card) {
     const move = h("select", {id: "move-to", "aria-label": "move the card to"},
       h("option", {value: ""}, "Move it to…"),
       allPiles().filter(p => p.id !== pile.id && p.team === pile.team).map(p => h("option", {value: p.id}, pileName(p))),
       h("option", {value: "new:loose"}, `${pile.team}: loose (not scored)`), h("option", {value: "new:left"}, `${pile.team}: cards left in hand`));
+    const problem = h("p", {class: "error-box", role: "alert", id: "move-problem", hidden: true});
+    /* the card moves as the rank and suit buttons show it now: a rank or suit tapped before "Move it to…" is kept */
     move.addEventListener("change", () => {
       if (!move.value) return;
+      const code = picker.picked();
+      if (!code) {
+        problem.textContent = "Choose the card's suit first (or Jkr), then where to move it.";
+        problem.hidden = false; move.value = ""; return;
+      }
       if (move.value.startsWith("new:")) {
-        st.corrections.push({op: "remove_card", card: card.id});
-        change({op: "add_pile", team: pile.team, kind: move.value.slice(4), cards: [card.code]});
+        change({op: "remove_card", card: card.id}, {op: "add_pile", team: pile.team, kind: move.value.slice(4), cards: [code]});
+      } else if (code !== card.code) {
+        change({op: "set_card", card: card.id, code}, {op: "move_card", card: card.id, to: move.value});
       } else change({op: "move_card", card: card.id, to: move.value});
     });
     const del = h("button", {type: "button", class: "danger", onclick: () => change({op: "remove_card", card: card.id})}, "Delete");
-    openSheet(`${cardName(card.code)} (${pile.label})`,
-      cardPicker(card.code, (code) => change({op: "set_card", card: card.id, code}), del, h("div", {class: "move-to"}, move)));
+    const picker = cardPicker(card.code, (code) => change({op: "set_card", card: card.id, code}), del,
+                              h("div", {class: "move-to"}, move, problem));
+    openSheet(`${cardName(card.code)} (${pile.label})`, picker);
   }
 
   function addCard(pile) {
@@ -259,7 +289,6 @@ export async function checkView(gid, rid, roundNo) {
                 : `Your changes are added to round ${theirs.n}: check it, then Save correction`);
   }
   function takeTheirs(theirs, latest) {
-    if (!roundNo) sessionStorage.removeItem(key);  /* this phone's changes to the photo as a new round: dropped, as asked */
     hfSync.note(latest);
     becomeCorrection(theirs, theirs.corrections.slice(), theirs.layout.went_out || "");
     rescore();
@@ -388,7 +417,7 @@ export async function checkView(gid, rid, roundNo) {
     try {
       if (roundNo) await api("PUT", `/v1/games/${gid}/rounds/${roundNo}?lenient=true`, body);
       else await api("POST", `/v1/games/${gid}/rounds?lenient=true`, body, saveKey);
-      sessionStorage.removeItem(key);
+      dropDraft();
       toast(roundNo ? `Round ${roundNo} corrected` : `Round ${st.round} saved`);
       location.hash = `#/game/${gid}`;
     } catch (e) {
@@ -404,21 +433,51 @@ export async function checkView(gid, rid, roundNo) {
   show(
     heading,
     h("p", {class: "muted"}, "Tap a card on the photo or below to change it, move it or delete it."),
-    noticeBox, scoreBox,
+    draftBox, noticeBox, scoreBox,
     h("div", {class: "check-layout"}, h("div", {class: "photos-col"}, photosBox, notesBox), h("div", {}, pilesBox)),
     h("label", {for: "check-went-out"}, "Who went out?"), wentOut,
     h("p", {}, h("a", {class: "button", href: `#/game/${gid}`, onclick: async (ev) => {
       ev.preventDefault();
       const changed = st.corrections.length !== (stored ? stored.corrections.length : 0);
       if (changed && !(await askConfirm("Leave without saving?", ["Your corrections to this round are thrown away."], "Leave"))) return;
-      sessionStorage.removeItem(key);
+      dropDraft();
       location.hash = `#/game/${gid}`;
     }}, "Leave without saving")),
     h("div", {class: "sticky-actions"}, save, undo));
   /* a new photo is checked against the game at once (the same photo saved before, Back after saving it): told
      before anyone corrects it */
   const already = roundNo ? null : await api("GET", `/v1/games/${gid}/saved/${rid}`).catch(() => null);
+  if (draft) {  /* kept from before a reload: told, unless the reading no longer takes it (then dropped, unsaid) */
+    const fits = await api("POST", `/v1/photos/${readingId}/corrections`,
+      {corrections: st.corrections, round: st.round, went_out: st.wentOut || null}).then(() => true, () => false);
+    if (fits) {
+      const n = st.corrections.length - baseOps().length + (st.wentOut !== baseWent() ? 1 : 0);
+      draftBox.replaceChildren(h("section", {class: "panel notice", role: "status"},
+        h("p", {}, "Your unsaved corrections were kept" + (n > 0 ? ` (${n} change${n === 1 ? "" : "s"})` : "") +
+                   ": check them, then save, or discard them."),
+        h("div", {class: "row"}, h("button", {type: "button", id: "discard-draft", onclick: discardDraft}, "Discard them"))));
+    } else forgetDraft();
+  }
   await rescore();
   if (already && already.round) await otherPhone(g, already);
 }
 
+/* The localStorage key of the unsaved corrections of the check view of reading `rid` in game `gid`. */
+function draftKey(gid, rid) { return `handfoot.draft.${gid}.${rid}`; }
+
+/* The unsaved corrections kept for reading `rid` in game `gid` ({corrections, went}), or null: when none are kept,
+ * when they were made on another round (`round`: the saved round corrected, null for a new photo) or on other saved
+ * corrections than `base`, or when what is kept is not a draft (a stale or corrupt one is removed, unsaid). */
+function readDraft(gid, rid, round, base) {
+  try {
+    const text = localStorage.getItem(draftKey(gid, rid));
+    if (text === null) return null;
+    const d = JSON.parse(text);
+    const ok = d && typeof d === "object" && d.round === round && JSON.stringify(d.base) === JSON.stringify(base) &&
+      Array.isArray(d.corrections) && d.corrections.every(op => op && typeof op === "object" && typeof op.op === "string") &&
+      typeof d.went === "string";
+    if (ok) return {corrections: d.corrections, went: d.went};
+    localStorage.removeItem(draftKey(gid, rid));
+  } catch (e) { /* unreadable: as if none were kept */ }
+  return null;
+}

@@ -420,7 +420,8 @@ async function undoRound(g, r, button) {
                     `Correct round ${r.n} instead`);
   if (later.length) {
     const last = g.rounds.length;
-    lines.push(`Then the ${later.length === 1 ? "round" : "rounds"} after it move up one, each scored from then on under its new round's opening minimum:`,
+    lines.push(later.length === 1 ? "Then the round after it moves up one, scored from then on under its new round's opening minimum:"
+                                 : "Then the rounds after it move up one, each scored from then on under its new round's opening minimum:",
       h("ul", {id: "undo-moves"}, later.map(x => h("li", {}, `round ${x.n} becomes round ${x.n - 1}: opening minimum ` +
         `${fmt(x.minimum)} → ${fmt(g.rounds[x.n - 2].minimum)}`))),
       `The next round is then round ${last} (opening minimum ${fmt(g.rounds[last - 1].minimum)})` +

@@ -111,7 +111,7 @@ export function cardPicker(initial, onPick, extra, above) {
   const ranks = h("div", {class: "picker", role: "group", "aria-label": "rank"});
   const suits = h("div", {class: "picker suits", role: "group", "aria-label": "suit"});
   const ok = h("button", {type: "button", class: "primary", onclick: () => {
-    const code = rank === "JK" ? "JK" : rank + suit;
+    const code = box.picked();
     closeSheet(); onPick(code);
   }}, "Save");
   function refresh() {
@@ -132,8 +132,10 @@ export function cardPicker(initial, onPick, extra, above) {
                               onclick: () => { suit = code; refresh(); }}, sym));
   }
   refresh();
-  return h("div", {}, h("p", {class: "muted"}, "Rank"), ranks, h("p", {class: "muted"}, "Suit"), suits, above || null,
-           h("div", {class: "row"}, ok, extra || null,
-             h("button", {type: "button", onclick: closeSheet}, "Cancel")));
+  const box = h("div", {}, h("p", {class: "muted"}, "Rank"), ranks, h("p", {class: "muted"}, "Suit"), suits, above || null,
+                h("div", {class: "row"}, ok, extra || null,
+                  h("button", {type: "button", onclick: closeSheet}, "Cancel")));
+  box.picked = () => rank === "JK" ? "JK" : (rank && suit ? rank + suit : null);  /* the code the buttons show now, null while half chosen */
+  return box;
 }
 

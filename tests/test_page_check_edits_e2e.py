@@ -1,0 +1,166 @@
+"""The check view's card editor and its unsaved corrections, end to end: a real ``handfoot serve`` (127.0.0.1, a
+temporary ledger, the shipped models) and headless Chromium (selenium) at 390 x 844.
+
+- A rank tapped in the card editor before "Move it to…" a meld is kept: the card lands with its new code.
+- Unsaved corrections survive a reload of the check view (kept in localStorage by game and reading), said on the
+  page; they are dropped when discarded or when the round is saved; a corrupt or stale draft is ignored unsaid.
+- The undo question says "the round after it moves up one" when one round follows.
+
+Screenshots go to ``$HANDFOOT_SCREENSHOTS`` (default: the test's temporary folder).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+os.environ.setdefault("SE_OFFLINE", "true")
+pytest.importorskip("selenium")
+pytest.importorskip("uvicorn")
+pytest.importorskip("cv2")
+httpx = pytest.importorskip("httpx")
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import Select  # noqa: E402
+
+from test_page_e2e import browser, console_errors, shots_dir, text_of, viewport  # noqa: E402,F401  (fixture)
+from test_page_two_phones import _open_check, _reading, press_save, server, until  # noqa: E402,F401  (fixture)
+
+
+def _game(url: str) -> str:
+    return httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+
+
+def _melds(url: str, reading: str) -> list[dict]:
+    return [p for im in httpx.get(f"{url}/v1/photos/{reading}").json()["images"] for p in im["piles"]
+            if p["kind"] == "meld" and p["team"] == "Us"]
+
+
+def _tap_card(d, card_id: str) -> None:
+    chip = d.find_element(By.CSS_SELECTOR, f"#piles button[data-card='{card_id}']")
+    d.execute_script("arguments[0].scrollIntoView({block: 'center'})", chip)
+    chip.click()
+    until(d, lambda d: d.execute_script("return document.getElementById('sheet').open"))
+
+
+def _draft(d, game: str, reading: str):
+    return d.execute_script("return localStorage.getItem(arguments[0])", f"handfoot.draft.{game}.{reading}")
+
+
+def test_a_rank_tapped_before_moving_a_card_is_kept(server, browser, tmp_path):
+    d = browser
+    viewport(d, 390, 844)
+    game, rid = _game(server), _reading(server)
+    melds = _melds(server, rid)
+    card, target = melds[0]["cards"][0], melds[1]
+    suit = card["code"][-1]
+    new = ("5" if not card["code"].startswith("5") else "6") + suit
+    _open_check(d, server, f"/game/{game}/check/{rid}")
+    _tap_card(d, card["id"])
+    d.find_element(By.CSS_SELECTOR, f"#sheet button[data-rank='{new[:-1]}']").click()  # the new rank, then the move
+    Select(d.find_element(By.ID, "move-to")).select_by_value(target["id"])
+    until(d, lambda d: not d.execute_script("return document.getElementById('sheet').open"))
+    until(d, lambda d: new[:-1] in (text_of(d, f"#pile-{target['id']} .chips") or ""))
+    d.save_screenshot(str(shots_dir(tmp_path) / "check_moved_with_new_rank_390.png"))
+    press_save(d)
+    until(d, lambda d: "/check/" not in d.current_url)
+    ops = httpx.get(f"{server}/v1/games/{game}").json()["rounds"][0]["corrections"]
+    assert ops == [{"op": "set_card", "card": card["id"], "code": new},
+                   {"op": "move_card", "card": card["id"], "to": target["id"]}], ops
+
+    # a joker given a rank but no suit yet: the move waits, said in the sheet, nothing added
+    _open_check(d, server, f"/game/{game}/check/{rid}/1")
+    other = melds[1]["cards"][1]
+    _tap_card(d, other["id"])
+    d.find_element(By.CSS_SELECTOR, "#sheet button[data-rank='JK']").click()
+    next(b for b in d.find_elements(By.CSS_SELECTOR, "#sheet button") if b.text == "Save").click()
+    until(d, lambda d: (text_of(d, f"button[data-card='{other['id']}']") or "") == "Jkr")
+    _tap_card(d, other["id"])
+    d.find_element(By.CSS_SELECTOR, "#sheet button[data-rank='7']").click()
+    Select(d.find_element(By.ID, "move-to")).select_by_value(melds[0]["id"])
+    assert "Choose the card's suit first" in text_of(d, "#move-problem")
+    assert d.execute_script("return document.getElementById('sheet').open")
+    assert d.find_element(By.ID, "move-to").get_attribute("value") == ""
+    d.save_screenshot(str(shots_dir(tmp_path) / "check_move_needs_suit_390.png"))
+    assert len(json.loads(_draft(d, game, rid))["corrections"]) == 3  # the two saved, the joker: no move
+    assert console_errors(d) == []
+
+
+def test_unsaved_corrections_are_kept_over_a_reload(server, browser, tmp_path):
+    d = browser
+    shots = shots_dir(tmp_path)
+    viewport(d, 390, 844)
+    game, rid = _game(server), _reading(server)
+    card = _melds(server, rid)[0]["cards"][0]
+    new = ("5" if not card["code"].startswith("5") else "6") + card["code"][-1]
+    path = f"/game/{game}/check/{rid}"
+
+    def correct() -> None:
+        _tap_card(d, card["id"])
+        d.find_element(By.CSS_SELECTOR, f"#sheet button[data-rank='{new[:-1]}']").click()
+        next(b for b in d.find_elements(By.CSS_SELECTOR, "#sheet button") if b.text == "Save").click()
+        until(d, lambda d: (text_of(d, f"button[data-card='{card['id']}']") or "").startswith(new[:-1]))
+
+    _open_check(d, server, path)
+    assert not text_of(d, "#draft-notice")
+    correct()
+    Select(d.find_element(By.ID, "check-went-out")).select_by_value("Us")
+    until(d, lambda d: _draft(d, game, rid) is not None and '"went":"Us"' in _draft(d, game, rid))
+    d.refresh()  # the phone reloads the tab
+    _open_check(d, server, path)
+    until(d, lambda d: "Your unsaved corrections were kept (2 changes)" in (text_of(d, "#draft-notice") or ""))
+    assert (text_of(d, f"button[data-card='{card['id']}']") or "").startswith(new[:-1])
+    assert d.find_element(By.ID, "check-went-out").get_attribute("value") == "Us"
+    assert d.find_element(By.ID, "undo-change").is_enabled()
+    d.execute_script("window.scrollTo(0, 0)")
+    d.save_screenshot(str(shots / "check_draft_kept_390.png"))
+
+    # discarded: the reading as read, nothing kept
+    d.find_element(By.ID, "discard-draft").click()
+    until(d, lambda d: (text_of(d, f"button[data-card='{card['id']}']") or "").startswith(card["code"][:-1]))
+    assert not text_of(d, "#draft-notice") and _draft(d, game, rid) is None
+    assert d.find_element(By.ID, "check-went-out").get_attribute("value") == ""
+    d.refresh()
+    _open_check(d, server, path)
+    assert not text_of(d, "#draft-notice")
+
+    # a corrupt draft, and one made on corrections the round no longer has: ignored, no error, removed
+    for bad in ("{not json", json.dumps({"round": None, "base": [], "corrections": "x", "went": ""}),
+                json.dumps({"round": None, "base": [], "went": "",
+                            "corrections": [{"op": "set_card", "card": "i9p9.9", "code": "KH"}]})):
+        d.execute_script("localStorage.setItem(arguments[0], arguments[1])", f"handfoot.draft.{game}.{rid}", bad)
+        d.refresh()
+        _open_check(d, server, path)
+        assert not text_of(d, "#draft-notice") and _draft(d, game, rid) is None, bad
+        assert d.find_element(By.ID, "undo-change").get_attribute("disabled") is not None
+
+    # saved: the draft goes with it
+    correct()
+    assert _draft(d, game, rid) is not None
+    press_save(d)
+    until(d, lambda d: "/check/" not in d.current_url)
+    assert _draft(d, game, rid) is None
+    assert httpx.get(f"{server}/v1/games/{game}").json()["rounds"][0]["corrections"][0]["code"] == new
+    # the refused stale draft's check is the only error the browser logs (422)
+    assert [e for e in console_errors(d) if "422" not in e] == []
+
+
+def test_the_undo_question_says_one_round_moves_up(server, browser, tmp_path):
+    d = browser
+    viewport(d, 390, 844)
+    game = _game(server)
+    for rank in "98":
+        layout = {"teams": {"Us": {"melds": [["KH", "KS", "KD"]]}, "Them": {"melds": [[rank + s for s in "SHD"]]}}}
+        assert httpx.post(f"{server}/v1/games/{game}/rounds?lenient=true", json=layout).status_code == 201
+    d.get(f"{server}/#/game/{game}")
+    until(d, lambda d: len(d.find_elements(By.CSS_SELECTOR, "tr.round")) == 2)
+    d.find_elements(By.CSS_SELECTOR, "tr.round")[0].click()
+    until(d, lambda d: d.find_element(By.ID, "undo-1").is_displayed())
+    d.execute_script("arguments[0].scrollIntoView({block: 'center'})", d.find_element(By.ID, "undo-1"))
+    d.find_element(By.ID, "undo-1").click()
+    until(d, lambda d: d.execute_script("return document.getElementById('sheet').open"))
+    sheet = text_of(d, "#sheet")
+    assert "Then the round after it moves up one, scored from then on under its new round's opening minimum:" in sheet
+    assert "move up one" not in sheet
+    d.save_screenshot(str(shots_dir(tmp_path) / "undo_one_round_moves_390.png"))

@@ -173,8 +173,9 @@ def learned(profile, photos: int, games: int) -> Lesson:
     """The lesson of a deck profile just learned (``vision.decks.DeckProfile``) from ``photos`` example photos of
     ``games`` games: its check's figures and the sentence the page shows."""
     stock, read, kept = (float(profile.check.get(k, 0)) for k in ("stock", "profile", "indices"))
-    how = ("kept aside to check it" if profile.check.get("method", "kept aside") == "kept aside" else
-           "checked while each photo was left out in turn")
+    how = ("indices of photos set aside to test it (not learned from)"
+           if profile.check.get("method", "kept aside") == "kept aside" else
+           "indices of its photos, each read by a trial profile learned without that photo")
     return Lesson(deck=profile.name, state="learned", photos=photos, games=games, stock=stock, profile=read,
                   message=f"Deck {profile.name} learned from {counted(profile.photos, 'photo')} of "
                           f"{counted(games, 'game')}: it reads {stock:.0%} → {read:.0%} of your cards' "

@@ -3,7 +3,8 @@ temporary ledger, the shipped models) and headless Chromium (selenium) at 390 x 
 
 - A rank tapped in the card editor before "Move it to…" a meld is kept: the card lands with its new code.
 - Unsaved corrections survive a reload of the check view (kept in localStorage by game and reading), said on the
-  page; they are dropped when discarded or when the round is saved; a corrupt or stale draft is ignored unsaid.
+  page; they are dropped when discarded or when the round is saved; a corrupt or stale draft is ignored unsaid, and
+  drafts of check views not touched for two weeks are removed.
 - The undo question says "the round after it moves up one" when one round follows.
 
 Screenshots go to ``$HANDFOOT_SCREENSHOTS`` (default: the test's temporary folder).
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 
 import pytest
 
@@ -126,14 +128,26 @@ def test_unsaved_corrections_are_kept_over_a_reload(server, browser, tmp_path):
     assert not text_of(d, "#draft-notice")
 
     # a corrupt draft, and one made on corrections the round no longer has: ignored, no error, removed
-    for bad in ("{not json", json.dumps({"round": None, "base": [], "corrections": "x", "went": ""}),
-                json.dumps({"round": None, "base": [], "went": "",
+    now = int(time.time() * 1000)
+    for bad in ("{not json", json.dumps({"round": None, "base": [], "corrections": "x", "went": "", "at": now}),
+                json.dumps({"round": None, "base": [], "went": "", "at": now,
                             "corrections": [{"op": "set_card", "card": "i9p9.9", "code": "KH"}]})):
         d.execute_script("localStorage.setItem(arguments[0], arguments[1])", f"handfoot.draft.{game}.{rid}", bad)
         d.refresh()
         _open_check(d, server, path)
         assert not text_of(d, "#draft-notice") and _draft(d, game, rid) is None, bad
         assert d.find_element(By.ID, "undo-change").get_attribute("disabled") is not None
+
+    # drafts of other check views: one untouched for over two weeks (or with no time) is removed when a check view
+    # opens, a recent one is kept
+    fresh = json.dumps({"round": None, "base": [], "corrections": [], "went": "Us", "at": now})
+    old = json.dumps({"round": None, "base": [], "corrections": [], "went": "Us", "at": now - 15 * 24 * 3600 * 1000})
+    for k, v in (("fresh", fresh), ("old", old), ("untimed", json.dumps({"went": "Us"}))):
+        d.execute_script("localStorage.setItem(arguments[0], arguments[1])", f"handfoot.draft.{game}.{k}", v)
+    d.refresh()
+    _open_check(d, server, path)
+    assert _draft(d, game, "fresh") == fresh
+    assert _draft(d, game, "old") is None and _draft(d, game, "untimed") is None
 
     # saved: the draft goes with it
     correct()

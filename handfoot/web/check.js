@@ -28,7 +28,7 @@ export async function checkView(gid, rid, roundNo) {
     try {
       if (same) localStorage.removeItem(draftKey(gid, readingId));
       else localStorage.setItem(draftKey(gid, readingId), JSON.stringify(
-        {round: roundNo || null, base: baseOps(), corrections: st.corrections, went: st.wentOut}));
+        {round: roundNo || null, base: baseOps(), corrections: st.corrections, went: st.wentOut, at: Date.now()}));
     } catch (e) { /* storage full or refused: the corrections stay on this page */ }
   }
   function dropDraft() { try { localStorage.removeItem(draftKey(gid, readingId)); } catch (e) { /* nothing kept */ } }
@@ -465,10 +465,31 @@ export async function checkView(gid, rid, roundNo) {
 /* The localStorage key of the unsaved corrections of the check view of reading `rid` in game `gid`. */
 function draftKey(gid, rid) { return `handfoot.draft.${gid}.${rid}`; }
 
+/* How long unsaved corrections are kept for a check view never opened again (ms): two weeks. */
+const DRAFT_DAYS_MS = 14 * 24 * 3600 * 1000;
+
+/* Removes from localStorage the drafts of every check view last changed more than DRAFT_DAYS_MS before `now` (ms),
+ * and any draft without its time or unreadable: a photo checked and left is not kept forever. */
+function pruneDrafts(now) {
+  try {
+    const keys = [];
+    for (let i = 0; i < localStorage.length; i++) {
+      const k = localStorage.key(i);
+      if (k && k.startsWith("handfoot.draft.")) keys.push(k);
+    }
+    for (const k of keys) {
+      let at = null;
+      try { at = JSON.parse(localStorage.getItem(k)).at; } catch (e) { /* unreadable: removed */ }
+      if (typeof at !== "number" || now - at > DRAFT_DAYS_MS) localStorage.removeItem(k);
+    }
+  } catch (e) { /* storage refused: nothing to prune */ }
+}
+
 /* The unsaved corrections kept for reading `rid` in game `gid` ({corrections, went}), or null: when none are kept,
  * when they were made on another round (`round`: the saved round corrected, null for a new photo) or on other saved
  * corrections than `base`, or when what is kept is not a draft (a stale or corrupt one is removed, unsaid). */
 function readDraft(gid, rid, round, base) {
+  pruneDrafts(Date.now());
   try {
     const text = localStorage.getItem(draftKey(gid, rid));
     if (text === null) return null;

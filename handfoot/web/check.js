@@ -1,6 +1,8 @@
 /* Check and correct a reading (#/game/ID/check/READING[/N]) before saving it as a round. */
 import {api} from "/static/api.js";
 import {CODE, KINDS, KIND_ORDER, cardName, cardParts, cardShort, cardText, cardsInText, isRed} from "/static/cards.js";
+import {changesAbsent, changesText, scoresOf} from "/static/changes.js";
+import {readDraft, removeDraft, writeDraft} from "/static/drafts.js";
 import {breakdownTable} from "/static/games.js";
 import {askConfirm, cardPicker, clearError, closeSheet, fmt, h, openSheet, problemText, setBusy, show, teamTotal, toast, total, view} from "/static/ui.js";
 
@@ -25,13 +27,10 @@ export async function checkView(gid, rid, roundNo) {
    * phone reloads a tab it put away); none kept while they equal the saved round's. */
   function keepDraft() {
     const same = JSON.stringify(st.corrections) === JSON.stringify(baseOps()) && st.wentOut === baseWent();
-    try {
-      if (same) localStorage.removeItem(draftKey(gid, readingId));
-      else localStorage.setItem(draftKey(gid, readingId), JSON.stringify(
-        {round: roundNo || null, base: baseOps(), corrections: st.corrections, went: st.wentOut, at: Date.now()}));
-    } catch (e) { /* storage full or refused: the corrections stay on this page */ }
+    if (same) removeDraft(gid, readingId);
+    else writeDraft(gid, readingId, {round: roundNo || null, base: baseOps(), corrections: st.corrections, went: st.wentOut});
   }
-  function dropDraft() { try { localStorage.removeItem(draftKey(gid, readingId)); } catch (e) { /* nothing kept */ } }
+  function dropDraft() { removeDraft(gid, readingId); }
   const draftBox = h("div", {id: "draft-notice"});
   function forgetDraft() {  /* back to the corrections as saved, nothing kept */
     st.corrections = baseOps().slice(); st.wentOut = baseWent(); wentOut.value = st.wentOut;
@@ -250,24 +249,10 @@ export async function checkView(gid, rid, roundNo) {
     undo.disabled = st.corrections.length === (stored ? stored.corrections.length : 0);
   }
 
-  /* The changes made on this phone that the saved round `theirs` lacks: `ops`, the corrections made here since the view
-   * opened that it does not hold already; `went`, who went out once they are added (this phone's choice when it
-   * made one: changed here, or, on a new photo, a team named at upload that differs from theirs); `count`. */
+  /* The changes made on this phone since the view opened that the saved round `theirs` lacks (changes.js). */
   function myChanges(theirs) {
-    const canon = (op) => JSON.stringify(Object.keys(op).sort().map(k => [k, op[k]]));
-    const have = new Set(theirs.corrections.map(canon));
-    const ops = st.corrections.slice(stored ? stored.corrections.length : 0).filter(op => !have.has(canon(op)));
-    const theirWent = theirs.layout.went_out || "";
-    const mine = stored ? st.wentOut !== (stored.layout.went_out || "") : st.wentOut !== "";
-    const wentChanged = mine && st.wentOut !== theirWent;
-    return {ops, went: wentChanged ? st.wentOut : theirWent, wentChanged, theirWent,
-            count: ops.length + (wentChanged ? 1 : 0)};
-  }
-  function changesText(c) {
-    const parts = [];
-    if (c.ops.length) parts.push(`${c.ops.length} correction${c.ops.length === 1 ? "" : "s"}`);
-    if (c.wentChanged) parts.push(`who went out: ${c.went || "nobody"} (theirs: ${c.theirWent || "nobody"})`);
-    return parts.join(" and ");
+    return changesAbsent(theirs, st.corrections.slice(stored ? stored.corrections.length : 0), st.wentOut,
+                         stored ? stored.layout.went_out || "" : "");
   }
   /* Theirs, then mine (nothing either phone did is lost): tried on their reading first; this view then corrects
    * their round with both, to be checked and saved (Save correction). */
@@ -314,7 +299,6 @@ export async function checkView(gid, rid, roundNo) {
     } else actions.push(h("button", {type: "button", class: "primary", id: "take-theirs", onclick: () => takeTheirs(theirs, latest)},
                           roundNo === theirs.n ? "Show their version" : `Correct round ${theirs.n}`));
   }
-  function scoresOf(latest, r) { return latest.teams.map(t => `${t} ${r.score.teams[t] ? teamTotal(r.score.teams[t]) : "0"}`).join(" · "); }
 
   /* The game changed (on another phone, or this photo was saved already): say so, show it as it is now, and keep
    * what was done here until the player chooses: add it to the other phone's round, drop it, or save this photo
@@ -460,45 +444,4 @@ export async function checkView(gid, rid, roundNo) {
   }
   await rescore();
   if (already && already.round) await otherPhone(g, already);
-}
-
-/* The localStorage key of the unsaved corrections of the check view of reading `rid` in game `gid`. */
-function draftKey(gid, rid) { return `handfoot.draft.${gid}.${rid}`; }
-
-/* How long unsaved corrections are kept for a check view never opened again (ms): two weeks. */
-const DRAFT_DAYS_MS = 14 * 24 * 3600 * 1000;
-
-/* Removes from localStorage the drafts of every check view last changed more than DRAFT_DAYS_MS before `now` (ms),
- * and any draft without its time or unreadable: a photo checked and left is not kept forever. */
-function pruneDrafts(now) {
-  try {
-    const keys = [];
-    for (let i = 0; i < localStorage.length; i++) {
-      const k = localStorage.key(i);
-      if (k && k.startsWith("handfoot.draft.")) keys.push(k);
-    }
-    for (const k of keys) {
-      let at = null;
-      try { at = JSON.parse(localStorage.getItem(k)).at; } catch (e) { /* unreadable: removed */ }
-      if (typeof at !== "number" || now - at > DRAFT_DAYS_MS) localStorage.removeItem(k);
-    }
-  } catch (e) { /* storage refused: nothing to prune */ }
-}
-
-/* The unsaved corrections kept for reading `rid` in game `gid` ({corrections, went}), or null: when none are kept,
- * when they were made on another round (`round`: the saved round corrected, null for a new photo) or on other saved
- * corrections than `base`, or when what is kept is not a draft (a stale or corrupt one is removed, unsaid). */
-function readDraft(gid, rid, round, base) {
-  pruneDrafts(Date.now());
-  try {
-    const text = localStorage.getItem(draftKey(gid, rid));
-    if (text === null) return null;
-    const d = JSON.parse(text);
-    const ok = d && typeof d === "object" && d.round === round && JSON.stringify(d.base) === JSON.stringify(base) &&
-      Array.isArray(d.corrections) && d.corrections.every(op => op && typeof op === "object" && typeof op.op === "string") &&
-      typeof d.went === "string";
-    if (ok) return {corrections: d.corrections, went: d.went};
-    localStorage.removeItem(draftKey(gid, rid));
-  } catch (e) { /* unreadable: as if none were kept */ }
-  return null;
 }

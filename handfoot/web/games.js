@@ -1,5 +1,7 @@
 /* The games: the list (#/), a new game (#/new) and a game with its rounds (#/game/ID). */
 import {api} from "/static/api.js";
+import {changedText, roundsText} from "/static/changes.js";
+import {teachPanel} from "/static/teach.js";
 import {askConfirm, closeSheet, errorBox, fmt, h, openSheet, problemsLine, setBusy, show, teamTotal, toast, total} from "/static/ui.js";
 
 /* When a game was made, in the phone's words ("Fri 4 Dec, 20:31"); "" when unknown. */
@@ -268,44 +270,6 @@ let undoAsked = null;
 /* this phone's own change of the game on its way (an undo): the game's events it causes are not another phone's */
 let writing = 0;
 
-/* The rounds of `before` that are not in `after` (undone), matched in order by `key`; null when `after` is not
- * `before` less some rounds by that key. */
-function undone(before, after, key) {
-  let j = 0;
-  const gone = [];
-  for (const r of before) { if (j < after.length && key(after[j]) === key(r)) j++; else gone.push(r); }
-  return j === after.length ? gone : null;
-}
-
-/* "rounds 3 and 4", "rounds 3 to 5", "round 3" */
-export function roundsText(ns) {
-  if (ns.length === 1) return `round ${ns[0]}`;
-  return ns.length === 2 ? `rounds ${ns[0]} and ${ns[1]}` : `rounds ${ns[0]} to ${ns[ns.length - 1]}`;
-}
-
-/* What another phone changed in a game, in a sentence ("Round 2 was undone there: rounds 3 and 4 moved up one, now
- * rounds 2 and 3."), or null when only rounds were added (they show in the table). */
-export function changedText(before, after) {
-  if (after.rounds.length < before.rounds.length) {
-    /* a round keeps when it was saved and its photo when the rounds before it move up (its cards tell two saved in one second apart) */
-    const gone = undone(before.rounds, after.rounds, r => `${r.created}|${r.photo_reading || ""}|${JSON.stringify(r.layout.teams)}`)
-      || undone(before.rounds, after.rounds, r => `${r.created}|${r.photo_reading || ""}`) || [];
-    if (!gone.length) return "A round was undone there; the rounds after it moved up, each scored under its new opening minimum.";
-    const first = gone[0].n;
-    const was = before.rounds.filter(r => r.n > first && !gone.includes(r)).map(r => r.n);
-    const now = after.rounds.filter(r => r.n >= first).map(r => r.n);
-    return `${gone.length === 1 ? "Round" : "Rounds"} ${gone.map(r => r.n).join(" and ")} ${gone.length === 1 ? "was" : "were"} undone there` +
-      (was.length && was.length === now.length ? `: ${roundsText(was)} moved up (now ${roundsText(now)}), ` +
-        `${was.length === 1 ? "" : "each "}scored under its new opening minimum.` : ".");
-  }
-  const fixed = after.rounds.filter(r => {
-    const b = before.rounds.find(x => x.n === r.n);
-    return b && (b.updated !== r.updated || JSON.stringify([b.layout, b.corrections]) !== JSON.stringify([r.layout, r.corrections]));
-  });
-  if (fixed.length) return `${fixed.length === 1 ? "Round" : "Rounds"} ${fixed.map(r => r.n).join(" and ")} ${fixed.length === 1 ? "was" : "were"} corrected there.`;
-  return null;
-}
-
 /* A notice at the top of the game view, saying what changed and why (`lines`: sentences). */
 function gameNotice(heading, ...lines) {
   return h("section", {class: "panel notice", id: "game-notice", role: "alert"}, h("h2", {}, heading), lines.map(t => h("p", {}, t)));
@@ -461,76 +425,3 @@ async function undoRound(g, r, button) {
     } else { toast(e.message, true); setBusy(button, false); }
   } finally { writing--; }
 }
-
-const DECK_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$/;  /* a deck's name (vision.decks.NAME) */
-/* the fewest photos a deck is learned from (vision.decks.check_photos refuses fewer) */
-export const MIN_TEACH = 2;
-
-/* A game's corrected photo rounds teach the card reader the family's deck (POST /v1/decks/{name}/learn), and go on
-   teaching it after every round saved (the game's `teach`, its last `lesson`; PUT /v1/games/{id}/deck). */
-export function teachPanel(gid, g) {
-  /* empty until named: the suggestion is a placeholder, so what is typed is the whole name */
-  const name = h("input", {type: "text", id: "deck-name", maxlength: "40", autocomplete: "off", placeholder: "our-deck",
-                           value: g.teach || g.deck || "", onfocus: (e) => e.target.select()});
-  const deckName = () => name.value.trim() || name.placeholder;
-  const status = h("div", {"aria-live": "polite", class: "status", id: "teach-status"},
-    g.lesson ? h("p", {id: "lesson"}, g.lesson.message) : null);
-  /* a name that is no deck's name is said as it is typed (vision.decks.NAME), before anything is asked */
-  const nameOk = () => {
-    const deck = deckName();
-    document.getElementById("deck-name-problem")?.remove();
-    if (DECK_NAME.test(deck)) { name.removeAttribute("aria-invalid"); return true; }
-    name.setAttribute("aria-invalid", "true");
-    name.after(h("p", {class: "error-box", role: "alert", id: "deck-name-problem"}, `Deck name "${deck}": use letters, digits, - and _ ` +
-      "(at most 40, starting with a letter or digit), e.g. grandmas-blue"));
-    return false;
-  };
-  name.addEventListener("input", nameOk);
-  /* learning needs at least MIN_TEACH photos (vision.decks.check_photos: it is checked on photos it did not learn
-     from): fewer, and the button waits, saying why */
-  const photos = g.rounds.reduce((n, r) => n + r.photos.length, 0);
-  const why = photos < MIN_TEACH ? h("p", {class: "muted", id: "teach-why"}, `Learning needs at least ${MIN_TEACH} photos of rounds ` +
-    `(the deck is checked on photos it did not learn from): this game has ${photos} so far. Score more rounds from photos, ` +
-    "then learn it here.") : null;
-  const keep = h("input", {type: "checkbox", id: "keep-teaching", checked: g.teach ? "" : null});
-  keep.addEventListener("change", async () => {
-    try {
-      const out = await api("PUT", `/v1/games/${gid}/deck`, {deck: g.deck || (keep.checked ? deckName() : null),
-                                                           teach: keep.checked});
-      g.teach = out.teach;
-      toast(keep.checked ? `Each round saved now teaches deck ${out.teach}` : "Saved rounds no longer teach the deck");
-    } catch (e) { keep.checked = !keep.checked; status.replaceChildren(errorBox(e)); }
-  });
-  const go = h("button", {type: "button", id: "learn-deck", disabled: photos < MIN_TEACH}, "Learn this deck");
-  go.addEventListener("click", async () => {
-    const deck = deckName();
-    if (!nameOk()) { name.focus(); return; }  /* vision.decks.NAME: a name with "/" is no address at all */
-    setBusy(go, true);
-    status.replaceChildren(h("p", {}, h("span", {class: "spinner", "aria-hidden": "true"}), " Learning your deck…"));
-    try {
-      let job = await api("POST", `/v1/decks/${encodeURIComponent(deck)}/learn`, {games: [gid]});
-      while (job.state === "learning") {
-        await new Promise(done => setTimeout(done, 1000));
-        job = await api("GET", `/v1/decks/jobs/${job.id}`);
-        status.replaceChildren(h("p", {}, h("span", {class: "spinner", "aria-hidden": "true"}),
-          ` Learning your deck… ${job.stage || ""}`));
-      }
-      if (job.state === "failed") throw new Error(job.error);
-      const c = job.deck.check;
-      await api("PUT", `/v1/games/${gid}/deck`, {deck: job.deck.name});  /* the game reads with it from now on */
-      status.replaceChildren(h("p", {}, `Deck ${job.deck.name} learned from ${job.deck.photos} photos` +
-        (job.deck.negative ? " (light print on dark cards: handfoot reads it as a negative)" : "") + ": on the check photos " +
-        `${Math.round(100 * c.stock)} % read right before, ${Math.round(100 * c.profile)} % with it. ` +
-        "This game's new photos are read with it."));
-      toast(`Deck ${job.deck.name} learned`);
-    } catch (e) { status.replaceChildren(errorBox(e)); }
-    setBusy(go, false);
-  });
-  return h("section", {class: "panel", id: "teach"}, h("h2", {}, "Teach handfoot your deck"),
-    h("p", {class: "muted"}, "The photo rounds of this game, as you corrected them, teach the card reader your deck " +
-      "(seconds to a minute). Some photos check it first: it is kept unless it reads those worse than handfoot does without it. Five photo rounds are a start."),
-    h("label", {for: "deck-name"}, "Deck name (empty: our-deck)"), name, why, h("div", {class: "row"}, go),
-    h("label", {class: "check"}, keep, " Keep learning it from every round saved (a round saved as read teaches only " +
-      "the cards read surely)"), status);
-}
-

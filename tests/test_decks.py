@@ -326,7 +326,7 @@ def test_the_page_checks_a_deck_name_as_the_decks_do():
     ``vision.decks.NAME``."""
     from vision.decks import NAME
 
-    page = (Path(__file__).resolve().parents[1] / "handfoot" / "web" / "games.js").read_text()
+    page = (Path(__file__).resolve().parents[1] / "handfoot" / "web" / "teach.js").read_text()
     assert f"const DECK_NAME = /{NAME.pattern}/;" in page
 
 

@@ -14,6 +14,7 @@ import numpy as np
 from scorer.layout import TableLayout
 from scorer.presets import get_rules
 from scorer.scoring import score_round
+from vision.config import DEFAULT
 from vision.photo_checks import COVERED_NOTE, STRIP_NOTE
 from vision.pipeline import detect
 from vision.types import Detections, PileKind, box_iou
@@ -214,12 +215,13 @@ def design_figures(c: Counter) -> dict:
             "wrong_unflagged": c["wrong_unflagged"]}
 
 
-def cached_found(path: Path | None, image: np.ndarray, detector, reader, config) -> Detections:
+def cached_found(path: Path | None, image: np.ndarray, detector, reader, config=None) -> Detections:
     """Stage 1 (``vision.pipeline.detect``: the boxes and the reader's probabilities) of one photo, kept in
-    ``path`` (.npz) when given: the first run detects and writes the file, later runs load it."""
+    ``path`` (.npz) when given: the first run detects and writes the file, later runs load it. ``config`` None is
+    the shipped :data:`vision.config.DEFAULT`."""
     if path is not None and path.is_file():
         return Detections.load(path)
-    found = detect(image, detector, reader, config)
+    found = detect(image, detector, reader, config or DEFAULT)
     if path is not None:
         found.save(path)
     return found

@@ -106,11 +106,11 @@ def enlarged_for_tiles(image: np.ndarray, boxes: np.ndarray, enlarge: float) -> 
 
 def _work(job: tuple) -> int:
     (i, seed, designs, out, split, tile, tiles_per_scene, keep_scenes, full_view, enlarge, joker_marks, boost,
-     tight) = job
+     tight, zoom) = job
     rng = np.random.default_rng(seed)
     decks = _decks_for(designs, rng)
     scene = make_scene(seed, decks, full_view=full_view, joker_marks=joker_marks, joker_boost=boost,
-                       tight_fans=tight)
+                       tight_fans=tight, zoom=zoom)
     name = f"{split}_{i:06d}"
     if keep_scenes or not tile:
         write_scene(scene, Path(out) / "scenes" / split, name)
@@ -153,7 +153,7 @@ def write_data_yaml(out: Path) -> Path:
 def generate(out: Path, scenes: int, split: str, seed: int, designs: list[str], workers: int = 2,
              tile: int | None = None, tiles_per_scene: int = 4, keep_scenes: bool = False,
              full_view: bool | None = None, progress: bool = True, enlarge: float = 1.0,
-             joker_marks: float = 0.0, joker_boost: float = 1.0, tight_fans: float = 0.0) -> dict:
+             joker_marks: float = 0.0, joker_boost: float = 1.0, tight_fans: float = 0.0, zoom: float = 1.0) -> dict:
     """Generate ``scenes`` scenes; returns counts and timing. See the module docstring for the layout.
 
     ``enlarge`` cuts the tiles of a photo whose indices are small (median under ``ENLARGE_BELOW`` px)
@@ -162,12 +162,13 @@ def generate(out: Path, scenes: int, split: str, seed: int, designs: list[str], 
     they are. ``joker_marks`` is the share of jokers drawn with procedural corner marks (``datasets.jokers``);
     ``joker_boost`` multiplies the chance that a card is a joker (``datasets.scenes.sample_piles``);
     ``tight_fans`` is the share of fans stepped so tightly that the next card covers part of each suit pip
-    (``scenes.place_piles``).
+    (``scenes.place_piles``). ``zoom`` multiplies each photo's pixels per side (``scenes.make_scene``: the same
+    table at a phone's full resolution).
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     jobs = [(i, seed * 1_000_003 + i, designs, str(out), split, tile, tiles_per_scene, keep_scenes, full_view,
-             enlarge, joker_marks, joker_boost, tight_fans) for i in range(scenes)]
+             enlarge, joker_marks, joker_boost, tight_fans, zoom) for i in range(scenes)]
     start = time.time()
     boxes = 0
     ctx = get_context("fork")
@@ -185,7 +186,7 @@ def generate(out: Path, scenes: int, split: str, seed: int, designs: list[str], 
     write_data_yaml(out)
     info = {"split": split, "scenes": scenes, "boxes": boxes, "designs": designs, "seed": seed, "tile": tile,
             "tiles_per_scene": tiles_per_scene if tile else 0, "enlarge": enlarge, "joker_marks": joker_marks,
-            "joker_boost": joker_boost, "tight_fans": tight_fans, "seconds": round(time.time() - start, 1)}
+            "joker_boost": joker_boost, "tight_fans": tight_fans, "zoom": zoom, "seconds": round(time.time() - start, 1)}
     (out / f"generate_{split}.json").write_text(json.dumps(info, indent=2))
     return info
 
@@ -220,7 +221,12 @@ def main(argv: list[str] | None = None) -> int:
                     help="multiply the chance that a card is a joker (training variety for the rarest index)")
     ap.add_argument("--tight-fans", type=float, default=0.0,
                     help="share of fans stepped so tightly that the next card covers part of each suit pip")
+    ap.add_argument("--zoom", type=float, default=1.0,
+                    help="each photo this many times more pixels per side: the same tables, as a phone's "
+                         "full-resolution photo shows them (evaluation: how much is the photo's size)")
     args = ap.parse_args(argv)
+    if not 0.25 <= args.zoom <= 4:
+        ap.error(f"--zoom is a factor in [0.25, 4], got {args.zoom}")
     if not 0 <= args.tight_fans <= 1:
         ap.error(f"--tight-fans is a share in [0, 1], got {args.tight_fans}")
     if args.font_decks < 0 or args.any_decks < 0:
@@ -239,7 +245,7 @@ def main(argv: list[str] | None = None) -> int:
     info = generate(args.out, args.scenes, args.split, args.seed, designs, args.workers, args.tile,
                     args.tiles_per_scene, args.keep_scenes, True if args.full_view else None,
                     enlarge=args.enlarge, joker_marks=args.joker_marks, joker_boost=args.joker_boost,
-                    tight_fans=args.tight_fans)
+                    tight_fans=args.tight_fans, zoom=args.zoom)
     print(json.dumps(info))
     return 0
 

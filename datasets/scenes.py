@@ -523,7 +523,8 @@ SIZES = ((1280, 960), (960, 1280), (1024, 768), (1600, 1200), (1280, 720), (720,
 def make_scene(seed: int, decks: Sequence[Deck], size: tuple[int, int] | None = None,
                max_piles: int | None = None, full_view: bool | None = None,
                piles: Sequence[Pile] | None = None, clutter: bool = True, joker_marks: float = 0.0,
-               joker_boost: float = 1.0, tight_fans: float = 0.0, shown: Sequence[int] | None = None) -> Scene:
+               joker_boost: float = 1.0, tight_fans: float = 0.0, shown: Sequence[int] | None = None,
+               zoom: float = 1.0) -> Scene:
     """Generate one scene, deterministic for ``seed`` and ``decks``.
 
     Args:
@@ -544,9 +545,13 @@ def make_scene(seed: int, decks: Sequence[Deck], size: tuple[int, int] | None = 
         shown: with ``piles``, how many of each pile's first cards are drawn (the rest are laid out but not
             drawn, and have no boxes): the same table earlier in a round, every card where it will be
             (``datasets.round_video``). None draws them all. The scene's ``layout`` is of all the piles.
+        zoom: the photo's pixels per side times this (after ``size`` is drawn): the same table framed the same way,
+            photographed by a sensor with more pixels (a phone's full-resolution photo against a webcam's frame);
+            1 keeps every scene identical to earlier versions.
     """
     rng = np.random.default_rng(seed)
     W, H = size or SIZES[int(rng.integers(len(SIZES)))]
+    W, H = int(round(W * zoom)), int(round(H * zoom))
     if max_piles is None:
         max_piles = int(rng.choice([3, 5, 8, 12, 14], p=[0.15, 0.2, 0.25, 0.25, 0.15]))
     if piles is None:

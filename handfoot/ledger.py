@@ -8,12 +8,15 @@ that folder.
 
 Rounds are stored as layouts (``docs/layout.md``) and scored when read, under the game's rules, so a
 correction is re-scoring, never arithmetic on stored totals.
+
+Here: the file's connections and write transactions, games and their versions, rounds, and the first answers to
+Idempotency-Keys. The tables and their migrations are :mod:`handfoot.ledger_schema`; the photo readings, and the
+check that one is scored once, :mod:`handfoot.readings_store`.
 """
 
 from __future__ import annotations
 
 import json
-import secrets
 import sqlite3
 import threading
 from contextlib import contextmanager
@@ -24,52 +27,15 @@ from typing import Any, Callable, Iterator
 from scorer.wording import counted
 
 from .errors import ConflictError, NotFoundError, StaleError
+# the file's layout, and the records below, can be imported from here too
+from .ledger_schema import MIGRATIONS as _MIGRATIONS, SCHEMA as _SCHEMA  # noqa: F401
+from .ledger_schema import ID_ALPHABET, SCHEMA_VERSION, is_id, new_id, timestamp  # noqa: F401
+from .readings_store import ReadingsStore
 from .records import (Answer, DiskError, GameRecord, LedgerError, ReadingRecord, RoundRecord,  # noqa: F401
                       SavedAs, cannot_write)
 
-_SCHEMA = """
-CREATE TABLE games (
-    id TEXT PRIMARY KEY,
-    created TEXT NOT NULL,
-    rules TEXT NOT NULL,
-    house_rules TEXT NOT NULL,      -- JSON object
-    teams TEXT NOT NULL,            -- JSON array of team names
-    names TEXT NOT NULL             -- JSON object: team -> player names
-);
-CREATE TABLE rounds (
-    game_id TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,
-    n INTEGER NOT NULL,             -- 1-based round number
-    layout TEXT NOT NULL,           -- JSON layout (docs/layout.md)
-    reading TEXT,                   -- the photo reading it came from, if any
-    corrections TEXT NOT NULL,      -- JSON array of the corrections applied to that reading
-    created TEXT NOT NULL,
-    updated TEXT NOT NULL,
-    PRIMARY KEY (game_id, n)
-);
-CREATE TABLE readings (
-    id TEXT PRIMARY KEY,
-    created TEXT NOT NULL,
-    result TEXT NOT NULL,           -- JSON of handfoot.results.PhotoScore
-    files TEXT NOT NULL             -- JSON array: [{"name", "file", "annotated", "kind"}] under photos/<id>/
-);
-"""
-#: migrations from version k to k + 1 (k = index); version 0 is an empty file
-_MIGRATIONS: tuple[str, ...] = (
-    _SCHEMA,
-    "ALTER TABLE games ADD COLUMN deck TEXT",  # the deck profile the game's photos are read with (vision.decks)
-    # the deck the game's saved rounds teach (handfoot.teaching; NULL: none), and each taught deck's last lesson
-    "ALTER TABLE games ADD COLUMN teach TEXT; CREATE TABLE lessons (deck TEXT PRIMARY KEY, lesson TEXT NOT NULL)",
-    # every change of a game counts up its version (ETag, If-Match); the first answers to Idempotency-Keys
-    "ALTER TABLE games ADD COLUMN version INTEGER NOT NULL DEFAULT 0;"
-    "CREATE TABLE answers (key TEXT PRIMARY KEY, request TEXT NOT NULL, status INTEGER NOT NULL, "
-    "media_type TEXT NOT NULL, body BLOB NOT NULL, created TEXT NOT NULL, game TEXT)",
-)
-#: the schema this handfoot writes (``PRAGMA user_version``): every migration applied
-SCHEMA_VERSION = len(_MIGRATIONS)
 #: how long the first answer to an Idempotency-Key is kept, seconds
 ANSWER_SECONDS = 24 * 3600
-
-ID_ALPHABET = set("0123456789abcdef")
 
 
 def _ledger_error(path: Path, exc: sqlite3.DatabaseError) -> LedgerError:
@@ -79,21 +45,7 @@ def _ledger_error(path: Path, exc: sqlite3.DatabaseError) -> LedgerError:
     return LedgerError(f"{path}: not a handfoot database ({exc})")
 
 
-def new_id() -> str:
-    """A random 16-hex-digit id."""
-    return secrets.token_hex(8)
-
-
-def is_id(text: str) -> bool:
-    """True for an id made by :func:`new_id` (so a path built from it stays in the data folder)."""
-    return len(text) == 16 and set(text) <= ID_ALPHABET
-
-
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
-
-
-class Ledger:
+class Ledger(ReadingsStore):
     """The SQLite file at ``path`` (created with its folder when missing), one connection per thread.
 
     Raises:
@@ -195,7 +147,7 @@ class Ledger:
     # -- games ------------------------------------------------------------------------------------------------
     def create_game(self, rules: str, house_rules: dict[str, Any], teams: list[str],
                     names: dict[str, list[str]], deck: str | None = None, teach: str | None = None) -> GameRecord:
-        game = GameRecord(new_id(), _now(), rules, dict(house_rules), list(teams), dict(names), deck, teach)
+        game = GameRecord(new_id(), timestamp(), rules, dict(house_rules), list(teams), dict(names), deck, teach)
         with self._write() as conn:
             conn.execute("INSERT INTO games (id, created, rules, house_rules, teams, names, deck, teach) "
                          "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -277,43 +229,6 @@ class Ledger:
             except Exception:  # a listener's fault never undoes a committed change
                 pass
 
-    def check_once(self, reading: str | None, game_id: str, n: int | None = None) -> None:
-        """Raise ConflictError when the photo reading is already a round (other than round ``n`` of the game),
-        before work is done on a round (the write checks again)."""
-        self._once(self._conn(), reading, game_id, n)
-
-    def saved_as(self, reading: str, game_id: str, n: int | None = None) -> SavedAs | None:
-        """Where the photo reading ``reading`` is already scored, other than as round ``n`` of game ``game_id``:
-        a round of any game made from this very reading, else the first round of this game with a photo of the
-        same bytes (each photo's sha256 is kept with its reading); None when neither."""
-        return self._saved_as(self._conn(), reading, game_id, n)
-
-    def _once(self, conn: sqlite3.Connection, reading: str | None, game_id: str, n: int | None) -> None:
-        """Refuse (ConflictError naming the game and round) a photo reading that is already another round (a
-        reading becomes one round), or one with a photo of the same bytes as a photo of another round of the game
-        (the same photo sent twice, or by two phones)."""
-        found = self._saved_as(conn, reading, game_id, n) if reading else None
-        if found is not None:
-            raise ConflictError(found.message, game=found.game, round=found.round)
-
-    def _saved_as(self, conn: sqlite3.Connection, reading: str, game_id: str, n: int | None) -> SavedAs | None:
-        row = conn.execute("SELECT game_id, n FROM rounds WHERE reading = ? AND NOT (game_id = ? AND n IS ?) "
-                           "ORDER BY game_id != ?, n LIMIT 1", (reading, game_id, n, game_id)).fetchone()
-        if row is not None:
-            where = f"round {row[1]}" + ("" if row[0] == game_id else f" of game {row[0]}")
-            return SavedAs(row[0], row[1], reading, None,
-                           f"this photo reading is already {where}: a reading is saved once (correct {where} instead)")
-        row = conn.execute(
-            "SELECT r.n, json_extract(mine.value, '$.name'), r.reading FROM readings x, json_each(x.files) mine, "
-            "rounds r JOIN readings y ON y.id = r.reading, json_each(y.files) theirs WHERE x.id = ? AND "
-            "r.game_id = ? AND r.reading != ? AND r.n IS NOT ? AND json_extract(mine.value, '$.sha256') = "
-            "json_extract(theirs.value, '$.sha256') ORDER BY r.n LIMIT 1", (reading, game_id, reading, n)).fetchone()
-        if row is not None:
-            return SavedAs(game_id, row[0], row[2], row[1],
-                           f"{row[1]} is already scored in round {row[0]} (the same photo, sent again or from another "
-                           f"phone): a photo is scored once (correct round {row[0]} instead)")
-        return None
-
     def games(self) -> list[GameRecord]:
         """Every game, newest first."""
         rows = self._conn().execute("SELECT id FROM games ORDER BY created DESC, rowid DESC").fetchall()
@@ -354,7 +269,7 @@ class Ledger:
             StaleError: the game is at another version; ConflictError: round ``n`` is not the next, or the photo
             reading is already a round.
         """
-        now = _now()
+        now = timestamp()
         with self._write() as conn:
             self._once(conn, reading, game_id, None)
             version = self._changed(conn, game_id, expect)
@@ -378,7 +293,7 @@ class Ledger:
             version = self._changed(conn, game_id, expect)
             cur = conn.execute("UPDATE rounds SET layout = ?, reading = ?, corrections = ?, updated = ? "
                                "WHERE game_id = ? AND n = ?",
-                               (json.dumps(layout), reading, json.dumps(corrections), _now(), game_id, n))
+                               (json.dumps(layout), reading, json.dumps(corrections), timestamp(), game_id, n))
             if cur.rowcount == 0:
                 raise NotFoundError(f"game {game_id} has no round {n}")
         self._tell(game_id, version)
@@ -403,29 +318,9 @@ class Ledger:
                 doc = json.loads(layout)
                 doc["round"] = k - 1
                 conn.execute("UPDATE rounds SET n = ?, layout = ?, updated = ? WHERE game_id = ? AND n = ?",
-                             (k - 1, json.dumps(doc), _now(), game_id, k))
+                             (k - 1, json.dumps(doc), timestamp(), game_id, k))
         self._tell(game_id, version)
         return version
-
-    # -- photo readings ------------------------------------------------------------------------------------------
-    def reading_dir(self, reading_id: str) -> Path:
-        """``photos/<id>/`` of a reading. Raises NotFoundError for a string that is not an id."""
-        if not is_id(reading_id):
-            raise NotFoundError(f"no photo reading {reading_id!r}")
-        return self.photos_dir / reading_id
-
-    def add_reading(self, reading_id: str, result: str, files: list[dict[str, str]]) -> None:
-        with self._write() as conn:
-            conn.execute("INSERT INTO readings VALUES (?, ?, ?, ?)",
-                         (reading_id, _now(), result, json.dumps(files)))
-
-    def reading(self, reading_id: str) -> ReadingRecord:
-        """Raises: NotFoundError."""
-        row = self._conn().execute("SELECT id, created, result, files FROM readings WHERE id = ?",
-                                   (reading_id,)).fetchone()
-        if row is None:
-            raise NotFoundError(f"no photo reading {reading_id!r}")
-        return ReadingRecord(row[0], row[1], row[2], json.loads(row[3]))
 
     # -- first answers to Idempotency-Keys -------------------------------------------------------------------------
     def answer(self, key: str) -> Answer | None:
@@ -442,7 +337,7 @@ class Ledger:
         with self._write() as conn:
             conn.execute("DELETE FROM answers WHERE created < ?", (old.isoformat(timespec="seconds"),))
             conn.execute("INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?, ?, ?)",
-                         (key, answer.request, answer.status, answer.media_type, answer.body, _now(), answer.game))
+                         (key, answer.request, answer.status, answer.media_type, answer.body, timestamp(), answer.game))
 
 
 def _disk_or(exc: sqlite3.OperationalError, path: Path) -> Exception:
@@ -457,5 +352,5 @@ def _stale(game_id: str, version: int, expect: int) -> StaleError:
 
 
 def _age(created: str) -> float:
-    """Seconds since an ISO 8601 time kept by :func:`_now`."""
+    """Seconds since an ISO 8601 time kept by :func:`timestamp`."""
     return datetime.now(timezone.utc).timestamp() - datetime.fromisoformat(created).timestamp()

@@ -107,6 +107,13 @@ def test_score_photo_end_to_end_with_true_corners(deck, tmp_path, capsys, monkey
     assert "clean book" in text and "meld" in text and "red threes" in text and f"{truth.total:,}" in text
     assert main(["score", str(saved), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["teams"]["A"]["total"] == truth.total
+    # the saved layout's report names each pile as the photo's does (the book of kings: "clean book", not "meld")
+    assert main(["score", str(saved)]) == 0
+    report = capsys.readouterr().out.splitlines()
+    rows = report[report.index("team A (layout)") + 1:report.index("")]
+    labels = [p["label"] for p in doc["images"][0]["piles"]]
+    assert "clean book" in labels
+    assert sorted(max((w for w in labels if row.startswith(f"  {w} ")), key=len) for row in rows) == sorted(labels)
     melds = json.loads(saved.read_text())["teams"]["A"]["melds"]  # a person edits it: one pile a line
     lines = [line.strip().rstrip(",") for line in saved.read_text().splitlines()]
     assert melds and all(json.dumps(m) in lines for m in melds)

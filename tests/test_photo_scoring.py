@@ -82,6 +82,7 @@ def test_score_photo_end_to_end_with_true_corners(deck, tmp_path, capsys, monkey
     from scorer import get_rules
     from scorer.layout import TableLayout
     from scorer.scoring import score_round
+    from vision.annotate import banner_height
 
     piles = [Pile("book", ["KH", "KH", "KS", "KD", "KC", "KH", "KS"]), Pile("meld", ["8D", "8S", "2C"]),
              Pile("red_threes", ["3H", "3D"])]
@@ -98,7 +99,8 @@ def test_score_photo_end_to_end_with_true_corners(deck, tmp_path, capsys, monkey
     assert doc["score"]["teams"]["A"]["total"] == truth.total
     assert doc["images"][0]["width"] == 1600 and len(doc["images"][0]["detections"]) == len(_oracle(scene))
     img = cv2.imread(str(out))
-    assert img is not None and img.shape == scene.image.shape and not np.array_equal(img, scene.image)
+    band = banner_height(scene.image, ["team A"])  # the totals in a strip above the photo
+    assert img is not None and img.shape == (1200 + band, 1600, 3) and not np.array_equal(img[band:], scene.image)
     # text output names every pile and the total; the saved layout scores the same
     saved = tmp_path / "read.json"
     assert main(["score", str(photo), "--save-layout", str(saved)]) == 0

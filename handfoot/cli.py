@@ -79,11 +79,12 @@ def cmd_score(args: argparse.Namespace) -> int:
             raise HandFootError(f"{', '.join(given)} {'applies' if len(given) == 1 else 'apply'} only to photos; "
                                 "a layout file has its own round, went_out and teams")
         layout = core.read_layout_file(args.inputs[0])
-        result = core.score_layout(layout, args.rules, _house_rules(args.set), lenient=args.lenient)
+        house = _house_rules(args.set)
+        result = core.score_layout(layout, args.rules, house, lenient=args.lenient)
         if args.json:
             _print_json(result.score.model_dump(mode="json"))
         else:
-            print(reports.layout_report(layout))
+            print(reports.layout_report(layout, result.score, core.layout_rules(layout, args.rules, house)))
             print(result.text_report())
         return 0
     if any(p.lower().endswith(".json") for p in args.inputs):

@@ -73,6 +73,16 @@ def read_layout_file(path: str | Path, limits: Limits = DEFAULT_LIMITS) -> Table
         raise type(exc)(f"{p}: {exc}") from None
 
 
+def layout_rules(layout: TableLayout, rules: str | None = None, house_rules: dict[str, Any] | None = None) -> Rules:
+    """The rules a layout is scored under: ``rules`` (default: the layout's own preset), the layout's
+    ``house_rules`` and then ``house_rules`` applied on top.
+
+    Raises:
+        UnknownRulesError, RulesError: bad rules.
+    """
+    return rules_of(rules or layout.rules, {**layout.house_rules, **dict(house_rules or {})})
+
+
 def score_layout(layout: TableLayout, rules: str | None = None, house_rules: dict[str, Any] | None = None,
                  lenient: bool = False) -> LayoutScore:
     """Score a layout under ``rules`` (default: the layout's own preset), the layout's ``house_rules`` and then
@@ -82,8 +92,7 @@ def score_layout(layout: TableLayout, rules: str | None = None, house_rules: dic
         IllegalLayoutError: the layout breaks the rules (unless ``lenient``; ``.problems`` lists all).
         UnknownRulesError, RulesError: bad rules.
     """
-    resolved = rules_of(rules or layout.rules, {**layout.house_rules, **dict(house_rules or {})})
-    result = score_round(layout, resolved, lenient=lenient)
+    result = score_round(layout, layout_rules(layout, rules, house_rules), lenient=lenient)
     out = LayoutScore(layout=layout.to_dict(), score=RoundScoreOut.model_validate(result.to_dict()))
     return out.with_round(result)
 

@@ -60,7 +60,8 @@ def draw(frame: np.ndarray, seen: Any, totals: dict[str, int], status: str = "wa
 
     lines = [f"{team}: {total:,}" for team, total in totals.items()]
     if seen is not None and seen.photo is not None and seen.photo.image.shape == frame.shape:
-        picture = annotate(dataclasses.replace(seen.photo, image=frame.copy()), lines, seen.labels, text=text)
+        picture = annotate(dataclasses.replace(seen.photo, image=frame.copy()), lines, seen.labels, text=text,
+                           over=True)  # the frame's size, as the video and the window need
     else:
         picture = frame.copy()
     label = BANNERS.get(status) if text else None

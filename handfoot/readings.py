@@ -18,6 +18,7 @@ from scorer.layout import TableLayout
 from scorer.melds import MeldCheck, check_meld, marker_kind
 from scorer.rules import Rules
 from scorer.scoring import score_round
+from scorer.wording import pile_word
 
 from .corrections import apply_corrections
 from .results import ImageOut, PhotoScore, PileOut, RoundScoreOut, image_dict
@@ -76,7 +77,7 @@ def pile_labels(photo: Any, rules: str, house_rules: dict[str, Any], round_no: i
     try:
         result = rescore([image], {}, rules, house_rules, round_no, None, [])
     except InvalidLayoutError:
-        return {pile: pile.kind.value.replace("_", " ") for pile in piles}
+        return {pile: pile_word(pile.kind.value) for pile in piles}
     return {pile: out.label for pile, out in zip(piles, result.images[0].piles)}
 
 
@@ -99,14 +100,13 @@ def rescore(images: list[dict[str, Any]], left: dict[str, list[list[str]]], rule
         piles = []
         for pile in image["piles"]:
             place = where[pile["id"]]
-            label = pile["kind"].replace("_", " ")
             book = books.get(place)
-            if pile["kind"] == "left":
+            if pile["kind"] == "left" and (pile["id"].startswith("t") or image["kind"] == "hand"):
                 label = ("cards left (typed in)" if pile["id"].startswith("t") else
-                         f"team {pile['team']}: left in hand" if image["kind"] == "hand" else "cards left in hand")
-            elif book:
-                label = f"{book.kind.value} book" + (f" (squared, {book_count(pile, resolved)} cards)"
-                                                      if book.squared else "")
+                         f"team {pile['team']}: left in hand")
+            else:
+                label = pile_word(pile["kind"], book and book.kind.value,
+                                  book_count(pile, resolved) if book and book.squared else None)
             problems = [p.message for p in result.problems if p.where == place or p.where.startswith(place + "[")
                         or p.where.startswith(place + ".")]
             piles.append(PileOut(**{**pile, "label": label, "where": place,

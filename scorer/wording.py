@@ -1,4 +1,6 @@
-"""Counts in messages: ``counted(1, "card")`` is "1 card", ``counted(3, "card")`` "3 cards"."""
+"""Words shared by messages and reports: counts (``counted(1, "card")`` is "1 card", ``counted(3, "card")`` "3 cards")
+and the name of each kind of pile (:func:`pile_word`: a layout file's report, a photo's and its annotated picture
+say "clean book" alike)."""
 
 from __future__ import annotations
 
@@ -7,3 +9,22 @@ def counted(n: int, noun: str, plural: str | None = None) -> str:
     """``n`` and ``noun``, the noun plural unless ``n`` is 1 (``plural``, default ``noun + "s"``); ``n`` with
     thousands separators (``"1,001 cards"``)."""
     return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
+
+
+#: each pile kind of a layout (``docs/layout.md``) and of a photo's reading, in words
+PILE_WORDS = {"meld": "meld", "squared_book": "squared book", "red_threes": "red threes",
+              "left": "cards left in hand", "loose": "loose"}
+
+
+def pile_word(kind: str, book: str | None = None, squared: int | None = None) -> str:
+    """What every report and annotated picture calls a pile of ``kind`` (a key of :data:`PILE_WORDS`): the kind of
+    book the rules engine made of it when ``book`` (``clean``, ``dirty``, ``wild``) is given, ``"clean book"``, or
+    for a squared book of ``squared`` cards ``"clean book (squared, 7 cards)"``; else the kind's word (``"meld"``,
+    ``"squared book"``...).
+
+    Raises:
+        KeyError: an unknown ``kind``.
+    """
+    if book is None:
+        return PILE_WORDS[kind]
+    return f"{book} book" + (f" (squared, {counted(squared, 'card')})" if squared is not None else "")

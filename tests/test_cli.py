@@ -119,11 +119,17 @@ def test_scoring_a_layout_lists_its_piles_first(tmp_path, capsys):
     assert main(["score", str(ROOT / "examples" / "score_sheet_round.json")]) == 0
     out = capsys.readouterr().out
     assert out.index("team A (layout)") < out.index("Round 1 under")
-    assert "  meld                   KH KS KD KC KH KS KD" in out and "  red threes             3D" in out
+    # each pile named as a photo's report names it: the meld of seven kings is a clean book
+    assert "  clean book             KH KS KD KC KH KS KD" in out and "  red threes             3D" in out
+    assert "  dirty book             8H 8S 8D 8C 8H 2C JK" in out and "  meld                   AH AS AD AC" in out
+    assert "  cards left in hand     QD 7C 4S" in out
     doc["teams"]["A"]["loose"] = ["9H"]  # an edit shows where it went
+    doc["teams"]["A"]["squared_books"] = [{"top": "5H"}]
     (tmp_path / "l.json").write_text(json.dumps(doc))
-    assert main(["score", str(tmp_path / "l.json")]) == 0
-    assert "  loose (not scored)     9H" in capsys.readouterr().out
+    assert main(["score", str(tmp_path / "l.json"), "--lenient"]) == 0
+    out = capsys.readouterr().out
+    assert "  loose                          9H (not scored)" in out
+    assert "  clean book (squared, 7 cards)  5H on top" in out
 
 
 def test_set_takes_a_list_of_numbers_and_none(capsys):

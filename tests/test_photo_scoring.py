@@ -82,6 +82,7 @@ def test_score_photo_end_to_end_with_true_corners(deck, tmp_path, capsys, monkey
     from scorer import get_rules
     from scorer.layout import TableLayout
     from scorer.scoring import score_round
+    from vision.annotate import banner_height
 
     piles = [Pile("book", ["KH", "KH", "KS", "KD", "KC", "KH", "KS"]), Pile("meld", ["8D", "8S", "2C"]),
              Pile("red_threes", ["3H", "3D"])]
@@ -98,7 +99,8 @@ def test_score_photo_end_to_end_with_true_corners(deck, tmp_path, capsys, monkey
     assert doc["score"]["teams"]["A"]["total"] == truth.total
     assert doc["images"][0]["width"] == 1600 and len(doc["images"][0]["detections"]) == len(_oracle(scene))
     img = cv2.imread(str(out))
-    assert img is not None and img.shape == scene.image.shape and not np.array_equal(img, scene.image)
+    band = banner_height(scene.image, ["team A"])  # the totals in a strip above the photo
+    assert img is not None and img.shape == (1200 + band, 1600, 3) and not np.array_equal(img[band:], scene.image)
     # text output names every pile and the total; the saved layout scores the same
     saved = tmp_path / "read.json"
     assert main(["score", str(photo), "--save-layout", str(saved)]) == 0
@@ -107,6 +109,13 @@ def test_score_photo_end_to_end_with_true_corners(deck, tmp_path, capsys, monkey
     assert "clean book" in text and "meld" in text and "red threes" in text and f"{truth.total:,}" in text
     assert main(["score", str(saved), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["teams"]["A"]["total"] == truth.total
+    # the saved layout's report names each pile as the photo's does (the book of kings: "clean book", not "meld")
+    assert main(["score", str(saved)]) == 0
+    report = capsys.readouterr().out.splitlines()
+    rows = report[report.index("team A (layout)") + 1:report.index("")]
+    labels = [p["label"] for p in doc["images"][0]["piles"]]
+    assert "clean book" in labels
+    assert sorted(max((w for w in labels if row.startswith(f"  {w} ")), key=len) for row in rows) == sorted(labels)
     melds = json.loads(saved.read_text())["teams"]["A"]["melds"]  # a person edits it: one pile a line
     lines = [line.strip().rstrip(",") for line in saved.read_text().splitlines()]
     assert melds and all(json.dumps(m) in lines for m in melds)

@@ -252,6 +252,58 @@ def test_pile_labels_go_where_they_cover_no_index():
     assert rect[1] >= 0 and rect[3] <= 400 and y < 300
 
 
+def test_a_pile_label_overlaps_no_label_placed_before_and_keeps_clear_of_other_piles():
+    from vision.annotate import label_origin
+
+    def meets(a, b):
+        return min(a[2], b[2]) > max(a[0], b[0]) and min(a[3], b[3]) > max(a[1], b[1])
+
+    outline, size, shape = (100, 100, 200, 200), (60, 12, 4), (400, 400, 3)
+    # a label placed before that a few px of the first place would cover, index boxes everywhere else: on some
+    # of the indices rather than on the label
+    placed = (95, 210, 100, 230)
+    indices = np.array([[0, 0, 400, 97], [205, 0, 400, 400], [0, 0, 97, 400], [165, 200, 300, 260]], np.float64)
+    (x, y), rect = label_origin(size, outline, indices, [placed], shape, 4)
+    assert not meets(rect, placed)
+    # another pile's outline a few px under this one: the label goes above, not where it reads as that pile's
+    (x, y), rect = label_origin(size, outline, np.zeros((0, 4)), [], shape, 4, [(60, 222, 260, 330)])
+    assert rect[3] <= 100
+    # rows kept clear at the top (a banner over them): not above the outline, though it is in the photo
+    (x, y), rect = label_origin(size, (100, 60, 200, 380), np.zeros((0, 4)), [], shape, 4,
+                                [(60, 384, 260, 400)], top=50)
+    assert rect[1] >= 50
+
+
+def test_the_totals_banner_covers_nothing_drawn_on_a_small_photo():
+    """A small photo's annotated copy: the totals in a strip added above it, the photo under it as the pile and
+    corner annotators drew it (no label under the banner); ``over=True`` keeps the photo's size and puts no pile
+    label under the banner."""
+    from sides import read_side
+
+    from vision.annotate import CornerAnnotator, PileAnnotator, banner_height
+    from vision.pipeline import annotate
+    from vision.types import PhotoReading
+
+    items = [("8H", 40 + 24 * k, 20) for k in range(3)] + [("KS", 200 + 24 * k, 30) for k in range(7)]
+    dets = Detections(np.array([[x - 10, y - 10, x + 10, y + 10] for _, x, y in items], np.float32),
+                      np.full(len(items), 0.9, np.float32), np.array([class_id(c) for c, _, _ in items], np.int64))
+    frame = np.full((240, 420, 3), 90, np.uint8)
+    photo = PhotoReading(Path("small"), frame, [read_side(dets)])
+    side = photo.sides[0]
+    totals = ["team A: 1,320", "team B: 905"]
+    band = banner_height(frame, totals)
+    drawn = annotate(photo, totals)
+    assert drawn.shape == (240 + band, 420, 3)
+    below = CornerAnnotator().annotate(PileAnnotator().annotate(frame, side.piles, dets), dets)
+    assert np.array_equal(drawn[band:], below)
+    over = annotate(photo, totals, over=True)
+    assert over.shape == frame.shape
+    kept = PileAnnotator(top=band).annotate(frame, side.piles, dets)  # its labels are all under the band
+    plain = PileAnnotator(names=False).annotate(frame, side.piles, dets)
+    labels = np.abs(kept.astype(int) - plain).max(2) > 0
+    assert labels.any() and not labels[:band].any()
+
+
 def test_a_fanned_book_is_outlined_apart_from_a_meld():
     from sides import read_side
 

@@ -30,7 +30,7 @@ import numpy as np
 from scorer.errors import HandFootError
 from scorer.wording import counted
 
-from .annotate import CornerAnnotator, PileAnnotator, TotalsAnnotator
+from .annotate import CornerAnnotator, PileAnnotator, TotalsAnnotator, banner_height
 from .completion import read_fan_boxes, read_with_fans, relabelled
 from .config import DEFAULT, VisionConfig
 from .fans import fill_fan_gaps, read_top_cards
@@ -381,17 +381,22 @@ def table_of(photos: list[PhotoReading], rules: str, round_no: int, went_out: st
     return TableReading([s for p in photos for s in p.sides], rules, round_no, went_out, dict(left or {}))
 
 
-def annotate(photo: PhotoReading, totals: list[str], labels: dict | None = None, text: bool = True) -> np.ndarray:
-    """The photo with corner boxes, pile outlines (kind and count) and the team totals drawn on it.
+def annotate(photo: PhotoReading, totals: list[str], labels: dict | None = None, text: bool = True,
+             over: bool = False) -> np.ndarray:
+    """The photo with corner boxes, pile outlines (kind and count) and the team totals drawn on it: (H + b, W, 3)
+    uint8 BGR, the totals in a banner b px high added above the photo (:func:`vision.annotate.banner_height`).
 
     ``labels`` maps a pile to the text drawn for it (e.g. ``"clean book"``); default: the pile's kind. ``text``
     False: the boxes and outlines only, no card code, pile name or totals (the live view's page writes them,
-    larger than a picture shrunk to a phone's width could).
+    larger than a picture shrunk to a phone's width could), and the photo's size. ``over``: the banner drawn over
+    the photo's top instead (the photo's size, as a video's frames need; no pile label goes under it).
     """
     img = photo.image
+    top = banner_height(img, totals) if text and over else 0
     for side in photo.sides:  # outlines first, so that no outline crosses a card code drawn over it
         # without text the picture is shown shrunk to a phone's width: outlines about 2 px there (a 1280 px frame: 5)
         thickness = 2 if text else max(2, img.shape[1] // 240)
-        img = PileAnnotator(names=text, thickness=thickness).annotate(img, side.piles, side.detections, labels)
+        img = PileAnnotator(names=text, thickness=thickness, top=top).annotate(img, side.piles, side.detections,
+                                                                               labels)
         img = CornerAnnotator(codes=text).annotate(img, side.detections)
-    return TotalsAnnotator().annotate(img, totals) if text else img
+    return TotalsAnnotator(over=over).annotate(img, totals) if text else img

@@ -20,14 +20,15 @@ from scorer import HandFootError
 
 from .errors import TooLargeError
 
-#: the largest frame message, bytes (a 1280 x 720 JPEG at quality 0.85 is about 150 KB)
+#: the largest frame message, bytes (a 1920 x 1080 JPEG of a table at quality 0.85 is about 250 KB)
 MAX_FRAME_BYTES = 4 * 1024 * 1024
-#: the largest frame side, pixels (the page sends at most 1280 px wide: what the pipeline reads a table at)
+#: the largest frame side, pixels (the page sends at most :data:`FRAME_WIDTH` wide)
 MAX_SIDE = 4096
 #: no frame for this many seconds: the camera is taken as stopped
 SILENT_SECONDS = 5.0
-#: the width the page scales its frames to (pixels), told to it in ``POST /v1/live``'s answer
-FRAME_WIDTH = 1280
+#: the width the page scales its frames to (pixels), told to it in ``POST /v1/live``'s answer: a phone camera's
+#: 1080p picture as it is, since the reader needs the corner indices' pixels (measured in models/HISTORY.md)
+FRAME_WIDTH = 1920
 
 
 class FrameError(HandFootError):

@@ -79,7 +79,7 @@ def test_a_round_watched_through_a_browsers_camera(tmp_path, stages, models):
             assert closed.value.code == 4404
         r = c.post("/v1/live", json={"source": "browser", "game": game})
         assert r.status_code == 201, r.text
-        assert r.json()["source"] == "browser" and r.json()["frame_width"] == 1280
+        assert r.json()["source"] == "browser" and r.json()["frame_width"] == 1920
         assert r.json()["message"] == "waiting for the phone's camera"
         assert c.post("/v1/live", json={"source": "browser", "game": game}).status_code == 409
 

@@ -55,7 +55,7 @@ export async function startPhoneCamera({game, split, deck}) {
   try {
     state = await api("POST", "/v1/live", {source: "browser", game, split: split || null, deck: deck || null});
   } catch (e) { for (const t of stream.getTracks()) t.stop(); throw e; }
-  send(stream, state.frame_width || 1280);
+  send(stream, state.frame_width || 1920);
   return state;
 }
 
@@ -63,7 +63,7 @@ export async function startPhoneCamera({game, split, deck}) {
  *  page's before a reload): it takes over. */
 export async function usePhoneCamera(frameWidth) {
   const stream = await openCamera();
-  send(stream, frameWidth || 1280);
+  send(stream, frameWidth || 1920);
 }
 
 /** Stop sending (the camera light goes off, the screen may sleep again). */

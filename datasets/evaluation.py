@@ -79,6 +79,18 @@ def _hand_failure(team: dict, true_left: tuple, read_left: tuple) -> str:
     return "cards left in hand wrong"
 
 
+#: an index whose box is at least this many pixels on its longer side can be read from the photo (the photo's note
+#: on small indices, :attr:`vision.config.Reading.readable_index`): the shipped reader names 0.42 of the indices
+#: under 12 px and 0.66 of those of 12-16 px (true boxes, held-out-design dev tables), crops that are blurs of a few
+#: pixels a person cannot read either; 0.88 at 16-20 px, 0.96 and more above
+LEGIBLE_PX = DEFAULT.reading.readable_index
+
+
+def _legible(card: dict) -> bool:
+    """Whether a true card shows an index of :data:`LEGIBLE_PX` or more (pixels, the box's longer side)."""
+    return any(max(b[2] - b[0], b[3] - b[1]) >= LEGIBLE_PX for b in card["index_boxes_px"])
+
+
 def evaluate_scene(doc: dict, reading, owners: np.ndarray, stats: Counter, failures: Counter) -> None:
     """Add one table's figures to ``stats`` and its failure kinds to ``failures``: ``reading`` is the side the
     pipeline read (``vision.pipeline.read_image``), ``owners`` the true card of each of its read indices."""
@@ -108,10 +120,13 @@ def evaluate_scene(doc: dict, reading, owners: np.ndarray, stats: Counter, failu
         stats["fans_noted_edges_wrong"] += pid in noted_for and not counted
         stats["fans"] += 1
         visible = all(c["index_boxes_px"] for c in cards if c["pile"] == pid)
+        legible = all(_legible(c) for c in cards if c["pile"] == pid)
         stats["fans_visible"] += visible
+        stats["fans_legible"] += legible
         if len(got) == 1 and got[0] == n_true:
             stats["fans_counted"] += 1
             stats["fans_visible_counted"] += visible
+            stats["fans_legible_counted"] += legible
         elif not visible:
             failures["fan with a card whose indices are all hidden (cannot be counted)"] += 1
         elif not got:

@@ -186,7 +186,8 @@ def generate(out: Path, scenes: int, split: str, seed: int, designs: list[str], 
     write_data_yaml(out)
     info = {"split": split, "scenes": scenes, "boxes": boxes, "designs": designs, "seed": seed, "tile": tile,
             "tiles_per_scene": tiles_per_scene if tile else 0, "enlarge": enlarge, "joker_marks": joker_marks,
-            "joker_boost": joker_boost, "tight_fans": tight_fans, "zoom": zoom, "seconds": round(time.time() - start, 1)}
+            "joker_boost": joker_boost, "tight_fans": tight_fans, "zoom": zoom,
+            "seconds": round(time.time() - start, 1)}
     (out / f"generate_{split}.json").write_text(json.dumps(info, indent=2))
     return info
 

@@ -51,8 +51,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from datasets.evaluation import (EXAMPLES_MATCH_IOU, assign_owners, cached_found, design_figures,  # noqa: E402
-                                 evaluate_scene)
+from datasets.evaluation import (EXAMPLES_MATCH_IOU, LEGIBLE_PX, assign_owners, cached_found,  # noqa: E402
+                                 design_figures, evaluate_scene)
 from datasets.examples import load_examples  # noqa: E402
 from datasets.scenes import true_detections  # noqa: E402
 
@@ -265,6 +265,8 @@ def main(argv: list[str] | None = None) -> int:
         "fan_counting_accuracy": stats["fans_counted"] / max(1, stats["fans"]), "fans": stats["fans"],
         "fan_counting_accuracy_all_visible": stats["fans_visible_counted"] / max(1, stats["fans_visible"]),
         "fans_all_visible": stats["fans_visible"],
+        "fan_counting_accuracy_legible": stats["fans_legible_counted"] / max(1, stats["fans_legible"]),
+        "fans_legible": stats["fans_legible"],
         "exact_pile_rate": stats["piles_exact"] / max(1, stats["piles"]), "piles": stats["piles"],
         "exact_layout_rate": stats["layout_exact"] / n, "exact_score_rate": stats["score_exact"] / n,
         "score_range_contains_truth_rate": stats["score_range"] / n,
@@ -294,6 +296,8 @@ def main(argv: list[str] | None = None) -> int:
           f"({stats['fans_counted']}/{stats['fans']} fans)")
     print(f"    fans whose every card shows an index: {figures['fan_counting_accuracy_all_visible']:.3f} "
           f"({stats['fans_visible_counted']}/{stats['fans_visible']})")
+    print(f"    fans whose every card shows an index of {LEGIBLE_PX:.0f} px or more: "
+          f"{figures['fan_counting_accuracy_legible']:.3f} ({stats['fans_legible_counted']}/{stats['fans_legible']})")
     print(f"  exact-pile rate:       {figures['exact_pile_rate']:.3f} ({stats['piles_exact']}/{stats['piles']} piles)")
     print(f"  exact-layout rate:     {figures['exact_layout_rate']:.3f}")
     print(f"  exact-score rate:      {figures['exact_score_rate']:.3f}")

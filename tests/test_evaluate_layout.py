@@ -12,7 +12,7 @@ pytest.importorskip("resvg_py")
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 
-from datasets.evaluation import ONE_CARD_HAND, evaluate_scene  # noqa: E402
+from datasets.evaluation import LEGIBLE_PX, ONE_CARD_HAND, evaluate_scene  # noqa: E402
 from sides import read_side  # noqa: E402
 
 from datasets.scenes import Pile, make_scene, true_detections  # noqa: E402
@@ -210,3 +210,17 @@ def test_hand_and_book_causes_name_why_a_hand_or_a_squared_book_was_lost(anglo_d
     reading = read_side(dets[keep])
     assert hand_cause(doc, reading, owners[keep])[0] == "hand card not read"
     assert [c for c, _ in book_causes(doc, reading, owners[keep])] == ["marker not read"]
+
+
+def test_a_fan_showing_an_index_too_small_to_read_is_not_counted_legible(anglo_deck):
+    doc = _doc(anglo_deck)
+    dets, owners = true_detections(doc)
+    stats = Counter()
+    evaluate_scene(doc, read_side(dets), owners, stats, Counter())
+    assert stats["fans_legible"] == stats["fans_legible_counted"] == 2
+    small = next(c for c in doc["cards"] if c["code"] == "KS")
+    side = LEGIBLE_PX - 1
+    small["index_boxes_px"] = [[b[0], b[1], b[0] + side, b[1] + side] for b in small["index_boxes_px"]]
+    stats = Counter()
+    evaluate_scene(doc, read_side(dets), owners, stats, Counter())
+    assert stats["fans"] == 2 and stats["fans_legible"] == stats["fans_legible_counted"] == 1

@@ -27,3 +27,21 @@ export function cardName(code) {
   const suits = {S: "spades", H: "hearts", D: "diamonds", C: "clubs"};
   return `${ranks[p.rank] || p.rank} of ${suits[p.suit]}`;
 }
+/* The cards a fan read one card short most likely lacks, as codes to add to the meld whose cards' codes are
+ * `codes`, most likely first: another of its natural rank (its most common rank other than twos, threes and
+ * jokers), with the suit most common among its cards of that rank; a two, with the suit most common among its
+ * twos (clubs when it has none); a joker (JK). A tie goes to the rank or suit read first along the fan. A meld with
+ * no natural rank (all wilds, say) gets just the two and the joker. */
+export function likelyMissing(codes) {
+  const parts = codes.map(cardParts);
+  const mostCommon = (keys) => {  /* the key seen most often, the first seen on a tie; null for none */
+    const counts = new Map();
+    for (const k of keys) counts.set(k, (counts.get(k) || 0) + 1);
+    let best = null;
+    for (const [k, n] of counts) if (best === null || n > counts.get(best)) best = k;
+    return best;
+  };
+  const rank = mostCommon(parts.filter(p => !["2", "3", "JK"].includes(p.rank)).map(p => p.rank));
+  const suitOf = (r) => mostCommon(parts.filter(p => p.rank === r).map(p => p.suit));
+  return [rank ? rank + suitOf(rank) : null, "2" + (suitOf("2") || "C"), "JK"].filter(Boolean);
+}

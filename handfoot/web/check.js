@@ -1,6 +1,6 @@
 /* Check and correct a reading (#/game/ID/check/READING[/N]) before saving it as a round. */
 import {api} from "/static/api.js";
-import {CODE, KINDS, KIND_ORDER, cardName, cardParts, cardShort, cardText, cardsInText, isRed} from "/static/cards.js";
+import {CODE, KINDS, KIND_ORDER, cardName, cardParts, cardShort, cardText, cardsInText, isRed, likelyMissing} from "/static/cards.js";
 import {changesAbsent, changesText, scoresOf} from "/static/changes.js";
 import {readDraft, removeDraft, writeDraft} from "/static/drafts.js";
 import {breakdownTable} from "/static/games.js";
@@ -124,8 +124,25 @@ export async function checkView(gid, rid, roundNo) {
     openSheet(`${cardName(card.code)} (${pile.label})`, picker);
   }
 
+  /* "+ card": the full picker; for a meld, above it, the cards a fan read one card short most likely lacks
+     (likelyMissing), each added with one tap. Other piles have no one rank to guess (cards left in hand, loose
+     cards), or are counted otherwise (a squared book's Book…, red threes). */
   function addCard(pile) {
-    openSheet(`Add a card to ${pile.label} ${pile.cards.map(c => cardShort(c.code)).join(" ")}`, cardPicker("", (code) => change({op: "add_card", pile: pile.id, code})));
+    const add = (code) => change({op: "add_card", pile: pile.id, code});
+    const quick = pile.kind === "meld" ? likelyMissing(pile.cards.map(c => c.code)) : [];
+    const words = (code) => {
+      const rank = cardParts(code).rank;
+      return rank === "JK" ? ["a joker", null, "add a joker"]
+           : rank === "2" ? ["a two", code, `add a two: the ${cardName(code)}`]
+           : ["another", code, `add another ${cardName(code)}`];
+    };
+    openSheet(`Add a card to ${pile.label} ${pile.cards.map(c => cardShort(c.code)).join(" ")}`, h("div", {},
+      quick.length ? h("div", {class: "row quick-add", role: "group", "aria-label": "add in one tap"}, quick.map(code => {
+        const [text, card, label] = words(code);
+        return h("button", {type: "button", "data-quick": code, "aria-label": label, onclick: () => add(code)}, text,
+          card ? h("span", {class: "card" + (isRed(card) ? " red" : "")}, cardShort(card)) : null);
+      })) : null,
+      cardPicker("", add)));
   }
   function splitPile(pile) {
     const chips = h("div", {class: "chips"}, pile.cards.slice(1).map(c => h("button", {type: "button", class: "chip" + (isRed(c.code) ? " red" : ""),

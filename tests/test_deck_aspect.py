@@ -7,7 +7,8 @@ cv2 = pytest.importorskip("cv2")
 
 from datasets.scenes import Pile, make_scene  # noqa: E402
 from vision import deck_aspect, decks  # noqa: E402
-from vision.models.classifiers import DEFAULT_READER, IndexReader, square_crop  # noqa: E402
+from vision.models.crops import square_crop  # noqa: E402
+from vision.models.reader import DEFAULT_READER, IndexReader  # noqa: E402
 from vision.types import Detections  # noqa: E402
 
 

@@ -87,7 +87,7 @@ def test_a_frame_round_trips_through_its_arrays():
 # -- in a deck profile: stored, loaded, read with -------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def reader():
-    from vision.models.classifiers import DEFAULT_READER, IndexReader
+    from vision.models.reader import DEFAULT_READER, IndexReader
 
     if not DEFAULT_READER.is_file():
         pytest.skip("no shipped reader")

@@ -13,7 +13,8 @@ from datasets.scenes import Pile, make_scene  # noqa: E402
 from vision import deck_glyphs, decks  # noqa: E402
 from vision.classes import RANKS  # noqa: E402
 from vision.deck_boxes import NONE  # noqa: E402
-from vision.models.classifiers import DEFAULT_READER, IndexReader, crops_of  # noqa: E402
+from vision.models.crops import crops_of  # noqa: E402
+from vision.models.reader import DEFAULT_READER, IndexReader  # noqa: E402
 from vision.types import Detections  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not DEFAULT_READER.is_file(), reason="no shipped reader")

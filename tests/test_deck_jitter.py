@@ -1,10 +1,10 @@
-"""A deck profile's test-time copies of each box (``vision.models.classifiers.Jitter``, ``vision.models.classifiers.Jitter.of``)."""
+"""A deck profile's test-time copies of each box (``vision.models.reader.Jitter``, ``vision.models.reader.Jitter.of``)."""
 
 import numpy as np
 import pytest
 
 from vision import decks
-from vision.models.classifiers import JITTERS, Jitter
+from vision.models.reader import JITTERS, Jitter
 
 
 def test_copies_move_and_scale_each_box_by_shares_of_its_size():
@@ -37,7 +37,7 @@ def test_named_copies_and_stored_copies():
 
 @pytest.fixture(scope="module")
 def reader():
-    from vision.models.classifiers import DEFAULT_READER, IndexReader
+    from vision.models.reader import DEFAULT_READER, IndexReader
 
     if not DEFAULT_READER.is_file():
         pytest.skip("no shipped reader")

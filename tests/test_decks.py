@@ -16,7 +16,7 @@ from datasets.scenes import Pile, make_scene  # noqa: E402
 from handfoot.cli import main  # noqa: E402
 from vision import decks  # noqa: E402
 from vision.deck_ink import Ink  # noqa: E402
-from vision.models.classifiers import DEFAULT_READER, IndexReader  # noqa: E402
+from vision.models.reader import DEFAULT_READER, IndexReader  # noqa: E402
 from vision.types import Detections, box_iou  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not DEFAULT_READER.is_file(), reason="no shipped reader")
@@ -238,7 +238,8 @@ def test_deck_commands_with_db_use_the_decks_a_server_on_that_ledger_reads(photo
 
 
 def test_the_last_convolution_in_numpy_gives_the_models_features(photos):
-    from vision.models.classifiers import crops_of, features_of
+    from vision.models.crops import crops_of
+    from vision.models.reader import features_of
 
     reader = IndexReader()
     x = crops_of(cv2.imread(str(photos[0][0])), photos[0][1].xyxy)

@@ -447,7 +447,7 @@ def test_the_deck_to_read_with_fits_a_phone(server, phones, tmp_path):
     """The live view's (and the round page's) choice of deck shows a long deck name whole at 390 px."""
     from test_page_e2e import viewport
     from vision.decks import DeckProfile
-    from vision.models.classifiers import IndexReader
+    from vision.models.reader import IndexReader
 
     a, _ = phones
     viewport(a, 390, 844)

@@ -9,7 +9,7 @@ boxes in the pixels of the photo as handfoot reads it (``vision.images.load_phot
 shrunk to that; ``detect --json`` prints its ``width`` and ``height``): a box reaching a little past the photo's
 edge is clipped to it, one further out refused (``vision.deck_examples.EDGE_SLACK``); other keys are ignored; a
 relative ``image`` path is relative to the JSON file.
-:func:`learn` fits the reader's linear heads (:class:`vision.models.classifiers.Heads`) on the features of the examples'
+:func:`learn` fits the reader's linear heads (:class:`vision.models.reader.Heads`) on the features of the examples'
 index crops, seen turned and shifted (:data:`AUGMENT`), starting from the model's own heads and held near them
 (:data:`ANCHOR`), so ranks the examples do not show are not forgotten. The features come from the shipped
 reader and stay fixed: learning is a few hundred steps of gradient descent on a (n, 448) matrix, seconds on a CPU,
@@ -60,7 +60,8 @@ from .deck_glyphs import fit as fit_glyphs
 from .deck_ink import Ink, learn_ink
 from .deck_layers import fit as fit_conv, fit_affine
 from .deck_samples import Samples, accuracy, fit_heads, joined, rank_accuracy, samples_of
-from .models.classifiers import VIEWS, Heads, IndexReader, Jitter, Layers
+from .models.crops import VIEWS
+from .models.reader import Heads, IndexReader, Jitter, Layers
 from .models.detector import NegativeDetector
 
 #: each example index is seen this many times more, each crop shifted by up to 8 % of its box, scaled by 0.9-1.12
@@ -81,7 +82,7 @@ GLYPHS = "boxes"
 FRAME = "found"
 #: learn the deck's inks, the colours its red and black suits are printed in (``vision.deck_ink``)
 INK = True
-#: the test-time copies a profile learned by :func:`learn` reads by default (a ``vision.models.classifiers.JITTERS``
+#: the test-time copies a profile learned by :func:`learn` reads by default (a ``vision.models.reader.JITTERS``
 #: name; None: each box once): its reader reads each box five times (models/HISTORY.md, 2026-12-04, twenty-seventh
 #: session)
 JITTER = "shift"
@@ -309,7 +310,7 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
     ``detector`` (the stock one; None: the example boxes): the check reads the boxes it finds in the check photos
     on a known index (``vision.deck_boxes``), as the profile will read them, when ``check_found`` (default: with
     ``window="auto"`` or ``learn_found``). ``window``: read this deck's indices from crops of that many times each
-    box's longer side (None: the reader's ``vision.models.classifiers.WINDOW``; ``"auto"``: that or one of
+    box's longer side (None: the reader's ``vision.models.crops.WINDOW``; ``"auto"``: that or one of
     :data:`WINDOWS`, whichever reads the check best: with ``detector``, the check photos' card sets
     read whole at the reading floor, F1 against their codes).
 
@@ -327,7 +328,7 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
     ``ink`` (default :data:`INK`): learn the deck's inks from the examples (``vision.deck_ink``, ``check["ink"]``).
 
     ``jitter`` (default :data:`JITTER`): the profile reads each box from these test-time copies too and averages
-    (:meth:`Jitter.of <vision.models.classifiers.Jitter.of>`; learning and its check read each box once).
+    (:meth:`Jitter.of <vision.models.reader.Jitter.of>`; learning and its check read each box once).
 
     ``glyphs`` (default :data:`GLYPHS`; off without ``detector`` when it needs one): learn a glyph reader of the
     deck's own (``vision.deck_glyphs``) too, weighed on the examples' last photos (``vision.deck_glyphs.weigh``,

@@ -260,7 +260,7 @@ def main(argv: list[str] | None = None) -> int:
     if reader:
         boxes = CardDetector(args.onnx)
         if args.deck:
-            from vision.decks import DeckProfile
+            from vision.deck_profiles import DeckProfile
 
             boxes, reader = DeckProfile.load(args.deck.stem, args.deck.parent).models(boxes, reader)
             print(f"-- with the deck profile {args.deck}")

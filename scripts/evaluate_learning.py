@@ -14,7 +14,7 @@ true index boxes read right by rank and colour (what the score needs; read witho
 which frames the detector's boxes as the labels do, and without its test-time copies of each box). The detector's passes are cached across
 profiles (a profile reading its photos as negatives looks at other pixels, so it is cached apart).
 ``--variant LABEL:NAME=VALUE[;NAME=VALUE]`` reads the photos again with each row's profile changed so (a field of
-``vision.decks.DeckProfile``: ``jitter="both"``, test-time copies, ``vision.models.reader.Jitter.of``) or the pipeline's
+``vision.deck_profiles.DeckProfile``: ``jitter="both"``, test-time copies, ``vision.models.reader.Jitter.of``) or the pipeline's
 configuration changed so (a dotted ``vision.config`` field, stock and learned alike), and prints that line too.
 ``--compare`` learns each row twice, without the deck's frame correction (``frame=False``) and with it (the
 default, ``vision.deck_frames``), and prints both, with the F1 of the card sets at the first floor; ``--seeds``

@@ -1,4 +1,4 @@
-"""Corner-index crops for the index reader (``vision/reader.py``): rank and suit from a small image patch.
+"""Corner-index crops for the index reader (``vision/models/reader.py``): rank and suit from a small image patch.
 
 The detector localises corner indices well but confuses their 53 classes (on held-out designs, 80 % of indices
 get a box at confidence 0.05, 15 % with the right class). Reading an index is a small-image classification
@@ -7,7 +7,7 @@ from YOLO-format folders (generated tiles, the ``phone_corners`` training export
 the size of an index that overlap no index (pips, court figures, table, clutter), labelled "no index".
 
 Crops are square, centred on the box, side :data:`CONTEXT` x the box's longer side, resized to
-:data:`STORE` px; training jitters a sub-window of them (``vision.models.classifiers.crop`` takes the final window).
+:data:`STORE` px; training jitters a sub-window of them (``vision.models.crops.square_crop`` takes the final window).
 
 *Hard negatives* (:func:`hard_negatives`, ``--hard-negatives``): the boxes the shipped detector finds on whole
 generated tables (down to the confidence stage 1b reads, ``vision.config.Reading.candidate_conf``) that lie on no
@@ -32,7 +32,7 @@ import cv2
 import numpy as np
 
 from vision.classes import CLASS_NAMES
-from vision.models.classifiers import square_crop
+from vision.models.crops import square_crop
 from vision.types import Detections
 
 CONTEXT = 1.6  #: stored crop side / box's longer side

@@ -5,7 +5,7 @@ The geometry stage reads every single card that shows both indices as a squared 
 runs that stage on a generated table's true index boxes (:func:`true_detections`), takes each such card and
 labels it by what the generator put there: 1 when it tops a squared book (a stack of seven, seed 000
 "Books"), 0 for anything else (a loose card, a hand of one card, a fan card the geometry cut off). The crops are
-cut as the pipeline cuts them (:func:`vision.models.classifiers.card_crop`), several views a card: the first plain, the
+cut as the pipeline cuts them (:func:`vision.models.crops.card_crop`), several views a card: the first plain, the
 others with the index centres jittered as a detector's boxes would be, turned upside down or not, and framed
 0.8-1.35 times as wide (decks place their indices at different distances from the corners).
 
@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.images import load_image
-from vision.models.classifiers import STACK_CONTEXT, STACK_INPUT, card_crop
+from vision.models.crops import STACK_CONTEXT, STACK_INPUT, card_crop
 from vision.pipeline import read_image
 from vision.types import CardInstance, PileKind
 

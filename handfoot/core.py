@@ -287,7 +287,7 @@ def with_deck(models: Models, deck: str, folder: Path | None = None) -> Models:
     Raises:
         HandFootError: no such profile (``DeckNotFoundError``), or no index reader loaded.
     """
-    from vision.decks import DeckProfile  # the optional vision extra (OpenCV, ONNX Runtime)
+    from vision.deck_profiles import DeckProfile  # the optional vision extra (OpenCV, ONNX Runtime)
 
     profile = DeckProfile.load(deck, folder or decks_dir())
     if models.reader is None:

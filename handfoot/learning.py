@@ -8,6 +8,7 @@ reading does, and starting one when none is free is :class:`handfoot.errors.Busy
 from __future__ import annotations
 
 import asyncio
+import importlib
 import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -51,7 +52,7 @@ class DeckOut(BaseModel):
 
     @classmethod
     def of(cls, profile: Any) -> "DeckOut":
-        """The summary of a ``vision.decks.DeckProfile``."""
+        """The summary of a ``vision.deck_profiles.DeckProfile``."""
         return cls(name=profile.name, photos=profile.photos, indices=profile.indices, check=profile.check,
                    created=profile.created, negative=profile.negative)
 
@@ -183,12 +184,13 @@ def uploaded_examples(folder: Path, examples_name: str, examples_text: bytes, ph
 
 
 # -- the command line's deck work (``handfoot detect``, ``handfoot deck``) ---------------------------------------
-def _vision_decks():
+def _vision(module: str):
+    """The module ``vision.<module>`` (``decks``, ``deck_profiles``). Raises HandFootError without the vision
+    extra."""
     try:
-        from vision import decks  # the optional vision extra (OpenCV, ONNX Runtime)
+        return importlib.import_module(f"vision.{module}")  # the optional vision extra (OpenCV, ONNX Runtime)
     except ImportError as exc:
         raise HandFootError(f"deck needs the vision extra (pip install -e '.[vision]'): {exc}") from None
-    return decks
 
 
 def learn_from_files(paths: list[Path], name: str, decks_folder: Path,
@@ -197,9 +199,9 @@ def learn_from_files(paths: list[Path], name: str, decks_folder: Path,
     """Learn the deck profile ``name`` from examples files (JSON lines as ``handfoot detect --json`` prints them)
     with the stock reader, save it in ``decks_folder`` (:func:`learn_and_save`); ``say(note)`` is told what was
     made of the examples (boxes clipped to their photo) before the learning starts. Returns the profile
-    (``vision.decks.DeckProfile``), its file and the profile of that name it replaced (None: none). Raises
+    (``vision.deck_profiles.DeckProfile``), its file and the profile of that name it replaced (None: none). Raises
     HandFootError: a bad name or examples file, too few examples, a profile refused."""
-    decks = _vision_decks()
+    decks = _vision("decks")
     from vision.pipeline import load_models  # the optional vision extra (OpenCV, ONNX Runtime)
 
     decks.check_name(name)
@@ -224,8 +226,8 @@ def learn_and_save(examples: list, reader: Any, name: str, decks_folder: Path,
         vision.decks.ProfileRefusedError: the profile reads its check photos worse than the stock reader (the one
             kept before, when there is one, stays: the message says so); the errors of ``vision.decks.learn``.
     """
-    decks = _vision_decks()
-    before = decks.saved_profile(name, decks_folder)
+    decks = _vision("decks")
+    before = _vision("deck_profiles").saved_profile(name, decks_folder)
     try:
         profile = decks.learn(examples, reader, name, progress=progress, detector=detector)
     except decks.ProfileRefusedError as exc:
@@ -236,13 +238,13 @@ def learn_and_save(examples: list, reader: Any, name: str, decks_folder: Path,
 
 
 def list_decks(decks_folder: Path) -> list[Any]:
-    """The deck profiles kept in ``decks_folder`` (``vision.decks.DeckProfile``)."""
-    return _vision_decks().list_profiles(decks_folder)
+    """The deck profiles kept in ``decks_folder`` (``vision.deck_profiles.DeckProfile``)."""
+    return _vision("deck_profiles").list_profiles(decks_folder)
 
 
 def remove_deck(name: str, decks_folder: Path) -> None:
     """Delete the deck profile ``name`` from ``decks_folder``. Raises NotFoundError when there is none."""
-    _vision_decks().remove_profile(name, decks_folder)
+    _vision("deck_profiles").remove_profile(name, decks_folder)
 
 
 def image_paths(images: list[str]) -> list[Path]:

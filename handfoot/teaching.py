@@ -170,8 +170,8 @@ class Teacher:
 
 
 def learned(profile, photos: int, games: int) -> Lesson:
-    """The lesson of a deck profile just learned (``vision.decks.DeckProfile``) from ``photos`` example photos of
-    ``games`` games: its check's figures and the sentence the page shows."""
+    """The lesson of a deck profile just learned (``vision.deck_profiles.DeckProfile``) from ``photos`` example
+    photos of ``games`` games: its check's figures and the sentence the page shows."""
     stock, read, kept = (float(profile.check.get(k, 0)) for k in ("stock", "profile", "indices"))
     how = ("indices of photos set aside to test it (not learned from)"
            if profile.check.get("method", "kept aside") == "kept aside" else

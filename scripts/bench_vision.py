@@ -62,7 +62,7 @@ def read_once(image: np.ndarray, detector, reader, stacks) -> dict[str, float]:
 def models(backend: str):
     import os
 
-    from vision.models.classifiers import DEFAULT_STACKS, StackChecker
+    from vision.models.stacks import DEFAULT_STACKS, StackChecker
     from vision.pipeline import load_models
 
     os.environ["HANDFOOT_BACKEND"] = backend

@@ -37,7 +37,7 @@ from vision.classes import reading  # noqa: E402
 from vision.config import DEFAULT  # noqa: E402
 from vision.decks import Example, learn  # noqa: E402
 from vision.images import load_photo  # noqa: E402
-from vision.models.classifiers import IndexReader  # noqa: E402
+from vision.models.reader import IndexReader  # noqa: E402
 from vision.models.detector import CardDetector  # noqa: E402
 from vision.pipeline import detect, read_indices  # noqa: E402
 from vision.types import box_iou  # noqa: E402

@@ -45,7 +45,7 @@ from datasets import realdata  # noqa: E402
 from vision.classes import CLASS_NAMES, RANK_CODES  # noqa: E402
 from vision.config import DEFAULT  # noqa: E402
 from vision.images import load_image  # noqa: E402
-from vision.models.classifiers import IndexReader  # noqa: E402
+from vision.models.reader import IndexReader  # noqa: E402
 from vision.models.detector import CardDetector  # noqa: E402
 from vision.pipeline import detect as detect_boxes, read_indices  # noqa: E402
 from vision.types import Detections, box_iou  # noqa: E402
@@ -260,7 +260,7 @@ def main(argv: list[str] | None = None) -> int:
     if reader:
         boxes = CardDetector(args.onnx)
         if args.deck:
-            from vision.decks import DeckProfile
+            from vision.deck_profiles import DeckProfile
 
             boxes, reader = DeckProfile.load(args.deck.stem, args.deck.parent).models(boxes, reader)
             print(f"-- with the deck profile {args.deck}")

@@ -29,7 +29,7 @@ from vision.classes import rank_colour  # noqa: E402
 from vision.classes import reading  # noqa: E402
 from vision.decks import Example, ProfileRefusedError, learn  # noqa: E402
 from vision.images import load_image  # noqa: E402
-from vision.models.classifiers import IndexReader  # noqa: E402
+from vision.models.reader import IndexReader  # noqa: E402
 
 
 def tables(folder: Path) -> list[tuple[Path, object]]:

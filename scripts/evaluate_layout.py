@@ -220,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             detector, reader = load_models(args.model, args.reader)
             if args.deck:
-                from vision.decks import DeckProfile
+                from vision.deck_profiles import DeckProfile
 
                 detector, reader = DeckProfile.load(args.deck.stem, args.deck.parent).models(detector, reader)
     from vision.pipeline import read_image

@@ -14,7 +14,7 @@ true index boxes read right by rank and colour (what the score needs; read witho
 which frames the detector's boxes as the labels do, and without its test-time copies of each box). The detector's passes are cached across
 profiles (a profile reading its photos as negatives looks at other pixels, so it is cached apart).
 ``--variant LABEL:NAME=VALUE[;NAME=VALUE]`` reads the photos again with each row's profile changed so (a field of
-``vision.decks.DeckProfile``: ``jitter="both"``, test-time copies, ``vision.models.classifiers.Jitter.of``) or the pipeline's
+``vision.deck_profiles.DeckProfile``: ``jitter="both"``, test-time copies, ``vision.models.reader.Jitter.of``) or the pipeline's
 configuration changed so (a dotted ``vision.config`` field, stock and learned alike), and prints that line too.
 ``--compare`` learns each row twice, without the deck's frame correction (``frame=False``) and with it (the
 default, ``vision.deck_frames``), and prints both, with the F1 of the card sets at the first floor; ``--seeds``
@@ -43,7 +43,7 @@ from vision.config import DEFAULT  # noqa: E402
 from vision.decks import Example, ExamplesError, ProfileRefusedError, learn  # noqa: E402
 from vision.images import load_photo  # noqa: E402
 from vision.instances import agree_suits  # noqa: E402
-from vision.models.classifiers import IndexReader  # noqa: E402
+from vision.models.reader import IndexReader  # noqa: E402
 from vision.models.detector import CardDetector  # noqa: E402
 from vision.pipeline import detect as detect_boxes, read_indices  # noqa: E402
 from vision.types import Detections  # noqa: E402
@@ -139,10 +139,10 @@ def parse_variant(text: str) -> tuple[str, dict, dict]:
 
 
 def variant_profile(profile, fields: dict):
-    """``profile`` with its ``fields`` replaced (``jitter`` by name or copies: ``vision.models.classifiers.Jitter.of``)."""
+    """``profile`` with its ``fields`` replaced (``jitter`` by name or copies: ``vision.models.reader.Jitter.of``)."""
     import dataclasses
 
-    from vision.models.classifiers import Jitter
+    from vision.models.reader import Jitter
 
     return dataclasses.replace(profile, **{k: Jitter.of(v) if k == "jitter" else v for k, v in fields.items()})
 
@@ -218,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
                          "(vision.deck_glyphs), learned on the example boxes, or on the detector's boxes in the "
                          "example photos too (found: with \"no index\" on its sure boxes on none)")
     ap.add_argument("--window", type=float, help="an experiment: crop each index this many times its box's longer side "
-                    "(vision.models.classifiers.WINDOW, 1.25), stock and learned alike")
+                    "(vision.models.crops.WINDOW, 1.25), stock and learned alike")
     ap.add_argument("--compare", action="store_true", help="learn each row without the frame correction "
                     "(frame=false) and with it (the default), and print both")
     ap.add_argument("--seeds", type=int, nargs="+", default=[0], help="learn each row with each of these seeds "
@@ -242,9 +242,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: no decks_dev under {realdata.REALDATA} (set HANDFOOT_REALDATA)")
         return 1
     if args.window:
-        import vision.models.classifiers
+        import vision.models.crops
 
-        vision.models.classifiers.WINDOW = args.window
+        vision.models.crops.WINDOW = args.window
     detector, reader = CachedDetector(CardDetector()), IndexReader()
     figures: dict = {"conf": args.conf, "options": options, "threads": os.environ.get("OMP_NUM_THREADS")}
     for deck in args.decks:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from vision.models.classifiers import IndexReader  # noqa: E402
+from vision.models.reader import IndexReader  # noqa: E402
 from vision.models.detector import CHECK_PHOTO, CHECK_READING, CardDetector, check_photo  # noqa: E402
 from vision.pipeline import read_image  # noqa: E402
 

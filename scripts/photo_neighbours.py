@@ -59,7 +59,7 @@ def matched(image: np.ndarray, boxes: np.ndarray, scales: tuple[float, ...] = (0
     import cv2
 
     from vision.deck_glyphs import HEIGHT, MARGIN, WIDTH
-    from vision.models.classifiers import box_crop
+    from vision.models.crops import box_crop
 
     w, h = round(WIDTH * reach / MARGIN), round(HEIGHT * reach / MARGIN)
     tw, th = round(WIDTH / MARGIN), round(HEIGHT / MARGIN)

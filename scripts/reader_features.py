@@ -6,7 +6,7 @@
 The exported reader (``scripts/export_reader.py``) averages the probabilities of several small CNNs, each a
 feature extractor (global average pool, then flatten) and two linear heads (rank, suit). This adds each member's
 features as the outputs ``features0``, ``features1`` ... (``(n, d_k)`` float32) and each member's heads' weights
-as the outputs ``rank_w0``, ``rank_b0``, ``suit_w0``, ``suit_b0`` ... (``vision.models.classifiers.IndexReader.heads``); and, so
+as the outputs ``rank_w0``, ``rank_b0``, ``suit_w0``, ``suit_b0`` ... (``vision.models.reader.IndexReader.heads``); and, so
 that a deck profile can adapt each member's last convolution (``vision.deck_layers``), that convolution's input
 ``pre0`` ... (``(n, c, 4, 4)``, after the last max-pool) and its weights ``conv_w0``, ``conv_b0`` ... (batch norm
 folded in by the export). ``rank`` and ``suit`` are unchanged.

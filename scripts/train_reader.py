@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from datasets.crops import CONTEXT, NEGATIVE  # noqa: E402
 from vision.classes import RANKS  # noqa: E402
-from vision.models.classifiers import INPUT, WINDOW  # noqa: E402
+from vision.models.crops import INPUT, WINDOW  # noqa: E402
 
 
 def targets(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

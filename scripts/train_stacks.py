@@ -31,7 +31,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from vision.models.classifiers import STACK_INPUT  # noqa: E402
+from vision.models.crops import STACK_INPUT  # noqa: E402
 
 
 def build_model():

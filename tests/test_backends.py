@@ -28,7 +28,7 @@ def test_both_backends_find_the_same_indices(tmp_path, monkeypatch):
     """On any CPU (bf16 where it has AMX): OpenVINO at the precision its check chose reads the example table as
     ONNX Runtime does: the same boxes with the same codes."""
     pytest.importorskip("openvino")
-    from vision.models.classifiers import IndexReader
+    from vision.models.reader import IndexReader
     from vision.pipeline import detect, read_indices
 
     monkeypatch.setenv("HANDFOOT_CACHE", str(tmp_path))
@@ -70,7 +70,7 @@ def test_a_precision_that_changes_a_reading_is_not_kept(tmp_path, monkeypatch):
 
 def test_a_backend_is_chosen_once_and_kept(tmp_path, monkeypatch):
     pytest.importorskip("openvino")
-    from vision.models.classifiers import StackChecker
+    from vision.models.stacks import StackChecker
 
     monkeypatch.setenv("HANDFOOT_CACHE", str(tmp_path))
     calls = []

@@ -6,8 +6,9 @@ import pytest
 cv2 = pytest.importorskip("cv2")
 
 from datasets.scenes import Pile, make_scene  # noqa: E402
-from vision import deck_aspect, decks  # noqa: E402
-from vision.models.classifiers import DEFAULT_READER, IndexReader, square_crop  # noqa: E402
+from vision import deck_aspect, deck_profiles, decks  # noqa: E402
+from vision.models.crops import square_crop  # noqa: E402
+from vision.models.reader import DEFAULT_READER, IndexReader  # noqa: E402
 from vision.types import Detections  # noqa: E402
 
 
@@ -63,14 +64,14 @@ def test_a_profile_keeps_its_aspect_and_its_reader_cuts_crops_at_it(squeezed, tm
     profile = decks.learn(narrow, reader, "narrow", steps=30, aspect=4 / 3)
     assert profile.aspect == pytest.approx(4 / 3) and profile.check["aspect"] == pytest.approx(4 / 3, abs=1e-3)
     profile.save(tmp_path)
-    again = decks.DeckProfile.load("narrow", tmp_path)
+    again = deck_profiles.DeckProfile.load("narrow", tmp_path)
     _, read = again.models(None, reader)
     assert again.aspect == pytest.approx(4 / 3) and read.aspect == pytest.approx(4 / 3)
     image, boxes = cv2.imread(str(narrow[0].image)), narrow[0].boxes
     assert not np.allclose(read.probabilities(image, boxes)[0],
                            read.with_heads(again.heads).probabilities(image, boxes)[0])
     decks.learn(plain, reader, "plain", steps=5, aspect=1).save(tmp_path)
-    assert decks.DeckProfile.load("plain", tmp_path).models(None, reader)[1].aspect == 1.0
+    assert deck_profiles.DeckProfile.load("plain", tmp_path).models(None, reader)[1].aspect == 1.0
 
 
 def test_the_webcam_deck_is_screened_to_be_stretched_along_x(shared_dir):

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from vision import decks
+from vision import deck_profiles
 from vision.config import DEFAULT
 from vision.deck_frames import IDENTITY, Frame, learn_frame, pairs
 
@@ -87,15 +87,15 @@ def test_a_frame_round_trips_through_its_arrays():
 # -- in a deck profile: stored, loaded, read with -------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def reader():
-    from vision.models.classifiers import DEFAULT_READER, IndexReader
+    from vision.models.reader import DEFAULT_READER, IndexReader
 
     if not DEFAULT_READER.is_file():
         pytest.skip("no shipped reader")
     return IndexReader()
 
 
-def _profile(reader, frame: Frame) -> decks.DeckProfile:
-    return decks.DeckProfile("framed", reader.stock_heads(), 20, 300, {"stock": 0.8, "profile": 0.9}, "", False,
+def _profile(reader, frame: Frame) -> deck_profiles.DeckProfile:
+    return deck_profiles.DeckProfile("framed", reader.stock_heads(), 20, 300, {"stock": 0.8, "profile": 0.9}, "", False,
                              frame=frame)
 
 
@@ -104,7 +104,7 @@ def test_a_profile_keeps_its_frame_and_reads_the_corrected_boxes(reader, tmp_pat
 
     frame = Frame(np.array([TALL, (0.9, 1.1, -0.08, 0.12)]), (40, 30), "own")
     _profile(reader, frame).save(tmp_path)
-    again = decks.DeckProfile.load("framed", tmp_path)
+    again = deck_profiles.DeckProfile.load("framed", tmp_path)
     assert np.array_equal(again.frame.table, frame.table) and again.frame.pairs == (40, 30)
     _, read = again.models(None, reader)
     image, reading = check_photo()
@@ -123,7 +123,7 @@ def test_an_older_profile_without_a_frame_loads_as_the_identity(reader, tmp_path
         kept = {k: z[k] for k in z.files if not k.startswith("f_")}  # as profiles were written before frames
     assert len(kept) < len(np.load(path).files)
     np.savez(path, **kept)
-    again = decks.DeckProfile.load("framed", tmp_path)
+    again = deck_profiles.DeckProfile.load("framed", tmp_path)
     assert again.frame.is_identity
     _, read = again.models(None, reader)
     assert read.frame is None

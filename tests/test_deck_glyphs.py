@@ -10,10 +10,11 @@ pytest.importorskip("resvg_py")
 import cv2  # noqa: E402
 
 from datasets.scenes import Pile, make_scene  # noqa: E402
-from vision import deck_glyphs, decks  # noqa: E402
+from vision import deck_glyphs, deck_profiles, decks  # noqa: E402
 from vision.classes import RANKS  # noqa: E402
 from vision.deck_boxes import NONE  # noqa: E402
-from vision.models.classifiers import DEFAULT_READER, IndexReader, crops_of  # noqa: E402
+from vision.models.crops import crops_of  # noqa: E402
+from vision.models.reader import DEFAULT_READER, IndexReader  # noqa: E402
 from vision.types import Detections  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not DEFAULT_READER.is_file(), reason="no shipped reader")
@@ -85,7 +86,7 @@ def test_a_profile_with_glyphs_is_saved_read_and_reads_with_them(photos, tmp_pat
     profile = decks.learn(_examples(photos), reader, "glyphs", steps=30, glyphs=True)
     assert profile.glyphs is not None and profile.check["glyphs"]["weight"] == 1.0
     profile.save(tmp_path)
-    again = decks.DeckProfile.load("glyphs", tmp_path)
+    again = deck_profiles.DeckProfile.load("glyphs", tmp_path)
     assert again.glyphs.weight == 1.0
     for name, array in profile.glyphs.arrays().items():
         assert np.array_equal(array, again.glyphs.arrays()[name]), name
@@ -97,7 +98,7 @@ def test_a_profile_with_glyphs_is_saved_read_and_reads_with_them(photos, tmp_pat
     assert not np.allclose(rank_p, plain_rank)  # the glyphs changed the reading
     assert np.allclose(rank_p[:, -1], plain_rank[:, -1], atol=1e-6)  # but not whether a box holds an index
     decks.learn(_examples(photos), reader, "plain", steps=5).save(tmp_path)  # without glyphs, as older profiles
-    assert decks.DeckProfile.load("plain", tmp_path).glyphs is None
+    assert deck_profiles.DeckProfile.load("plain", tmp_path).glyphs is None
 
 
 def test_the_stock_reader_reads_as_before_without_a_profile(photos):

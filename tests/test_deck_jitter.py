@@ -1,10 +1,10 @@
-"""A deck profile's test-time copies of each box (``vision.models.classifiers.Jitter``, ``vision.models.classifiers.Jitter.of``)."""
+"""A deck profile's test-time copies of each box (``vision.models.reader.Jitter``, ``vision.models.reader.Jitter.of``)."""
 
 import numpy as np
 import pytest
 
-from vision import decks
-from vision.models.classifiers import JITTERS, Jitter
+from vision import deck_profiles
+from vision.models.reader import JITTERS, Jitter
 
 
 def test_copies_move_and_scale_each_box_by_shares_of_its_size():
@@ -37,7 +37,7 @@ def test_named_copies_and_stored_copies():
 
 @pytest.fixture(scope="module")
 def reader():
-    from vision.models.classifiers import DEFAULT_READER, IndexReader
+    from vision.models.reader import DEFAULT_READER, IndexReader
 
     if not DEFAULT_READER.is_file():
         pytest.skip("no shipped reader")
@@ -48,8 +48,8 @@ def test_a_profile_keeps_its_copies_and_reads_their_mean(reader, tmp_path):
     from vision.models.detector import check_photo
 
     jitter = Jitter.of("shift")
-    decks.DeckProfile("jittered", reader.stock_heads(), 20, 300, {}, "", False, jitter=jitter).save(tmp_path)
-    again = decks.DeckProfile.load("jittered", tmp_path)
+    deck_profiles.DeckProfile("jittered", reader.stock_heads(), 20, 300, {}, "", False, jitter=jitter).save(tmp_path)
+    again = deck_profiles.DeckProfile.load("jittered", tmp_path)
     assert again.jitter == jitter
     _, read = again.models(None, reader)
     image, reading = check_photo()
@@ -61,5 +61,5 @@ def test_a_profile_keeps_its_copies_and_reads_their_mean(reader, tmp_path):
     assert np.allclose(rank_p, np.mean([r for r, _ in each], 0), atol=1e-5)
     assert np.allclose(suit_p, np.mean([s for _, s in each], 0), atol=1e-5)
     assert reader.jitter is None  # the stock reader reads each box once
-    decks.DeckProfile("plain", reader.stock_heads(), 20, 300, {}, "", False).save(tmp_path)
-    assert decks.DeckProfile.load("plain", tmp_path).jitter is None
+    deck_profiles.DeckProfile("plain", reader.stock_heads(), 20, 300, {}, "", False).save(tmp_path)
+    assert deck_profiles.DeckProfile.load("plain", tmp_path).jitter is None

@@ -14,9 +14,9 @@ import cv2  # noqa: E402
 
 from datasets.scenes import Pile, make_scene  # noqa: E402
 from handfoot.cli import main  # noqa: E402
-from vision import decks  # noqa: E402
+from vision import deck_profiles, decks  # noqa: E402
 from vision.deck_ink import Ink  # noqa: E402
-from vision.models.classifiers import DEFAULT_READER, IndexReader  # noqa: E402
+from vision.models.reader import DEFAULT_READER, IndexReader  # noqa: E402
 from vision.types import Detections, box_iou  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not DEFAULT_READER.is_file(), reason="no shipped reader")
@@ -51,13 +51,13 @@ def test_a_profile_learns_from_a_few_photos_and_reads_with_the_same_model(photos
     assert profile.photos == 4 and profile.indices == sum(len(d) for _, d in photos)
     assert profile.check["indices"] == len(photos[3][1])  # the fourth photo checked it
     path = profile.save(tmp_path)
-    again = decks.DeckProfile.load("anglo", tmp_path)
+    again = deck_profiles.DeckProfile.load("anglo", tmp_path)
     assert path.is_file() and again.photos == 4 and again.check == profile.check
     # the rendered tables' lights (a warm tint, a grey photo) hide which ink is red: no inks kept
     assert profile.check["ink"]["told"] < 0.8 and profile.ink is None and again.ink is None
     inked = dataclasses.replace(profile, name="inked", ink=Ink(np.array([0.2, 0.1]), 3.0))
     inked.save(tmp_path)
-    inked_again = decks.DeckProfile.load("inked", tmp_path)
+    inked_again = deck_profiles.DeckProfile.load("inked", tmp_path)
     assert np.allclose(inked_again.ink.w, [0.2, 0.1]) and inked_again.ink.t == 3.0
     assert inked_again.models(None, reader)[1].ink is inked_again.ink
     for a, b in zip(again.heads.members, profile.heads.members):
@@ -65,10 +65,10 @@ def test_a_profile_learns_from_a_few_photos_and_reads_with_the_same_model(photos
     image = cv2.imread(str(photos[0][0]))
     rank_p, suit_p = reader.with_heads(again.heads).probabilities(image, photos[0][1].xyxy)
     assert rank_p.shape == (len(photos[0][1]), 15) and np.allclose(rank_p.sum(1), 1, atol=1e-4)
-    assert [p.name for p in decks.list_profiles(tmp_path)] == ["anglo", "inked"]
-    decks.remove_profile("anglo", tmp_path)
-    with pytest.raises(decks.DeckNotFoundError, match="no deck profile 'anglo'"):
-        decks.DeckProfile.load("anglo", tmp_path)
+    assert [p.name for p in deck_profiles.list_profiles(tmp_path)] == ["anglo", "inked"]
+    deck_profiles.remove_profile("anglo", tmp_path)
+    with pytest.raises(deck_profiles.DeckNotFoundError, match="no deck profile 'anglo'"):
+        deck_profiles.DeckProfile.load("anglo", tmp_path)
 
 
 @pytest.fixture(scope="module")
@@ -103,7 +103,7 @@ def test_a_deck_printed_light_on_dark_is_read_as_its_negative(dark_photos, photo
     profile = decks.learn(examples, reader, "black", steps=60)
     assert profile.negative and profile.check["profile"] > profile.check["stock"] + 0.3
     profile.save(tmp_path)
-    again = decks.DeckProfile.load("black", tmp_path)
+    again = deck_profiles.DeckProfile.load("black", tmp_path)
     detector = CardDetector()
     seen, read = again.models(detector, reader)
     assert again.negative and isinstance(seen, NegativeDetector) and read.heads is again.heads
@@ -191,7 +191,7 @@ def test_deck_learn_list_and_score_with_a_deck_on_the_command_line(photos, tmp_p
     assert "set aside while the other 3 taught a trial profile" in said
     assert main(["deck", "list"]) == 0 and capsys.readouterr().out.startswith("anglo")
     # learning again under the name replaces its profile, and says what the one before read
-    before = decks.DeckProfile.load("anglo", tmp_path / "decks")
+    before = deck_profiles.DeckProfile.load("anglo", tmp_path / "decks")
     examples.write_text("".join(json.dumps({"image": str(p), "detections": d.to_list()}) + "\n" for p, d in photos[:3]))
     assert main(["deck", "learn", str(examples), "--name", "anglo"]) == 0
     said = capsys.readouterr().out
@@ -199,7 +199,7 @@ def test_deck_learn_list_and_score_with_a_deck_on_the_command_line(photos, tmp_p
     assert (f"it replaces the deck anglo learned before (4 photos, {before.indices} indices, tested on "
             f"{before.check['indices']} of them: "
             f"{before.check['stock']:.1%} -> {before.check['profile']:.1%} read right, learned {before.created})") in said
-    assert decks.DeckProfile.load("anglo", tmp_path / "decks").photos == 3
+    assert deck_profiles.DeckProfile.load("anglo", tmp_path / "decks").photos == 3
     kept = (tmp_path / "decks" / "anglo.npz").read_bytes()
 
     def refused(*args, **kwargs):
@@ -230,15 +230,16 @@ def test_deck_commands_with_db_use_the_decks_a_server_on_that_ledger_reads(photo
     assert main(["deck", "learn", str(examples), "--name", "club", "--db", str(ledger)]) == 0
     capsys.readouterr()
     served = decks_dir(Settings(db=ledger))
-    assert [p.name for p in decks.list_profiles(served)] == ["club"]
-    assert not decks.list_profiles(core.decks_dir())  # not in the default data folder
+    assert [p.name for p in deck_profiles.list_profiles(served)] == ["club"]
+    assert not deck_profiles.list_profiles(core.decks_dir())  # not in the default data folder
     assert main(["deck", "list"]) == 0 and "no deck profiles yet" in capsys.readouterr().out
     assert main(["deck", "list", "--db", str(ledger)]) == 0 and capsys.readouterr().out.startswith("club")
-    assert main(["deck", "remove", "club", "--db", str(ledger)]) == 0 and not decks.list_profiles(served)
+    assert main(["deck", "remove", "club", "--db", str(ledger)]) == 0 and not deck_profiles.list_profiles(served)
 
 
 def test_the_last_convolution_in_numpy_gives_the_models_features(photos):
-    from vision.models.classifiers import crops_of, features_of
+    from vision.models.crops import crops_of
+    from vision.models.reader import features_of
 
     reader = IndexReader()
     x = crops_of(cv2.imread(str(photos[0][0])), photos[0][1].xyxy)
@@ -260,14 +261,14 @@ def test_a_profile_adapting_the_last_convolution_is_saved_and_read(photos, tmp_p
     assert profile.layers is not None and len(profile.layers.members) == len(stock.members)
     assert any(not np.allclose(a[0], b[0]) for a, b in zip(profile.layers.members, stock.members))  # it moved
     profile.save(tmp_path)
-    again = decks.DeckProfile.load("conv", tmp_path)
+    again = deck_profiles.DeckProfile.load("conv", tmp_path)
     assert all(np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
                for a, b in zip(again.layers.members, profile.layers.members))
     _, read = again.models(None, reader)
     rank_p, _ = read.probabilities(cv2.imread(str(photos[1][0])), photos[1][1].xyxy)
     assert read.layers is again.layers and np.allclose(rank_p.sum(1), 1, atol=1e-4)
     decks.learn(_examples(photos), reader, "heads", steps=5).save(tmp_path)  # heads alone, as older profiles
-    assert decks.DeckProfile.load("heads", tmp_path).layers is None
+    assert deck_profiles.DeckProfile.load("heads", tmp_path).layers is None
 
 
 def test_five_photos_too_few_to_keep_some_aside_are_checked_leaving_each_out(photos, monkeypatch):
@@ -311,14 +312,14 @@ def test_a_profile_chooses_its_crop_window_on_the_detectors_boxes(photos, tmp_pa
     assert profile.window in (None, *decks.WINDOWS) and profile.check["indices"] > 0
     fixed = decks.learn(_examples(photos), reader, "wide", steps=30, window=1.0)
     fixed.save(tmp_path)
-    again = decks.DeckProfile.load("wide", tmp_path)
+    again = deck_profiles.DeckProfile.load("wide", tmp_path)
     assert again.window == 1.0
     _, read = again.models(None, reader)
     image, boxes = cv2.imread(str(photos[1][0])), photos[1][1].xyxy
     assert read.window == 1.0 and not np.allclose(read.probabilities(image, boxes)[0],
                                                   read.with_heads(again.heads).probabilities(image, boxes)[0])
     decks.learn(_examples(photos), reader, "plain", steps=5).save(tmp_path)
-    assert decks.DeckProfile.load("plain", tmp_path).window is None  # the reader's own, as older profiles
+    assert deck_profiles.DeckProfile.load("plain", tmp_path).window is None  # the reader's own, as older profiles
 
 
 def test_the_page_checks_a_deck_name_as_the_decks_do():

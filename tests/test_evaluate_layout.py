@@ -98,7 +98,7 @@ def test_cached_boxes_and_readings_give_what_the_detector_gives(anglo_deck, tmp_
     from datasets.evaluation import cached_found
 
     from vision.config import DEFAULT
-    from vision.models.classifiers import DEFAULT_READER
+    from vision.models.reader import DEFAULT_READER
     from vision.pipeline import detect, load_models, read_indices
 
     if not DEFAULT_READER.is_file():

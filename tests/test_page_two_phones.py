@@ -446,8 +446,8 @@ def test_two_phones_save_one_round_and_the_later_adds_its_changes_to_it(server, 
 def test_the_deck_to_read_with_fits_a_phone(server, phones, tmp_path):
     """The live view's (and the round page's) choice of deck shows a long deck name whole at 390 px."""
     from test_page_e2e import viewport
-    from vision.decks import DeckProfile
-    from vision.models.classifiers import IndexReader
+    from vision.deck_profiles import DeckProfile
+    from vision.models.reader import IndexReader
 
     a, _ = phones
     viewport(a, 390, 844)

@@ -8,8 +8,8 @@ import pytest
 cv2 = pytest.importorskip("cv2")
 
 from vision.classes import RANKS, code_of, p_rank_colour  # noqa: E402
-from vision.models.classifiers import DEFAULT_READER  # noqa: E402
-from vision.models.classifiers import INPUT, WINDOW, square_crop  # noqa: E402
+from vision.models.crops import INPUT, WINDOW, square_crop  # noqa: E402
+from vision.models.reader import DEFAULT_READER  # noqa: E402
 
 
 def test_code_of():
@@ -58,7 +58,7 @@ def test_square_crop_turns_about_the_box_centre():
 
 def test_missing_reader_model(tmp_path):
     pytest.importorskip("onnxruntime")
-    from vision.models.classifiers import IndexReader
+    from vision.models.reader import IndexReader
 
     with pytest.raises(FileNotFoundError):
         IndexReader(tmp_path / "nope.onnx")
@@ -71,7 +71,7 @@ def test_shipped_reader_reads_true_boxes_of_a_rendered_table(anglo_deck):
     pytest.importorskip("onnxruntime")
     from datasets.scenes import Pile, make_scene
     from vision.classes import CLASS_NAMES
-    from vision.models.classifiers import IndexReader
+    from vision.models.reader import IndexReader
 
     deck = anglo_deck
     scene = make_scene(3, [deck], size=(1280, 960), full_view=True, clutter=False,

@@ -7,8 +7,8 @@ import pytest
 
 cv2 = pytest.importorskip("cv2")
 
-from vision.models.classifiers import DEFAULT_STACKS  # noqa: E402
-from vision.models.classifiers import STACK_CONTEXT, STACK_INPUT, card_crop  # noqa: E402
+from vision.models.crops import STACK_CONTEXT, STACK_INPUT, card_crop  # noqa: E402
+from vision.models.stacks import DEFAULT_STACKS  # noqa: E402
 from vision.photo_checks import check_one_corner_cards, check_stacks  # noqa: E402
 from vision.piles import MARKER_NOTE  # noqa: E402
 from vision.types import CardInstance, Pile, PileKind  # noqa: E402
@@ -208,7 +208,7 @@ def test_check_stacks_without_singles_asks_nothing():
 @pytest.mark.skipif(not Path(DEFAULT_STACKS).is_file(), reason="no shipped stack checker")
 def test_shipped_checker_gives_each_card_its_own_probability():
     pytest.importorskip("onnxruntime")
-    from vision.models.classifiers import StackChecker
+    from vision.models.stacks import StackChecker
 
     img, card = _card_on_table(20)
     img2, other = _card_on_table(-50, height=150, center=(300.0, 250.0))
@@ -223,7 +223,7 @@ def test_shipped_checker_gives_each_card_its_own_probability():
 @pytest.mark.skipif(not Path(DEFAULT_STACKS).is_file(), reason="no shipped stack checker")
 def test_p_stack_reads_each_card_upright_and_upside_down(monkeypatch):
     pytest.importorskip("onnxruntime")
-    import vision.models.classifiers as stacks
+    import vision.models.stacks as stacks
 
     turns = []
     real = stacks.corners_crop
@@ -240,7 +240,8 @@ def test_p_stack_reads_each_card_upright_and_upside_down(monkeypatch):
 
 def test_a_model_of_another_input_is_refused(tmp_path):
     pytest.importorskip("onnxruntime")
-    from vision.models.classifiers import DEFAULT_READER, StackChecker
+    from vision.models.reader import DEFAULT_READER
+    from vision.models.stacks import StackChecker
     from vision.models.detector import ModelError
 
     if not Path(DEFAULT_READER).is_file():
@@ -257,7 +258,7 @@ def test_shipped_checker_tells_a_squared_book_from_a_loose_card_on_rendered_tabl
     from sides import read_side
 
     from datasets.scenes import Pile as ScenePile, make_scene
-    from vision.models.classifiers import StackChecker
+    from vision.models.stacks import StackChecker
     from vision.types import Detections
 
     checker = StackChecker()

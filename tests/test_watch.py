@@ -58,7 +58,7 @@ def test_a_table_is_read_once_it_changed_and_settled_never_while_a_hand_moves():
                                                     ("team A: meld of 8s grew to 4", {"A": 40})]
 
 
-@pytest.mark.skipif(not __import__("vision.models.classifiers", fromlist=["DEFAULT_READER"]).DEFAULT_READER.is_file(),
+@pytest.mark.skipif(not __import__("vision.models.reader", fromlist=["DEFAULT_READER"]).DEFAULT_READER.is_file(),
                     reason="no shipped reader")
 def test_watch_a_generated_round_on_the_command_line(anglo_deck, tmp_path, capsys):
     """A rendered round (``datasets.round_video.ROUND``: an 8 added to a meld, the kings reaching seven and squared,
@@ -177,7 +177,7 @@ def test_a_camera_gives_its_latest_frame_and_an_unplugged_one_says_so():
     assert got[0] == 0 and got == sorted(got) and len(got) < 15 and cam.released
 
 
-@pytest.mark.skipif(not __import__("vision.models.classifiers", fromlist=["DEFAULT_READER"]).DEFAULT_READER.is_file(),
+@pytest.mark.skipif(not __import__("vision.models.reader", fromlist=["DEFAULT_READER"]).DEFAULT_READER.is_file(),
                     reason="no shipped reader")
 @pytest.mark.parametrize("seed", [1, 8])  # 8: a pale table, where a fan taken up changes little
 def test_reading_only_the_changed_piles_reads_as_the_whole_frame(anglo_deck, seed):
@@ -237,7 +237,7 @@ def test_an_index_read_again_votes_with_its_earlier_readings():
     assert found.data["rank_p"][again][12] == pytest.approx((0.9 * 3 + 0.01) / 4)
 
 
-@pytest.mark.skipif(not __import__("vision.models.classifiers", fromlist=["DEFAULT_READER"]).DEFAULT_READER.is_file(),
+@pytest.mark.skipif(not __import__("vision.models.reader", fromlist=["DEFAULT_READER"]).DEFAULT_READER.is_file(),
                     reason="no shipped reader")
 def test_a_hand_resting_over_a_meld_hides_no_card(anglo_deck):
     """A hand comes in, rests still over the kings' fan for two seconds (long enough to be read) and leaves: the

@@ -12,7 +12,7 @@ import numpy as np
 
 RANK_CODES = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 SUIT_CODES = ("S", "H", "D", "C")
-#: the index reader's rank classes (``vision.models.classifiers``): A-K, joker, and "none" (not a corner index)
+#: the index reader's rank classes (``vision.models.reader``): A-K, joker, and "none" (not a corner index)
 RANKS = RANK_CODES + ("JK", "none")
 #: positions in :data:`RANKS` of the wild ranks and of "no index"
 RANK_TWO, RANK_JOKER, RANK_NONE = RANKS.index("2"), RANKS.index("JK"), RANKS.index("none")

@@ -5,7 +5,7 @@ Some cameras and photo apps hand over pictures squeezed along one axis: a webcam
 a phone's 3:4 photo resized to a square by a labelling tool. The cards then look narrower (or squatter) than cards
 are, and so do their indices, which the reader learned in their own proportions. A deck profile keeps the aspect
 its example photos read best at; its reader cuts every crop as from the photo stretched so
-(``vision.models.classifiers.turned_patch``), while the detector and the table's geometry keep the photo's pixels.
+(``vision.models.crops.turned_patch``), while the detector and the table's geometry keep the photo's pixels.
 
 :func:`screen` proposes aspects from the stock reader alone (cheap: the labelled example boxes, read once at each
 of :data:`ASPECTS`); ``vision.decks.learn`` then learns a profile at 1 and at each proposed aspect and keeps the one
@@ -19,7 +19,7 @@ import numpy as np
 from .classes import rank_colour, reading
 from .deck_boxes import Example
 from .images import load_photo
-from .models.classifiers import IndexReader
+from .models.reader import IndexReader
 
 #: the aspects tried: a 16:9 or 4:3 picture saved square (x squeezed), or a 9:16 or 3:4 one (y squeezed)
 ASPECTS = (16 / 9, 4 / 3, 3 / 4, 9 / 16)

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from .images import load_photo
-from .models.classifiers import IndexReader
+from .models.reader import IndexReader
 from .models.detector import NegativeDetector
 from .pipeline import detect, read_indices
 from .types import box_iou

@@ -11,7 +11,7 @@ pairs, both take the medians of every pair pooled, measured along each box's lon
 tall one turned a quarter); with fewer pairs in all, the frame is the identity.
 
 A deck profile (``vision.decks``) keeps its frame, and its reader crops every box from the corrected one
-(``vision.models.classifiers.IndexReader.frame``): the reader's window and the glyph reader's box crop alike.
+(``vision.models.reader.IndexReader.frame``): the reader's window and the glyph reader's box crop alike.
 """
 
 from __future__ import annotations

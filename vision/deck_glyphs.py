@@ -5,7 +5,7 @@ detail the index reader's 32 px crop keeps of a small index (a webcam index of ~
 (``vision.decks``) may carry a :class:`GlyphReader` learned from its examples' boxes:
 
 - each index is cut from the photo as the box itself (grown :data:`MARGIN` times) stretched to :data:`WIDTH` x
-  :data:`HEIGHT` px (``vision.models.classifiers.box_crop``: a box wider than tall is turned a quarter first, so
+  :data:`HEIGHT` px (``vision.models.crops.box_crop``: a box wider than tall is turned a quarter first, so
   the rank and the suit lie along the crop's height); which way up stays unknown, so every crop is learned both ways up
   (``np.rot90`` twice), each index's way matched to the other examples of its rank (:func:`_align`), and a class is
   a (rank, way up) or (suit, way up) pair summed over both ways when read;
@@ -33,7 +33,7 @@ import numpy as np
 from .classes import RANKS, SUIT_CODES, rank_colour, reading, softmax
 from .config import DEFAULT
 from .images import load_photo
-from .models.classifiers import box_crop
+from .models.crops import box_crop
 
 #: crop size in pixels (the box's longer side along the height), and the box grown this much about its centre
 WIDTH, HEIGHT, MARGIN = 32, 64, 1.1
@@ -63,7 +63,7 @@ NONE = "none"
 
 def index_crops(image: np.ndarray, boxes: np.ndarray, turns: np.ndarray | None = None) -> np.ndarray:
     """(n, HEIGHT, WIDTH, 3) uint8 crops of the indices in ``boxes`` ((n, 4) xyxy px) of a (H, W, 3) BGR image
-    (``vision.models.classifiers.box_crop``), each turned by ``turns`` (n,) radians (None: none)."""
+    (``vision.models.crops.box_crop``), each turned by ``turns`` (n,) radians (None: none)."""
     out = np.empty((len(boxes), HEIGHT, WIDTH, 3), np.uint8)
     for i, box in enumerate(boxes):
         out[i] = box_crop(image, box, WIDTH, HEIGHT, MARGIN, 0.0 if turns is None else float(turns[i]))

@@ -4,7 +4,7 @@ The stock reader learned red and black from the decks it trained on, where red i
 its red suits in gold and its black suits in silver on black paper, or in an orange red under a warm lamp: the
 reader then names the right rank in the wrong colour (a 3 of clubs read as 3D), and a wrong colour is a wrong card
 to the rules (a black three is not a red three). A deck profile learns the deck's two inks from its labelled example
-indices and blends what the ink says into every reading of the suit (``vision.models.classifiers.IndexReader``).
+indices and blends what the ink says into every reading of the suit (``vision.models.reader.IndexReader``).
 
 The ink of an index is the mean chroma (CIE L*a*b* a* and b*, OpenCV's 8-bit scale less 128) of the
 :data:`INK_SHARE` of its box's pixels farthest in colour from the box's median colour (the card's paper).

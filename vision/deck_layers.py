@@ -15,7 +15,7 @@ from typing import Callable
 import numpy as np
 
 from .classes import softmax
-from .models.classifiers import Heads, Layers, columns_of
+from .models.reader import Heads, Layers, columns_of
 
 #: gradient steps of :func:`fit` (Adam, minibatches of :data:`BATCH` crops)
 STEPS = 150

@@ -15,7 +15,8 @@ import numpy as np
 from .classes import RANKS, SUIT_CODES, softmax
 from .deck_boxes import NONE
 from .images import load_photo
-from .models.classifiers import VIEWS, Heads, IndexReader, Layers, crops_of, features_of
+from .models.crops import VIEWS, crops_of
+from .models.reader import Heads, IndexReader, Layers, features_of
 
 
 @dataclass(frozen=True)
@@ -60,7 +61,7 @@ def samples_of(examples: list, reader: IndexReader, augment: int, rng: np.random
     first, then ``augment`` copies of each shifted by up to 8 % of its box, scaled by 0.9-1.12 and turned by up to
     ``turn`` radians (their contrast, brightness and colour balance jittered too when ``photometric``); of each
     photo's negative when ``negative``; crops of ``window`` times each box (None: the reader's), cut at the photo
-    ``aspect`` (``vision.models.classifiers.turned_patch``). ``examples`` are ``vision.decks.Example``; a code
+    ``aspect`` (``vision.models.crops.turned_patch``). ``examples`` are ``vision.decks.Example``; a code
     :data:`NONE` is taught as "no index"."""
     feats: list[list[np.ndarray]] = [[] for _ in range(reader.members)]
     rank, suit = [], []

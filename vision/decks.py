@@ -9,7 +9,7 @@ boxes in the pixels of the photo as handfoot reads it (``vision.images.load_phot
 shrunk to that; ``detect --json`` prints its ``width`` and ``height``): a box reaching a little past the photo's
 edge is clipped to it, one further out refused (``vision.deck_examples.EDGE_SLACK``); other keys are ignored; a
 relative ``image`` path is relative to the JSON file.
-:func:`learn` fits the reader's linear heads (:class:`vision.models.classifiers.Heads`) on the features of the examples'
+:func:`learn` fits the reader's linear heads (:class:`vision.models.reader.Heads`) on the features of the examples'
 index crops, seen turned and shifted (:data:`AUGMENT`), starting from the model's own heads and held near them
 (:data:`ANCHOR`), so ranks the examples do not show are not forgotten. The features come from the shipped
 reader and stay fixed: learning is a few hundred steps of gradient descent on a (n, 448) matrix, seconds on a CPU,
@@ -32,17 +32,13 @@ A deck printed light on dark paper (a black deck with gold print) is read as its
 learned: :func:`reads_negative` tells from the examples (the stock reader names their ranks better so), the heads
 are fitted on the negative crops, and the profile reads every photo as its negative (``DeckProfile.negative``).
 
-A profile is kept in a folder the caller names (``handfoot`` keeps them in its data folder), one ``NAME.npz`` each.
+A profile is kept in a folder the caller names (``handfoot`` keeps them in its data folder), one ``NAME.npz`` each
+(``vision.deck_profiles``).
 """
 
 from __future__ import annotations
 
-import json
-import os
-import re
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Callable
 
 import numpy as np
@@ -52,16 +48,17 @@ from scorer.wording import counted
 
 from .deck_aspect import screen
 from .deck_boxes import Example, cards_read, found_boxes, with_found_boxes
-from .deck_frames import IDENTITY, Frame, learn_frame, pairs
+from .deck_frames import IDENTITY, learn_frame, pairs
 from .deck_examples import (MAX_BOXES, MAX_PHOTOS, NAME, ExamplesError, check_name, examples_text,  # noqa: F401
                             read_examples)
-from .deck_glyphs import GlyphReader, later_photos, weigh
+from .deck_glyphs import later_photos, weigh
 from .deck_glyphs import fit as fit_glyphs
-from .deck_ink import Ink, learn_ink
+from .deck_ink import learn_ink
 from .deck_layers import fit as fit_conv, fit_affine
+from .deck_profiles import DeckProfile
 from .deck_samples import Samples, accuracy, fit_heads, joined, rank_accuracy, samples_of
-from .models.classifiers import VIEWS, Heads, IndexReader, Jitter, Layers
-from .models.detector import NegativeDetector
+from .models.crops import VIEWS
+from .models.reader import Heads, IndexReader, Jitter, Layers
 
 #: each example index is seen this many times more, each crop shifted by up to 8 % of its box, scaled by 0.9-1.12
 #: and turned by up to 0.12 rad beyond the reader's own views (:data:`AUGMENT_LAYERS` when the last convolution is
@@ -81,7 +78,7 @@ GLYPHS = "boxes"
 FRAME = "found"
 #: learn the deck's inks, the colours its red and black suits are printed in (``vision.deck_ink``)
 INK = True
-#: the test-time copies a profile learned by :func:`learn` reads by default (a ``vision.models.classifiers.JITTERS``
+#: the test-time copies a profile learned by :func:`learn` reads by default (a ``vision.models.reader.JITTERS``
 #: name; None: each box once): its reader reads each box five times (models/HISTORY.md, 2026-12-04, twenty-seventh
 #: session)
 JITTER = "shift"
@@ -101,135 +98,10 @@ MIN_CHECK = 30
 FOLDS = 5
 #: a deck is read as its negative when the stock reader names this much more of its example ranks that way
 NEGATIVE_MARGIN = 0.1
+
+
 class ProfileRefusedError(HandFootError):
     """A profile that reads its own deck's check photos worse than the stock reader."""
-
-
-class DeckNotFoundError(HandFootError, LookupError):
-    """No deck profile of that name."""
-
-    http_status = 404
-
-
-@dataclass(frozen=True)
-class DeckProfile:
-    """A deck's reader heads and what they were learned from.
-
-    Attributes:
-        name: the deck's name (:data:`NAME`).
-        heads: the reader heads to read this deck with.
-        photos, indices: how many example photos and index boxes they were learned from.
-        check: figures on the check photos, ``{"indices": n, "photos": check photos (all, each in turn, unless
-            kept aside), "folds": trial fits, "stock": share read right, "profile": share, "method": "kept aside" |
-            "leave-one-out" | "5-fold"}`` (:func:`check_folds`; older profiles: no method, photos or folds).
-        created: when (ISO 8601, UTC).
-        negative: the deck is read as its negative (light print on dark paper: :func:`reads_negative`): its
-            detector is a ``vision.models.detector.NegativeDetector``, and ``vision.pipeline.detect`` takes each photo's
-            negative for every model.
-        layers, window, glyphs: the reader's last convolutions, crop window and glyph reader of this deck (None:
-            the model's, its own, none).
-        frame: the deck's frame correction of the detector's boxes (``vision.deck_frames``; profiles learned before
-            frames, or without the detector: the identity).
-        jitter: the test-time copies of each box its reader reads and averages (None: each box once).
-        aspect: the photo aspect its reader cuts crops at (``vision.deck_aspect``; 1: as photographed).
-        ink: the deck's inks, blended into every suit read (``vision.deck_ink``; None: none).
-    """
-
-    name: str
-    heads: Heads
-    photos: int
-    indices: int
-    check: dict = field(default_factory=dict)
-    created: str = ""
-    negative: bool = False
-    layers: Layers | None = None
-    window: float | None = None
-    glyphs: GlyphReader | None = None
-    frame: Frame = IDENTITY
-    jitter: Jitter | None = None
-    aspect: float = 1.0
-    ink: Ink | None = None
-
-    def models(self, detector, reader: IndexReader) -> tuple:
-        """(detector, reader) reading this deck: ``reader`` (the same loaded model) with the profile's heads, layers,
-        window, glyph reader, frame correction, aspect and inks, and ``detector`` wrapped in
-        :class:`vision.models.detector.NegativeDetector` when :attr:`negative`."""
-        return (NegativeDetector(detector) if self.negative else detector,
-                reader.with_heads(self.heads, self.layers, self.window, self.glyphs,
-                                  None if self.frame.is_identity else self.frame, self.jitter, self.aspect, self.ink))
-
-    def save(self, folder: Path) -> Path:
-        """Write the profile to ``folder`` as ``NAME.npz``; returns the path."""
-        folder = Path(folder)
-        folder.mkdir(parents=True, exist_ok=True)
-        arrays = {f"m{k}_{w}": a for k, member in enumerate(self.heads.members)
-                  for w, a in zip(("rank_w", "rank_b", "suit_w", "suit_b"), member)}
-        if self.layers is not None:
-            arrays.update({f"m{k}_{w}": a for k, member in enumerate(self.layers.members)
-                           for w, a in zip(("conv_w", "conv_b"), member)})
-        if self.glyphs is not None:
-            arrays.update(self.glyphs.arrays())
-        arrays.update(self.frame.arrays())
-        if self.ink is not None:
-            arrays.update(self.ink.arrays())
-        meta = {"name": self.name, "photos": self.photos, "indices": self.indices, "check": self.check,
-                "created": self.created, "negative": self.negative, "window": self.window,
-                "jitter": None if self.jitter is None else {"copies": self.jitter.copies, "log": self.jitter.log},
-                "aspect": self.aspect}
-        path = folder / f"{self.name}.npz"
-        tmp = folder / f".{self.name}.tmp.npz"
-        np.savez(tmp, meta=np.array(json.dumps(meta)), **arrays)
-        os.replace(tmp, path)
-        return path
-
-    @classmethod
-    def load(cls, name: str, folder: Path) -> DeckProfile:
-        """The profile ``name`` from ``folder``.
-
-        Raises:
-            DeckNotFoundError: no such profile (the message lists the ones there are).
-        """
-        folder = Path(folder)
-        path = folder / f"{check_name(name)}.npz"
-        if not path.is_file():
-            known = ", ".join(p.name for p in list_profiles(folder)) or "none yet (handfoot deck learn)"
-            raise DeckNotFoundError(f"no deck profile {name!r} in {folder}; profiles there: {known}")
-        z = np.load(path)
-        meta = json.loads(str(z["meta"]))
-        members = tuple(tuple(z[f"m{k}_{w}"] for w in ("rank_w", "rank_b", "suit_w", "suit_b"))
-                        for k in range(sum(1 for f in z.files if re.fullmatch(r"m\d+_rank_w", f))))
-        layers = Layers(tuple((z[f"m{k}_conv_w"], z[f"m{k}_conv_b"]) for k in range(len(members)))) \
-            if "m0_conv_w" in z.files else None  # profiles of heads alone have none
-        return cls(meta["name"], Heads(members), meta["photos"], meta["indices"], meta.get("check", {}),
-                   meta.get("created", ""), bool(meta.get("negative", False)), layers, meta.get("window"),
-                   GlyphReader.from_arrays(z), Frame.from_arrays(z),  # None / identity for profiles without them
-                   Jitter.of(meta.get("jitter")), float(meta.get("aspect", 1.0)), Ink.from_arrays(z))
-
-
-def list_profiles(folder: Path) -> list[DeckProfile]:
-    """Every profile in ``folder``, by name."""
-    folder = Path(folder)
-    if not folder.is_dir():
-        return []
-    return [DeckProfile.load(p.stem, folder) for p in sorted(folder.glob("*.npz")) if NAME.match(p.stem)]
-
-
-def saved_profile(name: str, folder: Path) -> DeckProfile | None:
-    """The profile ``name`` kept in ``folder``, or None when there is none."""
-    try:
-        return DeckProfile.load(name, folder)
-    except DeckNotFoundError:
-        return None
-
-
-def remove_profile(name: str, folder: Path) -> None:
-    """Delete the profile ``name``.
-
-    Raises:
-        DeckNotFoundError: no such profile.
-    """
-    DeckProfile.load(name, folder)  # raises when there is none
-    Path(folder).joinpath(f"{name}.npz").unlink()
 
 
 # -- learning (the crops and the heads' fit: vision.deck_samples) ----------------------------------------------------
@@ -309,7 +181,7 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
     ``detector`` (the stock one; None: the example boxes): the check reads the boxes it finds in the check photos
     on a known index (``vision.deck_boxes``), as the profile will read them, when ``check_found`` (default: with
     ``window="auto"`` or ``learn_found``). ``window``: read this deck's indices from crops of that many times each
-    box's longer side (None: the reader's ``vision.models.classifiers.WINDOW``; ``"auto"``: that or one of
+    box's longer side (None: the reader's ``vision.models.crops.WINDOW``; ``"auto"``: that or one of
     :data:`WINDOWS`, whichever reads the check best: with ``detector``, the check photos' card sets
     read whole at the reading floor, F1 against their codes).
 
@@ -327,7 +199,7 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
     ``ink`` (default :data:`INK`): learn the deck's inks from the examples (``vision.deck_ink``, ``check["ink"]``).
 
     ``jitter`` (default :data:`JITTER`): the profile reads each box from these test-time copies too and averages
-    (:meth:`Jitter.of <vision.models.classifiers.Jitter.of>`; learning and its check read each box once).
+    (:meth:`Jitter.of <vision.models.reader.Jitter.of>`; learning and its check read each box once).
 
     ``glyphs`` (default :data:`GLYPHS`; off without ``detector`` when it needs one): learn a glyph reader of the
     deck's own (``vision.deck_glyphs``) too, weighed on the examples' last photos (``vision.deck_glyphs.weigh``,

@@ -291,7 +291,7 @@ def agree_suits(dets: Detections, suit_p: np.ndarray, *, config: VisionConfig = 
     """The two corner indices of one card read as two suits of one colour, given the suit both readings favour.
 
     A card seen whole shows its index twice; the index reader reads each alone, and on small indices it often names
-    two suits of one colour (3D and 3H, KS and KC): the rules need only the colour (``vision.models.classifiers``), but
+    two suits of one colour (3D and 3H, KS and KC): the rules need only the colour (``vision.models.reader``), but
     :func:`pair_corners` pairs only identical codes, so such a card would count twice (a red three counted as two)
     or as two partly seen cards (a squared book's marker read as loose). Two indices of one rank and colour whose
     geometry is that of one card (:func:`_pair_ratio`, within ``config.pairing.pair_tolerance`` of the photo's

@@ -34,8 +34,8 @@ Stage 3b of the camera pipeline: is a single whole card the marker of a squared 
 Corner indices alone cannot tell them apart: a squared book (seed 000 "Books"; seed 002 §3: a completed book is squared
 into one pile with a marker card on top) shows exactly one card face with both indices, and so does a single card lying
 loose. What differs is under the card: a stack of seven shows the edges of the cards below it (never squared perfectly)
-and its thickness. :class:`vision.models.classifiers.StackChecker` looks at the card and its surroundings, turned
-upright from the card's own two index centres (:func:`vision.models.classifiers.card_crop`), and gives the probability
+and its thickness. :class:`vision.models.stacks.StackChecker` looks at the card and its surroundings, turned
+upright from the card's own two index centres (:func:`vision.models.crops.card_crop`), and gives the probability
 that a stack lies under it. :func:`check_stacks` uses it to turn ``squared_book`` piles it does not believe into
 ``loose`` cards, and adds a note wherever it is unsure, so a wrong call is one edit away for the user. Where it is
 unsure of a loose card, the card's outline lying off its own centre (the cards under a marker stick out:
@@ -62,7 +62,7 @@ from .stack_edges import stack_offset
 from .types import CardInstance, Pile, PileKind, index_centres, index_sizes
 
 if TYPE_CHECKING:
-    from .models.classifiers import StackChecker
+    from .models.stacks import StackChecker
 
 
 def _band(gray: np.ndarray, origin: np.ndarray, u: np.ndarray, v: np.ndarray, t: tuple[float, float],

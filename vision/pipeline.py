@@ -36,7 +36,8 @@ from .config import DEFAULT, VisionConfig
 from .fans import fill_fan_gaps, read_top_cards
 from .images import load_photo
 from .instances import CUT_NOTE, crossing_piles, pair_and_agree, pair_corners, pile_boxes, split_boxes, split_sides
-from .models.classifiers import DEFAULT_READER, DEFAULT_STACKS, IndexReader, StackChecker
+from .models.reader import DEFAULT_READER, IndexReader
+from .models.stacks import DEFAULT_STACKS, StackChecker
 from .models.detector import CardDetector, ModelError, NegativeDetector
 from .photo_checks import check_one_corner_cards, check_stacks, check_strips, join_one_corner_pairs
 from .piles import group_piles, hand_pile
@@ -229,7 +230,7 @@ def read_image(image: np.ndarray, detector: CardDetector | None = None, reader: 
     ``found`` (the value of :func:`detect`) skips stage 1, so ``detector`` may then be None. The photo is one ``team``'s
     side; with ``split`` (``horizontal`` or ``vertical``) the whole table, split between ``teams``
     (:func:`vision.instances.split_sides`); with ``hand`` a photo of a player's hand or foot, every card in it a card
-    left (:func:`vision.piles.hand_pile`). With a :class:`vision.models.classifiers.StackChecker` every single whole
+    left (:func:`vision.piles.hand_pile`). With a :class:`vision.models.stacks.StackChecker` every single whole
     card read as a squared book's marker is checked for a stack under it, and a loose card seen by one corner whose
     other corner has an unread box too.
 

@@ -4,7 +4,7 @@ A card lying alone is centred on the midpoint of its two corner indices (they si
 corners), so its paper ends as far from that midpoint on one side as on the opposite one. A squared book is never
 squared perfectly (seed 000 "Books"): the cards under its marker stick out past it, on one side more than on the
 other, and the paper seen there ends farther out. :func:`stack_offset` measures that: the card turned upright from its
-two index centres (:func:`vision.models.classifiers.corners_crop`), a brightness profile outwards from the middle of
+two index centres (:func:`vision.models.crops.corners_crop`), a brightness profile outwards from the middle of
 each side (the mean across a band of the side's middle), where each profile leaves the background it ends in, and the
 larger of the two differences between opposite sides, in card heights; two sides are compared only where both
 profiles end inside the photo.
@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 
 from .config import DEFAULT, VisionConfig
-from .models.classifiers import corners_frame, turned_patch
+from .models.crops import corners_frame, turned_patch
 
 #: the upright crop's side (pixels) and its side in card heights: the profiles reach 0.65 card heights from the centre
 CROP_SIDE = 240

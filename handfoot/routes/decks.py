@@ -35,7 +35,7 @@ class DeckLearnIn(BaseModel):
 @router.get("/decks", response_model=list[DeckOut], responses={401: ERRORS[401]})
 def list_decks(settings=Depends(get_settings)) -> list[DeckOut]:
     """The deck profiles this server reads with (``deck`` on ``POST /v1/photos``)."""
-    from vision.decks import list_profiles  # the optional vision extra (OpenCV, ONNX Runtime)
+    from vision.deck_profiles import list_profiles  # the optional vision extra (OpenCV, ONNX Runtime)
 
     return [DeckOut.of(p) for p in list_profiles(decks_dir(settings))]
 
@@ -43,7 +43,7 @@ def list_decks(settings=Depends(get_settings)) -> list[DeckOut]:
 @router.delete("/decks/{name}", status_code=204, responses={404: ERRORS[404], 401: ERRORS[401]})
 def delete_deck(name: DeckName, settings=Depends(get_settings)) -> Response:
     """Delete a deck profile."""
-    from vision.decks import remove_profile  # the optional vision extra (OpenCV, ONNX Runtime)
+    from vision.deck_profiles import remove_profile  # the optional vision extra (OpenCV, ONNX Runtime)
 
     remove_profile(name, decks_dir(settings))
     return Response(status_code=204)

@@ -139,7 +139,8 @@ def set_game_deck(game_id: str, body: GameDeckIn, response: Response, ledger: Le
     """Read this game's photos (the round page, the live view) with a deck profile, and let its saved photo rounds
     teach that deck (``teach``, default true: ``handfoot.teaching``). A deck not learned yet is taught (the game
     reads with the stock reader until it is learned); with ``teach`` false it must exist (404)."""
-    from vision.decks import check_name, list_profiles  # the optional vision extra (OpenCV, ONNX Runtime)
+    from vision.deck_profiles import list_profiles  # the optional vision extra (OpenCV, ONNX Runtime)
+    from vision.decks import check_name
 
     known = [p.name for p in list_profiles(decks_dir(settings))]
     if body.deck is not None:

@@ -227,7 +227,7 @@ class CardDetector(OnnxModel):
     @property
     def names_cards(self) -> bool:
         """True when the model names card codes; False for a one-class index finder, whose detections all have
-        class 0 until :class:`vision.models.classifiers.IndexReader` names them."""
+        class 0 until :class:`vision.models.reader.IndexReader` names them."""
         return self._nc == len(CLASS_NAMES)
 
     @property

@@ -1,24 +1,15 @@
-"""The two small models that read patches cut from a photo, and the crops they read, in one place (ONNX Runtime
-through :mod:`vision.models.backends`, no torch): the index reader (:class:`IndexReader`: rank and suit of a corner
-index; with a deck profile's last convolution, :class:`Layers`) and the stack checker (:class:`StackChecker`: a
-stack under a whole card?).
+"""The index reader (ONNX Runtime through :mod:`vision.models.backends`, no torch): :class:`IndexReader`, the rank and
+suit of each corner index, and the parts a deck profile may give it (:class:`Heads`, :class:`Layers`,
+:class:`Jitter`).
 
-The crops: the index reader's turned squares around each corner index (:func:`crops_of`) and the stack checker's
-card turned upright with its surroundings (:func:`card_crop`). Each takes a (H, W, 3) BGR image and boxes or points
-in its pixels and returns arrays; pixels outside the image are replicated from its border.
-
-The index reader. The detector (``vision/models/detector.py``) finds corner indices (the shipped one does not name
-them; the earlier 53-class ones named them poorly); the reader is a small CNN (``models/reader.onnx``, trained by
+The detector (``vision/models/detector.py``) finds corner indices (the shipped one does not name them; the earlier
+53-class ones named them poorly); the reader is a small CNN (``models/reader.onnx``, trained by
 ``scripts/train_reader.py`` on crops from ``datasets/crops.py``; the shipped model averages two such readers,
-``scripts/export_reader.py``) that names every box: a square window of :data:`WINDOW` x the box's longer side,
-resized to :data:`INPUT` px, gives probabilities over :data:`RANKS` (A-K, joker, or "no index") and the four suits.
-A deck profile may carry its own last convolution of the reader (:class:`Layers`, applied by :func:`features_of`;
-learned in ``vision.deck_layers``).
-
-The stack checker (``models/stacks.onnx``): the probability that a stack of cards lies under a whole card, from the
-card turned upright with its surroundings (:func:`corners_crop`). Stage 3b (:mod:`vision.photo_checks`) asks it.
-The model is trained by ``scripts/train_stacks.py`` on generated tables of the training designs; its figures are in
-``models/README.md``.
+``scripts/export_reader.py``) that names every box: a square window of :data:`vision.models.crops.WINDOW` x the
+box's longer side, resized to :data:`vision.models.crops.INPUT` px (:func:`vision.models.crops.crops_of`), gives
+probabilities over :data:`RANKS` (A-K, joker, or "no index") and the four suits. A deck profile may carry its own
+linear heads of the reader (:class:`Heads`), its own last convolution (:class:`Layers`, applied by
+:func:`features_of`; learned in ``vision.deck_layers``) and test-time copies of each box (:class:`Jitter`).
 """
 
 from __future__ import annotations
@@ -28,70 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
-import cv2
 import numpy as np
 
 from ..classes import RANKS, p_rank_colour, reading, softmax
-from ..config import DEFAULT, VisionConfig
-from ..types import CardInstance
 from .backends import TOLERANCE, Check
+from .crops import INPUT, VIEWS, crops_of
 from .detector import MODELS_DIR, ModelError, OnnxModel, check_photo
-
-INPUT = 32  #: reader input size in pixels
-WINDOW = 1.25  #: crop side / the box's longer side
-#: each index is read from crops turned by these angles (radians) and the probabilities averaged
-VIEWS = (-0.15, 0.0, 0.15)
-
-STACK_INPUT = 96  #: crop side in pixels
-#: crop side / the card's height
-STACK_CONTEXT = 1.4
-#: angle of the line from the top-left to the bottom-right index centre in the card's own frame, radians
-#: (index centres at 9.4 % of the width and 13.2 % of the height from the corners, aspect 0.69)
-DIAGONAL_ANGLE = float(np.arctan2(1 - 2 * 0.132, 0.69 * (1 - 2 * 0.094)))
-
-
-def turned_patch(image: np.ndarray, center, side: float, size: int, angle: float = 0.0,
-                 aspect: float = 1.0) -> np.ndarray:
-    """A (size, size, 3) patch of a (H, W, 3) image: the square of ``side`` px (at least 2) centred on ``center``
-    (x, y px), turned by ``angle`` radians about it (positive turns the image content clockwise on screen, y
-    pointing down), in the photo stretched ``aspect`` times along x (``side / aspect`` photo px wide). Pixels outside
-    the image are replicated from its border."""
-    cx, cy = (float(v) for v in center)
-    s = size / max(float(side), 2.0)
-    c, n = s * np.cos(angle), s * np.sin(angle)
-    M = np.array([[c * aspect, -n, size / 2 - (c * aspect * cx - n * cy)],
-                  [n * aspect, c, size / 2 - (n * aspect * cx + c * cy)]], np.float32)
-    interp = cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR
-    return cv2.warpAffine(image, M, (size, size), flags=interp, borderMode=cv2.BORDER_REPLICATE)
-
-
-def square_crop(image: np.ndarray, box, context: float, size: int, angle: float = 0.0,
-                aspect: float = 1.0) -> np.ndarray:
-    """A (size, size, 3) patch centred on ``box`` (x1, y1, x2, y2 px) with side ``context`` x its longer side,
-    turned by ``angle`` radians about the box centre, both in the photo stretched ``aspect`` times along x.
-    Pixels outside the image are replicated from its border."""
-    x1, y1, x2, y2 = (float(v) for v in box)
-    side = max((x2 - x1) * aspect, y2 - y1, 2.0) * context
-    return turned_patch(image, ((x1 + x2) / 2, (y1 + y2) / 2), side, size, angle, aspect)
-
-
-def box_crop(image: np.ndarray, box, width: int, height: int, margin: float = 1.0, turn: float = 0.0) -> np.ndarray:
-    """A (height, width, 3) patch of a (H, W, 3) image holding ``box`` (x1, y1, x2, y2 px) grown ``margin`` times about
-    its centre, stretched to fill it, and turned a quarter turn clockwise first when the box is wider than tall (so
-    an index's rank and suit lie along the patch's height either way up); ``turn`` radians more turn the content
-    about the box's centre (as :func:`turned_patch`). Pixels outside are replicated."""
-    x1, y1, x2, y2 = (float(v) for v in box)
-    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
-    w, h = max(x2 - x1, 1.0) * margin / 2, max(y2 - y1, 1.0) * margin / 2
-    if w > h:  # the patch's top-left, top-right and bottom-left corners taken from the box turned a quarter
-        src = [[cx - w, cy + h], [cx - w, cy - h], [cx + w, cy + h]]
-    else:
-        src = [[cx - w, cy - h], [cx + w, cy - h], [cx - w, cy + h]]
-    if turn:
-        c, s = np.cos(turn), np.sin(turn)
-        src = [[cx + c * (x - cx) + s * (y - cy), cy - s * (x - cx) + c * (y - cy)] for x, y in src]
-    M = cv2.getAffineTransform(np.float32(src), np.float32([[0, 0], [width, 0], [0, height]]))
-    return cv2.warpAffine(image, M, (width, height), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
 
 
 @dataclass(frozen=True)
@@ -148,51 +81,6 @@ JITTERS = {"shift": ((0, 0, 1), (0.04, 0, 1), (-0.04, 0, 1), (0, 0.04, 1), (0, -
 JITTERS["both"] = JITTERS["shift"] + JITTERS["scale"][1:]
 
 
-def crops_of(image: np.ndarray, boxes: np.ndarray, views: tuple[float, ...] = VIEWS,
-             window: float | None = None, aspect: float = 1.0) -> np.ndarray:
-    """The reader's input for the indices in ``boxes`` ((n, 4) xyxy px) of a (H, W, 3) BGR image: ``(len(views) * n,
-    3, 32, 32)`` float32 in [0, 1], view-major (the crops of view 0 first), each a square of ``window`` (None:
-    :data:`WINDOW`) times the box's longer side, turned by that view's angle (radians), in the photo stretched
-    ``aspect`` times along x (:func:`turned_patch`)."""
-    crops = np.stack([square_crop(image, b, window or WINDOW, INPUT, a, aspect) for a in views for b in boxes])
-    return crops.transpose(0, 3, 1, 2).astype(np.float32) / 255.0
-
-
-def card_crop(image: np.ndarray, card: CardInstance, size: int = STACK_INPUT,
-              context: float = STACK_CONTEXT, turn: float = 0.0, *, config: VisionConfig = DEFAULT) -> np.ndarray:
-    """A (size, size, 3) patch of a (H, W, 3) image, centred on a whole card and turned so the card stands
-    upright (or upside down: the two are the same to a stack), side ``context`` x the card's height.
-
-    The card's frame comes from its two index centres (pixels): their midpoint is the card's centre, their
-    distance is ``config.pairing.diagonal_per_height`` of its height, and their direction is the card's
-    diagonal (:data:`DIAGONAL_ANGLE`). ``turn`` adds a rotation in radians (augmentation).
-
-    Raises:
-        ValueError: for a card that does not show both indices.
-    """
-    if not card.fully_visible:
-        raise ValueError(f"card {card.code} shows one index; its frame needs both")
-    return corners_crop(image, card.centers[0], card.centers[1], size, context, turn, config=config)
-
-
-def corners_frame(a: np.ndarray, b: np.ndarray, context: float = STACK_CONTEXT, turn: float = 0.0, *,
-                  config: VisionConfig = DEFAULT) -> tuple[np.ndarray, float, float]:
-    """The square :func:`corners_crop` cuts for the card whose two corner-index centres are ``a`` and ``b`` ((2,)
-    pixels each): its centre ((2,) pixels: the midpoint of the two), its side (pixels: ``context`` card heights) and
-    the turn (radians, as :func:`turned_patch` takes it) that takes the index diagonal to :data:`DIAGONAL_ANGLE`."""
-    d = np.asarray(b, np.float64) - np.asarray(a, np.float64)
-    height = float(np.hypot(*d)) / config.pairing.diagonal_per_height
-    rot = DIAGONAL_ANGLE - float(np.arctan2(d[1], d[0])) + turn
-    return (np.asarray(a, np.float64) + np.asarray(b, np.float64)) / 2, height * context, rot
-
-
-def corners_crop(image: np.ndarray, a: np.ndarray, b: np.ndarray, size: int = STACK_INPUT,
-                 context: float = STACK_CONTEXT, turn: float = 0.0, *, config: VisionConfig = DEFAULT) -> np.ndarray:
-    """:func:`card_crop` of the card whose two corner-index centres are ``a`` and ``b`` ((2,) pixels each)."""
-    centre, side, rot = corners_frame(a, b, context, turn, config=config)
-    return turned_patch(image, centre, side, size, rot)
-
-
 @dataclass(frozen=True)
 class Layers:
     """Each member's last convolution: ``(conv_w (c_out, c_in, 3, 3), conv_b (c_out,))``."""
@@ -237,7 +125,7 @@ class IndexReader(OnnxModel):
     heads: Heads | None = None
     #: a deck profile's last convolution of each member (:class:`Layers`); None: the model's
     layers: object | None = None
-    #: a deck profile's crop side / the box's longer side; None: :data:`WINDOW`
+    #: a deck profile's crop side / the box's longer side; None: :data:`vision.models.crops.WINDOW`
     window: float | None = None
     #: a deck profile's glyph reader (``vision.deck_glyphs.GlyphReader``) blended into every reading; None: none
     glyphs: object | None = None
@@ -370,7 +258,7 @@ class IndexReader(OnnxModel):
         ``window`` times each box, ``glyphs`` (``vision.deck_glyphs.GlyphReader``) blended in, each box corrected
         by ``frame`` (``vision.deck_frames.Frame``) first and read from its ``jitter`` copies, crops cut at the
         photo ``aspect``, the suits told by the ``ink`` too (``vision.deck_ink.Ink``) (a deck profile's; None: the
-        model's, :data:`WINDOW`, none, none, none; 1; none)."""
+        model's, :data:`vision.models.crops.WINDOW`, none, none, none; 1; none)."""
         other = copy.copy(self)
         other.heads, other.layers, other.window, other.glyphs, other.frame = heads, layers, window, glyphs, frame
         other.jitter, other.aspect, other.ink = jitter, aspect, ink
@@ -402,55 +290,3 @@ class Heads:
         rank = np.mean([softmax(f @ rw.T + rb) for f, (rw, rb, _, _) in zip(features, self.members)], axis=0)
         suit = np.mean([softmax(f @ sw.T + sb) for f, (_, _, sw, sb) in zip(features, self.members)], axis=0)
         return rank.astype(np.float32), suit.astype(np.float32)
-
-
-DEFAULT_STACKS = MODELS_DIR / "stacks.onnx"
-
-
-@dataclass
-class StackChecker(OnnxModel):
-    """Probability that a stack of cards lies under a whole card.
-
-    Args:
-        model: path to ``stacks.onnx`` (input ``(n, 3, 96, 96)`` BGR in [0, 1] from :func:`card_crop`;
-            output ``(n, 2)`` probabilities of [loose, stack]); ``threads`` and the errors raised on loading
-            (FileNotFoundError, ModelError): :class:`vision.models.detector.OnnxModel`.
-    """
-
-    model: str | Path = DEFAULT_STACKS
-    what: ClassVar[str] = "stack checker"
-    input_chw: ClassVar[tuple[int, int, int]] = (3, STACK_INPUT, STACK_INPUT)
-
-    @classmethod
-    def check(cls, path: Path) -> Check:
-        """The check photo's whole cards (:data:`vision.models.detector.CHECK_READING`), upright and upside down; the
-        same reading is the same verdict (stack or loose) on every card, its probability (which the notes print)
-        within :data:`vision.models.backends.TOLERANCE`."""
-        def feeds() -> dict[str, np.ndarray]:
-            image, reading = check_photo()
-            crops = np.stack([corners_crop(image, np.asarray(a), np.asarray(b), turn=t)
-                              for t in (0.0, np.pi) for a, b in reading["cards"]])
-            return {"crops": crops.transpose(0, 3, 1, 2).astype(np.float32) / 255.0}
-        return Check(feeds, lambda a, b: np.array_equal(a[0][:, 1] >= 0.5, b[0][:, 1] >= 0.5)
-                     and float(np.abs(a[0][:, 1] - b[0][:, 1]).max()) <= TOLERANCE)
-
-    def p_stack(self, image: np.ndarray, cards: list[CardInstance]) -> np.ndarray:
-        """(n,) probability of a stack under each card of a (H, W, 3) uint8 BGR image, averaged over the card
-        upright and upside down.
-
-        Raises:
-            ValueError: for a card that does not show both indices (see :func:`card_crop`).
-        """
-        for c in cards:
-            if not c.fully_visible:
-                raise ValueError(f"card {c.code} shows one index; its frame needs both")
-        return self.p_stack_between(image, [(c.centers[0], c.centers[1]) for c in cards])
-
-    def p_stack_between(self, image: np.ndarray, corners: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
-        """(n,) :meth:`p_stack` of the cards whose two corner-index centres ((2,) pixels each) are given."""
-        if not corners:
-            return np.zeros(0, np.float32)
-        crops = np.stack([corners_crop(image, a, b, turn=t) for t in (0.0, np.pi) for a, b in corners])
-        x = crops.transpose(0, 3, 1, 2).astype(np.float32) / 255.0
-        (p,) = self._session.run(None, {"crops": x})
-        return p[:, 1].reshape(2, len(corners)).mean(0).astype(np.float32)

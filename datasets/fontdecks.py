@@ -31,7 +31,8 @@ import numpy as np
 
 from vision.classes import RANK_CODES
 
-from .cardart import INDEX_MARGIN, CardImage, Deck, render_svg
+from .art_render import render_svg
+from .cardart import INDEX_MARGIN, CardImage, Deck
 
 PREFIX = "font_"
 ANY_PREFIX = "any_"

@@ -17,7 +17,7 @@ if str(ROOT) not in sys.path:
 pytest.importorskip("cv2")
 pytest.importorskip("resvg_py")
 
-from datasets import cardart  # noqa: E402
+from datasets import art_render, cardart  # noqa: E402
 
 DESIGN = "anglo"
 RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
@@ -129,7 +129,7 @@ def test_cache_gives_identical_deck_without_rendering(cache, deck, monkeypatch):
     def no_render(*a, **k):
         raise AssertionError("cached deck was rendered again")
 
-    monkeypatch.setattr(cardart, "render_svg", no_render)
+    monkeypatch.setattr(art_render, "render_svg", no_render)
     again = cardart.load_deck(DESIGN, width=240, cache_dir=cache)
     for code in CODES + ["JK"]:
         for a, b in zip(deck.cards[code], again.cards[code]):

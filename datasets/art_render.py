@@ -25,7 +25,6 @@ except ImportError:  # pragma: no cover - reported when a render is attempted
 
 from .art_sources import RANKS, SUITS, _design_path, _root, _Spec
 
-# --------------------------------------------------------------------------------------------- rendering
 
 def render_svg(svg_path=None, svg_string=None, width=None, height=None, resources_dir=None) -> np.ndarray:
     """Render SVG to (H, W, 4) uint8 BGRA with resvg."""

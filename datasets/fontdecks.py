@@ -9,8 +9,8 @@ inks, on a random paper tint with or without a border; pips and a plain court pa
 get the procedural corner marks of :mod:`datasets.jokers`. Measured once (models/HISTORY.md, reader f1): a
 fine-tune with 60 of them did not change the reader's run-time accuracy.
 
-Index boxes follow ``datasets.cardart``'s convention: the box around the rank and its pip, padded by
-``cardart.INDEX_MARGIN`` x the ink height, and the same box turned 180 degrees in the opposite corner. They are
+Index boxes follow ``datasets.art_indices``'s convention: the box around the rank and its pip, padded by
+``art_indices.INDEX_MARGIN`` x the ink height, and the same box turned 180 degrees in the opposite corner. They are
 measured on the rendered ink of the index alone, so they are exact for every font.
 
 Designs are named ``font_0``, ``font_1`` ...; ``datasets.generate --font-decks N`` adds the first N to the
@@ -31,8 +31,9 @@ import numpy as np
 
 from vision.classes import RANK_CODES
 
+from .art_indices import INDEX_MARGIN
 from .art_render import render_svg
-from .cardart import INDEX_MARGIN, CardImage, Deck
+from .cardart import CardImage, Deck
 
 PREFIX = "font_"
 ANY_PREFIX = "any_"

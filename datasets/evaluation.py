@@ -21,7 +21,7 @@ from vision.types import Detections, PileKind, box_iou
 
 from .scenes import true_detections
 
-#: tables_examples draws its index boxes tight around the glyphs; ours (datasets.cardart, calibrated on the real
+#: tables_examples draws its index boxes tight around the glyphs; ours (datasets.art_indices, calibrated on the real
 #: phone_corners labels) have a margin: on its eight tables our detector's boxes measure a median 1.37 x wider
 #: and 1.28 x taller than the true ones (a well-placed box has an IoU of about 0.57), and 77 % of the true
 #: indices have a box (detector confidence >= 0.5) at IoU >= 0.5, 90 % at IoU >= 0.3

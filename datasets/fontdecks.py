@@ -243,7 +243,7 @@ def font_deck(name: str) -> Deck:
     red and a black joker.
 
     Returns:
-        a :class:`datasets.cardart.Deck` of (336, 240, 4) BGRA faces, index boxes in the cardart convention;
+        a :class:`datasets.cardart.Deck` of (336, 240, 4) BGRA faces, index boxes in the art_indices convention;
         the jokers carry procedural corner marks (:func:`datasets.jokers.procedural_joker`).
 
     Raises:

@@ -65,6 +65,27 @@ def _house_rules(pairs: Sequence[str] | None) -> dict[str, Any]:
     return out
 
 
+def _rules_in_use(args: argparse.Namespace) -> Rules:
+    """The rules a command runs under with its ``--set`` applied: ``--rules`` (or ``rules NAME``), else the preset
+    and house rules of its (first) layout file, else pagat (a layout file that cannot be read, or whose own rules
+    are bad, is left to the command to name).
+
+    Raises:
+        HandFootError: a ``--set`` field or value these rules do not take (the message names the preset).
+    """
+    layouts = getattr(args, "layouts", None) or [p for p in getattr(args, "inputs", None) or []
+                                                  if p.lower().endswith(".json")]
+    if layouts:
+        try:
+            layout = core.read_layout_file(layouts[0])
+            core.layout_rules(layout, getattr(args, "rules", None))
+        except HandFootError:
+            layout = None
+        if layout is not None:
+            return core.layout_rules(layout, getattr(args, "rules", None), _house_rules(args.set))
+    return get_rules(getattr(args, "rules", None) or getattr(args, "name", None) or "pagat", **_house_rules(args.set))
+
+
 def _rules(args: argparse.Namespace, default: str = "pagat") -> Rules:
     return get_rules(getattr(args, "rules", None) or default, **_house_rules(getattr(args, "set", None)))
 
@@ -352,8 +373,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                       + _teams_hint(args, extra, sys.argv[1:] if argv is None else list(argv)))
     if getattr(args, "set", None):  # a mistyped --set is a usage mistake: exit 2, before any work
         try:
-            get_rules(getattr(args, "rules", None) or getattr(args, "name", None) or "pagat",
-                      **_house_rules(args.set))
+            _rules_in_use(args)
         except HandFootError as exc:
             parser.exit(2, f"handfoot: error: --set: {exc}\n")
     try:

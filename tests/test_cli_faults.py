@@ -83,7 +83,11 @@ def test_a_bad_set_value_is_a_usage_mistake(capsys):
     assert exit_.value.code == 2 and "--set: book_size" in one_line(capsys)
     with pytest.raises(SystemExit) as exit_:
         main(["score", str(ROOT / "examples" / "score_sheet_round.json"), "--set", "nosuch=1"])
-    assert exit_.value.code == 2 and "nosuch" in one_line(capsys)
+    err = one_line(capsys)  # the layout's own rules are the ones in use, and the ones to look up
+    assert exit_.value.code == 2 and "nosuch" in err and "'handfoot rules score-sheet'" in err
+    with pytest.raises(SystemExit) as exit_:
+        main(["game", str(ROOT / "examples" / "score_sheet_round.json"), "--rules", "bicycle", "--set", "nosuch=1"])
+    assert exit_.value.code == 2 and "'handfoot rules bicycle'" in one_line(capsys)
 
 
 def test_jokers_in_hand_are_not_said_to_be_on_the_table(tmp_path, capsys):

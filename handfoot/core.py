@@ -25,7 +25,7 @@ from scorer.wording import counted
 from vision.config import DEFAULT as VISION_DEFAULT, SPLITS
 
 from .errors import TooLargeError, UnavailableError
-from .limits import DEFAULT_LIMITS, Limits, check_file_size, check_layout_cards, parse_json
+from .limits import DEFAULT_LIMITS, Limits, check_file_size, check_layout_cards, parse_json, too_many_cards
 from .readings import reading_json, rescore, rules_of, totals_lines
 from .results import LayoutScore, PhotoScore, RoundScoreOut, image_dict
 
@@ -142,7 +142,7 @@ def parse_left(values: Iterable[str], limits: Limits = DEFAULT_LIMITS) -> dict[s
     values = list(values)
     count = sum(len(v.partition(":")[2].replace(",", " ").split()) for v in values)  # the cards, not the team
     if count > limits.layout_cards:
-        raise TooLargeError(f"left: {count:,} cards typed in (at most {limits.layout_cards:,}; six decks hold 324)")
+        raise too_many_cards(f"left: {count:,} cards typed in", limits)
     out: dict[str, list[list[str]]] = {}
     for v in values:
         team, sep, cards = v.partition(":")

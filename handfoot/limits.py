@@ -123,7 +123,13 @@ def check_layout_cards(doc: Any, limits: Limits = DEFAULT_LIMITS) -> None:
     """
     n = count_layout_cards(doc)
     if n > limits.layout_cards:
-        raise TooLargeError(f"layout has {n:,} cards (at most {limits.layout_cards:,}; six decks hold 324)")
+        raise too_many_cards(f"layout has {n:,} cards", limits)
+
+
+def too_many_cards(what: str, limits: Limits = DEFAULT_LIMITS) -> TooLargeError:
+    """The error for a round of more cards than ``limits.layout_cards``; ``what`` says how many, and where
+    ("layout has 1,001 cards")."""
+    return TooLargeError(f"{what}: a round's layout may hold at most {limits.layout_cards:,} cards")
 
 
 def check_file_size(size: int, name: str, limits: Limits = DEFAULT_LIMITS) -> None:

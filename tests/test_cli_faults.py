@@ -222,7 +222,8 @@ def test_typed_cards_are_counted_without_their_team():
     from handfoot.errors import TooLargeError
 
     assert len(parse_left(["A: " + "KH " * 1000])["A"][0]) == 1000
-    with pytest.raises(TooLargeError, match="left: 1,001 cards typed in"):
+    with pytest.raises(TooLargeError, match="^left: 1,001 cards typed in: a round's layout may hold at most 1,000 "
+                                            "cards$"):
         parse_left(["A: " + "KH " * 1001])
 
 

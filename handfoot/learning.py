@@ -30,17 +30,21 @@ KEPT_JOBS = 50
 
 
 class DeckCheck(BaseModel):
-    """A profile's check: how many indices its check photos hold, and the share of them read right by the
-    ``stock`` reader and with the ``profile`` (0-1)."""
+    """A profile's check: how many ``indices`` its check photos hold, the share of the reader's views of them (each
+    index turned three ways) read right by rank and colour by the ``stock`` reader and with the ``profile`` (0-1:
+    what the profile is kept on), and how many of the indices each reads right so (``stock_right``,
+    ``profile_right``; None for a profile learned before they were counted)."""
 
     indices: int = 0
     stock: float = 0.0
     profile: float = 0.0
+    stock_right: int | None = None
+    profile_right: int | None = None
 
 
 class DeckOut(BaseModel):
-    """A deck profile: its name, the example photos and indices it learned from, its check figures (``indices``,
-    and the share read right by the ``stock`` reader and with the ``profile``), when it was made, and whether
+    """A deck profile: its name, the example photos and indices it learned from, its check figures
+    (:class:`DeckCheck`), when it was made, and whether
     the deck is read as its negative (``negative``: light print on dark paper)."""
 
     name: str

@@ -124,6 +124,8 @@ def deck_learned(profile: Any, path: Path, replaced: Any = None) -> str:
     name it replaced (``replaced``; None: there was none): the photos it learned from (all of them), how it was
     tested first (``vision.decks.check_folds``: a trial profile learned without the photos set aside, or without
     each photo or group of photos in turn, read them), each percentage with the count it is of."""
+    from vision.decks import check_text  # a profile's reports need the vision extra, as learning it does
+
     c = profile.check
     ink = c.get("ink", {}) if getattr(profile, "ink", None) is not None else {}
     told = ink.get("told")
@@ -149,7 +151,7 @@ def deck_learned(profile: Any, path: Path, replaced: Any = None) -> str:
     lines = [f"deck {profile.name}: learned from {'all ' if n > 2 else ''}{counted(n, 'photo')} "
              f"({counted(profile.indices, 'index', 'indices')})"
              f"{'; printed light on dark, so read as its negative' if profile.negative else ''}{inks}",
-             f"{how}: {c['profile']:.1%} of those {tested} read right with it, {c['stock']:.1%} without a profile"]
+             f"{how}: {check_text(c)}"]
     if replaced is not None:
         lines.append(f"it replaces the deck {replaced.name} learned before ({deck_figures(replaced)})")
     lines.append(f"saved {path}; use it with --deck {profile.name}")
@@ -158,10 +160,12 @@ def deck_learned(profile: Any, path: Path, replaced: Any = None) -> str:
 
 def deck_figures(p: Any) -> str:
     """A deck profile's figures in a few words: what it learned from, its test (on how many indices), when."""
-    tested = p.check.get("indices")
+    c = p.check
+    tested = c.get("indices")
+    read = (f"{c['stock_right']} -> {c['profile_right']} read right (rank and colour)" if "profile_right" in c else
+            f"{c.get('stock', 0):.1%} -> {c.get('profile', 0):.1%} of the reader's views read right")
     return (f"{counted(p.photos, 'photo')}, {counted(p.indices, 'index', 'indices')}, tested"
-            f"{f' on {tested} of them' if tested else ''}: "
-            f"{p.check.get('stock', 0):.1%} -> {p.check.get('profile', 0):.1%} read right"
+            f"{f' on {tested} of them' if tested else ''}: {read}"
             f"{', read as its negative' if p.negative else ''}, learned {p.created}")
 
 

@@ -172,11 +172,15 @@ class Teacher:
 def learned(profile, photos: int, games: int) -> Lesson:
     """The lesson of a deck profile just learned (``vision.deck_profiles.DeckProfile``) from ``photos`` example
     photos of ``games`` games: its check's figures and the sentence the page shows."""
-    stock, read, kept = (float(profile.check.get(k, 0)) for k in ("stock", "profile", "indices"))
+    c = profile.check
+    stock, read, kept = (float(c.get(k, 0)) for k in ("stock", "profile", "indices"))
     how = ("indices of photos set aside to test it (not learned from)"
-           if profile.check.get("method", "kept aside") == "kept aside" else
+           if c.get("method", "kept aside") == "kept aside" else
            "indices of its photos, each read by a trial profile learned without that photo")
+    reads = (f"of the {kept:.0f} {how}, handfoot reads {c['stock_right']} right (rank and colour) without the "
+             f"profile, {c['profile_right']} with it" if "profile_right" in c else
+             f"it reads {stock:.0%} → {read:.0%} of your cards' indices on the {kept:.0f} {how}")
     return Lesson(deck=profile.name, state="learned", photos=photos, games=games, stock=stock, profile=read,
+                  stock_right=c.get("stock_right"), profile_right=c.get("profile_right"),
                   message=f"Deck {profile.name} learned from {counted(profile.photos, 'photo')} of "
-                          f"{counted(games, 'game')}: it reads {stock:.0%} → {read:.0%} of your cards' "
-                          f"indices on the {kept:.0f} {how}")
+                          f"{counted(games, 'game')}: {reads}")

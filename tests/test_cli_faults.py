@@ -455,14 +455,21 @@ def test_deck_learn_says_which_photos_taught_and_which_tested(tmp_path):
                                   check={"indices": 65, "stock": 0.8, "profile": 0.923, **check})
         return deck_learned(profile, tmp_path / "gold.npz", profile)
 
-    aside = said(method="kept aside", photos=5, folds=1)
+    aside = said(method="kept aside", photos=5, folds=1, stock_right=54, profile_right=60)
     assert aside.startswith("deck gold: learned from all 20 photos (261 indices)\n")
     assert ("\ntested on 5 of the 20 photos (65 indices), set aside while the other 15 taught a trial profile: "
-            "92.3% of those 65 indices read right with it, 80.0% without a profile\n") in aside
-    assert "(20 photos, 261 indices, tested on 65 of them: 80.0% -> 92.3% read right, learned today)" in aside
+            "60 of 65 indices read right (rank and colour) with the profile, 54 with the stock reader; of the "
+            "reader's 3 views of each, 92.3% with the profile, 80.0% with the stock reader\n") in aside
+    assert ("(20 photos, 261 indices, tested on 65 of them: 54 -> 60 read right (rank and colour), learned today)"
+            in aside)
+    older = said(method="kept aside", photos=5, folds=1)  # learned before the indices read right were counted
+    assert ("trial profile: 92.3% of the reader's 3 views of each of 65 indices read right (rank and colour) with "
+            "the profile, 80.0% with the stock reader\n") in older
+    assert "tested on 65 of them: 80.0% -> 92.3% of the reader's views read right, learned today)" in older
     assert "\ntested on photos set aside (65 indices) while the others taught" in said()  # an older profile
     assert "\ntested on each of the 20 photos (65 indices in all) left out in turn" in said(method="leave-one-out")
     assert "\ntested on the 20 photos (65 indices in all) in 5 groups, each group left out in turn" in said(
         method="5-fold", folds=5, photos=20)
     old = SimpleNamespace(name="x", photos=3, indices=40, negative=False, created="then", check={})
-    assert deck_figures(old) == "3 photos, 40 indices, tested: 0.0% -> 0.0% read right, learned then"
+    assert deck_figures(old) == ("3 photos, 40 indices, tested: 0.0% -> 0.0% of the reader's views read right, "
+                                 "learned then")

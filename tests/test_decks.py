@@ -50,6 +50,7 @@ def test_a_profile_learns_from_a_few_photos_and_reads_with_the_same_model(photos
     profile = decks.learn(_examples(photos), reader, "anglo", steps=60)
     assert profile.photos == 4 and profile.indices == sum(len(d) for _, d in photos)
     assert profile.check["indices"] == len(photos[3][1])  # the fourth photo checked it
+    assert all(0 <= profile.check[k] <= profile.check["indices"] for k in ("stock_right", "profile_right"))
     path = profile.save(tmp_path)
     again = deck_profiles.DeckProfile.load("anglo", tmp_path)
     assert path.is_file() and again.photos == 4 and again.check == profile.check
@@ -137,6 +138,39 @@ def test_a_profile_taught_wrong_codes_is_refused(photos, monkeypatch):
         decks.learn(_examples(photos, wrong="5C"), IndexReader(), "wrong", steps=150, anchor=0.0)
 
 
+def test_the_check_counts_each_index_once_by_its_views_averaged():
+    """``accuracy`` counts each of the reader's views of an index; ``indices_right`` each index once, read as a
+    photo is, its views' probabilities averaged, by rank and suit's colour."""
+    from types import SimpleNamespace
+
+    from vision.classes import RANKS, SUIT_CODES
+    from vision.deck_samples import Samples, accuracy, indices_right
+    from vision.models.crops import VIEWS
+
+    k, queen, ten = RANKS.index("K"), RANKS.index("Q"), RANKS.index("10")
+    hearts, diamonds, spades = (SUIT_CODES.index(c) for c in "HDS")
+
+    def view(rank: dict, suit: int) -> tuple[np.ndarray, np.ndarray]:
+        r = np.zeros(len(RANKS))
+        for i, p in rank.items():
+            r[i] = p
+        return r, np.eye(len(SUIT_CODES))[suit]
+
+    # a photo of three indices (KH, KH, 10S), view after view: the first KH is read K in one view of three, so
+    # surely that the average is K; the second is read K by its views but black; the 10S is right in every view
+    views = [[view({k: 0.9, queen: 0.1}, hearts), view({k: 0.1, queen: 0.9}, spades), view({ten: 1.0}, spades)],
+             [view({k: 0.4, queen: 0.6}, hearts), view({k: 1.0}, spades), view({ten: 1.0}, spades)],
+             [view({k: 0.4, queen: 0.6}, diamonds), view({k: 1.0}, spades), view({ten: 1.0}, spades)]]
+    assert len(views) == len(VIEWS)
+    rank_p = np.array([r for v in views for r, _ in v])
+    suit_p = np.array([s for v in views for _, s in v])
+    heads = SimpleNamespace(probabilities=lambda features: (rank_p, suit_p))
+    photo = Samples([np.zeros((9, 1), np.float32)], np.array([k, k, ten] * 3), np.array([hearts, hearts, spades] * 3))
+    assert accuracy(heads, photo) == pytest.approx(4 / 9)  # the first KH's first view and the 10S's three
+    assert indices_right(heads, [photo]) == 2  # the first KH (K and red on average) and the 10S
+    assert indices_right(heads, [photo, photo]) == 4
+
+
 def test_close_ups_are_checked_on_more_of_their_photos():
     def close_ups(n):  # photos of one card: its two corners
         return [decks.Example(Path(f"c{k}.jpg"), np.zeros((2, 4), np.float32), ("KH", "KH")) for k in range(n)]
@@ -198,7 +232,8 @@ def test_deck_learn_list_and_score_with_a_deck_on_the_command_line(photos, tmp_p
     assert "deck anglo: learned from all 3 photos" in said
     assert (f"it replaces the deck anglo learned before (4 photos, {before.indices} indices, tested on "
             f"{before.check['indices']} of them: "
-            f"{before.check['stock']:.1%} -> {before.check['profile']:.1%} read right, learned {before.created})") in said
+            f"{before.check['stock_right']} -> {before.check['profile_right']} read right (rank and colour), learned "
+            f"{before.created})") in said
     assert deck_profiles.DeckProfile.load("anglo", tmp_path / "decks").photos == 3
     kept = (tmp_path / "decks" / "anglo.npz").read_bytes()
 

@@ -63,7 +63,9 @@ def test_three_rounds_teach_the_games_deck_without_a_button(tmp_path, models, mo
         assert lessons[1]["state"] == "learned" and lessons[1]["photos"] == 2
         assert lessons[2]["state"] == "learned" and lessons[2]["photos"] == 3  # learned again
         assert 0 <= lessons[2]["stock"] <= 1 and 0 <= lessons[2]["profile"] <= 1
-        assert "set aside to test it" in lessons[2]["message"] and "→" in lessons[2]["message"]
+        kept = lessons[2]
+        assert (f"set aside to test it (not learned from), handfoot reads {kept['stock_right']} right (rank and "
+                f"colour) without the profile, {kept['profile_right']} with it") in kept["message"]
         game = c.get(f"/v1/games/{gid}").json()
         assert game["deck"] == "family"  # read with it from now on
         assert [d["name"] for d in c.get("/v1/decks").json()] == ["family"]

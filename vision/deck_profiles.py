@@ -38,9 +38,11 @@ class DeckProfile:
         heads: the reader heads to read this deck with.
         photos, indices: how many example photos and index boxes they were learned from.
         check: figures on the check photos, ``{"indices": n, "photos": check photos (all, each in turn, unless
-            kept aside), "folds": trial fits, "stock": share read right, "profile": share, "method": "kept aside" |
-            "leave-one-out" | "5-fold"}`` (:func:`vision.decks.check_folds`; older profiles: no method, photos or
-            folds).
+            kept aside), "folds": trial fits, "stock": share of the reader's views of those indices (each index
+            turned each way of ``vision.models.crops.VIEWS``) read right by rank and suit's colour, the figure the
+            profile is kept on, "profile": share, "stock_right", "profile_right": how many of the indices are read
+            right so, each by its views averaged as a photo is read, "method": "kept aside" | "leave-one-out" |
+            "5-fold"}`` (:func:`vision.decks.check_folds`; older profiles: no method, photos, folds or counts).
         created: when (ISO 8601, UTC).
         negative: the deck is read as its negative (light print on dark paper:
             :func:`vision.decks.reads_negative`): its detector is a ``vision.models.detector.NegativeDetector``, and

@@ -132,14 +132,32 @@ def fit_heads(samples: Samples, start: Heads, steps: int = 300, rate: float = 0.
     return Heads(members)
 
 
+def _right(rank_p: np.ndarray, suit_p: np.ndarray, rank: np.ndarray, suit: np.ndarray) -> np.ndarray:
+    """(n,) bool: each reading's rank and suit's colour right (a joker's or "no index"'s rank alone)."""
+    red = np.array([c in "HD" for c in SUIT_CODES])
+    colour = np.where(suit >= 0, red[suit_p.argmax(1)] == red[np.maximum(suit, 0)], True)
+    return (rank_p.argmax(1) == rank) & colour
+
+
 def accuracy(heads: Heads, samples: Samples, layers: Layers | None = None) -> float:
     """Share of the crops of ``samples`` (each of the reader's views of each index counted) whose rank and suit's
     colour ``heads`` (after ``layers``) read right."""
     rank_p, suit_p = heads.probabilities(samples.features_with(layers))
-    right = rank_p.argmax(1) == samples.rank
-    red = np.array([c in "HD" for c in SUIT_CODES])
-    colour = np.where(samples.suit >= 0, red[suit_p.argmax(1)] == red[np.maximum(samples.suit, 0)], True)
-    return float((right & colour).mean()) if len(right) else 0.0
+    right = _right(rank_p, suit_p, samples.rank, samples.suit)
+    return float(right.mean()) if len(right) else 0.0
+
+
+def indices_right(heads: Heads, photos: list[Samples], layers: Layers | None = None) -> int:
+    """How many indices of ``photos`` ``heads`` (after ``layers``) read right by rank and suit's colour, each read as
+    a photo is: the probabilities of its :data:`VIEWS` averaged. Each item of ``photos`` is one photo's
+    :func:`samples_of` without copies (``augment=0``): its indices' crops, view after view."""
+    right = 0
+    for part in photos:
+        rank_p, suit_p = heads.probabilities(part.features_with(layers))
+        n = len(part.rank) // len(VIEWS)
+        mean = (lambda p: p.reshape(len(VIEWS), n, p.shape[1]).mean(0))
+        right += int(_right(mean(rank_p), mean(suit_p), part.rank[:n], part.suit[:n]).sum())
+    return right
 
 
 def rank_accuracy(heads: Heads, samples: Samples) -> float:

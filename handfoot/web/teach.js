@@ -60,7 +60,8 @@ export function teachPanel(gid, g) {
       await api("PUT", `/v1/games/${gid}/deck`, {deck: job.deck.name});  /* the game reads with it from now on */
       status.replaceChildren(h("p", {}, `Deck ${job.deck.name} learned from ${job.deck.photos} photos` +
         (job.deck.negative ? " (light print on dark cards: handfoot reads it as a negative)" : "") + ": on the check photos " +
-        `${Math.round(100 * c.stock)} % read right before, ${Math.round(100 * c.profile)} % with it. ` +
+        (c.profile_right == null ? `${Math.round(100 * c.stock)} % read right before, ${Math.round(100 * c.profile)} % with it. `
+          : `${c.stock_right} of ${c.indices} card indices read right (rank and colour) before, ${c.profile_right} with it. `) +
         "This game's new photos are read with it."));
       toast(`Deck ${job.deck.name} learned`);
     } catch (e) { status.replaceChildren(errorBox(e)); }

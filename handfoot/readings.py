@@ -150,15 +150,14 @@ def _verdict(pile: dict[str, Any], image_kind: str, book, rules: Rules) -> str:
 
 
 def _meld_verdict(check: MeldCheck, rules: Rules) -> str:
-    """A meld in words, the rules named after what they make of it and before why it breaks them: ``legal meld of
-    queens under pagat: 2 naturals + 1 wild, 40 points``; an illegal one says its points count in the round's
-    total (the scorer counts them, as melded cards, until the meld is corrected), then its reasons after a dash."""
+    """A meld in words, the rules named after what they make of it: ``legal meld of queens under pagat: 2 naturals
+    + 1 wild, 40 points``; an illegal one says its points count in the round's total (the scorer counts them, as
+    melded cards, until the meld is corrected). Why it breaks the rules is not repeated here: the rules' problems
+    at the pile (``PileOut.problems``) say it."""
     head, _, body = replace(check, reasons=()).describe().partition(": ")
     text = f"{head} under {rules.name}" + (f": {body}" if body else f": {check.points} points" if check.points else "")
-    if check.reasons:
-        if check.points:
-            text += ", counted in the round's total until it is corrected"
-        text += " — " + "; ".join(check.reasons)
+    if check.reasons and check.points:
+        text += ", counted in the round's total until it is corrected"
     return text
 
 

@@ -56,11 +56,13 @@ class TeamScoreOut(_Out):
 
 class ProblemOut(_Out):
     """Something the rules see: ``illegal`` (cannot happen under the rules), ``uncertain`` (depends on what
-    cannot be seen) or ``warning``. ``where`` is a layout path."""
+    cannot be seen) or ``warning``. ``where`` is a layout path; ``cards``: the card codes a problem of the whole
+    layout is about, wherever they lie (more 4♠ than the decks hold: ``["4S"]``), else empty."""
 
     severity: Literal["illegal", "uncertain", "warning"]
     where: str
     message: str
+    cards: list[str] = Field(default_factory=list)
 
 
 class RoundScoreOut(_Out):

@@ -31,11 +31,14 @@ Severity = Literal["illegal", "uncertain", "warning"]
 class Problem:
     """Something the rules engine saw. ``severity``: ``illegal`` (cannot happen under the rules),
     ``uncertain`` (the score depends on something not visible) or ``warning`` (legal but suspicious, e.g. a
-    marker card that disagrees with the book's cards). ``where`` is a layout path like ``teams.A.melds[2]``."""
+    marker card that disagrees with the book's cards). ``where`` is a layout path like ``teams.A.melds[2]``;
+    ``cards``: the card codes a problem of the whole layout is about, wherever they lie (``("4S",)`` for more
+    4♠ than the decks hold), else empty."""
 
     severity: Severity
     where: str
     message: str
+    cards: tuple[str, ...] = ()
 
     def __str__(self) -> str:
         return f"{self.where}: {self.message}"
@@ -138,7 +141,8 @@ class RoundScore:
         return {
             "rules": self.rules, "round": self.round, "went_out": self.went_out,
             "teams": {name: ts.to_dict() for name, ts in self.teams.items()},
-            "problems": [{"severity": p.severity, "where": p.where, "message": p.message} for p in self.problems],
+            "problems": [{"severity": p.severity, "where": p.where, "message": p.message, "cards": list(p.cards)}
+                         for p in self.problems],
         }
 
     def format_text(self) -> str:
@@ -412,18 +416,20 @@ def _deck_problems(layout: TableLayout, rules: Rules) -> list[Problem]:
     problems = []
     jokers = sum(n for c, n in seen.items() if c.is_joker) + unseen_jokers
     joker_limit = rules.decks * rules.jokers_per_deck
+    joker_codes = sorted({c.code for c in seen if c.is_joker})
     if jokers > joker_limit:
         problems.append(Problem("illegal", "teams", f"{jokers} jokers {_IN_LAYOUT} but {rules.decks} decks hold "
-                                                    f"{joker_limit}"))
+                                                    f"{joker_limit}", tuple(joker_codes)))
     for color in ("red", "black"):
         n = sum(k for c, k in seen.items() if c.is_joker and c.joker_color == color)
         if n > joker_limit // 2:
             problems.append(Problem("illegal", "teams", f"{n} {color} jokers {_IN_LAYOUT} but {rules.decks} "
-                                                        f"decks hold {joker_limit // 2}"))
+                                                        f"decks hold {joker_limit // 2}",
+                                    tuple(c.code for c in seen if c.is_joker and c.joker_color == color)))
     for card, n in sorted(seen.items(), key=lambda kv: kv[0].code):
         if not card.is_joker and n > rules.decks:
             problems.append(Problem("illegal", "teams", f"{n} x {card} {_IN_LAYOUT} but {rules.decks} decks hold "
-                                                        f"only {rules.decks}"))
+                                                        f"only {rules.decks}", (card.code,)))
     if total > rules.deck_cards:
         problems.append(Problem("illegal", "teams", f"{total} cards {_IN_LAYOUT} but the decks hold "
                                                     f"{rules.deck_cards}"))

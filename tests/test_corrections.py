@@ -80,8 +80,9 @@ def test_a_squared_books_made_up_suits_are_no_copies_against_the_decks():
     assert scored.score.problems == [] and scored.score.teams["A"].exact
     typed = apply_corrections(counted, TypeAdapter(list[Correction]).validate_python(
         [{"op": "set_book", "pile": "i0p1", "cards": ["9H", "9H", "9H", "9S", "9S", "9D", "9C"]}]))
-    assert [p.message for p in rescore(typed, {}, "pagat", {}, 1, None, []).score.problems] == [
-        "6 x 9H in the layout (table, hands and feet) but 5 decks hold only 5"]
+    [count] = rescore(typed, {}, "pagat", {}, 1, None, []).score.problems
+    assert count.message == "6 x 9H in the layout (table, hands and feet) but 5 decks hold only 5"
+    assert count.cards == ["9H"]  # the card it is about: the page points at every pile holding it
 
 
 def test_set_kind_and_card_and_problems_beside_their_pile():
@@ -93,16 +94,17 @@ def test_set_kind_and_card_and_problems_beside_their_pile():
     assert layout(images)["left"] == [["9S", "9H"]]
 
 
-def test_a_melds_verdict_names_the_rules_before_its_reasons_and_says_an_illegal_one_still_counts():
-    """The verdict reads in order: what the meld is under the rules, its points, then why it is illegal (the rules'
-    name never glued to the end of a reason: "this has 1 under pagat"); the scorer counts an illegal meld's points
-    in the round's total, and the verdict says so."""
+def test_a_melds_verdict_names_the_rules_and_says_an_illegal_one_still_counts_and_its_reason_is_said_once():
+    """The verdict reads in order: what the meld is under the rules, then its points; the scorer counts an illegal
+    meld's points in the round's total, and the verdict says so. Why it is illegal is said once, by the rules'
+    problem at the pile, not again in the verdict."""
     images = [{**IMAGES[0], "piles": [pile("i0p0", "meld", ["KH", "KS", "KD"]), pile("i0p1", "meld", ["9S", "2C", "JK"])]}]
     scored = rescore(images, {}, "pagat", {}, 1, None, [])
     legal, illegal = scored.images[0].piles
     assert legal.verdict == "legal meld of kings under pagat: 3 naturals + 0 wilds, 30 points"
     assert illegal.verdict == ("illegal meld of 9s under pagat: 1 natural + 2 wilds, 80 points, counted in the "
-                               "round's total until it is corrected — a meld needs at least 2 natural cards, this has 1")
+                               "round's total until it is corrected")
+    assert illegal.problems == ["9S 2C JK: a meld needs at least 2 natural cards, this has 1"]
     melded = next(ln for ln in scored.score.teams["A"].breakdown if ln.item == "melded_cards")
     assert melded.points == 30 + 80 and scored.score.teams["A"].total == 30 + 80  # what the page shows as the total
 

@@ -6,6 +6,9 @@ temporary ledger, the shipped models) and headless Chromium (selenium) at 390 x 
   page; they are dropped when discarded or when the round is saved; a corrupt or stale draft is ignored unsaid, and
   drafts of check views not touched for two weeks are removed.
 - The undo question says "the round after it moves up one" when one round follows.
+- A card more times than the decks hold is a note naming, pinning and showing every pile holding it; a two-card
+  meld is one note and its pile says why once; "Save anyway" is not asked again on a later correction of the round
+  for the problems it was said to, only for a new one.
 
 Screenshots go to ``$HANDFOOT_SCREENSHOTS`` (default: the test's temporary folder).
 """
@@ -178,3 +181,102 @@ def test_the_undo_question_says_one_round_moves_up(server, browser, tmp_path):
     assert "Then the round after it moves up one, scored from then on under its new round's opening minimum:" in sheet
     assert "move up one" not in sheet
     d.save_screenshot(str(shots_dir(tmp_path) / "undo_one_round_moves_390.png"))
+
+
+def _add_pile(d, team: str, cards: str) -> None:
+    """Add a meld the camera missed to ``team`` (``cards``: typed codes) and wait for its panel."""
+    before = len(d.find_elements(By.CSS_SELECTOR, "#piles section.pile"))
+    add = next(b for b in d.find_elements(By.CSS_SELECTOR, "button") if b.text == f"+ a pile of {team} the camera missed")
+    d.execute_script("arguments[0].scrollIntoView({block: 'center'})", add)
+    add.click()
+    until(d, lambda d: d.execute_script("return document.getElementById('sheet').open"))
+    Select(d.find_element(By.ID, "new-kind")).select_by_value("meld")
+    d.find_element(By.ID, "new-cards").send_keys(cards)
+    next(b for b in d.find_elements(By.CSS_SELECTOR, "#sheet button") if b.text == "Add").click()
+    until(d, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#piles section.pile")) == before + 1)
+
+
+def _pile_with(d, chips: str):
+    """The pile panel whose cards read ``chips`` (``9♦ 9♦``)."""
+    return next(p for p in d.find_elements(By.CSS_SELECTOR, "#piles section.pile")
+                if " ".join(c.text for c in p.find_elements(By.CSS_SELECTOR, ".chips button")) == chips)
+
+
+def _save_asked(d) -> str | None:
+    """Press Save: the question's text when one is asked (answered "Save anyway"), else None; waits for the save."""
+    d.find_element(By.ID, "save-round").click()
+    until(d, lambda d: d.execute_script("return document.getElementById('sheet').open") or "/check/" not in d.current_url)
+    asked = None
+    if "/check/" in d.current_url and d.execute_script("return document.getElementById('sheet').open"):
+        asked = text_of(d, "#sheet")
+        d.find_element(By.ID, "confirm-yes").click()
+    until(d, lambda d: "/check/" not in d.current_url)
+    return asked
+
+
+def test_rule_problems_point_at_their_piles_are_said_once_and_asked_once(server, browser, tmp_path):
+    """A card more times than the decks hold names (and pins, and shows) every pile holding it; a two-card meld is
+    one note, and its pile says why once; "Save anyway" said to some problems is not asked again on later
+    corrections of the round, only when a new problem appears."""
+    d = browser
+    shots = shots_dir(tmp_path)
+    viewport(d, 390, 844)
+    game, rid = _game(server), _reading(server)
+    kings = next(p for p in _melds(server, rid) if p["cards"][0]["code"][0] == "K")
+    queens = next(p for p in _melds(server, rid) if p["cards"][0]["code"][0] == "Q")
+    _open_check(d, server, f"/game/{game}/check/{rid}")
+    _add_pile(d, "Them", "KH KH KH KH")  # the photo holds two K♥: six in all, five decks hold five
+    _add_pile(d, "Them", "9D 9D")
+
+    notes = [" ".join(t.split()) for t in d.execute_script("return [...document.querySelectorAll('.notes li')].map(e => e.innerText)")]
+    count = next(n for n in notes if n.startswith("6 x K♥"))
+    assert ("6 x K♥ in the layout (table, hands and feet) but 5 decks hold only 5 — 2 in Us: clean book "
+            "K♥ K♠ K♦ K♥ K♣ K♠ K♦; 4 in Them: meld K♥ K♥ K♥ K♥") in count and count.endswith("Show 1")
+    # the two-card meld: one note (the rules'), and its pile says why once, in red, not again in its verdict
+    assert [n for n in notes if "9♦ 9♦" in n] == ["Them: 9♦ 9♦: a meld needs at least 3 cards, this has 2 Show 2"]
+    nines = _pile_with(d, "9♦ 9♦")
+    assert "needs" not in nines.find_element(By.CSS_SELECTOR, ".verdict").text
+    assert [e.text for e in nines.find_elements(By.CSS_SELECTOR, ".problem")] == [
+        "9♦ 9♦: a meld needs at least 3 cards, this has 2"]
+    assert d.find_elements(By.CSS_SELECTOR, "g.pin[data-pin='1']")  # pinned on the kings on the photo
+    d.execute_script("document.querySelector('.notes').scrollIntoView({block: 'start'})")
+    d.save_screenshot(str(shots / "check_card_count_note_390.png"))
+    show = d.find_element(By.CSS_SELECTOR, ".notes li[data-note='1'] .pin-button")
+    show.click()
+    until(d, lambda d: d.execute_script("return document.getElementById('sheet').open"))
+    assert [e.get_attribute("data-note-pile") for e in d.find_elements(By.CSS_SELECTOR, "#sheet [data-note-pile]")][0] == kings["id"]
+    assert len(d.find_elements(By.CSS_SELECTOR, "#sheet [data-note-pile]")) == 2
+    assert "Them: meld" in text_of(d, "#sheet")
+    d.save_screenshot(str(shots / "check_card_count_sheet_390.png"))
+    d.find_element(By.CSS_SELECTOR, "#sheet .row button").click()
+
+    # saved anyway once: asked about both problems
+    asked = _save_asked(d)
+    assert asked and "The rules see 2 problems" in asked
+    # a later correction with the same problems: not asked again
+    _open_check(d, server, f"/game/{game}/check/{rid}/1")
+    _tap_card(d, queens["cards"][0]["id"])
+    d.find_element(By.CSS_SELECTOR, "#sheet button[data-suit='D']").click()
+    next(b for b in d.find_elements(By.CSS_SELECTOR, "#sheet button") if b.text == "Save").click()
+    until(d, lambda d: text_of(d, f"button[data-card='{queens['cards'][0]['id']}']") == "Q♦")
+    assert _save_asked(d) is None
+    assert httpx.get(f"{server}/v1/games/{game}").json()["rounds"][0]["corrections"][-1]["code"] == "QD"
+    # one more K♥: a new problem (7 of them): asked about it alone, the one answered before said in a word
+    _open_check(d, server, f"/game/{game}/check/{rid}/1")
+    more = next(b for b in _pile_with(d, "K♥ K♥ K♥ K♥").find_elements(By.CSS_SELECTOR, "button") if b.text == "+ card")
+    d.execute_script("arguments[0].scrollIntoView({block: 'center'})", more)
+    more.click()
+    until(d, lambda d: d.execute_script("return document.getElementById('sheet').open"))
+    for pick in ("button[data-rank='K']", "button[data-suit='H']"):
+        d.find_element(By.CSS_SELECTOR, f"#sheet .picker {pick}").click()
+    next(b for b in d.find_elements(By.CSS_SELECTOR, "#sheet button") if b.text == "Save").click()
+    until(d, lambda d: "7 x K♥" in (text_of(d, ".notes") or ""))
+    d.find_element(By.ID, "save-round").click()
+    until(d, lambda d: d.execute_script("return document.getElementById('sheet').open"))
+    asked = text_of(d, "#sheet")
+    assert "The rules see 1 new problem" in asked and "7 x K♥" in asked and "9♦" not in asked
+    assert "1 more was saved anyway before: not asked again." in asked
+    d.save_screenshot(str(shots / "check_save_anyway_new_problem_390.png"))
+    d.find_element(By.ID, "confirm-yes").click()
+    until(d, lambda d: "/check/" not in d.current_url)
+    assert console_errors(d) == []

@@ -217,10 +217,13 @@ def test_a_round_from_a_photo_corrected_with_a_tap(server, browser, tmp_path):
     assert text_of(d, "[data-round-total='Us']") != true_total
     assert any("illegal meld" in e.text for e in d.find_elements(By.CSS_SELECTOR, ".verdict"))
     d.save_screenshot(str(shots / "page_check_390.png"))
-    # the misread meld's verdict: the rules named before why it is illegal, and its points said to count meanwhile
+    # the misread meld's verdict: the rules named, and its points said to count meanwhile; why it is illegal is
+    # said once, in red below it (the rules' problem), not again in the verdict
     illegal = next(e for e in d.find_elements(By.CSS_SELECTOR, ".verdict") if "illegal meld" in e.text)
-    assert "under pagat: 3 naturals + 0 wilds, 25 points, counted in the round's total until it is corrected — " \
-           "a meld holds one rank" in illegal.text
+    assert illegal.text.endswith("under pagat: 3 naturals + 0 wilds, 25 points, counted in the round's total until it "
+                                 "is corrected")
+    reasons = illegal.find_elements(By.XPATH, "following-sibling::p[@class='problem']")
+    assert [e.text for e in reasons] == ["5♥ Q♠ Q♣: a meld holds one rank, this mixes 5s and queens"]
     d.execute_script("arguments[0].scrollIntoView({block: 'center'})", illegal)
     d.save_screenshot(str(shots / "page_check_illegal_meld_390.png"))
     d.execute_script("arguments[0].scrollIntoView({block: 'center'})", wrong[0])

@@ -3,7 +3,8 @@ and two headless Chromium sessions (Debian's chromium + chromium-driver, through
 
 - Both open the same photo reading and press Save at once: one round is stored, the other phone is told.
 - A phone whose "Save anyway?" question is open while the other phone saves a round stores nothing on "Save
-  anyway" (the round it asked about is taken); its heading and button name the next round; Back to a saved photo
+  anyway" (the round it asked about is taken); its heading and button name the next round, the button held (said
+  why) until the notice's choice is made, so one tap cannot count the round twice; Back to a saved photo
   says it is saved; the same photo's bytes read again on the other phone are refused as that round.
 - Both open "Correct round 1"; one saves a change; the other is told ("Changed on another phone"), without a
   reload, and shows the other phone's version when asked; its own unsaved change is not thrown away unasked.
@@ -214,10 +215,24 @@ def test_a_question_open_while_the_other_phone_saves_stores_nothing(server, phon
     rounds = httpx.get(f"{server}/v1/games/{game}").json()["rounds"]
     assert [r["photo_reading"] for r in rounds] == [theirs]  # nothing stored twice
     assert text_of(a, "#check-heading") == "Check round 2" and text_of(a, "#save-round") == "Save round 2"
+    # beside the notice that warns not to save round 1 again, the sticky Save is off, said why, until A chooses
+    assert a.execute_script("return document.getElementById('save-round').disabled")
+    assert text_of(a, "#save-why") == "Round 1 or 2? Choose in the notice above first."
+    a.execute_script("document.getElementById('save-round').click()")  # a hasty tap: nothing happens
+    assert not a.execute_script("return document.getElementById('sheet').open") and "/check/" in a.current_url
+    a.execute_script("document.querySelector('.sticky-actions').scrollIntoView({block: 'end'})")
+    a.save_screenshot(str(shots / "two_phones_save_held_390.png"))
+    assert [r["photo_reading"] for r in _rounds(server, game)] == [theirs]
 
-    # now A saves its photo as round 2, knowingly; Back to it says it is saved, and Save stays off
-    press_save(a)
+    # now A saves its photo as round 2, knowingly (the notice's choice; the problems it answered are not asked
+    # again); Back to it says it is saved, and Save stays off
+    a.execute_script("document.getElementById('save-next').click()")
+    until(a, lambda d: not text_of(d, "#save-why") and (d.execute_script("return document.getElementById('sheet').open")
+                                                          or "/check/" not in d.current_url))
+    if a.execute_script("return document.getElementById('sheet').open"):
+        a.find_element(By.ID, "confirm-yes").click()
     until(a, lambda d: "/check/" not in d.current_url)
+    assert [r["photo_reading"] for r in _rounds(server, game)] == [theirs, mine]
     a.back()
     until(a, lambda d: "Already saved as round 2" in (text_of(d, "#sync-notice") or ""))
     assert a.execute_script("return document.getElementById('save-round').disabled")
@@ -407,6 +422,11 @@ def test_two_phones_save_one_round_and_the_later_adds_its_changes_to_it(server, 
     until(a, lambda d: "/check/" not in d.current_url)
     until(b, lambda d: "Another phone saved round 2 from another photo" in (text_of(d, "#sync-notice") or ""))
     assert text_of(b, "#save-next") == "Save mine as round 3"
+    # the sticky Save cannot save it as round 3 by itself (one hasty tap would count round 2 twice)
+    assert b.execute_script("return document.getElementById('save-round').disabled")
+    assert text_of(b, "#save-why") == "Round 2 or 3? Choose in the notice above first."
+    b.execute_script("document.getElementById('save-round').click()")
+    assert len(_rounds(server, game)) == 2
     b.execute_script("document.getElementById('save-next').click()")
     until(b, lambda d: d.execute_script("return document.getElementById('sheet').open"))
     b.find_element(By.ID, "confirm-yes").click()  # "Nothing read for Them": saved anyway

@@ -324,9 +324,16 @@ def test_a_wild_beside_red_threes_does_not_join_them():
     assert any(p.codes == ["JK"] for p in piles)
 
 
-def test_two_card_meld_is_flagged():
+def test_two_card_meld_is_read_as_a_meld_and_flagged_once_by_the_rules():
+    """Two cards of a rank are a meld; that it is too short is the rules' to say (with their own minimum), not
+    said again by a note of the reader."""
+    from scorer import Card, get_rules
+    from scorer.melds import check_meld
+
     piles = group_piles(pair_corners(dets(fan(["8S", "8D"], 100, 100))))
-    assert piles[0].kind is PileKind.MELD and any("two cards" in n for n in piles[0].notes)
+    assert piles[0].kind is PileKind.MELD and not any("two cards" in n for n in piles[0].notes)
+    check = check_meld([Card.parse(c) for c in piles[0].codes], get_rules("pagat"))
+    assert "a meld needs at least 3 cards, this has 2" in check.reasons
 
 
 def test_layout_from_a_side_scores():

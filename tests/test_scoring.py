@@ -138,9 +138,13 @@ def test_deck_problems_say_the_whole_layout_is_counted():
     # 9 jokers melded, 2 in a foot and 1 loose: 12 in the layout, though only 9 are on the table
     lay = layout({"A": {"melds": [["JK"] * 5 + ["2S", "2H"], ["JK"] * 4 + ["2D", "2C", "2S"]],
                         "left": [["KH"] * 4, ["JK", "JK"]], "loose": ["JK", "KH", "KH"]}})
-    messages = [p.message for p in score_round(lay, lenient=True).problems]
+    problems = {p.message: p for p in score_round(lay, lenient=True).problems}
+    messages = list(problems)
     assert "12 jokers in the layout (table, hands and feet) but 5 decks hold 10" in messages
     assert "6 x KH in the layout (table, hands and feet) but 5 decks hold only 5" in messages
+    # each names the cards it is about, wherever they lie (the page points at every pile holding them)
+    assert problems["6 x KH in the layout (table, hands and feet) but 5 decks hold only 5"].cards == ("KH",)
+    assert problems["12 jokers in the layout (table, hands and feet) but 5 decks hold 10"].cards == ("JK",)
     assert not any("on the table" in m for m in messages)
     # five full decks in hands and feet and one more card on the table
     many = layout({"A": {"left": [[c.code for c in full_deck(5)]], "melds": [["AS", "AH", "AD"]]}})

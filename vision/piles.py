@@ -317,8 +317,9 @@ def classify(cards: list[CardInstance], ranks: set[str], *, config: VisionConfig
     """The pile of ``cards`` (in :func:`fan_order`) whose cluster keys are ``ranks``
     (:attr:`vision.types.CardInstance.key`, wilds aside), with what it is read as and its notes (module docstring):
     one card seen whole is a squared book's marker, one seen by one corner a loose card; cards of two or more ranks
-    are cards left in a hand; else a meld (noted when it has two cards, or a step ``config.piles.gap_factor`` times
-    its median: :func:`_largest_gap`). Cards read under ``config.piles.low_conf`` are noted."""
+    are cards left in a hand; else a meld (noted when a step is ``config.piles.gap_factor`` times its median:
+    :func:`_largest_gap`; one of too few cards is left to the rules, which say so with their own minimum). Cards
+    read under ``config.piles.low_conf`` are noted."""
     n = len(cards)
     notes = _low_confidence(cards, config.piles)
     if n == 1:
@@ -330,8 +331,6 @@ def classify(cards: list[CardInstance], ranks: set[str], *, config: VisionConfig
                                    "squared book's marker, add it; if it was left in a hand, move it to left"]))
     if len(ranks) > 1:
         return Pile(PileKind.LEFT, tuple(cards), tuple(notes + ["mixed ranks: read as cards left in a hand"]))
-    if n == 2:
-        notes.append("only two cards: a meld needs three; a card may be hidden")
     gap = _largest_gap(cards, config.piles)
     if gap:
         notes.append(f"a gap after card {gap} of {n}: this could be two piles")

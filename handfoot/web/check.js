@@ -50,6 +50,9 @@ export async function checkView(gid, rid, roundNo) {
   const save = h("button", {type: "button", class: "primary", id: "save-round", onclick: saveRound},
     roundNo ? "Save correction" : `Save round ${st.round}`);
   const heading = h("h1", {id: "check-heading"}, roundNo ? `Correct round ${roundNo}` : `Check round ${st.round}`);
+  const saveWhy = h("p", {class: "status muted", id: "save-why", role: "status"});  /* why Save is off, when it is */
+  function holdSave(why) { save.disabled = true; saveWhy.textContent = why; }  /* Save off until the notice is answered */
+  function freeSave() { save.disabled = false; saveWhy.textContent = ""; }
   function setRound(n) {  /* the round a new photo will be saved as: the heading and the button say it */
     st.round = n; heading.textContent = `Check round ${n}`; save.textContent = `Save round ${n}`;
   }
@@ -59,7 +62,7 @@ export async function checkView(gid, rid, roundNo) {
     dropDraft();
     roundNo = theirs.n; stored = theirs; readingId = theirs.photo_reading; st.round = theirs.n;
     st.corrections = corrections; st.wentOut = went; wentOut.value = went;
-    heading.textContent = `Correct round ${theirs.n}`; save.textContent = "Save correction"; save.disabled = false;
+    heading.textContent = `Correct round ${theirs.n}`; save.textContent = "Save correction"; freeSave();
     here = `#/game/${gid}/check/${theirs.photo_reading}/${theirs.n}`;
     history.replaceState(null, "", here);
     noticeBox.replaceChildren(); draftBox.replaceChildren();
@@ -71,11 +74,12 @@ export async function checkView(gid, rid, roundNo) {
     return glance.photoView({image: st.reading.images[k], src: original.photos[k], alt: `photo ${k + 1}: ${st.reading.images[k].image}`,
                              notes, view: st.views[k], onCard: editCard, onNote: openNote});
   }
-  function openNote(nt) {
-    flash(nt.pile.id, true);
+  function openNote(nt) {  /* its piles flashed, and their cards to tap (each pile named when it has several) */
+    for (const p of nt.piles) flash(p.id, true);
     openSheet(`Note ${nt.n}`, h("div", {}, h("p", {}, nt.text), h("p", {class: "muted"}, "Tap a card to correct it:"),
-      h("div", {class: "chips"}, nt.pile.cards.map(c => h("button", {type: "button", class: "chip" + (isRed(c.code) ? " red" : ""),
-        onclick: () => editCard(nt.pile, c)}, cardShort(c.code)))),
+      nt.piles.map(p => h("div", {"data-note-pile": p.id}, nt.piles.length > 1 ? h("p", {class: "muted"}, `${p.team}: ${p.label}`) : null,
+        h("div", {class: "chips"}, p.cards.map(c => h("button", {type: "button", class: "chip" + (isRed(c.code) ? " red" : ""),
+          onclick: () => editCard(p, c)}, cardShort(c.code)))))),
       h("div", {class: "row"}, h("button", {type: "button", onclick: closeSheet}, "Close"))));
   }
 
@@ -331,7 +335,7 @@ export async function checkView(gid, rid, roundNo) {
       if (saved && saved.round && saved.game !== gid) {
         heading = "Already saved in another game";
         lines.push(`${saved.message}.`);
-        save.disabled = true;
+        holdSave("Saved in another game already: see the notice above.");
       } else if (theirs) {
         const before = g.rounds.some(r => r.n === theirs.n && r.photo_reading === theirs.photo_reading);
         heading = before ? `Already saved as round ${theirs.n}` : `Another phone saved round ${theirs.n}`;
@@ -339,11 +343,11 @@ export async function checkView(gid, rid, roundNo) {
                             `(${scoresOf(latest, theirs)}): saving it again would count it twice.`
                           : `Another phone saved round ${theirs.n} from this same photo meanwhile (${scoresOf(latest, theirs)}): ` +
                             "saving it here too would count it twice.");
-        save.disabled = true;
+        holdSave(`Saved already as round ${theirs.n}: choose in the notice above.`);
         offer(theirs, latest, lines, actions, saved.same_cards);
       } else {
         const was = st.round;
-        if (latest.over) { lines.push("The game is over: no round can be added."); save.disabled = true; }
+        if (latest.over) { lines.push("The game is over: no round can be added."); holdSave("The game is over."); }
         else if (latest.next_round > was) {
           const added = latest.rounds.find(r => r.n === was);
           setRound(latest.next_round);
@@ -351,11 +355,15 @@ export async function checkView(gid, rid, roundNo) {
           lines.push(`Another phone saved round ${was} from another photo (${scoresOf(latest, added)}). If yours is a photo ` +
                      `of that same round, do not save it again: open round ${was} and make your changes there. If yours is the ` +
                      `next round, save it as round ${st.round}.`);
-          actions.push(h("button", {type: "button", class: "primary", id: "save-next", onclick: saveRound}, `Save mine as round ${st.round}`),
+          /* the sticky Save stays off until one of these is chosen: one hasty tap there would count round ${was} twice */
+          holdSave(`Round ${was} or ${st.round}? Choose in the notice above first.`);
+          actions.push(h("button", {type: "button", class: "primary", id: "save-next",
+                                    onclick: () => { noticeBox.replaceChildren(); freeSave(); saveRound(); }}, `Save mine as round ${st.round}`),
                        h("a", {class: "button", id: "open-theirs", href: added.photo_reading ? `#/game/${gid}/check/${added.photo_reading}/${was}`
                                                                                               : `#/game/${gid}/type/${was}`}, `Open round ${was}`));
         } else if (latest.next_round < was) {
           setRound(latest.next_round);
+          freeSave();  /* no round of another photo to mistake it for any more */
           lines.push(`A round was undone there: this photo will be saved as round ${st.round}.`);
         } else { hfSync.note(latest); return null; }  /* another round corrected: nothing changes here */
         hfSync.note(latest);
@@ -367,11 +375,11 @@ export async function checkView(gid, rid, roundNo) {
         heading = `Round ${roundNo} is round ${moved.n} now`;
         lines.push(`A round before it was undone on another phone, and the rounds after that moved up one: this photo is ` +
                    `round ${moved.n} now, scored under round ${moved.n}'s opening minimum (${fmt(moved.minimum)}).`);
-        save.disabled = true;
+        holdSave(`This is round ${moved.n} now: choose in the notice above.`);
         offer(moved, latest, lines, actions, true, true);
       } else if (!theirs || theirs.photo_reading !== readingId) {
         lines.push(`Round ${roundNo} was undone there.`);
-        save.disabled = true;
+        holdSave(`Round ${roundNo} was undone on another phone.`);
       } else {
         const same = (r) => JSON.stringify(r.corrections) + JSON.stringify(r.layout.went_out || null);
         if (stored && same(theirs) === same(stored)) { hfSync.note(latest); return null; }  /* another round changed */
@@ -391,22 +399,35 @@ export async function checkView(gid, rid, roundNo) {
     try { await otherPhone(await fetch(`/v1/games/${gid}`).then(r => r.json())); } catch (e) { /* the next change says it again */ }
   });
 
+  /* What Save asks about in a round's score: the rules' illegal problems, a team with nothing read, a squared book's
+   * wilds uncounted; each {kind, key, text}, the key the same for the same doubt on a later correction. */
+  function doubts(score) {
+    return [...score.problems.filter(p => p.severity === "illegal").map(p => ({kind: "illegal", key: `illegal ${problemText(p)}`, text: problemText(p)})),
+      ...g.teams.filter(t => !score.teams[t]).map(t => ({kind: "unread", key: `unread ${t}`, team: t,  /* no photo of its side, nothing typed */
+        text: `${t}: nothing was read for this team, so it scores 0 this round (add its photo from ` +
+              `Score round, or its piles with "+ a pile of ${t}").`})),
+      /* a squared dirty or wild book whose wilds are uncounted leaves the round (and the game) a range */
+      ...g.teams.filter(t => score.teams[t] && !score.teams[t].exact).map(t => ({kind: "ranged", key: `ranged ${t}`,
+        text: `${t} scores ${teamTotal(score.teams[t])} until the wilds under its squared book are ` +
+              `counted (the book's "Book…" button, below the photo): ` +
+              score.teams[t].needs_counting.map(n => cardsInText(n.replace(/\s*\(teams\.[^)]*\)/, ""))).join("; ") + "."}))];
+  }
+  const answered = new Set();  /* the doubts "Save anyway" was said to in this view */
   async function saveRound() {
     const asked = st.round;  /* the round the player saw when tapping Save */
-    const illegal = st.reading.score.problems.filter(p => p.severity === "illegal");
-    const unread = g.teams.filter(t => !st.reading.score.teams[t]);  /* no photo of its side, nothing typed */
-    /* a squared dirty or wild book whose wilds are uncounted leaves the round (and the game) a range */
-    const ranged = g.teams.filter(t => st.reading.score.teams[t] && !st.reading.score.teams[t].exact);
-    const lines = [...illegal.map(problemText),
-      ...unread.map(t => `${t}: nothing was read for this team, so it scores 0 this round (add its photo from ` +
-                         `Score round, or its piles with "+ a pile of ${t}").`),
-      ...ranged.map(t => `${t} scores ${teamTotal(st.reading.score.teams[t])} until the wilds under its squared book are ` +
-                         `counted (the book's "Book…" button, below the photo): ` +
-                         st.reading.score.teams[t].needs_counting.map(n => cardsInText(n.replace(/\s*\(teams\.[^)]*\)/, ""))).join("; ") + ".")];
-    if (lines.length && !(await askConfirm(illegal.length ? `The rules see ${illegal.length} problem${illegal.length === 1 ? "" : "s"}`
+    /* asked only about doubts not answered already: here, or when the round as saved had them (its save said
+       "Save anyway" to them) */
+    const known = new Set([...answered, ...(stored ? doubts(stored.score).map(d => d.key) : [])]);
+    const all = doubts(st.reading.score), fresh = all.filter(d => !known.has(d.key));
+    const illegal = fresh.filter(d => d.kind === "illegal"), unread = fresh.filter(d => d.kind === "unread").map(d => d.team);
+    const before = all.length - fresh.length;
+    if (fresh.length && !(await askConfirm(illegal.length ? `The rules see ${illegal.length}${before ? " new" : ""} problem${illegal.length === 1 ? "" : "s"}`
                                            : unread.length ? `Nothing read for ${unread.join(" and ")}`
                                            : `A squared book to count`,
-        [...lines, "Save the round anyway? You can correct it later."], "Save anyway"))) return;
+        [...fresh.map(d => d.text),
+         ...(before ? [h("p", {class: "muted"}, `${before} more ${before === 1 ? "was" : "were"} saved anyway before: not asked again.`)] : []),
+         "Save the round anyway? You can correct it later."], "Save anyway"))) return;
+    for (const d of all) answered.add(d.key);
     if (st.round !== asked || save.disabled) {  /* the game changed while the question was open: the notice says how */
       toast(`Not saved: the game changed on another phone meanwhile`, true);
       noticeBox.scrollIntoView({block: "center"});
@@ -444,7 +465,7 @@ export async function checkView(gid, rid, roundNo) {
       dropDraft();
       location.hash = `#/game/${gid}`;
     }}, "Leave without saving")),
-    h("div", {class: "sticky-actions"}, save, undo));
+    h("div", {class: "sticky-actions"}, saveWhy, save, undo));
   /* a new photo is checked against the game at once (the same photo saved before, Back after saving it): told
      before anyone corrects it */
   const already = roundNo ? null : await api("GET", `/v1/games/${gid}/saved/${rid}`).catch(() => null);

@@ -25,16 +25,26 @@ function s(tag, attrs) {
 /** A card code as the page writes it everywhere (app.js's cardShort): 10♥, Q♠, Jkr. */
 export function cardLabel(code) { return cardShort(code); }
 
+/** A pile as the notes name it: ``Us: meld 4♣ 4♠ 4♥``. */
+function pileText(p) { return `${p.team}: ${p.label} ${p.cards.map(c => cardLabel(c.code)).join(" ")}`; }
+
 /** The notes of a reading numbered as their pins: the rules' illegal problems and the piles' notes, each with its
- *  pile (or none). ``r``: the reading (GET /v1/photos/{id}); ``problemText`` words a problem. */
+ *  piles (``piles``: none, the one at the problem's place, or, for a problem about cards wherever they lie, such
+ *  as more 4♠ than the decks hold, every pile holding them, named in its text; ``pile``: the first).
+ *  ``r``: the reading (GET /v1/photos/{id}); ``problemText`` words a problem. */
 export function numberedNotes(r, piles, problemText) {
   const out = [];
   for (const pr of r.score.problems.filter(p => p.severity === "illegal")) {
-    const pile = piles.find(p => pr.where === p.where || pr.where.startsWith(p.where + "[") || pr.where.startsWith(p.where + "."));
-    out.push({n: out.length + 1, pile, text: cardsInText(problemText(pr)), problem: true});
+    const codes = pr.cards || [];
+    const held = codes.length ? piles.filter(p => p.cards.some(c => codes.includes(c.code))) : [];
+    const at = held.length ? held : piles.filter(p => pr.where === p.where || pr.where.startsWith(p.where + "[") ||
+                                                      pr.where.startsWith(p.where + ".")).slice(0, 1);
+    const where = held.map(p => `${p.cards.filter(c => codes.includes(c.code)).length} in ${pileText(p)}`).join("; ");
+    out.push({n: out.length + 1, pile: at[0], piles: at, problem: true,
+              text: cardsInText(problemText(pr) + (where ? ` — ${where}` : ""))});
   }
   for (const p of piles.filter(p => p.notes.length)) {
-    out.push({n: out.length + 1, pile: p, text: cardsInText(`${p.team}: ${p.label} ${p.cards.map(c => cardLabel(c.code)).join(" ")}: ${p.notes.join("; ")}`), problem: false});
+    out.push({n: out.length + 1, pile: p, piles: [p], text: cardsInText(`${pileText(p)}: ${p.notes.join("; ")}`), problem: false});
   }
   return out;
 }
@@ -98,7 +108,9 @@ export function photoView({image, src, alt, notes, view, onCard, onNote}) {
       }
     }
   }
-  const pinned = notes.filter(nt => nt.pile && nt.pile.cards.some(c => c.boxes.length) && image.piles.includes(nt.pile));
+  /* a pin on each pile of a note on this photo that shows a card ({nt, pile}) */
+  const pinned = notes.flatMap(nt => nt.piles.filter(p => p.cards.some(c => c.boxes.length) && image.piles.includes(p))
+                                             .map(pile => ({nt, pile})));
 
   /* -- the view: scale z (CSS px per image px) and the image's offset (x, y) in the frame ------------------------ */
   const st = view;
@@ -207,8 +219,8 @@ export function photoView({image, src, alt, notes, view, onCard, onNote}) {
   function placePins(u) {
     pins.replaceChildren();
     const r = PIN_PX * u;
-    for (const nt of pinned) {
-      const own = nt.pile.cards.flatMap(c => c.boxes);
+    for (const {nt, pile} of pinned) {
+      const own = pile.cards.flatMap(c => c.boxes);
       const cx = Math.min(image.width - r, Math.max(...own.map(b => b[2])) + r * 0.6);
       const cy = Math.max(r, Math.min(...own.map(b => b[1])) - r * 0.6);
       const g = s("g", {class: "pin" + (nt.problem ? " problem" : ""), tabindex: "0", role: "button", "data-pin": String(nt.n),

@@ -145,8 +145,9 @@ class GameOut(BaseModel):
     teach: str | None = None
     lesson: Lesson | None = None
     version: int = Field(0, description="counts every change of the game (its ETag); send it back in If-Match")
-    newer_game: str | None = Field(None, description="the newest game started on this ledger after this one ended "
-                                                     "(its last round saved); None while it is not over, or none was")
+    newer_game: str | None = Field(None, description="the newest game of the same teams (in any order) started on "
+                                                     "this ledger after this one ended (its last round saved): its next "
+                                                     "game; None while it is not over, or none was")
 
 
 class GameSummary(BaseModel):
@@ -235,8 +236,9 @@ def game_view(ledger: Ledger, game_id: str) -> GameOut:
 
 
 def newer_game(ledger: Ledger, game_id: str) -> str | None:
-    """The id of the newest game started on ``ledger`` after game ``game_id`` ended (made once its last round was
-    saved: the table's next game, from whichever phone), or None while it is not over or when none was.
+    """The id of the newest game of the same teams (in any seating order) started on ``ledger`` after game
+    ``game_id`` ended (made once its last round was saved: the table's next game, from whichever phone), or None
+    while it is not over or when none was; a game of other teams is another table's, not its next.
     Raises NotFoundError."""
     record = ledger.game(game_id)
     rounds = ledger.rounds(game_id)

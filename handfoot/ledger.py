@@ -235,15 +235,16 @@ class Ledger(ReadingsStore):
         return [self.game(r[0]) for r in rows]
 
     def game_after(self, game_id: str, since: str) -> str | None:
-        """The id of the newest game made after game ``game_id`` and not before ``since`` (an ISO 8601 time as
-        kept here), or None. Raises: NotFoundError."""
+        """The id of the newest game of the same teams as game ``game_id`` (the same names, in any seating order),
+        made after it and not before ``since`` (an ISO 8601 time as kept here), or None. Raises: NotFoundError."""
         conn = self._conn()
-        row = conn.execute("SELECT rowid FROM games WHERE id = ?", (game_id,)).fetchone()
+        row = conn.execute("SELECT rowid, teams FROM games WHERE id = ?", (game_id,)).fetchone()
         if row is None:
             raise NotFoundError(f"no game {game_id!r}")
-        found = conn.execute("SELECT id FROM games WHERE rowid > ? AND created >= ? ORDER BY rowid DESC LIMIT 1",
-                             (row[0], since)).fetchone()
-        return found[0] if found else None
+        teams = sorted(json.loads(row[1]))
+        later = conn.execute("SELECT id, teams FROM games WHERE rowid > ? AND created >= ? ORDER BY rowid DESC",
+                             (row[0], since))
+        return next((found for found, names in later if sorted(json.loads(names)) == teams), None)
 
     def delete_game(self, game_id: str) -> None:
         """Raises: NotFoundError."""

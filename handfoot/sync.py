@@ -121,7 +121,7 @@ def _event(game_id: str, version: int | None) -> str:
             responses={200: {"description": "server-sent events: `data: {\"game\": ID, \"version\": N}` now and "
                                             "after every change; `event: deleted` when the game is deleted; "
                                             "`event: newer` with `{\"game\": ID, \"newer\": ID}` when the next "
-                                            "game is started after it ended",
+                                            "game of its teams is started after it ended",
                              "content": {"text/event-stream": {"schema": {
                                  "type": "object", "required": ["data"],
                                  "description": "one event: `data` is JSON `{\"game\": ID, \"version\": N}`",
@@ -133,7 +133,7 @@ async def game_events(game_id: str, request: Request, ledger: Ledger = Depends(_
                       changes: Changes = Depends(get_changes)) -> StreamingResponse:
     """The game's changes as they happen (``text/event-stream``): a ``data:`` line with its version at once and
     after every change (a round added, corrected or undone, its deck set), ``event: deleted`` when it is deleted,
-    ``event: newer`` naming the game started after it ended (:func:`handfoot.games.newer_game`; at once when there
+    ``event: newer`` naming the game of its teams started after it ended (:func:`handfoot.games.newer_game`; at once when there
     is one, and when one is made); a comment line every 15 s keeps the connection open. A page follows it with
     ``EventSource``."""
     version = await run_in_threadpool(ledger.version, game_id)  # 404 for an unknown game

@@ -292,8 +292,9 @@ def test_a_long_team_name_is_told_not_cut(server, browser, tmp_path):
 
 
 def test_an_ended_games_page_is_told_of_the_next_game(server, browser, tmp_path):
-    """A phone still on a game that ended is told when another phone starts the next game, without a reload, and
-    opens it from there; a reload says it too."""
+    """A phone still on a game that ended is told when another phone starts the next game of its teams, without a
+    reload, and opens it from there; a reload says it too. A game of other teams, made before or after it, is
+    never called its new game."""
     d, wait = browser, WebDriverWait(browser, 30)
     made, game = typing_a_one_round_game(server, d)
     theirs = {"teams": {"Us": {"melds": [["KH", "KS", "KD"]]}, "Them": {"melds": [["4S", "4H", "4D"]]}}}
@@ -301,9 +302,16 @@ def test_an_ended_games_page_is_told_of_the_next_game(server, browser, tmp_path)
     d.get(f"{server}/#/game/{game}")
     wait.until(lambda d: "The game is over: Us won." in (text_of(d, "main") or ""))
     assert not d.find_elements(By.ID, "newer-game")
+    kids = made | {"teams": ["Kids", "Adults"]}  # another table's game: not this one's next
+    assert httpx.post(f"{server}/v1/games", json=kids).status_code == 201
+    d.refresh()
+    wait.until(lambda d: "The game is over: Us won." in (text_of(d, "main") or ""))
+    assert not d.find_elements(By.ID, "newer-game")
+    d.save_screenshot(str(shots_dir(tmp_path) / "ended-game-other-teams-started-390.png"))
     nxt = httpx.post(f"{server}/v1/games", json=made, headers={"Idempotency-Key": f"next-{game}"}).json()["id"]
     wait.until(lambda d: d.find_elements(By.ID, "newer-game"))
-    assert "A new game has started since this one ended." in text_of(d, "#newer-game")
+    assert "Us vs Them have started a new game since this one ended." in text_of(d, "#newer-game")
+    assert httpx.post(f"{server}/v1/games", json=kids).status_code == 201  # made later: still not this one's next
     d.save_screenshot(str(shots_dir(tmp_path) / "ended-game-newer-390.png"))
     d.refresh()
     wait.until(lambda d: d.find_elements(By.ID, "newer-game"))

@@ -177,7 +177,8 @@ def test_the_event_stream_says_each_new_version(server):
 def test_a_finished_game_names_the_next_game_in_its_view_and_its_stream(server):
     """A phone still on a game that ended is told of the game started after it (from another phone): the game's
     ``newer_game`` and its stream's ``newer`` event, at once when it is made and at once to a stream opened later; a
-    game started while it was still played is not its next game."""
+    game started while it was still played is not its next game, nor is a game of other teams (another table's,
+    made before or after it)."""
     url, _ = server
     one_round = {"rules": "pagat", "teams": ["A", "B"], "house_rules": {"opening_minimums": [50]}}
     old = httpx.post(f"{url}/v1/games", json=one_round).json()["id"]
@@ -188,11 +189,14 @@ def test_a_finished_game_names_the_next_game_in_its_view_and_its_stream(server):
     assert ended["over"] and ended["newer_game"] is None
     thread, seen, _ = _listen(url, old, "newer")
     assert seen == [{"event": "message", "game": old, "version": 1}]
-    nxt = httpx.post(f"{url}/v1/games", json=one_round).json()["id"]
+    other = httpx.post(f"{url}/v1/games", json=one_round | {"teams": ["Kids", "Adults"]}).json()["id"]
+    nxt = httpx.post(f"{url}/v1/games", json=one_round | {"teams": ["B", "A"]}).json()["id"]  # seated otherwise
+    httpx.post(f"{url}/v1/games", json=one_round | {"teams": ["Kids", "Adults"]})  # another table's, made later
     thread.join(10)
     assert not thread.is_alive() and seen[-1] == {"event": "newer", "game": old, "newer": nxt}
     assert httpx.get(f"{url}/v1/games/{old}").json()["newer_game"] == nxt
     assert httpx.get(f"{url}/v1/games/{nxt}").json()["newer_game"] is None  # not over
+    assert httpx.get(f"{url}/v1/games/{other}").json()["newer_game"] is None
     thread, seen, _ = _listen(url, old, "newer")  # a phone opening the old game later
     thread.join(10)
     assert not thread.is_alive() and [s["event"] for s in seen] == ["message", "newer"] and seen[1]["newer"] == nxt

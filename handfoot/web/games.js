@@ -301,10 +301,11 @@ export async function gameView(gid, latest, notice) {
                 },
                 () => { if (onGame(gid, here)) { toast("This game was deleted on another phone", true); location.hash = "#/"; } },
                 (newer) => { if (onGame(gid, here) && newer !== g.newer_game) gameView(gid).catch(e => toast(e.message, true)); });
-  /* the next game, started after this one ended (on this phone or another): said first, with its link */
+  /* the next game of these teams, started after this one ended (on this phone or another): said first, with its
+     link; a game of other teams is another table's and not said */
   const newerLine = g.newer_game ? h("section", {class: "panel notice", id: "newer-game", role: "status"},
-    h("p", {}, "A new game has started since this one ended."),
-    h("div", {class: "row"}, h("a", {class: "button primary", href: `#/game/${g.newer_game}`}, "Open the new game"))) : null;
+    h("p", {}, `${g.teams.join(" vs ")} have started a new game since this one ended.`),
+    h("div", {class: "row"}, h("a", {class: "button primary", href: `#/game/${g.newer_game}`}, "Open their new game"))) : null;
   const totals = h("div", {class: "totals", id: "totals"});
   for (const t of g.teams) {
     totals.append(h("div", {class: "total" + (g.leader === t ? " lead" : ""), "data-team": t},

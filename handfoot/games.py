@@ -34,6 +34,8 @@ from .results import Lesson, RoundScoreOut
 
 #: the longest team name, in characters; the page's team-name fields say the same (``TEAM_NAME_MAX`` in web/games.js)
 TEAM_NAME_MAX = 40
+#: the most teams a game has; the page's Add a team stops there (``TEAMS_MAX`` in web/games.js)
+TEAMS_MAX = 8
 #: a team name: 1 to :data:`TEAM_NAME_MAX` characters, no comma or colon (they separate teams and cards in the
 #: photo form's fields), not starting with a space
 TEAM_NAME = rf"^[^\s,:][^,:]{{0,{TEAM_NAME_MAX - 1}}}$"
@@ -68,7 +70,7 @@ class GameCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     rules: str = Field("pagat", max_length=40)
-    teams: list[str] = Field(default_factory=lambda: ["A", "B"], min_length=2, max_length=8)
+    teams: list[str] = Field(default_factory=lambda: ["A", "B"], min_length=2, max_length=TEAMS_MAX)
     names: dict[str, list[str]] = Field(default_factory=dict, max_length=12)
     house_rules: HouseRules = Field(default_factory=HouseRules)  # type: ignore[valid-type]
     #: the family's deck, taught by the game's saved photo rounds as it goes (``handfoot.teaching``), or None

@@ -439,8 +439,9 @@ def test_three_teams_of_two_are_six_players(client):
 
 def test_a_team_name_is_at_most_its_limit_and_the_page_says_the_same(client):
     """A team name of TEAM_NAME_MAX characters is a team; one longer is refused (422) naming the field, the name's
-    length and the limit, never cut; the page's team-name field checks the same limit."""
-    from handfoot.games import TEAM_NAME_MAX
+    length and the limit, never cut; the page's team-name field checks the same limit, and its Add a team stops at
+    the same most teams."""
+    from handfoot.games import TEAM_NAME_MAX, TEAMS_MAX
 
     assert client.post("/v1/games", json={"teams": ["x" * TEAM_NAME_MAX, "B"]}).status_code == 201
     long = "The Grandparents " + "y" * 40
@@ -448,6 +449,7 @@ def test_a_team_name_is_at_most_its_limit_and_the_page_says_the_same(client):
     assert words.startswith("teams: team name 'The Grandparents yyy…' has 57 characters: at most 40"), words
     page = (ROOT / "handfoot" / "web" / "games.js").read_text()
     assert f"export const TEAM_NAME_MAX = {TEAM_NAME_MAX};" in page
+    assert f"export const TEAMS_MAX = {TEAMS_MAX};" in page
     assert 'maxlength: "40", required' not in page  # the field never cuts a pasted name
 
 

@@ -291,6 +291,38 @@ def test_a_long_team_name_is_told_not_cut(server, browser, tmp_path):
     assert console_errors(d) == []
 
 
+def test_the_team_buttons_say_why_they_cannot_be_used(server, browser, tmp_path):
+    """With two teams, Remove the last team is disabled and the line under it says a game needs two; with
+    TEAMS_MAX teams, Add a team is, saying so; between, both work and nothing is said."""
+    from handfoot.games import TEAMS_MAX
+
+    d, wait = browser, WebDriverWait(browser, 30)
+    viewport(d, 390, 844)
+    d.get(f"{server}/#/new")
+    wait.until(lambda d: d.find_elements(By.ID, "team-2"))
+    add, remove = d.find_element(By.ID, "add-team"), d.find_element(By.ID, "remove-team")
+    assert not remove.is_enabled() and add.is_enabled()
+    assert "A game needs two teams at least: no team to remove." in text_of(d, "#teams-note")
+    assert remove.get_attribute("aria-describedby") == "teams-note"
+
+    def tap(button) -> None:  # above the sticky Start bar first
+        d.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
+        button.click()
+
+    d.execute_script("arguments[0].scrollIntoView({block: 'center'})", remove)
+    d.save_screenshot(str(shots_dir(tmp_path) / "new-game-two-teams-390.png"))
+    tap(add)
+    assert d.find_elements(By.ID, "team-3") and remove.is_enabled()
+    assert not d.find_element(By.ID, "teams-note").is_displayed()
+    tap(remove)
+    assert not d.find_elements(By.ID, "team-3") and not remove.is_enabled()
+    for _ in range(TEAMS_MAX - 2):
+        tap(add)
+    assert len(d.find_elements(By.CSS_SELECTOR, "input[name=team]")) == TEAMS_MAX and not add.is_enabled()
+    assert f"A game has {TEAMS_MAX} teams at most: no team to add." in text_of(d, "#teams-note")
+    assert console_errors(d) == []
+
+
 def test_an_ended_games_page_is_told_of_the_next_game(server, browser, tmp_path):
     """A phone still on a game that ended is told when another phone starts the next game of its teams, without a
     reload, and opens it from there; a reload says it too. A game of other teams, made before or after it, is

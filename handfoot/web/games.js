@@ -31,6 +31,8 @@ export async function homeView() {
 
 /* The longest team name, in characters (handfoot.games.TEAM_NAME_MAX: the server refuses a longer one). */
 export const TEAM_NAME_MAX = 40;
+/* The most teams a game has (handfoot.games.TEAMS_MAX: the server refuses more); a game has two at least. */
+export const TEAMS_MAX = 8;
 
 /* A team-name field checked against TEAM_NAME_MAX as it is typed or pasted (never cut): over it, the field is
  * marked and a line under it (id `<field id>-long`) says how long the name is; returns whether it fits. */
@@ -124,6 +126,22 @@ export async function newGameView(fromId) {
       else input.value = value === null ? "" : Array.isArray(value) ? value.join(", ") : String(value);
     }
   }
+  /* Add a team and Remove the last team: each disabled where it cannot be done, the line under them saying why */
+  const teamsNote = h("p", {class: "muted", id: "teams-note", hidden: true});
+  const addButton = h("button", {type: "button", id: "add-team", "aria-describedby": "teams-note",
+                                 onclick: () => { addTeam(`Team ${teams.children.length + 1}`); teamButtons(); }}, "Add a team");
+  const removeButton = h("button", {type: "button", id: "remove-team", "aria-describedby": "teams-note",
+                                    onclick: () => { if (teams.children.length > 2) teams.lastChild.remove(); teamButtons(); }},
+                         "Remove the last team");
+  function teamButtons() {
+    const n = teams.children.length;
+    addButton.disabled = n >= TEAMS_MAX;
+    removeButton.disabled = n <= 2;
+    teamsNote.textContent = n <= 2 ? "A game needs two teams at least: no team to remove."
+                          : n >= TEAMS_MAX ? `A game has ${TEAMS_MAX} teams at most: no team to add.` : "";
+    teamsNote.hidden = !teamsNote.textContent;
+  }
+  teamButtons();
   const error = h("div", {});
   const create = h("button", {type: "submit", class: "primary"}, "Start the game");
   /* pressing Start again after a dropped answer makes one game, not two; and the next game of a finished one is one
@@ -205,9 +223,7 @@ export async function newGameView(fromId) {
     setBusy(create, false);
   }},
     teams,
-    h("div", {class: "row"},
-      h("button", {type: "button", onclick: () => addTeam(`Team ${teams.children.length + 1}`)}, "Add a team"),
-      h("button", {type: "button", onclick: () => { if (teams.children.length > 2) teams.lastChild.remove(); }}, "Remove the last team")),
+    h("div", {class: "row"}, addButton, removeButton), teamsNote,
     h("label", {for: "rules"}, "Rules"), select, title,
     h("details", {class: "panel"}, h("summary", {}, "House rules (optional)"), house), error, h("div", {class: "sticky-actions"}, create));
   show(h("h1", {}, "New game"), from ? h("p", {class: "muted"}, `As the game of ${fmtDate(from.created)}: change anything, then Start.`) : null, form);

@@ -27,7 +27,7 @@ class Limits:
             about 8000 x 7500; the camera pipeline scales every photo to at most 2560 px anyway).
         json_bytes: largest JSON body or layout file, bytes (a real layout is under 10 KB).
         json_depth: deepest nesting of arrays and objects in JSON (a layout nests 5 deep).
-        layout_cards: most card codes in one layout (six decks with jokers hold 324 cards).
+        layout_cards: most card codes in one layout: far over any real round (six decks with jokers hold 324 cards).
         upload_bytes: most bytes of photos in one upload of deck-learning examples (200 MB: forty phone photos).
     """
 
@@ -103,7 +103,12 @@ def parse_json(text: str | bytes, limits: Limits = DEFAULT_LIMITS, what: str = "
 def count_layout_cards(doc: Any) -> int:
     """How many strings (card codes) lie in a layout document's ``teams`` (any nesting), without validating
     it: a bound to check before the layout is parsed card by card."""
-    stack, n = [doc.get("teams") if isinstance(doc, dict) else None], 0
+    return _strings(doc.get("teams") if isinstance(doc, dict) else None)
+
+
+def _strings(item: Any) -> int:
+    """How many strings lie in ``item`` (a JSON value, any nesting)."""
+    stack, n = [item], 0
     while stack:
         item = stack.pop()
         if isinstance(item, str):
@@ -115,15 +120,33 @@ def count_layout_cards(doc: Any) -> int:
     return n
 
 
+def _fullest_field(doc: Any) -> tuple[str, int] | None:
+    """The path (``teams.TEAM.FIELD``) and card count of the field of a layout document holding the most card
+    codes, or None where ``teams`` is not an object of objects."""
+    teams = doc.get("teams") if isinstance(doc, dict) else None
+    if not isinstance(teams, dict):
+        return None
+    counts = [(f"teams.{team}.{field}", _strings(value)) for team, side in teams.items() if isinstance(side, dict)
+              for field, value in side.items()]
+    return max(counts, key=lambda c: c[1], default=None)
+
+
 def check_layout_cards(doc: Any, limits: Limits = DEFAULT_LIMITS) -> None:
     """Refuse a layout document with more than ``limits.layout_cards`` card codes.
 
     Raises:
-        TooLargeError: with the count and the limit.
+        TooLargeError: ``teams.TEAM.FIELD: N cards (M in all): ...`` naming the field holding the most cards (a
+        page marks that box), the count in all and the limit; without the path where ``teams`` is not an object
+        of objects.
     """
     n = count_layout_cards(doc)
-    if n > limits.layout_cards:
+    if n <= limits.layout_cards:
+        return
+    fullest = _fullest_field(doc)
+    if fullest is None:
         raise too_many_cards(f"layout has {n:,} cards", limits)
+    path, k = fullest
+    raise too_many_cards(f"{path}: {k:,} cards{'' if k == n else f' ({n:,} in all)'}", limits)
 
 
 def too_many_cards(what: str, limits: Limits = DEFAULT_LIMITS) -> TooLargeError:

@@ -119,7 +119,11 @@ def test_score_refuses_what_breaks_the_rules_unless_lenient(client):
     ({"teams": {"A": {"meld": []}}}, 422, "unknown key"),
     ({"rules": "uno", "teams": {"A": {}}}, 422, "uno"),
     ([1, 2], 422, "body: Input should be a valid dictionary"),
-    ({"teams": {"A": {"left": [["KH"] * 2000]}}}, 413, "layout has 2,000 cards: a round's layout may hold at most 1,000"),
+    ({"teams": {"A": {"left": [["KH"] * 2000]}}}, 413,
+     "teams.A.left: 2,000 cards: a round's layout may hold at most 1,000 cards"),
+    ({"teams": {"A": {"left": [["KH"] * 2000]}, "B": {"melds": [["4S"] * 10]}}}, 413,
+     "teams.A.left: 2,000 cards (2,010 in all): a round's layout may hold at most 1,000"),  # the fullest field
+    ({"teams": [["KH"] * 2000]}, 413, "layout has 2,000 cards: a round's layout may hold at most 1,000 cards"),
 ])
 def test_score_errors(client, body, status, words):
     assert words in error_of(client.post("/v1/score", json=body), status)

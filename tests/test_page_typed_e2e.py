@@ -291,6 +291,31 @@ def test_a_long_team_name_is_told_not_cut(server, browser, tmp_path):
     assert console_errors(d) == []
 
 
+def test_too_many_cards_typed_names_the_box_and_the_limit(server, browser, tmp_path):
+    """More cards typed than a round takes (in a five-deck game): the box holding the most is marked and named
+    with its team, the count and the limit, without a deck count that is not the game's; Save stores nothing."""
+    d, wait = browser, WebDriverWait(browser, 30)
+    viewport(d, 390, 844)
+    made = {"rules": "pagat", "teams": ["Us", "Them"], "house_rules": {"decks": 5}}
+    game = httpx.post(f"{server}/v1/games", json=made).json()["id"]
+    d.get(f"{server}/#/game/{game}/type")
+    wait.until(lambda d: d.find_elements(By.ID, "melds-1"))
+    for box, text in (("melds-0", "2H " * 666), ("melds-1", "4S " * 400)):  # each within its box's 2,000 characters
+        d.execute_script("const el = document.getElementById(arguments[0]); el.value = arguments[1];"
+                         "el.dispatchEvent(new Event('input', {bubbles: true}));", box, text.strip())
+    said = "Us, melds and fanned books: 666 cards (1,066 in all): a round's layout may hold at most 1,000 cards"
+    wait.until(lambda d: said in (text_of(d, ".field-error") or ""))
+    assert d.find_element(By.ID, "melds-0").get_attribute("aria-invalid") == "true"
+    assert d.find_element(By.ID, "melds-1").get_attribute("aria-invalid") is None
+    assert "The score shows once the box marked in red holds fewer cards." in text_of(d, "#typed-score")
+    assert "decks hold" not in text_of(d, "main")
+    d.find_element(By.ID, "save-typed").click()
+    wait.until(lambda d: f"Not saved: {said}" in (text_of(d, ".status") or ""))
+    d.save_screenshot(str(shots_dir(tmp_path) / "typed-too-many-cards-390.png"))
+    assert httpx.get(f"{server}/v1/games/{game}").json()["rounds"] == []
+    assert all("status of 413" in e for e in console_errors(d))  # the refused requests only
+
+
 def test_the_team_buttons_say_why_they_cannot_be_used(server, browser, tmp_path):
     """With two teams, Remove the last team is disabled and the line under it says a game needs two; with
     TEAMS_MAX teams, Add a team is, saying so; between, both work and nothing is said."""

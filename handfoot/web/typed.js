@@ -54,7 +54,7 @@ export async function typedView(gid, roundNo) {
   const status = h("div", {class: "status", "aria-live": "polite"});
   const save = h("button", {type: "submit", class: "primary", id: "save-typed"}, roundNo ? "Save correction" : `Save round ${round}`);
   const heading = h("h1", {id: "typed-heading"}, roundNo ? `Correct round ${round}` : `Type round ${round}`);
-  let preview = null;  /* the last score of what is typed: {score} or {error} */
+  let preview = null;  /* the last score of what is typed: {score}, or {error, large} (large: too many cards, 413) */
   const introText = (n, minimum) => "Card codes: rank (A, 2-10, J, Q, K) and suit (S, H, D, C), a joker JK; spaces " +
     `between. Round ${n} · opening minimum ${fmt(minimum)}.`;
   const intro = h("p", {class: "muted", id: "typed-intro"}, introText(round, roundNo ? stored.minimum : g.next_minimum));
@@ -114,9 +114,10 @@ export async function typedView(gid, roundNo) {
         h("details", {class: "panel"}, h("summary", {}, "Breakdown"), breakdownTable(score, g.teams))].filter(Boolean));
     } catch (e) {
       if (n !== asked) return;
-      preview = {error: e.message};
+      preview = {error: e.message, large: e.status === 413};
       const {text, input} = mark(e.message);  /* told beside its field; here only what it stops */
-      scoreBox.replaceChildren(input ? h("p", {class: "muted"}, "The score shows once every card marked in red is a card code.")
+      scoreBox.replaceChildren(input ? h("p", {class: "muted"}, preview.large ? "The score shows once the box marked in red holds fewer cards."
+                                                                                : "The score shows once every card marked in red is a card code.")
                                      : errorBox(new Error(text)));
     }
   }
@@ -127,8 +128,9 @@ export async function typedView(gid, roundNo) {
     if (!typedAnything(doc)) { status.replaceChildren(errorBox(new Error("Type at least one card."))); return; }
     await rescore();
     if (preview && preview.error) {  /* the error is under the totals already: the field it names, in view */
-      const {input} = mark(preview.error);
-      status.replaceChildren(errorBox(new Error("Not saved: a card above is not a card code (marked in red).")));
+      const {text, input} = mark(preview.error);
+      status.replaceChildren(errorBox(new Error(preview.large ? `Not saved: ${text}.`
+                                                              : "Not saved: a card above is not a card code (marked in red).")));
       if (input) { input.scrollIntoView({block: "center"}); input.focus({preventScroll: true}); }
       return;
     }

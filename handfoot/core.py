@@ -24,7 +24,7 @@ from scorer.scoring import score_round
 from scorer.wording import counted
 from vision.config import DEFAULT as VISION_DEFAULT, SPLITS
 
-from .errors import TooLargeError, UnavailableError
+from .errors import PhotosError, TooLargeError, UnavailableError
 from .limits import DEFAULT_LIMITS, Limits, check_file_size, check_layout_cards, parse_json, too_many_cards
 from .readings import reading_json, rescore, rules_of, totals_lines
 from .results import LayoutScore, PhotoScore, RoundScoreOut, image_dict
@@ -331,7 +331,8 @@ def read_and_score_photos(photos: Sequence[Path], req: PhotoRequest, models: Mod
 
     Raises:
         HandFootError: a bad request (:func:`check_photo_request`), a photo given twice, a file that is not an
-            image, too large (:class:`TooLargeError`) or holds no cards (``NoCardsError``).
+            image, too large (:class:`TooLargeError`) or holds no cards (``NoCardsError``); ``PhotosError`` where
+            several photos fail, each error naming its file, all told at once (every other photo is still read).
     """
     pipeline = _vision()
     rules = check_photo_request(req, len(photos), [t for t, _ in hands])
@@ -346,29 +347,46 @@ def read_and_score_photos(photos: Sequence[Path], req: PhotoRequest, models: Mod
     if twice is not None:
         raise HandFootError(f"{shown[twice]}: given twice; each photo is read once, as a table photo or as one "
                             "hand photo")
+    errors: dict[int, HandFootError] = {}  # each photo's own error (by its place), all told together
     digests: dict[str, str] = {}
-    for path, name in zip(paths, shown):
-        digest = check_photo_file(path, limits, name)
+    for k, (path, name) in enumerate(zip(paths, shown)):
+        try:
+            digest = check_photo_file(path, limits, name)
+        except HandFootError as exc:
+            errors[k] = exc
+            continue
         if digest in digests:
             first = "was chosen twice" if name == digests[digest] else f"is the same photo as {digests[digest]}"
-            raise HandFootError(f"{name} {first}: each photo is read once, for one team (take one photo of each "
-                                "team's side)")
-        digests[digest] = name
+            errors[k] = HandFootError(f"{name} {first}: each photo is read once, for one team (take one photo of "
+                                      "each team's side)")
+        digests.setdefault(digest, name)
     teams = req.table_teams(len(photos))
+    owners = teams + [t for t, _ in hands]
 
-    config = VISION_DEFAULT.replace(**{"reading.min_conf": req.conf})
-    try:
-        readings = pipeline.read_photos(list(paths[:len(photos)]), models.detector, teams, req.split,
-                                        reader=models.reader, stacks=models.stacks, config=config) if photos else []
-        readings += pipeline.read_hand_photos([(t, Path(p)) for t, p in hands], models.detector,
-                                              reader=models.reader, config=config)
-    except ValueError as exc:  # ImageError, NoCardsError are HandFootErrors; read_photos' own checks are not
+    def named(exc: ValueError) -> HandFootError:  # the name the user knows, not a stored file's path
         message = str(exc)
-        owners = teams + [t for t, _ in hands]
-        for path, name, team in zip(paths, shown, owners):  # the name the user knows, not a stored file's path
+        for path, name, team in zip(paths, shown, owners):
             if str(path) in message:
                 message = message.replace(str(path), f"{name} (team {team})" if name != str(path) else name)
-        raise (type(exc) if isinstance(exc, HandFootError) else HandFootError)(message) from None
+        return (type(exc) if isinstance(exc, HandFootError) else HandFootError)(message)
+
+    # each photo read alone (a split photo is the one photo), so every photo without cards is told at once
+    config = VISION_DEFAULT.replace(**{"reading.min_conf": req.conf})
+    readings: list = []
+    for k, path in enumerate(paths):
+        if k in errors:
+            continue
+        try:
+            if k < len(photos):
+                readings += pipeline.read_photos([path], models.detector, teams if req.split else [teams[k]],
+                                                 req.split, reader=models.reader, stacks=models.stacks, config=config)
+            else:
+                readings += pipeline.read_hand_photos([(owners[k], path)], models.detector, reader=models.reader,
+                                                      config=config)
+        except ValueError as exc:  # ImageError, NoCardsError are HandFootErrors; read_photos' own checks are not
+            errors[k] = named(exc)
+    if errors:
+        raise PhotosError.of([errors[k] for k in sorted(errors)])
     return photo_score(readings, shown, req, rules)
 
 

@@ -68,6 +68,25 @@ class UnavailableError(HandFootError, RuntimeError):
     http_status = 503
 
 
+class PhotosError(HandFootError, ValueError):
+    """Several photos of one request that cannot be read, each for its own reason (``errors``: one error each,
+    its message naming its file, in the order the photos were given), all told at once so one is not found only
+    after the other is fixed. The message is theirs joined by "; "; ``extra`` lists them (``errors``: their
+    messages). HTTP: their status when they share it, else 422."""
+
+    def __init__(self, errors: list[HandFootError]) -> None:
+        super().__init__("; ".join(str(e) for e in errors))
+        self.errors = list(errors)
+        self.extra = {"errors": [str(e) for e in errors]}
+        statuses = {http_status(e) for e in errors}
+        self.http_status = statuses.pop() if len(statuses) == 1 else 422
+
+    @classmethod
+    def of(cls, errors: list[HandFootError]) -> HandFootError:
+        """One error for ``errors`` (one at least): the error itself for one, else a :class:`PhotosError`."""
+        return errors[0] if len(errors) == 1 else cls(errors)
+
+
 def http_status(exc: HandFootError) -> int:
     """The HTTP status the web service answers ``exc`` with: the error class's ``http_status`` (413, 404, 409,
     503 above; 413 for ``vision.images.ImageTooLargeError``), 409 for a round that does not fit its game

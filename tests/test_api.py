@@ -285,10 +285,32 @@ def test_photo_errors_are_named_before_any_work(client, tmp_path):
     assert not any((tmp_path / "photos").iterdir())  # nothing kept of a refused reading
 
 
+def test_every_bad_photo_of_a_reading_is_named_at_once(client, tmp_path):
+    """Two photos that cannot be read, each for its own reason (not an image; no cards): one answer names both,
+    each with its file and team, in the order given (``errors`` lists them); a good photo beside a bad one is not
+    named; nothing is kept."""
+    import cv2
+    import numpy as np
+
+    ok, blank = cv2.imencode(".png", np.full((240, 320, 3), 90, np.uint8))
+    bad = [("notes.jpg", b"hello there", "image/jpeg"), ("blank.png", blank.tobytes(), "image/png")]
+    body = post_photo(client, bad, teams="Us,Them").json()
+    assert [e.split(":")[0] for e in body["errors"]] == ["notes.jpg", "blank.png (team Them)"], body
+    assert "not an image file" in body["errors"][0] and "no cards found" in body["errors"][1]
+    assert body["error"] == "; ".join(body["errors"])
+    both = post_photo(client, [bad[0], ("other.jpg", b"not one either", "image/jpeg")], teams="Us,Them")
+    assert [e.split(":")[0] for e in both.json()["errors"]] == ["notes.jpg", "other.jpg"]
+    one = post_photo(client, [("t.jpg", PHOTO.read_bytes(), "image/jpeg"), bad[1]], teams="Us,Them")
+    assert error_of(one, 422).startswith("blank.png (team Them): no cards found") and "errors" not in one.json()
+    assert not any((tmp_path / "photos").iterdir())
+
+
 def test_upload_limits(tmp_path, models):
     app = create_app(Settings(db=tmp_path / "h.db", limits=Limits(file_bytes=100_000, files=2)), models=models)
     with TestClient(app, base_url="http://127.0.0.1") as c:
         assert "file too large" in error_of(post_photo(c, [("t.jpg", PHOTO.read_bytes(), "image/jpeg")]), 413)
+        two = post_photo(c, [("t.jpg", b"x" * 150_000, "image/jpeg"), ("u.jpg", b"y" * 150_000, "image/jpeg")])
+        assert [e.split(":")[0] for e in error_of(two, 413) and two.json()["errors"]] == ["t.jpg", "u.jpg"]
         r = c.post("/v1/photos", files=[("photos", ("t.jpg", b"x" * 150_000, "image/jpeg"))] * 2,
                    headers={"content-length": "99999999"})
         assert r.status_code == 413

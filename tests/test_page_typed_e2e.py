@@ -291,6 +291,33 @@ def test_a_long_team_name_is_told_not_cut(server, browser, tmp_path):
     assert console_errors(d) == []
 
 
+def test_two_bad_photos_of_a_round_are_both_named_at_once(server, browser, tmp_path):
+    """A round from two photos, neither readable (one not an image, one without cards): both errors show at once,
+    each naming its file, with the way to type the round instead."""
+    import cv2
+    import numpy as np
+
+    d, wait = browser, WebDriverWait(browser, 30)
+    viewport(d, 390, 844)
+    game = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+    notes, blank = tmp_path / "notes.jpg", tmp_path / "blank.png"
+    notes.write_bytes(b"hello there")
+    cv2.imwrite(str(blank), np.full((480, 640, 3), 90, np.uint8))
+    d.get(f"{server}/#/game/{game}/round")
+    wait.until(lambda d: d.find_elements(By.ID, "table-1"))
+    d.find_element(By.ID, "table-0").send_keys(str(notes))
+    d.find_element(By.ID, "table-1").send_keys(str(blank))
+    d.find_element(By.ID, "read-cards").click()
+    wait.until(lambda d: d.find_elements(By.ID, "photo-errors"))
+    said = d.find_elements(By.CSS_SELECTOR, "#photo-errors li")
+    assert text_of(d, "#photo-errors p") == "2 photos cannot be read:"
+    assert [li.text.split(":")[0] for li in said] == ["notes.jpg", "blank.png (team Them)"]
+    assert "not an image file" in said[0].text and "no cards found" in said[1].text
+    assert d.find_element(By.LINK_TEXT, "type the cards instead")
+    d.save_screenshot(str(shots_dir(tmp_path) / "round-two-bad-photos-390.png"))
+    assert all("status of 422" in e for e in console_errors(d))
+
+
 def test_too_many_cards_typed_names_the_box_and_the_limit(server, browser, tmp_path):
     """More cards typed than a round takes (in a five-deck game): the box holding the most is marked and named
     with its team, the count and the limit, without a deck count that is not the game's; Save stores nothing."""

@@ -16,7 +16,7 @@ from scorer.errors import InvalidLayoutError
 
 from .. import core, games, readings
 from ..corrections import Correction
-from ..errors import NotFoundError, TooLargeError
+from ..errors import NotFoundError, PhotosError, TooLargeError
 from ..files import shown_photo
 from ..ledger import Ledger, new_id
 from ..limits import check_file_size, parse_json
@@ -106,8 +106,14 @@ async def read_photos(
     uploads = [*photos, *hands]
     if len(uploads) > limits.files:
         raise TooLargeError(f"{len(uploads)} photos (at most {limits.files} at once)")
+    too_large = []  # every photo over the limit, named, at once
     for upload in uploads:
-        check_file_size(upload.size or 0, upload.filename or "photo", limits)
+        try:
+            check_file_size(upload.size or 0, upload.filename or "photo", limits)
+        except TooLargeError as exc:
+            too_large.append(exc)
+    if too_large:
+        raise PhotosError.of(too_large)
     hand_names = tuple(t.strip() for t in (hand_teams or "").split(",") if t.strip())
     if len(hand_names) != len(hands):
         raise HandFootError(f"{len(hands)} hand photo{'s' * (len(hands) != 1)} but {len(hand_names)} team"

@@ -84,8 +84,11 @@ export async function roundView(gid) {
       } else if (xhr.status === 503) {
         const wait = xhr.getResponseHeader("Retry-After") || "a few";
         status.replaceChildren(errorBox(new Error(`${body.error} (try again in ${wait} seconds)`)));
-      } else {
-        status.replaceChildren(errorBox(new Error(body.error || `the server answered ${xhr.status}`)));
+      } else {  /* every photo that cannot be read named at once (errors: one each), else the one error */
+        const errors = body.errors || [body.error || `the server answered ${xhr.status}`];
+        status.replaceChildren(errors.length === 1 ? errorBox(new Error(errors[0]))
+          : h("div", {class: "error-box", role: "alert", id: "photo-errors"}, h("p", {}, `${errors.length} photos cannot be read:`),
+              h("ul", {}, errors.map(e => h("li", {}, e)))));
         if (/no cards found/.test(body.error || ""))  /* a photo the camera cannot read: the way round it */
           status.append(h("p", {}, "Another photo, or ", h("a", {href: `#/game/${gid}/type`}, "type the cards instead"), "."));
         showTyped(body.error || "");

@@ -214,7 +214,9 @@ def test_a_shorter_game_is_made_on_the_page(server, browser):
     viewport(d, 390, 844)
     d.get(f"{server}/#/new")
     wait.until(lambda d: d.find_elements(By.ID, "house-opening_minimums"))
-    d.find_element(By.CSS_SELECTOR, "details summary").click()
+    summary = d.find_element(By.CSS_SELECTOR, "details summary")
+    d.execute_script("arguments[0].scrollIntoView({block: 'center'})", summary)  # above the sticky Start bar
+    summary.click()
     rounds = d.find_element(By.ID, "house-opening_minimums")
     assert rounds.get_attribute("value") == "50, 90, 120, 150"
     rounds.clear()

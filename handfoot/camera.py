@@ -35,6 +35,11 @@ class FrameError(HandFootError):
     """A frame message that is not a JPEG of a sensible size."""
 
 
+class CameraStoppedError(HandFootError):
+    """The phone stopped sending its camera's picture on purpose (its page's Stop this camera: the socket closed
+    with 1000): the live view says so at once, and waits for a phone's camera without trying anything again."""
+
+
 def check_frame(data: bytes) -> tuple[int, int]:
     """The (width, height) of a frame message, read from its JPEG header before anything is decoded.
 
@@ -84,12 +89,29 @@ class BrowserCamera:
         self._cond = threading.Condition()
         self._latest: tuple[int, float, np.ndarray] | None = None  # sequence number, seconds, frame
         self._start = time.monotonic()
+        self._hung_up = False  # the camera's socket closed on purpose; until the next one connects
+        self._closed = False  # the live session stopped: no frames any more
 
     def connect(self) -> int:
         """A new socket sends from now on: its number (an older socket with another number stops being read)."""
         with self._cond:
             self.connections += 1
+            self._hung_up = False
             return self.connections
+
+    def hang_up(self, connection: int) -> None:
+        """Socket ``connection`` was closed by its page on purpose (Stop this camera): while it is the camera,
+        :meth:`frames` ends at once with :class:`CameraStoppedError` instead of after ``silent_seconds``."""
+        with self._cond:
+            if connection == self.connections:
+                self._hung_up = True
+                self._cond.notify_all()
+
+    def close(self) -> None:
+        """The live session stopped: :meth:`frames` ends at once, without an error."""
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
 
     def current(self, connection: int) -> bool:
         """Whether socket ``connection`` is still the camera (no newer one connected)."""
@@ -111,16 +133,25 @@ class BrowserCamera:
         """(seconds since this call, BGR frame) as they come, the latest only (as a webcam opened again starts
         its times again: the live session adds the times before).
 
+        Ends at once when the camera is closed (:meth:`close`).
+
         Raises:
+            CameraStoppedError: the phone stopped its camera (:meth:`hang_up`), at once.
             HandFootError: no frame for ``silent_seconds`` (after the frames it gave).
         """
         seen = self._latest[0] if self._latest is not None else 0
         opened = time.monotonic() - self._start
         while True:
             with self._cond:
-                self._cond.wait_for(lambda: self._latest is not None and self._latest[0] != seen,
+                self._cond.wait_for(lambda: self._closed or self._hung_up or (self._latest is not None
+                                                                                and self._latest[0] != seen),
                                     timeout=self.silent_seconds)
+                if self._closed:
+                    return
                 if self._latest is None or self._latest[0] == seen:
+                    if self._hung_up:
+                        raise CameraStoppedError("the phone's camera was stopped: the table is not watched until a "
+                                                 "phone's camera is used again")
                     raise HandFootError(f"no picture from the phone's camera for {self.silent_seconds:.0f} s (is "
                                         "the live view open on the phone, its screen on?)")
                 seen, t, frame = self._latest

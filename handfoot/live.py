@@ -24,6 +24,7 @@ import numpy as np
 from scorer import HandFootError
 
 from . import core
+from .camera import CameraStoppedError
 from .core import Models, PhotoRequest
 from .errors import ConflictError
 from .games import GameOut
@@ -121,8 +122,12 @@ class LiveSession:
         return self
 
     def stop(self, timeout: float = 5.0) -> None:
-        """Stop both threads (a reading under way is finished first)."""
+        """Stop both threads (a reading under way is finished first); a source that can be closed (a browser's
+        camera) is closed first, so no wait for its next frame holds the stop up."""
         self._stop.set()
+        close = getattr(self.source, "close", None)
+        if callable(close):
+            close()
         with self._lock:
             self._lock.notify_all()
         for thread in self._threads:
@@ -229,7 +234,8 @@ class LiveSession:
                 if isinstance(self.source, str):
                     self._set("ended", str(exc))
                     return
-                self._set("reconnecting", f"{exc}; trying again every {RECONNECT_SECONDS:.0f} s")
+                again = "" if isinstance(exc, CameraStoppedError) else f"; trying again every {RECONNECT_SECONDS:.0f} s"
+                self._set("reconnecting", f"{exc}{again}")
                 self._stop.wait(RECONNECT_SECONDS)
 
     def _view(self) -> None:

@@ -131,6 +131,41 @@ def test_a_round_watched_through_a_browsers_camera(tmp_path, stages, models):
         assert c.delete("/v1/live").status_code == 204
 
 
+def test_a_phone_that_stops_its_camera_is_said_at_once_and_stop_watching_is_quick(tmp_path, models):
+    """The page's Stop this camera (its socket closed with 1000): the live view says so within a moment, not
+    "watching the table" until 5 s without a picture, nor "trying again"; Stop watching then answers at once,
+    not after a wait for the next frame."""
+    from fastapi.testclient import TestClient
+
+    from handfoot.service import Settings, create_app
+
+    app = create_app(Settings(db=tmp_path / "h.db"), models=models)
+    with TestClient(app, base_url="http://127.0.0.1") as c:
+        game = c.post("/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+        assert c.post("/v1/live", json={"source": "browser", "game": game}).status_code == 201
+        with c.websocket_connect("ws://127.0.0.1/v1/live/camera") as ws:
+            until(lambda: c.get("/v1/live").json()["status"] == "watching", what="watching",
+                  tick=lambda: (ws.send_bytes(jpeg(np.zeros((72, 128, 3), np.uint8))), ws.receive_json()))
+        # the with closes the socket with 1000, as the page's Stop this camera does
+        state = until(lambda: (s := c.get("/v1/live").json())["status"] == "reconnecting" and s, seconds=2,
+                      what="the stop said")
+        assert state["message"] == ("the phone's camera was stopped: the table is not watched until a phone's "
+                                    "camera is used again"), state
+        time.sleep(2.5)  # past the session's wait before it opens the camera again: the same words
+        assert c.get("/v1/live").json()["message"] == state["message"]
+        assert c.delete("/v1/live").status_code == 204
+
+        # a camera gone quiet without a word (Wi-Fi lost): Stop watching does not wait for its next frame either
+        assert c.post("/v1/live", json={"source": "browser", "game": game}).status_code == 201
+        with c.websocket_connect("ws://127.0.0.1/v1/live/camera") as ws:
+            until(lambda: c.get("/v1/live").json()["status"] == "watching", what="watching",
+                  tick=lambda: (ws.send_bytes(jpeg(np.zeros((72, 128, 3), np.uint8))), ws.receive_json()))
+            started = time.monotonic()
+            assert c.delete("/v1/live").status_code == 204
+            assert time.monotonic() - started < 1.5
+        assert c.get("/v1/live").json()["status"] == "off"
+
+
 def test_the_camera_socket_needs_the_token_and_this_servers_page(tmp_path):
     from fastapi.testclient import TestClient
     from starlette.websockets import WebSocketDisconnect

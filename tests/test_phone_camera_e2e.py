@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -149,12 +150,28 @@ def test_a_round_watched_through_the_phones_camera(tmp_path, camera_file):
         d.execute_script(f"location.hash = '#/game/{game}'")  # not a reload: the camera goes on sending
         wait.until(lambda d: d.find_elements(By.ID, "watch-live"))
 
-        # stop watching from the live view: the phone's camera stops sending
+        # Stop this camera on the live view: the line about the camera and the status under the picture agree
         d.find_element(By.ID, "watch-live").click()
-        wait.until(lambda d: d.find_elements(By.ID, "stop-live")).pop().click()
+        wait.until(lambda d: d.find_elements(By.ID, "camera-off")).pop().click()
+        assert "You stopped this phone's camera" in text_of(d, "#camera-note")  # at once
+        stopped = "the phone's camera was stopped: the table is not watched until a phone's camera is used again"
+        WebDriverWait(d, 3).until(lambda d: stopped in (text_of(d, "#live-status") or ""))
+        assert d.find_elements(By.CSS_SELECTOR, "#live-status .dot.reconnecting")
+        assert "You stopped this phone's camera" in text_of(d, "#camera-note") and d.find_elements(By.ID, "camera-use")
+        d.save_screenshot(str(shots / "page_live_phone_camera_stopped_390.png"))
+        time.sleep(6)  # past the 5 s a silent camera is given: still the same words, no "trying again"
+        assert stopped in text_of(d, "#live-status") and "trying again" not in text_of(d, "main")
+        d.find_element(By.ID, "camera-use").click()  # and used again
+        wait.until(lambda d: "This phone is the camera" in (text_of(d, "#camera-note") or ""))
+        wait.until(lambda d: "watching the table" in (text_of(d, "#live-status") or ""))
+
+        # stop watching from the live view: it is left at once, the start view follows in a moment
+        d.find_element(By.ID, "stop-live").click()
         wait.until(lambda d: d.find_element(By.ID, "sheet").is_displayed())
         d.find_element(By.ID, "confirm-yes").click()
-        wait.until(lambda d: d.find_elements(By.ID, "live-source"))
+        assert not d.find_elements(By.ID, "live-picture")  # at once
+        WebDriverWait(d, 2).until(lambda d: d.find_elements(By.ID, "live-source"))
+        d.save_screenshot(str(shots / "page_live_stopped_390.png"))
         wait.until(lambda d: d.execute_script("return import('/static/camera.js').then(m => m.sending())") is False)
         assert not d.find_element(By.ID, "camera-on").is_displayed()
         assert d.execute_script("return import('/static/camera.js').then(m => m.awake())") is False  # let go

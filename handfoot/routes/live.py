@@ -169,7 +169,8 @@ async def live_camera(ws: WebSocket) -> None:
     side at most ``MAX_SIDE`` px), answered ``{"frames": n}`` once taken, so the page sends the next one then.
     Closed with 4404 when no session waits for a browser's camera, 4409 when another socket took over, 4410
     when the session stopped, 1003 for a text message, 1009 for a frame too large, 1007 for one not a JPEG.
-    The access token and the Origin are checked before (``handfoot.guard.Guard``)."""
+    A page that closes it with 1000 stopped its camera on purpose: the live view says so at once
+    (``handfoot.camera.BrowserCamera.hang_up``). The access token and the Origin are checked before (``handfoot.guard.Guard``)."""
     session = getattr(ws.app.state, "live", None)
     await ws.accept()
     if session is None or not isinstance(session.source, BrowserCamera) or not session.running:
@@ -181,6 +182,8 @@ async def live_camera(ws: WebSocket) -> None:
         while True:
             message = await ws.receive()
             if message["type"] == "websocket.disconnect":
+                if message.get("code") == 1000:  # closed by its page on purpose (Stop this camera)
+                    camera.hang_up(me)
                 return
             if ws.app.state.live is not session or not session.running:
                 await ws.close(4410, "the live view stopped")
@@ -199,5 +202,6 @@ async def live_camera(ws: WebSocket) -> None:
                 return
             camera.put(frame)
             await ws.send_json({"frames": camera.received})
-    except WebSocketDisconnect:
-        return
+    except WebSocketDisconnect as exc:
+        if exc.code == 1000:
+            camera.hang_up(me)

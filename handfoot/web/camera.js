@@ -12,6 +12,8 @@ const QUALITY = 0.85;
 const GONE = {4404: "the live view stopped", 4410: "the live view stopped", 4409: "another phone's camera took over"};
 
 let sender = null;  /* the camera sending now (one per page), or null */
+let stoppedWhy = "", stoppedAt = 0;  /* why this page's camera last stopped ("stopped on this phone", ...; "" while
+                                         it sends) and when (performance.now()) */
 
 /** Whether this browser can give a page its camera: a secure page (https, or this computer) with mediaDevices. */
 export function cameraPossible() {
@@ -97,7 +99,7 @@ function send(stream, width) {
     for (const t of stream.getTracks()) t.stop();
     video.remove();
     if (me.socket && me.socket.readyState <= 1) me.socket.close(1000, "stopped");
-    if (sender === me) sender = null;
+    if (sender === me) { sender = null; stoppedWhy = why; stoppedAt = performance.now(); }
     document.dispatchEvent(new CustomEvent("handfoot-camera", {detail: {sending: false, why}}));
   };
   for (const t of stream.getVideoTracks()) t.addEventListener("ended", () => me.stop("the camera stopped"));
@@ -135,30 +137,47 @@ function send(stream, width) {
       setTimeout(connect, 1000);  /* Wi-Fi dropped: try again while the camera is on */
     });
   }
+  stoppedWhy = "";
   video.play().catch(() => {}).finally(connect);
   document.dispatchEvent(new CustomEvent("handfoot-camera", {detail: {sending: true}}));
 }
 
 /** The live view's line about a browser's camera (state of GET /v1/live whose source is ``browser``): this phone
- *  sends, or another does, with a button to use this phone's camera instead. */
+ *  sends, or it stopped its camera, or another phone sends, or none does, with a button to use this phone's
+ *  camera instead. Its ``follow(state)`` takes each new state of the live view, so the line agrees with the
+ *  status under the picture. */
 export function cameraNote(state) {
   const note = h("div", {class: "camera-note", id: "camera-note"});
+  let current = state, said = null;
+  function words() {
+    if (sending()) return "sending";
+    const waiting = current.status === "starting" || current.status === "reconnecting";
+    /* stopped here: said at once, before the server's state says it too (a moment later) */
+    if (stoppedWhy === "stopped on this phone" && (waiting || performance.now() - stoppedAt < 3000)) return "stopped";
+    return !waiting ? "other" : current.status === "starting" ? "none yet" : "none now";
+  }
   function render() {
     if (note.dataset.shown && !note.isConnected) { document.removeEventListener("handfoot-camera", render); return; }
     note.dataset.shown = "1";
-    if (sending()) {
+    const now = words();
+    if (now === said) return;  /* the same line: its button stays under the finger */
+    said = now;
+    if (now === "sending") {
       note.replaceChildren(h("p", {}, "This phone is the camera: keep it above the table, its screen on. ",
         h("button", {type: "button", id: "camera-off", onclick: () => stopPhoneCamera("stopped on this phone")}, "Stop this camera")));
       return;
     }
-    const waiting = state.status === "starting" || state.status === "reconnecting";
-    note.replaceChildren(h("p", {class: "muted"}, waiting ? "No phone sends its camera's picture yet. " :
-        "Another phone is the camera; this one follows the scores. "),
+    note.replaceChildren(h("p", {class: "muted"}, {
+        "stopped": "You stopped this phone's camera: the table is not watched until a phone's camera is used again. ",
+        "none yet": "No phone sends its camera's picture yet. ",
+        "none now": "No phone sends its camera's picture now. ",
+        "other": "Another phone is the camera; this one follows the scores. "}[now]),
       cameraPossible() ? h("button", {type: "button", id: "camera-use", onclick: async () => {
-        try { await usePhoneCamera(state.frame_width); } catch (e) { note.append(h("p", {class: "error-box", role: "alert"}, e.message)); }
+        try { await usePhoneCamera(current.frame_width); } catch (e) { note.append(h("p", {class: "error-box", role: "alert"}, e.message)); }
       }}, "Use this phone's camera") : h("p", {class: "muted"}, cameraProblem()));
   }
   document.addEventListener("handfoot-camera", render);
   render();
+  note.follow = (st) => { current = st; render(); };
   return note;
 }

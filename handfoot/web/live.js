@@ -22,11 +22,18 @@ export async function liveView(gid) {
   const again = h("button", {type: "button", id: "replay-live", hidden: true, onclick: async () => {
     try { await api("POST", "/v1/live/replay"); route(); } catch (e) { toast(e.message, true); }
   }}, "Play the video again");
+  /* Stop watching: the live view is left at once (its refresh ends, this phone's camera stops), the start view
+     shown while the server stops */
   const stop = h("button", {type: "button", id: "stop-live", onclick: async () => {
     const ok = await askConfirm("Stop watching?", ["The camera stops; what it read is not kept unless you end the round first."], "Stop watching");
-    if (!ok) return;
-    try { await api("DELETE", "/v1/live"); } catch (e) { toast(e.message, true); }
-    route();
+    if (!ok || location.hash !== here) return;
+    liveToken++;
+    picture.removeAttribute("src");
+    const stopping = api("DELETE", "/v1/live").catch(e => { if (e.status !== 404) toast(e.message, true); });
+    if (state.source === "browser") (await import("/static/camera.js")).stopPhoneCamera("the live view stopped");
+    show(h("h1", {}, "Watch the table"), h("p", {id: "live-stopping"}, h("span", {class: "spinner", "aria-hidden": "true"}), " Stopping the camera…"));
+    await stopping;
+    if (location.hash === here) route();
   }}, "Stop watching");
   const game = state.game ? await api("GET", `/v1/games/${state.game}`).catch(() => null) : null;
   const teams = game ? game.teams : state.teams;
@@ -78,6 +85,7 @@ export async function liveView(gid) {
       if (!shown) events.replaceChildren(h("li", {class: "muted"}, "Nothing yet."));
     }
     labels.update(st.cards);
+    if (phone) phone.follow(st);
     end.disabled = over || !Object.keys((st.layout || {}).teams || {}).length;
     end.hidden = over;  /* a game over takes no round: the button goes, the notice says why */
     endHint.hidden = over || !end.disabled;

@@ -173,7 +173,9 @@ def test_a_round_from_a_photo_corrected_with_a_tap(server, browser, tmp_path):
     # a new game: two teams, pagat
     wait.until(lambda d: d.find_elements(By.ID, "team-1"))
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "details input[type=checkbox]"))
-    d.find_element(By.CSS_SELECTOR, "details summary").click()
+    summary = d.find_element(By.CSS_SELECTOR, "details summary")
+    d.execute_script("arguments[0].scrollIntoView({block: 'center'})", summary)  # above the sticky Start bar
+    summary.click()
     d.save_screenshot(str(shots / "page_new_game_390.png"))
     bonus = d.find_element(By.ID, "house-wild_book_bonus")  # a house rule's number (no wild book on this table)
     assert bonus.get_attribute("value") == "1500"

@@ -184,9 +184,10 @@ def evaluate_scene(doc: dict, reading, owners: np.ndarray, stats: Counter, failu
     rules = get_rules(doc.get("rules", "pagat"))
     truth_score = score_round(TableLayout.from_dict({k: doc[k] for k in ("rules", "round", "went_out", "teams")}),
                               rules, lenient=True).teams["A"]
-    pred = score_round(TableLayout.from_dict({"rules": doc.get("rules", "pagat"), "round": doc["round"],
-                                              "went_out": doc["went_out"], "teams": {"A": pred_team}}),
-                       rules, lenient=True).teams["A"]
+    pred_round = score_round(TableLayout.from_dict({"rules": doc.get("rules", "pagat"), "round": doc["round"],
+                                                    "went_out": doc["went_out"], "teams": {"A": pred_team}}),
+                             rules, lenient=True)
+    pred = pred_round.teams["A"]
     # a table a perfect reader could score exactly from the photo: every scored card shows an index, no
     # squared book hides wilds (a dirty or wild marker needs someone to count the stack) and no hand holds a
     # single card (datasets.scenes draws a one-card hand as it draws a loose card, which is not scored)
@@ -201,15 +202,17 @@ def evaluate_scene(doc: dict, reading, owners: np.ndarray, stats: Counter, failu
     stats["joker_indices"] += sum(len(c["index_boxes_px"]) for c in cards if c["code"] == "JK")
     stats["joker_indices_read"] += sum(1 for k, o in enumerate(owners)
                                        if o >= 0 and cards[o]["code"] == "JK" and dets.codes[k] == "JK")
-    # what the user is told: a table read with no note to check ("Check these" empty) should be right; a photo
-    # with no card read is refused by `handfoot score` ("no cards found", exit 1), so it is not a silent error
-    unflagged = not reading.notes and len(dets) > 0
+    # what the user is told: a table read with no note to check and no rule broken ("Check these" and "Problems"
+    # empty) should be right; a photo with no card read is refused by `handfoot score` ("no cards found", exit 1),
+    # so it is not a silent error
+    told = bool(reading.notes) or any(p.severity == "illegal" for p in pred_round.problems)
+    unflagged = not told and len(dets) > 0
     stats["tables_no_cards"] += not len(dets)
     stats["tables_unflagged"] += unflagged
-    stats["tables_noted"] += bool(reading.notes)
+    stats["tables_noted"] += told
     exact_score = pred.exact and pred.total == truth_score.total
     stats["wrong_unflagged"] += unflagged and not exact_score
-    stats["score_exact_noted"] += bool(reading.notes) and exact_score
+    stats["score_exact_noted"] += told and exact_score
     if exact_score:
         stats["score_exact"] += 1
         stats["score_exact_unflagged"] += unflagged

@@ -308,13 +308,13 @@ def main(argv: list[str] | None = None) -> int:
           f"others: {figures['exact_score_rate_no_joker']:.3f} (joker indices read as jokers: "
           f"{stats['joker_indices_read']} of {stats['joker_indices']})")
     print(f"  score a range holding the true score: {figures['score_range_contains_truth_rate']:.3f}")
-    print(f"  tables read with nothing to check (no note): {stats['tables_unflagged']}, of them scored exactly: "
+    print(f"  tables read with nothing to check (no note, no rule broken): {stats['tables_unflagged']}, of them scored exactly: "
           f"{stats['score_exact_unflagged']}; tables scored wrong with no note (silent errors): "
           f"{figures['wrong_unflagged']} of {n - stats['score_exact']}"
           + (f"; photos with no card read (refused by handfoot score, not silent): {stats['tables_no_cards']}"
              if stats["tables_no_cards"] else ""))
     print(f"    the silent ones: {', '.join(silent) if silent else 'none'}")
-    print(f"  tables with notes to check: {stats['tables_noted']}, "
+    print(f"  tables with notes or broken rules to check: {stats['tables_noted']}, "
           f"of them scored exactly: {stats['score_exact_noted']}")
     print(f"  single whole cards: {stats['singles_stack_kept']}/{stats['singles_stack']} squared books' tops kept as "
           f"squared books, {stats['singles_other_loose']}/{stats['singles_other']} others read as loose")

@@ -308,8 +308,8 @@ def main(argv: list[str] | None = None) -> int:
           f"others: {figures['exact_score_rate_no_joker']:.3f} (joker indices read as jokers: "
           f"{stats['joker_indices_read']} of {stats['joker_indices']})")
     print(f"  score a range holding the true score: {figures['score_range_contains_truth_rate']:.3f}")
-    print(f"  tables read with nothing to check (no note, no rule broken): {stats['tables_unflagged']}, of them scored exactly: "
-          f"{stats['score_exact_unflagged']}; tables scored wrong with no note (silent errors): "
+    print(f"  tables read with nothing to check (no note, no rule broken): {stats['tables_unflagged']}, "
+          f"of them scored exactly: {stats['score_exact_unflagged']}; tables scored wrong with no note (silent errors): "
           f"{figures['wrong_unflagged']} of {n - stats['score_exact']}"
           + (f"; photos with no card read (refused by handfoot score, not silent): {stats['tables_no_cards']}"
              if stats["tables_no_cards"] else ""))

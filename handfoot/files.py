@@ -40,7 +40,7 @@ def check_hand_photos(hands: list[tuple[str, str]]) -> None:
 
 def layout_text(value: Any, indent: int = 0) -> str:
     """A layout document as JSON for a person to edit: objects one key a line, each pile (a list of card codes, or
-    a squared book's object) on one line, as in README's layouts; ends with a newline at the top level."""
+    a squared book's object) on one line, as in docs/layout.md; ends with a newline at the top level."""
     pad = "  " * indent
 
     def flat(v: Any) -> bool:

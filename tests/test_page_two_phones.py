@@ -131,6 +131,29 @@ def test_two_phones_on_one_game(server, phones, tmp_path):
     stored = httpx.get(f"{server}/v1/games/{game}").json()
     assert len(stored["rounds"]) == 1 and stored["rounds"][0]["photo_reading"] == first
 
+    # a card added there after the notice shows: the notice offers adding it to round 1 (it is not lost on "Correct
+    # round 1"), and "Add my changes to theirs" + Save keeps it in the one round stored
+    assert text_of(told[0], "#take-theirs") == "Correct round 1" and not told[0].find_elements(By.ID, "add-mine")
+    meld = told[0].find_element(By.CSS_SELECTOR, "#piles section.pile.meld")
+    plus = next(x for x in meld.find_elements(By.TAG_NAME, "button") if x.text == "+ card")
+    told[0].execute_script("arguments[0].scrollIntoView({block: 'center'})", plus)
+    plus.click()
+    quick = until(told[0], lambda d: [x for x in d.find_elements(By.CSS_SELECTOR, "#sheet [data-quick]")
+                                      if (x.get_attribute("aria-label") or "").startswith("add another")])[0]
+    added = quick.get_attribute("data-quick")
+    quick.click()
+    until(told[0], lambda d: "Your changes here are not saved yet (1 correction)" in (text_of(d, "#sync-notice") or ""))
+    assert told[0].execute_script("return document.getElementById('save-round').disabled")
+    told[0].execute_script("document.getElementById('sync-notice').scrollIntoView({block: 'center'})")
+    told[0].save_screenshot(str(shots / "two_phones_edit_after_notice_390.png"))
+    told[0].execute_script("document.getElementById('add-mine').click()")
+    until(told[0], lambda d: text_of(d, "#check-heading") == "Correct round 1")
+    press_save(told[0])
+    until(told[0], lambda d: "/check/" not in d.current_url)
+    stored = httpx.get(f"{server}/v1/games/{game}").json()
+    assert len(stored["rounds"]) == 1
+    assert [op["code"] for op in stored["rounds"][0]["corrections"] if op["op"] == "add_card"] == [added]
+
     # both correct round 1; A saves a change; B is told without a reload and keeps its own change until it asks
     for d in (a, b):
         _open_check(d, server, f"/game/{game}/check/{first}/1")

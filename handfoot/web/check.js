@@ -40,6 +40,7 @@ export async function checkView(gid, rid, roundNo) {
   const glance = await import("/static/glance.js");
   const scoreBox = h("div", {class: "totals", id: "round-totals"});
   const noticeBox = h("div", {id: "sync-notice"});
+  let reoffer = null;  /* redraws the notice shown with an offer (offer()) after each change here; null when none is */
   const notesBox = h("div", {});
   const pilesBox = h("div", {id: "piles"});
   const photosBox = h("div", {class: "photos"});
@@ -65,7 +66,7 @@ export async function checkView(gid, rid, roundNo) {
     heading.textContent = `Correct round ${theirs.n}`; save.textContent = "Save correction"; freeSave();
     here = `#/game/${gid}/check/${theirs.photo_reading}/${theirs.n}`;
     history.replaceState(null, "", here);
-    noticeBox.replaceChildren(); draftBox.replaceChildren();
+    noticeBox.replaceChildren(); draftBox.replaceChildren(); reoffer = null;
     keepDraft();
   }
 
@@ -99,6 +100,7 @@ export async function checkView(gid, rid, roundNo) {
       toast(e.message, true);
     }
     render();
+    if (reoffer) await reoffer();  /* the notice's offer says the changes made since it was shown */
   }
   function change(...ops) { st.corrections.push(...ops); closeSheet(); rescore(ops.length); }
 
@@ -317,17 +319,24 @@ export async function checkView(gid, rid, roundNo) {
       lines.push(`Your changes here (${changesText(c)}) were made on another reading of this photo, with other piles, so ` +
                  `they cannot be added to round ${theirs.n} as they are: show it, then make them again.`);
       actions.push(h("button", {type: "button", class: "primary", id: "take-theirs", onclick: () => takeTheirs(theirs, latest)}, `Show round ${theirs.n}`));
-    } else actions.push(h("button", {type: "button", class: "primary", id: "take-theirs", onclick: () => takeTheirs(theirs, latest)},
-                          roundNo === theirs.n ? "Show their version" : `Correct round ${theirs.n}`));
+    } else actions.push(h("button", {type: "button", class: "primary", id: "take-theirs", onclick: async () => {
+      /* a change made here since this button was drawn (its offer not redrawn yet) is not dropped unasked */
+      const late = myChanges(theirs);
+      if (late.count && !(await askConfirm(`Drop your changes here?`, [`Your changes here (${changesText(late)}) are not ` +
+          `saved yet: showing round ${theirs.n} drops them.`], "Drop them"))) return;
+      takeTheirs(theirs, latest);
+    }}, roundNo === theirs.n ? "Show their version" : `Correct round ${theirs.n}`));
   }
 
   /* The game changed (on another phone, or this photo was saved already): say so, show it as it is now, and keep
    * what was done here until the player chooses: add it to the other phone's round, drop it, or save this photo
    * as the next round. `saved`: GET /v1/games/{id}/saved/{reading} for a new photo (asked here when not given).
    * Returns the notice's heading (null when nothing needs saying). */
-  async function otherPhone(latest, saved) {
+  async function otherPhone(latest, saved, quiet) {
     const totals = latest.teams.map(t => `${t} ${total(latest.totals[t])}`).join(" · ");
     const lines = [], actions = [];
+    const again = () => otherPhone(latest, saved, true);  /* this notice redrawn, unscrolled, after a change here */
+    let redo = null;
     let heading = "Changed on another phone";
     if (!roundNo) {
       if (saved === undefined) saved = await api("GET", `/v1/games/${gid}/saved/${rid}`).catch(() => null);
@@ -344,7 +353,7 @@ export async function checkView(gid, rid, roundNo) {
                           : `Another phone saved round ${theirs.n} from this same photo meanwhile (${scoresOf(latest, theirs)}): ` +
                             "saving it here too would count it twice.");
         holdSave(`Saved already as round ${theirs.n}: choose in the notice above.`);
-        offer(theirs, latest, lines, actions, saved.same_cards);
+        offer(theirs, latest, lines, actions, saved.same_cards); redo = again;
       } else {
         const was = st.round;
         if (latest.over) { lines.push("The game is over: no round can be added."); holdSave("The game is over."); }
@@ -376,7 +385,7 @@ export async function checkView(gid, rid, roundNo) {
         lines.push(`A round before it was undone on another phone, and the rounds after that moved up one: this photo is ` +
                    `round ${moved.n} now, scored under round ${moved.n}'s opening minimum (${fmt(moved.minimum)}).`);
         holdSave(`This is round ${moved.n} now: choose in the notice above.`);
-        offer(moved, latest, lines, actions, true, true);
+        offer(moved, latest, lines, actions, true, true); redo = again;
       } else if (!theirs || theirs.photo_reading !== readingId) {
         lines.push(`Round ${roundNo} was undone there.`);
         holdSave(`Round ${roundNo} was undone on another phone.`);
@@ -384,13 +393,14 @@ export async function checkView(gid, rid, roundNo) {
         const same = (r) => JSON.stringify(r.corrections) + JSON.stringify(r.layout.went_out || null);
         if (stored && same(theirs) === same(stored)) { hfSync.note(latest); return null; }  /* another round changed */
         lines.push(`Round ${roundNo} was corrected there: it now scores ${scoresOf(latest, theirs)}.`);
-        offer(theirs, latest, lines, actions, true);
+        offer(theirs, latest, lines, actions, true); redo = again;
       }
     }
     noticeBox.replaceChildren(h("section", {class: "panel notice", role: "alert"},
       h("h2", {}, heading), lines.map(t => h("p", {}, t)), h("p", {class: "muted"}, `The game now: ${totals}.`),
       h("div", {class: "row"}, actions, h("a", {class: "button", href: `#/game/${gid}`}, "See the game"))));
-    noticeBox.scrollIntoView({block: "center"});
+    reoffer = redo;
+    if (!quiet) noticeBox.scrollIntoView({block: "center"});
     return heading;
   }
   let here = location.hash, saving = false;

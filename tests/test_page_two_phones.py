@@ -11,8 +11,10 @@ and two headless Chromium sessions (Debian's chromium + chromium-driver, through
 - A round saved on one phone appears in the other's game view without a reload (``/v1/games/{id}/events``).
 - Undoing a round before the last names the rounds that move up and their opening minimums; the other phone changing
   the game while the question is open ends it (or is refused 412 when the events were lost), said on the page.
-- Both phones save one round: the later is told another phone saved it and adds its changes to it; with another
-  photo it saves its own as the next round; the same photo read again is said as soon as it is read.
+- Both phones save one round: the later is told another phone saved it (naming the photo that is the same file)
+  and adds its changes to it, those made after the notice showed too; with another photo it saves its own as the
+  next round (heading and Save name no round until it chooses); the same photo read again is said as soon as it is
+  read.
 - The deck to read with shows a long name whole at 390 px.
 
 Screenshots at 390 x 844 go to ``$HANDFOOT_SCREENSHOTS`` (default: the test's temporary folder).
@@ -237,7 +239,8 @@ def test_a_question_open_while_the_other_phone_saves_stores_nothing(server, phon
     a.save_screenshot(str(shots / "two_phones_question_open_390.png"))
     rounds = httpx.get(f"{server}/v1/games/{game}").json()["rounds"]
     assert [r["photo_reading"] for r in rounds] == [theirs]  # nothing stored twice
-    assert text_of(a, "#check-heading") == "Check round 2" and text_of(a, "#save-round") == "Save round 2"
+    # round 1 or 2 is not said before A chooses
+    assert text_of(a, "#check-heading") == "Check round" and text_of(a, "#save-round") == "Save round"
     # beside the notice that warns not to save round 1 again, the sticky Save is off, said why, until A chooses
     assert a.execute_script("return document.getElementById('save-round').disabled")
     assert text_of(a, "#save-why") == "Round 1 or 2? Choose in the notice above first."
@@ -421,7 +424,7 @@ def test_two_phones_save_one_round_and_the_later_adds_its_changes_to_it(server, 
     press_save(b)  # told before pressing (the game's events) or by the answer: either way nothing is stored
     until(b, lambda d: "Another phone saved round 1" in (text_of(d, "#sync-notice") or ""))
     notice = text_of(b, "#sync-notice")
-    assert "from this same photo" in notice
+    assert "from this same photo (table.jpg, Us)" in notice  # the photo named, as "Already saved" does
     assert "Your changes here are not saved yet (1 correction and who went out: Them (theirs: Us))" in notice
     b.execute_script("document.getElementById('sync-notice').scrollIntoView({block: 'center'})")
     b.save_screenshot(str(shots / "two_phones_same_round_390.png"))
@@ -512,3 +515,24 @@ def test_the_deck_to_read_with_fits_a_phone(server, phones, tmp_path):
         a.execute_script("arguments[0].scrollIntoView({block: 'center'})", label)
         a.save_screenshot(str(shots_dir(tmp_path) / f"deck_choice_{choice}_390.png"))
     assert console_errors(a) == []
+
+
+def test_one_photo_of_several_saved_on_the_other_phone_is_named(server, phones, tmp_path):
+    """A reading of two photos, one of them the same file as a round saved meanwhile on another phone: the notice
+    names that photo and its team, not "this same photo"."""
+    a, _ = phones
+    game = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+    r = httpx.post(f"{server}/v1/photos", data={"rules": "pagat", "teams": "Us,Them"}, timeout=120,
+                   files=[("photos", ("table.jpg", PHOTO.read_bytes(), "image/jpeg")),
+                          ("photos", ("theirs.jpg", PHOTO.read_bytes() + b"\0\0\0", "image/jpeg"))])
+    assert r.status_code == 201, r.text
+    _open_check(a, server, f"/game/{game}/check/{r.json()['id']}")
+    assert httpx.post(f"{server}/v1/games/{game}/rounds?lenient=true",
+                      json={"photo_reading": _reading(server)}).status_code == 201
+    until(a, lambda d: "Another phone saved round 1" in (text_of(d, "#sync-notice") or ""))
+    notice = text_of(a, "#sync-notice")
+    assert "from the same file as your photo table.jpg (Us) meanwhile" in notice and "this same photo" not in notice
+    a.execute_script("document.getElementById('sync-notice').scrollIntoView({block: 'center'})")
+    a.save_screenshot(str(shots_dir(tmp_path) / "two_phones_one_photo_of_two_saved_390.png"))
+    assert a.execute_script("return document.getElementById('save-round').disabled")
+    assert [e for e in console_errors(a) if "409" not in e] == []

@@ -57,6 +57,9 @@ export async function checkView(gid, rid, roundNo) {
   function setRound(n) {  /* the round a new photo will be saved as: the heading and the button say it */
     st.round = n; heading.textContent = `Check round ${n}`; save.textContent = `Save round ${n}`;
   }
+  function unsureRound(n) {  /* round n, or the one before it, until the notice's choice: neither said yet */
+    st.round = n; heading.textContent = "Check round"; save.textContent = "Save round";
+  }
   /* From now on this view corrects the saved round `theirs` (a round of this same photo: saved meanwhile on another
    * phone, or moved up by an undo there) with `corrections` and `went`; its address says so (a reload opens it). */
   function becomeCorrection(theirs, corrections, went) {
@@ -328,6 +331,21 @@ export async function checkView(gid, rid, roundNo) {
     }}, roundNo === theirs.n ? "Show their version" : `Correct round ${theirs.n}`));
   }
 
+  /* Which of this view's photos another phone's round `saved` (GET /v1/games/{id}/saved/{reading}) was made from, in
+   * words: "from this same photo (table.jpg, Us)", "from these same photos (…)", or, when one photo of several is the
+   * same file, "from the same file as your photo table.jpg (Us)". */
+  function samePhotoText(saved) {
+    const ims = original.images;
+    const teams = (im) => im.teams && im.teams.length ? im.teams.join(" and ") : "";
+    const named = (im) => teams(im) ? `${im.image}, ${teams(im)}` : im.image;
+    const im = saved.photo ? ims.find(i => i.image === saved.photo) : null;
+    if (saved.photo && ims.length > 1) {
+      return `from the same file as your photo ${saved.photo}` + (im && teams(im) ? ` (${teams(im)})` : "");
+    }
+    if (ims.length > 1) return `from these same photos (${ims.map(named).join("; ")})`;
+    return `from this same photo (${named(im || ims[0])})`;
+  }
+
   /* The game changed (on another phone, or this photo was saved already): say so, show it as it is now, and keep
    * what was done here until the player chooses: add it to the other phone's round, drop it, or save this photo
    * as the next round. `saved`: GET /v1/games/{id}/saved/{reading} for a new photo (asked here when not given).
@@ -350,7 +368,7 @@ export async function checkView(gid, rid, roundNo) {
         heading = before ? `Already saved as round ${theirs.n}` : `Another phone saved round ${theirs.n}`;
         lines.push(before ? `This photo${saved.photo ? ` (${saved.photo})` : ""} is round ${theirs.n} of the game already ` +
                             `(${scoresOf(latest, theirs)}): saving it again would count it twice.`
-                          : `Another phone saved round ${theirs.n} from this same photo meanwhile (${scoresOf(latest, theirs)}): ` +
+                          : `Another phone saved round ${theirs.n} ${samePhotoText(saved)} meanwhile (${scoresOf(latest, theirs)}): ` +
                             "saving it here too would count it twice.");
         holdSave(`Saved already as round ${theirs.n}: choose in the notice above.`);
         offer(theirs, latest, lines, actions, saved.same_cards); redo = again;
@@ -359,7 +377,7 @@ export async function checkView(gid, rid, roundNo) {
         if (latest.over) { lines.push("The game is over: no round can be added."); holdSave("The game is over."); }
         else if (latest.next_round > was) {
           const added = latest.rounds.find(r => r.n === was);
-          setRound(latest.next_round);
+          unsureRound(latest.next_round);
           heading = `Another phone saved round ${was}`;
           lines.push(`Another phone saved round ${was} from another photo (${scoresOf(latest, added)}). If yours is a photo ` +
                      `of that same round, do not save it again: open round ${was} and make your changes there. If yours is the ` +
@@ -367,7 +385,7 @@ export async function checkView(gid, rid, roundNo) {
           /* the sticky Save stays off until one of these is chosen: one hasty tap there would count round ${was} twice */
           holdSave(`Round ${was} or ${st.round}? Choose in the notice above first.`);
           actions.push(h("button", {type: "button", class: "primary", id: "save-next",
-                                    onclick: () => { noticeBox.replaceChildren(); freeSave(); saveRound(); }}, `Save mine as round ${st.round}`),
+                                    onclick: () => { noticeBox.replaceChildren(); setRound(st.round); freeSave(); saveRound(); }}, `Save mine as round ${st.round}`),
                        h("a", {class: "button", id: "open-theirs", href: added.photo_reading ? `#/game/${gid}/check/${added.photo_reading}/${was}`
                                                                                               : `#/game/${gid}/type/${was}`}, `Open round ${was}`));
         } else if (latest.next_round < was) {

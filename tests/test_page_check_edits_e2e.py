@@ -1,7 +1,8 @@
 """The check view's card editor and its unsaved corrections, end to end: a real ``handfoot serve`` (127.0.0.1, a
 temporary ledger, the shipped models) and headless Chromium (selenium) at 390 x 844.
 
-- A rank tapped in the card editor before "Move it to…" a meld is kept: the card lands with its new code.
+- A rank tapped in the card editor before "Move it to…" a meld is kept: the card lands with its new code; the
+  list names its new piles as new ("Us: a new pile of cards left in hand").
 - Unsaved corrections survive a reload of the check view (kept in localStorage by game and reading), said on the
   page; they are dropped when discarded or when the round is saved; a corrupt or stale draft is ignored unsaid, and
   drafts of check views not touched for two weeks are removed.
@@ -63,6 +64,11 @@ def test_a_rank_tapped_before_moving_a_card_is_kept(server, browser, tmp_path):
     new = ("5" if not card["code"].startswith("5") else "6") + suit
     _open_check(d, server, f"/game/{game}/check/{rid}")
     _tap_card(d, card["id"])
+    # the piles it can move to: the team's others by their cards, then the new piles said as new
+    places = {o.get_attribute("value"): o.text for o in Select(d.find_element(By.ID, "move-to")).options}
+    team = melds[0]["team"]
+    assert places["new:left"] == f"{team}: a new pile of cards left in hand"
+    assert places["new:loose"] == f"{team}: a new pile of loose cards (not scored)"
     d.find_element(By.CSS_SELECTOR, f"#sheet button[data-rank='{new[:-1]}']").click()  # the new rank, then the move
     Select(d.find_element(By.ID, "move-to")).select_by_value(target["id"])
     until(d, lambda d: not d.execute_script("return document.getElementById('sheet').open"))

@@ -111,7 +111,8 @@ export async function checkView(gid, rid, roundNo) {
     const move = h("select", {id: "move-to", "aria-label": "move the card to"},
       h("option", {value: ""}, "Move it to…"),
       allPiles().filter(p => p.id !== pile.id && p.team === pile.team).map(p => h("option", {value: p.id}, pileName(p))),
-      h("option", {value: "new:loose"}, `${pile.team}: loose (not scored)`), h("option", {value: "new:left"}, `${pile.team}: cards left in hand`));
+      h("option", {value: "new:loose"}, `${pile.team}: a new pile of loose cards (not scored)`),
+      h("option", {value: "new:left"}, `${pile.team}: a new pile of cards left in hand`));
     const problem = h("p", {class: "error-box", role: "alert", id: "move-problem", hidden: true});
     /* the card moves as the rank and suit buttons show it now: a rank or suit tapped before "Move it to…" is kept */
     move.addEventListener("change", () => {

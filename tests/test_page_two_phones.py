@@ -1,9 +1,10 @@
 """Two phones at one table, end to end: a real ``handfoot serve`` (127.0.0.1, a temporary ledger, the shipped models)
 and two headless Chromium sessions (Debian's chromium + chromium-driver, through selenium) on one game.
 
-- Both open the same photo reading and press Save at once: one round is stored, the other phone is told.
+- Both open the same photo reading and press Save at once: one round is stored, the other phone is told; a card
+  it adds after the notice shows is offered for adding to that round, and kept in it when added and saved.
 - A phone whose "Save anyway?" question is open while the other phone saves a round stores nothing on "Save
-  anyway" (the round it asked about is taken); its heading and button name the next round, the button held (said
+  anyway" (the round it asked about is taken); its heading and button name no round number, the button held (said
   why) until the notice's choice is made, so one tap cannot count the round twice; Back to a saved photo
   says it is saved; the same photo's bytes read again on the other phone are refused as that round.
 - Both open "Correct round 1"; one saves a change; the other is told ("Changed on another phone"), without a

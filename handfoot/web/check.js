@@ -1,10 +1,10 @@
 /* Check and correct a reading (#/game/ID/check/READING[/N]) before saving it as a round. */
 import {api} from "/static/api.js";
 import {CODE, KINDS, KIND_ORDER, cardName, cardParts, cardShort, cardText, cardsInText, isRed, likelyMissing} from "/static/cards.js";
-import {changesAbsent, changesText, scoresOf} from "/static/changes.js";
+import {conflictNotice} from "/static/conflict.js";
 import {readDraft, removeDraft, writeDraft} from "/static/drafts.js";
 import {breakdownTable} from "/static/games.js";
-import {askConfirm, cardPicker, clearError, closeSheet, fmt, h, openSheet, problemText, setBusy, show, teamTotal, toast, total, view} from "/static/ui.js";
+import {askConfirm, cardPicker, clearError, closeSheet, h, openSheet, problemText, setBusy, show, teamTotal, toast, view} from "/static/ui.js";
 
 /* -- check and correct ------------------------------------------------------------------------------------- */
 export async function checkView(gid, rid, roundNo) {
@@ -39,8 +39,6 @@ export async function checkView(gid, rid, roundNo) {
   function discardDraft() { forgetDraft(); rescore(); }
   const glance = await import("/static/glance.js");
   const scoreBox = h("div", {class: "totals", id: "round-totals"});
-  const noticeBox = h("div", {id: "sync-notice"});
-  let reoffer = null;  /* redraws the notice shown with an offer (offer()) after each change here; null when none is */
   const notesBox = h("div", {});
   const pilesBox = h("div", {id: "piles"});
   const photosBox = h("div", {class: "photos"});
@@ -51,25 +49,20 @@ export async function checkView(gid, rid, roundNo) {
   const save = h("button", {type: "button", class: "primary", id: "save-round", onclick: saveRound},
     roundNo ? "Save correction" : `Save round ${st.round}`);
   const heading = h("h1", {id: "check-heading"}, roundNo ? `Correct round ${roundNo}` : `Check round ${st.round}`);
-  const saveWhy = h("p", {class: "status muted", id: "save-why", role: "status"});  /* why Save is off, when it is */
-  function holdSave(why) { save.disabled = true; saveWhy.textContent = why; }  /* Save off until the notice is answered */
-  function freeSave() { save.disabled = false; saveWhy.textContent = ""; }
-  function setRound(n) {  /* the round a new photo will be saved as: the heading and the button say it */
-    st.round = n; heading.textContent = `Check round ${n}`; save.textContent = `Save round ${n}`;
-  }
-  function unsureRound(n) {  /* round n, or the one before it, until the notice's choice: neither said yet */
-    st.round = n; heading.textContent = "Check round"; save.textContent = "Save round";
-  }
+  /* the notice when another phone saved or changed the game meanwhile (conflict.js); it reads roundNo, stored and
+   * readingId as they are when asked (becomeCorrection changes them) */
+  const notice = conflictNotice({gid, rid, game: g, original, st, heading, save, render, rescore, saveRound, becomeCorrection,
+    get roundNo() { return roundNo; }, get stored() { return stored; }, get readingId() { return readingId; }});
   /* From now on this view corrects the saved round `theirs` (a round of this same photo: saved meanwhile on another
    * phone, or moved up by an undo there) with `corrections` and `went`; its address says so (a reload opens it). */
   function becomeCorrection(theirs, corrections, went) {
     dropDraft();
     roundNo = theirs.n; stored = theirs; readingId = theirs.photo_reading; st.round = theirs.n;
     st.corrections = corrections; st.wentOut = went; wentOut.value = went;
-    heading.textContent = `Correct round ${theirs.n}`; save.textContent = "Save correction"; freeSave();
+    heading.textContent = `Correct round ${theirs.n}`; save.textContent = "Save correction"; notice.freeSave();
     here = `#/game/${gid}/check/${theirs.photo_reading}/${theirs.n}`;
     history.replaceState(null, "", here);
-    noticeBox.replaceChildren(); draftBox.replaceChildren(); reoffer = null;
+    notice.clear(); draftBox.replaceChildren();
     keepDraft();
   }
 
@@ -103,7 +96,7 @@ export async function checkView(gid, rid, roundNo) {
       toast(e.message, true);
     }
     render();
-    if (reoffer) await reoffer();  /* the notice's offer says the changes made since it was shown */
+    await notice.redraw();  /* the notice's offer says the changes made since it was shown */
   }
   function change(...ops) { st.corrections.push(...ops); closeSheet(); rescore(ops.length); }
 
@@ -276,156 +269,10 @@ export async function checkView(gid, rid, roundNo) {
     undo.disabled = st.corrections.length === (stored ? stored.corrections.length : 0);
   }
 
-  /* The changes made on this phone since the view opened that the saved round `theirs` lacks (changes.js). */
-  function myChanges(theirs) {
-    return changesAbsent(theirs, st.corrections.slice(stored ? stored.corrections.length : 0), st.wentOut,
-                         stored ? stored.layout.went_out || "" : "");
-  }
-  /* Theirs, then mine (nothing either phone did is lost): tried on their reading first; this view then corrects
-   * their round with both, to be checked and saved (Save correction). */
-  async function addMine(theirs, latest, c) {
-    const merged = theirs.corrections.concat(c.ops);
-    try {
-      st.reading = await api("POST", `/v1/photos/${theirs.photo_reading}/corrections`,
-                             {corrections: merged, round: theirs.n, went_out: c.went || null});
-    } catch (e) {
-      toast(`Your changes do not fit theirs (${e.message}): here is their version; make your change again`, true);
-      takeTheirs(theirs, latest);
-      return;
-    }
-    hfSync.note(latest);
-    const moved = roundNo !== null && roundNo !== theirs.n && theirs.photo_reading === readingId;
-    becomeCorrection(theirs, merged, c.went);
-    render();
-    toast(moved ? `Correcting it as round ${theirs.n}: Save correction when it is right`
-                : `Your changes are added to round ${theirs.n}: check it, then Save correction`);
-  }
-  function takeTheirs(theirs, latest) {
-    hfSync.note(latest);
-    becomeCorrection(theirs, theirs.corrections.slice(), theirs.layout.went_out || "");
-    rescore();
-  }
-  /* Buttons that offer adding this phone's changes to the saved round `theirs` (of this same photo), or taking theirs;
-   * `fits`: corrections made on this reading apply to theirs (the same reading, or one with the same piles and cards);
-   * `moved`: theirs is the round this view corrects, moved up by an undo. */
-  function offer(theirs, latest, lines, actions, fits, moved) {
-    const c = myChanges(theirs);
-    if (c.count && (fits || !c.ops.length)) {
-      lines.push(moved ? `Your changes here are not saved yet (${changesText(c)}): go on correcting it as round ${theirs.n} ` +
-                         "with them, or drop them."
-                       : `Your changes here are not saved yet (${changesText(c)}): add them to theirs as a correction of round ` +
-                         `${theirs.n} (you check it, then Save correction), or drop them.`);
-      actions.push(h("button", {type: "button", class: "primary", id: "add-mine", onclick: () => addMine(theirs, latest, c)},
-                     moved ? `Go on as round ${theirs.n}` : "Add my changes to theirs"),
-                   h("button", {type: "button", id: "take-theirs", onclick: () => takeTheirs(theirs, latest)},
-                     moved ? `Drop mine, show round ${theirs.n}` : "Drop mine, show theirs"));
-    } else if (c.count) {
-      lines.push(`Your changes here (${changesText(c)}) were made on another reading of this photo, with other piles, so ` +
-                 `they cannot be added to round ${theirs.n} as they are: show it, then make them again.`);
-      actions.push(h("button", {type: "button", class: "primary", id: "take-theirs", onclick: () => takeTheirs(theirs, latest)}, `Show round ${theirs.n}`));
-    } else actions.push(h("button", {type: "button", class: "primary", id: "take-theirs", onclick: async () => {
-      /* a change made here since this button was drawn (its offer not redrawn yet) is not dropped unasked */
-      const late = myChanges(theirs);
-      if (late.count && !(await askConfirm(`Drop your changes here?`, [`Your changes here (${changesText(late)}) are not ` +
-          `saved yet: showing round ${theirs.n} drops them.`], "Drop them"))) return;
-      takeTheirs(theirs, latest);
-    }}, roundNo === theirs.n ? "Show their version" : `Correct round ${theirs.n}`));
-  }
-
-  /* Which of this view's photos another phone's round `saved` (GET /v1/games/{id}/saved/{reading}) was made from, in
-   * words: "from this same photo (table.jpg, Us)", "from these same photos (…)", or, when one photo of several is the
-   * same file, "from the same file as your photo table.jpg (Us)". */
-  function samePhotoText(saved) {
-    const ims = original.images;
-    const teams = (im) => im.teams && im.teams.length ? im.teams.join(" and ") : "";
-    const named = (im) => teams(im) ? `${im.image}, ${teams(im)}` : im.image;
-    const im = saved.photo ? ims.find(i => i.image === saved.photo) : null;
-    if (saved.photo && ims.length > 1) {
-      return `from the same file as your photo ${saved.photo}` + (im && teams(im) ? ` (${teams(im)})` : "");
-    }
-    if (ims.length > 1) return `from these same photos (${ims.map(named).join("; ")})`;
-    return `from this same photo (${named(im || ims[0])})`;
-  }
-
-  /* The game changed (on another phone, or this photo was saved already): say so, show it as it is now, and keep
-   * what was done here until the player chooses: add it to the other phone's round, drop it, or save this photo
-   * as the next round. `saved`: GET /v1/games/{id}/saved/{reading} for a new photo (asked here when not given).
-   * Returns the notice's heading (null when nothing needs saying). */
-  async function otherPhone(latest, saved, quiet) {
-    const totals = latest.teams.map(t => `${t} ${total(latest.totals[t])}`).join(" · ");
-    const lines = [], actions = [];
-    const again = () => otherPhone(latest, saved, true);  /* this notice redrawn, unscrolled, after a change here */
-    let redo = null;
-    let heading = "Changed on another phone";
-    if (!roundNo) {
-      if (saved === undefined) saved = await api("GET", `/v1/games/${gid}/saved/${rid}`).catch(() => null);
-      const theirs = saved && saved.round && saved.game === gid ? latest.rounds.find(r => r.n === saved.round) : null;
-      if (saved && saved.round && saved.game !== gid) {
-        heading = "Already saved in another game";
-        lines.push(`${saved.message}.`);
-        holdSave("Saved in another game already: see the notice above.");
-      } else if (theirs) {
-        const before = g.rounds.some(r => r.n === theirs.n && r.photo_reading === theirs.photo_reading);
-        heading = before ? `Already saved as round ${theirs.n}` : `Another phone saved round ${theirs.n}`;
-        lines.push(before ? `This photo${saved.photo ? ` (${saved.photo})` : ""} is round ${theirs.n} of the game already ` +
-                            `(${scoresOf(latest, theirs)}): saving it again would count it twice.`
-                          : `Another phone saved round ${theirs.n} ${samePhotoText(saved)} meanwhile (${scoresOf(latest, theirs)}): ` +
-                            "saving it here too would count it twice.");
-        holdSave(`Saved already as round ${theirs.n}: choose in the notice above.`);
-        offer(theirs, latest, lines, actions, saved.same_cards); redo = again;
-      } else {
-        const was = st.round;
-        if (latest.over) { lines.push("The game is over: no round can be added."); holdSave("The game is over."); }
-        else if (latest.next_round > was) {
-          const added = latest.rounds.find(r => r.n === was);
-          unsureRound(latest.next_round);
-          heading = `Another phone saved round ${was}`;
-          lines.push(`Another phone saved round ${was} from another photo (${scoresOf(latest, added)}). If yours is a photo ` +
-                     `of that same round, do not save it again: open round ${was} and make your changes there. If yours is the ` +
-                     `next round, save it as round ${st.round}.`);
-          /* the sticky Save stays off until one of these is chosen: one hasty tap there would count round ${was} twice */
-          holdSave(`Round ${was} or ${st.round}? Choose in the notice above first.`);
-          actions.push(h("button", {type: "button", class: "primary", id: "save-next",
-                                    onclick: () => { noticeBox.replaceChildren(); setRound(st.round); freeSave(); saveRound(); }}, `Save mine as round ${st.round}`),
-                       h("a", {class: "button", id: "open-theirs", href: added.photo_reading ? `#/game/${gid}/check/${added.photo_reading}/${was}`
-                                                                                              : `#/game/${gid}/type/${was}`}, `Open round ${was}`));
-        } else if (latest.next_round < was) {
-          setRound(latest.next_round);
-          freeSave();  /* no round of another photo to mistake it for any more */
-          lines.push(`A round was undone there: this photo will be saved as round ${st.round}.`);
-        } else { hfSync.note(latest); return null; }  /* another round corrected: nothing changes here */
-        hfSync.note(latest);
-      }
-    } else {
-      const theirs = latest.rounds.find(r => r.n === roundNo);
-      const moved = latest.rounds.find(r => r.photo_reading === readingId && r.n !== roundNo);
-      if (moved) {  /* a round before it was undone there: this round moved up */
-        heading = `Round ${roundNo} is round ${moved.n} now`;
-        lines.push(`A round before it was undone on another phone, and the rounds after that moved up one: this photo is ` +
-                   `round ${moved.n} now, scored under round ${moved.n}'s opening minimum (${fmt(moved.minimum)}).`);
-        holdSave(`This is round ${moved.n} now: choose in the notice above.`);
-        offer(moved, latest, lines, actions, true, true); redo = again;
-      } else if (!theirs || theirs.photo_reading !== readingId) {
-        lines.push(`Round ${roundNo} was undone there.`);
-        holdSave(`Round ${roundNo} was undone on another phone.`);
-      } else {
-        const same = (r) => JSON.stringify(r.corrections) + JSON.stringify(r.layout.went_out || null);
-        if (stored && same(theirs) === same(stored)) { hfSync.note(latest); return null; }  /* another round changed */
-        lines.push(`Round ${roundNo} was corrected there: it now scores ${scoresOf(latest, theirs)}.`);
-        offer(theirs, latest, lines, actions, true); redo = again;
-      }
-    }
-    noticeBox.replaceChildren(h("section", {class: "panel notice", role: "alert"},
-      h("h2", {}, heading), lines.map(t => h("p", {}, t)), h("p", {class: "muted"}, `The game now: ${totals}.`),
-      h("div", {class: "row"}, actions, h("a", {class: "button", href: `#/game/${gid}`}, "See the game"))));
-    reoffer = redo;
-    if (!quiet) noticeBox.scrollIntoView({block: "center"});
-    return heading;
-  }
   let here = location.hash, saving = false;
   hfSync.follow(gid, async () => {
     if (location.hash !== here || saving) return;  /* a save on its way is answered with what changed, if anything */
-    try { await otherPhone(await fetch(`/v1/games/${gid}`).then(r => r.json())); } catch (e) { /* the next change says it again */ }
+    try { await notice.otherPhone(await fetch(`/v1/games/${gid}`).then(r => r.json())); } catch (e) { /* the next change says it again */ }
   });
 
   /* What Save asks about in a round's score: the rules' illegal problems, a team with nothing read, a squared book's
@@ -459,7 +306,7 @@ export async function checkView(gid, rid, roundNo) {
     for (const d of all) answered.add(d.key);
     if (st.round !== asked || save.disabled) {  /* the game changed while the question was open: the notice says how */
       toast(`Not saved: the game changed on another phone meanwhile`, true);
-      noticeBox.scrollIntoView({block: "center"});
+      notice.box.scrollIntoView({block: "center"});
       return;
     }
     setBusy(save, true);
@@ -475,7 +322,7 @@ export async function checkView(gid, rid, roundNo) {
       saving = false;
       setBusy(save, false);
       if ((e.status === 412 && e.body.game) || (e.status === 409 && e.body.round)) {  /* the other phone was first */
-        const told = await otherPhone(e.status === 412 ? e.body.game : await api("GET", `/v1/games/${gid}`).catch(() => g));
+        const told = await notice.otherPhone(e.status === 412 ? e.body.game : await api("GET", `/v1/games/${gid}`).catch(() => g));
         toast(`Not saved: ${told ? told[0].toLowerCase() + told.slice(1) : "the game changed on another phone"}`, true);
       } else toast(e.message, true);
     }
@@ -484,7 +331,7 @@ export async function checkView(gid, rid, roundNo) {
   show(
     heading,
     h("p", {class: "muted"}, "Tap a card on the photo or below to change it, move it or delete it."),
-    draftBox, noticeBox, scoreBox,
+    draftBox, notice.box, scoreBox,
     h("div", {class: "check-layout"}, h("div", {class: "photos-col"}, photosBox, notesBox), h("div", {}, pilesBox)),
     h("label", {for: "check-went-out"}, "Who went out?"), wentOut,
     h("p", {}, h("a", {class: "button", href: `#/game/${gid}`, onclick: async (ev) => {
@@ -494,7 +341,7 @@ export async function checkView(gid, rid, roundNo) {
       dropDraft();
       location.hash = `#/game/${gid}`;
     }}, "Leave without saving")),
-    h("div", {class: "sticky-actions"}, saveWhy, save, undo));
+    h("div", {class: "sticky-actions"}, notice.why, save, undo));
   /* a new photo is checked against the game at once (the same photo saved before, Back after saving it): told
      before anyone corrects it */
   const already = roundNo ? null : await api("GET", `/v1/games/${gid}/saved/${rid}`).catch(() => null);
@@ -510,5 +357,5 @@ export async function checkView(gid, rid, roundNo) {
     } else forgetDraft();
   }
   await rescore();
-  if (already && already.round) await otherPhone(g, already);
+  if (already && already.round) await notice.otherPhone(g, already);
 }

@@ -1,0 +1,182 @@
+/* A check view's save-conflict notice: what it says and offers when another phone saved or changed the game
+ * meanwhile (this photo saved as a round there, a round added, undone or corrected): its offers (add my changes to
+ * theirs, save mine as round N+1, correct round N, drop mine and show theirs), its offer redrawn after each change
+ * made under it, and Save held, with its reason, until the notice is answered. */
+import {api} from "/static/api.js";
+import {changesAbsent, changesText, scoresOf} from "/static/changes.js";
+import {askConfirm, fmt, h, toast, total} from "/static/ui.js";
+
+/* Which of `images` (the photos of the reading a check view opened: its images, each {image, teams}) another
+ * phone's round `saved` (GET /v1/games/{id}/saved/{reading}) was made from, in words: "from this same photo
+ * (table.jpg, Us)", "from these same photos (…)", or, when one photo of several is the same file, "from the same
+ * file as your photo table.jpg (Us)". */
+export function samePhotoText(images, saved) {
+  const teams = (im) => im.teams && im.teams.length ? im.teams.join(" and ") : "";
+  const named = (im) => teams(im) ? `${im.image}, ${teams(im)}` : im.image;
+  const im = saved.photo ? images.find(i => i.image === saved.photo) : null;
+  if (saved.photo && images.length > 1) {
+    return `from the same file as your photo ${saved.photo}` + (im && teams(im) ? ` (${teams(im)})` : "");
+  }
+  if (images.length > 1) return `from these same photos (${images.map(named).join("; ")})`;
+  return `from this same photo (${named(im || images[0])})`;
+}
+
+/* The save-conflict notice of the check view `view`: {gid, rid, game (the game as the view opened it), original
+ * (the reading of the photo it opened), st (its state: corrections, wentOut, reading, round), roundNo, stored,
+ * readingId (getters: the round it corrects, null for a new photo; that round as saved; the reading it is made
+ * from), heading and save (its heading and Save button), render(), rescore(), saveRound(), and
+ * becomeCorrection(theirs, corrections, went) (from now on it corrects the saved round `theirs`)}.
+ * Returns {box, why (the notice's element and the line saying why Save is off), otherPhone(latest, saved, quiet)
+ * (shows the notice for the game `latest`: below), redraw() (the notice's offer redrawn after a change made under
+ * it; nothing when none is shown), clear() (no notice), holdSave(why), freeSave()}. */
+export function conflictNotice(view) {
+  const {gid, rid, game: g, original, st, save} = view;
+  const noticeBox = h("div", {id: "sync-notice"});
+  let reoffer = null;  /* redraws the notice shown with an offer (offer()) after each change here; null when none is */
+  const saveWhy = h("p", {class: "status muted", id: "save-why", role: "status"});  /* why Save is off, when it is */
+  function holdSave(why) { save.disabled = true; saveWhy.textContent = why; }  /* Save off until the notice is answered */
+  function freeSave() { save.disabled = false; saveWhy.textContent = ""; }
+  function setRound(n) {  /* the round a new photo will be saved as: the heading and the button say it */
+    st.round = n; view.heading.textContent = `Check round ${n}`; save.textContent = `Save round ${n}`;
+  }
+  function unsureRound(n) {  /* round n, or the one before it, until the notice's choice: neither said yet */
+    st.round = n; view.heading.textContent = "Check round"; save.textContent = "Save round";
+  }
+
+  /* The changes made on this phone since the view opened that the saved round `theirs` lacks (changes.js). */
+  function myChanges(theirs) {
+    return changesAbsent(theirs, st.corrections.slice(view.stored ? view.stored.corrections.length : 0), st.wentOut,
+                         view.stored ? view.stored.layout.went_out || "" : "");
+  }
+  /* Theirs, then mine (nothing either phone did is lost): tried on their reading first; this view then corrects
+   * their round with both, to be checked and saved (Save correction). */
+  async function addMine(theirs, latest, c) {
+    const merged = theirs.corrections.concat(c.ops);
+    try {
+      st.reading = await api("POST", `/v1/photos/${theirs.photo_reading}/corrections`,
+                             {corrections: merged, round: theirs.n, went_out: c.went || null});
+    } catch (e) {
+      toast(`Your changes do not fit theirs (${e.message}): here is their version; make your change again`, true);
+      takeTheirs(theirs, latest);
+      return;
+    }
+    hfSync.note(latest);
+    const moved = view.roundNo !== null && view.roundNo !== theirs.n && theirs.photo_reading === view.readingId;
+    view.becomeCorrection(theirs, merged, c.went);
+    view.render();
+    toast(moved ? `Correcting it as round ${theirs.n}: Save correction when it is right`
+                : `Your changes are added to round ${theirs.n}: check it, then Save correction`);
+  }
+  function takeTheirs(theirs, latest) {
+    hfSync.note(latest);
+    view.becomeCorrection(theirs, theirs.corrections.slice(), theirs.layout.went_out || "");
+    view.rescore();
+  }
+  /* Buttons that offer adding this phone's changes to the saved round `theirs` (of this same photo), or taking theirs;
+   * `fits`: corrections made on this reading apply to theirs (the same reading, or one with the same piles and cards);
+   * `moved`: theirs is the round this view corrects, moved up by an undo. */
+  function offer(theirs, latest, lines, actions, fits, moved) {
+    const c = myChanges(theirs);
+    if (c.count && (fits || !c.ops.length)) {
+      lines.push(moved ? `Your changes here are not saved yet (${changesText(c)}): go on correcting it as round ${theirs.n} ` +
+                         "with them, or drop them."
+                       : `Your changes here are not saved yet (${changesText(c)}): add them to theirs as a correction of round ` +
+                         `${theirs.n} (you check it, then Save correction), or drop them.`);
+      actions.push(h("button", {type: "button", class: "primary", id: "add-mine", onclick: () => addMine(theirs, latest, c)},
+                     moved ? `Go on as round ${theirs.n}` : "Add my changes to theirs"),
+                   h("button", {type: "button", id: "take-theirs", onclick: () => takeTheirs(theirs, latest)},
+                     moved ? `Drop mine, show round ${theirs.n}` : "Drop mine, show theirs"));
+    } else if (c.count) {
+      lines.push(`Your changes here (${changesText(c)}) were made on another reading of this photo, with other piles, so ` +
+                 `they cannot be added to round ${theirs.n} as they are: show it, then make them again.`);
+      actions.push(h("button", {type: "button", class: "primary", id: "take-theirs", onclick: () => takeTheirs(theirs, latest)}, `Show round ${theirs.n}`));
+    } else actions.push(h("button", {type: "button", class: "primary", id: "take-theirs", onclick: async () => {
+      /* a change made here since this button was drawn (its offer not redrawn yet) is not dropped unasked */
+      const late = myChanges(theirs);
+      if (late.count && !(await askConfirm(`Drop your changes here?`, [`Your changes here (${changesText(late)}) are not ` +
+          `saved yet: showing round ${theirs.n} drops them.`], "Drop them"))) return;
+      takeTheirs(theirs, latest);
+    }}, view.roundNo === theirs.n ? "Show their version" : `Correct round ${theirs.n}`));
+  }
+
+  /* The game changed (on another phone, or this photo was saved already): say so, show it as it is now, and keep
+   * what was done here until the player chooses: add it to the other phone's round, drop it, or save this photo
+   * as the next round. `saved`: GET /v1/games/{id}/saved/{reading} for a new photo (asked here when not given).
+   * Returns the notice's heading (null when nothing needs saying). */
+  async function otherPhone(latest, saved, quiet) {
+    const totals = latest.teams.map(t => `${t} ${total(latest.totals[t])}`).join(" · ");
+    const lines = [], actions = [];
+    const again = () => otherPhone(latest, saved, true);  /* this notice redrawn, unscrolled, after a change here */
+    let redo = null;
+    let heading = "Changed on another phone";
+    if (!view.roundNo) {
+      if (saved === undefined) saved = await api("GET", `/v1/games/${gid}/saved/${rid}`).catch(() => null);
+      const theirs = saved && saved.round && saved.game === gid ? latest.rounds.find(r => r.n === saved.round) : null;
+      if (saved && saved.round && saved.game !== gid) {
+        heading = "Already saved in another game";
+        lines.push(`${saved.message}.`);
+        holdSave("Saved in another game already: see the notice above.");
+      } else if (theirs) {
+        const before = g.rounds.some(r => r.n === theirs.n && r.photo_reading === theirs.photo_reading);
+        heading = before ? `Already saved as round ${theirs.n}` : `Another phone saved round ${theirs.n}`;
+        lines.push(before ? `This photo${saved.photo ? ` (${saved.photo})` : ""} is round ${theirs.n} of the game already ` +
+                            `(${scoresOf(latest, theirs)}): saving it again would count it twice.`
+                          : `Another phone saved round ${theirs.n} ${samePhotoText(original.images, saved)} meanwhile (${scoresOf(latest, theirs)}): ` +
+                            "saving it here too would count it twice.");
+        holdSave(`Saved already as round ${theirs.n}: choose in the notice above.`);
+        offer(theirs, latest, lines, actions, saved.same_cards); redo = again;
+      } else {
+        const was = st.round;
+        if (latest.over) { lines.push("The game is over: no round can be added."); holdSave("The game is over."); }
+        else if (latest.next_round > was) {
+          const added = latest.rounds.find(r => r.n === was);
+          unsureRound(latest.next_round);
+          heading = `Another phone saved round ${was}`;
+          lines.push(`Another phone saved round ${was} from another photo (${scoresOf(latest, added)}). If yours is a photo ` +
+                     `of that same round, do not save it again: open round ${was} and make your changes there. If yours is the ` +
+                     `next round, save it as round ${st.round}.`);
+          /* the sticky Save stays off until one of these is chosen: one hasty tap there would count round ${was} twice */
+          holdSave(`Round ${was} or ${st.round}? Choose in the notice above first.`);
+          actions.push(h("button", {type: "button", class: "primary", id: "save-next",
+                                    onclick: () => { noticeBox.replaceChildren(); setRound(st.round); freeSave(); view.saveRound(); }}, `Save mine as round ${st.round}`),
+                       h("a", {class: "button", id: "open-theirs", href: added.photo_reading ? `#/game/${gid}/check/${added.photo_reading}/${was}`
+                                                                                              : `#/game/${gid}/type/${was}`}, `Open round ${was}`));
+        } else if (latest.next_round < was) {
+          setRound(latest.next_round);
+          freeSave();  /* no round of another photo to mistake it for any more */
+          lines.push(`A round was undone there: this photo will be saved as round ${st.round}.`);
+        } else { hfSync.note(latest); return null; }  /* another round corrected: nothing changes here */
+        hfSync.note(latest);
+      }
+    } else {
+      const theirs = latest.rounds.find(r => r.n === view.roundNo);
+      const moved = latest.rounds.find(r => r.photo_reading === view.readingId && r.n !== view.roundNo);
+      if (moved) {  /* a round before it was undone there: this round moved up */
+        heading = `Round ${view.roundNo} is round ${moved.n} now`;
+        lines.push(`A round before it was undone on another phone, and the rounds after that moved up one: this photo is ` +
+                   `round ${moved.n} now, scored under round ${moved.n}'s opening minimum (${fmt(moved.minimum)}).`);
+        holdSave(`This is round ${moved.n} now: choose in the notice above.`);
+        offer(moved, latest, lines, actions, true, true); redo = again;
+      } else if (!theirs || theirs.photo_reading !== view.readingId) {
+        lines.push(`Round ${view.roundNo} was undone there.`);
+        holdSave(`Round ${view.roundNo} was undone on another phone.`);
+      } else {
+        const same = (r) => JSON.stringify(r.corrections) + JSON.stringify(r.layout.went_out || null);
+        if (view.stored && same(theirs) === same(view.stored)) { hfSync.note(latest); return null; }  /* another round changed */
+        lines.push(`Round ${view.roundNo} was corrected there: it now scores ${scoresOf(latest, theirs)}.`);
+        offer(theirs, latest, lines, actions, true); redo = again;
+      }
+    }
+    noticeBox.replaceChildren(h("section", {class: "panel notice", role: "alert"},
+      h("h2", {}, heading), lines.map(t => h("p", {}, t)), h("p", {class: "muted"}, `The game now: ${totals}.`),
+      h("div", {class: "row"}, actions, h("a", {class: "button", href: `#/game/${gid}`}, "See the game"))));
+    reoffer = redo;
+    if (!quiet) noticeBox.scrollIntoView({block: "center"});
+    return heading;
+  }
+  return {
+    box: noticeBox, why: saveWhy, otherPhone, holdSave, freeSave,
+    redraw: async () => { if (reoffer) await reoffer(); },
+    clear: () => { noticeBox.replaceChildren(); reoffer = null; },
+  };
+}

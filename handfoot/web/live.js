@@ -29,9 +29,10 @@ export async function liveView(gid) {
     if (!ok || location.hash !== here) return;
     liveToken++;
     picture.removeAttribute("src");
+    /* the live view goes first, before anything is awaited: the user sees it stop at once */
+    show(h("h1", {}, "Watch the table"), h("p", {id: "live-stopping"}, h("span", {class: "spinner", "aria-hidden": "true"}), " Stopping the camera…"));
     const stopping = api("DELETE", "/v1/live").catch(e => { if (e.status !== 404) toast(e.message, true); });
     if (state.source === "browser") (await import("/static/camera.js")).stopPhoneCamera("the live view stopped");
-    show(h("h1", {}, "Watch the table"), h("p", {id: "live-stopping"}, h("span", {class: "spinner", "aria-hidden": "true"}), " Stopping the camera…"));
     await stopping;
     if (location.hash === here) route();
   }}, "Stop watching");

@@ -81,7 +81,7 @@ def _hand_failure(team: dict, true_left: tuple, read_left: tuple) -> str:
 
 #: an index whose box is at least this many pixels on its longer side can be read from the photo (the photo's note
 #: on small indices, :attr:`vision.config.Reading.readable_index`): the shipped reader names 0.42 of the indices
-#: under 12 px and 0.66 of those of 12-16 px (true boxes, held-out-design dev tables), crops that are blurs of a few
+#: under 12 px and 0.65 of those of 12-16 px (true boxes, held-out-design dev tables), crops that are blurs of a few
 #: pixels a person cannot read either; 0.88 at 16-20 px, 0.96 and more above
 LEGIBLE_PX = DEFAULT.reading.readable_index
 

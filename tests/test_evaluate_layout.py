@@ -224,3 +224,17 @@ def test_a_fan_showing_an_index_too_small_to_read_is_not_counted_legible(anglo_d
     stats = Counter()
     evaluate_scene(doc, read_side(dets), owners, stats, Counter())
     assert stats["fans"] == 2 and stats["fans_legible"] == stats["fans_legible_counted"] == 1
+
+
+def test_stage_caches_put_a_true_joker_in_place_of_the_box_over_it():
+    from stage_caches import true_jokers
+
+    from vision.classes import RANK_JOKER, RANKS
+
+    rank_p = np.zeros((2, len(RANKS)), np.float32)
+    rank_p[:, 0] = 1
+    found = Detections(np.array([[10, 10, 30, 30], [100, 100, 120, 120]], np.float32), np.array([0.4, 0.9], np.float32),
+                       np.zeros(2, np.int64), {"rank_p": rank_p, "suit_p": np.full((2, 4), 0.25, np.float32)})
+    out = true_jokers(found, np.array([[11, 11, 31, 31]], np.float32))
+    assert len(out) == 2 and out.xyxy[0].tolist() == [100, 100, 120, 120]  # the box over the joker gave way
+    assert out.xyxy[1].tolist() == [11, 11, 31, 31] and out.data["rank_p"][1, RANK_JOKER] == 1

@@ -11,7 +11,7 @@ from fastapi import APIRouter, BackgroundTasks, Body, Depends, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from .. import core, games, teaching
+from .. import core, games, saved, teaching
 from ..errors import NotFoundError
 from ..invite import invite
 from ..ledger import Ledger
@@ -114,13 +114,13 @@ def undo_round(game_id: str, n: int, request: Request, response: Response,
     return _tagged(response, games.undo_round(ledger, game_id, n, expected_version(request)))
 
 
-@router.get("/games/{game_id}/saved/{reading_id}", response_model=games.SavedAsOut,
+@router.get("/games/{game_id}/saved/{reading_id}", response_model=saved.SavedAsOut,
             responses={k: ERRORS[k] for k in (401, 404)})
-def saved_as(game_id: str, reading_id: str, ledger: Ledger = Depends(get_ledger)) -> games.SavedAsOut:
+def saved_as(game_id: str, reading_id: str, ledger: Ledger = Depends(get_ledger)) -> saved.SavedAsOut:
     """Whether a photo reading is already scored: a round of any game made from it, or a round of this game with
     a photo of the same bytes (``round`` null when neither). Asked right after the photos are read, so the page
     warns before anyone corrects a photo that saving would refuse (409, naming the round)."""
-    return games.saved_as(ledger, game_id, reading_id)
+    return saved.saved_as(ledger, game_id, reading_id)
 
 
 class GameDeckIn(BaseModel):

@@ -135,7 +135,7 @@ def hard_negatives(scene_dirs: list[Path], detector, per_scene: int = 40, seed: 
     Returns:
         (crops (N, STORE, STORE, 3) uint8 BGR, labels (N,) all :data:`NEGATIVE`).
     """
-    from datasets.scenes import true_detections
+    from datasets.scene_labels import true_detections
     from vision.config import DEFAULT
     from vision.scales import box_conf, find_boxes
     from vision.types import box_iou

@@ -19,7 +19,7 @@ from vision.photo_checks import COVERED_NOTE, STRIP_NOTE
 from vision.pipeline import detect
 from vision.types import Detections, PileKind, box_iou
 
-from .scenes import true_detections
+from .scene_labels import true_detections
 
 #: tables_examples draws its index boxes tight around the glyphs; ours (datasets.art_indices, calibrated on the real
 #: phone_corners labels) have a margin: on its eight tables our detector's boxes measure a median 1.37 x wider

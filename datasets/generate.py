@@ -30,7 +30,8 @@ import numpy as np
 from vision.classes import CLASS_NAMES
 from vision.types import median_index_size
 
-from .scenes import make_scene, write_scene, yolo_lines
+from .scene_labels import yolo_lines
+from .scenes import make_scene, write_scene
 
 _DECKS: dict[str, object] = {}
 
@@ -160,10 +161,10 @@ def generate(out: Path, scenes: int, split: str, seed: int, designs: list[str], 
     from the photo enlarged that many times (bilinear, after its JPEG compression): that is how the doubled pass
     of ``vision.scales.find_boxes`` shows a whole-table photo to the detector. Other photos are cut as
     they are. ``joker_marks`` is the share of jokers drawn with procedural corner marks (``datasets.jokers``);
-    ``joker_boost`` multiplies the chance that a card is a joker (``datasets.scenes.sample_piles``);
+    ``joker_boost`` multiplies the chance that a card is a joker (``datasets.scene_piles.sample_piles``);
     ``tight_fans`` is the share of fans stepped so tightly that the next card covers part of each suit pip
-    (``scenes.place_piles``). ``zoom`` multiplies each photo's pixels per side (``scenes.make_scene``: the same
-    table at a phone's full resolution).
+    (``datasets.scene_layout.place_piles``). ``zoom`` multiplies each photo's pixels per side
+    (``datasets.scenes.make_scene``: the same table at a phone's full resolution).
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)

@@ -1,6 +1,6 @@
 """Videos of a round watched from above, for ``handfoot watch``'s tests, benchmark and demonstrations.
 
-A round (:class:`Round`) is every pile that will be on the table (:class:`datasets.scenes.Pile`), laid out once,
+A round (:class:`Round`) is every pile that will be on the table (:class:`datasets.scene_piles.Pile`), laid out once,
 and its *stages*: how many of each pile's cards are down at one moment. Each stage is a scene of
 :func:`datasets.scenes.make_scene` (the same seed, decks and layout, no clutter, the whole table in view) shown
 still, and between two stages a hand and arm cross the table. Every frame is shifted by a little camera shake and
@@ -20,7 +20,8 @@ from typing import Sequence
 
 import numpy as np
 
-from .scenes import Pile, make_scene
+from .scene_piles import Pile
+from .scenes import make_scene
 
 @dataclass(frozen=True)
 class Round:

@@ -30,7 +30,7 @@ from vision.models.crops import STACK_CONTEXT, STACK_INPUT, card_crop
 from vision.pipeline import read_image
 from vision.types import CardInstance, PileKind
 
-from .scenes import true_detections
+from .scene_labels import true_detections
 
 
 def single_cards(doc: dict) -> list[tuple[CardInstance, int]]:

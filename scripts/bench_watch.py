@@ -46,7 +46,7 @@ def plan():
     """:data:`datasets.round_video.ROUND` and four more changes: a meld of 5s laid and grown, a second red three,
     a fifth 8 (nine stages; at the end team A has 840)."""
     from datasets.round_video import Round
-    from datasets.scenes import Pile
+    from datasets.scene_piles import Pile
 
     piles = (Pile("meld", ["8H", "8S", "8D", "8C", "8H"]), Pile("meld", ["KH", "KS", "KD", "KC", "KH", "KS", "KD"]),
              Pile("squared", ["KH", "KS", "KD", "KC", "KH", "KS", "KD"], "KD"), Pile("red_threes", ["3H", "3D"]),

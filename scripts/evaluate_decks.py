@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from datasets.scenes import true_detections  # noqa: E402
+from datasets.scene_labels import true_detections  # noqa: E402
 from vision.classes import rank_colour  # noqa: E402
 from vision.classes import reading  # noqa: E402
 from vision.decks import Example, ProfileRefusedError, learn  # noqa: E402

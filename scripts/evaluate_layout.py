@@ -54,12 +54,13 @@ sys.path.insert(0, str(ROOT))
 from datasets.evaluation import (EXAMPLES_MATCH_IOU, LEGIBLE_PX, assign_owners, cached_found,  # noqa: E402
                                  design_figures, evaluate_scene)
 from datasets.examples import load_examples  # noqa: E402
-from datasets.scenes import true_detections  # noqa: E402
+from datasets.scene_labels import true_detections  # noqa: E402
 
 def read_hands(args: argparse.Namespace) -> int:
     """Render ``args.hands`` photos of a hand of the held-out designs and read them as hand photos."""
     from datasets.cardart import HELDOUT_DESIGNS, load_deck
-    from datasets.scenes import Pile, hand_cards, make_scene
+    from datasets.scene_piles import Pile, hand_cards
+    from datasets.scenes import make_scene
     from vision.classes import rank_colour
     from vision.pipeline import load_models, read_image
 

@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from datasets.examples import load_examples  # noqa: E402
-from datasets.scenes import true_detections  # noqa: E402
+from datasets.scene_labels import true_detections  # noqa: E402
 from vision.classes import RANKS, rank_of  # noqa: E402
 from vision.types import Detections, box_iou  # noqa: E402
 

@@ -22,7 +22,8 @@ sys.path.insert(0, str(ROOT))
 import cv2  # noqa: E402
 
 from datasets.cardart import load_deck  # noqa: E402
-from datasets.scenes import Pile, make_scene  # noqa: E402
+from datasets.scene_piles import Pile  # noqa: E402
+from datasets.scenes import make_scene  # noqa: E402
 
 DESIGN = "orell"  # in datasets.cardart.HELDOUT_DESIGNS
 PILES = [

@@ -27,7 +27,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from datasets.evaluation import cached_found  # noqa: E402
-from datasets.scenes import true_detections  # noqa: E402
+from datasets.scene_labels import true_detections  # noqa: E402
 from vision.classes import CLASS_NAMES, RANKS, reading  # noqa: E402
 from vision.deck_glyphs import hog, index_crops  # noqa: E402
 from vision.images import load_image  # noqa: E402

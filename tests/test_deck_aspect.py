@@ -5,7 +5,8 @@ import pytest
 
 cv2 = pytest.importorskip("cv2")
 
-from datasets.scenes import Pile, make_scene  # noqa: E402
+from datasets.scene_piles import Pile  # noqa: E402
+from datasets.scenes import make_scene  # noqa: E402
 from vision import deck_aspect, deck_profiles, decks  # noqa: E402
 from vision.models.crops import square_crop  # noqa: E402
 from vision.models.reader import DEFAULT_READER, IndexReader  # noqa: E402

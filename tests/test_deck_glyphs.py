@@ -9,7 +9,8 @@ pytest.importorskip("resvg_py")
 
 import cv2  # noqa: E402
 
-from datasets.scenes import Pile, make_scene  # noqa: E402
+from datasets.scene_piles import Pile  # noqa: E402
+from datasets.scenes import make_scene  # noqa: E402
 from vision import deck_glyphs, deck_profiles, decks  # noqa: E402
 from vision.classes import RANKS  # noqa: E402
 from vision.deck_boxes import NONE  # noqa: E402

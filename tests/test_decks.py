@@ -12,7 +12,8 @@ pytest.importorskip("resvg_py")
 
 import cv2  # noqa: E402
 
-from datasets.scenes import Pile, make_scene  # noqa: E402
+from datasets.scene_piles import Pile  # noqa: E402
+from datasets.scenes import make_scene  # noqa: E402
 from handfoot.cli import main  # noqa: E402
 from vision import deck_profiles, decks  # noqa: E402
 from vision.deck_ink import Ink  # noqa: E402

@@ -15,7 +15,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 from datasets.evaluation import LEGIBLE_PX, ONE_CARD_HAND, evaluate_scene  # noqa: E402
 from sides import read_side  # noqa: E402
 
-from datasets.scenes import Pile, make_scene, true_detections  # noqa: E402
+from datasets.scene_labels import true_detections  # noqa: E402
+from datasets.scene_piles import Pile  # noqa: E402
+from datasets.scenes import make_scene  # noqa: E402
 from vision.classes import class_id  # noqa: E402
 from vision.types import Detections  # noqa: E402
 

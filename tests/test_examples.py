@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from datasets.examples import example_doc, load_examples
-from datasets.scenes import true_detections
+from datasets.scene_labels import true_detections
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 

@@ -13,7 +13,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 from fan_edges import meld_records, summarise  # noqa: E402
 from sides import read_side  # noqa: E402
 
-from datasets.scenes import Pile, make_scene, true_detections  # noqa: E402
+from datasets.scene_labels import true_detections  # noqa: E402
+from datasets.scene_piles import Pile  # noqa: E402
+from datasets.scenes import make_scene  # noqa: E402
 from vision.config import DEFAULT  # noqa: E402
 
 

@@ -7,7 +7,8 @@ pytest.importorskip("cv2")
 pytest.importorskip("resvg_py")
 
 from datasets.jokers import FAMILIES, draw_mark, procedural_joker  # noqa: E402
-from datasets.scenes import Pile, make_scene  # noqa: E402
+from datasets.scene_piles import Pile  # noqa: E402
+from datasets.scenes import make_scene  # noqa: E402
 from vision.classes import CLASS_NAMES  # noqa: E402
 
 

@@ -14,7 +14,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 
 from photo_neighbours import descriptors, matched, photo_rows  # noqa: E402
 
-from datasets.scenes import Pile, make_scene, true_detections  # noqa: E402
+from datasets.scene_labels import true_detections  # noqa: E402
+from datasets.scene_piles import Pile  # noqa: E402
+from datasets.scenes import make_scene  # noqa: E402
 from vision.classes import CLASS_NAMES, RANKS, SUIT_CODES  # noqa: E402
 from vision.types import Detections  # noqa: E402
 

@@ -26,7 +26,8 @@ def _oracle(scene):
 
 
 def test_true_corners_of_a_rendered_table_give_its_layout(deck):
-    from datasets.scenes import Pile, make_scene
+    from datasets.scene_piles import Pile
+    from datasets.scenes import make_scene
 
     piles = [Pile("book", ["KH", "KH", "KS", "KD", "KC", "KH", "KS"]),  # identical cards in one fan
              Pile("meld", ["8D", "8S", "2C"]), Pile("red_threes", ["3H", "3D"]),
@@ -77,7 +78,8 @@ def test_score_photo_end_to_end_with_true_corners(deck, tmp_path, capsys, monkey
     """The photo path of ``handfoot score`` (stages 2-5, JSON, annotation) with the detector swapped for the
     rendered table's true corner boxes: the score must equal the score of the true layout."""
     import vision.pipeline as pipeline
-    from datasets.scenes import Pile, make_scene
+    from datasets.scene_piles import Pile
+    from datasets.scenes import make_scene
     from handfoot.cli import main
     from scorer import get_rules
     from scorer.layout import TableLayout
@@ -129,7 +131,8 @@ def test_a_photo_of_a_hand_counts_every_card_in_it_as_left(deck, tmp_path, capsy
     side), where a photo of the table reads them as a meld and a squared book; the detector is swapped for the
     rendered photos' true boxes."""
     import vision.pipeline as pipeline
-    from datasets.scenes import Pile, make_scene
+    from datasets.scene_piles import Pile
+    from datasets.scenes import make_scene
     from handfoot.cli import main
     from scorer import get_rules
     from scorer.layout import TableLayout
@@ -191,7 +194,8 @@ def test_a_hand_of_a_deck_whose_diagonal_is_not_the_usual_one_counts_its_top_car
     from sides import read_hand
 
     from datasets.cardart import load_deck
-    from datasets.scenes import Pile, make_scene
+    from datasets.scene_piles import Pile
+    from datasets.scenes import make_scene
 
     ornamental = load_deck("ornamental")
     for seed, held in ((1, ["AC", "7H", "7S", "QD", "10H", "2C"]), (2, ["KS", "5D", "9C", "9C", "JH"])):

@@ -69,7 +69,8 @@ def test_shipped_reader_reads_true_boxes_of_a_rendered_table(anglo_deck):
     """Wrapper test (colour order, crop geometry, output mapping): on a training design the reader must name
     most true corner boxes; accuracy proper is measured by scripts/evaluate.py (models/README.md)."""
     pytest.importorskip("onnxruntime")
-    from datasets.scenes import Pile, make_scene
+    from datasets.scene_piles import Pile
+    from datasets.scenes import make_scene
     from vision.classes import CLASS_NAMES
     from vision.models.reader import IndexReader
 

@@ -9,7 +9,9 @@ pytest.importorskip("cv2")
 pytest.importorskip("resvg_py")
 
 from datasets.generate import enlarged_for_tiles, generate, tiles_from_scene  # noqa: E402
-from datasets.scenes import MIN_VISIBLE, Pile, _visible_fraction, make_scene  # noqa: E402
+from datasets.scene_labels import MIN_VISIBLE, visible_fraction  # noqa: E402
+from datasets.scene_piles import Pile  # noqa: E402
+from datasets.scenes import make_scene  # noqa: E402
 from scorer import get_rules, parse_cards  # noqa: E402
 from scorer.layout import TableLayout  # noqa: E402
 from scorer.melds import check_meld  # noqa: E402
@@ -68,8 +70,8 @@ def test_visible_fraction():
     ids = np.full((20, 20), -1, np.int32)
     ids[:, :10] = 3
     square = np.array([[0, 0], [20, 0], [20, 20], [0, 20]], np.float64)
-    assert abs(_visible_fraction(ids, square, 3) - 0.5) < 0.06
-    assert _visible_fraction(ids, square, 4) == 0.0
+    assert abs(visible_fraction(ids, square, 3) - 0.5) < 0.06
+    assert visible_fraction(ids, square, 4) == 0.0
     assert MIN_VISIBLE == 0.5
 
 
@@ -135,7 +137,7 @@ def test_generate_enlarges_whole_table_tiles(deck, tmp_path):
 
 
 def test_joker_boost_gives_more_jokers_and_one_leaves_tables_unchanged():
-    from datasets.scenes import sample_piles
+    from datasets.scene_piles import sample_piles
 
     def jokers(seed, boost=None):
         rng = np.random.default_rng(seed)

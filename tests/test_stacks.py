@@ -257,7 +257,8 @@ def test_shipped_checker_tells_a_squared_book_from_a_loose_card_on_rendered_tabl
     pytest.importorskip("onnxruntime")
     from sides import read_side
 
-    from datasets.scenes import Pile as ScenePile, make_scene
+    from datasets.scene_piles import Pile as ScenePile
+    from datasets.scenes import make_scene
     from vision.models.stacks import StackChecker
     from vision.types import Detections
 

@@ -179,7 +179,8 @@ def test_shipped_model_finds_indices_in_a_rendered_scene(anglo_deck):
     Localisation only (IoU >= 0.5 for most true indices at a low threshold): the first model reads few card
     classes right yet (models/README.md), and this test is about the wrapper, not accuracy.
     """
-    from datasets.scenes import Pile, make_scene
+    from datasets.scene_piles import Pile
+    from datasets.scenes import make_scene
 
     deck = anglo_deck
     scene = make_scene(1, [deck], size=(640, 480), full_view=True, clutter=False,

@@ -472,6 +472,38 @@ def test_the_enlarged_pass_covers_only_where_the_cards_are():
     assert detector.calls == [(720, 1280, 1280), (720, 1280, 2560)]
 
 
+class _NoneForLarge:
+    """An index reader that takes every box wider than 100 px for "no index" (a table's grain boxed with confidence)
+    and every other for an ace of spades."""
+
+    def probabilities(self, image, boxes):
+        from vision.classes import RANK_NONE, RANKS
+
+        rank_p = np.zeros((len(boxes), len(RANKS)), np.float32)
+        large = (boxes[:, 2] - boxes[:, 0]) > 100
+        rank_p[large, RANK_NONE] = 1.0
+        rank_p[~large, 0] = 1.0
+        return rank_p, np.tile(np.float32([1, 0, 0, 0]), (len(boxes), 1))
+
+
+def test_the_pyramid_measures_indices_not_what_the_reader_calls_no_index():
+    pytest.importorskip("cv2")
+    from vision.scales import find_boxes
+
+    photo = np.zeros((720, 1280, 3), np.uint8)
+    for x in (100, 140, 180):  # a fan of 20 px indices ...
+        photo[100:120, x:x + 20] = 255
+    for x in (300, 520, 740, 960):  # ... and the table's grain, boxed as four 200 px "indices"
+        photo[400:600, x:x + 200] = 255
+    detector = _Squares()
+    find_boxes(detector, photo, 0.5, 0.1)
+    assert [side for _, _, side in detector.calls] == [1280, 640, 320]  # measured on the grain: smaller passes
+    detector = _Squares()
+    find_boxes(detector, photo, 0.5, 0.1, reader=_NoneForLarge())
+    calls = detector.calls  # the indices measure 20 px: the 2x pass, over the fan alone
+    assert calls[0] == (720, 1280, 1280) and len(calls) == 2 and calls[1][0] * calls[1][1] < 720 * 1280 / 4
+
+
 class _DarkMarks:
     """A detector that finds each small dark square (under 60 px) of the image it is given (confidence 0.9):
     indices printed dark on light paper, as the models learned them."""

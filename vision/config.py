@@ -45,6 +45,10 @@ class Pyramid:
     large_index: float = 40.0
     #: how many of a pass's most confident boxes measure its index size
     size_sample: int = 20
+    #: with the index reader, a pass's sure box it takes for "no index" with at least this probability is not
+    #: measured, nor grown into a card region: a table's wood grain or a card's art boxed with confidence is not
+    #: the size of its indices
+    size_none_max: float = 0.5
     #: fewer sure boxes than this in a pass cannot measure the index size (no larger pass follows)
     min_sample: int = 3
     #: no pass enlarges the photo more than this factor

@@ -71,9 +71,10 @@ def detect(image: np.ndarray, detector: CardDetector, reader: IndexReader | None
     negative = isinstance(detector, NegativeDetector)
     if negative:
         image, detector = 255 - image, detector.detector
-    found = find_boxes(detector, image, sure, floor, agnostic=reader is not None, config=config)
+    found = find_boxes(detector, image, sure, floor, agnostic=reader is not None, config=config, reader=reader)
     if not negative and int((found.confidence >= sure).sum()) < config.reading.negative_below:  # light on dark?
-        other = find_boxes(detector, 255 - image, sure, floor, agnostic=reader is not None, config=config)
+        other = find_boxes(detector, 255 - image, sure, floor, agnostic=reader is not None, config=config,
+                           reader=reader)
         if int((other.confidence >= sure).sum()) >= config.reading.negative_shows:
             found, image, negative = other, 255 - image, True
     data = {"negative": np.full(len(found), negative)} if negative else {}

@@ -28,6 +28,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from .classes import RANK_NONE
 from .config import DEFAULT, VisionConfig
 from .types import Detections, join_overlapping, median_index_size, unread_mask
 
@@ -64,8 +65,25 @@ def box_conf(detector, reader, config: VisionConfig = DEFAULT) -> float:
     return config.reading.reader_box_conf if reader is not None else config.reading.min_conf
 
 
+def looks_like_indices(part: Detections, image: np.ndarray, reader, sure: float,
+                       config: VisionConfig = DEFAULT) -> Detections:
+    """A pass's boxes (xyxy photo pixels) without the sure ones (confidence ``sure`` or more) that the index reader
+    ``reader`` (:class:`vision.models.reader.IndexReader`, or None: every box kept) takes for "no index" with
+    probability :attr:`~vision.config.Pyramid.size_none_max` or more: what measures the pass's index size and its
+    card regions."""
+    if reader is None or not len(part):
+        return part
+    idx = np.flatnonzero(part.confidence >= sure)
+    if not len(idx):
+        return part
+    rank_p, _ = reader.probabilities(image, part.xyxy[idx])
+    keep = np.ones(len(part), bool)
+    keep[idx[rank_p[:, RANK_NONE] >= config.pyramid.size_none_max]] = False
+    return part[keep]
+
+
 def find_boxes(detector, image: np.ndarray, sure: float, floor: float, agnostic: bool = True,
-               config: VisionConfig = DEFAULT) -> Detections:
+               config: VisionConfig = DEFAULT, reader=None) -> Detections:
     """Every box of the pyramid's passes over a (H, W, 3) BGR image, merged; xyxy photo pixels, most confident
     first (see the module docstring).
 
@@ -73,6 +91,8 @@ def find_boxes(detector, image: np.ndarray, sure: float, floor: float, agnostic:
     exported with a fixed input size runs once). Boxes down to confidence ``floor`` are kept; the index size of a
     pass is measured on its boxes of confidence ``sure`` or more. With ``agnostic`` one box per place (across
     codes, IoU :attr:`~vision.config.Pyramid.agnostic_iou`), else per code (:attr:`~vision.config.Pyramid.iou`).
+    With the index ``reader``, a pass is measured (and its card regions found) without the sure boxes it takes for
+    no index (:func:`looks_like_indices`).
     """
     p = config.pyramid
     h, w = image.shape[:2]
@@ -83,11 +103,13 @@ def find_boxes(detector, image: np.ndarray, sure: float, floor: float, agnostic:
         top = _side(min(p.max_side, long * p.max_enlarge))
         size = _side(min(p.probe_side, long))
         parts = [detector(image, size, floor)]
-        first = measured = pass_index_size(parts[0], sure, size / long, config)
+        last = looks_like_indices(parts[0], image, reader, sure, config)
+        first = measured = pass_index_size(last, sure, size / long, config)
         while measured is not None and measured < p.target_index and size < top:
             size = min(top, _side(size * max(p.min_step, p.target_index / measured)))
-            parts.append(enlarged_pass(detector, image, size, floor, parts[-1], sure, config))
-            measured = pass_index_size(parts[-1], sure, size / long, config)
+            parts.append(enlarged_pass(detector, image, size, floor, last, sure, config))
+            last = looks_like_indices(parts[-1], image, reader, sure, config)
+            measured = pass_index_size(last, sure, size / long, config)
         size = _side(min(p.probe_side, long))
         while (first is None or first >= p.large_index) and size // 2 >= p.min_side:
             size, first = _side(size // 2), None if first is None else first / 2

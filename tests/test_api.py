@@ -311,6 +311,20 @@ def test_upload_limits(tmp_path, models):
         assert "file too large" in error_of(post_photo(c, [("t.jpg", PHOTO.read_bytes(), "image/jpeg")]), 413)
         two = post_photo(c, [("t.jpg", b"x" * 150_000, "image/jpeg"), ("u.jpg", b"y" * 150_000, "image/jpeg")])
         assert [e.split(":")[0] for e in error_of(two, 413) and two.json()["errors"]] == ["t.jpg", "u.jpg"]
+        # a photo too large beside other bad ones: each named at once with its own reason, the large one by its
+        # whole size (cut short as it streamed in past the limit), nothing kept
+        import cv2
+        import numpy as np
+
+        ok, blank = cv2.imencode(".png", np.full((240, 320, 3), 90, np.uint8))
+        for big in (b"\xff\xd8\xff" + b"z" * 120_000, b"\xff\xd8\xff" + b"z" * 400_000):  # under, over the cut
+            bad = post_photo(c, [("big.jpg", big, "image/jpeg"), ("blank.png", blank.tobytes(), "image/png")],
+                             teams="Us,Them")
+            assert bad.status_code == 422 and [e.split(":")[0] for e in bad.json()["errors"]] == [
+                "big.jpg", "blank.png (team Them)"], bad.text
+            assert f"file too large ({len(big) / 1e6:.1f} MB;" in bad.json()["errors"][0], bad.text
+            assert "no cards found" in bad.json()["errors"][1]
+        assert not any((tmp_path / "photos").iterdir())
         r = c.post("/v1/photos", files=[("photos", ("t.jpg", b"x" * 150_000, "image/jpeg"))] * 2,
                    headers={"content-length": "99999999"})
         assert r.status_code == 413

@@ -1,7 +1,8 @@
 """A round typed in on the page, with no photo, end to end: a real ``handfoot serve`` (127.0.0.1, a temporary
 ledger) driven by headless Chromium (Debian's chromium + chromium-driver, through selenium).
 
-- From the round page (a photo with no card found leads there too), "Type the cards instead": each team's melds, squared book, red threes and cards held are
+- From the round page (a photo with no card found leads there too; two bad photos, one too large, are each named
+  with its own reason), "Type the cards instead": each team's melds, squared book, red threes and cards held are
   typed; the score shows as they are typed and equals the rules engine's score of the same layout; the rules'
   problems (a team went out without its books) are asked about before Save stores it, once: not again on a later
   Save or correction with the same problems.
@@ -93,9 +94,25 @@ def test_a_round_typed_in_is_scored_saved_and_corrected(server, browser, tmp_pat
 
     blank = tmp_path / "blank.png"
     cv2.imwrite(str(blank), np.full((480, 640, 3), 90, np.uint8))
+    # a photo too large beside it: each named at once, with its own reason
+    big = tmp_path / "big.jpg"
+    big.write_bytes(b"\xff\xd8\xff" + b"\0" * (27 * 1024 * 1024))
+    d.find_element(By.ID, "table-0").send_keys(str(big))
+    d.find_element(By.ID, "table-1").send_keys(str(blank))
+    d.find_element(By.ID, "read-cards").click()
+    wait.until(lambda d: d.find_elements(By.ID, "photo-errors"))
+    assert text_of(d, "#photo-errors p") == "2 photos cannot be read:"
+    said = [e.text for e in d.find_elements(By.CSS_SELECTOR, "#photo-errors li")]
+    assert said[0] == "big.jpg: file too large (28.3 MB; at most 26 MB a photo)", said
+    assert said[1].startswith("blank.png (team Them): no cards found"), said
+    d.execute_script("document.getElementById('photo-errors').scrollIntoView({block: 'center'})")
+    d.save_screenshot(str(shots / "round_two_bad_photos_390.png"))
+    d.refresh()  # the form empty again
+    wait.until(lambda d: d.find_elements(By.ID, "table-0") and not d.find_elements(By.ID, "photo-errors"))
     d.find_element(By.ID, "table-0").send_keys(str(blank))
     d.find_element(By.ID, "read-cards").click()
     wait.until(lambda d: "no cards found" in (text_of(d, ".status") or ""))
+    assert "big.jpg" not in text_of(d, ".status")
     d.find_element(By.CSS_SELECTOR, ".status a").click()
     wait.until(lambda d: d.find_elements(By.ID, "melds-0"))
     assert text_of(d, "#typed-heading") == "Type round 1"

@@ -14,7 +14,7 @@ import hashlib
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from scorer import HandFootError, parse_cards
 from scorer.errors import InvalidCardError, InvalidLayoutError
@@ -321,13 +321,16 @@ def check_photo_file(path: Path, limits: Limits = DEFAULT_LIMITS, name: str | No
 # -- photos: reading and scoring --------------------------------------------------------------------------------
 def read_and_score_photos(photos: Sequence[Path], req: PhotoRequest, models: Models,
                           hands: Sequence[tuple[str, Path]] = (), limits: Limits = DEFAULT_LIMITS,
-                          names: Sequence[str] | None = None, decks: Path | None = None) -> PhotoScore:
+                          names: Sequence[str] | None = None, decks: Path | None = None,
+                          refused: Mapping[int, HandFootError] | None = None) -> PhotoScore:
     """Read table photos (one per team, or one split photo) and photos of hands (team, path: every card a card
     left), and score the round. A photo in which cards are found is always scored: what breaks the rules is in
     the score's problems, every guess of the camera in ``notes``.
 
     ``names`` gives the name each file is shown by (default its path), table photos then hands; ``req.deck`` a
-    deck profile kept in the folder ``decks`` (default :func:`decks_dir`).
+    deck profile kept in the folder ``decks`` (default :func:`decks_dir`); ``refused``: the photos (by place,
+    table photos then hands) the caller refused already (too large to keep), their error each: not read, told
+    with the others' (their path need not be a file).
 
     Raises:
         HandFootError: a bad request (:func:`check_photo_request`), a photo given twice, a file that is not an
@@ -347,9 +350,11 @@ def read_and_score_photos(photos: Sequence[Path], req: PhotoRequest, models: Mod
     if twice is not None:
         raise HandFootError(f"{shown[twice]}: given twice; each photo is read once, as a table photo or as one "
                             "hand photo")
-    errors: dict[int, HandFootError] = {}  # each photo's own error (by its place), all told together
+    errors: dict[int, HandFootError] = dict(refused or {})  # each photo's own error (by its place), all told together
     digests: dict[str, str] = {}
     for k, (path, name) in enumerate(zip(paths, shown)):
+        if k in errors:
+            continue
         try:
             digest = check_photo_file(path, limits, name)
         except HandFootError as exc:

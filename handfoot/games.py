@@ -29,8 +29,8 @@ from .corrections import Correction
 from .errors import ConflictError, NotFoundError
 from .ledger import GameRecord, Ledger, RoundRecord
 from .limits import DEFAULT_LIMITS, Limits
-from .readings import correct_reading, load_reading, rules_of
-from .results import Lesson, RoundScoreOut
+from .readings import correct_reading, layout_piles, load_reading, rules_of
+from .results import LayoutPileOut, Lesson, RoundScoreOut
 
 #: the longest team name, in characters; the page's team-name fields say the same (``TEAM_NAME_MAX`` in web/games.js)
 TEAM_NAME_MAX = 40
@@ -110,12 +110,15 @@ class RoundIn(BaseModel):
 
 
 class RoundOut(BaseModel):
-    """A stored round, scored: its number, opening minimum, layout, score and where it came from."""
+    """A stored round, scored: its number, opening minimum, layout, score and where it came from; ``piles``: its
+    layout's piles, each named as the check view names it (a problem's ``where`` or ``cards`` finds the piles
+    it is about)."""
 
     n: int
     minimum: int
     layout: dict[str, Any]
     score: RoundScoreOut
+    piles: list[LayoutPileOut] = Field(default_factory=list)
     photo_reading: str | None
     photos: list[str]
     corrections: list[Any]
@@ -218,6 +221,8 @@ def game_view(ledger: Ledger, game_id: str) -> GameOut:
     totals = {t: (0, 0) for t in record.teams} | game.totals()
     out_rounds = []
     for r, score in zip(rounds, scores):
+        scored = RoundScoreOut.model_validate(score.to_dict())
+        piles = [pile for pile, _ in layout_piles(layout_of(r.layout), scored, game.rules)]
         photos = []
         if r.reading:
             try:
@@ -226,7 +231,7 @@ def game_view(ledger: Ledger, game_id: str) -> GameOut:
             except HandFootError:
                 photos = []
         out_rounds.append(RoundOut(n=r.n, minimum=game.rules.opening_minimum(r.n), layout=r.layout,
-                                   score=RoundScoreOut.model_validate(score.to_dict()), photo_reading=r.reading,
+                                   score=scored, piles=piles, photo_reading=r.reading,
                                    photos=photos, corrections=r.corrections, created=r.created, updated=r.updated))
     return GameOut(id=record.id, created=record.created, rules=record.rules, house_rules=record.house_rules,
                    teams=record.teams, names=record.names, rounds=out_rounds,

@@ -229,15 +229,21 @@ class Guard:
         await self.app(scope, replay(body, receive), send)
 
     async def _streamed(self, scope, receive, send, limit: int) -> None:
-        """Hand the body on as it comes, counting it; past ``limit`` answer 413 instead of the app, and past
-        ``file_bytes`` in one part of the form (one photo; :class:`PartSizes`) too: nothing past a limit is
-        read, so nothing past it is written."""
+        """Hand the body on as it comes, counting it; past ``limit`` answer 413 instead of the app. A part of the
+        form past ``file_bytes`` (one photo; :class:`PartSizes`) is cut short: nothing past it is handed on, so
+        nothing past it is written. Of the photos to read (``POST /v1/photos``) the rest still goes on, so the
+        route names every photo it cannot read at once, each part cut short listed, ``[file name, length]``, in
+        ``scope["state"]["cut_uploads"]`` (:func:`handfoot.routes.deps.sent_sizes`); any other upload is answered
+        413 at once, naming it."""
         total = 0
         exceeded = started = False
         why = f"request body too large: over {limit:,} bytes"
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
         file_bytes = self.settings.limits.file_bytes
         parts = PartSizes.of(headers.get("content-type", ""), file_bytes + 64 * 1024)
+        photos = scope["path"] == "/v1/photos"
+        if parts is not None:
+            scope.setdefault("state", {})["cut_uploads"] = parts.over
 
         async def counting():
             nonlocal total, exceeded, why
@@ -247,12 +253,14 @@ class Guard:
             if total > limit:
                 exceeded = True
                 raise _BodyTooLarge()
-            if parts is not None and not parts.feed(chunk):
-                exceeded = True
-                most = f"{file_bytes / 1e6:.0f} MB" if file_bytes >= 1e6 else f"{file_bytes:,} bytes"
-                why = (f"{parts.filename or 'a photo in the upload'}: file too large (over {most}; at most {most} "
-                       "a photo)")
-                raise _BodyTooLarge()
+            if parts is not None and message["type"] == "http.request":
+                message = {**message, "body": parts.cut(chunk, last=not message.get("more_body", False))}
+                if parts.over and not photos:
+                    exceeded = True
+                    most = f"{file_bytes / 1e6:.0f} MB" if file_bytes >= 1e6 else f"{file_bytes:,} bytes"
+                    why = (f"{parts.filename or 'a photo in the upload'}: file too large (over {most}; at most {most} "
+                           "a photo)")
+                    raise _BodyTooLarge()
             return message
 
         async def guarded_send(message):
@@ -271,16 +279,21 @@ class Guard:
 
 
 class PartSizes:
-    """Counts the bytes of each part of a ``multipart/form-data`` body as it streams by (the parts lie between
-    ``CRLF--boundary`` lines, which may be cut between two chunks); :meth:`feed` is False once a part is longer than
-    ``most`` bytes."""
+    """Cuts each part of a ``multipart/form-data`` body longer than ``most`` bytes short as the body streams by (the
+    parts lie between ``CRLF--boundary`` lines, which may be cut between two chunks): :meth:`cut` hands on a chunk
+    less the bytes of a part past its first ``most``, the boundaries kept (the body stays a form, each part cut
+    short); ``over`` lists each part found longer, ``[its file name as sent or None, its file's length so far]``
+    (its whole length once its end has gone by), in the order they came."""
 
     def __init__(self, boundary: bytes, most: int) -> None:
         self.delimiter = b"\r\n--" + boundary
         self.most = most
-        self.carry = b"\r\n"  # the first boundary line has no CRLF before it
-        self.since = 0
-        self.head = b""  # the first bytes of the part being counted: its headers, to name its file
+        self.held = b"\r\n"  # bytes not handed on yet (a boundary may be arriving); the first line has no CRLF before it
+        self.skip = 2  # ... so the first two bytes are this class's own, never handed on
+        self.since = 0  # the bytes of the part going by, its headers with them
+        self.head = b""  # the first bytes of the part going by: its headers, to name its file
+        self.over: list[list] = []
+        self.cutting: list | None = None  # the entry in ``over`` of the part going by, once found longer
 
     @classmethod
     def of(cls, content_type: str, most: int) -> "PartSizes | None":
@@ -291,31 +304,47 @@ class PartSizes:
                 return cls(value.strip('"').encode("latin-1"), most)
         return None
 
-    def feed(self, chunk: bytes) -> bool:
-        data, step = self.carry + chunk, len(self.delimiter)
-        at = data.find(self.delimiter)
-        if at < 0:
-            self.since += len(chunk)
-            if len(self.head) < HEAD_BYTES:
-                self.head += chunk[:HEAD_BYTES - len(self.head)]
-        else:  # the part that ends here (its bytes kept in carry were counted already), then each whole one
-            if self.since + at - len(self.carry) > self.most:
-                return False
-            while (after := data.find(self.delimiter, at + step)) >= 0:
-                if after - at - step > self.most:
-                    self.head = data[at + step:at + step + HEAD_BYTES]
-                    return False
-                at = after
-            self.since = len(data) - at - step
-            self.head = data[at + step:at + step + HEAD_BYTES]
-        self.carry = data[-(step - 1):]
-        return self.since <= self.most + step  # (a delimiter may be arriving: its bytes are not the part's)
+    def cut(self, chunk: bytes, last: bool = False) -> bytes:
+        """``chunk``, the next bytes of the body, as they are handed on: less the bytes of a part past its first
+        ``most``, and less its last few bytes, held until the next chunk shows whether a boundary starts there
+        (``last``: the body's last chunk, nothing held)."""
+        data, step, out = self.held + chunk, len(self.delimiter), bytearray()
+        end = len(data) if last else max(0, len(data) - step + 1)  # a boundary starting past it may be cut short
+        pos = 0
+        while (at := data.find(self.delimiter, pos)) >= 0 and at < end:
+            out += self._part(data[pos:at])
+            out += self.delimiter
+            self.since, self.head, self.cutting, pos = 0, b"", None, at + step
+        end = max(end, pos)  # a boundary found may reach past it
+        out += self._part(data[pos:end])
+        self.held = data[end:]
+        if self.skip:
+            taken = min(self.skip, len(out))
+            del out[:taken]
+            self.skip -= taken
+        return bytes(out)
+
+    def _part(self, piece: bytes) -> bytes:
+        """The next bytes of the part going by, as they are handed on (none past its first ``most``)."""
+        kept = piece[:max(0, self.most - self.since)]
+        if len(self.head) < HEAD_BYTES:
+            self.head += piece[:HEAD_BYTES - len(self.head)]
+        self.since += len(piece)
+        if self.since > self.most:
+            headers = self.head.find(b"\r\n\r\n")
+            size = self.since - (headers + 4 if headers >= 0 else 0)
+            if self.cutting is None:  # found longer now: named by its headers
+                found = re.search(rb'filename="([^"\r\n]{1,120})"', self.head)
+                self.cutting = [found.group(1).decode("utf-8", "replace") if found else None, size]
+                self.over.append(self.cutting)
+            self.cutting[1] = size
+        return kept
 
     @property
     def filename(self) -> str | None:
-        """The file name the part being counted (the one found too long) was sent with, if its headers say one."""
-        found = re.search(rb'filename="([^"\r\n]{1,120})"', self.head)
-        return PurePosixPath(found.group(1).decode("utf-8", "replace")).name if found else None
+        """The file name (its last path step) of the first part found longer than ``most``, if its headers say one."""
+        name = self.over[0][0] if self.over else None
+        return PurePosixPath(name).name if name else None
 
 
 def replay(body: bytes, receive):

@@ -14,14 +14,14 @@ from typing import Any, Sequence
 
 from scorer import Card, get_rules
 from scorer.errors import InvalidLayoutError
-from scorer.layout import TableLayout
+from scorer.layout import SquaredBook, TableLayout
 from scorer.melds import MeldCheck, check_meld, marker_kind
 from scorer.rules import Rules
 from scorer.scoring import score_round
 from scorer.wording import pile_word
 
 from .corrections import apply_corrections
-from .results import ImageOut, PhotoScore, PileOut, RoundScoreOut, image_dict
+from .results import ImageOut, LayoutPileOut, PhotoScore, PileOut, RoundScoreOut, image_dict
 
 
 def rules_of(name: str | None, house_rules: dict[str, Any] | None = None, default: str = "pagat") -> Rules:
@@ -79,6 +79,37 @@ def pile_labels(photo: Any, rules: str, house_rules: dict[str, Any], round_no: i
     except InvalidLayoutError:
         return {pile: pile_word(pile.kind.value) for pile in piles}
     return {pile: out.label for pile, out in zip(piles, result.images[0].piles)}
+
+
+def layout_piles(layout: TableLayout, score: RoundScoreOut,
+                 rules: Rules) -> list[tuple[LayoutPileOut, list[Card] | SquaredBook]]:
+    """Each pile of ``layout`` named as a photo's reading names it (:func:`scorer.wording.pile_word`: ``clean
+    book`` for a meld that is a complete book in its ``score`` under ``rules``), with the layout's own item (its
+    cards, or the :class:`~scorer.layout.SquaredBook`); each team's melds, squared books, red threes, cards left
+    and loose cards in that order, a list left empty no pile."""
+    books = {b.where: b for t in score.teams.values() for b in t.books}
+    out: list[tuple[LayoutPileOut, list[Card] | SquaredBook]] = []
+
+    def add(team: str, kind: str, where: str, item, codes: list[str], size: int | None = None) -> None:
+        book = books.get(where)
+        label = pile_word(kind, book and book.kind, size if book and book.squared else None)
+        out.append((LayoutPileOut(team=team, where=where, label=label, cards=codes), item))
+
+    for team, t in layout.teams.items():
+        base = f"teams.{team}"
+        for k, meld in enumerate(t.melds):
+            add(team, "meld", f"{base}.melds[{k}]", meld, [c.code for c in meld])
+        for k, b in enumerate(t.squared_books):
+            add(team, "squared_book", f"{base}.squared_books[{k}]", b, [b.top.code],
+                book_count({"book": b.model_dump()}, rules))
+        if t.red_threes:
+            add(team, "red_threes", f"{base}.red_threes", t.red_threes, [c.code for c in t.red_threes])
+        for k, packet in enumerate(t.left):
+            if packet:
+                add(team, "left", f"{base}.left[{k}]", packet, [c.code for c in packet])
+        if t.loose:
+            add(team, "loose", f"{base}.loose", t.loose, [c.code for c in t.loose])
+    return out
 
 
 def rescore(images: list[dict[str, Any]], left: dict[str, list[list[str]]], rules: str, house_rules: dict[str, Any],

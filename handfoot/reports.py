@@ -11,36 +11,31 @@ from typing import Any
 
 from tqdm import tqdm
 
-from scorer.layout import TableLayout
+from scorer.layout import SquaredBook, TableLayout
 from scorer.rules import Rules
-from scorer.wording import counted, pile_word
+from scorer.wording import counted
 
-from .readings import book_count, rules_of
-from .results import PhotoScore, PileOut, RoundScoreOut
+from .readings import book_count, layout_piles, rules_of
+from .results import LayoutPileOut, PhotoScore, PileOut, RoundScoreOut
 
 
 def layout_report(layout: TableLayout, score: RoundScoreOut, rules: Rules) -> str:
     """Each team's piles as the layout file gives them, one a line (so an edit shows), then a blank line; each
-    named as a photo's report names it (:func:`scorer.wording.pile_word`: ``clean book`` for a meld that is a
+    named as a photo's report names it (:func:`handfoot.readings.layout_piles`: ``clean book`` for a meld that is a
     complete book), from its ``score`` under ``rules``."""
     def cards(codes) -> str:
         return " ".join(str(c) for c in codes)
-    books = {b.where: b for t in score.teams.values() for b in t.books}
 
-    def word(kind: str, where: str, book_size: int | None = None) -> str:
-        book = books.get(where)
-        return pile_word(kind, book and book.kind, book_size if book and book.squared else None)
+    def text(pile: LayoutPileOut, item) -> str:
+        if isinstance(item, SquaredBook):
+            return (f"{item.top} on top" + (f", {item.count} cards" if item.count else "")
+                    + (f" ({cards(item.cards)})" if item.cards else ""))
+        return cards(item) + (" (not scored)" if pile.where.endswith(".loose") else "")
 
+    piles = layout_piles(layout, score, rules)
     lines = []
-    for team, t in layout.teams.items():
-        base = f"teams.{team}"
-        rows = [(word("meld", f"{base}.melds[{k}]"), cards(m)) for k, m in enumerate(t.melds)]
-        rows += [(word("squared_book", f"{base}.squared_books[{k}]", book_count({"book": b.model_dump()}, rules)),
-                  f"{b.top} on top" + (f", {b.count} cards" if b.count else "")
-                  + (f" ({cards(b.cards)})" if b.cards else "")) for k, b in enumerate(t.squared_books)]
-        rows += [(pile_word("red_threes"), cards(t.red_threes))] if t.red_threes else []
-        rows += [(pile_word("left"), cards(h)) for h in t.left if h]
-        rows += [(pile_word("loose"), f"{cards(t.loose)} (not scored)")] if t.loose else []
+    for team in layout.teams:
+        rows = [(pile.label, text(pile, item)) for pile, item in piles if pile.team == team]
         lines.append(f"team {team} (layout)")
         width = max([22] + [len(label) + 1 for label, _ in rows])
         lines += [f"  {label:<{width}} {text}" for label, text in rows]

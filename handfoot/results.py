@@ -75,6 +75,18 @@ class RoundScoreOut(_Out):
     problems: list[ProblemOut]
 
 
+class LayoutPileOut(_Out):
+    """A pile of a layout as a photo's reading names it: its ``team``, its place (``where``: ``teams.A.melds[1]``;
+    for red threes and loose cards the list), what the rules engine makes of it (``label``: ``clean book``,
+    ``meld``, ``red threes``...; :func:`scorer.wording.pile_word`) and its card codes (a squared book: its top
+    card)."""
+
+    team: str
+    where: str
+    label: str
+    cards: list[str]
+
+
 class CardOut(_Out):
     """One physical card read in a photo.
 

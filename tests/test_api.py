@@ -311,6 +311,20 @@ def test_upload_limits(tmp_path, models):
         assert "file too large" in error_of(post_photo(c, [("t.jpg", PHOTO.read_bytes(), "image/jpeg")]), 413)
         two = post_photo(c, [("t.jpg", b"x" * 150_000, "image/jpeg"), ("u.jpg", b"y" * 150_000, "image/jpeg")])
         assert [e.split(":")[0] for e in error_of(two, 413) and two.json()["errors"]] == ["t.jpg", "u.jpg"]
+        # a photo too large beside other bad ones: each named at once with its own reason, the large one by its
+        # whole size (cut short as it streamed in past the limit), nothing kept
+        import cv2
+        import numpy as np
+
+        ok, blank = cv2.imencode(".png", np.full((240, 320, 3), 90, np.uint8))
+        for big in (b"\xff\xd8\xff" + b"z" * 120_000, b"\xff\xd8\xff" + b"z" * 400_000):  # under, over the cut
+            bad = post_photo(c, [("big.jpg", big, "image/jpeg"), ("blank.png", blank.tobytes(), "image/png")],
+                             teams="Us,Them")
+            assert bad.status_code == 422 and [e.split(":")[0] for e in bad.json()["errors"]] == [
+                "big.jpg", "blank.png (team Them)"], bad.text
+            assert f"file too large ({len(big) / 1e6:.1f} MB;" in bad.json()["errors"][0], bad.text
+            assert "no cards found" in bad.json()["errors"][1]
+        assert not any((tmp_path / "photos").iterdir())
         r = c.post("/v1/photos", files=[("photos", ("t.jpg", b"x" * 150_000, "image/jpeg"))] * 2,
                    headers={"content-length": "99999999"})
         assert r.status_code == 413
@@ -392,6 +406,33 @@ def test_a_round_from_a_corrected_photo_reading(reading):
     assert rd["layout"]["round"] == 1 and rd["corrections"][0]["op"] == "set_book"
     assert r.json()["totals"]["A"] == body["score"]["teams"]["A"]["total"]
     assert "no photo reading" in error_of(c.post(f"/v1/games/{gid}/rounds", json={"photo_reading": "nope"}), 404)
+
+
+def test_a_rounds_piles_are_named_as_the_check_view_names_them(reading):
+    """A saved round's ``piles``: its layout's piles, each with its team, place, the label its photo reading gives it
+    (``clean book`` for a meld that is a complete book) and its cards, so a problem's ``where`` or ``cards`` finds
+    the piles it is about; a typed round's likewise."""
+    c, body = reading
+    gid = new_game(c)
+    rid = copy_of(c, body["id"])
+    r = c.post(f"/v1/games/{gid}/rounds?lenient=true", json={"photo_reading": rid, "went_out": None})
+    assert r.status_code == 201, r.text
+    checked = c.post(f"/v1/photos/{rid}/corrections", json={"corrections": [], "round": 1, "went_out": None}).json()
+    read = {(p["team"], p["where"], p["label"], tuple(x["code"] for x in p["cards"][:1 if p["kind"] == "squared_book" else None]))
+            for im in checked["images"] for p in im["piles"] if p["kind"] != "left"}
+    saved = {(p["team"], p["where"], p["label"], tuple(p["cards"])) for p in r.json()["rounds"][0]["piles"]}
+    assert "clean book" in {label for _, _, label, _ in read} and read == saved
+    kings = ["KH", "KS", "KD", "KC", "KH", "KS", "KD"]
+    typed = {"teams": {"A": {"melds": [kings, ["KH", "KH", "KH", "KH"]], "squared_books": [{"top": "QH"}],
+                             "left": [["5C"]]}}}
+    rd = c.post(f"/v1/games/{gid}/rounds?lenient=true", json=typed).json()["rounds"][1]
+    assert [(p["where"], p["label"], p["cards"]) for p in rd["piles"]] == [
+        ("teams.A.melds[0]", "clean book", kings), ("teams.A.melds[1]", "meld", ["KH", "KH", "KH", "KH"]),
+        ("teams.A.squared_books[0]", "clean book (squared, 7 cards)", ["QH"]),
+        ("teams.A.left[0]", "cards left in hand", ["5C"])]
+    [count] = [p for p in rd["score"]["problems"] if p["cards"]]
+    assert count["cards"] == ["KH"] and {p["where"] for p in rd["piles"] if "KH" in p["cards"]} == {
+        "teams.A.melds[0]", "teams.A.melds[1]"}
 
 
 def test_a_photo_already_scored_is_known_before_it_is_saved(reading):

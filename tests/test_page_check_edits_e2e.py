@@ -8,8 +8,9 @@ temporary ledger, the shipped models) and headless Chromium (selenium) at 390 x 
   drafts of check views not touched for two weeks are removed.
 - The undo question says "the round after it moves up one" when one round follows.
 - A card more times than the decks hold is a note naming, pinning and showing every pile holding it; a two-card
-  meld is one note and its pile says why once; "Save anyway" is not asked again on a later correction of the round
-  for the problems it was said to, only for a new one.
+  meld is one note and its pile says why once; "Save anyway" names the piles in the same words, and so does the
+  saved round's breakdown; it is not asked again on a later correction of the round for the problems it was said
+  to, only for a new one.
 
 Screenshots go to ``$HANDFOOT_SCREENSHOTS`` (default: the test's temporary folder).
 """
@@ -256,9 +257,23 @@ def test_rule_problems_point_at_their_piles_are_said_once_and_asked_once(server,
     d.save_screenshot(str(shots / "check_card_count_sheet_390.png"))
     d.find_element(By.CSS_SELECTOR, "#sheet .row button").click()
 
-    # saved anyway once: asked about both problems
-    asked = _save_asked(d)
-    assert asked and "The rules see 2 problems" in asked
+    # saved anyway once: asked about both problems, each with its piles named as Check these names them
+    d.find_element(By.ID, "save-round").click()
+    until(d, lambda d: d.execute_script("return document.getElementById('sheet').open"))
+    asked = [" ".join(p.text.split()) for p in d.find_elements(By.CSS_SELECTOR, "#sheet-body p")]
+    assert text_of(d, "#sheet-title") == "The rules see 2 problems"
+    assert [a for a in asked if a.startswith("6 x K♥")] == [" ".join(count.split()).removesuffix(" Show 1")]
+    assert "Them: 9♦ 9♦: a meld needs at least 3 cards, this has 2" in asked
+    d.save_screenshot(str(shots / "check_save_anyway_piles_named_390.png"))
+    d.find_element(By.ID, "confirm-yes").click()
+    until(d, lambda d: "/check/" not in d.current_url)
+    # the saved round's breakdown names the same piles in the same words
+    until(d, lambda d: d.find_elements(By.CSS_SELECTOR, "tr.round")).pop().click()
+    problems = [" ".join(e.text.split()) for e in d.find_elements(By.CSS_SELECTOR, "tr.details .problem li")]
+    assert problems == [a for a in asked if a.startswith("6 x K♥") or a.startswith("Them: 9♦")], problems
+    assert text_of(d, "tr.details .problem p") == "2 rule problems:"
+    d.execute_script("document.querySelector('tr.details .problem').scrollIntoView({block: 'center'})")
+    d.save_screenshot(str(shots / "game_round_problems_piles_named_390.png"))
     # a later correction with the same problems: not asked again
     _open_check(d, server, f"/game/{game}/check/{rid}/1")
     _tap_card(d, queens["cards"][0]["id"])

@@ -38,7 +38,7 @@ from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
 from test_page_e2e import CHROMEDRIVER, CHROMIUM, console_errors, running, shots_dir, start_server, text_of, \
-    wait_for_server  # noqa: E402
+    viewport, wait_for_server  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 PHOTO = ROOT / "examples" / "table.jpg"
@@ -520,8 +520,10 @@ def test_the_deck_to_read_with_fits_a_phone(server, phones, tmp_path):
 
 def test_one_photo_of_several_saved_on_the_other_phone_is_named(server, phones, tmp_path):
     """A reading of two photos, one of them the same file as a round saved meanwhile on another phone: the notice
-    names that photo and its team, not "this same photo"."""
+    names that photo and its team, not "this same photo", and says plainly that the other photo is not in that
+    round (correcting it does not add it); "Correct round 1" then opens round 1 as before."""
     a, _ = phones
+    viewport(a, 390, 844)
     game = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
     r = httpx.post(f"{server}/v1/photos", data={"rules": "pagat", "teams": "Us,Them"}, timeout=120,
                    files=[("photos", ("table.jpg", PHOTO.read_bytes(), "image/jpeg")),
@@ -533,7 +535,12 @@ def test_one_photo_of_several_saved_on_the_other_phone_is_named(server, phones, 
     until(a, lambda d: "Another phone saved round 1" in (text_of(d, "#sync-notice") or ""))
     notice = text_of(a, "#sync-notice")
     assert "from the same file as your photo table.jpg (Us) meanwhile" in notice and "this same photo" not in notice
+    assert ("Your other photo theirs.jpg (Them) is not in round 1, and correcting round 1 does not add it: if its "
+            'cards belong to round 1, add them there with "+ a pile of Them".') in notice
     a.execute_script("document.getElementById('sync-notice').scrollIntoView({block: 'center'})")
     a.save_screenshot(str(shots_dir(tmp_path) / "two_phones_one_photo_of_two_saved_390.png"))
     assert a.execute_script("return document.getElementById('save-round').disabled")
+    assert text_of(a, "#take-theirs") == "Correct round 1"
+    a.find_element(By.ID, "take-theirs").click()
+    until(a, lambda d: text_of(d, "#check-heading") == "Correct round 1")
     assert [e for e in console_errors(a) if "409" not in e] == []

@@ -1,9 +1,11 @@
 """A round typed in on the page, with no photo, end to end: a real ``handfoot serve`` (127.0.0.1, a temporary
 ledger) driven by headless Chromium (Debian's chromium + chromium-driver, through selenium).
 
-- From the round page (a photo with no card found leads there too), "Type the cards instead": each team's melds, squared book, red threes and cards held are
+- From the round page (a photo with no card found leads there too; two bad photos, one too large, are each named
+  with its own reason), "Type the cards instead": each team's melds, squared book, red threes and cards held are
   typed; the score shows as they are typed and equals the rules engine's score of the same layout; the rules'
-  problems (a team went out without its books) are asked about before Save stores it.
+  problems (a team went out without its books) are asked about before Save stores it, once: not again on a later
+  Save or correction with the same problems.
 - A wrong card code is named with its team and line, its field marked, and nothing is stored.
 - Another phone saving a round while the form is open: Save stores nothing and says which round it will be; Save
   again stores it as that round.
@@ -57,6 +59,13 @@ def save_anyway(d, wait) -> None:
     d.find_element(By.ID, "confirm-yes").click()
 
 
+def save_unasked(d, wait) -> None:
+    """Press Save: nothing is asked (its problems were answered "Save anyway" before); the round is saved."""
+    d.find_element(By.ID, "save-typed").click()
+    wait.until(lambda d: d.execute_script("return document.getElementById('sheet').open || !location.hash.includes('/type')"))
+    assert not d.execute_script("return document.getElementById('sheet').open"), text_of(d, "#sheet-body")
+
+
 def typing_a_one_round_game(server: str, d) -> tuple[dict, str]:
     """A game of Us and Them of one round, made through the API, its typed round open on the phone: (its body, id)."""
     viewport(d, 390, 844)
@@ -85,9 +94,25 @@ def test_a_round_typed_in_is_scored_saved_and_corrected(server, browser, tmp_pat
 
     blank = tmp_path / "blank.png"
     cv2.imwrite(str(blank), np.full((480, 640, 3), 90, np.uint8))
+    # a photo too large beside it: each named at once, with its own reason
+    big = tmp_path / "big.jpg"
+    big.write_bytes(b"\xff\xd8\xff" + b"\0" * (27 * 1024 * 1024))
+    d.find_element(By.ID, "table-0").send_keys(str(big))
+    d.find_element(By.ID, "table-1").send_keys(str(blank))
+    d.find_element(By.ID, "read-cards").click()
+    wait.until(lambda d: d.find_elements(By.ID, "photo-errors"))
+    assert text_of(d, "#photo-errors p") == "2 photos cannot be read:"
+    said = [e.text for e in d.find_elements(By.CSS_SELECTOR, "#photo-errors li")]
+    assert said[0] == "big.jpg: file too large (28.3 MB; at most 26 MB a photo)", said
+    assert said[1].startswith("blank.png (team Them): no cards found"), said
+    d.execute_script("document.getElementById('photo-errors').scrollIntoView({block: 'center'})")
+    d.save_screenshot(str(shots / "round_two_bad_photos_390.png"))
+    d.refresh()  # the form empty again
+    wait.until(lambda d: d.find_elements(By.ID, "table-0") and not d.find_elements(By.ID, "photo-errors"))
     d.find_element(By.ID, "table-0").send_keys(str(blank))
     d.find_element(By.ID, "read-cards").click()
     wait.until(lambda d: "no cards found" in (text_of(d, ".status") or ""))
+    assert "big.jpg" not in text_of(d, ".status")
     d.find_element(By.CSS_SELECTOR, ".status a").click()
     wait.until(lambda d: d.find_elements(By.ID, "melds-0"))
     assert text_of(d, "#typed-heading") == "Type round 1"
@@ -114,8 +139,10 @@ def test_a_round_typed_in_is_scored_saved_and_corrected(server, browser, tmp_pat
     assert text_of(d, "#typed-score [data-points=Them]") == want["Them"]
     assert d.find_element(By.ID, "melds-0").get_attribute("aria-invalid") is None
     assert text_of(d, ".status") == ""  # the error of the earlier Save went with the typo
-    assert "null" not in text_of(d, "#typed-score") and "2 rule problems: " in text_of(d, "#typed-score")
+    assert "null" not in text_of(d, "#typed-score") and "2 rule problems:" in text_of(d, "#typed-score")
     d.save_screenshot(str(shots / "page_typed_390.png"))
+    d.execute_script("document.querySelector('#typed-score .problem').scrollIntoView({block: 'center'})")
+    d.save_screenshot(str(shots / "page_typed_problems_390.png"))
     d.execute_script("window.scrollTo(0, 0)")
     d.save_screenshot(str(shots / "page_typed_top_390.png"))
 
@@ -128,7 +155,7 @@ def test_a_round_typed_in_is_scored_saved_and_corrected(server, browser, tmp_pat
     assert "Round 2 · opening minimum 90" in text_of(d, "#typed-intro")
     assert len(httpx.get(f"{server}/v1/games/{game}").json()["rounds"]) == 1
     assert d.find_element(By.ID, "save-typed").text == "Save round 2"
-    save_anyway(d, wait)
+    save_unasked(d, wait)  # its problems were answered "Save anyway" once: not asked again
     wait.until(lambda d: d.current_url.endswith(f"#/game/{game}") and d.find_elements(By.CSS_SELECTOR, "tr.round"))
     rounds = httpx.get(f"{server}/v1/games/{game}").json()["rounds"]
     assert [r["n"] for r in rounds] == [1, 2]
@@ -150,7 +177,7 @@ def test_a_round_typed_in_is_scored_saved_and_corrected(server, browser, tmp_pat
     d.find_element(By.ID, "left-1").clear()
     want = expected({"Us": US, "Them": {"melds": THEM["melds"]}}, "Us")
     wait.until(lambda d: text_of(d, "#typed-score [data-points=Them]") == want["Them"])
-    save_anyway(d, wait)
+    save_unasked(d, wait)  # the round was saved anyway with the same problem: not asked again
     wait.until(lambda d: d.current_url.endswith(f"#/game/{game}"))
     wait.until(lambda d: httpx.get(f"{server}/v1/games/{game}").json()["rounds"][1]["score"]["teams"]["Them"]["total"]
                == int(want["Them"].replace(",", "")))

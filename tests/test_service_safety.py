@@ -77,10 +77,16 @@ def test_values_out_of_range_are_refused_before_any_work(serve):
         r = httpx.post(f"{url}/v1/photos", files=[("photos", ("t.jpg", f, "image/jpeg"))],
                        data={"left": ["A:" + "KH " * 600, "B:" + "7C " * 600]})
     assert r.status_code == 413 and "1,200 cards" in r.json()["error"], r.text
-    # a photo over 25 MB is refused as it streams in, before the rest of it is read
+    # a photo over 25 MB is cut short as it streams in (nothing past the limit is kept), and named with its size
     big = b"\xff\xd8\xff" + b"\0" * (27 * 1024 * 1024)
     r = httpx.post(f"{url}/v1/photos", files=[("photos", ("big.jpg", big, "image/jpeg"))], timeout=60)
-    assert r.status_code == 413 and "big.jpg: file too large (over 26 MB" in r.json()["error"], r.text
+    assert r.status_code == 413 and r.json()["error"] == "big.jpg: file too large (28.3 MB; at most 26 MB a photo)", r.text
+    # ... and every other photo that cannot be read is named with it, at once, each with its own reason
+    r = httpx.post(f"{url}/v1/photos", files=[("photos", ("notes.jpg", b"hello there", "image/jpeg")),
+                                              ("photos", ("big.jpg", big, "image/jpeg"))],
+                   data={"teams": "A,B"}, timeout=60)
+    assert r.status_code == 422 and [e.split(":")[0] for e in r.json()["errors"]] == ["notes.jpg", "big.jpg"], r.text
+    assert "not an image file" in r.json()["errors"][0] and "file too large (28.3 MB" in r.json()["errors"][1]
     assert httpx.get(f"{url}/v1/health", timeout=5).status_code == 200
 
 
@@ -214,8 +220,9 @@ def test_a_disk_that_cannot_be_written_is_503_and_start_up_says_so(tmp_path):
     assert start.stderr.count("\n") == 1  # one line
 
 
-def test_a_too_long_form_part_is_named_by_its_file_name_whatever_the_chunks():
-    """The form part found too long is named by the file name in its headers, also when the headers and the
+def test_a_too_long_form_part_is_cut_short_and_named_by_its_file_name_whatever_the_chunks():
+    """A form part longer than the limit is cut short to it as the body streams by, the boundaries and the other
+    parts handed on whole, and listed with its file name and whole length, also when the headers and the
     boundaries are cut between chunks, and when the long part is not the first."""
     from handfoot.guard import PartSizes
 
@@ -223,9 +230,14 @@ def test_a_too_long_form_part_is_named_by_its_file_name_whatever_the_chunks():
     body = (b"--xYz123\r\nContent-Disposition: form-data; name=\"photos\"; filename=\"small.jpg\"\r\n\r\n" + b"a" * 50 +
             b"\r\n--xYz123\r\nContent-Disposition: form-data; name=\"photos\"; filename=\"dir/large.jpg\"\r\n\r\n" +
             b"b" * 500 + b"\r\n--xYz123--\r\n")
+    start = body.index(b"--xYz123", 10) + len(b"--xYz123")  # the long part's first byte (its headers')
+    stop = body.index(b"\r\n--xYz123--")
     for size in (1, 7, 64, len(body)):
         parts = PartSizes.of(f"multipart/form-data; boundary={boundary.decode()}", 200)
-        fed = [parts.feed(body[i:i + size]) for i in range(0, len(body), size)]
-        assert False in fed and parts.filename == "large.jpg", (size, parts.filename)
+        chunks = [body[i:i + size] for i in range(0, len(body), size)]
+        out = b"".join(parts.cut(c, last=k == len(chunks) - 1) for k, c in enumerate(chunks))
+        assert out == body[:start + 200] + body[stop:], size
+        assert parts.over == [["dir/large.jpg", 500]] and parts.filename == "large.jpg", (size, parts.over)
         fits = PartSizes.of(f"multipart/form-data; boundary={boundary.decode()}", 600)
-        assert all(fits.feed(body[i:i + size]) for i in range(0, len(body), size))
+        assert b"".join(fits.cut(c, last=k == len(chunks) - 1) for k, c in enumerate(chunks)) == body
+        assert fits.over == []

@@ -87,6 +87,21 @@ def decks_dir(settings) -> Path:
     return core.decks_dir(settings.db.parent)
 
 
+def sent_sizes(request: Request, uploads: list[UploadFile], most: int) -> list[int]:
+    """Each upload's length as it was sent, in bytes: as kept, or, for one kept longer than ``most`` (a part the
+    guard cut short as it streamed in: :class:`handfoot.guard.PartSizes`), its whole length as the guard counted it
+    (matched by file name, in the order they came)."""
+    cut: dict[str | None, list[int]] = {}
+    for name, size in request.scope.get("state", {}).get("cut_uploads", []):
+        cut.setdefault(name, []).append(size)
+    sizes = []
+    for upload in uploads:
+        size = upload.size or 0
+        whole = cut.get(upload.filename)
+        sizes.append(max(size, whole.pop(0)) if size > most and whole else size)
+    return sizes
+
+
 def save_upload(upload: UploadFile, dest: Path) -> str:
     """Copy an upload to ``dest`` (1 MiB at a time); returns the sha256 of its bytes, taken as they are copied."""
     upload.file.seek(0)

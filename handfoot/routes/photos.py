@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, File, Form, Query, UploadFile
+from fastapi import APIRouter, Depends, File, Form, Query, Request, UploadFile
 from fastapi.responses import FileResponse
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
@@ -22,7 +22,7 @@ from ..ledger import Ledger, new_id
 from ..limits import check_file_size, parse_json
 from ..results import PhotoScore
 from .deps import (DECK_NAME, ERRORS, IDEMPOTENCY_KEY, decks_dir, get_jobs, get_ledger, get_models, get_settings,
-                   save_upload)
+                   save_upload, sent_sizes)
 
 router = APIRouter(prefix="/v1")
 
@@ -44,9 +44,11 @@ def _reading_out(reading_id: str, result: PhotoScore) -> PhotoReadingOut:
 
 
 def _read_photos(ledger: Ledger, reading_id: str, tables: list[UploadFile], hands: list[tuple[str, UploadFile]],
-                 req: core.PhotoRequest, models: core.Models, limits) -> PhotoScore:
-    """Save the uploads under ``photos/<id>/``, read and score them, write the annotated copies and store the
-    reading; on any error nothing is kept. Runs in a worker thread."""
+                 req: core.PhotoRequest, models: core.Models, limits,
+                 too_large: dict[int, HandFootError]) -> PhotoScore:
+    """Save the uploads under ``photos/<id>/`` (but those ``too_large``, by place: table photos, then hands), read
+    and score them, write the annotated copies and store the reading; on any error nothing is kept (every photo's
+    told at once, those too large with them). Runs in a worker thread."""
     from vision.images import image_format  # the optional vision extra (OpenCV, ONNX Runtime)
 
     folder = ledger.reading_dir(reading_id)
@@ -58,7 +60,7 @@ def _read_photos(ledger: Ledger, reading_id: str, tables: list[UploadFile], hand
             kind = image_format(upload.file.read(64)) or "bin"
             ext = {"JPEG": ".jpg"}.get(kind, "." + kind.lower())
             dest = folder / f"photo-{k}{ext}"
-            digest = save_upload(upload, dest)
+            digest = save_upload(upload, dest) if k not in too_large else ""  # never kept: not read
             paths.append(dest)
             names.append(Path(upload.filename or f"photo-{k}").name[:120])
             files.append({"name": names[-1], "file": dest.name, "annotated": f"annotated-{k}.jpg",
@@ -66,7 +68,7 @@ def _read_photos(ledger: Ledger, reading_id: str, tables: list[UploadFile], hand
                           "sha256": digest})
         result = core.read_and_score_photos(paths[:len(tables)], req, models,
                                                    [(t, p) for (t, _), p in zip(hands, paths[len(tables):])],
-                                                   limits, names, core.decks_dir(ledger.path.parent))
+                                                   limits, names, core.decks_dir(ledger.path.parent), too_large)
         core.keep_reading(ledger, reading_id, result, files)
         return result
     except BaseException:
@@ -77,6 +79,7 @@ def _read_photos(ledger: Ledger, reading_id: str, tables: list[UploadFile], hand
 @router.post("/photos", response_model=PhotoReadingOut, status_code=201,
              responses={k: ERRORS[k] for k in (401, 413, 422, 503)})
 async def read_photos(
+        request: Request,
         photos: Annotated[list[UploadFile], File(description="table photos: one per team, in the order of "
                                                              "`teams` (or one photo with `split`)")],
         hands: Annotated[list[UploadFile] | None, File(description="photos of a player's hand or foot fanned "
@@ -106,14 +109,14 @@ async def read_photos(
     uploads = [*photos, *hands]
     if len(uploads) > limits.files:
         raise TooLargeError(f"{len(uploads)} photos (at most {limits.files} at once)")
-    too_large = []  # every photo over the limit, named, at once
-    for upload in uploads:
+    too_large = {}  # every photo over the limit by its place, named with every other photo's error
+    for k, (upload, size) in enumerate(zip(uploads, sent_sizes(request, uploads, limits.file_bytes))):
         try:
-            check_file_size(upload.size or 0, upload.filename or "photo", limits)
+            check_file_size(size, upload.filename or "photo", limits)
         except TooLargeError as exc:
-            too_large.append(exc)
-    if too_large:
-        raise PhotosError.of(too_large)
+            too_large[k] = exc
+    if len(too_large) == len(uploads):  # no photo to read
+        raise PhotosError.of(list(too_large.values()))
     hand_names = tuple(t.strip() for t in (hand_teams or "").split(",") if t.strip())
     if len(hand_names) != len(hands):
         raise HandFootError(f"{len(hands)} hand photo{'s' * (len(hands) != 1)} but {len(hand_names)} team"
@@ -133,7 +136,7 @@ async def read_photos(
     jobs.admit()
     reading_id = new_id()
     result = await jobs.run(_read_photos, ledger, reading_id, list(photos), list(zip(hand_names, hands)), req,
-                            models, limits)
+                            models, limits, too_large)
     return _reading_out(reading_id, result)
 
 

@@ -4,7 +4,8 @@ import {CODE, KINDS, KIND_ORDER, cardName, cardParts, cardShort, cardText, cards
 import {conflictNotice} from "/static/conflict.js";
 import {readDraft, removeDraft, writeDraft} from "/static/drafts.js";
 import {breakdownTable} from "/static/games.js";
-import {askConfirm, cardPicker, clearError, closeSheet, h, openSheet, problemText, setBusy, show, teamTotal, toast, view} from "/static/ui.js";
+import {askConfirm, cardPicker, clearError, closeSheet, h, openSheet, pileText, problemNamed, problemText, saveAnyway, setBusy, show,
+        teamTotal, toast} from "/static/ui.js";
 
 /* -- check and correct ------------------------------------------------------------------------------------- */
 export async function checkView(gid, rid, roundNo) {
@@ -81,7 +82,6 @@ export async function checkView(gid, rid, roundNo) {
   }
 
   function allPiles() { return st.reading.images.flatMap(im => im.piles); }
-  function pileName(p) { return `${p.team}: ${p.label} ${p.cards.map(c => cardShort(c.code)).join(" ")}`; }
 
   async function rescore(added = 1) {  /* `added`: how many corrections at the end to drop when the server refuses them */
     keepDraft();
@@ -103,7 +103,7 @@ export async function checkView(gid, rid, roundNo) {
   function editCard(pile, card) {
     const move = h("select", {id: "move-to", "aria-label": "move the card to"},
       h("option", {value: ""}, "Move it to…"),
-      allPiles().filter(p => p.id !== pile.id && p.team === pile.team).map(p => h("option", {value: p.id}, pileName(p))),
+      allPiles().filter(p => p.id !== pile.id && p.team === pile.team).map(p => h("option", {value: p.id}, pileText(p))),
       h("option", {value: "new:loose"}, `${pile.team}: a new pile of loose cards (not scored)`),
       h("option", {value: "new:left"}, `${pile.team}: a new pile of cards left in hand`));
     const problem = h("p", {class: "error-box", role: "alert", id: "move-problem", hidden: true});
@@ -155,7 +155,7 @@ export async function checkView(gid, rid, roundNo) {
   function joinPile(pile) {
     const others = allPiles().filter(p => p.id !== pile.id && p.team === pile.team && p.kind === pile.kind);
     openSheet(`Join ${pile.label} to`, h("div", {},
-      others.length ? others.map(p => h("p", {}, h("button", {type: "button", onclick: () => change({op: "join_piles", pile: pile.id, into: p.id})}, pileName(p))))
+      others.length ? others.map(p => h("p", {}, h("button", {type: "button", onclick: () => change({op: "join_piles", pile: pile.id, into: p.id})}, pileText(p))))
                     : h("p", {}, "No other pile of this kind in this team."),
       h("button", {type: "button", onclick: closeSheet}, "Cancel")));
   }
@@ -257,7 +257,7 @@ export async function checkView(gid, rid, roundNo) {
         h("summary", {}, "Breakdown"), breakdownTable(r.score, g.teams)));
     const pileNoteText = new Set(allPiles().flatMap(p => p.notes));
     const other = r.notes.filter(n => ![...pileNoteText].some(t => n.endsWith(t)));
-    const notes = glance.numberedNotes(r, allPiles(), problemText);  /* numbered as their pins on the photo */
+    const notes = glance.numberedNotes(r, allPiles());  /* numbered as their pins on the photo */
     notesBox.replaceChildren(glance.notesPanel(notes, other, openNote));
     photosBox.replaceChildren(...r.images.map((_, k) => photoFor(k, notes)));
     const byTeam = {};
@@ -275,10 +275,12 @@ export async function checkView(gid, rid, roundNo) {
     try { await notice.otherPhone(await fetch(`/v1/games/${gid}`).then(r => r.json())); } catch (e) { /* the next change says it again */ }
   });
 
-  /* What Save asks about in a round's score: the rules' illegal problems, a team with nothing read, a squared book's
-   * wilds uncounted; each {kind, key, text}, the key the same for the same doubt on a later correction. */
+  /* What Save asks about in a round's score: the rules' illegal problems (each with the piles it is about, named as
+   * Check these names them), a team with nothing read, a squared book's wilds uncounted; each {kind, key, text},
+   * the key the same for the same doubt on a later correction (the problem's own words: not its piles'). */
   function doubts(score) {
-    return [...score.problems.filter(p => p.severity === "illegal").map(p => ({kind: "illegal", key: `illegal ${problemText(p)}`, text: problemText(p)})),
+    return [...score.problems.filter(p => p.severity === "illegal").map(p => ({kind: "illegal", key: `illegal ${problemText(p)}`,
+                                                                            text: problemNamed(p, allPiles()).text})),
       ...g.teams.filter(t => !score.teams[t]).map(t => ({kind: "unread", key: `unread ${t}`, team: t,  /* no photo of its side, nothing typed */
         text: `${t}: nothing was read for this team, so it scores 0 this round (add its photo from ` +
               `Score round, or its piles with "+ a pile of ${t}").`})),
@@ -293,17 +295,7 @@ export async function checkView(gid, rid, roundNo) {
     const asked = st.round;  /* the round the player saw when tapping Save */
     /* asked only about doubts not answered already: here, or when the round as saved had them (its save said
        "Save anyway" to them) */
-    const known = new Set([...answered, ...(stored ? doubts(stored.score).map(d => d.key) : [])]);
-    const all = doubts(st.reading.score), fresh = all.filter(d => !known.has(d.key));
-    const illegal = fresh.filter(d => d.kind === "illegal"), unread = fresh.filter(d => d.kind === "unread").map(d => d.team);
-    const before = all.length - fresh.length;
-    if (fresh.length && !(await askConfirm(illegal.length ? `The rules see ${illegal.length}${before ? " new" : ""} problem${illegal.length === 1 ? "" : "s"}`
-                                           : unread.length ? `Nothing read for ${unread.join(" and ")}`
-                                           : `A squared book to count`,
-        [...fresh.map(d => d.text),
-         ...(before ? [h("p", {class: "muted"}, `${before} more ${before === 1 ? "was" : "were"} saved anyway before: not asked again.`)] : []),
-         "Save the round anyway? You can correct it later."], "Save anyway"))) return;
-    for (const d of all) answered.add(d.key);
+    if (!(await saveAnyway(doubts(st.reading.score), answered, stored ? doubts(stored.score).map(d => d.key) : [], "read"))) return;
     if (st.round !== asked || save.disabled) {  /* the game changed while the question was open: the notice says how */
       toast(`Not saved: the game changed on another phone meanwhile`, true);
       notice.box.scrollIntoView({block: "center"});

@@ -6,19 +6,34 @@ import {api} from "/static/api.js";
 import {changesAbsent, changesText, scoresOf} from "/static/changes.js";
 import {askConfirm, fmt, h, toast, total} from "/static/ui.js";
 
+/* A photo of a reading's `images` ({image, teams}) in words: "table.jpg, Us" (`inside`: "table.jpg (Us)"). */
+const teamsOf = (im) => im.teams && im.teams.length ? im.teams.join(" and ") : "";
+const photoName = (im, inside) => teamsOf(im) ? (inside ? `${im.image} (${teamsOf(im)})` : `${im.image}, ${teamsOf(im)}`) : im.image;
+
 /* Which of `images` (the photos of the reading a check view opened: its images, each {image, teams}) another
  * phone's round `saved` (GET /v1/games/{id}/saved/{reading}) was made from, in words: "from this same photo
  * (table.jpg, Us)", "from these same photos (…)", or, when one photo of several is the same file, "from the same
  * file as your photo table.jpg (Us)". */
 export function samePhotoText(images, saved) {
-  const teams = (im) => im.teams && im.teams.length ? im.teams.join(" and ") : "";
-  const named = (im) => teams(im) ? `${im.image}, ${teams(im)}` : im.image;
   const im = saved.photo ? images.find(i => i.image === saved.photo) : null;
   if (saved.photo && images.length > 1) {
-    return `from the same file as your photo ${saved.photo}` + (im && teams(im) ? ` (${teams(im)})` : "");
+    return `from the same file as your photo ${saved.photo}` + (im && teamsOf(im) ? ` (${teamsOf(im)})` : "");
   }
-  if (images.length > 1) return `from these same photos (${images.map(named).join("; ")})`;
-  return `from this same photo (${named(im || images[0])})`;
+  if (images.length > 1) return `from these same photos (${images.map(im => photoName(im)).join("; ")})`;
+  return `from this same photo (${photoName(im || images[0])})`;
+}
+
+/* What the saved round `saved` (as for samePhotoText; its number `n`) lacks of `images` when it was made from one
+ * photo of several (a file the same as one of them): a line naming the others, which correcting round n does not
+ * add, and how their cards go in; null when it holds them all. */
+export function leftOutText(images, saved, n) {
+  const out = saved.photo && images.length > 1 ? images.filter(im => im.image !== saved.photo) : [];
+  if (!out.length) return null;
+  const teams = [...new Set(out.flatMap(im => im.teams || []))];
+  const [one, it] = out.length === 1 ? ["is", "it"] : ["are", "them"];
+  return `Your other photo${out.length === 1 ? "" : "s"} ${out.map(im => photoName(im, true)).join(" and ")} ${one} not ` +
+         `in round ${n}, and correcting round ${n} does not add ${it}: if ${out.length === 1 ? "its" : "their"} cards ` +
+         `belong to round ${n}, add them there` + (teams.length ? ` with ${teams.map(t => `"+ a pile of ${t}"`).join(" or ")}` : "") + ".";
 }
 
 /* The save-conflict notice of the check view `view`: {gid, rid, game (the game as the view opened it), original
@@ -123,6 +138,8 @@ export function conflictNotice(view) {
                             `(${scoresOf(latest, theirs)}): saving it again would count it twice.`
                           : `Another phone saved round ${theirs.n} ${samePhotoText(original.images, saved)} meanwhile (${scoresOf(latest, theirs)}): ` +
                             "saving it here too would count it twice.");
+        const left = leftOutText(original.images, saved, theirs.n);
+        if (left) lines.push(left);
         holdSave(`Saved already as round ${theirs.n}: choose in the notice above.`);
         offer(theirs, latest, lines, actions, saved.same_cards); redo = again;
       } else {

@@ -342,7 +342,8 @@ export async function gameView(gid, latest, notice) {
     });
     const details = h("tr", {class: "details", hidden: true},
       h("td", {colspan: String(2 + g.teams.length)}, breakdownTable(r.score, g.teams),
-        problemsLine(r.score.problems),
+        /* each problem with the piles it is about, named as the check view names them (its piles' cards: {code}) */
+        problemsLine(r.score.problems, r.piles.map(p => ({...p, cards: p.cards.map(code => ({code}))}))),
         h("div", {class: "row"},
           h("a", {class: "button", href: r.photo_reading ? `#/game/${gid}/check/${r.photo_reading}/${r.n}` : `#/game/${gid}/type/${r.n}`},
             `Correct round ${r.n}`),

@@ -5,7 +5,7 @@
  * pin on its pile. Tapping a box opens the card's picker, tapping a pin the note. An ES module, loaded by app.js
  * (import()); it builds its own elements with the page's helpers (ui.js, cards.js) and calls back into
  * the check view. */
-import {h} from "/static/ui.js";
+import {h, pileText, problemNamed} from "/static/ui.js";
 import {cardName, cardShort, cardsInText} from "/static/cards.js";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -25,23 +25,15 @@ function s(tag, attrs) {
 /** A card code as the page writes it everywhere (app.js's cardShort): 10♥, Q♠, Jkr. */
 export function cardLabel(code) { return cardShort(code); }
 
-/** A pile as the notes name it: ``Us: meld 4♣ 4♠ 4♥``. */
-function pileText(p) { return `${p.team}: ${p.label} ${p.cards.map(c => cardLabel(c.code)).join(" ")}`; }
-
 /** The notes of a reading numbered as their pins: the rules' illegal problems and the piles' notes, each with its
  *  piles (``piles``: none, the one at the problem's place, or, for a problem about cards wherever they lie, such
- *  as more 4♠ than the decks hold, every pile holding them, named in its text; ``pile``: the first).
- *  ``r``: the reading (GET /v1/photos/{id}); ``problemText`` words a problem. */
-export function numberedNotes(r, piles, problemText) {
+ *  as more 4♠ than the decks hold, every pile holding them, named in its text: ui.js's problemNamed; ``pile``:
+ *  the first). ``r``: the reading (GET /v1/photos/{id}). */
+export function numberedNotes(r, piles) {
   const out = [];
   for (const pr of r.score.problems.filter(p => p.severity === "illegal")) {
-    const codes = pr.cards || [];
-    const held = codes.length ? piles.filter(p => p.cards.some(c => codes.includes(c.code))) : [];
-    const at = held.length ? held : piles.filter(p => pr.where === p.where || pr.where.startsWith(p.where + "[") ||
-                                                      pr.where.startsWith(p.where + ".")).slice(0, 1);
-    const where = held.map(p => `${p.cards.filter(c => codes.includes(c.code)).length} in ${pileText(p)}`).join("; ");
-    out.push({n: out.length + 1, pile: at[0], piles: at, problem: true,
-              text: cardsInText(problemText(pr) + (where ? ` — ${where}` : ""))});
+    const named = problemNamed(pr, piles);
+    out.push({n: out.length + 1, pile: named.piles[0], piles: named.piles, problem: true, text: named.text});
   }
   for (const p of piles.filter(p => p.notes.length)) {
     out.push({n: out.length + 1, pile: p, piles: [p], text: cardsInText(`${pileText(p)}: ${p.notes.join("; ")}`), problem: false});

@@ -3,7 +3,7 @@
  * saved as a layout (docs/layout.md) with the game's version (If-Match) and one key per Save (Idempotency-Key). */
 import {api} from "/static/api.js";
 import {breakdownTable} from "/static/games.js";
-import {askConfirm, clearError, errorBox, fmt, h, problemText, problemsLine, setBusy, show, teamTotal, toast} from "/static/ui.js";
+import {clearError, errorBox, fmt, h, problemText, problemsLine, saveAnyway, setBusy, show, teamTotal, toast} from "/static/ui.js";
 
 /* The card codes in a line of text ("KH, ks 10d" -> ["KH", "KS", "10D"]); the server names a wrong one. */
 export function codesIn(text) { return String(text).toUpperCase().split(/[\s,;]+/).filter(Boolean); }
@@ -122,6 +122,20 @@ export async function typedView(gid, roundNo) {
     }
   }
 
+  /* What Save asks about in the score of a typed layout `doc`: the rules' illegal problems, a team with nothing
+   * typed, a squared book's wilds uncounted; each {kind, key, text, team}, the key the same for the same doubt on a
+   * later Save or correction (ui.js's saveAnyway). */
+  function doubts(score, doc) {
+    return [...score.problems.filter(p => p.severity === "illegal").map(p => ({kind: "illegal", key: `illegal ${problemText(p)}`,
+                                                                            text: problemText(p)})),
+      ...g.teams.filter(t => !Object.keys(doc.teams[t] || {}).length).map(t => ({kind: "unread", key: `unread ${t}`, team: t,
+        text: `Nothing typed for ${t}: it scores 0 this round.`})),
+      ...g.teams.filter(t => score.teams[t] && !score.teams[t].exact).map(t => ({kind: "ranged", key: `ranged ${t}`,
+        text: `${t} scores ${teamTotal(score.teams[t])} until the wilds under its squared book are counted: type the ` +
+              "book's seven cards as a meld line instead of its top card to count them."}))];
+  }
+  const answered = new Set();  /* the doubts "Save anyway" was said to in this view */
+
   async function submit() {
     status.replaceChildren();
     const doc = layout();
@@ -134,16 +148,8 @@ export async function typedView(gid, roundNo) {
       if (input) { input.scrollIntoView({block: "center"}); input.focus({preventScroll: true}); }
       return;
     }
-    const problems = preview ? preview.score.problems.filter(p => p.severity === "illegal") : [];
-    const empty = g.teams.filter(t => !Object.keys(doc.teams[t]).length);
-    const teams = preview ? preview.score.teams : {};
-    const ranged = g.teams.filter(t => teams[t] && !teams[t].exact);  /* a squared dirty or wild book, uncounted */
-    const lines = [...problems.map(problemText), ...(empty.length ? [`Nothing typed for ${empty.join(" and ")}: it scores 0 this round.`] : []),
-      ...ranged.map(t => `${t} scores ${teamTotal(teams[t])} until the wilds under its squared book are counted: type the ` +
-                         "book's seven cards as a meld line instead of its top card to count them.")];
-    if (lines.length && !(await askConfirm(problems.length ? `The rules see ${problems.length} problem${problems.length === 1 ? "" : "s"}`
-                                           : empty.length ? `Nothing typed for ${empty.join(" and ")}` : "A squared book to count",
-                                           [...lines, "Save the round anyway? You can correct it later."], "Save anyway"))) return;
+    if (preview && !(await saveAnyway(doubts(preview.score, doc), answered, stored ? doubts(stored.score, stored.layout).map(d => d.key) : [],
+                                      "typed"))) return;
     setBusy(save, true);
     try {
       if (roundNo) await api("PUT", `/v1/games/${gid}/rounds/${roundNo}?lenient=true`, doc);

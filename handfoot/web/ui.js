@@ -1,6 +1,6 @@
 /* The page's building blocks: elements (h, s), numbers, the toast, error boxes, the view's content (show), the
  * sheet (a dialog for pickers and confirmations) and the card picker. */
-import {RANKS, SUITS, cardParts, cardsInText} from "/static/cards.js";
+import {RANKS, SUITS, cardParts, cardShort, cardsInText} from "/static/cards.js";
 
 export const view = document.getElementById("view");
 /* -- small helpers ------------------------------------------------------------------------------------------ */
@@ -74,6 +74,27 @@ export function askConfirm(title, text, okLabel, other) {
   });
 }
 
+/* "Save the round anyway?" asked about the doubts `all` of a round ({kind: "illegal" | "unread" | "ranged", key,
+ * text, team}: a rule problem, a team with nothing, a squared book's wilds uncounted; `key` the same for the same
+ * doubt on a later correction), only about those not answered before: in `answered` (this view's: a Set, each key
+ * added once "Save anyway" is said to it) or in `saved` (the keys of the round as saved: its save said "Save
+ * anyway" to them). `nothing`: how a team with nothing is said in the title ("read", "typed"). Resolves true to
+ * save: nothing new to ask, or "Save anyway". */
+export async function saveAnyway(all, answered, saved, nothing) {
+  const known = new Set([...answered, ...saved]);
+  const fresh = all.filter(d => !known.has(d.key));
+  const illegal = fresh.filter(d => d.kind === "illegal"), unread = fresh.filter(d => d.kind === "unread").map(d => d.team);
+  const before = all.length - fresh.length;
+  if (fresh.length && !(await askConfirm(illegal.length ? `The rules see ${illegal.length}${before ? " new" : ""} problem${illegal.length === 1 ? "" : "s"}`
+                                         : unread.length ? `Nothing ${nothing} for ${unread.join(" and ")}`
+                                         : "A squared book to count",
+      [...fresh.map(d => d.text),
+       ...(before ? [h("p", {class: "muted"}, `${before} more ${before === 1 ? "was" : "were"} saved anyway before: not asked again.`)] : []),
+       "Save the round anyway? You can correct it later."], "Save anyway"))) return false;
+  for (const d of all) answered.add(d.key);
+  return true;
+}
+
 /* The deck profiles a game's photos may be read with, as a choice that fits a phone's width whatever the names (a
  * radio button a line, its label wrapping; a select cuts a long name off): "the stock card reader" (value "") or
  * each deck of `decks` (GET /v1/decks). The element's `value` is the choice's, read and set as a select's; it is
@@ -90,17 +111,39 @@ export function deckChoice(decks, chosen, id, legend) {
   return box;
 }
 
-/* The rules' problems of a round as one line ("2 rule problems: Us: ..."), or null when there are none. */
-export function problemsLine(problems) {
+/* The rules' problems of a round (a score's `problems`), each with the piles of `piles` it is about named as
+ * Check these names them (problemNamed): "1 rule problem: …", or "2 rule problems:" and a list; null when there
+ * are none. */
+export function problemsLine(problems, piles = []) {
   if (!problems.length) return null;
-  return h("p", {class: "problem"}, `${problems.length} rule problem${problems.length === 1 ? "" : "s"}: ` +
-           problems.map(problemText).join("; "));
+  const texts = problems.map(p => problemNamed(p, piles).text);
+  const head = `${problems.length} rule problem${problems.length === 1 ? "" : "s"}:`;
+  return texts.length === 1 ? h("p", {class: "problem"}, `${head} ${texts[0]}`)
+    : h("div", {class: "problem"}, h("p", {}, head), h("ul", {}, texts.map(t => h("li", {}, t))));
 }
 
 export function problemText(p) {
   /* a rule problem with the team it concerns ("teams.A.melds[0]" -> "A: ...") */
   const m = /^teams\.([^.\[]+)/.exec(p.where || "");
   return cardsInText((m && !p.message.startsWith(`team ${m[1]}`) ? `${m[1]}: ` : "") + p.message);
+}
+
+/* A pile as the page names it everywhere (Check these, "Save anyway?", a saved round's problems, the card
+ * editor's "Move it to…"): "Us: meld 4♣ 4♠ 4♥"; `p`: {team, label, cards: [{code}]}. */
+export function pileText(p) { return `${p.team}: ${p.label} ${p.cards.map(c => cardShort(c.code)).join(" ")}`; }
+
+/* A rule problem `pr` (one of a score's `problems`) and the piles of `piles` ({team, label, where, cards: [{code}]})
+ * it is about, in words: {piles, text}. A problem about cards wherever they lie (its `cards`: more 4♠ than the
+ * decks hold) is about every pile holding them, each named in its text with how many it holds ("… — 2 in Us:
+ * meld 4♠ 4♠ 4♥; 4 in Them: meld …"); another is about the pile at its place (`where`), if any, its text
+ * problemText's. */
+export function problemNamed(pr, piles) {
+  const codes = pr.cards || [];
+  const held = codes.length ? piles.filter(p => p.cards.some(c => codes.includes(c.code))) : [];
+  const at = held.length ? held : piles.filter(p => pr.where === p.where || pr.where.startsWith(p.where + "[") ||
+                                                    pr.where.startsWith(p.where + ".")).slice(0, 1);
+  const where = held.map(p => `${p.cards.filter(c => codes.includes(c.code)).length} in ${pileText(p)}`).join("; ");
+  return {piles: at, text: cardsInText(problemText(pr) + (where ? ` — ${where}` : ""))};
 }
 
 export function cardPicker(initial, onPick, extra, above) {

@@ -31,7 +31,7 @@ httpx = pytest.importorskip("httpx")
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select  # noqa: E402
 
-from test_page_e2e import browser, console_errors, shots_dir, text_of, viewport  # noqa: E402,F401  (fixture)
+from test_page_e2e import browser, console_errors, open_pile, shots_dir, text_of, viewport  # noqa: E402,F401  (fixture)
 from test_page_two_phones import _open_check, _reading, press_save, server, until  # noqa: E402,F401  (fixture)
 
 
@@ -45,6 +45,8 @@ def _melds(url: str, reading: str) -> list[dict]:
 
 
 def _tap_card(d, card_id: str) -> None:
+    """Tap the chip of the card ``card_id`` (its pile, the id before the dot, opened first when it shows folded)."""
+    open_pile(d, card_id.split(".")[0])
     chip = d.find_element(By.CSS_SELECTOR, f"#piles button[data-card='{card_id}']")
     d.execute_script("arguments[0].scrollIntoView({block: 'center'})", chip)
     chip.click()
@@ -130,7 +132,10 @@ def test_unsaved_corrections_are_kept_over_a_reload(server, browser, tmp_path):
 
     # discarded: the reading as read, nothing kept
     d.find_element(By.ID, "discard-draft").click()
-    until(d, lambda d: (text_of(d, f"button[data-card='{card['id']}']") or "").startswith(card["code"][:-1]))
+    pile = card["id"].split(".")[0]
+    until(d, lambda d: d.find_elements(By.CSS_SELECTOR, f"#pile-{pile}.folded"))  # a legal meld again: one line
+    open_pile(d, pile)
+    assert (text_of(d, f"button[data-card='{card['id']}']") or "").startswith(card["code"][:-1])
     assert not text_of(d, "#draft-notice") and _draft(d, game, rid) is None
     assert d.find_element(By.ID, "check-went-out").get_attribute("value") == ""
     d.refresh()

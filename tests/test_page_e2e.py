@@ -157,6 +157,15 @@ def text_of(driver, css: str) -> str | None:
     return driver.execute_script("const e = document.querySelector(arguments[0]); return e && e.textContent", css)
 
 
+def open_pile(driver, pile_id: str) -> None:
+    """Open the check view's pile ``pile_id`` whole when it shows folded to one line (a pile that looks right)."""
+    line = driver.find_elements(By.CSS_SELECTOR, f"#pile-{pile_id} .pile-line")
+    if line:
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", line[0])
+        line[0].click()
+        WebDriverWait(driver, 30).until(lambda d: not d.find_elements(By.CSS_SELECTOR, f"#pile-{pile_id}.folded"))
+
+
 def test_a_round_from_a_photo_corrected_with_a_tap(server, browser, tmp_path):
     from scorer.layout import TableLayout
     from scorer.scoring import score_round

@@ -2,8 +2,8 @@
 (127.0.0.1, a temporary ledger, the shipped models) and headless Chromium (selenium) at 390 x 844.
 
 The bundled photo's book of seven kings is read as six (its last card, KD, dropped by wrapping the application
-layer's pile builder in the server's process, as ``test_page_e2e`` misreads a queen): "+ card" on that pile, then
-"another K♥" (the suit most common among its kings, the first read on a tie) makes it a clean book again and the
+layer's pile builder in the server's process, as ``test_page_e2e`` misreads a queen): its one line (a legal meld
+shows folded), "+ card" on that pile, then "another K♥" (the suit most common among its kings, the first read on a tie) makes it a clean book again and the
 round's total the true score. A red threes pile's "+ card" shows the picker alone.
 
 Screenshots go to ``$HANDFOOT_SCREENSHOTS`` (default: the test's temporary folder).
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 # test_page_e2e skips this module where selenium, uvicorn or cv2 is missing (and keeps Selenium Manager offline)
-from test_page_e2e import browser, console_errors, running, shots_dir, text_of, viewport  # noqa: F401  (fixture)
+from test_page_e2e import browser, console_errors, open_pile, running, shots_dir, text_of, viewport  # noqa: F401  (fixture)
 from test_page_two_phones import _open_check, _reading, until
 
 httpx = pytest.importorskip("httpx")
@@ -54,14 +54,15 @@ def _pile(url: str, reading: str, kind: str) -> dict:
 
 
 def _open_add(d, pile_id: str) -> None:
-    """Tap "+ card" on the pile ``pile_id``; wait for its sheet."""
+    """Tap "+ card" on the pile ``pile_id`` (opened first when it shows folded to one line); wait for its sheet."""
+    open_pile(d, pile_id)
     add = next(b for b in d.find_elements(By.CSS_SELECTOR, f"#pile-{pile_id} button") if b.text == "+ card")
     d.execute_script("arguments[0].scrollIntoView({block: 'center'})", add)
     add.click()
     until(d, lambda d: d.execute_script("return document.getElementById('sheet').open"))
 
 
-def test_a_fan_read_one_card_short_is_fixed_in_two_taps(server, browser, tmp_path):
+def test_a_fan_read_one_card_short_is_fixed_in_three_taps(server, browser, tmp_path):
     from scorer.layout import TableLayout
     from scorer.scoring import score_round
 
@@ -77,6 +78,7 @@ def test_a_fan_read_one_card_short_is_fixed_in_two_taps(server, browser, tmp_pat
     _open_check(d, server, f"/game/{game}/check/{rid}")
     short = text_of(d, "[data-round-total='Us']")
     assert short != true_total
+    open_pile(d, kings["id"])  # a legal meld: one line until tapped
     assert "book" not in text_of(d, f"#pile-{kings['id']} .verdict")
 
     # "+ card", then the quick button above the picker: the kings' rank, the suit most read among them (hearts and

@@ -37,8 +37,8 @@ from selenium import webdriver  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
-from test_page_e2e import CHROMEDRIVER, CHROMIUM, console_errors, running, shots_dir, start_server, text_of, \
-    viewport, wait_for_server  # noqa: E402
+from test_page_e2e import CHROMEDRIVER, CHROMIUM, console_errors, open_pile, running, shots_dir, start_server, \
+    text_of, viewport, wait_for_server  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 PHOTO = ROOT / "examples" / "table.jpg"
@@ -137,7 +137,9 @@ def test_two_phones_on_one_game(server, phones, tmp_path):
     # a card added there after the notice shows: the notice offers adding it to round 1 (it is not lost on "Correct
     # round 1"), and "Add my changes to theirs" + Save keeps it in the one round stored
     assert text_of(told[0], "#take-theirs") == "Correct round 1" and not told[0].find_elements(By.ID, "add-mine")
-    meld = told[0].find_element(By.CSS_SELECTOR, "#piles section.pile.meld")
+    pile = told[0].find_element(By.CSS_SELECTOR, "#piles section.pile.meld").get_attribute("id")
+    open_pile(told[0], pile.removeprefix("pile-"))  # a legal meld shows as one line until tapped
+    meld = told[0].find_element(By.ID, pile)
     plus = next(x for x in meld.find_elements(By.TAG_NAME, "button") if x.text == "+ card")
     told[0].execute_script("arguments[0].scrollIntoView({block: 'center'})", plus)
     plus.click()
@@ -405,6 +407,7 @@ def test_two_phones_save_one_round_and_the_later_adds_its_changes_to_it(server, 
     # the same photo on both phones: B deletes a card and says Them went out; A saves first
     for d in (a, b):
         _open_check(d, server, f"/game/{game}/check/{first}")
+    open_pile(b, card["id"].split(".")[0])  # a legal meld shows as one line until tapped
     chip = b.find_element(By.CSS_SELECTOR, f"button.chip[data-card='{card['id']}']")
     b.execute_script("arguments[0].scrollIntoView({block: 'center'})", chip)
     chip.click()

@@ -8,6 +8,18 @@ import {askConfirm, cardPicker, clearError, closeSheet, h, openSheet, pileText, 
         teamTotal, toast} from "/static/ui.js";
 
 /* -- check and correct ------------------------------------------------------------------------------------- */
+/* A pile's points as its verdict gives them, short: "30 pts", "-35 pts", "70 to 120 pts", red threes' "+100 pts"
+ * (each times their number); "not scored" for loose cards; "" when the verdict gives none. */
+function pilePoints(p) {
+  const each = /([+-]\d[\d,]*) each/.exec(p.verdict);
+  if (p.kind === "red_threes" && each) {
+    const v = p.cards.length * Number(each[1].replace(/,/g, ""));
+    return `${v > 0 ? "+" : ""}${v.toLocaleString("en-US")} pts`;
+  }
+  const m = /(-?\d[\d,]*(?: to -?\d[\d,]*)?) points/.exec(p.verdict);
+  return m ? `${m[1]} pts` : p.kind === "loose" ? "not scored" : "";
+}
+
 export async function checkView(gid, rid, roundNo) {
   const [g, original] = await Promise.all([api("GET", `/v1/games/${gid}`), api("GET", `/v1/photos/${rid}`)]);
   let stored = roundNo ? g.rounds.find(r => r.n === roundNo) : null;
@@ -23,6 +35,8 @@ export async function checkView(gid, rid, roundNo) {
     reading: original,
     round: roundNo || g.next_round,
     views: [], breakdownOpen: false,
+    open: new Set(), allOpen: false,  /* the piles opened whole though they need no look; every pile opened whole */
+    steps: [],  /* the edits made here, each {n: its corrections, after: how many corrections there were after it} */
   };
   /* This view's unsaved corrections, kept in localStorage under its game and reading until saved or discarded (a
    * phone reloads a tab it put away); none kept while they equal the saved round's. */
@@ -46,7 +60,8 @@ export async function checkView(gid, rid, roundNo) {
   const wentOut = h("select", {id: "check-went-out", onchange: () => { st.wentOut = wentOut.value; rescore(); }},
     h("option", {value: ""}, "nobody"), g.teams.map(t => h("option", {value: t}, t)));
   wentOut.value = st.wentOut;
-  const undo = h("button", {type: "button", id: "undo-change", onclick: () => { st.corrections.pop(); rescore(); }}, "Undo");
+  const undo = h("button", {type: "button", id: "undo-change", onclick: undoLast}, "Undo");
+  const movedBox = h("p", {class: "status", id: "moved-note", role: "status"});  /* what the last move moved */
   const save = h("button", {type: "button", class: "primary", id: "save-round", onclick: saveRound},
     roundNo ? "Save correction" : `Save round ${st.round}`);
   const heading = h("h1", {id: "check-heading"}, roundNo ? `Correct round ${roundNo}` : `Check round ${st.round}`);
@@ -82,15 +97,22 @@ export async function checkView(gid, rid, roundNo) {
   }
 
   function allPiles() { return st.reading.images.flatMap(im => im.piles); }
+  function pileOf(cardId) { const p = allPiles().find(p => p.cards.some(c => c.id === cardId)); return p ? p.id : null; }
 
-  async function rescore(added = 1) {  /* `added`: how many corrections at the end to drop when the server refuses them */
+  /* `added`: how many corrections at the end to drop when the server refuses them; `done()`: run once the server
+     took them, before the page is drawn again */
+  async function rescore(added = 1, done = null) {
     keepDraft();
+    showMoved(null);
     undo.disabled = st.corrections.length === (stored ? stored.corrections.length : 0);
     try {
       st.reading = await api("POST", `/v1/photos/${readingId}/corrections`,
         {corrections: st.corrections, round: st.round, went_out: st.wentOut || null});
       clearError();
+      if (done) done();
     } catch (e) {
+      const step = st.steps[st.steps.length - 1];
+      if (added && step && step.after === st.corrections.length) st.steps.pop();
       st.corrections.splice(st.corrections.length - added, added);
       keepDraft();
       toast(e.message, true);
@@ -98,7 +120,58 @@ export async function checkView(gid, rid, roundNo) {
     render();
     await notice.redraw();  /* the notice's offer says the changes made since it was shown */
   }
-  function change(...ops) { st.corrections.push(...ops); closeSheet(); rescore(ops.length); }
+  /* An edit: `ops` added to the corrections as one step (Undo takes it back whole) and the reading scored again;
+     the piles it touches that show whole stay whole, and the piles it makes show whole. `done(before)`: run once
+     the server took it, `before` the ids of the piles there were. Nothing is stored until Save. */
+  function edit(ops, done = null) {
+    const before = new Set(allPiles().map(p => p.id));
+    for (const id of ops.flatMap(op => [op.pile, op.to, op.into, op.card && pileOf(op.card)])) {
+      if (id && shownWhole.has(id)) st.open.add(id);
+    }
+    st.corrections.push(...ops);
+    st.steps.push({n: ops.length, after: st.corrections.length});
+    closeSheet();
+    return rescore(ops.length, () => {
+      for (const p of allPiles()) if (!before.has(p.id)) st.open.add(p.id);
+      if (done) done(before);
+    });
+  }
+  function change(...ops) { return edit(ops); }
+  /* Undo: the last edit made here taken back whole (a move with a new code, or to a new pile, is two corrections);
+     corrections kept over a reload, or carried over to another phone's round, one at a time */
+  function undoLast() {
+    const base = stored ? stored.corrections.length : 0;
+    const step = st.steps.pop();
+    const n = step && step.after === st.corrections.length ? step.n : 1;
+    if (!step || step.after !== st.corrections.length) st.steps = [];
+    st.corrections.splice(st.corrections.length - Math.min(n, st.corrections.length - base));
+    rescore(0);
+  }
+  /* The line over Save saying what the last move did ("Us: moved 7♥ from meld Q♥ Q♠ to meld 8♦ 8♠ 2♣ 8♥ 7♥"),
+     with a button to the pile it went to; Undo names the move while it shows. `moved`: {card, from, to} (the card's
+     code, the pile it left as it is now or null when that is gone, the pile it joined), or null: nothing said. */
+  function showMoved(moved) {
+    undo.textContent = moved ? "Undo the move" : "Undo";
+    if (!moved) { movedBox.replaceChildren(); return; }
+    const cards = (p) => p.cards.map(c => cardShort(c.code)).join(" ");
+    movedBox.replaceChildren(`${moved.to.team}: moved ${cardShort(moved.card)} from ${moved.from ? `${moved.from.label} ${cards(moved.from)}` : "a pile now gone"}` +
+      ` to ${moved.to.label} ${cards(moved.to)}. `,
+      h("button", {type: "button", class: "ghost link", id: "show-moved", onclick: () => flash(moved.to.id)}, "Show it"));
+  }
+  /* the card `code` of `pile` (the card `card`) moved to the pile `to` (an id, or "new:loose" / "new:left") */
+  function moveCard(pile, card, code, to) {
+    const ops = to.startsWith("new:") ? [{op: "remove_card", card: card.id}, {op: "add_pile", team: pile.team, kind: to.slice(4), cards: [code]}]
+      : code !== card.code ? [{op: "set_card", card: card.id, code}, {op: "move_card", card: card.id, to}]
+      : [{op: "move_card", card: card.id, to}];
+    return edit(ops, (before) => {
+      const dest = to.startsWith("new:") ? allPiles().find(p => !before.has(p.id) && p.team === pile.team)
+                                         : allPiles().find(p => p.id === to);
+      if (!dest) return;
+      st.open.add(dest.id);
+      showMoved({card: code, from: allPiles().find(p => p.id === pile.id) || null, to: dest});
+      requestAnimationFrame(() => flash(dest.id, true));
+    });
+  }
 
   function editCard(pile, card) {
     const move = h("select", {id: "move-to", "aria-label": "move the card to"},
@@ -115,11 +188,7 @@ export async function checkView(gid, rid, roundNo) {
         problem.textContent = "Choose the card's suit first (or Jkr), then where to move it.";
         problem.hidden = false; move.value = ""; return;
       }
-      if (move.value.startsWith("new:")) {
-        change({op: "remove_card", card: card.id}, {op: "add_pile", team: pile.team, kind: move.value.slice(4), cards: [code]});
-      } else if (code !== card.code) {
-        change({op: "set_card", card: card.id, code}, {op: "move_card", card: card.id, to: move.value});
-      } else change({op: "move_card", card: card.id, to: move.value});
+      moveCard(pile, card, code, move.value);
     });
     const del = h("button", {type: "button", class: "danger", onclick: () => change({op: "remove_card", card: card.id})}, "Delete");
     const picker = cardPicker(card.code, (code) => change({op: "set_card", card: card.id, code}), del,
@@ -226,13 +295,44 @@ export async function checkView(gid, rid, roundNo) {
     }
   }
 
-  function pilePanel(p) {
+  /* A pile that needs a look: a problem the rules see in it (an illegal meld, a squared book's wilds uncounted), a
+     note of the camera's, a card it is unsure of, or one of the cards a numbered note is about (`noted`: those
+     piles' ids). Any other pile shows as one line (folded) until opened. */
+  function needsLook(p, noted) {
+    return p.problems.length > 0 || p.notes.length > 0 || p.cards.some(c => c.confidence < 0.5) || noted.has(p.id);
+  }
+  let shownWhole = new Set();  /* the ids of the piles drawn whole by the last render */
+  function openPile(id, open) {
+    if (open) st.open.add(id); else st.open.delete(id);
+    render();
+    const back = document.querySelector(`#pile-${CSS.escape(id)} .pile-toggle`);
+    if (back) back.focus({preventScroll: true});
+  }
+  /* a pile that looks right, as one line: its name, its cards, its points; tapping it opens the pile whole */
+  function foldedPile(p, kindClass) {
+    const points = pilePoints(p);
+    return h("section", {class: `panel pile ${kindClass} folded`, id: `pile-${p.id}`, "aria-label": `${p.team}: ${p.label}`},
+      h("button", {type: "button", class: "pile-toggle pile-line", "aria-expanded": "false", "data-open-pile": p.id,
+                   "aria-label": `${p.label}: ${p.cards.map(c => cardName(c.code)).join(", ")}${points ? `; ${points}` : ""}. Open it to correct it`,
+                   onclick: () => openPile(p.id, true)},
+        h("span", {class: "pile-name"}, p.label),
+        h("span", {class: "pile-cards"}, p.cards.flatMap((c, k) => [k ? " " : null, h("span", {class: isRed(c.code) ? "red" : ""}, cardShort(c.code))])),
+        h("span", {class: "pile-points"}, points)));
+  }
+
+  function pilePanel(p, noted) {
     const bookClass = p.kind === "meld" && p.label.includes("book") ? "book" : p.kind;
+    const look = needsLook(p, noted);
+    if (!look && !st.allOpen && !st.open.has(p.id)) return foldedPile(p, bookClass);
+    shownWhole.add(p.id);
     const kindSel = h("select", {"aria-label": `kind of ${p.label}`, onchange: (ev) => change({op: "set_kind", pile: p.id, kind: ev.target.value})},
       KINDS.map(([v, l]) => h("option", {value: v}, l)));
     kindSel.value = p.kind;
     return h("section", {class: `panel pile ${bookClass}`, id: `pile-${p.id}`, "aria-label": `${p.team}: ${p.label}`},
-      h("h3", {}, h("span", {}, p.label), h("span", {class: "muted"}, p.kind === "squared_book" ? "top card seen" :
+      h("h3", {}, look || st.allOpen ? h("span", {}, p.label)
+        : h("button", {type: "button", class: "pile-toggle", "aria-expanded": "true", "aria-label": `${p.label}: fold it to one line`,
+                       onclick: () => openPile(p.id, false)}, p.label),
+        h("span", {class: "muted"}, p.kind === "squared_book" ? "top card seen" :
         `${p.cards.length} card${p.cards.length === 1 ? "" : "s"}`)),
       h("p", {class: "verdict"}, cardsInText(p.verdict)),
       p.problems.map(pr => h("p", {class: "problem"}, cardsInText(pr))),
@@ -262,10 +362,19 @@ export async function checkView(gid, rid, roundNo) {
     photosBox.replaceChildren(...r.images.map((_, k) => photoFor(k, notes)));
     const byTeam = {};
     for (const p of allPiles()) (byTeam[p.team] = byTeam[p.team] || []).push(p);
-    pilesBox.replaceChildren(...g.teams.filter(t => byTeam[t] || true).map(t => h("div", {},
-      h("h2", {class: "team-head"}, t),
-      (byTeam[t] || []).slice().sort((a, b) => KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind)).map(pilePanel),
-      h("button", {type: "button", onclick: () => addPile(t)}, `+ a pile of ${t} the camera missed`))));
+    const noted = new Set(notes.flatMap(nt => nt.piles.map(p => p.id)));
+    const n = allPiles().length, fine = allPiles().filter(p => !needsLook(p, noted)).length;
+    shownWhole = new Set();
+    pilesBox.replaceChildren(
+      fine ? h("div", {class: "row piles-summary", id: "piles-summary"},  /* the piles that look right, folded or not */
+        h("p", {class: "muted grow"}, st.allOpen ? `All ${n} piles shown whole.`
+          : `${fine} of ${n} piles look right: one line each, tap one to open it.`),
+        h("button", {type: "button", id: "open-all-piles", "aria-pressed": String(st.allOpen),
+                     onclick: () => { st.allOpen = !st.allOpen; st.open.clear(); render(); }}, st.allOpen ? "Fold them" : "Open all")) : null,
+      ...g.teams.map(t => h("div", {},
+        h("h2", {class: "team-head"}, t),
+        (byTeam[t] || []).slice().sort((a, b) => KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind)).map(p => pilePanel(p, noted)),
+        h("button", {type: "button", onclick: () => addPile(t)}, `+ a pile of ${t} the camera missed`))));
     undo.disabled = st.corrections.length === (stored ? stored.corrections.length : 0);
   }
 
@@ -333,7 +442,7 @@ export async function checkView(gid, rid, roundNo) {
       dropDraft();
       location.hash = `#/game/${gid}`;
     }}, "Leave without saving")),
-    h("div", {class: "sticky-actions"}, notice.why, save, undo));
+    h("div", {class: "sticky-actions"}, notice.why, movedBox, save, undo));
   /* a new photo is checked against the game at once (the same photo saved before, Back after saving it): told
      before anyone corrects it */
   const already = roundNo ? null : await api("GET", `/v1/games/${gid}/saved/${rid}`).catch(() => null);

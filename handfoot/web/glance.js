@@ -208,13 +208,25 @@ export function photoView({image, src, alt, notes, view, onCard, onNote}) {
     frame.dataset.labelled = `${shown}/${cards.length}`;
   }
 
+  /* the part of the photo the frame shows, image px [x1, y1, x2, y2] */
+  function shown() {
+    if (!W) return [0, 0, image.width, image.height];
+    return [Math.max(0, -st.x / st.z), Math.max(0, -st.y / st.z),
+            Math.min(image.width, (W - st.x) / st.z), Math.min(image.height, (H - st.y) / st.z)];
+  }
+  /* each pin at its pile's top right corner, moved in to lie whole (ring and all) in the part of the photo shown;
+     none for a pile out of the frame (zoomed in elsewhere) */
   function placePins(u) {
     pins.replaceChildren();
-    const r = PIN_PX * u;
+    const r = PIN_PX * u, edge = r + 2 * u;
+    const [vx1, vy1, vx2, vy2] = shown();
     for (const {nt, pile} of pinned) {
       const own = pile.cards.flatMap(c => c.boxes);
-      const cx = Math.min(image.width - r, Math.max(...own.map(b => b[2])) + r * 0.6);
-      const cy = Math.max(r, Math.min(...own.map(b => b[1])) - r * 0.6);
+      const [x1, y1] = [Math.min(...own.map(b => b[0])), Math.min(...own.map(b => b[1]))];
+      const [x2, y2] = [Math.max(...own.map(b => b[2])), Math.max(...own.map(b => b[3]))];
+      if (x2 < vx1 || x1 > vx2 || y2 < vy1 || y1 > vy2) continue;
+      const cx = Math.max(vx1 + edge, Math.min(vx2 - edge, x2 + r * 0.6));
+      const cy = Math.min(vy2 - edge, Math.max(vy1 + edge, y1 - r * 0.6));
       const g = s("g", {class: "pin" + (nt.problem ? " problem" : ""), tabindex: "0", role: "button", "data-pin": String(nt.n),
                         "aria-label": `note ${nt.n}: ${nt.text}`});
       g.append(s("circle", {cx, cy, r}));

@@ -296,10 +296,13 @@ export async function checkView(gid, rid, roundNo) {
   }
 
   /* A pile that needs a look: a problem the rules see in it (an illegal meld, a squared book's wilds uncounted), a
-     note of the camera's, a card it is unsure of, or one of the cards a numbered note is about (`noted`: those
-     piles' ids). Any other pile shows as one line (folded) until opened. */
+     note of the camera's, a card it is unsure of, one of the cards a numbered note is about (`noted`: those
+     piles' ids), or cards the camera read as left in a hand (their points count against the team, and a fan of
+     mixed ranks is read so: typed-in cards left, ids "t…", are the family's own). Any other pile shows as one line
+     (folded) until opened. */
   function needsLook(p, noted) {
-    return p.problems.length > 0 || p.notes.length > 0 || p.cards.some(c => c.confidence < 0.5) || noted.has(p.id);
+    return p.problems.length > 0 || p.notes.length > 0 || p.cards.some(c => c.confidence < 0.5) || noted.has(p.id)
+      || (p.kind === "left" && !String(p.id).startsWith("t"));
   }
   let shownWhole = new Set();  /* the ids of the piles drawn whole by the last render */
   function openPile(id, open) {

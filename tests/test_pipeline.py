@@ -714,3 +714,28 @@ def test_pair_and_agree_gives_the_cards_pair_corners_gives():
     again = pair_corners(agreed)
     assert [(c.code, c.detections, c.card_height) for c in cards] == [(c.code, c.detections, c.card_height)
                                                                       for c in again]
+
+
+def test_each_box_is_read_once_a_photo():
+    from vision.scales import ReadOnce
+
+    class Counting:
+        def __init__(self):
+            self.read = 0
+
+        def probabilities(self, image, boxes):
+            self.read += len(boxes)
+            rank_p = np.tile(np.arange(15, dtype=np.float32), (len(boxes), 1)) + boxes[:, :1]
+            return rank_p, np.tile(np.float32([1, 0, 0, 0]), (len(boxes), 1))
+
+    reader = Counting()
+    once = ReadOnce(reader)
+    photo = np.zeros((100, 100, 3), np.uint8)
+    a = np.float32([[0, 0, 10, 10], [20, 20, 30, 30]])
+    first = once.probabilities(photo, a)[0]
+    both = once.probabilities(photo, np.float32([[20, 20, 30, 30], [40, 40, 50, 50], [0, 0, 10, 10]]))[0]
+    assert reader.read == 3  # the two boxes asked again were not read again
+    assert np.array_equal(both[0], first[1]) and np.array_equal(both[2], first[0]) and both[1, 0] == 40
+    assert once.probabilities(photo, np.zeros((0, 4), np.float32))[0].shape == (0, 15)
+    once.probabilities(255 - photo, a)  # another image: read afresh
+    assert reader.read == 5

@@ -41,7 +41,7 @@ from .models.stacks import DEFAULT_STACKS, StackChecker
 from .models.detector import CardDetector, ModelError, NegativeDetector
 from .photo_checks import check_one_corner_cards, check_stacks, check_strips, join_one_corner_pairs
 from .piles import group_piles, hand_pile
-from .scales import box_conf, find_boxes
+from .scales import ReadOnce, box_conf, find_boxes
 from .types import Detections, PhotoReading, SideReading, TableReading, box_iou, index_centres, index_sizes, unread_mask
 
 
@@ -71,16 +71,17 @@ def detect(image: np.ndarray, detector: CardDetector, reader: IndexReader | None
     negative = isinstance(detector, NegativeDetector)
     if negative:
         image, detector = 255 - image, detector.detector
-    found = find_boxes(detector, image, sure, floor, agnostic=reader is not None, config=config, reader=reader)
+    once = ReadOnce(reader) if reader is not None else None  # the pyramid reads its sure boxes; not twice
+    found = find_boxes(detector, image, sure, floor, agnostic=reader is not None, config=config, reader=once)
     if not negative and int((found.confidence >= sure).sum()) < config.reading.negative_below:  # light on dark?
         other = find_boxes(detector, 255 - image, sure, floor, agnostic=reader is not None, config=config,
-                           reader=reader)
+                           reader=once)
         if int((other.confidence >= sure).sum()) >= config.reading.negative_shows:
             found, image, negative = other, 255 - image, True
     data = {"negative": np.full(len(found), negative)} if negative else {}
     if reader is None:
         return found.with_data(**data)
-    rank_p, suit_p = reader.probabilities(image, found.xyxy)
+    rank_p, suit_p = once.probabilities(image, found.xyxy)
     return Detections(found.xyxy, found.confidence, found.class_id, {"rank_p": rank_p, "suit_p": suit_p, **data})
 
 

@@ -126,7 +126,9 @@ def _score_photos(args: argparse.Namespace) -> int:
                            left=tuple((t, tuple(tuple(p) for p in packets)) for t, packets in left.items()),
                            conf=core.DEFAULT_CONF if args.conf is None else args.conf)
     hands = files.hand_photos(args.hand or ())
-    core.check_photo_request(req, len(args.inputs), [t for t, _ in hands])  # before the slow work
+    req, hand_teams = core.matched_team_names(req, len(args.inputs), [t for t, _ in hands])  # `us` for `Us`
+    hands = [(team, photo) for team, (_, photo) in zip(hand_teams, hands)]
+    core.check_photo_request(req, len(args.inputs), hand_teams)  # before the slow work
     files.check_hand_photos(hands)  # a mistyped hand photo, before the slow detection of the table photos
     if args.annotate:
         files.check_annotate_target(args.annotate, len(args.inputs) + len(hands))

@@ -257,10 +257,57 @@ def test_a_refused_start_leaves_no_ledger_behind(tmp_path, capsys, no_photo_work
     assert sorted(p.name for p in tmp_path.iterdir()) == ["clip.avi"]
 
 
-def test_cards_left_of_a_team_named_in_another_case_are_a_mistake(capsys, no_photo_work):
-    """``--left a:...`` beside the table's team A scored a second team 'a' (A's total was wrong, with a note)."""
-    assert main(["score", str(PHOTO), "--left", "a:KH 7C"]) == 1
-    assert "did you mean 'A'?" in one_line(capsys)
+@pytest.fixture()
+def asked(monkeypatch):
+    """The photo request ``score`` asks for (``asked["req"]``, ``asked["hands"]``), read no further."""
+    from handfoot import core
+
+    seen = {}
+
+    def read(photos, req, models, hands=()):
+        seen.update(req=req, hands=list(hands))
+        raise HandFootError("read no further")
+    monkeypatch.setattr(core, "load_models", lambda *args, **kwargs: None)
+    monkeypatch.setattr(core, "read_and_score_photos", read)
+    return seen
+
+
+def test_team_names_typed_in_another_case_are_the_teams_read(tmp_path, capsys, asked):
+    """``--went-out us`` beside ``--teams Us`` was refused (team 'us' is not one of the teams read (Us)), and
+    ``--left a:...`` beside the table's team A too: names typed on the command line match the teams regardless of
+    case, and cards left of one team typed twice in two cases add up; a name no team has is still refused."""
+    hand = tmp_path / "foot.jpg"
+    hand.write_bytes(PHOTO.read_bytes())
+    assert main(["score", str(PHOTO), "--teams", "Us", "--went-out", "us", "--left", "US:KH 7C", "--left", "us:4S",
+                 "--hand", f"uS:{hand}"]) == 1
+    assert "read no further" in one_line(capsys)
+    req = asked["req"]
+    assert req.went_out == "Us" and req.left == (("Us", (("KH", "7C"), ("4S",))),)
+    assert [team for team, _ in asked["hands"]] == ["Us"]
+    assert main(["score", str(PHOTO), "--left", "a:KH 7C", "--went-out", "a"]) == 1  # the default names A, B, ...
+    assert "read no further" in one_line(capsys)
+    assert asked["req"].left == (("A", (("KH", "7C"),)),) and asked["req"].went_out == "A"
+    # a team with no table photo, typed first in --left, is matched by its own spelling
+    assert main(["score", str(PHOTO), "--left", "Them:KH", "--went-out", "THEM"]) == 1
+    assert "read no further" in one_line(capsys)
+    assert asked["req"].went_out == "Them"
+    assert main(["score", str(PHOTO), "--teams", "Us", "--went-out", "usa"]) == 1
+    assert "went out: team 'usa' is not one of the teams read (Us)" in one_line(capsys)
+
+
+def test_a_team_named_beyond_the_photos_is_scored_from_its_cards_left(capsys, asked):
+    """``--teams Us,Them`` with one photo was refused, while the docs say a team with no table photo is scored from
+    its cards left: a name past the photos is such a team, refused only when nothing is given for it."""
+    assert main(["score", str(PHOTO), "--teams", "Us,Them", "--left", "them:KH 7C", "--went-out", "us"]) == 1
+    assert "read no further" in one_line(capsys)
+    assert asked["req"].teams == ("Us", "Them") and asked["req"].left == (("Them", (("KH", "7C"),)),)
+    assert asked["req"].table_teams(1) == ["Us"]
+    assert main(["score", str(PHOTO), "--teams", "Us,Them,Kids", "--left", "Them:KH"]) == 1
+    assert ("3 team names (Us, Them, Kids) for 1 table photo: team Kids has no table photo and no cards left; a team "
+            "with no table photo is scored from its cards left alone (typed, or a photo of a hand): give them, or its "
+            "table photo") in one_line(capsys)
+    assert main(["score", str(PHOTO), "--split", "horizontal", "--teams", "Us,Them,X"]) == 1
+    assert "team X has no table photo" in one_line(capsys)
 
 
 def test_counts_say_one_thing_in_the_singular(tmp_path, capsys):

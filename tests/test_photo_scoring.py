@@ -218,6 +218,22 @@ def test_the_app_layout_is_the_pipeline_layout():
     assert result.layout == table_of(result._readings, "pagat", 2, "A").layout()
 
 
+def test_a_team_named_past_the_photos_is_scored_from_its_cards_left(capsys):
+    """``--teams Us,Them`` with one photo, and Them's cards left typed (its name in another case): Us is read from
+    the photo, Them scored from its cards alone, with the note that it had no table photo; ``--went-out us`` is Us."""
+    from handfoot.cli import main
+
+    root = Path(__file__).resolve().parents[1]
+    assert main(["score", str(root / "examples" / "table.jpg"), "--teams", "Us,Them", "--left", "them:KH 7C",
+                 "--went-out", "us", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["images"][0]["teams"] == ["Us"] and result["layout"]["went_out"] == "Us"
+    assert result["layout"]["teams"]["Them"]["left"] == [["KH", "7C"]]
+    assert result["score"]["teams"]["Them"]["total"] == -15
+    assert result["score"]["teams"]["Us"]["total"] > 0
+    assert any(n.startswith("team Them: no photo of its table was given") for n in result["notes"])
+
+
 def test_a_photo_and_the_same_photo_at_more_pixels_give_the_same_layout(tmp_path):
     """A reading does not depend on the photo's pixel count beyond what the pixels show: the example table and the
     same table at 4x and 25x the pixels (6.4 x 4.8 k, a phone's 48-megapixel class) give one layout; a large JPEG is

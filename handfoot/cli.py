@@ -317,8 +317,15 @@ def cmd_detect(args: argparse.Namespace) -> int:
 
 
 def cmd_deck_learn(args: argparse.Namespace) -> int:
-    profile, path, replaced = learning.learn_from_files([Path(p) for p in args.examples], args.name, _decks(args),
-                                                        reports.stage_bars(), lambda note: _say(f"handfoot: {note}"))
+    try:
+        profile, path, replaced = learning.learn_from_files([Path(p) for p in args.examples], args.name,
+                                                            _decks(args), reports.stage_bars(),
+                                                            lambda note: _say(f"handfoot: {note}"))
+    except HandFootError as exc:
+        if not learning.no_profile_needed(exc):
+            raise
+        print(exc)  # good news: nothing is wrong, and nothing to keep
+        return 0
     print(reports.deck_learned(profile, path, replaced))
     return 0
 

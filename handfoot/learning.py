@@ -228,17 +228,24 @@ def learn_and_save(examples: list, reader: Any, name: str, decks_folder: Path,
 
     Raises:
         vision.decks.ProfileRefusedError: the profile reads its check photos worse than the stock reader (the one
-            kept before, when there is one, stays: the message says so); the errors of ``vision.decks.learn``.
+            kept before, when there is one, stays: the message says so); ``vision.decks.AlreadyReadError`` when no
+            profile is needed; the errors of ``vision.decks.learn``.
     """
     decks = _vision("decks")
     before = _vision("deck_profiles").saved_profile(name, decks_folder)
     try:
         profile = decks.learn(examples, reader, name, progress=progress, detector=detector)
-    except decks.ProfileRefusedError as exc:
-        if before is None:
-            raise
-        raise decks.ProfileRefusedError(f"{exc}; the deck {name} learned before stays as it was") from None
+    except decks.ProfileRefusedError as exc:  # AlreadyReadError too: kept as it is, told the deck stays
+        if before is not None:
+            exc.args = (f"{exc}; the deck {name} learned before stays as it was",)
+        raise
     return profile, profile.save(decks_folder), before
+
+
+def no_profile_needed(exc: Exception) -> bool:
+    """Whether ``exc``, raised by :func:`learn_from_files`, is good news: no profile is needed, the stock reader
+    reads the examples as their codes say (``vision.decks.AlreadyReadError``)."""
+    return isinstance(exc, _vision("decks").AlreadyReadError)
 
 
 def list_decks(decks_folder: Path) -> list[Any]:

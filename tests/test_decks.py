@@ -384,3 +384,26 @@ def test_a_profile_learns_its_frame_on_the_detectors_boxes_and_frame_false_keeps
     assert after > before  # the corrected boxes frame the indices as the labels do
     off = decks.learn(examples, reader, "plain", steps=30, detector=detector, glyphs=False, frame=False)
     assert off.frame.is_identity and "frame" not in off.check
+
+
+def test_a_deck_the_stock_reader_reads_needs_no_profile(shared_dir, tmp_path, monkeypatch, capsys):
+    """Five real webcam photos of a plain deck, their codes as detect printed them: the stock reader reads every
+    index as its code says, and a profile that read its check worse was refused with an error (exit 1, "... worse
+    than the stock reader ... not kept"); it is good news now: no profile needed, none kept, exit 0. (The profile
+    is made worse here, its heads turned upside down, as it came out on one backend and not on another.)"""
+    from datasets.realdata import decks_dev
+    from vision.models.reader import Heads
+
+    monkeypatch.setenv("HANDFOOT_DATA", str(tmp_path))
+    photos = [str(p.path) for p in decks_dev("webcam_white", shared_dir / "realdata")[:5]]
+    assert main(["detect", *photos, "--json"]) == 0
+    (tmp_path / "webcam.jsonl").write_text(capsys.readouterr().out)
+    monkeypatch.setattr(decks, "fit_heads", lambda samples, stock, *args, **kwargs: Heads(
+        tuple(tuple(-a for a in member) for member in stock.members)))
+    assert main(["deck", "learn", str(tmp_path / "webcam.jsonl"), "--name", "webcam"]) == 0
+    said = capsys.readouterr().out
+    indices = sum(len(json.loads(line)["detections"]) for line in (tmp_path / "webcam.jsonl").open())
+    assert said.startswith(f"handfoot already reads this deck: the stock reader reads {indices} of the {indices} "
+                           "example indices as their codes say (rank and colour), and a profile read the photos it "
+                           "was tested on no better (") and said.rstrip().endswith("): no profile needed, none kept")
+    assert not (tmp_path / "decks" / "webcam.npz").exists()

@@ -295,13 +295,16 @@ def _vision():
 
 
 def load_models(model: str | Path | None = None, reader: str | Path | None = None, stacks: str | Path | None = None,
-                no_stacks: bool = False, conf: float = DEFAULT_CONF, deck: str | None = None) -> Models:
+                no_stacks: bool = False, conf: float = DEFAULT_CONF, deck: str | None = None,
+                negative: bool = False) -> Models:
     """Load the detector, reader and stack checker (defaults: the shipped ``models/*.onnx``); with ``deck`` the
-    reader reads with that deck's profile (``vision.decks``).
+    reader reads with that deck's profile (``vision.decks``); with ``negative`` every photo is read as its negative
+    (:func:`reading_negatives`).
 
     Raises:
         UnavailableError: the vision extra is not installed.
-        HandFootError: a model file asked for by name is missing or cannot be loaded (``ModelError``).
+        HandFootError: a model file asked for by name is missing or cannot be loaded (``ModelError``); ``negative``
+            with the profile of a deck read as photographed.
     """
     pipeline = _vision()
     try:
@@ -310,7 +313,27 @@ def load_models(model: str | Path | None = None, reader: str | Path | None = Non
     except FileNotFoundError as exc:
         raise HandFootError(str(exc)) from None
     models = Models(detector, index_reader, checker, conf)
-    return with_deck(models, deck) if deck else models
+    models = with_deck(models, deck) if deck else models
+    return reading_negatives(models, deck) if negative else models
+
+
+def reading_negatives(models: Models, deck: str | None = None) -> Models:
+    """``models`` reading each photo's negative (255 - each pixel: a deck printed light on dark paper shows the
+    dark-on-light indices the models learned): the detector wrapped (``vision.models.detector.NegativeDetector``;
+    ``vision.pipeline.detect`` reads the negative for every model). Models of a deck profile that reads the
+    negative already are returned as they are.
+
+    Raises:
+        HandFootError: models of the profile ``deck`` of a deck read as photographed (dark print on light paper).
+    """
+    from vision.models.detector import NegativeDetector  # the optional vision extra (OpenCV, ONNX Runtime)
+
+    if isinstance(models.detector, NegativeDetector):
+        return models
+    if deck:
+        raise HandFootError(f"the deck {deck} is read as photographed (dark print on light paper): its profile "
+                            "reads no negative")
+    return replace(models, detector=NegativeDetector(models.detector))
 
 
 def with_deck(models: Models, deck: str, folder: Path | None = None) -> Models:

@@ -444,9 +444,10 @@ def test_deck_learn_clips_a_box_a_little_past_the_edge_and_says_so(tmp_path, cap
     assert read_examples([tmp_path / "edge.jsonl"])[0].boxes.tolist() == [[0, 100, 30, 140], [1570, 1180, 1600, 1200]]
 
 
-def test_no_cards_found_points_at_teaching_the_deck(tmp_path, capsys):
-    """A photo of a deck the stock models cannot read (here a blank one): score's and detect's line says how to
-    teach handfoot the deck, unless a deck profile was already given."""
+def test_no_cards_found_points_at_the_negative_and_teaching_the_deck(tmp_path, capsys):
+    """A photo of a deck the stock models cannot read (here a blank one): score's line proposes --negative (a deck
+    printed light on dark) and says where teaching a deck is told; detect's photo line says no card was found and
+    one line after the photos' says what to do (the blank's negative shows no index either)."""
     cv2 = pytest.importorskip("cv2")
     import numpy as np
 
@@ -454,13 +455,18 @@ def test_no_cards_found_points_at_teaching_the_deck(tmp_path, capsys):
     cv2.imwrite(str(blank), np.full((480, 640, 3), 20, np.uint8))
     assert main(["score", str(blank)]) == 1
     err = one_line(capsys)
-    assert "no cards found (is the whole table in the photo, in focus and lit?); a deck of its own design" in err
-    assert "teach it with handfoot deck learn, then add --deck NAME" in err
+    assert "no cards found (is the whole table in the photo, in focus and lit?); cards printed light on dark (a " \
+           "black deck)? add --negative; a deck of its own design can be taught: docs/usage.md, \"Teach it your " \
+           "deck\"" in err
+    assert main(["score", str(blank), "--negative"]) == 1
+    assert "--negative" not in one_line(capsys)
     assert main(["detect", str(blank)]) == 0
-    out = capsys.readouterr().out
-    assert out.strip().endswith("0 corner indices: no cards found; a deck of its own design (dark cards, odd print)? "
-                                "teach it with handfoot deck learn, then add --deck NAME")
-    assert len(out.strip().splitlines()) == 1
+    said = capsys.readouterr()
+    assert said.out.strip().endswith("0 corner indices: no cards found") and len(said.out.strip().splitlines()) == 1
+    assert said.err.startswith("handfoot: 1 of 1 photo: no card found (is each card's corner in view, in focus and "
+                               "lit?); a deck of its own design can be taught from photos whose cards are found")
+    assert main(["detect", str(blank), "--negative"]) == 0
+    assert not capsys.readouterr().err
 
 
 def test_teams_given_as_words_is_told_its_format(capsys):

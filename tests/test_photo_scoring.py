@@ -72,6 +72,8 @@ def test_score_photo_errors(tmp_path, capsys):
     layout.write_text(json.dumps({"rules": "pagat", "round": 1, "teams": {"A": {"melds": [["KH", "KS", "KD"]]}}}))
     assert main(["score", str(layout), "--annotate", str(tmp_path / "a.jpg")]) == 1
     assert "--annotate applies only to photos" in capsys.readouterr().err
+    assert main(["score", str(layout), "--negative"]) == 1
+    assert "--negative applies only to photos" in capsys.readouterr().err
 
 
 def test_score_photo_end_to_end_with_true_corners(deck, tmp_path, capsys, monkeypatch):

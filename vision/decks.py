@@ -50,8 +50,8 @@ from scorer.wording import counted
 from .deck_aspect import screen
 from .deck_boxes import Example, cards_read, found_boxes, with_found_boxes
 from .deck_frames import IDENTITY, learn_frame, pairs
-from .deck_examples import (MAX_BOXES, MAX_PHOTOS, NAME, ExamplesError, check_name, examples_text,  # noqa: F401
-                            read_examples)
+from .deck_examples import (MAX_BOXES, MAX_PHOTOS, NAME, NO_CARD_FOUND, ExamplesError, check_name,  # noqa: F401
+                            examples_text, read_examples)
 from .deck_glyphs import later_photos, weigh
 from .deck_glyphs import fit as fit_glyphs
 from .deck_ink import learn_ink

@@ -31,12 +31,16 @@ from . import core, files, games, learning, live, picture as shown, reports, sta
 from .cli_parser import MAX_DEALS, build_parser
 
 EXIT_BAD_INPUT = 1
-#: added to "no cards found" when no --deck was given: a deck the stock models cannot read can be taught
-DECK_HINT = ("; a deck of its own design (dark cards, odd print)? teach it with handfoot deck learn, then add "
-             "--deck NAME")
+#: where the command line sends a family teaching handfoot its deck
+TEACHING = 'docs/usage.md, "Teach it your deck"'
+#: added to "no cards found" when neither --deck nor --negative was given: a deck printed light on dark paper is
+#: read as its negative, a deck the stock models cannot read can be taught
+DECK_HINT = ("; cards printed light on dark (a black deck)? add --negative; a deck of its own design can be taught: "
+             + TEACHING)
+
 #: flags of `score` that only mean something for photos
 PHOTO_FLAGS = ("annotate", "split", "teams", "left", "hand", "went_out", "round", "conf", "model", "reader",
-               "save_layout", "deck")
+               "save_layout", "deck", "negative")
 
 
 def _print_json(data: Any) -> None:
@@ -126,11 +130,14 @@ def _score_photos(args: argparse.Namespace) -> int:
                            left=tuple((t, tuple(tuple(p) for p in packets)) for t, packets in left.items()),
                            conf=core.DEFAULT_CONF if args.conf is None else args.conf)
     hands = files.hand_photos(args.hand or ())
-    core.check_photo_request(req, len(args.inputs), [t for t, _ in hands])  # before the slow work
+    req, hand_teams = core.matched_team_names(req, len(args.inputs), [t for t, _ in hands])  # `us` for `Us`
+    hands = [(team, photo) for team, (_, photo) in zip(hand_teams, hands)]
+    core.check_photo_request(req, len(args.inputs), hand_teams)  # before the slow work
     files.check_hand_photos(hands)  # a mistyped hand photo, before the slow detection of the table photos
     if args.annotate:
         files.check_annotate_target(args.annotate, len(args.inputs) + len(hands))
-    models = core.load_models(args.model, args.reader, args.stacks, args.no_stacks, req.conf, deck=args.deck)
+    models = core.load_models(args.model, args.reader, args.stacks, args.no_stacks, req.conf, deck=args.deck,
+                              negative=bool(args.negative))
     if args.deck:
         _say(f"handfoot: reading with the deck profile {args.deck}")
     from vision.pipeline import NoCardsError  # the optional vision extra, there once the models loaded
@@ -139,7 +146,7 @@ def _score_photos(args: argparse.Namespace) -> int:
         result = core.read_and_score_photos([Path(p) for p in args.inputs], req, models,
                                            [(t, Path(p)) for t, p in hands])
     except NoCardsError as exc:
-        raise NoCardsError(f"{exc}{'' if args.deck else DECK_HINT}") from None
+        raise NoCardsError(f"{exc}{'' if args.deck or args.negative else DECK_HINT}") from None
     written: list[str] = []  # what was written, told after the report (on stderr beside --json's JSON)
     if args.save_layout:
         files.save_layout(args.save_layout, result.layout)
@@ -290,33 +297,60 @@ def cmd_detect(args: argparse.Namespace) -> int:
     if args.annotate:
         files.check_annotate_target(args.annotate, len(paths))
         dests = files.annotation_paths(args.annotate, paths)
-    models = core.load_models(args.model, args.reader, no_stacks=True, deck=args.deck)
+    models = core.load_models(args.model, args.reader, no_stacks=True, deck=args.deck, negative=args.negative)
     written: list[Path] = []
 
     def drawn(k: int, picture) -> None:
         files.write_picture(dests[k], picture)
         written.append(dests[k])
 
-    failures = 0
+    failures, empty = 0, []
     for record in learning.detect_examples(paths, models, args.conf, args.imgsz, drawn if dests else None):
         if isinstance(record, HandFootError):
             _say(f"handfoot: error: {record}")
             failures += 1
-        elif args.json:
+            continue
+        if not record["detections"]:
+            empty.append(Path(record["image"]))
+        if args.json:
             print(json.dumps(record))
         else:
-            cards = (", ".join(f"{d['card']} ({d['confidence']:.2f})" for d in record["detections"])
-                     or f"no cards found{'' if args.deck else DECK_HINT}")
+            cards = ", ".join(f"{d['card']} ({d['confidence']:.2f})" for d in record["detections"]) or "no cards found"
             print(f"{record['image']}: {counted(len(record['detections']), 'corner index', 'corner indices')}: "
                   f"{cards}")
     for dest in written:  # after the photos' lines, as score says it (on standard error beside --json's lines)
         (_say if args.json else print)(f"annotated: {dest}")
+    if empty and not args.deck and not args.negative:
+        _say(f"handfoot: {_no_cards_found(empty, len(paths) - failures, models, args)}")
     return EXIT_BAD_INPUT if failures else 0
 
 
+def _no_cards_found(empty: list[Path], read: int, models: core.Models, args: argparse.Namespace) -> str:
+    """What ``detect`` says of the photos of ``empty`` where no card was found (of ``read`` photos read): whether
+    their negatives show corner indices (a deck printed light on dark paper: detect them with ``--negative``), and
+    how a deck is taught."""
+    shown, looked = learning.negatives_shown(empty, models, args.conf, args.imgsz)
+    none = f"{len(empty)} of {counted(read, 'photo')}: no card found"
+    if shown:
+        some = f"{shown} of the {looked} read so" if looked > 1 else "it"
+        return (f"{none}; read as {'negatives' if looked > 1 else 'a negative'} (light print on dark paper), {some} "
+                f"{'shows' if shown == 1 else 'show'} corner indices: is your deck printed light on "
+                f"dark? detect {'them' if len(empty) > 1 else 'it'} again with --negative (to teach handfoot the "
+                f"deck: {TEACHING})")
+    return (f"{none} (is each card's corner in view, in focus and lit?); a deck of its own design can be taught "
+            f"from photos whose cards are found, or with each index's box added by hand: {TEACHING}")
+
+
 def cmd_deck_learn(args: argparse.Namespace) -> int:
-    profile, path, replaced = learning.learn_from_files([Path(p) for p in args.examples], args.name, _decks(args),
-                                                        reports.stage_bars(), lambda note: _say(f"handfoot: {note}"))
+    try:
+        profile, path, replaced = learning.learn_from_files([Path(p) for p in args.examples], args.name,
+                                                            _decks(args), reports.stage_bars(),
+                                                            lambda note: _say(f"handfoot: {note}"))
+    except HandFootError as exc:
+        if not learning.no_profile_needed(exc):
+            raise
+        print(exc)  # good news: nothing is wrong, and nothing to keep
+        return 0
     print(reports.deck_learned(profile, path, replaced))
     return 0
 

@@ -14,6 +14,9 @@ from .https import add_https_option  # the HTTPS of serve and watch --serve
 
 #: most deals `odds` simulates (about half a minute on two cores)
 MAX_DEALS = 1_000_000
+#: the help of ``--negative`` (score, detect)
+NEGATIVE_HELP = ("my deck is printed light on dark (e.g. gold on black): read each photo's negative, as handfoot does "
+                 "by itself for a table photo that shows many cards only so")
 
 
 def port_number(text: str) -> int:
@@ -121,6 +124,7 @@ def build_parser() -> Parser:
     sp.add_argument("--model", help="detector ONNX model (default: models/cards.onnx)")
     sp.add_argument("--reader", help="index reader ONNX model (default: models/reader.onnx when present)")
     sp.add_argument("--deck", help="read with this deck's profile (handfoot deck learn; handfoot deck list)")
+    sp.add_argument("--negative", action="store_true", default=None, help=NEGATIVE_HELP)
     sp.add_argument("--stacks", help="stack checker ONNX model: squared book or loose card "
                                      "(default: models/stacks.onnx when present)")
     sp.add_argument("--no-stacks", action="store_true",
@@ -170,6 +174,8 @@ def build_parser() -> Parser:
     sp.add_argument("--model", help="detector ONNX model (default: models/cards.onnx)")
     sp.add_argument("--reader", help="index reader ONNX model (default: models/reader.onnx when present)")
     sp.add_argument("--deck", help="read with this deck's profile (handfoot deck learn; handfoot deck list)")
+    sp.add_argument("--negative", action="store_true", help=NEGATIVE_HELP + "; to teach such a deck, detect its "
+                                                                           "photos so")
     sp.add_argument("--annotate", metavar="OUT", help="draw each index box found with its card code on the photo as "
                                                       "read (the boxes' pixels): a .jpg file for one photo, or a "
                                                       "folder for several")

@@ -107,7 +107,8 @@ class PhotoRequest:
         round: round number (1-based; None means 1).
         went_out: the team that went out, or None.
         split: ``horizontal`` or ``vertical`` to split one whole-table photo between two teams, or None.
-        teams: team of each table photo in order (default ``A``, ``B``, ...).
+        teams: team of each table photo in order (default ``A``, ``B``, ...); names past those are teams with no
+            table photo, scored from their cards left alone.
         left: cards still held, typed in: team -> packets of card codes.
         conf: minimum confidence of a card's reading, in (0, 1].
         deck: read with this deck profile (``vision.decks``), or None for the stock reader.
@@ -129,7 +130,8 @@ class PhotoRequest:
 
     def table_teams(self, n_photos: int) -> list[str]:
         """The team of each side read from ``n_photos`` table photos (two for a split photo)."""
-        return list(self.teams) if self.teams else [chr(ord("A") + i) for i in range(2 if self.split else n_photos)]
+        sides = 2 if self.split else n_photos
+        return list(self.teams[:sides]) if self.teams else [chr(ord("A") + i) for i in range(sides)]
 
 
 def parse_left(values: Iterable[str], limits: Limits = DEFAULT_LIMITS) -> dict[str, list[list[str]]]:
@@ -174,6 +176,31 @@ def parse_teams(text: str | None) -> tuple[str, ...] | None:
     return names
 
 
+def matched_team_names(req: PhotoRequest, n_photos: int,
+                       hand_teams: Sequence[str] = ()) -> tuple[PhotoRequest, list[str]]:
+    """``req`` and ``hand_teams`` (the team of each hand photo) with each team name typed for a hand photo, cards
+    left or the team that went out spelled as the team it names but for case (``us`` for the team ``Us`` of
+    ``--teams``): the teams of the table photos first, then those of the hand photos and cards left in order, each
+    new name kept as first typed. A name two teams share but for case is matched exactly only; a name no team
+    has is kept (:func:`check_photo_request` names it)."""
+    known = req.table_teams(n_photos) + list(req.teams or ())
+
+    def spelled(name: str, add: bool = True) -> str:
+        near = {t for t in known if t.casefold() == name.casefold()}
+        if name not in near and len(near) == 1:
+            return near.pop()
+        if add and name not in known:
+            known.append(name)
+        return name
+
+    hands = [spelled(t) for t in hand_teams]
+    left: dict[str, list[tuple[str, ...]]] = {}
+    for team, packets in req.left:
+        left.setdefault(spelled(team), []).extend(packets)
+    went_out = None if req.went_out is None else spelled(req.went_out, add=False)
+    return replace(req, went_out=went_out, left=tuple((t, tuple(p)) for t, p in left.items())), hands
+
+
 def check_photo_request(req: PhotoRequest, n_photos: int, hand_teams: Sequence[str] = ()) -> Rules:
     """Every check on a photo reading that needs no photo, so a mistake is reported before the slow work.
 
@@ -195,13 +222,20 @@ def check_photo_request(req: PhotoRequest, n_photos: int, hand_teams: Sequence[s
             raise HandFootError(f"split reads one photo of the whole table; {n_photos} table photos given")
     if req.teams is not None:
         need = 2 if req.split else n_photos
-        if len(req.teams) != need:
-            what = "a photo split in two" if req.split else counted(n_photos, "table photo")
-            raise HandFootError(f"{counted(len(req.teams), 'team name')} ({', '.join(req.teams)}) for {what}: "
-                                f"give {need}, one per side read")
+        what = "a photo split in two" if req.split else counted(n_photos, "table photo")
+        given = f"{counted(len(req.teams), 'team name')} ({', '.join(req.teams)}) for {what}"
+        if len(req.teams) < need:
+            raise HandFootError(f"{given}: give {need}, one per side read")
+        with_cards = {*req.teams[:need], *hand_teams, *(team for team, _ in req.left)}
+        bare = [t for t in dict.fromkeys(req.teams[need:]) if t not in with_cards]
+        if bare:
+            who = f"team {bare[0]} has" if len(bare) == 1 else f"teams {', '.join(bare)} have"
+            raise HandFootError(f"{given}: {who} no table photo and no cards left; a team with no table photo is "
+                                "scored from its cards left alone (typed, or a photo of a hand): give them, or its "
+                                "table photo")
     if req.round is not None and not 1 <= req.round <= rules.rounds:
         raise HandFootError(f"round {req.round}: '{rules.name}' has rounds 1 to {rules.rounds}")
-    read = set(req.table_teams(n_photos)) | set(hand_teams)
+    read = set(req.table_teams(n_photos)) | set(req.teams or ()) | set(hand_teams)
     for team, _ in req.left:  # a team's name with another case is a slip, not a team of its own
         near = [t for t in read if t != team and t.casefold() == team.casefold()]
         if team not in read and near:
@@ -261,13 +295,16 @@ def _vision():
 
 
 def load_models(model: str | Path | None = None, reader: str | Path | None = None, stacks: str | Path | None = None,
-                no_stacks: bool = False, conf: float = DEFAULT_CONF, deck: str | None = None) -> Models:
+                no_stacks: bool = False, conf: float = DEFAULT_CONF, deck: str | None = None,
+                negative: bool = False) -> Models:
     """Load the detector, reader and stack checker (defaults: the shipped ``models/*.onnx``); with ``deck`` the
-    reader reads with that deck's profile (``vision.decks``).
+    reader reads with that deck's profile (``vision.decks``); with ``negative`` every photo is read as its negative
+    (:func:`reading_negatives`).
 
     Raises:
         UnavailableError: the vision extra is not installed.
-        HandFootError: a model file asked for by name is missing or cannot be loaded (``ModelError``).
+        HandFootError: a model file asked for by name is missing or cannot be loaded (``ModelError``); ``negative``
+            with the profile of a deck read as photographed.
     """
     pipeline = _vision()
     try:
@@ -276,7 +313,27 @@ def load_models(model: str | Path | None = None, reader: str | Path | None = Non
     except FileNotFoundError as exc:
         raise HandFootError(str(exc)) from None
     models = Models(detector, index_reader, checker, conf)
-    return with_deck(models, deck) if deck else models
+    models = with_deck(models, deck) if deck else models
+    return reading_negatives(models, deck) if negative else models
+
+
+def reading_negatives(models: Models, deck: str | None = None) -> Models:
+    """``models`` reading each photo's negative (255 - each pixel: a deck printed light on dark paper shows the
+    dark-on-light indices the models learned): the detector wrapped (``vision.models.detector.NegativeDetector``;
+    ``vision.pipeline.detect`` reads the negative for every model). Models of a deck profile that reads the
+    negative already are returned as they are.
+
+    Raises:
+        HandFootError: models of the profile ``deck`` of a deck read as photographed (dark print on light paper).
+    """
+    from vision.models.detector import NegativeDetector  # the optional vision extra (OpenCV, ONNX Runtime)
+
+    if isinstance(models.detector, NegativeDetector):
+        return models
+    if deck:
+        raise HandFootError(f"the deck {deck} is read as photographed (dark print on light paper): its profile "
+                            "reads no negative")
+    return replace(models, detector=NegativeDetector(models.detector))
 
 
 def with_deck(models: Models, deck: str, folder: Path | None = None) -> Models:

@@ -18,15 +18,18 @@ from pydantic import BaseModel
 
 from scorer import HandFootError
 from scorer.errors import InvalidLayoutError
+from scorer.wording import counted
 from vision.config import DEFAULT
 
-from .core import check_photo_file
+from .core import check_photo_file, reading_negatives
 from .errors import TooLargeError
 from .ledger import new_id
 from .limits import DEFAULT_LIMITS, Limits, parse_json
 
 #: the most jobs remembered; the oldest are forgotten
 KEPT_JOBS = 50
+#: at most this many photos where no card was found are read again as their negatives (:func:`negatives_shown`)
+NEGATIVE_LOOKS = 5
 
 
 class DeckCheck(BaseModel):
@@ -202,18 +205,29 @@ def learn_from_files(paths: list[Path], name: str, decks_folder: Path,
                      say: Callable[[str], Any] | None = None) -> tuple[Any, Path, Any]:
     """Learn the deck profile ``name`` from examples files (JSON lines as ``handfoot detect --json`` prints them)
     with the stock reader, save it in ``decks_folder`` (:func:`learn_and_save`); ``say(note)`` is told what was
-    made of the examples (boxes clipped to their photo) before the learning starts. Returns the profile
-    (``vision.deck_profiles.DeckProfile``), its file and the profile of that name it replaced (None: none). Raises
-    HandFootError: a bad name or examples file, too few examples, a profile refused."""
+    made of the examples (boxes clipped to their photo, photos with no box) before the learning starts. Returns the
+    profile (``vision.deck_profiles.DeckProfile``), its file and the profile of that name it replaced (None: none).
+    Raises HandFootError: a bad name or examples file, too few examples (the message counts the photos given and
+    those with no box), a profile refused."""
     decks = _vision("decks")
     from vision.pipeline import load_models  # the optional vision extra (OpenCV, ONNX Runtime)
 
     decks.check_name(name)
     notes: list[str] = []
-    examples = decks.read_examples(paths, notes)
+    empty: list[str] = []
+    examples = decks.read_examples(paths, notes, empty)
     for note in notes:
         if say:
             say(note)
+    if empty:  # too few left is told with what was given; else said
+        given = f"{counted(len(examples) + len(empty), 'photo')} given, {len(empty)} of them with no card labelled"
+        try:
+            decks.check_folds(examples)
+        except decks.ExamplesError as exc:
+            raise decks.ExamplesError(f'{given} (their "detections" are empty: {decks.NO_CARD_FOUND}); of the '
+                                      f"others, {exc}") from None
+        if say:
+            say(f"{given}: they teach nothing")
     detector, reader = load_models()
     return learn_and_save(examples, reader, name, decks_folder, progress, detector)
 
@@ -228,17 +242,24 @@ def learn_and_save(examples: list, reader: Any, name: str, decks_folder: Path,
 
     Raises:
         vision.decks.ProfileRefusedError: the profile reads its check photos worse than the stock reader (the one
-            kept before, when there is one, stays: the message says so); the errors of ``vision.decks.learn``.
+            kept before, when there is one, stays: the message says so); ``vision.decks.AlreadyReadError`` when no
+            profile is needed; the errors of ``vision.decks.learn``.
     """
     decks = _vision("decks")
     before = _vision("deck_profiles").saved_profile(name, decks_folder)
     try:
         profile = decks.learn(examples, reader, name, progress=progress, detector=detector)
-    except decks.ProfileRefusedError as exc:
-        if before is None:
-            raise
-        raise decks.ProfileRefusedError(f"{exc}; the deck {name} learned before stays as it was") from None
+    except decks.ProfileRefusedError as exc:  # AlreadyReadError too: kept as it is, told the deck stays
+        if before is not None:
+            exc.args = (f"{exc}; the deck {name} learned before stays as it was",)
+        raise
     return profile, profile.save(decks_folder), before
+
+
+def no_profile_needed(exc: Exception) -> bool:
+    """Whether ``exc``, raised by :func:`learn_from_files`, is good news: no profile is needed, the stock reader
+    reads the examples as their codes say (``vision.decks.AlreadyReadError``)."""
+    return isinstance(exc, _vision("decks").AlreadyReadError)
 
 
 def list_decks(decks_folder: Path) -> list[Any]:
@@ -293,3 +314,14 @@ def detect_examples(paths: list[Path], models: Any, conf: float, imgsz: int,
             drawn(k, CornerAnnotator().annotate(image, det))
         yield {"image": str(path), "width": int(image.shape[1]), "height": int(image.shape[0]),
                "detections": det.to_list()}
+
+
+def negatives_shown(paths: list[Path], models: Any, conf: float, imgsz: int, most: int = NEGATIVE_LOOKS
+                    ) -> tuple[int, int]:
+    """How many of the first ``most`` photos of ``paths`` show corner indices when read as their negatives (255 -
+    each pixel: a deck printed light on dark paper) by :func:`detect_examples` with ``models``, ``conf`` and
+    ``imgsz``, and how many were read so (a photo that cannot be read counts as showing none)."""
+    looked = paths[:most]
+    negatives = reading_negatives(models)
+    shown = sum(1 for r in detect_examples(looked, negatives, conf, imgsz) if isinstance(r, dict) and r["detections"])
+    return shown, len(looked)

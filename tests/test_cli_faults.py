@@ -257,10 +257,57 @@ def test_a_refused_start_leaves_no_ledger_behind(tmp_path, capsys, no_photo_work
     assert sorted(p.name for p in tmp_path.iterdir()) == ["clip.avi"]
 
 
-def test_cards_left_of_a_team_named_in_another_case_are_a_mistake(capsys, no_photo_work):
-    """``--left a:...`` beside the table's team A scored a second team 'a' (A's total was wrong, with a note)."""
-    assert main(["score", str(PHOTO), "--left", "a:KH 7C"]) == 1
-    assert "did you mean 'A'?" in one_line(capsys)
+@pytest.fixture()
+def asked(monkeypatch):
+    """The photo request ``score`` asks for (``asked["req"]``, ``asked["hands"]``), read no further."""
+    from handfoot import core
+
+    seen = {}
+
+    def read(photos, req, models, hands=()):
+        seen.update(req=req, hands=list(hands))
+        raise HandFootError("read no further")
+    monkeypatch.setattr(core, "load_models", lambda *args, **kwargs: None)
+    monkeypatch.setattr(core, "read_and_score_photos", read)
+    return seen
+
+
+def test_team_names_typed_in_another_case_are_the_teams_read(tmp_path, capsys, asked):
+    """``--went-out us`` beside ``--teams Us`` was refused (team 'us' is not one of the teams read (Us)), and
+    ``--left a:...`` beside the table's team A too: names typed on the command line match the teams regardless of
+    case, and cards left of one team typed twice in two cases add up; a name no team has is still refused."""
+    hand = tmp_path / "foot.jpg"
+    hand.write_bytes(PHOTO.read_bytes())
+    assert main(["score", str(PHOTO), "--teams", "Us", "--went-out", "us", "--left", "US:KH 7C", "--left", "us:4S",
+                 "--hand", f"uS:{hand}"]) == 1
+    assert "read no further" in one_line(capsys)
+    req = asked["req"]
+    assert req.went_out == "Us" and req.left == (("Us", (("KH", "7C"), ("4S",))),)
+    assert [team for team, _ in asked["hands"]] == ["Us"]
+    assert main(["score", str(PHOTO), "--left", "a:KH 7C", "--went-out", "a"]) == 1  # the default names A, B, ...
+    assert "read no further" in one_line(capsys)
+    assert asked["req"].left == (("A", (("KH", "7C"),)),) and asked["req"].went_out == "A"
+    # a team with no table photo, typed first in --left, is matched by its own spelling
+    assert main(["score", str(PHOTO), "--left", "Them:KH", "--went-out", "THEM"]) == 1
+    assert "read no further" in one_line(capsys)
+    assert asked["req"].went_out == "Them"
+    assert main(["score", str(PHOTO), "--teams", "Us", "--went-out", "usa"]) == 1
+    assert "went out: team 'usa' is not one of the teams read (Us)" in one_line(capsys)
+
+
+def test_a_team_named_beyond_the_photos_is_scored_from_its_cards_left(capsys, asked):
+    """``--teams Us,Them`` with one photo was refused, while the docs say a team with no table photo is scored from
+    its cards left: a name past the photos is such a team, refused only when nothing is given for it."""
+    assert main(["score", str(PHOTO), "--teams", "Us,Them", "--left", "them:KH 7C", "--went-out", "us"]) == 1
+    assert "read no further" in one_line(capsys)
+    assert asked["req"].teams == ("Us", "Them") and asked["req"].left == (("Them", (("KH", "7C"),)),)
+    assert asked["req"].table_teams(1) == ["Us"]
+    assert main(["score", str(PHOTO), "--teams", "Us,Them,Kids", "--left", "Them:KH"]) == 1
+    assert ("3 team names (Us, Them, Kids) for 1 table photo: team Kids has no table photo and no cards left; a team "
+            "with no table photo is scored from its cards left alone (typed, or a photo of a hand): give them, or its "
+            "table photo") in one_line(capsys)
+    assert main(["score", str(PHOTO), "--split", "horizontal", "--teams", "Us,Them,X"]) == 1
+    assert "team X has no table photo" in one_line(capsys)
 
 
 def test_counts_say_one_thing_in_the_singular(tmp_path, capsys):
@@ -397,9 +444,10 @@ def test_deck_learn_clips_a_box_a_little_past_the_edge_and_says_so(tmp_path, cap
     assert read_examples([tmp_path / "edge.jsonl"])[0].boxes.tolist() == [[0, 100, 30, 140], [1570, 1180, 1600, 1200]]
 
 
-def test_no_cards_found_points_at_teaching_the_deck(tmp_path, capsys):
-    """A photo of a deck the stock models cannot read (here a blank one): score's and detect's line says how to
-    teach handfoot the deck, unless a deck profile was already given."""
+def test_no_cards_found_points_at_the_negative_and_teaching_the_deck(tmp_path, capsys):
+    """A photo of a deck the stock models cannot read (here a blank one): score's line proposes --negative (a deck
+    printed light on dark) and says where teaching a deck is told; detect's photo line says no card was found and
+    one line after the photos' says what to do (the blank's negative shows no index either)."""
     cv2 = pytest.importorskip("cv2")
     import numpy as np
 
@@ -407,13 +455,18 @@ def test_no_cards_found_points_at_teaching_the_deck(tmp_path, capsys):
     cv2.imwrite(str(blank), np.full((480, 640, 3), 20, np.uint8))
     assert main(["score", str(blank)]) == 1
     err = one_line(capsys)
-    assert "no cards found (is the whole table in the photo, in focus and lit?); a deck of its own design" in err
-    assert "teach it with handfoot deck learn, then add --deck NAME" in err
+    assert "no cards found (is the whole table in the photo, in focus and lit?); cards printed light on dark (a " \
+           "black deck)? add --negative; a deck of its own design can be taught: docs/usage.md, \"Teach it your " \
+           "deck\"" in err
+    assert main(["score", str(blank), "--negative"]) == 1
+    assert "--negative" not in one_line(capsys)
     assert main(["detect", str(blank)]) == 0
-    out = capsys.readouterr().out
-    assert out.strip().endswith("0 corner indices: no cards found; a deck of its own design (dark cards, odd print)? "
-                                "teach it with handfoot deck learn, then add --deck NAME")
-    assert len(out.strip().splitlines()) == 1
+    said = capsys.readouterr()
+    assert said.out.strip().endswith("0 corner indices: no cards found") and len(said.out.strip().splitlines()) == 1
+    assert said.err.startswith("handfoot: 1 of 1 photo: no card found (is each card's corner in view, in focus and "
+                               "lit?); a deck of its own design can be taught from photos whose cards are found")
+    assert main(["detect", str(blank), "--negative"]) == 0
+    assert not capsys.readouterr().err
 
 
 def test_teams_given_as_words_is_told_its_format(capsys):

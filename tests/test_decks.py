@@ -15,6 +15,7 @@ import cv2  # noqa: E402
 from datasets.scene_piles import Pile  # noqa: E402
 from datasets.scenes import make_scene  # noqa: E402
 from handfoot.cli import main  # noqa: E402
+from scorer import HandFootError  # noqa: E402
 from vision import deck_profiles, decks  # noqa: E402
 from vision.deck_ink import Ink  # noqa: E402
 from vision.models.reader import DEFAULT_READER, IndexReader  # noqa: E402
@@ -384,3 +385,75 @@ def test_a_profile_learns_its_frame_on_the_detectors_boxes_and_frame_false_keeps
     assert after > before  # the corrected boxes frame the indices as the labels do
     off = decks.learn(examples, reader, "plain", steps=30, detector=detector, glyphs=False, frame=False)
     assert off.frame.is_identity and "frame" not in off.check
+
+
+def test_a_dark_deck_is_detected_for_teaching_as_its_negative(shared_dir, tmp_path, monkeypatch, capsys):
+    """Close-ups of a real black deck printed in gold (``decks_dev/blackgold``): detect found no card in them and
+    deck learn said "1 example photo: at least 2 are needed" of 30 photos given. detect now tells that their
+    negatives show indices and ``--negative`` finds them; deck learn counts the photos given and those with none."""
+    from datasets.realdata import decks_dev
+
+    monkeypatch.setenv("HANDFOOT_DATA", str(tmp_path))
+    photos = [str(p.path) for p in decks_dev("blackgold", shared_dir / "realdata")[1:4]]  # one 7H each, close up
+    assert main(["detect", *photos, "--json"]) == 0
+    said = capsys.readouterr()
+    plain = [json.loads(line) for line in said.out.splitlines()]
+    assert [len(d["detections"]) for d in plain] == [0, 0, 0]
+    assert said.err.startswith("handfoot: 3 of 3 photos: no card found; read as negatives (light print on dark "
+                               "paper), 3 of the 3 read so show corner indices: is your deck printed light on dark? "
+                               "detect them again with --negative")
+    (tmp_path / "plain.jsonl").write_text(said.out)
+    assert main(["detect", *photos, "--json", "--negative"]) == 0
+    said = capsys.readouterr()
+    negative = [json.loads(line) for line in said.out.splitlines()]
+    assert all(d["detections"] for d in negative) and not said.err
+    assert {b["card"] for d in negative for b in d["detections"]} <= {"7H", "7S"}  # a 7 in the stock reader's eye
+    assert main(["deck", "learn", str(tmp_path / "plain.jsonl"), "--name", "blackgold"]) == 1
+    assert capsys.readouterr().err.startswith(
+        f"handfoot: error: no corner indices labelled in {tmp_path / 'plain.jsonl'}: the \"detections\" of each of its "
+        "3 lines are empty")
+    (tmp_path / "some.jsonl").write_text(json.dumps(negative[0]) + "\n" + "\n".join(map(json.dumps, plain[1:])) + "\n")
+    assert main(["deck", "learn", str(tmp_path / "some.jsonl"), "--name", "blackgold"]) == 1
+    assert capsys.readouterr().err == (
+        'handfoot: error: 3 photos given, 2 of them with no card labelled (their "detections" are empty: where detect '
+        "found no card in a photo of a deck printed light on dark paper, detect it again with --negative); of the "
+        "others, 1 example photo: at least 2 are needed (the profile is tested on photos it did not learn from): "
+        "give more photos (five corrected round-end photos is a start)\n")
+
+
+def test_a_deck_the_stock_reader_reads_needs_no_profile(shared_dir, tmp_path, monkeypatch, capsys):
+    """Five real webcam photos of a plain deck, their codes as detect printed them: the stock reader reads every
+    index as its code says, and a profile that read its check worse was refused with an error (exit 1, "... worse
+    than the stock reader ... not kept"); it is good news now: no profile needed, none kept, exit 0. (The profile
+    is made worse here, its heads turned upside down, as it came out on one backend and not on another.)"""
+    from datasets.realdata import decks_dev
+    from vision.models.reader import Heads
+
+    monkeypatch.setenv("HANDFOOT_DATA", str(tmp_path))
+    photos = [str(p.path) for p in decks_dev("webcam_white", shared_dir / "realdata")[:5]]
+    assert main(["detect", *photos, "--json"]) == 0
+    (tmp_path / "webcam.jsonl").write_text(capsys.readouterr().out)
+    monkeypatch.setattr(decks, "fit_heads", lambda samples, stock, *args, **kwargs: Heads(
+        tuple(tuple(-a for a in member) for member in stock.members)))
+    assert main(["deck", "learn", str(tmp_path / "webcam.jsonl"), "--name", "webcam"]) == 0
+    said = capsys.readouterr().out
+    indices = sum(len(json.loads(line)["detections"]) for line in (tmp_path / "webcam.jsonl").open())
+    assert said.startswith(f"handfoot already reads this deck: the stock reader reads {indices} of the {indices} "
+                           "example indices as their codes say (rank and colour), and a profile read the photos it "
+                           "was tested on no better (") and said.rstrip().endswith("): no profile needed, none kept")
+    assert not (tmp_path / "decks" / "webcam.npz").exists()
+
+
+def test_reading_negatives_wraps_the_detector_once_and_not_for_a_plain_decks_profile():
+    from types import SimpleNamespace
+
+    from handfoot import core
+    from vision.models.detector import NegativeDetector
+
+    detector = SimpleNamespace(names_cards=False)
+    models = core.Models(detector, None, None, 0.35)
+    negative = core.reading_negatives(models)
+    assert isinstance(negative.detector, NegativeDetector) and negative.detector.detector is detector
+    assert core.reading_negatives(negative) is negative  # a negative deck's profile reads the negative already
+    with pytest.raises(HandFootError, match="the deck plain is read as photographed"):
+        core.reading_negatives(models, deck="plain")

@@ -72,6 +72,8 @@ def test_score_photo_errors(tmp_path, capsys):
     layout.write_text(json.dumps({"rules": "pagat", "round": 1, "teams": {"A": {"melds": [["KH", "KS", "KD"]]}}}))
     assert main(["score", str(layout), "--annotate", str(tmp_path / "a.jpg")]) == 1
     assert "--annotate applies only to photos" in capsys.readouterr().err
+    assert main(["score", str(layout), "--negative"]) == 1
+    assert "--negative applies only to photos" in capsys.readouterr().err
 
 
 def test_score_photo_end_to_end_with_true_corners(deck, tmp_path, capsys, monkeypatch):
@@ -216,6 +218,22 @@ def test_the_app_layout_is_the_pipeline_layout():
                                        core.load_models())
     assert result._readings and result.images[0].piles
     assert result.layout == table_of(result._readings, "pagat", 2, "A").layout()
+
+
+def test_a_team_named_past_the_photos_is_scored_from_its_cards_left(capsys):
+    """``--teams Us,Them`` with one photo, and Them's cards left typed (its name in another case): Us is read from
+    the photo, Them scored from its cards alone, with the note that it had no table photo; ``--went-out us`` is Us."""
+    from handfoot.cli import main
+
+    root = Path(__file__).resolve().parents[1]
+    assert main(["score", str(root / "examples" / "table.jpg"), "--teams", "Us,Them", "--left", "them:KH 7C",
+                 "--went-out", "us", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["images"][0]["teams"] == ["Us"] and result["layout"]["went_out"] == "Us"
+    assert result["layout"]["teams"]["Them"]["left"] == [["KH", "7C"]]
+    assert result["score"]["teams"]["Them"]["total"] == -15
+    assert result["score"]["teams"]["Us"]["total"] > 0
+    assert any(n.startswith("team Them: no photo of its table was given") for n in result["notes"])
 
 
 def test_a_photo_and_the_same_photo_at_more_pixels_give_the_same_layout(tmp_path):

@@ -21,7 +21,8 @@ The result, a :class:`DeckProfile`, is checked on photos it did not learn from a
 (:class:`ProfileRefusedError`) when it reads them worse than the stock reader (:func:`check_folds`): every
 :data:`CHECK_EVERY`-th example photo kept aside (every 2nd or 3rd for close-ups), or, when those hold too few
 indices to tell (:data:`MIN_CHECK`; five photos of a table), each photo in turn left out while the others teach;
-the profile kept is then fitted on every example.
+the profile kept is then fitted on every example. A profile refused so is not needed when the stock reader reads
+the examples as their codes say (:data:`ALREADY_READ` of them): :class:`AlreadyReadError` says so.
 
 The detector frames an index its own way, the labelled examples theirs: with the detector, :func:`learn` learns
 the deck's frame correction from the example photos (``vision.deck_frames``), the profile's reader crops each box
@@ -49,8 +50,8 @@ from scorer.wording import counted
 from .deck_aspect import screen
 from .deck_boxes import Example, cards_read, found_boxes, with_found_boxes
 from .deck_frames import IDENTITY, learn_frame, pairs
-from .deck_examples import (MAX_BOXES, MAX_PHOTOS, NAME, ExamplesError, check_name, examples_text,  # noqa: F401
-                            read_examples)
+from .deck_examples import (MAX_BOXES, MAX_PHOTOS, NAME, NO_CARD_FOUND, ExamplesError, check_name,  # noqa: F401
+                            examples_text, read_examples)
 from .deck_glyphs import later_photos, weigh
 from .deck_glyphs import fit as fit_glyphs
 from .deck_ink import learn_ink
@@ -98,10 +99,24 @@ MIN_CHECK = 30
 FOLDS = 5
 #: a deck is read as its negative when the stock reader names this much more of its example ranks that way
 NEGATIVE_MARGIN = 0.1
+#: a profile that reads its check photos worse than the stock reader is not needed when the stock reader reads at
+#: least this share of every example index as its code says (:class:`AlreadyReadError`)
+ALREADY_READ = 0.95
 
 
 class ProfileRefusedError(HandFootError):
     """A profile that reads its own deck's check photos worse than the stock reader."""
+
+
+class AlreadyReadError(ProfileRefusedError):
+    """No profile kept because none is needed: the stock reader reads at least :data:`ALREADY_READ` of the example
+    indices as their codes say, and a profile read its check photos worse. ``right`` and ``indices``: the example
+    indices the stock reader reads right (rank and colour), of how many; ``check``: the check's figures, as
+    ``DeckProfile.check``."""
+
+    def __init__(self, message: str, right: int, indices: int, check: dict) -> None:
+        super().__init__(message)
+        self.right, self.indices, self.check = right, indices, check
 
 
 # -- learning (the crops and the heads' fit: vision.deck_samples) ----------------------------------------------------
@@ -229,7 +244,8 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
 
     Raises:
         ExamplesError: a bad name, fewer than two example photos, or too few indices to check (before any work).
-        ProfileRefusedError: the profile reads the check photos worse than the stock reader.
+        ProfileRefusedError: the profile reads the check photos worse than the stock reader;
+            :class:`AlreadyReadError` when none is needed (the stock reader reads the examples as their codes say).
         ValueError: ``frame`` or ``glyphs`` that need the detector, without it.
         vision.models.detector.ModelError: a reader model without feature outputs.
     """
@@ -325,6 +341,13 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
                "stock": round(before, 4), "profile": round(after, 4), "stock_right": int(right[0]),
                "profile_right": int(right[1]), "method": method, **figures,
                "aspect": round(aspect, 4)}
+    if held and after < before:
+        stock_right = indices_right(stock, plain(examples, None, False, False))
+        if stock_right >= ALREADY_READ * indices:
+            raise AlreadyReadError(f"handfoot already reads this deck: the stock reader reads {stock_right} of the "
+                                   f"{indices} example indices as their codes say (rank and colour), and a profile "
+                                   f"read the photos it was tested on no better ({check_text(figures)}, {method}): "
+                                   "no profile needed, none kept", stock_right, indices, figures)
     if held == 0 or after < before:
         raise ProfileRefusedError(f"the profile {name!r} reads the photos it was tested on (not learned from) "
                                   f"worse than the stock reader: {check_text(figures)}, {method}; "

@@ -152,25 +152,27 @@ def rescore(images: list[dict[str, Any]], left: dict[str, list[list[str]]], rule
 
 
 def _verdict(pile: dict[str, Any], image_kind: str, book, rules: Rules) -> str:
-    """What the rules make of a pile, in words: ``legal dirty book of kings: 5 naturals + 2 wilds, 175 points
-    under pagat``; a squared book's marker card and what it says; red threes, cards left and loose cards."""
+    """What the rules make of a pile, in words: ``legal dirty book of kings under pagat: 5 naturals + 2 wilds,
+    150 points + 300 for the dirty book``; a squared book's marker card and what it says; red threes, cards left
+    and loose cards. A complete book (``book``: the score's :class:`~scorer.scoring.BookReport` at the pile, else
+    None) is said with its bonus, as the round's total counts it."""
     codes = [c["code"] for c in pile["cards"]]
     cards = [Card.parse(c) for c in codes]
     kind = pile["kind"]
     if kind == "meld":
-        return _meld_verdict(check_meld(cards, rules), rules)
+        return _meld_verdict(check_meld(cards, rules), rules) + (_bonus_words(book) if book else "")
     if kind == "squared_book":
         top = cards[0]
         marker = marker_kind(top) if rules.book_markers else None
         colour = "wild" if top.is_wild else ("red" if top.is_red else "black")
         if book is None:
             return f"squared book under the {colour} marker card {top}: not a book the rules accept"
-        points = (f"{book.points_min} points" if book.points_min == book.points_max else
-                  f"{book.points_min} to {book.points_max} points until its wilds are counted")
+        exact = book.points_min == book.points_max
+        points = f"{book.points_min} points" if exact else f"{book.points_min} to {book.points_max} points"
         agrees = ("" if marker is None else f", as its {colour} marker card {top} says" if marker is book.kind else
                   f"; its {colour} marker card {top} says {marker.value}")
-        return (f"squared {book.kind.value} book of {book_count(pile, rules)} cards{agrees}: {points} under "
-                f"{rules.name}")
+        return (f"squared {book.kind.value} book of {book_count(pile, rules)} cards{agrees}: {points}"
+                f"{_bonus_words(book)} under {rules.name}" + ("" if exact else ", until its wilds are counted"))
     if kind == "red_threes":
         return f"{len(cards)} red three{'s' * (len(cards) != 1)} on the table, {rules.red_three_on_table:+} each"
     if kind == "left":
@@ -178,6 +180,13 @@ def _verdict(pile: dict[str, Any], image_kind: str, book, rules: Rules) -> str:
         where = "in this hand or foot" if image_kind == "hand" else "still held"
         return f"{len(cards)} card{'s' * (len(cards) != 1)} {where}: -{points} points"
     return "loose: not scored (a discard, or a card of no pile); move it to a pile if it belongs to one"
+
+
+def _bonus_words(book) -> str:
+    """A complete book's bonus (``book``: a :class:`~scorer.scoring.BookReport`) as the words after its cards'
+    points: `` + 500 for the clean book`` (`` - 100 for ...`` for a bonus a house rule made negative)."""
+    sign = "-" if book.bonus < 0 else "+"
+    return f" {sign} {abs(book.bonus):,} for the {book.kind.value} book"
 
 
 def _meld_verdict(check: MeldCheck, rules: Rules) -> str:

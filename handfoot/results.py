@@ -31,7 +31,10 @@ class BreakdownLine(_Out):
 
 
 class BookOut(_Out):
-    """A complete book: where it is in the layout (``teams.A.melds[0]``), kind, rank, and card points."""
+    """A complete book: where it is in the layout (``teams.A.melds[0]``), kind, rank, its cards' points
+    (``points_min``..``points_max``: a range while a squared book's wilds are uncounted) and ``bonus``, its kind's
+    bonus under the round's rules (counted in the breakdown's book lines); a book is worth its cards' points
+    plus its bonus. ``bonus`` is None in a score kept without it."""
 
     where: str
     kind: Literal["clean", "dirty", "wild"]
@@ -39,6 +42,7 @@ class BookOut(_Out):
     squared: bool
     points_min: int
     points_max: int
+    bonus: int | None = None
 
 
 class TeamScoreOut(_Out):

@@ -65,7 +65,9 @@ class ScoreLine:
 
 @dataclass(frozen=True)
 class BookReport:
-    """A complete book on the table: where it is, its kind, rank and card points (a range when squared)."""
+    """A complete book on the table: where it is, its kind, rank, its cards' points (a range when squared) and
+    its kind's bonus under the rules it was scored by (counted in the breakdown's book lines, not in
+    ``points_min``/``points_max``)."""
 
     where: str
     kind: BookKind
@@ -73,6 +75,7 @@ class BookReport:
     squared: bool
     points_min: int
     points_max: int
+    bonus: int
 
 
 @dataclass(frozen=True)
@@ -121,7 +124,8 @@ class TeamScore:
                            if ln.exact else None, "points_min": ln.points_min, "points_max": ln.points_max,
                            "detail": ln.detail} for ln in self.lines],
             "books": [{"where": b.where, "kind": b.kind.value, "rank": b.rank.value if b.rank else None,
-                       "squared": b.squared, "points_min": b.points_min, "points_max": b.points_max}
+                       "squared": b.squared, "points_min": b.points_min, "points_max": b.points_max,
+                       "bonus": b.bonus}
                       for b in self.books],
             "needs_counting": list(self.needs_counting),
         }
@@ -226,7 +230,8 @@ def _score_team(name: str, team: TeamLayout, rules: Rules, *, went_out: bool,
         meld_min += check.points
         meld_max += check.points
         if check.kind is not None and not check.reasons:
-            books.append(BookReport(where, check.kind, check.rank, False, check.points, check.points))
+            books.append(BookReport(where, check.kind, check.rank, False, check.points, check.points,
+                                    check.kind.bonus(rules)))
         elif check.kind is None and (check.rank is not None or check.is_wild_meld):
             open_ranks[check.rank] += 1
     if rules.one_open_meld_per_rank:
@@ -350,7 +355,7 @@ def _squared_book(where: str, book: SquaredBook, rules: Rules, problems: list[Pr
         if marker is not None and marker is not check.kind:
             problems.append(Problem("warning", where, f"marker card {top} says {marker.value} but the cards make a "
                                                       f"{check.kind.value} book"))
-        return BookReport(where, check.kind, check.rank, True, check.points, check.points)
+        return BookReport(where, check.kind, check.rank, True, check.points, check.points, check.kind.bonus(rules))
 
     kind = book.kind or marker
     if kind is None:
@@ -383,7 +388,7 @@ def _squared_book(where: str, book: SquaredBook, rules: Rules, problems: list[Pr
         needs.append(f"count the wilds in the squared {what} under {top} ({where}): {lo} to {hi} points")
         problems.append(Problem("uncertain", where, f"squared {what}: its cards are worth {lo} to {hi} points "
                                                     "until its wilds are counted"))
-    return BookReport(where, kind, rank, True, lo, hi)
+    return BookReport(where, kind, rank, True, lo, hi, kind.bonus(rules))
 
 
 #: where :func:`_deck_problems` counts cards, as its messages say it

@@ -109,6 +109,41 @@ def test_a_melds_verdict_names_the_rules_and_says_an_illegal_one_still_counts_an
     assert melded.points == 30 + 80 and scored.score.teams["A"].total == 30 + 80  # what the page shows as the total
 
 
+@pytest.mark.parametrize("rules, clean, dirty", [("pagat", 500, 300), ("simpson", 300, 100)])
+def test_a_books_verdict_and_the_scores_book_give_its_bonus_as_the_total_counts_it(rules, clean, dirty):
+    """A complete book is worth its cards' points and its kind's bonus under the round's rules: its verdict says
+    both (a fanned, squared, counted or wild book alike; a squared one's points a range while its wilds are
+    uncounted), the score's book carries the bonus, and the round's
+    total is the cards' points and the bonuses, as the breakdown has it."""
+    images = [{**IMAGES[0], "piles": [pile("i0p0", "meld", ["8H", "8S", "8D", "8C", "8H", "8S", "8D"]),
+                                      pile("i0p1", "meld", ["KH", "KS", "KD", "KC", "2C", "JK", "KH"]),
+                                      pile("i0p2", "squared_book", ["9H"]), pile("i0p3", "squared_book", ["QS"]),
+                                      pile("i0p4", "meld", ["2C", "2D", "JK", "2H", "2S", "JK", "2C"]),
+                                      pile("i0p5", "squared_book", ["7D"])]}]
+    images = apply_corrections(images, TypeAdapter(list[Correction]).validate_python(
+        [{"op": "set_book", "pile": "i0p5", "count": 7}]))
+    scored = rescore(images, {}, rules, {}, 1, None, [])
+    verdicts = {p.id: p.verdict for p in scored.images[0].piles}
+    assert verdicts["i0p0"] == (f"legal clean book of 8s under {rules}: 7 naturals + 0 wilds, 70 points + {clean} "
+                                "for the clean book")
+    assert verdicts["i0p1"].endswith(f"5 naturals + 2 wilds, 120 points + {dirty} for the dirty book")
+    assert verdicts["i0p2"] == (f"squared clean book of 7 cards, as its red marker card 9H says: 70 points + {clean} "
+                                f"for the clean book under {rules}")
+    assert verdicts["i0p3"] == (f"squared dirty book of 7 cards, as its black marker card QS says: 80 to 150 points + "
+                                f"{dirty} for the dirty book under {rules}, until its wilds are counted")
+    assert verdicts["i0p4"].endswith("0 naturals + 7 wilds, 200 points + 1,500 for the wild book")
+    assert verdicts["i0p5"] == (f"squared clean book of 7 cards, as its red marker card 7D says: 35 points + {clean} "
+                                f"for the clean book under {rules}")  # counted: the rules' book size
+    team = scored.score.teams["A"]
+    bonus = {b.where: b.bonus for b in team.books}
+    assert bonus == {"teams.A.melds[0]": clean, "teams.A.melds[1]": dirty, "teams.A.melds[2]": 1500,
+                     "teams.A.squared_books[0]": clean, "teams.A.squared_books[1]": dirty,
+                     "teams.A.squared_books[2]": clean}
+    lines = {ln.item: ln.points_min for ln in team.breakdown}
+    assert lines["clean_books"] + lines["dirty_books"] + lines["wild_books"] == sum(bonus.values())
+    assert team.total_min == sum(b.points_min + b.bonus for b in team.books) == sum(lines.values())
+
+
 @pytest.mark.parametrize("op, words", [
     ({"op": "split_pile", "pile": "i0p0", "at": "i0p0.0"}, "first card"),
     ({"op": "split_pile", "pile": "i0p0", "at": "i0p1.0"}, "no card 'i0p1.0' in pile i0p0"),

@@ -102,12 +102,16 @@ def test_the_check_view_at_a_glance(server, browser, tmp_path):
     for _ in range(2):  # the buttons under the photo (a pinch does the same)
         d.execute_script("document.querySelector('.zoom-in').click()")
     z = d.execute_script("""
-      const frame = document.querySelector('.glance-frame');
+      const frame = document.querySelector('.glance-frame'), f = frame.getBoundingClientRect();
       const texts = [...document.querySelectorAll('.glance .label text')];
-      return {zoom: +frame.dataset.zoom, shown: +frame.dataset.labelled.split('/')[0],
+      const inView = [...document.querySelectorAll('.glance rect.hit')].filter(r => { const b = r.getBoundingClientRect();
+        return b.left >= f.left && b.right <= f.right && b.top >= f.top && b.bottom <= f.bottom; });
+      return {zoom: +frame.dataset.zoom, inView: inView.length, labelled: inView.filter(r => !r.classList.contains('unlabelled')).length,
               font: Math.min(...texts.map(t => +t.getAttribute('font-size') * +frame.dataset.zoom))};
     """)
-    assert z["zoom"] > 2 * m["zoom"] and z["shown"] >= m["shown"]
+    print("zoomed in:", z, "the whole view:", m["shown"], "of", m["all"], "labelled")
+    # of the cards in the frame zoomed in (labels lie in the frame), a larger share is labelled than of all at first
+    assert z["zoom"] > 2 * m["zoom"] and z["inView"] >= 3 and z["labelled"] / z["inView"] >= m["shown"] / m["all"]
     assert z["font"] >= 12
     d.save_screenshot(str(shots / "page_check_zoomed_390.png"))
     box = d.find_elements(By.CSS_SELECTOR, ".glance rect.hit")
@@ -140,4 +144,71 @@ def test_the_check_view_at_a_glance(server, browser, tmp_path):
                            " - document.getElementById('toast').getBoundingClientRect().bottom")
     assert gap >= 0, gap
     d.save_screenshot(str(shots / "page_check_toast_390.png"))
+    assert console_errors(d) == []
+
+
+#: On the page, in the photo's frame ``arguments[0]``: each pin (its note's number and pile) with the piles whose
+#: outline holds its centre, and the labels not whole in the frame (CSS px; the frame's width is a whole number of
+#: pixels to the page's layout, so half a pixel either way is inside).
+MARKS = """
+  const f = arguments[0], fr = f.getBoundingClientRect();
+  const inside = (x, y, r) => x >= r.left && x <= r.right && y >= r.top && y <= r.bottom;
+  const outlines = [...f.querySelectorAll('.outline[data-pile]')].map(o => [o.dataset.pile, o.getBoundingClientRect()]);
+  return {pins: [...f.querySelectorAll('.pin')].map(p => {
+            const r = p.querySelector('circle').getBoundingClientRect(), x = (r.left + r.right) / 2, y = (r.top + r.bottom) / 2;
+            return [p.dataset.pin, p.dataset.pile, outlines.filter(([, o]) => inside(x, y, o)).map(([id]) => id)]; }),
+          cut: [...f.querySelectorAll('.label')].map(l => [l.textContent, l.getBoundingClientRect()])
+            .filter(([, r]) => r.left < fr.left - 1 || r.right > fr.right + 1 || r.top < fr.top - 1 || r.bottom > fr.bottom + 1)
+            .map(([t]) => t)};
+"""
+
+
+def _marks(d) -> dict:
+    return d.execute_script(MARKS, d.find_element(By.CSS_SELECTOR, ".glance-frame"))
+
+
+def _check_view(d, url: str, photo, teams: str = "Us") -> None:
+    """The check view of ``photo`` read by the server at ``url`` for a new game, its photo loaded."""
+    import httpx
+
+    game = httpx.post(url + "/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+    r = httpx.post(url + "/v1/photos", files={"photos": (photo.name, photo.read_bytes(), "image/jpeg")},
+                   data={"teams": teams, "rules": "pagat", "round": "1"}, timeout=120)
+    assert r.status_code == 201, r.text
+    d.get(f"{url}/#/game/{game}/check/{r.json()['id']}")
+    wait = WebDriverWait(d, 60)
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, ".glance-frame[data-labelled]"))
+    wait.until(lambda d: d.execute_script("return document.querySelector('.glance img').complete"))
+    d.execute_script("document.querySelector('.glance-frame').scrollIntoView({block: 'start'})")
+
+
+def test_each_pin_sits_on_its_pile_and_labels_stay_in_the_frame(server, browser, tmp_path):
+    """The bundled photo (the queens' meld misread, a note of the rules'; the squared book, a note of the camera's):
+    each pin's centre lies inside its own pile's outline and no other's, where the outlines of the queens, the 8s
+    and the red threes overlap; zoomed in, every card label lies whole inside the photo's frame, as the pins do."""
+    d = browser
+    viewport(d, 390, 844)
+    _check_view(d, server, PHOTO)
+    m = _marks(d)
+    assert len(m["pins"]) == 2 and all(inside == [pile] for _, pile, inside in m["pins"]), m["pins"]
+    assert m["cut"] == []
+    for _ in range(2):
+        d.execute_script("document.querySelector('.glance .zoom-in').click()")
+    m = _marks(d)
+    assert m["pins"] and all(inside == [pile] for _, pile, inside in m["pins"]), m["pins"]
+    assert m["cut"] == [], m["cut"]  # the cards at the frame's edges are labelled inside it, or not at all
+    d.save_screenshot(str(shots_dir(tmp_path) / "page_check_pins_zoomed_390.png"))
+    assert console_errors(d) == []
+
+
+def test_each_pin_sits_on_its_pile_on_a_photoreal_table(shared_dir, server, browser, tmp_path):
+    """A photoreal table of ten piles in two rows (``tables_examples/000.jpg``), six of them with a note: each pin
+    inside its own pile's outline and no other's (none between two books, above the row)."""
+    d = browser
+    viewport(d, 390, 844)
+    _check_view(d, server, shared_dir / "tables_examples" / "000.jpg")
+    m = _marks(d)
+    assert len(m["pins"]) >= 4 and all(inside == [pile] for _, pile, inside in m["pins"]), m["pins"]
+    assert m["cut"] == []
+    d.save_screenshot(str(shots_dir(tmp_path) / "page_check_pins_photoreal_390.png"))
     assert console_errors(d) == []

@@ -118,6 +118,10 @@ def test_the_piles_that_look_right_are_one_line_each(server, browser, tmp_path):
             assert len(p["chips"]) == len(piles[k]["cards"]), (k, p)
     assert shown["i0p1"]["line"] == "meld Q♥ Q♠ Q♣ 30 pts"
     assert shown["i0p0"]["line"] == "red threes 3♥ +100 pts"
+    # a book's worth is its cards' points and its bonus, as the round's total counts it (the score's books say it)
+    assert shown["i0p3"]["line"] == "clean book K♥ K♠ K♦ K♥ K♣ K♠ K♦ 570 pts"
+    assert text_of(d, "#pile-i0p4 .verdict") == ("squared clean book of 7 cards, as its red marker card 9♥ says: "
+                                                 "70 points + 500 for the clean book under pagat")
     assert shown["i2p3"]["chips"] == ["7♥", "7♠", "7♦", "7♣", "4♥", "4♠", "4♦"]  # read as held: open
     assert text_of(d, "#piles-summary p") == "12 of 17 piles look right: one line each, tap one to open it."
     m = d.execute_script("return {page: document.documentElement.scrollHeight, piles: document.getElementById('piles').offsetHeight}")

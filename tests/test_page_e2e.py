@@ -337,11 +337,12 @@ def test_a_round_from_a_photo_corrected_with_a_tap(server, browser, tmp_path):
     assert d.find_elements(By.CSS_SELECTOR, ".opblock")  # the operations are listed
 
 
-@pytest.fixture()
-def watching(tmp_path, anglo_deck):
-    """``handfoot watch --video ROUND --serve --game G`` in a process of its own on 127.0.0.1: a generated round
-    (``datasets.round_video``, 1280x720) played in real time for a game made beforehand in a temporary ledger.
-    Yields (base URL, game id); killed when the test ends."""
+@contextlib.contextmanager
+def watch_served(tmp_path: Path, deck, teams: Sequence[str] = ()):
+    """``handfoot watch --video ROUND --serve [--game G]`` in a process of its own on 127.0.0.1: a generated round
+    (``datasets.round_video``, 1280x720, of ``deck``) played in real time, for a game of ``teams`` made beforehand
+    in a temporary ledger (none: the table is watched without a game). Yields (base URL, game id or None); killed
+    after."""
     import socket
     import subprocess
     import sys
@@ -351,18 +352,18 @@ def watching(tmp_path, anglo_deck):
     from handfoot.ledger import Ledger
 
     video = tmp_path / "round.avi"
-    round_video(video, [anglo_deck], size=(1280, 720), fps=10)
+    round_video(video, [deck], size=(1280, 720), fps=10)
     db = tmp_path / "data" / "h.db"
     ledger = Ledger.open(db)
-    game = games.create_game(ledger, games.GameCreate(rules="pagat", teams=["Us", "Them"])).id
+    game = games.create_game(ledger, games.GameCreate(rules="pagat", teams=list(teams))).id if teams else None
     ledger.close()
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     log = open(tmp_path / "watch.log", "wb")
-    proc = subprocess.Popen([sys.executable, "-m", "handfoot", "watch", "--video", str(video), "--serve", "--game",
-                             game, "--db", str(db), "--port", str(port)], cwd=ROOT, stdout=log,
-                            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+    proc = subprocess.Popen([sys.executable, "-m", "handfoot", "watch", "--video", str(video), "--serve",
+                             *(("--game", game) if game else ()), "--db", str(db), "--port", str(port)], cwd=ROOT,
+                            stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                             env={**os.environ, "HANDFOOT_BACKEND": "onnxruntime"})
     url = f"http://127.0.0.1:{port}"
     try:
@@ -372,6 +373,13 @@ def watching(tmp_path, anglo_deck):
         proc.kill()
         proc.wait(10)
         log.close()
+
+
+@pytest.fixture()
+def watching(tmp_path, anglo_deck):
+    """A generated round watched for a game of Us and Them (:func:`watch_served`): (base URL, game id)."""
+    with watch_served(tmp_path, anglo_deck, ["Us", "Them"]) as served:
+        yield served
 
 
 def test_a_round_watched_live_then_checked_and_saved(watching, browser, tmp_path):
@@ -425,4 +433,59 @@ def test_a_round_watched_live_then_checked_and_saved(watching, browser, tmp_path
     wait.until(lambda d: text_of(d, "#live-title") == "Live: Us vs Them, the game is over")
     assert d.find_element(By.ID, "live-over").is_displayed() and not d.find_element(By.ID, "end-round").is_displayed()
     assert "null" not in text_of(d, "h1")
+    assert console_errors(d) == []
+
+
+def test_a_table_watched_without_a_game_is_named_after_its_open_game(tmp_path, anglo_deck, browser):
+    """``handfoot watch --serve`` without ``--game``: the camera's team is A while no game is open; once one is
+    (Smiths vs Joneses), the live view names it Smiths throughout (the heading, the totals, every event), as End of
+    round scores it, and End of round offers that game first; with two games open, the one in the view's address
+    names it, and none without one."""
+    import httpx
+
+    d = browser
+    wait = WebDriverWait(d, 90)
+    viewport(d, 390, 844)
+    shots = shots_dir(tmp_path)
+    events = "return [...document.querySelectorAll('#live-events li')].map(e => e.textContent)"
+    with watch_served(tmp_path, anglo_deck) as (url, _):
+        d.get(url + "/live")
+        wait.until(lambda d: d.find_elements(By.ID, "live-picture"))
+        wait.until(lambda d: "red three laid" in (text_of(d, "#live-events") or ""))
+        assert text_of(d, "#live-title") == "Live table" and text_of(d, "[data-total='A']") == "710"
+        assert all(e.split(" ", 1)[1].startswith("team A: ") for e in d.execute_script(events))
+        assert not text_of(d, "#live-about")  # no game, none named: nothing to say
+
+        game = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Smiths", "Joneses"]}).json()["id"]
+        d.refresh()
+        wait.until(lambda d: text_of(d, "#live-title") == "Live: Smiths vs Joneses, round 1")
+        wait.until(lambda d: text_of(d, "[data-total='Smiths']") == "710")
+        assert "not in the camera's view" in text_of(d, "[data-team='Joneses']")
+        shown = d.execute_script(events)
+        assert len(shown) == 7 and all(e.split(" ", 1)[1].startswith("team Smiths: ") for e in shown), shown
+        assert [e.text.split("\n")[0] for e in d.find_elements(By.CSS_SELECTOR, "#live-totals .total")] == ["Smiths", "Joneses"]
+        assert text_of(d, "#live-about") == "The camera's team A is shown as Smiths, as End of round scores it."
+        d.execute_script("document.getElementById('live-events').scrollIntoView({block: 'center'})")
+        d.save_screenshot(str(shots / "page_live_no_game_events_390.png"))
+        d.execute_script("window.scrollTo(0, 0)")
+        d.save_screenshot(str(shots / "page_live_no_game_named_390.png"))
+
+        # End of round offers that game first, with the same names
+        d.find_element(By.ID, "end-round").click()
+        wait.until(lambda d: d.execute_script("return document.getElementById('sheet').open"))
+        assert d.execute_script("return document.getElementById('end-game').value") == game
+        assert text_of(d, "#end-game-teams") == "the camera's team A is scored as Smiths."
+        d.save_screenshot(str(shots / "page_live_no_game_end_390.png"))
+        d.find_element(By.ID, "end-game-ok").click()
+        wait.until(lambda d: "/check/" in d.current_url)
+        wait.until(lambda d: text_of(d, "[data-round-total='Smiths']") == "710")
+
+        # two games open: the view's address names the game; /live alone cannot, so the camera's names stay
+        other = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Ann", "Bob"]}).json()["id"]
+        d.get(f"{url}/#/live/{other}")
+        wait.until(lambda d: text_of(d, "#live-title") == "Live: Ann vs Bob, round 1")
+        wait.until(lambda d: text_of(d, "[data-total='Ann']") == "710")
+        d.get(f"{url}/#/live")
+        wait.until(lambda d: text_of(d, "#live-title") == "Live table")
+        wait.until(lambda d: text_of(d, "[data-total='A']") == "710")
     assert console_errors(d) == []

@@ -4,13 +4,21 @@ import {CODE, KINDS, KIND_ORDER, cardName, cardParts, cardShort, cardText, cards
 import {conflictNotice} from "/static/conflict.js";
 import {readDraft, removeDraft, writeDraft} from "/static/drafts.js";
 import {breakdownTable} from "/static/games.js";
-import {askConfirm, cardPicker, clearError, closeSheet, h, openSheet, pileText, problemNamed, problemText, saveAnyway, setBusy, show,
+import {askConfirm, cardPicker, clearError, closeSheet, fmt, h, openSheet, pileText, problemNamed, problemText, saveAnyway, setBusy, show,
         teamTotal, toast} from "/static/ui.js";
 
 /* -- check and correct ------------------------------------------------------------------------------------- */
-/* A pile's points as its verdict gives them, short: "30 pts", "-35 pts", "70 to 120 pts", red threes' "+100 pts"
- * (each times their number); "not scored" for loose cards; "" when the verdict gives none. */
-function pilePoints(p) {
+/* A pile's worth, short: for a complete book its cards' points and its bonus (the score's book at the pile, `score`
+ * the reading's): "570 pts", "380 to 450 pts" while a squared book's wilds are uncounted; any other pile's points
+ * as its verdict gives them: "30 pts", "-35 pts", red threes' "+100 pts" (each times their number); "not scored"
+ * for loose cards; "" when the verdict gives none. */
+function pilePoints(p, score) {
+  const team = score.teams[p.team];
+  const book = team && team.books.find(b => b.where === p.where);
+  if (book && book.bonus !== null && book.bonus !== undefined) {
+    const [lo, hi] = [book.points_min + book.bonus, book.points_max + book.bonus];
+    return `${fmt(lo)}${hi === lo ? "" : ` to ${fmt(hi)}`} pts`;
+  }
   const each = /([+-]\d[\d,]*) each/.exec(p.verdict);
   if (p.kind === "red_threes" && each) {
     const v = p.cards.length * Number(each[1].replace(/,/g, ""));
@@ -313,7 +321,7 @@ export async function checkView(gid, rid, roundNo) {
   }
   /* a pile that looks right, as one line: its name, its cards, its points; tapping it opens the pile whole */
   function foldedPile(p, kindClass) {
-    const points = pilePoints(p);
+    const points = pilePoints(p, st.reading.score);
     return h("section", {class: `panel pile ${kindClass} folded`, id: `pile-${p.id}`, "aria-label": `${p.team}: ${p.label}`},
       h("button", {type: "button", class: "pile-toggle pile-line", "aria-expanded": "false", "data-open-pile": p.id,
                    "aria-label": `${p.label}: ${p.cards.map(c => cardName(c.code)).join(", ")}${points ? `; ${points}` : ""}. Open it to correct it`,

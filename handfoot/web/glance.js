@@ -2,7 +2,7 @@
  * (pinch or the + and − buttons zoom, a finger pans once zoomed); every card's box carries its code (10♥) in type
  * at least LABEL_PX CSS pixels tall wherever it fits beside its box without hiding another (the others show theirs
  * when tapped, or once zoomed in enough), each pile is outlined in its kind's colour, and each note is a numbered
- * pin on its pile. Tapping a box opens the card's picker, tapping a pin the note. An ES module, loaded by app.js
+ * pin inside its pile's outline. Labels and pins lie whole in the part of the photo the frame shows. Tapping a box opens the card's picker, tapping a pin the note. An ES module, loaded by app.js
  * (import()); it builds its own elements with the page's helpers (ui.js, cards.js) and calls back into
  * the check view. */
 import {h, pileText, problemNamed} from "/static/ui.js";
@@ -15,6 +15,15 @@ const MAX_ZOOM = 8;
 const KIND_CLASS = {meld: "meld", squared_book: "squared", red_threes: "threes", left: "left", loose: "loose"};
 /* the outlines' colours (style.css .outline.*, vision/annotate.py KIND_COLORS): the legend shows what is drawn */
 const LEGEND = {meld: "#5fe07e", book: "#e19cff", squared: "#ffb03a", threes: "#ff6270", left: "#6cb4ff", loose: "#d0d0d0"};
+
+/* the box [x1, y1, x2, y2] around `boxes` (each [x1, y1, x2, y2]) */
+function around(boxes) {
+  return [Math.min(...boxes.map(b => b[0])), Math.min(...boxes.map(b => b[1])),
+          Math.max(...boxes.map(b => b[2])), Math.max(...boxes.map(b => b[3]))];
+}
+const overlaps = (a, b) => a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3];
+/* the area the boxes a and b share */
+const shared = (a, b) => Math.max(0, Math.min(a[2], b[2]) - Math.max(a[0], b[0])) * Math.max(0, Math.min(a[3], b[3]) - Math.max(a[1], b[1]));
 
 function s(tag, attrs) {
   const el = document.createElementNS(SVG, tag);
@@ -69,14 +78,15 @@ export function photoView({image, src, alt, notes, view, onCard, onNote}) {
   frame.append(inner);
 
   const cards = [];  /* {pile, card, box, rect, pad} */
+  const outlined = [];  /* {pile, box}: the piles outlined, each around its boxes (image px) */
   const all = [];
   for (const pile of image.piles) {
     const kind = pile.kind === "meld" && pile.label.includes("book") ? "book" : (KIND_CLASS[pile.kind] || "loose");
     const own = pile.cards.flatMap(c => c.boxes);
     if (own.length) {
       const o = s("rect", {class: `outline ${kind}`, "data-pile": pile.id});
-      o.dataset.box = JSON.stringify([Math.min(...own.map(b => b[0])), Math.min(...own.map(b => b[1])),
-                                      Math.max(...own.map(b => b[2])), Math.max(...own.map(b => b[3]))]);
+      o.dataset.box = JSON.stringify(around(own));
+      outlined.push({pile, box: around(own)});
       o.append(s("title", {}));
       o.firstChild.textContent = `${pile.team}: ${pile.label}`;
       outlines.append(o);
@@ -161,8 +171,7 @@ export function photoView({image, src, alt, notes, view, onCard, onNote}) {
       o.setAttribute("x", x1 - m); o.setAttribute("y", y1 - m); o.setAttribute("width", x2 - x1 + 2 * m); o.setAttribute("height", y2 - y1 + 2 * m);
       o.setAttribute("rx", 6 * u);
     }
-    placeLabels(u);
-    placePins(u);
+    placePins(u, placeLabels(u));
   }
 
   function labelNode(c, x, y, w, hh, fs, shown) {
@@ -175,37 +184,45 @@ export function photoView({image, src, alt, notes, view, onCard, onNote}) {
   }
 
   let tapped = null;  /* the card whose label shows because it was tapped */
+  /* each card's label beside its box (above, below, right, left, else over it; at the frame's edge moved in
+     along it) where it lies whole in the part of the photo shown and hides no other label or box; the label
+     rectangles placed (image px) */
   function placeLabels(u) {
     labels.replaceChildren();
     const fs = LABEL_PX * u, hh = fs * 1.3;
+    const [vx1, vy1, vx2, vy2] = shown();
+    const inX = (x, w) => Math.min(Math.max(x, vx1), vx2 - w);
     const placed = [];  /* label rectangles, image px */
     const hit = cards.map(c => c.box);
-    const overlaps = (a, b) => a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3];
-    let shown = 0;
+    let labelled = 0;
     const order = cards.slice().sort((a, b) => a.box[1] - b.box[1] || a.box[0] - b.box[0]);
     for (const c of order) {
       const text = cardLabel(c.card.code);
       const w = fs * (0.62 * [...text].length + 0.5);
       const [x1, y1, x2, y2] = c.box;
-      const spots = [[x1, y1 - hh - u], [x1, y2 + u], [x2 + u, y1], [x1 - w - u, y1], [x1, y1]];
+      const spots = [[x1, y1 - hh - u], [x1, y2 + u], [x2 + u, y1], [x1 - w - u, y1], [x1, y1],
+                     [inX(x1, w), y1 - hh - u], [inX(x1, w), y2 + u]];
       let spot = null;
       for (const [x, y] of spots) {
         const r = [x, y, x + w, y + hh];
-        if (x < 0 || y < 0 || x + w > image.width || y + hh > image.height) continue;
+        if (x < vx1 || y < vy1 || x + w > vx2 || y + hh > vy2) continue;
         if (placed.some(p => overlaps(p, r))) continue;
         if (hit.some(b => b !== c.box && overlaps(b, r))) continue;
         spot = r; break;
       }
       c.rect.classList.toggle("unlabelled", !spot);
-      if (spot) { placed.push(spot); labels.append(labelNode(c, spot[0], spot[1], w, hh, fs, true)); shown += 1; }
+      if (spot) { placed.push(spot); labels.append(labelNode(c, spot[0], spot[1], w, hh, fs, true)); labelled += 1; }
     }
     if (tapped && !cards.find(c => c === tapped).rect.classList.contains("unlabelled")) tapped = null;
     if (tapped) {
-      const [x1, y1] = tapped.box;
+      const [x1, y1, , y2] = tapped.box;
       const text = cardLabel(tapped.card.code), w = fs * (0.62 * [...text].length + 0.5);
-      labels.append(labelNode(tapped, Math.max(0, x1), Math.max(0, y1 - hh - u), w, hh, fs, false));
+      const y = y1 - hh - u >= vy1 ? y1 - hh - u : Math.min(y2 + u, vy2 - hh);
+      labels.append(labelNode(tapped, inX(x1, w), y, w, hh, fs, false));
+      placed.push([inX(x1, w), y, inX(x1, w) + w, y + hh]);
     }
-    frame.dataset.labelled = `${shown}/${cards.length}`;
+    frame.dataset.labelled = `${labelled}/${cards.length}`;
+    return placed;
   }
 
   /* the part of the photo the frame shows, image px [x1, y1, x2, y2] */
@@ -214,20 +231,57 @@ export function photoView({image, src, alt, notes, view, onCard, onNote}) {
     return [Math.max(0, -st.x / st.z), Math.max(0, -st.y / st.z),
             Math.min(image.width, (W - st.x) / st.z), Math.min(image.height, (H - st.y) / st.z)];
   }
-  /* each pin at its pile's top right corner, moved in to lie whole (ring and all) in the part of the photo shown;
-     none for a pile out of the frame (zoomed in elsewhere) */
-  function placePins(u) {
+  /* Where the pin of a pile (`pile` and its `box`, an entry of outlined) goes, [x, y] image px of its centre:
+     inside the pile's outline as drawn (`m` its margin), whole (ring and all: `edge` from the centre) in the part
+     of the photo shown, `r` its radius. Of the spots of a grid over the outline (its top right first), the one
+     that covers least: another pile's outline (above all its inside: a pin there would seem to be about that
+     pile), another pin (`taken`: their centres), the cards' boxes, the labels (`labelled`: rectangles). A pile
+     showing too little of itself in the frame to hold a pin has it as near as the frame allows. */
+  function pinSpot({pile, box}, r, edge, m, taken, labelled) {
+    const [vx1, vy1, vx2, vy2] = shown();
+    const [x1, y1, x2, y2] = box;
+    /* the centre's range along one side: inside [lo, hi], r in from its ends where it is wide enough, the pin
+       whole in [vlo, vhi] */
+    const range = (lo, hi, vlo, vhi) => {
+      const inset = Math.min(r, (hi - lo) / 2);
+      const a = Math.max(lo + inset, vlo + edge), b = Math.min(hi - inset, vhi - edge);
+      if (a <= b) return [a, b];
+      const mid = Math.min(Math.max((Math.max(lo, vlo) + Math.min(hi, vhi)) / 2, vlo + edge), vhi - edge);
+      return [mid, mid];
+    };
+    const [ax, bx] = range(x1 - m, x2 + m, vx1, vx2), [ay, by] = range(y1 - m, y2 + m, vy1, vy2);
+    const others = outlined.filter(o => o.pile !== pile).map(o => [o.box[0] - m, o.box[1] - m, o.box[2] + m, o.box[3] + m]);
+    const area = 4 * r * r;
+    let best = null;
+    const STEPS = 6;
+    for (let j = 0; j <= STEPS; j++) {
+      for (let i = 0; i <= STEPS; i++) {
+        const cx = bx - (bx - ax) * i / STEPS, cy = ay + (by - ay) * j / STEPS;
+        const sq = [cx - r, cy - r, cx + r, cy + r];
+        const cost = 100 * others.filter(o => cx >= o[0] && cx <= o[2] && cy >= o[1] && cy <= o[3]).length
+          + 10 * others.reduce((a, o) => a + shared(o, sq), 0) / area
+          + 50 * taken.filter(([px, py]) => Math.hypot(px - cx, py - cy) < 2 * r).length
+          + 4 * cards.reduce((a, c) => a + shared(c.box, sq), 0) / area
+          + 2 * labelled.reduce((a, l) => a + shared(l, sq), 0) / area
+          + 0.001 * (j * (STEPS + 1) + i);
+        if (!best || cost < best[2]) best = [cx, cy, cost];
+      }
+    }
+    return best.slice(0, 2);
+  }
+  /* each pin inside its pile's outline (pinSpot); none for a pile out of the frame (zoomed in elsewhere) */
+  function placePins(u, labelled) {
     pins.replaceChildren();
     const r = PIN_PX * u, edge = r + 2 * u;
     const [vx1, vy1, vx2, vy2] = shown();
+    const taken = [];
     for (const {nt, pile} of pinned) {
-      const own = pile.cards.flatMap(c => c.boxes);
-      const [x1, y1] = [Math.min(...own.map(b => b[0])), Math.min(...own.map(b => b[1]))];
-      const [x2, y2] = [Math.max(...own.map(b => b[2])), Math.max(...own.map(b => b[3]))];
+      const outline = outlined.find(o => o.pile === pile);
+      const [x1, y1, x2, y2] = outline.box;
       if (x2 < vx1 || x1 > vx2 || y2 < vy1 || y1 > vy2) continue;
-      const cx = Math.max(vx1 + edge, Math.min(vx2 - edge, x2 + r * 0.6));
-      const cy = Math.min(vy2 - edge, Math.max(vy1 + edge, y1 - r * 0.6));
-      const g = s("g", {class: "pin" + (nt.problem ? " problem" : ""), tabindex: "0", role: "button", "data-pin": String(nt.n),
+      const [cx, cy] = pinSpot(outline, r, edge, 4 * u, taken, labelled);
+      taken.push([cx, cy]);
+      const g = s("g", {class: "pin" + (nt.problem ? " problem" : ""), tabindex: "0", role: "button", "data-pin": String(nt.n), "data-pile": pile.id,
                         "aria-label": `note ${nt.n}: ${nt.text}`});
       g.append(s("circle", {cx, cy, r}));
       const t = s("text", {x: cx, y: cy + r * 0.38, "font-size": r * 1.1, "text-anchor": "middle"});

@@ -37,52 +37,76 @@ export async function liveView(gid) {
     if (location.hash === here) route();
   }}, "Stop watching");
   const game = state.game ? await api("GET", `/v1/games/${state.game}`).catch(() => null) : null;
-  const teams = game ? game.teams : state.teams;
+  /* the game this view belongs to: the one watched, else (a table watched without a game) the open game End of
+     round offers first (openGameFor); null: none */
+  let own = game || await openGameFor(gid);
+  /* a team as the view names it: the camera's team k is the game's team k, as End of round scores it (a game
+     watched names the camera's teams after its own already); the camera's own name without a game */
+  const named = (t) => own ? own.teams[state.teams.indexOf(t)] || t : t;
+  const camera = (t) => own ? state.teams[own.teams.indexOf(t)] : t;  /* the camera's team a game's team is */
   /* the heading names the round watched, and says when the game is over (End of round is off then) */
-  const title = h("h1", {id: "live-title"}, game ? `Live: ${game.teams.join(" vs ")}` : "Live table");
+  const title = h("h1", {id: "live-title"}, own ? `Live: ${own.teams.join(" vs ")}` : "Live table");
   const overNote = h("p", {id: "live-over", class: "panel notice", hidden: true},
     "The game is over: no round can be added to it. Stop watching, or start a new game and watch that.");
-  let shownRound, over = false;
-  async function retitle(round) {
-    if (!game || round === shownRound) return;
-    shownRound = round;
-    const now = await api("GET", `/v1/games/${game.id}`).catch(() => null);
+  const aboutNote = h("p", {class: "muted", id: "live-about"});  /* a table watched without a game: what End of round does */
+  function about() {
+    const said = state.teams.map(t => `the camera's team ${t} is shown as ${named(t)}`).join(", ");
+    aboutNote.textContent = game ? "" : own && said
+      ? `${said[0].toUpperCase()}${said.slice(1)}, as End of round scores ${state.teams.length > 1 ? "them" : "it"}.`
+      : gid ? "This table is watched without a game: End of round asks which game the round is for." : "";
+    aboutNote.hidden = !aboutNote.textContent;
+  }
+  about();
+  let shownKey, over = false;
+  /* the heading follows the game: its round, or that it is over; asked again for each round watched (`key`: the
+     round, or the readings of a table watched without a game, fewer once its round is saved) */
+  async function retitle(key) {
+    if (!own || key === shownKey) return;
+    shownKey = key;
+    const now = await api("GET", `/v1/games/${own.id}`).catch(() => null);
     if (!now) return;
-    over = Boolean(now.over);
-    title.textContent = `Live: ${now.teams.join(" vs ")}, ` + (over ? "the game is over" : `round ${now.next_round}`);
-    overNote.hidden = !over;
-    render(last);  /* End of round follows `over` */
+    if (!game && now.over) {  /* the game a table watched without one belonged to is over: the camera's names again */
+      own = null;
+      title.textContent = "Live table";
+      about();
+    } else {
+      over = Boolean(game && now.over);
+      title.textContent = `Live: ${now.teams.join(" vs ")}, ` + (over ? "the game is over" : `round ${now.next_round}`);
+      overNote.hidden = !over;
+    }
+    render(last);  /* End of round follows `over`; the totals and events the names */
   }
   const phone = state.source === "browser" ? (await import("/static/camera.js")).cameraNote(state) : null;
   const labels = (await import("/static/livepicture.js")).labelLayer(picture);  /* card codes over the picture */
   show(title, overNote, phone,
-       !game && gid ? h("p", {class: "muted"}, "This table is watched without a game: End of round asks which game the round is for.") : null,
+       aboutNote,
        h("div", {class: "live-layout"},
          h("div", {class: "live-picture"},
            h("a", {href: "/v1/live/frame.jpg", target: "_blank", title: "Open the picture larger"}, labels.node), labels.legend,
            status),
          h("div", {}, totals,
            h("div", {class: "row live-actions"}, end, again, stop,
-             game ? h("a", {class: "button", href: `#/game/${game.id}`}, "The game") : h("a", {class: "button", href: "#/"}, "All games")),
+             own ? h("a", {class: "button", href: `#/game/${own.id}`}, "The game") : h("a", {class: "button", href: "#/"}, "All games")),
            endHint,
            h("h2", {}, "What happened"), events,
            h("p", {class: "muted"}, "Cards are read when the table has been still for a moment; nothing is read while a hand is over it. " +
              "Tap the picture to open it larger. At the end of the round press End of round: you check the reading, correct any card in a tap, and save it to the game."))));
   picture.src = `/v1/live/stream.mjpg?view=${token}.${Date.now()}`;  /* a new address: never the last stream's picture */
-  let shown = -1, last = state;
+  let shown = -1, names = own, last = state;
   function render(st) {
     last = st;
     status.replaceChildren(h("span", {class: `dot ${st.status}`, "aria-hidden": "true"}), ` ${st.message}`);
     status.title = `${st.fps} pictures a second · ${st.reads} reading${st.reads === 1 ? "" : "s"}`;
-    totals.replaceChildren(...teams.map(t => st.teams.includes(t)
+    totals.replaceChildren(...(own ? own.teams : st.teams).map(t => st.teams.includes(camera(t))
       ? h("div", {class: "total", "data-team": t}, h("div", {class: "name"}, t),
-          h("div", {class: "points", "data-total": t}, t in st.totals ? fmt(st.totals[t]) : "0"))
+          h("div", {class: "points", "data-total": t}, camera(t) in st.totals ? fmt(st.totals[camera(t)]) : "0"))
       : h("div", {class: "total off", "data-team": t}, h("div", {class: "name"}, t),
           h("div", {class: "muted"}, "not in the camera's view"))));
-    if (st.events.length !== shown) {
-      shown = st.events.length;
+    if (st.events.length !== shown || names !== own) {
+      shown = st.events.length; names = own;
       events.replaceChildren(...st.events.slice().reverse().map(e => h("li", {class: `event ${e.kind}`},
-        h("span", {class: "muted"}, `${fmtTime(e.t)} `), e.event)));
+        h("span", {class: "muted"}, `${fmtTime(e.t)} `),
+        e.event.startsWith(`team ${e.team}:`) ? `team ${named(e.team)}:${e.event.slice(`team ${e.team}:`.length)}` : e.event)));
       if (!shown) events.replaceChildren(h("li", {class: "muted"}, "Nothing yet."));
     }
     labels.update(st.cards);
@@ -90,7 +114,7 @@ export async function liveView(gid) {
     end.disabled = over || !Object.keys((st.layout || {}).teams || {}).length;
     end.hidden = over;  /* a game over takes no round: the button goes, the notice says why */
     endHint.hidden = over || !end.disabled;
-    retitle(st.round);
+    retitle(game ? st.round : st.reads);
     again.hidden = !(st.video && st.status === "ended");
   }
   render(state);
@@ -108,7 +132,7 @@ export async function liveView(gid) {
     if (!target) {
       const open = (await api("GET", "/v1/games")).filter(g => !g.over);
       if (!open.length) { toast("Start a game first (All games, New game): the round goes to a game.", true); return; }
-      target = await pickGame(open, st.teams);
+      target = await pickGame(open, st.teams, own && own.id);
       if (!target) return;
     }
     setBusy(end, true);
@@ -119,10 +143,11 @@ export async function liveView(gid) {
   }
 }
 
-/* Which game a round watched without one goes to: a sheet with the open games. Resolves to its id, or null. */
-export function pickGame(open, seen) {
+/* Which game a round watched without one goes to: a sheet with the open games, `first` (a game's id) chosen to
+   begin with. Resolves to its id, or null. */
+export function pickGame(open, seen, first) {
   return new Promise(resolve => {
-    const choice = h("select", {id: "end-game"}, open.map(g => h("option", {value: g.id},
+    const choice = h("select", {id: "end-game"}, open.map(g => h("option", {value: g.id, selected: g.id === first ? "" : null},
       `${g.teams.join(" vs ")} (round ${g.rounds + 1})`)));
     const done = (value) => { closeSheet(); resolve(value); };
     const mapping = h("p", {id: "end-game-teams"});
@@ -137,6 +162,17 @@ export function pickGame(open, seen) {
       h("div", {class: "row"}, h("button", {type: "button", class: "primary", id: "end-game-ok", onclick: () => done(choice.value)}, "Check the round"),
         h("button", {type: "button", onclick: () => done(null)}, "Cancel"))));
   });
+}
+
+/* The open game a table watched without one belongs to: the game `gid` (the view's address) while it is open,
+   else the only open game; null when neither is (no game open, or several and none named). */
+async function openGameFor(gid) {
+  if (gid) {
+    const g = await api("GET", `/v1/games/${gid}`).catch(() => null);
+    if (g && !g.over) return g;
+  }
+  const open = (await api("GET", "/v1/games").catch(() => [])).filter(g => !g.over);
+  return open.length === 1 ? await api("GET", `/v1/games/${open[0].id}`).catch(() => null) : null;
 }
 
 export function fmtTime(t) { const m = Math.floor(t / 60); return `${m}:${String(Math.floor(t % 60)).padStart(2, "0")}`; }

@@ -1,33 +1,16 @@
-/* Check and correct a reading (#/game/ID/check/READING[/N]) before saving it as a round. */
+/* Check and correct a reading (#/game/ID/check/READING[/N]) before saving it as a round: the view's flow (the
+ * reading and game loaded, corrections made, kept as a draft and undone, the reading scored again, the round
+ * saved); its pile list is piles.js, its save-conflict notice conflict.js. */
 import {api} from "/static/api.js";
-import {CODE, KINDS, KIND_ORDER, cardName, cardParts, cardShort, cardText, cardsInText, isRed, likelyMissing} from "/static/cards.js";
+import {CODE, KINDS, cardName, cardParts, cardShort, cardText, cardsInText, isRed, likelyMissing} from "/static/cards.js";
 import {conflictNotice} from "/static/conflict.js";
 import {readDraft, removeDraft, writeDraft} from "/static/drafts.js";
 import {breakdownTable} from "/static/games.js";
-import {askConfirm, cardPicker, clearError, closeSheet, fmt, h, openSheet, pileText, problemNamed, problemText, saveAnyway, setBusy, show,
+import {flash, pileList} from "/static/piles.js";
+import {askConfirm, cardPicker, clearError, closeSheet, h, openSheet, pileText, problemNamed, problemText, saveAnyway, setBusy, show,
         teamTotal, toast} from "/static/ui.js";
 
 /* -- check and correct ------------------------------------------------------------------------------------- */
-/* A pile's worth, short: for a complete book its cards' points and its bonus (the score's book at the pile, `score`
- * the reading's): "570 pts", "380 to 450 pts" while a squared book's wilds are uncounted; any other pile's points
- * as its verdict gives them: "30 pts", "-35 pts", red threes' "+100 pts" (each times their number); "not scored"
- * for loose cards; "" when the verdict gives none. */
-function pilePoints(p, score) {
-  const team = score.teams[p.team];
-  const book = team && team.books.find(b => b.where === p.where);
-  if (book && book.bonus !== null && book.bonus !== undefined) {
-    const [lo, hi] = [book.points_min + book.bonus, book.points_max + book.bonus];
-    return `${fmt(lo)}${hi === lo ? "" : ` to ${fmt(hi)}`} pts`;
-  }
-  const each = /([+-]\d[\d,]*) each/.exec(p.verdict);
-  if (p.kind === "red_threes" && each) {
-    const v = p.cards.length * Number(each[1].replace(/,/g, ""));
-    return `${v > 0 ? "+" : ""}${v.toLocaleString("en-US")} pts`;
-  }
-  const m = /(-?\d[\d,]*(?: to -?\d[\d,]*)?) points/.exec(p.verdict);
-  return m ? `${m[1]} pts` : p.kind === "loose" ? "not scored" : "";
-}
-
 export async function checkView(gid, rid, roundNo) {
   const [g, original] = await Promise.all([api("GET", `/v1/games/${gid}`), api("GET", `/v1/photos/${rid}`)]);
   let stored = roundNo ? g.rounds.find(r => r.n === roundNo) : null;
@@ -63,13 +46,13 @@ export async function checkView(gid, rid, roundNo) {
   const glance = await import("/static/glance.js");
   const scoreBox = h("div", {class: "totals", id: "round-totals"});
   const notesBox = h("div", {});
-  const pilesBox = h("div", {id: "piles"});
   const photosBox = h("div", {class: "photos"});
   const wentOut = h("select", {id: "check-went-out", onchange: () => { st.wentOut = wentOut.value; rescore(); }},
     h("option", {value: ""}, "nobody"), g.teams.map(t => h("option", {value: t}, t)));
   wentOut.value = st.wentOut;
   const undo = h("button", {type: "button", id: "undo-change", onclick: undoLast}, "Undo");
-  const movedBox = h("p", {class: "status", id: "moved-note", role: "status"});  /* what the last move moved */
+  /* the pile list and the note over Save saying what the last move moved (piles.js) */
+  const piles = pileList({game: g, st, undo, allPiles, render, change, editCard, addCard, splitPile, joinPile, bookPile, addPile});
   const save = h("button", {type: "button", class: "primary", id: "save-round", onclick: saveRound},
     roundNo ? "Save correction" : `Save round ${st.round}`);
   const heading = h("h1", {id: "check-heading"}, roundNo ? `Correct round ${roundNo}` : `Check round ${st.round}`);
@@ -111,7 +94,7 @@ export async function checkView(gid, rid, roundNo) {
      took them, before the page is drawn again */
   async function rescore(added = 1, done = null) {
     keepDraft();
-    showMoved(null);
+    piles.showMoved(null);
     undo.disabled = st.corrections.length === (stored ? stored.corrections.length : 0);
     try {
       st.reading = await api("POST", `/v1/photos/${readingId}/corrections`,
@@ -134,7 +117,7 @@ export async function checkView(gid, rid, roundNo) {
   function edit(ops, done = null) {
     const before = new Set(allPiles().map(p => p.id));
     for (const id of ops.flatMap(op => [op.pile, op.to, op.into, op.card && pileOf(op.card)])) {
-      if (id && shownWhole.has(id)) st.open.add(id);
+      if (id && piles.showsWhole(id)) st.open.add(id);
     }
     st.corrections.push(...ops);
     st.steps.push({n: ops.length, after: st.corrections.length});
@@ -155,17 +138,6 @@ export async function checkView(gid, rid, roundNo) {
     st.corrections.splice(st.corrections.length - Math.min(n, st.corrections.length - base));
     rescore(0);
   }
-  /* The line over Save saying what the last move did ("Us: moved 7♥ from meld Q♥ Q♠ to meld 8♦ 8♠ 2♣ 8♥ 7♥"),
-     with a button to the pile it went to; Undo names the move while it shows. `moved`: {card, from, to} (the card's
-     code, the pile it left as it is now or null when that is gone, the pile it joined), or null: nothing said. */
-  function showMoved(moved) {
-    undo.textContent = moved ? "Undo the move" : "Undo";
-    if (!moved) { movedBox.replaceChildren(); return; }
-    const cards = (p) => p.cards.map(c => cardShort(c.code)).join(" ");
-    movedBox.replaceChildren(`${moved.to.team}: moved ${cardShort(moved.card)} from ${moved.from ? `${moved.from.label} ${cards(moved.from)}` : "a pile now gone"}` +
-      ` to ${moved.to.label} ${cards(moved.to)}. `,
-      h("button", {type: "button", class: "ghost link", id: "show-moved", onclick: () => flash(moved.to.id)}, "Show it"));
-  }
   /* the card `code` of `pile` (the card `card`) moved to the pile `to` (an id, or "new:loose" / "new:left") */
   function moveCard(pile, card, code, to) {
     const ops = to.startsWith("new:") ? [{op: "remove_card", card: card.id}, {op: "add_pile", team: pile.team, kind: to.slice(4), cards: [code]}]
@@ -176,7 +148,7 @@ export async function checkView(gid, rid, roundNo) {
                                          : allPiles().find(p => p.id === to);
       if (!dest) return;
       st.open.add(dest.id);
-      showMoved({card: code, from: allPiles().find(p => p.id === pile.id) || null, to: dest});
+      piles.showMoved({card: code, from: allPiles().find(p => p.id === pile.id) || null, to: dest});
       requestAnimationFrame(() => flash(dest.id, true));
     });
   }
@@ -295,70 +267,6 @@ export async function checkView(gid, rid, roundNo) {
       }}, "Add"), h("button", {type: "button", onclick: closeSheet}, "Cancel"))));
   }
 
-  function flash(pileId, stay) {
-    const el = document.getElementById(`pile-${pileId}`);
-    if (el) { el.classList.remove("flash"); void el.offsetWidth; el.classList.add("flash"); if (!stay) el.scrollIntoView({block: "center"}); }
-    for (const r of document.querySelectorAll(`rect[data-card^="${pileId}."]`)) {
-      r.classList.add("flash"); setTimeout(() => r.classList.remove("flash"), 1600);
-    }
-  }
-
-  /* A pile that needs a look: a problem the rules see in it (an illegal meld, a squared book's wilds uncounted), a
-     note of the camera's, a card it is unsure of, one of the cards a numbered note is about (`noted`: those
-     piles' ids), or cards the camera read as left in a hand (their points count against the team, and a fan of
-     mixed ranks is read so: typed-in cards left, ids "t…", are the family's own). Any other pile shows as one line
-     (folded) until opened. */
-  function needsLook(p, noted) {
-    return p.problems.length > 0 || p.notes.length > 0 || p.cards.some(c => c.confidence < 0.5) || noted.has(p.id)
-      || (p.kind === "left" && !String(p.id).startsWith("t"));
-  }
-  let shownWhole = new Set();  /* the ids of the piles drawn whole by the last render */
-  function openPile(id, open) {
-    if (open) st.open.add(id); else st.open.delete(id);
-    render();
-    const back = document.querySelector(`#pile-${CSS.escape(id)} .pile-toggle`);
-    if (back) back.focus({preventScroll: true});
-  }
-  /* a pile that looks right, as one line: its name, its cards, its points; tapping it opens the pile whole */
-  function foldedPile(p, kindClass) {
-    const points = pilePoints(p, st.reading.score);
-    return h("section", {class: `panel pile ${kindClass} folded`, id: `pile-${p.id}`, "aria-label": `${p.team}: ${p.label}`},
-      h("button", {type: "button", class: "pile-toggle pile-line", "aria-expanded": "false", "data-open-pile": p.id,
-                   "aria-label": `${p.label}: ${p.cards.map(c => cardName(c.code)).join(", ")}${points ? `; ${points}` : ""}. Open it to correct it`,
-                   onclick: () => openPile(p.id, true)},
-        h("span", {class: "pile-name"}, p.label),
-        h("span", {class: "pile-cards"}, p.cards.flatMap((c, k) => [k ? " " : null, h("span", {class: isRed(c.code) ? "red" : ""}, cardShort(c.code))])),
-        h("span", {class: "pile-points"}, points)));
-  }
-
-  function pilePanel(p, noted) {
-    const bookClass = p.kind === "meld" && p.label.includes("book") ? "book" : p.kind;
-    const look = needsLook(p, noted);
-    if (!look && !st.allOpen && !st.open.has(p.id)) return foldedPile(p, bookClass);
-    shownWhole.add(p.id);
-    const kindSel = h("select", {"aria-label": `kind of ${p.label}`, onchange: (ev) => change({op: "set_kind", pile: p.id, kind: ev.target.value})},
-      KINDS.map(([v, l]) => h("option", {value: v}, l)));
-    kindSel.value = p.kind;
-    return h("section", {class: `panel pile ${bookClass}`, id: `pile-${p.id}`, "aria-label": `${p.team}: ${p.label}`},
-      h("h3", {}, look || st.allOpen ? h("span", {}, p.label)
-        : h("button", {type: "button", class: "pile-toggle", "aria-expanded": "true", "aria-label": `${p.label}: fold it to one line`,
-                       onclick: () => openPile(p.id, false)}, p.label),
-        h("span", {class: "muted"}, p.kind === "squared_book" ? "top card seen" :
-        `${p.cards.length} card${p.cards.length === 1 ? "" : "s"}`)),
-      h("p", {class: "verdict"}, cardsInText(p.verdict)),
-      p.problems.map(pr => h("p", {class: "problem"}, cardsInText(pr))),
-      p.notes.map(n => h("p", {class: "muted"}, "? " + cardsInText(n))),
-      h("div", {class: "chips"}, p.cards.map(c => h("button", {type: "button",
-        class: "chip" + (isRed(c.code) ? " red" : "") + (c.confidence < 0.5 ? " low" : "") + (c.boxes.length ? "" : " typed"),
-        "data-card": c.id, "aria-label": `${cardName(c.code)}: correct it`, onclick: () => editCard(p, c)}, cardShort(c.code)))),
-      h("div", {class: "row"}, kindSel,
-        h("button", {type: "button", onclick: () => addCard(p)}, "+ card"),
-        p.cards.length > 1 ? h("button", {type: "button", onclick: () => splitPile(p)}, "Split") : null,
-        h("button", {type: "button", onclick: () => joinPile(p)}, "Join"),
-        p.kind === "squared_book" ? h("button", {type: "button", onclick: () => bookPile(p)}, "Book…") : null,
-        h("button", {type: "button", class: "danger", onclick: () => change({op: "remove_pile", pile: p.id})}, "Remove")));
-  }
-
   function render() {
     const r = st.reading;
     scoreBox.replaceChildren(...g.teams.map(t => h("div", {class: "total", "data-team": t},
@@ -371,21 +279,7 @@ export async function checkView(gid, rid, roundNo) {
     const notes = glance.numberedNotes(r, allPiles());  /* numbered as their pins on the photo */
     notesBox.replaceChildren(glance.notesPanel(notes, other, openNote));
     photosBox.replaceChildren(...r.images.map((_, k) => photoFor(k, notes)));
-    const byTeam = {};
-    for (const p of allPiles()) (byTeam[p.team] = byTeam[p.team] || []).push(p);
-    const noted = new Set(notes.flatMap(nt => nt.piles.map(p => p.id)));
-    const n = allPiles().length, fine = allPiles().filter(p => !needsLook(p, noted)).length;
-    shownWhole = new Set();
-    pilesBox.replaceChildren(
-      fine ? h("div", {class: "row piles-summary", id: "piles-summary"},  /* the piles that look right, folded or not */
-        h("p", {class: "muted grow"}, st.allOpen ? `All ${n} piles shown whole.`
-          : `${fine} of ${n} piles look right: one line each, tap one to open it.`),
-        h("button", {type: "button", id: "open-all-piles", "aria-pressed": String(st.allOpen),
-                     onclick: () => { st.allOpen = !st.allOpen; st.open.clear(); render(); }}, st.allOpen ? "Fold them" : "Open all")) : null,
-      ...g.teams.map(t => h("div", {},
-        h("h2", {class: "team-head"}, t),
-        (byTeam[t] || []).slice().sort((a, b) => KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind)).map(p => pilePanel(p, noted)),
-        h("button", {type: "button", onclick: () => addPile(t)}, `+ a pile of ${t} the camera missed`))));
+    piles.draw(notes);
     undo.disabled = st.corrections.length === (stored ? stored.corrections.length : 0);
   }
 
@@ -444,7 +338,7 @@ export async function checkView(gid, rid, roundNo) {
     heading,
     h("p", {class: "muted"}, "Tap a card on the photo or below to change it, move it or delete it."),
     draftBox, notice.box, scoreBox,
-    h("div", {class: "check-layout"}, h("div", {class: "photos-col"}, photosBox, notesBox), h("div", {}, pilesBox)),
+    h("div", {class: "check-layout"}, h("div", {class: "photos-col"}, photosBox, notesBox), h("div", {}, piles.box)),
     h("label", {for: "check-went-out"}, "Who went out?"), wentOut,
     h("p", {}, h("a", {class: "button", href: `#/game/${gid}`, onclick: async (ev) => {
       ev.preventDefault();
@@ -453,7 +347,7 @@ export async function checkView(gid, rid, roundNo) {
       dropDraft();
       location.hash = `#/game/${gid}`;
     }}, "Leave without saving")),
-    h("div", {class: "sticky-actions"}, notice.why, movedBox, save, undo));
+    h("div", {class: "sticky-actions"}, notice.why, piles.movedBox, save, undo));
   /* a new photo is checked against the game at once (the same photo saved before, Back after saving it): told
      before anyone corrects it */
   const already = roundNo ? null : await api("GET", `/v1/games/${gid}/saved/${rid}`).catch(() => null);

@@ -1,0 +1,137 @@
+/* A check view's pile list: each team's piles, a pile that needs a look drawn whole (its cards to tap, its kind,
+ * + card, Split, Join, Book…, Remove), any other folded to one line (its name, cards and points) until opened; the
+ * summary line over them with "Open all"; and the note over Save saying what the last move moved. */
+import {KINDS, KIND_ORDER, cardName, cardShort, cardsInText, isRed} from "/static/cards.js";
+import {fmt, h} from "/static/ui.js";
+
+/* A pile's worth, short: for a complete book its cards' points and its bonus (the score's book at the pile, `score`
+ * the reading's): "570 pts", "380 to 450 pts" while a squared book's wilds are uncounted; any other pile's points
+ * as its verdict gives them: "30 pts", "-35 pts", red threes' "+100 pts" (each times their number); "not scored"
+ * for loose cards; "" when the verdict gives none. */
+function pilePoints(p, score) {
+  const team = score.teams[p.team];
+  const book = team && team.books.find(b => b.where === p.where);
+  if (book && book.bonus !== null && book.bonus !== undefined) {
+    const [lo, hi] = [book.points_min + book.bonus, book.points_max + book.bonus];
+    return `${fmt(lo)}${hi === lo ? "" : ` to ${fmt(hi)}`} pts`;
+  }
+  const each = /([+-]\d[\d,]*) each/.exec(p.verdict);
+  if (p.kind === "red_threes" && each) {
+    const v = p.cards.length * Number(each[1].replace(/,/g, ""));
+    return `${v > 0 ? "+" : ""}${v.toLocaleString("en-US")} pts`;
+  }
+  const m = /(-?\d[\d,]*(?: to -?\d[\d,]*)?) points/.exec(p.verdict);
+  return m ? `${m[1]} pts` : p.kind === "loose" ? "not scored" : "";
+}
+
+/* A pile that needs a look: a problem the rules see in it (an illegal meld, a squared book's wilds uncounted), a
+   note of the camera's, a card it is unsure of, one of the cards a numbered note is about (`noted`: those
+   piles' ids), or cards the camera read as left in a hand (their points count against the team, and a fan of
+   mixed ranks is read so: typed-in cards left, ids "t…", are the family's own). Any other pile shows as one line
+   (folded) until opened. */
+function needsLook(p, noted) {
+  return p.problems.length > 0 || p.notes.length > 0 || p.cards.some(c => c.confidence < 0.5) || noted.has(p.id)
+    || (p.kind === "left" && !String(p.id).startsWith("t"));
+}
+
+/* The pile `pileId` flashed on the page and its cards' boxes on the photo; scrolled to unless `stay`. */
+export function flash(pileId, stay) {
+  const el = document.getElementById(`pile-${pileId}`);
+  if (el) { el.classList.remove("flash"); void el.offsetWidth; el.classList.add("flash"); if (!stay) el.scrollIntoView({block: "center"}); }
+  for (const r of document.querySelectorAll(`rect[data-card^="${pileId}."]`)) {
+    r.classList.add("flash"); setTimeout(() => r.classList.remove("flash"), 1600);
+  }
+}
+
+/* The pile list of the check view `view`: {game (the game: its teams), st (the view's state: reading, open (the
+ * ids of the piles opened whole though they need no look), allOpen (every pile opened whole)), undo (its Undo
+ * button), allPiles() (the reading's piles), render() (the view drawn again), change(...ops) (corrections made),
+ * editCard(pile, card), addCard(pile), splitPile(pile), joinPile(pile), bookPile(pile), addPile(team) (the sheets
+ * that correct them)}.
+ * Returns {box, movedBox (the list's element and the move note's), draw(notes) (the list drawn for st.reading,
+ * `notes` its numbered notes as glance.numberedNotes gives them), showsWhole(id) (whether the last draw drew the
+ * pile `id` whole), showMoved(moved) (the move note: below)}. */
+export function pileList(view) {
+  const {game: g, st, undo, allPiles, change, editCard} = view;
+  const pilesBox = h("div", {id: "piles"});
+  const movedBox = h("p", {class: "status", id: "moved-note", role: "status"});  /* what the last move moved */
+  let shownWhole = new Set();  /* the ids of the piles drawn whole by the last draw */
+
+  function openPile(id, open) {
+    if (open) st.open.add(id); else st.open.delete(id);
+    view.render();
+    const back = document.querySelector(`#pile-${CSS.escape(id)} .pile-toggle`);
+    if (back) back.focus({preventScroll: true});
+  }
+  /* a pile that looks right, as one line: its name, its cards, its points; tapping it opens the pile whole */
+  function foldedPile(p, kindClass) {
+    const points = pilePoints(p, st.reading.score);
+    return h("section", {class: `panel pile ${kindClass} folded`, id: `pile-${p.id}`, "aria-label": `${p.team}: ${p.label}`},
+      h("button", {type: "button", class: "pile-toggle pile-line", "aria-expanded": "false", "data-open-pile": p.id,
+                   "aria-label": `${p.label}: ${p.cards.map(c => cardName(c.code)).join(", ")}${points ? `; ${points}` : ""}. Open it to correct it`,
+                   onclick: () => openPile(p.id, true)},
+        h("span", {class: "pile-name"}, p.label),
+        h("span", {class: "pile-cards"}, p.cards.flatMap((c, k) => [k ? " " : null, h("span", {class: isRed(c.code) ? "red" : ""}, cardShort(c.code))])),
+        h("span", {class: "pile-points"}, points)));
+  }
+
+  function pilePanel(p, noted) {
+    const bookClass = p.kind === "meld" && p.label.includes("book") ? "book" : p.kind;
+    const look = needsLook(p, noted);
+    if (!look && !st.allOpen && !st.open.has(p.id)) return foldedPile(p, bookClass);
+    shownWhole.add(p.id);
+    const kindSel = h("select", {"aria-label": `kind of ${p.label}`, onchange: (ev) => change({op: "set_kind", pile: p.id, kind: ev.target.value})},
+      KINDS.map(([v, l]) => h("option", {value: v}, l)));
+    kindSel.value = p.kind;
+    return h("section", {class: `panel pile ${bookClass}`, id: `pile-${p.id}`, "aria-label": `${p.team}: ${p.label}`},
+      h("h3", {}, look || st.allOpen ? h("span", {}, p.label)
+        : h("button", {type: "button", class: "pile-toggle", "aria-expanded": "true", "aria-label": `${p.label}: fold it to one line`,
+                       onclick: () => openPile(p.id, false)}, p.label),
+        h("span", {class: "muted"}, p.kind === "squared_book" ? "top card seen" :
+        `${p.cards.length} card${p.cards.length === 1 ? "" : "s"}`)),
+      h("p", {class: "verdict"}, cardsInText(p.verdict)),
+      p.problems.map(pr => h("p", {class: "problem"}, cardsInText(pr))),
+      p.notes.map(n => h("p", {class: "muted"}, "? " + cardsInText(n))),
+      h("div", {class: "chips"}, p.cards.map(c => h("button", {type: "button",
+        class: "chip" + (isRed(c.code) ? " red" : "") + (c.confidence < 0.5 ? " low" : "") + (c.boxes.length ? "" : " typed"),
+        "data-card": c.id, "aria-label": `${cardName(c.code)}: correct it`, onclick: () => editCard(p, c)}, cardShort(c.code)))),
+      h("div", {class: "row"}, kindSel,
+        h("button", {type: "button", onclick: () => view.addCard(p)}, "+ card"),
+        p.cards.length > 1 ? h("button", {type: "button", onclick: () => view.splitPile(p)}, "Split") : null,
+        h("button", {type: "button", onclick: () => view.joinPile(p)}, "Join"),
+        p.kind === "squared_book" ? h("button", {type: "button", onclick: () => view.bookPile(p)}, "Book…") : null,
+        h("button", {type: "button", class: "danger", onclick: () => change({op: "remove_pile", pile: p.id})}, "Remove")));
+  }
+
+  function draw(notes) {
+    const byTeam = {};
+    for (const p of allPiles()) (byTeam[p.team] = byTeam[p.team] || []).push(p);
+    const noted = new Set(notes.flatMap(nt => nt.piles.map(p => p.id)));
+    const n = allPiles().length, fine = allPiles().filter(p => !needsLook(p, noted)).length;
+    shownWhole = new Set();
+    pilesBox.replaceChildren(
+      fine ? h("div", {class: "row piles-summary", id: "piles-summary"},  /* the piles that look right, folded or not */
+        h("p", {class: "muted grow"}, st.allOpen ? `All ${n} piles shown whole.`
+          : `${fine} of ${n} piles look right: one line each, tap one to open it.`),
+        h("button", {type: "button", id: "open-all-piles", "aria-pressed": String(st.allOpen),
+                     onclick: () => { st.allOpen = !st.allOpen; st.open.clear(); view.render(); }}, st.allOpen ? "Fold them" : "Open all")) : null,
+      ...g.teams.map(t => h("div", {},
+        h("h2", {class: "team-head"}, t),
+        (byTeam[t] || []).slice().sort((a, b) => KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind)).map(p => pilePanel(p, noted)),
+        h("button", {type: "button", onclick: () => view.addPile(t)}, `+ a pile of ${t} the camera missed`))));
+  }
+
+  /* The line over Save saying what the last move did ("Us: moved 7♥ from meld Q♥ Q♠ to meld 8♦ 8♠ 2♣ 8♥ 7♥"),
+     with a button to the pile it went to; Undo names the move while it shows. `moved`: {card, from, to} (the card's
+     code, the pile it left as it is now or null when that is gone, the pile it joined), or null: nothing said. */
+  function showMoved(moved) {
+    undo.textContent = moved ? "Undo the move" : "Undo";
+    if (!moved) { movedBox.replaceChildren(); return; }
+    const cards = (p) => p.cards.map(c => cardShort(c.code)).join(" ");
+    movedBox.replaceChildren(`${moved.to.team}: moved ${cardShort(moved.card)} from ${moved.from ? `${moved.from.label} ${cards(moved.from)}` : "a pile now gone"}` +
+      ` to ${moved.to.label} ${cards(moved.to)}. `,
+      h("button", {type: "button", class: "ghost link", id: "show-moved", onclick: () => flash(moved.to.id)}, "Show it"));
+  }
+
+  return {box: pilesBox, movedBox, draw, showsWhole: (id) => shownWhole.has(id), showMoved};
+}

@@ -339,7 +339,7 @@ def cmd_deck_learn(args: argparse.Namespace) -> int:
         profile, path, replaced = learning.learn_from_files([Path(p) for p in args.examples], args.name,
                                                             _decks(args), reports.stage_bars(),
                                                             lambda note: _say(f"handfoot: {note}"),
-                                                            lambda count: print(count, flush=True))  # the report's start
+                                                            lambda count: print(count, flush=True))  # report's 1st line
     except HandFootError as exc:
         if not learning.no_profile_needed(exc):
             raise

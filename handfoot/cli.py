@@ -32,11 +32,7 @@ from .cli_parser import MAX_DEALS, build_parser
 
 EXIT_BAD_INPUT = 1
 #: where the command line sends a family teaching handfoot its deck
-TEACHING = 'docs/usage.md, "Teach it your deck"'
-#: added to "no cards found" when neither --deck nor --negative was given: a deck printed light on dark paper is
-#: read as its negative, a deck the stock models cannot read can be taught
-DECK_HINT = ("; cards printed light on dark (a black deck)? add --negative; a deck of its own design can be taught: "
-             + TEACHING)
+TEACHING = core.CLI_WAY.teach
 
 #: flags of `score` that only mean something for photos
 PHOTO_FLAGS = ("annotate", "split", "teams", "left", "hand", "went_out", "round", "conf", "model", "reader",
@@ -140,13 +136,8 @@ def _score_photos(args: argparse.Namespace) -> int:
                               negative=bool(args.negative))
     if args.deck:
         _say(f"handfoot: reading with the deck profile {args.deck}")
-    from vision.pipeline import NoCardsError  # the optional vision extra, there once the models loaded
-
-    try:
-        result = core.read_and_score_photos([Path(p) for p in args.inputs], req, models,
-                                           [(t, Path(p)) for t, p in hands])
-    except NoCardsError as exc:
-        raise NoCardsError(f"{exc}{'' if args.deck or args.negative else DECK_HINT}") from None
+    result = core.read_and_score_photos([Path(p) for p in args.inputs], req, models,
+                                        [(t, Path(p)) for t, p in hands], way=core.CLI_WAY)
     written: list[str] = []  # what was written, told after the report (on stderr beside --json's JSON)
     if args.save_layout:
         files.save_layout(args.save_layout, result.layout)
@@ -320,7 +311,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
                   f"{cards}")
     for dest in written:  # after the photos' lines, as score says it (on standard error beside --json's lines)
         (_say if args.json else print)(f"annotated: {dest}")
-    if empty and not args.deck and not args.negative:
+    if empty:
         _say(f"handfoot: {_no_cards_found(empty, len(paths) - failures, models, args)}")
     return EXIT_BAD_INPUT if failures else 0
 
@@ -328,9 +319,11 @@ def cmd_detect(args: argparse.Namespace) -> int:
 def _no_cards_found(empty: list[Path], read: int, models: core.Models, args: argparse.Namespace) -> str:
     """What ``detect`` says of the photos of ``empty`` where no card was found (of ``read`` photos read): whether
     their negatives show corner indices (a deck printed light on dark paper: detect them with ``--negative``), and
-    how a deck is taught."""
-    shown, looked = learning.negatives_shown(empty, models, args.conf, args.imgsz)
+    how a deck is taught (read with --deck or --negative: only how)."""
     none = f"{len(empty)} of {counted(read, 'photo')}: no card found"
+    if args.deck or args.negative:
+        return f"{none} (is each card's corner in view, in focus and lit?){core.no_cards_advice(core.CLI_WAY, models)}"
+    shown, looked = learning.negatives_shown(empty, models, args.conf, args.imgsz)
     if shown:
         some = f"{shown} of the {looked} read so" if looked > 1 else "it"
         return (f"{none}; read as {'negatives' if looked > 1 else 'a negative'} (light print on dark paper), {some} "
@@ -345,7 +338,8 @@ def cmd_deck_learn(args: argparse.Namespace) -> int:
     try:
         profile, path, replaced = learning.learn_from_files([Path(p) for p in args.examples], args.name,
                                                             _decks(args), reports.stage_bars(),
-                                                            lambda note: _say(f"handfoot: {note}"))
+                                                            lambda note: _say(f"handfoot: {note}"),
+                                                            lambda count: print(count, flush=True))  # report's 1st line
     except HandFootError as exc:
         if not learning.no_profile_needed(exc):
             raise

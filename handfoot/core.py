@@ -270,12 +270,13 @@ def decks_dir(data: Path | None = None) -> Path:
 class Models:
     """The camera pipeline's models, loaded once: the corner-index detector, the index reader (or None) and the
     stack checker (or None). ``conf`` is the reading floor asked for when they were loaded (each request gives
-    its own, ``PhotoRequest.conf``)."""
+    its own, ``PhotoRequest.conf``); ``deck`` the deck profile they read with (:func:`with_deck`), or None."""
 
     detector: Any
     reader: Any = None
     stacks: Any = None
     conf: float = DEFAULT_CONF
+    deck: str | None = None
 
     def describe(self) -> dict[str, str | None]:
         """Each model's file name, or None when it is not loaded."""
@@ -350,7 +351,7 @@ def with_deck(models: Models, deck: str, folder: Path | None = None) -> Models:
     if models.reader is None:
         raise HandFootError(f"deck {deck!r}: no index reader is loaded to read with it")
     detector, reader = profile.models(models.detector, models.reader)
-    return replace(models, detector=detector, reader=reader)
+    return replace(models, detector=detector, reader=reader, deck=deck)
 
 
 # -- photos: checks on the files ----------------------------------------------------------------------------------
@@ -376,10 +377,42 @@ def check_photo_file(path: Path, limits: Limits = DEFAULT_LIMITS, name: str | No
 
 
 # -- photos: reading and scoring --------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class WayForward:
+    """How a front end tells the way past a photo with no card found: ``teach`` is where it tells how a deck is
+    taught; ``negative`` how a photo is asked to be read as its negative there, or None where it cannot be."""
+
+    teach: str
+    negative: str | None = None
+
+
+#: the command line's way forward (its --negative; docs/usage.md's section on teaching)
+CLI_WAY = WayForward('docs/usage.md, "Teach it your deck"', "add --negative")
+#: the web service's: the phone page has no negative to ask for; a game teaches its deck on its page
+WEB_WAY = WayForward('the game\'s "Teach handfoot your deck"')
+
+
+def no_cards_advice(way: WayForward, models: Models) -> str:
+    """What follows the message of a photo with no card found (``"; ..."``, one line) read with ``models``: with
+    a deck profile, that it learns from more photos; read as negatives already, that the deck can be taught; else
+    the negative to try (where ``way`` has one) and the teaching."""
+    from vision.models.detector import NegativeDetector  # the optional vision extra (OpenCV, ONNX Runtime)
+
+    if models.deck:
+        return f"; the deck {models.deck} learns from more of its photos: {way.teach}"
+    if isinstance(models.detector, NegativeDetector):
+        return f"; this deck can be taught: {way.teach}"
+    if way.negative:
+        return (f"; cards printed light on dark (a black deck)? {way.negative}; a deck of its own design can be "
+                f"taught: {way.teach}")
+    return f"; a deck of its own design, or printed light on dark, can be taught: {way.teach}"
+
+
 def read_and_score_photos(photos: Sequence[Path], req: PhotoRequest, models: Models,
                           hands: Sequence[tuple[str, Path]] = (), limits: Limits = DEFAULT_LIMITS,
                           names: Sequence[str] | None = None, decks: Path | None = None,
-                          refused: Mapping[int, HandFootError] | None = None) -> PhotoScore:
+                          refused: Mapping[int, HandFootError] | None = None,
+                          way: WayForward | None = None) -> PhotoScore:
     """Read table photos (one per team, or one split photo) and photos of hands (team, path: every card a card
     left), and score the round. A photo in which cards are found is always scored: what breaks the rules is in
     the score's problems, every guess of the camera in ``notes``.
@@ -387,7 +420,8 @@ def read_and_score_photos(photos: Sequence[Path], req: PhotoRequest, models: Mod
     ``names`` gives the name each file is shown by (default its path), table photos then hands; ``req.deck`` a
     deck profile kept in the folder ``decks`` (default :func:`decks_dir`); ``refused``: the photos (by place,
     table photos then hands) the caller refused already (too large to keep), their error each: not read, told
-    with the others' (their path need not be a file).
+    with the others' (their path need not be a file); ``way``: the front end's way past a photo with no card found,
+    told after the last such photo's message (:func:`no_cards_advice`; None: nothing told).
 
     Raises:
         HandFootError: a bad request (:func:`check_photo_request`), a photo given twice, a file that is not an
@@ -447,6 +481,9 @@ def read_and_score_photos(photos: Sequence[Path], req: PhotoRequest, models: Mod
                                                       config=config)
         except ValueError as exc:  # ImageError, NoCardsError are HandFootErrors; read_photos' own checks are not
             errors[k] = named(exc)
+    empty = [k for k in sorted(errors) if isinstance(errors[k], pipeline.NoCardsError)]
+    if empty and way:  # once, after the last photo with no card found
+        errors[empty[-1]] = pipeline.NoCardsError(f"{errors[empty[-1]]}{no_cards_advice(way, models)}")
     if errors:
         raise PhotosError.of([errors[k] for k in sorted(errors)])
     return photo_score(readings, shown, req, rules)

@@ -15,8 +15,9 @@ from urllib.parse import quote
 
 import segno
 
-#: what a phone is told when no address of this server can be opened from it
-LOCAL_ONLY = ("handfoot listens on this computer only: start it with handfoot serve --host 0.0.0.0 for phones on "
+#: what a phone is told when no address of this server can be opened from it: two sentences, the last one's full
+#: stop left to the page
+LOCAL_ONLY = ("handfoot listens on this computer only. Start it with handfoot serve --host 0.0.0.0 for phones on "
               "your network")
 
 

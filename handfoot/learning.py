@@ -202,11 +202,13 @@ def _vision(module: str):
 
 def learn_from_files(paths: list[Path], name: str, decks_folder: Path,
                      progress: Callable[[str, int, int], Any] | None = None,
-                     say: Callable[[str], Any] | None = None) -> tuple[Any, Path, Any]:
+                     say: Callable[[str], Any] | None = None,
+                     given: Callable[[str], Any] | None = None) -> tuple[Any, Path, Any]:
     """Learn the deck profile ``name`` from examples files (JSON lines as ``handfoot detect --json`` prints them)
     with the stock reader, save it in ``decks_folder`` (:func:`learn_and_save`); ``say(note)`` is told what was
-    made of the examples (boxes clipped to their photo, photos with no box) before the learning starts. Returns the
-    profile (``vision.deck_profiles.DeckProfile``), its file and the profile of that name it replaced (None: none).
+    made of the examples (boxes clipped to their photo) and ``given(line)`` (default ``say``) the photos given and
+    those with no box, both before the learning starts. Returns the profile (``vision.deck_profiles.DeckProfile``),
+    its file and the profile of that name it replaced (None: none).
     Raises HandFootError: a bad name or examples file, too few examples (the message counts the photos given and
     those with no box), a profile refused."""
     decks = _vision("decks")
@@ -220,14 +222,14 @@ def learn_from_files(paths: list[Path], name: str, decks_folder: Path,
         if say:
             say(note)
     if empty:  # too few left is told with what was given; else said
-        given = f"{counted(len(examples) + len(empty), 'photo')} given, {len(empty)} of them with no card labelled"
+        count = f"{counted(len(examples) + len(empty), 'photo')} given, {len(empty)} of them with no card labelled"
         try:
             decks.check_folds(examples)
         except decks.ExamplesError as exc:
-            raise decks.ExamplesError(f'{given} (their "detections" are empty: {decks.NO_CARD_FOUND}); of the '
+            raise decks.ExamplesError(f'{count} (their "detections" are empty: {decks.NO_CARD_FOUND}); of the '
                                       f"others, {exc}") from None
-        if say:
-            say(f"{given}: they teach nothing")
+        if given or say:
+            (given or say)(f"{count}: they teach nothing")
     detector, reader = load_models()
     return learn_and_save(examples, reader, name, decks_folder, progress, detector)
 

@@ -281,7 +281,9 @@ def test_photo_errors_are_named_before_any_work(client, tmp_path):
     import numpy as np
 
     ok, blank = cv2.imencode(".png", np.full((240, 320, 3), 90, np.uint8))
-    assert "no cards found" in error_of(post_photo(client, [("blank.png", blank.tobytes(), "image/png")]), 422)
+    assert error_of(post_photo(client, [("blank.png", blank.tobytes(), "image/png")]), 422).endswith(
+        "no cards found (is the whole table in the photo, in focus and lit?); a deck of its own design, or printed "
+        "light on dark, can be taught: the game's \"Teach handfoot your deck\"")  # the page's way, not the CLI's
     assert not any((tmp_path / "photos").iterdir())  # nothing kept of a refused reading
 
 
@@ -297,6 +299,7 @@ def test_every_bad_photo_of_a_reading_is_named_at_once(client, tmp_path):
     body = post_photo(client, bad, teams="Us,Them").json()
     assert [e.split(":")[0] for e in body["errors"]] == ["notes.jpg", "blank.png (team Them)"], body
     assert "not an image file" in body["errors"][0] and "no cards found" in body["errors"][1]
+    assert body["errors"][1].endswith('can be taught: the game\'s "Teach handfoot your deck"')
     assert body["error"] == "; ".join(body["errors"])
     both = post_photo(client, [bad[0], ("other.jpg", b"not one either", "image/jpeg")], teams="Us,Them")
     assert [e.split(":")[0] for e in both.json()["errors"]] == ["notes.jpg", "other.jpg"]

@@ -220,9 +220,13 @@ def test_deck_learn_list_and_score_with_a_deck_on_the_command_line(photos, tmp_p
     monkeypatch.setattr(decks, "MIN_CHECK", 1)
     examples = tmp_path / "examples.jsonl"
     examples.write_text("".join(json.dumps({"image": str(p), "detections": d.to_list()}) + "\n" for p, d in photos))
+    cv2.imwrite(str(tmp_path / "none.png"), np.full((60, 80, 3), 90, np.uint8))  # a photo with no card labelled
+    with examples.open("a") as f:
+        f.write(json.dumps({"image": str(tmp_path / "none.png"), "detections": []}) + "\n")
     assert main(["deck", "learn", str(examples), "--name", "anglo"]) == 0
-    said = capsys.readouterr().out
-    assert "deck anglo: learned from all 4 photos" in said and "replaces" not in said
+    said = capsys.readouterr().out  # the photos given first, then what was learned from them
+    assert said.startswith("5 photos given, 1 of them with no card labelled: they teach nothing\n"
+                           "deck anglo: learned from all 4 photos") and "replaces" not in said
     assert "\ntested on 1 of the 4 photos (" in said
     assert "set aside while the other 3 taught a trial profile" in said
     assert main(["deck", "list"]) == 0 and capsys.readouterr().out.startswith("anglo")

@@ -68,7 +68,8 @@ def _read_photos(ledger: Ledger, reading_id: str, tables: list[UploadFile], hand
                           "sha256": digest})
         result = core.read_and_score_photos(paths[:len(tables)], req, models,
                                                    [(t, p) for (t, _), p in zip(hands, paths[len(tables):])],
-                                                   limits, names, core.decks_dir(ledger.path.parent), too_large)
+                                                   limits, names, core.decks_dir(ledger.path.parent), too_large,
+                                                   core.WEB_WAY)
         core.keep_reading(ledger, reading_id, result, files)
         return result
     except BaseException:

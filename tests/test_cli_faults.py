@@ -264,7 +264,7 @@ def asked(monkeypatch):
 
     seen = {}
 
-    def read(photos, req, models, hands=()):
+    def read(photos, req, models, hands=(), **_):
         seen.update(req=req, hands=list(hands))
         raise HandFootError("read no further")
     monkeypatch.setattr(core, "load_models", lambda *args, **kwargs: None)

@@ -234,6 +234,25 @@ def test_an_uncounted_squared_book_is_asked_about_and_named_when_the_game_ends(s
     assert " to " in text_of(d, "tr.round small")  # the running total is a range too, not its low end
 
 
+def test_a_squared_books_range_is_a_note_not_a_rule_problem(server, browser, tmp_path):
+    """A two-card meld and a squared book of aces typed by its top card: the page counts one rule problem (the meld),
+    as Save's question does, and says the book's range as a note under it."""
+    d, wait = browser, WebDriverWait(browser, 30)
+    typing_a_one_round_game(server, d)
+    wait.until(lambda d: d.find_elements(By.ID, "melds-1"))
+    typed(d, "melds", 1, "QH QS")
+    typed(d, "squared_books", 1, "AS")
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#typed-score .rule-note"))
+    assert text_of(d, "#typed-score .problem") == "1 rule problem: Them: Q♥ Q♠: a meld needs at least 3 cards, this has 2"
+    assert text_of(d, "#typed-score .rule-note") == ("Note: Them: squared dirty book of aces: its cards are worth 140 "
+                                                     "to 200 points until its wilds are counted")
+    d.execute_script("document.querySelector('#typed-score .rule-problems').scrollIntoView({block: 'center'})")
+    d.save_screenshot(str(shots_dir(tmp_path) / "typed-problem-and-note-390.png"))
+    d.find_element(By.ID, "save-typed").click()
+    wait.until(lambda d: d.execute_script("return document.getElementById('sheet').open"))
+    assert text_of(d, "#sheet-title") == "The rules see 1 problem"
+
+
 def test_a_shorter_game_is_made_on_the_page(server, browser):
     """House rules' lists and choices on the new-game page: the rounds (one opening minimum each) and what a complete
     book may grow by; a wrong number named beside its field."""
@@ -321,15 +340,16 @@ def test_a_long_team_name_is_told_not_cut(server, browser, tmp_path):
 
 
 def test_two_bad_photos_of_a_round_are_both_named_at_once(server, browser, tmp_path):
-    """A round from two photos, neither readable (one not an image, one without cards): both errors show at once,
-    each naming its file, with the way to type the round instead."""
+    """A round from two photos, neither readable (one not an image, one without cards, its file name a long word):
+    both errors show at once, each naming its file, the long name wrapped inside the phone's width, with the ways
+    past a photo with no cards: typing the round instead, or the game's panel that teaches the deck."""
     import cv2
     import numpy as np
 
     d, wait = browser, WebDriverWait(browser, 30)
     viewport(d, 390, 844)
     game = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
-    notes, blank = tmp_path / "notes.jpg", tmp_path / "blank.png"
+    notes, blank = tmp_path / "notes.jpg", tmp_path / "IMG_7702_JPG.rf.70cf117fb6a90667b5b55ca4d1e2f3a4b5c6d7e8.png"
     notes.write_bytes(b"hello there")
     cv2.imwrite(str(blank), np.full((480, 640, 3), 90, np.uint8))
     d.get(f"{server}/#/game/{game}/round")
@@ -340,11 +360,18 @@ def test_two_bad_photos_of_a_round_are_both_named_at_once(server, browser, tmp_p
     wait.until(lambda d: d.find_elements(By.ID, "photo-errors"))
     said = d.find_elements(By.CSS_SELECTOR, "#photo-errors li")
     assert text_of(d, "#photo-errors p") == "2 photos cannot be read:"
-    assert [li.text.split(":")[0] for li in said] == ["notes.jpg", "blank.png (team Them)"]
+    assert [li.text.split(":")[0] for li in said] == ["notes.jpg", f"{blank.name} (team Them)"]
     assert "not an image file" in said[0].text and "no cards found" in said[1].text
     assert d.find_element(By.LINK_TEXT, "type the cards instead")
+    assert d.execute_script("return document.documentElement.scrollWidth") == 390  # nothing wider than the phone
     d.save_screenshot(str(shots_dir(tmp_path) / "round-two-bad-photos-390.png"))
     assert all("status of 422" in e for e in console_errors(d))
+    # the deck taught: the game's panel for it, in view, though the game has no photo round yet
+    d.find_element(By.ID, "teach-deck").click()
+    wait.until(lambda d: d.find_elements(By.ID, "teach") and d.current_url.endswith(f"#/game/{game}/teach"))
+    wait.until(lambda d: d.execute_script("const r = document.getElementById('teach').getBoundingClientRect();"
+                                          "return r.top < innerHeight && r.bottom > 0"))
+    assert text_of(d, "#teach h2") == "Teach handfoot your deck"
 
 
 def test_too_many_cards_typed_names_the_box_and_the_limit(server, browser, tmp_path):
@@ -370,6 +397,28 @@ def test_too_many_cards_typed_names_the_box_and_the_limit(server, browser, tmp_p
     d.save_screenshot(str(shots_dir(tmp_path) / "typed-too-many-cards-390.png"))
     assert httpx.get(f"{server}/v1/games/{game}").json()["rounds"] == []
     assert all("status of 413" in e for e in console_errors(d))  # the refused requests only
+
+
+def test_a_team_named_twice_marks_both_names(server, browser, tmp_path):
+    """Two teams named alike, case aside (as the server compares them): Start marks both fields, says under the
+    second which team has the name, focuses it and makes no game; a name of its own takes the marks off."""
+    d, wait = browser, WebDriverWait(browser, 30)
+    viewport(d, 390, 844)
+    d.get(f"{server}/#/new")
+    wait.until(lambda d: d.find_elements(By.ID, "team-2"))
+    typed(d, "team", 1, "Smiths")
+    typed(d, "team", 2, "smiths")
+    d.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    wait.until(lambda d: d.find_elements(By.ID, "team-2-twice"))
+    assert text_of(d, "#team-2-twice") == "Team 1 is named Smiths already: give each team a name of its own."
+    assert [d.find_element(By.ID, f"team-{k}").get_attribute("aria-invalid") for k in (1, 2)] == ["true", "true"]
+    assert d.switch_to.active_element.get_attribute("id") == "team-2"
+    d.save_screenshot(str(shots_dir(tmp_path) / "new-game-team-named-twice-390.png"))
+    assert httpx.get(f"{server}/v1/games").json() == []
+    typed(d, "team", 2, "Joneses")
+    wait.until(lambda d: not d.find_elements(By.ID, "team-2-twice"))
+    assert [d.find_element(By.ID, f"team-{k}").get_attribute("aria-invalid") for k in (1, 2)] == [None, None]
+    assert console_errors(d) == []
 
 
 def test_the_team_buttons_say_why_they_cannot_be_used(server, browser, tmp_path):

@@ -1,7 +1,8 @@
 /* handfoot's page (an ES module, the router; each view a module): games, rounds from photos, checking and correcting
  * a reading in taps.
  * Plain JavaScript over the /v1 API (docs/api.md); no build step, nothing loaded from outside this server.
- * Views are hash routes: #/ (games), #/new[/ID] (one like game ID), #/game/ID, #/game/ID/round, #/game/ID/check/READING[/N],
+ * Views are hash routes: #/ (games), #/new[/ID] (one like game ID), #/game/ID (#/game/ID/teach: at its panel that
+ * teaches the deck), #/game/ID/round, #/game/ID/check/READING[/N],
  * #/game/ID/type[/N] (a round typed in),
  * #/live[/GAME] (a camera watching the table). */
 import {checkView} from "/static/check.js";
@@ -39,7 +40,7 @@ export async function route() {
   try {
     if (parts.length === 0) await homeView();
     else if (parts[0] === "new") await newGameView(parts[1] || null);
-    else if (parts[0] === "game" && parts.length === 2) await gameView(parts[1]);
+    else if (parts[0] === "game" && (parts.length === 2 || parts[2] === "teach")) await gameView(parts[1]);
     else if (parts[0] === "game" && parts[2] === "round") await roundView(parts[1]);
     else if (parts[0] === "game" && parts[2] === "type") await typedView(parts[1], parts[3] ? +parts[3] : null);
     else if (parts[0] === "game" && parts[2] === "check") await checkView(parts[1], parts[3], parts[4] ? +parts[4] : null);

@@ -47,15 +47,38 @@ function teamNameFits(input) {
   return false;
 }
 
+/* The team-name fields of `inputs` named as an earlier one, case aside (as the server compares them, "Kids" and
+ * "kids" one team): each marked with the one it repeats, and a line under it (id `<field id>-twice`) naming that
+ * one; the marks of an earlier check are taken off first. Returns the first field that repeats a name, or null. */
+function sameNames(inputs) {
+  for (const i of inputs) {
+    document.getElementById(`${i.id}-twice`)?.remove();
+    if (i.dataset.twice) { delete i.dataset.twice; if (!document.getElementById(`${i.id}-long`)) i.removeAttribute("aria-invalid"); }
+  }
+  let first = null;
+  inputs.forEach((i, k) => {
+    const name = i.value.trim().toLowerCase();
+    const earlier = inputs.slice(0, k).find(e => e.value.trim().toLowerCase() === name);
+    if (!name || !earlier) return;
+    for (const e of [earlier, i]) { e.dataset.twice = "1"; e.setAttribute("aria-invalid", "true"); }
+    i.after(h("p", {class: "error-box", role: "alert", id: `${i.id}-twice`},
+      `Team ${earlier.id.replace("team-", "")} is named ${earlier.value.trim()} already: give each team a name of its own.`));
+    first ||= i;
+  });
+  return first;
+}
+
 /* A new game (#/new), or one like a finished game (#/new/ID: its teams, players, rules, house rules and deck, each
  * changeable before Start). */
 export async function newGameView(fromId) {
   const [rules, from] = await Promise.all([api("GET", "/v1/rules"), fromId ? api("GET", `/v1/games/${fromId}`) : null]);
   const teams = h("div", {});
+  const teamInputs = () => [...teams.querySelectorAll("input[name=team]")];
   function addTeam(name, players) {
     const k = teams.children.length + 1;
     const input = h("input", {type: "text", id: `team-${k}`, name: "team", value: name, required: true, autocomplete: "off",
-                              "aria-describedby": `team-${k}-long`, oninput: (ev) => teamNameFits(ev.target)});
+                              "aria-describedby": `team-${k}-long team-${k}-twice`,
+                              oninput: (ev) => { teamNameFits(ev.target); if (ev.target.dataset.twice) sameNames(teamInputs()); }});
     const box = h("div", {class: "panel team"},
       h("label", {for: `team-${k}`}, `Team ${k} name `, h("span", {class: "muted limit"}, `(at most ${TEAM_NAME_MAX} characters)`)),
       input,
@@ -131,7 +154,11 @@ export async function newGameView(fromId) {
   const addButton = h("button", {type: "button", id: "add-team", "aria-describedby": "teams-note",
                                  onclick: () => { addTeam(`Team ${teams.children.length + 1}`); teamButtons(); }}, "Add a team");
   const removeButton = h("button", {type: "button", id: "remove-team", "aria-describedby": "teams-note",
-                                    onclick: () => { if (teams.children.length > 2) teams.lastChild.remove(); teamButtons(); }},
+                                    onclick: () => {
+                                      if (teams.children.length > 2) teams.lastChild.remove();
+                                      if (teams.querySelector("[data-twice]")) sameNames(teamInputs());
+                                      teamButtons();
+                                    }},
                          "Remove the last team");
   function teamButtons() {
     const n = teams.children.length;
@@ -153,6 +180,8 @@ export async function newGameView(fromId) {
     document.getElementById("house-error")?.remove();
     const tooLong = [...teams.querySelectorAll("input[name=team]")].find(i => !teamNameFits(i));
     if (tooLong) { tooLong.focus(); tooLong.scrollIntoView({block: "center"}); return; }
+    const twice = sameNames(teamInputs());
+    if (twice) { twice.focus(); twice.scrollIntoView({block: "center"}); return; }
     const names = [...teams.querySelectorAll("input[name=team]")].map(i => i.value.trim());
     const players = [...teams.querySelectorAll("input[name=players]")].map(i => i.value.split(",").map(x => x.trim()).filter(Boolean));
     const house_rules = {};
@@ -244,7 +273,9 @@ export function breakdownTable(score, teams) {
     for (const ln of ts.breakdown) {
       if (!ln.count && !ln.points_min && !ln.points_max) continue;
       const pts = ln.points !== null ? (ln.points > 0 ? "+" : "") + fmt(ln.points) : `${fmt(ln.points_min)} to ${fmt(ln.points_max)}`;
-      table.append(h("tr", {}, h("td", {}, ln.label), h("td", {class: "muted"}, ln.detail), h("td", {}, pts)));
+      /* a detail of two words ("1,500 each", "33 cards") kept on one line */
+      table.append(h("tr", {}, h("td", {}, ln.label), h("td", {class: "muted"}, ln.detail.replace(/^(\S+) (\S+)$/, "$1\u00a0$2")),
+                     h("td", {}, pts)));
     }
   }
   return table;
@@ -291,11 +322,13 @@ function gameNotice(heading, ...lines) {
   return h("section", {class: "panel notice", id: "game-notice", role: "alert"}, h("h2", {}, heading), lines.map(t => h("p", {}, t)));
 }
 
-/* The game view (#/game/ID): `latest`, the game as the server just answered it (else it is asked for); `notice`, a
+/* The game view (#/game/ID; #/game/ID/teach: its panel that teaches the deck shown and in view, even before a photo
+ * round): `latest`, the game as the server just answered it (else it is asked for); `notice`, a
  * section saying what just changed, shown at the top. */
 export async function gameView(gid, latest, notice) {
   const g = latest ? hfSync.note(latest) : await api("GET", `/v1/games/${gid}`);
   const here = location.hash;
+  const atTeach = here === `#/game/${gid}/teach`;  /* come to teach the deck: its panel shown, in view */
   /* a camera watching this game's table now (GET /v1/live): said, with the way to the live view */
   const live = await api("GET", "/v1/live").catch(() => null);
   const watched = live && live.game === gid && !["off", "stopped", "ended"].includes(live.status);
@@ -384,8 +417,9 @@ export async function gameView(gid, latest, notice) {
         try { await api("DELETE", `/v1/games/${gid}`); toast("Game deleted"); location.hash = "#/"; }
         catch (e) { toast(e.message, true); setBusy(ev.target, false); }
       }}, "Delete the game")),
-    g.teach || g.rounds.some(r => r.photo_reading) ? teachPanel(gid, g) : null);
+    g.teach || g.rounds.some(r => r.photo_reading) || atTeach ? teachPanel(gid, g) : null);
   if (notice) notice.scrollIntoView({block: "center"});  /* what changed is read first, wherever the page was scrolled */
+  else if (atTeach && !latest) document.getElementById("teach").scrollIntoView({block: "start"});  /* once, not on a redraw */
 }
 
 /* Undo round r of game g, asked first. A round in the middle: the question names each later round that moves up and

@@ -112,14 +112,18 @@ export function deckChoice(decks, chosen, id, legend) {
 }
 
 /* The rules' problems of a round (a score's `problems`), each with the piles of `piles` it is about named as
- * Check these names them (problemNamed): "1 rule problem: …", or "2 rule problems:" and a list; null when there
- * are none. */
+ * Check these names them (problemNamed): the illegal ones, those Save asks about, as "1 rule problem: …" or
+ * "2 rule problems:" and a list; the others (a score that waits on uncounted wilds, a doubt) each as a note
+ * under them ("Note: …"). null when there are none. */
 export function problemsLine(problems, piles = []) {
   if (!problems.length) return null;
-  const texts = problems.map(p => problemNamed(p, piles).text);
-  const head = `${problems.length} rule problem${problems.length === 1 ? "" : "s"}:`;
-  return texts.length === 1 ? h("p", {class: "problem"}, `${head} ${texts[0]}`)
-    : h("div", {class: "problem"}, h("p", {}, head), h("ul", {}, texts.map(t => h("li", {}, t))));
+  const texts = (illegal) => problems.filter(p => (p.severity === "illegal") === illegal).map(p => problemNamed(p, piles).text);
+  const rules = texts(true), notes = texts(false);
+  const head = `${rules.length} rule problem${rules.length === 1 ? "" : "s"}:`;
+  return h("div", {class: "rule-problems"},
+    rules.length === 1 ? h("p", {class: "problem"}, `${head} ${rules[0]}`)
+      : rules.length ? h("div", {class: "problem"}, h("p", {}, head), h("ul", {}, rules.map(t => h("li", {}, t)))) : null,
+    notes.map(t => h("p", {class: "muted rule-note"}, `Note: ${t}`)));
 }
 
 export function problemText(p) {

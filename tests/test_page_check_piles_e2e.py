@@ -194,6 +194,20 @@ def test_a_move_is_said_and_undone_whole(server, browser, tmp_path):
     d.find_element(By.ID, "undo-change").click()
     until(d, lambda d: _piles(d)["i0p1"]["chips"] == ["Q♥", "Q♠", "Q♣"] and len(_piles(d)) == 17)
     assert _draft_ops(d, game, rid) == []
+
+    # to a pile of the other team (a card the photos put on the wrong side): offered after the card's own team's
+    them = next(k for k, p in piles.items() if p["team"] == "Them" and p["kind"] == "meld")
+    d.find_element(By.CSS_SELECTOR, f"button[data-card='{queen['id']}']").click()
+    until(d, _sheet_open)
+    teams = [o.text.split(":")[0] for o in Select(d.find_element(By.ID, "move-to")).options[1:]
+             if not o.get_attribute("value").startswith("new:")]
+    assert "Them" in teams and teams == sorted(teams, key=lambda t: t != "Us")
+    Select(d.find_element(By.ID, "move-to")).select_by_value(them)
+    until(d, lambda d: (text_of(d, "#moved-note") or "").startswith("moved Q♥ from Us: meld Q♠ Q♣ to Them: "))
+    assert _piles(d)[them]["chips"][-1] == "Q♥" and _piles(d)["i0p1"]["chips"] == ["Q♠", "Q♣"]
+    d.save_screenshot(str(shots / "check_moved_across_teams_390.png"))
+    d.find_element(By.ID, "undo-change").click()
+    until(d, lambda d: _piles(d)["i0p1"]["chips"] == ["Q♥", "Q♠", "Q♣"])
     assert console_errors(d) == []
 
 

@@ -156,7 +156,9 @@ export async function checkView(gid, rid, roundNo) {
   function editCard(pile, card) {
     const move = h("select", {id: "move-to", "aria-label": "move the card to"},
       h("option", {value: ""}, "Move it to…"),
-      allPiles().filter(p => p.id !== pile.id && p.team === pile.team).map(p => h("option", {value: p.id}, pileText(p))),
+      /* its own team's piles first, then the other teams' (a card the photos put on the wrong side of the table) */
+      [...allPiles().filter(p => p.id !== pile.id && p.team === pile.team),
+       ...allPiles().filter(p => p.team !== pile.team)].map(p => h("option", {value: p.id}, pileText(p))),
       h("option", {value: "new:loose"}, `${pile.team}: a new pile of loose cards (not scored)`),
       h("option", {value: "new:left"}, `${pile.team}: a new pile of cards left in hand`));
     const problem = h("p", {class: "error-box", role: "alert", id: "move-problem", hidden: true});

@@ -128,8 +128,12 @@ export function pileList(view) {
     undo.textContent = moved ? "Undo the move" : "Undo";
     if (!moved) { movedBox.replaceChildren(); return; }
     const cards = (p) => p.cards.map(c => cardShort(c.code)).join(" ");
-    movedBox.replaceChildren(`${moved.to.team}: moved ${cardShort(moved.card)} from ${moved.from ? `${moved.from.label} ${cards(moved.from)}` : "a pile now gone"}` +
-      ` to ${moved.to.label} ${cards(moved.to)}. `,
+    /* a move to another team's pile names both teams: "moved Q♥ from Us: meld Q♠ Q♣ to Them: meld …" */
+    const across = moved.from && moved.from.team !== moved.to.team;
+    const team = (p) => across ? `${p.team}: ` : "";
+    movedBox.replaceChildren(`${across ? "" : `${moved.to.team}: `}moved ${cardShort(moved.card)} from ` +
+      `${moved.from ? `${team(moved.from)}${moved.from.label} ${cards(moved.from)}` : "a pile now gone"}` +
+      ` to ${team(moved.to)}${moved.to.label} ${cards(moved.to)}. `,
       h("button", {type: "button", class: "ghost link", id: "show-moved", onclick: () => flash(moved.to.id)}, "Show it"));
   }
 

@@ -74,10 +74,10 @@ def detect(image: np.ndarray, detector: CardDetector, reader: IndexReader | None
     once = ReadOnce(reader) if reader is not None else None  # the pyramid reads its sure boxes; not twice
     found = find_boxes(detector, image, sure, floor, agnostic=reader is not None, config=config, reader=once)
     if not negative and int((found.confidence >= sure).sum()) < config.reading.negative_below:  # light on dark?
-        other = find_boxes(detector, 255 - image, sure, floor, agnostic=reader is not None, config=config,
-                           reader=once)
+        flipped = 255 - image  # one array: the boxes its pyramid read are not read again below
+        other = find_boxes(detector, flipped, sure, floor, agnostic=reader is not None, config=config, reader=once)
         if int((other.confidence >= sure).sum()) >= config.reading.negative_shows:
-            found, image, negative = other, 255 - image, True
+            found, image, negative = other, flipped, True
     data = {"negative": np.full(len(found), negative)} if negative else {}
     if reader is None:
         return found.with_data(**data)

@@ -79,26 +79,26 @@ class ReadOnce:
     def probabilities(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Rank ``(n, 15)`` and suit ``(n, 4)`` probabilities of ``boxes`` ((n, 4) xyxy px) in the (H, W, 3) BGR
         ``image``, as :meth:`vision.models.reader.IndexReader.probabilities` gives them."""
+        boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
+        if not len(boxes):
+            return self.reader.probabilities(image, boxes)
         if image is not self._image:
             self._image, self._known = image, {}
-        boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
         keys = [b.tobytes() for b in boxes]
         new = [k for k, key in enumerate(keys) if key not in self._known]
         if new:
             rank_p, suit_p = self.reader.probabilities(image, boxes[new])
             for k, r, s in zip(new, rank_p, suit_p):
                 self._known[keys[k]] = (r, s)
-        if not len(boxes):
-            return self.reader.probabilities(image, boxes)
         return (np.stack([self._known[k][0] for k in keys]), np.stack([self._known[k][1] for k in keys]))
 
 
 def looks_like_indices(part: Detections, image: np.ndarray, reader, sure: float,
                        config: VisionConfig = DEFAULT) -> Detections:
     """A pass's boxes (xyxy photo pixels) without the sure ones (confidence ``sure`` or more) that the index reader
-    ``reader`` (:class:`vision.models.reader.IndexReader` or :class:`ReadOnce`, or None: every box kept) takes for "no index" with
-    probability :attr:`~vision.config.Pyramid.size_none_max` or more: what measures the pass's index size and its
-    card regions."""
+    ``reader`` (:class:`vision.models.reader.IndexReader` or :class:`ReadOnce`; None: every box kept) takes for
+    "no index" with probability :attr:`~vision.config.Pyramid.size_none_max` or more: what measures the pass's
+    index size and its card regions."""
     if reader is None or not len(part):
         return part
     idx = np.flatnonzero(part.confidence >= sure)

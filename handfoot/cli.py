@@ -27,7 +27,7 @@ from scorer.opening import best_opening, check_opening
 from scorer.rules import Rules
 from scorer.wording import counted
 
-from . import core, files, games, learning, live, picture as shown, reports, startup, watch, watching
+from . import core, files, games, learning, live, photo_request, picture as shown, reports, startup, watch, watching
 from .cli_parser import MAX_DEALS, build_parser
 
 EXIT_BAD_INPUT = 1
@@ -117,18 +117,18 @@ def _score_photos(args: argparse.Namespace) -> int:
     if args.conf is not None and not 0 < args.conf <= 1:
         raise HandFootError(f"--conf must be in (0, 1], got {args.conf}")
     try:
-        left = core.parse_left(args.left or ())
+        left = photo_request.parse_left(args.left or ())
     except HandFootError as exc:
         raise HandFootError(f"--left: {exc}") from None
-    req = core.PhotoRequest(rules=args.rules or "pagat", house_rules=tuple(_house_rules(args.set).items()),
+    req = photo_request.PhotoRequest(rules=args.rules or "pagat", house_rules=tuple(_house_rules(args.set).items()),
                            round=args.round, went_out=args.went_out, split=args.split,
-                           teams=core.parse_teams(args.teams),
+                           teams=photo_request.parse_teams(args.teams),
                            left=tuple((t, tuple(tuple(p) for p in packets)) for t, packets in left.items()),
-                           conf=core.DEFAULT_CONF if args.conf is None else args.conf)
+                           conf=photo_request.DEFAULT_CONF if args.conf is None else args.conf)
     hands = files.hand_photos(args.hand or ())
-    req, hand_teams = core.matched_team_names(req, len(args.inputs), [t for t, _ in hands])  # `us` for `Us`
+    req, hand_teams = photo_request.matched_team_names(req, len(args.inputs), [t for t, _ in hands])  # `us` for `Us`
     hands = [(team, photo) for team, (_, photo) in zip(hand_teams, hands)]
-    core.check_photo_request(req, len(args.inputs), hand_teams)  # before the slow work
+    photo_request.check_photo_request(req, len(args.inputs), hand_teams)  # before the slow work
     files.check_hand_photos(hands)  # a mistyped hand photo, before the slow detection of the table photos
     if args.annotate:
         files.check_annotate_target(args.annotate, len(args.inputs) + len(hands))

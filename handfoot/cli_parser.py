@@ -9,7 +9,7 @@ from pathlib import Path
 from scorer import PRESET_NAMES
 from vision.config import SPLITS
 
-from .core import DEFAULT_CONF
+from .photo_request import DEFAULT_CONF
 from .https import add_https_option  # the HTTPS of serve and watch --serve
 
 #: most deals `odds` simulates (about half a minute on two cores)

@@ -23,9 +23,10 @@ import numpy as np
 
 from scorer import HandFootError
 
-from . import core
+from . import core, photo_request
 from .camera import CameraStoppedError
-from .core import Models, PhotoRequest
+from .core import Models
+from .photo_request import PhotoRequest
 from .errors import ConflictError
 from .games import GameOut
 from .ledger import Ledger, new_id
@@ -82,7 +83,7 @@ class LiveSession:
         source: a camera index, a video file's path (played in real time), or a browser's camera
             (:class:`handfoot.camera.BrowserCamera`, its ``open`` as ``open_frames``).
         watcher: reads the table (:class:`handfoot.watch.Watcher`, from ``watch.table_reader``).
-        settings: what the round is (``handfoot.core.PhotoRequest``: rules, round, split, teams, deck), kept for
+        settings: what the round is (``handfoot.photo_request.PhotoRequest``: rules, round, split, teams, deck), kept for
             the end-of-round reading.
         game: the game the round goes to, or None (the page asks).
         record: write the annotated picture to this video file (``.mp4`` or ``.avi``).
@@ -344,7 +345,7 @@ def start(source: int | str, models: Models, req: PhotoRequest, game: str | None
           decks: Path | None = None, open_frames: Callable[[int | str], Iterator] = frames,
           wait_for_viewer: bool = False) -> LiveSession:
     """Start watching ``source`` with the loaded models (``handfoot.core.Models``) for the round ``req``
-    (``handfoot.core.PhotoRequest``: rules and house rules, round, split, teams, conf, deck kept in ``decks``);
+    (``handfoot.photo_request.PhotoRequest``: rules and house rules, round, split, teams, conf, deck kept in ``decks``);
     ``wait_for_viewer``: a video plays from when the live view first shows it.
 
     Raises:
@@ -397,7 +398,7 @@ def end_round(session: LiveSession, ledger: Ledger, game: GameOut | None = None)
         req = request_for_game(game, req.split, req.deck)
         photo = dataclasses.replace(photo, sides=[dataclasses.replace(s, team=renamed.get(s.team, s.team))
                                                   for s in photo.sides])
-    rules = core.check_photo_request(req, 1)
+    rules = photo_request.check_photo_request(req, 1)
     result = core.photo_score([photo], ["live table"], req, rules)
     reading_id = new_id()
     folder = ledger.reading_dir(reading_id)

@@ -12,9 +12,10 @@ import numpy as np
 
 from scorer import HandFootError
 
-from . import core, games, live
+from . import core, games, live, photo_request
 from . import picture as shown
-from .core import Models, PhotoRequest
+from .core import Models
+from .photo_request import PhotoRequest
 from .errors import NotFoundError
 from .ledger import Ledger
 from .watch import Event, Watcher
@@ -39,7 +40,7 @@ def watch_request(rules: str, round_no: int, split: str | None, teams: str | Non
     game (None with ``serve``, whose server opens it); a game's rules, round, teams and deck come from it.
     Raises HandFootError: no such game, or one that is over."""
     if not game:
-        return PhotoRequest(rules=rules, round=round_no, split=split, teams=core.parse_teams(teams), deck=deck), None
+        return PhotoRequest(rules=rules, round=round_no, split=split, teams=photo_request.parse_teams(teams), deck=deck), None
     path = Path(db) if db else core.data_dir() / "handfoot.db"
     if not path.exists():  # no ledger, no game: said without making one
         raise NotFoundError(f"no game {game!r}: there is no ledger at {path} yet (--db names another)")

@@ -58,12 +58,12 @@ def plan():
 def measure(video: Path, timeline: dict, watched: bool) -> dict:
     """One backend, in this process: the live session over ``video`` played in real time, its picture asked for
     every 50 ms when ``watched`` (the page open), else never (nobody looking: no picture is made)."""
-    from handfoot import core, live
+    from handfoot import core, live, photo_request
 
     models = core.load_models()
     stages = timeline["stages"]
     stills = list(zip(stages, stages[1:] + [timeline["end"]]))
-    session = live.start(str(video), models, core.PhotoRequest())
+    session = live.start(str(video), models, photo_request.PhotoRequest())
     t0 = time.monotonic()
     fps, events_at, cpu_marks = [], [], {}
     seen = 0

@@ -218,7 +218,7 @@ def test_a_ledger_given_as_a_folder_is_kept_in_it(tmp_path, capsys):
 def test_typed_cards_are_counted_without_their_team():
     """``A: KH ...`` (the page sends the team, a colon, then what was typed) counts the cards only: 1,001 typed
     cards are 1,001 (they were 1,002), 1,000 are allowed."""
-    from handfoot.core import parse_left
+    from handfoot.photo_request import parse_left
     from handfoot.errors import TooLargeError
 
     assert len(parse_left(["A: " + "KH " * 1000])["A"][0]) == 1000

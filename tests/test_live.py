@@ -160,7 +160,7 @@ def test_a_round_ended_for_another_game_takes_its_teams(tmp_path, stages, models
     import json
     from types import SimpleNamespace
 
-    from handfoot import core, games, live, watch
+    from handfoot import core, games, live, photo_request, watch
     from handfoot.ledger import Ledger
 
     read, score = watch.table_reader(models)
@@ -168,7 +168,7 @@ def test_a_round_ended_for_another_game_takes_its_teams(tmp_path, stages, models
     ledger = Ledger.open(tmp_path / "h.db")
     try:
         game = games.create_game(ledger, games.GameCreate(rules="pagat", teams=["Ann", "Bob"]))
-        session = SimpleNamespace(stable=lambda: seen, settings=core.PhotoRequest(), game=None)
+        session = SimpleNamespace(stable=lambda: seen, settings=photo_request.PhotoRequest(), game=None)
         reading = live.end_round(session, ledger, games.game_view(ledger, game.id))
         result = json.loads(ledger.reading(reading).result)
         assert result["score"]["teams"]["Ann"]["total"] == 100 and "A" not in result["score"]["teams"]

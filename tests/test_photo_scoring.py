@@ -210,11 +210,11 @@ def test_the_app_layout_is_the_pipeline_layout():
     """handfoot.readings builds the layout from the reading's piles (so corrections can rebuild it); on a real
     photo it must be the layout vision.types.TableReading builds from the same piles."""
     pytest.importorskip("onnxruntime")
-    from handfoot import core
+    from handfoot import core, photo_request
     from vision.pipeline import table_of
 
     root = Path(__file__).resolve().parents[1]
-    result = core.read_and_score_photos([root / "examples" / "table.jpg"], core.PhotoRequest(went_out="A", round=2),
+    result = core.read_and_score_photos([root / "examples" / "table.jpg"], photo_request.PhotoRequest(went_out="A", round=2),
                                        core.load_models())
     assert result._readings and result.images[0].piles
     assert result.layout == table_of(result._readings, "pagat", 2, "A").layout()
@@ -242,7 +242,7 @@ def test_a_photo_and_the_same_photo_at_more_pixels_give_the_same_layout(tmp_path
     decoded reduced, never whole."""
     pytest.importorskip("onnxruntime")
     cv2 = pytest.importorskip("cv2")
-    from handfoot import core
+    from handfoot import core, photo_request
     from vision.config import DEFAULT
     from vision.images import load_photo
 
@@ -256,7 +256,7 @@ def test_a_photo_and_the_same_photo_at_more_pixels_give_the_same_layout(tmp_path
         cv2.imwrite(str(path), cv2.resize(image, (w * factor, h * factor), interpolation=cv2.INTER_CUBIC),
                     [cv2.IMWRITE_JPEG_QUALITY, 92])
         assert max(load_photo(path).shape[:2]) == min(max(h, w) * factor, DEFAULT.pyramid.photo_side)
-        result = core.read_and_score_photos([path], core.PhotoRequest(went_out="A", round=2), models)
+        result = core.read_and_score_photos([path], photo_request.PhotoRequest(went_out="A", round=2), models)
         layouts.append(result.layout)
     assert layouts[0]["teams"]["A"]["melds"] and layouts[1] == layouts[0] and layouts[2] == layouts[0]
 

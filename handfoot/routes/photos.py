@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from scorer import HandFootError
 from scorer.errors import InvalidLayoutError
 
-from .. import core, games, readings
+from .. import core, games, photo_request, readings
 from ..corrections import Correction
 from ..errors import NotFoundError, PhotosError, TooLargeError
 from ..files import shown_photo
@@ -44,7 +44,7 @@ def _reading_out(reading_id: str, result: PhotoScore) -> PhotoReadingOut:
 
 
 def _read_photos(ledger: Ledger, reading_id: str, tables: list[UploadFile], hands: list[tuple[str, UploadFile]],
-                 req: core.PhotoRequest, models: core.Models, limits,
+                 req: photo_request.PhotoRequest, models: core.Models, limits,
                  too_large: dict[int, HandFootError]) -> PhotoScore:
     """Save the uploads under ``photos/<id>/`` (but those ``too_large``, by place: table photos, then hands), read
     and score them, write the annotated copies and store the reading; on any error nothing is kept (every photo's
@@ -95,7 +95,7 @@ async def read_photos(
         left: Annotated[list[str] | None, Form(description='cards still held, as TEAM:CARDS ("A:KH 7C 4S"), '
                                                            "one per hand or foot")] = None,
         house_rules: Annotated[str | None, Form(max_length=4000, description="JSON object of rule fields")] = None,
-        conf: Annotated[float, Form(gt=0, le=1)] = core.DEFAULT_CONF,
+        conf: Annotated[float, Form(gt=0, le=1)] = photo_request.DEFAULT_CONF,
         deck: Annotated[str | None, Form(max_length=40, pattern=DECK_NAME, description="read with this deck profile "
                                                                   "(GET /v1/decks)")] = None,
         idempotency_key: Annotated[str | None, IDEMPOTENCY_KEY] = None,
@@ -125,13 +125,13 @@ async def read_photos(
     house = parse_json(house_rules, limits, "house_rules") if house_rules else {}
     if not isinstance(house, dict):
         raise HandFootError("house_rules must be a JSON object of rule fields")
-    left_packets = core.parse_left(left or (), limits)
-    req = core.PhotoRequest(
+    left_packets = photo_request.parse_left(left or (), limits)
+    req = photo_request.PhotoRequest(
         rules=rules, house_rules=tuple(house.items()), round=round, went_out=went_out or None, split=split,
-        teams=core.parse_teams(teams),
+        teams=photo_request.parse_teams(teams),
         left=tuple((t, tuple(tuple(p) for p in ps)) for t, ps in left_packets.items()), conf=conf,
         deck=deck or None)
-    core.check_photo_request(req, len(photos), hand_names)  # before any photo work
+    photo_request.check_photo_request(req, len(photos), hand_names)  # before any photo work
     if req.deck:
         core.with_deck(models, req.deck, decks_dir(settings))  # an unknown deck: 404 before any work
     jobs.admit()

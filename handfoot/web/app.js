@@ -6,7 +6,8 @@
  * #/game/ID/type[/N] (a round typed in),
  * #/live[/GAME] (a camera watching the table). */
 import {checkView} from "/static/check.js";
-import {gameView, homeView, newGameView} from "/static/games.js";
+import {gameView, homeView} from "/static/games.js";
+import {newGameView} from "/static/newgame.js";
 import {liveView} from "/static/live.js";
 import {roundView} from "/static/round.js";
 import {typedView} from "/static/typed.js";

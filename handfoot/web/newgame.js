@@ -1,0 +1,240 @@
+/* A new game (#/new), or one like a finished game (#/new/ID): its teams (names checked as typed), players, rules,
+ * house rules and deck, then Start. */
+import {api} from "/static/api.js";
+import {fmtDate} from "/static/games.js";
+import {errorBox, fmt, h, setBusy, show} from "/static/ui.js";
+
+/* The longest team name, in characters (handfoot.games.TEAM_NAME_MAX: the server refuses a longer one). */
+export const TEAM_NAME_MAX = 40;
+/* The most teams a game has (handfoot.games.TEAMS_MAX: the server refuses more); a game has two at least. */
+export const TEAMS_MAX = 8;
+
+/* A team-name field checked against TEAM_NAME_MAX as it is typed or pasted (never cut): over it, the field is
+ * marked and a line under it (id `<field id>-long`) says how long the name is; returns whether it fits. */
+function teamNameFits(input) {
+  const n = [...input.value.trim()].length;  /* characters, as the server counts them */
+  const fits = n <= TEAM_NAME_MAX;
+  document.getElementById(`${input.id}-long`)?.remove();
+  if (fits) { input.removeAttribute("aria-invalid"); return true; }
+  input.setAttribute("aria-invalid", "true");
+  input.after(h("p", {class: "error-box", role: "alert", id: `${input.id}-long`},
+    `This name has ${n} characters: a team name has at most ${TEAM_NAME_MAX}. Shorten it.`));
+  return false;
+}
+
+/* The team-name fields of `inputs` named as an earlier one, case aside (as the server compares them, "Kids" and
+ * "kids" one team): each marked with the one it repeats, and a line under it (id `<field id>-twice`) naming that
+ * one; the marks of an earlier check are taken off first. Returns the first field that repeats a name, or null. */
+function sameNames(inputs) {
+  for (const i of inputs) {
+    document.getElementById(`${i.id}-twice`)?.remove();
+    if (i.dataset.twice) { delete i.dataset.twice; if (!document.getElementById(`${i.id}-long`)) i.removeAttribute("aria-invalid"); }
+  }
+  let first = null;
+  inputs.forEach((i, k) => {
+    const name = i.value.trim().toLowerCase();
+    const earlier = inputs.slice(0, k).find(e => e.value.trim().toLowerCase() === name);
+    if (!name || !earlier) return;
+    for (const e of [earlier, i]) { e.dataset.twice = "1"; e.setAttribute("aria-invalid", "true"); }
+    i.after(h("p", {class: "error-box", role: "alert", id: `${i.id}-twice`},
+      `Team ${earlier.id.replace("team-", "")} is named ${earlier.value.trim()} already: give each team a name of its own.`));
+    first ||= i;
+  });
+  return first;
+}
+
+/* A new game (#/new), or one like a finished game (#/new/ID: its teams, players, rules, house rules and deck, each
+ * changeable before Start). */
+export async function newGameView(fromId) {
+  const [rules, from] = await Promise.all([api("GET", "/v1/rules"), fromId ? api("GET", `/v1/games/${fromId}`) : null]);
+  const teams = h("div", {});
+  const teamInputs = () => [...teams.querySelectorAll("input[name=team]")];
+  function addTeam(name, players) {
+    const k = teams.children.length + 1;
+    const input = h("input", {type: "text", id: `team-${k}`, name: "team", value: name, required: true, autocomplete: "off",
+                              "aria-describedby": `team-${k}-long team-${k}-twice`,
+                              oninput: (ev) => { teamNameFits(ev.target); if (ev.target.dataset.twice) sameNames(teamInputs()); }});
+    const box = h("div", {class: "panel team"},
+      h("label", {for: `team-${k}`}, `Team ${k} name `, h("span", {class: "muted limit"}, `(at most ${TEAM_NAME_MAX} characters)`)),
+      input,
+      h("label", {for: `players-${k}`}, "Players (optional)"),
+      h("input", {type: "text", id: `players-${k}`, name: "players", placeholder: "Ann, Bob", maxlength: "200", autocomplete: "off",
+                  value: (players || []).join(", ")}));
+    teams.append(box);
+  }
+  if (from) for (const t of from.teams) addTeam(t, from.names[t]);
+  else { addTeam("Us"); addTeam("Them"); }
+  const select = h("select", {id: "rules", name: "rules", "aria-describedby": "rules-title"},
+    Object.values(rules).map(r => h("option", {value: r.name, selected: from && from.rules === r.name ? "" : null}, r.name)));
+  const title = h("p", {class: "muted", id: "rules-title"}, rules[select.value || "pagat"].title);
+  select.addEventListener("change", () => { title.textContent = rules[select.value].title; });
+  const house = h("div", {});
+  async function showHouse() {
+    const fields = await api("GET", `/v1/rules/${encodeURIComponent(select.value)}/fields`);
+    house.replaceChildren();
+    for (const f of fields.filter(f => f.type === "bool")) {
+      const id = `house-${f.field}`;
+      house.append(h("label", {class: "check", for: id},
+        h("input", {type: "checkbox", id, "data-field": f.field, "data-label": ruleLabel(f), "data-default": String(f.value), checked: f.value}),
+        h("span", {}, ruleLabel(f))));
+    }
+    /* the rounds (the opening minimum of each: as many rounds as numbers) and other lists of numbers, as text */
+    const lists = fields.filter(f => f.type === "list");
+    if (lists.length) house.append(h("h3", {}, "Rounds"), ...lists.map(f => {
+      const id = `house-${f.field}`, label = `${ruleLabel(f)} (numbers, a comma between)`, value = f.value.join(", ");
+      return h("div", {class: "house-number list"}, h("label", {for: id}, label),
+        h("input", {type: "text", id, inputmode: "numeric", autocomplete: "off", "data-field": f.field, "data-list": "1",
+                    "data-label": label, "data-default": value, value, "data-min": f.minimum ?? null, "data-max": f.maximum ?? null,
+                    placeholder: f.value.length ? null : "none"}));
+    }));
+    /* a choice (what may be added to a complete book): its values */
+    for (const f of fields.filter(f => f.choices)) {
+      const id = `house-${f.field}`;
+      house.append(h("div", {class: "house-number"}, h("label", {for: id}, ruleLabel(f)),
+        h("select", {id, "data-field": f.field, "data-default": f.value, "data-label": ruleLabel(f)},
+          f.choices.map(c => h("option", {value: c, selected: c === f.value ? "" : null}, c)))));
+    }
+    /* the numbers (a clean book's bonus, the book size, ...): each as the rules set it, changed where typed; the
+       points first, the deal last (it does not change a score) */
+    const numbers = fields.filter(f => f.type === "int");
+    const group = (f) => /_value$|_bonus$|^red_three_/.test(f.field) ? 0 :
+      /^(players|team_size|decks|jokers_per_deck|hand_size|foot_size|draw_count|pickup_|max_exact)/.test(f.field) ? 2 : 1;
+    ["Points", "Melds, books and going out", "The deal"].forEach((title, k) => {
+      const these = numbers.filter(f => group(f) === k);
+      if (!these.length) return;
+      house.append(h("h3", {}, title), ...these.map(f => {
+        const id = `house-${f.field}`;
+        let label = f.field.endsWith("_value") ? `Points for each ${ruleLabel(f).replace(/^./, c => c.toLowerCase())}` : ruleLabel(f);
+        if (f.optional) label = label.replace(/,? or None$/, " (empty: no limit)").replace(/\bNone\b/g, "empty");
+        const value = f.value === null ? "" : String(f.value);
+        return h("div", {class: "house-number"}, h("label", {for: id}, label),
+          h("input", {type: "number", id, step: "1", inputmode: "numeric", "data-field": f.field, "data-label": label,
+                      "data-default": value, "data-optional": f.optional ? "1" : null, value,
+                      "data-min": f.minimum ?? null, "data-max": f.maximum ?? null, placeholder: f.optional ? "empty" : null}));
+      }));
+    });
+  }
+  select.addEventListener("change", showHouse);
+  await showHouse();
+  if (from) {  /* the finished game's house rules, set in their fields */
+    for (const [field, value] of Object.entries(from.house_rules)) {
+      const input = house.querySelector(`[data-field="${field}"]`);
+      if (!input) continue;
+      if (input.type === "checkbox") input.checked = !!value;
+      else input.value = value === null ? "" : Array.isArray(value) ? value.join(", ") : String(value);
+    }
+  }
+  /* Add a team and Remove the last team: each disabled where it cannot be done, the line under them saying why */
+  const teamsNote = h("p", {class: "muted", id: "teams-note", hidden: true});
+  const addButton = h("button", {type: "button", id: "add-team", "aria-describedby": "teams-note",
+                                 onclick: () => { addTeam(`Team ${teams.children.length + 1}`); teamButtons(); }}, "Add a team");
+  const removeButton = h("button", {type: "button", id: "remove-team", "aria-describedby": "teams-note",
+                                    onclick: () => {
+                                      if (teams.children.length > 2) teams.lastChild.remove();
+                                      if (teams.querySelector("[data-twice]")) sameNames(teamInputs());
+                                      teamButtons();
+                                    }},
+                         "Remove the last team");
+  function teamButtons() {
+    const n = teams.children.length;
+    addButton.disabled = n >= TEAMS_MAX;
+    removeButton.disabled = n <= 2;
+    teamsNote.textContent = n <= 2 ? "A game needs two teams at least: no team to remove."
+                          : n >= TEAMS_MAX ? `A game has ${TEAMS_MAX} teams at most: no team to add.` : "";
+    teamsNote.hidden = !teamsNote.textContent;
+  }
+  teamButtons();
+  const error = h("div", {});
+  const create = h("button", {type: "submit", class: "primary"}, "Start the game");
+  /* pressing Start again after a dropped answer makes one game, not two; and the next game of a finished one is one
+     game, whichever phone starts it first (the same key: the same form gets that game, another is told) */
+  let createKey = from ? `next-${from.id}` : hfSync.newKey();
+  const form = h("form", {onsubmit: async (ev) => {
+    ev.preventDefault(); error.replaceChildren();
+    for (const i of house.querySelectorAll("[aria-invalid]")) i.removeAttribute("aria-invalid");
+    document.getElementById("house-error")?.remove();
+    const tooLong = [...teams.querySelectorAll("input[name=team]")].find(i => !teamNameFits(i));
+    if (tooLong) { tooLong.focus(); tooLong.scrollIntoView({block: "center"}); return; }
+    const twice = sameNames(teamInputs());
+    if (twice) { twice.focus(); twice.scrollIntoView({block: "center"}); return; }
+    const names = [...teams.querySelectorAll("input[name=team]")].map(i => i.value.trim());
+    const players = [...teams.querySelectorAll("input[name=players]")].map(i => i.value.split(",").map(x => x.trim()).filter(Boolean));
+    const house_rules = {};
+    for (const c of house.querySelectorAll("input[type=checkbox]")) {
+      if (String(c.checked) !== c.dataset.default) house_rules[c.dataset.field] = c.checked;
+    }
+    for (const c of house.querySelectorAll("select[data-field]")) {
+      if (c.value !== c.dataset.default) house_rules[c.dataset.field] = c.value;
+    }
+    for (const n of house.querySelectorAll("input[data-list]")) {
+      const value = n.value.trim();
+      if (value.split(/[\s,]+/).filter(Boolean).join(", ") === n.dataset.default) continue;
+      const items = value.split(/[\s,]+/).filter(Boolean);
+      const {min, max} = n.dataset;
+      if (items.some(x => !/^\d+$/.test(x) || (min !== undefined && +x < +min) || (max !== undefined && +x > +max))) {
+        house.closest("details").open = true;
+        n.closest(".house-number").after(h("p", {class: "error-box", role: "alert", id: "house-error"},
+          `${n.dataset.label}: whole numbers` + (min !== undefined && max !== undefined ? ` from ${fmt(+min)} to ${fmt(+max)}` : "")));
+        n.setAttribute("aria-invalid", "true");
+        n.focus();
+        return;
+      }
+      house_rules[n.dataset.field] = items.map(Number);
+    }
+    for (const n of house.querySelectorAll("input[type=number]")) {
+      const value = n.value.trim();
+      if (value === n.dataset.default) continue;
+      if (value === "" && n.dataset.optional) { house_rules[n.dataset.field] = null; continue; }
+      const {min, max} = n.dataset;  /* the rule's bounds, checked here (the browser's bubble hid under the bar) */
+      const range = min !== undefined && max !== undefined ? ` from ${fmt(+min)} to ${fmt(+max)}` : "";
+      if (!/^-?\d+$/.test(value) || (min !== undefined && +value < +min) || (max !== undefined && +value > +max)) {
+        house.closest("details").open = true;
+        n.closest(".house-number").after(h("p", {class: "error-box", role: "alert", id: "house-error"},
+          `${n.dataset.label}: a whole number${range}${n.dataset.optional ? ", or empty" : ""}`));
+        n.setAttribute("aria-invalid", "true");
+        n.focus();
+        return;
+      }
+      house_rules[n.dataset.field] = Number(value);
+    }
+    const body = {rules: select.value, teams: names, names: {}, house_rules, teach: from ? from.teach : null};
+    names.forEach((n, k) => { if (players[k].length) body.names[n] = players[k]; });
+    setBusy(create, true);
+    try {
+      const game = await api("POST", "/v1/games", body, createKey);
+      if (from && from.deck) await api("PUT", `/v1/games/${game.id}/deck`, {deck: from.deck, teach: !!from.teach}).catch(() => {});
+      location.hash = `#/game/${game.id}`;
+    } catch (e) {
+      if (e.status) createKey = hfSync.newKey();
+      if (from && /Idempotency-Key was sent before/.test(e.message)) {  /* the other phone started it, set otherwise */
+        error.replaceChildren(errorBox(new Error("Another phone has already started the next game of these teams " +
+          "(All games lists it). Press Start the game again to make another one as well.")));
+        error.scrollIntoView({block: "center"});
+        setBusy(create, false);
+        return;
+      }
+      /* a house rule the server refused: its field is marked and focused, the message shown with its label */
+      const named = [...house.querySelectorAll("[data-field]")].find(i => new RegExp(`\\b${i.dataset.field}\\b`).test(e.message));
+      if (named) {
+        house.closest("details").open = true;
+        named.setAttribute("aria-invalid", "true");
+        (named.closest(".house-number") || named.closest("label")).after(h("p", {class: "error-box", role: "alert", id: "house-error"},
+          `${named.dataset.label}: ${e.message.replace(/^house_rules\.\w+: /, "")}`));
+        named.focus();
+        named.scrollIntoView({block: "center"});
+      } else { error.replaceChildren(errorBox(e)); error.scrollIntoView({block: "center"}); }
+    }
+    setBusy(create, false);
+  }},
+    teams,
+    h("div", {class: "row"}, addButton, removeButton), teamsNote,
+    h("label", {for: "rules"}, "Rules"), select, title,
+    h("details", {class: "panel"}, h("summary", {}, "House rules (optional)"), house), error, h("div", {class: "sticky-actions"}, create));
+  show(h("h1", {}, "New game"), from ? h("p", {class: "muted"}, `As the game of ${fmtDate(from.created)}: change anything, then Start.`) : null, form);
+}
+
+export function ruleLabel(f) {
+  /* a rule field's description as a switch label: its first sentence, without the sources in brackets */
+  const text = f.description.replace(/\s*\([^)]*\)/g, "").split(/\.\s/)[0].replace(/\.$/, "");
+  return text || f.field;
+}

@@ -517,7 +517,7 @@ def test_a_team_name_is_at_most_its_limit_and_the_page_says_the_same(client):
     long = "The Grandparents " + "y" * 40
     words = error_of(client.post("/v1/games", json={"teams": [long, "B"]}), 422)
     assert words.startswith("teams: team name 'The Grandparents yyy…' has 57 characters: at most 40"), words
-    page = (ROOT / "handfoot" / "web" / "games.js").read_text()
+    page = (ROOT / "handfoot" / "web" / "newgame.js").read_text()
     assert f"export const TEAM_NAME_MAX = {TEAM_NAME_MAX};" in page
     assert f"export const TEAMS_MAX = {TEAMS_MAX};" in page
     assert 'maxlength: "40", required' not in page  # the field never cuts a pasted name

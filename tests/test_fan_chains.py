@@ -99,6 +99,18 @@ def test_a_row_of_boxes_much_smaller_than_the_read_indices_is_no_fan():
     assert len(unread_fans(grain, np.full(4, 0.6), unsure_probs(SIXES[:4]), np.full(4, -1))) == 4
 
 
+def test_a_row_of_boxes_much_larger_than_the_read_indices_is_no_fan():
+    # a wooden table's stripes boxed as 120 px indices beside a photo's read 28 px ones
+    small = np.array([[x, 600.0, x + 28, 628.0] for x in (100.0, 140.0, 180.0)])
+    stripes = np.array([[x, y, x + 120, y + 120] for x, y in ((300.0, 100.0), (420.0, 60.0), (540.0, 20.0))])
+    xy = np.vstack([small, stripes])
+    read_rank = np.array([RANKS.index("7")] * 3 + [-1] * 3)
+    rank_p = np.vstack([unsure_probs([{"7": 0.9}] * 3), unsure_probs([{"JK": 0.5, "J": 0.1}] * 3)])
+    assert unread_fans(xy, np.full(6, 0.6), rank_p, read_rank) == {}
+    # the same row alone in a photo is a fan
+    assert len(unread_fans(stripes, np.full(3, 0.6), unsure_probs([{"JK": 0.5, "J": 0.1}] * 3), np.full(3, -1))) == 3
+
+
 def test_a_rank_with_its_meld_read_elsewhere_is_not_the_chains_rank():
     # the chain's own readings favour 9 a little over 6, but three nines are read in another fan of the photo
     lean_nine = unsure_probs([{"9": 0.4, "6": 0.35, "5": 0.25}] * 4)

@@ -161,6 +161,8 @@ class Completion:
     chain_beside: float = 1.2
     #: chain boxes measure at least this fraction of the median size of the photo's read indices
     chain_min_size_ratio: float = 0.5
+    #: ... and at most this multiple of it (a wooden table's stripes boxed as indices four times their size)
+    chain_max_size_ratio: float = 2.5
     #: a photo with more unread boxes than this is read without chains (a pattern, not fans)
     chain_max_candidates: int = 600
     #: a natural rank read this many times elsewhere in the photo is not a chain's rank

@@ -20,9 +20,10 @@ A box the reader gives a two or a joker more likely than *R* (and at least
 :attr:`~vision.config.Completion.chain_beside` index sizes, not where it continues) is left unread: that is a row
 of face pips beside a read fan (a court card's suit pips next to its index). Boxes under
 :attr:`~vision.config.Completion.chain_min_size_ratio` of the median size of the photo's read indices make no
-chain (rows of tiny boxes on wood grain beside a close-up's indices). A photo with more unread boxes than
-:attr:`~vision.config.Completion.chain_max_candidates` is read without chains: that is a pattern (a tablecloth's),
-not fans, and following every chain through it would take seconds.
+chain (rows of tiny boxes on wood grain beside a close-up's indices), nor do boxes over
+:attr:`~vision.config.Completion.chain_max_size_ratio` of it (a wooden table's stripes boxed large). A photo with
+more unread boxes than :attr:`~vision.config.Completion.chain_max_candidates` is read without chains: that is a
+pattern (a tablecloth's), not fans, and following every chain through it would take seconds.
 
 The reading is a guess and is shown as one: every box read here gets the reading floor as its confidence, so
 its pile is flagged as low confidence (``vision.piles``) and the user checks its rank. The fan's count is what
@@ -138,8 +139,9 @@ def unread_fans(xyxy: np.ndarray, det_conf: np.ndarray, rank_p: np.ndarray, read
     melded = set(np.flatnonzero(np.bincount(read_rank[read], minlength=len(RANKS)) >= completion.chain_melded)
                  .tolist())
     out: dict[int, int] = {}
-    if len(readers):  # much smaller than the photo's read indices: wood grain, a card back's pattern
-        cand = cand[sizes[cand] >= completion.chain_min_size_ratio * float(np.median(sizes[readers]))]
+    if len(readers):  # much smaller or larger than the photo's read indices: wood grain, a card back's pattern
+        ratio = sizes[cand] / float(np.median(sizes[readers]))
+        cand = cand[(ratio >= completion.chain_min_size_ratio) & (ratio <= completion.chain_max_size_ratio)]
     for chain in chains(xyxy, cand, config=config):
         ends: set[int] = set()  # read boxes where the chain continues
         for a, b in ((chain[-1], chain[-2]), (chain[0], chain[1])):

@@ -258,7 +258,9 @@ def main(argv: list[str] | None = None) -> int:
             alone[next(iter(scene)) if len(scene) == 1 else
                   "several failure kinds" if scene else "none of the kinds above"] += 1
     n = stats["tables"]
-    models = ["oracle (true boxes)"] if args.oracle else [args.model.name]
+    on = f"{detector.backend_name} {detector.precision}" if detector is not None else ""
+    on += ", stage 1 from --cache where cached" if args.cache else ""
+    models = ["oracle (true boxes)"] if args.oracle else [f"{args.model.name} ({on})" if on else args.model.name]
     models += [f"reader {Path(reader.model).name}"] if reader else []
     models += [f"stack checker {Path(stacks.model).name}" if stacks else "no stack checker"]
     figures = {

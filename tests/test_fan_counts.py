@@ -294,3 +294,11 @@ def test_a_top_jokers_mark_off_the_fans_line_is_taken_when_the_reader_is_sure_of
 
     assert [c.code for c in read_top_cards([meld], unread("JK", 0.95))[0].cards][-1] == "JK"
     assert len(read_top_cards([meld], unread("Q", 0.95))[0].cards) == 4  # a natural's index lies on the line
+
+
+def test_the_edges_note_counts_its_places_once_each():
+    from vision.photo_checks import _places
+
+    assert _places(["before the bottom card", "before the bottom card"]) == "two before the bottom card"
+    assert _places(["in a gap of two steps", "before the bottom card"]) == \
+        "one in a gap of two steps, one before the bottom card"

@@ -47,6 +47,7 @@ training designs; its figures are in ``models/README.md``.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import TYPE_CHECKING
 
 import cv2
@@ -158,8 +159,8 @@ def _bottom_first(pile: Pile, gray: np.ndarray, config: VisionConfig) -> dict | 
 
 def strip_count(gray: np.ndarray, pile: Pile, *, config: VisionConfig = DEFAULT,
                 found: dict | None = None) -> tuple[int, list[str]] | None:
-    """A meld's second count from its edges (module docstring): (cards the edges show, where they differ from the
-    indices' count, in words); None when the fan is too short or its edges too faint to count by. ``found``: its
+    """A meld's second count from its edges (module docstring): (cards the edges show, where each card they show
+    and the indices do not lies, in words: "in a gap of two steps", "before the bottom card"); None when the fan is too short or its edges too faint to count by. ``found``: its
     :func:`strip_edges` read from its bottom card, when already measured."""
     fg = config.fan_gaps
     found = _bottom_first(pile, gray, config) if found is None else found
@@ -172,7 +173,7 @@ def strip_count(gray: np.ndarray, pile: Pile, *, config: VisionConfig = DEFAULT,
         gap = pos[k + 1] - pos[k]
         if 1.7 * step <= gap <= 2.35 * step and edge(pos[k] + gap / 2) >= seen:
             count += 1
-            where.append("one in a gap of two steps")
+            where.append("in a gap of two steps")
     # before the bottom card: a strip of a card whose index is covered
     for k in range(1, fg.strip_before + 1):
         q = pos[0] - k * step
@@ -180,7 +181,7 @@ def strip_count(gray: np.ndarray, pile: Pile, *, config: VisionConfig = DEFAULT,
         if edge(q) < seen or abs(found["bright"](a, b)) > fg.strip_bright:
             break
         count += 1
-        where.append("one before the bottom card")
+        where.append("before the bottom card")
     return count, where
 
 
@@ -261,7 +262,7 @@ def check_strips(piles: list[Pile], image: np.ndarray | None, *, config: VisionC
         if got and got[0] != len(pile.cards):
             out.append(Pile(pile.kind, pile.cards, pile.notes + (
                 f"{STRIP_NOTE} {counted(got[0], 'card')}, its indices {len(pile.cards)} "
-                f"({'; '.join(got[1])}): count its cards",)))
+                f"({_places(got[1])}): count its cards",)))
             continue
         if found is not None and colours is not None and end_covered(image, found, colours, config=config):
             out.append(Pile(pile.kind, pile.cards, pile.notes + (
@@ -269,6 +270,13 @@ def check_strips(piles: list[Pile], image: np.ndarray | None, *, config: VisionC
         else:
             out.append(pile)
     return out
+
+
+def _places(where: list[str]) -> str:
+    """Where a fan's edges show cards its indices do not, one entry a card, in words: "one in a gap of two steps,
+    two before the bottom card"."""
+    words = {1: "one", 2: "two", 3: "three"}
+    return ", ".join(f"{words.get(n, n)} {place}" for place, n in Counter(where).items())
 
 
 #: how the note of a fan whose edges show more cards than its indices begins

@@ -22,21 +22,26 @@ router = APIRouter(prefix="/v1")
 
 
 class Health(BaseModel):
-    """The service is up; which models are loaded (file names, None when not) and the photo jobs."""
+    """The service is up; which models are loaded (file names, None when not), the photo jobs, and the largest
+    photo it takes (``photo_bytes``: file bytes; ``photo_pixels``: width x height pixels), which the page shrinks a
+    larger photo to fit before sending it."""
 
     status: Literal["ok"]
     version: str
     models: dict[str, str | None]
     photo_reading: bool
     jobs: dict[str, int]
+    photo_bytes: int
+    photo_pixels: int
 
 
 @router.get("/health", response_model=Health, responses={401: ERRORS[401]})
-def health(request: Request, jobs=Depends(get_jobs)) -> Health:
+def health(request: Request, jobs=Depends(get_jobs), settings=Depends(get_settings)) -> Health:
     models = request.app.state.models
     described = models.describe() if models is not None else {"detector": None, "reader": None, "stacks": None}
     return Health(status="ok", version=request.app.version, models=described, photo_reading=models is not None,
-                  jobs={"running": jobs.active, "at_once": jobs.running, "waiting": jobs.admitted - jobs.active})
+                  jobs={"running": jobs.active, "at_once": jobs.running, "waiting": jobs.admitted - jobs.active},
+                  photo_bytes=settings.limits.file_bytes, photo_pixels=settings.limits.pixels)
 
 
 @router.get("/rules", responses={401: ERRORS[401]})

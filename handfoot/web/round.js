@@ -41,18 +41,25 @@ export async function roundView(gid) {
     input.focus({preventScroll: true});
   }
 
-  function upload() {
+  async function upload() {
     for (const input of form.querySelectorAll("input[aria-invalid]")) input.removeAttribute("aria-invalid");
     const data = new FormData();
-    const photoTeams = [], handTeams = [];
+    const photoTeams = [], handTeams = [], shrunk = [];
+    setBusy(go, true);  /* a second tap while large photos are made smaller sends nothing twice */
+    const limits = await api("GET", "/v1/health").catch(() => null);
+    const add = async (field, f) => {
+      const sent = await fitted(f, limits);
+      if (sent !== f) shrunk.push(`${f.name} (${(f.size / 1e6).toFixed(1)} MB)`);
+      data.append(field, sent, sent.name);
+    };
     for (const sec of form.querySelectorAll("fieldset[data-team]")) {
       const team = sec.dataset.team;
-      for (const f of sec.querySelector("input[name=table]").files) { data.append("photos", f, f.name); photoTeams.push(team); }
-      for (const f of sec.querySelector("input[name=hands]").files) { data.append("hands", f, f.name); handTeams.push(team); }
+      for (const f of sec.querySelector("input[name=table]").files) { await add("photos", f); photoTeams.push(team); }
+      for (const f of sec.querySelector("input[name=hands]").files) { await add("hands", f); handTeams.push(team); }
       const typed = sec.querySelector("input[name=left]").value.trim();
       if (typed) data.append("left", `${team}:${typed}`);
     }
-    if (!photoTeams.length) { status.replaceChildren(errorBox(new Error("Add at least one photo of the table."))); return; }
+    if (!photoTeams.length) { setBusy(go, false); status.replaceChildren(errorBox(new Error("Add at least one photo of the table."))); return; }
     data.append("teams", photoTeams.join(","));
     if (handTeams.length) data.append("hand_teams", handTeams.join(","));
     data.append("rules", g.rules);
@@ -61,9 +68,9 @@ export async function roundView(gid) {
     if (wentOut.value) data.append("went_out", wentOut.value);
     if (deck && deck.value) data.append("deck", deck.value);
     if (deck && deck.value !== (g.deck || "")) api("PUT", `/v1/games/${gid}/deck`, {deck: deck.value || null}).catch(() => {});
-    const bar = h("div", {}); const label = h("p", {}, "Sending the photos…");
+    const bar = h("div", {});
+    const label = h("p", {}, shrunk.length ? `Sending the photos (${shrunk.join(", ")} made smaller to send)…` : "Sending the photos…");
     status.replaceChildren(label, h("div", {class: "progress", role: "progressbar", "aria-label": "upload"}, bar));
-    setBusy(go, true);
     const xhr = new XMLHttpRequest();
     xhr.open("POST", "/v1/photos");
     xhr.setRequestHeader("Idempotency-Key", key);
@@ -99,3 +106,25 @@ export async function roundView(gid) {
   }
 }
 
+
+/* The longest side a photo too large for the server is shrunk to: the camera reads at most 2560 px of it. */
+const FIT_SIDE = 4096;
+
+/* `file` as sent: itself, or, when its file is larger than the server takes (`limits`: /v1/health's photo_bytes),
+ * a JPEG of it at most FIT_SIDE px long that fits; itself again when the browser cannot decode it or the JPEG does
+ * not fit (the server then names it too large). */
+async function fitted(file, limits) {
+  if (!limits || file.size <= limits.photo_bytes || !window.createImageBitmap) return file;
+  let img = null;
+  try {
+    img = await createImageBitmap(file);
+    const scale = Math.min(1, FIT_SIDE / Math.max(img.width, img.height));
+    const canvas = document.createElement("canvas");
+    canvas.width = Math.round(img.width * scale); canvas.height = Math.round(img.height * scale);
+    canvas.getContext("2d").drawImage(img, 0, 0, canvas.width, canvas.height);
+    const blob = await new Promise(done => canvas.toBlob(done, "image/jpeg", 0.9));
+    return blob && blob.size <= limits.photo_bytes
+      ? new File([blob], file.name.replace(/\.[^.]*$/, "") + ".jpg", {type: "image/jpeg"}) : file;
+  } catch (e) { return file; }
+  finally { if (img && img.close) img.close(); }
+}

@@ -437,10 +437,11 @@ def test_a_round_watched_live_then_checked_and_saved(watching, browser, tmp_path
 
 
 def test_a_table_watched_without_a_game_is_named_after_its_open_game(tmp_path, anglo_deck, browser):
-    """``handfoot watch --serve`` without ``--game``: the camera's team is A while no game is open; once one is
-    (Smiths vs Joneses), the live view names it Smiths throughout (the heading, the totals, every event), as End of
-    round scores it, and End of round offers that game first; with two games open, the one in the view's address
-    names it, and none without one."""
+    """``handfoot watch --serve`` without ``--game``: the camera's team is A while no game is open (End of round
+    says to start one); once one is (Smiths vs Joneses), the live view names it Smiths throughout (the heading, the
+    totals, every event), as End of round scores it, and End of round opens the round in that game's check view
+    without asking; with two games open, the one in the view's address names it and takes the round, and without
+    one End of round asks which game."""
     import httpx
 
     d = browser
@@ -455,6 +456,9 @@ def test_a_table_watched_without_a_game_is_named_after_its_open_game(tmp_path, a
         assert text_of(d, "#live-title") == "Live table" and text_of(d, "[data-total='A']") == "710"
         assert all(e.split(" ", 1)[1].startswith("team A: ") for e in d.execute_script(events))
         assert not text_of(d, "#live-about")  # no game, none named: nothing to say
+        d.find_element(By.ID, "end-round").click()  # no game to take the round: the page says to start one
+        wait.until(lambda d: "Start a game first" in (text_of(d, "#toast") or ""))
+        assert not d.execute_script("return document.getElementById('sheet').open") and d.current_url.endswith("/#/live")
 
         game = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Smiths", "Joneses"]}).json()["id"]
         d.refresh()
@@ -470,22 +474,32 @@ def test_a_table_watched_without_a_game_is_named_after_its_open_game(tmp_path, a
         d.execute_script("window.scrollTo(0, 0)")
         d.save_screenshot(str(shots / "page_live_no_game_named_390.png"))
 
-        # End of round offers that game first, with the same names
+        # End of round opens the round in that game's check view, with the same names: nothing to ask
         d.find_element(By.ID, "end-round").click()
-        wait.until(lambda d: d.execute_script("return document.getElementById('sheet').open"))
-        assert d.execute_script("return document.getElementById('end-game').value") == game
-        assert text_of(d, "#end-game-teams") == "the camera's team A is scored as Smiths."
-        d.save_screenshot(str(shots / "page_live_no_game_end_390.png"))
-        d.find_element(By.ID, "end-game-ok").click()
-        wait.until(lambda d: "/check/" in d.current_url)
+        wait.until(lambda d: f"/#/game/{game}/check/" in d.current_url)
         wait.until(lambda d: text_of(d, "[data-round-total='Smiths']") == "710")
+        assert not d.execute_script("return document.getElementById('sheet').open")
+        d.save_screenshot(str(shots / "page_live_no_game_end_390.png"))
 
-        # two games open: the view's address names the game; /live alone cannot, so the camera's names stay
+        # two games open: the view's address names the game, which takes the round; /live alone cannot, so the
+        # camera's names stay and End of round asks which game
         other = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Ann", "Bob"]}).json()["id"]
         d.get(f"{url}/#/live/{other}")
         wait.until(lambda d: text_of(d, "#live-title") == "Live: Ann vs Bob, round 1")
         wait.until(lambda d: text_of(d, "[data-total='Ann']") == "710")
+        d.find_element(By.ID, "end-round").click()
+        wait.until(lambda d: f"/#/game/{other}/check/" in d.current_url)
+        wait.until(lambda d: text_of(d, "[data-round-total='Ann']") == "710")
         d.get(f"{url}/#/live")
         wait.until(lambda d: text_of(d, "#live-title") == "Live table")
         wait.until(lambda d: text_of(d, "[data-total='A']") == "710")
-    assert console_errors(d) == []
+        d.find_element(By.ID, "end-round").click()
+        wait.until(lambda d: d.execute_script("return document.getElementById('sheet').open"))
+        assert text_of(d, "#sheet-title") == "Which game is this round for?"
+        offered = d.execute_script("return [...document.querySelectorAll('#end-game option')].map(o => o.value)")
+        assert sorted(offered) == sorted([game, other])
+        d.save_screenshot(str(shots / "page_live_no_game_ask_390.png"))
+        d.find_element(By.ID, "end-game-ok").click()
+        chosen = offered[0]
+        wait.until(lambda d: f"/#/game/{chosen}/check/" in d.current_url)
+        assert console_errors(d) == []  # while the server answers: the check view follows its game

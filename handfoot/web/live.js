@@ -128,7 +128,10 @@ export async function liveView(gid) {
 
   async function endRound() {
     const st = await api("GET", "/v1/live");
-    let target = st.game;
+    /* the game watched, else the open game this table belongs to (openGameFor, asked now: a game may have been
+       started or ended since the view opened); asked only when there is none (no game open, or several and none
+       named) */
+    let target = st.game || ((await openGameFor(gid)) || {}).id;
     if (!target) {
       const open = (await api("GET", "/v1/games")).filter(g => !g.over);
       if (!open.length) { toast("Start a game first (All games, New game): the round goes to a game.", true); return; }

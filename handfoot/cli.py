@@ -29,6 +29,7 @@ from scorer.wording import counted
 
 from . import core, files, games, learning, live, photo_request, picture as shown, reports, startup, watch, watching
 from .cli_parser import MAX_DEALS, build_parser
+from .errors import ConflictError
 
 EXIT_BAD_INPUT = 1
 #: where the command line sends a family teaching handfoot its deck
@@ -335,6 +336,10 @@ def _no_cards_found(empty: list[Path], read: int, models: core.Models, args: arg
 
 
 def cmd_deck_learn(args: argparse.Namespace) -> int:
+    before = learning.saved_deck(args.name, _decks(args))  # a name in use, told before the examples are read
+    if before is not None and not args.replace:
+        raise ConflictError(f"a deck profile {args.name} exists already, learned from {reports.deck_figures(before)}; "
+                            "add --replace to replace it, or choose another --name")
     try:
         profile, path, replaced = learning.learn_from_files([Path(p) for p in args.examples], args.name,
                                                             _decks(args), reports.stage_bars(),

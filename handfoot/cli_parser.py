@@ -225,10 +225,14 @@ def build_parser() -> Parser:
                                      "others, and a profile that reads those worse than the stock reader is not "
                                      "kept; the profile kept learns from every photo. A box reaching a little "
                                      "past its photo's edge (a quarter of its size at most) is clipped to it, and "
-                                     "said so; one further out is refused. Learning again under a deck's name "
-                                     "replaces its profile, and says so.")
+                                     "said so; one further out is refused. A name already in use is refused before "
+                                     "any work, naming the profile kept under it; with --replace the new profile "
+                                     "replaces it once kept, and says what the one before read.")
     dp.add_argument("examples", nargs="+", help="examples files (.jsonl: JSON lines, one JSON object per line)")
     dp.add_argument("--name", required=True, help="the deck's name (letters, digits, - and _)")
+    dp.add_argument("--replace", action="store_true",
+                    help="replace the profile already learned under --name (without it, a name in use is refused "
+                         "before any learning; a new profile refused for reading worse leaves the old one as it was)")
     dp.set_defaults(func="deck_learn")
     dp = deck.add_parser("list", help="the deck profiles learned on this computer")
     dp.set_defaults(func="deck_list")

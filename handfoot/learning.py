@@ -248,7 +248,7 @@ def learn_and_save(examples: list, reader: Any, name: str, decks_folder: Path,
             profile is needed; the errors of ``vision.decks.learn``.
     """
     decks = _vision("decks")
-    before = _vision("deck_profiles").saved_profile(name, decks_folder)
+    before = saved_deck(name, decks_folder)
     try:
         profile = decks.learn(examples, reader, name, progress=progress, detector=detector)
     except decks.ProfileRefusedError as exc:  # AlreadyReadError too: kept as it is, told the deck stays
@@ -256,6 +256,12 @@ def learn_and_save(examples: list, reader: Any, name: str, decks_folder: Path,
             exc.args = (f"{exc}; the deck {name} learned before stays as it was",)
         raise
     return profile, profile.save(decks_folder), before
+
+
+def saved_deck(name: str, decks_folder: Path) -> Any | None:
+    """The deck profile ``name`` kept in ``decks_folder`` (``vision.deck_profiles.DeckProfile``), or None when there
+    is none. Raises HandFootError: a name that is no deck's name; the vision extra missing."""
+    return _vision("deck_profiles").saved_profile(name, decks_folder)
 
 
 def no_profile_needed(exc: Exception) -> bool:

@@ -444,6 +444,35 @@ def test_deck_learn_clips_a_box_a_little_past_the_edge_and_says_so(tmp_path, cap
     assert read_examples([tmp_path / "edge.jsonl"])[0].boxes.tolist() == [[0, 100, 30, 140], [1570, 1180, 1600, 1200]]
 
 
+def test_deck_learn_under_a_name_in_use_needs_replace(tmp_path, capsys, two_photos, monkeypatch):
+    """A deck name already learned is refused in one line naming that profile and what it learned from, before the
+    examples are read (the learning itself is refused here), and kept as it was; --replace goes on to learn."""
+    pytest.importorskip("onnxruntime")
+    import vision.pipeline
+    from vision.deck_profiles import DeckProfile
+    from vision.models.reader import IndexReader
+
+    monkeypatch.setenv("HANDFOOT_DATA", str(tmp_path))
+    DeckProfile("ours", IndexReader().stock_heads(), 20, 261, {"indices": 65, "stock_right": 54, "profile_right": 60},
+                "2026-12-01T10:00:00+00:00").save(tmp_path / "decks")
+    kept = (tmp_path / "decks" / "ours.npz").read_bytes()
+    assert main(["deck", "learn", str(tmp_path / "missing.jsonl"), "--name", "ours"]) == 1
+    assert one_line(capsys) == ("handfoot: error: a deck profile ours exists already, learned from 20 photos, 261 "
+                                "indices, tested on 65 of them: 54 -> 60 read right (rank and colour), learned "
+                                "2026-12-01T10:00:00+00:00; add --replace to replace it, or choose another --name\n")
+    assert (tmp_path / "decks" / "ours.npz").read_bytes() == kept
+
+    def stop():
+        raise HandFootError("stopped before learning")
+    monkeypatch.setattr(vision.pipeline, "load_models", stop)
+    (tmp_path / "ours.jsonl").write_text(two_photos("t1.jpg") + "\n" + two_photos("t2.jpg") + "\n")
+    assert main(["deck", "learn", str(tmp_path / "ours.jsonl"), "--name", "ours", "--replace"]) == 1
+    assert one_line(capsys) == "handfoot: error: stopped before learning\n"  # it went on to learn
+    assert main(["deck", "learn", str(tmp_path / "ours.jsonl"), "--name", "theirs"]) == 1  # a new name needs none
+    assert one_line(capsys) == "handfoot: error: stopped before learning\n"
+    assert (tmp_path / "decks" / "ours.npz").read_bytes() == kept
+
+
 def test_no_cards_found_points_at_the_negative_and_teaching_the_deck(tmp_path, capsys):
     """A photo of a deck the stock models cannot read (here a blank one): score's line proposes --negative (a deck
     printed light on dark) and says where teaching a deck is told, with --negative only the teaching; detect's

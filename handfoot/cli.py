@@ -133,6 +133,8 @@ def _score_photos(args: argparse.Namespace) -> int:
     files.check_hand_photos(hands)  # a mistyped hand photo, before the slow detection of the table photos
     if args.annotate:
         files.check_annotate_target(args.annotate, len(args.inputs) + len(hands))
+    if args.save_layout:
+        files.check_layout_target(args.save_layout)
     models = core.load_models(args.model, args.reader, args.stacks, args.no_stacks, req.conf, deck=args.deck,
                               negative=bool(args.negative))
     if args.deck:

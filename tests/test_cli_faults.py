@@ -529,6 +529,21 @@ def test_annotate_into_a_missing_folder_is_refused_before_reading(tmp_path, caps
     assert not (tmp_path / "nowhere").exists()
 
 
+def test_save_layout_into_a_missing_folder_is_refused_before_reading(tmp_path, capsys, no_photo_work):
+    """--save-layout's folder is checked as --annotate's is: a missing one, a file in the way, a folder given."""
+    missing = tmp_path / "nowhere" / "deeper"
+    assert main(["score", str(PHOTO), "--save-layout", str(missing / "l.json")]) == 1
+    assert one_line(capsys) == f"handfoot: error: --save-layout {missing / 'l.json'}: no such folder {missing} " \
+                               "(make it first)\n"
+    (tmp_path / "notes.txt").write_text("a file")
+    assert main(["score", str(PHOTO), "--save-layout", str(tmp_path / "notes.txt" / "l.json")]) == 1
+    assert f"{tmp_path / 'notes.txt'} is a file, not a folder" in one_line(capsys)
+    assert main(["score", str(PHOTO), "--save-layout", str(tmp_path)]) == 1
+    assert f"--save-layout {tmp_path}: a folder; give the layout file's name, e.g. {tmp_path / 'layout.json'}" \
+        in one_line(capsys)
+    assert not (tmp_path / "nowhere").exists()
+
+
 def test_deck_learn_says_which_photos_taught_and_which_tested(tmp_path):
     """The report says the profile kept learned from every photo, which photos tested it first (set aside, or each
     left out in turn) and of how many indices each percentage is."""

@@ -390,7 +390,8 @@ def _teams_hint(args: argparse.Namespace, extra: list[str], argv: list[str]) -> 
     if not teams or not given or argv[given[-1] + 1:given[-1] + 3] != [teams, extra[0]]:
         return ""
     words = list(itertools.takewhile(lambda word: not word.startswith("-"), extra))
-    return f" (--teams takes the names in one word, commas between: --teams {','.join([teams, *words])})"
+    names = ",".join([teams, *words])
+    return f" (--teams takes the names separated by commas: --teams {names}; quote a name with spaces)"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -103,8 +103,12 @@ def build_parser() -> Parser:
     add_rules(sp, "the layout's own 'rules', else pagat")
     sp.add_argument("--round", type=int, help="round number (photos only; default 1)")
     sp.add_argument("--went-out", metavar="TEAM", help="the team that went out (photos only)")
-    sp.add_argument("--teams", metavar="A,B", help="team of each photo, in order, in one word with commas "
-                                                   "between, e.g. --teams Us,Them (default A, B, ...)")
+    sp.add_argument("--teams", metavar="A,B", help='team of each photo, in order: names separated by commas, e.g. '
+                                                   '--teams Us,Them (quote a name with spaces: --teams "Our side,'
+                                                   'Them"); a name given twice makes both photos that team\'s '
+                                                   "(--teams Us,Us,Them: two photos of Us's side); a name past the "
+                                                   "photos is a team with no table photo, scored from its cards "
+                                                   "left (default A, B, ...)")
     sp.add_argument("--split", choices=SPLITS,
                     help="one whole-table photo: horizontal = bottom half team A, top half B; "
                          "vertical = left half A, right half B")
@@ -191,7 +195,8 @@ def build_parser() -> Parser:
     sp.add_argument("--rules", default="pagat", help="rule preset (default pagat)")
     sp.add_argument("--round", type=int, default=1, help="round number (default 1)")
     sp.add_argument("--split", choices=SPLITS, help="the camera sees both teams' sides")
-    sp.add_argument("--teams", metavar="A,B", help="team names in one word with commas between, e.g. --teams Us,Them")
+    sp.add_argument("--teams", metavar="A,B", help='team names separated by commas, e.g. --teams Us,Them (quote a '
+                                                   'name with spaces: --teams "Our side,Them")')
     sp.add_argument("--deck", help="read with this deck's profile (handfoot deck list)")
     sp.add_argument("--json", action="store_true", help="one JSON object per event, one per line")
     sp.add_argument("--headless", action="store_true",

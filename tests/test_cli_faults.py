@@ -507,17 +507,22 @@ def test_teams_given_as_words_is_told_its_format(capsys):
         main(["score", str(PHOTO), "--teams", "A", "B"])
     assert exit_.value.code == 2
     err = one_line(capsys)
-    assert "unrecognized arguments: B (--teams takes the names in one word, commas between: --teams A,B)" \
-        in err
+    assert ("unrecognized arguments: B (--teams takes the names separated by commas: --teams A,B; quote a name with "
+            "spaces)") in err
     with pytest.raises(SystemExit):
         main(["score", str(PHOTO), "--teams", "A,B", "C"])
-    assert "commas between: --teams A,B,C)" in capsys.readouterr().err
+    assert "separated by commas: --teams A,B,C;" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["score", str(PHOTO), "--json", "extra", "--teams", "A,B"])
     assert "--teams takes" not in capsys.readouterr().err
     help_ = subprocess.run([sys.executable, "-m", "handfoot", "score", "--help"], capture_output=True, text=True,
                            cwd=ROOT).stdout
     assert "--teams A,B" in help_ and "Us,Them" in help_
+    start = help_.index("--teams A,B ")
+    said = " ".join(help_[start:help_.index("--split", start)].split())  # its help as one line, however wrapped
+    assert 'names separated by commas, e.g. --teams Us,Them (quote a name with spaces: --teams "Our side,Them")' in said
+    assert "a name given twice makes both photos that team's (--teams Us,Us,Them: two photos of Us's side)" in said
+    assert "one word" not in said
 
 
 def test_annotate_into_a_missing_folder_is_refused_before_reading(tmp_path, capsys, no_photo_work):

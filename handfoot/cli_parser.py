@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 
 from scorer import PRESET_NAMES
-from vision.config import SPLITS
+from vision.config import DEFAULT, SPLITS
 
 from .photo_request import DEFAULT_CONF
 from .https import add_https_option  # the HTTPS of serve and watch --serve
@@ -16,7 +16,8 @@ from .https import add_https_option  # the HTTPS of serve and watch --serve
 MAX_DEALS = 1_000_000
 #: the help of ``--negative`` (score, detect)
 NEGATIVE_HELP = ("my deck is printed light on dark (e.g. gold on black): read each photo's negative, as handfoot does "
-                 "by itself for a table photo that shows many cards only so")
+                 f"by itself only for a photo that shows almost no index as it is and {DEFAULT.reading.negative_shows} "
+                 "or more in its negative (a table of such cards, not a close-up)")
 
 
 def port_number(text: str) -> int:
@@ -172,8 +173,10 @@ def build_parser() -> Parser:
     sp.add_argument("images", nargs="+", help="photos, or folders of photos")
     sp.add_argument("--json", action="store_true", help="one JSON object per image, one per line")
     sp.add_argument("--imgsz", type=int, default=2560,
-                    help="largest detector pass, long side in pixels (at least 320; the passes are chosen from the "
-                         "indices' size, vision.config Pyramid)")
+                    help="the largest size the photo is searched at, its long side in pixels (at least 320; "
+                         "default 2560): it is searched first at 1280 (its own size when smaller), then enlarged up "
+                         "to this where its cards' corner indices look small, and at smaller sizes when they look "
+                         "large; lower, a far-away table is read faster but its small indices may be missed")
     sp.add_argument("--conf", type=float, default=DEFAULT_CONF, help="minimum confidence")
     sp.add_argument("--model", help="detector ONNX model (default: models/cards.onnx)")
     sp.add_argument("--reader", help="index reader ONNX model (default: models/reader.onnx when present)")

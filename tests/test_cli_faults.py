@@ -579,3 +579,31 @@ def test_deck_learn_says_which_photos_taught_and_which_tested(tmp_path):
     old = SimpleNamespace(name="x", photos=3, indices=40, negative=False, created="then", check={})
     assert deck_figures(old) == ("3 photos, 40 indices, tested: 0.0% -> 0.0% of the reader's views read right, "
                                  "learned then")
+
+
+def test_detect_help_says_imgsz_in_a_users_words(capsys):
+    with pytest.raises(SystemExit):
+        main(["detect", "--help"])
+    help_ = " ".join(capsys.readouterr().out.split())
+    assert "--imgsz IMGSZ the largest size the photo is searched at, its long side in pixels" in help_
+    assert "vision.config" not in help_ and "Pyramid" not in help_
+
+
+def test_usage_says_what_the_reader_and_the_negative_do():
+    """docs/usage.md's figures are the code's: the reader's views of each index and a profile's shifted copies, and
+    when a photo is read as its negative without being asked."""
+    pytest.importorskip("onnxruntime")
+    from vision.config import DEFAULT
+    from vision.decks import JITTER
+    from vision.models.crops import VIEWS
+    from vision.models.reader import JITTERS
+
+    usage = " ".join((ROOT / "docs" / "usage.md").read_text().split())
+    shifted = JITTERS[JITTER]
+    assert (f"the stock reader reads each index from {len(VIEWS)} crops turned slightly each way (the reader's "
+            f"{len(VIEWS)} views, which `deck learn`'s figures count)") in usage
+    assert (f"five places too (the index's box and four moved by {max(abs(v) for c in shifted for v in c[:2]):.0%} "
+            f"of its size), {len(shifted) * len(VIEWS)} crops in all").replace("%", " %") in usage
+    assert len(shifted) == 5
+    assert (f"only when a photo shows fewer than {DEFAULT.reading.negative_below} sure indices as it is and "
+            f"{DEFAULT.reading.negative_shows} or more in its negative") in usage

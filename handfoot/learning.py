@@ -239,8 +239,9 @@ def learn_and_save(examples: list, reader: Any, name: str, decks_folder: Path,
                    ) -> tuple[Any, Path, Any]:
     """Learn the deck profile ``name`` from ``examples`` (``vision.decks.learn`` with ``reader`` and ``detector``)
     and save it in ``decks_folder``, in place of the profile of that name kept there: learning again under a name
-    replaces its profile, as ``handfoot deck learn`` and ``POST /v1/decks/{name}/learn`` both tell. Returns the
-    profile, its file and the profile it replaced (None: there was none).
+    replaces its profile (``handfoot deck learn`` only with ``--replace``; the page asks first), as ``handfoot deck
+    learn`` and ``POST /v1/decks/{name}/learn`` both tell. Returns the profile, its file and the profile it replaced
+    (None: there was none).
 
     Raises:
         vision.decks.ProfileRefusedError: the profile reads its check photos worse than the stock reader (the one

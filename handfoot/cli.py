@@ -29,6 +29,7 @@ from scorer.wording import counted
 
 from . import core, files, games, learning, live, photo_request, picture as shown, reports, startup, watch, watching
 from .cli_parser import MAX_DEALS, build_parser
+from .errors import ConflictError
 
 EXIT_BAD_INPUT = 1
 #: where the command line sends a family teaching handfoot its deck
@@ -132,6 +133,8 @@ def _score_photos(args: argparse.Namespace) -> int:
     files.check_hand_photos(hands)  # a mistyped hand photo, before the slow detection of the table photos
     if args.annotate:
         files.check_annotate_target(args.annotate, len(args.inputs) + len(hands))
+    if args.save_layout:
+        files.check_layout_target(args.save_layout)
     models = core.load_models(args.model, args.reader, args.stacks, args.no_stacks, req.conf, deck=args.deck,
                               negative=bool(args.negative))
     if args.deck:
@@ -335,6 +338,10 @@ def _no_cards_found(empty: list[Path], read: int, models: core.Models, args: arg
 
 
 def cmd_deck_learn(args: argparse.Namespace) -> int:
+    before = learning.saved_deck(args.name, _decks(args))  # a name in use, told before the examples are read
+    if before is not None and not args.replace:
+        raise ConflictError(f"a deck profile {args.name} exists already, learned from {reports.deck_figures(before)}; "
+                            "add --replace to replace it, or choose another --name")
     try:
         profile, path, replaced = learning.learn_from_files([Path(p) for p in args.examples], args.name,
                                                             _decks(args), reports.stage_bars(),
@@ -383,7 +390,8 @@ def _teams_hint(args: argparse.Namespace, extra: list[str], argv: list[str]) -> 
     if not teams or not given or argv[given[-1] + 1:given[-1] + 3] != [teams, extra[0]]:
         return ""
     words = list(itertools.takewhile(lambda word: not word.startswith("-"), extra))
-    return f" (--teams takes the names in one word, commas between: --teams {','.join([teams, *words])})"
+    names = ",".join([teams, *words])
+    return f" (--teams takes the names separated by commas: --teams {names}; quote a name with spaces)"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

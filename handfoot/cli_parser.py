@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 
 from scorer import PRESET_NAMES
-from vision.config import SPLITS
+from vision.config import DEFAULT, SPLITS
 
 from .photo_request import DEFAULT_CONF
 from .https import add_https_option  # the HTTPS of serve and watch --serve
@@ -16,7 +16,8 @@ from .https import add_https_option  # the HTTPS of serve and watch --serve
 MAX_DEALS = 1_000_000
 #: the help of ``--negative`` (score, detect)
 NEGATIVE_HELP = ("my deck is printed light on dark (e.g. gold on black): read each photo's negative, as handfoot does "
-                 "by itself for a table photo that shows many cards only so")
+                 f"by itself only for a photo that shows almost no index as it is and {DEFAULT.reading.negative_shows} "
+                 "or more in its negative (a table of such cards, not a close-up)")
 
 
 def port_number(text: str) -> int:
@@ -103,8 +104,12 @@ def build_parser() -> Parser:
     add_rules(sp, "the layout's own 'rules', else pagat")
     sp.add_argument("--round", type=int, help="round number (photos only; default 1)")
     sp.add_argument("--went-out", metavar="TEAM", help="the team that went out (photos only)")
-    sp.add_argument("--teams", metavar="A,B", help="team of each photo, in order, in one word with commas "
-                                                   "between, e.g. --teams Us,Them (default A, B, ...)")
+    sp.add_argument("--teams", metavar="A,B", help='team of each photo, in order: names separated by commas, e.g. '
+                                                   '--teams Us,Them (quote a name with spaces: --teams "Our side,'
+                                                   'Them"); a name given twice makes both photos that team\'s '
+                                                   "(--teams Us,Us,Them: two photos of Us's side); a name past the "
+                                                   "photos is a team with no table photo, scored from its cards "
+                                                   "left (default A, B, ...)")
     sp.add_argument("--split", choices=SPLITS,
                     help="one whole-table photo: horizontal = bottom half team A, top half B; "
                          "vertical = left half A, right half B")
@@ -168,8 +173,10 @@ def build_parser() -> Parser:
     sp.add_argument("images", nargs="+", help="photos, or folders of photos")
     sp.add_argument("--json", action="store_true", help="one JSON object per image, one per line")
     sp.add_argument("--imgsz", type=int, default=2560,
-                    help="largest detector pass, long side in pixels (at least 320; the passes are chosen from the "
-                         "indices' size, vision.config Pyramid)")
+                    help="the largest size the photo is searched at, its long side in pixels (at least 320; "
+                         "default 2560): it is searched first at 1280 (its own size when smaller), then enlarged up "
+                         "to this where its cards' corner indices look small, and at smaller sizes when they look "
+                         "large; lower, a far-away table is read faster but its small indices may be missed")
     sp.add_argument("--conf", type=float, default=DEFAULT_CONF, help="minimum confidence")
     sp.add_argument("--model", help="detector ONNX model (default: models/cards.onnx)")
     sp.add_argument("--reader", help="index reader ONNX model (default: models/reader.onnx when present)")
@@ -191,7 +198,8 @@ def build_parser() -> Parser:
     sp.add_argument("--rules", default="pagat", help="rule preset (default pagat)")
     sp.add_argument("--round", type=int, default=1, help="round number (default 1)")
     sp.add_argument("--split", choices=SPLITS, help="the camera sees both teams' sides")
-    sp.add_argument("--teams", metavar="A,B", help="team names in one word with commas between, e.g. --teams Us,Them")
+    sp.add_argument("--teams", metavar="A,B", help='team names separated by commas, e.g. --teams Us,Them (quote a '
+                                                   'name with spaces: --teams "Our side,Them")')
     sp.add_argument("--deck", help="read with this deck's profile (handfoot deck list)")
     sp.add_argument("--json", action="store_true", help="one JSON object per event, one per line")
     sp.add_argument("--headless", action="store_true",
@@ -225,10 +233,14 @@ def build_parser() -> Parser:
                                      "others, and a profile that reads those worse than the stock reader is not "
                                      "kept; the profile kept learns from every photo. A box reaching a little "
                                      "past its photo's edge (a quarter of its size at most) is clipped to it, and "
-                                     "said so; one further out is refused. Learning again under a deck's name "
-                                     "replaces its profile, and says so.")
+                                     "said so; one further out is refused. A name already in use is refused before "
+                                     "any work, naming the profile kept under it; with --replace the new profile "
+                                     "replaces it once kept, and says what the one before read.")
     dp.add_argument("examples", nargs="+", help="examples files (.jsonl: JSON lines, one JSON object per line)")
     dp.add_argument("--name", required=True, help="the deck's name (letters, digits, - and _)")
+    dp.add_argument("--replace", action="store_true",
+                    help="replace the profile already learned under --name (without it, a name in use is refused "
+                         "before any learning; a new profile refused for reading worse leaves the old one as it was)")
     dp.set_defaults(func="deck_learn")
     dp = deck.add_parser("list", help="the deck profiles learned on this computer")
     dp.set_defaults(func="deck_list")

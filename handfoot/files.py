@@ -77,12 +77,27 @@ def check_annotate_target(target: str, n_photos: int) -> None:
     if suffix in IMAGE_SUFFIXES and n_photos > 1:
         raise HandFootError(f"--annotate {target} names one image, but {n_photos} photos are read: give a folder "
                             "(each annotated picture is written there under its photo's name)")
-    parent = Path(target).expanduser().absolute().parent  # an image's folder, or the folder's own (made if new)
+    _check_folder("--annotate", target)  # an image's folder, or the folder's own (made if new)
+
+
+def check_layout_target(target: str) -> None:
+    """Raise HandFootError, before any reading, when ``target`` (``--save-layout``) is a folder, or lies in a folder
+    that does not exist or under a file: one line, as :func:`check_annotate_target` says it."""
+    if Path(target).expanduser().is_dir():
+        raise HandFootError(f"--save-layout {target}: a folder; give the layout file's name, e.g. "
+                            f"{Path(target) / 'layout.json'}")
+    _check_folder("--save-layout", target)
+
+
+def _check_folder(option: str, target: str) -> None:
+    """Raise HandFootError when the folder ``target`` (given to ``option``) is written in does not exist (named,
+    with "make it first"), or a file stands where one of its folders should be."""
+    parent = Path(target).expanduser().absolute().parent
     if not parent.is_dir():
         blocking = next((p for p in [parent, *parent.parents] if p.exists()), None)
         if blocking is not None and not blocking.is_dir():
-            raise HandFootError(f"--annotate {target}: {blocking} is a file, not a folder")
-        raise HandFootError(f"--annotate {target}: no such folder {parent} (make it first)")
+            raise HandFootError(f"{option} {target}: {blocking} is a file, not a folder")
+        raise HandFootError(f"{option} {target}: no such folder {parent} (make it first)")
 
 
 def write_annotations(target: str, result: PhotoScore, written: Callable[[Path], Any] = lambda dest: None) -> None:

@@ -239,8 +239,9 @@ def learn_and_save(examples: list, reader: Any, name: str, decks_folder: Path,
                    ) -> tuple[Any, Path, Any]:
     """Learn the deck profile ``name`` from ``examples`` (``vision.decks.learn`` with ``reader`` and ``detector``)
     and save it in ``decks_folder``, in place of the profile of that name kept there: learning again under a name
-    replaces its profile, as ``handfoot deck learn`` and ``POST /v1/decks/{name}/learn`` both tell. Returns the
-    profile, its file and the profile it replaced (None: there was none).
+    replaces its profile (``handfoot deck learn`` only with ``--replace``; the page asks first), as ``handfoot deck
+    learn`` and ``POST /v1/decks/{name}/learn`` both tell. Returns the profile, its file and the profile it replaced
+    (None: there was none).
 
     Raises:
         vision.decks.ProfileRefusedError: the profile reads its check photos worse than the stock reader (the one
@@ -248,7 +249,7 @@ def learn_and_save(examples: list, reader: Any, name: str, decks_folder: Path,
             profile is needed; the errors of ``vision.decks.learn``.
     """
     decks = _vision("decks")
-    before = _vision("deck_profiles").saved_profile(name, decks_folder)
+    before = saved_deck(name, decks_folder)
     try:
         profile = decks.learn(examples, reader, name, progress=progress, detector=detector)
     except decks.ProfileRefusedError as exc:  # AlreadyReadError too: kept as it is, told the deck stays
@@ -256,6 +257,12 @@ def learn_and_save(examples: list, reader: Any, name: str, decks_folder: Path,
             exc.args = (f"{exc}; the deck {name} learned before stays as it was",)
         raise
     return profile, profile.save(decks_folder), before
+
+
+def saved_deck(name: str, decks_folder: Path) -> Any | None:
+    """The deck profile ``name`` kept in ``decks_folder`` (``vision.deck_profiles.DeckProfile``), or None when there
+    is none. Raises HandFootError: a name that is no deck's name; the vision extra missing."""
+    return _vision("deck_profiles").saved_profile(name, decks_folder)
 
 
 def no_profile_needed(exc: Exception) -> bool:

@@ -139,10 +139,10 @@ def deck_learned(profile: Any, path: Path, replaced: Any = None) -> str:
                "others taught a trial profile")
     inks = ""
     if told:
-        suited = counted(ink["red"] + ink["black"], "red or black index", "red or black indices") \
-            if "red" in ink and "black" in ink else "its red or black indices"
-        inks = (f"; its red and black inks learned (they tell the colour of {told:.0%} of its {suited}, each photo's "
-                "by the inks of the others)")
+        suited = counted(ink["red"] + ink["black"], "index", "indices") + " with a suit" \
+            if "red" in ink and "black" in ink else "indices with a suit"
+        inks = (f"; the inks of its two suit colours learned (they tell hearts and diamonds from clubs and spades in "
+                f"{told:.0%} of its {suited}, each photo's by the inks of the others)")
     lines = [f"deck {profile.name}: learned from {'all ' if n > 2 else ''}{counted(n, 'photo')} "
              f"({counted(profile.indices, 'index', 'indices')})"
              f"{'; printed light on dark, so read as its negative' if profile.negative else ''}{inks}",

@@ -444,6 +444,35 @@ def test_deck_learn_clips_a_box_a_little_past_the_edge_and_says_so(tmp_path, cap
     assert read_examples([tmp_path / "edge.jsonl"])[0].boxes.tolist() == [[0, 100, 30, 140], [1570, 1180, 1600, 1200]]
 
 
+def test_deck_learn_under_a_name_in_use_needs_replace(tmp_path, capsys, two_photos, monkeypatch):
+    """A deck name already learned is refused in one line naming that profile and what it learned from, before the
+    examples are read (the learning itself is refused here), and kept as it was; --replace goes on to learn."""
+    pytest.importorskip("onnxruntime")
+    import vision.pipeline
+    from vision.deck_profiles import DeckProfile
+    from vision.models.reader import IndexReader
+
+    monkeypatch.setenv("HANDFOOT_DATA", str(tmp_path))
+    DeckProfile("ours", IndexReader().stock_heads(), 20, 261, {"indices": 65, "stock_right": 54, "profile_right": 60},
+                "2026-12-01T10:00:00+00:00").save(tmp_path / "decks")
+    kept = (tmp_path / "decks" / "ours.npz").read_bytes()
+    assert main(["deck", "learn", str(tmp_path / "missing.jsonl"), "--name", "ours"]) == 1
+    assert one_line(capsys) == ("handfoot: error: a deck profile ours exists already, learned from 20 photos, 261 "
+                                "indices, tested on 65 of them: 54 -> 60 read right (rank and colour), learned "
+                                "2026-12-01T10:00:00+00:00; add --replace to replace it, or choose another --name\n")
+    assert (tmp_path / "decks" / "ours.npz").read_bytes() == kept
+
+    def stop():
+        raise HandFootError("stopped before learning")
+    monkeypatch.setattr(vision.pipeline, "load_models", stop)
+    (tmp_path / "ours.jsonl").write_text(two_photos("t1.jpg") + "\n" + two_photos("t2.jpg") + "\n")
+    assert main(["deck", "learn", str(tmp_path / "ours.jsonl"), "--name", "ours", "--replace"]) == 1
+    assert one_line(capsys) == "handfoot: error: stopped before learning\n"  # it went on to learn
+    assert main(["deck", "learn", str(tmp_path / "ours.jsonl"), "--name", "theirs"]) == 1  # a new name needs none
+    assert one_line(capsys) == "handfoot: error: stopped before learning\n"
+    assert (tmp_path / "decks" / "ours.npz").read_bytes() == kept
+
+
 def test_no_cards_found_points_at_the_negative_and_teaching_the_deck(tmp_path, capsys):
     """A photo of a deck the stock models cannot read (here a blank one): score's line proposes --negative (a deck
     printed light on dark) and says where teaching a deck is told, with --negative only the teaching; detect's
@@ -478,17 +507,22 @@ def test_teams_given_as_words_is_told_its_format(capsys):
         main(["score", str(PHOTO), "--teams", "A", "B"])
     assert exit_.value.code == 2
     err = one_line(capsys)
-    assert "unrecognized arguments: B (--teams takes the names in one word, commas between: --teams A,B)" \
-        in err
+    assert ("unrecognized arguments: B (--teams takes the names separated by commas: --teams A,B; quote a name with "
+            "spaces)") in err
     with pytest.raises(SystemExit):
         main(["score", str(PHOTO), "--teams", "A,B", "C"])
-    assert "commas between: --teams A,B,C)" in capsys.readouterr().err
+    assert "separated by commas: --teams A,B,C;" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["score", str(PHOTO), "--json", "extra", "--teams", "A,B"])
     assert "--teams takes" not in capsys.readouterr().err
     help_ = subprocess.run([sys.executable, "-m", "handfoot", "score", "--help"], capture_output=True, text=True,
                            cwd=ROOT).stdout
     assert "--teams A,B" in help_ and "Us,Them" in help_
+    start = help_.index("--teams A,B ")
+    said = " ".join(help_[start:help_.index("--split", start)].split())  # its help as one line, however wrapped
+    assert 'names separated by commas, e.g. --teams Us,Them (quote a name with spaces: --teams "Our side,Them")' in said
+    assert "a name given twice makes both photos that team's (--teams Us,Us,Them: two photos of Us's side)" in said
+    assert "one word" not in said
 
 
 def test_annotate_into_a_missing_folder_is_refused_before_reading(tmp_path, capsys, no_photo_work):
@@ -497,6 +531,21 @@ def test_annotate_into_a_missing_folder_is_refused_before_reading(tmp_path, caps
     assert f"--annotate {missing / 'out.jpg'}: no such folder {missing} (make it first)" in one_line(capsys)
     assert main(["detect", str(PHOTO), "--annotate", str(missing / "out")]) == 1
     assert f"no such folder {missing} (make it first)" in one_line(capsys)
+    assert not (tmp_path / "nowhere").exists()
+
+
+def test_save_layout_into_a_missing_folder_is_refused_before_reading(tmp_path, capsys, no_photo_work):
+    """--save-layout's folder is checked as --annotate's is: a missing one, a file in the way, a folder given."""
+    missing = tmp_path / "nowhere" / "deeper"
+    assert main(["score", str(PHOTO), "--save-layout", str(missing / "l.json")]) == 1
+    assert one_line(capsys) == f"handfoot: error: --save-layout {missing / 'l.json'}: no such folder {missing} " \
+                               "(make it first)\n"
+    (tmp_path / "notes.txt").write_text("a file")
+    assert main(["score", str(PHOTO), "--save-layout", str(tmp_path / "notes.txt" / "l.json")]) == 1
+    assert f"{tmp_path / 'notes.txt'} is a file, not a folder" in one_line(capsys)
+    assert main(["score", str(PHOTO), "--save-layout", str(tmp_path)]) == 1
+    assert f"--save-layout {tmp_path}: a folder; give the layout file's name, e.g. {tmp_path / 'layout.json'}" \
+        in one_line(capsys)
     assert not (tmp_path / "nowhere").exists()
 
 
@@ -530,3 +579,31 @@ def test_deck_learn_says_which_photos_taught_and_which_tested(tmp_path):
     old = SimpleNamespace(name="x", photos=3, indices=40, negative=False, created="then", check={})
     assert deck_figures(old) == ("3 photos, 40 indices, tested: 0.0% -> 0.0% of the reader's views read right, "
                                  "learned then")
+
+
+def test_detect_help_says_imgsz_in_a_users_words(capsys):
+    with pytest.raises(SystemExit):
+        main(["detect", "--help"])
+    help_ = " ".join(capsys.readouterr().out.split())
+    assert "--imgsz IMGSZ the largest size the photo is searched at, its long side in pixels" in help_
+    assert "vision.config" not in help_ and "Pyramid" not in help_
+
+
+def test_usage_says_what_the_reader_and_the_negative_do():
+    """docs/usage.md's figures are the code's: the reader's views of each index and a profile's shifted copies, and
+    when a photo is read as its negative without being asked."""
+    pytest.importorskip("onnxruntime")
+    from vision.config import DEFAULT
+    from vision.decks import JITTER
+    from vision.models.crops import VIEWS
+    from vision.models.reader import JITTERS
+
+    usage = " ".join((ROOT / "docs" / "usage.md").read_text().split())
+    shifted = JITTERS[JITTER]
+    assert (f"the stock reader reads each index from {len(VIEWS)} crops turned slightly each way (the reader's "
+            f"{len(VIEWS)} views, which `deck learn`'s figures count)") in usage
+    assert (f"five places too (the index's box and four moved by {max(abs(v) for c in shifted for v in c[:2]):.0%} "
+            f"of its size), {len(shifted) * len(VIEWS)} crops in all").replace("%", " %") in usage
+    assert len(shifted) == 5
+    assert (f"only when a photo shows fewer than {DEFAULT.reading.negative_below} sure indices as it is and "
+            f"{DEFAULT.reading.negative_shows} or more in its negative") in usage

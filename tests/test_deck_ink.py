@@ -82,6 +82,7 @@ def test_deck_learn_says_when_it_learned_the_inks(tmp_path):
     profile = SimpleNamespace(name="gold", photos=30, indices=155, negative=True, check=check,
                               ink=deck_ink.Ink(np.array([0.1, 0.2]), 1.0))
     said = deck_learned(profile, tmp_path / "gold.npz")
-    assert ("its red and black inks learned (they tell the colour of 86% of its 103 red or black indices, each "
-            "photo's by the inks of the others)") in said
+    assert ("; the inks of its two suit colours learned (they tell hearts and diamonds from clubs and spades in 86% "
+            "of its 103 indices with a suit, each photo's by the inks of the others)") in said
+    assert not {"red", "black"} & set(said.replace(",", " ").split())  # a gold-on-black deck's suits are both gold
     assert "inks" not in deck_learned(SimpleNamespace(**{**vars(profile), "ink": None}), tmp_path / "gold.npz")

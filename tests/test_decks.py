@@ -230,10 +230,12 @@ def test_deck_learn_list_and_score_with_a_deck_on_the_command_line(photos, tmp_p
     assert "\ntested on 1 of the 4 photos (" in said
     assert "set aside while the other 3 taught a trial profile" in said
     assert main(["deck", "list"]) == 0 and capsys.readouterr().out.startswith("anglo")
-    # learning again under the name replaces its profile, and says what the one before read
+    # learning again under the name needs --replace; it replaces the profile, and says what the one before read
     before = deck_profiles.DeckProfile.load("anglo", tmp_path / "decks")
     examples.write_text("".join(json.dumps({"image": str(p), "detections": d.to_list()}) + "\n" for p, d in photos[:3]))
-    assert main(["deck", "learn", str(examples), "--name", "anglo"]) == 0
+    assert main(["deck", "learn", str(examples), "--name", "anglo"]) == 1
+    assert "a deck profile anglo exists already, learned from 4 photos" in capsys.readouterr().err
+    assert main(["deck", "learn", str(examples), "--name", "anglo", "--replace"]) == 0
     said = capsys.readouterr().out
     assert "deck anglo: learned from all 3 photos" in said
     assert (f"it replaces the deck anglo learned before (4 photos, {before.indices} indices, tested on "
@@ -247,7 +249,7 @@ def test_deck_learn_list_and_score_with_a_deck_on_the_command_line(photos, tmp_p
         raise decks.ProfileRefusedError("the profile 'anglo' reads the photos it was tested on worse")
     with monkeypatch.context() as m:
         m.setattr(decks, "learn", refused)
-        assert main(["deck", "learn", str(examples), "--name", "anglo"]) == 1
+        assert main(["deck", "learn", str(examples), "--name", "anglo", "--replace"]) == 1
     assert "the deck anglo learned before stays as it was" in capsys.readouterr().err
     assert (tmp_path / "decks" / "anglo.npz").read_bytes() == kept
     assert main(["detect", str(photos[0][0]), "--deck", "anglo", "--json"]) == 0

@@ -4,7 +4,8 @@ browser).
 
 A game is made on the page, the bundled photo (a generated table whose true layout is ``examples/table_truth.json``)
 is uploaded, one card the reading got wrong is corrected by tapping it on the photo, the round is saved and the
-totals on the page must equal the true score; then the round is undone. Any browser console error fails the test.
+totals on the page must equal the true score; then the round is undone. A game's **Learn this deck** under a deck
+name learned before asks before replacing that profile. Any browser console error fails the test.
 Screenshots at 390 x 844 and 1280 x 800 go to ``$HANDFOOT_SCREENSHOTS`` (default: the test's temporary folder).
 
 The one misread card is made on purpose (the reading of the queens' meld says 5H for QH), by wrapping the
@@ -503,3 +504,60 @@ def test_a_table_watched_without_a_game_is_named_after_its_open_game(tmp_path, a
         chosen = offered[0]
         wait.until(lambda d: f"/#/game/{chosen}/check/" in d.current_url)
         assert console_errors(d) == []  # while the server answers: the check view follows its game
+
+
+def test_learning_a_deck_under_a_name_already_learned_asks_first(tmp_path, browser):
+    """A game's **Learn this deck** under the name of a deck learned before (here from 20 photos) asks before
+    replacing it, saying what it was learned from; Cancel keeps it and starts nothing, Replace it learns."""
+    import httpx
+    from vision.deck_profiles import DeckProfile
+    from vision.models.reader import IndexReader
+
+    DeckProfile("grandmas-blue", IndexReader().stock_heads(), 20, 261, {}, "2026-12-01T10:00:00+00:00").save(
+        tmp_path / "data" / "decks")
+    kept = (tmp_path / "data" / "decks" / "grandmas-blue.npz").read_bytes()
+    shots = shots_dir(tmp_path)
+    d, wait = browser, WebDriverWait(browser, 60)
+    viewport(d, 390, 844)
+    with running(tmp_path) as url:
+        game = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+        for tail in (b"", b"\0\0\0"):  # two photo rounds: another file each
+            r = httpx.post(f"{url}/v1/photos", files=[("photos", ("table.jpg", PHOTO.read_bytes() + tail,
+                                                                  "image/jpeg"))],
+                           data={"rules": "pagat", "teams": "Us"}, timeout=120)
+            assert r.status_code == 201, r.text
+            saved = httpx.post(f"{url}/v1/games/{game}/rounds?lenient=true", json={"photo_reading": r.json()["id"]})
+            assert saved.status_code == 201, saved.text
+        d.get(f"{url}/#/game/{game}/teach")
+        name = wait.until(lambda d: d.find_elements(By.ID, "deck-name")).pop()
+        name.clear()
+        name.send_keys("grandmas-blue")
+        learn = d.find_element(By.ID, "learn-deck")
+        d.execute_script("arguments[0].scrollIntoView({block: 'center'})", learn)
+        learn.click()
+        wait.until(lambda d: d.execute_script("return document.getElementById('sheet').open"))
+        asked = text_of(d, "#sheet")
+        assert "Replace deck grandmas-blue?" in asked
+        assert ("Deck grandmas-blue was learned before from 20 photos (2026-12-01). Learning it from this game's 2 "
+                "photos replaces it once the new one is kept") in asked
+        d.save_screenshot(str(shots / "page_teach_replace_390.png"))
+        next(b for b in d.find_elements(By.CSS_SELECTOR, "#sheet button") if b.text == "Cancel").click()
+        wait.until(lambda d: not d.execute_script("return document.getElementById('sheet').open"))
+        assert not text_of(d, "#teach-status") and learn.is_enabled()  # nothing started
+        assert (tmp_path / "data" / "decks" / "grandmas-blue.npz").read_bytes() == kept
+        learn.click()
+        wait.until(lambda d: d.execute_script("return document.getElementById('sheet').open"))
+        assert text_of(d, "#confirm-yes") == "Replace it"
+        d.find_element(By.ID, "confirm-yes").click()
+        wait.until(lambda d: "Learning your deck" in (text_of(d, "#teach-status") or ""))
+        ended = "const s = document.getElementById('teach-status'); return s && !s.querySelector('.spinner') && s.textContent"
+        said = WebDriverWait(d, 300).until(lambda d: d.execute_script(ended))  # learned, or refused and kept
+        assert said.startswith("Deck grandmas-blue learned from 2 photos") or "stays as it was" in said, said
+        # a name no deck has is learned without a question (the panel may have been drawn again meanwhile)
+        name = d.find_element(By.ID, "deck-name")
+        name.clear()
+        name.send_keys("new-deck")
+        d.find_element(By.ID, "learn-deck").click()
+        wait.until(lambda d: "Learning your deck" in (text_of(d, "#teach-status") or ""))
+        assert not d.execute_script("return document.getElementById('sheet').open")
+        assert console_errors(d) == []  # before the server stops

@@ -1,6 +1,6 @@
 /* A game's panel that teaches the card reader the family's deck from the game's corrected photo rounds. */
 import {api} from "/static/api.js";
-import {errorBox, h, setBusy, toast} from "/static/ui.js";
+import {askConfirm, errorBox, h, setBusy, toast} from "/static/ui.js";
 
 const DECK_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$/;  /* a deck's name (vision.decks.NAME) */
 /* the fewest photos a deck is learned from (vision.decks.check_photos refuses fewer) */
@@ -41,10 +41,25 @@ export function teachPanel(gid, g) {
       toast(keep.checked ? `Each round saved now teaches deck ${out.teach}` : "Saved rounds no longer teach the deck");
     } catch (e) { keep.checked = !keep.checked; status.replaceChildren(errorBox(e)); }
   });
+  /* a deck learned before under the name (GET /v1/decks) is replaced only once the person says so: it may have
+     learned from many more photos than this game's (the CLI's deck learn --replace). Resolves true to learn. */
+  const replaceOk = async (deck) => {
+    let known;
+    try { known = (await api("GET", "/v1/decks")).find(d => d.name === deck); }
+    catch (e) { status.replaceChildren(errorBox(e)); return false; }
+    if (!known) return true;
+    const when = (known.created || "").slice(0, 10);
+    return askConfirm(`Replace deck ${deck}?`, [
+      `Deck ${deck} was learned before from ${known.photos} photo${known.photos === 1 ? "" : "s"}` +
+        (when ? ` (${when})` : "") + `. Learning it from this game's ${photos} photo${photos === 1 ? "" : "s"} ` +
+        "replaces it once the new one is kept (one that reads worse than handfoot without it is not).",
+      "To keep it, cancel and type another deck name."], "Replace it");
+  };
   const go = h("button", {type: "button", id: "learn-deck", disabled: photos < MIN_TEACH}, "Learn this deck");
   go.addEventListener("click", async () => {
     const deck = deckName();
     if (!nameOk()) { name.focus(); return; }  /* vision.decks.NAME: a name with "/" is no address at all */
+    if (!(await replaceOk(deck))) return;
     setBusy(go, true);
     status.replaceChildren(h("p", {}, h("span", {class: "spinner", "aria-hidden": "true"}), " Learning your deck…"));
     try {

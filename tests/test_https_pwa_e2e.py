@@ -175,7 +175,7 @@ def test_installable_with_an_offline_page(tmp_path, still_camera):
     try:
         d.get(url + "/")  # the server is away
         WebDriverWait(d, 20).until(lambda d: d.find_elements(By.ID, "offline-title"))
-        assert text_of(d, "h1") == "handfoot on your computer cannot be reached"
+        assert text_of(d, "h1") == "The handfoot server cannot be reached"
         d.save_screenshot(str(shots_dir(tmp_path) / "page_offline_390.png"))
     finally:
         d.quit()

@@ -1,5 +1,6 @@
 /* The API client: one request to /v1 (docs/api.md) with the sync headers (sync.js's hfSync: Idempotency-Key,
- * If-Match), answering its JSON or throwing an ApiError with the server's one-line message. */
+ * If-Match), answering its JSON or throwing an ApiError with the server's one-line message. A server it cannot reach
+ * is an ApiError of status 0, said by sync.js's line (hfSync.unreachable), which goes once a request is answered. */
 
 export class ApiError extends Error {
   constructor(status, body) {
@@ -14,7 +15,8 @@ export async function api(method, path, body, key, version) {
   if (body !== undefined) { opts.headers["content-type"] = "application/json"; opts.body = JSON.stringify(body); }
   let r;
   try { r = await fetch(path, opts); }
-  catch (e) { throw new ApiError(0, {error: "the handfoot server cannot be reached: is it still running?"}); }
+  catch (e) { hfSync.unreachable(true); throw new ApiError(0, {error: hfSync.UNREACHABLE}); }
+  hfSync.back();
   const text = await r.text();
   let data = null;
   try { data = text ? JSON.parse(text) : null; } catch (e) { data = {error: text.slice(0, 200)}; }

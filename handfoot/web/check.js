@@ -7,8 +7,8 @@ import {conflictNotice} from "/static/conflict.js";
 import {readDraft, removeDraft, writeDraft} from "/static/drafts.js";
 import {breakdownTable} from "/static/games.js";
 import {flash, pileList} from "/static/piles.js";
-import {askConfirm, cardPicker, clearError, closeSheet, h, openSheet, pileText, problemNamed, problemText, saveAnyway, setBusy, show,
-        teamTotal, toast} from "/static/ui.js";
+import {askConfirm, cardPicker, clearError, closeSheet, h, openSheet, pileText, pointsNode, problemNamed, problemText, saveAnyway, setBusy,
+        show, teamTotal, toast} from "/static/ui.js";
 
 /* -- check and correct ------------------------------------------------------------------------------------- */
 export async function checkView(gid, rid, roundNo) {
@@ -47,7 +47,7 @@ export async function checkView(gid, rid, roundNo) {
   const scoreBox = h("div", {class: "totals", id: "round-totals"});
   const notesBox = h("div", {});
   const photosBox = h("div", {class: "photos"});
-  const wentOut = h("select", {id: "check-went-out", onchange: () => { st.wentOut = wentOut.value; rescore(); }},
+  const wentOut = h("select", {id: "check-went-out", onchange: () => { st.wentOut = wentOut.value; rescore(0); }},
     h("option", {value: ""}, "nobody"), g.teams.map(t => h("option", {value: t}, t)));
   wentOut.value = st.wentOut;
   const undo = h("button", {type: "button", id: "undo-change", onclick: undoLast}, "Undo");
@@ -90,24 +90,45 @@ export async function checkView(gid, rid, roundNo) {
   function allPiles() { return st.reading.images.flatMap(im => im.piles); }
   function pileOf(cardId) { const p = allPiles().find(p => p.cards.some(c => c.id === cardId)); return p ? p.id : null; }
 
+  /* The corrections made while the server cannot be reached: kept (the draft), said waiting over Save, and scored
+     once it answers again (sync.js's "handfoot-reachable"); the photo and the piles show the reading last scored. */
+  const waitingNote = h("p", {class: "status", id: "waiting-note", role: "status"});
+  let scored = st.corrections.length, scoring = 0;  /* how many corrections the reading shown has; rescores on their way */
+  function waiting(on) {
+    const n = st.corrections.length - scored;
+    waitingNote.textContent = !on ? "" : (n > 0 ? `${n} change${n === 1 ? "" : "s"}` : "Your changes") +
+      " waiting for the server: kept on this phone, and shown here once it answers again.";
+  }
+  function onReachable() {
+    if (location.hash !== here) document.removeEventListener("handfoot-reachable", onReachable);
+    else if (waitingNote.textContent && !scoring) rescore(0);
+  }
+  document.addEventListener("handfoot-reachable", onReachable);
   /* `added`: how many corrections at the end to drop when the server refuses them; `done()`: run once the server
      took them, before the page is drawn again */
   async function rescore(added = 1, done = null) {
     keepDraft();
     piles.showMoved(null);
     undo.disabled = st.corrections.length === (stored ? stored.corrections.length : 0);
+    scoring++;
     try {
       st.reading = await api("POST", `/v1/photos/${readingId}/corrections`,
         {corrections: st.corrections, round: st.round, went_out: st.wentOut || null});
+      scored = st.corrections.length;
+      waiting(false);
       clearError();
       if (done) done();
     } catch (e) {
+      if (e.status === 0) {  /* the server away: nothing dropped */
+        waiting(true);
+        return;
+      }
       const step = st.steps[st.steps.length - 1];
       if (added && step && step.after === st.corrections.length) st.steps.pop();
       st.corrections.splice(st.corrections.length - added, added);
       keepDraft();
       toast(e.message, true);
-    }
+    } finally { scoring--; }
     render();
     await notice.redraw();  /* the notice's offer says the changes made since it was shown */
   }
@@ -272,7 +293,7 @@ export async function checkView(gid, rid, roundNo) {
   function render() {
     const r = st.reading;
     scoreBox.replaceChildren(...g.teams.map(t => h("div", {class: "total", "data-team": t},
-      h("div", {class: "name"}, t), h("div", {class: "points", "data-round-total": t}, r.score.teams[t] ? teamTotal(r.score.teams[t]) : "0"),
+      h("div", {class: "name"}, t), h("div", {class: "points", "data-round-total": t}, r.score.teams[t] ? pointsNode(r.score.teams[t]) : "0"),
       h("div", {class: "muted"}, r.score.teams[t] ? "this round" : "nothing read"))),
       h("details", {class: "breakdown-box", open: st.breakdownOpen, ontoggle: (ev) => { st.breakdownOpen = ev.target.open; }},
         h("summary", {}, "Breakdown"), breakdownTable(r.score, g.teams)));
@@ -332,6 +353,9 @@ export async function checkView(gid, rid, roundNo) {
       if ((e.status === 412 && e.body.game) || (e.status === 409 && e.body.round)) {  /* the other phone was first */
         const told = await notice.otherPhone(e.status === 412 ? e.body.game : await api("GET", `/v1/games/${gid}`).catch(() => g));
         toast(`Not saved: ${told ? told[0].toLowerCase() + told.slice(1) : "the game changed on another phone"}`, true);
+      } else if (e.status === 0) {  /* the server away (the line at the top says so): the corrections kept */
+        keepDraft();
+        toast("Not saved yet: your corrections are kept on this phone. Press Save again once the line at the top has gone.", true);
       } else toast(e.message, true);
     }
   }
@@ -349,13 +373,14 @@ export async function checkView(gid, rid, roundNo) {
       dropDraft();
       location.hash = `#/game/${gid}`;
     }}, "Leave without saving")),
-    h("div", {class: "sticky-actions"}, notice.why, piles.movedBox, save, undo));
+    h("div", {class: "sticky-actions"}, notice.why, waitingNote, piles.movedBox, save, undo));
   /* a new photo is checked against the game at once (the same photo saved before, Back after saving it): told
      before anyone corrects it */
   const already = roundNo ? null : await api("GET", `/v1/games/${gid}/saved/${rid}`).catch(() => null);
-  if (draft) {  /* kept from before a reload: told, unless the reading no longer takes it (then dropped, unsaid) */
+  if (draft) {  /* kept from before a reload: told, unless the reading no longer takes it (then dropped, unsaid); kept
+                   when the server cannot be reached to ask (rescore says it waits) */
     const fits = await api("POST", `/v1/photos/${readingId}/corrections`,
-      {corrections: st.corrections, round: st.round, went_out: st.wentOut || null}).then(() => true, () => false);
+      {corrections: st.corrections, round: st.round, went_out: st.wentOut || null}).then(() => true, (e) => e.status === 0);
     if (fits) {
       const n = st.corrections.length - baseOps().length + (st.wentOut !== baseWent() ? 1 : 0);
       draftBox.replaceChildren(h("section", {class: "panel notice", role: "status"},

@@ -2,7 +2,7 @@
 import {api} from "/static/api.js";
 import {changedText, roundsText} from "/static/changes.js";
 import {teachPanel} from "/static/teach.js";
-import {askConfirm, closeSheet, fmt, h, openSheet, problemsLine, setBusy, show, teamTotal, toast, total} from "/static/ui.js";
+import {askConfirm, closeSheet, fmt, h, openSheet, pointsNode, problemsLine, setBusy, show, teamTotal, toast, total} from "/static/ui.js";
 
 /* When a game was made, in the phone's words ("Fri 4 Dec, 20:31"); "" when unknown. */
 export function fmtDate(iso) {
@@ -123,7 +123,7 @@ export async function gameView(gid, latest, notice) {
   const totals = h("div", {class: "totals", id: "totals"});
   for (const t of g.teams) {
     totals.append(h("div", {class: "total" + (g.leader === t ? " lead" : ""), "data-team": t},
-      h("div", {class: "name"}, t), h("div", {class: "points", "data-total": t}, total(g.totals[t])),
+      h("div", {class: "name"}, t), h("div", {class: "points", "data-total": t}, pointsNode(g.totals[t])),
       g.names[t] ? h("div", {class: "muted"}, g.names[t].join(", ")) : null));
   }
   const grid = h("table", {class: "grid", "aria-label": "rounds"},
@@ -176,7 +176,7 @@ export async function gameView(gid, latest, notice) {
       h("a", {class: "button", href: "#/"}, "All games"),
       h("button", {type: "button", class: "danger", id: "delete-game", onclick: async (ev) => {
         const ok = await askConfirm("Delete this game?", [`${g.teams.join(" vs ")}: its ${g.rounds.length} round` +
-          `${g.rounds.length === 1 ? "" : "s"} are deleted, on every phone.`, "This cannot be taken back."], "Delete the game");
+          `${g.rounds.length === 1 ? "" : "s"} are deleted, on every phone.`, "This cannot be taken back."], "Delete the game", null, true);
         if (!ok) return;
         setBusy(ev.target, true);
         try { await api("DELETE", `/v1/games/${gid}`); toast("Game deleted"); location.hash = "#/"; }
@@ -196,7 +196,7 @@ async function undoRound(g, r, button) {
   const later = g.rounds.filter(x => x.n > r.n);
   const scores = g.teams.map(t => `${t} ${r.score.teams[t] ? teamTotal(r.score.teams[t]) : "0"}`).join(" · ");
   const lines = [`Its score (${scores}) is taken off the totals.`];
-  const correct = h("a", {class: "button", id: "undo-correct-instead",
+  const correct = h("a", {class: "button primary", id: "undo-correct-instead",
                           href: r.photo_reading ? `#/game/${gid}/check/${r.photo_reading}/${r.n}` : `#/game/${gid}/type/${r.n}`},
                     `Correct round ${r.n} instead`);
   if (later.length) {
@@ -214,7 +214,7 @@ async function undoRound(g, r, button) {
   const question = {gid, n: r.n, version: g.version, changed: null};
   undoAsked = question;
   const ok = await askConfirm(`Undo round ${r.n}?`, lines,
-    later.length ? `Undo round ${r.n}, move ${roundsText(later.map(x => x.n))} up` : `Undo round ${r.n}`, later.length ? correct : null);
+    later.length ? `Undo round ${r.n}, move ${roundsText(later.map(x => x.n))} up` : `Undo round ${r.n}`, later.length ? correct : null, true);
   if (undoAsked === question) undoAsked = null;
   if (question.changed) {  /* another phone changed the game while the question was open: nothing undone */
     const said = changedText(g, question.changed);

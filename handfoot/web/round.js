@@ -1,5 +1,5 @@
 /* A round from photos (#/game/ID/round): the photos sent, read and scored. */
-import {api} from "/static/api.js";
+import {ApiError, api} from "/static/api.js";
 import {deckChoice, errorBox, fmt, h, setBusy, show} from "/static/ui.js";
 
 /* -- a round: photos in ------------------------------------------------------------------------------------ */
@@ -79,9 +79,11 @@ export async function roundView(gid) {
       bar.style.width = "100%";
       label.replaceChildren(h("span", {class: "spinner", "aria-hidden": "true"}), " Reading the cards… (a few seconds a photo)");
     };
-    xhr.onerror = () => { setBusy(go, false); status.replaceChildren(errorBox(new Error("The server cannot be reached."))); };
+    xhr.onerror = () => {  /* the server away: said by the line at the top (sync.js), the photos still chosen here */
+      setBusy(go, false); hfSync.unreachable(true); status.replaceChildren(errorBox(new ApiError(0, {error: hfSync.UNREACHABLE})));
+    };
     xhr.onload = () => {
-      setBusy(go, false);
+      setBusy(go, false); hfSync.back();
       key = hfSync.newKey();
       let body = null;
       try { body = JSON.parse(xhr.responseText); } catch (e) { body = {error: `the server answered ${xhr.status}`}; }

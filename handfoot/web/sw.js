@@ -1,5 +1,5 @@
 /* handfoot's service worker (served at /sw.js, scope /): keeps the page's shell (the page, its scripts, style,
- * icons and the offline page) so the installed app opens at once, and shows the plain "handfoot on your computer
+ * icons and the offline page) so the installed app opens at once, and shows the plain "The handfoot server
  * cannot be reached" page when the server is away. The API (/v1) and everything else always go to the server:
  * scores are never served from a cache. Files are fetched from the server first (a new version shows at once)
  * and kept for when it is away. */

@@ -9,6 +9,11 @@ const hfSync = (() => {
   const versions = new Map();  /* game id -> the version this phone last showed */
   let stream = null;
   let lostTimer = null;
+  let retryTimer = null;  /* while the server cannot be reached: asks it again every RETRY_MS */
+  /* The page's one wording for a server it cannot reach (the line unreachable() shows; api.js's error) */
+  const UNREACHABLE = "The handfoot server cannot be reached: is its computer on, handfoot serve still running, and " +
+                      "this phone on its network? Trying again…";
+  const RETRY_MS = 3000;
 
   /* A random key for one action (crypto.getRandomValues works on plain http too, unlike randomUUID). */
   function newKey() {
@@ -46,9 +51,9 @@ const hfSync = (() => {
     /* the stream lost for 3 s (the server stopped, the Wi-Fi dropped): a line says so until it is back */
     source.onerror = () => {
       clearTimeout(lostTimer);
-      lostTimer = setTimeout(() => { if (stream === source && source.readyState !== EventSource.OPEN) lost(true); }, 3000);
+      lostTimer = setTimeout(() => { if (stream === source && source.readyState !== EventSource.OPEN) unreachable(true); }, 3000);
     };
-    source.onopen = () => { clearTimeout(lostTimer); lost(false); };
+    source.onopen = () => { clearTimeout(lostTimer); back(); };
     source.onmessage = (ev) => {
       let data = null;
       try { data = JSON.parse(ev.data); } catch (e) { return; }
@@ -65,22 +70,35 @@ const hfSync = (() => {
   function stop() {
     if (stream) { stream.close(); stream = null; }
     clearTimeout(lostTimer);
-    lost(false);
+    unreachable(false);
   }
 
-  /* Show (on) or remove the line saying the server cannot be reached. */
-  function lost(on) {
+  /* Show (on) or remove the one line saying the server cannot be reached (UNREACHABLE): a row of the sticky
+   * header, as the toast is (style.css), so it covers none of the page's buttons. While it shows, the server is
+   * asked again every RETRY_MS (GET /v1/health); once it answers the line goes and the document gets the event
+   * "handfoot-reachable" (a view sends then what waited for it). */
+  function unreachable(on) {
     let line = document.getElementById("server-lost");
     if (on && !line) {
       line = document.createElement("div");
       line.id = "server-lost";
       line.className = "error-box";
       line.setAttribute("role", "status");
-      line.textContent = "The handfoot server cannot be reached: is its computer on, and this phone on its " +
-                         "network? Trying again…";
-      document.body.prepend(line);
-    } else if (!on && line) line.remove();
+      line.textContent = UNREACHABLE;
+      document.querySelector("header.bar").append(line);
+      retryTimer = setInterval(() => {
+        fetch("/v1/health", {cache: "no-store"}).then(r => { if (r.status < 500) back(); }, () => { /* still away */ });
+      }, RETRY_MS);
+    } else if (!on && line) {
+      line.remove();
+      clearInterval(retryTimer);
+    }
+  }
+  function back() {
+    if (!document.getElementById("server-lost")) return;
+    unreachable(false);
+    document.dispatchEvent(new Event("handfoot-reachable"));
   }
 
-  return {newKey, note, headers, follow, stop, version: (gid) => versions.get(gid)};
+  return {newKey, note, headers, follow, stop, unreachable, back, UNREACHABLE, version: (gid) => versions.get(gid)};
 })();

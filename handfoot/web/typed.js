@@ -3,7 +3,7 @@
  * saved as a layout (docs/layout.md) with the game's version (If-Match) and one key per Save (Idempotency-Key). */
 import {api} from "/static/api.js";
 import {breakdownTable} from "/static/games.js";
-import {clearError, errorBox, fmt, h, problemText, problemsLine, saveAnyway, setBusy, show, teamTotal, toast} from "/static/ui.js";
+import {clearError, errorBox, fmt, h, pointsNode, problemText, problemsLine, saveAnyway, setBusy, show, teamTotal, toast} from "/static/ui.js";
 
 /* The card codes in a line of text ("KH, ks 10d" -> ["KH", "KS", "10D"]); the server names a wrong one. */
 export function codesIn(text) { return String(text).toUpperCase().split(/[\s,;]+/).filter(Boolean); }
@@ -109,7 +109,7 @@ export async function typedView(gid, roundNo) {
       scoreBox.replaceChildren(...[h("div", {class: "totals"}, g.teams.map(t => {
         const ts = score.teams[t];
         return h("div", {class: "total", "data-team": t}, h("div", {class: "name"}, t),
-                 h("div", {class: "points", "data-points": t}, ts ? teamTotal(ts) : "0"));
+                 h("div", {class: "points", "data-points": t}, ts ? pointsNode(ts) : "0"));
       })), problemsLine(score.problems),
         h("details", {class: "panel"}, h("summary", {}, "Breakdown"), breakdownTable(score, g.teams))].filter(Boolean));
     } catch (e) {

@@ -28,10 +28,20 @@ export function s(tag, attrs) {
 export function fmt(n) { return n === null || n === undefined ? "?" : Number(n).toLocaleString("en-US"); }
 export function total(t) { return Array.isArray(t) ? `${fmt(t[0])} to ${fmt(t[1])}` : fmt(t); }
 export function teamTotal(ts) { return ts.exact ? fmt(ts.total) : `${fmt(ts.total_min)} to ${fmt(ts.total_max)}`; }
+/* A team's points as the big type of its box shows them (a game's total: `total`'s number or [lo, hi]; a round's
+ * team score: teamTotal's {exact, total, total_min, total_max}): a number, or a range (a squared book's wilds
+ * uncounted) as "2,610 to 2,680" in smaller type (class "range"), each number kept whole, on one line at 390 px. */
+export function pointsNode(t) {
+  const [lo, hi] = Array.isArray(t) ? t : t && typeof t === "object" ? (t.exact ? [t.total, t.total] : [t.total_min, t.total_max]) : [t, t];
+  if (lo === hi) return fmt(lo);
+  return h("span", {class: "range"}, h("span", {}, fmt(lo)), " to ", h("span", {}, fmt(hi)));
+}
 
 export let toastTimer = null;
 export function toast(message, error) {
-  /* a row of the sticky header (style.css): the page moves down by its height, so it covers nothing */
+  /* a row of the sticky header (style.css): the page moves down by its height, so it covers nothing; a server that
+     cannot be reached is said once, by sync.js's line in the header (hfSync.unreachable), not again here */
+  if (error && message === hfSync.UNREACHABLE) return;
   const t = document.getElementById("toast");
   const resize = (change) => {
     const bar = t.parentElement, before = bar.offsetHeight;
@@ -46,7 +56,12 @@ export function clearError() {
   const t = document.getElementById("toast");
   if (t && !t.hidden && t.className === "error") { clearTimeout(toastTimer); t.hidden = true; }
 }
-export function errorBox(e) { return h("div", {class: "error-box", role: "alert"}, e.message || String(e)); }
+/* An error in words, in a box of the page; a server that cannot be reached (an ApiError of status 0, said by the line
+ * in the header) as what it means for what was asked: not done. */
+export function errorBox(e) {
+  return h("div", {class: "error-box", role: "alert"},
+           e.status === 0 ? "Not done: the line at the top says why. Try again once it has gone." : e.message || String(e));
+}
 export function setBusy(button, busy) { if (button) button.disabled = busy; }
 export function show(...nodes) { view.replaceChildren(...nodes.flat().filter(n => n !== null && n !== undefined && n !== false)); }
 
@@ -61,16 +76,20 @@ export function openSheet(title, body) {
   if (first) first.focus();
 }
 export function closeSheet() { if (sheet.open) sheet.close(); }
-export function askConfirm(title, text, okLabel, other) {
+export function askConfirm(title, text, okLabel, other, danger = false) {
   /* a question in the sheet (not the browser's pop-up); resolves true for okLabel, false otherwise (Cancel, the
-     sheet closed); `other`: another way out shown between them (a link, say) */
+     sheet closed); `other`: another way out shown between them (a link, say). `danger`: okLabel cannot be taken
+     back, so it is the red secondary button after `other` (then the main choice), and the focus starts on the
+     safe choice (`other`, else Cancel) */
   return new Promise((resolve) => {
     const done = (answer) => { sheet.removeEventListener("close", onClose); closeSheet(); resolve(answer); };
     const onClose = () => done(false);
     sheet.addEventListener("close", onClose);
+    const yes = h("button", {type: "button", class: danger ? "danger" : "primary", id: "confirm-yes", onclick: () => done(true)}, okLabel);
+    const no = h("button", {type: "button", onclick: () => done(false)}, "Cancel");
     openSheet(title, h("div", {}, [].concat(text).map(t => t instanceof Node ? t : h("p", {}, t)),
-      h("div", {class: "row"}, h("button", {type: "button", class: "primary", id: "confirm-yes", onclick: () => done(true)}, okLabel),
-        other || null, h("button", {type: "button", onclick: () => done(false)}, "Cancel"))));
+      h("div", {class: "row"}, danger ? [other || null, yes] : [yes, other || null], no)));
+    if (danger) (other || no).focus();
   });
 }
 

@@ -531,7 +531,7 @@ def test_a_team_name_is_at_most_its_limit_and_the_page_says_the_same(client):
     assert client.post("/v1/games", json={"teams": ["x" * TEAM_NAME_MAX, "B"]}).status_code == 201
     long = "The Grandparents " + "y" * 40
     words = error_of(client.post("/v1/games", json={"teams": [long, "B"]}), 422)
-    assert words.startswith("teams: team name 'The Grandparents yyy…' has 57 characters: at most 40"), words
+    assert words.startswith("teams: Team 1's name 'The Grandparents yyy…' has 57 characters: at most 40"), words
     page = (ROOT / "handfoot" / "web" / "newgame.js").read_text()
     assert f"export const TEAM_NAME_MAX = {TEAM_NAME_MAX};" in page
     assert f"export const TEAMS_MAX = {TEAMS_MAX};" in page
@@ -547,6 +547,11 @@ def test_a_team_name_is_at_most_its_limit_and_the_page_says_the_same(client):
     ({"teams": ["A", "B", "C", "D", "E"]}, 422, "5 teams under 'pagat'"),
     ({"teams": ["A", "B", "C"], "house_rules": {"players": 4}}, 422, "3 teams but 'pagat' with 4 players has 2"),
     ({"teams": ["A,B", "C"]}, 422, "comma"),
+    # a family's words: which team, what is wrong, what to write instead
+    ({"teams": ["Us", "Mom, Dad"]}, 422, "teams: Team 2's name can't contain a comma or colon (use 'Mom & Dad')"),
+    ({"teams": ["Us", "Kids: 2"]}, 422, "Team 2's name can't contain a comma or colon (use 'Kids & 2')"),
+    ({"teams": ["   ", "Them"]}, 422, "teams: Team 1's name is empty: type a name (spaces alone are not one)"),
+    ({"teams": ["Us", " Them"]}, 422, "Team 2's name ' Them' can't start with a space"),
     ({"names": {"Z": ["Zed"]}}, 422, "team Z"),
     ({"house_rules": {"book_size": "banana"}}, 422, "book_size"),
     ({"colour": "red"}, 422, "colour"),

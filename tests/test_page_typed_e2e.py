@@ -219,7 +219,10 @@ def test_a_finished_game_is_played_again_with_the_same_teams(server, browser):
     assert console_errors(d) == []
 
 
-def test_an_uncounted_squared_book_is_asked_about_and_named_when_the_game_ends(server, browser):
+def test_an_uncounted_squared_book_is_asked_about_and_named_when_the_game_ends(server, browser, tmp_path):
+    """The last round saved with squared books' wilds uncounted: Save's question says the winner depends on them;
+    the ended game's page says so, naming each team's book and its round, and shows no winner. Once a team wins
+    whatever they come to, the page names it and says the final totals stay a range until they are counted."""
     d, wait = browser, WebDriverWait(browser, 30)
     _, game = typing_a_one_round_game(server, d)
     wait.until(lambda d: d.find_elements(By.ID, "squared_books-0"))
@@ -229,9 +232,26 @@ def test_an_uncounted_squared_book_is_asked_about_and_named_when_the_game_ends(s
     d.find_element(By.ID, "save-typed").click()
     wait.until(lambda d: d.execute_script("return document.getElementById('sheet').open"))
     assert "until the wilds under its squared book are counted" in text_of(d, "#sheet-body")
+    assert text_of(d, "#sheet-body").count("This is the last round: who wins depends on those wilds.") == 1
+    d.save_screenshot(str(shots_dir(tmp_path) / "typed-last-round-range-asked-390.png"))
     d.find_element(By.ID, "confirm-yes").click()
-    wait.until(lambda d: "counted in round 1" in (text_of(d, ".winner") or ""))
+    wait.until(lambda d: "who won depends on wilds still to count" in (text_of(d, ".winner") or ""))
+    said = text_of(d, ".winner")
+    assert said.startswith("The game is over, but who won depends on wilds still to count: round 1, Us's squared "
+                           "dirty book of 9s under 9♠ (80 to 150 points); "), said
+    assert "round 1, Them's squared dirty book of 8s under 8♠ (80 to 150 points) (tap the round" in said and " won." not in said
     assert " to " in text_of(d, "tr.round small")  # the running total is a range too, not its low end
+    d.save_screenshot(str(shots_dir(tmp_path) / "ended-game-winner-waits-on-wilds-390.png"))
+
+    # corrected so that Us win whatever the wilds come to: the winner said, the range still named
+    us = {"melds": US["melds"], "squared_books": [{"top": "9S"}]}
+    assert httpx.put(f"{server}/v1/games/{game}/rounds/1", json={"teams": {"Us": us}}).status_code == 200
+    d.refresh()
+    wait.until(lambda d: "The game is over: Us won." in (text_of(d, ".winner") or ""))
+    assert ("That holds whatever the wilds still to count come to, but the final totals stay a range until they are "
+            "counted: round 1, Us's squared dirty book of 9s under 9♠ (") in text_of(d, ".winner")
+    d.save_screenshot(str(shots_dir(tmp_path) / "ended-game-won-with-a-range-390.png"))
+    assert all("(Unprocessable Entity)" not in e for e in console_errors(d))
 
 
 def test_a_squared_books_range_is_a_note_not_a_rule_problem(server, browser, tmp_path):

@@ -2,13 +2,13 @@
  * reading and game loaded, corrections made, kept as a draft and undone, the reading scored again, the round
  * saved); its pile list is piles.js, its save-conflict notice conflict.js. */
 import {api} from "/static/api.js";
-import {CODE, KINDS, cardName, cardParts, cardShort, cardText, cardsInText, isRed, likelyMissing} from "/static/cards.js";
+import {CODE, KINDS, cardName, cardParts, cardShort, cardText, isRed, likelyMissing} from "/static/cards.js";
 import {conflictNotice} from "/static/conflict.js";
 import {readDraft, removeDraft, writeDraft} from "/static/drafts.js";
 import {breakdownTable} from "/static/games.js";
 import {flash, pileList} from "/static/piles.js";
-import {askConfirm, cardPicker, clearError, closeSheet, h, openSheet, pileText, problemNamed, problemText, saveAnyway, setBusy, show,
-        teamTotal, toast} from "/static/ui.js";
+import {askConfirm, cardPicker, clearError, closeSheet, h, lastRoundDoubt, openSheet, pileText, problemNamed, problemText, saveAnyway,
+        setBusy, show, teamTotal, toast, uncountedBooks} from "/static/ui.js";
 
 /* -- check and correct ------------------------------------------------------------------------------------- */
 export async function checkView(gid, rid, roundNo) {
@@ -298,7 +298,8 @@ export async function checkView(gid, rid, roundNo) {
   });
 
   /* What Save asks about in a round's score: the rules' illegal problems (each with the piles it is about, named as
-   * Check these names them), a team with nothing read, a squared book's wilds uncounted; each {kind, key, text},
+   * Check these names them), a team with nothing read, a squared book's wilds uncounted (in the game's last round,
+   * also what they mean for who wins); each {kind, key, text},
    * the key the same for the same doubt on a later correction (the problem's own words: not its piles'). */
   function doubts(score) {
     return [...score.problems.filter(p => p.severity === "illegal").map(p => ({kind: "illegal", key: `illegal ${problemText(p)}`,
@@ -309,8 +310,8 @@ export async function checkView(gid, rid, roundNo) {
       /* a squared dirty or wild book whose wilds are uncounted leaves the round (and the game) a range */
       ...g.teams.filter(t => score.teams[t] && !score.teams[t].exact).map(t => ({kind: "ranged", key: `ranged ${t}`,
         text: `${t} scores ${teamTotal(score.teams[t])} until the wilds under its squared book are ` +
-              `counted (the book's "Book…" button, below the photo): ` +
-              score.teams[t].needs_counting.map(n => cardsInText(n.replace(/\s*\(teams\.[^)]*\)/, ""))).join("; ") + "."}))];
+              `counted (the book's "Book…" button, below the photo): ${uncountedBooks(score.teams[t]).join("; ")}.`})),
+      ...lastRoundDoubt(g, st.round, score)];
   }
   const answered = new Set();  /* the doubts "Save anyway" was said to in this view */
   async function saveRound() {

@@ -8,8 +8,6 @@ a user can get wrong.
 
 from __future__ import annotations
 
-import csv
-import io
 import re
 from typing import Any, Sequence
 
@@ -39,6 +37,20 @@ TEAMS_MAX = 8
 #: a team name: 1 to :data:`TEAM_NAME_MAX` characters, no comma or colon (they separate teams and cards in the
 #: photo form's fields), not starting with a space
 TEAM_NAME = rf"^[^\s,:][^,:]{{0,{TEAM_NAME_MAX - 1}}}$"
+
+
+def team_name_problem(name: str) -> str | None:
+    """What is wrong with the team name ``name``, in words that follow "Team 2's name" (``"can't contain a comma
+    or colon (use 'Mom & Dad')"``), or None when it is a name (:data:`TEAM_NAME`)."""
+    if not name.strip():
+        return "is empty: type a name (spaces alone are not one)"
+    if len(name) > TEAM_NAME_MAX:
+        return f"{name[:20] + '…'!r} has {len(name)} characters: at most {TEAM_NAME_MAX}"
+    if "," in name or ":" in name:  # they separate teams and cards in the photo form's fields
+        return f"can't contain a comma or colon (use {re.sub(r'[ ]*[,:][ ]*', ' & ', name).strip(' &')!r})"
+    if not re.match(TEAM_NAME, name):
+        return f"{name!r} can't start with a space"
+    return None
 
 
 def _house_rules_model() -> type[BaseModel]:
@@ -79,12 +91,10 @@ class GameCreate(BaseModel):
     @field_validator("teams")
     @classmethod
     def _teams(cls, teams: list[str]) -> list[str]:
-        for t in teams:
-            if len(t) > TEAM_NAME_MAX:
-                raise ValueError(f"team name {t[:20] + '…'!r} has {len(t)} characters: at most {TEAM_NAME_MAX}")
-            if not re.match(TEAM_NAME, t):
-                raise ValueError(f"team name {t!r}: 1 to {TEAM_NAME_MAX} characters, no comma or colon, not "
-                                 "starting with a space")
+        for k, t in enumerate(teams, 1):
+            problem = team_name_problem(t)
+            if problem:
+                raise ValueError(f"Team {k}'s name {problem}")
         if len({t.casefold() for t in teams}) != len(teams):  # "Kids" and "kids" are one team to a family
             raise ValueError("a team is named twice")
         return teams
@@ -367,37 +377,6 @@ def undo_round(ledger: Ledger, game_id: str, n: int, expect: int | None = None) 
     with ledger.rounds_lock:
         ledger.delete_round(game_id, n, expect)
     return game_view(ledger, game_id)
-
-
-def export_csv(ledger: Ledger, game_id: str) -> str:
-    """The round grid as CSV: ``round, minimum``, then each team's round score and running total (``lo..hi``
-    while a squared book is uncounted). Raises NotFoundError."""
-    view = game_view(ledger, game_id)
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow([_cell(c) for c in ["round", "minimum"] + [f"{t} points" for t in view.teams]
-                + [f"{t} total" for t in view.teams]])
-    running = {t: [0, 0] for t in view.teams}
-    for r in view.rounds:
-        points = []
-        for t in view.teams:
-            ts = r.score.teams.get(t)
-            lo, hi = (ts.total_min, ts.total_max) if ts else (0, 0)
-            running[t][0] += lo
-            running[t][1] += hi
-            points.append(str(lo) if lo == hi else f"{lo}..{hi}")
-        totals = [str(lo) if lo == hi else f"{lo}..{hi}" for lo, hi in (running[t] for t in view.teams)]
-        w.writerow([_cell(c) for c in [r.n, r.minimum] + points + totals])
-    return buf.getvalue()
-
-
-def _cell(value: Any) -> Any:
-    """A CSV cell a spreadsheet will not run: text starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage
-    return (a formula) gets a leading ``'``; numbers and point ranges (``-100``, ``-50..20``) stay."""
-    text = str(value)
-    if text[:1] in ("=", "+", "-", "@", "\t", "\r") and not re.fullmatch(r"-?\d+(\.\.-?\d+)?", text):
-        return "'" + text
-    return value
 
 
 def corrections_of(stored: list[Any]) -> list[Any]:

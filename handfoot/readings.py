@@ -133,8 +133,7 @@ def rescore(images: list[dict[str, Any]], left: dict[str, list[list[str]]], rule
             place = where[pile["id"]]
             book = books.get(place)
             if pile["kind"] == "left" and (pile["id"].startswith("t") or image["kind"] == "hand"):
-                label = ("cards left (typed in)" if pile["id"].startswith("t") else
-                         f"team {pile['team']}: left in hand")
+                label = "cards left (typed in)" if pile["id"].startswith("t") else "left in hand"
             else:
                 label = pile_word(pile["kind"], book and book.kind.value,
                                   book_count(pile, resolved) if book and book.squared else None)
@@ -143,7 +142,7 @@ def rescore(images: list[dict[str, Any]], left: dict[str, list[list[str]]], rule
             piles.append(PileOut(**{**pile, "label": label, "where": place,
                                     "verdict": _verdict(pile, image["kind"], book, resolved), "problems": problems}))
         out_images.append(ImageOut(**{**image, "piles": piles}))
-    pile_notes = [f"team {p.team}: {p.label.removeprefix(f'team {p.team}: ')} {' '.join(c.code for c in p.cards)}: "
+    pile_notes = [f"team {p.team}: {p.label} {' '.join(c.code for c in p.cards)}: "
                   f"{'; '.join(p.notes)}"
                   for im in out_images for p in im.piles if p.notes]
     out = PhotoScore(images=out_images, layout=doc, left=left, notes=[*notes, *pile_notes], photo_notes=notes,

@@ -122,7 +122,8 @@ class PileOut(_Out):
         team: the team it belongs to.
         kind: ``meld``, ``squared_book``, ``red_threes``, ``left`` (cards still in hand) or ``loose``.
         label: what the rules engine makes of it, in words (``clean book``, ``dirty book (squared, 7 cards)``,
-            ``meld``, ``red threes``, ``team B: left in hand``, ``loose``).
+            ``meld``, ``red threes``, ``left in hand``, ``loose``; the team is
+            ``team``'s, never said in it).
         where: its place in the layout (``teams.A.melds[1]``; for red threes and loose cards the list).
         cards: its cards in reading order (along the fan; a squared book's top card first).
         box: ``[x1, y1, x2, y2]`` pixels around its index boxes, or None when none was read.

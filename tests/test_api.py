@@ -372,11 +372,26 @@ def test_a_whole_game(client):
     assert "the game is over" in error_of(client.post(f"/v1/games/{gid}/rounds", json=SIMPLE), 409)
     export = client.get(f"/v1/games/{gid}/export.csv")
     assert 'filename="handfoot-A-vs-B-20' in export.headers["content-disposition"]
-    csv_text = export.text.splitlines()
+    assert export.content.startswith(b"\xef\xbb\xbf")  # a byte-order mark: Excel reads the file as UTF-8
+    csv_text = export.content.decode("utf-8-sig").splitlines()
     assert csv_text[0] == "round,minimum,A points,B points,A total,B total"
     assert csv_text[4] == f"4,150,{a},{b},{4 * a},{4 * b}"
+    assert csv_text[5:] == ['winner,"B (Cy, Di)"']  # the game is over: its winner, with the team's players
     summary = client.get("/v1/games").json()
     assert summary[0]["id"] == gid and summary[0]["rounds"] == 4 and summary[0]["winner"] == "B"
+
+
+def test_the_csv_of_a_game_of_emoji_names_ended_on_uncounted_wilds(client):
+    """The CSV is UTF-8 with a byte-order mark (Excel shows 🐱 and é); a game ended while a squared book's wilds are
+    uncounted and the winner depends on them says so in its last row, naming the round and the team."""
+    gid = new_game(client, teams=["Chats 🐱", "Émile"], house_rules={"opening_minimums": [50]})
+    book = {"squared_books": [{"top": "5S", "kind": "dirty"}]}
+    game = client.post(f"/v1/games/{gid}/rounds", json={"teams": {"Chats 🐱": book, "Émile": book}}).json()
+    assert game["over"] and game["winner"] is None
+    lines = client.get(f"/v1/games/{gid}/export.csv").content.decode("utf-8-sig").splitlines()
+    assert lines[0] == "round,minimum,Chats 🐱 points,Émile points,Chats 🐱 total,Émile total"
+    assert lines[-1] == ('winner,"undecided: the wilds under a squared book are still to count '
+                         '(round 1: Chats 🐱, Émile)"'), lines
 
 
 def test_correct_and_undo_rounds(client):
@@ -516,7 +531,7 @@ def test_a_team_name_is_at_most_its_limit_and_the_page_says_the_same(client):
     assert client.post("/v1/games", json={"teams": ["x" * TEAM_NAME_MAX, "B"]}).status_code == 201
     long = "The Grandparents " + "y" * 40
     words = error_of(client.post("/v1/games", json={"teams": [long, "B"]}), 422)
-    assert words.startswith("teams: team name 'The Grandparents yyy…' has 57 characters: at most 40"), words
+    assert words.startswith("teams: Team 1's name 'The Grandparents yyy…' has 57 characters: at most 40"), words
     page = (ROOT / "handfoot" / "web" / "newgame.js").read_text()
     assert f"export const TEAM_NAME_MAX = {TEAM_NAME_MAX};" in page
     assert f"export const TEAMS_MAX = {TEAMS_MAX};" in page
@@ -532,6 +547,11 @@ def test_a_team_name_is_at_most_its_limit_and_the_page_says_the_same(client):
     ({"teams": ["A", "B", "C", "D", "E"]}, 422, "5 teams under 'pagat'"),
     ({"teams": ["A", "B", "C"], "house_rules": {"players": 4}}, 422, "3 teams but 'pagat' with 4 players has 2"),
     ({"teams": ["A,B", "C"]}, 422, "comma"),
+    # a family's words: which team, what is wrong, what to write instead
+    ({"teams": ["Us", "Mom, Dad"]}, 422, "teams: Team 2's name can't contain a comma or colon (use 'Mom & Dad')"),
+    ({"teams": ["Us", "Kids: 2"]}, 422, "Team 2's name can't contain a comma or colon (use 'Kids & 2')"),
+    ({"teams": ["   ", "Them"]}, 422, "teams: Team 1's name is empty: type a name (spaces alone are not one)"),
+    ({"teams": ["Us", " Them"]}, 422, "Team 2's name ' Them' can't start with a space"),
     ({"names": {"Z": ["Zed"]}}, 422, "team Z"),
     ({"house_rules": {"book_size": "banana"}}, 422, "book_size"),
     ({"colour": "red"}, 422, "colour"),

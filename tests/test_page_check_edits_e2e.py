@@ -1,8 +1,9 @@
 """The check view's card editor and its unsaved corrections, end to end: a real ``handfoot serve`` (127.0.0.1, a
 temporary ledger, the shipped models) and headless Chromium (selenium) at 390 x 844.
 
-- A rank tapped in the card editor before "Move it to…" a meld is kept: the card lands with its new code; the
-  list names its new piles as new ("Us: a new pile of cards left in hand").
+- A rank tapped in the card editor and "Move it to…" a meld wait for the editor's Save ("Save and move"), which
+  does both: the card lands with its new code; the list names its new piles as new ("Us: a new pile of cards left
+  in hand").
 - Unsaved corrections survive a reload of the check view (kept in localStorage by game and reading), said on the
   page; they are dropped when discarded or when the round is saved; a corrupt or stale draft is ignored unsaid, and
   drafts of check views not touched for two weeks are removed.
@@ -74,6 +75,13 @@ def test_a_rank_tapped_before_moving_a_card_is_kept(server, browser, tmp_path):
     assert places["new:loose"] == f"{team}: a new pile of loose cards (not scored)"
     d.find_element(By.CSS_SELECTOR, f"#sheet button[data-rank='{new[:-1]}']").click()  # the new rank, then the move
     Select(d.find_element(By.ID, "move-to")).select_by_value(target["id"])
+    time.sleep(0.5)
+    assert d.execute_script("return document.getElementById('sheet').open")  # nothing done until Save
+    assert _draft(d, game, rid) is None
+    save = d.find_element(By.CSS_SELECTOR, "#sheet button.primary")
+    assert save.text == "Save and move"  # Save does both: the rank shown and the move
+    d.save_screenshot(str(shots_dir(tmp_path) / "check_move_waits_for_save_390.png"))
+    save.click()
     until(d, lambda d: not d.execute_script("return document.getElementById('sheet').open"))
     until(d, lambda d: new[:-1] in (text_of(d, f"#pile-{target['id']} .chips") or ""))
     d.save_screenshot(str(shots_dir(tmp_path) / "check_moved_with_new_rank_390.png"))
@@ -83,7 +91,7 @@ def test_a_rank_tapped_before_moving_a_card_is_kept(server, browser, tmp_path):
     assert ops == [{"op": "set_card", "card": card["id"], "code": new},
                    {"op": "move_card", "card": card["id"], "to": target["id"]}], ops
 
-    # a joker given a rank but no suit yet: the move waits, said in the sheet, nothing added
+    # a joker given a rank but no suit yet: Save (and move) waits for the suit, nothing added
     _open_check(d, server, f"/game/{game}/check/{rid}/1")
     other = melds[1]["cards"][1]
     _tap_card(d, other["id"])
@@ -93,9 +101,9 @@ def test_a_rank_tapped_before_moving_a_card_is_kept(server, browser, tmp_path):
     _tap_card(d, other["id"])
     d.find_element(By.CSS_SELECTOR, "#sheet button[data-rank='7']").click()
     Select(d.find_element(By.ID, "move-to")).select_by_value(melds[0]["id"])
-    assert "Choose the card's suit first" in text_of(d, "#move-problem")
+    save = d.find_element(By.CSS_SELECTOR, "#sheet button.primary")
+    assert save.text == "Save and move" and not save.is_enabled()
     assert d.execute_script("return document.getElementById('sheet').open")
-    assert d.find_element(By.ID, "move-to").get_attribute("value") == ""
     d.save_screenshot(str(shots_dir(tmp_path) / "check_move_needs_suit_390.png"))
     assert len(json.loads(_draft(d, game, rid))["corrections"]) == 3  # the two saved, the joker: no move
     assert console_errors(d) == []

@@ -9,7 +9,8 @@ as cards left in hand.
 
 - The piles that need nothing (no problem, no note, no unsure card) are one line each (name, cards, points), a
   tap opens one whole and folds it back; those that need a look show whole in place; "Open all" shows every pile.
-- A card moved to another pile is said over Save (what moved, from where, to where) and its pile shown; Undo takes
+- A card moved to another pile (on the card editor's Save, the page kept where it was) is said over Save (what
+  moved, from where, to where; a red three held moved to a new pile of red threes) and its pile shown; Undo takes
   the whole move back, also a move that is two corrections (a new code, a new pile).
 - A pin stays whole inside the photo's frame when its pile is at the frame's edge (zoomed in and panned there).
 - A mixed fan read as cards left in hand (open: it counts against the team) becomes two melds in four taps: its
@@ -166,16 +167,23 @@ def test_a_move_is_said_and_undone_whole(server, browser, tmp_path):
     _open_check(d, server, f"/game/{game}/check/{rid}")
     total = text_of(d, "[data-round-total='Us']")
 
-    # Q♥ read for 8♥, moved to the eights: two corrections, one move
+    # Q♥ read for 8♥, moved to the eights: nothing happens until Save ("Save and move"), then two corrections, one
+    # move; the page stays where it was (the queen's pile keeps its place on screen)
     open_pile(d, "i0p1")
+    d.execute_script("document.getElementById('pile-i0p1').scrollIntoView({block: 'center'})")
+    top = d.find_element(By.ID, "pile-i0p1").rect["y"] - d.execute_script("return scrollY")
     d.find_element(By.CSS_SELECTOR, f"button[data-card='{queen['id']}']").click()
     until(d, _sheet_open)
     d.find_element(By.CSS_SELECTOR, "#sheet button[data-rank='8']").click()
     Select(d.find_element(By.ID, "move-to")).select_by_value(eights["id"])
+    assert _sheet_open(d) and _draft_ops(d, game, rid) == []  # picked, not yet done
+    _save_sheet(d, "Save and move")
     until(d, lambda d: (text_of(d, "#moved-note") or "").startswith("Us: moved"))
     assert text_of(d, "#moved-note") == "Us: moved 8♥ from meld Q♠ Q♣ to meld 8♦ 8♠ 2♣ 8♥ 8♥. Show it"
     assert d.find_element(By.ID, "undo-change").text == "Undo the move"
     assert _piles(d)[eights["id"]]["chips"] == ["8♦", "8♠", "2♣", "8♥", "8♥"]  # the pile it went to, shown whole
+    d.execute_script("return new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    assert abs(d.find_element(By.ID, "pile-i0p1").rect["y"] - d.execute_script("return scrollY") - top) < 4
     assert d.find_element(By.ID, "moved-note").is_displayed()  # over Save, wherever the page is scrolled
     d.save_screenshot(str(shots / "check_moved_said_390.png"))
     assert len(_draft_ops(d, game, rid)) == 2
@@ -190,25 +198,65 @@ def test_a_move_is_said_and_undone_whole(server, browser, tmp_path):
     d.find_element(By.CSS_SELECTOR, f"button[data-card='{queen['id']}']").click()
     until(d, _sheet_open)
     Select(d.find_element(By.ID, "move-to")).select_by_value("new:left")
+    _save_sheet(d, "Save and move")
     until(d, lambda d: "to cards left in hand Q♥" in (text_of(d, "#moved-note") or ""))
     d.find_element(By.ID, "undo-change").click()
     until(d, lambda d: _piles(d)["i0p1"]["chips"] == ["Q♥", "Q♠", "Q♣"] and len(_piles(d)) == 17)
     assert _draft_ops(d, game, rid) == []
 
-    # to a pile of the other team (a card the photos put on the wrong side): offered after the card's own team's
+    # to a pile of the other team (a card the photos put on the wrong side): offered after the card's own team's;
+    # said with both teams' names, the page kept where it was
     them = next(k for k, p in piles.items() if p["team"] == "Them" and p["kind"] == "meld")
+    top = d.find_element(By.ID, "pile-i0p1").rect["y"] - d.execute_script("return scrollY")
     d.find_element(By.CSS_SELECTOR, f"button[data-card='{queen['id']}']").click()
     until(d, _sheet_open)
     teams = [o.text.split(":")[0] for o in Select(d.find_element(By.ID, "move-to")).options[1:]
              if not o.get_attribute("value").startswith("new:")]
     assert "Them" in teams and teams == sorted(teams, key=lambda t: t != "Us")
     Select(d.find_element(By.ID, "move-to")).select_by_value(them)
-    until(d, lambda d: (text_of(d, "#moved-note") or "").startswith("moved Q♥ from Us: meld Q♠ Q♣ to Them: "))
+    _save_sheet(d, "Save and move")
+    until(d, lambda d: (text_of(d, "#moved-note") or "").startswith("Moved Q♥ from Us's meld Q♠ Q♣ to Them's "))
     assert _piles(d)[them]["chips"][-1] == "Q♥" and _piles(d)["i0p1"]["chips"] == ["Q♠", "Q♣"]
+    d.execute_script("return new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    assert abs(d.find_element(By.ID, "pile-i0p1").rect["y"] - d.execute_script("return scrollY") - top) < 4
     d.save_screenshot(str(shots / "check_moved_across_teams_390.png"))
     d.find_element(By.ID, "undo-change").click()
     until(d, lambda d: _piles(d)["i0p1"]["chips"] == ["Q♥", "Q♠", "Q♣"])
+
+    # a red three read as held (typed in here: cards left in hand 3♥) when Them has no red threes on the table (its
+    # pile removed): offered a new pile of red threes; moved there, its old pile then empty and said so
+    threes = next(k for k, p in piles.items() if p["team"] == "Them" and p["kind"] == "red_threes")
+    open_pile(d, threes)
+    next(b for b in d.find_elements(By.CSS_SELECTOR, f"#pile-{threes} button") if b.text == "Remove").click()
+    until(d, lambda d: threes not in _piles(d))
+    button = next(b for b in d.find_elements(By.CSS_SELECTOR, "#piles button") if b.text == "+ a pile of Them the camera missed")
+    d.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
+    button.click()
+    until(d, _sheet_open)
+    Select(d.find_element(By.ID, "new-kind")).select_by_value("left")
+    d.find_element(By.ID, "new-cards").send_keys("3H")
+    next(b for b in d.find_elements(By.CSS_SELECTOR, "#sheet button") if b.text == "Add").click()
+    until(d, lambda d: not _sheet_open(d) and any(p["chips"] == ["3♥"] for k, p in _piles(d).items() if k not in piles))
+    held = next(k for k, p in _piles(d).items() if k not in piles and p["chips"] == ["3♥"])
+    d.find_element(By.CSS_SELECTOR, f"#pile-{held} button[data-card]").click()
+    until(d, _sheet_open)
+    assert "Them: a new pile of red threes" in [o.text for o in Select(d.find_element(By.ID, "move-to")).options]
+    Select(d.find_element(By.ID, "move-to")).select_by_value("new:red_threes")
+    d.save_screenshot(str(shots / "check_red_three_move_offered_390.png"))
+    _save_sheet(d, "Save and move")
+    until(d, lambda d: "its old pile is now empty" in (text_of(d, "#moved-note") or ""))
+    assert text_of(d, "#moved-note") == "Them: moved 3♥ to red threes 3♥; its old pile is now empty. Show it"
+    assert held not in _piles(d)
+    d.save_screenshot(str(shots / "check_red_three_moved_390.png"))
     assert console_errors(d) == []
+
+
+def _save_sheet(d, label: str = "Save") -> None:
+    """Tap the open sheet's Save (its text ``label``: "Save and move" once a pile to move to is chosen)."""
+    ok = d.find_element(By.CSS_SELECTOR, "#sheet button.primary")
+    assert ok.text == label, ok.text
+    ok.click()
+    until(d, lambda d: not _sheet_open(d))
 
 
 def test_a_pin_at_the_frame_edge_stays_whole(server, browser, tmp_path):

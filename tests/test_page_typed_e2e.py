@@ -219,7 +219,10 @@ def test_a_finished_game_is_played_again_with_the_same_teams(server, browser):
     assert console_errors(d) == []
 
 
-def test_an_uncounted_squared_book_is_asked_about_and_named_when_the_game_ends(server, browser):
+def test_an_uncounted_squared_book_is_asked_about_and_named_when_the_game_ends(server, browser, tmp_path):
+    """The last round saved with squared books' wilds uncounted: Save's question says the winner depends on them;
+    the ended game's page says so, naming each team's book and its round, and shows no winner. Once a team wins
+    whatever they come to, the page names it and says the final totals stay a range until they are counted."""
     d, wait = browser, WebDriverWait(browser, 30)
     _, game = typing_a_one_round_game(server, d)
     wait.until(lambda d: d.find_elements(By.ID, "squared_books-0"))
@@ -229,9 +232,26 @@ def test_an_uncounted_squared_book_is_asked_about_and_named_when_the_game_ends(s
     d.find_element(By.ID, "save-typed").click()
     wait.until(lambda d: d.execute_script("return document.getElementById('sheet').open"))
     assert "until the wilds under its squared book are counted" in text_of(d, "#sheet-body")
+    assert text_of(d, "#sheet-body").count("This is the last round: who wins depends on those wilds.") == 1
+    d.save_screenshot(str(shots_dir(tmp_path) / "typed-last-round-range-asked-390.png"))
     d.find_element(By.ID, "confirm-yes").click()
-    wait.until(lambda d: "counted in round 1" in (text_of(d, ".winner") or ""))
+    wait.until(lambda d: "who won depends on wilds still to count" in (text_of(d, ".winner") or ""))
+    said = text_of(d, ".winner")
+    assert said.startswith("The game is over, but who won depends on wilds still to count: round 1, Us's squared "
+                           "dirty book of 9s under 9♠ (80 to 150 points); "), said
+    assert "round 1, Them's squared dirty book of 8s under 8♠ (80 to 150 points) (tap the round" in said and " won." not in said
     assert " to " in text_of(d, "tr.round small")  # the running total is a range too, not its low end
+    d.save_screenshot(str(shots_dir(tmp_path) / "ended-game-winner-waits-on-wilds-390.png"))
+
+    # corrected so that Us win whatever the wilds come to: the winner said, the range still named
+    us = {"melds": US["melds"], "squared_books": [{"top": "9S"}]}
+    assert httpx.put(f"{server}/v1/games/{game}/rounds/1", json={"teams": {"Us": us}}).status_code == 200
+    d.refresh()
+    wait.until(lambda d: "The game is over: Us won." in (text_of(d, ".winner") or ""))
+    assert ("That holds whatever the wilds still to count come to, but the final totals stay a range until they are "
+            "counted: round 1, Us's squared dirty book of 9s under 9♠ (") in text_of(d, ".winner")
+    d.save_screenshot(str(shots_dir(tmp_path) / "ended-game-won-with-a-range-390.png"))
+    assert all("(Unprocessable Entity)" not in e for e in console_errors(d))
 
 
 def test_a_squared_books_range_is_a_note_not_a_rule_problem(server, browser, tmp_path):
@@ -321,21 +341,56 @@ def test_a_long_team_name_is_told_not_cut(server, browser, tmp_path):
     viewport(d, 390, 844)
     d.get(f"{server}/#/new")
     wait.until(lambda d: d.find_elements(By.ID, "team-1"))
-    assert f"at most {TEAM_NAME_MAX} characters" in text_of(d, "label[for=team-1]")
+    assert f"at most {TEAM_NAME_MAX} characters, no comma or colon" in text_of(d, "label[for=team-1]")
     long = "The Grandparents from Across the Street"  # 39 characters: fits
     typed(d, "team", 1, long + " and Aunt Jo")  # 51
     assert d.find_element(By.ID, "team-1").get_attribute("value") == long + " and Aunt Jo"  # not cut
-    wait.until(lambda d: "This name has 51 characters: a team name has at most 40" in (text_of(d, "#team-1-long") or ""))
+    wait.until(lambda d: "Team 1's name has 51 characters: a team name has at most 40" in (text_of(d, "#team-1-bad") or ""))
     assert d.find_element(By.ID, "team-1").get_attribute("aria-invalid") == "true"
     d.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
     assert d.switch_to.active_element.get_attribute("id") == "team-1"
     d.save_screenshot(str(shots_dir(tmp_path) / "new-game-long-team-name-390.png"))
     assert httpx.get(f"{server}/v1/games").json() == []
     typed(d, "team", 1, long)
-    wait.until(lambda d: not d.find_elements(By.ID, "team-1-long"))
+    wait.until(lambda d: not d.find_elements(By.ID, "team-1-bad"))
     d.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
     wait.until(lambda d: d.find_elements(By.ID, "score-round"))
     assert httpx.get(f"{server}/v1/games").json()[0]["teams"] == [long, "Them"]
+    assert console_errors(d) == []
+
+
+def test_a_team_name_with_a_comma_or_only_spaces_is_said_plainly_at_its_field(server, browser, tmp_path):
+    """"Mom, Dad" is told as it is typed, under its field, with what to write instead; a name of spaces alone is
+    told on Start, naming its team, its field marked, focused and scrolled into view (from the bottom of the form);
+    each message goes once the name is fixed, and the game starts with the names as fixed."""
+    d, wait = browser, WebDriverWait(browser, 30)
+    viewport(d, 390, 844)
+    d.get(f"{server}/#/new")
+    wait.until(lambda d: d.find_elements(By.ID, "team-2"))
+    typed(d, "team", 2, "Mom, Dad")
+    wait.until(lambda d: d.find_elements(By.ID, "team-2-bad"))
+    assert text_of(d, "#team-2-bad") == "Team 2's name can't contain a comma or colon (use 'Mom & Dad')."
+    assert d.find_element(By.ID, "team-2").get_attribute("aria-invalid") == "true"
+    d.save_screenshot(str(shots_dir(tmp_path) / "new-game-team-name-comma-390.png"))
+    typed(d, "team", 1, "   ")
+    assert not d.find_elements(By.ID, "team-1-bad")  # a field being retyped is not told off
+    d.execute_script("window.scrollTo(0, document.body.scrollHeight)")
+    d.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    wait.until(lambda d: d.find_elements(By.ID, "team-1-bad"))
+    assert text_of(d, "#team-1-bad") == "Team 1 needs a name (spaces alone are not one)."
+    assert d.switch_to.active_element.get_attribute("id") == "team-1"
+    assert d.execute_script("const r = document.getElementById('team-1').getBoundingClientRect();"
+                            "return r.top >= 0 && r.bottom <= innerHeight")
+    assert d.find_elements(By.ID, "team-2-bad")  # both fields marked at once
+    d.save_screenshot(str(shots_dir(tmp_path) / "new-game-team-name-spaces-390.png"))
+    assert httpx.get(f"{server}/v1/games").json() == []
+    typed(d, "team", 1, "Kids")
+    typed(d, "team", 2, "Mom & Dad")
+    wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, "[id$='-bad']"))
+    assert [d.find_element(By.ID, f"team-{k}").get_attribute("aria-invalid") for k in (1, 2)] == [None, None]
+    d.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    wait.until(lambda d: d.find_elements(By.ID, "score-round"))
+    assert httpx.get(f"{server}/v1/games").json()[0]["teams"] == ["Kids", "Mom & Dad"]
     assert console_errors(d) == []
 
 

@@ -164,6 +164,10 @@ def test_a_photo_of_a_hand_counts_every_card_in_it_as_left(deck, tmp_path, capsy
     assert doc["score"]["teams"]["A"]["total"] == expected.teams["A"].total
     assert doc["score"]["teams"]["B"]["total"] == expected.teams["B"].total == -10
     assert [(i["kind"], i["teams"]) for i in doc["images"]] == [("table", ["A"]), ("hand", ["A"]), ("hand", ["B"])]
+    # a hand's pile is labelled without its team (the pile's team says it: the page writes "B: left in hand"), and
+    # no note says the team twice
+    assert {p["label"] for i in doc["images"] if i["kind"] == "hand" for p in i["piles"]} == {"left in hand"}
+    assert not [n for n in doc["notes"] if n.count("team A") > 1 or n.count("team B") > 1]
     # team B has no table photo: scored, with a note in case the name was mistyped
     assert [n for n in doc["notes"] if "no photo of its table" in n] == [
         "team B: no photo of its table was given, only its cards left in hand are scored "
@@ -171,7 +175,8 @@ def test_a_photo_of_a_hand_counts_every_card_in_it_as_left(deck, tmp_path, capsy
     # the text report says which photos are hands and whose cards they are
     assert main(args) == 0
     out = capsys.readouterr().out
-    assert out.count("cards left in hand (") == 2 and "team B: left in hand" in out
+    assert out.count("cards left in hand (") == 2 and f"team B, cards left in hand ({tmp_path / 'foot.jpg'})" in out
+    assert "team B: left in hand" not in out  # the heading names the team, each pile's label does not again
     # bad --hand values, a photo given twice, a folder, one --annotate image for several photos and a hand photo
     # with no card are one-line errors
     for bad, says in ((["--hand", "hand.jpg"], "--hand needs TEAM:PHOTO"),

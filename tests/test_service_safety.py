@@ -95,7 +95,7 @@ def test_csv_cells_are_never_formulas_and_messages_name_no_server_path(serve, tm
     game = httpx.post(f"{url}/v1/games", json={"teams": ["=1+2", "@SUM(A1)"]}).json()["id"]
     httpx.post(f"{url}/v1/games/{game}/rounds?lenient=true", json={"teams": {
         "=1+2": {"melds": [["KH", "KS", "KD"]], "left": [["JK"]]}}})
-    lines = httpx.get(f"{url}/v1/games/{game}/export.csv").text.splitlines()
+    lines = httpx.get(f"{url}/v1/games/{game}/export.csv").content.decode("utf-8-sig").splitlines()
     assert lines[0] == "round,minimum,'=1+2 points,'@SUM(A1) points,'=1+2 total,'@SUM(A1) total"
     assert lines[1] == "1,50,-20,0,-20,0"  # a negative score stays a number
     for r in (httpx.delete(f"{url}/v1/decks/nope"),

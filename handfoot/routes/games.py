@@ -11,7 +11,7 @@ from fastapi import APIRouter, BackgroundTasks, Body, Depends, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from .. import core, games, saved, teaching
+from .. import core, export, games, saved, teaching
 from ..errors import NotFoundError
 from ..invite import invite
 from ..ledger import Ledger
@@ -167,11 +167,12 @@ def export_examples(game_id: str, ledger: Ledger = Depends(get_ledger)) -> Respo
 @router.get("/games/{game_id}/export.csv", response_class=Response,
             responses={200: {"content": {"text/csv": {}}}, 404: ERRORS[404], 401: ERRORS[401]})
 def export_csv(game_id: str, ledger: Ledger = Depends(get_ledger)) -> Response:
-    """The round grid: each round's minimum, each team's points and running total."""
+    """The round grid: each round's minimum, each team's points and running total, and once the game is over a
+    last row naming the winner; UTF-8 with a byte-order mark (Excel shows emoji and accents)."""
     record = ledger.game(game_id)
     teams = "-vs-".join(re.sub(r"[^A-Za-z0-9]+", "-", t).strip("-") or "team" for t in record.teams)[:80]
     name = f"handfoot-{teams}-{record.created[:10]}.csv"
-    return Response(games.export_csv(ledger, game_id), media_type="text/csv",
+    return Response(export.export_csv(ledger, game_id), media_type="text/csv",
                     headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
 

@@ -2,13 +2,13 @@
  * reading and game loaded, corrections made, kept as a draft and undone, the reading scored again, the round
  * saved); its pile list is piles.js, its save-conflict notice conflict.js. */
 import {api} from "/static/api.js";
-import {CODE, KINDS, cardName, cardParts, cardShort, cardText, cardsInText, isRed, likelyMissing} from "/static/cards.js";
+import {CODE, KINDS, cardName, cardParts, cardShort, cardText, isRed, likelyMissing} from "/static/cards.js";
 import {conflictNotice} from "/static/conflict.js";
 import {readDraft, removeDraft, writeDraft} from "/static/drafts.js";
 import {breakdownTable} from "/static/games.js";
 import {flash, pileList} from "/static/piles.js";
-import {askConfirm, cardPicker, clearError, closeSheet, h, openSheet, pileText, pointsNode, problemNamed, problemText, saveAnyway, setBusy,
-        show, teamTotal, toast} from "/static/ui.js";
+import {askConfirm, cardPicker, clearError, closeSheet, h, lastRoundDoubt, openSheet, pileText, pointsNode, problemNamed, problemText,
+        saveAnyway, setBusy, show, teamTotal, toast, uncountedBooks} from "/static/ui.js";
 
 /* -- check and correct ------------------------------------------------------------------------------------- */
 export async function checkView(gid, rid, roundNo) {
@@ -159,43 +159,49 @@ export async function checkView(gid, rid, roundNo) {
     st.corrections.splice(st.corrections.length - Math.min(n, st.corrections.length - base));
     rescore(0);
   }
-  /* the card `code` of `pile` (the card `card`) moved to the pile `to` (an id, or "new:loose" / "new:left") */
+  /* the card `code` of `pile` (the card `card`) moved to the pile `to` (an id, or "new:loose" / "new:left" /
+     "new:red_threes"); the page stays where it was: the pile the card left (else the page's scroll) keeps its place
+     on screen, however the piles above it changed */
   function moveCard(pile, card, code, to) {
     const ops = to.startsWith("new:") ? [{op: "remove_card", card: card.id}, {op: "add_pile", team: pile.team, kind: to.slice(4), cards: [code]}]
       : code !== card.code ? [{op: "set_card", card: card.id, code}, {op: "move_card", card: card.id, to}]
       : [{op: "move_card", card: card.id, to}];
+    const left = document.getElementById(`pile-${pile.id}`);
+    const [top, y] = [left ? left.getBoundingClientRect().top : null, scrollY];
     return edit(ops, (before) => {
       const dest = to.startsWith("new:") ? allPiles().find(p => !before.has(p.id) && p.team === pile.team)
                                          : allPiles().find(p => p.id === to);
       if (!dest) return;
       st.open.add(dest.id);
-      piles.showMoved({card: code, from: allPiles().find(p => p.id === pile.id) || null, to: dest});
-      requestAnimationFrame(() => flash(dest.id, true));
+      piles.showMoved({card: code, from: allPiles().find(p => p.id === pile.id) || null, to: dest, team: pile.team});
+      requestAnimationFrame(() => {  /* drawn again by now */
+        const now = document.getElementById(`pile-${pile.id}`);
+        if (now && top !== null) scrollBy(0, now.getBoundingClientRect().top - top);
+        else scrollTo(0, y);
+        flash(dest.id, true);
+      });
     });
   }
 
+  /* The card editor: the rank and suit buttons, Delete, and "Move it to…" (its team's other piles, the other teams',
+     a new pile of loose cards or of cards left in hand, and for a red three a new pile of red threes when its team
+     has none); nothing changes until Save, which makes the card as the buttons show it, in the pile chosen. */
   function editCard(pile, card) {
-    const move = h("select", {id: "move-to", "aria-label": "move the card to"},
+    const newThrees = ["3H", "3D"].includes(card.code) && !allPiles().some(p => p.team === pile.team && p.kind === "red_threes");
+    const move = h("select", {id: "move-to", "aria-label": "move the card to (on Save)"},
       h("option", {value: ""}, "Move it to…"),
       /* its own team's piles first, then the other teams' (a card the photos put on the wrong side of the table) */
       [...allPiles().filter(p => p.id !== pile.id && p.team === pile.team),
        ...allPiles().filter(p => p.team !== pile.team)].map(p => h("option", {value: p.id}, pileText(p))),
+      newThrees ? h("option", {value: "new:red_threes"}, `${pile.team}: a new pile of red threes`) : null,
       h("option", {value: "new:loose"}, `${pile.team}: a new pile of loose cards (not scored)`),
       h("option", {value: "new:left"}, `${pile.team}: a new pile of cards left in hand`));
-    const problem = h("p", {class: "error-box", role: "alert", id: "move-problem", hidden: true});
-    /* the card moves as the rank and suit buttons show it now: a rank or suit tapped before "Move it to…" is kept */
-    move.addEventListener("change", () => {
-      if (!move.value) return;
-      const code = picker.picked();
-      if (!code) {
-        problem.textContent = "Choose the card's suit first (or Jkr), then where to move it.";
-        problem.hidden = false; move.value = ""; return;
-      }
-      moveCard(pile, card, code, move.value);
-    });
     const del = h("button", {type: "button", class: "danger", onclick: () => change({op: "remove_card", card: card.id})}, "Delete");
-    const picker = cardPicker(card.code, (code) => change({op: "set_card", card: card.id, code}), del,
-                              h("div", {class: "move-to"}, move, problem));
+    const picker = cardPicker(card.code, (code) => move.value ? moveCard(pile, card, code, move.value)
+                                                             : change({op: "set_card", card: card.id, code}), del,
+                              h("div", {class: "move-to"}, move));
+    const ok = picker.querySelector("button.primary");  /* Save, said "Save and move" once a pile is chosen */
+    move.addEventListener("change", () => { ok.textContent = move.value ? "Save and move" : "Save"; });
     openSheet(`${cardName(card.code)} (${pile.label})`, picker);
   }
 
@@ -313,7 +319,8 @@ export async function checkView(gid, rid, roundNo) {
   });
 
   /* What Save asks about in a round's score: the rules' illegal problems (each with the piles it is about, named as
-   * Check these names them), a team with nothing read, a squared book's wilds uncounted; each {kind, key, text},
+   * Check these names them), a team with nothing read, a squared book's wilds uncounted (in the game's last round,
+   * also what they mean for who wins); each {kind, key, text},
    * the key the same for the same doubt on a later correction (the problem's own words: not its piles'). */
   function doubts(score) {
     return [...score.problems.filter(p => p.severity === "illegal").map(p => ({kind: "illegal", key: `illegal ${problemText(p)}`,
@@ -324,8 +331,8 @@ export async function checkView(gid, rid, roundNo) {
       /* a squared dirty or wild book whose wilds are uncounted leaves the round (and the game) a range */
       ...g.teams.filter(t => score.teams[t] && !score.teams[t].exact).map(t => ({kind: "ranged", key: `ranged ${t}`,
         text: `${t} scores ${teamTotal(score.teams[t])} until the wilds under its squared book are ` +
-              `counted (the book's "Book…" button, below the photo): ` +
-              score.teams[t].needs_counting.map(n => cardsInText(n.replace(/\s*\(teams\.[^)]*\)/, ""))).join("; ") + "."}))];
+              `counted (the book's "Book…" button, below the photo): ${uncountedBooks(score.teams[t]).join("; ")}.`})),
+      ...lastRoundDoubt(g, st.round, score)];
   }
   const answered = new Set();  /* the doubts "Save anyway" was said to in this view */
   async function saveRound() {

@@ -2,7 +2,8 @@
 import {api} from "/static/api.js";
 import {changedText, roundsText} from "/static/changes.js";
 import {teachPanel} from "/static/teach.js";
-import {askConfirm, closeSheet, fmt, h, openSheet, pointsNode, problemsLine, setBusy, show, teamTotal, toast, total} from "/static/ui.js";
+import {askConfirm, closeSheet, fmt, h, openSheet, pointsNode, problemsLine, setBusy, show, teamTotal, toast, total,
+        uncountedBooks} from "/static/ui.js";
 
 /* When a game was made, in the phone's words ("Fri 4 Dec, 20:31"); "" when unknown. */
 export function fmtDate(iso) {
@@ -49,12 +50,17 @@ export function breakdownTable(score, teams) {
 /* A team name for a narrow column: a word of 10 letters or more may break in its middle, with a hyphen shown. */
 function hyphenable(name) { return name.replace(/\S{10,}/g, w => w.slice(0, w.length >> 1) + "\u00AD" + w.slice(w.length >> 1)); }
 
-/* A finished game with no winner: a tie, or the rounds whose squared books are still to count (their totals a range). */
+/* What a finished game's page says of its end: the winner; or, while a round's squared book has its wilds
+ * uncounted (its team's total a range), which team's book in which round, and whether the winner depends on it;
+ * or a tie. */
 function overText(g) {
-  const open = g.rounds.filter(r => Object.values(r.score.teams).some(ts => !ts.exact));
+  const open = g.rounds.flatMap(r => Object.entries(r.score.teams).filter(([, ts]) => !ts.exact)
+    .flatMap(([t, ts]) => uncountedBooks(ts).map(b => `round ${r.n}, ${t}'s ${b}`)));
+  const where = `${open.join("; ")} (tap the round, then Correct round)`;
+  if (g.winner) return `The game is over: ${g.winner} won.` + (open.length ? ` That holds whatever the wilds still to ` +
+    `count come to, but the final totals stay a range until they are counted: ${where}.` : "");
   if (!open.length) return "The game is over: a tie.";
-  return `The game is over; the winner shows once the wilds under a squared book are counted in round${open.length > 1 ? "s" : ""} ` +
-    `${open.map(r => r.n).join(", ")} (tap the round, then Correct round).`;
+  return `The game is over, but who won depends on wilds still to count: ${where}. The winner shows once they are counted.`;
 }
 
 /* Another phone at the table: the QR code its camera opens this game's page (gid; null: the games) from, and the
@@ -156,7 +162,7 @@ export async function gameView(gid, latest, notice) {
   }
   grid.append(body);
   const next = g.over
-    ? h("div", {}, h("p", {class: "winner"}, g.winner ? `The game is over: ${g.winner} won.` : overText(g)),
+    ? h("div", {}, h("p", {class: "winner"}, overText(g)),
         h("div", {class: "row"}, h("a", {class: g.newer_game ? "button" : "button primary", id: "play-again", href: `#/new/${g.id}`}, "New game, same teams")))
     : h("p", {}, `Next: round ${g.next_round} of ${g.rounds_in_game}, opening minimum ${fmt(g.next_minimum)}` + (g.leader ? ` · ${g.leader} leads` : ""));
   show(

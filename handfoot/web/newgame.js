@@ -9,16 +9,28 @@ export const TEAM_NAME_MAX = 40;
 /* The most teams a game has (handfoot.games.TEAMS_MAX: the server refuses more); a game has two at least. */
 export const TEAMS_MAX = 8;
 
-/* A team-name field checked against TEAM_NAME_MAX as it is typed or pasted (never cut): over it, the field is
- * marked and a line under it (id `<field id>-long`) says how long the name is; returns whether it fits. */
-function teamNameFits(input) {
-  const n = [...input.value.trim()].length;  /* characters, as the server counts them */
-  const fits = n <= TEAM_NAME_MAX;
-  document.getElementById(`${input.id}-long`)?.remove();
-  if (fits) { input.removeAttribute("aria-invalid"); return true; }
+/* What is wrong with the team name typed in `input` (the field of team k, id `team-k`), in a family's words, as the
+ * server checks it (handfoot.games.team_name_problem; the name is sent trimmed): too long, a comma or colon (they
+ * separate teams in the photo form), or empty unless `typing` (a field cleared to type a new name is not told off).
+ * null: nothing wrong. */
+function teamNameProblem(input, typing) {
+  const k = input.id.replace("team-", ""), name = input.value.trim();
+  const n = [...name].length;  /* characters, as the server counts them */
+  if (!n) return typing ? null : `Team ${k} needs a name (spaces alone are not one).`;
+  if (n > TEAM_NAME_MAX) return `Team ${k}'s name has ${n} characters: a team name has at most ${TEAM_NAME_MAX}. Shorten it.`;
+  if (/[,:]/.test(name)) return `Team ${k}'s name can't contain a comma or colon (use '${name.replace(/ *[,:] */g, " & ").replace(/^[ &]+|[ &]+$/g, "")}').`;
+  return null;
+}
+
+/* A team-name field checked (teamNameProblem) as it is typed or pasted (never cut) and on Start: a problem marks the
+ * field and says itself on a line under it (id `<field id>-bad`), taken off once the name is fixed; returns
+ * whether the name is fine. `said`: the words to show instead (the server's, when it refused the name). */
+function teamNameFits(input, typing, said) {
+  const problem = said || teamNameProblem(input, typing);
+  document.getElementById(`${input.id}-bad`)?.remove();
+  if (!problem) { if (!input.dataset.twice) input.removeAttribute("aria-invalid"); return true; }
   input.setAttribute("aria-invalid", "true");
-  input.after(h("p", {class: "error-box", role: "alert", id: `${input.id}-long`},
-    `This name has ${n} characters: a team name has at most ${TEAM_NAME_MAX}. Shorten it.`));
+  input.after(h("p", {class: "error-box", role: "alert", id: `${input.id}-bad`}, problem));
   return false;
 }
 
@@ -28,7 +40,7 @@ function teamNameFits(input) {
 function sameNames(inputs) {
   for (const i of inputs) {
     document.getElementById(`${i.id}-twice`)?.remove();
-    if (i.dataset.twice) { delete i.dataset.twice; if (!document.getElementById(`${i.id}-long`)) i.removeAttribute("aria-invalid"); }
+    if (i.dataset.twice) { delete i.dataset.twice; if (!document.getElementById(`${i.id}-bad`)) i.removeAttribute("aria-invalid"); }
   }
   let first = null;
   inputs.forEach((i, k) => {
@@ -52,10 +64,10 @@ export async function newGameView(fromId) {
   function addTeam(name, players) {
     const k = teams.children.length + 1;
     const input = h("input", {type: "text", id: `team-${k}`, name: "team", value: name, required: true, autocomplete: "off",
-                              "aria-describedby": `team-${k}-long team-${k}-twice`,
-                              oninput: (ev) => { teamNameFits(ev.target); if (ev.target.dataset.twice) sameNames(teamInputs()); }});
+                              "aria-describedby": `team-${k}-bad team-${k}-twice`,
+                              oninput: (ev) => { teamNameFits(ev.target, true); if (ev.target.dataset.twice) sameNames(teamInputs()); }});
     const box = h("div", {class: "panel team"},
-      h("label", {for: `team-${k}`}, `Team ${k} name `, h("span", {class: "muted limit"}, `(at most ${TEAM_NAME_MAX} characters)`)),
+      h("label", {for: `team-${k}`}, `Team ${k} name `, h("span", {class: "muted limit"}, `(at most ${TEAM_NAME_MAX} characters, no comma or colon)`)),
       input,
       h("label", {for: `players-${k}`}, "Players (optional)"),
       h("input", {type: "text", id: `players-${k}`, name: "players", placeholder: "Ann, Bob", maxlength: "200", autocomplete: "off",
@@ -153,8 +165,8 @@ export async function newGameView(fromId) {
     ev.preventDefault(); error.replaceChildren();
     for (const i of house.querySelectorAll("[aria-invalid]")) i.removeAttribute("aria-invalid");
     document.getElementById("house-error")?.remove();
-    const tooLong = [...teams.querySelectorAll("input[name=team]")].find(i => !teamNameFits(i));
-    if (tooLong) { tooLong.focus(); tooLong.scrollIntoView({block: "center"}); return; }
+    const bad = teamInputs().filter(i => !teamNameFits(i, false))[0];
+    if (bad) { bad.focus(); bad.scrollIntoView({block: "center"}); return; }
     const twice = sameNames(teamInputs());
     if (twice) { twice.focus(); twice.scrollIntoView({block: "center"}); return; }
     const names = [...teams.querySelectorAll("input[name=team]")].map(i => i.value.trim());
@@ -211,6 +223,14 @@ export async function newGameView(fromId) {
           "(All games lists it). Press Start the game again to make another one as well.")));
         error.scrollIntoView({block: "center"});
         setBusy(create, false);
+        return;
+      }
+      /* a team name the server refused ("teams: Team 2's name …"): said under its field, marked and focused */
+      const team = /^teams: Team (\d+)'s name /.exec(e.message || "");
+      const field = team && document.getElementById(`team-${team[1]}`);
+      if (field) {
+        teamNameFits(field, false, e.message.replace(/^teams: /, ""));
+        field.focus(); field.scrollIntoView({block: "center"}); setBusy(create, false);
         return;
       }
       /* a house rule the server refused: its field is marked and focused, the message shown with its label */

@@ -121,19 +121,19 @@ export function pileList(view) {
         h("button", {type: "button", onclick: () => view.addPile(t)}, `+ a pile of ${t} the camera missed`))));
   }
 
-  /* The line over Save saying what the last move did ("Us: moved 7♥ from meld Q♥ Q♠ to meld 8♦ 8♠ 2♣ 8♥ 7♥"),
-     with a button to the pile it went to; Undo names the move while it shows. `moved`: {card, from, to} (the card's
-     code, the pile it left as it is now or null when that is gone, the pile it joined), or null: nothing said. */
+  /* The line over Save saying what the last move did, plainly: "Us: moved 7♥ from meld Q♥ Q♠ to meld 8♦ 8♠ 2♣ 8♥
+     7♥", a move to another team's pile naming both ("Moved Q♥ from Us's meld Q♠ Q♣ to Them's meld …"), a pile the
+     card left empty said so ("…; its old pile is now empty"); with a button to the pile it went to. Undo names the
+     move while it shows. `moved`: {card, from, to, team} (the card's code, the pile it left as it is now or null
+     when that is gone, the pile it joined, the team it left), or null: nothing said. */
   function showMoved(moved) {
     undo.textContent = moved ? "Undo the move" : "Undo";
     if (!moved) { movedBox.replaceChildren(); return; }
-    const cards = (p) => p.cards.map(c => cardShort(c.code)).join(" ");
-    /* a move to another team's pile names both teams: "moved Q♥ from Us: meld Q♠ Q♣ to Them: meld …" */
-    const across = moved.from && moved.from.team !== moved.to.team;
-    const team = (p) => across ? `${p.team}: ` : "";
-    movedBox.replaceChildren(`${across ? "" : `${moved.to.team}: `}moved ${cardShort(moved.card)} from ` +
-      `${moved.from ? `${team(moved.from)}${moved.from.label} ${cards(moved.from)}` : "a pile now gone"}` +
-      ` to ${team(moved.to)}${moved.to.label} ${cards(moved.to)}. `,
+    const across = moved.team !== moved.to.team;
+    const name = (p) => `${across ? `${p.team}'s ` : ""}${p.label} ${p.cards.map(c => cardShort(c.code)).join(" ")}`;
+    movedBox.replaceChildren(`${across ? "Moved" : `${moved.team}: moved`} ${cardShort(moved.card)} ` +
+      `${moved.from ? `from ${name(moved.from)} ` : ""}to ${name(moved.to)}` +
+      `${moved.from ? "" : "; its old pile is now empty"}. `,
       h("button", {type: "button", class: "ghost link", id: "show-moved", onclick: () => flash(moved.to.id)}, "Show it"));
   }
 

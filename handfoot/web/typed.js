@@ -3,7 +3,8 @@
  * saved as a layout (docs/layout.md) with the game's version (If-Match) and one key per Save (Idempotency-Key). */
 import {api} from "/static/api.js";
 import {breakdownTable} from "/static/games.js";
-import {clearError, errorBox, fmt, h, pointsNode, problemText, problemsLine, saveAnyway, setBusy, show, teamTotal, toast} from "/static/ui.js";
+import {clearError, errorBox, fmt, h, lastRoundDoubt, pointsNode, problemText, problemsLine, saveAnyway, setBusy, show, teamTotal,
+        toast} from "/static/ui.js";
 
 /* The card codes in a line of text ("KH, ks 10d" -> ["KH", "KS", "10D"]); the server names a wrong one. */
 export function codesIn(text) { return String(text).toUpperCase().split(/[\s,;]+/).filter(Boolean); }
@@ -123,8 +124,9 @@ export async function typedView(gid, roundNo) {
   }
 
   /* What Save asks about in the score of a typed layout `doc`: the rules' illegal problems, a team with nothing
-   * typed, a squared book's wilds uncounted; each {kind, key, text, team}, the key the same for the same doubt on a
-   * later Save or correction (ui.js's saveAnyway). */
+   * typed, a squared book's wilds uncounted (in the game's last round, also what they mean for who wins); each
+   * {kind, key, text, team}, the key the same for the same doubt on a later Save or correction (ui.js's
+   * saveAnyway). */
   function doubts(score, doc) {
     return [...score.problems.filter(p => p.severity === "illegal").map(p => ({kind: "illegal", key: `illegal ${problemText(p)}`,
                                                                             text: problemText(p)})),
@@ -132,7 +134,8 @@ export async function typedView(gid, roundNo) {
         text: `Nothing typed for ${t}: it scores 0 this round.`})),
       ...g.teams.filter(t => score.teams[t] && !score.teams[t].exact).map(t => ({kind: "ranged", key: `ranged ${t}`,
         text: `${t} scores ${teamTotal(score.teams[t])} until the wilds under its squared book are counted: type the ` +
-              "book's seven cards as a meld line instead of its top card to count them."}))];
+              "book's seven cards as a meld line instead of its top card to count them."})),
+      ...lastRoundDoubt(g, round, score)];
   }
   const answered = new Set();  /* the doubts "Save anyway" was said to in this view */
 

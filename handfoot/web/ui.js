@@ -36,6 +36,28 @@ export function pointsNode(t) {
   if (lo === hi) return fmt(lo);
   return h("span", {class: "range"}, h("span", {}, fmt(lo)), " to ", h("span", {}, fmt(hi)));
 }
+/* The squared books of a team's round score `ts` whose wilds are still to count, in words, one a book:
+ * "squared dirty book of fives under 5♥ (300 to 370 points)" (the score's needs_counting, its place left out). */
+export function uncountedBooks(ts) {
+  return ts.needs_counting.map(n => {
+    const m = /^count the wilds in the (.*?) \([^)]*\): (.*)$/.exec(n);
+    return cardsInText(m ? `${m[1]} (${m[2]})` : n);
+  });
+}
+/* What uncounted wilds in round `n` of game `g` (scored `score` there) mean for who wins, when it is the game's
+ * last round: a doubt for Save's question (ui.js's saveAnyway: {kind: "ranged", key, text}) saying that a team
+ * wins whatever they come to, or that the winner waits on them; none for another round or an exact score. */
+export function lastRoundDoubt(g, n, score) {
+  if (n !== g.rounds_in_game || Object.values(score.teams).every(ts => ts.exact)) return [];
+  const range = Object.fromEntries(g.teams.map(t => [t, [0, 0]]));
+  for (const s of [...g.rounds.filter(r => r.n !== n).map(r => r.score), score]) {
+    for (const [t, ts] of Object.entries(s.teams)) if (range[t]) { range[t][0] += ts.total_min; range[t][1] += ts.total_max; }
+  }
+  const sure = g.teams.find(t => g.teams.every(o => o === t || range[t][0] > range[o][1]));
+  return [{kind: "ranged", key: "ranged last round", text: sure
+    ? `This is the last round: ${sure} wins whatever those wilds come to, but the final totals stay a range until they are counted.`
+    : "This is the last round: who wins depends on those wilds. Count them before saving, or the game ends with no winner until this round is corrected."}];
+}
 
 export let toastTimer = null;
 export function toast(message, error) {

@@ -5,7 +5,7 @@ ledger) driven by headless Chromium (Debian's chromium + chromium-driver, throug
   with its own reason), "Type the cards instead": each team's melds, squared book, red threes and cards held are
   typed; the score shows as they are typed and equals the rules engine's score of the same layout; the rules'
   problems (a team went out without its books) are asked about before Save stores it, once: not again on a later
-  Save or correction with the same problems.
+  Save of the same form; a correction that leaves them is asked again, as a new round is.
 - A wrong card code is named with its team and line, its field marked, and nothing is stored.
 - Another phone saving a round while the form is open: Save stores nothing and says which round it will be; Save
   again stores it as that round.
@@ -177,7 +177,7 @@ def test_a_round_typed_in_is_scored_saved_and_corrected(server, browser, tmp_pat
     d.find_element(By.ID, "left-1").clear()
     want = expected({"Us": US, "Them": {"melds": THEM["melds"]}}, "Us")
     wait.until(lambda d: text_of(d, "#typed-score [data-points=Them]") == want["Them"])
-    save_unasked(d, wait)  # the round was saved anyway with the same problem: not asked again
+    save_anyway(d, wait)  # a correction that leaves rule problems is asked about them, as a new round is
     wait.until(lambda d: d.current_url.endswith(f"#/game/{game}"))
     wait.until(lambda d: httpx.get(f"{server}/v1/games/{game}").json()["rounds"][1]["score"]["teams"]["Them"]["total"]
                == int(want["Them"].replace(",", "")))

@@ -4,7 +4,8 @@
 - Two phones correct one typed round: the later Save (its copy older) stores nothing and shows the conflict notice
   of the check view (conflict.js): "Add my changes to theirs" saves the boxes changed here over the other phone's
   round, nothing of either lost; a change made there while this phone types is told at once (a box both changed
-  named with theirs), and "Drop mine, show theirs" fills the form with theirs.
+  named with theirs), and "Drop mine, show theirs" fills the form with theirs; typing kept over a reload while the
+  round was corrected there is offered the same way.
 - What is typed and not saved comes back after a reload (drafts.js), said, and is gone once saved.
 - Save with the server stopped says it cannot be reached, that what is typed is kept and to press Save again, and
   marks nothing red; with the server back the score shows again by itself and Save stores the round.
@@ -122,6 +123,21 @@ def test_two_phones_correct_one_typed_round(server, phones, tmp_path):
     until(b, lambda d: d.find_element(By.ID, "left-1").get_attribute("value") == "QD 7C")
     assert b.find_element(By.ID, "left-0").get_attribute("value") == ""
     assert b.find_element(By.ID, "save-typed").is_enabled() and text_of(b, "#sync-notice") == ""
+
+    # typed, put away (its live changes lost), corrected there, reloaded: what was typed is back, with the choice
+    typed(b, "red_threes", 0, "3D")
+    b.execute_script("hfSync.stop()")
+    theirs = httpx.get(f"{server}/v1/games/{game}").json()["rounds"][0]["layout"]
+    theirs["teams"]["Them"].pop("left")
+    assert httpx.put(f"{server}/v1/games/{game}/rounds/1?lenient=true", json=theirs).status_code == 200
+    b.refresh()
+    until(b, lambda d: d.find_elements(By.ID, "add-mine"))
+    assert b.find_element(By.ID, "red_threes-0").get_attribute("value") == "3D"
+    assert "What you typed here was kept" in text_of(b, "#draft-notice")
+    assert "Your changes here are not saved yet (Us: red threes)" in text_of(b, "#sync-notice")
+    b.find_element(By.ID, "add-mine").click()
+    until(b, lambda d: d.find_element(By.ID, "left-1").get_attribute("value") == "")
+    assert b.find_element(By.ID, "red_threes-0").get_attribute("value") == "3D"
     for d in (a, b):
         assert [e for e in console_errors(d) if "412" not in e and "Precondition Failed" not in e] == []
 

@@ -36,6 +36,58 @@ export function leftOutText(images, saved, n) {
          `belong to round ${n}, add them there` + (teams.length ? ` with ${teams.map(t => `"+ a pile of ${t}"`).join(" or ")}` : "") + ".";
 }
 
+/* A save-conflict notice's frame, for the view whose Save button is `save`: {box (the notice's element), why (the
+ * line saying why Save is off), holdSave(why) (Save off until the notice is answered), freeSave(), show(latest,
+ * heading, lines, actions, redo, quiet) (the notice: its heading, lines (strings), buttons, the game `latest`'s
+ * totals and "See the game"; scrolled into view unless `quiet`; `redo`: redraws it after a change made under it, or
+ * null), redraw() (that, when a notice with an offer is shown), clear() (no notice)}. */
+export function noticeFrame(gid, save) {
+  const box = h("div", {id: "sync-notice"});
+  let reoffer = null;  /* redraws the notice shown with an offer after each change here; null when none is */
+  const why = h("p", {class: "status muted", id: "save-why", role: "status"});
+  function show(latest, heading, lines, actions, redo, quiet) {
+    const totals = latest.teams.map(t => `${t} ${total(latest.totals[t])}`).join(" · ");
+    box.replaceChildren(h("section", {class: "panel notice", role: "alert"},
+      h("h2", {}, heading), lines.map(t => h("p", {}, t)), h("p", {class: "muted"}, `The game now: ${totals}.`),
+      h("div", {class: "row"}, actions, h("a", {class: "button", href: `#/game/${gid}`}, "See the game"))));
+    reoffer = redo;
+    if (!quiet) box.scrollIntoView({block: "center"});
+  }
+  return {
+    box, why, show,
+    holdSave: (text) => { save.disabled = true; why.textContent = text; },
+    freeSave: () => { save.disabled = false; why.textContent = ""; },
+    redraw: async () => { if (reoffer) await reoffer(); },
+    clear: () => { box.replaceChildren(); reoffer = null; },
+  };
+}
+
+/* The offer of a notice about the saved round `theirs` (another phone's version of what this view saves), pushed
+ * onto its `lines` and `actions`: `mine()` says this phone's unsaved changes that theirs lacks, in words ("" when
+ * none); with some, a line and two buttons: add them to theirs (`addMine()`: the view then holds theirs with mine
+ * over it, to be checked and saved) or drop them (`takeTheirs()`: the view shows theirs); with none, one button
+ * showing theirs (`showLabel`), which asks first when a change was made here since it was drawn. `moved`: theirs is
+ * the round this view corrects, moved up by an undo. */
+export function changeOffer({theirs, mine, addMine, takeTheirs, moved, showLabel}, lines, actions) {
+  const said = mine();
+  if (said) {
+    lines.push(moved ? `Your changes here are not saved yet (${said}): go on correcting it as round ${theirs.n} ` +
+                       "with them, or drop them."
+                     : `Your changes here are not saved yet (${said}): add them to theirs as a correction of round ` +
+                       `${theirs.n} (you check it, then Save correction), or drop them.`);
+    actions.push(h("button", {type: "button", class: "primary", id: "add-mine", onclick: addMine},
+                   moved ? `Go on as round ${theirs.n}` : "Add my changes to theirs"),
+                 h("button", {type: "button", id: "take-theirs", onclick: takeTheirs},
+                   moved ? `Drop mine, show round ${theirs.n}` : "Drop mine, show theirs"));
+  } else actions.push(h("button", {type: "button", class: "primary", id: "take-theirs", onclick: async () => {
+    /* a change made here since this button was drawn (its offer not redrawn yet) is not dropped unasked */
+    const late = mine();
+    if (late && !(await askConfirm(`Drop your changes here?`, [`Your changes here (${late}) are not ` +
+        `saved yet: showing round ${theirs.n} drops them.`], "Drop them"))) return;
+    takeTheirs();
+  }}, showLabel));
+}
+
 /* The save-conflict notice of the check view `view`: {gid, rid, game (the game as the view opened it), original
  * (the reading of the photo it opened), st (its state: corrections, wentOut, reading, round), roundNo, stored,
  * readingId (getters: the round it corrects, null for a new photo; that round as saved; the reading it is made
@@ -46,11 +98,8 @@ export function leftOutText(images, saved, n) {
  * it; nothing when none is shown), clear() (no notice), holdSave(why), freeSave()}. */
 export function conflictNotice(view) {
   const {gid, rid, game: g, original, st, save} = view;
-  const noticeBox = h("div", {id: "sync-notice"});
-  let reoffer = null;  /* redraws the notice shown with an offer (offer()) after each change here; null when none is */
-  const saveWhy = h("p", {class: "status muted", id: "save-why", role: "status"});  /* why Save is off, when it is */
-  function holdSave(why) { save.disabled = true; saveWhy.textContent = why; }  /* Save off until the notice is answered */
-  function freeSave() { save.disabled = false; saveWhy.textContent = ""; }
+  const frame = noticeFrame(gid, save);
+  const {holdSave, freeSave} = frame;
   function setRound(n) {  /* the round a new photo will be saved as: the heading and the button say it */
     st.round = n; view.heading.textContent = `Check round ${n}`; save.textContent = `Save round ${n}`;
   }
@@ -92,26 +141,13 @@ export function conflictNotice(view) {
    * `moved`: theirs is the round this view corrects, moved up by an undo. */
   function offer(theirs, latest, lines, actions, fits, moved) {
     const c = myChanges(theirs);
-    if (c.count && (fits || !c.ops.length)) {
-      lines.push(moved ? `Your changes here are not saved yet (${changesText(c)}): go on correcting it as round ${theirs.n} ` +
-                         "with them, or drop them."
-                       : `Your changes here are not saved yet (${changesText(c)}): add them to theirs as a correction of round ` +
-                         `${theirs.n} (you check it, then Save correction), or drop them.`);
-      actions.push(h("button", {type: "button", class: "primary", id: "add-mine", onclick: () => addMine(theirs, latest, c)},
-                     moved ? `Go on as round ${theirs.n}` : "Add my changes to theirs"),
-                   h("button", {type: "button", id: "take-theirs", onclick: () => takeTheirs(theirs, latest)},
-                     moved ? `Drop mine, show round ${theirs.n}` : "Drop mine, show theirs"));
-    } else if (c.count) {
+    if (c.count && !fits && c.ops.length) {
       lines.push(`Your changes here (${changesText(c)}) were made on another reading of this photo, with other piles, so ` +
                  `they cannot be added to round ${theirs.n} as they are: show it, then make them again.`);
       actions.push(h("button", {type: "button", class: "primary", id: "take-theirs", onclick: () => takeTheirs(theirs, latest)}, `Show round ${theirs.n}`));
-    } else actions.push(h("button", {type: "button", class: "primary", id: "take-theirs", onclick: async () => {
-      /* a change made here since this button was drawn (its offer not redrawn yet) is not dropped unasked */
-      const late = myChanges(theirs);
-      if (late.count && !(await askConfirm(`Drop your changes here?`, [`Your changes here (${changesText(late)}) are not ` +
-          `saved yet: showing round ${theirs.n} drops them.`], "Drop them"))) return;
-      takeTheirs(theirs, latest);
-    }}, view.roundNo === theirs.n ? "Show their version" : `Correct round ${theirs.n}`));
+    } else changeOffer({theirs, moved, mine: () => { const now = myChanges(theirs); return now.count ? changesText(now) : ""; },
+                        addMine: () => addMine(theirs, latest, myChanges(theirs)), takeTheirs: () => takeTheirs(theirs, latest),
+                        showLabel: view.roundNo === theirs.n ? "Show their version" : `Correct round ${theirs.n}`}, lines, actions);
   }
 
   /* The game changed (on another phone, or this photo was saved already): say so, show it as it is now, and keep
@@ -119,7 +155,6 @@ export function conflictNotice(view) {
    * as the next round. `saved`: GET /v1/games/{id}/saved/{reading} for a new photo (asked here when not given).
    * Returns the notice's heading (null when nothing needs saying). */
   async function otherPhone(latest, saved, quiet) {
-    const totals = latest.teams.map(t => `${t} ${total(latest.totals[t])}`).join(" · ");
     const lines = [], actions = [];
     const again = () => otherPhone(latest, saved, true);  /* this notice redrawn, unscrolled, after a change here */
     let redo = null;
@@ -155,7 +190,7 @@ export function conflictNotice(view) {
           /* the sticky Save stays off until one of these is chosen: one hasty tap there would count round ${was} twice */
           holdSave(`Round ${was} or ${st.round}? Choose in the notice above first.`);
           actions.push(h("button", {type: "button", class: "primary", id: "save-next",
-                                    onclick: () => { noticeBox.replaceChildren(); setRound(st.round); freeSave(); view.saveRound(); }}, `Save mine as round ${st.round}`),
+                                    onclick: () => { frame.clear(); setRound(st.round); freeSave(); view.saveRound(); }}, `Save mine as round ${st.round}`),
                        h("a", {class: "button", id: "open-theirs", href: added.photo_reading ? `#/game/${gid}/check/${added.photo_reading}/${was}`
                                                                                               : `#/game/${gid}/type/${was}`}, `Open round ${was}`));
         } else if (latest.next_round < was) {
@@ -184,16 +219,8 @@ export function conflictNotice(view) {
         offer(theirs, latest, lines, actions, true); redo = again;
       }
     }
-    noticeBox.replaceChildren(h("section", {class: "panel notice", role: "alert"},
-      h("h2", {}, heading), lines.map(t => h("p", {}, t)), h("p", {class: "muted"}, `The game now: ${totals}.`),
-      h("div", {class: "row"}, actions, h("a", {class: "button", href: `#/game/${gid}`}, "See the game"))));
-    reoffer = redo;
-    if (!quiet) noticeBox.scrollIntoView({block: "center"});
+    frame.show(latest, heading, lines, actions, redo, quiet);
     return heading;
   }
-  return {
-    box: noticeBox, why: saveWhy, otherPhone, holdSave, freeSave,
-    redraw: async () => { if (reoffer) await reoffer(); },
-    clear: () => { noticeBox.replaceChildren(); reoffer = null; },
-  };
+  return {box: frame.box, why: frame.why, otherPhone, holdSave, freeSave, redraw: frame.redraw, clear: frame.clear};
 }

@@ -1,11 +1,13 @@
-/* A check view's unsaved corrections, kept in the browser (localStorage) under its game and reading until they are
- * saved or discarded, so a phone that reloads a tab it put away loses nothing; drafts of check views untouched for
+/* A view's unsaved work, kept in the browser (localStorage) under its game and a name until it is saved or
+ * discarded, so a phone that reloads a tab it put away loses nothing: a check view's corrections (named by its
+ * reading), a typed round's fields (named "typed", or "typed.N" for a correction of round N). Drafts untouched for
  * two weeks are removed. */
 
-/* The localStorage key of the unsaved corrections of the check view of reading `rid` in game `gid`. */
+/* The localStorage key of the draft named `rid` (a check view's reading, a typed round's name) in game `gid`. */
 function draftKey(gid, rid) { return `handfoot.draft.${gid}.${rid}`; }
 
-/* `draft` ({round, base, corrections, went}) kept for the check view of reading `rid` in game `gid`, with the time. */
+/* `draft` (a check view's {round, base, corrections, went}, a typed round's {round, base, fields, went}) kept under
+ * `rid` in game `gid`, with the time. */
 export function writeDraft(gid, rid, draft) {
   try { localStorage.setItem(draftKey(gid, rid), JSON.stringify({...draft, at: Date.now()})); }
   catch (e) { /* storage full or refused: the corrections stay on the page */ }
@@ -36,20 +38,34 @@ function pruneDrafts(now) {
   } catch (e) { /* storage refused: nothing to prune */ }
 }
 
-/* The unsaved corrections kept for reading `rid` in game `gid` ({corrections, went}), or null: when none are kept,
- * when they were made on another round (`round`: the saved round corrected, null for a new photo) or on other saved
- * corrections than `base`, or when what is kept is not a draft (a stale or corrupt one is removed, unsaid). */
-export function readDraft(gid, rid, round, base) {
+/* The draft kept under `rid` in game `gid` when `fits(d)` says it is one (d: the object kept), else null: none
+ * kept, or what is kept does not fit (removed, unsaid). */
+function readKept(gid, rid, fits) {
   pruneDrafts(Date.now());
   try {
     const text = localStorage.getItem(draftKey(gid, rid));
     if (text === null) return null;
     const d = JSON.parse(text);
-    const ok = d && typeof d === "object" && d.round === round && JSON.stringify(d.base) === JSON.stringify(base) &&
-      Array.isArray(d.corrections) && d.corrections.every(op => op && typeof op === "object" && typeof op.op === "string") &&
-      typeof d.went === "string";
-    if (ok) return {corrections: d.corrections, went: d.went};
+    if (d && typeof d === "object" && typeof d.went === "string" && fits(d)) return d;
     localStorage.removeItem(draftKey(gid, rid));
   } catch (e) { /* unreadable: as if none were kept */ }
   return null;
+}
+
+/* The unsaved corrections kept for reading `rid` in game `gid` ({corrections, went}), or null: when none are kept,
+ * when they were made on another round (`round`: the saved round corrected, null for a new photo) or on other saved
+ * corrections than `base`, or when what is kept is not a draft (a stale or corrupt one is removed, unsaid). */
+export function readDraft(gid, rid, round, base) {
+  const d = readKept(gid, rid, (d) => d.round === round && JSON.stringify(d.base) === JSON.stringify(base) &&
+    Array.isArray(d.corrections) && d.corrections.every(op => op && typeof op === "object" && typeof op.op === "string"));
+  return d && {corrections: d.corrections, went: d.went};
+}
+
+/* The unsaved fields of a typed round kept under `rid` in game `gid`: {round (the round it was typed as), base (the
+ * saved round's layout it was typed over, null for a new round), fields ({team: {melds, squared_books, red_threes,
+ * left}: the text of each box}), went}, or null when none is kept or what is kept is not one (removed, unsaid). */
+export function readTypedDraft(gid, rid) {
+  const text = (v) => v && typeof v === "object" && Object.values(v).every(f => typeof f === "string");
+  return readKept(gid, rid, (d) => Number.isInteger(d.round) && (d.base === null || typeof d.base === "object") &&
+    d.fields && typeof d.fields === "object" && Object.values(d.fields).every(text));
 }

@@ -1,10 +1,15 @@
 /* A round typed in, with no photo (#/game/ID/type, and #/game/ID/type/N to correct round N): each team's melds,
  * squared books, red threes and cards still held as card codes, scored as they are typed (POST /v1/score) and
- * saved as a layout (docs/layout.md) with the game's version (If-Match) and one key per Save (Idempotency-Key). */
+ * saved as a layout (docs/layout.md) with the game's version (If-Match) and one key per Save (Idempotency-Key).
+ * What is typed and not saved is kept over a reload (drafts.js); a correction saved or made meanwhile on another
+ * phone is told with its choices (conflict.js's notice: add my changes to theirs, or drop mine). */
 import {api} from "/static/api.js";
+import {scoresOf} from "/static/changes.js";
+import {changeOffer, noticeFrame} from "/static/conflict.js";
+import {readTypedDraft, removeDraft, writeDraft} from "/static/drafts.js";
 import {breakdownTable} from "/static/games.js";
-import {clearError, errorBox, fmt, h, lastRoundDoubt, pointsNode, problemText, problemsLine, saveAnyway, setBusy, show, teamTotal,
-        toast} from "/static/ui.js";
+import {askConfirm, clearError, errorBox, fmt, h, lastRoundDoubt, pointsNode, problemText, problemsLine, saveAnyway, setBusy, show,
+        teamTotal, toast} from "/static/ui.js";
 
 /* The card codes in a line of text ("KH, ks 10d" -> ["KH", "KS", "10D"]); the server names a wrong one. */
 export function codesIn(text) { return String(text).toUpperCase().split(/[\s,;]+/).filter(Boolean); }
@@ -24,38 +29,62 @@ export function placeOf(message, teams) {
   return null;
 }
 
+/* The text of each box of the form for the saved layout `layout` ({teams: {team: {melds, squared_books,
+ * red_threes, left}}}) of a game of `teams`: {team: {melds: one line a meld, squared_books: the top cards, …}}. */
+export function fieldsOf(layout, teams) {
+  const out = {};
+  for (const t of teams) {
+    const side = (layout && layout.teams && layout.teams[t]) || {};
+    out[t] = {melds: (side.melds || []).map(m => m.join(" ")).join("\n"),
+              squared_books: (side.squared_books || []).map(b => b.top).join(" "),
+              red_threes: (side.red_threes || []).join(" "), left: (side.left || []).flat().join(" ")};
+  }
+  return out;
+}
+/* A box's text as the cards it names, so that the same cards typed otherwise (case, commas, spaces) are the same. */
+function cardsOf(name, text) {
+  return name === "melds" ? String(text).split("\n").map(codesIn).filter(l => l.length).map(l => l.join(" ")).join("\n")
+                          : codesIn(text).join(" ");
+}
+/* The boxes of `fields` (fieldsOf's shape) whose cards differ from `base`'s: [{team, name}]. */
+export function boxesChanged(fields, base) {
+  return Object.keys(fields).flatMap(t => Object.keys(FIELDS).filter(name =>
+    cardsOf(name, fields[t][name] || "") !== cardsOf(name, (base[t] || {})[name] || "")).map(name => ({team: t, name})));
+}
+
 export async function typedView(gid, roundNo) {
   const g = await api("GET", `/v1/games/${gid}`);
-  const stored = roundNo ? g.rounds.find(r => r.n === roundNo) : null;
+  let stored = roundNo ? g.rounds.find(r => r.n === roundNo) : null;
   if (roundNo && !stored) { show(h("h1", {}, `No round ${roundNo}`), h("p", {}, h("a", {href: `#/game/${gid}`}, "Back to the game"))); return; }
   if (!roundNo && g.over) { location.hash = `#/game/${gid}`; return; }
   let round = roundNo || g.next_round;
   let saveKey = hfSync.newKey();  /* pressing Save again after a dropped answer stores one round, not two */
-  const before = stored ? stored.layout : {teams: {}};
+  let before = stored ? stored.layout : {teams: {}};  /* the saved layout the form is typed over (a new round: none) */
+  let onCreated = stored ? stored.created : null;  /* when that round was made: another round there now is not it */
+  const draftName = roundNo ? `typed.${roundNo}` : "typed";
+  const kept = readTypedDraft(gid, draftName);  /* what was typed here and not saved, kept over a reload */
 
+  const shown = fieldsOf(before, g.teams);
   const sections = g.teams.map((t, k) => {
-    const side = before.teams[t] || {};
-    const field = (name, label, hint, value, rows) => [
+    const field = (name, label, hint, rows) => [
       h("label", {for: `${name}-${k}`}, label),
       rows ? h("textarea", {id: `${name}-${k}`, name, rows: String(rows), placeholder: hint, autocomplete: "off",
-                            autocapitalize: "characters", spellcheck: "false", maxlength: "2000"}, value)
+                            autocapitalize: "characters", spellcheck: "false", maxlength: "2000"}, shown[t][name])
            : h("input", {type: "text", id: `${name}-${k}`, name, placeholder: hint, autocomplete: "off",
-                         autocapitalize: "characters", spellcheck: "false", maxlength: "400", value})];
+                         autocapitalize: "characters", spellcheck: "false", maxlength: "400", value: shown[t][name]})];
     return h("fieldset", {class: "panel", "data-team": t}, h("legend", {}, h("strong", {}, t)),
-      field("melds", "Melds and fanned books, one a line", "e.g. KH KS KD KC 2H\n8H 8S 8D",
-            (side.melds || []).map(m => m.join(" ")).join("\n"), 3),
-      field("squared_books", "Squared books: the card on top of each", "e.g. QH 9S",
-            (side.squared_books || []).map(b => b.top).join(" ")),
-      field("red_threes", "Red threes laid down", "e.g. 3H 3D", (side.red_threes || []).join(" ")),
-      field("left", "Cards still held (hand and foot)", "e.g. KH 7C 4S", (side.left || []).flat().join(" ")));
+      field("melds", "Melds and fanned books, one a line", "e.g. KH KS KD KC 2H\n8H 8S 8D", 3),
+      field("squared_books", "Squared books: the card on top of each", "e.g. QH 9S"),
+      field("red_threes", "Red threes laid down", "e.g. 3H 3D"),
+      field("left", "Cards still held (hand and foot)", "e.g. KH 7C 4S"));
   });
   const wentOut = h("select", {id: "typed-went-out"}, h("option", {value: ""}, "nobody"), g.teams.map(t => h("option", {value: t}, t)));
   wentOut.value = before.went_out || "";
+  const draftBox = h("div", {id: "draft-notice"});
   const scoreBox = h("div", {id: "typed-score", "aria-live": "polite"});
   const status = h("div", {class: "status", "aria-live": "polite"});
   const save = h("button", {type: "submit", class: "primary", id: "save-typed"}, roundNo ? "Save correction" : `Save round ${round}`);
   const heading = h("h1", {id: "typed-heading"}, roundNo ? `Correct round ${round}` : `Type round ${round}`);
-  let preview = null;  /* the last score of what is typed: {score}, or {error, large} (large: too many cards, 413) */
   const introText = (n, minimum) => "Card codes: rank (A, 2-10, J, Q, K) and suit (S, H, D, C), a joker JK; spaces " +
     `between. Round ${n} · opening minimum ${fmt(minimum)}.`;
   const intro = h("p", {class: "muted", id: "typed-intro"}, introText(round, roundNo ? stored.minimum : g.next_minimum));
@@ -96,33 +125,86 @@ export async function typedView(gid, roundNo) {
     return {text: place ? place.text : error, input};
   }
 
-  let timer = null, asked = 0;
+  /* The text of each box now: {team: {melds, squared_books, red_threes, left}}, as fieldsOf. */
+  function fieldsHere() {
+    const out = {};
+    for (const sec of form.querySelectorAll("fieldset[data-team]")) {
+      out[sec.dataset.team] = Object.fromEntries(Object.keys(FIELDS).map(name => [name, sec.querySelector(`[name=${name}]`).value]));
+    }
+    return out;
+  }
+  function fill(fields, went) {  /* the boxes hold `fields` (fieldsOf's shape; a team it lacks: empty), `went` went out */
+    for (const sec of form.querySelectorAll("fieldset[data-team]")) {
+      for (const name of Object.keys(FIELDS)) sec.querySelector(`[name=${name}]`).value = (fields[sec.dataset.team] || {})[name] || "";
+    }
+    wentOut.value = g.teams.includes(went) ? went : "";
+  }
+  /* What is typed here that differs from the layout it is typed over (`before`) and that the saved layout `theirs`
+   * lacks too (none: every change), in words ("Them: red threes, who went out: Us (theirs: nobody)"); "" when none. */
+  function changesText(theirs) {
+    const here = fieldsHere(), key = (b) => `${b.team} ${b.name}`;
+    const lacking = theirs ? new Set(boxesChanged(here, fieldsOf(theirs, g.teams)).map(key)) : null;
+    const boxes = boxesChanged(here, fieldsOf(before, g.teams)).filter(b => !lacking || lacking.has(key(b)))
+      .map(b => `${b.team}: ${FIELDS[b.name].toLowerCase()}`);
+    const was = before.went_out || "", theirWent = theirs ? theirs.went_out || "" : was;
+    if (wentOut.value !== was && (!theirs || wentOut.value !== theirWent)) {
+      boxes.push(`who went out: ${wentOut.value || "nobody"}` + (theirs ? ` (theirs: ${theirWent || "nobody"})` : ""));
+    }
+    return boxes.join(", ");
+  }
+  const unsaved = () => changesText(null);
+  /* what is typed here, kept over a reload until saved or dropped; nothing kept while it is the round as saved */
+  function keepDraft() {
+    if (!unsaved()) removeDraft(gid, draftName);
+    else writeDraft(gid, draftName, {round, base: roundNo ? before : null, created: onCreated, fields: fieldsHere(), went: wentOut.value});
+  }
+
+  let timer = null, asked = 0, retry = null, cutOff = false;  /* cutOff: Save said the server cannot be reached */
   function rescoreSoon() { clearTimeout(timer); timer = setTimeout(rescore, 350); }
+  /* What is typed, scored (POST /v1/score) and shown under it; returns this request's answer: {score}, {error,
+   * status, input} (input: a box is marked for it), or null when nothing is typed. While the server cannot be
+   * reached it is asked again every few seconds, by itself, until it answers. */
   async function rescore() {
+    clearTimeout(timer); clearTimeout(retry);
     const doc = layout(), n = ++asked;
-    if (!typedAnything(doc)) { preview = null; scoreBox.replaceChildren(h("p", {class: "muted"}, "Type the cards: the score shows here.")); return; }
+    if (!typedAnything(doc)) { scoreBox.replaceChildren(h("p", {class: "muted"}, "Type the cards: the score shows here.")); return null; }
+    let out;
     try {
-      const score = await api("POST", "/v1/score?lenient=true",
-        {...doc, rules: g.rules, round, ...(Object.keys(g.house_rules).length ? {house_rules: g.house_rules} : {})});
-      if (n !== asked) return;
-      preview = {score};
+      out = {score: await api("POST", "/v1/score?lenient=true",
+        {...doc, rules: g.rules, round, ...(Object.keys(g.house_rules).length ? {house_rules: g.house_rules} : {})})};
+    } catch (e) { out = {error: e.message, status: e.status}; }
+    if (n !== asked) return out;  /* a later request draws its own answer */
+    if (out.score) {
       mark("");
+      const score = out.score;
       scoreBox.replaceChildren(...[h("div", {class: "totals"}, g.teams.map(t => {
         const ts = score.teams[t];
         return h("div", {class: "total", "data-team": t}, h("div", {class: "name"}, t),
                  h("div", {class: "points", "data-points": t}, ts ? pointsNode(ts) : "0"));
       })), problemsLine(score.problems),
         h("details", {class: "panel"}, h("summary", {}, "Breakdown"), breakdownTable(score, g.teams))].filter(Boolean));
-    } catch (e) {
-      if (n !== asked) return;
-      preview = {error: e.message, large: e.status === 413};
-      const {text, input} = mark(e.message);  /* told beside its field; here only what it stops */
-      scoreBox.replaceChildren(input ? h("p", {class: "muted"}, preview.large ? "The score shows once the box marked in red holds fewer cards."
-                                                                                : "The score shows once every card marked in red is a card code.")
+      if (cutOff) { cutOff = false; status.replaceChildren(h("p", {class: "muted", id: "server-back"}, `The handfoot server answers again: press ${save.textContent} to save.`)); }
+    } else if (out.status === 0) {
+      mark("");
+      scoreBox.replaceChildren(errorBox(new Error("The handfoot server cannot be reached, so the score cannot show: " +
+        "what is typed here is kept, and the score shows once it answers again (asked every few seconds).")));
+      retry = setTimeout(() => { if (form.isConnected) rescore(); }, 3000);
+    } else {
+      const {text, input} = mark(out.error);  /* told beside its field; here only what it stops */
+      out.input = Boolean(input);
+      scoreBox.replaceChildren(input ? h("p", {class: "muted"}, out.status === 413 ? "The score shows once the box marked in red holds fewer cards."
+                                                                                    : "The score shows once every card marked in red is a card code.")
                                      : errorBox(new Error(text)));
     }
+    return out;
   }
-
+  /* Save could not reach the server: said, with what is kept and what to do. */
+  function cannotReach() {
+    cutOff = true;
+    clearTimeout(retry); retry = setTimeout(() => { if (form.isConnected) rescore(); }, 3000);
+    status.replaceChildren(errorBox(new Error("Not saved: the computer running handfoot cannot be reached (is it on, and this " +
+      `phone on its network?). What is typed here is kept on this phone: press ${save.textContent} again when it is back.`)));
+  }
   /* What Save asks about in the score of a typed layout `doc`: the rules' illegal problems, a team with nothing
    * typed, a squared book's wilds uncounted (in the game's last round, also what they mean for who wins); each
    * {kind, key, text, team}, the key the same for the same doubt on a later Save or correction (ui.js's
@@ -139,46 +221,59 @@ export async function typedView(gid, roundNo) {
   }
   const answered = new Set();  /* the doubts "Save anyway" was said to in this view */
 
+  let saving = false;  /* a save on its way: the game's change it makes is not told as another phone's */
   async function submit() {
     status.replaceChildren();
+    cutOff = false;
     const doc = layout();
     if (!typedAnything(doc)) { status.replaceChildren(errorBox(new Error("Type at least one card."))); return; }
-    await rescore();
-    if (preview && preview.error) {  /* the error is under the totals already: the field it names, in view */
-      const {text, input} = mark(preview.error);
-      status.replaceChildren(errorBox(new Error(preview.large ? `Not saved: ${text}.`
-                                                              : "Not saved: a card above is not a card code (marked in red).")));
+    const scored = await rescore();  /* the score of exactly what is saved, however fast Save follows a key */
+    if (scored.status === 0) { cannotReach(); return; }
+    if (scored.error) {  /* the error is under the totals already: the field it names, in view */
+      const {text, input} = mark(scored.error);
+      status.replaceChildren(errorBox(new Error(input && scored.status !== 413 ? "Not saved: a card above is not a card code (marked in red)."
+                                                                               : `Not saved: ${text}.`)));
       if (input) { input.scrollIntoView({block: "center"}); input.focus({preventScroll: true}); }
       return;
     }
-    if (preview && !(await saveAnyway(doubts(preview.score, doc), answered, stored ? doubts(stored.score, stored.layout).map(d => d.key) : [],
-                                      "typed"))) return;
+    /* a correction is asked about what its round was not saved with; what "Save anyway" answered when the round was
+       saved is not asked again (as the check view does: ui.js's saveAnyway says how many were answered before) */
+    const settled = stored ? doubts(stored.score, stored.layout).map(d => d.key) : [];
+    if (!(await saveAnyway(doubts(scored.score, doc), answered, settled, "typed"))) return;
+    if (save.disabled) { notice.box.scrollIntoView({block: "center"}); return; }  /* told meanwhile: the notice first */
     setBusy(save, true);
+    saving = true;
     try {
       if (roundNo) await api("PUT", `/v1/games/${gid}/rounds/${roundNo}?lenient=true`, doc);
       else await api("POST", `/v1/games/${gid}/rounds?lenient=true`, doc, saveKey);
+      removeDraft(gid, draftName);
       toast(roundNo ? `Round ${round} corrected` : `Round ${round} saved`);
       location.hash = `#/game/${gid}`;
     } catch (e) {
+      saving = false;
       setBusy(save, false);
-      if (e.status === 412 && e.body.game) {  /* another phone saved first: this form is kept, to be saved on top */
+      if (e.status === 0) cannotReach();  /* the same key again on the next Save: stored once */
+      else if (e.status === 412 && e.body.game && roundNo) {  /* another phone changed the game: what, and the choices */
+        const told = await otherPhone(e.body.game);
+        if (told) toast(`Not saved: ${told[0].toLowerCase() + told.slice(1)}`, true);
+        else status.replaceChildren(errorBox(new Error(`Not saved: the game was changed on another phone meanwhile (round ${roundNo} ` +
+                                                       `is as it was here). Press ${save.textContent} again to save it.`)));
+      } else if (e.status === 412 && e.body.game) {  /* another phone saved first: this form is kept, to be saved on top */
         const now = hfSync.note(e.body.game);  /* the next Save is made from the game as it is now */
         const theirs = now.rounds[now.rounds.length - 1];
         const said = theirs ? `round ${theirs.n} (` + now.teams.map(t => `${t} ${theirs.score.teams[t] ? teamTotal(theirs.score.teams[t]) : "0"}`).join(", ") + ")" : "a round";
-        if (!roundNo && !now.over) {
+        if (!now.over) {
           round = now.next_round; heading.textContent = `Type round ${round}`; save.textContent = `Save round ${round}`;
           intro.textContent = introText(round, now.next_minimum);
+          keepDraft();
           rescore();
         }
         saveKey = hfSync.newKey();
-        if (roundNo) {
-          status.replaceChildren(errorBox(new Error(`Not saved: round ${roundNo} or the game was changed on another phone meanwhile. Press Save again to save what is typed here over it.`)));
-        } else {  /* perhaps the same round typed on both phones: theirs shown, and mine may take its place */
-          status.replaceChildren(errorBox(new Error(`Not saved: another phone saved ${said} meanwhile` +
-            (now.over ? ", and the game ended with it." : `. If it was another round, press Save again to save this as round ${round}.`))),
-            theirs ? h("div", {class: "row"}, h("button", {type: "button", id: "put-mine", onclick: () => putMine(theirs.n)},
-              `Put mine in place of round ${theirs.n}`)) : null);
-        }
+        /* perhaps the same round typed on both phones: theirs shown, and mine may take its place */
+        status.replaceChildren(errorBox(new Error(`Not saved: another phone saved ${said} meanwhile` +
+          (now.over ? ", and the game ended with it." : `. If it was another round, press Save again to save this as round ${round}.`))),
+          theirs ? h("div", {class: "row"}, h("button", {type: "button", id: "put-mine", onclick: () => putMine(theirs.n)},
+            `Put mine in place of round ${theirs.n}`)) : null);
       } else status.replaceChildren(errorBox(new Error(mark(e.message).text)));
     }
   }
@@ -188,16 +283,109 @@ export async function typedView(gid, roundNo) {
     const doc = layout();
     try {
       await api("PUT", `/v1/games/${gid}/rounds/${n}?lenient=true`, doc);
+      removeDraft(gid, draftName);
       toast(`Round ${n} saved: this phone's in place of the other's`);
       location.hash = `#/game/${gid}`;
     } catch (e) { status.replaceChildren(errorBox(e)); }
   }
 
-  const form = h("form", {oninput: () => { clearError(); status.replaceChildren(); rescoreSoon(); }, onchange: rescoreSoon,
+  /* The notice when the round this view corrects was changed on another phone (conflict.js's frame and offer). */
+  const notice = noticeFrame(gid, save);
+  /* From now on the form is typed over the saved round `theirs` (the game `latest`'s), its boxes `fields`. */
+  function overTheirs(theirs, latest, fields, went) {
+    hfSync.note(latest);
+    stored = theirs; before = theirs.layout; onCreated = theirs.created;
+    fill(fields, went);
+    notice.clear(); notice.freeSave(); status.replaceChildren();
+    keepDraft();
+    rescore();
+  }
+  /* Theirs, with each box changed here (and who went out, when changed here) as typed here: nothing either phone
+   * did is lost; checked, then saved with Save correction. */
+  function addMine(theirs, latest) {
+    const here = fieldsHere(), mine = new Set(boxesChanged(here, fieldsOf(before, g.teams)).map(b => `${b.team} ${b.name}`));
+    const fields = fieldsOf(theirs.layout, g.teams);
+    for (const t of g.teams) for (const name of Object.keys(FIELDS)) if (mine.has(`${t} ${name}`)) fields[t][name] = here[t][name];
+    const went = wentOut.value !== (before.went_out || "") ? wentOut.value : theirs.layout.went_out || "";
+    overTheirs(theirs, latest, fields, went);
+    toast(`Your changes are added to round ${theirs.n}: check it, then Save correction`);
+  }
+  /* The round corrected here was changed in the game `latest` (another phone, or a reload over an older copy): said,
+   * with the choices, and Save held until one is made. Returns the notice's heading, null when round N is as this
+   * form was typed over (then the game as it is now is noted, and nothing is said). */
+  async function otherPhone(latest, quiet) {
+    const theirs = latest.rounds.find(r => r.n === roundNo);
+    const lines = [], actions = [];
+    let heading = "Changed on another phone", redo = null;
+    if (!theirs || theirs.created !== onCreated) {
+      heading = `Round ${roundNo} was undone`;
+      lines.push(`Round ${roundNo} was undone on another phone` + (theirs ? ", and the rounds after it moved up one." : "."),
+                 `What is typed here is not saved: it stays on this phone until you leave (${unsaved() || "no change"}).`);
+      notice.holdSave(`Round ${roundNo} was undone on another phone.`);
+    } else {
+      const same = !boxesChanged(fieldsOf(theirs.layout, g.teams), fieldsOf(before, g.teams)).length &&
+                   (theirs.layout.went_out || "") === (before.went_out || "");
+      if (same) { hfSync.note(latest); return null; }  /* another round changed: nothing changes here */
+      lines.push(`Round ${roundNo} was corrected there: it now scores ${scoresOf(latest, theirs)}.`);
+      /* a box changed on both phones, each otherwise: adding mine puts mine there, so theirs is said */
+      const their = fieldsOf(theirs.layout, g.teams), here = fieldsHere(), base = fieldsOf(before, g.teams), key = (b) => `${b.team} ${b.name}`;
+      const changedThere = new Set(boxesChanged(their, base).map(key));
+      const both = boxesChanged(here, base).filter(b => changedThere.has(key(b)) &&
+                                                        cardsOf(b.name, here[b.team][b.name]) !== cardsOf(b.name, their[b.team][b.name]));
+      if (both.length) lines.push("Both phones changed " + both.map(b => `${b.team}: ${FIELDS[b.name].toLowerCase()} (theirs: ` +
+        `${their[b.team][b.name].replace(/\n/g, " / ") || "nothing"})`).join(", ") + ": adding yours puts yours in place of theirs there.");
+      notice.holdSave(`Round ${roundNo} was corrected on another phone: choose in the notice above.`);
+      changeOffer({theirs, mine: () => changesText(theirs.layout),
+                   addMine: () => addMine(theirs, latest), showLabel: "Show their version",
+                   takeTheirs: () => overTheirs(theirs, latest, fieldsOf(theirs.layout, g.teams), theirs.layout.went_out || "")},
+                  lines, actions);
+      redo = () => otherPhone(latest, true);
+    }
+    notice.show(latest, heading, lines, actions, redo, quiet);
+    return heading;
+  }
+
+  /* Cancel: what is typed and not saved is thrown away, asked first. */
+  async function leave(ev) {
+    ev.preventDefault();
+    const mine = unsaved();
+    if (mine && !(await askConfirm("Leave without saving?", [`What is typed here (${mine}) is thrown away.`], "Leave"))) return;
+    removeDraft(gid, draftName);
+    location.hash = `#/game/${gid}`;
+  }
+
+  const form = h("form", {oninput: () => { clearError(); status.replaceChildren(); cutOff = false; keepDraft(); rescoreSoon(); notice.redraw(); },
+                          onchange: () => { keepDraft(); rescoreSoon(); },
                           onsubmit: (ev) => { ev.preventDefault(); submit(); }},
-    intro,
+    intro, draftBox, notice.box,
     sections, h("label", {for: "typed-went-out"}, "Who went out?"), wentOut, scoreBox,
-    h("div", {class: "sticky-actions"}, status, save, h("a", {class: "button", href: `#/game/${gid}`}, "Cancel")));
+    h("div", {class: "sticky-actions"}, status, notice.why, save, h("a", {class: "button", href: `#/game/${gid}`, onclick: leave}, "Cancel")));
   show(heading, form);
+  const here = location.hash;
+  hfSync.follow(gid, async () => {  /* a change told as it happens, not only on Save */
+    if (!roundNo || location.hash !== here || saving) return;
+    try { await otherPhone(await fetch(`/v1/games/${gid}`).then(r => r.json())); } catch (e) { /* the next change says it again */ }
+  });
+  if (kept) restore(kept);
   await rescore();
+  if (kept && roundNo && JSON.stringify(kept.base) !== JSON.stringify(stored.layout)) await otherPhone(g);
+
+  /* What was typed here before a reload, back in its boxes, and said (with Discard); typed over an older copy of the
+   * round it corrects, the notice then says what changed meanwhile. */
+  function restore(d) {
+    if (roundNo && d.base) { before = d.base; onCreated = d.created ?? onCreated; }
+    fill(d.fields, d.went);
+    const lines = !roundNo && d.round !== round
+      ? [`What you typed as round ${d.round} was kept, not saved; round ${d.round} has been saved since. If this is that ` +
+         `same round, discard it; if it is the next one, save it as round ${round}.`]
+      : ["What you typed here was kept, not saved: check it, then save it, or discard it."];
+    draftBox.replaceChildren(h("section", {class: "panel notice", role: "status"}, lines.map(t => h("p", {}, t)),
+      h("div", {class: "row"}, h("button", {type: "button", id: "discard-draft", onclick: () => {
+        removeDraft(gid, draftName); draftBox.replaceChildren();
+        if (stored) { before = stored.layout; onCreated = stored.created; }
+        fill(fieldsOf(before, g.teams), before.went_out || "");
+        notice.clear(); notice.freeSave();
+        rescore();
+      }}, "Discard it"))));
+  }
 }

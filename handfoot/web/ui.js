@@ -125,8 +125,8 @@ export async function saveAnyway(all, answered, saved, nothing) {
   const known = new Set([...answered, ...saved]);
   const fresh = all.filter(d => !known.has(d.key));
   const illegal = fresh.filter(d => d.kind === "illegal"), unread = fresh.filter(d => d.kind === "unread").map(d => d.team);
-  const before = all.length - fresh.length;
-  if (fresh.length && !(await askConfirm(illegal.length ? `The rules see ${illegal.length}${before ? " new" : ""} problem${illegal.length === 1 ? "" : "s"}`
+  const before = all.length - fresh.length, rulesBefore = all.filter(d => d.kind === "illegal").length - illegal.length;
+  if (fresh.length && !(await askConfirm(illegal.length ? `The rules see ${illegal.length}${rulesBefore ? " new" : ""} problem${illegal.length === 1 ? "" : "s"}`
                                          : unread.length ? `Nothing ${nothing} for ${unread.join(" and ")}`
                                          : "A squared book to count",
       [...fresh.map(d => d.text),

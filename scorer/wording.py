@@ -1,6 +1,6 @@
-"""Words shared by messages and reports: counts (``counted(1, "card")`` is "1 card", ``counted(3, "card")`` "3 cards")
-and the name of each kind of pile (:func:`pile_word`: a layout file's report, a photo's and its annotated picture
-say "clean book" alike)."""
+"""Words shared by messages and reports: counts (``counted(1, "card")`` is "1 card", ``counted(3, "card")`` "3 cards"),
+lists (``listed(["QS", "QC"])`` is "QS and QC") and the name of each kind of pile (:func:`pile_word`: a layout
+file's report, a photo's and its annotated picture say "clean book" alike)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,12 @@ def counted(n: int, noun: str, plural: str | None = None) -> str:
     """``n`` and ``noun``, the noun plural unless ``n`` is 1 (``plural``, default ``noun + "s"``); ``n`` with
     thousands separators (``"1,001 cards"``)."""
     return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
+
+
+def listed(items: list[str]) -> str:
+    """``items`` in words, the last two joined by "and": ``"QS"``, ``"QS and QC"``, ``"QS, QC and JK"`` ("" for
+    none)."""
+    return " and ".join(filter(None, (", ".join(items[:-1]), *items[-1:])))
 
 
 #: each pile kind of a layout (``docs/layout.md``) and of a photo's reading, in words

@@ -43,7 +43,7 @@ def test_a_card_beside_a_fan_off_its_step_is_not_counted_in_it():
     piles = read_side(dets(items + marker)).piles
     assert kinds(piles) == [("meld", 7), ("squared_book", 1)]
     meld = next(p for p in piles if p.kind is PileKind.MELD)
-    assert any("10D beside the fan" in n for n in meld.notes)  # the user is told
+    assert any(n.startswith("10D lies beside this fan") for n in meld.notes)  # the user is told
 
 
 def test_every_card_of_a_regular_fan_stays_even_a_joker_off_its_line():
@@ -113,7 +113,7 @@ def test_a_fans_edges_show_a_card_whose_index_is_covered():
     flipped = CardInstance("8H", top.detections, top.centers[::-1].copy(), S, 0.9, top.card_height)
     assert strip_count(gray, Pile(PileKind.MELD, cards + (flipped,)), config=config)[0] == 6
     noted = check_strips([meld], image, config=config)[0]
-    assert len(noted.cards) == 5 and any("edges along this fan show 6 cards" in n for n in noted.notes)
+    assert len(noted.cards) == 5 and any("fan's cards show 6 cards but only 5 were read" in n for n in noted.notes)
     # every card's index read: the two counts agree and nothing is noted
     image, centres, far = drawn_fan(6, hidden_first=0)
     cards = tuple(one("8H", x, y, k, height=4.2 * S / 0.925) for k, (x, y) in enumerate(centres[:-1]))
@@ -208,7 +208,7 @@ def test_a_meld_takes_a_card_from_an_unread_box_at_its_next_place_only_when_swit
     box = unread(100 + 24 * 4, "9", 0.3)  # one step beyond the last card
     assert read_fan_boxes([meld], box) == [meld]  # off by default
     got = read_fan_boxes([meld], box, config=on)[0]
-    assert len(got.cards) == 5 and got.cards[-1].code.startswith("9") and "under the floor" in got.notes[-1]
+    assert len(got.cards) == 5 and got.cards[-1].code.startswith("9") and "too faint to read for sure" in got.notes[-1]
     # another rank, a joker the reader is not sure of, or a box half a step off: nothing
     assert read_fan_boxes([meld], unread(100 + 24 * 4, "5", 0.6), config=on) == [meld]
     assert read_fan_boxes([meld], unread(100 + 24 * 4, "JK", 0.6), config=on) == [meld]
@@ -299,6 +299,5 @@ def test_a_top_jokers_mark_off_the_fans_line_is_taken_when_the_reader_is_sure_of
 def test_the_edges_note_counts_its_places_once_each():
     from vision.photo_checks import _places
 
-    assert _places(["before the bottom card", "before the bottom card"]) == "two before the bottom card"
-    assert _places(["in a gap of two steps", "before the bottom card"]) == \
-        "one in a gap of two steps, one before the bottom card"
+    assert _places(["under its bottom card", "under its bottom card"]) == "two under its bottom card"
+    assert _places(["in a wide gap", "under its bottom card"]) == "one in a wide gap, one under its bottom card"

@@ -59,7 +59,7 @@ def test_check_stacks_keeps_an_unsure_loose_card_a_marker_by_its_outline(p, stuc
     pile = Pile(PileKind.SQUARED_BOOK, (card,), (MARKER_NOTE.format(code="KH"),))
     (out,) = check_stacks([pile], img, _Checker(p), config=DEFAULT.replace(**{"stacks.edge_p_min": 0.2}))
     assert out.kind is kind
-    assert ("outline lies off its centre" in out.notes[-1]) == (kind is PileKind.SQUARED_BOOK)
+    assert ("cards seem to stick out from under it" in out.notes[-1]) == (kind is PileKind.SQUARED_BOOK)
 
 
 def test_the_outline_is_not_asked_by_default():

@@ -9,7 +9,7 @@ cv2 = pytest.importorskip("cv2")
 
 from vision.models.crops import STACK_CONTEXT, STACK_INPUT, card_crop  # noqa: E402
 from vision.models.stacks import DEFAULT_STACKS  # noqa: E402
-from vision.photo_checks import check_one_corner_cards, check_stacks  # noqa: E402
+from vision.photo_checks import FULL_BOOK, UNCLEAR_BOOK, check_one_corner_cards, check_stacks  # noqa: E402
 from vision.piles import MARKER_NOTE  # noqa: E402
 from vision.types import CardInstance, Pile, PileKind  # noqa: E402
 
@@ -63,7 +63,7 @@ class _FixedChecker:
 def _single(code: str) -> Pile:
     _, card = _card_on_table(0)
     card = CardInstance(code, card.detections, card.centers, card.size, 1.0, card.card_height)
-    return Pile(PileKind.SQUARED_BOOK, (card,), ("low confidence: " + code, MARKER_NOTE.format(code=code)))
+    return Pile(PileKind.SQUARED_BOOK, (card,), (f"{code} may be misread: correct it if it is wrong", MARKER_NOTE.format(code=code)))
 
 
 def test_check_stacks_turns_unlikely_stacks_into_loose_cards_and_says_so():
@@ -73,17 +73,17 @@ def test_check_stacks_turns_unlikely_stacks_into_loose_cards_and_says_so():
     out = check_stacks(piles, np.zeros((10, 10, 3), np.uint8), _FixedChecker({"QD": 0.97, "5C": 0.1, "KH": 0.6}))
     assert [p.kind for p in out] == [PileKind.SQUARED_BOOK, PileKind.MELD, PileKind.LOOSE, PileKind.SQUARED_BOOK]
     assert out[1] is meld  # other piles are untouched
-    assert out[0].kind is PileKind.SQUARED_BOOK and "a stack is seen under it (97 % sure)" in out[0].notes[-1]
-    assert "no stack seen under it (90 % sure)" in out[2].notes[-1] and MARKER_NOTE.format(code="5C") not in out[2].notes
-    assert out[2].notes[0] == "low confidence: 5C"  # other notes stay
-    assert "unclear" in out[3].notes[-1]
+    assert out[0].kind is PileKind.SQUARED_BOOK and FULL_BOOK in out[0].notes[-1]
+    assert "no stack seen under it" in out[2].notes[-1] and MARKER_NOTE.format(code="5C") not in out[2].notes
+    assert out[2].notes[0] == "5C may be misread: correct it if it is wrong"  # other notes stay
+    assert UNCLEAR_BOOK in out[3].notes[-1]
 
 
 def test_check_stacks_thresholds_are_inclusive_of_the_surer_side():
     piles = [_single("QD"), _single("5C")]
     out = check_stacks(piles, np.zeros((10, 10, 3), np.uint8), _FixedChecker({"QD": 0.5, "5C": 0.8}))
     assert [p.kind for p in out] == [PileKind.SQUARED_BOOK, PileKind.SQUARED_BOOK]
-    assert "unclear" in out[0].notes[-1] and "a stack is seen" in out[1].notes[-1]
+    assert UNCLEAR_BOOK in out[0].notes[-1] and FULL_BOOK in out[1].notes[-1]
 
 
 class _CornersChecker:
@@ -111,7 +111,7 @@ def test_a_loose_card_seen_by_one_corner_with_an_unread_box_at_its_diagonal_is_s
     sure = _CornersChecker(0.9)
     out = check_one_corner_cards(piles, np.array([_box(b), _box(a + [300, 0])]), img, sure)
     assert out[0].kind is PileKind.SQUARED_BOOK and out[0].cards == (one,)  # the card keeps its one index
-    assert "its other corner was not read" in out[0].notes[0] and "(90 % sure)" in out[0].notes[0]
+    assert "only one corner was read" in out[0].notes[0] and FULL_BOOK in out[0].notes[0]
     assert len(sure.asked) == 1 and np.allclose(sure.asked[0][1], b)  # framed on the box at the diagonal
     # the stack checker unsure (under 0.8): it stays a loose card
     assert check_one_corner_cards(piles, np.array([_box(b)]), img, _CornersChecker(0.7)) == piles
@@ -144,9 +144,9 @@ def test_a_one_corner_card_whose_other_corner_reads_its_rank_is_judged_as_a_whol
     unread = np.array([_box(b)])
     # the unread box reads a jack (under the floor): a whole card, a marker from 0.5 with the "unclear" note
     out = check_one_corner_cards(piles, unread, img, _CornersChecker(0.63), rank_p=_ranks("J"))
-    assert out[0].kind is PileKind.SQUARED_BOOK and "unclear (63 % sure of a stack)" in out[0].notes[0]
+    assert out[0].kind is PileKind.SQUARED_BOOK and UNCLEAR_BOOK in out[0].notes[0]
     sure = check_one_corner_cards(piles, unread, img, _CornersChecker(0.9), rank_p=_ranks("J"))
-    assert sure[0].kind is PileKind.SQUARED_BOOK and "(90 % sure)" in sure[0].notes[0]
+    assert sure[0].kind is PileKind.SQUARED_BOOK and FULL_BOOK in sure[0].notes[0]
     # ... but no stack seen (under 0.5): still loose
     assert check_one_corner_cards(piles, unread, img, _CornersChecker(0.45), rank_p=_ranks("J")) == piles
     # the box reads another rank, or no probabilities are given: the one-corner floor (0.8) holds

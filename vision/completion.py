@@ -73,6 +73,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from scorer.wording import listed
+
 from .classes import CLASS_ID, CLASS_OF, RANK_JOKER, RANK_TWO, RANKS, SUIT_CODES, rank_of, reading
 from .config import DEFAULT, Completion, FanGeometry, VisionConfig
 from .fan_chains import unread_fans
@@ -372,18 +374,16 @@ def read_fan_boxes(piles: list[Pile], unread: Detections, *, config: VisionConfi
             pos, j, card = found
             taken.add(j)
             cards.insert(pos, card)
-            added.append(f"{card.code} ({round(100 * float(unread.data['rank_p'][j, RANKS.index(_rank(card))]))} %)")
+            added.append(card.code)
         if not added:
             out.append(pile)
             continue
+        one = len(added) == 1
         out.append(Pile(pile.kind, tuple(cards), pile.notes + (
-            f"counted from boxes read under the floor where the fan's next card lies: {', '.join(added)}; remove "
-            "any that is not there",)))
+            f"{listed(added)} {'is' if one else 'are'} counted where this fan's next card would lie, from "
+            f"{'a corner' if one else 'corners'} too faint to read for sure: "
+            + ("remove it if there is no card there" if one else "remove any that is not there"),)))
     return out
-
-
-def _rank(card: CardInstance) -> str:
-    return "JK" if card.code == "JK" else card.code[:-1]
 
 
 def _places(cards: list[CardInstance], fg) -> list[tuple[int, np.ndarray, float]]:

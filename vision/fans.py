@@ -79,11 +79,13 @@ from collections import Counter
 
 import numpy as np
 
+from scorer.wording import counted, listed
+
 from . import geometry
 from .classes import RANKS, SUIT_CODES, rank_of
 from .config import DEFAULT, FanGaps, VisionConfig
 from .geometry import continues_fan, diagonal_apart, fan_order, fan_steps, nearest_indices, segment_blocked
-from .piles import classify
+from .piles import GAP_NOTE, classify
 from .types import CardInstance, Detections, Pile, PileKind
 
 
@@ -106,9 +108,11 @@ def drop_strays(piles: list[Pile], *, config: VisionConfig = DEFAULT) -> list[Pi
             continue
         ranks = {c.key for c in cards} - {None}
         meld = classify(fan_order(cards), ranks, config=config)
-        names = ", ".join(c.code for c in strays)
+        one = len(strays) == 1
         out.append(Pile(meld.kind, meld.cards, meld.notes + (
-            f"{names} beside the fan but off its step: not counted in it; if it is the fan's, add it",)))
+            f"{listed([c.code for c in strays])} {'lies' if one else 'lie'} beside this fan, out of line with its "
+            f"cards, so {'it is' if one else 'they are'} not counted in it; if {'it belongs' if one else 'they belong'}"
+            f" to the fan, move {'it' if one else 'them'} here",)))
         out.extend(classify([c], {c.key} - {None}, config=config) for c in strays)
     return out
 
@@ -219,8 +223,8 @@ def fill_fan_gaps(piles: list[Pile], *, config: VisionConfig = DEFAULT) -> list[
                 if far is not None:
                     code = piles[j].cards[0].code
                     meld = Pile(meld.kind, meld.cards, meld.notes + (
-                        f"{code} counted as the fan's last card, seen only by its far corner (its top index is "
-                        "hidden): remove it if it is a loose card",))
+                        f"{code} is counted as this fan's last card, though only its far corner shows (the corner "
+                        "beside the fan is hidden); if it is a loose card, remove it",))
                 piles[i] = meld
                 del piles[j]
                 joined = True
@@ -309,12 +313,16 @@ def _filled(pile: Pile, fan_gaps: FanGaps) -> Pile:
             t = (k + 1) / (unread + 1)
             out.append(CardInstance(rank + suit, (), (ia + t * (ib - ia))[None, :], a.size, 0.0, a.card_height))
         if unread:
-            where.append(f"{unread} after card {pos}")
+            where.append((unread, f"between {a.code} and {b.code}"))
         out.append(b)
-    notes = [n for n in pile.notes if not n.startswith("a gap after card")]
+    notes = [n for n in pile.notes if not n.startswith(GAP_NOTE)]
+    added = len(out) - len(cards)
+    places = where[0][1] if len(where) == 1 else ", ".join(f"{k} {place}" for k, place in where)
     return Pile(pile.kind, tuple(out), tuple(notes + [
-        f"gaps in the fan ({', '.join(where)} of {len(cards)}): counted {len(out) - len(cards)} {rank}{suit} whose "
-        "index was not read (the suit is a guess; a wild there would score otherwise): remove if there is none"]))
+        f"this fan has room for {counted(added, 'card')} whose {'corner was' if added == 1 else 'corners were'} not "
+        f"read ({places}): counted as {listed([rank + suit] * added)} (the suit is a guess): "
+        + ("correct it if it is a wild, remove it if there is none" if added == 1 else
+           "correct any that is a wild, remove any that is not there")]))
 
 
 def read_top_cards(piles: list[Pile], unread: Detections, *, config: VisionConfig = DEFAULT) -> list[Pile]:
@@ -339,8 +347,8 @@ def read_top_cards(piles: list[Pile], unread: Detections, *, config: VisionConfi
         cards = list(pile.fan)
         cards = cards + [card] if end else [card] + cards
         out.append(Pile(pile.kind, tuple(cards), pile.notes + (
-            f"{card.code} counted as the fan's top card: its two corners were boxed but not read (its code is the "
-            "reader's best guess); remove it or correct it if it is not there",)))
+            f"{card.code} is counted as this fan's top card, though its two corners could not be read clearly "
+            f"({card.code} is a best guess): correct it if it is another card, remove it if there is none",)))
     return out
 
 

@@ -417,8 +417,8 @@ def split_boxes(xyxy: np.ndarray, width: int, height: int, split: str, rows: np.
 
 
 #: the note on a pile of a split photo that the whole photo shows as one pile over the split line
-CUT_NOTE = ("this pile crosses the line between the teams and was cut there: if it is one meld, move all its cards "
-            "to one team")
+CUT_NOTE = ("this pile crosses the middle line between the teams and was cut in two there: if it is one meld, move "
+            "all its cards to one team")
 
 
 def pile_boxes(pile: Pile, xyxy: np.ndarray) -> set[tuple[float, ...]]:

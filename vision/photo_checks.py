@@ -58,7 +58,7 @@ from scorer.wording import counted
 from .classes import RANKS, rank_of
 from .config import DEFAULT, VisionConfig
 from .geometry import anchor_points, diagonal_apart, segment_blocked, similar_size
-from .piles import MARKER_NOTE
+from .piles import BOOK_ACTION, BOOK_TOP, LOOSE_ACTION, MARKER_NOTE
 from .stack_edges import stack_offset
 from .types import CardInstance, Pile, PileKind, index_centres, index_sizes
 
@@ -160,8 +160,9 @@ def _bottom_first(pile: Pile, gray: np.ndarray, config: VisionConfig) -> dict | 
 def strip_count(gray: np.ndarray, pile: Pile, *, config: VisionConfig = DEFAULT,
                 found: dict | None = None) -> tuple[int, list[str]] | None:
     """A meld's second count from its edges (module docstring): (cards the edges show, where each card they show
-    and the indices do not lies, in words: "in a gap of two steps", "before the bottom card"); None when the fan is too short or its edges too faint to count by. ``found``: its
-    :func:`strip_edges` read from its bottom card, when already measured."""
+    and the indices do not lies, in words: "in a wide gap", "under its bottom card"); None when the fan is too
+    short or its edges too faint to count by. ``found``: its :func:`strip_edges` read from its bottom card, when
+    already measured."""
     fg = config.fan_gaps
     found = _bottom_first(pile, gray, config) if found is None else found
     if found is None or found["strength"] < fg.strip_min_strength:
@@ -173,7 +174,7 @@ def strip_count(gray: np.ndarray, pile: Pile, *, config: VisionConfig = DEFAULT,
         gap = pos[k + 1] - pos[k]
         if 1.7 * step <= gap <= 2.35 * step and edge(pos[k] + gap / 2) >= seen:
             count += 1
-            where.append("in a gap of two steps")
+            where.append("in a wide gap")
     # before the bottom card: a strip of a card whose index is covered
     for k in range(1, fg.strip_before + 1):
         q = pos[0] - k * step
@@ -181,7 +182,7 @@ def strip_count(gray: np.ndarray, pile: Pile, *, config: VisionConfig = DEFAULT,
         if edge(q) < seen or abs(found["bright"](a, b)) > fg.strip_bright:
             break
         count += 1
-        where.append("before the bottom card")
+        where.append("under its bottom card")
     return count, where
 
 
@@ -261,34 +262,33 @@ def check_strips(piles: list[Pile], image: np.ndarray | None, *, config: VisionC
         got = strip_count(gray, pile, config=config, found=found) if found is not None else None
         if got and got[0] != len(pile.cards):
             out.append(Pile(pile.kind, pile.cards, pile.notes + (
-                f"{STRIP_NOTE} {counted(got[0], 'card')}, its indices {len(pile.cards)} "
-                f"({_places(got[1])}): count its cards",)))
+                f"{STRIP_NOTE} {counted(got[0], 'card')} but only {len(pile.cards)} were read ({_places(got[1])}): "
+                "count its cards and add any missing",)))
             continue
         if found is not None and colours is not None and end_covered(image, found, colours, config=config):
             out.append(Pile(pile.kind, pile.cards, pile.notes + (
-                f"{COVERED_NOTE}: cards may be hidden there; count its cards",)))
+                f"{COVERED_NOTE}: cards may be hidden under it; count the fan's cards",)))
         else:
             out.append(pile)
     return out
 
 
 def _places(where: list[str]) -> str:
-    """Where a fan's edges show cards its indices do not, one entry a card, in words: "one in a gap of two steps,
-    two before the bottom card"."""
+    """Where a fan's edges show cards its indices do not, one entry a card, in words: "one in a wide gap, two
+    under its bottom card"."""
     words = {1: "one", 2: "two", 3: "three"}
     return ", ".join(f"{words.get(n, n)} {place}" for place, n in Counter(where).items())
 
 
 #: how the note of a fan whose edges show more cards than its indices begins
-STRIP_NOTE = "the card edges along this fan show"
+STRIP_NOTE = "the edges of this fan's cards show"
 #: how the note of a fan whose bottom end lies under something begins
-COVERED_NOTE = "the fan's bottom end lies under something that is neither table nor card"
+COVERED_NOTE = "something that is not a card covers this fan's bottom end"
 
-
-
-def _sure(p: float) -> str:
-    """A probability in words for a note: "96 % sure"."""
-    return f"{min(99, round(100 * float(p)))} % sure"
+#: how a note on a single card read as a squared book's top card says a stack is seen under it
+FULL_BOOK = "counted as a full book (a stack shows under it, but its cards can't be counted)"
+#: how a note on a single card read as a squared book's top card says the stack under it is unclear
+UNCLEAR_BOOK = "the stack under it is unclear"
 
 
 def check_stacks(piles: list[Pile], image: np.ndarray, checker: StackChecker, *,
@@ -317,22 +317,17 @@ def check_stacks(piles: list[Pile], image: np.ndarray, checker: StackChecker, *,
         if config.stacks.edge_p_min <= p < config.stacks.loose_below and \
                 stack_offset(image, *pile.cards[0].centers[:2], config=config) >= config.stacks.edge_offset:
             out[i] = Pile(pile.kind, pile.cards, tuple(keep + [
-                f"single card {code} read as the marker of a squared book: its outline lies off its centre as a "
-                f"stack's does, but the stack under it is unclear ({_sure(p)} of a stack); if it is a loose card, "
-                "remove it from the squared books"]))
+                f"{BOOK_TOP.format(code=code)}: cards seem to stick out from under it, but {UNCLEAR_BOOK}; "
+                f"{BOOK_ACTION}"]))
         elif p < config.stacks.loose_below:
             out[i] = Pile(PileKind.LOOSE, pile.cards, tuple(keep + [
-                f"single card {code}: no stack seen under it ({_sure(1 - p)}), so read as a loose card and not scored; "
-                "if it is a squared book's marker, add it; if it was left in a hand, move it to left"]))
+                f"{code} looks like one loose card (no stack seen under it), so it is not scored; {LOOSE_ACTION}"]))
         elif p < config.stacks.unsure:
             out[i] = Pile(pile.kind, pile.cards, tuple(keep + [
-                f"single card {code} read as the marker of a squared book, but the stack under it is unclear "
-                f"({_sure(p)} of a stack); if it is a loose card, remove it from the squared books"]))
+                f"{BOOK_TOP.format(code=code)}, but {UNCLEAR_BOOK}; {BOOK_ACTION}"]))
         else:
             out[i] = Pile(pile.kind, pile.cards, tuple(keep + [
-                f"single card {code} read as the marker of a squared book: a stack is seen under it ({_sure(p)}) "
-                "but its count cannot be, so it counts as the rules' book size; if it is a loose card, remove it "
-                "from the squared books"]))
+                f"{BOOK_TOP.format(code=code)} and {FULL_BOOK}; {BOOK_ACTION}"]))
     return out
 
 
@@ -383,14 +378,10 @@ def check_one_corner_cards(piles: list[Pile], unread: np.ndarray, image: np.ndar
         code = piles[i].cards[0].code
         if same and config.stacks.loose_below <= p < config.stacks.unsure:
             out[i] = Pile(PileKind.SQUARED_BOOK, piles[i].cards, (
-                f"single card {code} (its other corner read under the floor) read as the marker of a squared book, "
-                f"but the stack under it is unclear ({_sure(p)} of a stack); if it is a loose card, remove it from "
-                "the squared books",))
+                f"{BOOK_TOP.format(code=code)} (its other corner is faint), but {UNCLEAR_BOOK}; {BOOK_ACTION}",))
         elif p >= (config.stacks.unsure if same else config.stacks.one_corner_min):
             out[i] = Pile(PileKind.SQUARED_BOOK, piles[i].cards, (
-                f"single card {code} seen by one corner (its other corner was not read) read as the marker of a "
-                f"squared book: a stack is seen under it ({_sure(p)}) but its count cannot be, so it counts as the "
-                "rules' book size; if it is a loose card, remove it from the squared books",))
+                f"{BOOK_TOP.format(code=code)} though only one corner was read, and {FULL_BOOK}; {BOOK_ACTION}",))
     return out
 
 
@@ -441,11 +432,9 @@ def join_one_corner_pairs(piles: list[Pile], image: np.ndarray, checker: StackCh
         top = max((a, b), key=lambda c: c.confidence)
         card = CardInstance(top.code, a.detections + b.detections, np.vstack([a.centers, b.centers]),
                             (a.size + b.size) / 2, max(a.confidence, b.confidence), (a.card_height + b.card_height) / 2)
-        stack = f"the stack under it is unclear ({_sure(p)} of a stack)" if p < config.stacks.unsure else \
-            f"a stack is seen under it ({_sure(p)}) but its count cannot be, so it counts as the rules' book size"
         out[i] = Pile(PileKind.SQUARED_BOOK, (card,), (
-            f"single card {top.code} read as the marker of a squared book from its two corners, read as {a.code} and "
-            f"{b.code}: {stack}; correct its code if it is neither, remove it if it is a loose card",))
+            f"{BOOK_TOP.format(code=top.code)}, its two corners read as {a.code} and {b.code}: "
+            f"{UNCLEAR_BOOK if p < config.stacks.unsure else FULL_BOOK}; correct it if it is neither; {BOOK_ACTION}",))
         drop.add(j)
     return [p for k, p in enumerate(out) if k not in drop]
 

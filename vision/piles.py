@@ -35,6 +35,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from scorer.wording import listed
+
 from . import geometry
 from .classes import rank_of
 from .config import DEFAULT, Piles, VisionConfig
@@ -249,16 +251,28 @@ def group_piles(cards: list[CardInstance], *, config: VisionConfig = DEFAULT) ->
     return ([_red_threes(fan_order(threes), config)] if threes else []) + found
 
 
+#: what to do with a single card read as a squared book's top card when it lies loose: how its notes end
+BOOK_ACTION = "if it is just one loose card, mark it loose"
+#: what to do with a single card read as loose (not scored) when it is not: how its notes end
+LOOSE_ACTION = ("if it is the top card of a squared book, make it a squared book; if it is still held in a hand, move "
+                "it to the cards left in hand")
+#: how every note on a single card read as a squared book's marker begins (``BOOK_TOP.format(code=...)``)
+BOOK_TOP = "{code} is taken as the top card of a squared book"
 #: the note on a single card seen whole and read as a squared book's marker (``MARKER_NOTE.format(code=...)``;
 #: ``vision.photo_checks.check_stacks`` replaces it with what it saw under the card)
-MARKER_NOTE = ("single card {code} read as the marker of a squared book of the rules' book size (the stack's count "
-               "cannot be seen); if it is a loose card, remove it")
+MARKER_NOTE = BOOK_TOP + " and counted as a full book (the cards under it can't be counted); " + BOOK_ACTION
+#: how the note on a meld with a step much longer than its others begins (``vision.fans`` drops it where it counts
+#: the cards in that gap)
+GAP_NOTE = "a wide gap between"
 
 
 def _low_confidence(cards: list[CardInstance], piles: Piles) -> list[str]:
     """The note naming the cards read with confidence under ``piles.low_conf`` (none when there are none)."""
     low = [c.code for c in cards if c.confidence < piles.low_conf]
-    return [f"low confidence: {', '.join(low)}"] if low else []
+    if not low:
+        return []
+    return [f"{listed(low)} may be misread: " + ("correct it if it is wrong" if len(low) == 1 else
+                                                 "correct any that is wrong")]
 
 
 def _seen_twice(cards: list[CardInstance], config: VisionConfig, any_code: bool = False) -> list[str]:
@@ -272,7 +286,7 @@ def _seen_twice(cards: list[CardInstance], config: VisionConfig, any_code: bool 
                                      config=config)), None)
     if not twice:
         return []
-    return [f"{twice[0].code} and {twice[1].code}, each seen by one corner, lie a card's diagonal apart: "
+    return [f"{twice[0].code} and {twice[1].code} each show one corner, where one card's two corners would be: "
             "they may be one card counted twice; if so, remove one"]
 
 
@@ -309,8 +323,8 @@ def _red_threes(cards: list[CardInstance], config: VisionConfig) -> Pile:
 
 
 #: the note on red threes none of which shows both corners
-THREES_UNSEEN_NOTE = ("no red three shows both its corners (the last one laid in a row shows its whole face): more "
-                      "may lie under something; count the red threes")
+THREES_UNSEEN_NOTE = ("no red three shows its whole face, as the last one laid in a row does: more may be hidden "
+                      "under something; count the red threes")
 
 
 def classify(cards: list[CardInstance], ranks: set[str], *, config: VisionConfig = DEFAULT) -> Pile:
@@ -327,13 +341,14 @@ def classify(cards: list[CardInstance], ranks: set[str], *, config: VisionConfig
         if card.fully_visible:
             return Pile(PileKind.SQUARED_BOOK, tuple(cards), tuple(notes + [MARKER_NOTE.format(code=card.code)]))
         return Pile(PileKind.LOOSE, tuple(cards),
-                    tuple(notes + [f"single card {card.code} with one corner visible: not scored; if it is a "
-                                   "squared book's marker, add it; if it was left in a hand, move it to left"]))
+                    tuple(notes + [f"{card.code} shows only one corner, so it is not scored; {LOOSE_ACTION}"]))
     if len(ranks) > 1:
-        return Pile(PileKind.LEFT, tuple(cards), tuple(notes + ["mixed ranks: read as cards left in a hand"]))
+        return Pile(PileKind.LEFT, tuple(cards), tuple(notes + [
+            "cards of mixed ranks, so taken as cards left in a hand; if they were laid down as melds, split them"]))
     gap = _largest_gap(cards, config.piles)
     if gap:
-        notes.append(f"a gap after card {gap} of {n}: this could be two piles")
+        notes.append(f"{GAP_NOTE} {cards[gap - 1].code} and {cards[gap].code} (cards {gap} and {gap + 1} of {n}): "
+                     "this may be two melds; if so, split it")
     return Pile(PileKind.MELD, tuple(cards), tuple(notes))
 
 

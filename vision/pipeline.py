@@ -295,8 +295,8 @@ def split_note(crossing: int, split: str) -> str | None:
         return None
     other, sides = ("vertical", "left and right") if split == "horizontal" else ("horizontal", "top and bottom")
     piles = "1 pile lies" if crossing == 1 else f"{crossing} piles lie"
-    return (f"{piles} across the {split} line between the teams, where no team's cards usually are: if this photo "
-            f"shows one team's side, read it without a split; if the teams sit {sides} in it, split it {other}")
+    return (f"{piles} across the middle line between the teams, where cards do not usually lie: if this photo shows "
+            f"only one team's side, read it without a split; if the teams sit {sides} in it, split it {other}ly")
 
 
 def read_photos(paths: list[Path], detector: CardDetector, teams: list[str] | None = None,

@@ -330,11 +330,10 @@ class Pile:
 def small_index_note(xyxy: np.ndarray, config: VisionConfig = DEFAULT) -> str | None:
     """A note for the user when the (n, 4) xyxy corner boxes of a photo are mostly under
     :attr:`vision.config.Reading.readable_index` pixels, else ``None``."""
-    size, readable = median_index_size(xyxy), config.reading.readable_index
-    if size >= readable:
+    if median_index_size(xyxy) >= config.reading.readable_index:
         return None
-    return (f"the corner indices are small in this photo (median {size:.0f} px; {readable:.0f} px or more "
-            "reads well): many may be missed or misread, so photograph the table closer or one half at a time")
+    return ("the cards' corners look small in this photo: many cards may be missed or misread, so photograph the "
+            "table closer, or one half at a time")
 
 
 @dataclass(frozen=True)

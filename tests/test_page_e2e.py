@@ -97,6 +97,28 @@ def start_server(tmp_path: Path, extra: Sequence[str] = (), port: int | None = N
     return proc, port, log
 
 
+class Restartable:
+    """``handfoot serve`` (:func:`start_server`) that a test stops and starts again on the same address, as a
+    computer switched off and on: ``url``; :meth:`stop`, :meth:`start`; :meth:`close` kills it."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        self.tmp_path, self.port = tmp_path, None
+        self.start()
+        self.url = f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        self.proc, self.port, log = start_server(self.tmp_path, port=self.port)
+        wait_for_server(self.proc, f"http://127.0.0.1:{self.port}", log)
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(30)
+
+    def close(self) -> None:
+        self.proc.kill()
+        self.proc.wait(10)
+
+
 def wait_for_server(proc, url: str, log: Path, seconds: float = 60) -> None:
     """Wait until the server process ``proc`` answers ``/v1/health`` (its log in the failure when it ends)."""
     import httpx

@@ -21,8 +21,7 @@ os.environ.setdefault("SE_OFFLINE", "true")
 # skipped as the check view's tests are, without selenium, uvicorn, OpenCV or httpx
 from test_page_check_edits_e2e import _draft, _game, _melds, _tap_card, httpx  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
-from test_page_e2e import browser, console_errors, shots_dir, start_server, text_of, viewport, \
-    wait_for_server  # noqa: E402,F401  (fixture)
+from test_page_e2e import Restartable, browser, console_errors, shots_dir, text_of, viewport  # noqa: E402,F401  (fixture)
 from test_page_two_phones import _open_check, _reading, press_save, server, until  # noqa: E402,F401  (fixture)
 
 UNREACHABLE = ("The handfoot server cannot be reached: is its computer on, handfoot serve still running, and this "
@@ -49,10 +48,9 @@ def test_a_card_corrected_while_the_server_is_away_is_kept_and_saved_when_it_is_
     d = browser
     shots = shots_dir(tmp_path)
     viewport(d, 390, 844)
-    proc, port, log = start_server(tmp_path)
-    url = f"http://127.0.0.1:{port}"
+    server = Restartable(tmp_path)
+    url = server.url
     try:
-        wait_for_server(proc, url, log)
         game, rid = _game(url), _reading(url)
         r = httpx.post(f"{url}/v1/games/{game}/rounds?lenient=true", json={"photo_reading": rid, "corrections": []})
         assert r.status_code == 201, r.text
@@ -61,8 +59,7 @@ def test_a_card_corrected_while_the_server_is_away_is_kept_and_saved_when_it_is_
         new = card["code"][:-1] + suit
         path = f"/game/{game}/check/{rid}/1"
         _open_check(d, url, path)
-        proc.terminate()
-        proc.wait(30)
+        server.stop()
 
         _tap_card(d, card["id"])  # the server away: the card's new suit, Save
         d.find_element(By.CSS_SELECTOR, f"#sheet button[data-suit='{suit}']").click()
@@ -78,8 +75,7 @@ def test_a_card_corrected_while_the_server_is_away_is_kept_and_saved_when_it_is_
             assert _uncovered(d, button), button
         d.save_screenshot(str(shots / "check_edit_waiting_offline_390.png"))
 
-        proc, _, log = start_server(tmp_path, port=port)  # back on the same address, as after a restart
-        wait_for_server(proc, url, log)
+        server.start()  # back on the same address, as after a restart
         until(d, lambda d: not d.find_elements(By.ID, "server-lost") and not text_of(d, "#waiting-note"), 60)
         until(d, lambda d: (text_of(d, f"button[data-card='{card['id']}']") or "") == new[:-1] + "♣♦"["CD".index(suit)])
         d.save_screenshot(str(shots / "check_edit_scored_when_back_390.png"))
@@ -90,8 +86,7 @@ def test_a_card_corrected_while_the_server_is_away_is_kept_and_saved_when_it_is_
         assert _draft(d, game, rid) is None
         assert [e for e in console_errors(d) if "ERR_CONNECTION_REFUSED" not in e] == []
     finally:
-        proc.kill()
-        proc.wait(10)
+        server.close()
 
 
 def test_the_undo_question_offers_correcting_first_and_ranges_fit_a_phone(server, browser, tmp_path):

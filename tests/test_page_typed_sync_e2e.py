@@ -28,8 +28,7 @@ httpx = pytest.importorskip("httpx")
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
-from test_page_e2e import browser, console_errors, running, shots_dir, start_server, text_of, viewport, \
-    wait_for_server  # noqa: E402,F401
+from test_page_e2e import Restartable, browser, console_errors, running, shots_dir, text_of, viewport  # noqa: E402,F401
 from test_page_two_phones import phones, until  # noqa: E402,F401
 from test_page_typed_e2e import typed  # noqa: E402
 
@@ -145,10 +144,9 @@ def test_two_phones_correct_one_typed_round(server, phones, tmp_path):
 
 def test_typing_is_kept_over_a_reload_and_while_the_server_is_away(tmp_path, browser):
     d, shots = browser, shots_dir(tmp_path)
-    proc, port, log = start_server(tmp_path)
-    url = f"http://127.0.0.1:{port}"
+    server = Restartable(tmp_path)
+    url = server.url
     try:
-        wait_for_server(proc, url, log)
         game = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
         viewport(d, 390, 844)
         d.get(f"{url}/#/game/{game}/type")
@@ -165,8 +163,7 @@ def test_typing_is_kept_over_a_reload_and_while_the_server_is_away(tmp_path, bro
         d.save_screenshot(str(shots / "typed-kept-over-reload-390.png"))
 
         # the server stopped: Save says so, keeps what is typed, marks nothing red
-        proc.terminate()
-        proc.wait(30)
+        server.stop()
         d.find_element(By.ID, "save-typed").click()
         WebDriverWait(d, 30).until(lambda d: "cannot be reached" in (text_of(d, "div.status") or ""))
         said = text_of(d, "div.status")
@@ -176,8 +173,7 @@ def test_typing_is_kept_over_a_reload_and_while_the_server_is_away(tmp_path, bro
         d.save_screenshot(str(shots / "typed-server-away-390.png"))
 
         # the server back on the same address: the score shows again by itself, and Save stores the round
-        proc, _, log = start_server(tmp_path, port=port)
-        wait_for_server(proc, url, log)
+        server.start()
         WebDriverWait(d, 30).until(lambda d: text_of(d, "#typed-score [data-points=Them]") == "15")
         assert "The handfoot server answers again: press Save round 1 to save." in text_of(d, "div.status")
         d.save_screenshot(str(shots / "typed-server-back-390.png"))
@@ -189,8 +185,7 @@ def test_typing_is_kept_over_a_reload_and_while_the_server_is_away(tmp_path, bro
         WebDriverWait(d, 30).until(lambda d: text_of(d, "#typed-heading") == "Type round 2")
         assert d.find_element(By.ID, "melds-1").get_attribute("value") == "" and text_of(d, "#draft-notice") == ""
     finally:
-        proc.kill()
-        proc.wait(10)
+        server.close()
 
 
 def test_a_correction_that_leaves_rule_problems_asks_before_saving(server, browser, tmp_path):

@@ -165,9 +165,10 @@ def test_typing_is_kept_over_a_reload_and_while_the_server_is_away(tmp_path, bro
         # the server stopped: Save says so, keeps what is typed, marks nothing red
         server.stop()
         d.find_element(By.ID, "save-typed").click()
-        WebDriverWait(d, 30).until(lambda d: "cannot be reached" in (text_of(d, "div.status") or ""))
+        WebDriverWait(d, 30).until(lambda d: "Not saved" in (text_of(d, "div.status") or ""))
         said = text_of(d, "div.status")
-        assert "What is typed here is kept on this phone: press Save round 1 again when it is back" in said, said
+        assert "What is typed here is kept on this phone: press Save round 1 again when the server is back" in said, said
+        WebDriverWait(d, 30).until(lambda d: "cannot be reached" in (text_of(d, "#server-lost") or ""))  # the one line
         assert "card code" not in said and not d.find_elements(By.CSS_SELECTOR, "[aria-invalid]")
         assert d.find_element(By.ID, "melds-0").get_attribute("value") == "KH KS KD"
         d.save_screenshot(str(shots / "typed-server-away-390.png"))

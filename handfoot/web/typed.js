@@ -186,8 +186,8 @@ export async function typedView(gid, roundNo) {
       if (cutOff) { cutOff = false; status.replaceChildren(h("p", {class: "muted", id: "server-back"}, `The handfoot server answers again: press ${save.textContent} to save.`)); }
     } else if (out.status === 0) {
       mark("");
-      scoreBox.replaceChildren(errorBox(new Error("The handfoot server cannot be reached, so the score cannot show: " +
-        "what is typed here is kept, and the score shows once it answers again (asked every few seconds).")));
+      scoreBox.replaceChildren(errorBox(new Error("No score yet (the line at the top says why): what is typed here is " +
+        "kept, and the score shows once the server answers again (asked every few seconds).")));
       retry = setTimeout(() => { if (form.isConnected) rescore(); }, 3000);
     } else {
       const {text, input} = mark(out.error);  /* told beside its field; here only what it stops */
@@ -202,8 +202,9 @@ export async function typedView(gid, roundNo) {
   function cannotReach() {
     cutOff = true;
     clearTimeout(retry); retry = setTimeout(() => { if (form.isConnected) rescore(); }, 3000);
-    status.replaceChildren(errorBox(new Error("Not saved: the computer running handfoot cannot be reached (is it on, and this " +
-      `phone on its network?). What is typed here is kept on this phone: press ${save.textContent} again when it is back.`)));
+    hfSync.unreachable(true);
+    status.replaceChildren(errorBox(new Error("Not saved (the line at the top says why). What is typed here is kept on this " +
+      `phone: press ${save.textContent} again when the server is back.`)));
   }
   /* What Save asks about in the score of a typed layout `doc`: the rules' illegal problems, a team with nothing
    * typed, a squared book's wilds uncounted (in the game's last round, also what they mean for who wins); each

@@ -237,7 +237,7 @@ def build_parser() -> Parser:
                                      "any work, naming the profile kept under it; with --replace the new profile "
                                      "replaces it once kept, and says what the one before read.")
     dp.add_argument("examples", nargs="+", help="examples files (.jsonl: JSON lines, one JSON object per line)")
-    dp.add_argument("--name", required=True, help="the deck's name (letters, digits, - and _)")
+    dp.add_argument("--name", required=True, help="the deck's name (letters a-z without accents, digits, - and _)")
     dp.add_argument("--replace", action="store_true",
                     help="replace the profile already learned under --name (without it, a name in use is refused "
                          "before any learning; a new profile refused for reading worse leaves the old one as it was)")

@@ -191,7 +191,7 @@ def _install_errors(app: FastAPI) -> None:
         if first.get("type") == "json_invalid":  # the body is not JSON: say so, and where (loc is its offset)
             message = f"the request body is not valid JSON (at character {first.get('loc', ('', '?'))[-1]})"
         elif first.get("type") == "string_pattern_mismatch" and pattern == DECK_NAME:
-            message = (f"deck name {str(first.get('input'))[:60]!r}: use letters, digits, - and _ (at most 40, "
+            message = (f"deck name {str(first.get('input'))[:60]!r}: use letters a-z without accents, digits, - and _ (at most 40, "
                        "starting with a letter or digit)")
         else:
             message = f"{loc}: {str(first.get('msg', 'invalid')).removeprefix('Value error, ')}"

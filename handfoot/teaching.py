@@ -177,9 +177,13 @@ def learned(profile, photos: int, games: int) -> Lesson:
     how = ("indices of photos set aside to test it (not learned from)"
            if c.get("method", "kept aside") == "kept aside" else
            "indices of its photos, each read by a trial profile learned without that photo")
-    reads = (f"of the {kept:.0f} {how}, handfoot reads {c['stock_right']} right (rank and colour) without the "
-             f"profile, {c['profile_right']} with it" if "profile_right" in c else
-             f"it reads {stock:.0%} → {read:.0%} of your cards' indices on the {kept:.0f} {how}")
+    if "profile_right" in c:
+        reads = (f"of the {kept:.0f} {how}, handfoot reads {c['stock_right']} right (rank and colour) without the "
+                 f"profile, {c['profile_right']} with it")
+        if c["profile_right"] <= c["stock_right"]:
+            reads += " (no better yet: each round saved with photos teaches it more)"
+    else:
+        reads = f"it reads {stock:.0%} → {read:.0%} of your cards' indices on the {kept:.0f} {how}"
     return Lesson(deck=profile.name, state="learned", photos=photos, games=games, stock=stock, profile=read,
                   stock_right=c.get("stock_right"), profile_right=c.get("profile_right"),
                   message=f"Deck {profile.name} learned from {counted(profile.photos, 'photo')} of "

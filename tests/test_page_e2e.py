@@ -326,7 +326,7 @@ def test_a_round_from_a_photo_corrected_with_a_tap(server, browser, tmp_path):
     assert "at least 2 photos of rounds" in text_of(d, "#teach-why") and "this game has 1 so far" in text_of(d, "#teach-why")
     d.find_element(By.ID, "deck-name").click()  # the name is selected: typing replaces it
     d.find_element(By.ID, "deck-name").send_keys("grandma/blue")  # a name with "/" is told as it is typed
-    wait.until(lambda d: "use letters, digits, - and _" in (text_of(d, "#deck-name-problem") or ""))
+    wait.until(lambda d: "use letters a-z without accents, digits, - and _" in (text_of(d, "#deck-name-problem") or ""))
     assert text_of(d, "#deck-name-problem").startswith('Deck name "grandma/blue"')
     d.find_element(By.ID, "deck-name").clear()
     d.find_element(By.ID, "deck-name").send_keys("our-deck")

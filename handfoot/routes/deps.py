@@ -29,7 +29,7 @@ ERRORS[412] = {"description": "the game changed since the version in If-Match (o
                                   "error": "the game was changed on another phone", "game": {}}}}}
 #: a deck profile's name (``vision.decks.NAME``)
 DECK_NAME = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$"
-DeckName = Annotated[str, PathParam(pattern=DECK_NAME, description="a deck profile's name: letters, digits, - and _")]
+DeckName = Annotated[str, PathParam(pattern=DECK_NAME, description="a deck profile's name: letters a-z without accents, digits, - and _")]
 IF_MATCH = Header(alias="If-Match", max_length=200, pattern=r'^(\*|(W/)?"[0-9]{1,11}")$',
                   description='the game\'s version this change was made from (its ETag, "7"): 412 when it changed '
                               "since")

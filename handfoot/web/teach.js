@@ -21,7 +21,7 @@ export function teachPanel(gid, g) {
     document.getElementById("deck-name-problem")?.remove();
     if (DECK_NAME.test(deck)) { name.removeAttribute("aria-invalid"); return true; }
     name.setAttribute("aria-invalid", "true");
-    name.after(h("p", {class: "error-box", role: "alert", id: "deck-name-problem"}, `Deck name "${deck}": use letters, digits, - and _ ` +
+    name.after(h("p", {class: "error-box", role: "alert", id: "deck-name-problem"}, `Deck name "${deck}": use letters a-z without accents, digits, - and _ ` +
       "(at most 40, starting with a letter or digit), e.g. grandmas-blue"));
     return false;
   };
@@ -77,6 +77,8 @@ export function teachPanel(gid, g) {
         (job.deck.negative ? " (light print on dark cards: handfoot reads it as a negative)" : "") + ": on the check photos " +
         (c.profile_right == null ? `${Math.round(100 * c.stock)} % read right before, ${Math.round(100 * c.profile)} % with it. `
           : `${c.stock_right} of ${c.indices} card indices read right (rank and colour) before, ${c.profile_right} with it. `) +
+        (c.profile_right != null && c.profile_right <= c.stock_right
+          ? "It reads them no better yet: each round saved with photos teaches it more. " : "") +
         "This game's new photos are read with it."));
       toast(`Deck ${job.deck.name} learned`);
     } catch (e) { status.replaceChildren(errorBox(e)); }

@@ -98,3 +98,17 @@ def test_a_round_saved_as_read_teaches_only_its_sure_cards(tmp_path, models):
               json={"photo_reading": reading["id"], "went_out": "A",
                     "corrections": [_confirm(reading)]})
         assert len(teaching.game_examples(ledger, gid, sure_only=True)[0]["detections"]) == len(every)
+
+
+def test_a_lesson_that_reads_no_better_yet_says_so():
+    from types import SimpleNamespace
+
+    from handfoot.teaching import learned
+
+    def lesson(stock_right, profile_right):
+        check = {"stock": 0.5, "profile": 0.5, "indices": 40, "stock_right": stock_right,
+                 "profile_right": profile_right, "method": "kept aside"}
+        return learned(SimpleNamespace(name="family", photos=3, check=check), 3, 1).message
+
+    assert "no better yet" in lesson(38, 38) and "no better yet" in lesson(38, 36)
+    assert "no better yet" not in lesson(30, 38)

@@ -1,6 +1,7 @@
 /* The games: the list (#/) and a game with its rounds (#/game/ID); a new game (#/new) is newgame.js. */
 import {api} from "/static/api.js";
 import {changedText, roundsText} from "/static/changes.js";
+import {keptCheckOffer} from "/static/drafts.js";
 import {teachPanel} from "/static/teach.js";
 import {askConfirm, closeSheet, fmt, h, openSheet, pointsNode, problemsLine, setBusy, show, teamTotal, toast, total,
         uncountedBooks} from "/static/ui.js";
@@ -170,6 +171,7 @@ export async function gameView(gid, latest, notice) {
     h("p", {class: "muted"}, `Rules: ${g.rules}` + (Object.keys(g.house_rules).length ? "; house rules: " +
       Object.entries(g.house_rules).map(([k, v]) => `${k.replace(/_/g, " ")} ${typeof v === "boolean" ? (v ? "on" : "off") : v === null ? "none" : Array.isArray(v) ? (v.join(", ") || "none") : v}`).join(", ") : "")),
     totals, next,
+    keptCheckOffer(g),  /* a reading of the next round left unsaved on this phone (Back from its check view) */
     g.over ? null : h("div", {class: "row"}, h("a", {class: "button primary", href: `#/game/${gid}/round`, id: "score-round"},
                                             `Score round ${g.next_round}`),
                       h("a", {class: "button", href: `#/live/${gid}`, id: "watch-live"}, "Watch the table live")),

@@ -1,5 +1,6 @@
 /* A round from photos (#/game/ID/round): the photos sent, read and scored. */
 import {ApiError, api} from "/static/api.js";
+import {keptCheckOffer} from "/static/drafts.js";
 import {deckChoice, errorBox, fmt, h, setBusy, show} from "/static/ui.js";
 
 /* -- a round: photos in ------------------------------------------------------------------------------------ */
@@ -26,7 +27,7 @@ export async function roundView(gid) {
     sections, h("label", {for: "went-out"}, "Who went out?"), wentOut,
     deck,
     h("div", {class: "sticky-actions"}, status, go, h("a", {class: "button", href: `#/game/${gid}`}, "Cancel")));
-  show(h("h1", {}, `Round ${g.next_round}`), form);
+  show(h("h1", {}, `Round ${g.next_round}`), keptCheckOffer(g), form);
   let key = hfSync.newKey();  /* one reading per press of "Read the cards"; the same key again after a dropped answer */
 
   /* An error naming a team's typed cards ("team Us, cards left: ..."): that field marked, in view and focused, so

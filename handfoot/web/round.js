@@ -23,7 +23,7 @@ export async function roundView(gid) {
   const go = h("button", {type: "submit", class: "primary", id: "read-cards"}, "Read the cards");
   const form = h("form", {onsubmit: (ev) => { ev.preventDefault(); upload(); }},
     h("p", {class: "muted"}, `Round ${g.next_round} · opening minimum ${fmt(g.next_minimum)}. Photograph each team's melds and books from above, close enough that the corner indices are clear.`),
-    h("p", {}, "No photo, or one the camera cannot read? ", h("a", {href: `#/game/${gid}/type`, id: "type-round"}, "Type the cards instead")),
+    h("p", {}, "No photo, or one the camera cannot read? ", h("a", {class: "button", href: `#/game/${gid}/type`, id: "type-round"}, "Type the cards instead")),
     sections, h("label", {for: "went-out"}, "Who went out?"), wentOut,
     deck,
     h("div", {class: "sticky-actions"}, status, go, h("a", {class: "button", href: `#/game/${gid}`}, "Cancel")));

@@ -519,7 +519,7 @@ def test_a_table_watched_without_a_game_is_named_after_its_open_game(tmp_path, a
         d.find_element(By.ID, "end-round").click()
         wait.until(lambda d: d.execute_script("return document.getElementById('sheet').open"))
         assert text_of(d, "#sheet-title") == "Which game is this round for?"
-        offered = d.execute_script("return [...document.querySelectorAll('#end-game option')].map(o => o.value)")
+        offered = d.execute_script("return [...document.querySelectorAll('#end-game input')].map(o => o.value)")
         assert sorted(offered) == sorted([game, other])
         d.save_screenshot(str(shots / "page_live_no_game_ask_390.png"))
         d.find_element(By.ID, "end-game-ok").click()

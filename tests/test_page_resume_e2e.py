@@ -16,20 +16,12 @@ Screenshots go to ``$HANDFOOT_SCREENSHOTS`` (default: the test's temporary folde
 
 from __future__ import annotations
 
-import os
+# the e2e modules these helpers come from skip this one where selenium, uvicorn, cv2 or httpx is missing
+from test_page_check_edits_e2e import _draft, _game, _melds, _tap_card, httpx
+from test_page_e2e import browser, console_errors, shots_dir, text_of, viewport  # noqa: F401  (fixture)
+from test_page_two_phones import _open_check, _reading, server, until  # noqa: F401  (fixture)
 
-import pytest
-
-os.environ.setdefault("SE_OFFLINE", "true")
-pytest.importorskip("selenium")
-pytest.importorskip("uvicorn")
-pytest.importorskip("cv2")
-httpx = pytest.importorskip("httpx")
 from selenium.webdriver.common.by import By  # noqa: E402
-
-from test_page_check_edits_e2e import _draft, _game, _melds, _tap_card  # noqa: E402
-from test_page_e2e import browser, console_errors, shots_dir, text_of, viewport  # noqa: E402,F401  (fixture)
-from test_page_two_phones import _open_check, _reading, server, until  # noqa: E402,F401  (fixture)
 
 NANA, KIDS = "Nana's Team", "Les Petits-Enfants"
 

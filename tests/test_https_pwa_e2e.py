@@ -20,7 +20,7 @@ pytest.importorskip("selenium")
 pytest.importorskip("cv2")
 pytest.importorskip("cryptography")
 from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 from test_page_e2e import console_errors, shots_dir, start_server, text_of, viewport  # noqa: E402
 from test_phone_camera_e2e import chromium, fake_camera_file, new_game  # noqa: E402
@@ -106,7 +106,9 @@ def test_https_certificate_kept_and_the_camera_started_over_it(tmp_path, still_c
             assert d.current_url == f"{url}/#/live/{game}"
             assert d.execute_script("return window.isSecureContext") is True
             assert source.get_attribute("value") == "browser"
-            Select(d.find_element(By.ID, "live-split")).select_by_value("")
+            one_side = d.find_element(By.ID, "live-split-one-side")  # what the camera sees: a radio a choice
+            d.execute_script("arguments[0].scrollIntoView({block: 'center'})", one_side)
+            one_side.click()
             d.find_element(By.ID, "start-live").click()
             wait.until(lambda d: "This phone is the camera" in (text_of(d, "#camera-note") or ""))
             wait.until(lambda d: d.execute_script("return document.getElementById('live-picture').naturalWidth") > 0)

@@ -304,7 +304,9 @@ def test_a_round_from_a_photo_corrected_with_a_tap(server, browser, tmp_path):
     viewport(d, 390, 844)
 
     # save: a team with nothing read (no photo of Them's side) is asked about; the game's totals are the true score
-    save_round(d, "Them: nothing was read for this team, so it scores 0 this round")
+    save_round(d, "Them: nothing was read for this team, so it scores 0 this round (add its piles with \"+ a pile of "
+                  "Them the camera missed\", at the end of its piles; or leave without saving and score the round again "
+                  "with a photo of its side too).")
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "[data-total='Us']"))
     assert text_of(d, "[data-total='Us']") == true_total and text_of(d, "[data-total='Them']") == "0"
     d.find_element(By.CSS_SELECTOR, "tr.round").click()
@@ -436,7 +438,9 @@ def test_a_round_watched_live_then_checked_and_saved(watching, browser, tmp_path
     d.find_element(By.ID, "end-round").click()
     wait.until(lambda d: "/check/" in d.current_url)
     wait.until(lambda d: text_of(d, "[data-round-total='Us']") == "710")
-    save_round(d, "Them: nothing was read")
+    # a reading of the live view takes no photo: Save's question says only what can be done in the check view
+    save_round(d, 'Them: nothing was read for this team, so it scores 0 this round (add its piles with "+ a pile of '
+                  'Them the camera missed", at the end of its piles).')
     wait.until(lambda d: d.current_url.endswith(f"#/game/{game}"))
     wait.until(lambda d: text_of(d, "[data-total='Us']") == "710")
 
@@ -519,7 +523,7 @@ def test_a_table_watched_without_a_game_is_named_after_its_open_game(tmp_path, a
         d.find_element(By.ID, "end-round").click()
         wait.until(lambda d: d.execute_script("return document.getElementById('sheet').open"))
         assert text_of(d, "#sheet-title") == "Which game is this round for?"
-        offered = d.execute_script("return [...document.querySelectorAll('#end-game option')].map(o => o.value)")
+        offered = d.execute_script("return [...document.querySelectorAll('#end-game input')].map(o => o.value)")
         assert sorted(offered) == sorted([game, other])
         d.save_screenshot(str(shots / "page_live_no_game_ask_390.png"))
         d.find_element(By.ID, "end-game-ok").click()

@@ -236,9 +236,10 @@ def test_an_uncounted_squared_book_is_asked_about_and_named_when_the_game_ends(s
     d.save_screenshot(str(shots_dir(tmp_path) / "typed-last-round-range-asked-390.png"))
     d.find_element(By.ID, "confirm-yes").click()
     wait.until(lambda d: "who won depends on wilds still to count" in (text_of(d, ".winner") or ""))
-    said = text_of(d, ".winner")
-    assert said.startswith("The game is over, but who won depends on wilds still to count: round 1, Us's squared "
-                           "dirty book of 9s under 9♠ (80 to 150 points); "), said
+    # a short bold headline; which books, in plain text under it
+    assert text_of(d, ".winner") == "The game is over: who won depends on wilds still to count."
+    said = text_of(d, "#over-note")
+    assert said.startswith("Still to count: round 1, Us's squared dirty book of 9s under 9♠ (80 to 150 points); "), said
     assert "round 1, Them's squared dirty book of 8s under 8♠ (80 to 150 points) (tap the round" in said and " won." not in said
     assert " to " in text_of(d, "tr.round small")  # the running total is a range too, not its low end
     d.save_screenshot(str(shots_dir(tmp_path) / "ended-game-winner-waits-on-wilds-390.png"))
@@ -247,9 +248,12 @@ def test_an_uncounted_squared_book_is_asked_about_and_named_when_the_game_ends(s
     us = {"melds": US["melds"], "squared_books": [{"top": "9S"}]}
     assert httpx.put(f"{server}/v1/games/{game}/rounds/1", json={"teams": {"Us": us}}).status_code == 200
     d.refresh()
-    wait.until(lambda d: "The game is over: Us won." in (text_of(d, ".winner") or ""))
+    wait.until(lambda d: text_of(d, ".winner") == "The game is over: Us won.")
     assert ("That holds whatever the wilds still to count come to, but the final totals stay a range until they are "
-            "counted: round 1, Us's squared dirty book of 9s under 9♠ (") in text_of(d, ".winner")
+            "counted: round 1, Us's squared dirty book of 9s under 9♠ (") in text_of(d, "#over-note")
+    # the headline is one or two lines of large type, the note under it plain: the rounds follow within the screen
+    assert d.execute_script("return document.querySelector('.winner').getBoundingClientRect().height") < 80
+    assert d.execute_script("return getComputedStyle(document.getElementById('over-note')).fontWeight") == "400"
     d.save_screenshot(str(shots_dir(tmp_path) / "ended-game-won-with-a-range-390.png"))
     assert all("(Unprocessable Entity)" not in e for e in console_errors(d))
 

@@ -21,7 +21,7 @@ pytest.importorskip("selenium")
 pytest.importorskip("cv2")
 from selenium import webdriver  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 from test_page_e2e import CHROMEDRIVER, CHROMIUM, console_errors, save_round, shots_dir, start_server, text_of, \
     viewport, wait_for_server  # noqa: E402
@@ -97,7 +97,9 @@ def test_a_round_watched_through_the_phones_camera(tmp_path, camera_file):
         d.get(f"{url}/#/live/{game}")
         source = wait.until(lambda d: d.find_elements(By.ID, "live-source")).pop()
         assert source.get_attribute("value") == "browser"  # a secure page (this computer): the phone's camera first
-        Select(d.find_element(By.ID, "live-split")).select_by_value("")  # the camera sees the side of Us only
+        one_side = d.find_element(By.ID, "live-split-one-side")  # what the camera sees: a radio a choice
+        d.execute_script("arguments[0].scrollIntoView({block: 'center'})", one_side)
+        one_side.click()  # the camera sees the side of Us only
         d.save_screenshot(str(shots / "page_live_start_390.png"))
         d.find_element(By.ID, "start-live").click()
 

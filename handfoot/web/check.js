@@ -16,6 +16,8 @@ export async function checkView(gid, rid, roundNo) {
   let stored = roundNo ? g.rounds.find(r => r.n === roundNo) : null;
   let readingId = rid;  /* the reading the round is made from: the other phone's, of the same photo, once this view corrects its round */
   const saveKey = hfSync.newKey();  /* pressing Save again after a dropped answer stores nothing twice */
+  /* a reading of the live view's End of round: no photo can be added to it, here or from Score round */
+  const fromLive = original.images.every(im => im.image === "live table");
   const uploadWent = sessionStorage.getItem(`handfoot.went_out.${rid}`) ?? (original.layout.went_out || "");
   const baseOps = () => stored ? stored.corrections : [];  /* the corrections as saved (none on a new photo) */
   const baseWent = () => stored ? (stored.layout.went_out || "") : uploadWent;
@@ -326,8 +328,9 @@ export async function checkView(gid, rid, roundNo) {
     return [...score.problems.filter(p => p.severity === "illegal").map(p => ({kind: "illegal", key: `illegal ${problemText(p)}`,
                                                                             text: problemNamed(p, allPiles()).text})),
       ...g.teams.filter(t => !score.teams[t]).map(t => ({kind: "unread", key: `unread ${t}`, team: t,  /* no photo of its side, nothing typed */
-        text: `${t}: nothing was read for this team, so it scores 0 this round (add its photo from ` +
-              `Score round, or its piles with "+ a pile of ${t}").`})),
+        text: `${t}: nothing was read for this team, so it scores 0 this round (add its piles with "+ a pile of ${t} ` +
+              `the camera missed", at the end of its piles` + (fromLive ? ")." : "; or leave without saving and score the " +
+              "round again with a photo of its side too).")})),
       /* a squared dirty or wild book whose wilds are uncounted leaves the round (and the game) a range */
       ...g.teams.filter(t => score.teams[t] && !score.teams[t].exact).map(t => ({kind: "ranged", key: `ranged ${t}`,
         text: `${t} scores ${teamTotal(score.teams[t])} until the wilds under its squared book are ` +

@@ -1,7 +1,9 @@
 /* A view's unsaved work, kept in the browser (localStorage) under its game and a name until it is saved or
  * discarded, so a phone that reloads a tab it put away loses nothing: a check view's corrections (named by its
  * reading), a typed round's fields (named "typed", or "typed.N" for a correction of round N). Drafts untouched for
- * two weeks are removed. */
+ * two weeks are removed. The game page and the Score round page offer to go back to a new round's check view whose
+ * corrections are kept (keptCheckOffer): Back from it leaves nothing behind unsaid. */
+import {askConfirm, h} from "/static/ui.js";
 
 /* The localStorage key of the draft named `rid` (a check view's reading, a typed round's name) in game `gid`. */
 function draftKey(gid, rid) { return `handfoot.draft.${gid}.${rid}`; }
@@ -68,4 +70,45 @@ export function readTypedDraft(gid, rid) {
   const text = (v) => v && typeof v === "object" && Object.values(v).every(f => typeof f === "string");
   return readKept(gid, rid, (d) => Number.isInteger(d.round) && (d.base === null || typeof d.base === "object") &&
     d.fields && typeof d.fields === "object" && Object.values(d.fields).every(text));
+}
+
+/* The unsaved corrections kept on this phone for readings of new photos of game `gid` (check views of its next
+ * round, not of a saved round), newest first: [{reading, corrections (the list kept), at (ms)}]. */
+export function keptChecks(gid) {
+  pruneDrafts(Date.now());
+  const prefix = draftKey(gid, ""), out = [];
+  try {
+    for (let i = 0; i < localStorage.length; i++) {
+      const k = localStorage.key(i);
+      if (!k || !k.startsWith(prefix)) continue;
+      let d = null;
+      try { d = JSON.parse(localStorage.getItem(k)); } catch (e) { continue; }
+      if (d && d.round === null && Array.isArray(d.corrections) && typeof d.went === "string") {
+        out.push({reading: k.slice(prefix.length), corrections: d.corrections, at: d.at});
+      }
+    }
+  } catch (e) { /* storage refused: nothing kept */ }
+  return out.sort((a, b) => b.at - a.at);
+}
+
+/* For the game `g` (GET /v1/games/{id}) while it is not over: a notice offering "Continue checking round N" (its
+ * next round) when this phone keeps unsaved corrections of a new photo's reading of it (keptChecks: the newest;
+ * one whose reading the game has saved since is not offered), and "Discard them" (asked first); null when none. */
+export function keptCheckOffer(g) {
+  const kept = g.over ? null : keptChecks(g.id).find(k => !g.rounds.some(r => r.photo_reading === k.reading));
+  if (!kept) return null;
+  const n = kept.corrections.length;
+  const what = n ? `your ${n} correction${n === 1 ? "" : "s"} to it ${n === 1 ? "is" : "are"}` : "your changes to it are";
+  const box = h("section", {class: "panel notice", id: "kept-check", role: "status"},
+    h("p", {}, `Round ${g.next_round} was read but not saved: ${what} kept on this phone.`),
+    h("div", {class: "row"},
+      h("a", {class: "button primary", id: "continue-check", href: `#/game/${g.id}/check/${kept.reading}`},
+        `Continue checking round ${g.next_round}`),
+      h("button", {type: "button", id: "discard-kept-check", onclick: async () => {
+        if (!(await askConfirm("Discard them?", [`The reading of round ${g.next_round} and your corrections to it are ` +
+          "thrown away: to score the round, send its photos again from Score round."], "Discard them"))) return;
+        removeDraft(g.id, kept.reading);
+        box.remove();
+      }}, "Discard them")));
+  return box;
 }

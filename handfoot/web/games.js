@@ -1,6 +1,7 @@
 /* The games: the list (#/) and a game with its rounds (#/game/ID); a new game (#/new) is newgame.js. */
 import {api} from "/static/api.js";
 import {changedText, roundsText} from "/static/changes.js";
+import {keptCheckOffer} from "/static/drafts.js";
 import {teachPanel} from "/static/teach.js";
 import {askConfirm, closeSheet, fmt, h, openSheet, pointsNode, problemsLine, setBusy, show, teamTotal, toast, total,
         uncountedBooks} from "/static/ui.js";
@@ -47,20 +48,23 @@ export function breakdownTable(score, teams) {
   return table;
 }
 
-/* A team name for a narrow column: a word of 10 letters or more may break in its middle, with a hyphen shown. */
-function hyphenable(name) { return name.replace(/\S{10,}/g, w => w.slice(0, w.length >> 1) + "\u00AD" + w.slice(w.length >> 1)); }
+/* A team name for a narrow column: it wraps at its spaces and its own hyphens ("Les Petits-Enfants" as "Les Petits-" /
+ * "Enfants", no second hyphen added); a part of 10 letters or more between them may also break in its middle, with a
+ * hyphen shown. */
+function hyphenable(name) { return name.replace(/[^\s\-\u2010]{10,}/g, w => w.slice(0, w.length >> 1) + "\u00AD" + w.slice(w.length >> 1)); }
 
-/* What a finished game's page says of its end: the winner; or, while a round's squared book has its wilds
- * uncounted (its team's total a range), which team's book in which round, and whether the winner depends on it;
- * or a tie. */
+/* What a finished game's page says of its end: [the headline (the winner, a tie, or that the winner waits on wilds
+ * still to count), the explanation under it or null]: while a round's squared book has its wilds uncounted (its
+ * team's total a range), which team's book in which round, and whether the winner depends on it. */
 function overText(g) {
   const open = g.rounds.flatMap(r => Object.entries(r.score.teams).filter(([, ts]) => !ts.exact)
     .flatMap(([t, ts]) => uncountedBooks(ts).map(b => `round ${r.n}, ${t}'s ${b}`)));
   const where = `${open.join("; ")} (tap the round, then Correct round)`;
-  if (g.winner) return `The game is over: ${g.winner} won.` + (open.length ? ` That holds whatever the wilds still to ` +
-    `count come to, but the final totals stay a range until they are counted: ${where}.` : "");
-  if (!open.length) return "The game is over: a tie.";
-  return `The game is over, but who won depends on wilds still to count: ${where}. The winner shows once they are counted.`;
+  if (g.winner) return [`The game is over: ${g.winner} won.`, open.length ? "That holds whatever the wilds still to " +
+    `count come to, but the final totals stay a range until they are counted: ${where}.` : null];
+  if (!open.length) return ["The game is over: a tie.", null];
+  return ["The game is over: who won depends on wilds still to count.",
+          `Still to count: ${where}. The winner shows once they are counted.`];
 }
 
 /* Another phone at the table: the QR code its camera opens this game's page (gid; null: the games) from, and the
@@ -162,7 +166,7 @@ export async function gameView(gid, latest, notice) {
   }
   grid.append(body);
   const next = g.over
-    ? h("div", {}, h("p", {class: "winner"}, overText(g)),
+    ? h("div", {}, overText(g).map((t, k) => t && h("p", {class: k ? "over-note" : "winner", id: k ? "over-note" : null}, t)),
         h("div", {class: "row"}, h("a", {class: g.newer_game ? "button" : "button primary", id: "play-again", href: `#/new/${g.id}`}, "New game, same teams")))
     : h("p", {}, `Next: round ${g.next_round} of ${g.rounds_in_game}, opening minimum ${fmt(g.next_minimum)}` + (g.leader ? ` · ${g.leader} leads` : ""));
   show(
@@ -170,6 +174,7 @@ export async function gameView(gid, latest, notice) {
     h("p", {class: "muted"}, `Rules: ${g.rules}` + (Object.keys(g.house_rules).length ? "; house rules: " +
       Object.entries(g.house_rules).map(([k, v]) => `${k.replace(/_/g, " ")} ${typeof v === "boolean" ? (v ? "on" : "off") : v === null ? "none" : Array.isArray(v) ? (v.join(", ") || "none") : v}`).join(", ") : "")),
     totals, next,
+    keptCheckOffer(g),  /* a reading of the next round left unsaved on this phone (Back from its check view) */
     g.over ? null : h("div", {class: "row"}, h("a", {class: "button primary", href: `#/game/${gid}/round`, id: "score-round"},
                                             `Score round ${g.next_round}`),
                       h("a", {class: "button", href: `#/live/${gid}`, id: "watch-live"}, "Watch the table live")),

@@ -1,7 +1,7 @@
 /* The live view (#/live[/GAME]): a camera above the table, the phone's own or the computer's. */
 import {api} from "/static/api.js";
 import {route} from "/static/app.js";
-import {askConfirm, closeSheet, deckChoice, errorBox, fmt, h, openSheet, setBusy, sheet, show, toast, total, view} from "/static/ui.js";
+import {askConfirm, closeSheet, deckChoice, errorBox, fmt, h, openSheet, radioChoice, setBusy, sheet, show, toast, total, view} from "/static/ui.js";
 
 /* -- live: a camera above the table ------------------------------------------------------------------------ */
 export let liveToken = 0;  /* each live view's refresh loop runs while it is the newest */
@@ -150,8 +150,8 @@ export async function liveView(gid) {
    begin with. Resolves to its id, or null. */
 export function pickGame(open, seen, first) {
   return new Promise(resolve => {
-    const choice = h("select", {id: "end-game"}, open.map(g => h("option", {value: g.id, selected: g.id === first ? "" : null},
-      `${g.teams.join(" vs ")} (round ${g.rounds + 1})`)));
+    const choice = radioChoice(open.map(g => [g.id, `${g.teams.join(" vs ")} (round ${g.rounds + 1})`]),
+                               open.some(g => g.id === first) ? first : open[0].id, "end-game", "The game");
     const done = (value) => { closeSheet(); resolve(value); };
     const mapping = h("p", {id: "end-game-teams"});
     const explain = () => {
@@ -161,7 +161,7 @@ export function pickGame(open, seen, first) {
     choice.addEventListener("change", explain);
     explain();
     openSheet("Which game is this round for?", h("div", {},
-      h("label", {for: "end-game"}, "The game"), choice, mapping,
+      choice, mapping,
       h("div", {class: "row"}, h("button", {type: "button", class: "primary", id: "end-game-ok", onclick: () => done(choice.value)}, "Check the round"),
         h("button", {type: "button", onclick: () => done(null)}, "Cancel"))));
   });
@@ -187,23 +187,24 @@ export async function liveStartView(gid, state) {
          h("div", {class: "row"}, h("a", {class: "button primary", href: "#/new"}, "New game"), h("a", {class: "button", href: "#/"}, "All games")));
     return;
   }
-  const game = h("select", {id: "live-game", onchange: () => labelSplit()}, games.map(g => h("option", {value: g.id, selected: g.id === gid ? "" : null},
-    `${g.teams.join(" vs ")} (round ${g.rounds + 1})`)));
+  /* the games and the sides as radio lists: a select cuts "Nana's Team vs Les Petits-Enfants (round 2)" off at 390 px */
+  const game = radioChoice(games.map(g => [g.id, `${g.teams.join(" vs ")} (round ${g.rounds + 1})`]),
+                           games.some(g => g.id === gid) ? gid : games[0].id, "live-game", "The game");
   const camera = h("input", {type: "number", id: "live-camera", min: "0", max: "63", value: "0", inputmode: "numeric"});
   const phone = await import("/static/camera.js");  /* this phone's camera (camera.js) or the computer's */
   const source = h("select", {id: "live-source", onchange: () => { cameraBox.hidden = source.value !== "camera"; }},
     h("option", {value: "browser"}, "This phone's camera (the back one)"), h("option", {value: "camera"}, "A camera plugged into the computer"));
   source.value = phone.cameraPossible() ? "browser" : "camera";
   const cameraBox = h("div", {hidden: source.value !== "camera"}, h("label", {for: "live-camera"}, "Camera (0 is the first)"), camera);
-  const split = h("select", {id: "live-split"}, h("option", {value: "horizontal"}), h("option", {value: "vertical"}), h("option", {value: ""}));
-  function labelSplit() {
+  /* what the camera sees, in the chosen game's team names: drawn again when another game is chosen */
+  function sides(chosen) {
     const t = (games.find(g => g.id === game.value) || games[0]).teams;
     const [a, b] = [t[0], t[1] || "the other team"];
-    split.options[0].textContent = `${a} at the bottom, ${b} at the top`;
-    split.options[1].textContent = `${a} on the left, ${b} on the right`;
-    split.options[2].textContent = `only the side of ${a}`;
+    return radioChoice([["horizontal", `${a} at the bottom, ${b} at the top`], ["vertical", `${a} on the left, ${b} on the right`],
+                        ["", `only the side of ${a}`, "one-side"]], chosen, "live-split", "What the camera sees");
   }
-  labelSplit();
+  let split = sides("horizontal");
+  game.addEventListener("change", () => { const now = sides(split.value); split.replaceWith(now); split = now; });
   const decks = await api("GET", "/v1/decks").catch(() => []);
   const gameDeck = () => (games.find(g => g.id === game.value) || {}).deck || "";
   const deck = decks.length ? deckChoice(decks, gameDeck(), "live-deck", "Read with") : null;
@@ -226,9 +227,9 @@ export async function liveStartView(gid, state) {
         route();
       } catch (e) { status.replaceChildren(errorBox(e)); setBusy(go, false); }
     }},
-      h("label", {for: "live-game"}, "The game"), game,
+      game,
       h("label", {for: "live-source"}, "The camera"), source, phone.cameraProblem() ? h("p", {class: "muted"}, phone.cameraProblem()) : null, cameraBox,
-      h("label", {for: "live-split"}, "What the camera sees"), split,
+      split,
       deck,
       h("div", {class: "sticky-actions"}, status, go, h("a", {class: "button", href: "#/"}, "Cancel"))));
 }

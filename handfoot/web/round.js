@@ -1,5 +1,6 @@
 /* A round from photos (#/game/ID/round): the photos sent, read and scored. */
 import {ApiError, api} from "/static/api.js";
+import {keptCheckOffer} from "/static/drafts.js";
 import {deckChoice, errorBox, fmt, h, setBusy, show} from "/static/ui.js";
 
 /* -- a round: photos in ------------------------------------------------------------------------------------ */
@@ -22,11 +23,11 @@ export async function roundView(gid) {
   const go = h("button", {type: "submit", class: "primary", id: "read-cards"}, "Read the cards");
   const form = h("form", {onsubmit: (ev) => { ev.preventDefault(); upload(); }},
     h("p", {class: "muted"}, `Round ${g.next_round} · opening minimum ${fmt(g.next_minimum)}. Photograph each team's melds and books from above, close enough that the corner indices are clear.`),
-    h("p", {}, "No photo, or one the camera cannot read? ", h("a", {href: `#/game/${gid}/type`, id: "type-round"}, "Type the cards instead")),
+    h("p", {}, "No photo, or one the camera cannot read? ", h("a", {class: "button", href: `#/game/${gid}/type`, id: "type-round"}, "Type the cards instead")),
     sections, h("label", {for: "went-out"}, "Who went out?"), wentOut,
     deck,
     h("div", {class: "sticky-actions"}, status, go, h("a", {class: "button", href: `#/game/${gid}`}, "Cancel")));
-  show(h("h1", {}, `Round ${g.next_round}`), form);
+  show(h("h1", {}, `Round ${g.next_round}`), keptCheckOffer(g), form);
   let key = hfSync.newKey();  /* one reading per press of "Read the cards"; the same key again after a dropped answer */
 
   /* An error naming a team's typed cards ("team Us, cards left: ..."): that field marked, in view and focused, so

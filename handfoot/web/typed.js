@@ -52,6 +52,9 @@ export function boxesChanged(fields, base) {
     cardsOf(name, fields[t][name] || "") !== cardsOf(name, (base[t] || {})[name] || "")).map(name => ({team: t, name})));
 }
 
+/* How a squared book typed by its top card has its wilds counted, as the score's hint and Save's question say it. */
+const COUNT_WILDS = "type the book's seven cards as a line of Melds and fanned books instead of its top card in Squared books";
+
 export async function typedView(gid, roundNo) {
   const g = await api("GET", `/v1/games/${gid}`);
   let stored = roundNo ? g.rounds.find(r => r.n === roundNo) : null;
@@ -160,6 +163,7 @@ export async function typedView(gid, roundNo) {
   }
 
   let timer = null, asked = 0, retry = null, cutOff = false;  /* cutOff: Save said the server cannot be reached */
+  let breakdownOpen = false;  /* the score's Breakdown as the player left it: it stays open while they type */
   function rescoreSoon() { clearTimeout(timer); timer = setTimeout(rescore, 350); }
   /* What is typed, scored (POST /v1/score) and shown under it; returns this request's answer: {score}, {error,
    * status, input} (input: a box is marked for it), or null when nothing is typed. While the server cannot be
@@ -182,7 +186,11 @@ export async function typedView(gid, roundNo) {
         return h("div", {class: "total", "data-team": t}, h("div", {class: "name"}, t),
                  h("div", {class: "points", "data-points": t}, ts ? pointsNode(ts) : "0"));
       })), problemsLine(score.problems),
-        h("details", {class: "panel"}, h("summary", {}, "Breakdown"), breakdownTable(score, g.teams))].filter(Boolean));
+        /* a range: how to make it exact, said as soon as it shows (not only by Save's question) */
+        g.teams.some(t => score.teams[t] && !score.teams[t].exact)
+          ? h("p", {id: "count-wilds"}, `To count a squared book's wilds, ${COUNT_WILDS}: the score is then exact.`) : null,
+        h("details", {class: "panel", id: "typed-breakdown", open: breakdownOpen, ontoggle: (ev) => { breakdownOpen = ev.target.open; }},
+          h("summary", {}, "Breakdown"), breakdownTable(score, g.teams))].filter(Boolean));
       if (cutOff) { cutOff = false; status.replaceChildren(h("p", {class: "muted", id: "server-back"}, `The handfoot server answers again: press ${save.textContent} to save.`)); }
     } else if (out.status === 0) {
       mark("");
@@ -216,8 +224,8 @@ export async function typedView(gid, roundNo) {
       ...g.teams.filter(t => !Object.keys(doc.teams[t] || {}).length).map(t => ({kind: "unread", key: `unread ${t}`, team: t,
         text: `Nothing typed for ${t}: it scores 0 this round.`})),
       ...g.teams.filter(t => score.teams[t] && !score.teams[t].exact).map(t => ({kind: "ranged", key: `ranged ${t}`,
-        text: `${t} scores ${teamTotal(score.teams[t])} until the wilds under its squared book are counted: type the ` +
-              "book's seven cards as a meld line instead of its top card to count them."})),
+        text: `${t} scores ${teamTotal(score.teams[t])} until the wilds under its squared book are counted: ` +
+              `${COUNT_WILDS} to count them.`})),
       ...lastRoundDoubt(g, round, score)];
   }
   const answered = new Set();  /* the doubts "Save anyway" was said to in this view */

@@ -136,20 +136,26 @@ export async function saveAnyway(all, answered, saved, nothing) {
   return true;
 }
 
-/* The deck profiles a game's photos may be read with, as a choice that fits a phone's width whatever the names (a
- * radio button a line, its label wrapping; a select cuts a long name off): "the stock card reader" (value "") or
- * each deck of `decks` (GET /v1/decks). The element's `value` is the choice's, read and set as a select's; it is
- * a fieldset with the id `id`, its legend `legend`. */
-export function deckChoice(decks, chosen, id, legend) {
+/* A choice of a few long texts that fits a phone's width whatever they are (a radio button a line, its label
+ * wrapping; a select cuts a long text off): `items` [[value, text, key]] (key: the end of its radio's id,
+ * `${id}-${key}`; the value when left out), `chosen` the value checked first. The element's `value` is the
+ * choice's, read and set as a select's, and it fires "change" as one does; it is a fieldset with the id `id`, its
+ * legend `legend`. */
+export function radioChoice(items, chosen, id, legend) {
   const box = h("fieldset", {class: "choice", id}, h("legend", {}, legend));
-  const item = (value, text) => h("label", {class: "check", for: `${id}-${value || "stock"}`},
-    h("input", {type: "radio", name: id, id: `${id}-${value || "stock"}`, value, checked: value === (chosen || "") ? "" : null}),
-    h("span", {}, text));
-  box.append(item("", "the stock card reader"), ...decks.map(d => item(d.name, `deck ${d.name}`)));
+  box.append(...items.map(([value, text, key]) => h("label", {class: "check", for: `${id}-${key ?? value}`},
+    h("input", {type: "radio", name: id, id: `${id}-${key ?? value}`, value, checked: value === (chosen ?? "") ? "" : null}),
+    h("span", {}, text))));
   Object.defineProperty(box, "value", {
     get: () => (box.querySelector("input:checked") || {value: ""}).value,
-    set: (v) => { for (const r of box.querySelectorAll("input")) r.checked = r.value === (v || ""); }});
+    set: (v) => { for (const r of box.querySelectorAll("input")) r.checked = r.value === (v ?? ""); }});
   return box;
+}
+
+/* The deck profiles a game's photos may be read with, as a radioChoice: "the stock card reader" (value "", its
+ * radio `${id}-stock`) or each deck of `decks` (GET /v1/decks). */
+export function deckChoice(decks, chosen, id, legend) {
+  return radioChoice([["", "the stock card reader", "stock"], ...decks.map(d => [d.name, `deck ${d.name}`])], chosen || "", id, legend);
 }
 
 /* The rules' problems of a round (a score's `problems`), each with the piles of `piles` it is about named as

@@ -83,9 +83,11 @@ def with_softmax(model):
     return Exported(model)
 
 
-def augment(batch, rng: np.random.Generator, train: bool):
+def augment(batch, rng: np.random.Generator, train: bool, shape: float = 0.0):
     """Stored STORE-px crops (N, 3, STORE, STORE) in [0, 1] -> INPUT-px windows: jittered position, scale and
-    rotation (train), colour gains, contrast, grey, blur and noise (train); the centred window otherwise."""
+    rotation (train), colour gains, contrast, grey, blur and noise (train); the centred window otherwise. With
+    ``shape`` (train), that share of the crops also gets its glyphs' shapes changed: a shear, another aspect, a
+    smooth warp (a 4 x 4 field of offsets up to 6 % of the window) and strokes made thicker or thinner."""
     import torch
     import torch.nn.functional as F
 
@@ -100,9 +102,26 @@ def augment(batch, rng: np.random.Generator, train: bool):
     dev = batch.device
     cos, sin = np.cos(ang) * scale, np.sin(ang) * scale
     rows = np.stack([np.stack([cos, -sin, tx], 1), np.stack([sin, cos, ty], 1)], 1)
+    warped = np.zeros(n, bool)
+    if train and shape > 0:
+        warped = rng.random(n) < shape
+        shear, aspect = rng.uniform(-0.2, 0.2, n) * warped, np.exp(rng.uniform(-0.15, 0.15, n) * warped)
+        rows[:, 0, 1] += shear * rows[:, 0, 0]
+        rows[:, 0, :2] *= aspect[:, None]
     theta = torch.tensor(rows, dtype=torch.float32, device=dev)
     grid = F.affine_grid(theta, (n, 3, INPUT, INPUT), align_corners=False)
+    if warped.any():
+        field = torch.tensor(rng.uniform(-0.06, 0.06, (n, 2, 4, 4)) * warped[:, None, None, None] * base,
+                             dtype=torch.float32, device=dev)
+        grid = grid + F.interpolate(field, size=(INPUT, INPUT), mode="bicubic", align_corners=True).permute(0, 2, 3, 1)
     out = F.grid_sample(batch, grid, mode="bilinear", padding_mode="border", align_corners=False)
+    if warped.any():  # dark ink on light paper: a min filter thickens strokes, a max filter thins them
+        thicker = -F.max_pool2d(-out, 3, 1, 1)
+        thinner = F.max_pool2d(out, 3, 1, 1)
+        way = rng.random(n)
+        mix = torch.tensor(rng.uniform(0.3, 0.7, n) * warped, dtype=torch.float32, device=dev).view(n, 1, 1, 1)
+        pick = torch.tensor(way < 0.5, device=dev).view(n, 1, 1, 1)
+        out = out + mix * (torch.where(pick, thicker, thinner) - out)
     if train:
         gains = torch.tensor(rng.uniform(0.75, 1.25, (n, 3, 1, 1)), dtype=torch.float32, device=dev)
         contrast = torch.tensor(rng.uniform(0.6, 1.3, (n, 1, 1, 1)), dtype=torch.float32, device=dev)
@@ -160,6 +179,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=ROOT / "models")
     ap.add_argument("--weights", type=Path, help="continue from these weights (reader.pt of the same --width)")
     ap.add_argument("--width", type=float, default=1.0, help="channel multiplier of the network")
+    ap.add_argument("--shape", type=float, default=0.0,
+                    help="share of training crops whose glyph shapes are changed too (augment)")
     args = ap.parse_args(argv)
 
     import torch
@@ -190,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
         for i in range(0, len(order), args.batch):
             idx = order[i:i + args.batch]
             x = torch.from_numpy(crops[idx]).to(dev).permute(0, 3, 1, 2).float().div(255)
-            x = augment(x, rng, train=True)
+            x = augment(x, rng, train=True, shape=args.shape)
             r, s = model(x)
             rt = torch.from_numpy(rank_t[idx]).to(dev)
             st = torch.from_numpy(suit_t[idx]).to(dev)
@@ -215,7 +236,7 @@ def main(argv: list[str] | None = None) -> int:
     info = {"train": [str(p) for p in args.train], "val": str(args.val), "width": args.width, "epochs": args.epochs,
             "device": str(dev),
             "batch": args.batch,
-            "lr": args.lr, "seconds": round(time.time() - start), "train_crops": int(len(labels)),
+            "lr": args.lr, "shape": args.shape, "seconds": round(time.time() - start), "train_crops": int(len(labels)),
             "history": history}
     (args.out / "reader_train.json").write_text(json.dumps(info, indent=1))
     return 0

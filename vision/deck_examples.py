@@ -36,8 +36,8 @@ def check_name(name: str) -> str:
         ExamplesError: another name.
     """
     if not NAME.match(name or ""):
-        raise ExamplesError(f"deck name {name!r}: use letters a-z without accents, digits, - and _ (at most 40, starting with a "
-                            "letter or digit)")
+        raise ExamplesError(f"deck name {name!r}: use letters a-z without accents, digits, - and _ (at most 40, "
+                            "starting with a letter or digit)")
     return name
 
 

@@ -74,6 +74,8 @@ MESSAGES = {"starting": "opening the camera", "waiting": "the video starts when 
             "moving": "something moves over the table: waiting for it to settle",
             "reading": "reading the table", "reconnecting": "the camera stopped; trying again",
             "ended": "the video ended", "stopped": "stopped"}
+#: the statuses in which a camera is watching the table (the game's page says so, ``watching_game``)
+WATCHING = ("watching", "moving", "reading")
 
 
 class LiveSession:
@@ -180,6 +182,11 @@ class LiveSession:
                     "events": [{"t": round(e.t, 1), "event": e.text, "team": e.change.team, "kind": e.change.kind,
                                 "totals": e.totals} for e in self._events],
                     "reads": self.watcher.reads, "fps": round(self._fps, 1)}
+
+    def status(self) -> str:
+        """The status ``state()`` gives now."""
+        with self._lock:
+            return self._status_now()
 
     def _source_name(self) -> int | str:
         """A camera's index, a video's file name, or ``browser`` (a page's camera, :mod:`handfoot.camera`)."""
@@ -426,6 +433,14 @@ def next_round_if_saved(session: LiveSession, ledger: Ledger) -> None:
     if saved:
         session.ended = None
         session.new_round()
+
+
+def watching_game(session: LiveSession | None) -> str | None:
+    """The game whose table ``session`` (None: nothing watched) has a camera watching it now (a status in
+    :data:`WATCHING`), else None."""
+    if session is None or session.game is None or not session.running:
+        return None
+    return session.game if session.status() in WATCHING else None
 
 
 class NothingReadError(ConflictError):

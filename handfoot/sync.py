@@ -21,7 +21,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
-from . import games
+from . import games, live
 from .errors import NotFoundError
 from .guard import replay
 from .ledger import Answer, Ledger
@@ -111,6 +111,15 @@ def _newer_event(game_id: str, newer: str) -> str:
     return f"event: newer\ndata: {json.dumps({'game': game_id, 'newer': newer})}\n\n"
 
 
+def _live_event(game_id: str, watched: bool) -> str:
+    return f"event: live\ndata: {json.dumps({'game': game_id, 'live': watched})}\n\n"
+
+
+def _watched(request: Request, game_id: str) -> bool:
+    """Whether a camera watches game ``game_id``'s table now (``app.state.live``, :func:`handfoot.live.watching_game`)."""
+    return live.watching_game(getattr(request.app.state, "live", None)) == game_id
+
+
 def _event(game_id: str, version: int | None) -> str:
     if version is None:
         return f"event: deleted\ndata: {json.dumps({'game': game_id, 'version': None})}\n\n"
@@ -121,7 +130,9 @@ def _event(game_id: str, version: int | None) -> str:
             responses={200: {"description": "server-sent events: `data: {\"game\": ID, \"version\": N}` now and "
                                             "after every change; `event: deleted` when the game is deleted; "
                                             "`event: newer` with `{\"game\": ID, \"newer\": ID}` when the next "
-                                            "game of its teams is started after it ended",
+                                            "game of its teams is started after it ended; "
+                                            "`event: live` with `{\"game\": ID, \"live\": BOOL}` when a camera "
+                                            "starts or stops watching its table (at once when one does)",
                              "content": {"text/event-stream": {"schema": {
                                  "type": "object", "required": ["data"],
                                  "description": "one event: `data` is JSON `{\"game\": ID, \"version\": N}`",
@@ -134,7 +145,8 @@ async def game_events(game_id: str, request: Request, ledger: Ledger = Depends(_
     """The game's changes as they happen (``text/event-stream``): a ``data:`` line with its version at once and
     after every change (a round added, corrected or undone, its deck set), ``event: deleted`` when it is deleted,
     ``event: newer`` naming the game of its teams started after it ended (:func:`handfoot.games.newer_game`; at once when there
-    is one, and when one is made); a comment line every 15 s keeps the connection open. A page follows it with
+    is one, and when one is made), ``event: live`` saying whether a camera watches its table (at once when one does,
+    and within a second of that changing); a comment line every 15 s keeps the connection open. A page follows it with
     ``EventSource``."""
     version = await run_in_threadpool(ledger.version, game_id)  # 404 for an unknown game
     queue = changes.open(game_id)
@@ -146,16 +158,21 @@ async def game_events(game_id: str, request: Request, ledger: Ledger = Depends(_
             return None
 
     async def stream():
-        last, told = version, await newer()
+        last, told, watched = version, await newer(), _watched(request, game_id)
         try:
             yield _event(game_id, version)
             if told:
                 yield _newer_event(game_id, told)
+            if watched:
+                yield _live_event(game_id, watched)
             waited, end = 0.0, asyncio.get_running_loop().time() + STREAM_SECONDS
             while not changes.stopping.is_set() and asyncio.get_running_loop().time() < end:
                 try:
                     now = await asyncio.wait_for(queue.get(), 1.0)
                 except asyncio.TimeoutError:
+                    if _watched(request, game_id) != watched:
+                        watched = not watched
+                        yield _live_event(game_id, watched)
                     waited += 1.0
                     if waited < PING_SECONDS:
                         continue

@@ -137,6 +137,7 @@ def test_a_phone_that_stops_its_camera_is_said_at_once_and_stop_watching_is_quic
     not after a wait for the next frame."""
     from fastapi.testclient import TestClient
 
+    from handfoot import live
     from handfoot.service import Settings, create_app
 
     app = create_app(Settings(db=tmp_path / "h.db"), models=models)
@@ -146,6 +147,7 @@ def test_a_phone_that_stops_its_camera_is_said_at_once_and_stop_watching_is_quic
         with c.websocket_connect("ws://127.0.0.1/v1/live/camera") as ws:
             until(lambda: c.get("/v1/live").json()["status"] == "watching", what="watching",
                   tick=lambda: (ws.send_bytes(jpeg(np.zeros((72, 128, 3), np.uint8))), ws.receive_json()))
+            assert live.watching_game(app.state.live) == game  # the game's page says a camera watches it
         # the with closes the socket with 1000, as the page's Stop this camera does
         state = until(lambda: (s := c.get("/v1/live").json())["status"] == "reconnecting" and s, seconds=2,
                       what="the stop said")
@@ -153,7 +155,9 @@ def test_a_phone_that_stops_its_camera_is_said_at_once_and_stop_watching_is_quic
                                     "camera is used again"), state
         time.sleep(2.5)  # past the session's wait before it opens the camera again: the same words
         assert c.get("/v1/live").json()["message"] == state["message"]
+        assert live.watching_game(app.state.live) is None  # no camera watches: the game's page no longer says so
         assert c.delete("/v1/live").status_code == 204
+        assert live.watching_game(app.state.live) is None
 
         # a camera gone quiet without a word (Wi-Fi lost): Stop watching does not wait for its next frame either
         assert c.post("/v1/live", json={"source": "browser", "game": game}).status_code == 201

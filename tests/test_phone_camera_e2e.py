@@ -85,6 +85,8 @@ def new_game(url: str) -> str:
 
 
 def test_a_round_watched_through_the_phones_camera(tmp_path, camera_file):
+    import httpx
+
     proc, port, log = start_server(tmp_path)
     url = f"http://127.0.0.1:{port}"
     d = chromium(tmp_path, camera_file)
@@ -130,11 +132,12 @@ def test_a_round_watched_through_the_phones_camera(tmp_path, camera_file):
         # another phone follows the score (a second page: it does not send, it may take over)
         camera_tab = d.current_window_handle
         d.switch_to.new_window("tab")
+        viewport(d, 390, 844)
         d.get(f"{url}/#/live")
         wait.until(lambda d: "Another phone is the camera" in (text_of(d, "#camera-note") or ""))
         wait.until(lambda d: text_of(d, "[data-total='Us']") == TRUE_TOTAL)
         assert d.find_elements(By.ID, "camera-use")
-        d.close()
+        follower_tab = d.current_window_handle
         d.switch_to.window(camera_tab)
 
         d.find_element(By.ID, "end-round").click()
@@ -143,22 +146,42 @@ def test_a_round_watched_through_the_phones_camera(tmp_path, camera_file):
         save_round(d, "Them: nothing was read")  # the camera saw the side of Us only
         wait.until(lambda d: d.current_url.endswith(f"#/game/{game}"))
         wait.until(lambda d: text_of(d, "[data-total='Us']") == TRUE_TOTAL)
-        # away from the live view the bar says this phone's camera is still on, and the game says it is watched
+        # away from the live view the bar says this phone's camera is still on, and the game says it is watched, for
+        # the next round, with the last round's cards still on the table
         assert d.find_element(By.ID, "camera-on").is_displayed()
-        wait.until(lambda d: "A camera is watching this table" in (text_of(d, "#live-line") or ""))
+        wait.until(lambda d: "Round 1 saved. A camera is watching for round 2: clear the table" in (text_of(d, "#live-line") or ""))
         d.save_screenshot(str(shots / "page_game_camera_on_390.png"))
         d.find_element(By.ID, "watch-live").click()
         wait.until(lambda d: text_of(d, "#live-title") == "Live: Us vs Them, round 2")  # the next round is watched
+        saved = f"Round 1 saved: Us {TRUE_TOTAL}, Them 0 in all."
+        wait.until(lambda d: saved in (text_of(d, "#live-saved") or ""))
+        assert "Watching for round 2 now: clear the table" in text_of(d, "#live-saved") and "Stop this camera." in text_of(d, "#live-saved")
+        d.save_screenshot(str(shots / "page_live_phone_round2_390.png"))
+        # the phone that followed the scores is told too, with the game's page
+        d.switch_to.window(follower_tab)
+        wait.until(lambda d: saved in (text_of(d, "#live-saved") or ""))
+        assert "Stop watching." in text_of(d, "#live-saved")
+        assert d.find_element(By.CSS_SELECTOR, f"#live-saved a[href='#/game/{game}']")
+        d.save_screenshot(str(shots / "page_live_follower_round_saved_390.png"))
+        # its game page says a camera watches, and stops saying it when the camera stops, without a reload
+        d.execute_script(f"location.hash = '#/game/{game}'")
+        wait.until(lambda d: "A camera is watching" in (text_of(d, "#live-line") or ""))
+        d.switch_to.window(camera_tab)
         d.execute_script(f"location.hash = '#/game/{game}'")  # not a reload: the camera goes on sending
         wait.until(lambda d: d.find_elements(By.ID, "watch-live"))
 
-        # Stop this camera on the live view: the line about the camera and the status under the picture agree
+        # Stop this camera on the live view: the line about the camera and the status under the picture agree, at once
         d.find_element(By.ID, "watch-live").click()
         wait.until(lambda d: d.find_elements(By.ID, "camera-off")).pop().click()
         assert "You stopped this phone's camera" in text_of(d, "#camera-note")  # at once
         stopped = "the phone's camera was stopped: the table is not watched until a phone's camera is used again"
-        WebDriverWait(d, 3).until(lambda d: stopped in (text_of(d, "#live-status") or ""))
-        assert d.find_elements(By.CSS_SELECTOR, "#live-status .dot.reconnecting")
+        assert stopped in text_of(d, "#live-status") and d.find_elements(By.CSS_SELECTOR, "#live-status .dot.reconnecting")
+        assert "watching the table" not in text_of(d, "#live-status")
+        d.save_screenshot(str(shots / "page_live_phone_camera_stopped_now_390.png"))
+        d.switch_to.window(follower_tab)  # the other phone's game page: the camera is no longer said to watch
+        wait.until(lambda d: not d.find_element(By.ID, "live-line").is_displayed())
+        d.save_screenshot(str(shots / "page_game_camera_stopped_390.png"))
+        d.switch_to.window(camera_tab)
         assert "You stopped this phone's camera" in text_of(d, "#camera-note") and d.find_elements(By.ID, "camera-use")
         d.save_screenshot(str(shots / "page_live_phone_camera_stopped_390.png"))
         time.sleep(6)  # past the 5 s a silent camera is given: still the same words, no "trying again"
@@ -166,6 +189,9 @@ def test_a_round_watched_through_the_phones_camera(tmp_path, camera_file):
         d.find_element(By.ID, "camera-use").click()  # and used again
         wait.until(lambda d: "This phone is the camera" in (text_of(d, "#camera-note") or ""))
         wait.until(lambda d: "watching the table" in (text_of(d, "#live-status") or ""))
+        d.switch_to.window(follower_tab)
+        wait.until(lambda d: d.find_element(By.ID, "live-line").is_displayed())  # and again once it watches
+        d.switch_to.window(camera_tab)
 
         # stop watching from the live view: it is left at once, the start view follows in a moment
         d.find_element(By.ID, "stop-live").click()
@@ -177,6 +203,22 @@ def test_a_round_watched_through_the_phones_camera(tmp_path, camera_file):
         wait.until(lambda d: d.execute_script("return import('/static/camera.js').then(m => m.sending())") is False)
         assert not d.find_element(By.ID, "camera-on").is_displayed()
         assert d.execute_script("return import('/static/camera.js').then(m => m.awake())") is False  # let go
+
+        # watching again, stopped on another phone (Stop watching there): this phone says so and stops its camera
+        d.find_element(By.ID, "start-live").click()
+        wait.until(lambda d: "This phone is the camera" in (text_of(d, "#camera-note") or ""))
+        assert httpx.delete(url + "/v1/live").status_code == 204
+        wait.until(lambda d: "Watching was stopped on another phone" in (text_of(d, "#live-why") or ""))
+        wait.until(lambda d: d.execute_script("return import('/static/camera.js').then(m => m.sending())") is False)
+        d.save_screenshot(str(shots / "page_live_stopped_elsewhere_390.png"))
+        # the game's last round saved on another phone: the game is no longer offered, and is said to be over
+        layout = {"teams": {"Us": {"melds": [["KH", "KS", "KD"]]}, "Them": {"melds": [["9S", "9H", "9D"]]}}}
+        while not httpx.get(f"{url}/v1/games/{game}").json()["over"]:
+            assert httpx.post(f"{url}/v1/games/{game}/rounds?lenient=true", json=layout).status_code == 201
+        wait.until(lambda d: "Us vs Them: the game is over" in (text_of(d, "#live-game-over") or ""))
+        assert d.find_element(By.CSS_SELECTOR, f"#live-game-over a[href='#/game/{game}']")
+        assert not d.find_elements(By.ID, "start-live") and "Start a game first" in text_of(d, "main")
+        d.save_screenshot(str(shots / "page_live_game_over_390.png"))
         assert console_errors(d) == []
     finally:
         d.quit()

@@ -145,7 +145,8 @@ function send(stream, width) {
 /** The live view's line about a browser's camera (state of GET /v1/live whose source is ``browser``): this phone
  *  sends, or it stopped its camera, or another phone sends, or none does, with a button to use this phone's
  *  camera instead. Its ``follow(state)`` takes each new state of the live view, so the line agrees with the
- *  status under the picture. */
+ *  status under the picture; ``stopped()`` says whether the line says this phone stopped its camera, ``sending()``
+ *  whether it sends, and ``changed`` (set by the view) is called when the line changes. */
 export function cameraNote(state) {
   const note = h("div", {class: "camera-note", id: "camera-note"});
   let current = state, said = null;
@@ -162,6 +163,7 @@ export function cameraNote(state) {
     const now = words();
     if (now === said) return;  /* the same line: its button stays under the finger */
     said = now;
+    if (note.changed) note.changed();
     if (now === "sending") {
       note.replaceChildren(h("p", {}, "This phone is the camera: keep it above the table, its screen on. ",
         h("button", {type: "button", id: "camera-off", onclick: () => stopPhoneCamera("stopped on this phone")}, "Stop this camera")));
@@ -179,5 +181,7 @@ export function cameraNote(state) {
   document.addEventListener("handfoot-camera", render);
   render();
   note.follow = (st) => { current = st; render(); };
+  note.stopped = () => words() === "stopped";
+  note.sending = sending;
   return note;
 }

@@ -104,11 +104,20 @@ export async function gameView(gid, latest, notice) {
   const g = latest ? hfSync.note(latest) : await api("GET", `/v1/games/${gid}`);
   const here = location.hash;
   const atTeach = here === `#/game/${gid}/teach`;  /* come to teach the deck: its panel shown, in view */
-  /* a camera watching this game's table now (GET /v1/live): said, with the way to the live view */
-  const live = await api("GET", "/v1/live").catch(() => null);
-  const watched = live && live.game === gid && !["off", "stopped", "ended"].includes(live.status);
-  const liveLine = watched ? h("p", {class: "muted", id: "live-line"}, h("span", {class: `dot ${live.status}`, "aria-hidden": "true"}),
-    " A camera is watching this table now: ", h("a", {href: `#/live/${gid}`}, "the live view")) : null;
+  /* a camera watching this game's table now (GET /v1/live): said, with the way to the live view; the line comes
+     and goes as a camera starts and stops watching (the game's events, `live`) */
+  const liveLine = h("p", {class: "muted", id: "live-line", hidden: true});
+  const sayLive = async () => {
+    const live = await api("GET", "/v1/live").catch(() => null);
+    liveLine.hidden = !(live && live.game === gid && ["watching", "moving", "reading"].includes(live.status));
+    if (liveLine.hidden) return;
+    /* a round just saved and nothing read of the next: the cards still on the table would count in it */
+    const fresh = g.rounds.length && live.round === g.next_round && !live.events.length;
+    liveLine.replaceChildren(h("span", {class: `dot ${live.status}`, "aria-hidden": "true"}),
+      fresh ? ` Round ${live.round - 1} saved. A camera is watching for round ${live.round}: clear the table, or stop it in `
+            : " A camera is watching this table now: ", h("a", {href: `#/live/${gid}`}, "the live view"));
+  };
+  await sayLive();
   hfSync.follow(gid, async () => {
                   if (!onGame(gid, here) || writing) return;
                   const asked = undoAsked;
@@ -124,7 +133,8 @@ export async function gameView(gid, latest, notice) {
                   } catch (e) { toast(e.message, true); }
                 },
                 () => { if (onGame(gid, here)) { toast("This game was deleted on another phone", true); location.hash = "#/"; } },
-                (newer) => { if (onGame(gid, here) && newer !== g.newer_game) gameView(gid).catch(e => toast(e.message, true)); });
+                (newer) => { if (onGame(gid, here) && newer !== g.newer_game) gameView(gid).catch(e => toast(e.message, true)); },
+                () => { if (onGame(gid, here)) sayLive(); });
   /* the next game of these teams, started after this one ended (on this phone or another): said first, with its
      link; a game of other teams is another table's and not said */
   const newerLine = g.newer_game ? h("section", {class: "panel notice", id: "newer-game", role: "status"},

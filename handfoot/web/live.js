@@ -4,7 +4,9 @@ import {route} from "/static/app.js";
 import {askConfirm, closeSheet, deckChoice, errorBox, fmt, h, openSheet, radioChoice, setBusy, sheet, show, toast, total, view} from "/static/ui.js";
 
 /* -- live: a camera above the table ------------------------------------------------------------------------ */
-export let liveToken = 0;  /* each live view's refresh loop runs while it is the newest */
+export let liveToken = 0;
+/* the status under the picture once this phone stopped its camera (the server's words for it, camera.py) */
+const STOPPED = "the phone's camera was stopped: the table is not watched until a phone's camera is used again";  /* each live view's refresh loop runs while it is the newest */
 export async function liveView(gid) {
   const token = ++liveToken;
   const state = await api("GET", "/v1/live");
@@ -47,7 +49,11 @@ export async function liveView(gid) {
   /* the heading names the round watched, and says when the game is over (End of round is off then) */
   const title = h("h1", {id: "live-title"}, own ? `Live: ${own.teams.join(" vs ")}` : "Live table");
   const overNote = h("p", {id: "live-over", class: "panel notice", hidden: true},
-    "The game is over: no round can be added to it. Stop watching, or start a new game and watch that.");
+    "The game is over: no round can be added to it. Stop watching, or start a new game and watch that. ",
+    own ? h("a", {href: `#/game/${own.id}`}, "The game's page") : null);
+  /* the round before the one watched was saved (here or on another phone) and nothing of this one is read yet: said,
+     with the game's totals, and that the cards still on the table would count in the next round */
+  const savedNote = h("section", {id: "live-saved", class: "panel notice", role: "status", hidden: true});
   const aboutNote = h("p", {class: "muted", id: "live-about"});  /* a table watched without a game: what End of round does */
   function about() {
     const said = state.teams.map(t => `the camera's team ${t} is shown as ${named(t)}`).join(", ");
@@ -58,6 +64,8 @@ export async function liveView(gid) {
   }
   about();
   let shownKey, over = false;
+  /* the game changed (a round saved or undone here or on another phone, its last round saved: over): asked again */
+  if (own) hfSync.follow(own.id, () => { if (location.hash === here && token === liveToken) { shownKey = undefined; render(last); } });
   /* the heading follows the game: its round, or that it is over; asked again for each round watched (`key`: the
      round, or the readings of a table watched without a game, fewer once its round is saved) */
   async function retitle(key) {
@@ -65,6 +73,7 @@ export async function liveView(gid) {
     shownKey = key;
     const now = await api("GET", `/v1/games/${own.id}`).catch(() => null);
     if (!now) return;
+    saved = now;
     if (!game && now.over) {  /* the game a table watched without one belonged to is over: the camera's names again */
       own = null;
       title.textContent = "Live table";
@@ -78,7 +87,7 @@ export async function liveView(gid) {
   }
   const phone = state.source === "browser" ? (await import("/static/camera.js")).cameraNote(state) : null;
   const labels = (await import("/static/livepicture.js")).labelLayer(picture);  /* card codes over the picture */
-  show(title, overNote, phone,
+  show(title, overNote, savedNote, phone,
        aboutNote,
        h("div", {class: "live-layout"},
          h("div", {class: "live-picture"},
@@ -92,10 +101,26 @@ export async function liveView(gid) {
            h("p", {class: "muted"}, "Cards are read when the table has been still for a moment; nothing is read while a hand is over it. " +
              "Tap the picture to open it larger. At the end of the round press End of round: you check the reading, correct any card in a tap, and save it to the game."))));
   picture.src = `/v1/live/stream.mjpg?view=${token}.${Date.now()}`;  /* a new address: never the last stream's picture */
-  let shown = -1, names = own, last = state;
+  let shown = -1, names = own, last = state, saved = null;
+  /* the savedNote: shown while the game (`saved`, as retitle last asked it) has the rounds before the one watched
+     and nothing of that one was read */
+  function sayRound(st) {
+    const fresh = Boolean(game && saved && !over && st.round > 1 && st.round === saved.next_round && !st.events.length);
+    if (fresh && savedNote.dataset.round !== String(st.round)) {
+      savedNote.dataset.round = String(st.round);
+      savedNote.replaceChildren(
+        h("p", {}, `Round ${st.round - 1} saved: ` + saved.teams.map(t => `${t} ${fmt(saved.totals[t] || 0)}`).join(", ") + " in all. ",
+          h("a", {href: `#/game/${saved.id}`}, "The game")),
+        h("p", {}, `Watching for round ${st.round} now: clear the table (cards left on it count in round ${st.round}), or ` +
+          (phone && phone.sending() ? "Stop this camera." : "Stop watching.")));
+    }
+    savedNote.hidden = !fresh;
+  }
   function render(st) {
     last = st;
-    status.replaceChildren(h("span", {class: `dot ${st.status}`, "aria-hidden": "true"}), ` ${st.message}`);
+    /* this phone stopped its camera: the status says so at once, as the line above the picture does */
+    const [dot, said] = phone && phone.stopped() ? ["reconnecting", STOPPED] : [st.status, st.message];
+    status.replaceChildren(h("span", {class: `dot ${dot}`, "aria-hidden": "true"}), ` ${said}`);
     status.title = `${st.fps} pictures a second · ${st.reads} reading${st.reads === 1 ? "" : "s"}`;
     totals.replaceChildren(...(own ? own.teams : st.teams).map(t => st.teams.includes(camera(t))
       ? h("div", {class: "total", "data-team": t}, h("div", {class: "name"}, t),
@@ -115,14 +140,26 @@ export async function liveView(gid) {
     end.hidden = over;  /* a game over takes no round: the button goes, the notice says why */
     endHint.hidden = over || !end.disabled;
     retitle(game ? st.round : st.reads);
+    sayRound(st);
     again.hidden = !(st.video && st.status === "ended");
   }
   render(state);
+  if (phone) phone.changed = () => { if (location.hash === here && token === liveToken) render(last); };
   while (location.hash === here && token === liveToken) {
     await new Promise(r => setTimeout(r, 700));
     if (location.hash !== here || token !== liveToken) break;
-    try { render(await api("GET", "/v1/live")); }
-    catch (e) { status.replaceChildren(errorBox(e)); }
+    let st;
+    try { st = await api("GET", "/v1/live"); }
+    catch (e) { status.replaceChildren(errorBox(e)); continue; }
+    if (st.status === "off") {  /* stopped on another phone (Stop watching there): this view's camera stops too */
+      picture.removeAttribute("src");
+      if (phone && phone.sending()) (await import("/static/camera.js")).stopPhoneCamera("the live view stopped");
+      if (location.hash === here && token === liveToken) {
+        await liveStartView(gid || state.game, st, "Watching was stopped on another phone (Stop watching).");
+      }
+      return;
+    }
+    render(st);
   }
   picture.removeAttribute("src");  // closes the picture's stream
 
@@ -180,16 +217,32 @@ async function openGameFor(gid) {
 
 export function fmtTime(t) { const m = Math.floor(t / 60); return `${m}:${String(Math.floor(t % 60)).padStart(2, "0")}`; }
 
-export async function liveStartView(gid, state) {
-  const games = (await api("GET", "/v1/games")).filter(g => !g.over);
+/* The view that starts watching: `gid` the game chosen first; `why`, a line saying why the live view ended (another
+   phone stopped it), or none. A game over is not offered; the game in the address, over, is said to be, with its
+   page; the game chosen is followed, and the view drawn again when it ends on another phone. */
+export async function liveStartView(gid, state, why) {
+  const all = await api("GET", "/v1/games");
+  const games = all.filter(g => !g.over);
+  const ended = all.find(g => g.id === gid && g.over);
+  const heading = [h("h1", {}, "Watch the table"), why ? h("p", {class: "panel notice", id: "live-why"}, why) : null,
+    ended ? h("p", {class: "panel notice", id: "live-game-over"}, `${ended.teams.join(" vs ")}: the game is over, no round can be watched for it. `,
+      h("a", {href: `#/game/${ended.id}`}, "The game's page")) : null];
   if (!games.length) {
-    show(h("h1", {}, "Watch the table"), h("p", {}, "The live view scores a round from a camera above the table. Start a game first."),
+    show(...heading, h("p", {}, "The live view scores a round from a camera above the table. Start a game first."),
          h("div", {class: "row"}, h("a", {class: "button primary", href: "#/new"}, "New game"), h("a", {class: "button", href: "#/"}, "All games")));
     return;
   }
   /* the games and the sides as radio lists: a select cuts "Nana's Team vs Les Petits-Enfants (round 2)" off at 390 px */
   const game = radioChoice(games.map(g => [g.id, `${g.teams.join(" vs ")} (round ${g.rounds + 1})`]),
                            games.some(g => g.id === gid) ? gid : games[0].id, "live-game", "The game");
+  /* the game chosen ends on another phone (its last round saved): this view is drawn again, saying so */
+  const here = location.hash;
+  const followChosen = () => hfSync.follow(game.value, async () => {
+    const now = await api("GET", `/v1/games/${game.value}`).catch(() => null);
+    if (now && now.over && location.hash === here && document.body.contains(game)) await liveStartView(now.id, state);
+  });
+  followChosen();
+  game.addEventListener("change", followChosen);
   const camera = h("input", {type: "number", id: "live-camera", min: "0", max: "63", value: "0", inputmode: "numeric"});
   const phone = await import("/static/camera.js");  /* this phone's camera (camera.js) or the computer's */
   const source = h("select", {id: "live-source", onchange: () => { cameraBox.hidden = source.value !== "camera"; }},
@@ -211,7 +264,7 @@ export async function liveStartView(gid, state) {
   if (deck) game.addEventListener("change", () => { deck.value = gameDeck(); });
   const status = h("div", {"aria-live": "polite", class: "status"});
   const go = h("button", {type: "submit", class: "primary", id: "start-live"}, "Start watching");
-  show(h("h1", {}, "Watch the table"),
+  show(...heading,
     h("p", {class: "muted"}, "A phone (or a camera plugged into the computer running handfoot) looks down on the table through a round; " +
       "the score keeps itself, and other phones follow it."),
     state.status === "stopped" ? h("p", {}, "The last camera stopped.") : null,
@@ -220,6 +273,8 @@ export async function liveStartView(gid, state) {
       setBusy(go, true);
       status.replaceChildren(h("span", {class: "spinner", "aria-hidden": "true"}), " Opening the camera…");
       try {
+        const chosen = await api("GET", `/v1/games/${game.value}`);  /* ended on another phone meanwhile: said */
+        if (chosen.over) { await liveStartView(chosen.id, state); return; }
         if (deck && deck.value !== gameDeck()) await api("PUT", `/v1/games/${game.value}/deck`, {deck: deck.value || null});
         if (source.value === "browser") await phone.startPhoneCamera({game: game.value, split: split.value, deck: deck && deck.value});
         else await api("POST", "/v1/live", {game: game.value, camera: Number(camera.value || 0), split: split.value || null,

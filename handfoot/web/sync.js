@@ -42,9 +42,10 @@ const hfSync = (() => {
   }
 
   /* Follow game `gid`'s changes: onChange(version) when it is at another version than this phone showed;
-   * onDeleted() when it is deleted; onNewer(id) when the game started after it ended is made (or is there).
+   * onDeleted() when it is deleted; onNewer(id) when the game started after it ended is made (or is there);
+   * onLive(watched) when a camera starts (true) or stops (false) watching its table (at once when one does).
    * One game is followed at a time; stop() ends it. */
-  function follow(gid, onChange, onDeleted, onNewer) {
+  function follow(gid, onChange, onDeleted, onNewer, onLive) {
     stop();
     const source = new EventSource(`/v1/games/${gid}/events`);
     stream = source;
@@ -64,6 +65,11 @@ const hfSync = (() => {
       let data = null;
       try { data = JSON.parse(ev.data); } catch (e) { return; }
       if (stream === source && onNewer && data && data.newer) onNewer(data.newer);
+    });
+    source.addEventListener("live", (ev) => {
+      let data = null;
+      try { data = JSON.parse(ev.data); } catch (e) { return; }
+      if (stream === source && onLive && data) onLive(Boolean(data.live));
     });
   }
 

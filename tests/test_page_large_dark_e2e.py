@@ -16,8 +16,9 @@ import time
 import pytest
 
 # test_page_e2e skips without selenium, uvicorn or cv2, and keeps Selenium Manager offline
-from test_page_e2e import browser, console_errors, shots_dir, viewport  # noqa: F401  (fixture)
-from test_page_two_phones import _open_check, _reading, press_save, server, until  # noqa: F401  (fixture)
+from test_page_e2e import browser, console_errors, shots_dir  # noqa: F401  (fixture)
+from test_page_landscape_e2e import open_new_check
+from test_page_two_phones import press_save, server, until  # noqa: F401  (fixture)
 
 httpx = pytest.importorskip("httpx")
 from selenium.webdriver.common.by import By  # noqa: E402
@@ -50,12 +51,8 @@ def _grid_sizes(d) -> dict[str, list[float]]:
 
 def test_large_type_and_dark_mode_on_the_check_view_and_the_game(server, browser, tmp_path):
     d, shots = browser, shots_dir(tmp_path)
-    game = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
-    rid = _reading(server)
-    viewport(d, 390, 844)
-
     # the photo says whose it is
-    _open_check(d, server, f"/game/{game}/check/{rid}")
+    open_new_check(d, server, 390, 844)
     assert [e.text for e in d.find_elements(By.CSS_SELECTOR, ".glance .photo-caption")] == ["Us"]
     press_save(d)
     until(d, lambda d: "/check/" not in d.current_url)

@@ -35,6 +35,16 @@ def _box(d, css: str) -> dict:
     return d.execute_script(BOX, d.find_element(By.CSS_SELECTOR, css))
 
 
+def open_new_check(d, server: str, width: int, height: int) -> tuple[str, str]:
+    """A new game of Us and Them and the check view of a reading of the example photo, opened at ``width`` x
+    ``height``: (the game's id, the reading's)."""
+    game = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+    rid = _reading(server)
+    viewport(d, width, height)
+    _open_check(d, server, f"/game/{game}/check/{rid}")
+    return game, rid
+
+
 def _open_card_on_photo(d) -> None:
     """Tap the first card box on the photo (Enter on it, as a tap opens the same sheet) and wait for the sheet."""
     hit = d.find_element(By.CSS_SELECTOR, ".glance svg .hit")
@@ -53,10 +63,7 @@ def _sheet_buttons_reachable(d) -> None:
 
 def test_a_phone_on_its_side_shows_the_photo_and_the_sheets_buttons_whole(server, browser, tmp_path):
     d, shots = browser, shots_dir(tmp_path)
-    game = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
-    rid = _reading(server)
-    viewport(d, 844, 390)
-    _open_check(d, server, f"/game/{game}/check/{rid}")
+    open_new_check(d, server, 844, 390)
     time.sleep(1)
 
     # the photo scrolled to: the header gone above, the frame, legend and zoom buttons above the Save bar

@@ -33,13 +33,24 @@ export async function checkView(gid, rid, roundNo) {
   };
   /* This view's unsaved corrections, kept in localStorage under its game and reading until saved or discarded (a
    * phone reloads a tab it put away); none kept while they equal the saved round's. */
+  const unchanged = () => JSON.stringify(st.corrections) === JSON.stringify(baseOps()) && st.wentOut === baseWent();
   function keepDraft() {
-    const same = JSON.stringify(st.corrections) === JSON.stringify(baseOps()) && st.wentOut === baseWent();
-    if (same) removeDraft(gid, readingId);
+    if (unchanged()) removeDraft(gid, readingId);
     else writeDraft(gid, readingId, {round: roundNo || null, base: baseOps(), corrections: st.corrections, went: st.wentOut});
+    draftSays();
   }
   function dropDraft() { removeDraft(gid, readingId); }
   const draftBox = h("div", {id: "draft-notice"});
+  /* the notice of corrections kept over a reload says how many unsaved changes there are now: it follows the
+   * corrections made and undone since, and goes when none is left */
+  function draftSays() {
+    const line = draftBox.querySelector("#draft-count");
+    if (!line) return;
+    if (unchanged()) { draftBox.replaceChildren(); return; }
+    const n = st.corrections.length - baseOps().length + (st.wentOut !== baseWent() ? 1 : 0);
+    line.textContent = "Your unsaved corrections were kept" + (n > 0 ? ` (${n} change${n === 1 ? "" : "s"})` : "") +
+                       ": check them, then save, or discard them.";
+  }
   function forgetDraft() {  /* back to the corrections as saved, nothing kept */
     st.corrections = baseOps().slice(); st.wentOut = baseWent(); wentOut.value = st.wentOut;
     dropDraft(); draftBox.replaceChildren();
@@ -77,7 +88,11 @@ export async function checkView(gid, rid, roundNo) {
 
   function photoFor(k, notes) {  /* the photo at a glance (glance.js): labelled boxes, outlined piles, note pins */
     st.views[k] = st.views[k] || {};
-    return glance.photoView({image: st.reading.images[k], src: original.photos[k], alt: `photo ${k + 1}: ${st.reading.images[k].image}`,
+    const image = st.reading.images[k];
+    /* whose photo it is: its teams ("Mom & Dad", "Mom & Dad and Kids"), a photo of hands and feet said so */
+    const teams = [...new Set(image.teams || [])].join(" and ");
+    const caption = teams && (image.kind === "hand" ? `${teams}: hands and feet` : teams);
+    return glance.photoView({image, src: original.photos[k], alt: `photo ${k + 1}: ${image.image}`, caption,
                              notes, view: st.views[k], onCard: editCard, onNote: openNote});
   }
   function openNote(nt) {  /* its piles flashed, and their cards to tap (each pile named when it has several) */
@@ -392,11 +407,10 @@ export async function checkView(gid, rid, roundNo) {
     const fits = await api("POST", `/v1/photos/${readingId}/corrections`,
       {corrections: st.corrections, round: st.round, went_out: st.wentOut || null}).then(() => true, (e) => e.status === 0);
     if (fits) {
-      const n = st.corrections.length - baseOps().length + (st.wentOut !== baseWent() ? 1 : 0);
       draftBox.replaceChildren(h("section", {class: "panel notice", role: "status"},
-        h("p", {}, "Your unsaved corrections were kept" + (n > 0 ? ` (${n} change${n === 1 ? "" : "s"})` : "") +
-                   ": check them, then save, or discard them."),
+        h("p", {id: "draft-count"}, "Your unsaved corrections were kept: check them, then save, or discard them."),
         h("div", {class: "row"}, h("button", {type: "button", id: "discard-draft", onclick: discardDraft}, "Discard them"))));
+      draftSays();
     } else forgetDraft();
   }
   await rescore();

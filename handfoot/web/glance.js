@@ -62,10 +62,11 @@ export function notesPanel(notes, other, onNote) {
       other.map(t => h("li", {class: "plain"}, cardsInText(t)))));
 }
 
-/** The photo ``k`` of a reading: ``image`` (its piles, width and height), ``src``, ``alt``; ``notes`` numbered;
+/** The photo ``k`` of a reading: ``image`` (its piles, width and height), ``src``, ``alt``; ``caption`` (whose
+ *  photo it is, a line above it; none when empty); ``notes`` numbered;
  *  ``view`` (an object kept by the check view across its renders: the zoom and pan); ``onCard(pile, card)``,
  *  ``onNote(note)``. */
-export function photoView({image, src, alt, notes, view, onCard, onNote}) {
+export function photoView({image, src, alt, caption, notes, view, onCard, onNote}) {
   const frame = h("div", {class: "glance-frame"});
   const inner = h("div", {class: "glance-inner"});
   const img = h("img", {src, alt, draggable: "false"});
@@ -356,7 +357,7 @@ export function photoView({image, src, alt, notes, view, onCard, onNote}) {
   }
   new ResizeObserver(size).observe(frame);
   requestAnimationFrame(size);
-  return h("div", {class: "glance"}, frame, legend, tools);
+  return h("div", {class: "glance"}, caption ? h("p", {class: "photo-caption"}, caption) : null, frame, legend, tools);
 }
 
 function isRedCode(code) { const su = code.slice(-1); return su === "H" || su === "D" || code === "RJ"; }

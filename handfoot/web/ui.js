@@ -94,8 +94,11 @@ export function openSheet(title, body) {
   const holder = document.getElementById("sheet-body");
   holder.replaceChildren(body);
   if (!sheet.open) sheet.showModal();
+  /* it opens at its top (its title shown), though the first control focused is on its bottom edge (a question's
+     answers held there in landscape) */
+  sheet.scrollTop = 0;
   const first = holder.querySelector("button, input, select");
-  if (first) first.focus();
+  if (first) first.focus({preventScroll: true});
 }
 export function closeSheet() { if (sheet.open) sheet.close(); }
 export function askConfirm(title, text, okLabel, other, danger = false) {
@@ -111,7 +114,7 @@ export function askConfirm(title, text, okLabel, other, danger = false) {
     const no = h("button", {type: "button", onclick: () => done(false)}, "Cancel");
     openSheet(title, h("div", {}, [].concat(text).map(t => t instanceof Node ? t : h("p", {}, t)),
       h("div", {class: "row"}, danger ? [other || null, yes] : [yes, other || null], no)));
-    if (danger) (other || no).focus();
+    if (danger) (other || no).focus({preventScroll: true});
   });
 }
 

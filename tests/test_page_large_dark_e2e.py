@@ -1,0 +1,79 @@
+"""Large type (A+) and dark mode (◐) on the page, end to end: a real ``handfoot serve`` (127.0.0.1, a temporary
+ledger, the shipped models) and headless Chromium (selenium) at 390 x 844.
+
+- The check view names whose photo each photo is (its team) over it.
+- The game's round grid (headings, points, running totals, an opened round's buttons) grows with A+ and still
+  fits 390 px.
+- In dark mode a link reads on the page's near-black (contrast at least 4.5:1), not the browser's blue.
+
+Screenshots go to ``$HANDFOOT_SCREENSHOTS`` (default: the test's temporary folder).
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+# test_page_e2e skips without selenium, uvicorn or cv2, and keeps Selenium Manager offline
+from test_page_e2e import browser, console_errors, shots_dir  # noqa: F401  (fixture)
+from test_page_landscape_e2e import open_new_check
+from test_page_two_phones import press_save, server, until  # noqa: F401  (fixture)
+
+httpx = pytest.importorskip("httpx")
+from selenium.webdriver.common.by import By  # noqa: E402
+
+SIZES = """return [...document.querySelectorAll(arguments[0])].map(e => parseFloat(getComputedStyle(e).fontSize));"""
+# the contrast ratio (WCAG) of each link's colour on the page's background
+CONTRAST = """
+const rgb = (c) => c.match(/[\\d.]+/g).slice(0, 3).map(Number);
+const lum = (c) => { const [r, g, b] = rgb(c).map(v => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+                     return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+const bg = lum(getComputedStyle(document.body).backgroundColor);
+return [...document.querySelectorAll(arguments[0])].map(a => {
+  const l = lum(getComputedStyle(a).color); return (Math.max(l, bg) + 0.05) / (Math.min(l, bg) + 0.05); });"""
+
+
+def _settings(d, large: bool, dark: bool) -> None:
+    d.execute_script("localStorage.setItem('handfoot.large', arguments[0]); localStorage.setItem('handfoot.dark', arguments[1])",
+                     "1" if large else "0", "1" if dark else "0")
+    d.refresh()
+
+
+def _grid_sizes(d) -> dict[str, list[float]]:
+    until(d, lambda d: d.find_elements(By.CSS_SELECTOR, "table.grid tr.round"))
+    if not d.find_elements(By.CSS_SELECTOR, "table.grid tr.details"):
+        d.find_element(By.CSS_SELECTOR, "table.grid tr.round").click()
+    until(d, lambda d: d.find_elements(By.CSS_SELECTOR, "table.grid tr.details button"))
+    return {css: d.execute_script(SIZES, css) for css in ("table.grid th", "table.grid tr.round td", "table.grid small",
+                                                          "table.grid tr.details button")}
+
+
+def test_large_type_and_dark_mode_on_the_check_view_and_the_game(server, browser, tmp_path):
+    d, shots = browser, shots_dir(tmp_path)
+    # the photo says whose it is
+    open_new_check(d, server, 390, 844)
+    assert [e.text for e in d.find_elements(By.CSS_SELECTOR, ".glance .photo-caption")] == ["Us"]
+    press_save(d)
+    until(d, lambda d: "/check/" not in d.current_url)
+
+    # the round grid: larger with A+, each of its sizes, and no wider than the phone
+    normal = _grid_sizes(d)
+    _settings(d, large=True, dark=True)
+    large = _grid_sizes(d)
+    time.sleep(0.5)
+    d.save_screenshot(str(shots / "page_grid_large_dark_390.png"))
+    for css, sizes in normal.items():
+        assert sizes and all(b >= a * 1.2 for a, b in zip(sizes, large[css])), (css, sizes, large[css])
+    assert d.execute_script("return document.documentElement.scrollWidth") <= 390
+    table = d.find_element(By.CSS_SELECTOR, "table.grid")
+    assert d.execute_script("return arguments[0].scrollWidth <= arguments[0].parentElement.clientWidth", table)
+
+    # a link in dark mode reads on the dark background
+    d.get(f"{server}/#/no-such-view")
+    until(d, lambda d: d.find_elements(By.CSS_SELECTOR, "main a"))
+    assert min(d.execute_script(CONTRAST, "main a")) >= 4.5
+    _settings(d, large=False, dark=False)
+    until(d, lambda d: d.find_elements(By.CSS_SELECTOR, "main a"))
+    assert min(d.execute_script(CONTRAST, "main a")) >= 4.5
+    assert console_errors(d) == []

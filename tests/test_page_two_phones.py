@@ -371,7 +371,8 @@ def test_undoing_a_round_in_the_middle_says_which_rounds_move_and_a_change_meanw
     assert httpx.put(f"{server}/v1/games/{game}/rounds/3?lenient=true", json=fixed,
                      headers={"If-Match": etag}).status_code == 200
     a.find_element(By.ID, "confirm-yes").click()
-    until(a, lambda d: "Round 3 was corrected there." in (text_of(d, "#game-notice") or ""))
+    until(a, lambda d: "Round 3 was corrected there: " in (text_of(d, "#game-notice") or ""))
+    assert "Us " in text_of(a, "#game-notice") and " → " in text_of(a, "#game-notice")  # how its scores moved
     assert "Nothing was undone" in text_of(a, "#game-notice") and "Not undone" in text_of(a, "#toast")
     assert len(_rounds(server, game)) == 3
 

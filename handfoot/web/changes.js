@@ -36,8 +36,17 @@ export function changedText(before, after) {
     const b = before.rounds.find(x => x.n === r.n);
     return b && (b.updated !== r.updated || JSON.stringify([b.layout, b.corrections]) !== JSON.stringify([r.layout, r.corrections]));
   });
-  if (fixed.length) return `${fixed.length === 1 ? "Round" : "Rounds"} ${fixed.map(r => r.n).join(" and ")} ${fixed.length === 1 ? "was" : "were"} corrected there.`;
+  if (fixed.length) return `${fixed.length === 1 ? "Round" : "Rounds"} ${fixed.map(r => r.n).join(" and ")} ${fixed.length === 1 ? "was" : "were"} corrected there: ` +
+    fixed.map(r => (fixed.length > 1 ? `round ${r.n}: ` : "") + scoreMoves(after.teams, before.rounds.find(x => x.n === r.n), r)).join("; ") + ".";
   return null;
+}
+
+/* How a round's team scores moved from `b` to `r` (the same round before and after a correction), for `teams`:
+ * "Kids 2,255 → 2,265"; "the same score" when none moved. */
+function scoreMoves(teams, b, r) {
+  const text = (round, t) => round.score.teams[t] ? teamTotal(round.score.teams[t]) : "0";
+  const moved = teams.filter(t => text(b, t) !== text(r, t)).map(t => `${t} ${text(b, t)} → ${text(r, t)}`);
+  return moved.length ? moved.join(", ") : "the same score";
 }
 
 /* The changes made on this phone that the saved round `theirs` lacks: `ops`, those of `mine` (the corrections made

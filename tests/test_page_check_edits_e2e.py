@@ -280,8 +280,13 @@ def test_rule_problems_point_at_their_piles_are_said_once_and_asked_once(server,
     d.save_screenshot(str(shots / "check_save_anyway_piles_named_390.png"))
     d.find_element(By.ID, "confirm-yes").click()
     until(d, lambda d: "/check/" not in d.current_url)
-    # the saved round's breakdown names the same piles in the same words
-    until(d, lambda d: d.find_elements(By.CSS_SELECTOR, "tr.round")).pop().click()
+    # the saved round's breakdown names the same piles in the same words; its row in the grid is marked
+    row = until(d, lambda d: d.find_elements(By.CSS_SELECTOR, "tr.round")).pop()
+    assert row.get_attribute("aria-label") == "round 1 (2 rule problems): show the breakdown"
+    assert text_of(d, "tr.round .round-flag") == " ⚠"
+    d.execute_script("arguments[0].scrollIntoView({block: 'center'})", row)
+    d.save_screenshot(str(shots / "game_round_flagged_390.png"))
+    row.click()
     problems = [" ".join(e.text.split()) for e in d.find_elements(By.CSS_SELECTOR, "tr.details .problem li")]
     assert problems == [a for a in asked if a.startswith("6 x K♥") or a.startswith("Them: 9♦")], problems
     assert text_of(d, "tr.details .problem p") == "2 rule problems:"

@@ -167,8 +167,13 @@ export async function gameView(gid, latest, notice) {
             `Correct round ${r.n}`),
           r.photos.length ? h("a", {class: "button", href: r.photos[0], target: "_blank"}, "The photo") : null,
           h("button", {type: "button", class: "danger", id: `undo-${r.n}`, onclick: (ev) => undoRound(g, r, ev.target)}, `Undo round ${r.n}`))));
+    /* a round saved anyway with rule problems is marked in the grid, so it is found without opening each round */
+    const broken = r.score.problems.filter(p => p.severity === "illegal").length;
+    const flag = broken ? `${broken} rule problem${broken === 1 ? "" : "s"}` : "";
     const row = h("tr", {class: "round", tabindex: "0", role: "button", "aria-expanded": "false",
-                         "aria-label": `round ${r.n}: show the breakdown`}, h("td", {}, String(r.n)), h("td", {}, fmt(r.minimum)), cells);
+                         "aria-label": `round ${r.n}${flag ? ` (${flag})` : ""}: show the breakdown`},
+      h("td", {}, String(r.n), flag ? h("span", {class: "round-flag", title: flag, "aria-hidden": "true"}, " ⚠") : null),
+      h("td", {}, fmt(r.minimum)), cells);
     const toggle = () => { details.hidden = !details.hidden; row.setAttribute("aria-expanded", String(!details.hidden)); };
     row.addEventListener("click", toggle);
     row.addEventListener("keydown", (ev) => { if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); toggle(); } });

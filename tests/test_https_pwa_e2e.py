@@ -102,10 +102,10 @@ def test_https_certificate_kept_and_the_camera_started_over_it(tmp_path, still_c
             wait = WebDriverWait(d, 90)
             viewport(d, 390, 844)
             d.get(f"http://127.0.0.1:{port}/#/live/{game}")  # typed without https: told where to go
-            source = wait.until(lambda d: d.find_elements(By.ID, "live-source")).pop()
+            wait.until(lambda d: d.find_elements(By.ID, "live-source"))
             assert d.current_url == f"{url}/#/live/{game}"
             assert d.execute_script("return window.isSecureContext") is True
-            assert source.get_attribute("value") == "browser"
+            assert d.find_element(By.ID, "live-source-browser").is_selected()
             one_side = d.find_element(By.ID, "live-split-one-side")  # what the camera sees: a radio a choice
             d.execute_script("arguments[0].scrollIntoView({block: 'center'})", one_side)
             one_side.click()

@@ -97,8 +97,8 @@ def test_a_round_watched_through_the_phones_camera(tmp_path, camera_file):
         wait = WebDriverWait(d, 120)
         viewport(d, 390, 844)
         d.get(f"{url}/#/live/{game}")
-        source = wait.until(lambda d: d.find_elements(By.ID, "live-source")).pop()
-        assert source.get_attribute("value") == "browser"  # a secure page (this computer): the phone's camera first
+        wait.until(lambda d: d.find_elements(By.ID, "live-source"))
+        assert d.find_element(By.ID, "live-source-browser").is_selected()  # a secure page: the phone first
         one_side = d.find_element(By.ID, "live-split-one-side")  # what the camera sees: a radio a choice
         d.execute_script("arguments[0].scrollIntoView({block: 'center'})", one_side)
         one_side.click()  # the camera sees the side of Us only

@@ -245,9 +245,9 @@ export async function liveStartView(gid, state, why) {
   game.addEventListener("change", followChosen);
   const camera = h("input", {type: "number", id: "live-camera", min: "0", max: "63", value: "0", inputmode: "numeric"});
   const phone = await import("/static/camera.js");  /* this phone's camera (camera.js) or the computer's */
-  const source = h("select", {id: "live-source", onchange: () => { cameraBox.hidden = source.value !== "camera"; }},
-    h("option", {value: "browser"}, "This phone's camera (the back one)"), h("option", {value: "camera"}, "A camera plugged into the computer"));
-  source.value = phone.cameraPossible() ? "browser" : "camera";
+  const source = radioChoice([["browser", "This phone's camera (the back one)"], ["camera", "A camera plugged into the computer"]],
+                              phone.cameraPossible() ? "browser" : "camera", "live-source", "The camera");
+  source.addEventListener("change", () => { cameraBox.hidden = source.value !== "camera"; });
   const cameraBox = h("div", {hidden: source.value !== "camera"}, h("label", {for: "live-camera"}, "Camera (0 is the first)"), camera);
   /* what the camera sees, in the chosen game's team names: drawn again when another game is chosen */
   function sides(chosen) {
@@ -283,7 +283,7 @@ export async function liveStartView(gid, state, why) {
       } catch (e) { status.replaceChildren(errorBox(e)); setBusy(go, false); }
     }},
       game,
-      h("label", {for: "live-source"}, "The camera"), source, phone.cameraProblem() ? h("p", {class: "muted"}, phone.cameraProblem()) : null, cameraBox,
+      source, phone.cameraProblem() ? h("p", {class: "muted"}, phone.cameraProblem()) : null, cameraBox,
       split,
       deck,
       h("div", {class: "sticky-actions"}, status, go, h("a", {class: "button", href: "#/"}, "Cancel"))));

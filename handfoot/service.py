@@ -38,7 +38,7 @@ from .learning import DeckLearning
 from .ledger import DiskError, Ledger, cannot_write
 from .limits import Limits
 from .routes import decks as deck_routes, games as game_routes, live as live_routes, page, photos, rules
-from .routes.deps import DECK_NAME, decks_dir
+from .routes.deps import DECK_NAME, DECK_NAME_RULE, decks_dir
 from .sync import etag
 from .watch import frames
 
@@ -191,8 +191,7 @@ def _install_errors(app: FastAPI) -> None:
         if first.get("type") == "json_invalid":  # the body is not JSON: say so, and where (loc is its offset)
             message = f"the request body is not valid JSON (at character {first.get('loc', ('', '?'))[-1]})"
         elif first.get("type") == "string_pattern_mismatch" and pattern == DECK_NAME:
-            message = (f"deck name {str(first.get('input'))[:60]!r}: use letters a-z without accents, digits, - and _ (at most 40, "
-                       "starting with a letter or digit)")
+            message = f"deck name {str(first.get('input'))[:60]!r}: {DECK_NAME_RULE}"
         else:
             message = f"{loc}: {str(first.get('msg', 'invalid')).removeprefix('Value error, ')}"
         return JSONResponse(error_body(scrub(message, settings), detail=detail), status_code=422)

@@ -29,7 +29,9 @@ ERRORS[412] = {"description": "the game changed since the version in If-Match (o
                                   "error": "the game was changed on another phone", "game": {}}}}}
 #: a deck profile's name (``vision.decks.NAME``)
 DECK_NAME = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$"
-DeckName = Annotated[str, PathParam(pattern=DECK_NAME, description="a deck profile's name: letters a-z without accents, digits, - and _")]
+#: what :data:`DECK_NAME` allows, in words (``vision.deck_examples.check_name`` says it so too)
+DECK_NAME_RULE = "use letters a-z without accents, digits, - and _ (at most 40, starting with a letter or digit)"
+DeckName = Annotated[str, PathParam(pattern=DECK_NAME, description=f"a deck profile's name: {DECK_NAME_RULE}")]
 IF_MATCH = Header(alias="If-Match", max_length=200, pattern=r'^(\*|(W/)?"[0-9]{1,11}")$',
                   description='the game\'s version this change was made from (its ETag, "7"): 412 when it changed '
                               "since")

@@ -3,30 +3,13 @@ in it; a fan's top card whose far corner stage 2 left unpaired becomes one card 
 The second count from the fan's edges (``vision.photo_checks``, on a drawn fan)."""
 
 import numpy as np
-from sides import read_side  # noqa: E402
+from sides import S, dets, fan, read_side  # noqa: E402
 
-from vision.classes import class_id
 from vision.config import DEFAULT
 from vision.fans import pair_far_corners
 from vision.instances import pair_corners
 from vision.piles import group_piles
 from vision.types import CardInstance, Detections, Pile, PileKind
-
-S = 20.0  # index size in pixels
-
-
-def dets(items):
-    """[(code, cx, cy), ...] -> Detections of S x S boxes centred there."""
-    boxes = [[x - S / 2, y - S / 2, x + S / 2, y + S / 2] for _, x, y in items]
-    return Detections(np.array(boxes, np.float32).reshape(-1, 4), np.full(len(items), 0.9, np.float32),
-                      np.array([class_id(c) for c, _, _ in items], np.int64))
-
-
-def fan(codes, x0, y0, step=(0.0, 1.2 * S), diag=(2.6 * S, 3.3 * S)):
-    """A fan cascading by ``step``: every card shows its top-left index, the last also its bottom-right."""
-    items = [(c, x0 + k * step[0], y0 + k * step[1]) for k, c in enumerate(codes)]
-    last = items[-1]
-    return items + [(last[0], last[1] + diag[0], last[2] + diag[1])]
 
 
 def kinds(piles):

@@ -6,28 +6,12 @@ Pure NumPy: runs without the vision extra. Rendered tables and the photo path of
 
 import numpy as np
 import pytest
-from sides import read_side  # noqa: E402
+from sides import S, dets, fan, read_side  # noqa: E402
 
 from vision.classes import class_id
 from vision.instances import agree_suits, pair_corners, split_sides
 from vision.piles import group_piles
 from vision.types import Detections, PileKind, TableReading
-
-S = 20.0  # index size in pixels (a 20 x 20 box)
-
-
-def dets(items):
-    """[(code, cx, cy), ...] -> Detections of S x S boxes centred there."""
-    boxes = [[x - S / 2, y - S / 2, x + S / 2, y + S / 2] for _, x, y in items]
-    return Detections(np.array(boxes, np.float32).reshape(-1, 4), np.full(len(items), 0.9, np.float32),
-                      np.array([class_id(c) for c, _, _ in items], np.int64))
-
-
-def fan(codes, x0, y0, step=(0.0, 1.2 * S), diag=(2.6 * S, 3.3 * S)):
-    """A fan cascading by ``step``: every card shows its top-left index, the last also its bottom-right."""
-    items = [(c, x0 + k * step[0], y0 + k * step[1]) for k, c in enumerate(codes)]
-    last = items[-1]
-    return items + [(last[0], last[1] + diag[0], last[2] + diag[1])]
 
 
 def test_one_card_two_corners_is_one_instance():

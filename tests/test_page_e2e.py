@@ -458,6 +458,13 @@ def test_a_round_watched_live_then_checked_and_saved(watching, browser, tmp_path
     assert text_of(d, "#live-title") == "Live: Us vs Them, round 3"
     assert httpx.get(f"{url}/v1/live").json()["round"] == 3
     d.save_screenshot(str(shots / "page_live_typed_round_saved_390.png"))
+    # in large type too the round's scores are in view with the notice, above the picture, without scrolling
+    d.find_element(By.ID, "large-type").click()
+    shown = "const b = document.getElementById(arguments[0]).getBoundingClientRect(); return [b.top, b.bottom, innerHeight]"
+    top, bottom, height = d.execute_script(shown, "live-totals")
+    assert bottom <= height and top < d.execute_script(shown, "live-picture")[0], (top, bottom, height)
+    d.save_screenshot(str(shots / "page_live_typed_round_saved_large_390.png"))
+    d.find_element(By.ID, "large-type").click()
 
     # the video plays again on request, for round 3
     d.find_element(By.ID, "replay-live").click()

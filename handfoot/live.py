@@ -6,13 +6,13 @@ what the watcher is doing), frames the cards (:func:`framing`) and keeps it as a
 picture to a video. The *reading* thread takes the latest frame whenever it is free
 (frames are dropped, never queued) and steps the :class:`handfoot.watch.Watcher`: a still table costs one small
 frame comparison, a changed and settled one a reading, whose events are kept. A camera that stops giving pictures
-keeps its layout and is reopened every :data:`RECONNECT_SECONDS` until it comes back.
+keeps its layout and is reopened every :data:`RECONNECT_SECONDS` until it comes back. The rounds a session
+watches for a game (its next, ended, saved) are :mod:`handfoot.live_rounds`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import shutil
 import threading
 import time
 from collections import deque
@@ -23,13 +23,10 @@ import numpy as np
 
 from scorer import HandFootError
 
-from . import core, photo_request
+from . import core
 from .camera import CameraStoppedError
 from .core import Models
 from .photo_request import PhotoRequest
-from .errors import ConflictError
-from .games import GameOut
-from .ledger import Ledger, new_id
 from .picture import RECORD_FPS, draw, framing, shown_cards, video_writer
 from .watch import Event, Watcher, frames, table_reader
 
@@ -148,16 +145,16 @@ class LiveSession:
         return LiveSession(self.source, watcher, self.settings, self.game, None, self._open,
                            self.wait_for_viewer).start()
 
-    def new_round(self) -> None:
-        """Start the next round: the stable reading, events and totals are forgotten (the table is read again at
-        its next change); the round number goes up by one."""
+    def new_round(self, round_no: int | None = None) -> None:
+        """Start the next round, ``round_no`` (None: the one after the round watched): the stable reading, events
+        and totals are forgotten (the table is read again at its next change)."""
         with self._lock:
             self.watcher.reads = 0
             self.watcher.seen = None
             self._events.clear()
             self._totals = {}
             if self.settings is not None and self.settings.round:
-                self.settings = dataclasses.replace(self.settings, round=self.settings.round + 1)
+                self.settings = dataclasses.replace(self.settings, round=round_no or self.settings.round + 1)
 
     # -- what the page asks -----------------------------------------------------------------------------------
     def state(self) -> dict[str, Any]:
@@ -369,79 +366,9 @@ def round_reader(models: Models, req: PhotoRequest):
     return table_reader(models, req.rules, req.round or 1, req.split, req.teams, req.conf, dict(req.house_rules))
 
 
-def request_for_game(game: GameOut, split: str | None = None, deck: str | None = None) -> PhotoRequest:
-    """The live round of a game (``handfoot.games.GameOut``): its rules and house rules, its next round, its
-    teams (the first two split between the halves of the picture with ``split``; else the camera sees the first
-    team's side), read with ``deck`` or else the game's deck profile.
-
-    Raises:
-        HandFootError: the game is over.
-    """
-    if game.over:
-        raise HandFootError(f"game {game.id} is over: start a new game to watch a round")
-    teams = tuple(game.teams[:2]) if split else tuple(game.teams[:1])
-    return PhotoRequest(rules=game.rules, house_rules=tuple(game.house_rules.items()), round=game.next_round,
-                        split=split, teams=teams, deck=deck or game.deck)
-
-
-def end_round(session: LiveSession, ledger: Ledger, game: GameOut | None = None) -> str:
-    """Keep the session's stable reading as a photo reading of ``ledger`` (``handfoot.ledger.Ledger``): the frame
-    it was read from as the photo, its piles and score, ready for the check-and-correct view. Returns its id.
-
-    With ``game`` (``handfoot.games.GameOut``) other than the session's, the reading is for that game: its rules
-    and next round, the teams in view named as the game's, in order.
-
-    Raises:
-        NothingReadError: no stable reading yet.
-    """
-    import cv2  # OpenCV: the optional vision extra
-
-    seen = session.stable()
-    if seen is None or seen.photo is None:
-        raise NothingReadError("nothing has been read yet: wait until the table has been still for a moment")
-    req, photo = session.settings, seen.photo
-    if game is not None and game.id != session.game:
-        renamed = dict(zip(req.table_teams(1), game.teams))
-        req = request_for_game(game, req.split, req.deck)
-        photo = dataclasses.replace(photo, sides=[dataclasses.replace(s, team=renamed.get(s.team, s.team))
-                                                  for s in photo.sides])
-    rules = photo_request.check_photo_request(req, 1)
-    result = core.photo_score([photo], ["live table"], req, rules)
-    reading_id = new_id()
-    folder = ledger.reading_dir(reading_id)
-    folder.mkdir(parents=True)
-    try:
-        cv2.imwrite(str(folder / "photo-0.jpg"), seen.photo.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
-        core.keep_reading(ledger, reading_id, result, [{"name": "live table", "file": "photo-0.jpg",
-                                                        "annotated": "annotated-0.jpg", "kind": "table"}])
-    except BaseException:
-        shutil.rmtree(folder, ignore_errors=True)
-        raise
-    return reading_id
-
-
-def next_round_if_saved(session: LiveSession, ledger: Ledger) -> None:
-    """Start the session's next round once the round it ended (``session.ended``: game and reading) is saved to
-    its game in ``ledger``; a round ended but not saved stays on the live view."""
-    if session.ended is None:
-        return
-    game, reading = session.ended
-    try:
-        saved = any(r.reading == reading for r in ledger.rounds(game))
-    except HandFootError:  # the game was deleted meanwhile
-        saved = False
-    if saved:
-        session.ended = None
-        session.new_round()
-
-
 def watching_game(session: LiveSession | None) -> str | None:
     """The game whose table ``session`` (None: nothing watched) has a camera watching it now (a status in
     :data:`WATCHING`), else None."""
     if session is None or session.game is None or not session.running:
         return None
     return session.game if session.status() in WATCHING else None
-
-
-class NothingReadError(ConflictError):
-    """The end of a round was asked before the table was read once."""

@@ -12,7 +12,7 @@ import numpy as np
 
 from scorer import HandFootError
 
-from . import core, games, live, photo_request
+from . import core, games, live, live_rounds, photo_request
 from . import picture as shown
 from .core import Models
 from .photo_request import PhotoRequest
@@ -45,7 +45,7 @@ def watch_request(rules: str, round_no: int, split: str | None, teams: str | Non
     if not path.exists():  # no ledger, no game: said without making one
         raise NotFoundError(f"no game {game!r}: there is no ledger at {path} yet (--db names another)")
     ledger = Ledger.open(path)
-    req = live.request_for_game(games.game_view(ledger, game), split, deck)
+    req = live_rounds.request_for_game(games.game_view(ledger, game), split, deck)
     if serve:
         ledger.close()
         ledger = None

@@ -133,10 +133,56 @@ def test_a_round_watched_from_the_page_api(tmp_path, stages, models):
         after = c.get("/v1/live").json()
         assert after["events"] == [] and after["totals"] == {} and after["reads"] == 0  # saved: the next round
 
+        camera.stage = 0  # round 2 on the table, read; then typed and saved on another phone
+        state = until(lambda: (s := c.get("/v1/live").json())["reads"] >= 1 and s, what="round 2 read")
+        assert state["round"] == 2 and state["totals"] == {"Us": 90}
+        typed = {"teams": {"Us": {"melds": [["KH", "KS", "KD"]]}, "Them": {"melds": [["9S", "9H", "9D"]]}}}
+        assert c.post(f"/v1/games/{game}/rounds?lenient=true", json=typed).status_code == 201
+        r = c.post("/v1/live/end-round", json={})  # round 2 is saved: it is not ended again
+        assert r.status_code == 409 and "nothing has been read yet" in r.json()["error"]
+        after = c.get("/v1/live").json()
+        assert after["round"] == 3 and after["events"] == [] and after["totals"] == {} and after["reads"] == 0
+        assert c.get(f"/v1/games/{game}").json()["totals"] == {"Us": 130, "Them": 30}  # as typed
+
         assert c.delete("/v1/live").status_code == 204
         assert c.get("/v1/live").json()["status"] == "off"
         assert c.delete("/v1/live").status_code == 404
     assert not any(t.name.startswith("handfoot-live") for t in threading.enumerate())
+
+
+def test_the_round_watched_moves_on_once_it_is_saved_on_another_phone(tmp_path):
+    """A camera watching round 1 of a game, round 1 typed on another phone: the camera watches round 2, what it read
+    of round 1 forgotten, the typed round kept as typed. A round undone there and typed again leaves the round
+    watched, and what the camera read of it, as they are."""
+    from types import SimpleNamespace
+
+    from handfoot import games, live, live_rounds
+    from handfoot.ledger import Ledger
+    from handfoot.watch import Watcher
+
+    ledger = Ledger.open(tmp_path / "h.db")
+    try:
+        game = games.create_game(ledger, games.GameCreate(rules="pagat", teams=["Us", "Them"])).id
+        req = live_rounds.request_for_game(games.game_view(ledger, game))
+        session = live.LiveSession(0, Watcher(None, None), req, game)
+        read = SimpleNamespace(layout={"teams": {"Us": {"melds": [["8H", "8S", "8C"]]}}}, photo=None)
+        session.watcher.seen, session.watcher.reads = read, 2
+        assert not live_rounds.follow_game(session, ledger) and session.settings.round == 1
+        typed = {"teams": {"Us": {"melds": [["KH", "KS", "KD"]]}, "Them": {"melds": [["9S", "9H", "9D"]]}}}
+        games.add_round(ledger, game, typed, lenient=True)
+        assert live_rounds.follow_game(session, ledger)
+        assert session.settings.round == 2 and session.stable() is None and session.watcher.reads == 0
+        assert not live_rounds.follow_game(session, ledger) and session.settings.round == 2
+        assert [r.layout["teams"]["Us"]["melds"] for r in ledger.rounds(game)] == [[["KH", "KS", "KD"]]]
+
+        session.watcher.seen = read  # round 2 read; round 1 undone and typed again: round 2 is still watched
+        games.undo_round(ledger, game, 1)
+        assert not live_rounds.follow_game(session, ledger)
+        games.add_round(ledger, game, typed, lenient=True)
+        assert not live_rounds.follow_game(session, ledger)
+        assert session.settings.round == 2 and session.stable() is read
+    finally:
+        ledger.close()
 
 
 def test_end_round_without_a_reading_and_the_live_page_address(tmp_path):
@@ -160,7 +206,7 @@ def test_a_round_ended_for_another_game_takes_its_teams(tmp_path, stages, models
     import json
     from types import SimpleNamespace
 
-    from handfoot import core, games, live, photo_request, watch
+    from handfoot import games, live_rounds, photo_request, watch
     from handfoot.ledger import Ledger
 
     read, score = watch.table_reader(models)
@@ -169,7 +215,7 @@ def test_a_round_ended_for_another_game_takes_its_teams(tmp_path, stages, models
     try:
         game = games.create_game(ledger, games.GameCreate(rules="pagat", teams=["Ann", "Bob"]))
         session = SimpleNamespace(stable=lambda: seen, settings=photo_request.PhotoRequest(), game=None)
-        reading = live.end_round(session, ledger, games.game_view(ledger, game.id))
+        reading = live_rounds.end_round(session, ledger, games.game_view(ledger, game.id))
         result = json.loads(ledger.reading(reading).result)
         assert result["score"]["teams"]["Ann"]["total"] == 100 and "A" not in result["score"]["teams"]
         assert result["layout"]["rules"] == "pagat"

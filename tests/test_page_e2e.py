@@ -444,16 +444,33 @@ def test_a_round_watched_live_then_checked_and_saved(watching, browser, tmp_path
     wait.until(lambda d: d.current_url.endswith(f"#/game/{game}"))
     wait.until(lambda d: text_of(d, "[data-total='Us']") == "710")
 
-    # back to the live view: the saved round is gone from it, and the video plays again on request
+    # back to the live view: the saved round is gone from it
     d.find_element(By.ID, "watch-live").click()
     wait.until(lambda d: "round 2" in (text_of(d, "h1") or "") and "Nothing yet" in (text_of(d, "#live-events") or ""))
+
+    # round 2 typed and saved on another phone: the camera watches round 3, and the live view says so
+    import httpx
+
+    layout = {"teams": {"Us": {"melds": [["KH", "KS", "KD"]]}, "Them": {"melds": [["9S", "9H", "9D"]]}}}
+    assert httpx.post(f"{url}/v1/games/{game}/rounds?lenient=true", json=layout).status_code == 201
+    wait.until(lambda d: "Round 2 saved: Us 740, Them 30 in all." in (text_of(d, "#live-saved") or ""))
+    assert "Watching for round 3 now: clear the table (cards left on it count in round 3)" in text_of(d, "#live-saved")
+    assert text_of(d, "#live-title") == "Live: Us vs Them, round 3"
+    assert httpx.get(f"{url}/v1/live").json()["round"] == 3
+    d.save_screenshot(str(shots / "page_live_typed_round_saved_390.png"))
+    # in large type too the round's scores are in view with the notice, above the picture, without scrolling
+    d.find_element(By.ID, "large-type").click()
+    shown = "const b = document.getElementById(arguments[0]).getBoundingClientRect(); return [b.top, b.bottom, innerHeight]"
+    top, bottom, height = d.execute_script(shown, "live-totals")
+    assert bottom <= height and top < d.execute_script(shown, "live-picture")[0], (top, bottom, height)
+    d.save_screenshot(str(shots / "page_live_typed_round_saved_large_390.png"))
+    d.find_element(By.ID, "large-type").click()
+
+    # the video plays again on request, for round 3
     d.find_element(By.ID, "replay-live").click()
     wait.until(lambda d: "new meld of" in (text_of(d, "#live-events") or ""))
 
     # the game's last round saved on another phone: the live view says the game is over, End of round is off
-    import httpx
-
-    layout = {"teams": {"Us": {"melds": [["KH", "KS", "KD"]]}, "Them": {"melds": [["9S", "9H", "9D"]]}}}
     while not httpx.get(f"{url}/v1/games/{game}").json()["over"]:
         assert httpx.post(f"{url}/v1/games/{game}/rounds?lenient=true", json=layout).status_code == 201
     d.refresh()

@@ -1,5 +1,5 @@
 """The ``/v1/live`` routes: a table watched by a camera, for the page's live view (``/live``), thin over
-:mod:`handfoot.live`.
+:mod:`handfoot.live` and :mod:`handfoot.live_rounds`.
 
 One session at a time per server (``app.state.live``): started here from the page (a camera index) or by
 ``handfoot watch --serve`` (a camera or a video file).
@@ -18,7 +18,7 @@ from starlette.websockets import WebSocketDisconnect
 
 from scorer import HandFootError
 
-from .. import core, games, live
+from .. import core, games, live, live_rounds
 from ..camera import FRAME_WIDTH, BrowserCamera, decode_frame
 from ..errors import ConflictError, NotFoundError, TooLargeError
 from ..ledger import Ledger
@@ -60,11 +60,12 @@ class LiveEnded(BaseModel):
 @router.get("", responses={401: ERRORS[401]})
 def live_state(request: Request, ledger: Ledger = Depends(get_ledger)) -> dict[str, Any]:
     """What the live view shows (``handfoot.live.LiveSession.state``); ``{"status": "off"}`` when nothing is
-    watched. A round ended here and since saved to its game starts the next round."""
+    watched. Once the round watched is saved to its game (ended here, or typed or read from a photo on another
+    phone), the next round is watched (``handfoot.live_rounds.follow_game``)."""
     session = getattr(request.app.state, "live", None)
     if session is None:
         return {"status": "off", "message": "nothing is being watched"}
-    live.next_round_if_saved(session, ledger)
+    live_rounds.follow_game(session, ledger)
     return _state(session)
 
 
@@ -86,7 +87,7 @@ def start_live(body: LiveStart, request: Request, ledger: Ledger = Depends(get_l
     if old is not None and old.running:
         raise ConflictError("a table is already being watched: stop it first")
     game = games.game_view(ledger, body.game)
-    req = live.request_for_game(game, body.split, body.deck)
+    req = live_rounds.request_for_game(game, body.split, body.deck)
     if body.source == "browser":
         camera = BrowserCamera()
         request.app.state.live = live.start(camera, models, req, game.id, decks=decks_dir(settings),
@@ -153,12 +154,14 @@ async def live_stream(request: Request, session: live.LiveSession = Depends(get_
 def end_round(body: LiveEnd, ledger: Ledger = Depends(get_ledger),
               session: live.LiveSession = Depends(get_live)) -> LiveEnded:
     """Keep the stable layout as a photo reading and give the page's address that checks it and saves it to the
-    game; once it is saved there, the session watches the next round. 409 before the table was read once."""
+    game; once it is saved there, the session watches the next round. 409 before the table was read once, as
+    once the round watched was saved on another phone (the next round is watched then, nothing of it read yet)."""
+    live_rounds.follow_game(session, ledger)  # a round saved meanwhile on another phone is not ended again
     game = body.game or session.game
     if game is None:
         raise ConflictError("say which game the round goes to")
     view = games.game_view(ledger, game)  # 404 for an unknown game
-    reading = live.end_round(session, ledger, view)
+    reading = live_rounds.end_round(session, ledger, view)
     session.ended = (game, reading)  # the next round starts once this reading is saved to the game
     return LiveEnded(reading=reading, game=game, check=f"/#/game/{game}/check/{reading}")
 

@@ -90,10 +90,12 @@ export async function liveView(gid) {
   show(title, overNote, savedNote, phone,
        aboutNote,
        h("div", {class: "live-layout"},
-         h("div", {class: "live-picture"},
+         /* the round's scores above the picture, in a compact row: a phone shows them without scrolling, in large
+            type too, and a wide screen keeps them in view with the picture */
+         h("div", {class: "live-picture"}, totals,
            h("a", {href: "/v1/live/frame.jpg", target: "_blank", title: "Open the picture larger"}, labels.node), labels.legend,
            status),
-         h("div", {}, totals,
+         h("div", {},
            h("div", {class: "row live-actions"}, end, again, stop,
              own ? h("a", {class: "button", href: `#/game/${own.id}`}, "The game") : h("a", {class: "button", href: "#/"}, "All games")),
            endHint,

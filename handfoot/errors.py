@@ -51,6 +51,19 @@ class StaleError(HandFootError, RuntimeError):
         self.version = version
 
 
+class DeckChangedError(HandFootError, RuntimeError):
+    """A deck profile that is not the one a learning job was allowed to replace (``If-Match``: gone or taught again;
+    ``If-None-Match: *``: one taught meanwhile), at the job's start or as it saves: nothing was replaced.
+    ``extra["deck"]``: the profile as it is now (``handfoot.deck_sync.DeckOut`` as JSON; None: there is none).
+    HTTP 412."""
+
+    http_status = 412
+
+    def __init__(self, message: str, deck: dict | None) -> None:
+        super().__init__(message)
+        self.extra = {"deck": deck}
+
+
 class BusyError(HandFootError, RuntimeError):
     """Every slot for photo work is taken; ``retry_after`` is a suggested wait in seconds. HTTP 503."""
 

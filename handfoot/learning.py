@@ -22,7 +22,8 @@ from scorer.wording import counted
 from vision.config import DEFAULT
 
 from .core import check_photo_file, reading_negatives
-from .errors import TooLargeError
+from .deck_sync import DeckExpect, DeckOut, save_deck
+from .errors import ConflictError, DeckChangedError, TooLargeError
 from .ledger import new_id
 from .limits import DEFAULT_LIMITS, Limits, parse_json
 
@@ -32,43 +33,13 @@ KEPT_JOBS = 50
 NEGATIVE_LOOKS = 5
 
 
-class DeckCheck(BaseModel):
-    """A profile's check: how many ``indices`` its check photos hold, the share of the reader's views of them (each
-    index turned three ways) read right by rank and colour by the ``stock`` reader and with the ``profile`` (0-1:
-    what the profile is kept on), and how many of the indices each reads right so (``stock_right``,
-    ``profile_right``; None for a profile learned before they were counted)."""
-
-    indices: int = 0
-    stock: float = 0.0
-    profile: float = 0.0
-    stock_right: int | None = None
-    profile_right: int | None = None
-
-
-class DeckOut(BaseModel):
-    """A deck profile: its name, the example photos and indices it learned from, its check figures
-    (:class:`DeckCheck`), when it was made, and whether
-    the deck is read as its negative (``negative``: light print on dark paper)."""
-
-    name: str
-    photos: int
-    indices: int
-    check: DeckCheck
-    created: str
-    negative: bool = False
-
-    @classmethod
-    def of(cls, profile: Any) -> "DeckOut":
-        """The summary of a ``vision.deck_profiles.DeckProfile``."""
-        return cls(name=profile.name, photos=profile.photos, indices=profile.indices, check=profile.check,
-                   created=profile.created, negative=profile.negative)
-
-
 class DeckJobOut(BaseModel):
     """A deck-learning job: ``state`` ``learning``, ``done`` (``deck`` is the profile) or ``failed`` (``error``
     says why, e.g. a profile refused for reading its check photos worse); ``stage``, ``done_photos`` and
     ``photos`` say how far it is; ``replaced``, once done, the profile of that name the new one replaced (None:
-    there was none)."""
+    there was none); ``changed``, once failed, whether it failed because the profile of that name was not the one
+    it was allowed to replace any more (taught on another phone while it learned: nothing was saved,
+    :mod:`handfoot.deck_sync`)."""
 
     id: str
     name: str
@@ -78,6 +49,7 @@ class DeckJobOut(BaseModel):
     photos: int = 0
     deck: DeckOut | None = None
     replaced: DeckOut | None = None
+    changed: bool = False
     error: str | None = None
 
 
@@ -100,18 +72,29 @@ class DeckLearning:
         """The job ``job_id``, or None when there is none (or it was forgotten)."""
         return self.table.get(job_id)
 
+    def check(self, name: str, expect: DeckExpect = DeckExpect()) -> None:
+        """Refuse to start learning the profile ``name`` now: ConflictError (409, ``job``: its id) while a job of
+        this server learns it; DeckChangedError (412) when the profile kept is not one ``expect`` lets be
+        replaced."""
+        running = next((j for j in self.table.values() if j.name == name and j.state == "learning"), None)
+        if running is not None:
+            raise ConflictError(f"deck {name!r} is being learned already (on another phone?): wait until that "
+                                f"ends (GET /v1/decks/jobs/{running.id}), then teach it again", job=running.id)
+        expect.check(name, self.decks)
+
     def start(self, name: str, examples: list, models: Any, cleanup: Callable[[], Any] | None = None,
-              done: Callable[[Any], Any] | None = None) -> DeckJobOut:
-        """Check ``examples`` (too few photos or indices: 422 before any work), take a place among the photo
-        readings' (503 when none is free) and learn the profile ``name`` with ``models.reader`` in the background,
-        replacing the one of that name (:func:`learn_and_save`); ``cleanup()`` runs when the job ends,
-        ``done(profile)`` when it learned one. Must be called on the event
-        loop. Returns the job, updated in place
-        as it runs."""
+              done: Callable[[Any], Any] | None = None, expect: DeckExpect = DeckExpect()) -> DeckJobOut:
+        """Check the start (:meth:`check`: 409, 412) and ``examples`` (too few photos or indices: 422 before any
+        work), take a place among the photo readings' (503 when none is free) and learn the profile ``name`` with
+        ``models.reader`` in the background, saving it in place of the one of that name when ``expect`` still lets
+        that one be replaced (:func:`learn_and_save`: else the job fails, ``changed``); ``cleanup()`` runs when the
+        job ends, ``done(profile)`` when it saved one. Must be called on the event loop (no job of the name can
+        start between the check and this job's entry). Returns the job, updated in place as it runs."""
         from vision.decks import check_folds  # the optional vision extra (OpenCV, ONNX Runtime)
 
         if models.reader is None:
             raise HandFootError("no index reader is loaded: decks cannot be learned")
+        self.check(name, expect)
         check_folds(examples)
         self.jobs.admit()
         job = DeckJobOut(id=new_id(), name=name, state="learning", photos=len(examples))
@@ -124,7 +107,7 @@ class DeckLearning:
 
         def work():
             profile, _, before = learn_and_save(examples, models.reader.with_heads(None), name, self.decks,
-                                                progress, models.detector)
+                                                progress, models.detector, expect)
             job.replaced = DeckOut.of(before) if before is not None else None
             if done:
                 done(profile)
@@ -134,8 +117,8 @@ class DeckLearning:
             try:
                 job.deck, job.state, job.stage = DeckOut.of(await self.jobs.run(work)), "done", "done"
                 job.done_photos = job.photos
-            except Exception as exc:  # a refused profile, too few examples: the job says so
-                job.state, job.error = "failed", str(exc)
+            except Exception as exc:  # a refused profile, too few examples, another phone's: the job says so
+                job.state, job.error, job.changed = "failed", str(exc), isinstance(exc, DeckChangedError)
             finally:
                 if cleanup:
                     cleanup()
@@ -235,18 +218,21 @@ def learn_from_files(paths: list[Path], name: str, decks_folder: Path,
 
 
 def learn_and_save(examples: list, reader: Any, name: str, decks_folder: Path,
-                   progress: Callable[[str, int, int], Any] | None = None, detector: Any = None
-                   ) -> tuple[Any, Path, Any]:
+                   progress: Callable[[str, int, int], Any] | None = None, detector: Any = None,
+                   expect: DeckExpect = DeckExpect()) -> tuple[Any, Path, Any]:
     """Learn the deck profile ``name`` from ``examples`` (``vision.decks.learn`` with ``reader`` and ``detector``)
-    and save it in ``decks_folder``, in place of the profile of that name kept there: learning again under a name
-    replaces its profile (``handfoot deck learn`` only with ``--replace``; the page asks first), as ``handfoot deck
-    learn`` and ``POST /v1/decks/{name}/learn`` both tell. Returns the profile, its file and the profile it replaced
-    (None: there was none).
+    and save it in ``decks_folder``, in place of the profile of that name kept there when ``expect`` lets that one
+    be replaced (:func:`handfoot.deck_sync.save_deck`; by default any): learning again under a name replaces its
+    profile (``handfoot deck learn`` only with ``--replace``; the page asks first, and sends the version it asked
+    about), as ``handfoot deck learn`` and ``POST /v1/decks/{name}/learn`` both tell. Returns the profile (its
+    ``version`` set), its file and the profile it replaced (None: there was none).
 
     Raises:
         vision.decks.ProfileRefusedError: the profile reads its check photos worse than the stock reader (the one
             kept before, when there is one, stays: the message says so); ``vision.decks.AlreadyReadError`` when no
             profile is needed; the errors of ``vision.decks.learn``.
+        DeckChangedError: the profile kept now is not one ``expect`` lets be replaced (taught meanwhile): nothing
+            saved.
     """
     decks = _vision("decks")
     before = saved_deck(name, decks_folder)
@@ -256,7 +242,7 @@ def learn_and_save(examples: list, reader: Any, name: str, decks_folder: Path,
         if before is not None:
             exc.args = (f"{exc}; the deck {name} learned before stays as it was",)
         raise
-    return profile, profile.save(decks_folder), before
+    return save_deck(profile, decks_folder, expect)
 
 
 def saved_deck(name: str, decks_folder: Path) -> Any | None:

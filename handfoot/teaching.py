@@ -28,6 +28,7 @@ import numpy as np
 from scorer import HandFootError
 from scorer.wording import counted
 
+from .deck_sync import save_deck
 from .errors import BusyError
 from .games import corrections_of
 from .ledger import Ledger
@@ -149,8 +150,7 @@ class Teacher:
 
         def work():
             profile = learn(examples, reader.with_heads(None), deck, detector=detector)
-            profile.save(self.decks)
-            return profile
+            return save_deck(profile, self.decks)[0]  # under the lock every save of a profile takes
         try:
             profile = await self.jobs.run(work)
         except ProfileRefusedError as exc:

@@ -1,10 +1,16 @@
 """A deck profile (:class:`DeckProfile`: the index reader's heads and the rest of what ``vision.decks.learn``
 learned for one family's deck) and where profiles are kept: in a folder the caller names (``handfoot`` keeps them in
 its data folder), one ``NAME.npz`` each (the profile's arrays, and its other fields as JSON under ``meta``).
+
+A profile's *version* (:func:`file_version`) is the first 16 hex digits of the sha256 of its file's bytes: every save
+changes it (a profile records when it was learned), whoever saved it, and a file put back as it was has its version
+again.
 """
 
 from __future__ import annotations
 
+import hashlib
+import io
 import json
 import os
 import re
@@ -54,6 +60,7 @@ class DeckProfile:
         jitter: the test-time copies of each box its reader reads and averages (None: each box once).
         aspect: the photo aspect its reader cuts crops at (``vision.deck_aspect``; 1: as photographed).
         ink: the deck's inks, blended into every suit read (``vision.deck_ink``; None: none).
+        version: the version of the file it was loaded from (:func:`file_version`; "": not loaded from a file).
     """
 
     name: str
@@ -70,6 +77,7 @@ class DeckProfile:
     jitter: Jitter | None = None
     aspect: float = 1.0
     ink: Ink | None = None
+    version: str = field(default="", compare=False)
 
     def models(self, detector, reader: IndexReader) -> tuple:
         """(detector, reader) reading this deck: ``reader`` (the same loaded model) with the profile's heads, layers,
@@ -115,7 +123,8 @@ class DeckProfile:
         if not path.is_file():
             known = ", ".join(p.name for p in list_profiles(folder)) or "none yet (handfoot deck learn)"
             raise DeckNotFoundError(f"no deck profile {name!r} in {folder}; profiles there: {known}")
-        z = np.load(path)
+        data = path.read_bytes()  # one read: the version is of the very bytes loaded
+        z = np.load(io.BytesIO(data))
         meta = json.loads(str(z["meta"]))
         members = tuple(tuple(z[f"m{k}_{w}"] for w in ("rank_w", "rank_b", "suit_w", "suit_b"))
                         for k in range(sum(1 for f in z.files if re.fullmatch(r"m\d+_rank_w", f))))
@@ -124,7 +133,22 @@ class DeckProfile:
         return cls(meta["name"], Heads(members), meta["photos"], meta["indices"], meta.get("check", {}),
                    meta.get("created", ""), bool(meta.get("negative", False)), layers, meta.get("window"),
                    GlyphReader.from_arrays(z), Frame.from_arrays(z),  # None / identity for profiles without them
-                   Jitter.of(meta.get("jitter")), float(meta.get("aspect", 1.0)), Ink.from_arrays(z))
+                   Jitter.of(meta.get("jitter")), float(meta.get("aspect", 1.0)), Ink.from_arrays(z),
+                   version_of(data))
+
+
+def version_of(data: bytes) -> str:
+    """The version of a profile file of bytes ``data``: the first 16 hex digits of their sha256."""
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
+def file_version(name: str, folder: Path) -> str | None:
+    """The version of the profile ``name`` kept in ``folder`` (:func:`version_of` its file), or None when there is
+    none."""
+    try:
+        return version_of((Path(folder) / f"{check_name(name)}.npz").read_bytes())
+    except FileNotFoundError:
+        return None
 
 
 def list_profiles(folder: Path) -> list[DeckProfile]:

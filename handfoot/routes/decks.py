@@ -16,10 +16,12 @@ from scorer import HandFootError
 
 from .. import core, teaching
 from ..errors import NotFoundError, TooLargeError
-from ..learning import DeckJobOut, DeckLearning, DeckOut, uploaded_examples as learning_examples
+from ..deck_sync import DeckExpect, DeckOut
+from ..learning import DeckJobOut, DeckLearning, uploaded_examples as learning_examples
 from ..ledger import Ledger, new_id
 from ..limits import check_file_size
-from .deps import ERRORS, DeckName, decks_dir, get_learning, get_ledger, get_models, get_settings, save_upload
+from .deps import (DECK_ERRORS, DECK_IF_MATCH, ERRORS, IF_NONE_MATCH, DeckName, decks_dir, get_learning, get_ledger,
+                   get_models, get_settings, save_upload)
 
 router = APIRouter(prefix="/v1")
 
@@ -34,7 +36,8 @@ class DeckLearnIn(BaseModel):
 
 @router.get("/decks", response_model=list[DeckOut], responses={401: ERRORS[401]})
 def list_decks(settings=Depends(get_settings)) -> list[DeckOut]:
-    """The deck profiles this server reads with (``deck`` on ``POST /v1/photos``)."""
+    """The deck profiles this server reads with (``deck`` on ``POST /v1/photos``), each with its ``version`` (sent
+    back as ``If-Match`` to learn it again only while it is that one)."""
     from vision.deck_profiles import list_profiles  # the optional vision extra (OpenCV, ONNX Runtime)
 
     return [DeckOut.of(p) for p in list_profiles(decks_dir(settings))]
@@ -50,26 +53,33 @@ def delete_deck(name: DeckName, settings=Depends(get_settings)) -> Response:
 
 
 @router.post("/decks/{name}/learn", response_model=DeckJobOut, status_code=202,
-             responses={k: ERRORS[k] for k in (401, 404, 422, 503)})
+             responses={**{k: ERRORS[k] for k in (401, 404, 422, 503)}, **DECK_ERRORS})
 async def learn_deck(name: DeckName, body: DeckLearnIn, ledger: Ledger = Depends(get_ledger),
                      learning: DeckLearning = Depends(get_learning),
-                     models: core.Models = Depends(get_models)) -> DeckJobOut:
+                     models: core.Models = Depends(get_models),
+                     if_match: Annotated[str | None, DECK_IF_MATCH] = None,
+                     if_none_match: Annotated[str | None, IF_NONE_MATCH] = None) -> DeckJobOut:
     """Learn (or learn again) the deck profile ``name`` from the photo rounds of ``games``, in the background:
     the answer is the job (``GET /v1/decks/jobs/{id}`` says how far it is; learning again replaces the profile of
-    that name, and the job done says which in ``replaced``). It shares the photo readings' places: 503 with
-    ``Retry-After`` when they are all taken."""
+    that name, and the job done says which in ``replaced``). ``If-None-Match: *`` learns a new deck only,
+    ``If-Match`` replaces only the profile of that ``version``: 412 when it is not so at the start, and a job that
+    finds it not so as it saves fails (``changed``) and saves nothing (:mod:`handfoot.deck_sync`); with neither,
+    whatever is kept is replaced. 409 while a job learns that name already. It shares the photo readings' places:
+    503 with ``Retry-After`` when they are all taken."""
     from vision.decks import Example, check_name  # the optional vision extra (OpenCV, ONNX Runtime)
 
     check_name(name)
+    expect = DeckExpect.of(if_match, if_none_match)
+    learning.check(name, expect)
     examples = [Example(Path(doc["image"]), np.array([d["box"] for d in doc["detections"]], np.float32),
                         tuple(d["card"] for d in doc["detections"])) for g in body.games
                 for doc in teaching.game_examples(ledger, g)]
     return learning.start(name, examples, models, done=lambda profile: ledger.set_lesson(
-        name, teaching.learned(profile, len(examples), len(body.games)).model_dump()))
+        name, teaching.learned(profile, len(examples), len(body.games)).model_dump()), expect=expect)
 
 
 @router.post("/decks/{name}/learn/upload", response_model=DeckJobOut, status_code=202,
-             responses={k: ERRORS[k] for k in (401, 413, 422, 503)})
+             responses={**{k: ERRORS[k] for k in (401, 413, 422, 503)}, **DECK_ERRORS})
 async def learn_deck_from_upload(
         name: DeckName,
         examples: Annotated[UploadFile, File(description="the examples: JSON lines as `handfoot detect --json` "
@@ -77,13 +87,18 @@ async def learn_deck_from_upload(
         photos: Annotated[list[UploadFile], File(description="the photos the examples name (matched by file "
                                                              "name)")],
         settings=Depends(get_settings), learning: DeckLearning = Depends(get_learning),
-        models: core.Models = Depends(get_models)) -> DeckJobOut:
+        models: core.Models = Depends(get_models),
+        if_match: Annotated[str | None, DECK_IF_MATCH] = None,
+        if_none_match: Annotated[str | None, IF_NONE_MATCH] = None) -> DeckJobOut:
     """Learn (or learn again) the deck profile ``name`` from an uploaded examples file and its photos, in the
-    background, as ``POST /v1/decks/{name}/learn`` does from games. Each example's ``image`` is matched to an
-    uploaded photo by its file name; the uploads are deleted when the job ends."""
+    background, as ``POST /v1/decks/{name}/learn`` does from games (``If-Match``, ``If-None-Match``, 409, 412 as
+    there, before the photos are kept). Each example's ``image`` is matched to an uploaded photo by its file name;
+    the uploads are deleted when the job ends."""
     from vision.decks import MAX_PHOTOS, check_name  # the optional vision extra (OpenCV, ONNX Runtime)
 
     check_name(name)
+    expect = DeckExpect.of(if_match, if_none_match)
+    learning.check(name, expect)
     limits = settings.limits
     if len(photos) > MAX_PHOTOS:
         raise TooLargeError(f"{len(photos)} photos (at most {MAX_PHOTOS} to learn a deck from)")
@@ -96,7 +111,7 @@ async def learn_deck_from_upload(
     folder = decks_dir(settings) / ".uploads" / new_id()
     try:
         found = await run_in_threadpool(saved_examples, folder, examples, photos, limits)
-        job = learning.start(name, found, models, lambda: shutil.rmtree(folder, ignore_errors=True))
+        job = learning.start(name, found, models, lambda: shutil.rmtree(folder, ignore_errors=True), expect=expect)
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise

@@ -27,6 +27,15 @@ ERRORS = {k: {"description": v, "content": {"application/json": {"example": {"er
 ERRORS[412] = {"description": "the game changed since the version in If-Match (on another phone): `game` is the "
                               "game as it is now", "content": {"application/json": {"example": {
                                   "error": "the game was changed on another phone", "game": {}}}}}
+#: the answers of the deck-learning routes that are theirs alone
+DECK_ERRORS = {
+    409: {"description": "a job of this server is learning a deck of that name already (`job`: its id)",
+          "content": {"application/json": {"example": {"error": "deck 'kitchen' is being learned already",
+                                                       "job": "0123456789abcdef"}}}},
+    412: {"description": "the deck profile of that name is not the one If-Match names (gone, or taught again), or "
+                         "there is one and If-None-Match is *: nothing was started; `deck` is the profile as it is "
+                         "now (null: none)",
+          "content": {"application/json": {"example": {"error": "deck 'kitchen' is taught already", "deck": None}}}}}
 #: a deck profile's name (``vision.decks.NAME``)
 DECK_NAME = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$"
 #: what :data:`DECK_NAME` allows, in words (``vision.deck_examples.check_name`` says it so too)
@@ -35,6 +44,13 @@ DeckName = Annotated[str, PathParam(pattern=DECK_NAME, description=f"a deck prof
 IF_MATCH = Header(alias="If-Match", max_length=200, pattern=r'^(\*|(W/)?"[0-9]{1,11}")$',
                   description='the game\'s version this change was made from (its ETag, "7"): 412 when it changed '
                               "since")
+DECK_IF_MATCH = Header(alias="If-Match", max_length=200, pattern=r'^(\*|(W/)?"[0-9A-Za-z_-]{1,64}")$',
+                       description='replace only the deck profile at this version (its `version` in GET /v1/decks, '
+                                   'quoted: "3fa9c0d1e2b4a5f6"; * any profile, but one must be kept): 412 when it is '
+                                   "gone or was taught again, at the start or as the job saves")
+IF_NONE_MATCH = Header(alias="If-None-Match", max_length=200, pattern=r"^\*$",
+                       description="*: a new deck only: 412 when a profile of that name is kept, at the start or as "
+                                   "the job saves")
 IDEMPOTENCY_KEY = Header(alias="Idempotency-Key", max_length=200, pattern=r"^[\x21-\x7e]{1,200}$",
                          description="a random id per action: the same key again gets the first answer, nothing new "
                                      "is stored")

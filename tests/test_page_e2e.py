@@ -551,14 +551,17 @@ def test_a_table_watched_without_a_game_is_named_after_its_open_game(tmp_path, a
 
 def test_learning_a_deck_under_a_name_already_learned_asks_first(tmp_path, browser):
     """A game's **Learn this deck** under the name of a deck learned before (here from 20 photos) asks before
-    replacing it, saying what it was learned from; Cancel keeps it and starts nothing, Replace it learns."""
+    replacing it, saying what it was learned from; Cancel keeps it and starts nothing. Another phone teaching it is
+    said: while it learns (nothing started here; "Try again" asks again), having taught it before Replace it is
+    pressed (nothing replaced; "Replace theirs" learns), and while a new name learns (theirs kept, what this phone
+    learned not saved)."""
     import httpx
     from vision.deck_profiles import DeckProfile
     from vision.models.reader import IndexReader
 
-    DeckProfile("grandmas-blue", IndexReader().stock_heads(), 20, 261, {}, "2026-12-01T10:00:00+00:00").save(
-        tmp_path / "data" / "decks")
-    kept = (tmp_path / "data" / "decks" / "grandmas-blue.npz").read_bytes()
+    decks, heads = tmp_path / "data" / "decks", IndexReader().stock_heads()
+    DeckProfile("grandmas-blue", heads, 20, 261, {}, "2026-12-01T10:00:00+00:00").save(decks)
+    kept = (decks / "grandmas-blue.npz").read_bytes()
     shots = shots_dir(tmp_path)
     d, wait = browser, WebDriverWait(browser, 60)
     viewport(d, 390, 844)
@@ -588,19 +591,56 @@ def test_learning_a_deck_under_a_name_already_learned_asks_first(tmp_path, brows
         wait.until(lambda d: not d.execute_script("return document.getElementById('sheet').open"))
         assert not text_of(d, "#teach-status") and learn.is_enabled()  # nothing started
         assert (tmp_path / "data" / "decks" / "grandmas-blue.npz").read_bytes() == kept
+        # another phone is teaching it now: Replace it starts nothing, says so, and offers to try again
+        other = httpx.post(f"{url}/v1/decks/grandmas-blue/learn", json={"games": [game]}).json()
         learn.click()
         wait.until(lambda d: d.execute_script("return document.getElementById('sheet').open"))
-        assert text_of(d, "#confirm-yes") == "Replace it"
         d.find_element(By.ID, "confirm-yes").click()
+        wait.until(lambda d: d.find_elements(By.ID, "deck-notice"))
+        said = text_of(d, "#deck-notice")
+        assert said.startswith("Another phone is teaching deck grandmas-blue right now"), said
+        assert "Only one phone can teach a deck at a time, so nothing was started here." in said
+        d.save_screenshot(str(shots / "page_teach_busy_390.png"))
+        job = f"{url}/v1/decks/jobs/{other['id']}"
+        WebDriverWait(d, 300).until(lambda d: httpx.get(job).json()["state"] != "learning")
+        d.find_element(By.ID, "deck-try-again").click()
+        wait.until(lambda d: d.execute_script("return document.getElementById('sheet').open"))
+        assert text_of(d, "#confirm-yes") == "Replace it"
+        # while the question is open, another phone teaches grandmas-blue again: Replace it replaces nothing
+        DeckProfile("grandmas-blue", heads, 30, 390, {}, "2026-12-02T09:00:00+00:00").save(decks)
+        theirs = (decks / "grandmas-blue.npz").read_bytes()
+        d.find_element(By.ID, "confirm-yes").click()
+        wait.until(lambda d: d.find_elements(By.ID, "deck-notice"))
+        said = text_of(d, "#deck-notice")
+        assert said.startswith("Another phone taught deck grandmas-blue meanwhile"), said
+        assert ("While you were deciding, another phone taught deck grandmas-blue again (now from 30 photos). Nothing "
+                "was replaced.") in said
+        assert (decks / "grandmas-blue.npz").read_bytes() == theirs
+        d.save_screenshot(str(shots / "page_teach_raced_390.png"))
+        d.find_element(By.ID, "deck-learn-over").click()  # the family says: this game's photos over theirs
         wait.until(lambda d: "Learning your deck" in (text_of(d, "#teach-status") or ""))
         ended = "const s = document.getElementById('teach-status'); return s && !s.querySelector('.spinner') && s.textContent"
         said = WebDriverWait(d, 300).until(lambda d: d.execute_script(ended))  # learned, or refused and kept
         assert said.startswith("Deck grandmas-blue learned from 2 photos") or "stays as it was" in said, said
-        # a name no deck has is learned without a question (the panel may have been drawn again meanwhile)
+        # a name no deck has is learned without a question (the panel may have been drawn again meanwhile); another
+        # phone finishing it first while it learns is said, and theirs kept
         name = d.find_element(By.ID, "deck-name")
         name.clear()
         name.send_keys("new-deck")
         d.find_element(By.ID, "learn-deck").click()
-        wait.until(lambda d: "Learning your deck" in (text_of(d, "#teach-status") or ""))
+        # a stage shown (a second after the job started): the job runs, and learns for seconds more (5 s on 2 cores)
+        wait.until(lambda d: "Learning your deck… " in (text_of(d, "#teach-status") or ""))
         assert not d.execute_script("return document.getElementById('sheet').open")
-        assert console_errors(d) == []  # before the server stops
+        DeckProfile("new-deck", heads, 30, 390, {}, "2026-12-02T09:00:00+00:00").save(decks)
+        theirs = (decks / "new-deck.npz").read_bytes()
+        WebDriverWait(d, 300).until(lambda d: d.find_elements(By.ID, "deck-notice"))
+        said = text_of(d, "#deck-notice")
+        assert ("While this phone was learning, another phone finished teaching deck new-deck (from 30 photos). "
+                "Theirs is kept: what this phone learned was not saved.") in said, said
+        assert (decks / "new-deck.npz").read_bytes() == theirs
+        d.save_screenshot(str(shots / "page_teach_raced_learning_390.png"))
+        d.find_element(By.ID, "deck-keep-theirs").click()
+        wait.until(lambda d: httpx.get(f"{url}/v1/games/{game}").json()["deck"] == "new-deck")
+        # the browser logs the 409 and 412 answers to Replace it, said on the page above
+        assert [e for e in console_errors(d)
+                if not ("/v1/decks/grandmas-blue/learn" in e and (" 409 " in e or " 412 " in e))] == []

@@ -9,9 +9,9 @@ export class ApiError extends Error {
   }
 }
 /* A request to the API; `key` is the action's Idempotency-Key (hfSync.newKey), round writes carry If-Match (the
- * game's `version` when given: the one a question was asked about). */
-export async function api(method, path, body, key, version) {
-  const opts = {method, headers: hfSync.headers(method, path, key, version)};
+ * game's `version` when given: the one a question was asked about); `extra`: more headers (a deck's If-Match). */
+export async function api(method, path, body, key, version, extra) {
+  const opts = {method, headers: {...hfSync.headers(method, path, key, version), ...extra}};
   if (body !== undefined) { opts.headers["content-type"] = "application/json"; opts.body = JSON.stringify(body); }
   let r;
   try { r = await fetch(path, opts); }

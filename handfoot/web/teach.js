@@ -6,6 +6,10 @@ const DECK_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$/;  /* a deck's name (vision.
 /* the fewest photos a deck is learned from (vision.decks.check_photos refuses fewer) */
 export const MIN_TEACH = 2;
 
+/* A learning this phone started, by game id: {status (its status line), running}, kept until it ends well or its
+   notice is answered, so that a panel drawn again (the game changed on another phone) shows how it ended. */
+const learnings = new Map();
+
 /* A game's corrected photo rounds teach the card reader the family's deck (POST /v1/decks/{name}/learn), and go on
    teaching it after every round saved (the game's `teach`, its last `lesson`; PUT /v1/games/{id}/deck). */
 export function teachPanel(gid, g) {
@@ -13,7 +17,9 @@ export function teachPanel(gid, g) {
   const name = h("input", {type: "text", id: "deck-name", maxlength: "40", autocomplete: "off", placeholder: "our-deck",
                            value: g.teach || g.deck || "", onfocus: (e) => e.target.select()});
   const deckName = () => name.value.trim() || name.placeholder;
-  const status = h("div", {"aria-live": "polite", class: "status", id: "teach-status"},
+  /* a learning this phone started for the game, or its notice: its status line stays when the panel is drawn again */
+  const was = learnings.get(gid);
+  const status = was ? was.status : h("div", {"aria-live": "polite", class: "status", id: "teach-status"},
     g.lesson ? h("p", {id: "lesson"}, g.lesson.message) : null);
   /* a name that is no deck's name is said as it is typed (vision.decks.NAME), before anything is asked */
   const nameOk = () => {
@@ -42,35 +48,44 @@ export function teachPanel(gid, g) {
     } catch (e) { keep.checked = !keep.checked; status.replaceChildren(errorBox(e)); }
   });
   /* a deck learned before under the name (GET /v1/decks) is replaced only once the person says so: it may have
-     learned from many more photos than this game's (the CLI's deck learn --replace). Resolves true to learn. */
-  const replaceOk = async (deck) => {
+     learned from many more photos than this game's (the CLI's deck learn --replace). Resolves the headers that say
+     what the learning may replace: If-Match with the version asked about (a deck taught again meanwhile on another
+     phone is then kept, and said), If-None-Match: * for a name no deck has; null: nothing to learn. */
+  const asked = async (deck) => {
     let known;
     try { known = (await api("GET", "/v1/decks")).find(d => d.name === deck); }
-    catch (e) { status.replaceChildren(errorBox(e)); return false; }
-    if (!known) return true;
+    catch (e) { status.replaceChildren(errorBox(e)); return null; }
+    if (!known) return {"If-None-Match": "*"};
     const when = (known.created || "").slice(0, 10);
-    return askConfirm(`Replace deck ${deck}?`, [
+    const yes = await askConfirm(`Replace deck ${deck}?`, [
       `Deck ${deck} was learned before from ${known.photos} photo${known.photos === 1 ? "" : "s"}` +
         (when ? ` (${when})` : "") + `. Learning it from this game's ${photos} photo${photos === 1 ? "" : "s"} ` +
         "replaces it once the new one is kept (one that reads worse than handfoot without it is not).",
       "To keep it, cancel and type another deck name."], "Replace it");
+    return yes ? {"If-Match": `"${known.version}"`} : null;
   };
-  const go = h("button", {type: "button", id: "learn-deck", disabled: photos < MIN_TEACH}, "Learn this deck");
-  go.addEventListener("click", async () => {
-    const deck = deckName();
-    if (!nameOk()) { name.focus(); return; }  /* vision.decks.NAME: a name with "/" is no address at all */
-    if (!(await replaceOk(deck))) return;
-    setBusy(go, true);
+  /* learn deck `deck` from this game's photo rounds, sending `headers` (what it may replace); the page's button
+     and status line are looked up again as it ends: the panel may have been drawn again meanwhile */
+  const learn = async (deck, headers) => {
+    const state = {status, running: true};
+    learnings.set(gid, state);
+    setBusy(document.getElementById("learn-deck"), true);
     status.replaceChildren(h("p", {}, h("span", {class: "spinner", "aria-hidden": "true"}), " Learning your deck…"));
     try {
-      let job = await api("POST", `/v1/decks/${encodeURIComponent(deck)}/learn`, {games: [gid]});
+      let job = await api("POST", `/v1/decks/${encodeURIComponent(deck)}/learn`, {games: [gid]}, null, null, headers);
       while (job.state === "learning") {
         await new Promise(done => setTimeout(done, 1000));
         job = await api("GET", `/v1/decks/jobs/${job.id}`);
         status.replaceChildren(h("p", {}, h("span", {class: "spinner", "aria-hidden": "true"}),
           ` Learning your deck… ${job.stage || ""}`));
       }
+      if (job.changed) {  /* taught on another phone while this one learned: theirs kept, nothing saved */
+        const now = (await api("GET", "/v1/decks")).find(d => d.name === deck) || null;
+        raced(deck, now, true);
+        return;
+      }
       if (job.state === "failed") throw new Error(job.error);
+      learnings.delete(gid);
       const c = job.deck.check;
       await api("PUT", `/v1/games/${gid}/deck`, {deck: job.deck.name});  /* the game reads with it from now on */
       status.replaceChildren(h("p", {}, `Deck ${job.deck.name} learned from ${job.deck.photos} photos` +
@@ -81,9 +96,69 @@ export function teachPanel(gid, g) {
           ? "It reads them no better yet: each round saved with photos teaches it more. " : "") +
         "This game's new photos are read with it."));
       toast(`Deck ${job.deck.name} learned`);
+    } catch (e) {
+      if (e.status === 409) busy(deck);
+      else if (e.status === 412) raced(deck, e.body.deck || null, false, "If-Match" in headers);
+      else { learnings.delete(gid); status.replaceChildren(errorBox(e)); }
+    } finally {
+      state.running = false;
+      setBusy(document.getElementById("learn-deck"), false);
+    }
+  };
+  /* a notice in the status line (kept there when the panel is drawn again, until one of its buttons is pressed):
+     `heading`, `lines`, and its buttons, each [label, id, action, primary] */
+  const notice = (heading, lines, buttons) => {
+    const done = () => { learnings.delete(gid); status.replaceChildren(); };
+    status.replaceChildren(h("div", {class: "notice-box", role: "alert", id: "deck-notice"}, h("h3", {}, heading),
+      lines.map(t => h("p", {}, t)), h("div", {class: "row"}, buttons.map(([label, id, action, primary]) =>
+        h("button", {type: "button", id, class: primary ? "primary" : null, onclick: () => { done(); action(); }}, label)))));
+    status.scrollIntoView({block: "center"});
+  };
+  const otherName = ["Choose another name", "deck-other-name", () => {
+    const input = document.getElementById("deck-name");
+    if (input) { input.scrollIntoView({block: "center"}); input.focus(); input.select(); }
+  }];
+  /* another phone is teaching `deck` now (409): one phone at a time */
+  const busy = (deck) => notice(`Another phone is teaching deck ${deck} right now`, [
+    "Only one phone can teach a deck at a time, so nothing was started here.",
+    "Wait until it is done (a minute or so), then try again: you will be asked before its deck is replaced."],
+    [["Try again", "deck-try-again", () => start(deck), true], otherName]);
+  /* deck `deck` is not the one this phone asked about or saw missing (412; `during`: found as its learning ended):
+     `now` as it is now (null: deleted), `replacing`: the person had said to replace the one shown */
+  const raced = (deck, now, during, replacing) => {
+    if (!now) {
+      notice(`Deck ${deck} was deleted on another phone`, [
+        during ? `While this phone was learning it, deck ${deck} was deleted on another phone, so nothing was saved.`
+               : `Deck ${deck} was deleted on another phone meanwhile, so nothing was replaced.`,
+        "You can teach it again as a new deck from this game's photos, or choose another name."],
+        [["Teach it as a new deck", "deck-learn-new", () => learn(deck, {"If-None-Match": "*"}), true], otherName]);
+      return;
+    }
+    const from = `from ${now.photos} photo${now.photos === 1 ? "" : "s"}`;
+    notice(`Another phone taught deck ${deck} meanwhile`, [
+      during ? `While this phone was learning, another phone finished teaching deck ${deck} (${from}). Theirs is kept: ` +
+               "what this phone learned was not saved."
+             : replacing ? `While you were deciding, another phone taught deck ${deck} again (now ${from}). Nothing was replaced.`
+             : `Just now, another phone taught deck ${deck} (${from}). Nothing was replaced.`,
+      "You can keep theirs (this game then reads with it), replace it with one learned from this game's photos, or " +
+        "choose another name."],
+      [["Keep theirs", "deck-keep-theirs", () => keepTheirs(deck), true],
+       ["Replace theirs", "deck-learn-over", () => learn(deck, {"If-Match": `"${now.version}"`})], otherName]);
+  };
+  const keepTheirs = async (deck) => {
+    try {
+      await api("PUT", `/v1/games/${gid}/deck`, {deck});
+      toast(`This game's photos are read with deck ${deck}`);
     } catch (e) { status.replaceChildren(errorBox(e)); }
-    setBusy(go, false);
-  });
+  };
+  const start = async (deck) => {
+    if (!nameOk()) { name.focus(); return; }  /* vision.decks.NAME: a name with "/" is no address at all */
+    const headers = await asked(deck);
+    if (headers) await learn(deck, headers);
+  };
+  const go = h("button", {type: "button", id: "learn-deck", disabled: photos < MIN_TEACH || !!(was && was.running)},
+               "Learn this deck");
+  go.addEventListener("click", () => start(deckName()));
   return h("section", {class: "panel", id: "teach"}, h("h2", {}, "Teach handfoot your deck"),
     h("p", {class: "muted"}, "The photo rounds of this game, as you corrected them, teach the card reader your deck " +
       "(seconds to a minute). Some photos check it first: it is kept unless it reads those worse than handfoot does without it. Five photo rounds are a start."),

@@ -633,13 +633,18 @@ def test_learning_a_deck_under_a_name_already_learned_asks_first(tmp_path, brows
         assert not d.execute_script("return document.getElementById('sheet').open")
         DeckProfile("new-deck", heads, 30, 390, {}, "2026-12-02T09:00:00+00:00").save(decks)
         theirs = (decks / "new-deck.npz").read_bytes()
-        WebDriverWait(d, 300).until(lambda d: d.find_elements(By.ID, "deck-notice"))
-        said = text_of(d, "#deck-notice")
-        assert ("While this phone was learning, another phone finished teaching deck new-deck (from 30 photos). "
-                "Theirs is kept: what this phone learned was not saved.") in said, said
+        # the job saves after theirs (5 s on 2 cores): the notice; a machine fast enough to save it within the second
+        # before theirs was written shows it learned (theirs, written last, is the deck: nothing else to check)
+        WebDriverWait(d, 300).until(lambda d: d.find_elements(By.ID, "deck-notice") or d.execute_script(ended))
+        if d.find_elements(By.ID, "deck-notice"):
+            said = text_of(d, "#deck-notice")
+            assert ("While this phone was learning, another phone finished teaching deck new-deck (from 30 photos). "
+                    "Theirs is kept: what this phone learned was not saved.") in said, said
+            d.save_screenshot(str(shots / "page_teach_raced_learning_390.png"))
+            d.find_element(By.ID, "deck-keep-theirs").click()
+        else:
+            assert d.execute_script(ended).startswith("Deck new-deck learned from 2 photos"), d.execute_script(ended)
         assert (decks / "new-deck.npz").read_bytes() == theirs
-        d.save_screenshot(str(shots / "page_teach_raced_learning_390.png"))
-        d.find_element(By.ID, "deck-keep-theirs").click()
         wait.until(lambda d: httpx.get(f"{url}/v1/games/{game}").json()["deck"] == "new-deck")
         # the browser logs the 409 and 412 answers to Replace it, said on the page above
         assert [e for e in console_errors(d)

@@ -53,6 +53,29 @@ def test_a_huge_image_is_refused_from_its_header(tmp_path, capsys):
     assert "image too large" in one_line(capsys)
 
 
+def test_a_tiny_image_is_said_too_small_to_read_not_empty_of_cards(tmp_path, capsys):
+    """A 1 x 1 photo (or a thumbnail) is refused from its header, naming its size and the least handfoot reads (a
+    photo of that least size is read)."""
+    cv2 = pytest.importorskip("cv2")
+    import numpy as np
+    from handfoot.core import check_photo_file
+    from handfoot.limits import DEFAULT_LIMITS
+
+    cv2.imwrite(str(tmp_path / "tiny.png"), np.full((1, 1, 3), 90, np.uint8))
+    assert main(["score", str(tmp_path / "tiny.png")]) == 1
+    said = one_line(capsys)
+    assert said == (f"handfoot: error: {tmp_path / 'tiny.png'}: image too small to read (1 x 1 pixels): a photo "
+                    f"needs at least {DEFAULT_LIMITS.min_side} pixels on its short side (a card's corner index must "
+                    "measure about 12 pixels to be read)\n")
+    assert "no cards found" not in said
+    cv2.imwrite(str(tmp_path / "strip.png"), np.full((DEFAULT_LIMITS.min_side - 1, 2000, 3), 90, np.uint8))
+    assert main(["score", str(tmp_path / "strip.png"), "--hand", f"A:{tmp_path / 'tiny.png'}"]) == 1
+    said = one_line(capsys)  # each photo named, the short side whichever it is
+    assert "strip.png: image too small to read (2,000 x 99 pixels)" in said and "tiny.png: image too small" in said
+    cv2.imwrite(str(tmp_path / "least.png"), np.full((DEFAULT_LIMITS.min_side, 2000, 3), 90, np.uint8))
+    check_photo_file(tmp_path / "least.png")  # the least size is read
+
+
 @pytest.mark.parametrize("args, words", [
     (["--annotate", "out.txt"], "--annotate out.txt: give an image name"),
     (["--teams", "A,B"], "2 team names (A, B) for 1 table photo"),

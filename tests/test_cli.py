@@ -163,3 +163,26 @@ def test_a_photos_card_count_says_what_its_squared_books_add():
                     "detections": [], "piles": piles[:3]}], {}, "pagat", {}, 1, None, [])
     assert photo_report(one).splitlines()[0].endswith("; 11 in all, as the squared book under 9H counts as its 7 "
                                                         "cards (only its top card shows)")
+
+
+def _rounds(tmp_path, n: int) -> list[str]:
+    """``n`` layout files, rounds 1 to n, each the example round (A 1,250, B 265 under score-sheet)."""
+    doc = json.loads(Path(EXAMPLE).read_text())
+    paths = []
+    for k in range(1, n + 1):
+        paths.append(str(tmp_path / f"r{k}.json"))
+        Path(paths[-1]).write_text(json.dumps({**doc, "round": k}))
+    return paths
+
+
+def test_game_shows_each_rounds_points_and_the_total_after_it(tmp_path, capsys):
+    """A round's row says the round's points and the running total apart (a total read as the round's score
+    misled a new user)."""
+    code, out, _ = run(capsys, "game", *_rounds(tmp_path, 3))
+    lines = out.splitlines()
+    assert code == 0 and lines[0] == ("Game under 'score-sheet' (points: the round's score; total: the running total "
+                                      "after it)")
+    assert lines[1].split() == ["Round", "Minimum", "A", "points", "A", "total", "B", "points", "B", "total"]
+    assert lines[4].split() == ["3", "120", "1,250", "3,750", "265", "795"]
+    assert lines[5] == "Next: round 4, opening minimum 150; leading: team A"
+

@@ -186,3 +186,23 @@ def test_game_shows_each_rounds_points_and_the_total_after_it(tmp_path, capsys):
     assert lines[4].split() == ["3", "120", "1,250", "3,750", "265", "795"]
     assert lines[5] == "Next: round 4, opening minimum 150; leading: team A"
 
+
+def test_game_writes_the_csv_the_page_exports(tmp_path, capsys):
+    """--csv FILE writes the page's Export CSV (a byte-order mark for Excel, the winner once over); --csv - prints
+    it alone, without the mark; a file that cannot be written is one line before any scoring."""
+    rounds = _rounds(tmp_path, 4)
+    code, out, _ = run(capsys, "game", *rounds, "--csv", "-")
+    assert code == 0 and out.splitlines() == ["round,minimum,A points,B points,A total,B total",
+                                              "1,50,1250,265,1250,265", "2,90,1250,265,2500,530",
+                                              "3,120,1250,265,3750,795", "4,150,1250,265,5000,1060", "winner,A"]
+    code, shown, err = run(capsys, "game", *rounds, "--csv", str(tmp_path / "game.csv"))
+    assert code == 0 and shown.endswith(f"Winner: team A\n\nCSV saved: {tmp_path / 'game.csv'}\n") and not err
+    assert (tmp_path / "game.csv").read_text(encoding="utf-8") == "\ufeff" + out
+    code, shown, err = run(capsys, "game", *rounds[:2], "--json", "--csv", str(tmp_path / "two.csv"))
+    assert code == 0 and json.loads(shown)["next_minimum"] == 120 and err == f"CSV saved: {tmp_path / 'two.csv'}\n"
+    assert (tmp_path / "two.csv").read_text(encoding="utf-8").splitlines()[-1] == "2,90,1250,265,2500,530"
+    for args, words in [(["--csv", "-", "--json"], "--csv - prints the CSV where --json prints its JSON"),
+                        (["--csv", str(tmp_path / "no" / "g.csv")], f"no such folder {tmp_path / 'no'}"),
+                        (["--csv", str(tmp_path)], f"a folder; give the CSV file's name, e.g. {tmp_path / 'game.csv'}")]:
+        code, shown, err = run(capsys, "game", *rounds, *args)
+        assert code == 1 and not shown and words in err and err.count("\n") == 1 and "Traceback" not in err

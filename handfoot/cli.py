@@ -363,7 +363,7 @@ def cmd_deck_learn(args: argparse.Namespace) -> int:
     except HandFootError as exc:
         if not learning.no_profile_needed(exc):
             raise
-        print(exc)  # good news: nothing is wrong, and nothing to keep
+        print(f"{exc}\n{reports.RANK_AND_COLOUR}")  # good news: nothing is wrong, and nothing to keep
         return 0
     print(reports.deck_learned(profile, path, replaced))
     return 0

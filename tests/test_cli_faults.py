@@ -574,7 +574,7 @@ def test_save_layout_into_a_missing_folder_is_refused_before_reading(tmp_path, c
 
 def test_deck_learn_says_which_photos_taught_and_which_tested(tmp_path):
     """The report says the profile kept learned from every photo, which photos tested it first (set aside, or each
-    left out in turn) and of how many indices each percentage is."""
+    left out in turn), of how many indices each percentage is, and that read right is by rank and colour."""
     from types import SimpleNamespace
 
     from handfoot.reports import deck_figures, deck_learned
@@ -588,12 +588,15 @@ def test_deck_learn_says_which_photos_taught_and_which_tested(tmp_path):
     assert aside.startswith("deck gold: learned from all 20 photos (261 indices)\n")
     assert ("\ntested on 5 of the 20 photos (65 indices), set aside while the other 15 taught a trial profile: "
             "60 of 65 indices read right (rank and colour) with the profile, 54 with the stock reader; of the "
-            "reader's 3 views of each, 92.3% with the profile, 80.0% with the stock reader\n") in aside
+            "reader's 3 views of each, 92.3% with the profile, 80.0% with the stock reader\n"
+            "read right = rank and colour: a suit within its colour never changes a Hand and Foot score, so a club "
+            "read as a spade counts as read right\n") in aside  # a 10♣ read 10S is read right: said once, there
     assert ("(20 photos, 261 indices, tested on 65 of them: 54 -> 60 read right (rank and colour), learned today)"
             in aside)
     older = said(method="kept aside", photos=5, folds=1)  # learned before the indices read right were counted
     assert ("trial profile: 92.3% of the reader's 3 views of each of 65 indices read right (rank and colour) with "
-            "the profile, 80.0% with the stock reader\n") in older
+            "the profile, 80.0% with the stock reader\nread right = rank and colour") in older
+    assert aside.count("a suit within its colour") == 1  # not beside the figures of the profile replaced
     assert "tested on 65 of them: 80.0% -> 92.3% of the reader's views read right, learned today)" in older
     assert "\ntested on photos set aside (65 indices) while the others taught" in said()  # an older profile
     assert "\ntested on each of the 20 photos (65 indices in all) left out in turn" in said(method="leave-one-out")

@@ -633,3 +633,21 @@ def test_usage_says_what_the_reader_and_the_negative_do():
     assert len(shifted) == 5
     assert (f"only when a photo shows fewer than {DEFAULT.reading.negative_below} sure indices as it is and "
             f"{DEFAULT.reading.negative_shows} or more in its negative") in usage
+
+
+def test_docs_say_a_fixed_layout_teaches_the_deck_nothing_and_what_does():
+    """A layout corrected by hand (--save-layout) has no index boxes: where both are described, README and
+    docs/usage.md say it fixes the score, not the deck, and what teaches it (detect --json's boxes and codes); the
+    teaching section says why a club read as a spade counts as read right."""
+    usage = " ".join((ROOT / "docs" / "usage.md").read_text().split())
+    teach = usage[usage.index("### Teach it your deck"):usage.index("### Rule presets")]
+    assert ("A layout fixed by hand (`score --save-layout`, the file edited) corrects that round's score but teaches "
+            "the deck nothing: it holds the cards' codes, not where each index is in the photo. Teaching needs each "
+            "index's box with its code: `detect --json` lines as above") in teach
+    assert "`--save-layout LAYOUT.json`, fix that file" in usage and \
+        "this corrects the score, not the camera: to teach it your deck, see [Teach it your deck]" in usage
+    assert "a suit within its colour never changes a Hand and Foot score, so handfoot counts rank and colour" in teach
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    assert "A layout fixed with `--save-layout` corrects the score only" in readme
+    assert readme.index("`--save-layout LAYOUT.json`, fix that file") < readme.index("teaches the deck nothing") \
+        < readme.index("**Watch a video**")

@@ -27,7 +27,8 @@ from scorer.opening import best_opening, check_opening
 from scorer.rules import Rules
 from scorer.wording import counted
 
-from . import core, export, files, games, learning, live, photo_request, picture as shown, reports, startup, watch, watching
+from . import core, export, files, games, learning, live, photo_request, picture as shown, reports, startup, watch
+from . import watching
 from .cli_parser import MAX_DEALS, build_parser
 from .errors import ConflictError
 

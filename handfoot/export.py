@@ -10,7 +10,7 @@ from typing import Any, Mapping, Sequence
 
 from scorer.game import Game
 
-from .games import GameOut, game_view
+from .games import game_view
 from .ledger import Ledger
 
 #: the UTF-8 byte-order mark a CSV starts with, so that Excel reads it as UTF-8 (emoji, accented team names)

@@ -27,7 +27,8 @@ from scorer.opening import best_opening, check_opening
 from scorer.rules import Rules
 from scorer.wording import counted
 
-from . import core, files, games, learning, live, photo_request, picture as shown, reports, startup, watch, watching
+from . import core, export, files, games, learning, live, photo_request, picture as shown, reports, startup, watch
+from . import watching
 from .cli_parser import MAX_DEALS, build_parser
 from .errors import ConflictError
 
@@ -227,8 +228,21 @@ def cmd_odds(args: argparse.Namespace) -> int:
 
 
 def cmd_game(args: argparse.Namespace) -> int:
+    if args.csv == "-" and args.json:
+        raise HandFootError("--csv - prints the CSV where --json prints its JSON: give one, or --csv FILE")
+    if args.csv and args.csv != "-":
+        files.check_file_target("--csv", args.csv, "CSV", "game.csv")
     game = games.score_game(args.layouts, args.rules, _house_rules(args.set), args.lenient)
+    if args.csv == "-":  # a spreadsheet's or a script's input: no byte-order mark
+        sys.stdout.write(export.game_csv(game).removeprefix(export.BOM))
+        return 0
     print(json.dumps(game.to_dict(), indent=2) if args.json else game.format_text())
+    if args.csv:
+        files.write_text(args.csv, export.game_csv(game), "the CSV")
+        if args.json:  # beside the JSON, as score says what it wrote
+            _say(f"CSV saved: {args.csv}")
+        else:
+            print(f"\nCSV saved: {args.csv}")
     return 0
 
 
@@ -350,7 +364,7 @@ def cmd_deck_learn(args: argparse.Namespace) -> int:
     except HandFootError as exc:
         if not learning.no_profile_needed(exc):
             raise
-        print(exc)  # good news: nothing is wrong, and nothing to keep
+        print(f"{exc}\n{reports.RANK_AND_COLOUR}")  # good news: nothing is wrong, and nothing to keep
         return 0
     print(reports.deck_learned(profile, path, replaced))
     return 0

@@ -272,12 +272,16 @@ def build_parser() -> Parser:
     add_https_option(sp)
     sp.set_defaults(func="serve")
 
-    sp = sub.add_parser("game", help="score a game's rounds in order and show running totals")
+    sp = sub.add_parser("game", help="score a game's rounds in order: each round's points and the running "
+                                      "totals")
     sp.add_argument("layouts", nargs="+", help="one layout JSON file per round, in order")
     add_rules(sp, "the first layout's 'rules'")
     sp.add_argument("--lenient", action="store_true",
                     help="score rounds whose layouts break the rules, listing the problems, "
                          "instead of stopping at the first")
     sp.add_argument("--json", action="store_true", help="print the rounds and totals as JSON")
+    sp.add_argument("--csv", metavar="FILE", help="also write the round grid as CSV, as the page's Export CSV gives "
+                                                  "it (each team's points and total a round, the winner once over); "
+                                                  "- prints it instead of the table")
     sp.set_defaults(func="game")
     return p

@@ -207,7 +207,8 @@ def check_photo_file(path: Path, limits: Limits = DEFAULT_LIMITS, name: str | No
     of its bytes (to find a photo given twice).
 
     Raises:
-        ImageError (a HandFootError): missing, a folder, empty, not an image (``vision.images.check_image_header``).
+        ImageError (a HandFootError): missing, a folder, empty, not an image (``vision.images.check_image_header``);
+            ImageTooSmallError: its short side under ``limits.min_side``.
         TooLargeError, ImageTooLargeError: over ``limits.file_bytes`` or ``limits.pixels``.
     """
     from vision.images import ImageError, check_image_header  # the optional vision extra (OpenCV, ONNX Runtime)
@@ -219,7 +220,7 @@ def check_photo_file(path: Path, limits: Limits = DEFAULT_LIMITS, name: str | No
         raise ImageError(f"{name}: no such file")
     check_file_size(path.stat().st_size, name, limits)
     data = path.read_bytes()  # at most limits.file_bytes; a TIFF's size may lie at its end
-    check_image_header(data, name, limits.pixels)
+    check_image_header(data, name, limits.pixels, limits.min_side)
     return hashlib.sha256(data).hexdigest()
 
 

@@ -1,5 +1,5 @@
-"""Files a reading reads and writes on the command line: hand photos named ``TEAM:PHOTO``, the layout as JSON for
-a person to edit, and the annotated photos."""
+"""Files the command line reads and writes: hand photos named ``TEAM:PHOTO``, the layout as JSON for a person to
+edit, the annotated photos, and a game's CSV."""
 
 from __future__ import annotations
 
@@ -59,10 +59,15 @@ def layout_text(value: Any, indent: int = 0) -> str:
 
 def save_layout(path: str | Path, layout: dict[str, Any]) -> None:
     """Write ``layout`` to ``path`` as :func:`layout_text`. Raises HandFootError naming the file when it cannot."""
+    write_text(path, layout_text(layout), "the layout")
+
+
+def write_text(path: str | Path, text: str, what: str) -> None:
+    """Write ``text`` to ``path`` as UTF-8. Raises HandFootError ``could not write {what} {path}: why``."""
     try:
-        Path(path).write_text(layout_text(layout))
+        Path(path).write_text(text, encoding="utf-8")
     except OSError as exc:
-        raise HandFootError(f"could not write the layout {path}: {exc.strerror}") from None
+        raise HandFootError(f"could not write {what} {path}: {exc.strerror}") from None
 
 
 def check_annotate_target(target: str, n_photos: int) -> None:
@@ -83,10 +88,15 @@ def check_annotate_target(target: str, n_photos: int) -> None:
 def check_layout_target(target: str) -> None:
     """Raise HandFootError, before any reading, when ``target`` (``--save-layout``) is a folder, or lies in a folder
     that does not exist or under a file: one line, as :func:`check_annotate_target` says it."""
+    check_file_target("--save-layout", target, "layout", "layout.json")
+
+
+def check_file_target(option: str, target: str, what: str, example: str) -> None:
+    """Raise HandFootError, before any work, when ``target`` (the file given to ``option``) is a folder ("give the
+    ``what`` file's name, e.g." ``example`` in it), or lies in a folder that does not exist or under a file."""
     if Path(target).expanduser().is_dir():
-        raise HandFootError(f"--save-layout {target}: a folder; give the layout file's name, e.g. "
-                            f"{Path(target) / 'layout.json'}")
-    _check_folder("--save-layout", target)
+        raise HandFootError(f"{option} {target}: a folder; give the {what} file's name, e.g. {Path(target) / example}")
+    _check_folder(option, target)
 
 
 def _check_folder(option: str, target: str) -> None:

@@ -141,7 +141,7 @@ def uploaded_examples(folder: Path, examples_name: str, examples_text: bytes, ph
         vision.decks.ExamplesError: a photo uploaded as the examples file (or an empty or pretty-printed one), a line
             that is not an example, names a photo not uploaded, or an example the checks of
             ``vision.decks.read_examples`` refuse (messages name the uploaded file and line).
-        ImageError: a photo that is not an image.
+        ImageError: a photo that is not an image, or too small to read (under ``limits.min_side``).
     """
     from vision.decks import ExamplesError, examples_text as checked_text, read_examples  # the vision extra
 

@@ -1,7 +1,8 @@
 """Size limits on everything a user sends, checked before any work is done on it.
 
 One :class:`Limits` object holds every threshold; the command line and the web service check the same ones.
-Each check raises :class:`handfoot.errors.TooLargeError` naming what was too large and the limit.
+Each check raises :class:`handfoot.errors.TooLargeError` naming what was too large and the limit (a photo too small
+to read, under ``min_side``: ``vision.images.ImageTooSmallError``, naming its size and the least).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scorer.errors import InvalidLayoutError
-from vision.images import MAX_PIXELS
+from vision.images import MAX_PIXELS, MIN_SIDE
 
 from .errors import TooLargeError
 
@@ -25,6 +26,8 @@ class Limits:
         files: most photos in one reading, table and hand photos together.
         pixels: largest image, width x height pixels, read from the file header before decoding (60 MP,
             about 8000 x 7500; the camera pipeline scales every photo to at most 2560 px anyway).
+        min_side: smallest photo to read, its short side in pixels, read from the file header before decoding
+            (100: a card's corner index must measure about 12 pixels to be read; ``vision.images.MIN_SIDE``).
         json_bytes: largest JSON body or layout file, bytes (a real layout is under 10 KB).
         json_depth: deepest nesting of arrays and objects in JSON (a layout nests 5 deep).
         layout_cards: most card codes in one layout: far over any real round (six decks with jokers hold 324 cards).
@@ -34,6 +37,7 @@ class Limits:
     file_bytes: int = 25 * 1024 * 1024
     files: int = 8
     pixels: int = MAX_PIXELS
+    min_side: int = MIN_SIDE
     json_bytes: int = 1024 * 1024
     json_depth: int = 32
     layout_cards: int = 1000

@@ -114,11 +114,17 @@ def melds_json(rules: Rules, checks: list[Any], opening: Any) -> dict[str, Any]:
     }
 
 
+#: what "read right (rank and colour)" means, said under deck learn's figures
+RANK_AND_COLOUR = ("read right = rank and colour: a suit within its colour never changes a Hand and Foot score, so a "
+                   "club read as a spade counts as read right")
+
+
 def deck_learned(profile: Any, path: Path, replaced: Any = None) -> str:
     """What ``handfoot deck learn`` says of the profile it learned and saved at ``path``, and of the profile of that
     name it replaced (``replaced``; None: there was none): the photos it learned from (all of them), how it was
     tested first (``vision.decks.check_folds``: a trial profile learned without the photos set aside, or without
-    each photo or group of photos in turn, read them), each percentage with the count it is of."""
+    each photo or group of photos in turn, read them), each percentage with the count it is of, and what read right
+    means (:data:`RANK_AND_COLOUR`)."""
     from vision.decks import check_text  # a profile's reports need the vision extra, as learning it does
 
     c = profile.check
@@ -146,7 +152,7 @@ def deck_learned(profile: Any, path: Path, replaced: Any = None) -> str:
     lines = [f"deck {profile.name}: learned from {'all ' if n > 2 else ''}{counted(n, 'photo')} "
              f"({counted(profile.indices, 'index', 'indices')})"
              f"{'; printed light on dark, so read as its negative' if profile.negative else ''}{inks}",
-             f"{how}: {check_text(c)}"]
+             f"{how}: {check_text(c)}", RANK_AND_COLOUR]
     if replaced is not None:
         lines.append(f"it replaces the deck {replaced.name} learned before ({deck_figures(replaced)})")
     lines.append(f"saved {path}; use it with --deck {profile.name}")

@@ -109,15 +109,21 @@ class Game:
         }
 
     def format_text(self) -> str:
+        """The game as a table: a row per round, its opening minimum, then each team's points in that round and
+        its total after it (``lo..hi`` while a squared book is uncounted), and the next round or the winner."""
         teams = self.teams
-        head = f"{'Round':<8}{'Minimum':>8}" + "".join(f"{'Team ' + t:>16}" for t in teams)
-        lines = [f"Game under '{self.rules.name}'", head]
+        heads = ["Round", "Minimum"] + [f"{t} {what}" for t in teams for what in ("points", "total")]
+        rows = []
         for r, run in zip(self.rounds, self.running_totals()):
-            cells = []
+            cells = [str(r.round), str(self.rules.opening_minimum(r.round))]
             for t in teams:
-                lo, hi = run[t]
-                cells.append(f"{lo:>16,}" if lo == hi else f"{f'{lo:,}..{hi:,}':>16}")
-            lines.append(f"{r.round:<8}{self.rules.opening_minimum(r.round):>8}" + "".join(cells))
+                ts = r.teams.get(t)
+                cells += [_points(ts.total_min, ts.total_max) if ts else "0", _points(*run[t])]
+            rows.append(cells)
+        widths = [max(len(row[k]) for row in [heads, *rows]) + (0 if k == 0 else 2) for k in range(len(heads))]
+        lines = [f"Game under '{self.rules.name}' (points: the round's score; total: the running total after it)"]
+        lines += ["".join(f"{c:<{w}}" if k == 0 else f"{c:>{w}}" for k, (c, w) in enumerate(zip(row, widths)))
+                  for row in [heads, *rows]]
         if self.is_over:
             w = self.winner()
             lines.append(f"Winner: team {w}" if w else "Winner: undecided (a tie, or uncounted books)")
@@ -125,3 +131,8 @@ class Game:
             lines.append(f"Next: round {self.round_number}, opening minimum {self.next_minimum()}"
                          + (f"; leading: team {self.leader()}" if self.leader() else ""))
         return "\n".join(lines)
+
+
+def _points(lo: int, hi: int) -> str:
+    """Points as a table shows them: ``1,250``, or ``1,200..1,500`` while a squared book is uncounted."""
+    return f"{lo:,}" if lo == hi else f"{lo:,}..{hi:,}"

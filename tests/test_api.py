@@ -262,6 +262,10 @@ def test_photo_errors_are_named_before_any_work(client, tmp_path):
     assert "not an image file" in error_of(post_photo(client, [("notes.jpg", b"hello there", "image/jpeg")]), 422)
     huge = post_photo(client, [("huge.png", png_header(40000, 40000), "image/png")])
     assert "40,000 x 40,000 pixels" in error_of(huge, 413)
+    tiny = post_photo(client, [("tiny.png", png_header(1, 1), "image/png")])  # the command line's words, 422
+    assert error_of(tiny, 422) == (f"tiny.png: image too small to read (1 x 1 pixels): a photo needs at least "
+                                   f"{Limits().min_side} pixels on its short side (a card's corner index must "
+                                   "measure about 12 pixels to be read)")
     assert "9 photos" in error_of(post_photo(client, one * 9), 413)
     assert "2 team names (A, B) for 1 table photo" in error_of(post_photo(client, one, teams="A,B"), 422)
     assert "team 'Z'" in error_of(post_photo(client, one, went_out="Z"), 422)

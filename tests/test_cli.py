@@ -163,3 +163,46 @@ def test_a_photos_card_count_says_what_its_squared_books_add():
                     "detections": [], "piles": piles[:3]}], {}, "pagat", {}, 1, None, [])
     assert photo_report(one).splitlines()[0].endswith("; 11 in all, as the squared book under 9H counts as its 7 "
                                                         "cards (only its top card shows)")
+
+
+def _rounds(tmp_path, n: int) -> list[str]:
+    """``n`` layout files, rounds 1 to n, each the example round (A 1,250, B 265 under score-sheet)."""
+    doc = json.loads(Path(EXAMPLE).read_text())
+    paths = []
+    for k in range(1, n + 1):
+        paths.append(str(tmp_path / f"r{k}.json"))
+        Path(paths[-1]).write_text(json.dumps({**doc, "round": k}))
+    return paths
+
+
+def test_game_shows_each_rounds_points_and_the_total_after_it(tmp_path, capsys):
+    """A round's row says the round's points and the running total apart (a total read as the round's score
+    misled a new user)."""
+    code, out, _ = run(capsys, "game", *_rounds(tmp_path, 3))
+    lines = out.splitlines()
+    assert code == 0 and lines[0] == ("Game under 'score-sheet' (points: the round's score; total: the running total "
+                                      "after it)")
+    assert lines[1].split() == ["Round", "Minimum", "A", "points", "A", "total", "B", "points", "B", "total"]
+    assert lines[4].split() == ["3", "120", "1,250", "3,750", "265", "795"]
+    assert lines[5] == "Next: round 4, opening minimum 150; leading: team A"
+
+
+def test_game_writes_the_csv_the_page_exports(tmp_path, capsys):
+    """--csv FILE writes the page's Export CSV (a byte-order mark for Excel, the winner once over); --csv - prints
+    it alone, without the mark; a file that cannot be written is one line before any scoring."""
+    rounds = _rounds(tmp_path, 4)
+    code, out, _ = run(capsys, "game", *rounds, "--csv", "-")
+    assert code == 0 and out.splitlines() == ["round,minimum,A points,B points,A total,B total",
+                                              "1,50,1250,265,1250,265", "2,90,1250,265,2500,530",
+                                              "3,120,1250,265,3750,795", "4,150,1250,265,5000,1060", "winner,A"]
+    code, shown, err = run(capsys, "game", *rounds, "--csv", str(tmp_path / "game.csv"))
+    assert code == 0 and shown.endswith(f"Winner: team A\n\nCSV saved: {tmp_path / 'game.csv'}\n") and not err
+    assert (tmp_path / "game.csv").read_text(encoding="utf-8") == "\ufeff" + out
+    code, shown, err = run(capsys, "game", *rounds[:2], "--json", "--csv", str(tmp_path / "two.csv"))
+    assert code == 0 and json.loads(shown)["next_minimum"] == 120 and err == f"CSV saved: {tmp_path / 'two.csv'}\n"
+    assert (tmp_path / "two.csv").read_text(encoding="utf-8").splitlines()[-1] == "2,90,1250,265,2500,530"
+    for args, words in [(["--csv", "-", "--json"], "--csv - prints the CSV where --json prints its JSON"),
+                        (["--csv", str(tmp_path / "no" / "g.csv")], f"no such folder {tmp_path / 'no'}"),
+                        (["--csv", str(tmp_path)], f"a folder; give the CSV file's name, e.g. {tmp_path}/game.csv")]:
+        code, shown, err = run(capsys, "game", *rounds, *args)
+        assert code == 1 and not shown and words in err and err.count("\n") == 1 and "Traceback" not in err

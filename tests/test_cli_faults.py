@@ -53,6 +53,29 @@ def test_a_huge_image_is_refused_from_its_header(tmp_path, capsys):
     assert "image too large" in one_line(capsys)
 
 
+def test_a_tiny_image_is_said_too_small_to_read_not_empty_of_cards(tmp_path, capsys):
+    """A 1 x 1 photo (or a thumbnail) is refused from its header, naming its size and the least handfoot reads (a
+    photo of that least size is read)."""
+    cv2 = pytest.importorskip("cv2")
+    import numpy as np
+    from handfoot.core import check_photo_file
+    from handfoot.limits import DEFAULT_LIMITS
+
+    cv2.imwrite(str(tmp_path / "tiny.png"), np.full((1, 1, 3), 90, np.uint8))
+    assert main(["score", str(tmp_path / "tiny.png")]) == 1
+    said = one_line(capsys)
+    assert said == (f"handfoot: error: {tmp_path / 'tiny.png'}: image too small to read (1 x 1 pixels): a photo "
+                    f"needs at least {DEFAULT_LIMITS.min_side} pixels on its short side (a card's corner index must "
+                    "measure about 12 pixels to be read)\n")
+    assert "no cards found" not in said
+    cv2.imwrite(str(tmp_path / "strip.png"), np.full((DEFAULT_LIMITS.min_side - 1, 2000, 3), 90, np.uint8))
+    assert main(["score", str(tmp_path / "strip.png"), "--hand", f"A:{tmp_path / 'tiny.png'}"]) == 1
+    said = one_line(capsys)  # each photo named, the short side whichever it is
+    assert "strip.png: image too small to read (2,000 x 99 pixels)" in said and "tiny.png: image too small" in said
+    cv2.imwrite(str(tmp_path / "least.png"), np.full((DEFAULT_LIMITS.min_side, 2000, 3), 90, np.uint8))
+    check_photo_file(tmp_path / "least.png")  # the least size is read
+
+
 @pytest.mark.parametrize("args, words", [
     (["--annotate", "out.txt"], "--annotate out.txt: give an image name"),
     (["--teams", "A,B"], "2 team names (A, B) for 1 table photo"),
@@ -551,7 +574,7 @@ def test_save_layout_into_a_missing_folder_is_refused_before_reading(tmp_path, c
 
 def test_deck_learn_says_which_photos_taught_and_which_tested(tmp_path):
     """The report says the profile kept learned from every photo, which photos tested it first (set aside, or each
-    left out in turn) and of how many indices each percentage is."""
+    left out in turn), of how many indices each percentage is, and that read right is by rank and colour."""
     from types import SimpleNamespace
 
     from handfoot.reports import deck_figures, deck_learned
@@ -565,12 +588,15 @@ def test_deck_learn_says_which_photos_taught_and_which_tested(tmp_path):
     assert aside.startswith("deck gold: learned from all 20 photos (261 indices)\n")
     assert ("\ntested on 5 of the 20 photos (65 indices), set aside while the other 15 taught a trial profile: "
             "60 of 65 indices read right (rank and colour) with the profile, 54 with the stock reader; of the "
-            "reader's 3 views of each, 92.3% with the profile, 80.0% with the stock reader\n") in aside
+            "reader's 3 views of each, 92.3% with the profile, 80.0% with the stock reader\n"
+            "read right = rank and colour: a suit within its colour never changes a Hand and Foot score, so a club "
+            "read as a spade counts as read right\n") in aside  # a 10♣ read 10S is read right: said once, there
     assert ("(20 photos, 261 indices, tested on 65 of them: 54 -> 60 read right (rank and colour), learned today)"
             in aside)
     older = said(method="kept aside", photos=5, folds=1)  # learned before the indices read right were counted
     assert ("trial profile: 92.3% of the reader's 3 views of each of 65 indices read right (rank and colour) with "
-            "the profile, 80.0% with the stock reader\n") in older
+            "the profile, 80.0% with the stock reader\nread right = rank and colour") in older
+    assert aside.count("a suit within its colour") == 1  # not beside the figures of the profile replaced
     assert "tested on 65 of them: 80.0% -> 92.3% of the reader's views read right, learned today)" in older
     assert "\ntested on photos set aside (65 indices) while the others taught" in said()  # an older profile
     assert "\ntested on each of the 20 photos (65 indices in all) left out in turn" in said(method="leave-one-out")
@@ -607,3 +633,21 @@ def test_usage_says_what_the_reader_and_the_negative_do():
     assert len(shifted) == 5
     assert (f"only when a photo shows fewer than {DEFAULT.reading.negative_below} sure indices as it is and "
             f"{DEFAULT.reading.negative_shows} or more in its negative") in usage
+
+
+def test_docs_say_a_fixed_layout_teaches_the_deck_nothing_and_what_does():
+    """A layout corrected by hand (--save-layout) has no index boxes: where both are described, README and
+    docs/usage.md say it fixes the score, not the deck, and what teaches it (detect --json's boxes and codes); the
+    teaching section says why a club read as a spade counts as read right."""
+    usage = " ".join((ROOT / "docs" / "usage.md").read_text().split())
+    teach = usage[usage.index("### Teach it your deck"):usage.index("### Rule presets")]
+    assert ("A layout fixed by hand (`score --save-layout`, the file edited) corrects that round's score but teaches "
+            "the deck nothing: it holds the cards' codes, not where each index is in the photo. Teaching needs each "
+            "index's box with its code: `detect --json` lines as above") in teach
+    assert "`--save-layout LAYOUT.json`, fix that file" in usage and \
+        "this corrects the score, not the camera: to teach it your deck, see [Teach it your deck]" in usage
+    assert "a suit within its colour never changes a Hand and Foot score, so handfoot counts rank and colour" in teach
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    assert "A layout fixed with `--save-layout` corrects the score only" in readme
+    assert readme.index("`--save-layout LAYOUT.json`, fix that file") < readme.index("teaches the deck nothing") \
+        < readme.index("**Watch a video**")

@@ -15,6 +15,7 @@ import cv2  # noqa: E402
 from datasets.scene_piles import Pile  # noqa: E402
 from datasets.scenes import make_scene  # noqa: E402
 from handfoot.cli import main  # noqa: E402
+from handfoot.reports import RANK_AND_COLOUR  # noqa: E402
 from scorer import HandFootError  # noqa: E402
 from vision import deck_profiles, decks  # noqa: E402
 from vision.deck_ink import Ink  # noqa: E402
@@ -446,7 +447,9 @@ def test_a_deck_the_stock_reader_reads_needs_no_profile(shared_dir, tmp_path, mo
     indices = sum(len(json.loads(line)["detections"]) for line in (tmp_path / "webcam.jsonl").open())
     assert said.startswith(f"handfoot already reads this deck: the stock reader reads {indices} of the {indices} "
                            "example indices as their codes say (rank and colour), and a profile read the photos it "
-                           "was tested on no better (") and said.rstrip().endswith("): no profile needed, none kept")
+                           "was tested on no better (")
+    assert said.splitlines()[0].endswith("): no profile needed, none kept")
+    assert said.splitlines()[1:] == [RANK_AND_COLOUR]  # a club read as a spade is read right: said under it
     assert not (tmp_path / "decks" / "webcam.npz").exists()
 
 

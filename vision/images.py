@@ -35,6 +35,10 @@ _JPEG_STANDALONE = frozenset({0x01, *range(0xD0, 0xD9)})
 
 #: images over this many pixels (width x height, read from the header) are refused: about 8000 x 7500
 MAX_PIXELS = 60_000_000
+#: photos whose short side is under this many pixels (read from the header) hold nothing the camera can read: a
+#: card's corner index must measure about 12 pixels to be read (the bundled photo's queens meld cut out and shrunk
+#: is read whole at 133 pixels a side, its indices 13 pixels; 1 of its 6 indices at 122; none at 111)
+MIN_SIDE = 100
 
 
 def image_format(data: bytes) -> str | None:
@@ -206,6 +210,10 @@ class ImageTooLargeError(ImageError):
     http_status = 413
 
 
+class ImageTooSmallError(ImageError):
+    """A photo too small to read: its short side under the caller's least (:data:`MIN_SIDE`), from its header."""
+
+
 def load_image(path: str | Path) -> np.ndarray:
     """Read an image file as (H, W, 3) uint8 BGR, every pixel; the checks and errors of :func:`decode_image`.
 
@@ -303,12 +311,15 @@ def _decode_heic(data: bytes) -> np.ndarray | None:
     return np.ascontiguousarray(rgb[:, :, 2::-1])
 
 
-def check_image_header(data: bytes, name: str, max_pixels: int = MAX_PIXELS) -> tuple[str, int, int]:
-    """The checks :func:`decode_image` makes before decoding, on the file's bytes alone: (format, width, height).
+def check_image_header(data: bytes, name: str, max_pixels: int = MAX_PIXELS,
+                       min_side: int = 0) -> tuple[str, int, int]:
+    """The checks :func:`decode_image` makes before decoding, on the file's bytes alone: (format, width, height);
+    ``min_side``: the least short side a photo to read may have, pixels (0, as :func:`decode_image` checks: any).
 
     Raises:
         ImageError: empty, a truncated JPEG or PNG, not a supported format, a broken header (one line starting
-            with ``name``); ImageTooLargeError: over ``max_pixels`` by its header.
+            with ``name``); ImageTooLargeError: over ``max_pixels`` by its header; ImageTooSmallError: its short
+            side under ``min_side`` by its header.
     """
     if not data:
         raise ImageError(f"{name}: empty file")
@@ -326,6 +337,10 @@ def check_image_header(data: bytes, name: str, max_pixels: int = MAX_PIXELS) -> 
     _, width, height = size
     if width * height > max_pixels:
         raise ImageTooLargeError(_too_large(name, width, height, max_pixels))
+    if min(width, height) < min_side:
+        raise ImageTooSmallError(f"{name}: image too small to read ({width:,} x {height:,} pixels): a photo needs "
+                                 f"at least {min_side} pixels on its short side (a card's corner index must measure "
+                                 "about 12 pixels to be read)")
     return fmt, width, height
 
 

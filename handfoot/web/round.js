@@ -99,9 +99,11 @@ export async function roundView(gid) {
         status.replaceChildren(errors.length === 1 ? errorBox(new Error(errors[0]))
           : h("div", {class: "error-box", role: "alert", id: "photo-errors"}, h("p", {}, `${errors.length} photos cannot be read:`),
               h("ul", {}, errors.map(e => h("li", {}, e)))));
-        if (/no cards found/.test(body.error || ""))  /* a photo the camera cannot read: the ways round it */
-          status.append(h("p", {}, "Another photo, or ", h("a", {href: `#/game/${gid}/type`}, "type the cards instead"), "."),
-            h("p", {}, h("a", {class: "button", id: "teach-deck", href: `#/game/${gid}/teach`}, "Teach handfoot your deck")));
+        const unread = /no cards found/.test(body.error || "");  /* a photo the camera cannot read: the ways round it */
+        if (unread || /too small to read/.test(body.error || ""))
+          status.append(h("p", {}, "Another photo, or ", h("a", {href: `#/game/${gid}/type`}, "type the cards instead"), "."));
+        if (unread)
+          status.append(h("p", {}, h("a", {class: "button", id: "teach-deck", href: `#/game/${gid}/teach`}, "Teach handfoot your deck")));
         showTyped(body.error || "");
       }
     };

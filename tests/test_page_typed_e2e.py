@@ -6,7 +6,8 @@ ledger) driven by headless Chromium (Debian's chromium + chromium-driver, throug
   typed; the score shows as they are typed and equals the rules engine's score of the same layout; the rules'
   problems (a team went out without its books) are asked about before Save stores it, once: not again on a later
   Save or correction with the same problems.
-- A wrong card code is named with its team and line, its field marked, and nothing is stored.
+- A wrong card code is named with its team and line, its field marked, and nothing is stored; several (the server
+  names three, and how many more) each so, never by the layout's path.
 - Another phone saving a round while the form is open: Save stores nothing and says which round it will be; Save
   again stores it as that round.
 - A typed round is corrected from the game page's "Correct round N" (the form filled with it) and scored again.
@@ -126,6 +127,25 @@ def test_a_round_typed_in_is_scored_saved_and_corrected(server, browser, tmp_pat
     wait.until(lambda d: "Not saved: a card above is not a card code" in (text_of(d, ".status") or ""))
     assert text_of(d, "form").count("unknown card code") == 1  # said once, beside its field
     assert httpx.get(f"{server}/v1/games/{game}").json()["rounds"] == []
+    # several wrong codes (the server names three, and how many more): each with its team, box and line as the
+    # page names them (a blank line is a line), none by the layout's path; each box marked; the explanation said
+    # once a box
+    typed(d, "melds", 0, "KH KS KD")
+    typed(d, "melds", 1, "9S 9H 2C\n\n8H 8S 8D\nQX 5H 1H")
+    typed(d, "left", 1, "XX 5H YY")
+    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, ".field-error")) == 2)
+    said = [e.text for e in d.find_elements(By.CSS_SELECTOR, ".field-error")]
+    assert said[0] == ("Them, melds and fanned books, line 4: unknown card code 'QX'; Them, melds and fanned books, "
+                       "line 4: unknown card code '1H': expected a rank (A, 2-10, J, Q, K; T for 10) and a suit "
+                       "(S, H, D, C), or JK / RJ / BJ for a joker"), said
+    assert said[1].startswith("Them, cards still held: unknown card code 'XX': expected a rank"), said
+    assert said[1].endswith("for a joker (and 1 more problem, named once these are put right)"), said
+    assert "teams." not in text_of(d, "form") and "marked in red" in text_of(d, "#typed-score")
+    assert [d.find_element(By.ID, f"{f}-1").get_attribute("aria-invalid") for f in ("melds", "left")] == ["true", "true"]
+    d.execute_script("document.querySelector('.field-error').scrollIntoView({block: 'center'})")
+    d.save_screenshot(str(shots / "typed_wrong_codes_390.png"))
+    for field in ("melds", "left"):
+        typed(d, field, 1, "")
 
     # the round typed right: scored as typed, as the rules engine scores it
     typed(d, "melds", 0, "kh ks kd kc kh ks kd\n8H 8S 8D")

@@ -297,22 +297,40 @@ def test_a_squared_books_range_is_a_note_not_a_rule_problem(server, browser, tmp
     assert text_of(d, "#sheet-title") == "The rules see 1 problem"
 
 
-def test_a_shorter_game_is_made_on_the_page(server, browser):
-    """House rules' lists and choices on the new-game page: the rounds (one opening minimum each) and what a complete
-    book may grow by; a wrong number named beside its field."""
+def test_a_shorter_game_is_made_on_the_page(server, browser, tmp_path):
+    """House rules' lists and choices on the new-game page: the rounds (one opening minimum each, said plainly) and
+    what a complete book may grow by; a wrong number named beside its field. The preset's line says the books it needs
+    to go out; each players' field names its team to a screen reader."""
     d, wait = browser, WebDriverWait(browser, 30)
     viewport(d, 390, 844)
     d.get(f"{server}/#/new")
     wait.until(lambda d: d.find_elements(By.ID, "house-opening_minimums"))
+    # the preset's line says what going out needs; each team's players' field says whose players they are
+    assert text_of(d, "#rules-title").endswith(": two clean, two dirty and one wild book to go out")
+    Select(d.find_element(By.ID, "rules")).select_by_value("score-sheet")
+    assert text_of(d, "#rules-title").endswith("; one clean and one dirty book to go out")
+    Select(d.find_element(By.ID, "rules")).select_by_value("pagat")
+    wait.until(lambda d: d.find_element(By.ID, "house-opening_minimums").get_attribute("value") == "50, 90, 120, 150")
+    assert [d.find_element(By.ID, f"players-{k}").accessible_name for k in (1, 2)] == [
+        "Players of Us (optional)", "Players of Them (optional)"]
+    team = d.find_element(By.ID, "team-2")
+    team.clear()
+    team.send_keys("Kids")
+    assert d.find_element(By.ID, "players-2").accessible_name == "Players of Kids (optional)"
     summary = d.find_element(By.CSS_SELECTOR, "details summary")
     d.execute_script("arguments[0].scrollIntoView({block: 'center'})", summary)  # above the sticky Start bar
     summary.click()
     rounds = d.find_element(By.ID, "house-opening_minimums")
     assert rounds.get_attribute("value") == "50, 90, 120, 150"
+    assert rounds.accessible_name == ("One opening minimum per round, separated by commas: three numbers make a "
+                                      "three-round game")  # plain words, not the rules engine's
     rounds.clear()
     rounds.send_keys("50, 9O")
     d.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
     wait.until(lambda d: "whole numbers from 0 to 10,000" in (text_of(d, "#house-error") or ""))
+    assert text_of(d, "#house-error") == "Opening minimums: whole numbers from 0 to 10,000"
+    d.execute_script("document.getElementById('house-error').scrollIntoView({block: 'center'})")
+    d.save_screenshot(str(shots_dir(tmp_path) / "new_game_rounds_390.png"))
     assert rounds.get_attribute("aria-invalid") == "true"
     assert httpx.get(f"{server}/v1/games").json() == []
     rounds.clear()
@@ -323,6 +341,7 @@ def test_a_shorter_game_is_made_on_the_page(server, browser):
     [made] = httpx.get(f"{server}/v1/games").json()
     game = httpx.get(f"{server}/v1/games/{made['id']}").json()
     assert game["house_rules"] == {"opening_minimums": [50, 90], "book_growth": "any"}
+    assert game["teams"] == ["Us", "Kids"]
     assert "Next: round 1 of 2, opening minimum 50" in text_of(d, "main")
 
 

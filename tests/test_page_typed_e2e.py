@@ -10,7 +10,8 @@ ledger) driven by headless Chromium (Debian's chromium + chromium-driver, throug
   names three, and how many more) each so, never by the layout's path.
 - Another phone saving a round while the form is open: Save stores nothing and says which round it will be; Save
   again stores it as that round.
-- A typed round is corrected from the game page's "Correct round N" (the form filled with it) and scored again.
+- A typed round is corrected from the game page's "Correct round N" (the form filled with it) and scored again;
+  Cancel asks first ("Leave without saving" or "Keep correcting"). Each save is confirmed ("Round 2 saved").
 
 Screenshots at 390 x 844 go to ``$HANDFOOT_SCREENSHOTS`` (default: the test's temporary folder).
 """
@@ -177,6 +178,7 @@ def test_a_round_typed_in_is_scored_saved_and_corrected(server, browser, tmp_pat
     assert d.find_element(By.ID, "save-typed").text == "Save round 2"
     save_unasked(d, wait)  # its problems were answered "Save anyway" once: not asked again
     wait.until(lambda d: d.current_url.endswith(f"#/game/{game}") and d.find_elements(By.CSS_SELECTOR, "tr.round"))
+    assert text_of(d, "#toast") == "Round 2 saved"  # as a round from a photo is confirmed
     rounds = httpx.get(f"{server}/v1/games/{game}").json()["rounds"]
     assert [r["n"] for r in rounds] == [1, 2]
     assert rounds[1]["layout"]["teams"]["Us"]["melds"] == US["melds"]
@@ -197,8 +199,18 @@ def test_a_round_typed_in_is_scored_saved_and_corrected(server, browser, tmp_pat
     d.find_element(By.ID, "left-1").clear()
     want = expected({"Us": US, "Them": {"melds": THEM["melds"]}}, "Us")
     wait.until(lambda d: text_of(d, "#typed-score [data-points=Them]") == want["Them"])
+    # Cancel asks first, each answer saying what it does; "Keep correcting" keeps what is typed
+    d.find_element(By.CSS_SELECTOR, ".sticky-actions a.button").click()
+    wait.until(lambda d: d.execute_script("return document.getElementById('sheet').open"))
+    assert text_of(d, "#sheet-title") == "Leave without saving?"
+    answers = d.find_elements(By.CSS_SELECTOR, "#sheet-body button")
+    assert [b.text for b in answers] == ["Leave without saving", "Keep correcting"]
+    answers[1].click()
+    wait.until(lambda d: not d.execute_script("return document.getElementById('sheet').open"))
+    assert d.current_url.endswith("/type/2") and d.find_element(By.ID, "left-1").get_attribute("value") == ""
     save_unasked(d, wait)  # the round was saved anyway with the same problem: not asked again
     wait.until(lambda d: d.current_url.endswith(f"#/game/{game}"))
+    assert text_of(d, "#toast") == "Round 2 corrected"
     wait.until(lambda d: httpx.get(f"{server}/v1/games/{game}").json()["rounds"][1]["score"]["teams"]["Them"]["total"]
                == int(want["Them"].replace(",", "")))
     assert len(httpx.get(f"{server}/v1/games/{game}").json()["rounds"]) == 2

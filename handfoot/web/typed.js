@@ -383,7 +383,8 @@ export async function typedView(gid, roundNo) {
   async function leave(ev) {
     ev.preventDefault();
     const mine = unsaved();
-    if (mine && !(await askConfirm("Leave without saving?", [`What is typed here (${mine}) is thrown away.`], "Leave"))) return;
+    if (mine && !(await askConfirm("Leave without saving?", [`What is typed here (${mine}) is thrown away.`], "Leave without saving",
+                                   null, false, roundNo ? "Keep correcting" : "Keep typing"))) return;
     removeDraft(gid, draftName);
     location.hash = `#/game/${gid}`;
   }

@@ -153,8 +153,10 @@ def rescore(images: list[dict[str, Any]], left: dict[str, list[list[str]]], rule
 def _verdict(pile: dict[str, Any], image_kind: str, book, rules: Rules) -> str:
     """What the rules make of a pile, in words: ``legal dirty book of kings under pagat: 5 naturals + 2 wilds,
     150 points + 300 for the dirty book``; a squared book's marker card and what it says; red threes, cards left
-    and loose cards. A complete book (``book``: the score's :class:`~scorer.scoring.BookReport` at the pile, else
-    None) is said with its bonus, as the round's total counts it."""
+    (a red three held among them with what it costs, so that the piles add up to the round's total: ``11 cards
+    still held: -170 points (-70 for the cards, -100 for the red three held)``) and loose cards. A complete book
+    (``book``: the score's :class:`~scorer.scoring.BookReport` at the pile, else None) is said with its bonus, as
+    the round's total counts it."""
     codes = [c["code"] for c in pile["cards"]]
     cards = [Card.parse(c) for c in codes]
     kind = pile["kind"]
@@ -177,7 +179,15 @@ def _verdict(pile: dict[str, Any], image_kind: str, book, rules: Rules) -> str:
     if kind == "left":
         points = sum(rules.card_value(c) for c in cards if not c.is_red_three)
         where = "in this hand or foot" if image_kind == "hand" else "still held"
-        return f"{len(cards)} card{'s' * (len(cards) != 1)} {where}: -{points} points"
+        head = f"{len(cards)} card{'s' * (len(cards) != 1)} {where}"
+        threes = sum(c.is_red_three for c in cards)
+        if not threes:
+            return f"{head}: -{points} points"
+        held = "the red three held" if threes == 1 else f"the {threes} red threes held"
+        penalty = threes * rules.red_three_in_hand
+        if threes == len(cards):
+            return f"{head}: {penalty:,} points for {held}"
+        return f"{head}: {penalty - points:,} points ({-points:,} for the cards, {penalty:+,} for {held})"
     return "loose: not scored (a discard, or a card of no pile); move it to a pile if it belongs to one"
 
 

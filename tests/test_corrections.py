@@ -144,6 +144,24 @@ def test_a_books_verdict_and_the_scores_book_give_its_bonus_as_the_total_counts_
     assert team.total_min == sum(b.points_min + b.bonus for b in team.books) == sum(lines.values())
 
 
+@pytest.mark.parametrize("rules, on_table, in_hand", [("pagat", 100, -100), ("simpson", -500, -500)])
+def test_the_piles_add_up_to_the_round_a_red_three_held_counted_with_its_cards(rules, on_table, in_hand):
+    """A red three caught in a hand costs the round's red_three_in_hand: the verdict of the cards still held says it
+    beside their own points, its first number their sum, so that the points of the piles (the first number of each
+    verdict, as the page's pile lines show them) add up to the team's total."""
+    images = [{**IMAGES[0], "piles": [pile("i0p0", "meld", ["KH", "KS", "KD"]), pile("i0p1", "red_threes", ["3D"]),
+                                      pile("i0p2", "left", ["QD", "7C", "3H", "4S"]), pile("i0p3", "left", ["3D", "3H"])]}]
+    scored = rescore(images, {}, rules, {}, 1, None, [])
+    verdicts = {p.id: p.verdict for p in scored.images[0].piles}
+    assert verdicts["i0p2"] == (f"4 cards still held: {in_hand - 20:,} points (-20 for the cards, {in_hand:+,} for the "
+                                "red three held)")
+    assert verdicts["i0p3"] == f"2 cards still held: {2 * in_hand:,} points for the 2 red threes held"
+    piles = {"i0p0": 30, "i0p1": on_table, "i0p2": in_hand - 20, "i0p3": 2 * in_hand}
+    assert scored.score.teams["A"].total == sum(piles.values())
+    plain = rescore([{**IMAGES[0], "piles": [pile("i0p0", "left", ["QD", "7C"])]}], {}, rules, {}, 1, None, [])
+    assert plain.images[0].piles[0].verdict == "2 cards still held: -15 points"  # no red three: as before
+
+
 @pytest.mark.parametrize("op, words", [
     ({"op": "split_pile", "pile": "i0p0", "at": "i0p0.0"}, "first card"),
     ({"op": "split_pile", "pile": "i0p0", "at": "i0p1.0"}, "no card 'i0p1.0' in pile i0p0"),

@@ -5,6 +5,7 @@ ledger, the shipped models) and headless Chromium (selenium) at 390 x 844.
 - The game's round grid (headings, points, running totals, an opened round's buttons) grows with A+ and still
   fits 390 px.
 - In dark mode a link reads on the page's near-black (contrast at least 4.5:1), not the browser's blue.
+- A question taller than the screen (Save's, in large type) scrolls inside its sheet, its answers held on screen.
 
 Screenshots go to ``$HANDFOOT_SCREENSHOTS`` (default: the test's temporary folder).
 """
@@ -22,6 +23,7 @@ from test_page_two_phones import press_save, server, until  # noqa: F401  (fixtu
 
 httpx = pytest.importorskip("httpx")
 from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import Select  # noqa: E402
 
 SIZES = """return [...document.querySelectorAll(arguments[0])].map(e => parseFloat(getComputedStyle(e).fontSize));"""
 # the contrast ratio (WCAG) of each link's colour on the page's background
@@ -68,6 +70,29 @@ def test_large_type_and_dark_mode_on_the_check_view_and_the_game(server, browser
     assert d.execute_script("return document.documentElement.scrollWidth") <= 390
     table = d.find_element(By.CSS_SELECTOR, "table.grid")
     assert d.execute_script("return arguments[0].scrollWidth <= arguments[0].parentElement.clientWidth", table)
+
+    # Save's question taller than the screen (the game's last round typed: three rule problems, a squared book's
+    # range and what it means for who wins): it scrolls inside, its answers on its bottom edge, both on screen
+    one = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"],
+                                                 "house_rules": {"opening_minimums": [50]}}).json()["id"]
+    d.get(f"{server}/#/game/{one}/type")
+    until(d, lambda d: d.find_elements(By.ID, "melds-1"))
+    d.find_element(By.ID, "melds-0").send_keys("KH KS KD KC KH KS KD")
+    d.find_element(By.ID, "squared_books-1").send_keys("QS")
+    Select(d.find_element(By.ID, "typed-went-out")).select_by_value("Them")
+    until(d, lambda d: d.find_elements(By.ID, "count-wilds"))
+    d.find_element(By.ID, "save-typed").click()
+    until(d, lambda d: d.execute_script("return document.getElementById('sheet').open"))
+    time.sleep(0.3)
+    fit = d.execute_script("""const s = document.getElementById('sheet');
+      return {tall: s.scrollHeight > s.clientHeight, bottom: s.getBoundingClientRect().bottom, height: innerHeight,
+              buttons: [...s.querySelectorAll('#sheet-body button')].map(b => [b.textContent, b.getBoundingClientRect().bottom])}""")
+    assert fit["tall"] and fit["bottom"] <= fit["height"], fit
+    assert [t for t, _ in fit["buttons"]] == ["Save anyway", "Cancel"]
+    assert all(bottom <= fit["bottom"] for _, bottom in fit["buttons"]), fit
+    d.save_screenshot(str(shots / "page_question_large_dark_390.png"))
+    d.find_element(By.XPATH, "//div[@id='sheet-body']//button[.='Cancel']").click()
+    until(d, lambda d: not d.execute_script("return document.getElementById('sheet').open"))
 
     # a link in dark mode reads on the dark background
     d.get(f"{server}/#/no-such-view")

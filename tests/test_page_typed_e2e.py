@@ -6,10 +6,12 @@ ledger) driven by headless Chromium (Debian's chromium + chromium-driver, throug
   typed; the score shows as they are typed and equals the rules engine's score of the same layout; the rules'
   problems (a team went out without its books) are asked about before Save stores it, once: not again on a later
   Save or correction with the same problems.
-- A wrong card code is named with its team and line, its field marked, and nothing is stored.
+- A wrong card code is named with its team and line, its field marked, and nothing is stored; several (the server
+  names three, and how many more) each so, never by the layout's path.
 - Another phone saving a round while the form is open: Save stores nothing and says which round it will be; Save
   again stores it as that round.
-- A typed round is corrected from the game page's "Correct round N" (the form filled with it) and scored again.
+- A typed round is corrected from the game page's "Correct round N" (the form filled with it) and scored again;
+  Cancel asks first ("Leave without saving" or "Keep correcting"). Each save is confirmed ("Round 2 saved").
 
 Screenshots at 390 x 844 go to ``$HANDFOOT_SCREENSHOTS`` (default: the test's temporary folder).
 """
@@ -126,6 +128,25 @@ def test_a_round_typed_in_is_scored_saved_and_corrected(server, browser, tmp_pat
     wait.until(lambda d: "Not saved: a card above is not a card code" in (text_of(d, ".status") or ""))
     assert text_of(d, "form").count("unknown card code") == 1  # said once, beside its field
     assert httpx.get(f"{server}/v1/games/{game}").json()["rounds"] == []
+    # several wrong codes (the server names three, and how many more): each with its team, box and line as the
+    # page names them (a blank line is a line), none by the layout's path; each box marked; the explanation said
+    # once a box
+    typed(d, "melds", 0, "KH KS KD")
+    typed(d, "melds", 1, "9S 9H 2C\n\n8H 8S 8D\nQX 5H 1H")
+    typed(d, "left", 1, "XX 5H YY")
+    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, ".field-error")) == 2)
+    said = [e.text for e in d.find_elements(By.CSS_SELECTOR, ".field-error")]
+    assert said[0] == ("Them, melds and fanned books, line 4: unknown card code 'QX'; Them, melds and fanned books, "
+                       "line 4: unknown card code '1H': expected a rank (A, 2-10, J, Q, K; T for 10) and a suit "
+                       "(S, H, D, C), or JK / RJ / BJ for a joker"), said
+    assert said[1].startswith("Them, cards still held: unknown card code 'XX': expected a rank"), said
+    assert said[1].endswith("for a joker (and 1 more problem, named once these are put right)"), said
+    assert "teams." not in text_of(d, "form") and "marked in red" in text_of(d, "#typed-score")
+    assert [d.find_element(By.ID, f"{f}-1").get_attribute("aria-invalid") for f in ("melds", "left")] == ["true", "true"]
+    d.execute_script("document.querySelector('.field-error').scrollIntoView({block: 'center'})")
+    d.save_screenshot(str(shots / "typed_wrong_codes_390.png"))
+    for field in ("melds", "left"):
+        typed(d, field, 1, "")
 
     # the round typed right: scored as typed, as the rules engine scores it
     typed(d, "melds", 0, "kh ks kd kc kh ks kd\n8H 8S 8D")
@@ -157,6 +178,7 @@ def test_a_round_typed_in_is_scored_saved_and_corrected(server, browser, tmp_pat
     assert d.find_element(By.ID, "save-typed").text == "Save round 2"
     save_unasked(d, wait)  # its problems were answered "Save anyway" once: not asked again
     wait.until(lambda d: d.current_url.endswith(f"#/game/{game}") and d.find_elements(By.CSS_SELECTOR, "tr.round"))
+    assert text_of(d, "#toast") == "Round 2 saved"  # as a round from a photo is confirmed
     rounds = httpx.get(f"{server}/v1/games/{game}").json()["rounds"]
     assert [r["n"] for r in rounds] == [1, 2]
     assert rounds[1]["layout"]["teams"]["Us"]["melds"] == US["melds"]
@@ -177,8 +199,18 @@ def test_a_round_typed_in_is_scored_saved_and_corrected(server, browser, tmp_pat
     d.find_element(By.ID, "left-1").clear()
     want = expected({"Us": US, "Them": {"melds": THEM["melds"]}}, "Us")
     wait.until(lambda d: text_of(d, "#typed-score [data-points=Them]") == want["Them"])
+    # Cancel asks first, each answer saying what it does; "Keep correcting" keeps what is typed
+    d.find_element(By.CSS_SELECTOR, ".sticky-actions a.button").click()
+    wait.until(lambda d: d.execute_script("return document.getElementById('sheet').open"))
+    assert text_of(d, "#sheet-title") == "Leave without saving?"
+    answers = d.find_elements(By.CSS_SELECTOR, "#sheet-body button")
+    assert [b.text for b in answers] == ["Leave without saving", "Keep correcting"]
+    answers[1].click()
+    wait.until(lambda d: not d.execute_script("return document.getElementById('sheet').open"))
+    assert d.current_url.endswith("/type/2") and d.find_element(By.ID, "left-1").get_attribute("value") == ""
     save_unasked(d, wait)  # the round was saved anyway with the same problem: not asked again
     wait.until(lambda d: d.current_url.endswith(f"#/game/{game}"))
+    assert text_of(d, "#toast") == "Round 2 corrected"
     wait.until(lambda d: httpx.get(f"{server}/v1/games/{game}").json()["rounds"][1]["score"]["teams"]["Them"]["total"]
                == int(want["Them"].replace(",", "")))
     assert len(httpx.get(f"{server}/v1/games/{game}").json()["rounds"]) == 2
@@ -277,22 +309,40 @@ def test_a_squared_books_range_is_a_note_not_a_rule_problem(server, browser, tmp
     assert text_of(d, "#sheet-title") == "The rules see 1 problem"
 
 
-def test_a_shorter_game_is_made_on_the_page(server, browser):
-    """House rules' lists and choices on the new-game page: the rounds (one opening minimum each) and what a complete
-    book may grow by; a wrong number named beside its field."""
+def test_a_shorter_game_is_made_on_the_page(server, browser, tmp_path):
+    """House rules' lists and choices on the new-game page: the rounds (one opening minimum each, said plainly) and
+    what a complete book may grow by; a wrong number named beside its field. The preset's line says the books it needs
+    to go out; each players' field names its team to a screen reader."""
     d, wait = browser, WebDriverWait(browser, 30)
     viewport(d, 390, 844)
     d.get(f"{server}/#/new")
     wait.until(lambda d: d.find_elements(By.ID, "house-opening_minimums"))
+    # the preset's line says what going out needs; each team's players' field says whose players they are
+    assert text_of(d, "#rules-title").endswith(": two clean, two dirty and one wild book to go out")
+    Select(d.find_element(By.ID, "rules")).select_by_value("score-sheet")
+    assert text_of(d, "#rules-title").endswith("; one clean and one dirty book to go out")
+    Select(d.find_element(By.ID, "rules")).select_by_value("pagat")
+    wait.until(lambda d: d.find_element(By.ID, "house-opening_minimums").get_attribute("value") == "50, 90, 120, 150")
+    assert [d.find_element(By.ID, f"players-{k}").accessible_name for k in (1, 2)] == [
+        "Players of Us (optional)", "Players of Them (optional)"]
+    team = d.find_element(By.ID, "team-2")
+    team.clear()
+    team.send_keys("Kids")
+    assert d.find_element(By.ID, "players-2").accessible_name == "Players of Kids (optional)"
     summary = d.find_element(By.CSS_SELECTOR, "details summary")
     d.execute_script("arguments[0].scrollIntoView({block: 'center'})", summary)  # above the sticky Start bar
     summary.click()
     rounds = d.find_element(By.ID, "house-opening_minimums")
     assert rounds.get_attribute("value") == "50, 90, 120, 150"
+    assert rounds.accessible_name == ("One opening minimum per round, separated by commas: three numbers make a "
+                                      "three-round game")  # plain words, not the rules engine's
     rounds.clear()
     rounds.send_keys("50, 9O")
     d.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
     wait.until(lambda d: "whole numbers from 0 to 10,000" in (text_of(d, "#house-error") or ""))
+    assert text_of(d, "#house-error") == "Opening minimums: whole numbers from 0 to 10,000"
+    d.execute_script("document.getElementById('house-error').scrollIntoView({block: 'center'})")
+    d.save_screenshot(str(shots_dir(tmp_path) / "new_game_rounds_390.png"))
     assert rounds.get_attribute("aria-invalid") == "true"
     assert httpx.get(f"{server}/v1/games").json() == []
     rounds.clear()
@@ -303,6 +353,7 @@ def test_a_shorter_game_is_made_on_the_page(server, browser):
     [made] = httpx.get(f"{server}/v1/games").json()
     game = httpx.get(f"{server}/v1/games/{made['id']}").json()
     assert game["house_rules"] == {"opening_minimums": [50, 90], "book_growth": "any"}
+    assert game["teams"] == ["Us", "Kids"]
     assert "Next: round 1 of 2, opening minimum 50" in text_of(d, "main")
 
 

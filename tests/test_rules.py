@@ -11,6 +11,17 @@ def test_every_seed_rule_system_is_a_preset():
         assert r.source, r.name
 
 
+def test_every_presets_title_says_the_books_it_needs_to_go_out():
+    """A family picks its preset on the new-game page by its title: it ends with the books a side needs to go out,
+    as the preset's own going-out fields count them ("two clean, two dirty and one wild book to go out")."""
+    words = {1: "one", 2: "two", 3: "three"}
+    for r in all_presets():
+        need = [f"{words[n]} {kind}" for kind, n in (("clean", r.go_out_clean_books), ("dirty", r.go_out_dirty_books),
+                                                    ("wild", r.go_out_wild_books)) if n]
+        said = " and ".join(filter(None, (", ".join(need[:-1]), need[-1])))
+        assert any(r.title.endswith(f"{sep} {said} book to go out") for sep in ":;"), (r.name, r.title)
+
+
 def test_card_values_seed_000_table():
     r = get_rules("pagat")
     expect = {"JK": 50, "2H": 20, "AS": 20, "KH": 10, "QS": 10, "JD": 10, "10C": 10, "9H": 10, "8S": 10,

@@ -27,6 +27,28 @@ export function cardName(code) {
   const suits = {S: "spades", H: "hearts", D: "diamonds", C: "clubs"};
   return `${ranks[p.rank] || p.rank} of ${suits[p.suit]}`;
 }
+/* The key of `keys` seen most often, the first seen on a tie; null for none. */
+function mostCommon(keys) {
+  const counts = new Map();
+  for (const k of keys) counts.set(k, (counts.get(k) || 0) + 1);
+  let best = null;
+  for (const [k, n] of counts) if (best === null || n > counts.get(best)) best = k;
+  return best;
+}
+/* The rank most common among the naturals of `codes` (not twos, threes or jokers): "7", "K"; null for none. */
+function naturalRank(codes) { return mostCommon(codes.map(cardParts).filter(p => !["2", "3", "JK"].includes(p.rank)).map(p => p.rank)); }
+const RANK_PLURAL = {A: "aces", 4: "fours", 5: "fives", 6: "sixes", 7: "sevens", 8: "eights", 9: "nines", 10: "tens", J: "jacks",
+                     Q: "queens", K: "kings"};
+/* A pile as a button's accessible name says which one it is, with its team: "the meld of sevens (Us)", "the clean
+ * book of kings (Us)", "the squared book under the nine of hearts (Them)", "the red threes (Us)", "the cards left in
+ * hand (Us)"; `p`: {team, kind, label (the server's: "meld", "clean book", "left in hand"…), cards: [{code}]}. */
+export function pileName(p) {
+  const codes = p.cards.map(c => c.code), rank = naturalRank(codes);
+  const name = p.kind === "squared_book" && codes.length ? `${p.label} under the ${cardName(codes[0])}`
+    : p.kind === "meld" ? (rank ? `${p.label} of ${RANK_PLURAL[rank]}` : / book$/.test(p.label) ? p.label : `${p.label} of wilds`)
+    : p.kind === "loose" ? "loose cards" : /^left\b/.test(p.label) ? `cards ${p.label}` : p.label;
+  return `the ${name} (${p.team})`;
+}
 /* The cards a fan read one card short most likely lacks, as codes to add to the meld whose cards' codes are
  * `codes`, most likely first: another of its natural rank (its most common rank other than twos, threes and
  * jokers), with the suit most common among its cards of that rank; a two, with the suit most common among its
@@ -34,14 +56,7 @@ export function cardName(code) {
  * no natural rank (all wilds, say) gets just the two and the joker. */
 export function likelyMissing(codes) {
   const parts = codes.map(cardParts);
-  const mostCommon = (keys) => {  /* the key seen most often, the first seen on a tie; null for none */
-    const counts = new Map();
-    for (const k of keys) counts.set(k, (counts.get(k) || 0) + 1);
-    let best = null;
-    for (const [k, n] of counts) if (best === null || n > counts.get(best)) best = k;
-    return best;
-  };
-  const rank = mostCommon(parts.filter(p => !["2", "3", "JK"].includes(p.rank)).map(p => p.rank));
+  const rank = naturalRank(codes);
   const suitOf = (r) => mostCommon(parts.filter(p => p.rank === r).map(p => p.suit));
   return [rank ? rank + suitOf(rank) : null, "2" + (suitOf("2") || "C"), "JK"].filter(Boolean);
 }

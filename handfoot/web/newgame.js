@@ -63,15 +63,20 @@ export async function newGameView(fromId) {
   const teamInputs = () => [...teams.querySelectorAll("input[name=team]")];
   function addTeam(name, players) {
     const k = teams.children.length + 1;
+    /* the players' field says whose players they are to a screen reader ("Players of Us (optional)"), as typed */
+    const whose = () => `Players of ${input.value.trim() || `team ${k}`} (optional)`;
     const input = h("input", {type: "text", id: `team-${k}`, name: "team", value: name, required: true, autocomplete: "off",
                               "aria-describedby": `team-${k}-bad team-${k}-twice`,
-                              oninput: (ev) => { teamNameFits(ev.target, true); if (ev.target.dataset.twice) sameNames(teamInputs()); }});
+                              oninput: (ev) => {
+                                teamNameFits(ev.target, true); if (ev.target.dataset.twice) sameNames(teamInputs());
+                                playersInput.setAttribute("aria-label", whose());
+                              }});
+    const playersInput = h("input", {type: "text", id: `players-${k}`, name: "players", placeholder: "Ann, Bob", maxlength: "200",
+                                     autocomplete: "off", value: (players || []).join(", "), "aria-label": whose()});
     const box = h("div", {class: "panel team"},
       h("label", {for: `team-${k}`}, `Team ${k} name `, h("span", {class: "muted limit"}, `(at most ${TEAM_NAME_MAX} characters, no comma or colon)`)),
       input,
-      h("label", {for: `players-${k}`}, "Players (optional)"),
-      h("input", {type: "text", id: `players-${k}`, name: "players", placeholder: "Ann, Bob", maxlength: "200", autocomplete: "off",
-                  value: (players || []).join(", ")}));
+      h("label", {for: `players-${k}`}, "Players (optional)"), playersInput);
     teams.append(box);
   }
   if (from) for (const t of from.teams) addTeam(t, from.names[t]);
@@ -93,10 +98,11 @@ export async function newGameView(fromId) {
     /* the rounds (the opening minimum of each: as many rounds as numbers) and other lists of numbers, as text */
     const lists = fields.filter(f => f.type === "list");
     if (lists.length) house.append(h("h3", {}, "Rounds"), ...lists.map(f => {
-      const id = `house-${f.field}`, label = `${ruleLabel(f)} (numbers, a comma between)`, value = f.value.join(", ");
+      const id = `house-${f.field}`, value = f.value.join(", ");
+      const [label, short] = LIST_LABELS[f.field] || [`${ruleLabel(f)} (numbers, a comma between)`, ruleLabel(f)];
       return h("div", {class: "house-number list"}, h("label", {for: id}, label),
         h("input", {type: "text", id, inputmode: "numeric", autocomplete: "off", "data-field": f.field, "data-list": "1",
-                    "data-label": label, "data-default": value, value, "data-min": f.minimum ?? null, "data-max": f.maximum ?? null,
+                    "data-label": short, "data-default": value, value, "data-min": f.minimum ?? null, "data-max": f.maximum ?? null,
                     placeholder: f.value.length ? null : "none"}));
     }));
     /* a choice (what may be added to a complete book): its values */
@@ -252,6 +258,14 @@ export async function newGameView(fromId) {
     h("details", {class: "panel"}, h("summary", {}, "House rules (optional)"), house), error, h("div", {class: "sticky-actions"}, create));
   show(h("h1", {}, "New game"), from ? h("p", {class: "muted"}, `As the game of ${fmtDate(from.created)}: change anything, then Start.`) : null, form);
 }
+
+/* The lists of numbers of the house rules in a family's words (a rule's own description is the rules engine's):
+ * [the field's label, its name in a message about it ("Opening minimums: whole numbers from 0 to 5,000")]. */
+const LIST_LABELS = {
+  opening_minimums: ["One opening minimum per round, separated by commas: three numbers make a three-round game",
+                     "Opening minimums"],
+  opening_book_rounds: ["The rounds whose opening must hold a complete book from the hand, separated by commas",
+                        "Rounds whose opening holds a book"]};
 
 export function ruleLabel(f) {
   /* a rule field's description as a switch label: its first sentence, without the sources in brackets */

@@ -1,7 +1,7 @@
 /* A check view's pile list: each team's piles, a pile that needs a look drawn whole (its cards to tap, its kind,
  * + card, Split, Join, Book…, Remove), any other folded to one line (its name, cards and points) until opened; the
  * summary line over them with "Open all"; and the note over Save saying what the last move moved. */
-import {KINDS, KIND_ORDER, cardName, cardShort, cardsInText, isRed} from "/static/cards.js";
+import {KINDS, KIND_ORDER, cardName, cardShort, cardsInText, isRed, pileName} from "/static/cards.js";
 import {fmt, h} from "/static/ui.js";
 
 /* A pile's worth, short: for a complete book its cards' points and its bonus (the score's book at the pile, `score`
@@ -80,7 +80,8 @@ export function pileList(view) {
     const look = needsLook(p, noted);
     if (!look && !st.allOpen && !st.open.has(p.id)) return foldedPile(p, bookClass);
     shownWhole.add(p.id);
-    const kindSel = h("select", {"aria-label": `kind of ${p.label}`, onchange: (ev) => change({op: "set_kind", pile: p.id, kind: ev.target.value})},
+    const name = pileName(p);  /* each button says which pile it acts on: "Split the meld of sevens (Us)" */
+    const kindSel = h("select", {"aria-label": `kind of ${name}`, onchange: (ev) => change({op: "set_kind", pile: p.id, kind: ev.target.value})},
       KINDS.map(([v, l]) => h("option", {value: v}, l)));
     kindSel.value = p.kind;
     return h("section", {class: `panel pile ${bookClass}`, id: `pile-${p.id}`, "aria-label": `${p.team}: ${p.label}`},
@@ -96,11 +97,13 @@ export function pileList(view) {
         class: "chip" + (isRed(c.code) ? " red" : "") + (c.confidence < 0.5 ? " low" : "") + (c.boxes.length ? "" : " typed"),
         "data-card": c.id, "aria-label": `${cardName(c.code)}: correct it`, onclick: () => editCard(p, c)}, cardShort(c.code)))),
       h("div", {class: "row"}, kindSel,
-        h("button", {type: "button", onclick: () => view.addCard(p)}, "+ card"),
-        p.cards.length > 1 ? h("button", {type: "button", onclick: () => view.splitPile(p)}, "Split") : null,
-        h("button", {type: "button", onclick: () => view.joinPile(p)}, "Join"),
-        p.kind === "squared_book" ? h("button", {type: "button", onclick: () => view.bookPile(p)}, "Book…") : null,
-        h("button", {type: "button", class: "danger", onclick: () => change({op: "remove_pile", pile: p.id})}, "Remove")));
+        h("button", {type: "button", "aria-label": `Add a card to ${name}`, onclick: () => view.addCard(p)}, "+ card"),
+        p.cards.length > 1 ? h("button", {type: "button", "aria-label": `Split ${name}`, onclick: () => view.splitPile(p)}, "Split") : null,
+        h("button", {type: "button", "aria-label": `Join ${name} to another`, onclick: () => view.joinPile(p)}, "Join"),
+        p.kind === "squared_book" ? h("button", {type: "button", "aria-label": `Book: the kind and count of ${name}`,
+                                                 onclick: () => view.bookPile(p)}, "Book…") : null,
+        h("button", {type: "button", class: "danger", "aria-label": `Remove ${name}`,
+                     onclick: () => change({op: "remove_pile", pile: p.id})}, "Remove")));
   }
 
   function draw(notes) {

@@ -14,19 +14,29 @@ import {askConfirm, clearError, errorBox, fmt, h, lastRoundDoubt, pointsNode, pr
 /* The card codes in a line of text ("KH, ks 10d" -> ["KH", "KS", "10D"]); the server names a wrong one. */
 export function codesIn(text) { return String(text).toUpperCase().split(/[\s,;]+/).filter(Boolean); }
 
-/* Where a layout path of the server's message points ("teams.Us.melds[1][2]: ..."): the team, the field and the
- * line (melds) it names, and the message in a family's words. */
+/* The server's message about a typed layout (scorer.layout: up to three wrong places, "; " between, then "(and N
+ * more problems)": "teams.Us.melds[1][2]: unknown card code 'QX': expected …; teams.Us.left[0][3]: …") in a
+ * family's words: each place named by its team, box and line ("Us, melds and fanned books, line 2: unknown card code
+ * 'QX'"), an explanation the next place of the same box repeats said once, after the last of them. `lineOf(team, k)`: the line of
+ * the melds box that the layout's meld k was typed on (default k + 1). Returns {text: the whole message so said,
+ * places: [{team, field, text}] (each part of it: team and field, a key of FIELDS, only where it is a box's)}. */
 const FIELDS = {melds: "Melds and fanned books", squared_books: "Squared books", red_threes: "Red threes", left: "Cards still held"};
-export function placeOf(message, teams) {
-  for (const t of teams) {
-    const prefix = `teams.${t}.`;
-    if (!message.startsWith(prefix)) continue;
-    const m = /^(\w+)(?:\[(\d+)\])?[^:]*: (.*)$/s.exec(message.slice(prefix.length));
-    if (!m || !FIELDS[m[1]]) return null;
-    const line = m[1] === "melds" && m[2] !== undefined ? `, line ${+m[2] + 1}` : "";
+export function placesOf(message, teams, lineOf = (team, k) => k + 1) {
+  const more = / \(and (\d+) more problems?\)$/.exec(message);
+  const parts = (more ? message.slice(0, more.index) : message).split(/; (?=teams\.)/).map(part => {
+    const t = teams.find(t => part.startsWith(`teams.${t}.`));
+    const m = t && /^(\w+)(?:\[(\d+)\])?[^:]*: (.*)$/s.exec(part.slice(`teams.${t}.`.length));
+    if (!m || !FIELDS[m[1]]) return {text: part};
+    const line = m[1] === "melds" && m[2] !== undefined ? `, line ${lineOf(t, +m[2])}` : "";
     return {team: t, field: m[1], text: `${t}, ${FIELDS[m[1]].toLowerCase()}${line}: ${m[3]}`};
-  }
-  return null;
+  });
+  const why = (p) => (/: expected .*$/s.exec(p.text) || [""])[0];
+  parts.forEach((p, k) => {
+    const next = parts[k + 1];
+    if (next && p.field && next.team === p.team && next.field === p.field && why(p) && why(p) === why(next)) p.text = p.text.slice(0, -why(p).length);
+  });
+  if (more) parts[parts.length - 1].text += ` (and ${more[1]} more problem${more[1] === "1" ? "" : "s"}, named once these are put right)`;
+  return {text: parts.map(p => p.text).join("; "), places: parts};
 }
 
 /* The text of each box of the form for the saved layout `layout` ({teams: {team: {melds, squared_books,
@@ -115,17 +125,33 @@ export async function typedView(gid, roundNo) {
   }
   function typedAnything(doc) { return Object.values(doc.teams).some(s => Object.keys(s).length); }
 
-  function mark(error) {  /* the field an error names: marked, the message beside it too, in its words */
+  /* The line of team t's melds box that its layout's meld k (its k-th line holding a card) was typed on. */
+  function meldLine(t, k) {
+    const sec = [...form.querySelectorAll("fieldset[data-team]")].find(s => s.dataset.team === t);
+    const lines = sec ? sec.querySelector("[name=melds]").value.split("\n") : [];
+    const at = lines.map((l, n) => codesIn(l).length ? n : -1).filter(n => n >= 0)[k];
+    return (at ?? k) + 1;
+  }
+  /* The boxes an error names (placesOf): each marked, what is wrong in it said beside it, in a family's words;
+   * returns {text: the whole error so said, input: the first box marked (null: none), all: each part is said beside
+   * its box}. */
+  function mark(error) {
     for (const el of form.querySelectorAll("[aria-invalid]")) el.removeAttribute("aria-invalid");
     for (const el of form.querySelectorAll(".field-error")) el.remove();
-    const place = placeOf(error, g.teams);
-    const sec = place && [...form.querySelectorAll("fieldset[data-team]")].find(s => s.dataset.team === place.team);
-    const input = sec && sec.querySelector(`[name=${place.field}]`);
-    if (input) {
-      input.setAttribute("aria-invalid", "true");
-      input.after(h("p", {class: "error-box field-error", role: "alert"}, place.text));
+    const {text, places} = placesOf(error, g.teams, meldLine);
+    const boxes = new Map();  /* each box named, with what is said of it */
+    let all = Boolean(error);
+    for (const p of places) {
+      const sec = p.field && [...form.querySelectorAll("fieldset[data-team]")].find(s => s.dataset.team === p.team);
+      const input = sec && sec.querySelector(`[name=${p.field}]`);
+      if (input) boxes.set(input, [...(boxes.get(input) || []), p.text]);
+      else all = false;
     }
-    return {text: place ? place.text : error, input};
+    for (const [input, said] of boxes) {
+      input.setAttribute("aria-invalid", "true");
+      input.after(h("p", {class: "error-box field-error", role: "alert"}, said.join("; ")));
+    }
+    return {text, input: boxes.size ? boxes.keys().next().value : null, all};
   }
 
   /* The text of each box now: {team: {melds, squared_books, red_threes, left}}, as fieldsOf. */
@@ -166,7 +192,7 @@ export async function typedView(gid, roundNo) {
   let breakdownOpen = false;  /* the score's Breakdown as the player left it: it stays open while they type */
   function rescoreSoon() { clearTimeout(timer); timer = setTimeout(rescore, 350); }
   /* What is typed, scored (POST /v1/score) and shown under it; returns this request's answer: {score}, {error,
-   * status, input} (input: a box is marked for it), or null when nothing is typed. While the server cannot be
+   * status}, or null when nothing is typed. While the server cannot be
    * reached it is asked again every few seconds, by itself, until it answers. */
   async function rescore() {
     clearTimeout(timer); clearTimeout(retry);
@@ -198,9 +224,8 @@ export async function typedView(gid, roundNo) {
         "kept, and the score shows once the server answers again (asked every few seconds).")));
       retry = setTimeout(() => { if (form.isConnected) rescore(); }, 3000);
     } else {
-      const {text, input} = mark(out.error);  /* told beside its field; here only what it stops */
-      out.input = Boolean(input);
-      scoreBox.replaceChildren(input ? h("p", {class: "muted"}, out.status === 413 ? "The score shows once the box marked in red holds fewer cards."
+      const {text, all} = mark(out.error);  /* told beside its fields; here only what it stops */
+      scoreBox.replaceChildren(all ? h("p", {class: "muted"}, out.status === 413 ? "The score shows once the box marked in red holds fewer cards."
                                                                                     : "The score shows once every card marked in red is a card code.")
                                      : errorBox(new Error(text)));
     }
@@ -239,8 +264,8 @@ export async function typedView(gid, roundNo) {
     const scored = await rescore();  /* the score of exactly what is saved, however fast Save follows a key */
     if (scored.status === 0) { cannotReach(); return; }
     if (scored.error) {  /* the error is under the totals already: the field it names, in view */
-      const {text, input} = mark(scored.error);
-      status.replaceChildren(errorBox(new Error(input && scored.status !== 413 ? "Not saved: a card above is not a card code (marked in red)."
+      const {text, input, all} = mark(scored.error);
+      status.replaceChildren(errorBox(new Error(all && scored.status !== 413 ? "Not saved: a card above is not a card code (marked in red)."
                                                                                : `Not saved: ${text}.`)));
       if (input) { input.scrollIntoView({block: "center"}); input.focus({preventScroll: true}); }
       return;
@@ -358,7 +383,8 @@ export async function typedView(gid, roundNo) {
   async function leave(ev) {
     ev.preventDefault();
     const mine = unsaved();
-    if (mine && !(await askConfirm("Leave without saving?", [`What is typed here (${mine}) is thrown away.`], "Leave"))) return;
+    if (mine && !(await askConfirm("Leave without saving?", [`What is typed here (${mine}) is thrown away.`], "Leave without saving",
+                                   null, false, roundNo ? "Keep correcting" : "Keep typing"))) return;
     removeDraft(gid, draftName);
     location.hash = `#/game/${gid}`;
   }

@@ -101,17 +101,18 @@ export function openSheet(title, body) {
   if (first) first.focus({preventScroll: true});
 }
 export function closeSheet() { if (sheet.open) sheet.close(); }
-export function askConfirm(title, text, okLabel, other, danger = false) {
-  /* a question in the sheet (not the browser's pop-up); resolves true for okLabel, false otherwise (Cancel, the
+export function askConfirm(title, text, okLabel, other, danger = false, noLabel = "Cancel") {
+  /* a question in the sheet (not the browser's pop-up); resolves true for okLabel, false otherwise (noLabel, the
      sheet closed); `other`: another way out shown between them (a link, say). `danger`: okLabel cannot be taken
      back, so it is the red secondary button after `other` (then the main choice), and the focus starts on the
-     safe choice (`other`, else Cancel) */
+     safe choice (`other`, else noLabel). noLabel: what not answering okLabel does, when "Cancel" would say
+     otherwise (cancelling a Cancel: "Keep correcting") */
   return new Promise((resolve) => {
     const done = (answer) => { sheet.removeEventListener("close", onClose); closeSheet(); resolve(answer); };
     const onClose = () => done(false);
     sheet.addEventListener("close", onClose);
     const yes = h("button", {type: "button", class: danger ? "danger" : "primary", id: "confirm-yes", onclick: () => done(true)}, okLabel);
-    const no = h("button", {type: "button", onclick: () => done(false)}, "Cancel");
+    const no = h("button", {type: "button", onclick: () => done(false)}, noLabel);
     openSheet(title, h("div", {}, [].concat(text).map(t => t instanceof Node ? t : h("p", {}, t)),
       h("div", {class: "row"}, danger ? [other || null, yes] : [yes, other || null], no)));
     if (danger) (other || no).focus({preventScroll: true});

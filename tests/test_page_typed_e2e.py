@@ -136,9 +136,8 @@ def test_a_round_typed_in_is_scored_saved_and_corrected(server, browser, tmp_pat
     typed(d, "left", 1, "XX 5H YY")
     wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, ".field-error")) == 2)
     said = [e.text for e in d.find_elements(By.CSS_SELECTOR, ".field-error")]
-    assert said[0] == ("Them, melds and fanned books, line 4: unknown card code 'QX'; Them, melds and fanned books, "
-                       "line 4: unknown card code '1H': expected a rank (A, 2-10, J, Q, K; T for 10) and a suit "
-                       "(S, H, D, C), or JK / RJ / BJ for a joker"), said
+    assert said[0] == ("Them, melds and fanned books, line 4: unknown card codes 'QX' and '1H': expected a rank (A, "
+                       "2-10, J, Q, K; T for 10) and a suit (S, H, D, C), or JK / RJ / BJ for a joker"), said
     assert said[1].startswith("Them, cards still held: unknown card code 'XX': expected a rank"), said
     assert said[1].endswith("for a joker (and 1 more problem, named once these are put right)"), said
     assert "teams." not in text_of(d, "form") and "marked in red" in text_of(d, "#typed-score")

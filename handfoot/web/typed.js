@@ -28,13 +28,24 @@ export function placesOf(message, teams, lineOf = (team, k) => k + 1) {
     const m = t && /^(\w+)(?:\[(\d+)\])?[^:]*: (.*)$/s.exec(part.slice(`teams.${t}.`.length));
     if (!m || !FIELDS[m[1]]) return {text: part};
     const line = m[1] === "melds" && m[2] !== undefined ? `, line ${lineOf(t, +m[2])}` : "";
-    return {team: t, field: m[1], text: `${t}, ${FIELDS[m[1]].toLowerCase()}${line}: ${m[3]}`};
+    const where = `${t}, ${FIELDS[m[1]].toLowerCase()}${line}`;
+    return {team: t, field: m[1], where, text: `${where}: ${m[3]}`};
   });
   const why = (p) => (/: expected .*$/s.exec(p.text) || [""])[0];
   parts.forEach((p, k) => {
     const next = parts[k + 1];
     if (next && p.field && next.team === p.team && next.field === p.field && why(p) && why(p) === why(next)) p.text = p.text.slice(0, -why(p).length);
   });
+  /* wrong codes on one line said together ("line 4: unknown card codes 'QX' and '1H': expected …") */
+  const wrong = (p) => /^.*?: unknown card codes? ('[^']*'(?:(?:, | and )'[^']*')*)(.*)$/s.exec(p.text);
+  const listed = (codes) => codes.length > 1 ? `codes ${codes.slice(0, -1).join(", ")} and ${codes[codes.length - 1]}` : `code ${codes[0]}`;
+  for (let k = parts.length - 1; k > 0; k--) {
+    const [p, next] = [parts[k - 1], parts[k]];
+    const a = p.where && p.where === next.where && wrong(p), b = a && !a[2] && wrong(next);
+    if (!b) continue;
+    p.text = `${p.where}: unknown card ${listed([a[1], b[1]].flatMap(s => s.match(/'[^']*'/g)))}${b[2]}`;
+    parts.splice(k, 1);
+  }
   if (more) parts[parts.length - 1].text += ` (and ${more[1]} more problem${more[1] === "1" ? "" : "s"}, named once these are put right)`;
   return {text: parts.map(p => p.text).join("; "), places: parts};
 }

@@ -1,6 +1,7 @@
 """Two phones teaching one deck: a deck profile as a client sees it (:class:`DeckOut`, with its ``version``), what a
 learning job may replace (:class:`DeckExpect`, from ``If-None-Match: *`` or ``If-Match``), checked when the job
-starts and again as it saves its profile (:func:`save_deck`).
+starts and again as it saves its profile (:func:`save_deck`); a profile deleted only while it is the one a client
+saw (:func:`remove_deck`).
 
 A profile's ``version`` is its file's (``vision.deck_profiles.file_version``: the first 16 hex digits of the sha256
 of its bytes): every save changes it (a profile records when it was learned), whoever saved it (a learning job, a
@@ -140,3 +141,21 @@ def save_deck(profile: Any, folder: Path, expect: DeckExpect = DeckExpect()) -> 
         path = profile.save(folder)
         version = file_version(profile.name, folder)
     return dataclasses.replace(profile, version=version or ""), path, before
+
+
+def remove_deck(name: str, folder: Path, version: str | None = None) -> None:
+    """Delete the profile ``name`` kept in ``folder``; with ``version`` (from ``If-Match``, unquoted; ``"*"``: any)
+    only while it is that one (the check and the delete one step under :data:`SAVING`).
+
+    Raises:
+        DeckNotFoundError (404): no such profile.
+        DeckChangedError (412): it was taught again since that version: nothing was deleted.
+    """
+    from vision.deck_profiles import remove_profile, saved_profile  # the optional vision extra
+
+    with SAVING:
+        now = saved_profile(name, folder)
+        if now is not None and version not in (None, "*", now.version):
+            raise DeckChangedError(f"deck {name!r} was taught again since version {version} (on another phone?; "
+                                   f"{_told(now)}): nothing was deleted", DeckOut.of(now).model_dump(mode="json"))
+        remove_profile(name, folder)

@@ -173,3 +173,18 @@ def test_a_deck_deleted_while_it_is_learned_again_is_not_made_again(table):
     assert done["state"] == "failed" and done["changed"], done
     assert done["error"] == "deck 'kitchen' was deleted while this was learning; nothing was saved"
     assert c.get("/v1/decks").json() == [] and not (folder / "kitchen.npz").exists()
+
+
+def test_a_deck_is_deleted_with_if_match_only_while_it_is_that_version(table):
+    c, folder, _ = table
+    v1 = ended(c, learn(c, "kitchen"))["deck"]["version"]
+    v2 = ended(c, learn(c, "kitchen"))["deck"]["version"]  # another phone taught it again
+    kept = (folder / "kitchen.npz").read_bytes()
+    stale = c.delete("/v1/decks/kitchen", headers={"If-Match": f'"{v1}"'})
+    assert stale.status_code == 412 and stale.json()["deck"]["version"] == v2, stale.json()
+    assert stale.json()["error"].startswith(f"deck 'kitchen' was taught again since version {v1}")
+    assert stale.json()["error"].endswith("nothing was deleted")
+    assert (folder / "kitchen.npz").read_bytes() == kept
+    assert c.delete("/v1/decks/kitchen", headers={"If-Match": f'"{v2}"'}).status_code == 204
+    assert c.delete("/v1/decks/kitchen", headers={"If-Match": f'"{v2}"'}).status_code == 404  # a retry: told gone
+    assert c.delete("/v1/decks/kitchen", headers={"If-Match": "bad"}).status_code == 422

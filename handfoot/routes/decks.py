@@ -16,12 +16,12 @@ from scorer import HandFootError
 
 from .. import core, teaching
 from ..errors import NotFoundError, TooLargeError
-from ..deck_sync import DeckExpect, DeckOut
+from ..deck_sync import DeckExpect, DeckOut, remove_deck
 from ..learning import DeckJobOut, DeckLearning, uploaded_examples as learning_examples
 from ..ledger import Ledger, new_id
 from ..limits import check_file_size
-from .deps import (DECK_ERRORS, DECK_IF_MATCH, ERRORS, IF_NONE_MATCH, DeckName, decks_dir, get_learning, get_ledger,
-                   get_models, get_settings, save_upload)
+from .deps import (DECK_DELETE_IF_MATCH, DECK_ERRORS, DECK_IF_MATCH, ERRORS, IF_NONE_MATCH, DeckName, decks_dir,
+                   get_learning, get_ledger, get_models, get_settings, save_upload)
 
 router = APIRouter(prefix="/v1")
 
@@ -43,12 +43,14 @@ def list_decks(settings=Depends(get_settings)) -> list[DeckOut]:
     return [DeckOut.of(p) for p in list_profiles(decks_dir(settings))]
 
 
-@router.delete("/decks/{name}", status_code=204, responses={404: ERRORS[404], 401: ERRORS[401]})
-def delete_deck(name: DeckName, settings=Depends(get_settings)) -> Response:
-    """Delete a deck profile."""
-    from vision.deck_profiles import remove_profile  # the optional vision extra (OpenCV, ONNX Runtime)
-
-    remove_profile(name, decks_dir(settings))
+@router.delete("/decks/{name}", status_code=204,
+               responses={404: ERRORS[404], 401: ERRORS[401], 412: DECK_ERRORS[412]})
+def delete_deck(name: DeckName, settings=Depends(get_settings),
+                if_match: Annotated[str | None, DECK_DELETE_IF_MATCH] = None) -> Response:
+    """Delete a deck profile; with ``If-Match``, only while it is the profile of that ``version`` (412 with the
+    profile as it is now when it was taught again since: nothing deleted)."""
+    version = None if if_match is None else DeckExpect.of(if_match, None).version
+    remove_deck(name, decks_dir(settings), version)
     return Response(status_code=204)
 
 

@@ -48,6 +48,9 @@ DECK_IF_MATCH = Header(alias="If-Match", max_length=200, pattern=r'^(\*|(W/)?"[0
                        description='replace only the deck profile at this version (its `version` in GET /v1/decks, '
                                    'quoted: "3fa9c0d1e2b4a5f6"; * any profile, but one must be kept): 412 when it is '
                                    "gone or was taught again, at the start or as the job saves")
+DECK_DELETE_IF_MATCH = Header(alias="If-Match", max_length=200, pattern=r'^(\*|(W/)?"[0-9A-Za-z_-]{1,64}")$',
+                              description='delete only the deck profile at this version (its `version` in GET '
+                                          '/v1/decks, quoted): 412 when it was taught again since')
 IF_NONE_MATCH = Header(alias="If-None-Match", max_length=200, pattern=r"^\*$",
                        description="*: a new deck only: 412 when a profile of that name is kept, at the start or as "
                                    "the job saves")

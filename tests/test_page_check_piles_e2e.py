@@ -9,6 +9,8 @@ as cards left in hand.
 
 - The piles that need nothing (no problem, no note, no unsure card) are one line each (name, cards, points), a
   tap opens one whole and folds it back; those that need a look show whole in place; "Open all" shows every pile.
+  A real webcam photo (the shared data, when present) whose every pile needs a look shows no summary line and
+  nothing stray before the piles.
 - A card moved to another pile (on the card editor's Save, the page kept where it was) is said over Save (what
   moved, from where, to where; a red three held moved to a new pile of red threes) and its pile shown; Undo takes
   the whole move back, also a move that is two corrections (a new code, a new pile).
@@ -26,6 +28,7 @@ import json
 import sys
 
 import pytest
+from conftest import SHARED
 
 # test_page_e2e skips this module where selenium, uvicorn or cv2 is missing (and keeps Selenium Manager offline)
 from test_page_e2e import PHOTO, browser, console_errors, open_pile, running, shots_dir, text_of, viewport  # noqa: F401
@@ -155,6 +158,19 @@ def test_the_piles_that_look_right_are_one_line_each(server, browser, tmp_path):
     assert text_of(d, "#piles-summary p") == "All 17 piles shown whole."
     d.find_element(By.ID, "open-all-piles").click()
     until(d, lambda d: sum(p["folded"] for p in _piles(d).values()) == 12)
+
+    # a real webcam photo whose every pile needs a look (each has a note): no summary line, nothing else before
+    # the piles (no stray "null" text)
+    real = sorted((SHARED / "realdata" / "decks_dev" / "webcam_white" / "images").glob("*_11_38_29_*.jpg"))
+    if real:
+        r = httpx.post(f"{server}/v1/photos", files=[("photos", (real[0].name, real[0].read_bytes(), "image/jpeg"))],
+                       data={"rules": "pagat", "teams": "Us"}, timeout=120)
+        _open_check(d, server, f"/game/{game}/check/{r.json()['id']}")
+        assert not d.find_elements(By.ID, "piles-summary") and not any(p["folded"] for p in _piles(d).values())
+        assert d.execute_script("return [...document.getElementById('piles').childNodes].every(n => n.nodeType === 1)")
+        assert "null" not in text_of(d, "#piles")
+        d.execute_script("document.getElementById('piles').scrollIntoView({block: 'start'})")
+        d.save_screenshot(str(shots / "check_every_pile_needs_a_look_390.png"))
     assert console_errors(d) == []
 
 

@@ -2,7 +2,7 @@
  * + card, Split, Join, Book…, Remove), any other folded to one line (its name, cards and points) until opened; the
  * summary line over them with "Open all"; and the note over Save saying what the last move moved. */
 import {KINDS, KIND_ORDER, cardName, cardShort, cardsInText, isRed, pileName} from "/static/cards.js";
-import {fmt, h} from "/static/ui.js";
+import {fill, fmt, h} from "/static/ui.js";
 
 /* A pile's worth, short: for a complete book its cards' points and its bonus (the score's book at the pile, `score`
  * the reading's): "570 pts", "380 to 450 pts" while a squared book's wilds are uncounted; any other pile's points
@@ -112,7 +112,7 @@ export function pileList(view) {
     const noted = new Set(notes.flatMap(nt => nt.piles.map(p => p.id)));
     const n = allPiles().length, fine = allPiles().filter(p => !needsLook(p, noted)).length;
     shownWhole = new Set();
-    pilesBox.replaceChildren(
+    fill(pilesBox,
       fine ? h("div", {class: "row piles-summary", id: "piles-summary"},  /* the piles that look right, folded or not */
         h("p", {class: "muted grow"}, st.allOpen ? `All ${n} piles shown whole.`
           : `${fine} of ${n} piles look right: one line each, tap one to open it.`),

@@ -85,7 +85,10 @@ export function errorBox(e) {
            e.status === 0 ? "Not done: the line at the top says why. Try again once it has gone." : e.message || String(e));
 }
 export function setBusy(button, busy) { if (button) button.disabled = busy; }
-export function show(...nodes) { view.replaceChildren(...nodes.flat().filter(n => n !== null && n !== undefined && n !== false)); }
+/* `el`'s children replaced by `nodes` (nested arrays flattened), skipping null, undefined and false as h() does (the
+ * DOM's own replaceChildren writes them as the text "null"). */
+export function fill(el, ...nodes) { el.replaceChildren(...nodes.flat(Infinity).filter(n => n !== null && n !== undefined && n !== false)); }
+export function show(...nodes) { fill(view, ...nodes); }
 
 /* -- the sheet (a dialog for pickers and confirmations) -------------------------------------------------------- */
 export const sheet = document.getElementById("sheet");

@@ -4,6 +4,7 @@ temporary ledger, the shipped models) and headless Chromium (selenium) at 390 x 
 - A rank tapped in the card editor and "Move it to…" a meld wait for the editor's Save ("Save and move"), which
   does both: the card lands with its new code; the list names its new piles as new ("Us: a new pile of cards left
   in hand").
+- The card editor opens on the card's own rank.
 - Unsaved corrections survive a reload of the check view (kept in localStorage by game and reading), said on the
   page; they are dropped when discarded or when the round is saved; a corrupt or stale draft is ignored unsaid, and
   drafts of check views not touched for two weeks are removed.
@@ -32,7 +33,7 @@ httpx = pytest.importorskip("httpx")
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select  # noqa: E402
 
-from test_page_e2e import browser, console_errors, open_pile, shots_dir, text_of, viewport  # noqa: E402,F401  (fixture)
+from test_page_e2e import browser, console_errors, focused, open_pile, shots_dir, text_of, viewport  # noqa: E402,F401  (fixture)
 from test_page_two_phones import _open_check, _reading, press_save, server, until  # noqa: E402,F401  (fixture)
 
 
@@ -68,6 +69,7 @@ def test_a_rank_tapped_before_moving_a_card_is_kept(server, browser, tmp_path):
     new = ("5" if not card["code"].startswith("5") else "6") + suit
     _open_check(d, server, f"/game/{game}/check/{rid}")
     _tap_card(d, card["id"])
+    assert focused(d)["rank"] == card["code"][:-1]  # the picker opens on the card's own rank
     # the piles it can move to: the team's others by their cards, then the new piles said as new
     places = {o.get_attribute("value"): o.text for o in Select(d.find_element(By.ID, "move-to")).options}
     team = melds[0]["team"]

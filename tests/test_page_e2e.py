@@ -180,6 +180,13 @@ def text_of(driver, css: str) -> str | None:
     return driver.execute_script("const e = document.querySelector(arguments[0]); return e && e.textContent", css)
 
 
+def focused(driver) -> dict:
+    """Where the page's focus is: {card (the focused element's data-card: a card's id), pile (the id of the check
+    view's pile panel holding it, or being it), rank (its data-rank: a rank button of the card picker), id}."""
+    return driver.execute_script("""const e = document.activeElement, pile = e.closest('section.pile');
+      return {card: e.dataset.card || null, pile: pile && pile.id, rank: e.dataset.rank || null, id: e.id || null}""")
+
+
 def open_pile(driver, pile_id: str) -> None:
     """Open the check view's pile ``pile_id`` whole when it shows folded to one line (a pile that looks right)."""
     line = driver.find_elements(By.CSS_SELECTOR, f"#pile-{pile_id} .pile-line")
@@ -208,6 +215,7 @@ def test_a_round_from_a_photo_corrected_with_a_tap(server, browser, tmp_path):
     summary = d.find_element(By.CSS_SELECTOR, "details summary")
     d.execute_script("arguments[0].scrollIntoView({block: 'center'})", summary)  # above the sticky Start bar
     summary.click()
+    assert "▸" not in summary.accessible_name  # the arrow is drawn, not said
     d.save_screenshot(str(shots / "page_new_game_390.png"))
     bonus = d.find_element(By.ID, "house-wild_book_bonus")  # a house rule's number (no wild book on this table)
     assert bonus.get_attribute("value") == "1500"
@@ -263,6 +271,7 @@ def test_a_round_from_a_photo_corrected_with_a_tap(server, browser, tmp_path):
     d.execute_script("arguments[0].scrollIntoView({block: 'center'})", wrong[0])
     webdriver.ActionChains(d).move_to_element(wrong[0]).click().perform()
     wait.until(lambda d: d.find_element(By.ID, "sheet").is_displayed())
+    assert focused(d)["rank"] == "5"  # the picker opens on the card's rank
     d.find_element(By.CSS_SELECTOR, "#sheet button[data-rank='Q']").click()
     d.find_element(By.CSS_SELECTOR, "#sheet button[data-suit='H']").click()
     d.save_screenshot(str(shots / "page_picker_390.png"))

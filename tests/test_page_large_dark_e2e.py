@@ -4,6 +4,7 @@ ledger, the shipped models) and headless Chromium (selenium) at 390 x 844.
 - The check view names whose photo each photo is (its team) over it.
 - The game's round grid (headings, points, running totals, an opened round's buttons) grows with A+ and still
   fits 390 px.
+- The header's switches are said by name ("Larger type", "Dark mode") and whether they are on.
 - In dark mode a link reads on the page's near-black (contrast at least 4.5:1), not the browser's blue.
 - A question taller than the screen (Save's, in large type) scrolls inside its sheet, its answers held on screen.
 
@@ -65,6 +66,10 @@ def test_large_type_and_dark_mode_on_the_check_view_and_the_game(server, browser
     large = _grid_sizes(d)
     time.sleep(0.5)
     d.save_screenshot(str(shots / "page_grid_large_dark_390.png"))
+    # the header's switches said by their names (not "A+", "◐"), with their state
+    for button, name in (("large-type", "Larger type"), ("dark-mode", "Dark mode")):
+        b = d.find_element(By.ID, button)
+        assert (b.accessible_name, b.get_attribute("aria-pressed")) == (name, "true")
     for css, sizes in normal.items():
         assert sizes and all(b >= a * 1.2 for a, b in zip(sizes, large[css])), (css, sizes, large[css])
     assert d.execute_script("return document.documentElement.scrollWidth") <= 390

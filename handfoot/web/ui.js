@@ -97,10 +97,10 @@ export function openSheet(title, body) {
   const holder = document.getElementById("sheet-body");
   holder.replaceChildren(body);
   if (!sheet.open) sheet.showModal();
-  /* it opens at its top (its title shown), though the first control focused is on its bottom edge (a question's
-     answers held there in landscape) */
+  /* it opens at its top (its title shown), though the control focused (the one marked data-autofocus, else the
+     first) is on its bottom edge (a question's answers held there in landscape) */
   sheet.scrollTop = 0;
-  const first = holder.querySelector("button, input, select");
+  const first = holder.querySelector("[data-autofocus]") || holder.querySelector("button, input, select");
   if (first) first.focus({preventScroll: true});
 }
 export function closeSheet() { if (sheet.open) sheet.close(); }
@@ -225,6 +225,7 @@ export function cardPicker(initial, onPick, extra, above) {
   }
   for (const r of RANKS) {
     ranks.append(h("button", {type: "button", "data-rank": r, "aria-label": r === "JK" ? "joker" : `rank ${r}`,
+                              "data-autofocus": r === start.rank,  /* the sheet opens on the card's own rank */
                               onclick: () => { rank = r; refresh(); }}, r === "JK" ? "Jkr" : r));
   }
   for (const [code, sym] of SUITS) {

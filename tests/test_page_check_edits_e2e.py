@@ -11,8 +11,8 @@ temporary ledger, the shipped models) and headless Chromium (selenium) at 390 x 
 - The undo question says "the round after it moves up one" when one round follows.
 - A card more times than the decks hold is a note naming, pinning and showing every pile holding it; a two-card
   meld is one note and its pile says why once; "Save anyway" names the piles in the same words, and so does the
-  saved round's breakdown; it is not asked again on a later correction of the round for the problems it was said
-  to, only for a new one.
+  saved round's breakdown (its row in the grid named with each team's points and total); it is not asked again on
+  a later correction of the round for the problems it was said to, only for a new one.
 
 Screenshots go to ``$HANDFOOT_SCREENSHOTS`` (default: the test's temporary folder).
 """
@@ -284,7 +284,10 @@ def test_rule_problems_point_at_their_piles_are_said_once_and_asked_once(server,
     until(d, lambda d: "/check/" not in d.current_url)
     # the saved round's breakdown names the same piles in the same words; its row in the grid is marked
     row = until(d, lambda d: d.find_elements(By.CSS_SELECTOR, "tr.round")).pop()
-    assert row.get_attribute("aria-label") == "round 1 (2 rule problems): show the breakdown"
+    # its name says what the row shows: each team's points and total
+    us, them = (text_of(d, f"tr.round td[data-team={t}] .round-points") for t in ("Us", "Them"))
+    assert row.accessible_name == (f"round 1 (2 rule problems): Us {us} (total {us}), Them {them} (total {them}); "
+                                   "show the breakdown")
     assert text_of(d, "tr.round .round-flag") == " ⚠"
     d.execute_script("arguments[0].scrollIntoView({block: 'center'})", row)
     d.save_screenshot(str(shots / "game_round_flagged_390.png"))

@@ -151,12 +151,15 @@ export async function gameView(gid, latest, notice) {
   const body = h("tbody", {});
   const running = Object.fromEntries(g.teams.map(t => [t, [0, 0]]));  /* a range while a squared book is uncounted */
   for (const r of g.rounds) {
+    const said = [];  /* each team's cells in short words, for the row's name: "Us 40 (total 2,295)" */
     const cells = g.teams.map(t => {
       const ts = r.score.teams[t];
       running[t] = [running[t][0] + (ts ? ts.total_min : 0), running[t][1] + (ts ? ts.total_max : 0)];
       const [lo, hi] = running[t];
-      return h("td", {"data-team": t}, h("span", {class: "round-points", title: `${t}: points this round`}, ts ? teamTotal(ts) : "0"), h("br"),
-               h("small", {class: "muted running", title: `${t}: total after round ${r.n}`}, `total ${lo === hi ? fmt(lo) : `${fmt(lo)} to ${fmt(hi)}`}`));
+      const points = ts ? teamTotal(ts) : "0", sum = lo === hi ? fmt(lo) : `${fmt(lo)} to ${fmt(hi)}`;
+      said.push(`${t} ${points} (total ${sum})`);
+      return h("td", {"data-team": t}, h("span", {class: "round-points", title: `${t}: points this round`}, points), h("br"),
+               h("small", {class: "muted running", title: `${t}: total after round ${r.n}`}, `total ${sum}`));
     });
     const details = h("tr", {class: "details", hidden: true},
       h("td", {colspan: String(2 + g.teams.length)}, breakdownTable(r.score, g.teams),
@@ -171,7 +174,7 @@ export async function gameView(gid, latest, notice) {
     const broken = r.score.problems.filter(p => p.severity === "illegal").length;
     const flag = broken ? `${broken} rule problem${broken === 1 ? "" : "s"}` : "";
     const row = h("tr", {class: "round", tabindex: "0", role: "button", "aria-expanded": "false",
-                         "aria-label": `round ${r.n}${flag ? ` (${flag})` : ""}: show the breakdown`},
+                         "aria-label": `round ${r.n}${flag ? ` (${flag})` : ""}: ${said.join(", ")}; show the breakdown`},
       h("td", {}, String(r.n), flag ? h("span", {class: "round-flag", title: flag, "aria-hidden": "true"}, " ⚠") : null),
       h("td", {}, fmt(r.minimum)), cells);
     const toggle = () => { details.hidden = !details.hidden; row.setAttribute("aria-expanded", String(!details.hidden)); };

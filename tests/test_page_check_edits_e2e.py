@@ -4,7 +4,8 @@ temporary ledger, the shipped models) and headless Chromium (selenium) at 390 x 
 - A rank tapped in the card editor and "Move it to…" a meld wait for the editor's Save ("Save and move"), which
   does both: the card lands with its new code; the list names its new piles as new ("Us: a new pile of cards left
   in hand").
-- The card editor opens on the card's own rank.
+- The card editor opens on the card's own rank; after its Save the focus is on the card where it is now (after
+  Delete on its pile, after Undo on the card again).
 - Unsaved corrections survive a reload of the check view (kept in localStorage by game and reading), said on the
   page; they are dropped when discarded or when the round is saved; a corrupt or stale draft is ignored unsaid, and
   drafts of check views not touched for two weeks are removed.
@@ -86,6 +87,8 @@ def test_a_rank_tapped_before_moving_a_card_is_kept(server, browser, tmp_path):
     save.click()
     until(d, lambda d: not d.execute_script("return document.getElementById('sheet').open"))
     until(d, lambda d: new[:-1] in (text_of(d, f"#pile-{target['id']} .chips") or ""))
+    # the focus on the card where it went (not the top of the page)
+    assert (focused(d)["card"], focused(d)["pile"]) == (card["id"], f"pile-{target['id']}")
     d.save_screenshot(str(shots_dir(tmp_path) / "check_moved_with_new_rank_390.png"))
     press_save(d)
     until(d, lambda d: "/check/" not in d.current_url)
@@ -100,6 +103,16 @@ def test_a_rank_tapped_before_moving_a_card_is_kept(server, browser, tmp_path):
     d.find_element(By.CSS_SELECTOR, "#sheet button[data-rank='JK']").click()
     next(b for b in d.find_elements(By.CSS_SELECTOR, "#sheet button") if b.text == "Save").click()
     until(d, lambda d: (text_of(d, f"button[data-card='{other['id']}']") or "") == "Jkr")
+    assert (focused(d)["card"], focused(d)["pile"]) == (other["id"], f"pile-{melds[1]['id']}")  # in its pile
+    # a card deleted: the focus on its pile; undone: on the card again
+    gone = melds[1]["cards"][-1]
+    _tap_card(d, gone["id"])
+    next(b for b in d.find_elements(By.CSS_SELECTOR, "#sheet button") if b.text == "Delete").click()
+    until(d, lambda d: not d.find_elements(By.CSS_SELECTOR, f"button[data-card='{gone['id']}']"))
+    assert focused(d)["pile"] == f"pile-{melds[1]['id']}"
+    d.find_element(By.ID, "undo-change").click()
+    until(d, lambda d: d.find_elements(By.CSS_SELECTOR, f"#piles button[data-card='{gone['id']}']"))
+    assert focused(d)["card"] == gone["id"]
     _tap_card(d, other["id"])
     d.find_element(By.CSS_SELECTOR, "#sheet button[data-rank='7']").click()
     Select(d.find_element(By.ID, "move-to")).select_by_value(melds[0]["id"])

@@ -13,11 +13,13 @@ as cards left in hand.
   nothing stray before the piles.
 - A card moved to another pile (on the card editor's Save, the page kept where it was) is said over Save (what
   moved, from where, to where; a red three held moved to a new pile of red threes) and its pile shown; Undo takes
-  the whole move back, also a move that is two corrections (a new code, a new pile).
+  the whole move back, also a move that is two corrections (a new code, a new pile). The focus follows: on the
+  card where it went, on the card Undo put back, on the team of a pile removed, on a pile made.
 - A pin stays whole inside the photo's frame when its pile is at the frame's edge (zoomed in and panned there).
 - A mixed fan read as cards left in hand (open: it counts against the team) becomes two melds in four taps: its
   kind (two taps), Split, the
-  first card of the second meld.
+  first card of the second meld; the focus stays on the kind, goes to the pile the split made, and to the pile
+  joined into.
 
 Screenshots go to ``$HANDFOOT_SCREENSHOTS`` (default: the test's temporary folder).
 """
@@ -31,7 +33,7 @@ import pytest
 from conftest import SHARED
 
 # test_page_e2e skips this module where selenium, uvicorn or cv2 is missing (and keeps Selenium Manager offline)
-from test_page_e2e import PHOTO, browser, console_errors, open_pile, running, shots_dir, text_of, viewport  # noqa: F401
+from test_page_e2e import PHOTO, browser, console_errors, focused, open_pile, running, shots_dir, text_of, viewport  # noqa: F401
 from test_page_two_phones import _open_check, until
 
 httpx = pytest.importorskip("httpx")
@@ -158,6 +160,7 @@ def test_the_piles_that_look_right_are_one_line_each(server, browser, tmp_path):
     assert text_of(d, "#piles-summary p") == "All 17 piles shown whole."
     d.find_element(By.ID, "open-all-piles").click()
     until(d, lambda d: sum(p["folded"] for p in _piles(d).values()) == 12)
+    assert d.execute_script("return document.activeElement.id") == "open-all-piles"  # drawn again, still focused
 
     # a real webcam photo whose every pile needs a look (each has a note): no summary line, nothing else before
     # the piles (no stray "null" text)
@@ -201,6 +204,7 @@ def test_a_move_is_said_and_undone_whole(server, browser, tmp_path):
     d.execute_script("return new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
     assert abs(d.find_element(By.ID, "pile-i0p1").rect["y"] - d.execute_script("return scrollY") - top) < 4
     assert d.find_element(By.ID, "moved-note").is_displayed()  # over Save, wherever the page is scrolled
+    assert (focused(d)["card"], focused(d)["pile"]) == (queen["id"], f"pile-{eights['id']}")  # the focus went with it
     d.save_screenshot(str(shots / "check_moved_said_390.png"))
     assert len(_draft_ops(d, game, rid)) == 2
 
@@ -208,6 +212,7 @@ def test_a_move_is_said_and_undone_whole(server, browser, tmp_path):
     until(d, lambda d: not text_of(d, "#moved-note"))
     until(d, lambda d: _piles(d)["i0p1"]["chips"] == ["Q♥", "Q♠", "Q♣"])
     assert _draft_ops(d, game, rid) == [] and text_of(d, "[data-round-total='Us']") == total
+    assert (focused(d)["card"], focused(d)["pile"]) == (queen["id"], "pile-i0p1")  # on what Undo undid
     assert d.find_element(By.ID, "undo-change").text == "Undo" and not d.find_element(By.ID, "undo-change").is_enabled()
 
     # to a new pile of cards left in hand, then undone: nothing left of it
@@ -245,6 +250,7 @@ def test_a_move_is_said_and_undone_whole(server, browser, tmp_path):
     open_pile(d, threes)
     next(b for b in d.find_elements(By.CSS_SELECTOR, f"#pile-{threes} button") if b.text == "Remove").click()
     until(d, lambda d: threes not in _piles(d))
+    assert d.execute_script("return document.activeElement.matches('h2.team-head[data-team=Them]')")  # its team
     button = next(b for b in d.find_elements(By.CSS_SELECTOR, "#piles button") if b.text == "+ a pile of Them the camera missed")
     d.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
     button.click()
@@ -254,6 +260,7 @@ def test_a_move_is_said_and_undone_whole(server, browser, tmp_path):
     next(b for b in d.find_elements(By.CSS_SELECTOR, "#sheet button") if b.text == "Add").click()
     until(d, lambda d: not _sheet_open(d) and any(p["chips"] == ["3♥"] for k, p in _piles(d).items() if k not in piles))
     held = next(k for k, p in _piles(d).items() if k not in piles and p["chips"] == ["3♥"])
+    assert focused(d)["pile"] == f"pile-{held}"  # the pile made
     d.find_element(By.CSS_SELECTOR, f"#pile-{held} button[data-card]").click()
     until(d, _sheet_open)
     assert "Them: a new pile of red threes" in [o.text for o in Select(d.find_element(By.ID, "move-to")).options]
@@ -314,6 +321,7 @@ def test_a_mixed_fan_read_as_held_becomes_two_melds(server, browser, tmp_path):
     Select(d.find_element(By.CSS_SELECTOR, f"#pile-{fan['id']} select")).select_by_value("meld")  # 1, 2: the kind
     taps += 2
     until(d, lambda d: "meld" in (text_of(d, f"#pile-{fan['id']} h3") or ""))
+    assert d.execute_script("return document.activeElement.matches(arguments[0])", f"#pile-{fan['id']} select")  # still there
     split = next(b for b in d.find_elements(By.CSS_SELECTOR, f"#pile-{fan['id']} button") if b.text == "Split")
     d.execute_script("arguments[0].scrollIntoView({block: 'center'})", split)
     split.click()  # 3
@@ -323,6 +331,7 @@ def test_a_mixed_fan_read_as_held_becomes_two_melds(server, browser, tmp_path):
     until(d, lambda d: _piles(d).get(fan["id"] + "s", {}).get("chips") == ["4♥", "4♠", "4♦"])
     shown = _piles(d)
     assert shown[fan["id"]]["chips"] == ["7♥", "7♠", "7♦", "7♣"]
+    assert focused(d)["pile"] == f"pile-{fan['id']}s"  # on the pile the split made
     melds = [p for p in httpx.post(f"{server}/v1/photos/{rid}/corrections", json={"corrections": _draft_ops(d, game, rid)}
                                    ).json()["images"][2]["piles"] if p["kind"] == "meld"]
     assert [[c["code"] for c in p["cards"]] for p in melds if p["cards"][0]["code"][0] in "74"] == [FAN[:4], FAN[4:]]
@@ -331,4 +340,12 @@ def test_a_mixed_fan_read_as_held_becomes_two_melds(server, browser, tmp_path):
     assert taps == 4
     d.execute_script("arguments[0].scrollIntoView({block: 'center'})", d.find_element(By.ID, f"pile-{fan['id']}"))
     d.save_screenshot(str(shots_dir(tmp_path) / "check_fan_made_melds_390.png"))
+    # joined back: the focus on the pile it joined
+    join = next(b for b in d.find_elements(By.CSS_SELECTOR, f"#pile-{fan['id']}s button") if b.text == "Join")
+    d.execute_script("arguments[0].scrollIntoView({block: 'center'})", join)
+    join.click()
+    until(d, _sheet_open)
+    next(b for b in d.find_elements(By.CSS_SELECTOR, "#sheet button") if b.text.endswith("7♣")).click()
+    until(d, lambda d: fan["id"] + "s" not in _piles(d))
+    assert focused(d)["pile"] == f"pile-{fan['id']}"
     assert console_errors(d) == []

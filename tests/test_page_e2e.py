@@ -241,7 +241,11 @@ def test_a_round_from_a_photo_corrected_with_a_tap(server, browser, tmp_path):
 
     # the game, then round 1 from the photo (team 'Us', nobody went out)
     wait.until(lambda d: d.find_elements(By.ID, "score-round")).pop().click()
-    wait.until(lambda d: d.find_elements(By.ID, "table-0")).pop().send_keys(str(PHOTO))
+    # no photo: said, and the focus on where to add one
+    wait.until(lambda d: d.find_elements(By.ID, "read-cards")).pop().click()
+    wait.until(lambda d: "Add at least one photo" in (text_of(d, ".status .error-box") or ""))
+    assert focused(d)["id"] == "table-0"
+    d.find_element(By.ID, "table-0").send_keys(str(PHOTO))
     # a typo in a team's typed cards: the message names the team, the field is marked and focused
     d.find_element(By.ID, "left-1").send_keys("KH 7Q")
     d.find_element(By.ID, "read-cards").click()
@@ -278,6 +282,8 @@ def test_a_round_from_a_photo_corrected_with_a_tap(server, browser, tmp_path):
     next(b for b in d.find_elements(By.CSS_SELECTOR, "#sheet button") if b.text == "Save").click()
     wait.until(lambda d: text_of(d, "[data-round-total='Us']") == true_total)
     assert not d.find_elements(By.CSS_SELECTOR, "rect[data-code='5H']")
+    # the focus back on the card on the photo
+    assert d.execute_script("return document.activeElement.matches('.glance rect[data-card=\"i0p1.0\"]')")
 
     # a squared book's count out of range is told in the sheet, in words, and nothing is sent
     book = next(b for b in d.find_elements(By.CSS_SELECTOR, "button") if b.text == "Book…")

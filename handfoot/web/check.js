@@ -6,7 +6,7 @@ import {CODE, KINDS, cardName, cardParts, cardShort, cardText, isRed, likelyMiss
 import {conflictNotice} from "/static/conflict.js";
 import {readDraft, removeDraft, writeDraft} from "/static/drafts.js";
 import {breakdownTable} from "/static/games.js";
-import {flash, pileList} from "/static/piles.js";
+import {flash, focusOn, pileList} from "/static/piles.js";
 import {askConfirm, cardPicker, clearError, closeSheet, h, lastRoundDoubt, openSheet, pileText, pointsNode, problemNamed, problemText,
         saveAnyway, setBusy, show, teamTotal, toast, uncountedBooks} from "/static/ui.js";
 
@@ -55,7 +55,7 @@ export async function checkView(gid, rid, roundNo) {
     st.corrections = baseOps().slice(); st.wentOut = baseWent(); wentOut.value = st.wentOut;
     dropDraft(); draftBox.replaceChildren();
   }
-  function discardDraft() { forgetDraft(); rescore(); }
+  function discardDraft() { forgetDraft(); rescore(); focusOn(heading); }
   const glance = await import("/static/glance.js");
   const scoreBox = h("div", {class: "totals", id: "round-totals"});
   const notesBox = h("div", {});
@@ -68,7 +68,7 @@ export async function checkView(gid, rid, roundNo) {
   const piles = pileList({game: g, st, undo, allPiles, render, change, editCard, addCard, splitPile, joinPile, bookPile, addPile});
   const save = h("button", {type: "button", class: "primary", id: "save-round", onclick: saveRound},
     roundNo ? "Save correction" : `Save round ${st.round}`);
-  const heading = h("h1", {id: "check-heading"}, roundNo ? `Correct round ${roundNo}` : `Check round ${st.round}`);
+  const heading = h("h1", {id: "check-heading", tabindex: "-1"}, roundNo ? `Correct round ${roundNo}` : `Check round ${st.round}`);
   /* the notice when another phone saved or changed the game meanwhile (conflict.js); it reads roundNo, stored and
    * readingId as they are when asked (becomeCorrection changes them) */
   const notice = conflictNotice({gid, rid, game: g, original, st, heading, save, render, rescore, saveRound, becomeCorrection,
@@ -122,8 +122,9 @@ export async function checkView(gid, rid, roundNo) {
   }
   document.addEventListener("handfoot-reachable", onReachable);
   /* `added`: how many corrections at the end to drop when the server refuses them; `done()`: run once the server
-     took them, before the page is drawn again */
-  async function rescore(added = 1, done = null) {
+     took them, before the page is drawn again; `then`, for a change made here: once drawn, the focus put back at
+     its `place` (piles.placeOf's), if any */
+  async function rescore(added = 1, done = null, then = null) {
     keepDraft();
     piles.showMoved(null);
     undo.disabled = st.corrections.length === (stored ? stored.corrections.length : 0);
@@ -147,6 +148,7 @@ export async function checkView(gid, rid, roundNo) {
       toast(e.message, true);
     } finally { scoring--; }
     render();
+    if (then && then.place) piles.focusPlace(then.place);
     await notice.redraw();  /* the notice's offer says the changes made since it was shown */
   }
   /* An edit: `ops` added to the corrections as one step (Undo takes it back whole) and the reading scored again;
@@ -159,11 +161,12 @@ export async function checkView(gid, rid, roundNo) {
     }
     st.corrections.push(...ops);
     st.steps.push({n: ops.length, after: st.corrections.length});
-    closeSheet();
+    closeSheet();  /* the focus back on what opened the sheet, while it is there: where the focus goes back to */
+    const place = piles.placeOf(ops, document.activeElement);
     return rescore(ops.length, () => {
       for (const p of allPiles()) if (!before.has(p.id)) st.open.add(p.id);
       if (done) done(before);
-    });
+    }, {place});
   }
   function change(...ops) { return edit(ops); }
   /* Undo: the last edit made here taken back whole (a move with a new code, or to a new pile, is two corrections);
@@ -173,8 +176,8 @@ export async function checkView(gid, rid, roundNo) {
     const step = st.steps.pop();
     const n = step && step.after === st.corrections.length ? step.n : 1;
     if (!step || step.after !== st.corrections.length) st.steps = [];
-    st.corrections.splice(st.corrections.length - Math.min(n, st.corrections.length - base));
-    rescore(0);
+    const undone = st.corrections.splice(st.corrections.length - Math.min(n, st.corrections.length - base));
+    rescore(0, null, {place: piles.placeOf(undone, null)});  /* the focus on what it undid */
   }
   /* the card `code` of `pile` (the card `card`) moved to the pile `to` (an id, or "new:loose" / "new:left" /
      "new:red_threes"); the page stays where it was: the pile the card left (else the page's scroll) keeps its place

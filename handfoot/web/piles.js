@@ -66,7 +66,8 @@ export function pileList(view) {
   /* a pile that looks right, as one line: its name, its cards, its points; tapping it opens the pile whole */
   function foldedPile(p, kindClass) {
     const points = pilePoints(p, st.reading.score);
-    return h("section", {class: `panel pile ${kindClass} folded`, id: `pile-${p.id}`, "aria-label": `${p.team}: ${p.label}`},
+    return h("section", {class: `panel pile ${kindClass} folded`, id: `pile-${p.id}`, "aria-label": `${p.team}: ${p.label}`,
+                         tabindex: "-1"},  /* focused (focusPlace) once a correction leaves none of its cards to focus */
       h("button", {type: "button", class: "pile-toggle pile-line", "aria-expanded": "false", "data-open-pile": p.id,
                    "aria-label": `${p.label}: ${p.cards.map(c => cardName(c.code)).join(", ")}${points ? `; ${points}` : ""}. Open it to correct it`,
                    onclick: () => openPile(p.id, true)},
@@ -84,7 +85,8 @@ export function pileList(view) {
     const kindSel = h("select", {"aria-label": `kind of ${name}`, onchange: (ev) => change({op: "set_kind", pile: p.id, kind: ev.target.value})},
       KINDS.map(([v, l]) => h("option", {value: v}, l)));
     kindSel.value = p.kind;
-    return h("section", {class: `panel pile ${bookClass}`, id: `pile-${p.id}`, "aria-label": `${p.team}: ${p.label}`},
+    return h("section", {class: `panel pile ${bookClass}`, id: `pile-${p.id}`, "aria-label": `${p.team}: ${p.label}`,
+                         tabindex: "-1"},
       h("h3", {}, look || st.allOpen ? h("span", {}, p.label)
         : h("button", {type: "button", class: "pile-toggle", "aria-expanded": "true", "aria-label": `${p.label}: fold it to one line`,
                        onclick: () => openPile(p.id, false)}, p.label),
@@ -117,9 +119,12 @@ export function pileList(view) {
         h("p", {class: "muted grow"}, st.allOpen ? `All ${n} piles shown whole.`
           : `${fine} of ${n} piles look right: one line each, tap one to open it.`),
         h("button", {type: "button", id: "open-all-piles", "aria-pressed": String(st.allOpen),
-                     onclick: () => { st.allOpen = !st.allOpen; st.open.clear(); view.render(); }}, st.allOpen ? "Fold them" : "Open all")) : null,
+                     onclick: () => {
+                       st.allOpen = !st.allOpen; st.open.clear(); view.render();
+                       focusOn(document.getElementById("open-all-piles"));  /* drawn again: the focus kept on it */
+                     }}, st.allOpen ? "Fold them" : "Open all")) : null,
       ...g.teams.map(t => h("div", {},
-        h("h2", {class: "team-head"}, t),
+        h("h2", {class: "team-head", "data-team": t, tabindex: "-1"}, t),
         (byTeam[t] || []).slice().sort((a, b) => KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind)).map(p => pilePanel(p, noted)),
         h("button", {type: "button", onclick: () => view.addPile(t)}, `+ a pile of ${t} the camera missed`))));
   }
@@ -140,5 +145,49 @@ export function pileList(view) {
       h("button", {type: "button", class: "ghost link", id: "show-moved", onclick: () => flash(moved.to.id)}, "Show it"));
   }
 
-  return {box: pilesBox, movedBox, draw, showsWhole: (id) => shownWhole.has(id), showMoved};
+  /* Where the focus goes back to once the corrections `ops` are made (or undone) and the list drawn again, from the
+     list as it is now, before them, and the `opener` (what was focused when they were asked for: a card on the
+     photo, a pile's control): {cards, goes, was, team, control, photo, before}: the cards they are about, the piles
+     a card or pile goes to (a move, a join), the piles they are about otherwise, their team, the control to come
+     back to when they change a pile in place (its kind, "+ card", "Book…": {pile: its element's id, at: its place
+     in its row}), whether the card was tapped on the photo, the ids of the piles there were. */
+  /* the id of the pile holding the card `card` (an id) */
+  const holder = (card) => (allPiles().find(p => p.cards.some(c => c.id === card)) || {}).id;
+  function placeOf(ops, opener) {
+    const row = opener && opener.parentElement && opener.parentElement.matches("#piles section.pile > .row")
+      ? opener.parentElement : null;
+    const inPlace = ops.length === 1 && ["set_kind", "add_card", "set_book"].includes(ops[0].op);
+    const goes = ops.flatMap(op => [op.into, op.to]).filter(Boolean);
+    const was = ops.flatMap(op => [op.pile, op.card && holder(op.card)]).filter(Boolean);
+    const first = allPiles().find(p => [...was, ...goes].includes(p.id));
+    return {cards: ops.map(op => op.card).filter(Boolean), goes, was,
+            team: first ? first.team : (ops.find(op => op.team) || {}).team,
+            control: row && inPlace ? {pile: row.parentElement.id, at: [...row.children].indexOf(opener)} : null,
+            photo: Boolean(opener && opener.matches("rect[data-card]")), before: new Set(allPiles().map(p => p.id))};
+  }
+  /* The focus put back at `place` (placeOf's) in the list drawn again: the pile control it came from; else the card
+     (on the photo when tapped there); else the pile that holds it now, the pile it went to, a pile made, the pile
+     it was about; else its team's heading. */
+  function focusPlace(place) {
+    const chip = (id) => document.querySelector(`#piles button[data-card="${CSS.escape(id)}"]`);
+    const card = (id) => (place.photo && document.querySelector(`.glance rect[data-card="${CSS.escape(id)}"]`)) || chip(id);
+    const row = place.control && document.querySelector(`#${CSS.escape(place.control.pile)} > .row`);
+    const made = allPiles().filter(p => !place.before.has(p.id)).map(p => p.id);
+    const pile = [...place.cards.map(holder), ...place.goes, ...made, ...place.was]
+      .map(id => id && document.getElementById(`pile-${id}`)).find(Boolean);
+    focusOn((row && row.children[place.control.at])
+            || place.cards.map(card).find(Boolean)
+            || (pile && (pile.querySelector(".pile-line") || pile))
+            || document.querySelector(`#piles h2[data-team="${CSS.escape(place.team || "")}"]`));
+  }
+
+  return {box: pilesBox, movedBox, draw, showsWhole: (id) => shownWhole.has(id), showMoved, placeOf, focusPlace};
+}
+
+/* `el` focused (none: nothing), scrolled into view only when it is out of the window. */
+export function focusOn(el) {
+  if (!el) return;
+  el.focus({preventScroll: true});
+  const r = el.getBoundingClientRect();
+  if (r.bottom < 0 || r.top > innerHeight) el.scrollIntoView({block: "center"});
 }

@@ -60,7 +60,12 @@ export async function roundView(gid) {
       const typed = sec.querySelector("input[name=left]").value.trim();
       if (typed) data.append("left", `${team}:${typed}`);
     }
-    if (!photoTeams.length) { setBusy(go, false); status.replaceChildren(errorBox(new Error("Add at least one photo of the table."))); return; }
+    if (!photoTeams.length) {  /* said, and the focus on the first team's photos: where to add one */
+      setBusy(go, false); status.replaceChildren(errorBox(new Error("Add at least one photo of the table.")));
+      const first = form.querySelector("input[name=table]");
+      first.scrollIntoView({block: "center"}); first.focus({preventScroll: true});
+      return;
+    }
     data.append("teams", photoTeams.join(","));
     if (handTeams.length) data.append("hand_teams", handTeams.join(","));
     data.append("rules", g.rules);

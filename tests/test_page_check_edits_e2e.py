@@ -5,7 +5,7 @@ temporary ledger, the shipped models) and headless Chromium (selenium) at 390 x 
   does both: the card lands with its new code; the list names its new piles as new ("Us: a new pile of cards left
   in hand").
 - The card editor opens on the card's own rank; after its Save the focus is on the card where it is now (after
-  Delete on its pile, after Undo on the card again).
+  Delete on its pile, after Undo on the card again), and the round's new total is said to a screen reader.
 - Unsaved corrections survive a reload of the check view (kept in localStorage by game and reading), said on the
   page; they are dropped when discarded or when the round is saved; a corrupt or stale draft is ignored unsaid, and
   drafts of check views not touched for two weeks are removed.
@@ -87,8 +87,9 @@ def test_a_rank_tapped_before_moving_a_card_is_kept(server, browser, tmp_path):
     save.click()
     until(d, lambda d: not d.execute_script("return document.getElementById('sheet').open"))
     until(d, lambda d: new[:-1] in (text_of(d, f"#pile-{target['id']} .chips") or ""))
-    # the focus on the card where it went (not the top of the page)
+    # the focus on the card where it went (not the top of the page), the round's new total said
     assert (focused(d)["card"], focused(d)["pile"]) == (card["id"], f"pile-{target['id']}")
+    until(d, lambda d: (text_of(d, "#said") or "").startswith("Round 1 now: Us "))
     d.save_screenshot(str(shots_dir(tmp_path) / "check_moved_with_new_rank_390.png"))
     press_save(d)
     until(d, lambda d: "/check/" not in d.current_url)

@@ -4,7 +4,10 @@ browser).
 
 A game is made on the page, the bundled photo (a generated table whose true layout is ``examples/table_truth.json``)
 is uploaded, one card the reading got wrong is corrected by tapping it on the photo, the round is saved and the
-totals on the page must equal the true score; then the round is undone. A game's **Learn this deck** under a deck
+totals on the page must equal the true score; then the round is undone. On the way, what a screen reader meets: a
+page that is not one live region, "Read the cards" with no photo putting the focus on where to add one, the card
+picker opening on the card's rank and the focus back on the card after its Save, the new total, "saved" and
+"undone" said politely (a status, not an alert). A game's **Learn this deck** under a deck
 name learned before asks before replacing that profile. Any browser console error fails the test.
 Screenshots at 390 x 844 and 1280 x 800 go to ``$HANDFOOT_SCREENSHOTS`` (default: the test's temporary folder).
 
@@ -216,6 +219,7 @@ def test_a_round_from_a_photo_corrected_with_a_tap(server, browser, tmp_path):
     d.execute_script("arguments[0].scrollIntoView({block: 'center'})", summary)  # above the sticky Start bar
     summary.click()
     assert "▸" not in summary.accessible_name  # the arrow is drawn, not said
+    assert d.find_element(By.ID, "view").get_attribute("aria-live") is None  # the page is not read out at every change
     d.save_screenshot(str(shots / "page_new_game_390.png"))
     bonus = d.find_element(By.ID, "house-wild_book_bonus")  # a house rule's number (no wild book on this table)
     assert bonus.get_attribute("value") == "1500"
@@ -282,8 +286,9 @@ def test_a_round_from_a_photo_corrected_with_a_tap(server, browser, tmp_path):
     next(b for b in d.find_elements(By.CSS_SELECTOR, "#sheet button") if b.text == "Save").click()
     wait.until(lambda d: text_of(d, "[data-round-total='Us']") == true_total)
     assert not d.find_elements(By.CSS_SELECTOR, "rect[data-code='5H']")
-    # the focus back on the card on the photo
+    # the focus back on the card on the photo; the new total said to a screen reader, in one sentence
     assert d.execute_script("return document.activeElement.matches('.glance rect[data-card=\"i0p1.0\"]')")
+    wait.until(lambda d: text_of(d, "#said") == f"Round 1 now: Us {true_total}, Them 0.")
 
     # a squared book's count out of range is told in the sheet, in words, and nothing is sent
     book = next(b for b in d.find_elements(By.CSS_SELECTOR, "button") if b.text == "Book…")
@@ -324,6 +329,8 @@ def test_a_round_from_a_photo_corrected_with_a_tap(server, browser, tmp_path):
                   "with a photo of its side too).")
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "[data-total='Us']"))
     assert text_of(d, "[data-total='Us']") == true_total and text_of(d, "[data-total='Them']") == "0"
+    # "saved" is a status (said politely), not an alert
+    assert text_of(d, "#said").startswith("Round 1 saved") and d.find_element(By.ID, "toast").get_attribute("role") is None
     d.find_element(By.CSS_SELECTOR, "tr.round").click()
     wait.until(lambda d: d.execute_script("return document.getElementById('toast').hidden"))
     d.save_screenshot(str(shots / "page_game_390.png"))
@@ -366,6 +373,7 @@ def test_a_round_from_a_photo_corrected_with_a_tap(server, browser, tmp_path):
     d.find_element(By.ID, "confirm-yes").click()
     wait.until(lambda d: text_of(d, "[data-total='Us']") == "0")
     assert not d.find_elements(By.CSS_SELECTOR, "tr.round")
+    assert text_of(d, "#said").startswith("Round 1 undone")
     # the errors the browser logs are the refused house rule's, typo's and deck's answers (422), shown on the page above
     assert [e for e in console_errors(d) if not (("/v1/decks/" in e or "/v1/photos " in e or "/v1/games " in e)
                                                  and "422" in e)] == []

@@ -10,6 +10,7 @@ ledger) driven by headless Chromium (Debian's chromium + chromium-driver, throug
   names three, and how many more) each so, never by the layout's path.
 - Another phone saving a round while the form is open: Save stores nothing and says which round it will be; Save
   again stores it as that round.
+- The score typed is said to a screen reader once typing pauses, not at each change on the way.
 - A typed round is corrected from the game page's "Correct round N" (the form filled with it) and scored again;
   Cancel asks first ("Leave without saving" or "Keep correcting"). Each save is confirmed ("Round 2 saved").
 
@@ -19,6 +20,7 @@ Screenshots at 390 x 844 go to ``$HANDFOOT_SCREENSHOTS`` (default: the test's te
 from __future__ import annotations
 
 import os
+import time
 
 import pytest
 
@@ -363,7 +365,19 @@ def test_the_same_last_round_typed_on_two_phones_and_the_next_game_started_on_bo
     made, game = typing_a_one_round_game(server, d)
     wait.until(lambda d: d.find_elements(By.ID, "melds-0"))
     typed(d, "melds", 0, "KH KS KD KC")
-    typed(d, "melds", 1, "4S 4H 4D")
+    wait.until(lambda d: text_of(d, "#said") == "Round 1 now: Us 40, Them 0.")  # said once typing pauses
+    # said to a screen reader once typing pauses for a second, not at each change of the score on the way
+    d.execute_script("""window.heard = []; window.typedAt = 0;
+      new MutationObserver(() => heard.push([Date.now(), document.getElementById('said').textContent]))
+        .observe(document.getElementById('said'), {childList: true, characterData: true, subtree: true});
+      document.addEventListener('input', () => { typedAt = Date.now(); });""")
+    box = d.find_element(By.ID, "melds-1")
+    for keys in ("4S", " 4H", " 4D"):  # each scored (a pause over the 350 ms before scoring), none said yet
+        box.send_keys(keys)
+        time.sleep(0.6)
+    wait.until(lambda d: d.execute_script("return heard.length"))
+    heard, typed_at = d.execute_script("return [heard, typedAt]")
+    assert [t for _, t in heard] == ["Round 1 now: Us 40, Them 15."] and heard[0][0] - typed_at >= 1000, (heard, typed_at)
     wait.until(lambda d: text_of(d, "#typed-score [data-points=Us]") == "40")
     theirs = {"went_out": None, "teams": {"Us": {"melds": [["KH", "KS", "KD"]]}, "Them": {"melds": [["4S", "4H", "4D"]]}}}
     assert httpx.post(f"{server}/v1/games/{game}/rounds", json=theirs).status_code == 201  # a typo: one king short

@@ -8,7 +8,7 @@ import {readDraft, removeDraft, writeDraft} from "/static/drafts.js";
 import {breakdownTable} from "/static/games.js";
 import {flash, focusOn, pileList} from "/static/piles.js";
 import {askConfirm, cardPicker, clearError, closeSheet, h, lastRoundDoubt, openSheet, pileText, pointsNode, problemNamed, problemText,
-        saveAnyway, setBusy, show, teamTotal, toast, uncountedBooks} from "/static/ui.js";
+        roundSaid, saveAnyway, say, setBusy, show, teamTotal, toast, uncountedBooks} from "/static/ui.js";
 
 /* -- check and correct ------------------------------------------------------------------------------------- */
 export async function checkView(gid, rid, roundNo) {
@@ -55,12 +55,12 @@ export async function checkView(gid, rid, roundNo) {
     st.corrections = baseOps().slice(); st.wentOut = baseWent(); wentOut.value = st.wentOut;
     dropDraft(); draftBox.replaceChildren();
   }
-  function discardDraft() { forgetDraft(); rescore(); focusOn(heading); }
+  function discardDraft() { forgetDraft(); rescore(1, null, {}); focusOn(heading); }
   const glance = await import("/static/glance.js");
   const scoreBox = h("div", {class: "totals", id: "round-totals"});
   const notesBox = h("div", {});
   const photosBox = h("div", {class: "photos"});
-  const wentOut = h("select", {id: "check-went-out", onchange: () => { st.wentOut = wentOut.value; rescore(0); }},
+  const wentOut = h("select", {id: "check-went-out", onchange: () => { st.wentOut = wentOut.value; rescore(0, null, {}); }},
     h("option", {value: ""}, "nobody"), g.teams.map(t => h("option", {value: t}, t)));
   wentOut.value = st.wentOut;
   const undo = h("button", {type: "button", id: "undo-change", onclick: undoLast}, "Undo");
@@ -123,8 +123,9 @@ export async function checkView(gid, rid, roundNo) {
   document.addEventListener("handfoot-reachable", onReachable);
   /* `added`: how many corrections at the end to drop when the server refuses them; `done()`: run once the server
      took them, before the page is drawn again; `then`, for a change made here: once drawn, the focus put back at
-     its `place` (piles.placeOf's), if any */
+     its `place` (piles.placeOf's), if any, and the round's new total said (say) once the server took it */
   async function rescore(added = 1, done = null, then = null) {
+    let took = false;
     keepDraft();
     piles.showMoved(null);
     undo.disabled = st.corrections.length === (stored ? stored.corrections.length : 0);
@@ -135,6 +136,7 @@ export async function checkView(gid, rid, roundNo) {
       scored = st.corrections.length;
       waiting(false);
       clearError();
+      took = true;
       if (done) done();
     } catch (e) {
       if (e.status === 0) {  /* the server away: nothing dropped */
@@ -149,6 +151,7 @@ export async function checkView(gid, rid, roundNo) {
     } finally { scoring--; }
     render();
     if (then && then.place) piles.focusPlace(then.place);
+    if (then && took) say(roundSaid(st.round, g.teams, st.reading.score));
     await notice.redraw();  /* the notice's offer says the changes made since it was shown */
   }
   /* An edit: `ops` added to the corrections as one step (Undo takes it back whole) and the reading scored again;

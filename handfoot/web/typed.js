@@ -8,8 +8,8 @@ import {scoresOf} from "/static/changes.js";
 import {changeOffer, noticeFrame} from "/static/conflict.js";
 import {readTypedDraft, removeDraft, writeDraft} from "/static/drafts.js";
 import {breakdownTable} from "/static/games.js";
-import {askConfirm, clearError, errorBox, fmt, h, lastRoundDoubt, pointsNode, problemText, problemsLine, saveAnyway, setBusy, show,
-        teamTotal, toast} from "/static/ui.js";
+import {askConfirm, clearError, errorBox, fmt, h, lastRoundDoubt, pointsNode, problemText, problemsLine, roundSaid, saveAnyway, say,
+        setBusy, show, teamTotal, toast} from "/static/ui.js";
 
 /* The card codes in a line of text ("KH, ks 10d" -> ["KH", "KS", "10D"]); the server names a wrong one. */
 export function codesIn(text) { return String(text).toUpperCase().split(/[\s,;]+/).filter(Boolean); }
@@ -105,7 +105,7 @@ export async function typedView(gid, roundNo) {
   const wentOut = h("select", {id: "typed-went-out"}, h("option", {value: ""}, "nobody"), g.teams.map(t => h("option", {value: t}, t)));
   wentOut.value = before.went_out || "";
   const draftBox = h("div", {id: "draft-notice"});
-  const scoreBox = h("div", {id: "typed-score", "aria-live": "polite"});
+  const scoreBox = h("div", {id: "typed-score"});  /* said to a screen reader by sayScore, not at every key */
   const status = h("div", {class: "status", "aria-live": "polite"});
   const save = h("button", {type: "submit", class: "primary", id: "save-typed"}, roundNo ? "Save correction" : `Save round ${round}`);
   const heading = h("h1", {id: "typed-heading"}, roundNo ? `Correct round ${round}` : `Type round ${round}`);
@@ -202,12 +202,20 @@ export async function typedView(gid, roundNo) {
   let timer = null, asked = 0, retry = null, cutOff = false;  /* cutOff: Save said the server cannot be reached */
   let breakdownOpen = false;  /* the score's Breakdown as the player left it: it stays open while they type */
   function rescoreSoon() { clearTimeout(timer); timer = setTimeout(rescore, 350); }
+  /* The score as typed, said to a screen reader (roundSaid) once typing pauses for a second or leaves a box; not
+     the score shown when the view opens, nor the same score again. */
+  let sayTimer = null, toSay = "", lastSaid = "", opened = false;
+  function sayScore() {
+    clearTimeout(sayTimer);
+    if (toSay && toSay !== lastSaid && form.isConnected) { say(toSay); lastSaid = toSay; }
+  }
   /* What is typed, scored (POST /v1/score) and shown under it; returns this request's answer: {score}, {error,
    * status}, or null when nothing is typed. While the server cannot be
    * reached it is asked again every few seconds, by itself, until it answers. */
   async function rescore() {
     clearTimeout(timer); clearTimeout(retry);
     const doc = layout(), n = ++asked;
+    toSay = "";  /* a score to say once this one answers, if it gives one */
     if (!typedAnything(doc)) { scoreBox.replaceChildren(h("p", {class: "muted"}, "Type the cards: the score shows here.")); return null; }
     let out;
     try {
@@ -218,6 +226,8 @@ export async function typedView(gid, roundNo) {
     if (out.score) {
       mark("");
       const score = out.score;
+      toSay = roundSaid(round, g.teams, score);
+      if (!opened) lastSaid = toSay; else { clearTimeout(sayTimer); sayTimer = setTimeout(sayScore, 1000); }
       scoreBox.replaceChildren(...[h("div", {class: "totals"}, g.teams.map(t => {
         const ts = score.teams[t];
         return h("div", {class: "total", "data-team": t}, h("div", {class: "name"}, t),
@@ -401,6 +411,7 @@ export async function typedView(gid, roundNo) {
   }
 
   const form = h("form", {oninput: () => { clearError(); status.replaceChildren(); cutOff = false; keepDraft(); rescoreSoon(); notice.redraw(); },
+                          onfocusout: sayScore,
                           onchange: () => { keepDraft(); rescoreSoon(); },
                           onsubmit: (ev) => { ev.preventDefault(); submit(); }},
     intro, draftBox, notice.box,
@@ -414,6 +425,7 @@ export async function typedView(gid, roundNo) {
   });
   if (kept) restore(kept);
   await rescore();
+  opened = true;
   if (kept && roundNo && JSON.stringify(kept.base) !== JSON.stringify(stored.layout)) await otherPhone(g);
 
   /* What was typed here before a reload, back in its boxes, and said (with Discard); typed over an older copy of the

@@ -62,7 +62,8 @@ export function lastRoundDoubt(g, n, score) {
 export let toastTimer = null;
 export function toast(message, error) {
   /* a row of the sticky header (style.css): the page moves down by its height, so it covers nothing; a server that
-     cannot be reached is said once, by sync.js's line in the header (hfSync.unreachable), not again here */
+     cannot be reached is said once, by sync.js's line in the header (hfSync.unreachable), not again here. An error
+     is an alert (the toast's role while it shows one); anything else is said through the status region (say) */
   if (error && message === hfSync.UNREACHABLE) return;
   const t = document.getElementById("toast");
   const resize = (change) => {
@@ -70,7 +71,11 @@ export function toast(message, error) {
     change();
     if (scrollY > 0) scrollBy(0, before - bar.offsetHeight);
   };
-  resize(() => { t.textContent = message; t.className = error ? "error" : ""; t.hidden = false; });
+  resize(() => {
+    t.textContent = message; t.className = error ? "error" : ""; t.hidden = false;
+    if (error) t.setAttribute("role", "alert"); else t.removeAttribute("role");
+  });
+  if (!error) say(message);
   clearTimeout(toastTimer); toastTimer = setTimeout(() => resize(() => { t.hidden = true; }), error ? 7000 : 3000);
 }
 /** Hide an error toast still showing (a later change went through: the error is no longer news). */
@@ -89,6 +94,17 @@ export function setBusy(button, busy) { if (button) button.disabled = busy; }
  * DOM's own replaceChildren writes them as the text "null"). */
 export function fill(el, ...nodes) { el.replaceChildren(...nodes.flat(Infinity).filter(n => n !== null && n !== undefined && n !== false)); }
 export function show(...nodes) { fill(view, ...nodes); }
+/* A round's score in one short sentence for a screen reader: "Round 3 now: Us 2,255, Them 0." (`score`: a round's
+ * score, its teams' totals as teamTotal says them, a team not in it 0). */
+export function roundSaid(n, teams, score) {
+  return `Round ${n} now: ${teams.map(t => `${t} ${score.teams[t] ? teamTotal(score.teams[t]) : "0"}`).join(", ")}.`;
+}
+/* `text` said to a screen reader, not shown: written to the page's status region (#said, polite); the same text
+ * again is said again. */
+export function say(text) {
+  const region = document.getElementById("said");
+  region.textContent = region.textContent === text ? `${text}\u00a0` : text;
+}
 
 /* -- the sheet (a dialog for pickers and confirmations) -------------------------------------------------------- */
 export const sheet = document.getElementById("sheet");

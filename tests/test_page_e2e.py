@@ -33,6 +33,7 @@ selenium = pytest.importorskip("selenium")
 uvicorn = pytest.importorskip("uvicorn")
 pytest.importorskip("cv2")
 from selenium import webdriver  # noqa: E402
+from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
@@ -181,6 +182,27 @@ def text_of(driver, css: str) -> str | None:
     """The text of the first element matching ``css`` now (None when there is none): read in one script, so a
     re-render between finding and reading cannot make it stale."""
     return driver.execute_script("const e = document.querySelector(arguments[0]); return e && e.textContent", css)
+
+
+def value_of(driver, element_id: str) -> str | None:
+    """The value of the field ``element_id`` now (None when there is none), read in one script as :func:`text_of`."""
+    return driver.execute_script("const e = document.getElementById(arguments[0]); return e && e.value", element_id)
+
+
+def retyped(driver, element_id: str, text: str, then: str | None = None) -> None:
+    """Clear the field ``element_id``, type ``text`` and click the button ``then``, again from the start when the
+    page drew them anew meanwhile (another phone's change redraws a view: the elements found go stale)."""
+    for _ in range(10):
+        try:
+            field = driver.find_element(By.ID, element_id)
+            field.clear()
+            field.send_keys(text)
+            if then is not None:
+                driver.find_element(By.ID, then).click()
+            return
+        except StaleElementReferenceException:
+            time.sleep(0.2)
+    raise AssertionError(f"#{element_id} was drawn anew ten times while typed in")
 
 
 def focused(driver) -> dict:
@@ -647,10 +669,7 @@ def test_learning_a_deck_under_a_name_already_learned_asks_first(tmp_path, brows
         assert said.startswith("Deck grandmas-blue learned from 2 photos") or "stays as it was" in said, said
         # a name no deck has is learned without a question (the panel may have been drawn again meanwhile); another
         # phone finishing it first while it learns is said, and theirs kept
-        name = d.find_element(By.ID, "deck-name")
-        name.clear()
-        name.send_keys("new-deck")
-        d.find_element(By.ID, "learn-deck").click()
+        retyped(d, "deck-name", "new-deck", then="learn-deck")
         # a stage shown (a second after the job started): the job runs, and learns for seconds more (5 s on 2 cores)
         wait.until(lambda d: "Learning your deck… " in (text_of(d, "#teach-status") or ""))
         assert not d.execute_script("return document.getElementById('sheet').open")

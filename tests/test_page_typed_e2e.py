@@ -31,7 +31,7 @@ httpx = pytest.importorskip("httpx")
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
-from test_page_e2e import browser, console_errors, running, shots_dir, text_of, viewport  # noqa: E402,F401
+from test_page_e2e import browser, console_errors, running, shots_dir, text_of, value_of, viewport  # noqa: E402,F401
 
 US = {"melds": [["KH", "KS", "KD", "KC", "KH", "KS", "KD"], ["8H", "8S", "8D"]], "squared_books": [{"top": "QH"}],
       "red_threes": ["3H"]}
@@ -321,9 +321,9 @@ def test_a_shorter_game_is_made_on_the_page(server, browser, tmp_path):
     # the preset's line says what going out needs; each team's players' field says whose players they are
     assert text_of(d, "#rules-title").endswith(": two clean, two dirty and one wild book to go out")
     Select(d.find_element(By.ID, "rules")).select_by_value("score-sheet")
-    assert text_of(d, "#rules-title").endswith("; one clean and one dirty book to go out")
+    wait.until(lambda d: (text_of(d, "#rules-title") or "").endswith("; one clean and one dirty book to go out"))
     Select(d.find_element(By.ID, "rules")).select_by_value("pagat")
-    wait.until(lambda d: d.find_element(By.ID, "house-opening_minimums").get_attribute("value") == "50, 90, 120, 150")
+    wait.until(lambda d: value_of(d, "house-opening_minimums") == "50, 90, 120, 150")
     assert [d.find_element(By.ID, f"players-{k}").accessible_name for k in (1, 2)] == [
         "Players of Us (optional)", "Players of Them (optional)"]
     team = d.find_element(By.ID, "team-2")

@@ -111,6 +111,7 @@ export async function checkView(gid, rid, roundNo) {
      once it answers again (sync.js's "handfoot-reachable"); the photo and the piles show the reading last scored. */
   const waitingNote = h("p", {class: "status", id: "waiting-note", role: "status"});
   let scored = st.corrections.length, scoring = 0;  /* how many corrections the reading shown has; rescores on their way */
+  let inFlight = Promise.resolve();  /* the latest rescore, settled */
   function waiting(on) {
     const n = st.corrections.length - scored;
     waitingNote.textContent = !on ? "" : (n > 0 ? `${n} change${n === 1 ? "" : "s"}` : "Your changes") +
@@ -124,7 +125,12 @@ export async function checkView(gid, rid, roundNo) {
   /* `added`: how many corrections at the end to drop when the server refuses them; `done()`: run once the server
      took them, before the page is drawn again; `then`, for a change made here: once drawn, the focus put back at
      its `place` (piles.placeOf's), if any, and the round's new total said (say) once the server took it */
-  async function rescore(added = 1, done = null, then = null) {
+  function rescore(added = 1, done = null, then = null) {
+    const run = scoreAgain(added, done, then);
+    inFlight = run.catch(() => {});
+    return run;
+  }
+  async function scoreAgain(added, done, then) {
     let took = false;
     keepDraft();
     piles.showMoved(null);
@@ -360,6 +366,7 @@ export async function checkView(gid, rid, roundNo) {
   }
   const answered = new Set();  /* the doubts "Save anyway" was said to in this view */
   async function saveRound() {
+    while (scoring) await inFlight;  /* a change still being scored (Who went out? just chosen): asked about its score */
     const asked = st.round;  /* the round the player saw when tapping Save */
     /* asked only about doubts not answered already: here, or when the round as saved had them (its save said
        "Save anyway" to them) */

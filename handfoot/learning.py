@@ -288,20 +288,21 @@ def detect_examples(paths: list[Path], models: Any, conf: float, imgsz: int,
                     drawn: Callable[[int, Any], Any] | None = None) -> Iterator[dict[str, Any] | HandFootError]:
     """Each photo of ``paths`` read into corner indices with ``models`` (``handfoot.core.Models``) at confidence
     ``conf`` and the pyramid's longest side ``imgsz``: ``{"image", "width", "height", "detections": [{"card",
-    "confidence", "box"}, ...]}`` (a deck-learning example once checked), or the ImageError of a photo that
-    cannot be read. ``drawn(k, picture)``, when given, is called before photo ``k``'s record with the photo as read
+    "confidence", "box"}, ...]}`` (a deck-learning example once checked), or the error of a photo that cannot be
+    read (:func:`handfoot.core.check_photo_file`: missing, not an image, too large or too small). ``drawn(k, picture)``, when given, is called before photo ``k``'s record with the photo as read
     ((H, W, 3) uint8 BGR, the boxes' pixels) and each box drawn on it with its card code
     (``vision.annotate.CornerAnnotator``)."""
     from vision.annotate import CornerAnnotator  # the optional vision extra (OpenCV, ONNX Runtime)
-    from vision.images import ImageError, load_photo  # the optional vision extra (OpenCV, ONNX Runtime)
+    from vision.images import load_photo  # the optional vision extra (OpenCV, ONNX Runtime)
     from vision.pipeline import detect, read_indices  # the optional vision extra (OpenCV, ONNX Runtime)
 
     detector, reader = models.detector, models.reader
     config = DEFAULT.replace(**{"reading.min_conf": conf, "pyramid.max_side": imgsz})
     for k, path in enumerate(paths):
         try:
+            check_photo_file(path)
             image = load_photo(path)
-        except ImageError as exc:
+        except HandFootError as exc:
             yield exc
             continue
         det, _ = read_indices(detect(image, detector, reader, config), not detector.names_cards, config)

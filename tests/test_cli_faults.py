@@ -74,6 +74,8 @@ def test_a_tiny_image_is_said_too_small_to_read_not_empty_of_cards(tmp_path, cap
     assert "strip.png: image too small to read (2,000 x 99 pixels)" in said and "tiny.png: image too small" in said
     cv2.imwrite(str(tmp_path / "least.png"), np.full((DEFAULT_LIMITS.min_side, 2000, 3), 90, np.uint8))
     check_photo_file(tmp_path / "least.png")  # the least size is read
+    assert main(["detect", str(tmp_path / "tiny.png")]) == 1  # detect (teaching a deck) says so too
+    assert "tiny.png: image too small to read (1 x 1 pixels)" in one_line(capsys)
 
 
 @pytest.mark.parametrize("args, words", [

@@ -206,6 +206,7 @@ def test_a_round_typed_in_is_scored_saved_and_corrected(server, browser, tmp_pat
     assert text_of(d, "#sheet-title") == "Leave without saving?"
     answers = d.find_elements(By.CSS_SELECTOR, "#sheet-body button")
     assert [b.text for b in answers] == ["Leave without saving", "Keep correcting"]
+    assert d.execute_script("return document.activeElement.textContent") == "Keep correcting"  # the safe choice first
     answers[1].click()
     wait.until(lambda d: not d.execute_script("return document.getElementById('sheet').open"))
     assert d.current_url.endswith("/type/2") and d.find_element(By.ID, "left-1").get_attribute("value") == ""

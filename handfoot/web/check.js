@@ -408,7 +408,7 @@ export async function checkView(gid, rid, roundNo) {
       ev.preventDefault();
       const changed = st.corrections.length !== (stored ? stored.corrections.length : 0);
       if (changed && !(await askConfirm("Leave without saving?", ["Your corrections to this round are thrown away."], "Leave without saving",
-                                        null, false, roundNo ? "Keep correcting" : "Keep checking"))) return;
+                                        null, true, roundNo ? "Keep correcting" : "Keep checking"))) return;
       dropDraft();
       location.hash = `#/game/${gid}`;
     }}, "Leave without saving")),

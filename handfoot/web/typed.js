@@ -405,7 +405,7 @@ export async function typedView(gid, roundNo) {
     ev.preventDefault();
     const mine = unsaved();
     if (mine && !(await askConfirm("Leave without saving?", [`What is typed here (${mine}) is thrown away.`], "Leave without saving",
-                                   null, false, roundNo ? "Keep correcting" : "Keep typing"))) return;
+                                   null, true, roundNo ? "Keep correcting" : "Keep typing"))) return;
     removeDraft(gid, draftName);
     location.hash = `#/game/${gid}`;
   }

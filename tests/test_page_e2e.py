@@ -396,6 +396,7 @@ def test_a_round_from_a_photo_corrected_with_a_tap(server, browser, tmp_path):
     wait.until(lambda d: text_of(d, "[data-total='Us']") == "0")
     assert not d.find_elements(By.CSS_SELECTOR, "tr.round")
     assert text_of(d, "#said").startswith("Round 1 undone")
+    wait.until(lambda d: focused(d)["id"] == "rounds-heading")  # the page drawn anew: the focus not lost to its top
     # the errors the browser logs are the refused house rule's, typo's and deck's answers (422), shown on the page above
     assert [e for e in console_errors(d) if not (("/v1/decks/" in e or "/v1/photos " in e or "/v1/games " in e)
                                                  and "422" in e)] == []

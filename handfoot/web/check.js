@@ -6,9 +6,9 @@ import {CODE, KINDS, cardName, cardParts, cardShort, cardText, isRed, likelyMiss
 import {conflictNotice} from "/static/conflict.js";
 import {readDraft, removeDraft, writeDraft} from "/static/drafts.js";
 import {breakdownTable} from "/static/games.js";
-import {flash, focusOn, pileList} from "/static/piles.js";
+import {flash, pileList} from "/static/piles.js";
 import {askConfirm, cardPicker, clearError, closeSheet, h, lastRoundDoubt, openSheet, pileText, pointsNode, problemNamed, problemText,
-        roundSaid, saveAnyway, say, setBusy, show, teamTotal, toast, uncountedBooks} from "/static/ui.js";
+        focusOn, roundSaid, saveAnyway, say, setBusy, show, teamTotal, toast, uncountedBooks} from "/static/ui.js";
 
 /* -- check and correct ------------------------------------------------------------------------------------- */
 export async function checkView(gid, rid, roundNo) {

@@ -3,7 +3,7 @@ import {api} from "/static/api.js";
 import {changedText, roundsText} from "/static/changes.js";
 import {keptCheckOffer} from "/static/drafts.js";
 import {teachPanel} from "/static/teach.js";
-import {askConfirm, closeSheet, fmt, h, openSheet, pointsNode, problemsLine, setBusy, show, teamTotal, toast, total,
+import {askConfirm, closeSheet, fmt, focusOn, h, openSheet, pointsNode, problemsLine, setBusy, show, teamTotal, toast, total,
         uncountedBooks} from "/static/ui.js";
 
 /* When a game was made, in the phone's words ("Fri 4 Dec, 20:31"); "" when unknown. */
@@ -94,7 +94,7 @@ let writing = 0;
 
 /* A notice at the top of the game view, saying what changed and why (`lines`: sentences). */
 function gameNotice(heading, ...lines) {
-  return h("section", {class: "panel notice", id: "game-notice", role: "alert"}, h("h2", {}, heading), lines.map(t => h("p", {}, t)));
+  return h("section", {class: "panel notice", id: "game-notice", role: "alert", tabindex: "-1"}, h("h2", {}, heading), lines.map(t => h("p", {}, t)));
 }
 
 /* The game view (#/game/ID; #/game/ID/teach: its panel that teaches the deck shown and in view, even before a photo
@@ -198,7 +198,7 @@ export async function gameView(gid, latest, notice) {
                       h("a", {class: "button", href: `#/live/${gid}`, id: "watch-live"}, "Watch the table live")),
     h("div", {class: "row"}, h("button", {type: "button", id: "invite", onclick: () => inviteSheet(gid)}, "Another phone")),
     g.over ? null : liveLine,
-    h("h2", {}, "Rounds"),
+    h("h2", {id: "rounds-heading", tabindex: "-1"}, "Rounds"),
     g.rounds.length ? h("div", {class: "table-wrap"}, grid) : h("p", {class: "muted"}, "No round yet."),
     g.rounds.length ? h("p", {class: "muted"}, "Tap a round for its breakdown, to correct it or to undo it.") : null,
     h("div", {class: "row"}, h("a", {class: "button", href: `/v1/games/${gid}/export.csv`, download: ""}, "Export CSV"),
@@ -249,6 +249,7 @@ async function undoRound(g, r, button) {
     const said = changedText(g, question.changed);
     await gameView(gid, question.changed, gameNotice("Nothing was undone", `The game changed on another phone while you ` +
       `were deciding about round ${r.n}.` + (said ? ` ${said}` : ""), "Here it is as it is now: undo again if you still want to."));
+    focusGame();
     return;
   }
   if (!ok) return;
@@ -262,12 +263,16 @@ async function undoRound(g, r, button) {
       `${moved[0].toUpperCase()}${moved.slice(1)} moved up one: ${later.length === 1 ? "it is" : "they are"} ` +
       `${roundsText(later.map(x => x.n - 1))} now, ${later.length === 1 ? "" : "each "}scored under its new opening minimum.` +
       (after.over ? "" : ` Next: round ${after.next_round}.`)) : null);
+    focusGame();
   } catch (e) {
     if (e.status === 412 && e.body.game) {  /* another phone changed the game: show it as it is now */
       toast("Not undone: the game changed on another phone", true);
       const said = changedText(g, e.body.game);
       await gameView(gid, e.body.game, gameNotice("Nothing was undone", "The game changed on another phone while you were " +
         `deciding about round ${r.n}.` + (said ? ` ${said}` : ""), "Here it is as it is now: undo again if you still want to."));
+      focusGame();
     } else { toast(e.message, true); setBusy(button, false); }
   } finally { writing--; }
 }
+/* The game page drawn anew (a round undone, or not): the focus on its notice, else on its Rounds heading. */
+function focusGame() { focusOn(document.getElementById("game-notice") || document.getElementById("rounds-heading")); }

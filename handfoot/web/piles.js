@@ -2,7 +2,7 @@
  * + card, Split, Join, Book…, Remove), any other folded to one line (its name, cards and points) until opened; the
  * summary line over them with "Open all"; and the note over Save saying what the last move moved. */
 import {KINDS, KIND_ORDER, cardName, cardShort, cardsInText, isRed, pileName} from "/static/cards.js";
-import {fill, fmt, h} from "/static/ui.js";
+import {fill, fmt, focusOn, h} from "/static/ui.js";
 
 /* A pile's worth, short: for a complete book its cards' points and its bonus (the score's book at the pile, `score`
  * the reading's): "570 pts", "380 to 450 pts" while a squared book's wilds are uncounted; any other pile's points
@@ -184,10 +184,3 @@ export function pileList(view) {
   return {box: pilesBox, movedBox, draw, showsWhole: (id) => shownWhole.has(id), showMoved, placeOf, focusPlace};
 }
 
-/* `el` focused (none: nothing), scrolled into view only when it is out of the window. */
-export function focusOn(el) {
-  if (!el) return;
-  el.focus({preventScroll: true});
-  const r = el.getBoundingClientRect();
-  if (r.bottom < 0 || r.top > innerHeight) el.scrollIntoView({block: "center"});
-}

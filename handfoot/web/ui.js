@@ -257,3 +257,10 @@ export function cardPicker(initial, onPick, extra, above) {
   return box;
 }
 
+/* `el` focused (none: nothing), scrolled into view only when it is out of the window. */
+export function focusOn(el) {
+  if (!el) return;
+  el.focus({preventScroll: true});
+  const r = el.getBoundingClientRect();
+  if (r.bottom < 0 || r.top > innerHeight) el.scrollIntoView({block: "center"});
+}

@@ -10,6 +10,7 @@ from scorer import PRESET_NAMES
 from vision.config import DEFAULT, SPLITS
 
 from .photo_request import DEFAULT_CONF
+from .access import add_token_option  # the access token of serve and watch --serve
 from .https import add_https_option  # the HTTPS of serve and watch --serve
 
 #: most deals `odds` simulates (about half a minute on two cores)
@@ -217,6 +218,7 @@ def build_parser() -> Parser:
                     help="the game ledger, a SQLite file or a folder to keep it in (default ~/.local/share/handfoot)")
     sp.add_argument("--max-jobs", type=int, default=1, help=argparse.SUPPRESS)
     add_https_option(sp)
+    add_token_option(sp)
     sp.set_defaults(func="watch")
 
     sp = sub.add_parser("deck", help="teach handfoot your own deck from photos whose cards you checked")
@@ -270,6 +272,7 @@ def build_parser() -> Parser:
                     help="a name the server may be opened by besides its addresses, localhost and this computer's "
                          "name (e.g. a name your router gives it); other names are refused")
     add_https_option(sp)
+    add_token_option(sp)
     sp.set_defaults(func="serve")
 
     sp = sub.add_parser("game", help="score a game's rounds in order: each round's points and the running "

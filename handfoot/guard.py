@@ -66,6 +66,24 @@ async def _send_html(send, status: int, page: str) -> None:
 UPLOADS = re.compile(r"^/v1/(photos|decks/[^/]+/learn/upload)$")
 
 
+def token_page(offered: bool) -> str:
+    """The page a browser gets without the access token (401), in a family's words: ``offered``, the address (or
+    the page installed as an app) carried a token that is not this server's: one from before ``--new-token``."""
+    if offered:
+        said = ("This address is out of date: handfoot was given a new access code (<code>--new-token</code>) since "
+                "this phone opened it. Scan the code <code>handfoot</code> shows on the computer again, or open the "
+                "full address it printed: it ends with <code>?token=...</code>. If handfoot was added to this "
+                "phone's home screen, add it again from the new address.")
+    else:
+        said = ("This handfoot server needs its access code. Scan the code <code>handfoot</code> shows on the "
+                "computer, or open the full address it printed when it started: it ends with "
+                "<code>?token=...</code>.")
+    return ("<!doctype html><html lang=en><meta charset=utf-8><meta name=viewport content='width=device-width'>"
+            "<meta name=color-scheme content='light dark'><link rel=icon href='data:,'><title>handfoot</title>"
+            "<style>body{font:17px/1.5 system-ui,sans-serif;max-width:34em;margin:2em auto;padding:0 1em}"
+            "code{font-size:.95em}</style><h1>handfoot</h1><p>" + said + "</p></html>")
+
+
 class _BodyTooLarge(Exception):
     pass
 
@@ -81,6 +99,13 @@ class Guard:
     def __init__(self, app, settings: Settings) -> None:
         self.app = app
         self.settings = settings
+
+    def _offered(self, scope) -> bool:
+        """Whether the request carried a token at all (a wrong or old one, when it is not authorised)."""
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        return (headers.get("authorization", "").lower().startswith("bearer ")
+                or "token" in parse_qs(scope.get("query_string", b"").decode("latin-1"))
+                or any(part.strip().startswith(self.COOKIE + "=") for part in headers.get("cookie", "").split(";")))
 
     def _authorised(self, scope) -> tuple[bool, bool]:
         """(allowed, token came in the query string)."""
@@ -147,11 +172,7 @@ class Guard:
             message = "an access token is needed: open the address handfoot serve printed, with its ?token=..."
             accept = dict(scope.get("headers", [])).get(b"accept", b"")
             if scope["method"] == "GET" and b"text/html" in accept:  # a person with a browser: a page, not JSON
-                await _send_html(send, 401, "<!doctype html><meta charset=utf-8><meta name=viewport content="
-                                 "'width=device-width'><link rel=icon href='data:,'><title>handfoot</title>"
-                                 "<h1>handfoot</h1><p>This handfoot server needs its access token. Open the full "
-                                 "address that <code>handfoot</code> printed when it started: it ends with "
-                                 "<code>?token=...</code>.</p>")
+                await _send_html(send, 401, token_page(self._offered(scope)))
             else:
                 await _send_json(send, 401, error_body(message), [(b"www-authenticate", b"Bearer")])
             return

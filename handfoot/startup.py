@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-import secrets
 import socket
 import sys
 from pathlib import Path
@@ -14,6 +13,7 @@ from pathlib import Path
 from scorer import HandFootError
 
 from . import core
+from .access import TOKEN_FILE, access_token
 from .https import serve_https
 from .invite import terminal_qr
 from .ledger import Ledger
@@ -74,10 +74,14 @@ def serve(args: argparse.Namespace, watching=None) -> int:
     settings = Settings(**({"db": Path(args.db)} if args.db else {}), max_jobs=args.max_jobs, host=args.host,
                         hosts=tuple(getattr(args, "allow_host", None) or ()))
     local = args.host in LOOPBACK
-    if not local:
-        settings.token = os.environ.get("HANDFOOT_TOKEN") or secrets.token_urlsafe(18)
     check_port(args.host, args.port)  # first: a port in use leaves no new ledger behind
     Ledger.open(settings.db).close()  # a database that cannot be used is one line, before the server starts
+    if not local:
+        settings.token, made = access_token(settings.db.parent, getattr(args, "new_token", False))
+        if not os.environ.get("HANDFOOT_TOKEN"):
+            print(f"handfoot: access token {'made now' if made else 'the one kept'} ({settings.db.parent / TOKEN_FILE}"
+                  "): the address below stays the same when handfoot starts again; --new-token makes a new one",
+                  file=sys.stderr)
     print("handfoot: loading the camera models...", file=sys.stderr)
     try:
         models = core.load_models()

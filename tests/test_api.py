@@ -625,6 +625,9 @@ def test_beyond_loopback_every_request_needs_the_token(tmp_path, models):
             assert "access token" in error_of(c.get(path), 401)
         page = c.get("/", headers={"accept": "text/html"})
         assert page.status_code == 401 and "?token=" in page.text and page.headers["content-type"].startswith("text/html")
+        assert "needs its access code" in page.text and "out of date" not in page.text
+        old = c.get("/?token=old", headers={"accept": "text/html"})  # an address from before --new-token
+        assert old.status_code == 401 and "This address is out of date" in old.text
         assert c.post("/v1/score", json=LAYOUT).status_code == 401
         assert c.get("/v1/health", headers={"authorization": "Bearer wrong"}).status_code == 401
         assert c.get("/v1/health", headers={"authorization": "Bearer s3cret"}).status_code == 200
@@ -761,3 +764,21 @@ def test_a_ledger_of_the_first_schema_is_migrated_with_its_games(tmp_path):
         assert ledger._conn().execute("PRAGMA user_version").fetchone()[0] == ledger_module.SCHEMA_VERSION
     finally:
         ledger.close()
+
+
+def test_the_access_token_is_kept_for_the_next_start(tmp_path, monkeypatch):
+    """``handfoot.access``: made once and kept (this user only), the same at the next start; ``new`` makes and keeps
+    another; a kept file that is no token is made anew; ``HANDFOOT_TOKEN`` wins and nothing is written."""
+    from handfoot.access import TOKEN_FILE, access_token
+
+    monkeypatch.delenv("HANDFOOT_TOKEN", raising=False)
+    first, made = access_token(tmp_path / "data")
+    assert made and access_token(tmp_path / "data") == (first, False)
+    assert (tmp_path / "data" / TOKEN_FILE).stat().st_mode & 0o777 == 0o600
+    second, made = access_token(tmp_path / "data", new=True)
+    assert made and second != first and access_token(tmp_path / "data") == (second, False)
+    (tmp_path / "data" / TOKEN_FILE).write_text("short\n")
+    assert access_token(tmp_path / "data")[0] not in ("short", second)
+    monkeypatch.setenv("HANDFOOT_TOKEN", "from-the-environment")
+    assert access_token(tmp_path / "other") == ("from-the-environment", False)
+    assert not (tmp_path / "other").exists()

@@ -92,22 +92,26 @@ def test_a_second_phone_opens_the_game_from_the_invite(tmp_path):
         pytest.skip("Chromium and ChromeDriver are not installed")
     if not [a for a in addresses("0.0.0.0", 1, "http") if "<" not in a]:
         pytest.skip("this computer has no network address but loopback")
-    proc, port, log = start_server(tmp_path, ["--host", "0.0.0.0", "--no-https"])
-    drivers = []
-    try:
+    def started(proc, log) -> tuple[str, str]:
+        """The address and token the server printed, once it answers."""
         deadline = time.monotonic() + 60
         while not (m := re.search(r"open (http://[0-9.]+:\d+)/\?token=(\S+)", log.read_text())):
             assert proc.poll() is None and time.monotonic() < deadline, log.read_text()
             time.sleep(0.2)
-        base, token = m.group(1), m.group(2)
         while True:
             try:
-                if httpx.get(f"{base}/v1/health?token={token}", timeout=2).status_code == 200:
-                    break
+                if httpx.get(f"{m.group(1)}/v1/health?token={m.group(2)}", timeout=2).status_code == 200:
+                    return m.group(1), m.group(2)
             except httpx.HTTPError:
                 pass
             assert proc.poll() is None and time.monotonic() < deadline, log.read_text()
             time.sleep(0.2)
+
+    proc, port, log = start_server(tmp_path, ["--host", "0.0.0.0", "--no-https"])
+    drivers = []
+    try:
+        base, token = started(proc, log)
+        assert "access token made now" in log.read_text()
         game = httpx.post(f"{base}/v1/games?token={token}", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
 
         from selenium import webdriver
@@ -138,6 +142,21 @@ def test_a_second_phone_opens_the_game_from_the_invite(tmp_path):
         b.get(url)
         WebDriverWait(b, 30).until(lambda d: text_of(d, "h1") == "Us vs Them")
         assert b.find_elements(By.ID, "score-round")
+
+        # the computer restarts: the same address, and the phone (its cookie, as an app started at /) opens the game
+        for again, words in (([], "access token the one kept"), (["--new-token"], "access token made now")):
+            proc.terminate()
+            proc.wait(30)
+            proc, _, log = start_server(tmp_path, ["--host", "0.0.0.0", "--no-https", *again], port=port)
+            assert started(proc, log)[1] == token if not again else started(proc, log)[1] != token
+            assert words in log.read_text()
+            b.get("about:blank")  # the same address again is a navigation, not a hash change
+            b.get(f"{base}/#/game/{game}")
+            if not again:
+                WebDriverWait(b, 30).until(lambda d: text_of(d, "h1") == "Us vs Them")
+        # a new token: the phone's old one is said out of date, in words
+        assert "This address is out of date" in text_of(b, "body") and "Scan the code" in text_of(b, "body")
+        b.save_screenshot(str(shots_dir(tmp_path) / "page_token_out_of_date_390.png"))
     finally:
         for d in drivers:
             d.quit()

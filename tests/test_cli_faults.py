@@ -600,6 +600,10 @@ def test_deck_learn_says_which_photos_taught_and_which_tested(tmp_path):
     assert ("trial profile: 92.3% of the reader's 3 views of each of 65 indices read right (rank and colour) with "
             "the profile, 80.0% with the stock reader\nread right = rank and colour") in older
     assert aside.count("a suit within its colour") == 1  # not beside the figures of the profile replaced
+    assert "as many of them right" not in aside
+    tie = said(method="kept aside", photos=5, folds=1, stock_right=63, profile_right=63)  # kept: why, said
+    assert ("\nit reads as many of them right as the stock reader, and is kept because it reads the turned views of "
+            "them more surely (92.3% against 80.0%)") in tie
     assert "tested on 65 of them: 80.0% -> 92.3% of the reader's views read right, learned today)" in older
     assert "\ntested on photos set aside (65 indices) while the others taught" in said()  # an older profile
     assert "\ntested on each of the 20 photos (65 indices in all) left out in turn" in said(method="leave-one-out")

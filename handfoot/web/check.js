@@ -333,7 +333,8 @@ export async function checkView(gid, rid, roundNo) {
       h("details", {class: "breakdown-box", open: st.breakdownOpen, ontoggle: (ev) => { st.breakdownOpen = ev.target.open; }},
         h("summary", {}, "Breakdown"), breakdownTable(r.score, g.teams)));
     const pileNoteText = new Set(allPiles().flatMap(p => p.notes));
-    const other = r.notes.filter(n => ![...pileNoteText].some(t => n.endsWith(t)));
+    /* the photos' own notes ("team Kids: no photo of its table …"), each led by its team's name as the piles' are */
+    const other = r.notes.filter(n => ![...pileNoteText].some(t => n.endsWith(t))).map(n => n.replace(/^team /, ""));
     const notes = glance.numberedNotes(r, allPiles());  /* numbered as their pins on the photo */
     notesBox.replaceChildren(glance.notesPanel(notes, other, openNote));
     photosBox.replaceChildren(...r.images.map((_, k) => photoFor(k, notes)));

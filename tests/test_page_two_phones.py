@@ -548,3 +548,17 @@ def test_one_photo_of_several_saved_on_the_other_phone_is_named(server, phones, 
     a.find_element(By.ID, "take-theirs").click()
     until(a, lambda d: text_of(d, "#check-heading") == "Correct round 1")
     assert [e for e in console_errors(a) if "409" not in e] == []
+
+
+def test_a_game_started_on_the_other_phone_shows_in_the_games_list(server, phones):
+    """The games list on one phone shows a game the other phone started, and a round saved there, by itself."""
+    a, _ = phones
+    a.get(f"{server}/#/")
+    until(a, lambda d: "No games yet" in (text_of(d, "main") or ""))
+    game = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+    until(a, lambda d: "Us vs Them" in (text_of(d, "ul.games") or ""))
+    assert "0 rounds played" in text_of(a, "ul.games")
+    layout = {"teams": {"Us": {"melds": [["KH", "KS", "KD"]]}, "Them": {}}}
+    assert httpx.post(f"{server}/v1/games/{game}/rounds?lenient=true", json=layout).status_code == 201
+    until(a, lambda d: "1 round played" in (text_of(d, "ul.games") or ""))
+    assert console_errors(a) == []

@@ -13,6 +13,9 @@ export function fmtDate(iso) {
 }
 
 /* -- games ------------------------------------------------------------------------------------------------- */
+/* how often the games list asks for games started or changed on another phone, ms */
+const GAMES_EVERY = 4000;
+
 export async function homeView() {
   const games = await api("GET", "/v1/games");
   const list = h("ul", {class: "games"});
@@ -24,8 +27,20 @@ export async function homeView() {
     list.append(h("li", {class: "panel"}, h("a", {href: `#/game/${g.id}`},
       h("strong", {}, g.teams.join(" vs ")), h("br"), h("span", {class: "muted"}, `${started}${g.rules} · ${state} · ${totals}`))));
   }
+  const heading = h("h1", {}, "Games");
+  /* a game started or a round saved on another phone shows here by itself (asked every few seconds while the list
+     is on screen and the page visible) */
+  const seen = JSON.stringify(games);
+  const timer = setInterval(async () => {
+    if (!heading.isConnected) { clearInterval(timer); return; }
+    if (document.hidden) return;
+    try {
+      const now = await api("GET", "/v1/games");
+      if (heading.isConnected && JSON.stringify(now) !== seen) { clearInterval(timer); homeView(); }
+    } catch (e) { /* the server away: the line at the top says so (sync.js); asked again next time */ }
+  }, GAMES_EVERY);
   show(
-    h("h1", {}, "Games"),
+    heading,
     h("div", {class: "row"}, h("a", {class: "button primary", href: "#/new"}, "New game"),
       h("button", {type: "button", id: "invite", onclick: () => inviteSheet(null)}, "Another phone")),
     games.length ? list : h("p", {class: "muted"}, "No games yet: start one, then score each round from a photo of the table."));

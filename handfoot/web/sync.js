@@ -10,10 +10,13 @@ const hfSync = (() => {
   let stream = null;
   let lostTimer = null;
   let retryTimer = null;  /* while the server cannot be reached: asks it again every RETRY_MS */
+  let followed = null;  /* the game followed and its handlers (follow's arguments); null: none */
+  let reopenTimer = null, reopenMs = 0;  /* a lost stream opened again: when, and after how long the next time */
   /* The page's one wording for a server it cannot reach (the line unreachable() shows; api.js's error) */
   const UNREACHABLE = "The handfoot server cannot be reached: is its computer on, handfoot serve still running, and " +
                       "this phone on its network? Trying again…";
   const RETRY_MS = 3000;
+  const REOPEN_MS = 1000, REOPEN_MAX_MS = 30000;
 
   /* A random key for one action (crypto.getRandomValues works on plain http too, unlike randomUUID). */
   function newKey() {
@@ -44,17 +47,31 @@ const hfSync = (() => {
   /* Follow game `gid`'s changes: onChange(version) when it is at another version than this phone showed;
    * onDeleted() when it is deleted; onNewer(id) when the game started after it ended is made (or is there);
    * onLive(watched) when a camera starts (true) or stops (false) watching its table (at once when one does).
-   * One game is followed at a time; stop() ends it. */
+   * One game is followed at a time; stop() ends it. A stream the browser gave up on (the Wi-Fi dropped, the server
+   * stopped) is opened again after REOPEN_MS, twice as long each time up to REOPEN_MAX_MS; once the server answers
+   * again after the line said it could not be reached ("handfoot-reachable") it is opened again at once, and the
+   * version the server sends first brings the view up to date (onChange when it is not the version shown). */
   function follow(gid, onChange, onDeleted, onNewer, onLive) {
     stop();
+    followed = {gid, onChange, onDeleted, onNewer, onLive};
+    reopenMs = REOPEN_MS;
+    open();
+  }
+  function open() {
+    const {gid, onChange, onDeleted, onNewer, onLive} = followed;
     const source = new EventSource(`/v1/games/${gid}/events`);
     stream = source;
     /* the stream lost for 3 s (the server stopped, the Wi-Fi dropped): a line says so until it is back */
     source.onerror = () => {
       clearTimeout(lostTimer);
       lostTimer = setTimeout(() => { if (stream === source && source.readyState !== EventSource.OPEN) unreachable(true); }, 3000);
+      if (stream === source && source.readyState === EventSource.CLOSED) {
+        clearTimeout(reopenTimer);
+        reopenTimer = setTimeout(() => { if (stream === source) open(); }, reopenMs);
+        reopenMs = Math.min(2 * reopenMs, REOPEN_MAX_MS);
+      }
     };
-    source.onopen = () => { clearTimeout(lostTimer); back(); };
+    source.onopen = () => { clearTimeout(lostTimer); reopenMs = REOPEN_MS; back(); };
     source.onmessage = (ev) => {
       let data = null;
       try { data = JSON.parse(ev.data); } catch (e) { return; }
@@ -72,10 +89,20 @@ const hfSync = (() => {
       if (stream === source && onLive && data) onLive(Boolean(data.live));
     });
   }
+  /* the server answers again: the stream is opened again now, even one still open (a change it told while the
+     server could not be reached was not fetched), and the version it sends first brings the view up to date */
+  function reopen() {
+    if (!followed) return;
+    if (stream) stream.close();
+    clearTimeout(reopenTimer);
+    open();
+  }
 
   function stop() {
     if (stream) { stream.close(); stream = null; }
+    followed = null;
     clearTimeout(lostTimer);
+    clearTimeout(reopenTimer);
     unreachable(false);
   }
 
@@ -103,6 +130,7 @@ const hfSync = (() => {
   function back() {
     if (!document.getElementById("server-lost")) return;
     unreachable(false);
+    reopen();
     document.dispatchEvent(new Event("handfoot-reachable"));
   }
 

@@ -4,6 +4,9 @@
 - A card corrected in "Correct round 1" while the server is stopped is kept (the draft), said waiting over Save,
   scored once the server is back on the same address, and saved with Save correction; the server's absence is said
   once, in one line of the sticky header, in the page's one wording, covering neither Save correction nor Undo.
+- A phone whose Wi-Fi drops (Network.emulateNetworkConditions) while another saves a round shows that round by itself
+  once back, and later rounds as they are saved; reloaded with the Wi-Fi away, its view says it is not loaded yet
+  (with Try again) and loads by itself once the server answers.
 - "Undo round 2?" with a round after it: "Correct round 2 instead" is the main button (and has the focus), the undo
   the red secondary one.
 - A range of points (a squared book's wilds uncounted) stays on one line in a team's box: the game's totals and the
@@ -126,3 +129,43 @@ def test_the_undo_question_offers_correcting_first_and_ranges_fit_a_phone(server
     d.execute_script("window.scrollTo(0, 0)")
     d.save_screenshot(str(shots / "check_range_totals_390.png"))
     assert console_errors(d) == []
+
+
+def _offline(d, off: bool) -> None:
+    """This phone's Wi-Fi dropped (``off``) or back, as Chromium's DevTools say it (Network.emulateNetworkConditions)."""
+    d.execute_cdp_cmd("Network.enable", {})
+    d.execute_cdp_cmd("Network.emulateNetworkConditions",
+                      {"offline": off, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+
+
+def test_a_phone_back_on_wifi_catches_up_and_a_view_that_could_not_load_loads(server, browser, tmp_path):
+    d = browser
+    shots = shots_dir(tmp_path)
+    viewport(d, 390, 844)
+    game = _game(server)
+    layout = {"teams": {"Us": {"melds": [["KH", "KS", "KD"]]}, "Them": {"melds": [["8S", "8H", "8D"]]}}}
+    d.get(f"{server}/#/game/{game}")
+    until(d, lambda d: d.find_elements(By.ID, "totals"))
+    assert d.find_elements(By.CSS_SELECTOR, "tr.round") == []
+
+    # the Wi-Fi drops; another phone saves round 1 meanwhile; back on Wi-Fi, the game shows it by itself
+    _offline(d, True)
+    assert httpx.post(f"{server}/v1/games/{game}/rounds?lenient=true", json=layout).status_code == 201
+    until(d, lambda d: text_of(d, "#server-lost") == UNREACHABLE)  # told of it, the game could not be fetched
+    _offline(d, False)
+    until(d, lambda d: len(d.find_elements(By.CSS_SELECTOR, "tr.round")) == 1 and not d.find_elements(By.ID, "server-lost"), 15)
+    d.execute_script("window.scrollTo(0, 0)")
+    d.save_screenshot(str(shots / "game_caught_up_after_wifi_390.png"))
+    # the stream is open again: a round saved now shows as it does on a phone that never went away
+    assert httpx.post(f"{server}/v1/games/{game}/rounds?lenient=true", json=layout).status_code == 201
+    until(d, lambda d: len(d.find_elements(By.CSS_SELECTOR, "tr.round")) == 2, 10)
+
+    # reloaded while the Wi-Fi is away: said not loaded yet, and loaded by itself once the server answers
+    until(d, lambda d: d.execute_script("return !!navigator.serviceWorker.controller"))  # the shell kept for a reload
+    _offline(d, True)
+    d.refresh()
+    until(d, lambda d: d.find_elements(By.ID, "load-again") and text_of(d, "#server-lost") == UNREACHABLE)
+    d.save_screenshot(str(shots / "game_not_loaded_offline_390.png"))
+    _offline(d, False)
+    until(d, lambda d: len(d.find_elements(By.CSS_SELECTOR, "tr.round")) == 2 and not d.find_elements(By.ID, "server-lost"), 15)
+    assert [e for e in console_errors(d) if "ERR_INTERNET_DISCONNECTED" not in e] == []

@@ -48,9 +48,24 @@ export async function route() {
     else if (parts[0] === "live") await liveView(parts[1] || null);
     else show(h("h1", {}, "Not found"), h("p", {}, h("a", {href: "#/"}, "All games")));
   } catch (e) {
-    show(h("h1", {}, "Something went wrong"), errorBox(e), h("p", {}, h("a", {href: "#/"}, "All games")));
+    if (e.status === 0) unloaded();
+    else show(h("h1", {}, "Something went wrong"), errorBox(e), h("p", {}, h("a", {href: "#/"}, "All games")));
   }
   view.focus({preventScroll: true});
+}
+/* A view that could not load because the server cannot be reached (said by sync.js's line): said so, with Try
+   again, and loaded again by itself once the server answers (sync.js's "handfoot-reachable"), if still on screen. */
+function unloaded() {
+  const here = location.hash;
+  const again = () => {
+    document.removeEventListener("handfoot-reachable", again);
+    if (location.hash === here && document.getElementById("view-unloaded")) route();
+  };
+  show(h("h1", {id: "view-unloaded"}, "Not loaded yet"),
+    h("p", {class: "error-box", role: "alert"}, "This page could not load: the line at the top says why. It loads by itself once it has gone."),
+    h("div", {class: "row"}, h("button", {type: "button", class: "primary", id: "load-again", onclick: again}, "Try again"),
+      h("a", {class: "button", href: "#/"}, "All games")));
+  document.addEventListener("handfoot-reachable", again);
 }
 window.addEventListener("hashchange", route);
 /* while this phone's camera sends the table (camera.js), every view shows it in the bar, a tap from the live view */

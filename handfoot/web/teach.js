@@ -10,6 +10,19 @@ export const MIN_TEACH = 2;
    notice is answered, so that a panel drawn again (the game changed on another phone) shows how it ended. */
 const learnings = new Map();
 
+/* What `ask()` answers (a request that is the same however often it is sent), asked again every RETRY_MS while the
+   server cannot be reached (an ApiError of status 0: sync.js's line says so), `waiting()` called each time; any
+   other error is thrown. */
+const RETRY_MS = 2000;
+async function answered(ask, waiting) {
+  for (;;) {
+    try { return await ask(); }
+    catch (e) { if (e.status !== 0) throw e; }
+    waiting();
+    await new Promise(done => setTimeout(done, RETRY_MS));
+  }
+}
+
 /* A game's corrected photo rounds teach the card reader the family's deck (POST /v1/decks/{name}/learn), and go on
    teaching it after every round saved (the game's `teach`, its last `lesson`; PUT /v1/games/{id}/deck). */
 export function teachPanel(gid, g) {
@@ -73,21 +86,25 @@ export function teachPanel(gid, g) {
     status.replaceChildren(h("p", {}, h("span", {class: "spinner", "aria-hidden": "true"}), " Learning your deck…"));
     try {
       let job = await api("POST", `/v1/decks/${encodeURIComponent(deck)}/learn`, {games: [gid]}, null, null, headers);
+      const learning = (stage) => status.replaceChildren(h("p", {}, h("span", {class: "spinner", "aria-hidden": "true"}),
+        ` Learning your deck… ${stage}`));
       while (job.state === "learning") {
         await new Promise(done => setTimeout(done, 1000));
-        job = await api("GET", `/v1/decks/jobs/${job.id}`);
-        status.replaceChildren(h("p", {}, h("span", {class: "spinner", "aria-hidden": "true"}),
-          ` Learning your deck… ${job.stage || ""}`));
+        const id = job.id;
+        job = await answered(() => api("GET", `/v1/decks/jobs/${id}`),
+                             () => learning("waiting for the server (it goes on learning meanwhile)"));
+        learning(job.stage || "");
       }
+      const waiting = () => learning("waiting for the server");
       if (job.changed) {  /* taught on another phone while this one learned: theirs kept, nothing saved */
-        const now = (await api("GET", "/v1/decks")).find(d => d.name === deck) || null;
+        const now = (await answered(() => api("GET", "/v1/decks"), waiting)).find(d => d.name === deck) || null;
         raced(deck, now, true);
         return;
       }
       if (job.state === "failed") throw new Error(job.error);
       learnings.delete(gid);
       const c = job.deck.check;
-      await api("PUT", `/v1/games/${gid}/deck`, {deck: job.deck.name});  /* the game reads with it from now on */
+      await answered(() => api("PUT", `/v1/games/${gid}/deck`, {deck: job.deck.name}), waiting);  /* the game reads with it from now on */
       status.replaceChildren(h("p", {}, `Deck ${job.deck.name} learned from ${job.deck.photos} photos` +
         (job.deck.negative ? " (light print on dark cards: handfoot reads it as a negative)" : "") + ": on the check photos " +
         (c.profile_right == null ? `${Math.round(100 * c.stock)} % read right before, ${Math.round(100 * c.profile)} % with it. `

@@ -18,13 +18,16 @@ from .readings import load_reading
 class SavedAsOut(BaseModel):
     """Where a photo reading is already scored: ``round`` of ``game`` (None, and the rest None or false, when it
     is not), made from ``reading`` (this reading, or another reading of a photo of the same bytes, ``photo``
-    naming it); ``same_cards``: that reading has the same piles and cards (ids and codes) as this one, so a
-    correction made on one applies to the other; ``message``: what saving it again would be refused with (409)."""
+    naming the first of them); ``photos``: the names of this reading's photos that round holds (the photos of the
+    same bytes as one of its reading's; all of them when made from this reading), in this reading's order;
+    ``same_cards``: that reading has the same piles and cards (ids and codes) as this one, so a correction made on
+    one applies to the other; ``message``: what saving it again would be refused with (409)."""
 
     round: int | None = None
     game: str | None = None
     reading: str | None = None
     photo: str | None = None
+    photos: list[str] = []
     same_cards: bool = False
     message: str | None = None
 
@@ -38,9 +41,12 @@ def saved_as(ledger: Ledger, game_id: str, reading_id: str) -> SavedAsOut:
     found = ledger.saved_as(reading_id, game_id)
     if found is None:
         return SavedAsOut()
-    same = found.reading == reading_id or _cards_of(mine.result) == _cards_of(ledger.reading(found.reading).result)
-    return SavedAsOut(round=found.round, game=found.game, reading=found.reading, photo=found.photo, same_cards=same,
-                      message=found.message)
+    theirs = mine if found.reading == reading_id else ledger.reading(found.reading)
+    held = {f.get("sha256") for f in theirs.files} - {"", None}
+    photos = [f["name"] for f in mine.files if theirs is mine or f.get("sha256") in held]
+    same = theirs is mine or _cards_of(mine.result) == _cards_of(theirs.result)
+    return SavedAsOut(round=found.round, game=found.game, reading=found.reading, photo=found.photo, photos=photos,
+                      same_cards=same, message=found.message)
 
 
 def _cards_of(result: str) -> list[Any]:

@@ -471,17 +471,26 @@ def test_a_photo_already_scored_is_known_before_it_is_saved(reading):
 
     first, again, another = read(), read(), copy_of(c, body["id"])
     assert c.get(f"/v1/games/{gid}/saved/{first}").json() == {"round": None, "game": None, "reading": None,
-                                                              "photo": None, "same_cards": False, "message": None}
+                                                              "photo": None, "photos": [], "same_cards": False,
+                                                              "message": None}
     assert c.post(f"/v1/games/{gid}/rounds?lenient=true", json={"photo_reading": first}).status_code == 201
     saved = c.get(f"/v1/games/{gid}/saved/{first}").json()
     assert saved["round"] == 1 and saved["game"] == gid and saved["reading"] == first and saved["same_cards"]
+    assert saved["photos"] == ["table.jpg"]
     assert "this photo reading is already round 1" in saved["message"]
     assert c.get(f"/v1/games/{other}/saved/{first}").json()["game"] == gid  # a reading is one round of any game
     twin = c.get(f"/v1/games/{gid}/saved/{again}").json()  # the same photo's bytes, read again
     assert (twin["round"], twin["reading"], twin["photo"], twin["same_cards"]) == (1, first, "table.jpg", True)
+    assert twin["photos"] == ["table.jpg"]
     refused = c.post(f"/v1/games/{gid}/rounds?lenient=true", json={"photo_reading": again})
     assert error_of(refused, 409) == twin["message"] and refused.json()["round"] == 1
     assert c.get(f"/v1/games/{gid}/saved/{another}").json()["round"] is None  # another photo: a round of its own
+    # two photos, one of them a file of round 1: that one named as held, the other not
+    pair = post_photo(c, [("table.jpg", PHOTO.read_bytes(), "image/jpeg"),
+                          ("kids.jpg", PHOTO.read_bytes() + b"\0\0", "image/jpeg")], rules="pagat")
+    assert pair.status_code == 201, pair.text
+    half = c.get(f"/v1/games/{gid}/saved/{pair.json()['id']}").json()
+    assert (half["round"], half["photo"], half["photos"], half["same_cards"]) == (1, "table.jpg", ["table.jpg"], False)
     assert c.get(f"/v1/games/{other}/saved/{again}").json()["round"] is None  # in another game it may be a round
 
     # the same bytes read into other piles (another deck, say): a correction made on one does not fit the other

@@ -3,8 +3,8 @@ and two headless Chromium sessions (Debian's chromium + chromium-driver, through
 
 - Both open the same photo reading and press Save at once: one round is stored, the other phone is told; a card
   it adds after the notice shows is offered for adding to that round, and kept in it when added and saved.
-- A phone whose "Save anyway?" question is open while the other phone saves a round stores nothing on "Save
-  anyway" (the round it asked about is taken); its heading and button name no round number, the button held (said
+- A phone whose "Save anyway?" question is open while the other phone saves a round has the question closed,
+  unanswered, as the notice shows (the round it asked about is taken); its heading and button name no round number, the button held (said
   why) until the notice's choice is made, so one tap cannot count the round twice; Back to a saved photo
   says it is saved; the same photo's bytes read again on the other phone are refused as that round.
 - Both open "Correct round 1"; one saves a change; the other is told ("Changed on another phone"), without a
@@ -16,6 +16,8 @@ and two headless Chromium sessions (Debian's chromium + chromium-driver, through
   and adds its changes to it, those made after the notice showed too; with another photo it saves its own as the
   next round (heading and Save name no round until it chooses); the same photo read again is said as soon as it is
   read.
+- Both phones save round N from the same two photos: the later is told that both photos' cards are in round N
+  (nothing to add), its open "Save anyway?" question closed.
 - The deck to read with shows a long name whole at 390 px.
 
 Screenshots at 390 x 844 go to ``$HANDFOOT_SCREENSHOTS`` (default: the test's temporary folder).
@@ -103,9 +105,9 @@ def _reading(url: str, tail: bytes = b"") -> str:
     return r.json()["id"]
 
 
-def _open_check(d, url: str, path: str) -> None:
+def _open_check(d, url: str, path: str, team: str = "Us") -> None:
     d.get(f"{url}/#{path}")
-    WebDriverWait(d, 60).until(lambda d: text_of(d, "[data-round-total='Us']") not in (None, ""))
+    WebDriverWait(d, 60).until(lambda d: text_of(d, f"[data-round-total='{team}']") not in (None, ""))
     WebDriverWait(d, 30).until(lambda d: d.execute_script(
         "const b = document.getElementById('save-round'); return b && !b.disabled"))
 
@@ -237,8 +239,8 @@ def test_a_question_open_while_the_other_phone_saves_stores_nothing(server, phon
     press_save(b)
     until(b, lambda d: "/check/" not in d.current_url)
     until(a, lambda d: "Another phone saved round 1 from another photo" in (text_of(d, "#sync-notice") or ""))
-    a.find_element(By.ID, "confirm-yes").click()  # "Save anyway", about round 1
-    until(a, lambda d: "Not saved" in (text_of(d, "#toast") or ""))
+    # the question, about round 1, closes unanswered as the notice shows ("Save anyway" cannot store it twice)
+    until(a, lambda d: not d.execute_script("return document.getElementById('sheet').open"))
     a.save_screenshot(str(shots / "two_phones_question_open_390.png"))
     rounds = httpx.get(f"{server}/v1/games/{game}").json()["rounds"]
     assert [r["photo_reading"] for r in rounds] == [theirs]  # nothing stored twice
@@ -548,6 +550,58 @@ def test_one_photo_of_several_saved_on_the_other_phone_is_named(server, phones, 
     a.find_element(By.ID, "take-theirs").click()
     until(a, lambda d: text_of(d, "#check-heading") == "Correct round 1")
     assert [e for e in console_errors(a) if "409" not in e] == []
+
+
+def test_both_phones_save_the_same_two_photos_and_the_later_is_told_nothing_is_missing(server, phones, tmp_path):
+    """Both phones read the same two photos (one a team) for round 4 and press Save at once: one round is stored; the
+    other phone's "Save the round anyway?" question closes as the notice shows, and the notice says the other phone
+    saved the same round from these same photos, both photos' cards in it (nothing to add: no "+ a pile of" advice,
+    which would count a team's cards twice), offering to correct round 4 or see the game."""
+    a, b = phones
+    for d in (a, b):
+        viewport(d, 390, 844)
+    teams = ["Parents", "Kids"]
+    game = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": teams}).json()["id"]
+    for _ in range(3):
+        layout = {"teams": {"Parents": {"melds": [["KH", "KS", "KD"]]}, "Kids": {"melds": [["QH", "QS", "QD"]]}}}
+        assert httpx.post(f"{server}/v1/games/{game}/rounds?lenient=true", json=layout).status_code == 201
+
+    def pair() -> str:  # the two photos of the table, as each phone sends them
+        r = httpx.post(f"{server}/v1/photos", data={"rules": "pagat", "teams": ",".join(teams)}, timeout=120,
+                       files=[("photos", ("table_final_parents.jpg", PHOTO.read_bytes(), "image/jpeg")),
+                              ("photos", ("table_final_kids.jpg", PHOTO.read_bytes() + b"\0", "image/jpeg"))])
+        assert r.status_code == 201, r.text
+        return r.json()["id"]
+
+    readings = {a: pair(), b: pair()}
+    for d in (a, b):
+        _open_check(d, server, f"/game/{game}/check/{readings[d]}", "Parents")
+        Select(d.find_element(By.ID, "check-went-out")).select_by_value("Parents")  # the last round: someone went out
+        until(d, lambda d: d.execute_script("return !document.getElementById('save-round').disabled"))
+    for d in (a, b):
+        d.execute_script("document.getElementById('save-round').click()")
+    for d in (a, b):  # the rules' question on both phones at once
+        until(d, lambda d: d.execute_script("return document.getElementById('sheet').open"))
+    assert "Save the round anyway?" in text_of(b, "#sheet")
+    a.find_element(By.ID, "confirm-yes").click()  # A answers first: its round 4 lands
+    until(a, lambda d: "/check/" not in d.current_url)
+    until(b, lambda d: "Another phone saved round 4" in (text_of(d, "#sync-notice") or ""))
+    until(b, lambda d: not d.execute_script("return document.getElementById('sheet').open"))  # the stale question closed
+    notice = text_of(b, "#sync-notice")
+    assert ("from these same photos (table_final_parents.jpg, Parents; table_final_kids.jpg, Kids) meanwhile"
+            in notice), notice
+    assert "Both of your photos' cards are in round 4 already: there is nothing to add to it." in notice
+    assert "not in round 4" not in notice and "+ a pile of" not in notice and "same file as" not in notice
+    assert text_of(b, "#take-theirs") == "Correct round 4"
+    assert b.execute_script("return document.getElementById('save-round').disabled")
+    b.execute_script("document.getElementById('sync-notice').scrollIntoView({block: 'center'})")
+    b.save_screenshot(str(shots_dir(tmp_path) / "two_phones_same_two_photos_390.png"))
+    assert [r["photo_reading"] for r in _rounds(server, game)][3:] == [readings[a]]
+    b.find_element(By.ID, "take-theirs").click()
+    until(b, lambda d: text_of(d, "#check-heading") == "Correct round 4")
+    assert len(_rounds(server, game)) == 4
+    for d in (a, b):
+        assert [e for e in console_errors(d) if "409" not in e] == []
 
 
 def test_a_game_started_on_the_other_phone_shows_in_the_games_list(server, phones):

@@ -428,6 +428,31 @@ def test_a_long_team_name_is_told_not_cut(server, browser, tmp_path):
     assert console_errors(d) == []
 
 
+def test_a_team_name_typed_over_the_stock_name_replaces_it(server, browser, tmp_path):
+    """The new-game form's "Us" and "Them" are selected as their field is tapped, so a name typed there replaces
+    them ("Parents", not "UsParents"); a second tap puts the caret in the name; a stock name left as it is starts
+    the game with it."""
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    d, wait = browser, WebDriverWait(browser, 30)
+    viewport(d, 390, 844)
+    d.get(f"{server}/#/new")
+    first = wait.until(lambda d: d.find_elements(By.ID, "team-1")).pop()
+    assert first.get_attribute("value") == "Us"
+    first.click()
+    assert d.execute_script("const i = document.activeElement; return [i.selectionStart, i.selectionEnd]") == [0, 2]
+    d.save_screenshot(str(shots_dir(tmp_path) / "new-game-stock-name-selected-390.png"))
+    ActionChains(d).send_keys("Parents").perform()
+    assert first.get_attribute("value") == "Parents"
+    d.find_element(By.ID, "team-2").click()
+    d.find_element(By.ID, "team-2").click()  # a second tap: the caret, to change the name rather than replace it
+    assert d.execute_script("const i = document.activeElement; return i.selectionStart === i.selectionEnd")
+    d.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    wait.until(lambda d: d.find_elements(By.ID, "score-round"))
+    assert httpx.get(f"{server}/v1/games").json()[0]["teams"] == ["Parents", "Them"]
+    assert console_errors(d) == []
+
+
 def test_a_team_name_with_a_comma_or_only_spaces_is_said_plainly_at_its_field(server, browser, tmp_path):
     """"Mom, Dad" is told as it is typed, under its field, with what to write instead; a name of spaces alone is
     told on Start, naming its team, its field marked, focused and scrolled into view (from the bottom of the form);

@@ -4,31 +4,43 @@
  * made under it, and Save held, with its reason, until the notice is answered. */
 import {api} from "/static/api.js";
 import {changesAbsent, changesText, scoresOf} from "/static/changes.js";
-import {askConfirm, fmt, h, toast, total} from "/static/ui.js";
+import {askConfirm, closeSaveQuestion, fmt, h, toast, total} from "/static/ui.js";
 
 /* A photo of a reading's `images` ({image, teams}) in words: "table.jpg, Us" (`inside`: "table.jpg (Us)"). */
 const teamsOf = (im) => im.teams && im.teams.length ? im.teams.join(" and ") : "";
 const photoName = (im, inside) => teamsOf(im) ? (inside ? `${im.image} (${teamsOf(im)})` : `${im.image}, ${teamsOf(im)}`) : im.image;
 
 /* Which of `images` (the photos of the reading a check view opened: its images, each {image, teams}) another
- * phone's round `saved` (GET /v1/games/{id}/saved/{reading}) was made from, in words: "from this same photo
- * (table.jpg, Us)", "from these same photos (…)", or, when one photo of several is the same file, "from the same
- * file as your photo table.jpg (Us)". */
-export function samePhotoText(images, saved) {
-  const im = saved.photo ? images.find(i => i.image === saved.photo) : null;
-  if (saved.photo && images.length > 1) {
-    return `from the same file as your photo ${saved.photo}` + (im && teamsOf(im) ? ` (${teamsOf(im)})` : "");
-  }
-  if (images.length > 1) return `from these same photos (${images.map(im => photoName(im)).join("; ")})`;
-  return `from this same photo (${photoName(im || images[0])})`;
+ * phone's round `saved` (GET /v1/games/{id}/saved/{reading}: its `photos` the names of this reading's photos the
+ * round holds, `same_cards` whether it holds all their cards) was made from: all of them when it is this reading
+ * (no `photo`) or holds the same cards. */
+export function heldPhotos(images, saved) {
+  if (!saved.photo || saved.same_cards) return images;
+  const names = saved.photos && saved.photos.length ? saved.photos : [saved.photo];
+  return images.filter(im => names.includes(im.image));
 }
 
-/* What the saved round `saved` (as for samePhotoText; its number `n`) lacks of `images` when it was made from one
- * photo of several (a file the same as one of them): a line naming the others, which correcting round n does not
- * add, and how their cards go in; null when it holds them all. */
+/* Which of `images` another phone's round `saved` was made from (as for heldPhotos), in words: "from this same
+ * photo (table.jpg, Us)", "from these same photos (…)", or, when some of several are, "from the same file as your
+ * photo table.jpg (Us)". */
+export function samePhotoText(images, saved) {
+  const held = heldPhotos(images, saved);
+  if (held.length < images.length) {
+    const some = held.length ? held.map(im => photoName(im, true)) : [saved.photo];  /* none: one of its hand photos */
+    return `from the same file${some.length === 1 ? "" : "s"} as your photo${some.length === 1 ? "" : "s"} ${some.join(" and ")}`;
+  }
+  if (images.length > 1) return `from these same photos (${images.map(im => photoName(im)).join("; ")})`;
+  return `from this same photo (${photoName(images[0])})`;
+}
+
+/* What the saved round `saved` (as for heldPhotos; its number `n`) holds of `images`, in a line: when it holds
+ * them all (several), that nothing of them is left to add; when it holds some, the others named, which
+ * correcting round n does not add, and how their cards go in. Null for one photo, held. */
 export function leftOutText(images, saved, n) {
-  const out = saved.photo && images.length > 1 ? images.filter(im => im.image !== saved.photo) : [];
-  if (!out.length) return null;
+  const held = heldPhotos(images, saved);
+  const out = images.filter(im => !held.includes(im));
+  if (!out.length) return images.length > 1 ? `${images.length === 2 ? "Both" : `All ${images.length}`} of your photos' ` +
+                                              `cards are in round ${n} already: there is nothing to add to it.` : null;
   const teams = [...new Set(out.flatMap(im => im.teams || []))];
   const [one, it] = out.length === 1 ? ["is", "it"] : ["are", "them"];
   return `Your other photo${out.length === 1 ? "" : "s"} ${out.map(im => photoName(im, true)).join(" and ")} ${one} not ` +
@@ -40,7 +52,8 @@ export function leftOutText(images, saved, n) {
  * line saying why Save is off), holdSave(why) (Save off until the notice is answered), freeSave(), show(latest,
  * heading, lines, actions, redo, quiet) (the notice: its heading, lines (strings), buttons, the game `latest`'s
  * totals and "See the game"; scrolled into view unless `quiet`; `redo`: redraws it after a change made under it, or
- * null), redraw() (that, when a notice with an offer is shown), clear() (no notice)}. */
+ * null; a "Save the round anyway?" question open is closed, unanswered: it was about the game before), redraw()
+ * (that, when a notice with an offer is shown), clear() (no notice)}. */
 export function noticeFrame(gid, save) {
   const box = h("div", {id: "sync-notice"});
   let reoffer = null;  /* redraws the notice shown with an offer after each change here; null when none is */
@@ -51,6 +64,7 @@ export function noticeFrame(gid, save) {
       h("h2", {}, heading), lines.map(t => h("p", {}, t)), h("p", {class: "muted"}, `The game now: ${totals}.`),
       h("div", {class: "row"}, actions, h("a", {class: "button", href: `#/game/${gid}`}, "See the game"))));
     reoffer = redo;
+    closeSaveQuestion();
     if (!quiet) box.scrollIntoView({block: "center"});
   }
   return {

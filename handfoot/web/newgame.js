@@ -61,12 +61,20 @@ export async function newGameView(fromId) {
   const [rules, from] = await Promise.all([api("GET", "/v1/rules"), fromId ? api("GET", `/v1/games/${fromId}`) : null]);
   const teams = h("div", {});
   const teamInputs = () => [...teams.querySelectorAll("input[name=team]")];
-  function addTeam(name, players) {
+  /* A team's name field (`name` in it) and its players' (`players`); `stock`: `name` is the form's own ("Us"), not
+   * the family's, so it is selected while the field holds it untouched, as it is tapped: typing a name replaces it
+   * (left as it is, the game starts with it). */
+  function addTeam(name, players, stock) {
     const k = teams.children.length + 1;
+    let fresh = false;  /* the stock name was selected as the field was entered, not tapped inside since */
     /* the players' field says whose players they are to a screen reader ("Players of Us (optional)"), as typed */
     const whose = () => `Players of ${input.value.trim() || `team ${k}`} (optional)`;
     const input = h("input", {type: "text", id: `team-${k}`, name: "team", value: name, required: true, autocomplete: "off",
                               "aria-describedby": `team-${k}-bad team-${k}-twice`,
+                              onfocus: () => { if (stock && input.value === name) { input.select(); fresh = true; } },
+                              /* the tap that focused it would put the caret in the stock name, unselecting it */
+                              onclick: () => { if (fresh && input.value === name) input.select(); fresh = false; },
+                              onblur: () => { fresh = false; },
                               oninput: (ev) => {
                                 teamNameFits(ev.target, true); if (ev.target.dataset.twice) sameNames(teamInputs());
                                 playersInput.setAttribute("aria-label", whose());
@@ -80,7 +88,7 @@ export async function newGameView(fromId) {
     teams.append(box);
   }
   if (from) for (const t of from.teams) addTeam(t, from.names[t]);
-  else { addTeam("Us"); addTeam("Them"); }
+  else { addTeam("Us", [], true); addTeam("Them", [], true); }
   const select = h("select", {id: "rules", name: "rules", "aria-describedby": "rules-title"},
     Object.values(rules).map(r => h("option", {value: r.name, selected: from && from.rules === r.name ? "" : null}, r.name)));
   const title = h("p", {class: "muted", id: "rules-title"}, rules[select.value || "pagat"].title);
@@ -145,7 +153,7 @@ export async function newGameView(fromId) {
   /* Add a team and Remove the last team: each disabled where it cannot be done, the line under them saying why */
   const teamsNote = h("p", {class: "muted", id: "teams-note", hidden: true});
   const addButton = h("button", {type: "button", id: "add-team", "aria-describedby": "teams-note",
-                                 onclick: () => { addTeam(`Team ${teams.children.length + 1}`); teamButtons(); }}, "Add a team");
+                                 onclick: () => { addTeam(`Team ${teams.children.length + 1}`, [], true); teamButtons(); }}, "Add a team");
   const removeButton = h("button", {type: "button", id: "remove-team", "aria-describedby": "teams-note",
                                     onclick: () => {
                                       if (teams.children.length > 2) teams.lastChild.remove();

@@ -112,6 +112,7 @@ export function openSheet(title, body) {
   document.getElementById("sheet-title").textContent = title;
   const holder = document.getElementById("sheet-body");
   holder.replaceChildren(body);
+  delete sheet.dataset.asks;  /* what the sheet asks, when closeSaveQuestion is to know it (saveAnyway's: "save") */
   if (!sheet.open) sheet.showModal();
   /* it opens at its top (its title shown), though the control focused (the one marked data-autofocus, else the
      first) is on its bottom edge (a question's answers held there in landscape) */
@@ -120,6 +121,8 @@ export function openSheet(title, body) {
   if (first) first.focus({preventScroll: true});
 }
 export function closeSheet() { if (sheet.open) sheet.close(); }
+/* Closes the sheet when it is saveAnyway's question (it then resolves false, nothing saved); any other sheet stays. */
+export function closeSaveQuestion() { if (sheet.open && sheet.dataset.asks === "save") closeSheet(); }
 export function askConfirm(title, text, okLabel, other, danger = false, noLabel = "Cancel") {
   /* a question in the sheet (not the browser's pop-up); resolves true for okLabel, false otherwise (noLabel, the
      sheet closed); `other`: another way out shown between them (a link, say). `danger`: okLabel cannot be taken
@@ -149,12 +152,16 @@ export async function saveAnyway(all, answered, saved, nothing) {
   const fresh = all.filter(d => !known.has(d.key));
   const illegal = fresh.filter(d => d.kind === "illegal"), unread = fresh.filter(d => d.kind === "unread").map(d => d.team);
   const before = all.length - fresh.length, rulesBefore = all.filter(d => d.kind === "illegal").length - illegal.length;
-  if (fresh.length && !(await askConfirm(illegal.length ? `The rules see ${illegal.length}${rulesBefore ? " new" : ""} problem${illegal.length === 1 ? "" : "s"}`
-                                         : unread.length ? `Nothing ${nothing} for ${unread.join(" and ")}`
-                                         : "A squared book to count",
+  if (fresh.length) {
+    const question = askConfirm(illegal.length ? `The rules see ${illegal.length}${rulesBefore ? " new" : ""} problem${illegal.length === 1 ? "" : "s"}`
+                                : unread.length ? `Nothing ${nothing} for ${unread.join(" and ")}`
+                                : "A squared book to count",
       [...fresh.map(d => d.text),
        ...(before ? [h("p", {class: "muted"}, `${before} more ${before === 1 ? "was" : "were"} saved anyway before: not asked again.`)] : []),
-       "Save the round anyway? You can correct it later."], "Save anyway"))) return false;
+       "Save the round anyway? You can correct it later."], "Save anyway");
+    sheet.dataset.asks = "save";  /* closed unanswered by a save-conflict notice (closeSaveQuestion) */
+    if (!(await question)) return false;
+  }
   for (const d of all) answered.add(d.key);
   return true;
 }

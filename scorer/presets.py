@@ -13,9 +13,8 @@ name               rule system
 =================  ===========================================================================================
 
 Each preset lists only what differs from :class:`scorer.rules.Rules`' defaults, which are seed 000's main
-rules. Where a seed is silent, the docstring comment beside the value says what we chose. Each title ends with the
-books a side needs to go out ("two clean, two dirty and one wild book to go out"): the rules differ most there, and
-a family picks its preset by it.
+rules. Where a seed is silent, the docstring comment beside the value says what we chose. A title does not say
+the books a side needs to go out: :meth:`scorer.rules.Rules.going_out_text` says it from the preset's own fields.
 """
 
 from __future__ import annotations
@@ -27,11 +26,11 @@ from .rules import BookGrowth, Rules
 
 _PRESETS: dict[str, dict[str, Any]] = {
     "pagat": dict(
-        title="Hand and Foot, partnership rules (pagat-style guide): two clean, two dirty and one wild book to go out",
+        title="Hand and Foot, partnership rules (pagat-style guide)",
         source="seed 000: Rules at a Glance, Card Values, Melds, Opening Meld, Going Out, How to Score",
     ),
     "bicycle": dict(
-        title="Bicycle's rules: 11-card hand and foot; one clean and one dirty book to go out",
+        title="Bicycle's rules: 11-card hand and foot",
         source="seed 000 Variations 'Bicycle's rules'; seed 002 §4 (last card must be discarded)",
         hand_size=11, foot_size=11,
         # seed 000: "five or six decks": five for four players, one more than the players as elsewhere.
@@ -41,8 +40,7 @@ _PRESETS: dict[str, dict[str, Any]] = {
         go_out_with_discard=True,
     ),
     "saskatchewan": dict(
-        title="Saskatchewan: 11 + 13 cards, canastas that grow past seven with up to three wilds; one clean, one dirty "
-              "and one wild book to go out",
+        title="Saskatchewan: 11 + 13 cards, canastas that grow past seven with up to three wilds",
         source="seed 000 Variations 'Saskatchewan'",
         hand_size=11, foot_size=13,
         book_growth=BookGrowth.ANY,
@@ -53,7 +51,7 @@ _PRESETS: dict[str, dict[str, Any]] = {
         go_out_clean_books=1, go_out_dirty_books=1, go_out_wild_books=1,
     ),
     "simpson": dict(
-        title="Steve Simpson's without-partners version: two clean, two dirty and one wild book to go out",
+        title="Steve Simpson's without-partners version",
         source="seed 000 Variations 'Without partners'",
         team_size=1,
         # "Each player grabs about 22 cards": chosen as 11 + 11.
@@ -64,8 +62,7 @@ _PRESETS: dict[str, dict[str, Any]] = {
         go_out_partner_in_foot=False, go_out_ask_partner=False,
     ),
     "six-deck": dict(
-        title="Six-deck canasta rules: teams of 2 or 3, dealer's exact-cut bonus; two clean, two dirty and one wild book "
-              "to go out",
+        title="Six-deck canasta rules: teams of 2 or 3, dealer's exact-cut bonus",
         source="seed 001",
         decks=6, decks_follow_players=False,
         book_growth=BookGrowth.NATURALS,
@@ -77,7 +74,7 @@ _PRESETS: dict[str, dict[str, Any]] = {
         go_out_with_discard=True, go_out_partner_in_foot=False,
     ),
     "score-sheet": dict(
-        title="Score-sheet rules with worked examples: more naturals than wilds; one clean and one dirty book to go out",
+        title="Score-sheet rules with worked examples: more naturals than wilds",
         source="seed 002 §1-§8",
         naturals_per_wild=1, natural_surplus=1,
         go_out_clean_books=1, go_out_dirty_books=1, go_out_wild_books=0,
@@ -87,8 +84,7 @@ _PRESETS: dict[str, dict[str, Any]] = {
         go_out_partner_in_foot=False,
     ),
     "carousel": dict(
-        title="Hand and Foot Carousel rules: draw three, round-1 minimum 60, exact 22/26 grab bonus; two clean, two dirty "
-              "and one wild book to go out",
+        title="Hand and Foot Carousel rules: draw three, round-1 minimum 60, exact 22/26 grab bonus",
         source="seed 004",
         draw_count=3,
         naturals_per_wild=1, natural_surplus=1,

@@ -197,6 +197,18 @@ class Rules(BaseModel):
         except ValidationError as exc:
             raise RulesError(_one_line(exc)) from None
 
+    def going_out_text(self) -> str:
+        """The books a side needs to go out, in words, from ``go_out_*_books`` (seed 000 'Going Out'): "two
+        clean, two dirty and one wild book to go out", or "no book needed to go out"."""
+        words = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five"}
+        counts = [(kind, n) for kind, n in (("clean", self.go_out_clean_books), ("dirty", self.go_out_dirty_books),
+                                            ("wild", self.go_out_wild_books)) if n]
+        if not counts:
+            return "no book needed to go out"
+        need = [f"{words.get(n, str(n))} {kind}" for kind, n in counts]
+        said = need[0] if len(need) == 1 else f"{', '.join(need[:-1])} and {need[-1]}"
+        return f"{said} book{'' if counts[-1][1] == 1 else 's'} to go out"
+
     def with_overrides(self, **changes: Any) -> "Rules":
         """A copy with some fields changed (house rules), validated again.
 

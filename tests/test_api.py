@@ -95,7 +95,10 @@ def test_rules_are_the_presets(client):
 
     every = client.get("/v1/rules").json()
     assert list(every) == list(PRESET_NAMES)
-    assert client.get("/v1/rules/carousel").json() == get_rules("carousel").model_dump(mode="json")
+    carousel = get_rules("carousel")
+    assert client.get("/v1/rules/carousel").json() == {**carousel.model_dump(mode="json"),
+                                                         "going_out": carousel.going_out_text()}
+    assert every["bicycle"]["going_out"] == "one clean and one dirty book to go out"
     assert "no rules preset 'uno'" in error_of(client.get("/v1/rules/uno"), 404)
 
 

@@ -320,7 +320,7 @@ def test_a_shorter_game_is_made_on_the_page(server, browser, tmp_path):
     d.get(f"{server}/#/new")
     wait.until(lambda d: d.find_elements(By.ID, "house-opening_minimums"))
     # the preset's line says what going out needs; each team's players' field says whose players they are
-    assert text_of(d, "#rules-title").endswith(": two clean, two dirty and one wild book to go out")
+    assert text_of(d, "#rules-title").endswith("; two clean, two dirty and one wild book to go out")
     Select(d.find_element(By.ID, "rules")).select_by_value("score-sheet")
     wait.until(lambda d: (text_of(d, "#rules-title") or "").endswith("; one clean and one dirty book to go out"))
     Select(d.find_element(By.ID, "rules")).select_by_value("pagat")

@@ -44,18 +44,25 @@ def health(request: Request, jobs=Depends(get_jobs), settings=Depends(get_settin
                   photo_bytes=settings.limits.file_bytes, photo_pixels=settings.limits.pixels)
 
 
+def _preset(name: str) -> dict[str, Any]:
+    """A preset's values (as ``handfoot rules NAME --json``) and ``going_out``: the books a side needs to go out, in
+    words (``scorer.rules.Rules.going_out_text``)."""
+    rules = get_rules(name)
+    return {**rules.model_dump(mode="json"), "going_out": rules.going_out_text()}
+
+
 @router.get("/rules", responses={401: ERRORS[401]})
 def list_rules() -> dict[str, dict[str, Any]]:
-    """Every preset and its values (as ``handfoot rules --json``)."""
-    return {n: get_rules(n).model_dump(mode="json") for n in PRESET_NAMES}
+    """Every preset: its values and ``going_out`` (:func:`_preset`)."""
+    return {n: _preset(n) for n in PRESET_NAMES}
 
 
 @router.get("/rules/{name}", responses={404: ERRORS[404], 401: ERRORS[401]})
 def one_rules(name: Annotated[str, Field(max_length=40)]) -> dict[str, Any]:
-    """One preset's values (as ``handfoot rules NAME --json``)."""
+    """One preset: its values and ``going_out`` (:func:`_preset`)."""
     if name not in PRESET_NAMES:
         raise NotFoundError(f"no rules preset {name!r}; presets: {', '.join(PRESET_NAMES)}")
-    return get_rules(name).model_dump(mode="json")
+    return _preset(name)
 
 
 class RuleField(BaseModel):

@@ -91,8 +91,9 @@ export async function newGameView(fromId) {
   else { addTeam("Us", [], true); addTeam("Them", [], true); }
   const select = h("select", {id: "rules", name: "rules", "aria-describedby": "rules-title"},
     Object.values(rules).map(r => h("option", {value: r.name, selected: from && from.rules === r.name ? "" : null}, r.name)));
-  const title = h("p", {class: "muted", id: "rules-title"}, rules[select.value || "pagat"].title);
-  select.addEventListener("change", () => { title.textContent = rules[select.value].title; });
+  const titled = (r) => `${r.title}; ${r.going_out}`;  /* a family picks its preset by what going out needs */
+  const title = h("p", {class: "muted", id: "rules-title"}, titled(rules[select.value || "pagat"]));
+  select.addEventListener("change", () => { title.textContent = titled(rules[select.value]); });
   const house = h("div", {});
   async function showHouse() {
     const fields = await api("GET", `/v1/rules/${encodeURIComponent(select.value)}/fields`);

@@ -21,6 +21,8 @@ from .images import ImageError, image_format, load_photo
 
 #: a deck name: letters, digits, ``-`` and ``_``, at most 40
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$")
+#: what :data:`NAME` allows, in words (the command line and the service say it so)
+NAME_RULE = "use letters a-z without accents, digits, - and _ (at most 40, starting with a letter or digit)"
 #: at most this many example photos, and boxes in all, are learned from (memory and time stay bounded)
 MAX_PHOTOS, MAX_BOXES = 200, 20_000
 
@@ -36,8 +38,7 @@ def check_name(name: str) -> str:
         ExamplesError: another name.
     """
     if not NAME.match(name or ""):
-        raise ExamplesError(f"deck name {name!r}: use letters a-z without accents, digits, - and _ (at most 40, "
-                            "starting with a letter or digit)")
+        raise ExamplesError(f"deck name {name!r}: {NAME_RULE}")
     return name
 
 

@@ -9,6 +9,8 @@ from typing import Annotated
 
 from fastapi import Header, Path as PathParam, Request, UploadFile
 
+from vision.deck_examples import NAME, NAME_RULE
+
 from .. import core
 from .. import live, teaching
 from ..errors import NotFoundError, UnavailableError
@@ -36,10 +38,8 @@ DECK_ERRORS = {
                          "there is one and If-None-Match is *: nothing was started; `deck` is the profile as it is "
                          "now (null: none)",
           "content": {"application/json": {"example": {"error": "deck 'kitchen' is taught already", "deck": None}}}}}
-#: a deck profile's name (``vision.decks.NAME``)
-DECK_NAME = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$"
-#: what :data:`DECK_NAME` allows, in words (``vision.deck_examples.check_name`` says it so too)
-DECK_NAME_RULE = "use letters a-z without accents, digits, - and _ (at most 40, starting with a letter or digit)"
+#: a deck profile's name (``vision.deck_examples.NAME``) and what it allows, in words
+DECK_NAME, DECK_NAME_RULE = NAME.pattern, NAME_RULE
 DeckName = Annotated[str, PathParam(pattern=DECK_NAME, description=f"a deck profile's name: {DECK_NAME_RULE}")]
 IF_MATCH = Header(alias="If-Match", max_length=200, pattern=r'^(\*|(W/)?"[0-9]{1,11}")$',
                   description='the game\'s version this change was made from (its ETag, "7"): 412 when it changed '

@@ -9,7 +9,6 @@ listens on this computer only has no address a phone can open, and says so.
 
 from __future__ import annotations
 
-import io
 from dataclasses import dataclass
 from urllib.parse import quote
 
@@ -69,8 +68,21 @@ def invite(host_header: str | None, scheme: str, bound: str | None, token: str |
     return Invite(url, segno.make(url, error="m").svg_data_uri(scale=6, border=4), None)
 
 
+#: ANSI colours of a terminal QR code's modules: foreground (the upper half block) and background (the lower),
+#: dark and light, set explicitly so the code reads the same on a dark terminal and a light one
+_FG = {True: "\x1b[30m", False: "\x1b[97m"}
+_BG = {True: "\x1b[40m", False: "\x1b[107m"}
+_RESET = "\x1b[0m"
+
+
 def terminal_qr(url: str) -> str:
-    """The QR code of ``url`` as text for a terminal (two rows of modules a line, in block characters)."""
-    out = io.StringIO()
-    segno.make(url, error="m").terminal(out=out, compact=True, border=2)
-    return out.getvalue()
+    """The QR code of ``url`` as text for a terminal: two rows of modules a line, each pair of modules one upper
+    half block whose foreground is the upper module and background the lower, in black and white ANSI colours
+    (dark modules black whatever the terminal's own colours), a light border of two modules around it."""
+    rows = [list(map(bool, r)) for r in segno.make(url, error="m").matrix_iter(border=2)]
+    if len(rows) % 2:
+        rows.append([False] * len(rows[0]))
+    lines = []
+    for top, bottom in zip(rows[::2], rows[1::2]):
+        lines.append("".join(_FG[a] + _BG[b] + "\u2580" for a, b in zip(top, bottom)) + _RESET)
+    return "\n".join(lines) + "\n"

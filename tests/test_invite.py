@@ -4,9 +4,11 @@ OpenCV's QR detector)."""
 
 from __future__ import annotations
 
+import re
 from urllib.parse import unquote
 
 import pytest
+import segno
 
 from handfoot.invite import LOCAL_ONLY, invite, terminal_qr
 
@@ -58,10 +60,17 @@ def test_a_server_on_this_computer_only_invites_no_phone_and_says_why():
     assert invite("", "http", "0.0.0.0", None).reason == "the request named no server address"
 
 
-def test_the_terminal_code_is_block_characters():
-    text = terminal_qr("http://10.0.0.7:8000/?token=tok")
-    lines = text.splitlines()
-    assert len(lines) >= 12 and set("".join(lines)) <= set(" █▀▄")
+def test_the_terminal_code_sets_both_colours_and_holds_the_code():
+    url = "http://10.0.0.7:8000/?token=tok"
+    text = terminal_qr(url)
+    want = [list(map(bool, r)) for r in segno.make(url, error="m").matrix_iter(border=2)]
+    got: list[list[bool]] = []
+    for line in text.splitlines():
+        cells = re.findall(r"\x1b\[(\d+)m\x1b\[(\d+)m\u2580", line)
+        assert line.endswith("\x1b[0m") and len(cells) == len(want[0])
+        assert all(fg in ("30", "97") and bg in ("40", "107") for fg, bg in cells)
+        got += [[fg == "30" for fg, _ in cells], [bg == "40" for _, bg in cells]]
+    assert got[:len(want)] == want and not any(any(r) for r in got[len(want):])
 
 
 def test_the_route_answers_for_a_game_and_404_for_none(tmp_path):

@@ -72,6 +72,7 @@ export async function checkView(gid, rid, roundNo) {
   /* the notice when another phone saved or changed the game meanwhile (conflict.js); it reads roundNo, stored and
    * readingId as they are when asked (becomeCorrection changes them) */
   const notice = conflictNotice({gid, rid, game: g, original, st, heading, save, render, rescore, saveRound, becomeCorrection,
+    becomeNewRound,
     get roundNo() { return roundNo; }, get stored() { return stored; }, get readingId() { return readingId; }});
   /* From now on this view corrects the saved round `theirs` (a round of this same photo: saved meanwhile on another
    * phone, or moved up by an undo there) with `corrections` and `went`; its address says so (a reload opens it). */
@@ -83,6 +84,18 @@ export async function checkView(gid, rid, roundNo) {
     here = `#/game/${gid}/check/${theirs.photo_reading}/${theirs.n}`;
     history.replaceState(null, "", here);
     notice.clear(); draftBox.replaceChildren();
+    keepDraft();
+  }
+
+  /* From now on this view checks its photo as the new round `n`, with the corrections made so far (the round it
+   * corrected was undone on another phone): the heading, Save and the address say so. */
+  function becomeNewRound(n) {
+    dropDraft();
+    roundNo = null; stored = null; st.round = n;
+    heading.textContent = `Check round ${n}`; save.textContent = `Save round ${n}`; notice.freeSave();
+    here = `#/game/${gid}/check/${readingId}`;
+    history.replaceState(null, "", here);
+    notice.clear();
     keepDraft();
   }
 

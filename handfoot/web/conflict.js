@@ -106,7 +106,8 @@ export function changeOffer({theirs, mine, addMine, takeTheirs, moved, showLabel
  * (the reading of the photo it opened), st (its state: corrections, wentOut, reading, round), roundNo, stored,
  * readingId (getters: the round it corrects, null for a new photo; that round as saved; the reading it is made
  * from), heading and save (its heading and Save button), render(), rescore(), saveRound(), and
- * becomeCorrection(theirs, corrections, went) (from now on it corrects the saved round `theirs`)}.
+ * becomeCorrection(theirs, corrections, went) (from now on it corrects the saved round `theirs`), becomeNewRound(n)
+ * (from now on it checks its photo as the new round n)}.
  * Returns {box, why (the notice's element and the line saying why Save is off), otherPhone(latest, saved, quiet)
  * (shows the notice for the game `latest`: below), redraw() (the notice's offer redrawn after a change made under
  * it; nothing when none is shown), clear() (no notice), holdSave(why), freeSave()}. */
@@ -224,8 +225,19 @@ export function conflictNotice(view) {
         holdSave(`This is round ${moved.n} now: choose in the notice above.`);
         offer(moved, latest, lines, actions, true, true); redo = again;
       } else if (!theirs || theirs.photo_reading !== view.readingId) {
+        const n = latest.next_round;
         lines.push(`Round ${view.roundNo} was undone there.`);
         holdSave(`Round ${view.roundNo} was undone on another phone.`);
+        if (!latest.over) {  /* what this phone corrected is not lost: it can count as the game's next round */
+          lines.push(`Your corrections are still here. If this photo's round should count, save it as round ${n}` +
+                     (n === view.roundNo ? "" : ` (scored under round ${n}'s opening minimum)`) + "; if not, leave without saving.");
+          actions.push(h("button", {type: "button", class: "primary", id: "save-as-new",
+                                    onclick: () => {
+                                      hfSync.note(latest);  /* saved over the game as the notice showed it */
+                                      view.becomeNewRound(n); view.rescore(0, null, {}); view.saveRound();
+                                    }},
+                         `Save mine as round ${n}`));
+        }
       } else {
         const same = (r) => JSON.stringify(r.corrections) + JSON.stringify(r.layout.went_out || null);
         if (view.stored && same(theirs) === same(view.stored)) { hfSync.note(latest); return null; }  /* another round changed */

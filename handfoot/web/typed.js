@@ -8,70 +8,9 @@ import {scoresOf} from "/static/changes.js";
 import {changeOffer, noticeFrame} from "/static/conflict.js";
 import {readTypedDraft, removeDraft, writeDraft} from "/static/drafts.js";
 import {breakdownTable} from "/static/games.js";
+import {FIELDS, boxesChanged, cardsOf, codesIn, fieldsOf, placesOf} from "/static/typed_text.js";
 import {askConfirm, clearError, errorBox, fmt, h, lastRoundDoubt, pointsNode, problemText, problemsLine, roundSaid, saveAnyway, say,
         setBusy, show, teamTotal, toast} from "/static/ui.js";
-
-/* The card codes in a line of text ("KH, ks 10d" -> ["KH", "KS", "10D"]); the server names a wrong one. */
-export function codesIn(text) { return String(text).toUpperCase().split(/[\s,;]+/).filter(Boolean); }
-
-/* The server's message about a typed layout (scorer.layout: up to three wrong places, "; " between, then "(and N
- * more problems)": "teams.Us.melds[1][2]: unknown card code 'QX': expected …; teams.Us.left[0][3]: …") in a
- * family's words: each place named by its team, box and line ("Us, melds and fanned books, line 2: unknown card code
- * 'QX'"), an explanation the next place of the same box repeats said once, after the last of them. `lineOf(team, k)`: the line of
- * the melds box that the layout's meld k was typed on (default k + 1). Returns {text: the whole message so said,
- * places: [{team, field, text}] (each part of it: team and field, a key of FIELDS, only where it is a box's)}. */
-const FIELDS = {melds: "Melds and fanned books", squared_books: "Squared books", red_threes: "Red threes", left: "Cards still held"};
-export function placesOf(message, teams, lineOf = (team, k) => k + 1) {
-  const more = / \(and (\d+) more problems?\)$/.exec(message);
-  const parts = (more ? message.slice(0, more.index) : message).split(/; (?=teams\.)/).map(part => {
-    const t = teams.find(t => part.startsWith(`teams.${t}.`));
-    const m = t && /^(\w+)(?:\[(\d+)\])?[^:]*: (.*)$/s.exec(part.slice(`teams.${t}.`.length));
-    if (!m || !FIELDS[m[1]]) return {text: part};
-    const line = m[1] === "melds" && m[2] !== undefined ? `, line ${lineOf(t, +m[2])}` : "";
-    const where = `${t}, ${FIELDS[m[1]].toLowerCase()}${line}`;
-    return {team: t, field: m[1], where, text: `${where}: ${m[3]}`};
-  });
-  const why = (p) => (/: expected .*$/s.exec(p.text) || [""])[0];
-  parts.forEach((p, k) => {
-    const next = parts[k + 1];
-    if (next && p.field && next.team === p.team && next.field === p.field && why(p) && why(p) === why(next)) p.text = p.text.slice(0, -why(p).length);
-  });
-  /* wrong codes on one line said together ("line 4: unknown card codes 'QX' and '1H': expected …") */
-  const wrong = (p) => /^.*?: unknown card codes? ('[^']*'(?:(?:, | and )'[^']*')*)(.*)$/s.exec(p.text);
-  const listed = (codes) => codes.length > 1 ? `codes ${codes.slice(0, -1).join(", ")} and ${codes[codes.length - 1]}` : `code ${codes[0]}`;
-  for (let k = parts.length - 1; k > 0; k--) {
-    const [p, next] = [parts[k - 1], parts[k]];
-    const a = p.where && p.where === next.where && wrong(p), b = a && !a[2] && wrong(next);
-    if (!b) continue;
-    p.text = `${p.where}: unknown card ${listed([a[1], b[1]].flatMap(s => s.match(/'[^']*'/g)))}${b[2]}`;
-    parts.splice(k, 1);
-  }
-  if (more) parts[parts.length - 1].text += ` (and ${more[1]} more problem${more[1] === "1" ? "" : "s"}, named once these are put right)`;
-  return {text: parts.map(p => p.text).join("; "), places: parts};
-}
-
-/* The text of each box of the form for the saved layout `layout` ({teams: {team: {melds, squared_books,
- * red_threes, left}}}) of a game of `teams`: {team: {melds: one line a meld, squared_books: the top cards, …}}. */
-export function fieldsOf(layout, teams) {
-  const out = {};
-  for (const t of teams) {
-    const side = (layout && layout.teams && layout.teams[t]) || {};
-    out[t] = {melds: (side.melds || []).map(m => m.join(" ")).join("\n"),
-              squared_books: (side.squared_books || []).map(b => b.top).join(" "),
-              red_threes: (side.red_threes || []).join(" "), left: (side.left || []).flat().join(" ")};
-  }
-  return out;
-}
-/* A box's text as the cards it names, so that the same cards typed otherwise (case, commas, spaces) are the same. */
-function cardsOf(name, text) {
-  return name === "melds" ? String(text).split("\n").map(codesIn).filter(l => l.length).map(l => l.join(" ")).join("\n")
-                          : codesIn(text).join(" ");
-}
-/* The boxes of `fields` (fieldsOf's shape) whose cards differ from `base`'s: [{team, name}]. */
-export function boxesChanged(fields, base) {
-  return Object.keys(fields).flatMap(t => Object.keys(FIELDS).filter(name =>
-    cardsOf(name, fields[t][name] || "") !== cardsOf(name, (base[t] || {})[name] || "")).map(name => ({team: t, name})));
-}
 
 /* How a squared book typed by its top card has its wilds counted, as the score's hint and Save's question say it. */
 const COUNT_WILDS = "type the book's seven cards as a line of Melds and fanned books instead of its top card in Squared books";
@@ -85,7 +24,7 @@ export async function typedView(gid, roundNo) {
   let saveKey = hfSync.newKey();  /* pressing Save again after a dropped answer stores one round, not two */
   let before = stored ? stored.layout : {teams: {}};  /* the saved layout the form is typed over (a new round: none) */
   let onCreated = stored ? stored.created : null;  /* when that round was made: another round there now is not it */
-  const draftName = roundNo ? `typed.${roundNo}` : "typed";
+  let draftName = roundNo ? `typed.${roundNo}` : "typed";
   const kept = readTypedDraft(gid, draftName);  /* what was typed here and not saved, kept over a reload */
 
   const shown = fieldsOf(before, g.teams);
@@ -372,11 +311,22 @@ export async function typedView(gid, roundNo) {
     const theirs = latest.rounds.find(r => r.n === roundNo);
     const lines = [], actions = [];
     let heading = "Changed on another phone", redo = null;
-    if (!theirs || theirs.created !== onCreated) {
+    const moved = theirs && theirs.created === onCreated ? [] : latest.rounds.filter(r => r.created === onCreated && r.n < roundNo);
+    if (moved.length === 1) {  /* a round before it was undone there: this round moved up, what is typed still fits it */
+      const now = moved[0];
+      heading = `Round ${roundNo} is round ${now.n} now`;
+      lines.push(`A round before it was undone on another phone, and the rounds after that moved up one: this round is ` +
+                 `round ${now.n} now, scored under round ${now.n}'s opening minimum (${fmt(now.minimum)}).`);
+      notice.holdSave(`This is round ${now.n} now: choose in the notice above.`);
+      actions.push(h("button", {type: "button", class: "primary", id: "typed-moved", onclick: () => asMoved(now, latest)},
+                     `Correct round ${now.n}`));
+    } else if (!theirs || theirs.created !== onCreated) {
       heading = `Round ${roundNo} was undone`;
       lines.push(`Round ${roundNo} was undone on another phone` + (theirs ? ", and the rounds after it moved up one." : "."),
                  `What is typed here is not saved: it stays on this phone until you leave (${unsaved() || "no change"}).`);
       notice.holdSave(`Round ${roundNo} was undone on another phone.`);
+      if (!latest.over) actions.push(h("button", {type: "button", class: "primary", id: "save-typed-new",
+                                             onclick: () => asNewRound(latest)}, `Save mine as round ${latest.next_round}`));
     } else {
       const same = !boxesChanged(fieldsOf(theirs.layout, g.teams), fieldsOf(before, g.teams)).length &&
                    (theirs.layout.went_out || "") === (before.went_out || "");
@@ -400,6 +350,37 @@ export async function typedView(gid, roundNo) {
     return heading;
   }
 
+  /* From now on the form is the game `latest`'s next round (the round it corrected was undone on another phone),
+   * what is typed kept, and saved as that round at once (Save's questions asked as ever). */
+  function asNewRound(latest) {
+    hfSync.note(latest);
+    removeDraft(gid, draftName);
+    roundNo = null; stored = null; onCreated = null; round = latest.next_round; draftName = "typed";
+    heading.textContent = `Type round ${round}`; save.textContent = `Save round ${round}`;
+    intro.textContent = introText(round, latest.next_minimum);
+    here = `#/game/${gid}/type`;
+    history.replaceState(null, "", here);
+    saveKey = hfSync.newKey();
+    notice.clear(); notice.freeSave();
+    keepDraft();
+    submit();
+  }
+
+  /* From now on the form corrects round `now` of the game `latest` (the round it corrected, moved up by an undo on
+   * another phone), what is typed kept, to be checked and saved with Save correction. */
+  function asMoved(now, latest) {
+    hfSync.note(latest);
+    removeDraft(gid, draftName);
+    roundNo = round = now.n; stored = now; draftName = `typed.${round}`;
+    heading.textContent = `Correct round ${round}`;
+    intro.textContent = introText(round, now.minimum);
+    here = `#/game/${gid}/type/${round}`;
+    history.replaceState(null, "", here);
+    notice.clear(); notice.freeSave();
+    keepDraft();
+    rescore();
+  }
+
   /* Cancel: what is typed and not saved is thrown away, asked first. */
   async function leave(ev) {
     ev.preventDefault();
@@ -418,7 +399,7 @@ export async function typedView(gid, roundNo) {
     sections, h("label", {for: "typed-went-out"}, "Who went out?"), wentOut, scoreBox,
     h("div", {class: "sticky-actions"}, status, notice.why, save, h("a", {class: "button", href: `#/game/${gid}`, onclick: leave}, "Cancel")));
   show(heading, form);
-  const here = location.hash;
+  let here = location.hash;
   hfSync.follow(gid, async () => {  /* a change told as it happens, not only on Save */
     if (!roundNo || location.hash !== here || saving) return;
     try { await otherPhone(await fetch(`/v1/games/${gid}`).then(r => r.json())); } catch (e) { /* the next change says it again */ }

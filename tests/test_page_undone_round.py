@@ -64,14 +64,22 @@ def _typed_game(server: str, rounds: int) -> str:
     return game
 
 
-def _type_left(d, text: str) -> None:
-    """Type Them's cards still held, and wait for it to be kept on the phone (its draft)."""
+def _corrected_then_undone(server: str, d, rounds: int, n: int, offer: str) -> str:
+    """A game of ``rounds`` typed rounds, round ``n`` open for correcting on phone ``d``, Them's cards still held
+    typed there; then round 1 undone through the API (the other phone), until the notice shows the button
+    ``offer``: the game's id."""
+    game = _typed_game(server, rounds)
+    d.get(f"{server}/#/game/{game}/type/{n}")
+    until(d, lambda d: d.find_elements(By.ID, "left-1") and text_of(d, "#typed-heading") == f"Correct round {n}")
     box = d.find_element(By.ID, "left-1")
     box.clear()
-    box.send_keys(text)
-    until(d, lambda d: "7C" in (d.execute_script(
+    box.send_keys("QD 7C")
+    until(d, lambda d: "7C" in (d.execute_script(  # kept on the phone (its draft): scored and remembered
         "return Object.keys(localStorage).filter(k => k.startsWith('handfoot.draft.'))"
         ".map(k => localStorage.getItem(k)).join()") or ""))
+    assert httpx.delete(f"{server}/v1/games/{game}/rounds/1", timeout=30).status_code == 200
+    until(d, lambda d: d.find_elements(By.ID, offer))
+    return game
 
 
 def _saved(d, game: str) -> None:
@@ -84,12 +92,7 @@ def _saved(d, game: str) -> None:
 
 def test_a_typed_round_undone_elsewhere_is_saved_as_the_next_round(server, phones, tmp_path):
     d = phones[0]
-    game = _typed_game(server, 1)
-    d.get(f"{server}/#/game/{game}/type/1")
-    until(d, lambda d: d.find_elements(By.ID, "left-1") and text_of(d, "#typed-heading") == "Correct round 1")
-    _type_left(d, "QD 7C")
-    assert httpx.delete(f"{server}/v1/games/{game}/rounds/1", timeout=30).status_code == 200
-    until(d, lambda d: d.find_elements(By.ID, "save-typed-new"))
+    game = _corrected_then_undone(server, d, 1, 1, "save-typed-new")
     assert "Round 1 was undone" in text_of(d, "#sync-notice")
     d.save_screenshot(str(shots_dir(tmp_path) / "typed-undone-offer.png"))
     d.find_element(By.ID, "save-typed-new").click()
@@ -100,12 +103,7 @@ def test_a_typed_round_undone_elsewhere_is_saved_as_the_next_round(server, phone
 
 def test_a_typed_round_moved_up_by_an_undo_is_corrected_as_its_new_number(server, phones, tmp_path):
     d = phones[0]
-    game = _typed_game(server, 2)
-    d.get(f"{server}/#/game/{game}/type/2")
-    until(d, lambda d: d.find_elements(By.ID, "left-1") and text_of(d, "#typed-heading") == "Correct round 2")
-    _type_left(d, "QD 7C")
-    assert httpx.delete(f"{server}/v1/games/{game}/rounds/1", timeout=30).status_code == 200
-    until(d, lambda d: d.find_elements(By.ID, "typed-moved"))
+    game = _corrected_then_undone(server, d, 2, 2, "typed-moved")
     said = text_of(d, "#sync-notice")
     assert "Round 2 is round 1 now" in said and "Round 2 was undone" not in said, said
     d.save_screenshot(str(shots_dir(tmp_path) / "typed-moved-offer.png"))

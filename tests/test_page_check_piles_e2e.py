@@ -7,8 +7,8 @@ tables, not one read thrice: the second photo's ranks are others (kings read as 
 nines as tens) with one jack read unsure, and on the third the book of kings is a mixed fan of sevens and fours read
 as cards left in hand.
 
-- The piles that need nothing (no problem, no note, no unsure card) are one line each (name, cards, points), a
-  tap opens one whole and folds it back; those that need a look show whole in place; "Open all" shows every pile.
+- The piles that need nothing (no problem, no note, no unsure card) are one line each (name, number of cards, cards,
+  points), a tap opens one whole and folds it back; those that need a look show whole in place; "Open all" shows every pile.
   A real webcam photo (the shared data, when present) whose every pile needs a look shows no summary line and
   nothing stray before the piles.
 - A card moved to another pile (on the card editor's Save, the page kept where it was) is said over Save (what
@@ -117,15 +117,15 @@ def test_the_piles_that_look_right_are_one_line_each(server, browser, tmp_path):
     shown = _piles(d)
     assert set(shown) == set(piles)
     assert {k for k, p in shown.items() if not p["folded"]} == LOOK, shown
-    for k, p in shown.items():  # whole: every card a chip; folded: one line of name, cards and points, two at most
+    for k, p in shown.items():  # whole: every card a chip; folded: one line of name, count, cards and points, two at most
         if p["folded"]:
             assert p["line"].startswith(piles[k]["label"]) and p["height"] <= 80, (k, p)
         else:
             assert len(p["chips"]) == len(piles[k]["cards"]), (k, p)
-    assert shown["i0p1"]["line"] == "meld Q♥ Q♠ Q♣ 30 pts"
-    assert shown["i0p0"]["line"] == "red threes 3♥ +100 pts"
+    assert shown["i0p1"]["line"] == "meld 3 cards Q♥ Q♠ Q♣ 30 pts"
+    assert shown["i0p0"]["line"] == "red threes 1 card 3♥ +100 pts"
     # a book's worth is its cards' points and its bonus, as the round's total counts it (the score's books say it)
-    assert shown["i0p3"]["line"] == "clean book K♥ K♠ K♦ K♥ K♣ K♠ K♦ 570 pts"
+    assert shown["i0p3"]["line"] == "clean book 7 cards K♥ K♠ K♦ K♥ K♣ K♠ K♦ 570 pts"
     assert text_of(d, "#pile-i0p4 .verdict") == ("squared clean book of 7 cards, as its red marker card 9♥ says: "
                                                  "70 points + 500 for the clean book under pagat")
     assert shown["i2p3"]["chips"] == ["7♥", "7♠", "7♦", "7♣", "4♥", "4♠", "4♦"]  # read as held: open

@@ -36,7 +36,7 @@ function mostCommon(keys) {
   return best;
 }
 /* The rank most common among the naturals of `codes` (not twos, threes or jokers): "7", "K"; null for none. */
-function naturalRank(codes) { return mostCommon(codes.map(cardParts).filter(p => !["2", "3", "JK"].includes(p.rank)).map(p => p.rank)); }
+export function naturalRank(codes) { return mostCommon(codes.map(cardParts).filter(p => !["2", "3", "JK"].includes(p.rank)).map(p => p.rank)); }
 const RANK_PLURAL = {A: "aces", 4: "fours", 5: "fives", 6: "sixes", 7: "sevens", 8: "eights", 9: "nines", 10: "tens", J: "jacks",
                      Q: "queens", K: "kings"};
 /* A pile as a button's accessible name says which one it is, with its team: "the meld of sevens (Us)", "the clean

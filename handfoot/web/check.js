@@ -65,7 +65,8 @@ export async function checkView(gid, rid, roundNo) {
   wentOut.value = st.wentOut;
   const undo = h("button", {type: "button", id: "undo-change", onclick: undoLast}, "Undo");
   /* the pile list and the note over Save saying what the last move moved (piles.js) */
-  const piles = pileList({game: g, st, undo, allPiles, render, change, editCard, addCard, splitPile, joinPile, bookPile, addPile});
+  const piles = pileList({game: g, st, undo, allPiles, render, change, moveCard, editCard, addCard, splitPile, joinPile, bookPile,
+                          addPile});
   const save = h("button", {type: "button", class: "primary", id: "save-round", onclick: saveRound},
     roundNo ? "Save correction" : `Save round ${st.round}`);
   const heading = h("h1", {id: "check-heading", tabindex: "-1"}, roundNo ? `Correct round ${roundNo}` : `Check round ${st.round}`);

@@ -1,8 +1,8 @@
 /* The check view's photo, checked at a glance on a phone: the photo is the main surface, opened on its cards
  * (pinch or the + and − buttons zoom, a finger pans once zoomed); every card's box carries its code (10♥) in type
  * at least LABEL_PX CSS pixels tall wherever it fits beside its box without hiding another (the others show theirs
- * when tapped, or once zoomed in enough), each pile is outlined in its kind's colour, and each note is a numbered
- * pin inside its pile's outline. Labels and pins lie whole in the part of the photo the frame shows. Tapping a box opens the card's picker, tapping a pin the note. An ES module, loaded by app.js
+ * when tapped, or once zoomed in enough), each pile is outlined in its kind's colour, a fan's number of cards is
+ * tagged beside its outline, and each note is a numbered pin inside its pile's outline. Labels and pins lie whole in the part of the photo the frame shows. Tapping a box opens the card's picker, tapping a pin the note. An ES module, loaded by app.js
  * (import()); it builds its own elements with the page's helpers (ui.js, cards.js) and calls back into
  * the check view. */
 import {h, pileText, problemNamed} from "/static/ui.js";
@@ -13,6 +13,7 @@ export const LABEL_PX = 13;  /* the labels' type, CSS px, at any zoom */
 const PIN_PX = 13;  /* a pin's radius, CSS px */
 const MAX_ZOOM = 8;
 const KIND_CLASS = {meld: "meld", squared_book: "squared", red_threes: "threes", left: "left", loose: "loose"};
+const COUNTED = new Set(["meld", "left"]);  /* the kinds of pile whose number of cards is tagged: fans */
 /* the outlines' colours (style.css .outline.*, vision/annotate.py KIND_COLORS): the legend shows what is drawn */
 const LEGEND = {meld: "#5fe07e", book: "#e19cff", squared: "#ffb03a", threes: "#ff6270", left: "#6cb4ff", loose: "#d0d0d0"};
 
@@ -79,7 +80,7 @@ export function photoView({image, src, alt, caption, notes, view, onCard, onNote
   frame.append(inner);
 
   const cards = [];  /* {pile, card, box, rect, pad} */
-  const outlined = [];  /* {pile, box}: the piles outlined, each around its boxes (image px) */
+  const outlined = [];  /* {pile, box, kind}: the piles outlined, each around its boxes (image px), its outline's class */
   const all = [];
   for (const pile of image.piles) {
     const kind = pile.kind === "meld" && pile.label.includes("book") ? "book" : (KIND_CLASS[pile.kind] || "loose");
@@ -87,7 +88,7 @@ export function photoView({image, src, alt, caption, notes, view, onCard, onNote
     if (own.length) {
       const o = s("rect", {class: `outline ${kind}`, "data-pile": pile.id});
       o.dataset.box = JSON.stringify(around(own));
-      outlined.push({pile, box: around(own)});
+      outlined.push({pile, box: around(own), kind});
       o.append(s("title", {}));
       o.firstChild.textContent = `${pile.team}: ${pile.label}`;
       outlines.append(o);
@@ -172,7 +173,7 @@ export function photoView({image, src, alt, caption, notes, view, onCard, onNote
       o.setAttribute("x", x1 - m); o.setAttribute("y", y1 - m); o.setAttribute("width", x2 - x1 + 2 * m); o.setAttribute("height", y2 - y1 + 2 * m);
       o.setAttribute("rx", 6 * u);
     }
-    placePins(u, placeLabels(u));
+    placePins(u, placeCounts(u, placeLabels(u)));
   }
 
   function labelNode(c, x, y, w, hh, fs, shown) {
@@ -223,6 +224,44 @@ export function photoView({image, src, alt, caption, notes, view, onCard, onNote
       placed.push([inX(x1, w), y, inX(x1, w) + w, y + hh]);
     }
     frame.dataset.labelled = `${labelled}/${cards.length}`;
+    return placed;
+  }
+
+  /* each fan's number of cards as scored (cards added by hand too) in a tag beside its outline, "3 cards", else
+     where that has no room "×3", whole in the part of the photo shown and hiding no label (`placed`: their
+     rectangles, image px, the tags' added and returned): below the outline, above it, inside its foot, on its
+     right, on its left (along each side, the tag's middle on it), the first spot hiding no card's box and no other
+     pile's outline, else the first hiding no other outline, else the first free of labels; none where no spot is */
+  function placeCounts(u, placed) {
+    const fs = LABEL_PX * u, hh = fs * 1.3, m = 4 * u;
+    const [vx1, vy1, vx2, vy2] = shown();
+    const inView = (r) => r[0] >= vx1 && r[1] >= vy1 && r[2] <= vx2 && r[3] <= vy2;
+    const boxes = cards.map(c => c.box);
+    const free = (r, hides) => !hides.some(b => overlaps(b, r));
+    for (const {pile, box, kind} of outlined.filter(o => COUNTED.has(o.pile.kind))) {
+      const n = pile.cards.length;
+      const [x1, y1, x2, y2] = [box[0] - m, box[1] - m, box[2] + m, box[3] + m];
+      const others = outlined.filter(o => o.pile !== pile).map(o => o.box);
+      const spotFor = (w) => {
+        const xs = [(x1 + x2) / 2, x1, x2, (3 * x1 + x2) / 4, (x1 + 3 * x2) / 4].map(cx => cx - w / 2);
+        const ys = [y1, (y1 + y2) / 2, y2].map(cy => cy - hh / 2);
+        const spots = [...[y2 + u, y1 - hh - u, y2 - hh - u].flatMap(y => xs.map(x => [x, y])),
+                       ...[x2 + u, x1 - w - u].flatMap(x => ys.map(y => [x, y]))]
+          .map(([x, y]) => [x, y, x + w, y + hh]).filter(inView);
+        return spots.find(r => free(r, [...placed, ...boxes, ...others])) || spots.find(r => free(r, [...placed, ...others]))
+          || spots.find(r => free(r, placed));
+      };
+      const [text, spot] = [`${n} card${n === 1 ? "" : "s"}`, `×${n}`]
+        .map(t => [t, spotFor(fs * (0.6 * [...t].length + 0.6))]).find(([, r]) => r) || [];
+      if (!spot) continue;
+      placed.push(spot);
+      const [w, g] = [spot[2] - spot[0], s("g", {class: "count", "data-count": pile.id, "aria-hidden": "true"})];
+      g.append(s("rect", {x: spot[0], y: spot[1], width: w, height: hh, rx: hh * 0.25, stroke: LEGEND[kind]}));
+      const t = s("text", {x: spot[0] + w / 2, y: spot[1] + hh * 0.78, "font-size": fs, "text-anchor": "middle"});
+      t.textContent = text;
+      g.append(t);
+      labels.append(g);
+    }
     return placed;
   }
 

@@ -1,7 +1,9 @@
-/* A check view's pile list: each team's piles, a pile that needs a look drawn whole (its cards to tap, its kind,
- * + card, Split, Join, Book…, Remove), any other folded to one line (its name, cards and points) until opened; the
- * summary line over them with "Open all"; and the note over Save saying what the last move moved. */
-import {KINDS, KIND_ORDER, cardName, cardShort, cardsInText, isRed, pileName} from "/static/cards.js";
+/* A check view's pile list: each team's piles, a pile that needs a look drawn whole (its cards to tap, a meld's
+ * cards to add in one tap, its kind, + card, Split, Join, Book…, Remove; a loose card lying on a fan in the photo
+ * offered to that fan), any other folded to one line (its name, number of cards, cards and points) until opened;
+ * the summary line over them with "Open all"; and the note over Save saying what the last move moved. */
+import {KINDS, KIND_ORDER, cardName, cardShort, cardsInText, isRed, likelyMissing, pileName} from "/static/cards.js";
+import {fanBeside} from "/static/nearby.js";
 import {fill, fmt, focusOn, h} from "/static/ui.js";
 
 /* A pile's worth, short: for a complete book its cards' points and its bonus (the score's book at the pile, `score`
@@ -34,6 +36,9 @@ function needsLook(p, noted) {
     || (p.kind === "left" && !String(p.id).startsWith("t"));
 }
 
+/* "3 cards", "1 card": what the pile `p` holds, as scored */
+const cardsCount = (p) => `${p.cards.length} card${p.cards.length === 1 ? "" : "s"}`;
+
 /* The pile `pileId` flashed on the page and its cards' boxes on the photo; scrolled to unless `stay`. */
 export function flash(pileId, stay) {
   const el = document.getElementById(`pile-${pileId}`);
@@ -46,6 +51,7 @@ export function flash(pileId, stay) {
 /* The pile list of the check view `view`: {game (the game: its teams), st (the view's state: reading, open (the
  * ids of the piles opened whole though they need no look), allOpen (every pile opened whole)), undo (its Undo
  * button), allPiles() (the reading's piles), render() (the view drawn again), change(...ops) (corrections made),
+ * moveCard(pile, card, code, to) (a card moved, as the card editor's "Save and move"),
  * editCard(pile, card), addCard(pile), splitPile(pile), joinPile(pile), bookPile(pile), addPile(team) (the sheets
  * that correct them)}.
  * Returns {box, movedBox (the list's element and the move note's), draw(notes) (the list drawn for st.reading,
@@ -72,8 +78,30 @@ export function pileList(view) {
                    "aria-label": `${p.label}: ${p.cards.map(c => cardName(c.code)).join(", ")}${points ? `; ${points}` : ""}. Open it to correct it`,
                    onclick: () => openPile(p.id, true)},
         h("span", {class: "pile-name"}, p.label),
+        p.kind === "squared_book" ? null : h("span", {class: "pile-count"}, cardsCount(p)),
         h("span", {class: "pile-cards"}, p.cards.flatMap((c, k) => [k ? " " : null, h("span", {class: isRed(c.code) ? "red" : ""}, cardShort(c.code))])),
         h("span", {class: "pile-points"}, points)));
+  }
+
+  /* a meld's cards a fan read short most likely lacks (cards.js likelyMissing), each added with one tap: "+ J♠",
+     "+ 2♣", "+ Jkr" */
+  function quickAdds(p, name) {
+    if (p.kind !== "meld") return null;
+    return h("div", {class: "adds", role: "group", "aria-label": `add a card to ${name} in one tap`},
+      h("span", {class: "muted"}, "Add"),
+      likelyMissing(p.cards.map(c => c.code)).map(code => h("button", {type: "button", "data-add": code,
+        class: isRed(code) ? "red" : "", "aria-label": `Add ${code === "JK" ? "a joker" : `the ${cardName(code)}`} to ${name}`,
+        onclick: () => change({op: "add_card", pile: p.id, code})}, `+ ${cardShort(code)}`)));
+  }
+  /* each loose card of `p` lying on a fan of its team in the photo (nearby.js fanBeside): a line naming that fan,
+     with a button moving the card there, as a card of the fan's rank when it was read as another natural */
+  function besideFans(p) {
+    if (p.kind !== "loose") return null;
+    return p.cards.map(c => [c, fanBeside(c, p, st.reading.images)]).filter(([, b]) => b).map(([c, b]) =>
+      h("p", {class: "beside", "data-beside": c.id}, `In the photo ${cardShort(c.code)} lies on the ${b.pile.label} ` +
+        `${b.pile.cards.map(x => cardShort(x.code)).join(" ")}: if it is one of that fan's cards, `,
+        h("button", {type: "button", "data-move-to": b.pile.id, onclick: () => view.moveCard(p, c, b.code, b.pile.id)},
+          b.code === c.code ? "move it there" : `move it there as ${cardShort(b.code)}`)));
   }
 
   function pilePanel(p, noted) {
@@ -91,13 +119,15 @@ export function pileList(view) {
         : h("button", {type: "button", class: "pile-toggle", "aria-expanded": "true", "aria-label": `${p.label}: fold it to one line`,
                        onclick: () => openPile(p.id, false)}, p.label),
         h("span", {class: "muted"}, p.kind === "squared_book" ? "top card seen" :
-        `${p.cards.length} card${p.cards.length === 1 ? "" : "s"}`)),
+        cardsCount(p))),
       h("p", {class: "verdict"}, cardsInText(p.verdict)),
       p.problems.map(pr => h("p", {class: "problem"}, cardsInText(pr))),
       p.notes.map(n => h("p", {class: "muted"}, "? " + cardsInText(n))),
+      besideFans(p),
       h("div", {class: "chips"}, p.cards.map(c => h("button", {type: "button",
         class: "chip" + (isRed(c.code) ? " red" : "") + (c.confidence < 0.5 ? " low" : "") + (c.boxes.length ? "" : " typed"),
         "data-card": c.id, "aria-label": `${cardName(c.code)}: correct it`, onclick: () => editCard(p, c)}, cardShort(c.code)))),
+      quickAdds(p, name),
       h("div", {class: "row"}, kindSel,
         h("button", {type: "button", "aria-label": `Add a card to ${name}`, onclick: () => view.addCard(p)}, "+ card"),
         p.cards.length > 1 ? h("button", {type: "button", "aria-label": `Split ${name}`, onclick: () => view.splitPile(p)}, "Split") : null,
@@ -154,7 +184,7 @@ export function pileList(view) {
   /* the id of the pile holding the card `card` (an id) */
   const holder = (card) => (allPiles().find(p => p.cards.some(c => c.id === card)) || {}).id;
   function placeOf(ops, opener) {
-    const row = opener && opener.parentElement && opener.parentElement.matches("#piles section.pile > .row")
+    const row = opener && opener.parentElement && opener.parentElement.matches("#piles section.pile > :is(.row, .adds)")
       ? opener.parentElement : null;
     const inPlace = ops.length === 1 && ["set_kind", "add_card", "set_book"].includes(ops[0].op);
     const goes = ops.flatMap(op => [op.into, op.to]).filter(Boolean);
@@ -162,7 +192,8 @@ export function pileList(view) {
     const first = allPiles().find(p => [...was, ...goes].includes(p.id));
     return {cards: ops.map(op => op.card).filter(Boolean), goes, was,
             team: first ? first.team : (ops.find(op => op.team) || {}).team,
-            control: row && inPlace ? {pile: row.parentElement.id, at: [...row.children].indexOf(opener)} : null,
+            control: row && inPlace ? {pile: row.parentElement.id, row: row.classList.contains("adds") ? ".adds" : ".row",
+                                       at: [...row.children].indexOf(opener)} : null,
             photo: Boolean(opener && opener.matches("rect[data-card]")), before: new Set(allPiles().map(p => p.id))};
   }
   /* The focus put back at `place` (placeOf's) in the list drawn again: the pile control it came from; else the card
@@ -171,7 +202,7 @@ export function pileList(view) {
   function focusPlace(place) {
     const chip = (id) => document.querySelector(`#piles button[data-card="${CSS.escape(id)}"]`);
     const card = (id) => (place.photo && document.querySelector(`.glance rect[data-card="${CSS.escape(id)}"]`)) || chip(id);
-    const row = place.control && document.querySelector(`#${CSS.escape(place.control.pile)} > .row`);
+    const row = place.control && document.querySelector(`#${CSS.escape(place.control.pile)} > ${place.control.row}`);
     const made = allPiles().filter(p => !place.before.has(p.id)).map(p => p.id);
     const pile = [...place.cards.map(holder), ...place.goes, ...made, ...place.was]
       .map(id => id && document.getElementById(`pile-${id}`)).find(Boolean);

@@ -129,9 +129,10 @@ export function teachPanel(gid, g) {
       /* the game reads with it from now on, and its rounds saved teach it (the server's default: teach) */
       answeredGame(await answered(() => api("PUT", `/v1/games/${gid}/deck`, {deck: job.deck.name}), waiting));
       status.replaceChildren(h("p", {}, `Deck ${job.deck.name} learned from ${job.deck.photos} photos` +
-        (job.deck.negative ? " (light print on dark cards: handfoot reads it as a negative)" : "") + ": on the check photos " +
-        (c.profile_right == null ? `${Math.round(100 * c.stock)} % read right before, ${Math.round(100 * c.profile)} % with it. `
-          : `${c.stock_right} of ${c.indices} card indices read right (rank and colour) before, ${c.profile_right} with it. `) +
+        (job.deck.negative ? " (light print on dark cards: handfoot reads it as a negative)" : "") + ". Tested on photos it did not learn from: " +
+        (c.profile_right == null ? `${Math.round(100 * c.stock)} % of their card corners read right without it, ${Math.round(100 * c.profile)} % with it. `
+          : `of ${c.indices} card corners, ${c.stock_right} read right without it, ${c.profile_right} with it (right: the rank ` +
+            "and the colour, all the score needs). ") +
         (c.profile_right != null && c.profile_right <= c.stock_right
           ? "It reads them no better yet: each round saved with photos teaches it more. " : "") +
         "This game's new photos are read with it" + (g.teach === job.deck.name

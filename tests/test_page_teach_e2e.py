@@ -18,7 +18,8 @@ httpx = pytest.importorskip("httpx")
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
-from test_page_e2e import PHOTO, browser, console_errors, running, shots_dir, text_of, viewport  # noqa: E402,F401  (fixture)
+from teach_rounds import teach_panel_of_two_photo_rounds  # noqa: E402
+from test_page_e2e import browser, console_errors, running, shots_dir, text_of, viewport  # noqa: E402,F401  (fixture)
 
 # the teach panel's status line once a learning ended (no spinner left): its text, else null
 ENDED = "const s = document.getElementById('teach-status'); return s && !s.querySelector('.spinner') && s.textContent"
@@ -31,16 +32,7 @@ def test_learning_a_deck_says_that_saved_rounds_now_keep_teaching_it(tmp_path, b
     d, wait = browser, WebDriverWait(browser, 60)
     viewport(d, 390, 844)
     with running(tmp_path) as url:
-        game = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
-        for tail in (b"", b"\0\0\0"):  # two photo rounds: another file each
-            r = httpx.post(f"{url}/v1/photos", files=[("photos", ("table.jpg", PHOTO.read_bytes() + tail,
-                                                                  "image/jpeg"))],
-                           data={"rules": "pagat", "teams": "Us"}, timeout=120)
-            assert r.status_code == 201, r.text
-            saved = httpx.post(f"{url}/v1/games/{game}/rounds?lenient=true", json={"photo_reading": r.json()["id"]})
-            assert saved.status_code == 201, saved.text
-        d.get(f"{url}/#/game/{game}/teach")
-        name = wait.until(lambda d: d.find_elements(By.ID, "deck-name")).pop()
+        game, name = teach_panel_of_two_photo_rounds(d, url)
         assert not d.find_element(By.ID, "keep-teaching").is_selected()
         assert not text_of(d, "#deck-state")  # the stock reader, no deck taught: nothing said
         name.send_keys("family-deck")

@@ -174,17 +174,17 @@ def learned(profile, photos: int, games: int) -> Lesson:
     photos of ``games`` games: its check's figures and the sentence the page shows."""
     c = profile.check
     stock, read, kept = (float(c.get(k, 0)) for k in ("stock", "profile", "indices"))
-    how = ("indices of photos set aside to test it (not learned from)"
-           if c.get("method", "kept aside") == "kept aside" else
-           "indices of its photos, each read by a trial profile learned without that photo")
+    tested = (f"Tested on {kept:.0f} card corners in photos it did not learn from"
+              if c.get("method", "kept aside") == "kept aside" else
+              f"Tested on the {kept:.0f} card corners in its photos, each photo left out of the learning that tested it")
     if "profile_right" in c:
-        reads = (f"of the {kept:.0f} {how}, handfoot reads {c['stock_right']} right (rank and colour) without the "
-                 f"profile, {c['profile_right']} with it")
+        reads = (f"{tested}: handfoot reads {c['stock_right']} right without it, {c['profile_right']} with it "
+                 f"(right: the rank and the colour, all the score needs).")
         if c["profile_right"] <= c["stock_right"]:
-            reads += " (no better yet: each round saved with photos teaches it more)"
+            reads += " It reads them no better yet: each round saved with photos teaches it more."
     else:
-        reads = f"it reads {stock:.0%} → {read:.0%} of your cards' indices on the {kept:.0f} {how}"
+        reads = f"{tested}: handfoot reads {stock:.0%} of them right without it, {read:.0%} with it."
     return Lesson(deck=profile.name, state="learned", photos=photos, games=games, stock=stock, profile=read,
                   stock_right=c.get("stock_right"), profile_right=c.get("profile_right"),
                   message=f"Deck {profile.name} learned from {counted(profile.photos, 'photo')} of "
-                          f"{counted(games, 'game')}: {reads}")
+                          f"{counted(games, 'game')}. {reads}")

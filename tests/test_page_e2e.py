@@ -37,6 +37,8 @@ from selenium.common.exceptions import StaleElementReferenceException  # noqa: E
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
+from teach_rounds import teach_panel_of_two_photo_rounds  # noqa: E402
+
 
 ROOT = Path(__file__).resolve().parents[1]
 PHOTO = ROOT / "examples" / "table.jpg"
@@ -612,16 +614,7 @@ def test_learning_a_deck_under_a_name_already_learned_asks_first(tmp_path, brows
     d, wait = browser, WebDriverWait(browser, 60)
     viewport(d, 390, 844)
     with running(tmp_path) as url:
-        game = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
-        for tail in (b"", b"\0\0\0"):  # two photo rounds: another file each
-            r = httpx.post(f"{url}/v1/photos", files=[("photos", ("table.jpg", PHOTO.read_bytes() + tail,
-                                                                  "image/jpeg"))],
-                           data={"rules": "pagat", "teams": "Us"}, timeout=120)
-            assert r.status_code == 201, r.text
-            saved = httpx.post(f"{url}/v1/games/{game}/rounds?lenient=true", json={"photo_reading": r.json()["id"]})
-            assert saved.status_code == 201, saved.text
-        d.get(f"{url}/#/game/{game}/teach")
-        name = wait.until(lambda d: d.find_elements(By.ID, "deck-name")).pop()
+        game, name = teach_panel_of_two_photo_rounds(d, url)
         name.clear()
         name.send_keys("grandmas-blue")
         learn = d.find_element(By.ID, "learn-deck")

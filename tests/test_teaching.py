@@ -64,8 +64,8 @@ def test_three_rounds_teach_the_games_deck_without_a_button(tmp_path, models, mo
         assert lessons[2]["state"] == "learned" and lessons[2]["photos"] == 3  # learned again
         assert 0 <= lessons[2]["stock"] <= 1 and 0 <= lessons[2]["profile"] <= 1
         kept = lessons[2]
-        assert (f"set aside to test it (not learned from), handfoot reads {kept['stock_right']} right (rank and "
-                f"colour) without the profile, {kept['profile_right']} with it") in kept["message"]
+        assert (f"card corners in photos it did not learn from: handfoot reads {kept['stock_right']} right without "
+                f"it, {kept['profile_right']} with it (right: the rank and the colour") in kept["message"]
         game = c.get(f"/v1/games/{gid}").json()
         assert game["deck"] == "family"  # read with it from now on
         assert [d["name"] for d in c.get("/v1/decks").json()] == ["family"]
@@ -112,3 +112,24 @@ def test_a_lesson_that_reads_no_better_yet_says_so():
 
     assert "no better yet" in lesson(38, 38) and "no better yet" in lesson(38, 36)
     assert "no better yet" not in lesson(30, 38)
+
+
+def test_a_lesson_is_said_in_a_familys_words():
+    """What a lesson did is said without the reader's words (indices, a trial profile, the profile): card corners,
+    tested on photos it did not learn from (or each photo left out in turn), read right by rank and colour."""
+    from types import SimpleNamespace
+
+    from handfoot.teaching import learned
+
+    def lesson(method):
+        check = {"stock": 0.93, "profile": 1.0, "indices": 55, "stock_right": 52, "profile_right": 55, "method": method}
+        return learned(SimpleNamespace(name="our-white", photos=5, check=check), 5, 1).message
+
+    aside, folds = lesson("kept aside"), lesson("folds")
+    assert aside == ("Deck our-white learned from 5 photos of 1 game. Tested on 55 card corners in photos it did not "
+                     "learn from: handfoot reads 52 right without it, 55 with it (right: the rank and the colour, all "
+                     "the score needs).")
+    assert folds.startswith("Deck our-white learned from 5 photos of 1 game. Tested on the 55 card corners in its "
+                            "photos, each photo left out of the learning that tested it: handfoot reads 52 right")
+    for said in (aside, folds):
+        assert not any(word in said for word in ("indices", "profile", "trial")), said

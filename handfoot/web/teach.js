@@ -23,6 +23,19 @@ async function answered(ask, waiting) {
   }
 }
 
+/* What game `g` reads its photos with and whether its saved rounds teach a deck (its `deck`, `teach`), in a family's
+   words; null when it reads with the stock reader and teaches none. */
+export function deckState(g) {
+  if (g.deck && g.teach === g.deck)
+    return `This game reads its photos with deck ${g.deck}, and every round saved teaches it more ` +
+      "(Keep learning it is ticked below: untick it to stop).";
+  if (g.deck && g.teach) return `This game reads its photos with deck ${g.deck}; its rounds saved teach deck ${g.teach}.`;
+  if (g.deck) return `This game reads its photos with deck ${g.deck}. Rounds saved do not teach it: tick Keep learning ` +
+    "it below to let them.";
+  if (g.teach) return `Every round saved teaches deck ${g.teach}; this game reads its photos with it once it is learned.`;
+  return null;
+}
+
 /* A game's corrected photo rounds teach the card reader the family's deck (POST /v1/decks/{name}/learn), and go on
    teaching it after every round saved (the game's `teach`, its last `lesson`; PUT /v1/games/{id}/deck). */
 export function teachPanel(gid, g) {
@@ -48,15 +61,24 @@ export function teachPanel(gid, g) {
   /* learning needs at least MIN_TEACH photos (vision.decks.check_photos: it is checked on photos it did not learn
      from): fewer, and the button waits, saying why */
   const photos = g.rounds.reduce((n, r) => n + r.photos.length, 0);
-  const why = photos < MIN_TEACH ? h("p", {class: "muted", id: "teach-why"}, `Learning needs at least ${MIN_TEACH} photos of rounds ` +
-    `(the deck is checked on photos it did not learn from): this game has ${photos} so far. Score more rounds from photos, ` +
-    "then learn it here.") : null;
+  const why = photos >= MIN_TEACH ? null : h("p", {class: "muted", id: "teach-why"}, g.deck
+    ? `Nothing to do here: deck ${g.deck} is learned. Learning a deck again from this game's photos alone needs at ` +
+      `least ${MIN_TEACH} photo rounds (this game has ${photos} so far).`
+    : `Learning needs at least ${MIN_TEACH} photos of rounds (the deck is checked on photos it did not learn from): ` +
+      `this game has ${photos} so far. Score more rounds from photos, then learn it here.`);
+  const state = h("p", {id: "deck-state"}, deckState(g) || "");
+  state.hidden = !deckState(g);
+  /* the game's deck and teaching as the server answered them (a game), said on the state line and the box */
+  const answeredGame = (out) => {
+    g.deck = out.deck; g.teach = out.teach; keep.checked = !!out.teach;
+    state.textContent = deckState(g) || ""; state.hidden = !deckState(g);
+  };
   const keep = h("input", {type: "checkbox", id: "keep-teaching", checked: g.teach ? "" : null});
   keep.addEventListener("change", async () => {
     try {
       const out = await api("PUT", `/v1/games/${gid}/deck`, {deck: g.deck || (keep.checked ? deckName() : null),
                                                            teach: keep.checked});
-      g.teach = out.teach;
+      answeredGame(out);
       toast(keep.checked ? `Each round saved now teaches deck ${out.teach}` : "Saved rounds no longer teach the deck");
     } catch (e) { keep.checked = !keep.checked; status.replaceChildren(errorBox(e)); }
   });
@@ -104,14 +126,17 @@ export function teachPanel(gid, g) {
       if (job.state === "failed") throw new Error(job.error);
       learnings.delete(gid);
       const c = job.deck.check;
-      await answered(() => api("PUT", `/v1/games/${gid}/deck`, {deck: job.deck.name}), waiting);  /* the game reads with it from now on */
+      /* the game reads with it from now on, and its rounds saved teach it (the server's default: teach) */
+      answeredGame(await answered(() => api("PUT", `/v1/games/${gid}/deck`, {deck: job.deck.name}), waiting));
       status.replaceChildren(h("p", {}, `Deck ${job.deck.name} learned from ${job.deck.photos} photos` +
-        (job.deck.negative ? " (light print on dark cards: handfoot reads it as a negative)" : "") + ": on the check photos " +
-        (c.profile_right == null ? `${Math.round(100 * c.stock)} % read right before, ${Math.round(100 * c.profile)} % with it. `
-          : `${c.stock_right} of ${c.indices} card indices read right (rank and colour) before, ${c.profile_right} with it. `) +
+        (job.deck.negative ? " (light print on dark cards: handfoot reads it as a negative)" : "") + ". Tested on photos it did not learn from: " +
+        (c.profile_right == null ? `${Math.round(100 * c.stock)} % of their card corners read right without it, ${Math.round(100 * c.profile)} % with it. `
+          : `of ${c.indices} card corners, ${c.stock_right} read right without it, ${c.profile_right} with it (right: the rank ` +
+            "and the colour, all the score needs). ") +
         (c.profile_right != null && c.profile_right <= c.stock_right
           ? "It reads them no better yet: each round saved with photos teaches it more. " : "") +
-        "This game's new photos are read with it."));
+        "This game's new photos are read with it" + (g.teach === job.deck.name
+          ? ", and every round saved teaches it more: Keep learning it is now ticked." : ".")));
       toast(`Deck ${job.deck.name} learned`);
     } catch (e) {
       if (e.status === 409) busy(deck);
@@ -179,7 +204,7 @@ export function teachPanel(gid, g) {
   return h("section", {class: "panel", id: "teach"}, h("h2", {}, "Teach handfoot your deck"),
     h("p", {class: "muted"}, "The photo rounds of this game, as you corrected them, teach the card reader your deck " +
       "(seconds to a minute). Some photos check it first: it is kept unless it reads those worse than handfoot does without it. Five photo rounds are a start."),
-    h("label", {for: "deck-name"}, "Deck name (empty: our-deck)"), name, why, h("div", {class: "row"}, go),
+    state, h("label", {for: "deck-name"}, "Deck name (empty: our-deck)"), name, why, h("div", {class: "row"}, go),
     h("label", {class: "check"}, keep, " Keep learning it from every round saved (a round saved as read teaches only " +
       "the cards read surely)"), status);
 }

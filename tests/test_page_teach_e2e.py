@@ -1,0 +1,90 @@
+"""A game's **Teach handfoot your deck** panel says what the game reads its photos with, end to end: a real
+``handfoot serve`` (127.0.0.1, a temporary ledger, the shipped models) driven by headless Chromium at 390 x 844.
+
+Learning a deck on the page also ticks **Keep learning it** (the server's default for a game's deck): the panel says
+so, so a family that goes on to "turn on" keep learning does not untick it. The next game of the same teams reads
+with the deck learned before: its panel says so, instead of asking for photo rounds to learn it again. Screenshots go
+to ``$HANDFOOT_SCREENSHOTS`` (default: the test's temporary folder).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("selenium")
+pytest.importorskip("uvicorn")
+pytest.importorskip("cv2")
+httpx = pytest.importorskip("httpx")
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+from teach_rounds import teach_panel_of_two_photo_rounds  # noqa: E402
+from test_page_e2e import browser, console_errors, running, shots_dir, text_of, viewport  # noqa: E402,F401  (fixture)
+
+# the teach panel's status line once a learning ended (no spinner left): its text, else null
+ENDED = "const s = document.getElementById('teach-status'); return s && !s.querySelector('.spinner') && s.textContent"
+
+
+def test_learning_a_deck_says_that_saved_rounds_now_keep_teaching_it(tmp_path, browser):
+    """**Learn this deck** on a game with two photo rounds: once learned, Keep learning it is ticked and the panel says
+    that the game reads with the deck and that every round saved teaches it more (ticked: untick it to stop)."""
+    shots = shots_dir(tmp_path)
+    d, wait = browser, WebDriverWait(browser, 60)
+    viewport(d, 390, 844)
+    with running(tmp_path) as url:
+        game, name = teach_panel_of_two_photo_rounds(d, url)
+        assert not d.find_element(By.ID, "keep-teaching").is_selected()
+        assert not text_of(d, "#deck-state")  # the stock reader, no deck taught: nothing said
+        name.send_keys("family-deck")
+        learn = d.find_element(By.ID, "learn-deck")
+        d.execute_script("arguments[0].scrollIntoView({block: 'center'})", learn)
+        learn.click()
+        said = WebDriverWait(d, 300).until(lambda d: d.execute_script(ENDED))
+        assert said.startswith("Deck family-deck learned from 2 photos"), said
+        wait.until(lambda d: httpx.get(f"{url}/v1/games/{game}").json()["teach"] == "family-deck")
+        # the panel (drawn again or not) says it, and the box shows it: nothing for the family to turn on
+        wait.until(lambda d: (text_of(d, "#deck-state") or "").startswith("This game reads its photos with deck "
+                                                                         "family-deck, and every round saved teaches"))
+        assert "Keep learning it is ticked below: untick it to stop" in text_of(d, "#deck-state")
+        assert d.find_element(By.ID, "keep-teaching").is_selected()
+        d.execute_script("document.getElementById('teach').scrollIntoView({block: 'start'})")
+        d.save_screenshot(str(shots / "page_teach_learned_390.png"))
+        assert console_errors(d) == []
+
+
+def test_the_next_game_says_it_reads_with_the_deck_learned_before(tmp_path, browser):
+    """A one-round game reading with (and teaching) deck grandmas-blue, over; **New game, same teams** on the page:
+    the new game's panel says it reads its photos with grandmas-blue, and does not ask for photo rounds to learn it."""
+    from vision.deck_profiles import DeckProfile
+    from vision.models.reader import IndexReader
+
+    DeckProfile("grandmas-blue", IndexReader().stock_heads(), 20, 261, {}, "2026-12-01T10:00:00+00:00").save(
+        tmp_path / "data" / "decks")
+    shots = shots_dir(tmp_path)
+    d, wait = browser, WebDriverWait(browser, 60)
+    viewport(d, 390, 844)
+    with running(tmp_path) as url:
+        game = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"],
+                                                   "house_rules": {"opening_minimums": [50]}}).json()["id"]
+        r = httpx.put(f"{url}/v1/games/{game}/deck", json={"deck": "grandmas-blue", "teach": True})
+        assert r.status_code == 200, r.text
+        layout = {"rules": "pagat", "round": 1, "house_rules": {"opening_minimums": [50]},
+                  "teams": {"Us": {"melds": [["KH", "KS", "KD"]]}, "Them": {"melds": [["5H", "5S", "5D"]]}}}
+        r = httpx.post(f"{url}/v1/games/{game}/rounds?lenient=true", json=layout)
+        assert r.status_code == 201 and r.json()["over"], r.text
+        d.get(f"{url}/#/game/{game}")
+        wait.until(lambda d: d.find_elements(By.XPATH, "//*[self::a or self::button][normalize-space()='New game, same teams']")).pop().click()
+        wait.until(lambda d: d.find_elements(By.ID, "team-1"))
+        d.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+        wait.until(lambda d: d.find_elements(By.ID, "score-round") and game not in d.current_url)
+        second = d.current_url.rsplit("/", 1)[1]
+        assert httpx.get(f"{url}/v1/games/{second}").json()["deck"] == "grandmas-blue"
+        wait.until(lambda d: d.find_elements(By.ID, "deck-state"))
+        assert text_of(d, "#deck-state").startswith("This game reads its photos with deck grandmas-blue, and every "
+                                                    "round saved teaches it more")
+        why = text_of(d, "#teach-why")
+        assert "then learn it here" not in why, why
+        assert why.startswith("Nothing to do here: deck grandmas-blue is learned."), why
+        d.execute_script("document.getElementById('teach').scrollIntoView({block: 'start'})")
+        d.save_screenshot(str(shots / "page_teach_next_game_390.png"))
+        assert console_errors(d) == []

@@ -254,8 +254,8 @@ def group_piles(cards: list[CardInstance], *, config: VisionConfig = DEFAULT) ->
 #: what to do with a single card read as a squared book's top card when it lies loose: how its notes end
 BOOK_ACTION = "if it is just one loose card, mark it loose"
 #: what to do with a single card read as loose (not scored) when it is not: how its notes end
-LOOSE_ACTION = ("if it is the top card of a squared book, make it a squared book; if it is still held in a hand, move "
-                "it to the cards left in hand")
+LOOSE_ACTION = ("if it is a card of a meld it lies on, move it into that meld; if it is the top card of a squared "
+                "book, make it a squared book; if it is still held in a hand, move it to the cards left in hand")
 #: how every note on a single card read as a squared book's marker begins (``BOOK_TOP.format(code=...)``)
 BOOK_TOP = "{code} is taken as the top card of a squared book"
 #: the note on a single card seen whole and read as a squared book's marker (``MARKER_NOTE.format(code=...)``;

@@ -25,17 +25,20 @@ class Game:
     Attributes:
         rules: the rules of every round.
         rounds: scored rounds in play order.
+        named: the game's teams as named when it began, in order (empty: the teams the rounds score); a team no
+            round has scored yet counts 0 points, so a side whose piles no round held is not left out of who leads.
 
     Totals are ranges (``(min, max)`` in points) because a round may hold an uncounted squared book.
     """
 
     rules: Rules
     rounds: list[RoundScore] = field(default_factory=list)
+    named: tuple[str, ...] = ()
 
     @property
     def teams(self) -> list[str]:
-        """Team names in order of first appearance."""
-        names: list[str] = []
+        """Team names: those ``named``, then the others in order of first appearance in the rounds."""
+        names: list[str] = list(self.named)
         for r in self.rounds:
             names += [t for t in r.teams if t not in names]
         return names

@@ -388,6 +388,18 @@ def test_a_whole_game(client):
     assert summary[0]["id"] == gid and summary[0]["rounds"] == 4 and summary[0]["winner"] == "B"
 
 
+def test_a_team_no_round_has_scored_counts_in_who_leads(client):
+    """A round of one side's photo (team B's piles in none of them): B's 0 counts, so A at 0 does not lead, and
+    A under 0 trails."""
+    gid = new_game(client)
+    nothing = {"rules": "pagat", "teams": {"A": {"melds": [["4H", "4S", "4D"]], "left": [["4C", "5S", "6H"]]}}}
+    game = client.post(f"/v1/games/{gid}/rounds?lenient=true", json=nothing).json()
+    assert game["totals"] == {"A": 0, "B": 0} and game["leader"] is None
+    held = {"rules": "pagat", "teams": {"A": {"left": [["KH", "9S"]]}}}
+    game = client.post(f"/v1/games/{gid}/rounds?lenient=true", json=held).json()
+    assert game["totals"] == {"A": -20, "B": 0} and game["leader"] == "B"
+
+
 def test_the_csv_of_a_game_of_emoji_names_ended_on_uncounted_wilds(client):
     """The CSV is UTF-8 with a byte-order mark (Excel shows 🐱 and é); a game ended while a squared book's wilds are
     uncounted and the winner depends on them says so in its last row, naming the round and the team."""

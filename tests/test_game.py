@@ -44,3 +44,17 @@ def test_rounds_must_come_in_order():
         game.add_round(round_score(2, [], []))
     with pytest.raises(GameError, match="'score-sheet'"):
         game.add_round(score_round(TableLayout.from_dict({"rules": "score-sheet", "teams": {"A": {}}})))
+
+
+def test_a_named_team_no_round_has_scored_counts_zero():
+    """A photo of one side only: the other team's 0 counts in who leads (it was left out: "A leads" at 0 to 0, or
+    with fewer points than B's 0)."""
+    held = score_round(TableLayout.from_dict({"round": 1, "teams": {"A": {"left": [["KH", "9S"]]}}}))  # A: -20
+    nothing = score_round(TableLayout.from_dict({"round": 1, "teams": {"A": {"melds": [["4H", "4S", "4D"]],
+                                                                                 "left": [["4C", "5S", "6H"]]}}}))  # 15-15
+    assert nothing.teams["A"].total == 0 and held.teams["A"].total < 0
+    assert Game(PAGAT, [nothing]).leader() == "A"  # the teams the rounds score: A alone
+    assert Game(PAGAT, [nothing], named=("A", "B")).leader() is None
+    assert Game(PAGAT, [held], named=("A", "B")).leader() == "B"
+    assert Game(PAGAT, [held], named=("A", "B")).running_totals() == [{"A": (-20, -20), "B": (0, 0)}]
+    assert Game(PAGAT, [held], named=("B", "A")).teams == ["B", "A"]

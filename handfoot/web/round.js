@@ -18,7 +18,7 @@ export async function roundView(gid) {
   const wentOut = h("select", {id: "went-out"}, h("option", {value: ""}, "nobody"), g.teams.map(t => h("option", {value: t}, t)));
   const decks = await api("GET", "/v1/decks").catch(() => []);
   const chosen = g.deck || "";
-  const deck = decks.length ? deckChoice(decks, chosen, "deck", "Read with") : null;
+  const deck = decks.length ? deckChoice(decks, chosen, "deck", "Read this game's photos with (kept for its next rounds)") : null;
   const status = h("div", {"aria-live": "polite", class: "status"});
   const go = h("button", {type: "submit", class: "primary", id: "read-cards"}, "Read the cards");
   const form = h("form", {onsubmit: (ev) => { ev.preventDefault(); upload(); }},

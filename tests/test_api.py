@@ -269,7 +269,7 @@ def test_photo_errors_are_named_before_any_work(client, tmp_path):
     assert error_of(tiny, 422) == (f"tiny.png: image too small to read (1 x 1 pixels): a photo needs at least "
                                    f"{Limits().min_side} pixels on its short side (a card's corner index must "
                                    "measure about 12 pixels to be read)")
-    assert "9 photos" in error_of(post_photo(client, one * 9), 413)
+    assert "9 photos: a round is read from at most 8 at once" in error_of(post_photo(client, one * 9), 413)
     assert "2 team names (A, B) for 1 table photo" in error_of(post_photo(client, one, teams="A,B"), 422)
     assert "team 'Z'" in error_of(post_photo(client, one, went_out="Z"), 422)
     assert "'pagat' has rounds 1 to 4" in error_of(post_photo(client, one, round="5", rules="pagat"), 422)

@@ -109,7 +109,8 @@ async def read_photos(
     hands = hands or []
     uploads = [*photos, *hands]
     if len(uploads) > limits.files:
-        raise TooLargeError(f"{len(uploads)} photos (at most {limits.files} at once)")
+        raise TooLargeError(f"{len(uploads)} photos: a round is read from at most {limits.files} at once (a side's "
+                            "piles fit in one or two photos: choose those)")
     too_large = {}  # every photo over the limit by its place, named with every other photo's error
     for k, (upload, size) in enumerate(zip(uploads, sent_sizes(request, uploads, limits.file_bytes))):
         try:

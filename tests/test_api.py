@@ -712,7 +712,7 @@ def test_a_deck_learned_from_a_games_corrected_photos(reading, monkeypatch):
     named = c.put(f"/v1/games/{gid}/deck", json={"deck": "family"}).json()
     assert named["deck"] == "family" and named["teach"] == "family"
     # what the learning did stays with the game (the page shows it after the game view is drawn again)
-    assert named["lesson"]["state"] == "learned" and "right (rank and colour)" in named["lesson"]["message"]
+    assert named["lesson"]["state"] == "learned" and "(right: the rank and the colour" in named["lesson"]["message"]
     assert c.get(f"/v1/games/{gid}").json()["deck"] == "family"
     assert next(g for g in c.get("/v1/games").json() if g["id"] == gid)["deck"] == "family"
     assert c.put(f"/v1/games/{gid}/deck", json={"deck": None}).json()["deck"] is None

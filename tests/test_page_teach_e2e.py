@@ -35,6 +35,8 @@ def test_learning_a_deck_says_that_saved_rounds_now_keep_teaching_it(tmp_path, b
         game, name = teach_panel_of_two_photo_rounds(d, url)
         assert not d.find_element(By.ID, "keep-teaching").is_selected()
         assert not text_of(d, "#deck-state")  # the stock reader, no deck taught: nothing said
+        assert d.execute_script("return Boolean(document.getElementById('teach').compareDocumentPosition("
+                                "document.getElementById('delete-game')) & Node.DOCUMENT_POSITION_FOLLOWING)")  # above it
         name.send_keys("family-deck")
         learn = d.find_element(By.ID, "learn-deck")
         d.execute_script("arguments[0].scrollIntoView({block: 'center'})", learn)

@@ -216,6 +216,8 @@ export async function gameView(gid, latest, notice) {
     h("h2", {id: "rounds-heading", tabindex: "-1"}, "Rounds"),
     g.rounds.length ? h("div", {class: "table-wrap"}, grid) : h("p", {class: "muted"}, "No round yet."),
     g.rounds.length ? h("p", {class: "muted"}, "Tap a round for its breakdown, to correct it or to undo it.") : null,
+    /* teaching the deck above the game's own buttons: the last of them deletes the game */
+    g.teach || g.rounds.some(r => r.photo_reading) || atTeach ? teachPanel(gid, g) : null,
     h("div", {class: "row"}, h("a", {class: "button", href: `/v1/games/${gid}/export.csv`, download: ""}, "Export CSV"),
       h("a", {class: "button", href: "#/"}, "All games"),
       h("button", {type: "button", class: "danger", id: "delete-game", onclick: async (ev) => {
@@ -225,8 +227,7 @@ export async function gameView(gid, latest, notice) {
         setBusy(ev.target, true);
         try { await api("DELETE", `/v1/games/${gid}`); toast("Game deleted"); location.hash = "#/"; }
         catch (e) { toast(e.message, true); setBusy(ev.target, false); }
-      }}, "Delete the game")),
-    g.teach || g.rounds.some(r => r.photo_reading) || atTeach ? teachPanel(gid, g) : null);
+      }}, "Delete the game")));
   if (notice) notice.scrollIntoView({block: "center"});  /* what changed is read first, wherever the page was scrolled */
   else if (atTeach && !latest) document.getElementById("teach").scrollIntoView({block: "start"});  /* once, not on a redraw */
 }

@@ -41,6 +41,8 @@ def _misread(image, i):
         codes = [c["code"] for c in p["cards"]]
         if codes == KINGS:
             del p["cards"][4:]
+            if NOTED:
+                p["notes"] = ["its edges show 7 cards, its indices 4: count them"]
         elif codes == ["QH", "QS", "QC"]:
             top, p["cards"] = p["cards"][0], [dict(c, id=f"{p['id']}.{k}") for k, c in enumerate(p["cards"][1:])]
             pid = f"i{i}p{len(piles)}"
@@ -55,10 +57,11 @@ raise SystemExit(cli.main(sys.argv[1:]))
 """
 
 
-@pytest.fixture()
-def server(tmp_path):
-    """``handfoot serve`` whose reading of the bundled photo has four of the seven kings and QH read as a loose 9H."""
-    with running(tmp_path, command=[sys.executable, "-c", f"KINGS = {KINGS!r}\n" + MISREAD]) as url:
+@pytest.fixture(params=[False])
+def server(tmp_path, request):
+    """``handfoot serve`` whose reading of the bundled photo has four of the seven kings and QH read as a loose 9H
+    (``request.param``: with a note on the kings' meld, as the camera gives a fan whose edges show more cards)."""
+    with running(tmp_path, command=[sys.executable, "-c", f"KINGS = {KINGS!r}\nNOTED = {request.param}\n" + MISREAD]) as url:
         yield url
 
 
@@ -175,3 +178,26 @@ def test_a_loose_card_lying_on_a_fan_is_offered_to_it(server, browser, tmp_path)
     saved = _save(d, server, read["game"])
     assert saved["corrections"] == [{"op": "set_card", "card": card, "code": "QH"},
                                     {"op": "move_card", "card": card, "to": queens["id"]}]
+
+
+@pytest.mark.parametrize("server", [True], indirect=True)
+def test_a_fans_note_adds_its_missing_cards_in_a_tap(server, browser, tmp_path):
+    """The note on a fan read short ("Show N" beside it) opens its cards with the one-tap adds: a card added there
+    closes the note and counts."""
+    d = browser
+    _, read = _check(server, d)
+    kings = read["kings"]
+    n = d.execute_script("const li = [...document.querySelectorAll('li[data-note]')].find(li => "
+                         "li.textContent.includes('its edges show 7 cards')); return li && li.dataset.note")
+    assert n, text_of(d, ".notes")
+    show = d.find_element(By.CSS_SELECTOR, f"li[data-note='{n}'] button")
+    d.execute_script("arguments[0].scrollIntoView({block: 'center'})", show)
+    show.click()
+    until(d, lambda d: d.execute_script("return document.getElementById('sheet').open"))
+    adds = [b.text for b in d.find_elements(By.CSS_SELECTOR, "#sheet .adds button")]
+    assert adds == ["+ K♥", "+ 2♣", "+ Jkr"], adds
+    d.save_screenshot(str(shots_dir(tmp_path) / "check_fan_note_adds_390.png"))
+    d.find_element(By.CSS_SELECTOR, "#sheet button[data-add='KH']").click()
+    until(d, lambda d: _count_on_photo(d, kings["id"]) in ("5 cards", "×5"))
+    assert not d.execute_script("return document.getElementById('sheet').open")
+    assert console_errors(d) == []

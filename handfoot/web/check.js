@@ -6,7 +6,7 @@ import {CODE, KINDS, cardName, cardParts, cardShort, cardText, isRed, likelyMiss
 import {conflictNotice} from "/static/conflict.js";
 import {readDraft, removeDraft, writeDraft} from "/static/drafts.js";
 import {breakdownTable} from "/static/games.js";
-import {flash, pileList} from "/static/piles.js";
+import {addButtons, flash, pileList} from "/static/piles.js";
 import {askConfirm, cardPicker, clearError, closeSheet, h, lastRoundDoubt, openSheet, pileText, pointsNode, problemNamed, problemText,
         focusOn, roundSaid, saveAnyway, say, setBusy, show, teamTotal, toast, uncountedBooks} from "/static/ui.js";
 
@@ -114,7 +114,8 @@ export async function checkView(gid, rid, roundNo) {
     openSheet(`Note ${nt.n}`, h("div", {}, h("p", {}, nt.text), h("p", {class: "muted"}, "Tap a card to correct it:"),
       nt.piles.map(p => h("div", {"data-note-pile": p.id}, nt.piles.length > 1 ? h("p", {class: "muted"}, `${p.team}: ${p.label}`) : null,
         h("div", {class: "chips"}, p.cards.map(c => h("button", {type: "button", class: "chip" + (isRed(c.code) ? " red" : ""),
-          onclick: () => editCard(p, c)}, cardShort(c.code)))))),
+          onclick: () => editCard(p, c)}, cardShort(c.code)))),
+        addButtons(p, p.label, (code) => { closeSheet(); change({op: "add_card", pile: p.id, code}); }))),
       h("div", {class: "row"}, h("button", {type: "button", onclick: closeSheet}, "Close"))));
   }
 

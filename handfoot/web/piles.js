@@ -39,6 +39,17 @@ function needsLook(p, noted) {
 /* "3 cards", "1 card": what the pile `p` holds, as scored */
 const cardsCount = (p) => `${p.cards.length} card${p.cards.length === 1 ? "" : "s"}`;
 
+/* A meld's cards a fan read short most likely lacks (cards.js likelyMissing), each added with one tap: "+ J♠",
+ * "+ 2♣", "+ Jkr", for the pile `p` (named `name`); `add(code)` adds one. null for a pile that is no meld. */
+export function addButtons(p, name, add) {
+  if (p.kind !== "meld") return null;
+  return h("div", {class: "adds", role: "group", "aria-label": `add a card to ${name} in one tap`},
+    h("span", {class: "muted"}, "Add"),
+    likelyMissing(p.cards.map(c => c.code)).map(code => h("button", {type: "button", "data-add": code,
+      class: isRed(code) ? "red" : "", "aria-label": `Add ${code === "JK" ? "a joker" : `the ${cardName(code)}`} to ${name}`,
+      onclick: () => add(code)}, `+ ${cardShort(code)}`)));
+}
+
 /* The pile `pileId` flashed on the page and its cards' boxes on the photo; scrolled to unless `stay`. */
 export function flash(pileId, stay) {
   const el = document.getElementById(`pile-${pileId}`);
@@ -83,16 +94,7 @@ export function pileList(view) {
         h("span", {class: "pile-points"}, points)));
   }
 
-  /* a meld's cards a fan read short most likely lacks (cards.js likelyMissing), each added with one tap: "+ J♠",
-     "+ 2♣", "+ Jkr" */
-  function quickAdds(p, name) {
-    if (p.kind !== "meld") return null;
-    return h("div", {class: "adds", role: "group", "aria-label": `add a card to ${name} in one tap`},
-      h("span", {class: "muted"}, "Add"),
-      likelyMissing(p.cards.map(c => c.code)).map(code => h("button", {type: "button", "data-add": code,
-        class: isRed(code) ? "red" : "", "aria-label": `Add ${code === "JK" ? "a joker" : `the ${cardName(code)}`} to ${name}`,
-        onclick: () => change({op: "add_card", pile: p.id, code})}, `+ ${cardShort(code)}`)));
-  }
+  const quickAdds = (p, name) => addButtons(p, name, (code) => change({op: "add_card", pile: p.id, code}));
   /* each loose card of `p` lying on a fan of its team in the photo (nearby.js fanBeside): a line naming that fan,
      with a button moving the card there, as a card of the fan's rank when it was read as another natural */
   function besideFans(p) {

@@ -356,7 +356,7 @@ def photo_score(readings: list, names: list[str], req: PhotoRequest, rules: Rule
                       "cards": [{"id": f"t{k}.{j}", "code": code, "confidence": 1.0, "boxes": [], "center": [],
                                  "size": 0.0} for j, code in enumerate(packet)]})
     result = rescore(images, {}, req.rules, dict(req.house_rules), req.round or 1, req.went_out, notes, rules)
-    result = result.model_copy(update={"left": left})
+    result = result.model_copy(update={"left": left, "deck": req.deck})
     return result.with_readings(readings)
 
 

@@ -232,7 +232,7 @@ def correct_reading(reading: PhotoScore, corrections: Sequence[Any], round_no: i
     house = dict(layout.get("house_rules", {}) if house_rules is None else house_rules)
     out = went_out if went_out != "" else layout.get("went_out")
     corrected = rescore(images, {}, name, house, round_no or layout.get("round", 1), out, list(reading.photo_notes))
-    return corrected.model_copy(update={"left": reading.left})
+    return corrected.model_copy(update={"left": reading.left, "deck": reading.deck})
 
 
 def totals_lines(score: RoundScoreOut) -> list[str]:

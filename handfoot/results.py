@@ -227,6 +227,7 @@ class PhotoScore(_Reported):
         notes: every guess the camera made, for a person to check: the photos' own (``photo_notes``), then each
             pile's.
         score: the round's score; a photo is always scored, and what breaks the rules is in its problems.
+        deck: the deck profile the photos were read with (``vision.decks``); None: the stock reader.
     """
 
     images: list[ImageOut]
@@ -235,6 +236,7 @@ class PhotoScore(_Reported):
     notes: list[str]
     photo_notes: list[str] = Field(default_factory=list)
     score: RoundScoreOut
+    deck: str | None = None
     _readings: Any = PrivateAttr(default=None)  #: the pipeline's PhotoReadings, for annotating the photos
 
 

@@ -700,6 +700,10 @@ def test_a_deck_learned_from_a_games_corrected_photos(reading, monkeypatch):
     with open(PHOTO, "rb") as f:
         read = c.post("/v1/photos", files=[("photos", ("table.jpg", f, "image/jpeg"))], data={"deck": "family"})
     assert read.status_code == 201, read.text
+    kept = c.get(f"/v1/photos/{read.json()['id']}").json()  # the reading says what read it, corrected too
+    assert read.json()["deck"] == kept["deck"] == "family"
+    corrected = c.post(f"/v1/photos/{read.json()['id']}/corrections", json={"corrections": [], "went_out": None})
+    assert corrected.json()["deck"] == "family", corrected.text
     with open(PHOTO, "rb") as f:
         missing = c.post("/v1/photos", files=[("photos", ("table.jpg", f, "image/jpeg"))], data={"deck": "nobody"})
     assert "no deck profile 'nobody'" in error_of(missing, 404)

@@ -9,6 +9,8 @@ to ``$HANDFOOT_SCREENSHOTS`` (default: the test's temporary folder).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 pytest.importorskip("selenium")
@@ -89,4 +91,11 @@ def test_the_next_game_says_it_reads_with_the_deck_learned_before(tmp_path, brow
         assert why.startswith("Nothing to do here: deck grandmas-blue is learned."), why
         d.execute_script("document.getElementById('teach').scrollIntoView({block: 'start'})")
         d.save_screenshot(str(shots / "page_teach_next_game_390.png"))
+        # its photos' check view says what read them
+        photo = (Path(__file__).resolve().parents[1] / "examples" / "table.jpg").read_bytes()
+        r = httpx.post(f"{url}/v1/photos", files=[("photos", ("table.jpg", photo, "image/jpeg"))],
+                       data={"rules": "pagat", "teams": "Us", "deck": "grandmas-blue"}, timeout=120)
+        assert r.status_code == 201, r.text
+        d.get(f"{url}/#/game/{second}/check/{r.json()['id']}")
+        wait.until(lambda d: (text_of(d, "#check-intro") or "").endswith("Read with deck grandmas-blue."))
         assert console_errors(d) == []

@@ -416,7 +416,8 @@ export async function checkView(gid, rid, roundNo) {
 
   show(
     heading,
-    h("p", {class: "muted"}, "Tap a card on the photo or below to change it, move it or delete it."),
+    h("p", {class: "muted", id: "check-intro"}, "Tap a card on the photo or below to change it, move it or delete it." +
+      (original.deck ? ` Read with deck ${original.deck}.` : "")),
     draftBox, notice.box, scoreBox,
     h("div", {class: "check-layout"}, h("div", {class: "photos-col"}, photosBox, notesBox), h("div", {}, piles.box)),
     h("label", {for: "check-went-out"}, "Who went out?"), wentOut,

@@ -1,0 +1,57 @@
+"""Bad input found when handfoot was fed it on purpose, as a careless or mischievous user would: text that is not
+Unicode. Each is refused as one line (exit 1 or 2) or a 4xx JSON message, and nothing is stored."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from handfoot.cli import main
+
+#: a JSON document whose team name is a lone UTF-16 surrogate: valid JSON, not valid text (it cannot be written as
+#: UTF-8, so a game stored with it could not be listed again)
+LONE_SURROGATE = '{"teams": {"\\ud800": {"melds": [["KH", "KS", "KD"]]}}}'
+
+
+def one_line(capsys) -> str:
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    return err
+
+
+@pytest.fixture()
+def client(tmp_path):
+    pytest.importorskip("fastapi")
+    from fastapi.testclient import TestClient
+
+    from handfoot.service import Settings, create_app
+
+    app = create_app(Settings(db=tmp_path / "h.db"), load_models=False)
+    with TestClient(app, base_url="http://127.0.0.1") as c:
+        yield c
+
+
+def test_a_lone_surrogate_in_a_json_body_is_refused_and_the_games_still_list(client):
+    r = client.post("/v1/games", content='{"teams": ["\\ud800", "B"]}', headers={"content-type": "application/json"})
+    assert r.status_code == 422, r.text
+    assert "not valid text" in r.json()["error"] and "teams[0]" in r.json()["error"]
+    r = client.post("/v1/games", content='{"teams": ["A", "B"], "names": {"A": ["Ann \\udc00"]}}',
+                    headers={"content-type": "application/json"})
+    assert r.status_code == 422 and "names.A[0]" in r.json()["error"], r.text
+    listed = client.get("/v1/games")
+    assert listed.status_code == 200 and listed.json() == []  # nothing stored, and the list still answers
+    r = client.post("/v1/score", content=LONE_SURROGATE, headers={"content-type": "application/json"})
+    assert r.status_code == 422 and "teams.\\ud800" in r.json()["error"], r.text
+    # a character outside the basic plane, written as its two escapes, is one character: taken
+    r = client.post("/v1/games", content='{"teams": ["\\ud83c\\udccf Us", "B"]}',
+                    headers={"content-type": "application/json"})
+    assert r.status_code == 201 and r.json()["teams"][0] == "\U0001F0CF Us", r.text
+    assert client.get("/v1/games").status_code == 200
+
+
+def test_a_lone_surrogate_in_a_layout_file_is_one_line(tmp_path, capsys):
+    layout = tmp_path / "round.json"
+    layout.write_text(LONE_SURROGATE)
+    assert main(["score", str(layout)]) == 1
+    assert "not valid text at teams.\\ud800" in one_line(capsys)

@@ -55,3 +55,18 @@ def test_a_lone_surrogate_in_a_layout_file_is_one_line(tmp_path, capsys):
     layout.write_text(LONE_SURROGATE)
     assert main(["score", str(layout)]) == 1
     assert "not valid text at teams.\\ud800" in one_line(capsys)
+
+
+def test_game_checks_its_layout_files_as_score_does(tmp_path, capsys):
+    """``handfoot game`` reads each round's file under the same limits as ``handfoot score``: its size before it is
+    read, its nesting before it is parsed, its text as UTF-8 and Unicode; each fault is one line naming the file."""
+    files = {"deep.json": b"[" * 100_000 + b"]" * 100_000, "latin1.json": b'{"teams": {"\xe9": {}}}',
+             "big.json": json.dumps({"teams": {"A": {"melds": [["KH", "KS", "KD"]]}}, "pad": "x" * 2_000_000}).encode(),
+             "lone.json": LONE_SURROGATE.encode()}
+    words = {"deep.json": "nested too deep: 100000 levels (at most 32)", "latin1.json": "not valid JSON: not UTF-8 text",
+             "big.json": "layout file too large", "lone.json": "not valid text at teams.\\ud800"}
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+        assert main(["game", str(tmp_path / name)]) == 1
+        line = one_line(capsys)
+        assert str(tmp_path / name) in line and words[name] in line, line

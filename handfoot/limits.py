@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scorer.errors import InvalidLayoutError
-from vision.images import MAX_PIXELS, MIN_SIDE
+from vision.images import MAX_PIXELS, MIN_SIDE, image_format
 
 from .errors import TooLargeError
 
@@ -92,8 +92,16 @@ def parse_json(text: str | bytes, limits: Limits = DEFAULT_LIMITS, what: str = "
 
     Raises:
         TooLargeError: from :func:`check_json_text`.
-        InvalidLayoutError: for text that is not JSON (message names line and column).
+        InvalidLayoutError: for text that is not JSON (message names line and column; bytes that are not text, an
+            image's file named so), or holds a lone surrogate (:func:`text_problem`).
     """
+    if isinstance(text, bytes) and len(text) <= limits.json_bytes:  # text before its nesting is counted
+        try:
+            text.decode(json.detect_encoding(text))
+        except UnicodeDecodeError:
+            kind = image_format(text)
+            raise InvalidLayoutError(f"{what} is not valid JSON: "
+                                     + (f"a {kind} image" if kind else "not UTF-8 text")) from None
     check_json_text(text, limits, what)
     if not (text.strip() if isinstance(text, str) else text.strip(b" \t\r\n")):
         raise InvalidLayoutError(f"{what} is empty (expected a JSON document)")

@@ -4,10 +4,13 @@ Unicode. Each is refused as one line (exit 1 or 2) or a 4xx JSON message, and no
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 from handfoot.cli import main
+
+PHOTO = Path(__file__).resolve().parents[1] / "examples" / "table.jpg"
 
 #: a JSON document whose team name is a lone UTF-16 surrogate: valid JSON, not valid text (it cannot be written as
 #: UTF-8, so a game stored with it could not be listed again)
@@ -62,9 +65,10 @@ def test_game_checks_its_layout_files_as_score_does(tmp_path, capsys):
     read, its nesting before it is parsed, its text as UTF-8 and Unicode; each fault is one line naming the file."""
     files = {"deep.json": b"[" * 100_000 + b"]" * 100_000, "latin1.json": b'{"teams": {"\xe9": {}}}',
              "big.json": json.dumps({"teams": {"A": {"melds": [["KH", "KS", "KD"]]}}, "pad": "x" * 2_000_000}).encode(),
-             "lone.json": LONE_SURROGATE.encode()}
+             "lone.json": LONE_SURROGATE.encode(), "photo.jpg": PHOTO.read_bytes()}
     words = {"deep.json": "nested too deep: 100000 levels (at most 32)", "latin1.json": "not valid JSON: not UTF-8 text",
-             "big.json": "layout file too large", "lone.json": "not valid text at teams.\\ud800"}
+             "big.json": "layout file too large", "lone.json": "not valid text at teams.\\ud800",
+             "photo.jpg": "layout file is not valid JSON: a JPEG image"}  # not "nested too deep: 149 levels"
     for name, data in files.items():
         (tmp_path / name).write_bytes(data)
         assert main(["game", str(tmp_path / name)]) == 1

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scorer.errors import InvalidLayoutError
+from scorer.wording import json_refused
 from vision.images import MAX_PIXELS, MIN_SIDE, image_format
 
 from .errors import TooLargeError
@@ -111,6 +112,8 @@ def parse_json(text: str | bytes, limits: Limits = DEFAULT_LIMITS, what: str = "
         where = f" at line {exc.lineno} column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
         reason = exc.msg.removesuffix(" at") if isinstance(exc, json.JSONDecodeError) else "not UTF-8 text"
         raise InvalidLayoutError(f"{what} is not valid JSON: {reason}{where}") from None
+    except (ValueError, RecursionError) as exc:  # JSON by its grammar, but not for Python's parser
+        raise InvalidLayoutError(f"{what} is not valid JSON: {json_refused(exc)}") from None
     problem = text_problem(text, doc)
     if problem:
         raise InvalidLayoutError(f"{what} {problem}")

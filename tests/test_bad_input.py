@@ -74,3 +74,24 @@ def test_game_checks_its_layout_files_as_score_does(tmp_path, capsys):
         assert main(["game", str(tmp_path / name)]) == 1
         line = one_line(capsys)
         assert str(tmp_path / name) in line and words[name] in line, line
+
+
+def test_a_number_too_long_or_json_too_deep_is_one_line_not_an_internal_error(tmp_path, capsys, monkeypatch):
+    """Python's parser refuses an integer of over 4,300 digits (ValueError) and overflows on deep nesting
+    (RecursionError): a layout file and a deck's examples file each say so in one line, exit 1."""
+    monkeypatch.setenv("HANDFOOT_DATA", str(tmp_path / "data"))
+    long_number = '{"teams": {"A": {"squared_books": [{"top": "QH", "count": 1' + "0" * 5000 + "}]}}}"
+    (tmp_path / "round.json").write_text(long_number)
+    for command in (["score", str(tmp_path / "round.json")], ["game", str(tmp_path / "round.json")]):
+        assert main(command) == 1
+        assert "a number of 5,001 digits" in one_line(capsys)
+    examples = {"deep.jsonl": "[" * 100_000 + "]" * 100_000,
+                "long.jsonl": '{"image": "x.jpg", "detections": [], "n": 1' + "0" * 5000 + "}"}
+    words = {"deep.jsonl": "nested too deep", "long.jsonl": "a number of 5,001 digits"}
+    for name, text in examples.items():
+        (tmp_path / name).write_text(text + "\n")
+        assert main(["deck", "learn", str(tmp_path / name), "--name", "kitchen"]) == 1
+        line = one_line(capsys)
+        assert f"{tmp_path / name}:1" in line and words[name] in line, line
+    assert main(["deck", "learn", str(tmp_path), "--name", "kitchen"]) == 1
+    assert f"{tmp_path}: a folder, not an examples file" in one_line(capsys)

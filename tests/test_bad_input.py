@@ -95,3 +95,50 @@ def test_a_number_too_long_or_json_too_deep_is_one_line_not_an_internal_error(tm
         assert f"{tmp_path / name}:1" in line and words[name] in line, line
     assert main(["deck", "learn", str(tmp_path), "--name", "kitchen"]) == 1
     assert f"{tmp_path}: a folder, not an examples file" in one_line(capsys)
+
+
+def without_root_powers() -> list[str]:
+    """A command prefix that runs a command as this user without the power to write where the file's mode forbids
+    (root's: dropped with setpriv), or None where that cannot be done here."""
+    import os
+    import shutil
+
+    if os.geteuid() != 0:
+        return []
+    setpriv = shutil.which("setpriv")
+    caps = "-dac_override,-dac_read_search"
+    return [setpriv, f"--inh-caps={caps}", f"--bounding-set={caps}"] if setpriv else None
+
+
+def test_an_output_in_a_folder_that_cannot_be_written_is_refused_before_the_photo_is_read(tmp_path):
+    """``--annotate``, ``--save-layout`` (and ``game --csv``) in a read-only folder: one line naming the folder, exit
+    1, before the photo is read (the reading was done, then lost, with OpenCV's own warning line above the error)."""
+    import os
+    import subprocess
+    import sys
+
+    prefix = without_root_powers()
+    if prefix is None:
+        pytest.skip("running as root without setpriv: a read-only folder is written anyway")
+    folder = tmp_path / "read-only"
+    folder.mkdir()
+    (folder / "old.jpg").write_bytes(b"")
+    folder.chmod(0o555)
+    try:
+        for option, target in (("--annotate", folder / "out.jpg"), ("--annotate", folder),
+                               ("--save-layout", folder / "layout.json")):
+            run = subprocess.run([*prefix, sys.executable, "-m", "handfoot", "score", str(PHOTO), option, str(target)],
+                                 capture_output=True, text=True, timeout=120, cwd=PHOTO.parents[1],
+                                 env={**os.environ, "HANDFOOT_DATA": str(tmp_path / "data")})
+            assert run.returncode == 1, run
+            assert run.stderr.strip() == f"handfoot: error: {option} {target}: cannot write in {folder} (a read-only " \
+                                         "folder?): choose another place", run.stderr
+            assert run.stdout == ""
+        kept = tmp_path / "kept.json"
+        kept.write_text("{}")
+        kept.chmod(0o444)
+        run = subprocess.run([*prefix, sys.executable, "-m", "handfoot", "score", str(PHOTO), "--save-layout",
+                              str(kept)], capture_output=True, text=True, timeout=120, cwd=PHOTO.parents[1])
+        assert run.returncode == 1 and run.stderr.strip().endswith(f"{kept}: a read-only file: choose another name")
+    finally:
+        folder.chmod(0o755)

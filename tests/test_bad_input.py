@@ -9,18 +9,13 @@ from pathlib import Path
 import pytest
 
 from handfoot.cli import main
+from test_cli_faults import one_line
 
 PHOTO = Path(__file__).resolve().parents[1] / "examples" / "table.jpg"
 
 #: a JSON document whose team name is a lone UTF-16 surrogate: valid JSON, not valid text (it cannot be written as
 #: UTF-8, so a game stored with it could not be listed again)
 LONE_SURROGATE = '{"teams": {"\\ud800": {"melds": [["KH", "KS", "KD"]]}}}'
-
-
-def one_line(capsys) -> str:
-    err = capsys.readouterr().err
-    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
-    return err
 
 
 @pytest.fixture()

@@ -101,13 +101,20 @@ def check_file_target(option: str, target: str, what: str, example: str) -> None
 
 def _check_folder(option: str, target: str) -> None:
     """Raise HandFootError when the folder ``target`` (given to ``option``) is written in does not exist (named,
-    with "make it first"), or a file stands where one of its folders should be."""
-    parent = Path(target).expanduser().absolute().parent
+    with "make it first"), a file stands where one of its folders should be, or this user cannot write in it (a
+    read-only folder or file: found before the work whose result it would hold)."""
+    path = Path(target).expanduser().absolute()
+    parent = path.parent
     if not parent.is_dir():
         blocking = next((p for p in [parent, *parent.parents] if p.exists()), None)
         if blocking is not None and not blocking.is_dir():
             raise HandFootError(f"{option} {target}: {blocking} is a file, not a folder")
         raise HandFootError(f"{option} {target}: no such folder {parent} (make it first)")
+    folder = path if path.is_dir() else parent  # an existing folder is written in, a new one made in its parent
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise HandFootError(f"{option} {target}: cannot write in {folder} (a read-only folder?): choose another place")
+    if path.is_file() and not os.access(path, os.W_OK):
+        raise HandFootError(f"{option} {target}: a read-only file: choose another name")
 
 
 def write_annotations(target: str, result: PhotoScore, written: Callable[[Path], Any] = lambda dest: None) -> None:

@@ -17,12 +17,11 @@ from pydantic.fields import FieldInfo
 from scorer import HandFootError, get_rules
 from scorer.errors import InvalidLayoutError
 from scorer.game import Game
-from scorer.layout import TableLayout
 from scorer.rules import Rules
 from scorer.scoring import score_round
 from scorer.wording import counted
 
-from .core import layout_of
+from .core import layout_of, read_layout_file
 from .corrections import Correction
 from .errors import ConflictError, NotFoundError
 from .ledger import GameRecord, Ledger, RoundRecord
@@ -388,9 +387,10 @@ def corrections_of(stored: list[Any]) -> list[Any]:
 
 def score_game(paths: list[str], rules: str | None, house_rules: dict[str, Any], lenient: bool = False) -> Any:
     """A game (``scorer.game.Game``) of the layout files ``paths`` in order, under ``rules`` (default the first
-    layout's preset) with the first layout's house rules and then ``house_rules``. Raises HandFootError naming the
-    file of a round that breaks the rules (unless ``lenient``) or cannot be read."""
-    layouts = [TableLayout.from_file(p) for p in paths]
+    layout's preset) with the first layout's house rules and then ``house_rules``; each file's size, nesting and card
+    count checked as :func:`handfoot.core.read_layout_file` checks them. Raises HandFootError naming the file of a
+    round that breaks the rules (unless ``lenient``), cannot be read or is over the limits."""
+    layouts = [read_layout_file(p) for p in paths]
     game = Game(get_rules(rules or layouts[0].rules, **{**layouts[0].house_rules, **house_rules}))
     for path, layout in zip(paths, layouts):
         try:

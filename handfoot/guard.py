@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs
 
 from . import safety
-from .limits import json_depth
+from .limits import json_depth, text_problem
 
 if TYPE_CHECKING:
     from .service import Settings
@@ -247,6 +247,10 @@ class Guard:
             await _send_json(send, 413, error_body(f"JSON body nested too deep: {depth} levels (at most "
                                                    f"{self.settings.limits.json_depth})"))
             return
+        problem = _body_text_problem(body)
+        if problem:
+            await _send_json(send, 422, error_body(f"JSON body {problem}"))
+            return
         await self.app(scope, replay(body, receive), send)
 
     async def _streamed(self, scope, receive, send, limit: int) -> None:
@@ -366,6 +370,17 @@ class PartSizes:
         """The file name (its last path step) of the first part found longer than ``most``, if its headers say one."""
         name = self.over[0][0] if self.over else None
         return PurePosixPath(name).name if name else None
+
+
+def _body_text_problem(body: bytes) -> str | None:
+    """Why a JSON request body holds text that is not Unicode (:func:`handfoot.limits.text_problem`), or None (for
+    a body that is not JSON too: the route says what is wrong with it)."""
+    if b"\\u" not in body:
+        return None
+    try:
+        return text_problem(body, json.loads(body))
+    except ValueError:
+        return None
 
 
 def replay(body: bytes, receive):

@@ -8,11 +8,13 @@ to read, under ``min_side``: ``vision.images.ImageTooSmallError``, naming its si
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from scorer.errors import InvalidLayoutError
-from vision.images import MAX_PIXELS, MIN_SIDE
+from scorer.wording import json_refused
+from vision.images import MAX_PIXELS, MIN_SIDE, image_format
 
 from .errors import TooLargeError
 
@@ -91,17 +93,64 @@ def parse_json(text: str | bytes, limits: Limits = DEFAULT_LIMITS, what: str = "
 
     Raises:
         TooLargeError: from :func:`check_json_text`.
-        InvalidLayoutError: for text that is not JSON (message names line and column).
+        InvalidLayoutError: for text that is not JSON (message names line and column; bytes that are not text, an
+            image's file named so), or holds a lone surrogate (:func:`text_problem`).
     """
+    if isinstance(text, bytes) and len(text) <= limits.json_bytes:  # text before its nesting is counted
+        try:
+            text.decode(json.detect_encoding(text))
+        except UnicodeDecodeError:
+            kind = image_format(text)
+            raise InvalidLayoutError(f"{what} is not valid JSON: "
+                                     + (f"a {kind} image" if kind else "not UTF-8 text")) from None
     check_json_text(text, limits, what)
     if not (text.strip() if isinstance(text, str) else text.strip(b" \t\r\n")):
         raise InvalidLayoutError(f"{what} is empty (expected a JSON document)")
     try:
-        return json.loads(text)
+        doc = json.loads(text)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         where = f" at line {exc.lineno} column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
         reason = exc.msg.removesuffix(" at") if isinstance(exc, json.JSONDecodeError) else "not UTF-8 text"
         raise InvalidLayoutError(f"{what} is not valid JSON: {reason}{where}") from None
+    except (ValueError, RecursionError) as exc:  # JSON by its grammar, but not for Python's parser
+        raise InvalidLayoutError(f"{what} is not valid JSON: {json_refused(exc)}") from None
+    problem = text_problem(text, doc)
+    if problem:
+        raise InvalidLayoutError(f"{what} {problem}")
+    return doc
+
+
+#: a JSON escape of a UTF-16 surrogate (``\ud800``-``\udfff``): only such an escape puts one in parsed JSON
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89abcdefABCDEF]")
+
+
+def text_problem(text: str | bytes, doc: Any) -> str | None:
+    """Why the JSON value ``doc``, parsed from ``text``, holds text that is not Unicode, in words that follow "JSON
+    body" (``"is not valid text at teams[0]: a lone UTF-16 surrogate \\ud800 ..."``), or None. A lone surrogate
+    (an escape ``\\ud800`` not paired with its other half) parses, but cannot be written as UTF-8: a name holding
+    one, once stored, would break every answer that holds it."""
+    raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
+    if not _SURROGATE_ESCAPE.search(raw):
+        return None
+    stack: list[tuple[str, Any]] = [("", doc)]
+    while stack:
+        path, item = stack.pop()
+        if isinstance(item, dict):
+            stack += [(f"{path}.{_printable(k)}" if path else _printable(k), k) for k in item]
+            stack += [(f"{path}.{_printable(k)}" if path else _printable(k), v) for k, v in item.items()]
+        elif isinstance(item, list):
+            stack += [(f"{path}[{k}]", v) for k, v in enumerate(item)]
+        elif isinstance(item, str):
+            bad = next((c for c in item if 0xD800 <= ord(c) <= 0xDFFF), None)
+            if bad is not None:
+                return (f"is not valid text at {path or 'its top'}: a lone UTF-16 surrogate \\u{ord(bad):04x} (half of "
+                        "a character such as an emoji)")
+    return None
+
+
+def _printable(text: str) -> str:
+    """``text`` with each lone surrogate written as its escape (``\\ud800``), so that a message naming it prints."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def count_layout_cards(doc: Any) -> int:

@@ -34,3 +34,18 @@ def pile_word(kind: str, book: str | None = None, squared: int | None = None) ->
     if book is None:
         return PILE_WORDS[kind]
     return f"{book} book" + (f" (squared, {counted(squared, 'card')})" if squared is not None else "")
+
+
+def json_refused(exc: Exception) -> str:
+    """Why Python's JSON parser refused text that its grammar allows, in words: ``"a number of 5,001 digits (at most
+    4,300)"`` for an integer longer than ``sys.get_int_max_str_digits()`` (a ValueError), ``"nested too deep"`` for
+    a RecursionError; else the error's own message."""
+    import re
+    import sys
+
+    if isinstance(exc, RecursionError):
+        return "nested too deep"
+    digits = re.search(r"value has (\d+) digits", str(exc))
+    if digits:
+        return f"a number of {int(digits[1]):,} digits (at most {sys.get_int_max_str_digits():,})"
+    return str(exc)

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from scorer.errors import HandFootError
-from scorer.wording import counted
+from scorer.wording import counted, json_refused
 
 from .classes import RANKS, SUIT_CODES
 from .config import DEFAULT
@@ -111,6 +111,8 @@ def read_examples(paths: list[Path], notes: list[str] | None = None, empty: list
     total = 0
     for path in paths:
         path = Path(path)
+        if path.is_dir():
+            raise ExamplesError(f"{path}: a folder, not an examples file (give the .jsonl file in it)")
         if not path.is_file():
             raise ExamplesError(f"{path}: no such examples file")
         try:
@@ -127,6 +129,8 @@ def read_examples(paths: list[Path], notes: list[str] | None = None, empty: list
                 doc = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise not_json(where, line, exc) from None
+            except (ValueError, RecursionError) as exc:  # JSON by its grammar, but not for Python's parser
+                raise ExamplesError(f"{where}: not JSON ({json_refused(exc)}): {FORM}") from None
             if not isinstance(doc, dict) or not isinstance(doc.get("image"), str) or \
                     not isinstance(doc.get("detections"), list):
                 raise ExamplesError(f'{where}: expected {{"image": PATH, "detections": [{{"card": ..., "box": '

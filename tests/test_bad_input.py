@@ -1,0 +1,139 @@
+"""Bad input found when handfoot was fed it on purpose, as a careless or mischievous user would: text that is not
+Unicode. Each is refused as one line (exit 1 or 2) or a 4xx JSON message, and nothing is stored."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from handfoot.cli import main
+from test_cli_faults import one_line
+
+PHOTO = Path(__file__).resolve().parents[1] / "examples" / "table.jpg"
+
+#: a JSON document whose team name is a lone UTF-16 surrogate: valid JSON, not valid text (it cannot be written as
+#: UTF-8, so a game stored with it could not be listed again)
+LONE_SURROGATE = '{"teams": {"\\ud800": {"melds": [["KH", "KS", "KD"]]}}}'
+
+
+@pytest.fixture()
+def client(tmp_path):
+    pytest.importorskip("fastapi")
+    from fastapi.testclient import TestClient
+
+    from handfoot.service import Settings, create_app
+
+    app = create_app(Settings(db=tmp_path / "h.db"), load_models=False)
+    with TestClient(app, base_url="http://127.0.0.1") as c:
+        yield c
+
+
+def test_a_lone_surrogate_in_a_json_body_is_refused_and_the_games_still_list(client):
+    r = client.post("/v1/games", content='{"teams": ["\\ud800", "B"]}', headers={"content-type": "application/json"})
+    assert r.status_code == 422, r.text
+    assert "not valid text" in r.json()["error"] and "teams[0]" in r.json()["error"]
+    r = client.post("/v1/games", content='{"teams": ["A", "B"], "names": {"A": ["Ann \\udc00"]}}',
+                    headers={"content-type": "application/json"})
+    assert r.status_code == 422 and "names.A[0]" in r.json()["error"], r.text
+    listed = client.get("/v1/games")
+    assert listed.status_code == 200 and listed.json() == []  # nothing stored, and the list still answers
+    r = client.post("/v1/score", content=LONE_SURROGATE, headers={"content-type": "application/json"})
+    assert r.status_code == 422 and "teams.\\ud800" in r.json()["error"], r.text
+    # a character outside the basic plane, written as its two escapes, is one character: taken
+    r = client.post("/v1/games", content='{"teams": ["\\ud83c\\udccf Us", "B"]}',
+                    headers={"content-type": "application/json"})
+    assert r.status_code == 201 and r.json()["teams"][0] == "\U0001F0CF Us", r.text
+    assert client.get("/v1/games").status_code == 200
+
+
+def test_a_lone_surrogate_in_a_layout_file_is_one_line(tmp_path, capsys):
+    layout = tmp_path / "round.json"
+    layout.write_text(LONE_SURROGATE)
+    assert main(["score", str(layout)]) == 1
+    assert "not valid text at teams.\\ud800" in one_line(capsys)
+
+
+def test_game_checks_its_layout_files_as_score_does(tmp_path, capsys):
+    """``handfoot game`` reads each round's file under the same limits as ``handfoot score``: its size before it is
+    read, its nesting before it is parsed, its text as UTF-8 and Unicode; each fault is one line naming the file."""
+    files = {"deep.json": b"[" * 100_000 + b"]" * 100_000, "latin1.json": b'{"teams": {"\xe9": {}}}',
+             "big.json": json.dumps({"teams": {"A": {"melds": [["KH", "KS", "KD"]]}}, "pad": "x" * 2_000_000}).encode(),
+             "lone.json": LONE_SURROGATE.encode(), "photo.jpg": PHOTO.read_bytes()}
+    words = {"deep.json": "nested too deep: 100000 levels (at most 32)", "latin1.json": "not valid JSON: not UTF-8 text",
+             "big.json": "layout file too large", "lone.json": "not valid text at teams.\\ud800",
+             "photo.jpg": "layout file is not valid JSON: a JPEG image"}  # not "nested too deep: 149 levels"
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+        assert main(["game", str(tmp_path / name)]) == 1
+        line = one_line(capsys)
+        assert str(tmp_path / name) in line and words[name] in line, line
+
+
+def test_a_number_too_long_or_json_too_deep_is_one_line_not_an_internal_error(tmp_path, capsys, monkeypatch):
+    """Python's parser refuses an integer of over 4,300 digits (ValueError) and overflows on deep nesting
+    (RecursionError): a layout file and a deck's examples file each say so in one line, exit 1."""
+    monkeypatch.setenv("HANDFOOT_DATA", str(tmp_path / "data"))
+    long_number = '{"teams": {"A": {"squared_books": [{"top": "QH", "count": 1' + "0" * 5000 + "}]}}}"
+    (tmp_path / "round.json").write_text(long_number)
+    for command in (["score", str(tmp_path / "round.json")], ["game", str(tmp_path / "round.json")]):
+        assert main(command) == 1
+        assert "a number of 5,001 digits" in one_line(capsys)
+    examples = {"deep.jsonl": "[" * 100_000 + "]" * 100_000,
+                "long.jsonl": '{"image": "x.jpg", "detections": [], "n": 1' + "0" * 5000 + "}"}
+    words = {"deep.jsonl": "nested too deep", "long.jsonl": "a number of 5,001 digits"}
+    for name, text in examples.items():
+        (tmp_path / name).write_text(text + "\n")
+        assert main(["deck", "learn", str(tmp_path / name), "--name", "kitchen"]) == 1
+        line = one_line(capsys)
+        assert f"{tmp_path / name}:1" in line and words[name] in line, line
+    assert main(["deck", "learn", str(tmp_path), "--name", "kitchen"]) == 1
+    assert f"{tmp_path}: a folder, not an examples file" in one_line(capsys)
+
+
+def without_root_powers() -> list[str]:
+    """A command prefix that runs a command as this user without the power to write where the file's mode forbids
+    (root's: dropped with setpriv), or None where that cannot be done here."""
+    import os
+    import shutil
+
+    if os.geteuid() != 0:
+        return []
+    setpriv = shutil.which("setpriv")
+    caps = "-dac_override,-dac_read_search"
+    return [setpriv, f"--inh-caps={caps}", f"--bounding-set={caps}"] if setpriv else None
+
+
+def test_an_output_in_a_folder_that_cannot_be_written_is_refused_before_the_photo_is_read(tmp_path):
+    """``--annotate``, ``--save-layout`` (and ``game --csv``) in a read-only folder: one line naming the folder, exit
+    1, before the photo is read (the reading was done, then lost, with OpenCV's own warning line above the error)."""
+    import os
+    import subprocess
+    import sys
+
+    prefix = without_root_powers()
+    if prefix is None:
+        pytest.skip("running as root without setpriv: a read-only folder is written anyway")
+    folder = tmp_path / "read-only"
+    folder.mkdir()
+    (folder / "old.jpg").write_bytes(b"")
+    folder.chmod(0o555)
+    try:
+        for option, target in (("--annotate", folder / "out.jpg"), ("--annotate", folder),
+                               ("--save-layout", folder / "layout.json")):
+            run = subprocess.run([*prefix, sys.executable, "-m", "handfoot", "score", str(PHOTO), option, str(target)],
+                                 capture_output=True, text=True, timeout=120, cwd=PHOTO.parents[1],
+                                 env={**os.environ, "HANDFOOT_DATA": str(tmp_path / "data")})
+            assert run.returncode == 1, run
+            assert run.stderr.strip() == f"handfoot: error: {option} {target}: cannot write in {folder} (a read-only " \
+                                         "folder?): choose another place", run.stderr
+            assert run.stdout == ""
+        kept = tmp_path / "kept.json"
+        kept.write_text("{}")
+        kept.chmod(0o444)
+        run = subprocess.run([*prefix, sys.executable, "-m", "handfoot", "score", str(PHOTO), "--save-layout",
+                              str(kept)], capture_output=True, text=True, timeout=120, cwd=PHOTO.parents[1])
+        assert run.returncode == 1 and run.stderr.strip().endswith(f"{kept}: a read-only file: choose another name")
+    finally:
+        folder.chmod(0o755)

@@ -1,8 +1,12 @@
 """Words shared by messages and reports: counts (``counted(1, "card")`` is "1 card", ``counted(3, "card")`` "3 cards"),
-lists (``listed(["QS", "QC"])`` is "QS and QC") and the name of each kind of pile (:func:`pile_word`: a layout
-file's report, a photo's and its annotated picture say "clean book" alike)."""
+lists (``listed(["QS", "QC"])`` is "QS and QC"), the name of each kind of pile (:func:`pile_word`: a layout
+file's report, a photo's and its annotated picture say "clean book" alike) and why JSON text was refused
+(:func:`json_refused`)."""
 
 from __future__ import annotations
+
+import re
+import sys
 
 
 def counted(n: int, noun: str, plural: str | None = None) -> str:
@@ -40,9 +44,6 @@ def json_refused(exc: Exception) -> str:
     """Why Python's JSON parser refused text that its grammar allows, in words: ``"a number of 5,001 digits (at most
     4,300)"`` for an integer longer than ``sys.get_int_max_str_digits()`` (a ValueError), ``"nested too deep"`` for
     a RecursionError; else the error's own message."""
-    import re
-    import sys
-
     if isinstance(exc, RecursionError):
         return "nested too deep"
     digits = re.search(r"value has (\d+) digits", str(exc))

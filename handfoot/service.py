@@ -192,6 +192,10 @@ def _install_errors(app: FastAPI) -> None:
             message = f"the request body is not valid JSON (at character {first.get('loc', ('', '?'))[-1]})"
         elif first.get("type") == "string_pattern_mismatch" and pattern == DECK_NAME:
             message = f"deck name {str(first.get('input'))[:60]!r}: {DECK_NAME_RULE}"
+        elif first.get("type") == "string_pattern_mismatch" and loc in ("If-Match", "If-None-Match"):
+            message = f"{loc} {str(first.get('input'))[:60]!r}: " + (
+                "expected * (a new deck only)" if loc == "If-None-Match" else
+                'expected the version this change was made from, quoted as its ETag or `version` sends it ("7"), or *')
         else:
             message = f"{loc}: {str(first.get('msg', 'invalid')).removeprefix('Value error, ')}"
         return JSONResponse(error_body(scrub(message, settings), detail=detail), status_code=422)
@@ -213,13 +217,13 @@ def _install_errors(app: FastAPI) -> None:
 
 
 def _allowed_methods(app: FastAPI, scope) -> list[str]:
-    """Every method some route of ``app`` answers at the path of ``scope`` (a 405's ``Allow``)."""
-    methods: set[str] = set()
-    for route in app.router.routes:
-        match, _ = route.matches(scope)
-        route_methods = getattr(route, "methods", None)
-        if match != Match.NONE and route_methods:
-            methods |= set(route_methods)
+    """Every method some route of ``app`` answers at the path of ``scope`` (a 405's ``Allow``): each method tried
+    on the routes as they match a request (routers included whole match as one)."""
+    methods = set()
+    for method in ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"):
+        asked = {**scope, "method": method}
+        if any(route.matches(asked)[0] == Match.FULL for route in app.router.routes):
+            methods.add(method)
     return sorted(methods)
 
 

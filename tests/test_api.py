@@ -157,7 +157,12 @@ def test_a_body_that_is_not_json_says_so(client):
 
 def test_unknown_address_and_method_are_json(client):
     assert "no such address" in error_of(client.get("/v1/nothing"), 404)
-    assert "not allowed" in error_of(client.delete("/v1/score"), 405)
+    refused = client.delete("/v1/score")
+    assert error_of(refused, 405) == "DELETE is not allowed on /v1/score (allowed: POST)"
+    assert refused.headers["allow"] == "POST"
+    assert "(allowed: GET, POST)" in error_of(client.patch("/v1/games"), 405)
+    said = error_of(client.delete("/v1/games/0123456789abcdef/rounds/1", headers={"If-Match": "garbage"}), 422)
+    assert said.startswith("If-Match 'garbage': expected the version this change was made from, quoted"), said
 
 
 # -- photos -------------------------------------------------------------------------------------------------------

@@ -32,6 +32,20 @@ def port_number(text: str) -> int:
     return port
 
 
+def at_least(low: float, kind: type = int):
+    """An argparse type: a number of ``kind`` (int: a whole number; float: seconds) of ``low`` or more."""
+    def number(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a {'whole ' if kind is int else ''}number: {text!r}") from None
+        if not value >= low:  # nan too
+            raise argparse.ArgumentTypeError(f"{text} is under {low:g}" if value < low else f"not a number: {text!r}")
+        return value
+    number.__name__ = "whole number" if kind is int else "number"
+    return number
+
+
 def ledger_file(text: str) -> str:
     """An argparse type: the game ledger's SQLite file; a folder (one that exists, a name ending in ``/``, or a new
     name with no suffix such as ``.db``: made when the ledger is) keeps it as ``handfoot.db`` inside."""
@@ -103,7 +117,7 @@ def build_parser() -> Parser:
     sp.add_argument("inputs", nargs="+", metavar="PHOTO_OR_LAYOUT",
                     help="photos (one per team: A, B, ...) or one layout JSON file (see docs/layout.md)")
     add_rules(sp, "the layout's own 'rules', else pagat")
-    sp.add_argument("--round", type=int, help="round number (photos only; default 1)")
+    sp.add_argument("--round", type=at_least(1), help="round number (photos only; default 1)")
     sp.add_argument("--went-out", metavar="TEAM", help="the team that went out (photos only)")
     sp.add_argument("--teams", metavar="A,B", help='team of each photo, in order: names separated by commas, e.g. '
                                                    '--teams Us,Them (quote a name with spaces: --teams "Our side,'
@@ -148,7 +162,7 @@ def build_parser() -> Parser:
 
     sp = sub.add_parser("check-meld", help="explain whether melds are legal, and whether they open a round")
     sp.add_argument("melds", nargs="+", help='one quoted meld per argument, e.g. "QH QS QD JK" "8S 8H 8D"')
-    sp.add_argument("--round", type=int, help="check the melds together as this round's opening")
+    sp.add_argument("--round", type=at_least(1), help="check the melds together as this round's opening")
     sp.add_argument("--pickup", metavar="CARD", help="the top discard, when opening by taking the pile")
     sp.add_argument("--strict", action="store_true", help="exit 1 when a meld or the opening is not legal")
     add_rules(sp)
@@ -157,13 +171,13 @@ def build_parser() -> Parser:
 
     sp = sub.add_parser("opening", help="find the best opening meld a hand can make")
     sp.add_argument("hand", nargs="+", help='the hand, e.g. "KH KS JK 9H 9S 9D 2C"')
-    sp.add_argument("--round", type=int, help="round number (checks its minimum)")
+    sp.add_argument("--round", type=at_least(1), help="round number (checks its minimum)")
     add_rules(sp)
     sp.add_argument("--json", action="store_true", help="print the opening found as JSON")
     sp.set_defaults(func="opening")
 
     sp = sub.add_parser("odds", help="simulate deals: opening chances, wilds, red threes, bad up-cards")
-    sp.add_argument("--deals", type=int, default=100_000,
+    sp.add_argument("--deals", type=at_least(1), default=100_000,
                     help=f"how many deals to simulate (default 100,000; at most {MAX_DEALS:,})")
     sp.add_argument("--seed", type=int, default=0, help="random seed: the same seed deals the same cards (default 0)")
     add_rules(sp)
@@ -173,7 +187,7 @@ def build_parser() -> Parser:
     sp = sub.add_parser("detect", help="find card corner indices in photos with the shipped model")
     sp.add_argument("images", nargs="+", help="photos, or folders of photos")
     sp.add_argument("--json", action="store_true", help="one JSON object per image, one per line")
-    sp.add_argument("--imgsz", type=int, default=2560,
+    sp.add_argument("--imgsz", type=at_least(64), default=2560,
                     help="the largest size the photo is searched at, its long side in pixels (at least 320; "
                          "default 2560): it is searched first at 1280 (its own size when smaller), then enlarged up "
                          "to this where its cards' corner indices look small, and at smaller sizes when they look "
@@ -197,7 +211,7 @@ def build_parser() -> Parser:
     source.add_argument("--video", help="a video file of the table")
     source.add_argument("--camera", type=int, help="a camera index (0: the first camera)")
     sp.add_argument("--rules", default="pagat", help="rule preset (default pagat)")
-    sp.add_argument("--round", type=int, default=1, help="round number (default 1)")
+    sp.add_argument("--round", type=at_least(1), default=1, help="round number (default 1)")
     sp.add_argument("--split", choices=SPLITS, help="the camera sees both teams' sides")
     sp.add_argument("--teams", metavar="A,B", help='team names separated by commas, e.g. --teams Us,Them (quote a '
                                                    'name with spaces: --teams "Our side,Them")')
@@ -216,7 +230,7 @@ def build_parser() -> Parser:
     sp.add_argument("--port", type=port_number, default=8000, help="with --serve: port (default 8000)")
     sp.add_argument("--db", metavar="PATH", type=ledger_file,
                     help="the game ledger, a SQLite file or a folder to keep it in (default ~/.local/share/handfoot)")
-    sp.add_argument("--max-jobs", type=int, default=1, help=argparse.SUPPRESS)
+    sp.add_argument("--max-jobs", type=at_least(1), default=1, help=argparse.SUPPRESS)
     add_https_option(sp)
     add_token_option(sp)
     sp.set_defaults(func="watch")
@@ -262,10 +276,10 @@ def build_parser() -> Parser:
     sp.add_argument("--db", metavar="PATH", type=ledger_file,
                     help="the game ledger, a SQLite file or a folder to keep it in (default: "
                          "~/.local/share/handfoot/handfoot.db; photos and the HTTPS certificate are kept beside it)")
-    sp.add_argument("--max-jobs", type=int, default=1, help="photo readings worked on at once (default 1)")
-    sp.add_argument("--idle-timeout", type=float, default=20.0, metavar="SECONDS",
+    sp.add_argument("--max-jobs", type=at_least(1), default=1, help="photo readings worked on at once (default 1)")
+    sp.add_argument("--idle-timeout", type=at_least(0.1, float), default=20.0, metavar="SECONDS",
                     help="close a connection that starts no request for this long (default 20)")
-    sp.add_argument("--max-connections", type=int, metavar="N",
+    sp.add_argument("--max-connections", type=at_least(1), metavar="N",
                     help="connections at once; past that the answer is 503 (default: from the open-file limit, "
                          "at most 1000)")
     sp.add_argument("--allow-host", action="append", metavar="NAME",

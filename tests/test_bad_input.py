@@ -137,3 +137,20 @@ def test_an_output_in_a_folder_that_cannot_be_written_is_refused_before_the_phot
         assert run.returncode == 1 and run.stderr.strip().endswith(f"{kept}: a read-only file: choose another name")
     finally:
         folder.chmod(0o755)
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["serve", "--max-jobs", "0"], "argument --max-jobs: 0 is under 1"),
+    (["serve", "--idle-timeout", "-5"], "argument --idle-timeout: -5 is under 0.1"),
+    (["serve", "--idle-timeout", "nan"], "argument --idle-timeout: not a number: 'nan'"),
+    (["serve", "--max-connections", "many"], "argument --max-connections: not a whole number: 'many'"),
+    (["check-meld", "--round", "0", "KH", "KS", "KD"], "argument --round: 0 is under 1"),
+    (["odds", "--deals", "0"], "argument --deals: 0 is under 1"),
+])
+def test_a_number_out_of_range_on_the_command_line_is_one_line(capsys, argv, said):
+    """A count or a time that cannot be (no worker, a negative wait, round 0) is a usage mistake, said in one line
+    before anything starts (a pydantic error dump and exit 3 for --max-jobs 0; --idle-timeout -5 and round 0 were
+    taken)."""
+    with pytest.raises(SystemExit) as done:
+        main(argv)
+    assert done.value.code == 2 and said in one_line(capsys)

@@ -177,7 +177,7 @@ def build_parser() -> Parser:
     sp.set_defaults(func="opening")
 
     sp = sub.add_parser("odds", help="simulate deals: opening chances, wilds, red threes, bad up-cards")
-    sp.add_argument("--deals", type=at_least(1), default=100_000,
+    sp.add_argument("--deals", type=int, default=100_000,
                     help=f"how many deals to simulate (default 100,000; at most {MAX_DEALS:,})")
     sp.add_argument("--seed", type=int, default=0, help="random seed: the same seed deals the same cards (default 0)")
     add_rules(sp)

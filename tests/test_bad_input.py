@@ -145,7 +145,6 @@ def test_an_output_in_a_folder_that_cannot_be_written_is_refused_before_the_phot
     (["serve", "--idle-timeout", "nan"], "argument --idle-timeout: not a number: 'nan'"),
     (["serve", "--max-connections", "many"], "argument --max-connections: not a whole number: 'many'"),
     (["check-meld", "--round", "0", "KH", "KS", "KD"], "argument --round: 0 is under 1"),
-    (["odds", "--deals", "0"], "argument --deals: 0 is under 1"),
 ])
 def test_a_number_out_of_range_on_the_command_line_is_one_line(capsys, argv, said):
     """A count or a time that cannot be (no worker, a negative wait, round 0) is a usage mistake, said in one line

@@ -9,6 +9,7 @@ a user can get wrong.
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Any, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model, field_validator
@@ -38,6 +39,11 @@ TEAMS_MAX = 8
 TEAM_NAME = rf"^[^\s,:][^,:]{{0,{TEAM_NAME_MAX - 1}}}$"
 
 
+#: the characters that turn the direction of the text after them (embeddings, overrides, isolates): a team name
+#: holding one prints every line it is in backwards from there
+_DIRECTION_MARKS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
 def team_name_problem(name: str) -> str | None:
     """What is wrong with the team name ``name``, in words that follow "Team 2's name" (``"can't contain a comma
     or colon (use 'Mom & Dad')"``), or None when it is a name (:data:`TEAM_NAME`)."""
@@ -45,6 +51,10 @@ def team_name_problem(name: str) -> str | None:
         return "is empty: type a name (spaces alone are not one)"
     if len(name) > TEAM_NAME_MAX:
         return f"{name[:20] + '…'!r} has {len(name)} characters: at most {TEAM_NAME_MAX}"
+    odd = next((c for c in name if unicodedata.category(c) == "Cc" or c in _DIRECTION_MARKS), None)
+    if odd is not None:  # a line break or NUL breaks the lines it is printed in; a direction mark turns them
+        what = "a line break" if odd in "\n\r" else "a tab" if odd == "\t" else "an invisible control character"
+        return f"can't contain {what} (U+{ord(odd):04X}): " + ("type it on one line" if odd in "\n\r" else "type it again")
     if "," in name or ":" in name:  # they separate teams and cards in the photo form's fields
         return f"can't contain a comma or colon (use {re.sub(r'[ ]*[,:][ ]*', ' & ', name).strip(' &')!r})"
     if not re.match(TEAM_NAME, name):

@@ -571,6 +571,18 @@ def test_a_team_name_is_at_most_its_limit_and_the_page_says_the_same(client):
     assert 'maxlength: "40", required' not in page  # the field never cuts a pasted name
 
 
+def test_a_team_name_is_one_line_of_text_that_prints_as_typed(client):
+    """A line break, NUL or a mark that turns the text's direction in a team name is refused (422) naming it: each
+    breaks or reverses the lines the name is printed in (the command line, the CSV); an emoji family joined by
+    zero-width joiners is a name."""
+    for name, said in (("Mom\nDad", "can't contain a line break (U+000A): type it on one line"),
+                       ("A\x00", "can't contain an invisible control character (U+0000)"),
+                       ("Us\u202eeht", "can't contain an invisible control character (U+202E)")):
+        words = error_of(client.post("/v1/games", json={"teams": [name, "B"]}), 422)
+        assert said in words, words
+    assert client.post("/v1/games", json={"teams": ["\U0001f468\u200d\U0001f469\u200d\U0001f467", "B"]}).status_code == 201
+
+
 @pytest.mark.parametrize("body, status, words", [
     ({"rules": "uno"}, 422, "uno"),
     ({"teams": []}, 422, "teams"),

@@ -126,6 +126,25 @@ def test_decode_image_checks_bytes_like_load_image():
         decode_image(broken, "upload")
 
 
+def test_a_jpeg_cut_short_and_closed_again_is_refused_not_read_as_an_empty_table(capfd):
+    """The bundled photo's first half with an end-of-image marker after it (a transfer cut short, the file closed
+    again): OpenCV decodes its lost half as flat gray, which would be scored as a table with nothing on it."""
+    from vision.images import CUT_SHORT_ROWS
+
+    data = (Path(__file__).resolve().parents[1] / "examples" / "table.jpg").read_bytes()
+    assert decode_image(data, "table.jpg").shape == (1200, 1600, 3)
+    with pytest.raises(ImageError, match=r"^table.jpg: damaged: its bottom 5\d% holds no picture \(the file was cut "
+                                         r"short or garbled on its way\): send it again"):
+        decode_image(data[:len(data) // 2] + b"\xff\xd9", "table.jpg")
+    capfd.readouterr()
+    # a photo whose foot is that gray for under a block row or two (a real picture can be) is read
+    img = np.full((400, 300, 3), 90, np.uint8)
+    img[-(CUT_SHORT_ROWS - 8):] = 128
+    jpeg = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 100])[1].tobytes()
+    assert np.all(decode_image(jpeg, "gray.jpg")[-1] == 128)
+    assert decode_image(jpeg, "gray.jpg").shape == (400, 300, 3)
+
+
 def test_gif_images_load_and_folders_list_them(tmp_path):
     assert ".gif" in IMAGE_SUFFIXES
     gif = bytes.fromhex("474946383961010001008000" "00ffffff000000" "2c000000000100010000" "02024401003b")

@@ -278,6 +278,8 @@ def decode_image(data: bytes, name: str, side: int | None = None) -> np.ndarray:
         img = None
     if img is None:
         raise ImageError(f"{name}: not a readable image (corrupt or truncated {fmt} data)")
+    if fmt == "JPEG":
+        _check_whole(img, name)
     if flag == cv2.IMREAD_COLOR and img.shape[0] * img.shape[1] > MAX_PIXELS:  # a header that understated the size
         raise ImageTooLargeError(_too_large(name, img.shape[1], img.shape[0]))
     if side is not None and max(img.shape[:2]) > side:
@@ -342,6 +344,27 @@ def check_image_header(data: bytes, name: str, max_pixels: int = MAX_PIXELS,
                                  f"at least {min_side} pixels on its short side (a card's corner index must measure "
                                  "about 12 pixels to be read)")
     return fmt, width, height
+
+
+#: the rows at a JPEG's foot that hold no picture (the decoder's gray, 128 in every channel of every pixel) that
+#: make it cut short: at least this share of its height ...
+CUT_SHORT_SHARE = 0.02
+#: ... and this many rows (one block row of a JPEG holds 8 or 16)
+CUT_SHORT_ROWS = 16
+
+
+def _check_whole(img: np.ndarray, name: str) -> None:
+    """Raise ImageError when the decoded JPEG ``img`` (H, W, 3) ends in rows of the decoder's gray: a file cut short
+    and closed again (its data ends early, an end-of-image marker after it) or garbled on its way, whose lost part
+    decodes as a flat gray band that a reading would score as an empty table."""
+    if not np.all(img[-1] == 128):
+        return
+    rows = img.reshape(img.shape[0], -1)
+    flat = np.all(rows == 128, axis=1)[::-1]
+    gray = int(np.argmin(flat)) if not flat.all() else len(flat)
+    if gray >= CUT_SHORT_ROWS and gray >= CUT_SHORT_SHARE * img.shape[0]:
+        raise ImageError(f"{name}: damaged: its bottom {gray / img.shape[0]:.0%} holds no picture (the file was cut "
+                         "short or garbled on its way): send it again, or take the photo again")
 
 
 def truncation_problem(data: bytes) -> str | None:

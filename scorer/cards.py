@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from .errors import InvalidCardError
+from .wording import json_kind
 
 
 class Suit(enum.Enum):
@@ -132,7 +133,7 @@ class Card:
             InvalidCardError: naming the code, when it is not a card.
         """
         if not isinstance(code, str):
-            raise InvalidCardError(f"card code must be a string, not {type(code).__name__}")
+            raise InvalidCardError(f"card code must be text ('QH'), not {json_kind(code)}")
         text = code.strip().upper()
         if text in _JOKER_CODES:
             return cls(Rank.JOKER, None, _JOKER_CODES[text])

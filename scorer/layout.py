@@ -40,6 +40,7 @@ from .errors import InvalidLayoutError
 from .melds import BookKind
 from .presets import get_rules
 from .rules import Rules
+from .wording import json_kind
 
 
 def _to_card(value: Any) -> Card:
@@ -131,7 +132,7 @@ class TableLayout(_Strict):
                 ``teams.A.melds[0][2]: unknown card code 'ZZ' ...``.
         """
         if not isinstance(data, dict):
-            raise InvalidLayoutError(f"a layout is a JSON object, not {type(data).__name__}")
+            raise InvalidLayoutError(f"a layout is a JSON object, not {json_kind(data)}")
         try:
             return cls.model_validate(data)
         except ValidationError as exc:

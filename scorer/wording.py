@@ -1,7 +1,7 @@
 """Words shared by messages and reports: counts (``counted(1, "card")`` is "1 card", ``counted(3, "card")`` "3 cards"),
-lists (``listed(["QS", "QC"])`` is "QS and QC"), the name of each kind of pile (:func:`pile_word`: a layout
-file's report, a photo's and its annotated picture say "clean book" alike) and why JSON text was refused
-(:func:`json_refused`)."""
+lists (``listed(["QS", "QC"])`` is "QS and QC"), the name of each kind of pile (:func:`pile_word`: a layout file's
+report, a photo's and its annotated picture say "clean book" alike), why JSON text was refused
+(:func:`json_refused`) and what a JSON value is (:func:`json_kind`)."""
 
 from __future__ import annotations
 
@@ -50,3 +50,15 @@ def json_refused(exc: Exception) -> str:
     if digits:
         return f"a number of {int(digits[1]):,} digits (at most {sys.get_int_max_str_digits():,})"
     return str(exc)
+
+
+def json_kind(value: object) -> str:
+    """What a parsed JSON value is, in JSON's words: ``"null"``, ``"true or false"``, ``"a number"``, ``"text"``,
+    ``"a list"``, ``"an object"`` (else the Python type's name)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, (int, float)):
+        return "a number"
+    return {str: "text", list: "a list", tuple: "a list", dict: "an object"}.get(type(value), type(value).__name__)

@@ -20,6 +20,13 @@ def test_bad_codes_name_the_code(code):
     assert repr(code) in str(err.value)
 
 
+@pytest.mark.parametrize("code, kind", [(5, "a number"), (None, "null"), (["KH"], "a list"), (True, "true or false")])
+def test_a_code_that_is_no_text_is_named_in_jsons_words(code, kind):
+    """A card code read from JSON that is not text is named as JSON names it (never 'int' or 'NoneType')."""
+    with pytest.raises(InvalidCardError, match=f"card code must be text \\('QH'\\), not {kind}$"):
+        Card.parse(code)
+
+
 def test_constructor_refuses_impossible_cards():
     with pytest.raises(InvalidCardError):
         Card(Rank.KING)

@@ -173,7 +173,7 @@ def cmd_check_meld(args: argparse.Namespace) -> int:
     melds = [parse_cards(text) for text in args.melds]
     pickup = Card.parse(args.pickup) if args.pickup else None
     checks = [check_meld(m, rules) for m in melds]
-    opening = check_opening(melds, args.round, rules, pickup=pickup) if args.round else None
+    opening = check_opening(melds, args.round, rules, pickup=pickup) if args.round is not None else None
     if args.json:
         _print_json(reports.melds_json(rules, checks, opening))
     else:

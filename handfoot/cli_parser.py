@@ -117,7 +117,7 @@ def build_parser() -> Parser:
     sp.add_argument("inputs", nargs="+", metavar="PHOTO_OR_LAYOUT",
                     help="photos (one per team: A, B, ...) or one layout JSON file (see docs/layout.md)")
     add_rules(sp, "the layout's own 'rules', else pagat")
-    sp.add_argument("--round", type=at_least(1), help="round number (photos only; default 1)")
+    sp.add_argument("--round", type=int, help="round number (photos only; default 1)")
     sp.add_argument("--went-out", metavar="TEAM", help="the team that went out (photos only)")
     sp.add_argument("--teams", metavar="A,B", help='team of each photo, in order: names separated by commas, e.g. '
                                                    '--teams Us,Them (quote a name with spaces: --teams "Our side,'
@@ -162,7 +162,7 @@ def build_parser() -> Parser:
 
     sp = sub.add_parser("check-meld", help="explain whether melds are legal, and whether they open a round")
     sp.add_argument("melds", nargs="+", help='one quoted meld per argument, e.g. "QH QS QD JK" "8S 8H 8D"')
-    sp.add_argument("--round", type=at_least(1), help="check the melds together as this round's opening")
+    sp.add_argument("--round", type=int, help="check the melds together as this round's opening")
     sp.add_argument("--pickup", metavar="CARD", help="the top discard, when opening by taking the pile")
     sp.add_argument("--strict", action="store_true", help="exit 1 when a meld or the opening is not legal")
     add_rules(sp)
@@ -171,7 +171,7 @@ def build_parser() -> Parser:
 
     sp = sub.add_parser("opening", help="find the best opening meld a hand can make")
     sp.add_argument("hand", nargs="+", help='the hand, e.g. "KH KS JK 9H 9S 9D 2C"')
-    sp.add_argument("--round", type=at_least(1), help="round number (checks its minimum)")
+    sp.add_argument("--round", type=int, help="round number (checks its minimum)")
     add_rules(sp)
     sp.add_argument("--json", action="store_true", help="print the opening found as JSON")
     sp.set_defaults(func="opening")
@@ -211,7 +211,7 @@ def build_parser() -> Parser:
     source.add_argument("--video", help="a video file of the table")
     source.add_argument("--camera", type=int, help="a camera index (0: the first camera)")
     sp.add_argument("--rules", default="pagat", help="rule preset (default pagat)")
-    sp.add_argument("--round", type=at_least(1), default=1, help="round number (default 1)")
+    sp.add_argument("--round", type=int, default=1, help="round number (default 1)")
     sp.add_argument("--split", choices=SPLITS, help="the camera sees both teams' sides")
     sp.add_argument("--teams", metavar="A,B", help='team names separated by commas, e.g. --teams Us,Them (quote a '
                                                    'name with spaces: --teams "Our side,Them")')

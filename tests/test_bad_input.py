@@ -144,12 +144,16 @@ def test_an_output_in_a_folder_that_cannot_be_written_is_refused_before_the_phot
     (["serve", "--idle-timeout", "-5"], "argument --idle-timeout: -5 is under 0.1"),
     (["serve", "--idle-timeout", "nan"], "argument --idle-timeout: not a number: 'nan'"),
     (["serve", "--max-connections", "many"], "argument --max-connections: not a whole number: 'many'"),
-    (["check-meld", "--round", "0", "KH", "KS", "KD"], "argument --round: 0 is under 1"),
 ])
 def test_a_number_out_of_range_on_the_command_line_is_one_line(capsys, argv, said):
-    """A count or a time that cannot be (no worker, a negative wait, round 0) is a usage mistake, said in one line
-    before anything starts (a pydantic error dump and exit 3 for --max-jobs 0; --idle-timeout -5 and round 0 were
-    taken)."""
+    """A count or a time a server cannot run with (no worker, a negative wait) is a usage mistake, said in one line
+    before anything starts (a pydantic error dump and exit 3 for --max-jobs 0; --idle-timeout -5 was taken)."""
     with pytest.raises(SystemExit) as done:
         main(argv)
     assert done.value.code == 2 and said in one_line(capsys)
+
+
+def test_round_0_of_a_meld_check_is_bad_input_as_elsewhere(capsys):
+    """check-meld --round 0 was taken as no round (no opening checked, exit 0); it is refused as --round -1 is."""
+    assert main(["check-meld", "--round", "0", "KH", "KS", "KD"]) == 1
+    assert "round 0 is outside 1..4 for rules 'pagat'" in one_line(capsys)

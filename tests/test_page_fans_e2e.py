@@ -130,6 +130,8 @@ def test_each_fan_shows_its_number_of_cards_on_the_photo_and_its_line(server, br
     d.execute_script("arguments[0].scrollIntoView({block: 'center'})", add)
     add.click()
     until(d, lambda d: d.execute_script("return document.getElementById('sheet').open"))
+    assert "the score needs only its colour" in text_of(d, "#picker-suit")  # no taps spent on suits
+    d.save_screenshot(str(shots_dir(tmp_path) / "check_add_card_picker_390.png"))
     d.find_element(By.CSS_SELECTOR, "#sheet [data-quick='KH']").click()
     until(d, lambda d: _count_on_photo(d, kings["id"]) in ("5 cards", "×5"))
     assert console_errors(d) == []

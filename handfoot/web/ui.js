@@ -257,7 +257,10 @@ export function cardPicker(initial, onPick, extra, above) {
                               onclick: () => { suit = code; refresh(); }}, sym));
   }
   refresh();
-  const box = h("div", {}, h("p", {class: "muted"}, "Rank"), ranks, h("p", {class: "muted"}, "Suit"), suits, above || null,
+  /* only a card's colour counts (red threes, seed 000): said where a family would otherwise fix suits for nothing */
+  const suitHead = h("p", {class: "muted", id: "picker-suit"},
+                     "Suit (the score needs only its colour: a club read as a spade changes nothing)");
+  const box = h("div", {}, h("p", {class: "muted"}, "Rank"), ranks, suitHead, suits, above || null,
                 h("div", {class: "row"}, ok, extra || null,
                   h("button", {type: "button", onclick: closeSheet}, "Cancel")));
   box.picked = () => rank === "JK" ? "JK" : (rank && suit ? rank + suit : null);  /* the code the buttons show now, null while half chosen */

@@ -113,6 +113,15 @@ def test_the_check_view_at_a_glance(server, browser, tmp_path):
     # of the cards in the frame zoomed in (labels lie in the frame), a larger share is labelled than of all at first
     assert z["zoom"] > 2 * m["zoom"] and z["inView"] >= 3 and z["labelled"] / z["inView"] >= m["shown"] / m["all"]
     assert z["font"] >= 12
+    # every label shown names a card at least partly in the part of the photo shown (none piled at its edge for
+    # cards out of view, looking like cards that are not there)
+    astray = d.execute_script("""
+      const f = document.querySelector('.glance-frame').getBoundingClientRect();
+      const out = (b) => b.right < f.left || b.left > f.right || b.bottom < f.top || b.top > f.bottom;
+      return [...document.querySelectorAll('.glance .label:not(.tapped)')].filter(l =>
+        [...document.querySelectorAll(`.glance rect.hit[data-card="${CSS.escape(l.dataset.label)}"]`)]
+          .every(hit => out(hit.getBoundingClientRect()))).map(l => l.textContent)""")
+    assert astray == [], astray
     d.save_screenshot(str(shots / "page_check_zoomed_390.png"))
     box = d.find_elements(By.CSS_SELECTOR, ".glance rect.hit")
     tapped = next(b for b in box if b.is_displayed() and b.rect["x"] > 0 and b.rect["y"] > 0)

@@ -202,6 +202,10 @@ export function photoView({image, src, alt, caption, notes, view, onCard, onNote
       const text = cardLabel(c.card.code);
       const w = fs * (0.62 * [...text].length + 0.5);
       const [x1, y1, x2, y2] = c.box;
+      if (x2 < vx1 || x1 > vx2 || y2 < vy1 || y1 > vy2) {  /* out of the part shown: no label at its edge */
+        c.rect.classList.add("unlabelled");
+        continue;
+      }
       const spots = [[x1, y1 - hh - u], [x1, y2 + u], [x2 + u, y1], [x1 - w - u, y1], [x1, y1],
                      [inX(x1, w), y1 - hh - u], [inX(x1, w), y2 + u]];
       let spot = null;

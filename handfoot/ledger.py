@@ -73,7 +73,9 @@ class Ledger(ReadingsStore):
             ledger.path.parent.mkdir(parents=True, exist_ok=True)
             ledger.photos_dir.mkdir(exist_ok=True)
         except OSError as exc:
-            raise LedgerError(f"cannot create the data folder {ledger.path.parent}: {exc.strerror}") from None
+            made = ledger.path.parent.is_dir()  # the folder is there: its photos folder could not be made in it
+            raise LedgerError(f"cannot {'write in' if made else 'create'} the data folder {ledger.path.parent}: "
+                              f"{exc.strerror}" + (" (choose another --db)" if made else "")) from None
         ledger._migrate()
         return ledger
 

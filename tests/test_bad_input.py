@@ -157,3 +157,28 @@ def test_round_0_of_a_meld_check_is_bad_input_as_elsewhere(capsys):
     """check-meld --round 0 was taken as no round (no opening checked, exit 0); it is refused as --round -1 is."""
     assert main(["check-meld", "--round", "0", "KH", "KS", "KD"]) == 1
     assert "round 0 is outside 1..4 for rules 'pagat'" in one_line(capsys)
+
+
+def test_a_ledger_in_a_folder_that_cannot_be_written_says_so(tmp_path):
+    """The ledger's folder exists but cannot be written in: said so ("cannot write in"), not "cannot create" a folder
+    that is there."""
+    import socket
+    import subprocess
+    import sys
+
+    prefix = without_root_powers()
+    if prefix is None:
+        pytest.skip("running as root without setpriv: a read-only folder is written anyway")
+    folder = tmp_path / "read-only"
+    folder.mkdir()
+    folder.chmod(0o555)
+    try:
+        with socket.socket() as free:  # a port no server holds, should the ledger open
+            free.bind(("127.0.0.1", 0))
+            port = str(free.getsockname()[1])
+        run = subprocess.run([*prefix, sys.executable, "-m", "handfoot", "serve", "--db", str(folder / "h.db"),
+                              "--port", port], capture_output=True, text=True, timeout=60, cwd=PHOTO.parents[1])
+        assert run.returncode == 1 and run.stderr.strip() == f"handfoot: error: cannot write in the data folder " \
+                                                             f"{folder}: Permission denied (choose another --db)", run
+    finally:
+        folder.chmod(0o755)

@@ -32,6 +32,7 @@ from . import watching
 from .cli_decks import cmd_deck_learn, cmd_deck_list, cmd_deck_remove, cmd_detect, decks_folder
 from .cli_parser import MAX_DEALS, build_parser
 from .cli_out import EXIT_BAD_INPUT, print_json as _print_json, say as _say
+from .limits import DEFAULT_LIMITS, too_many_cards
 
 #: flags of `score` that only mean something for photos
 PHOTO_FLAGS = ("annotate", "split", "teams", "left", "hand", "went_out", "round", "conf", "model", "reader",
@@ -168,9 +169,18 @@ def cmd_rules(args: argparse.Namespace) -> int:
     return 0
 
 
+def _within_a_round(groups: list[list[Card]], what: str) -> list[list[Card]]:
+    """``groups`` of cards given on the command line, refused (``handfoot.limits.too_many_cards``) when they hold more
+    cards than a round's layout may (``Limits.layout_cards``): far more than any table holds."""
+    n = sum(len(g) for g in groups)
+    if n > DEFAULT_LIMITS.layout_cards:
+        raise too_many_cards(f"{what}: {n:,} cards")
+    return groups
+
+
 def cmd_check_meld(args: argparse.Namespace) -> int:
     rules = _rules(args)
-    melds = [parse_cards(text) for text in args.melds]
+    melds = _within_a_round([parse_cards(text) for text in args.melds], "melds")
     pickup = Card.parse(args.pickup) if args.pickup else None
     checks = [check_meld(m, rules) for m in melds]
     opening = check_opening(melds, args.round, rules, pickup=pickup) if args.round is not None else None
@@ -188,7 +198,7 @@ def cmd_check_meld(args: argparse.Namespace) -> int:
 
 def cmd_opening(args: argparse.Namespace) -> int:
     rules = _rules(args)
-    plan = best_opening(parse_cards(" ".join(args.hand)), rules, args.round)
+    plan = best_opening(_within_a_round([parse_cards(" ".join(args.hand))], "hand")[0], rules, args.round)
     if args.json:
         _print_json({"rules": rules.name, "round": args.round, "points": plan.points, "minimum": plan.minimum,
                      "meets": plan.meets, "melds": [[c.code for c in m] for m in plan.melds]})

@@ -182,3 +182,13 @@ def test_a_ledger_in_a_folder_that_cannot_be_written_says_so(tmp_path):
                                                              f"{folder}: Permission denied (choose another --db)", run
     finally:
         folder.chmod(0o755)
+
+
+def test_cards_given_to_check_meld_and_opening_are_within_a_rounds_limit(capsys):
+    """More cards than a round's layout may hold (1,000) given to check-meld or opening: one line, exit 1, before
+    they are explained (5,000 queens were)."""
+    assert main(["check-meld", " ".join(["QH"] * 1200)]) == 1
+    assert "melds: 1,200 cards: a round's layout may hold at most 1,000 cards" in one_line(capsys)
+    assert main(["opening", *["QH"] * 1001]) == 1
+    assert "hand: 1,001 cards: a round's layout may hold at most 1,000 cards" in one_line(capsys)
+    assert main(["check-meld", "QH QS QD"]) == 0

@@ -81,3 +81,18 @@ def test_the_camera_the_phone_turned_off_is_said_and_starts_again_when_woken(wat
     d.save_screenshot(str(shots / "page_live_phone_camera_woken_390.png"))
     assert console_errors(d) == []
 
+
+def test_the_wifi_dropping_is_said_under_the_picture_and_goes_when_it_is_back(watching, tmp_path):
+    d, url = watching
+    shots = shots_dir(tmp_path)
+    d.execute_cdp_cmd("Network.enable", {})
+    conditions = {"latency": 0, "downloadThroughput": -1, "uploadThroughput": -1}
+    d.execute_cdp_cmd("Network.emulateNetworkConditions", {"offline": True, **conditions})
+    unreached = "this phone cannot reach the handfoot server: the picture and scores shown are from before"
+    WebDriverWait(d, 10).until(lambda d: unreached in (text_of(d, "#live-status") or ""))
+    assert "Not done" not in text_of(d, "main")  # nothing was asked of the family: nothing is said undone
+    assert d.find_elements(By.CSS_SELECTOR, "#live-status .dot.reconnecting")
+    d.save_screenshot(str(shots / "page_live_phone_offline_390.png"))
+    d.execute_cdp_cmd("Network.emulateNetworkConditions", {"offline": False, **conditions})
+    WebDriverWait(d, 15).until(lambda d: unreached not in (text_of(d, "#live-status") or ""))
+    assert "This phone is the camera" in text_of(d, "#camera-note")

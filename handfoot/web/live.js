@@ -4,9 +4,11 @@ import {route} from "/static/app.js";
 import {askConfirm, closeSheet, deckChoice, errorBox, fmt, h, openSheet, radioChoice, setBusy, sheet, show, toast, total, view} from "/static/ui.js";
 
 /* -- live: a camera above the table ------------------------------------------------------------------------ */
-export let liveToken = 0;
+export let liveToken = 0;  /* each live view's refresh loop runs while it is the newest */
 /* the status under the picture once this phone stopped its camera (the server's words for it, camera.py) */
-const STOPPED = "the phone's camera was stopped: the table is not watched until a phone's camera is used again";  /* each live view's refresh loop runs while it is the newest */
+const STOPPED = "the phone's camera was stopped: the table is not watched until a phone's camera is used again";
+/* the status under the picture while this phone cannot reach the server (the line at the top says it too) */
+const UNREACHED = "this phone cannot reach the handfoot server: the picture and scores shown are from before; trying again";
 export async function liveView(gid) {
   const token = ++liveToken;
   const state = await api("GET", "/v1/live");
@@ -152,7 +154,7 @@ export async function liveView(gid) {
     if (location.hash !== here || token !== liveToken) break;
     let st;
     try { st = await api("GET", "/v1/live"); }
-    catch (e) { status.replaceChildren(errorBox(e)); continue; }
+    catch (e) { status.replaceChildren(...(e.status === 0 ? [h("span", {class: "dot reconnecting", "aria-hidden": "true"}), ` ${UNREACHED}`] : [errorBox(e)])); continue; }
     if (st.status === "off") {  /* stopped on another phone (Stop watching there): this view's camera stops too */
       picture.removeAttribute("src");
       if (phone && phone.sending()) (await import("/static/camera.js")).stopPhoneCamera("the live view stopped");

@@ -19,8 +19,8 @@ pytest.importorskip("cv2")
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
-from test_page_e2e import console_errors, shots_dir, start_server, text_of, viewport, wait_for_server  # noqa: E402
-from test_phone_camera_e2e import camera_file, chromium, new_game  # noqa: E402,F401 (camera_file: a fixture)
+from test_page_e2e import console_errors, shots_dir, text_of, viewport  # noqa: E402
+from test_phone_camera_e2e import camera_file, phone_served  # noqa: E402,F401 (camera_file: a fixture)
 
 SENDING = "return import('/static/camera.js').then(m => m.sending())"
 
@@ -28,12 +28,7 @@ SENDING = "return import('/static/camera.js').then(m => m.sending())"
 @pytest.fixture()
 def watching(tmp_path, camera_file):  # noqa: F811 (the fixture imported above)
     """A phone watching a game's table through its own camera, started from the live view's page: (driver, url)."""
-    proc, port, log = start_server(tmp_path)
-    url = f"http://127.0.0.1:{port}"
-    d = chromium(tmp_path, camera_file)
-    try:
-        wait_for_server(proc, url, log)
-        game = new_game(url)
+    with phone_served(tmp_path, camera_file) as (d, url, game):
         viewport(d, 390, 844)
         d.get(f"{url}/#/live/{game}")
         WebDriverWait(d, 60).until(lambda d: d.find_elements(By.ID, "start-live"))
@@ -45,10 +40,6 @@ def watching(tmp_path, camera_file):  # noqa: F811 (the fixture imported above)
         WebDriverWait(d, 60).until(lambda d: "watching the table" in (text_of(d, "#live-status") or "")
                                    or "moves over the table" in (text_of(d, "#live-status") or ""))
         yield d, url
-    finally:
-        d.quit()
-        proc.kill()
-        proc.wait(10)
 
 
 def page_shown(d, visible: bool) -> None:

@@ -56,6 +56,8 @@ export async function liveView(gid) {
   /* the round before the one watched was saved (here or on another phone) and nothing of this one is read yet: said,
      with the game's totals, and that the cards still on the table would count in the next round */
   const savedNote = h("section", {id: "live-saved", class: "panel notice", role: "status", hidden: true});
+  /* End of round was pressed (here or on another phone) and the round is not saved yet: said, with its check */
+  const endedNote = h("p", {id: "live-ended", class: "panel notice", role: "status", hidden: true});
   const aboutNote = h("p", {class: "muted", id: "live-about"});  /* a table watched without a game: what End of round does */
   function about() {
     const said = state.teams.map(t => `the camera's team ${t} is shown as ${named(t)}`).join(", ");
@@ -89,7 +91,7 @@ export async function liveView(gid) {
   }
   const phone = state.source === "browser" ? (await import("/static/camera.js")).cameraNote(state) : null;
   const labels = (await import("/static/livepicture.js")).labelLayer(picture);  /* card codes over the picture */
-  show(title, overNote, savedNote, phone,
+  show(title, overNote, savedNote, endedNote, phone,
        aboutNote,
        h("div", {class: "live-layout"},
          /* the round's scores above the picture, in a compact row: a phone shows them without scrolling, in large
@@ -120,6 +122,15 @@ export async function liveView(gid) {
     }
     savedNote.hidden = !fresh;
   }
+  function sayEnded(ended) {
+    const check = ended ? ended.check.replace(/^\//, "") : "";
+    if (endedNote.dataset.check !== check) {
+      endedNote.dataset.check = check;
+      endedNote.replaceChildren(...(ended ? [`End of round was pressed: ${last.round ? `round ${last.round}` : "the round"} waits to be checked and saved, ` +
+        "on the phone that pressed it or here. ", h("a", {href: check, id: "live-ended-check"}, "Check it on this phone")] : []));
+    }
+    endedNote.hidden = !ended;
+  }
   function render(st) {
     last = st;
     /* this phone stopped its camera: the status says so at once, as the line above the picture does */
@@ -145,6 +156,7 @@ export async function liveView(gid) {
     endHint.hidden = over || !end.disabled;
     retitle(game ? st.round : st.reads);
     sayRound(st);
+    sayEnded(st.ended);
     again.hidden = !(st.video && st.status === "ended");
   }
   render(state);

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -84,15 +85,26 @@ def new_game(url: str) -> str:
     return r.json()["id"]
 
 
+@contextmanager
+def phone_served(tmp_path: Path, camera: Path):
+    """A real ``handfoot serve`` (:func:`start_server`) with a game of Us and Them, and a phone whose camera plays
+    ``camera`` (:func:`chromium`): (driver, the server's address, the game's id); both stopped at the end."""
+    proc, port, log = start_server(tmp_path)
+    url = f"http://127.0.0.1:{port}"
+    d = chromium(tmp_path, camera)
+    try:
+        wait_for_server(proc, url, log)
+        yield d, url, new_game(url)
+    finally:
+        d.quit()
+        proc.kill()
+        proc.wait(10)
+
+
 def test_a_round_watched_through_the_phones_camera(tmp_path, camera_file):
     import httpx
 
-    proc, port, log = start_server(tmp_path)
-    url = f"http://127.0.0.1:{port}"
-    d = chromium(tmp_path, camera_file)
-    try:
-        wait_for_server(proc, url, log)
-        game = new_game(url)
+    with phone_served(tmp_path, camera_file) as (d, url, game):
         shots = shots_dir(tmp_path)
         wait = WebDriverWait(d, 120)
         viewport(d, 390, 844)
@@ -220,7 +232,3 @@ def test_a_round_watched_through_the_phones_camera(tmp_path, camera_file):
         assert not d.find_elements(By.ID, "start-live") and "Start a game first" in text_of(d, "main")
         d.save_screenshot(str(shots / "page_live_game_over_390.png"))
         assert console_errors(d) == []
-    finally:
-        d.quit()
-        proc.kill()
-        proc.wait(10)

@@ -70,11 +70,20 @@ def live_state(request: Request, ledger: Ledger = Depends(get_ledger)) -> dict[s
 
 
 def _state(session: live.LiveSession) -> dict[str, Any]:
-    """The session's state; for a browser's camera also ``frame_width``, the width its frames are sent at."""
+    """The session's state; for a browser's camera also ``frame_width``, the width its frames are sent at; once End
+    of round was pressed and until that round is saved, ``ended``: its ``game``, ``reading`` and ``check`` (the
+    page's address that checks and saves it, as ``POST /v1/live/end-round`` gave it)."""
     state = session.state()
     if isinstance(session.source, BrowserCamera):
         state["frame_width"] = FRAME_WIDTH
+    if session.ended is not None:
+        state["ended"] = _ended(*session.ended).model_dump()
     return state
+
+
+def _ended(game: str, reading: str) -> LiveEnded:
+    """The round ended for ``game`` as the photo reading ``reading``, with the page's address that checks it."""
+    return LiveEnded(reading=reading, game=game, check=f"/#/game/{game}/check/{reading}")
 
 
 @router.post("", status_code=201, responses={k: ERRORS[k] for k in (401, 404, 409, 422, 503)})
@@ -163,7 +172,7 @@ def end_round(body: LiveEnd, ledger: Ledger = Depends(get_ledger),
     view = games.game_view(ledger, game)  # 404 for an unknown game
     reading = live_rounds.end_round(session, ledger, view)
     session.ended = (game, reading)  # the next round starts once this reading is saved to the game
-    return LiveEnded(reading=reading, game=game, check=f"/#/game/{game}/check/{reading}")
+    return _ended(game, reading)
 
 
 @router.websocket("/camera")

@@ -10,6 +10,8 @@ import {h} from "/static/ui.js";
 const FPS = 10;
 const QUALITY = 0.85;
 const GONE = {4404: "the live view stopped", 4410: "the live view stopped", 4409: "another phone's camera took over"};
+/* why a camera stopped that the phone ended, not the page (its screen turned off or locked, another app took it) */
+const WENT_OFF = "the camera went off";
 
 let sender = null;  /* the camera sending now (one per page), or null */
 let stoppedWhy = "", stoppedAt = 0;  /* why this page's camera last stopped ("stopped on this phone", ...; "" while
@@ -102,7 +104,7 @@ function send(stream, width) {
     if (sender === me) { sender = null; stoppedWhy = why; stoppedAt = performance.now(); }
     document.dispatchEvent(new CustomEvent("handfoot-camera", {detail: {sending: false, why}}));
   };
-  for (const t of stream.getVideoTracks()) t.addEventListener("ended", () => me.stop("the camera stopped"));
+  for (const t of stream.getVideoTracks()) t.addEventListener("ended", () => me.stop(WENT_OFF));
 
   function frame() {  /* the picture now, scaled to ``width``, as a JPEG Blob */
     const vw = video.videoWidth, vh = video.videoHeight;
@@ -142,6 +144,19 @@ function send(stream, width) {
   document.dispatchEvent(new CustomEvent("handfoot-camera", {detail: {sending: true}}));
 }
 
+/* The camera the phone turned off (WENT_OFF) is opened again when the page is back in front, while the live view
+ * still waits for a browser's camera (none took over, watching was not stopped): a phone's screen that went dark
+ * over the table goes on watching once it is woken, without a tap. A camera that cannot be opened stays off (the
+ * note's button says it). */
+async function resume() {
+  if (document.visibilityState !== "visible" || stoppedWhy !== WENT_OFF || sender) return;
+  const st = await api("GET", "/v1/live").catch(() => null);
+  if (!st || st.source !== "browser" || !["starting", "reconnecting"].includes(st.status) || stoppedWhy !== WENT_OFF || sender) return;
+  await usePhoneCamera(st.frame_width).catch(() => {});
+}
+document.addEventListener("visibilitychange", resume);
+window.addEventListener("pageshow", resume);
+
 /** The live view's line about a browser's camera (state of GET /v1/live whose source is ``browser``): this phone
  *  sends, or it stopped its camera, or another phone sends, or none does, with a button to use this phone's
  *  camera instead. Its ``follow(state)`` takes each new state of the live view, so the line agrees with the
@@ -155,6 +170,7 @@ export function cameraNote(state) {
     const waiting = current.status === "starting" || current.status === "reconnecting";
     /* stopped here: said at once, before the server's state says it too (a moment later) */
     if (stoppedWhy === "stopped on this phone" && (waiting || performance.now() - stoppedAt < 3000)) return "stopped";
+    if (stoppedWhy === WENT_OFF && (waiting || performance.now() - stoppedAt < 3000)) return "went off";
     return !waiting ? "other" : current.status === "starting" ? "none yet" : "none now";
   }
   function render() {
@@ -171,6 +187,8 @@ export function cameraNote(state) {
     }
     note.replaceChildren(h("p", {class: "muted"}, {
         "stopped": "You stopped this phone's camera: the table is not watched until a phone's camera is used again. ",
+        "went off": "This phone's camera went off (its screen turned off, or another app took the camera): the table " +
+                    "is not watched. It starts again when this page is back on the screen, or: ",
         "none yet": "No phone sends its camera's picture yet. ",
         "none now": "No phone sends its camera's picture now. ",
         "other": "Another phone is the camera; this one follows the scores. "}[now]),

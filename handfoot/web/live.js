@@ -4,9 +4,11 @@ import {route} from "/static/app.js";
 import {askConfirm, closeSheet, deckChoice, errorBox, fmt, h, openSheet, radioChoice, setBusy, sheet, show, toast, total, view} from "/static/ui.js";
 
 /* -- live: a camera above the table ------------------------------------------------------------------------ */
-export let liveToken = 0;
+export let liveToken = 0;  /* each live view's refresh loop runs while it is the newest */
 /* the status under the picture once this phone stopped its camera (the server's words for it, camera.py) */
-const STOPPED = "the phone's camera was stopped: the table is not watched until a phone's camera is used again";  /* each live view's refresh loop runs while it is the newest */
+const STOPPED = "the phone's camera was stopped: the table is not watched until a phone's camera is used again";
+/* the status under the picture while this phone cannot reach the server (the line at the top says it too) */
+const UNREACHED = "this phone cannot reach the handfoot server: the picture and scores shown are from before; trying again";
 export async function liveView(gid) {
   const token = ++liveToken;
   const state = await api("GET", "/v1/live");
@@ -54,6 +56,8 @@ export async function liveView(gid) {
   /* the round before the one watched was saved (here or on another phone) and nothing of this one is read yet: said,
      with the game's totals, and that the cards still on the table would count in the next round */
   const savedNote = h("section", {id: "live-saved", class: "panel notice", role: "status", hidden: true});
+  /* End of round was pressed (here or on another phone) and the round is not saved yet: said, with its check */
+  const endedNote = h("p", {id: "live-ended", class: "panel notice", role: "status", hidden: true});
   const aboutNote = h("p", {class: "muted", id: "live-about"});  /* a table watched without a game: what End of round does */
   function about() {
     const said = state.teams.map(t => `the camera's team ${t} is shown as ${named(t)}`).join(", ");
@@ -87,7 +91,7 @@ export async function liveView(gid) {
   }
   const phone = state.source === "browser" ? (await import("/static/camera.js")).cameraNote(state) : null;
   const labels = (await import("/static/livepicture.js")).labelLayer(picture);  /* card codes over the picture */
-  show(title, overNote, savedNote, phone,
+  show(title, overNote, savedNote, endedNote, phone,
        aboutNote,
        h("div", {class: "live-layout"},
          /* the round's scores above the picture, in a compact row: a phone shows them without scrolling, in large
@@ -118,6 +122,15 @@ export async function liveView(gid) {
     }
     savedNote.hidden = !fresh;
   }
+  function sayEnded(ended) {
+    const check = ended ? ended.check.replace(/^\//, "") : "";
+    if (endedNote.dataset.check !== check) {
+      endedNote.dataset.check = check;
+      endedNote.replaceChildren(...(ended ? [`End of round was pressed: ${last.round ? `round ${last.round}` : "the round"} waits to be checked and saved, ` +
+        "on the phone that pressed it or here. ", h("a", {href: check, id: "live-ended-check"}, "Check it on this phone")] : []));
+    }
+    endedNote.hidden = !ended;
+  }
   function render(st) {
     last = st;
     /* this phone stopped its camera: the status says so at once, as the line above the picture does */
@@ -143,6 +156,7 @@ export async function liveView(gid) {
     endHint.hidden = over || !end.disabled;
     retitle(game ? st.round : st.reads);
     sayRound(st);
+    sayEnded(st.ended);
     again.hidden = !(st.video && st.status === "ended");
   }
   render(state);
@@ -152,7 +166,7 @@ export async function liveView(gid) {
     if (location.hash !== here || token !== liveToken) break;
     let st;
     try { st = await api("GET", "/v1/live"); }
-    catch (e) { status.replaceChildren(errorBox(e)); continue; }
+    catch (e) { status.replaceChildren(...(e.status === 0 ? [h("span", {class: "dot reconnecting", "aria-hidden": "true"}), ` ${UNREACHED}`] : [errorBox(e)])); continue; }
     if (st.status === "off") {  /* stopped on another phone (Stop watching there): this view's camera stops too */
       picture.removeAttribute("src");
       if (phone && phone.sending()) (await import("/static/camera.js")).stopPhoneCamera("the live view stopped");

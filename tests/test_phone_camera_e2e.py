@@ -178,6 +178,9 @@ def test_a_round_watched_through_the_phones_camera(tmp_path, camera_file):
         # its game page says a camera watches, and stops saying it when the camera stops, without a reload
         d.execute_script(f"location.hash = '#/game/{game}'")
         wait.until(lambda d: "A camera is watching" in (text_of(d, "#live-line") or ""))
+        # while it watches, the live view is the primary way on, not a photo of the round (scored twice)
+        assert d.execute_script("return document.getElementById('watch-live').classList.contains('primary') && "
+                                "!document.getElementById('score-round').classList.contains('primary')")
         d.switch_to.window(camera_tab)
         d.execute_script(f"location.hash = '#/game/{game}'")  # not a reload: the camera goes on sending
         wait.until(lambda d: d.find_elements(By.ID, "watch-live"))
@@ -192,6 +195,7 @@ def test_a_round_watched_through_the_phones_camera(tmp_path, camera_file):
         d.save_screenshot(str(shots / "page_live_phone_camera_stopped_now_390.png"))
         d.switch_to.window(follower_tab)  # the other phone's game page: the camera is no longer said to watch
         wait.until(lambda d: not d.find_element(By.ID, "live-line").is_displayed())
+        assert d.execute_script("return document.getElementById('score-round').classList.contains('primary')")
         d.save_screenshot(str(shots / "page_game_camera_stopped_390.png"))
         d.switch_to.window(camera_tab)
         assert "You stopped this phone's camera" in text_of(d, "#camera-note") and d.find_elements(By.ID, "camera-use")

@@ -122,9 +122,16 @@ export async function gameView(gid, latest, notice) {
   /* a camera watching this game's table now (GET /v1/live): said, with the way to the live view; the line comes
      and goes as a camera starts and stops watching (the game's events, `live`) */
   const liveLine = h("p", {class: "muted", id: "live-line", hidden: true});
+  /* while a camera watches the table, the live view is the way on, not a photo of the round (it would be scored
+     twice): the primary button follows the line */
+  const emphasis = () => {
+    document.getElementById("score-round")?.classList.toggle("primary", liveLine.hidden);
+    document.getElementById("watch-live")?.classList.toggle("primary", !liveLine.hidden);
+  };
   const sayLive = async () => {
     const live = await api("GET", "/v1/live").catch(() => null);
     liveLine.hidden = !(live && live.game === gid && ["watching", "moving", "reading"].includes(live.status));
+    emphasis();
     if (liveLine.hidden) return;
     /* a round just saved and nothing read of the next: the cards still on the table would count in it */
     const fresh = g.rounds.length && live.round === g.next_round && !live.events.length;
@@ -228,6 +235,7 @@ export async function gameView(gid, latest, notice) {
         try { await api("DELETE", `/v1/games/${gid}`); toast("Game deleted"); location.hash = "#/"; }
         catch (e) { toast(e.message, true); setBusy(ev.target, false); }
       }}, "Delete the game")));
+  emphasis();
   if (notice) notice.scrollIntoView({block: "center"});  /* what changed is read first, wherever the page was scrolled */
   else if (atTeach && !latest) document.getElementById("teach").scrollIntoView({block: "start"});  /* once, not on a redraw */
 }

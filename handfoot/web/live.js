@@ -29,7 +29,8 @@ export async function liveView(gid) {
   /* Stop watching: the live view is left at once (its refresh ends, this phone's camera stops), the start view
      shown while the server stops */
   const stop = h("button", {type: "button", id: "stop-live", onclick: async () => {
-    const ok = await askConfirm("Stop watching?", ["The camera stops; what it read is not kept unless you end the round first."], "Stop watching");
+    const ok = await askConfirm("Stop watching?", ["The camera stops watching the table, for every phone; what it read is not " +
+                                                  "kept unless you end the round first."], "Stop watching");
     if (!ok || location.hash !== here) return;
     liveToken++;
     picture.removeAttribute("src");

@@ -478,6 +478,14 @@ def test_a_round_watched_live_then_checked_and_saved(watching, browser, tmp_path
     assert len(events) == 7 and "new meld of" in events[-1] and "red three laid" in events[0]  # newest first
     viewport(d, 1280, 800)
     d.save_screenshot(str(shots / "page_live_1280.png"))
+    # a phone on its side (844 x 390): End of round in view beside the picture, not a screen below it
+    viewport(d, 844, 390)
+    d.execute_script("document.querySelector('.live-layout').scrollIntoView({block: 'start'})")
+    beside = d.execute_script("""const e = document.getElementById('end-round').getBoundingClientRect(),
+        p = document.getElementById('live-picture').getBoundingClientRect();
+      return {endInView: e.top >= 0 && e.bottom <= innerHeight, besidePicture: e.left >= p.right}""")
+    assert beside == {"endInView": True, "besidePicture": True}, beside
+    d.save_screenshot(str(shots / "page_live_landscape_844.png"))
     viewport(d, 390, 844)
 
     # the table was read: End of round can be pressed, and the hint saying why it could not is gone

@@ -70,6 +70,15 @@ def test_large_type_and_dark_mode_on_the_check_view_and_the_game(server, browser
     for button, name in (("large-type", "Larger type"), ("dark-mode", "Dark mode")):
         b = d.find_element(By.ID, button)
         assert (b.accessible_name, b.get_attribute("aria-pressed")) == (name, "true")
+    # the header stays one row in large type, the camera's badge shown too (it wrapped to two at 390 px)
+    d.execute_script("document.getElementById('camera-on').hidden = false")
+    rows = d.execute_script("""const tops = [...document.querySelectorAll('.bar > .brand, .bar > #camera-on, .bar > button')]
+      .map(e => Math.round(e.getBoundingClientRect().top + e.getBoundingClientRect().height / 2));
+      return new Set(tops.map(t => Math.round(t / 10))).size""")
+    assert rows == 1, d.execute_script("return [...document.querySelectorAll('.bar > *')].map(e => (e.id || e.className) + ' ' + Math.round(e.getBoundingClientRect().left) + ',' + Math.round(e.getBoundingClientRect().top) + ' ' + Math.round(e.getBoundingClientRect().width)).join('; ')")
+    d.execute_script("window.scrollTo(0, 0)")
+    d.save_screenshot(str(shots / "page_header_large_camera_390.png"))
+    d.execute_script("document.getElementById('camera-on').hidden = true")
     for css, sizes in normal.items():
         assert sizes and all(b >= a * 1.2 for a, b in zip(sizes, large[css])), (css, sizes, large[css])
     assert d.execute_script("return document.documentElement.scrollWidth") <= 390

@@ -203,7 +203,9 @@ export function teachPanel(gid, g) {
   go.addEventListener("click", () => start(deckName()));
   return h("section", {class: "panel", id: "teach"}, h("h2", {}, "Teach handfoot your deck"),
     h("p", {class: "muted"}, "The photo rounds of this game, as you corrected them, teach the card reader your deck " +
-      "(seconds to a minute). Some photos check it first: it is kept unless it reads those worse than handfoot does without it. Two photo rounds let it start; five or more teach it well."),
+      "(seconds to a minute). Some photos check it first: it is kept unless it reads those worse than handfoot does " +
+      "without it. Two photo rounds let it start; five or more teach it well. A card added by hand teaches nothing: " +
+      "it has no place on the photo."),
     state, h("label", {for: "deck-name"}, "Deck name (empty: our-deck)"), name, why, h("div", {class: "row"}, go),
     h("label", {class: "check"}, keep, " Keep learning it from every round saved (a round saved as read teaches only " +
       "the cards read surely)"), status);

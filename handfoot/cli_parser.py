@@ -187,7 +187,7 @@ def build_parser() -> Parser:
     sp = sub.add_parser("detect", help="find card corner indices in photos with the shipped model")
     sp.add_argument("images", nargs="+", help="photos, or folders of photos")
     sp.add_argument("--json", action="store_true", help="one JSON object per image, one per line")
-    sp.add_argument("--imgsz", type=at_least(64), default=2560,
+    sp.add_argument("--imgsz", type=int, default=2560,
                     help="the largest size the photo is searched at, its long side in pixels (at least 320; "
                          "default 2560): it is searched first at 1280 (its own size when smaller), then enlarged up "
                          "to this where its cards' corner indices look small, and at smaller sizes when they look "

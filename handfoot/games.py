@@ -237,7 +237,7 @@ def game_view(ledger: Ledger, game_id: str) -> GameOut:
     record = ledger.game(game_id)
     rounds = ledger.rounds(game_id)
     game, scores = _game(record, rounds)
-    totals = {t: (0, 0) for t in record.teams} | game.totals()  # no round yet: every team at 0
+    totals = game.totals()
     out_rounds = []
     for r, score in zip(rounds, scores):
         scored = RoundScoreOut.model_validate(score.to_dict())
@@ -282,7 +282,7 @@ def game_summaries(ledger: Ledger) -> list[GameSummary]:
     out = []
     for record in ledger.games():
         game, _ = _game(record, ledger.rounds(record.id))
-        totals = {t: (0, 0) for t in record.teams} | game.totals()  # no round yet: every team at 0
+        totals = game.totals()
         out.append(GameSummary(id=record.id, created=record.created, rules=record.rules, teams=record.teams,
                                rounds=len(game.rounds), totals={t: _total(v) for t, v in totals.items()},
                                winner=game.winner(), over=game.is_over, deck=record.deck))

@@ -84,8 +84,9 @@ class Game:
         return out
 
     def totals(self) -> dict[str, tuple[int, int]]:
+        """Each team's total after the last round as ``(min, max)`` points; before any round, each team 0."""
         running = self.running_totals()
-        return running[-1] if running else {}
+        return running[-1] if running else {t: (0, 0) for t in self.teams}
 
     def leader(self) -> str | None:
         """The team certainly ahead (its minimum beats every other maximum), else None (tie or unsure)."""

@@ -58,3 +58,4 @@ def test_a_named_team_no_round_has_scored_counts_zero():
     assert Game(PAGAT, [held], named=("A", "B")).leader() == "B"
     assert Game(PAGAT, [held], named=("A", "B")).running_totals() == [{"A": (-20, -20), "B": (0, 0)}]
     assert Game(PAGAT, [held], named=("B", "A")).teams == ["B", "A"]
+    assert Game(PAGAT, named=("A", "B")).totals() == {"A": (0, 0), "B": (0, 0)} and Game(PAGAT).totals() == {}

@@ -265,8 +265,8 @@ def decode_image(data: bytes, name: str, side: int | None = None) -> np.ndarray:
 
     Raises:
         ImageError: a one-line message starting with ``name``, when ``data`` is empty, a truncated JPEG or PNG,
-            not one of the supported formats, has a broken header, is larger than MAX_PIXELS, or cannot be
-            decoded.
+            not one of the supported formats, has a broken header, is larger than MAX_PIXELS, cannot be decoded,
+            or is a JPEG whose foot decodes as flat gray (cut short or garbled: :func:`_check_whole`).
     """
     fmt, width, height = check_image_header(data, name)
     flag = cv2.IMREAD_COLOR

@@ -192,3 +192,59 @@ def test_cards_given_to_check_meld_and_opening_are_within_a_rounds_limit(capsys)
     assert main(["opening", *["QH"] * 1001]) == 1
     assert "hand: 1,001 cards: a round's layout may hold at most 1,000 cards" in one_line(capsys)
     assert main(["check-meld", "QH QS QD"]) == 0
+
+
+ROUND = {"teams": {"A": {"melds": [["KH", "KS", "KD"]]}, "B": {}}}
+
+
+def test_true_or_false_is_not_a_number_anywhere_one_is_expected(client, capsys):
+    """``"round": true`` was taken as round 1 (pydantic takes a boolean for an integer): a round, a count, a house
+    rule or a camera given true or false is refused (422) naming the field, as the command line's ``--set`` is."""
+    from pydantic import TypeAdapter, ValidationError
+
+    from handfoot.corrections import Correction
+    from handfoot.routes.live import LiveStart
+
+    for layout, said in (({**ROUND, "round": True}, "round: a whole number, not true"),
+                         ({"teams": {"A": {"exact_deal": False}}}, "teams.A.exact_deal: a whole number, not false"),
+                         ({"teams": {"A": {"squared_books": [{"top": "QH", "count": True}]}}},
+                          "teams.A.squared_books[0].count: a whole number, not true"),
+                         ({**ROUND, "house_rules": {"go_out_clean_books": True}},
+                          "house_rules: go_out_clean_books: a whole number, not true"),
+                         ({**ROUND, "house_rules": {"opening_minimums": [50, True]}},
+                          "opening_minimums.1: a whole number, not true")):
+        r = client.post("/v1/score", json=layout)
+        assert r.status_code == 422 and said in r.json()["error"], (layout, r.text)
+    for house, said in (({"decks": True}, "house_rules.decks: a whole number, not true"),
+                        ({"pickup_size": False}, "house_rules.pickup_size: a whole number, not false")):
+        r = client.post("/v1/games", json={"teams": ["A", "B"], "house_rules": house})
+        assert r.status_code == 422 and r.json()["error"] == said, r.text
+    game = client.post("/v1/games", json={"teams": ["A", "B"], "house_rules": {"pickup_size": None}})
+    assert game.status_code == 201, game.text  # null is still a value of a field that takes it
+    r = client.post(f"/v1/games/{game.json()['id']}/rounds", json={**ROUND, "round": True})
+    assert r.status_code == 422 and r.json()["error"] == "the layout says round true but this is round 1 of the game"
+    assert client.get(f"/v1/games/{game.json()['id']}").json()["rounds"] == []
+    r = client.post("/v1/photos/0123456789abcdef/corrections", json={"round": True})
+    assert r.status_code == 422 and r.json()["error"] == "round: a whole number, not true", r.text
+    with pytest.raises(ValidationError, match="a whole number, not true"):
+        TypeAdapter(Correction).validate_python({"op": "set_book", "pile": "i0p1", "count": True})
+    with pytest.raises(ValidationError, match="a whole number, not true"):
+        LiveStart.model_validate({"game": "0123456789abcdef", "camera": True})
+    with pytest.raises(SystemExit) as done:
+        main(["rules", "pagat", "--set", "decks=true"])
+    assert done.value.code == 2 and "decks: a whole number, not true" in one_line(capsys)
+
+
+def test_a_house_rule_of_the_wrong_type_in_a_layout_file_names_the_file_and_the_rule(tmp_path, capsys):
+    """A layout file's house rule of the wrong type (a number where a list is expected) was said without the file:
+    one line names the file and the rule, for ``score`` and ``game`` alike."""
+    for name, house, said in (("minimums.json", {"opening_minimums": 5},
+                               "house_rules: opening_minimums: a list of whole numbers (e.g. 50,90), not 5"),
+                              ("decks.json", {"decks": "five"}, "house_rules: decks: a whole number, not 'five'"),
+                              ("unknown.json", {"clean_book": 600},
+                               "house_rules: clean_book: unknown rule field (did you mean clean_book_bonus?)")):
+        path = tmp_path / name
+        path.write_text(json.dumps({**ROUND, "house_rules": house}))
+        for command in ("score", "game"):
+            assert main([command, str(path)]) == 1
+            assert one_line(capsys) == f"handfoot: error: {path}: {said}\n"

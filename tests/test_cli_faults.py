@@ -102,6 +102,26 @@ def test_a_split_photo_takes_two_team_names(capsys, no_photo_work):
     assert "1 team name (Us) for a photo split in two: give 2" in one_line(capsys)
 
 
+@pytest.mark.parametrize("teams, words", [
+    ("", "teams '': Team 1's name is empty: type a name (spaces alone are not one)"),
+    ("   ", "teams '   ': Team 1's name is empty"),
+    ("Us, ,Them", "Team 2's name is empty"),
+    ("Us,us", "teams 'Us,us': a team is named twice: 'Us' and 'us'"),
+    ("Us:Them", "Team 1's name can't contain a comma or colon (use 'Us & Them')"),
+    ("x" * 41, "Team 1's name 'xxxxxxxxxxxxxxxxxxxx…' has 41 characters: at most 40"),
+])
+def test_a_team_name_typed_for_photos_is_a_name_as_a_games_are(capsys, no_photo_work, teams, words):
+    """``--teams ""`` was taken as no names given (A, B, ...): an empty name, one of spaces, one a game's page
+    refuses, or two differing only in case are one line, exit 1, by the rule a game's teams are checked by; ``watch``
+    refuses a name given twice too (its camera sees each team once), before it opens the video."""
+    assert main(["score", str(PHOTO), "--teams", teams]) == 1
+    assert words in one_line(capsys)
+    assert main(["watch", "--video", "none.avi", "--teams", teams]) == 1
+    assert words in one_line(capsys)
+    assert main(["watch", "--video", "none.avi", "--split", "vertical", "--teams", "Us,Us"]) == 1
+    assert "teams 'Us,Us': a team is named twice: 'Us'" in one_line(capsys)
+
+
 def test_a_bad_set_value_is_a_usage_mistake(capsys):
     with pytest.raises(SystemExit) as exit_:
         main(["rules", "pagat", "--set", "book_size=banana"])

@@ -248,3 +248,27 @@ def test_a_house_rule_of_the_wrong_type_in_a_layout_file_names_the_file_and_the_
         for command in ("score", "game"):
             assert main([command, str(path)]) == 1
             assert one_line(capsys) == f"handfoot: error: {path}: {said}\n"
+
+
+def test_a_form_field_of_bytes_that_are_not_utf8_is_refused_naming_it(client):
+    """A form field's bytes that are not UTF-8 were read as Latin-1 (``\\xe9quipe`` a team "équipe" of odd letters):
+    refused (422) naming the field, whatever the chunks the body streams in; UTF-8 text, a photo's bytes and a field
+    past the photos go on to the route."""
+    from handfoot.guard import PartSizes
+
+    for field, value in (("teams", b"\xe9quipe,B"), ("house_rules", b'{"decks": 5}\xff'), ("left", b"A:KH \x80")):
+        r = client.post("/v1/photos", files=[("photos", ("table.jpg", PHOTO.read_bytes(), "image/jpeg"))],
+                        data={field: value})
+        assert r.status_code == 422, r.text
+        assert r.json()["error"] == f"form field {field!r} is not UTF-8 text (a form's fields are read as UTF-8)"
+    r = client.post("/v1/photos", files=[("photos", ("table.jpg", PHOTO.read_bytes(), "image/jpeg"))],
+                    data={"teams": "équipe,B"})
+    assert r.status_code == 503, r.text  # past the guard: this server reads no photos
+    body = (b'--b0\r\nContent-Disposition: form-data; name="photos"; filename="t.jpg"\r\n\r\n\xff\xd8\xe9' + b"x" * 50 +
+            b'\r\n--b0\r\nContent-Disposition: form-data; name="teams"\r\n\r\nUs,\xc3\xa9quipe'
+            b'\r\n--b0\r\nContent-Disposition: form-data; name="went_out"\r\n\r\n\xc3' + b'\r\n--b0--\r\n')
+    for size in (1, 5, 64, len(body)):
+        parts = PartSizes.of("multipart/form-data; boundary=b0", 1000)
+        chunks = [body[i:i + size] for i in range(0, len(body), size)]
+        assert b"".join(parts.cut(c, last=k == len(chunks) - 1) for k, c in enumerate(chunks)) == body
+        assert parts.not_text == ["went_out"], size  # "équipe" split between chunks is UTF-8; a lone \xc3 is not

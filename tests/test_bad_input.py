@@ -272,3 +272,37 @@ def test_a_form_field_of_bytes_that_are_not_utf8_is_refused_naming_it(client):
         chunks = [body[i:i + size] for i in range(0, len(body), size)]
         assert b"".join(parts.cut(c, last=k == len(chunks) - 1) for k, c in enumerate(chunks)) == body
         assert parts.not_text == ["went_out"], size  # "équipe" split between chunks is UTF-8; a lone \xc3 is not
+
+
+def test_a_ledger_holding_a_lone_surrogate_from_an_older_handfoot_lists_its_games(tmp_path):
+    """An older handfoot stored a team name holding a lone surrogate (``"\\ud800 Us"``): the games could not be
+    listed (500, the answer cannot be written as UTF-8). Opened now, the ledger writes each such surrogate as its
+    escape, in plain characters, wherever the name is kept (the game, its rounds): the games list, the game shows
+    its totals and its CSV exports, and two names differing only in their surrogates stay two teams."""
+    pytest.importorskip("fastapi")
+    import sqlite3
+
+    from fastapi.testclient import TestClient
+
+    from handfoot.ledger import Ledger
+    from handfoot.service import Settings, create_app
+
+    db = tmp_path / "old.db"
+    ledger = Ledger.open(db)
+    game = ledger.create_game("pagat", {}, ["\ud800 Us", "\udc00 Us", "Them"], {"\ud800 Us": ["Ann"]})
+    ledger.add_round(game.id, 1, {"rules": "pagat", "round": 1, "went_out": "\ud800 Us",
+                                  "teams": {"\ud800 Us": {"melds": [["KH", "KS", "KD"]]}, "\udc00 Us": {}, "Them": {}}},
+                     None, [])
+    ledger.close()
+    with sqlite3.connect(db) as conn:  # as the older handfoot left it: its schema, the names as JSON escapes
+        assert '"\\ud800 Us"' in conn.execute("SELECT teams FROM games").fetchone()[0]
+        conn.execute("PRAGMA user_version = 4")
+    app = create_app(Settings(db=db), load_models=False)
+    with TestClient(app, base_url="http://127.0.0.1") as client:
+        listed = client.get("/v1/games")
+        assert listed.status_code == 200, listed.text
+        assert listed.json()[0]["teams"] == ["\\ud800 Us", "\\udc00 Us", "Them"]
+        shown = client.get(f"/v1/games/{game.id}").json()
+        assert shown["totals"] == {"\\ud800 Us": 30, "\\udc00 Us": 0, "Them": 0}, shown["totals"]
+        assert shown["names"] == {"\\ud800 Us": ["Ann"]}
+        assert client.get(f"/v1/games/{game.id}/export.csv").status_code == 200

@@ -1,8 +1,8 @@
 """Whole numbers as JSON gives them: :data:`Whole`, an ``int`` field that refuses ``true`` and ``false``.
 
 Pydantic takes a boolean for an integer (``"round": true`` would be round 1, ``"decks": true`` one deck): a
-field typed :data:`Whole` (:data:`WholeOrNone`, :func:`whole`) refuses it as every other value not a whole number is refused, in
-words that follow the field's name (``round: a whole number, not true``).
+field typed :data:`Whole` (:data:`WholeOrNone`, :func:`whole`) refuses it as every other value not a whole number
+is refused, in words that follow the field's name (``round: a whole number, not true``).
 """
 
 from __future__ import annotations

@@ -257,10 +257,10 @@ def cmd_watch(args: argparse.Namespace) -> int:
     source = args.video if args.video is not None else args.camera
     if args.window:
         shown.check_window()
+    req, ledger = watching.watch_request(args.rules, args.round, args.split, args.teams, args.deck, args.game,
+                                         args.db, args.serve)  # bad teams or game: said before the camera opens
     stream = watch.frames(source)
     first = next(stream)  # a missing file, an unreadable video or no camera: one line, before the models load
-    req, ledger = watching.watch_request(args.rules, args.round, args.split, args.teams, args.deck, args.game,
-                                         args.db, args.serve)
     record = Path(args.record) if args.record else None
     if args.serve:
         stream.close()

@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from scorer import Card, HandFootError
 from scorer.layout import RankCode
 from scorer.melds import BookKind
+from scorer.numbers import WholeOrNone
 from scorer.wording import counted
 
 PileKindName = Literal["meld", "squared_book", "red_threes", "left", "loose"]
@@ -76,12 +77,12 @@ class SetBook(_Op):
 
     op: Literal["set_book"]
     pile: str = Field(max_length=40)
-    count: int | None = Field(None, ge=1, le=60)
+    count: WholeOrNone = Field(None, ge=1, le=60)
     kind: BookKind | None = None
     rank: RankCode | None = None
     cards: list[str] | None = Field(None, max_length=60)
-    twos: int | None = Field(None, ge=0, le=60)
-    jokers: int | None = Field(None, ge=0, le=60)
+    twos: WholeOrNone = Field(None, ge=0, le=60)
+    jokers: WholeOrNone = Field(None, ge=0, le=60)
 
 
 class AddCard(_Op):

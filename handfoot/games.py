@@ -8,8 +8,7 @@ a user can get wrong.
 
 from __future__ import annotations
 
-import re
-import unicodedata
+import json
 from typing import Any, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model, field_validator
@@ -26,40 +25,12 @@ from .core import layout_of, read_layout_file
 from .corrections import Correction
 from .errors import ConflictError, NotFoundError
 from .ledger import GameRecord, Ledger, RoundRecord
-from .limits import DEFAULT_LIMITS, Limits
+from .limits import DEFAULT_LIMITS, Limits, team_names_problem
 from .readings import correct_reading, layout_piles, load_reading, rules_of
 from .results import LayoutPileOut, Lesson, RoundScoreOut
 
-#: the longest team name, in characters; the page's team-name fields say the same (``TEAM_NAME_MAX`` in web/games.js)
-TEAM_NAME_MAX = 40
 #: the most teams a game has; the page's Add a team stops there (``TEAMS_MAX`` in web/games.js)
 TEAMS_MAX = 8
-#: a team name: 1 to :data:`TEAM_NAME_MAX` characters, no comma or colon (they separate teams and cards in the
-#: photo form's fields), not starting with a space
-TEAM_NAME = rf"^[^\s,:][^,:]{{0,{TEAM_NAME_MAX - 1}}}$"
-
-
-#: the characters that turn the direction of the text after them (embeddings, overrides, isolates): a team name
-#: holding one prints every line it is in backwards from there
-_DIRECTION_MARKS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
-
-
-def team_name_problem(name: str) -> str | None:
-    """What is wrong with the team name ``name``, in words that follow "Team 2's name" (``"can't contain a comma
-    or colon (use 'Mom & Dad')"``), or None when it is a name (:data:`TEAM_NAME`)."""
-    if not name.strip():
-        return "is empty: type a name (spaces alone are not one)"
-    if len(name) > TEAM_NAME_MAX:
-        return f"{name[:20] + '…'!r} has {len(name)} characters: at most {TEAM_NAME_MAX}"
-    odd = next((c for c in name if unicodedata.category(c) == "Cc" or c in _DIRECTION_MARKS), None)
-    if odd is not None:  # a line break or NUL breaks the lines it is printed in; a direction mark turns them
-        what = "a line break" if odd in "\n\r" else "a tab" if odd == "\t" else "an invisible control character"
-        return f"can't contain {what} (U+{ord(odd):04X}): " + ("type it on one line" if odd in "\n\r" else "type it again")
-    if "," in name or ":" in name:  # they separate teams and cards in the photo form's fields
-        return f"can't contain a comma or colon (use {re.sub(r'[ ]*[,:][ ]*', ' & ', name).strip(' &')!r})"
-    if not re.match(TEAM_NAME, name):
-        return f"{name!r} can't start with a space"
-    return None
 
 
 def _house_rules_model() -> type[BaseModel]:
@@ -100,12 +71,9 @@ class GameCreate(BaseModel):
     @field_validator("teams")
     @classmethod
     def _teams(cls, teams: list[str]) -> list[str]:
-        for k, t in enumerate(teams, 1):
-            problem = team_name_problem(t)
-            if problem:
-                raise ValueError(f"Team {k}'s name {problem}")
-        if len({t.casefold() for t in teams}) != len(teams):  # "Kids" and "kids" are one team to a family
-            raise ValueError("a team is named twice")
+        problem = team_names_problem(teams)
+        if problem:
+            raise ValueError(problem)
         return teams
 
     @field_validator("names")
@@ -319,8 +287,9 @@ def round_layout(ledger: Ledger, record: GameRecord, n: int, body: dict[str, Any
             raise InvalidLayoutError(f"the layout says rules {doc['rules']!r} but the game plays {record.rules!r}")
         if doc.get("house_rules", record.house_rules) != record.house_rules:
             raise InvalidLayoutError("a round's house rules are the game's; leave 'house_rules' out")
-        if doc.get("round", n) != n:
-            raise InvalidLayoutError(f"the layout says round {doc['round']!r} but this is round {n} of the game")
+        if isinstance(doc.get("round"), bool) or doc.get("round", n) != n:  # true is not round 1
+            raise InvalidLayoutError(f"the layout says round {json.dumps(doc['round'])[:40]} but this is round {n} "
+                                     "of the game")
     doc.update(rules=record.rules, round=n)
     if record.house_rules:
         doc["house_rules"] = record.house_rules

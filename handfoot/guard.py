@@ -25,6 +25,8 @@ trace = logging.getLogger("handfoot.trace")
 
 #: how many bytes of a form part's start are kept to find its file name (its headers)
 HEAD_BYTES = 1024
+#: how many bytes of a form's text field are kept to check that it is UTF-8 (a route takes at most 4,000 characters)
+TEXT_BYTES = 64 * 1024
 #: seconds between two log lines of one kind of fault (a flood of one fault is one line a minute)
 LOG_EVERY = 60.0
 _logged: dict[str, tuple[float, int]] = {}
@@ -84,8 +86,8 @@ def token_page(offered: bool) -> str:
             "code{font-size:.95em}</style><h1>handfoot</h1><p>" + said + "</p></html>")
 
 
-class _BodyTooLarge(Exception):
-    pass
+class _Refused(Exception):
+    """Raised into the app as it reads a body the guard answers itself (413, 422)."""
 
 
 class Guard:
@@ -259,8 +261,9 @@ class Guard:
         nothing past it is written. Of the photos to read (``POST /v1/photos``) the rest still goes on, so the
         route names every photo it cannot read at once, each part cut short listed, ``[file name, length]``, in
         ``scope["state"]["cut_uploads"]`` (:func:`handfoot.routes.deps.sent_sizes`); any other upload is answered
-        413 at once, naming it."""
-        total = 0
+        413 at once, naming it. A text field of the form whose bytes are not UTF-8 (which the form parser would
+        read as Latin-1: a team name of odd letters) is answered 422, naming it."""
+        total, status = 0, 413
         exceeded = started = False
         why = f"request body too large: over {limit:,} bytes"
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
@@ -271,13 +274,13 @@ class Guard:
             scope.setdefault("state", {})["cut_uploads"] = parts.over
 
         async def counting():
-            nonlocal total, exceeded, why
+            nonlocal total, exceeded, why, status
             message = await receive()
             chunk = message.get("body", b"")
             total += len(chunk)
             if total > limit:
                 exceeded = True
-                raise _BodyTooLarge()
+                raise _Refused()
             if parts is not None and message["type"] == "http.request":
                 message = {**message, "body": parts.cut(chunk, last=not message.get("more_body", False))}
                 if parts.over and not photos:
@@ -285,7 +288,11 @@ class Guard:
                     most = f"{file_bytes / 1e6:.0f} MB" if file_bytes >= 1e6 else f"{file_bytes:,} bytes"
                     why = (f"{parts.filename or 'a photo in the upload'}: file too large (over {most}; at most {most} "
                            "a photo)")
-                    raise _BodyTooLarge()
+                    raise _Refused()
+                if parts.not_text:
+                    exceeded, status = True, 422
+                    why = f"form field {parts.not_text[0]!r} is not UTF-8 text (a form's fields are read as UTF-8)"
+                    raise _Refused()
             return message
 
         async def guarded_send(message):
@@ -297,10 +304,10 @@ class Guard:
 
         try:
             await self.app(scope, counting, guarded_send)
-        except _BodyTooLarge:
+        except _Refused:
             pass
         if exceeded and not started:
-            await _send_json(send, 413, error_body(why), [(b"connection", b"close")])
+            await _send_json(send, status, error_body(why), [(b"connection", b"close")])
 
 
 class PartSizes:
@@ -308,7 +315,9 @@ class PartSizes:
     parts lie between ``CRLF--boundary`` lines, which may be cut between two chunks): :meth:`cut` hands on a chunk
     less the bytes of a part past its first ``most``, the boundaries kept (the body stays a form, each part cut
     short); ``over`` lists each part found longer, ``[its file name as sent or None, its file's length so far]``
-    (its whole length once its end has gone by), in the order they came."""
+    (its whole length once its end has gone by), in the order they came; ``not_text`` the name of each text field
+    (a part without a file name, of at most :data:`TEXT_BYTES`) whose bytes are not UTF-8, once its end has gone
+    by."""
 
     def __init__(self, boundary: bytes, most: int) -> None:
         self.delimiter = b"\r\n--" + boundary
@@ -319,6 +328,8 @@ class PartSizes:
         self.head = b""  # the first bytes of the part going by: its headers, to name its file
         self.over: list[list] = []
         self.cutting: list | None = None  # the entry in ``over`` of the part going by, once found longer
+        self.text: bytearray | None = bytearray()  # the part going by, while it may be a text field
+        self.not_text: list[str] = []
 
     @classmethod
     def of(cls, content_type: str, most: int) -> "PartSizes | None":
@@ -339,6 +350,7 @@ class PartSizes:
         while (at := data.find(self.delimiter, pos)) >= 0 and at < end:
             out += self._part(data[pos:at])
             out += self.delimiter
+            self._text_ended()
             self.since, self.head, self.cutting, pos = 0, b"", None, at + step
         end = max(end, pos)  # a boundary found may reach past it
         out += self._part(data[pos:end])
@@ -352,6 +364,11 @@ class PartSizes:
     def _part(self, piece: bytes) -> bytes:
         """The next bytes of the part going by, as they are handed on (none past its first ``most``)."""
         kept = piece[:max(0, self.most - self.since)]
+        if self.text is not None:
+            self.text += piece
+            headers = self.text.find(b"\r\n\r\n")
+            if len(self.text) > TEXT_BYTES or (headers >= 0 and b"filename=" in self.text[:headers]):
+                self.text = None  # a file, or longer than any text field: not checked
         if len(self.head) < HEAD_BYTES:
             self.head += piece[:HEAD_BYTES - len(self.head)]
         self.since += len(piece)
@@ -364,6 +381,17 @@ class PartSizes:
                 self.over.append(self.cutting)
             self.cutting[1] = size
         return kept
+
+    def _text_ended(self) -> None:
+        """Note the part that has just gone by in :attr:`not_text` when it is a text field whose bytes are not UTF-8;
+        start keeping the next."""
+        head, found, value = bytes(self.text or b"").partition(b"\r\n\r\n")
+        self.text = bytearray()
+        try:
+            value.decode("utf-8")
+        except UnicodeDecodeError:
+            name = re.search(rb'\bname="([^"\r\n]{1,60})"', head) if found else None
+            self.not_text.append(name.group(1).decode("utf-8", "replace") if name else "a form field")
 
     @property
     def filename(self) -> str | None:

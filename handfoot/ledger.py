@@ -127,8 +127,10 @@ class Ledger(ReadingsStore):
                     raise LedgerError(f"{self.path} was written by a newer handfoot (schema {version}; this one "
                                       f"reads {SCHEMA_VERSION})")
                 for step in _MIGRATIONS[version:]:
-                    for statement in step.split(";"):
-                        if statement.strip():
+                    for statement in [step] if callable(step) else step.split(";"):
+                        if callable(statement):
+                            statement(conn)
+                        elif statement.strip():
                             conn.execute(statement)
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         except sqlite3.DatabaseError as exc:

@@ -2,15 +2,18 @@
 
 One :class:`Limits` object holds every threshold; the command line and the web service check the same ones.
 Each check raises :class:`handfoot.errors.TooLargeError` naming what was too large and the limit (a photo too small
-to read, under ``min_side``: ``vision.images.ImageTooSmallError``, naming its size and the least).
+to read, under ``min_side``: ``vision.images.ImageTooSmallError``, naming its size and the least). What a team
+name may be (:func:`team_name_problem`, :func:`team_names_problem`) is here too: a game's teams, the teams typed
+for photos on the command line and on the photo form are checked by the same rule.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Sequence
 
 from scorer.errors import InvalidLayoutError
 from scorer.wording import json_refused
@@ -217,3 +220,52 @@ def check_file_size(size: int, name: str, limits: Limits = DEFAULT_LIMITS) -> No
     if size > limits.file_bytes:
         raise TooLargeError(f"{name}: file too large ({size / 1e6:.1f} MB; at most "
                             f"{limits.file_bytes / 1e6:.0f} MB a photo)")
+
+
+#: the longest team name, in characters; the page's team-name fields say the same (``TEAM_NAME_MAX`` in web/newgame.js)
+TEAM_NAME_MAX = 40
+#: a team name: 1 to :data:`TEAM_NAME_MAX` characters, no comma or colon (they separate teams and cards in the
+#: photo form's fields), not starting with a space
+TEAM_NAME = rf"^[^\s,:][^,:]{{0,{TEAM_NAME_MAX - 1}}}$"
+
+
+#: the characters that turn the direction of the text after them (embeddings, overrides, isolates): a team name
+#: holding one prints every line it is in backwards from there
+_DIRECTION_MARKS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def team_name_problem(name: str) -> str | None:
+    """What is wrong with the team name ``name``, in words that follow "Team 2's name" (``"can't contain a comma
+    or colon (use 'Mom & Dad')"``), or None when it is a name (:data:`TEAM_NAME`)."""
+    if not name.strip():
+        return "is empty: type a name (spaces alone are not one)"
+    if len(name) > TEAM_NAME_MAX:
+        return f"{name[:20] + '…'!r} has {len(name)} characters: at most {TEAM_NAME_MAX}"
+    odd = next((c for c in name if unicodedata.category(c) == "Cc" or c in _DIRECTION_MARKS), None)
+    if odd is not None:  # a line break or NUL breaks the lines it is printed in; a direction mark turns them
+        what = "a line break" if odd in "\n\r" else "a tab" if odd == "\t" else "an invisible control character"
+        return f"can't contain {what} (U+{ord(odd):04X}): " + ("type it on one line" if odd in "\n\r" else "type it again")
+    if "," in name or ":" in name:  # they separate teams and cards in the photo form's fields
+        return f"can't contain a comma or colon (use {re.sub(r'[ ]*[,:][ ]*', ' & ', name).strip(' &')!r})"
+    if not re.match(TEAM_NAME, name):
+        return f"{name!r} can't start with a space"
+    return None
+
+
+def team_names_problem(names: Sequence[str], repeats: bool = False) -> str | None:
+    """What is wrong with the team names ``names`` (in order), in words that start a sentence (``"Team 2's name is
+    empty: type a name (spaces alone are not one)"``, ``"a team is named twice (Us and us)"``), or None. Each is
+    checked by :func:`team_name_problem`; two that differ only in case are one team named twice (to a family "Kids"
+    and "kids" are one team); so is a name given twice, unless ``repeats`` (``--teams Us,Us,Them``: two photos of
+    Us's side)."""
+    for k, name in enumerate(names, 1):
+        problem = team_name_problem(name)
+        if problem:
+            return f"Team {k}'s name {problem}"
+    first: dict[str, str] = {}
+    for name in names:
+        seen = first.get(name.casefold())
+        if seen is not None and (seen != name or not repeats):
+            return "a team is named twice: " + (f"{seen!r} and {name!r}" if seen != name else repr(name))
+        first.setdefault(name.casefold(), name)
+    return None

@@ -17,7 +17,7 @@ from scorer.rules import Rules
 from scorer.wording import counted
 from vision.config import DEFAULT as VISION_DEFAULT, SPLITS
 
-from .limits import DEFAULT_LIMITS, Limits, too_many_cards
+from .limits import DEFAULT_LIMITS, Limits, team_names_problem, too_many_cards
 from .readings import rules_of
 
 #: default minimum confidence of a card's reading in photos: P(rank) x P(colour) x sqrt(detector confidence)
@@ -87,18 +87,21 @@ def parse_left(values: Iterable[str], limits: Limits = DEFAULT_LIMITS) -> dict[s
     return out
 
 
-def parse_teams(text: str | None) -> tuple[str, ...] | None:
-    """``"A,B"`` -> ``("A", "B")``; None or blank -> None. A name may repeat (``"A,A,B"``: two photos of team
-    A's side, one of B's).
+def parse_teams(text: str | None, repeats: bool = True) -> tuple[str, ...] | None:
+    """``"A,B"`` -> ``("A", "B")``, each name stripped; None -> None. A name may repeat where ``repeats``
+    (``"A,A,B"``: two photos of team A's side, one of B's).
 
     Raises:
-        HandFootError: an empty name.
+        HandFootError: ``text`` empty or blank, or a name that is not a team's name
+            (:func:`handfoot.limits.team_names_problem`: empty, too long, two names differing only in case...),
+            quoting ``text``.
     """
-    if text is None or not text.strip():
+    if text is None:
         return None
     names = tuple(t.strip() for t in text.split(","))
-    if any(not n for n in names):
-        raise HandFootError(f"teams {text!r}: a team name is empty")
+    problem = team_names_problem(names, repeats)
+    if problem:
+        raise HandFootError(f"teams {text!r}: {problem}")
     return names
 
 

@@ -40,7 +40,8 @@ def watch_request(rules: str, round_no: int, split: str | None, teams: str | Non
     game (None with ``serve``, whose server opens it); a game's rules, round, teams and deck come from it.
     Raises HandFootError: no such game, or one that is over."""
     if not game:
-        return PhotoRequest(rules=rules, round=round_no, split=split, teams=photo_request.parse_teams(teams), deck=deck), None
+        teams_read = photo_request.parse_teams(teams, repeats=False)  # the camera sees each team once
+        return PhotoRequest(rules=rules, round=round_no, split=split, teams=teams_read, deck=deck), None
     path = Path(db) if db else core.data_dir() / "handfoot.db"
     if not path.exists():  # no ledger, no game: said without making one
         raise NotFoundError(f"no game {game!r}: there is no ledger at {path} yet (--db names another)")

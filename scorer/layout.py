@@ -33,13 +33,15 @@ import json
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer, ValidationError
+from pydantic import (BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer, ValidationError,
+                      field_validator)
 
 from .cards import Card, Rank
 from .errors import InvalidLayoutError
 from .melds import BookKind
+from .numbers import Whole, WholeOrNone
 from .presets import get_rules
-from .rules import Rules
+from .rules import Rules, rule_values_problem
 from .wording import json_kind
 
 
@@ -87,7 +89,7 @@ class SquaredBook(_Strict):
     top: CardCode
     kind: BookKind | None = None
     rank: RankCode | None = None
-    count: int | None = Field(None, ge=1)
+    count: WholeOrNone = Field(None, ge=1)
     cards: list[CardCode] | None = None
     suits_seen: bool = True
 
@@ -99,7 +101,7 @@ class TeamLayout(_Strict):
     squared_books: list[SquaredBook] = Field(default_factory=list)
     red_threes: list[CardCode] = Field(default_factory=list)
     left: list[list[CardCode]] = Field(default_factory=list)
-    exact_deal: int = Field(0, ge=0)
+    exact_deal: Whole = Field(0, ge=0)
     #: cards seen on the table that belong to no pile (the camera's "loose" cards): not scored, but counted
     #: against the decks; kept so that correcting a reading is moving them, not retyping them
     loose: list[CardCode] = Field(default_factory=list)
@@ -118,9 +120,17 @@ class TableLayout(_Strict):
 
     rules: str = "pagat"
     house_rules: dict[str, Any] = Field(default_factory=dict)
-    round: int = Field(1, ge=1)
+    round: Whole = Field(1, ge=1)
     went_out: str | None = None
     teams: dict[str, TeamLayout] = Field(min_length=1)
+
+    @field_validator("house_rules")
+    @classmethod
+    def _house_rule_values(cls, house: dict[str, Any]) -> dict[str, Any]:
+        problem = rule_values_problem(house)  # said with the layout's place (its file), not later as the rules'
+        if problem:
+            raise ValueError(problem)
+        return house
 
     # -- reading and writing ------------------------------------------------------------------------------
     @classmethod

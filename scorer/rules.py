@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import difflib
 from enum import Enum
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, model_validator
+from pydantic.fields import FieldInfo
 
 from .cards import Card, Rank, Suit
 from .errors import RulesError
+from .numbers import Whole, WholeOrNone, whole
 
 
 class BookGrowth(str, Enum):
@@ -65,20 +67,20 @@ class Rules(BaseModel):
     source: str = _f("", "Which seed (and section) the preset encodes.")
 
     # -- players, cards, deal ------------------------------------------------------------------------------
-    players: int = _f(4, "Number of players (seed 000 'Other numbers': 2 to 6).", ge=2, le=8)
-    team_size: int = _f(2, "Players per side: 2 for partnerships, 1 when everyone plays alone "
+    players: Whole = _f(4, "Number of players (seed 000 'Other numbers': 2 to 6).", ge=2, le=8)
+    team_size: Whole = _f(2, "Players per side: 2 for partnerships, 1 when everyone plays alone "
                            "(seed 000 'Other numbers'; seed 001 allows 2 teams of 3).", ge=1, le=4)
-    decks: int = _f(5, "Standard 52-card decks shuffled together (seed 000: one more than the players).",
+    decks: Whole = _f(5, "Standard 52-card decks shuffled together (seed 000: one more than the players).",
                     ge=1, le=12)
     decks_follow_players: bool = _f(True, "When the player count is overridden, use one more deck than players "
                                           "(seed 000 'Other numbers'). False for fixed-deck rules (seed 001).")
-    jokers_per_deck: int = _f(2, "Jokers per deck (all seeds use two).", ge=0, le=4)
-    hand_size: int = _f(13, "Cards dealt to each hand (seed 000: 13).", ge=1, le=30)
-    foot_size: int = _f(13, "Cards dealt to each foot (seed 000: 13).", ge=1, le=30)
-    draw_count: int = _f(2, "Cards drawn from the stock each turn (seed 000: 2; seed 004: 3).", ge=1, le=5)
-    pickup_size: int | None = _f(7, "Cards taken when picking up the discard pile; None takes the whole pile "
+    jokers_per_deck: Whole = _f(2, "Jokers per deck (all seeds use two).", ge=0, le=4)
+    hand_size: Whole = _f(13, "Cards dealt to each hand (seed 000: 13).", ge=1, le=30)
+    foot_size: Whole = _f(13, "Cards dealt to each foot (seed 000: 13).", ge=1, le=30)
+    draw_count: Whole = _f(2, "Cards drawn from the stock each turn (seed 000: 2; seed 004: 3).", ge=1, le=5)
+    pickup_size: WholeOrNone = _f(7, "Cards taken when picking up the discard pile; None takes the whole pile "
                                     "(seed 000: top seven; Saskatchewan: whole pile).", ge=1, le=200)
-    pickup_naturals_needed: int = _f(2, "Matching naturals from the player's own hand needed to take the pile "
+    pickup_naturals_needed: Whole = _f(2, "Matching naturals from the player's own hand needed to take the pile "
                                         "(seed 000 'Picking up the pile').", ge=1, le=10)
     pickup_top_card_option: bool = _f(False, "The top discard alone may be taken instead of drawing "
                                              "(seed 004 'Picking Up and Discarding').")
@@ -91,30 +93,30 @@ class Rules(BaseModel):
                                                   "(seed 000: yes; seed 001: not replaced).")
 
     # -- card values (seed 000 'Card Values', seed 002 §1, seed 004 'Point's for Each Card') ---------------
-    joker_value: int = _f(50, "Joker.", ge=-POINTS, le=POINTS)
-    two_value: int = _f(20, "Two (wild).", ge=-POINTS, le=POINTS)
-    ace_value: int = _f(20, "Ace.", ge=-POINTS, le=POINTS)
-    high_value: int = _f(10, "King, queen, jack, 10, 9, 8.", ge=-POINTS, le=POINTS)
-    low_value: int = _f(5, "7, 6, 5, 4.", ge=-POINTS, le=POINTS)
-    black_three_value: int = _f(5, "Black three (only ever counted in a hand or foot: threes are never melded).",
+    joker_value: Whole = _f(50, "Joker.", ge=-POINTS, le=POINTS)
+    two_value: Whole = _f(20, "Two (wild).", ge=-POINTS, le=POINTS)
+    ace_value: Whole = _f(20, "Ace.", ge=-POINTS, le=POINTS)
+    high_value: Whole = _f(10, "King, queen, jack, 10, 9, 8.", ge=-POINTS, le=POINTS)
+    low_value: Whole = _f(5, "7, 6, 5, 4.", ge=-POINTS, le=POINTS)
+    black_three_value: Whole = _f(5, "Black three (only ever counted in a hand or foot: threes are never melded).",
                                 ge=-POINTS, le=POINTS)
-    red_three_on_table: int = _f(100, "Each red three laid on the table (seed 000: +100; Simpson: -500).",
+    red_three_on_table: Whole = _f(100, "Each red three laid on the table (seed 000: +100; Simpson: -500).",
                                  ge=-POINTS, le=POINTS)
-    red_three_in_hand: int = _f(-100, "Each red three still in a hand or foot, an unplayed foot included "
+    red_three_in_hand: Whole = _f(-100, "Each red three still in a hand or foot, an unplayed foot included "
                                       "(seed 000: -100; Simpson: -500). Signed: negative is a penalty.",
                                  ge=-POINTS, le=POINTS)
 
     # -- melds and books -----------------------------------------------------------------------------------
-    min_meld_size: int = _f(3, "Fewest cards in a meld (seed 000: 3).", ge=2, le=BOOK)
-    book_size: int = _f(7, "Cards in a complete book / pile / canasta (all seeds: 7).", ge=3, le=BOOK)
+    min_meld_size: Whole = _f(3, "Fewest cards in a meld (seed 000: 3).", ge=2, le=BOOK)
+    book_size: Whole = _f(7, "Cards in a complete book / pile / canasta (all seeds: 7).", ge=3, le=BOOK)
     book_growth: BookGrowth = _f(BookGrowth.CLOSED, "What may be added to a complete book: closed, naturals or any (BookGrowth).")
-    min_naturals: int = _f(2, "Fewest natural cards in any meld that is not a wild meld (seed 000's ratio implies "
+    min_naturals: Whole = _f(2, "Fewest natural cards in any meld that is not a wild meld (seed 000's ratio implies "
                               "2; Saskatchewan's canastas: 2, chosen from Canasta).", ge=1, le=BOOK)
-    naturals_per_wild: int = _f(2, "Naturals a meld needs for each wild in it (seed 000: 2, naturals >= 2 x wilds; "
+    naturals_per_wild: Whole = _f(2, "Naturals a meld needs for each wild in it (seed 000: 2, naturals >= 2 x wilds; "
                                    "0 disables the ratio).", ge=0, le=BOOK)
-    natural_surplus: int = _f(0, "How many more naturals than wilds a meld needs (seed 002 'more naturals than wilds' and "
+    natural_surplus: Whole = _f(0, "How many more naturals than wilds a meld needs (seed 002 'more naturals than wilds' and "
                                  "seed 004 'one more normal card than wild cards': 1).", ge=0, le=BOOK)
-    max_wilds: int | None = _f(None, "Most wilds in one meld or canasta, or None (Saskatchewan: 3).", ge=0, le=BOOK)
+    max_wilds: WholeOrNone = _f(None, "Most wilds in one meld or canasta, or None (Saskatchewan: 3).", ge=0, le=BOOK)
     wild_books: bool = _f(True, "All-wild melds and wild books are allowed (seed 000 'Wild pile'; seed 002 marks "
                                 "them a house rule; seed 001 'joker canasta').")
     one_open_meld_per_rank: bool = _f(True, "A side may have only one unfinished meld of each rank (seed 000; "
@@ -123,32 +125,32 @@ class Rules(BaseModel):
                                   "dirty, joker or two = wild (seed 000 'Melds'; seed 002 §2; seed 004).")
 
     # -- bonuses -------------------------------------------------------------------------------------------
-    clean_book_bonus: int = _f(500, "Each complete clean book (seed 000: 500; Simpson: 300).", ge=-BONUS, le=BONUS)
-    dirty_book_bonus: int = _f(300, "Each complete dirty book (seed 000: 300; Simpson: 100).", ge=-BONUS, le=BONUS)
-    wild_book_bonus: int = _f(1500, "Each complete wild book (seed 000: 1,500).", ge=-BONUS, le=BONUS)
-    go_out_bonus: int = _f(100, "The side that goes out (all seeds: 100).", ge=-BONUS, le=BONUS)
-    exact_deal_bonus: int = _f(0, "Bonus for each exact cut or grab at the deal (seed 001: dealer cuts exactly "
+    clean_book_bonus: Whole = _f(500, "Each complete clean book (seed 000: 500; Simpson: 300).", ge=-BONUS, le=BONUS)
+    dirty_book_bonus: Whole = _f(300, "Each complete dirty book (seed 000: 300; Simpson: 100).", ge=-BONUS, le=BONUS)
+    wild_book_bonus: Whole = _f(1500, "Each complete wild book (seed 000: 1,500).", ge=-BONUS, le=BONUS)
+    go_out_bonus: Whole = _f(100, "The side that goes out (all seeds: 100).", ge=-BONUS, le=BONUS)
+    exact_deal_bonus: Whole = _f(0, "Bonus for each exact cut or grab at the deal (seed 001: dealer cuts exactly "
                                   "53/79 or 52/78 cards; seed 004: a player picks up exactly 22 or 26; Simpson: "
                                   "exactly 22). 0 where the rules have none.", ge=-BONUS, le=BONUS)
-    max_exact_deals_per_team: int = _f(0, "How many exact-deal bonuses one side can earn in a round "
+    max_exact_deals_per_team: Whole = _f(0, "How many exact-deal bonuses one side can earn in a round "
                                           "(seed 001: hand and foot cuts = 2; seed 004: one per player).", ge=0, le=12)
 
     # -- going out -----------------------------------------------------------------------------------------
-    go_out_clean_books: int = _f(2, "Clean books a side needs to go out (seed 000: 2).", ge=0, le=20)
-    go_out_dirty_books: int = _f(2, "Dirty books a side needs to go out (seed 000: 2).", ge=0, le=20)
-    go_out_wild_books: int = _f(1, "Wild books a side needs to go out (seed 000: 1).", ge=0, le=20)
+    go_out_clean_books: Whole = _f(2, "Clean books a side needs to go out (seed 000: 2).", ge=0, le=20)
+    go_out_dirty_books: Whole = _f(2, "Dirty books a side needs to go out (seed 000: 2).", ge=0, le=20)
+    go_out_wild_books: Whole = _f(1, "Wild books a side needs to go out (seed 000: 1).", ge=0, le=20)
     go_out_partner_in_foot: bool = _f(True, "Every partner must have reached their foot (seed 000).")
     go_out_ask_partner: bool = _f(True, "The player must ask 'May I go out?' and follow the answer (seed 000).")
     go_out_with_discard: bool = _f(False, "The last card must be discarded, not melded (seed 004; Bicycle per "
                                           "seed 002 §4).")
 
     # -- opening meld ----------------------------------------------------------------------------------------
-    opening_minimums: tuple[Annotated[int, Field(ge=0, le=POINTS)], ...] = _f(
+    opening_minimums: tuple[whole(ge=0, le=POINTS), ...] = _f(
         (50, 90, 120, 150), "Opening-meld minimum per round; its length is the number of rounds (seed 000: "
         "50/90/120/150; seed 004: 60 first).", max_length=ROUNDS)
     opening_needs_clean_or_wild: bool = _f(False, "The opening must start at least one clean or one wild meld, "
                                                   "not only dirty ones (seed 001).")
-    opening_book_rounds: tuple[int, ...] = _f((), "Rounds whose opening must include a complete book built from "
+    opening_book_rounds: tuple[Whole, ...] = _f((), "Rounds whose opening must include a complete book built from "
                                               "the hand (Saskatchewan: round 4).", max_length=ROUNDS)
 
     # ----------------------------------------------------------------------------------------------------------
@@ -361,6 +363,25 @@ def _one_line(exc: ValidationError) -> str:
             msg = _WORDS[err["type"]].format(**err.get("ctx", {})) + f", not {err.get('input')!r}"
         msgs.append(f"{loc}: {msg}" if loc else msg)
     return "; ".join(msgs)
+
+
+#: every field of :class:`Rules` with its type, range and default, and no check across fields: what a house rule's
+#: value may be before the preset it changes is known
+_RuleFields = create_model("RuleFields", __config__=ConfigDict(extra="forbid"),
+                           **{name: (info.annotation, FieldInfo.merge_field_infos(info))
+                              for name, info in Rules.model_fields.items()})
+
+
+def rule_values_problem(values: dict[str, Any]) -> str | None:
+    """What is wrong with the rule fields ``values`` (field -> value: house rules) each on its own, in the words of
+    :meth:`Rules.from_dict` (``"opening_minimums: a list of whole numbers (e.g. 50,90), not 5"``): an unknown field,
+    or a value of the wrong type or out of its field's range; None when each is a value its field takes (whether
+    they fit the preset they change is :meth:`Rules.with_overrides`' to say)."""
+    try:
+        _RuleFields.model_validate(values)
+    except ValidationError as exc:
+        return _one_line(exc)
+    return None
 
 
 RuleName = Literal["pagat", "bicycle", "saskatchewan", "simpson", "six-deck", "score-sheet", "carousel"]

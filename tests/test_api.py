@@ -559,7 +559,8 @@ def test_a_team_name_is_at_most_its_limit_and_the_page_says_the_same(client):
     """A team name of TEAM_NAME_MAX characters is a team; one longer is refused (422) naming the field, the name's
     length and the limit, never cut; the page's team-name field checks the same limit, and its Add a team stops at
     the same most teams."""
-    from handfoot.games import TEAM_NAME_MAX, TEAMS_MAX
+    from handfoot.games import TEAMS_MAX
+    from handfoot.limits import TEAM_NAME_MAX
 
     assert client.post("/v1/games", json={"teams": ["x" * TEAM_NAME_MAX, "B"]}).status_code == 201
     long = "The Grandparents " + "y" * 40

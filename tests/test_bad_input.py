@@ -192,3 +192,117 @@ def test_cards_given_to_check_meld_and_opening_are_within_a_rounds_limit(capsys)
     assert main(["opening", *["QH"] * 1001]) == 1
     assert "hand: 1,001 cards: a round's layout may hold at most 1,000 cards" in one_line(capsys)
     assert main(["check-meld", "QH QS QD"]) == 0
+
+
+ROUND = {"teams": {"A": {"melds": [["KH", "KS", "KD"]]}, "B": {}}}
+
+
+def test_true_or_false_is_not_a_number_anywhere_one_is_expected(client, capsys):
+    """``"round": true`` was taken as round 1 (pydantic takes a boolean for an integer): a round, a count, a house
+    rule or a camera given true or false is refused (422) naming the field, as the command line's ``--set`` is."""
+    from pydantic import TypeAdapter, ValidationError
+
+    from handfoot.corrections import Correction
+    from handfoot.routes.live import LiveStart
+
+    for layout, said in (({**ROUND, "round": True}, "round: a whole number, not true"),
+                         ({"teams": {"A": {"exact_deal": False}}}, "teams.A.exact_deal: a whole number, not false"),
+                         ({"teams": {"A": {"squared_books": [{"top": "QH", "count": True}]}}},
+                          "teams.A.squared_books[0].count: a whole number, not true"),
+                         ({**ROUND, "house_rules": {"go_out_clean_books": True}},
+                          "house_rules: go_out_clean_books: a whole number, not true"),
+                         ({**ROUND, "house_rules": {"opening_minimums": [50, True]}},
+                          "opening_minimums.1: a whole number, not true")):
+        r = client.post("/v1/score", json=layout)
+        assert r.status_code == 422 and said in r.json()["error"], (layout, r.text)
+    for house, said in (({"decks": True}, "house_rules.decks: a whole number, not true"),
+                        ({"pickup_size": False}, "house_rules.pickup_size: a whole number, not false")):
+        r = client.post("/v1/games", json={"teams": ["A", "B"], "house_rules": house})
+        assert r.status_code == 422 and r.json()["error"] == said, r.text
+    game = client.post("/v1/games", json={"teams": ["A", "B"], "house_rules": {"pickup_size": None}})
+    assert game.status_code == 201, game.text  # null is still a value of a field that takes it
+    r = client.post(f"/v1/games/{game.json()['id']}/rounds", json={**ROUND, "round": True})
+    assert r.status_code == 422 and r.json()["error"] == "the layout says round true but this is round 1 of the game"
+    assert client.get(f"/v1/games/{game.json()['id']}").json()["rounds"] == []
+    r = client.post("/v1/photos/0123456789abcdef/corrections", json={"round": True})
+    assert r.status_code == 422 and r.json()["error"] == "round: a whole number, not true", r.text
+    with pytest.raises(ValidationError, match="a whole number, not true"):
+        TypeAdapter(Correction).validate_python({"op": "set_book", "pile": "i0p1", "count": True})
+    with pytest.raises(ValidationError, match="a whole number, not true"):
+        LiveStart.model_validate({"game": "0123456789abcdef", "camera": True})
+    with pytest.raises(SystemExit) as done:
+        main(["rules", "pagat", "--set", "decks=true"])
+    assert done.value.code == 2 and "decks: a whole number, not true" in one_line(capsys)
+
+
+def test_a_house_rule_of_the_wrong_type_in_a_layout_file_names_the_file_and_the_rule(tmp_path, capsys):
+    """A layout file's house rule of the wrong type (a number where a list is expected) was said without the file:
+    one line names the file and the rule, for ``score`` and ``game`` alike."""
+    for name, house, said in (("minimums.json", {"opening_minimums": 5},
+                               "house_rules: opening_minimums: a list of whole numbers (e.g. 50,90), not 5"),
+                              ("decks.json", {"decks": "five"}, "house_rules: decks: a whole number, not 'five'"),
+                              ("unknown.json", {"clean_book": 600},
+                               "house_rules: clean_book: unknown rule field (did you mean clean_book_bonus?)")):
+        path = tmp_path / name
+        path.write_text(json.dumps({**ROUND, "house_rules": house}))
+        for command in ("score", "game"):
+            assert main([command, str(path)]) == 1
+            assert one_line(capsys) == f"handfoot: error: {path}: {said}\n"
+
+
+def test_a_form_field_of_bytes_that_are_not_utf8_is_refused_naming_it(client):
+    """A form field's bytes that are not UTF-8 were read as Latin-1 (``\\xe9quipe`` a team "équipe" of odd letters):
+    refused (422) naming the field, whatever the chunks the body streams in; UTF-8 text, a photo's bytes and a field
+    past the photos go on to the route."""
+    from handfoot.guard import PartSizes
+
+    for field, value in (("teams", b"\xe9quipe,B"), ("house_rules", b'{"decks": 5}\xff'), ("left", b"A:KH \x80")):
+        r = client.post("/v1/photos", files=[("photos", ("table.jpg", PHOTO.read_bytes(), "image/jpeg"))],
+                        data={field: value})
+        assert r.status_code == 422, r.text
+        assert r.json()["error"] == f"form field {field!r} is not UTF-8 text (a form's fields are read as UTF-8)"
+    r = client.post("/v1/photos", files=[("photos", ("table.jpg", PHOTO.read_bytes(), "image/jpeg"))],
+                    data={"teams": "équipe,B"})
+    assert r.status_code == 503, r.text  # past the guard: this server reads no photos
+    body = (b'--b0\r\nContent-Disposition: form-data; name="photos"; filename="t.jpg"\r\n\r\n\xff\xd8\xe9' + b"x" * 50 +
+            b'\r\n--b0\r\nContent-Disposition: form-data; name="teams"\r\n\r\nUs,\xc3\xa9quipe'
+            b'\r\n--b0\r\nContent-Disposition: form-data; name="went_out"\r\n\r\n\xc3' + b'\r\n--b0--\r\n')
+    for size in (1, 5, 64, len(body)):
+        parts = PartSizes.of("multipart/form-data; boundary=b0", 1000)
+        chunks = [body[i:i + size] for i in range(0, len(body), size)]
+        assert b"".join(parts.cut(c, last=k == len(chunks) - 1) for k, c in enumerate(chunks)) == body
+        assert parts.not_text == ["went_out"], size  # "équipe" split between chunks is UTF-8; a lone \xc3 is not
+
+
+def test_a_ledger_holding_a_lone_surrogate_from_an_older_handfoot_lists_its_games(tmp_path):
+    """An older handfoot stored a team name holding a lone surrogate (``"\\ud800 Us"``): the games could not be
+    listed (500, the answer cannot be written as UTF-8). Opened now, the ledger writes each such surrogate as its
+    escape, in plain characters, wherever the name is kept (the game, its rounds): the games list, the game shows
+    its totals and its CSV exports, and two names differing only in their surrogates stay two teams."""
+    pytest.importorskip("fastapi")
+    import sqlite3
+
+    from fastapi.testclient import TestClient
+
+    from handfoot.ledger import Ledger
+    from handfoot.service import Settings, create_app
+
+    db = tmp_path / "old.db"
+    ledger = Ledger.open(db)
+    game = ledger.create_game("pagat", {}, ["\ud800 Us", "\udc00 Us", "Them"], {"\ud800 Us": ["Ann"]})
+    ledger.add_round(game.id, 1, {"rules": "pagat", "round": 1, "went_out": "\ud800 Us",
+                                  "teams": {"\ud800 Us": {"melds": [["KH", "KS", "KD"]]}, "\udc00 Us": {}, "Them": {}}},
+                     None, [])
+    ledger.close()
+    with sqlite3.connect(db) as conn:  # as the older handfoot left it: its schema, the names as JSON escapes
+        assert '"\\ud800 Us"' in conn.execute("SELECT teams FROM games").fetchone()[0]
+        conn.execute("PRAGMA user_version = 4")
+    app = create_app(Settings(db=db), load_models=False)
+    with TestClient(app, base_url="http://127.0.0.1") as client:
+        listed = client.get("/v1/games")
+        assert listed.status_code == 200, listed.text
+        assert listed.json()[0]["teams"] == ["\\ud800 Us", "\\udc00 Us", "Them"]
+        shown = client.get(f"/v1/games/{game.id}").json()
+        assert shown["totals"] == {"\\ud800 Us": 30, "\\udc00 Us": 0, "Them": 0}, shown["totals"]
+        assert shown["names"] == {"\\ud800 Us": ["Ann"]}
+        assert client.get(f"/v1/games/{game.id}/export.csv").status_code == 200

@@ -102,6 +102,45 @@ def test_a_split_photo_takes_two_team_names(capsys, no_photo_work):
     assert "1 team name (Us) for a photo split in two: give 2" in one_line(capsys)
 
 
+@pytest.mark.parametrize("teams, words", [
+    ("", "teams '': Team 1's name is empty: type a name (spaces alone are not one)"),
+    ("   ", "teams '   ': Team 1's name is empty"),
+    ("Us, ,Them", "Team 2's name is empty"),
+    ("Us,us", "teams 'Us,us': a team is named twice: 'Us' and 'us'"),
+    ("Us:Them", "Team 1's name can't contain a comma or colon (use 'Us & Them')"),
+    ("x" * 41, "Team 1's name 'xxxxxxxxxxxxxxxxxxxx…' has 41 characters: at most 40"),
+])
+def test_a_team_name_typed_for_photos_is_a_name_as_a_games_are(capsys, no_photo_work, teams, words):
+    """``--teams ""`` was taken as no names given (A, B, ...): an empty name, one of spaces, one a game's page
+    refuses, or two differing only in case are one line, exit 1, by the rule a game's teams are checked by; ``watch``
+    refuses a name given twice too (its camera sees each team once), before it opens the video."""
+    assert main(["score", str(PHOTO), "--teams", teams]) == 1
+    assert words in one_line(capsys)
+    assert main(["watch", "--video", "none.avi", "--teams", teams]) == 1
+    assert words in one_line(capsys)
+    assert main(["watch", "--video", "none.avi", "--split", "vertical", "--teams", "Us,Us"]) == 1
+    assert "teams 'Us,Us': a team is named twice: 'Us'" in one_line(capsys)
+
+
+def test_a_model_file_that_is_not_a_model_is_the_error_alone(tmp_path):
+    """``--model notes.txt`` said it was timing the two inference backends on notes.txt (a line that reads as if
+    the file were a model being measured) before the error: the error alone, one line, exit 1."""
+    import os
+
+    pytest.importorskip("openvino")  # without it there is nothing to time
+    notes = tmp_path / "notes.txt"
+    notes.write_text("a shopping list\n")
+    env = {**os.environ, "HANDFOOT_BACKEND": "auto", "HANDFOOT_CACHE": str(tmp_path / "cache")}
+    run = subprocess.run([sys.executable, "-m", "handfoot", "score", str(PHOTO), "--model", str(notes)],
+                         capture_output=True, text=True, timeout=120, cwd=ROOT, env=env)
+    assert run.returncode == 1 and run.stdout == "", run
+    assert run.stderr == f"handfoot: error: cannot load the detector model {notes}: InvalidProtobuf\n", run.stderr
+    run = subprocess.run([sys.executable, "-m", "handfoot", "score", str(PHOTO), "--reader", str(notes)],
+                         capture_output=True, text=True, timeout=120, cwd=ROOT, env=env)
+    assert run.returncode == 1 and "notes.txt on this computer" not in run.stderr  # the shipped detector is timed
+    assert run.stderr.endswith(f"handfoot: error: cannot load the index reader model {notes}: InvalidProtobuf\n")
+
+
 def test_a_bad_set_value_is_a_usage_mistake(capsys):
     with pytest.raises(SystemExit) as exit_:
         main(["rules", "pagat", "--set", "book_size=banana"])

@@ -404,7 +404,7 @@ def test_the_same_last_round_typed_on_two_phones_and_the_next_game_started_on_bo
 def test_a_long_team_name_is_told_not_cut(server, browser, tmp_path):
     """A team name over the server's limit, pasted into the new-game form, is kept whole and marked, with its length
     and the limit beside it; Start makes nothing until it is shortened."""
-    from handfoot.games import TEAM_NAME_MAX
+    from handfoot.limits import TEAM_NAME_MAX
 
     d, wait = browser, WebDriverWait(browser, 30)
     viewport(d, 390, 844)

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.websockets import WebSocketDisconnect
 
 from scorer import HandFootError
+from scorer.numbers import Whole
 
 from .. import core, games, live, live_rounds
 from ..camera import FRAME_WIDTH, BrowserCamera, decode_frame
@@ -36,7 +37,7 @@ class LiveStart(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     source: Literal["camera", "browser"] = "camera"
-    camera: int = Field(0, ge=0, le=63)
+    camera: Whole = Field(0, ge=0, le=63)
     game: str = Field(max_length=40)
     split: Literal["horizontal", "vertical"] | None = None
     deck: str | None = Field(None, max_length=40, pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$")

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from scorer import HandFootError
 from scorer.errors import InvalidLayoutError
+from scorer.numbers import WholeOrNone
 
 from .. import core, games, photo_request, readings
 from ..corrections import Correction
@@ -193,7 +194,7 @@ class CorrectionsIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     corrections: list[Any] = Field(default_factory=list, max_length=500)
-    round: int | None = Field(None, ge=1, le=99)
+    round: WholeOrNone = Field(None, ge=1, le=99)
     went_out: str | None = Field("", max_length=40)
 
 

@@ -4,13 +4,13 @@ import {api} from "/static/api.js";
 import {fmtDate} from "/static/games.js";
 import {errorBox, fmt, h, setBusy, show} from "/static/ui.js";
 
-/* The longest team name, in characters (handfoot.games.TEAM_NAME_MAX: the server refuses a longer one). */
+/* The longest team name, in characters (handfoot.limits.TEAM_NAME_MAX: the server refuses a longer one). */
 export const TEAM_NAME_MAX = 40;
 /* The most teams a game has (handfoot.games.TEAMS_MAX: the server refuses more); a game has two at least. */
 export const TEAMS_MAX = 8;
 
 /* What is wrong with the team name typed in `input` (the field of team k, id `team-k`), in a family's words, as the
- * server checks it (handfoot.games.team_name_problem; the name is sent trimmed): too long, a comma or colon (they
+ * server checks it (handfoot.limits.team_name_problem; the name is sent trimmed): too long, a comma or colon (they
  * separate teams in the photo form), or empty unless `typing` (a field cleared to type a new name is not told off).
  * null: nothing wrong. */
 function teamNameProblem(input, typing) {

@@ -216,9 +216,9 @@ def _timed(session: Any, feeds: dict[str, np.ndarray], repeat: int) -> tuple[lis
     return outputs, best
 
 
-def compare(path: Path, threads: int, check: Check, repeat: int = 3) -> dict[str, Any]:
-    """Run the model's check through ONNX Runtime and OpenVINO, OpenVINO first at its native precision and, when
-    that reads otherwise than ONNX Runtime, in f32.
+def compare(path: Path, threads: int, check: Check, repeat: int = 3, onnx_session: Any = None) -> dict[str, Any]:
+    """Run the model's check through ONNX Runtime (``onnx_session``: the model opened on it already, else opened here)
+    and OpenVINO, OpenVINO first at its native precision and, when that reads otherwise than ONNX Runtime, in f32.
 
     Returns:
         ``openvino_precision`` (``native`` or ``f32``: the first that reads as ONNX Runtime does, else ``f32``),
@@ -227,7 +227,7 @@ def compare(path: Path, threads: int, check: Check, repeat: int = 3) -> dict[str
         ``seconds`` (the best of ``repeat`` timings of each backend, after one warm-up run).
     """
     feeds = check.feeds()
-    reference, ort_seconds = _timed(_onnxruntime(path, threads), feeds, repeat)
+    reference, ort_seconds = _timed(onnx_session or _onnxruntime(path, threads), feeds, repeat)
     session = OpenVinoSession(path, threads, "native")
     outputs = session.run(None, feeds)
     native_same = same = check.agree(reference, outputs)
@@ -257,9 +257,10 @@ def calibrate(path: Path, threads: int, check: Check) -> dict[str, Any]:
         known = {}
     if isinstance(known.get(key), dict) and known[key].get("form") == CACHE_FORM:
         return known[key]
+    session = _onnxruntime(path, threads)  # a file that is not a model is refused here, before it is said timed
     logging.getLogger("handfoot").warning("handfoot: timing ONNX Runtime against OpenVINO for %s on this computer (once, a "
                                           "few seconds)", path.name)
-    measured = compare(path, threads, check)
+    measured = compare(path, threads, check, onnx_session=session)
     faster = measured["seconds"]["openvino"] <= FASTER * measured["seconds"]["onnxruntime"]
     verdict = {"form": CACHE_FORM, **measured,
                "choice": "openvino" if measured["same"] and faster else "onnxruntime"}

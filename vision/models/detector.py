@@ -53,7 +53,8 @@ def onnx_session(model: str | Path, threads: int, what: str, backend: str | None
     except ValueError as exc:
         raise ModelError(f"cannot load the {what} model {path}: {exc}") from None
     except Exception as exc:  # the backends raise their own types (InvalidProtobuf, Fail, RuntimeError ...)
-        raise ModelError(f"cannot load the {what} model {path}: {exc.__class__.__name__}") from exc
+        raise ModelError(f"cannot load the {what} model {path}: not an ONNX model the backend can open "
+                         f"({exc.__class__.__name__})") from exc
 
 
 def _first_input_name(path: Path) -> str:

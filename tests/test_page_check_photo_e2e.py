@@ -1,0 +1,96 @@
+"""The check view's photo on a phone (390 x 844), as a new user meets it, end to end: a real ``handfoot serve``
+(127.0.0.1, a temporary ledger, the shipped models) and headless Chromium (selenium), the bundled example photo.
+
+- A note's pin covers no card's box: it sits inside its pile's outline where that has room, else beside it, never
+  inside another pile's; a tap on the card beside a pin opens the card, not the note (every pile of the photo given
+  a note, so that pins crowd the photo).
+
+Screenshots go to ``$HANDFOOT_SCREENSHOTS`` (default: the test's temporary folder).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import pytest
+
+# test_page_e2e skips without selenium, uvicorn or cv2, and keeps Selenium Manager offline
+from test_page_e2e import browser, console_errors, running, shots_dir, text_of  # noqa: F401  (fixture)
+from test_page_landscape_e2e import open_new_check
+from test_page_two_phones import until
+
+from selenium.webdriver.common.by import By  # noqa: E402
+
+#: each pin on the photo: its number, its pile, the codes of the card boxes its circle covers, its gap to its own
+#: pile's outline (0 inside it, else how far its ring is from it, CSS px), the other piles whose outline holds its
+#: centre, and the point of the card box nearest to it (2 px inside the box), with that card's id
+PINS = """
+  const f = document.querySelector('.glance-frame');
+  const ov = (a, b) => a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
+  const gap = (x, y, o) => Math.hypot(Math.max(o.left - x, 0, x - o.right), Math.max(o.top - y, 0, y - o.bottom));
+  const hits = [...f.querySelectorAll('rect.hit')].map(h => [h, h.getBoundingClientRect()]);
+  return [...f.querySelectorAll('.pin')].map(p => {
+    const c = p.querySelector('circle').getBoundingClientRect(), x = (c.left + c.right) / 2, y = (c.top + c.bottom) / 2;
+    const own = f.querySelector(`.outline[data-pile="${p.dataset.pile}"]`).getBoundingClientRect();
+    const near = hits.map(([h, b]) => [h, b, gap(x, y, b)]).sort((a, b) => a[2] - b[2])[0];
+    const nb = near[1], at = [Math.min(Math.max(x, nb.left + 2), nb.right - 2), Math.min(Math.max(y, nb.top + 2), nb.bottom - 2)];
+    return {pin: p.dataset.pin, pile: p.dataset.pile, covers: hits.filter(([, b]) => ov(c, b)).map(([h]) => h.dataset.code),
+            gap: Math.max(0, gap(x, y, own) - c.width / 2),
+            inside: [...f.querySelectorAll('.outline[data-pile]')].filter(o => o.dataset.pile !== p.dataset.pile)
+              .filter(o => gap(x, y, o.getBoundingClientRect()) === 0).map(o => o.dataset.pile),
+            near: {card: near[0].dataset.card, at}};
+  });"""
+
+
+def _photo_shown(d) -> None:
+    """Wait for the photo loaded and its frame sized (the pins and labels laid out)."""
+    until(d, lambda d: d.execute_script("return document.querySelector('.glance img').complete"
+                                        " && document.querySelector('.glance-frame[data-labelled]')"))
+    time.sleep(0.5)
+
+
+NOTED = """
+import sys
+import handfoot.results as results
+real = results.pile_dict
+def noted(pile_id, side, pile):
+    out = real(pile_id, side, pile)
+    out["notes"] = [*out["notes"], "looked at twice"]
+    return out
+results.pile_dict = noted
+from handfoot.cli import main
+raise SystemExit(main(sys.argv[1:]))
+"""
+
+
+@pytest.fixture()
+def noted(tmp_path):
+    """``handfoot serve`` whose readings give every pile a note (a pin each on the photo)."""
+    with running(tmp_path, command=[sys.executable, "-c", NOTED]) as url:
+        yield url
+
+
+def test_pins_leave_the_cards_boxes_free_to_tap(noted, browser, tmp_path):
+    d = browser
+    open_new_check(d, noted, 390, 844)
+    _photo_shown(d)
+    d.execute_script("document.querySelector('.glance-frame').scrollIntoView({block: 'start'})")
+    time.sleep(0.3)
+    d.save_screenshot(str(shots_dir(tmp_path) / "check_pins_beside_390.png"))
+    pins = d.execute_script(PINS)
+    assert len(pins) == 5, pins  # the red threes, the queens, the eights, the kings, the squared book
+    for p in pins:
+        assert p["covers"] == [], p  # no card's box under a pin
+        assert p["gap"] <= 4 and p["inside"] == [], p  # in its own pile's outline or touching it; in no other's
+
+    # a tap on the card right beside each pin opens that card's editor, not the note
+    for p in pins:
+        x, y = p["near"]["at"]
+        for kind in ("mousePressed", "mouseReleased"):
+            d.execute_cdp_cmd("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1})
+        until(d, lambda d: d.execute_script("return document.getElementById('sheet').open"))
+        title = text_of(d, "#sheet-title")
+        assert not title.startswith("Note") and d.find_elements(By.CSS_SELECTOR, "#sheet button[data-rank]"), (p, title)
+        d.execute_script("document.getElementById('sheet').close()")
+    assert console_errors(d) == []

@@ -4,6 +4,8 @@
 - A note's pin covers no card's box: it sits inside its pile's outline where that has room, else beside it, never
   inside another pile's; a tap on the card beside a pin opens the card, not the note (every pile of the photo given
   a note, so that pins crowd the photo).
+- The card editor's title follows the card picked: "3♥ → J♥ (red threes)" while a jack of hearts is picked, the
+  card's own name again once it is picked back.
 
 Screenshots go to ``$HANDFOOT_SCREENSHOTS`` (default: the test's temporary folder).
 """
@@ -18,7 +20,7 @@ import pytest
 # test_page_e2e skips without selenium, uvicorn or cv2, and keeps Selenium Manager offline
 from test_page_e2e import browser, console_errors, running, shots_dir, text_of  # noqa: F401  (fixture)
 from test_page_landscape_e2e import open_new_check
-from test_page_two_phones import until
+from test_page_two_phones import server, until  # noqa: F401  (fixture)
 
 from selenium.webdriver.common.by import By  # noqa: E402
 
@@ -93,4 +95,25 @@ def test_pins_leave_the_cards_boxes_free_to_tap(noted, browser, tmp_path):
         title = text_of(d, "#sheet-title")
         assert not title.startswith("Note") and d.find_elements(By.CSS_SELECTOR, "#sheet button[data-rank]"), (p, title)
         d.execute_script("document.getElementById('sheet').close()")
+    assert console_errors(d) == []
+
+
+def test_the_card_editors_title_follows_the_card_picked(server, browser, tmp_path):
+    d = browser
+    open_new_check(d, server, 390, 844)
+    _photo_shown(d)
+    threes = d.find_element(By.CSS_SELECTOR, ".glance svg .hit[data-code='3H']")
+    d.execute_script("arguments[0].dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter'}))", threes)
+    until(d, lambda d: d.execute_script("return document.getElementById('sheet').open"))
+    assert text_of(d, "#sheet-title") == "3 of hearts (red threes)"
+    d.find_element(By.CSS_SELECTOR, "#sheet button[data-rank='J']").click()
+    assert text_of(d, "#sheet-title") == "3♥ → J♥ (red threes)"
+    d.save_screenshot(str(shots_dir(tmp_path) / "check_editor_title_390.png"))
+    d.find_element(By.CSS_SELECTOR, "#sheet button[data-suit='S']").click()
+    assert text_of(d, "#sheet-title") == "3♥ → J♠ (red threes)"
+    d.find_element(By.CSS_SELECTOR, "#sheet button[data-rank='JK']").click()
+    assert text_of(d, "#sheet-title") == "3♥ → Jkr (red threes)"
+    for css in ("button[data-rank='3']", "button[data-suit='H']"):  # the card's own again
+        d.find_element(By.CSS_SELECTOR, f"#sheet {css}").click()
+    assert text_of(d, "#sheet-title") == "3 of hearts (red threes)"
     assert console_errors(d) == []

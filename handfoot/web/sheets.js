@@ -2,7 +2,7 @@
  * Split, Join, Book… (a squared book's kind and count) and a pile the camera missed. Nothing changes until a sheet's
  * Save (or a one-tap button): then the view's `change` makes the corrections. */
 import {CODE, KINDS, cardName, cardParts, cardShort, cardText, isRed, likelyMissing} from "/static/cards.js";
-import {cardPicker, closeSheet, h, openSheet, pileText} from "/static/ui.js";
+import {cardPicker, closeSheet, h, openSheet, pileText, retitleSheet} from "/static/ui.js";
 
 /* The sheets of a check view `view`: {allPiles() (the reading's piles), change(...ops) (corrections made, the sheet
  * closed), moveCard(pile, card, code, to) (a card moved, as the card editor's "Save and move")}.
@@ -11,7 +11,9 @@ import {cardPicker, closeSheet, h, openSheet, pileText} from "/static/ui.js";
 export function pileSheets({allPiles, change, moveCard}) {
   /* The card editor: the rank and suit buttons, Delete, and "Move it to…" (its team's other piles, the other teams',
      a new pile of loose cards or of cards left in hand, and for a red three a new pile of red threes when its team
-     has none); nothing changes until Save, which makes the card as the buttons show it, in the pile chosen. */
+     has none); nothing changes until Save, which makes the card as the buttons show it, in the pile chosen. Its
+     title names the card ("10 of hearts (meld)"), and once another is picked what Save makes of it ("10♥ → J♥
+     (meld)"; "→ ?" while its suit is still to pick). */
   function editCard(pile, card) {
     const newThrees = ["3H", "3D"].includes(card.code) && !allPiles().some(p => p.team === pile.team && p.kind === "red_threes");
     const move = h("select", {id: "move-to", "aria-label": "move the card to (on Save)"},
@@ -28,7 +30,10 @@ export function pileSheets({allPiles, change, moveCard}) {
                               h("div", {class: "move-to"}, move));
     const ok = picker.querySelector("button.primary");  /* Save, said "Save and move" once a pile is chosen */
     move.addEventListener("change", () => { ok.textContent = move.value ? "Save and move" : "Save"; });
-    openSheet(`${cardName(card.code)} (${pile.label})`, picker);
+    const title = (code) => code === card.code ? `${cardName(card.code)} (${pile.label})`
+                                               : `${cardShort(card.code)} → ${code ? cardShort(code) : "?"} (${pile.label})`;
+    picker.addEventListener("click", () => retitleSheet(title(picker.picked())));  /* after the button's own click */
+    openSheet(title(card.code), picker);
   }
 
   /* "+ card": the full picker; for a meld, above it, the cards a fan read one card short most likely lacks

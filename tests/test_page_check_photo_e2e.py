@@ -1,6 +1,8 @@
 """The check view's photo on a phone (390 x 844), as a new user meets it, end to end: a real ``handfoot serve``
 (127.0.0.1, a temporary ledger, the shipped models) and headless Chromium (selenium), the bundled example photo.
 
+- At first view the round's total and the photo's whole height lie between the header and the sticky Save bar, in
+  normal and in large type (A+): nothing of the photo is hidden under the bar, and no one has to scroll to find it.
 - A note's pin covers no card's box: it sits inside its pile's outline where that has room, else beside it, never
   inside another pile's; a tap on the card beside a pin opens the card, not the note (every pile of the photo given
   a note, so that pins crowd the photo).
@@ -23,6 +25,11 @@ from test_page_landscape_e2e import open_new_check
 from test_page_two_phones import server, until  # noqa: F401  (fixture)
 
 from selenium.webdriver.common.by import By  # noqa: E402
+
+#: the header's, the totals', the photo frame's, its legend's and the Save bar's top and bottom (CSS px)
+FIRST_SCREEN = """const r = (css) => { const b = document.querySelector(css).getBoundingClientRect(); return [b.top, b.bottom]; };
+  return {scrolled: scrollY, header: r('header.bar'), totals: r('#round-totals'), frame: r('.glance-frame'),
+          legend: r('.glance .legend'), bar: r('.sticky-actions'), height: innerHeight};"""
 
 #: each pin on the photo: its number, its pile, the codes of the card boxes its circle covers, its gap to its own
 #: pile's outline (0 inside it, else how far its ring is from it, CSS px), the other piles whose outline holds its
@@ -50,6 +57,45 @@ def _photo_shown(d) -> None:
     until(d, lambda d: d.execute_script("return document.querySelector('.glance img').complete"
                                         " && document.querySelector('.glance-frame[data-labelled]')"))
     time.sleep(0.5)
+
+
+def _whole_above_save(d) -> dict:
+    """At the top of the page: the total under the header, the photo and its legend whole above the Save bar."""
+    m = d.execute_script(FIRST_SCREEN)
+    assert m["scrolled"] == 0, m
+    assert m["header"][1] <= m["totals"][0] and m["totals"][1] <= m["frame"][0], m
+    assert m["frame"][1] <= m["legend"][0] and m["legend"][1] <= m["bar"][0], m
+    return m
+
+
+def test_the_total_and_the_whole_photo_are_on_the_first_screen(server, browser, tmp_path):
+    d, shots = browser, shots_dir(tmp_path)
+    open_new_check(d, server, 390, 844)
+    _photo_shown(d)
+    d.save_screenshot(str(shots / "check_first_screen_390.png"))
+    m = _whole_above_save(d)
+    assert m["frame"][1] - m["frame"][0] >= 360, m  # still a large photo: most of the screen's width high
+    assert console_errors(d) == []
+
+
+def test_the_total_and_the_whole_photo_are_on_the_first_screen_in_large_type(server, browser, tmp_path):
+    d, shots = browser, shots_dir(tmp_path)
+    open_new_check(d, server, 390, 844)
+    _photo_shown(d)
+    # large type, switched on here: the total and the photo still both on the first screen
+    d.find_element(By.ID, "large-type").click()
+    d.execute_script("window.scrollTo(0, 0)")
+    time.sleep(0.5)
+    d.save_screenshot(str(shots / "check_first_screen_large_390.png"))
+    m = _whole_above_save(d)
+    assert m["frame"][1] - m["frame"][0] >= 240, m
+    d.refresh()  # and so when the view opens in large type
+    until(d, lambda d: text_of(d, "[data-round-total='Us']") not in (None, ""))
+    _photo_shown(d)
+    again = _whole_above_save(d)
+    assert all(abs(a - b) < 1 for k in ("totals", "frame") for a, b in zip(again[k], m[k])), (again, m)
+    d.find_element(By.ID, "large-type").click()
+    assert console_errors(d) == []
 
 
 NOTED = """

@@ -59,7 +59,7 @@ export async function checkView(gid, rid, roundNo) {
   }
   function discardDraft() { forgetDraft(); rescore(1, null, {}); focusOn(heading); }
   const glance = await import("/static/glance.js");
-  const scoreBox = h("div", {class: "totals", id: "round-totals"});
+  const scoreBox = h("div", {class: "totals compact", id: "round-totals"});
   const notesBox = h("div", {});
   const photosBox = h("div", {class: "photos"});
   const wentOut = h("select", {id: "check-went-out", onchange: () => { st.wentOut = wentOut.value; rescore(0, null, {}); }},
@@ -109,7 +109,8 @@ export async function checkView(gid, rid, roundNo) {
     const teams = [...new Set(image.teams || [])].join(" and ");
     const caption = teams && (image.kind === "hand" ? `${teams}: hands and feet` : teams);
     return glance.photoView({image, src: original.photos[k], alt: `photo ${k + 1}: ${image.image}`, caption,
-                             notes, view: st.views[k], onCard: editCard, onNote: openNote});
+                             notes, view: st.views[k], onCard: editCard, onNote: openNote,
+                             reserve: () => (document.querySelector("#view > .sticky-actions") || {}).offsetHeight || 0});
   }
   function openNote(nt) {  /* its piles flashed, and their cards to tap (each pile named when it has several) */
     for (const p of nt.piles) flash(p.id, true);

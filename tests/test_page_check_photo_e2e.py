@@ -2,7 +2,8 @@
 (127.0.0.1, a temporary ledger, the shipped models) and headless Chromium (selenium), the bundled example photo.
 
 - At first view the round's total and the photo's whole height lie between the header and the sticky Save bar, in
-  normal and in large type (A+): nothing of the photo is hidden under the bar, and no one has to scroll to find it.
+  normal and in large type (A+): nothing of the photo is hidden under the bar, and no one has to scroll to find it;
+  the photo keeps its height while the bar grows for a while (the note over Save of what a move moved).
 - A note's pin covers no card's box: it sits inside its pile's outline where that has room, else beside it, never
   inside another pile's; a tap on the card beside a pin opens the card, not the note (every pile of the photo given
   a note, so that pins crowd the photo).
@@ -25,6 +26,7 @@ from test_page_landscape_e2e import open_new_check
 from test_page_two_phones import server, until  # noqa: F401  (fixture)
 
 from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import Select  # noqa: E402
 
 #: the header's, the totals', the photo frame's, its legend's and the Save bar's top and bottom (CSS px)
 FIRST_SCREEN = """const r = (css) => { const b = document.querySelector(css).getBoundingClientRect(); return [b.top, b.bottom]; };
@@ -75,6 +77,16 @@ def test_the_total_and_the_whole_photo_are_on_the_first_screen(server, browser, 
     d.save_screenshot(str(shots / "check_first_screen_390.png"))
     m = _whole_above_save(d)
     assert m["frame"][1] - m["frame"][0] >= 360, m  # still a large photo: most of the screen's width high
+
+    # a move makes the Save bar taller for a while (the note of what moved): the photo keeps its height
+    threes = d.find_element(By.CSS_SELECTOR, ".glance svg .hit[data-code='3H']")
+    d.execute_script("arguments[0].dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter'}))", threes)
+    until(d, lambda d: d.execute_script("return document.getElementById('sheet').open"))
+    Select(d.find_element(By.ID, "move-to")).select_by_value("new:loose")
+    d.find_element(By.CSS_SELECTOR, "#sheet button.primary").click()
+    until(d, lambda d: text_of(d, "#moved-note"))
+    time.sleep(0.5)
+    assert d.execute_script("return document.querySelector('.glance-frame').offsetHeight") == round(m["frame"][1] - m["frame"][0])
     assert console_errors(d) == []
 
 

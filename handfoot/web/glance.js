@@ -66,9 +66,9 @@ export function notesPanel(notes, other, onNote) {
 
 /** The photo ``k`` of a reading: ``image`` (its piles, width and height), ``src``, ``alt``; ``caption`` (whose
  *  photo it is, a line above it; none when empty); ``notes`` numbered;
- *  ``view`` (an object kept by the check view across its renders: the zoom and pan); ``onCard(pile, card)``,
- *  ``onNote(note)``; ``reserve()``: the CSS px a bar held at the window's foot covers (the Save bar), none if
- *  omitted. */
+ *  ``view`` (an object kept by the check view across its renders: the zoom and pan, the frame's height);
+ *  ``onCard(pile, card)``, ``onNote(note)``; ``reserve()``: the CSS px a bar held at the window's foot covers (the
+ *  Save bar), none if omitted. */
 export function photoView({image, src, alt, caption, notes, view, onCard, onNote, reserve = () => 0}) {
   const frame = h("div", {class: "glance-frame"});
   const inner = h("div", {class: "glance-inner"});
@@ -406,10 +406,14 @@ export function photoView({image, src, alt, caption, notes, view, onCard, onNote
     const tall = Math.min(window.innerHeight * 0.62, Math.max(w * 0.6, w * (y2 - y1) / (x2 - x1)));
     /* a frame on the page's first screen (the page at its top) ends above the bar at the window's foot, its whole
        height seen at once, with the legend under it where there is room; where that leaves it less than 60% of its
-       width high, it keeps its height */
-    const room = window.innerHeight - reserve() - (frame.getBoundingClientRect().top + window.scrollY) - 8;
-    const fits = [room - legend.offsetHeight - 8, room].find(r => r >= w * 0.6);
-    frame.style.height = `${Math.round(fits === undefined ? tall : Math.min(tall, fits))}px`;
+       width high, it keeps its height. Kept for the view's later renders while its width stays (a note over Save
+       after a move makes the bar taller for a while: the page does not jump) */
+    if (!st.frame || st.frame.width !== w) {
+      const room = window.innerHeight - reserve() - (frame.getBoundingClientRect().top + window.scrollY) - 8;
+      const fits = [room - legend.offsetHeight - 8, room].find(r => r >= w * 0.6);
+      st.frame = {width: w, height: Math.round(fits === undefined ? tall : Math.min(tall, fits))};
+    }
+    frame.style.height = `${st.frame.height}px`;
     const first = !W;
     W = w; H = frame.clientHeight;
     if (first && st.z === undefined || st.fitted) fit();

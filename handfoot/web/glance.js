@@ -2,9 +2,10 @@
  * (pinch or the + and − buttons zoom, a finger pans once zoomed); every card's box carries its code (10♥) in type
  * at least LABEL_PX CSS pixels tall wherever it fits beside its box without hiding another (the others show theirs
  * when tapped, or once zoomed in enough), each pile is outlined in its kind's colour, a fan's number of cards is
- * tagged beside its outline, and each note is a numbered pin inside its pile's outline. Labels and pins lie whole in the part of the photo the frame shows. Tapping a box opens the card's picker, tapping a pin the note. An ES module, loaded by app.js
- * (import()); it builds its own elements with the page's helpers (ui.js, cards.js) and calls back into
- * the check view. */
+ * tagged beside its outline, and each note is a numbered pin inside its pile's outline, or beside it where inside
+ * it would cover a card's box. Labels and pins lie whole in the part of the photo the frame shows. Tapping a box
+ * opens the card's picker, tapping a pin the note. An ES module, loaded by app.js (import()); it builds its own
+ * elements with the page's helpers (ui.js, cards.js) and calls back into the check view. */
 import {h, pileText, problemNamed} from "/static/ui.js";
 import {cardName, cardShort, cardsInText} from "/static/cards.js";
 
@@ -65,9 +66,10 @@ export function notesPanel(notes, other, onNote) {
 
 /** The photo ``k`` of a reading: ``image`` (its piles, width and height), ``src``, ``alt``; ``caption`` (whose
  *  photo it is, a line above it; none when empty); ``notes`` numbered;
- *  ``view`` (an object kept by the check view across its renders: the zoom and pan); ``onCard(pile, card)``,
- *  ``onNote(note)``. */
-export function photoView({image, src, alt, caption, notes, view, onCard, onNote}) {
+ *  ``view`` (an object kept by the check view across its renders: the zoom and pan, the frame's height);
+ *  ``onCard(pile, card)``, ``onNote(note)``; ``reserve()``: the CSS px a bar held at the window's foot covers (the
+ *  Save bar), none if omitted. */
+export function photoView({image, src, alt, caption, notes, view, onCard, onNote, reserve = () => 0}) {
   const frame = h("div", {class: "glance-frame"});
   const inner = h("div", {class: "glance-inner"});
   const img = h("img", {src, alt, draggable: "false"});
@@ -173,7 +175,7 @@ export function photoView({image, src, alt, caption, notes, view, onCard, onNote
       o.setAttribute("x", x1 - m); o.setAttribute("y", y1 - m); o.setAttribute("width", x2 - x1 + 2 * m); o.setAttribute("height", y2 - y1 + 2 * m);
       o.setAttribute("rx", 6 * u);
     }
-    placePins(u, placeCounts(u, placeLabels(u)));
+    placeCounts(u, placePins(u, placeLabels(u)));
   }
 
   function labelNode(c, x, y, w, hh, fs, shown) {
@@ -232,7 +234,7 @@ export function photoView({image, src, alt, caption, notes, view, onCard, onNote
   }
 
   /* each fan's number of cards as scored (cards added by hand too) in a tag beside its outline, "3 cards", else
-     where that has no room "×3", whole in the part of the photo shown and hiding no label (`placed`: their
+     where that has no room "×3", whole in the part of the photo shown and hiding no label or pin (`placed`: their
      rectangles, image px, the tags' added and returned): below the outline, above it, inside its foot, on its
      right, on its left (along each side, the tag's middle on it), the first spot hiding no card's box and no other
      pile's outline, else the first hiding no other outline, else the first free of labels; none where no spot is */
@@ -275,15 +277,17 @@ export function photoView({image, src, alt, caption, notes, view, onCard, onNote
     return [Math.max(0, -st.x / st.z), Math.max(0, -st.y / st.z),
             Math.min(image.width, (W - st.x) / st.z), Math.min(image.height, (H - st.y) / st.z)];
   }
-  /* Where the pin of a pile (`pile` and its `box`, an entry of outlined) goes, [x, y] image px of its centre:
-     inside the pile's outline as drawn (`m` its margin), whole (ring and all: `edge` from the centre) in the part
-     of the photo shown, `r` its radius. Of the spots of a grid over the outline (its top right first), the one
-     that covers least: another pile's outline (above all its inside: a pin there would seem to be about that
-     pile), another pin (`taken`: their centres), the cards' boxes, the labels (`labelled`: rectangles). A pile
-     showing too little of itself in the frame to hold a pin has it as near as the frame allows. */
+  /* Where the pin of a pile (`pile` and its `box`, an entry of outlined) goes, [x, y] image px of its centre, whole
+     (ring and all: `edge` from the centre) in the part of the photo shown, `r` its radius: inside the pile's outline
+     as drawn (`m` its margin, the spots of a grid over it, its top right first), else beside it, its ring touching
+     the outline from outside (spots along each side), where that covers less. Of those spots the one that covers
+     least: another pile's outline (above all its inside: a pin there would seem to be about that pile), a card's
+     box (a tap meant for the card would open the note), another pin (`taken`: their centres), the labels
+     (`labelled`: rectangles); inside the outline before beside it when both cover nothing. A pile showing too
+     little of itself in the frame to hold a pin inside has it as near as the frame allows. */
   function pinSpot({pile, box}, r, edge, m, taken, labelled) {
     const [vx1, vy1, vx2, vy2] = shown();
-    const [x1, y1, x2, y2] = box;
+    const [x1, y1, x2, y2] = [box[0] - m, box[1] - m, box[2] + m, box[3] + m];  /* the outline as drawn */
     /* the centre's range along one side: inside [lo, hi], r in from its ends where it is wide enough, the pin
        whole in [vlo, vhi] */
     const range = (lo, hi, vlo, vhi) => {
@@ -293,27 +297,33 @@ export function photoView({image, src, alt, caption, notes, view, onCard, onNote
       const mid = Math.min(Math.max((Math.max(lo, vlo) + Math.min(hi, vhi)) / 2, vlo + edge), vhi - edge);
       return [mid, mid];
     };
-    const [ax, bx] = range(x1 - m, x2 + m, vx1, vx2), [ay, by] = range(y1 - m, y2 + m, vy1, vy2);
-    const others = outlined.filter(o => o.pile !== pile).map(o => [o.box[0] - m, o.box[1] - m, o.box[2] + m, o.box[3] + m]);
-    const area = 4 * r * r;
-    let best = null;
-    const STEPS = 6;
-    for (let j = 0; j <= STEPS; j++) {
-      for (let i = 0; i <= STEPS; i++) {
-        const cx = bx - (bx - ax) * i / STEPS, cy = ay + (by - ay) * j / STEPS;
-        const sq = [cx - r, cy - r, cx + r, cy + r];
-        const cost = 100 * others.filter(o => cx >= o[0] && cx <= o[2] && cy >= o[1] && cy <= o[3]).length
-          + 10 * others.reduce((a, o) => a + shared(o, sq), 0) / area
-          + 50 * taken.filter(([px, py]) => Math.hypot(px - cx, py - cy) < 2 * r).length
-          + 4 * cards.reduce((a, c) => a + shared(c.box, sq), 0) / area
-          + 2 * labelled.reduce((a, l) => a + shared(l, sq), 0) / area
-          + 0.001 * (j * (STEPS + 1) + i);
-        if (!best || cost < best[2]) best = [cx, cy, cost];
-      }
+    const [ax, bx] = range(x1, x2, vx1, vx2), [ay, by] = range(y1, y2, vy1, vy2);
+    const STEPS = 6, along = (a, b, k) => a + (b - a) * k / STEPS;
+    const spots = [];  /* [x, y, beside]: the grid inside, top right first, then beside each side */
+    for (let j = 0; j <= STEPS; j++) for (let i = 0; i <= STEPS; i++) spots.push([along(bx, ax, i), along(ay, by, j), 0]);
+    const out = edge + (edge - r) / 2;  /* from the outline to a pin's centre beside it: its ring past the stroke */
+    for (let k = 0; k <= STEPS; k++) {
+      const [cx, cy] = [along(x2 - r, x1 + r, k), along(y1 + r, y2 - r, k)];
+      spots.push([cx, y1 - out, 1], [x2 + out, cy, 1], [cx, y2 + out, 1], [x1 - out, cy, 1]);
     }
+    const whole = ([cx, cy, beside]) => !beside || (cx - edge >= vx1 && cx + edge <= vx2 && cy - edge >= vy1 && cy + edge <= vy2);
+    const others = outlined.filter(o => o.pile !== pile).map(o => [o.box[0] - m, o.box[1] - m, o.box[2] + m, o.box[3] + m]);
+    const area = 4 * edge * edge;
+    let best = null;
+    spots.filter(whole).forEach(([cx, cy, beside], k) => {
+      const sq = [cx - edge, cy - edge, cx + edge, cy + edge];
+      const cost = 500 * others.filter(o => cx >= o[0] && cx <= o[2] && cy >= o[1] && cy <= o[3]).length
+        + 10 * others.reduce((a, o) => a + shared(o, sq), 0) / area
+        + 250 * taken.filter(([px, py]) => Math.hypot(px - cx, py - cy) < 2 * edge).length
+        + cards.reduce((a, c) => a + (overlaps(c.box, sq) ? 200 + 50 * shared(c.box, sq) / area : 0), 0)
+        + 2 * labelled.reduce((a, l) => a + shared(l, sq), 0) / area
+        + 1.5 * beside + 0.001 * k;
+      if (!best || cost < best[2]) best = [cx, cy, cost];
+    });
     return best.slice(0, 2);
   }
-  /* each pin inside its pile's outline (pinSpot); none for a pile out of the frame (zoomed in elsewhere) */
+  /* each pin inside its pile's outline or beside it (pinSpot); none for a pile out of the frame (zoomed in
+     elsewhere); `labelled` (the labels' rectangles, image px) returned with the pins' squares added */
   function placePins(u, labelled) {
     pins.replaceChildren();
     const r = PIN_PX * u, edge = r + 2 * u;
@@ -334,7 +344,9 @@ export function photoView({image, src, alt, caption, notes, view, onCard, onNote
       g.addEventListener("click", (ev) => { ev.stopPropagation(); if (!moved) onNote(nt); });
       g.addEventListener("keydown", (ev) => { if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); onNote(nt); } });
       pins.append(g);
+      labelled = [...labelled, [cx - edge, cy - edge, cx + edge, cy + edge]];
     }
+    return labelled;
   }
 
   /* -- fingers: pinch zooms about its middle, one finger pans once zoomed in; a tap stays a tap -------------------- */
@@ -392,7 +404,16 @@ export function photoView({image, src, alt, caption, notes, view, onCard, onNote
     if (!w) return;
     const [x1, y1, x2, y2] = bounds();
     const tall = Math.min(window.innerHeight * 0.62, Math.max(w * 0.6, w * (y2 - y1) / (x2 - x1)));
-    frame.style.height = `${Math.round(tall)}px`;
+    /* a frame on the page's first screen (the page at its top) ends above the bar at the window's foot, its whole
+       height seen at once, with the legend under it where there is room; where that leaves it less than 60% of its
+       width high, it keeps its height. Kept for the view's later renders while its width stays (a note over Save
+       after a move makes the bar taller for a while: the page does not jump) */
+    if (!st.frame || st.frame.width !== w) {
+      const room = window.innerHeight - reserve() - (frame.getBoundingClientRect().top + window.scrollY) - 8;
+      const fits = [room - legend.offsetHeight - 8, room].find(r => r >= w * 0.6);
+      st.frame = {width: w, height: Math.round(fits === undefined ? tall : Math.min(tall, fits))};
+    }
+    frame.style.height = `${st.frame.height}px`;
     const first = !W;
     W = w; H = frame.clientHeight;
     if (first && st.z === undefined || st.fitted) fit();

@@ -16,7 +16,7 @@ export async function liveView(gid) {
   const here = location.hash;
   const picture = h("img", {id: "live-picture", alt: "The table as the camera sees it, each card read marked"});
   const status = h("p", {id: "live-status", class: "status", "aria-live": "polite"});
-  const totals = h("div", {class: "totals", id: "live-totals"});
+  const totals = h("div", {class: "totals compact", id: "live-totals"});
   const events = h("ol", {id: "live-events", class: "events", reversed: true});
   const end = h("button", {type: "button", class: "primary", id: "end-round", onclick: endRound}, "End of round");
   /* why End of round cannot be pressed yet: nothing was read, since the table has not been still */

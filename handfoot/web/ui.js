@@ -109,7 +109,7 @@ export function say(text) {
 /* -- the sheet (a dialog for pickers and confirmations) -------------------------------------------------------- */
 export const sheet = document.getElementById("sheet");
 export function openSheet(title, body) {
-  document.getElementById("sheet-title").textContent = title;
+  retitleSheet(title);
   const holder = document.getElementById("sheet-body");
   holder.replaceChildren(body);
   delete sheet.dataset.asks;  /* what the sheet asks, when closeSaveQuestion is to know it (saveAnyway's: "save") */
@@ -120,6 +120,8 @@ export function openSheet(title, body) {
   const first = holder.querySelector("[data-autofocus]") || holder.querySelector("button, input, select");
   if (first) first.focus({preventScroll: true});
 }
+/* The open sheet's title made `title` (what it will save, as its buttons change it). */
+export function retitleSheet(title) { document.getElementById("sheet-title").textContent = title; }
 export function closeSheet() { if (sheet.open) sheet.close(); }
 /* Closes the sheet when it is saveAnyway's question (it then resolves false, nothing saved); any other sheet stays. */
 export function closeSaveQuestion() { if (sheet.open && sheet.dataset.asks === "save") closeSheet(); }

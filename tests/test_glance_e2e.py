@@ -135,6 +135,8 @@ def test_the_check_view_at_a_glance(server, browser, tmp_path):
     shown, total = map(int, d.execute_script("return document.querySelector('.glance-frame').dataset.labelled").split("/"))
     hidden = d.find_elements(By.CSS_SELECTOR, ".glance rect.hit.unlabelled")
     assert shown < total and len(hidden) == total - shown
+    counts = len(d.find_elements(By.CSS_SELECTOR, ".glance g.count"))
+    assert counts, "the fans' card counts are tagged on the photo"
     d.execute_script("for (const t of ['pointerdown', 'pointerup', 'click']) arguments[0].dispatchEvent("
                      "new MouseEvent(t, {bubbles: true}))", hidden[0])
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#sheet button[data-rank]"))
@@ -142,6 +144,8 @@ def test_the_check_view_at_a_glance(server, browser, tmp_path):
     tapped = d.execute_script("const l = document.querySelector('.glance .label.tapped');"
                               "return l && [l.dataset.label, l.textContent]")
     assert tapped and tapped[0] == hidden[0].get_attribute("data-card"), tapped
+    # the label shown for the tap leaves the fans' counts and the pins on the photo (they were cleared with it)
+    assert len(d.find_elements(By.CSS_SELECTOR, ".glance g.count")) == counts
     d.execute_script("document.querySelector('.zoom-fit').click()")
 
     # a toast sits in the sticky header and moves the page down: what was under the header stays in view

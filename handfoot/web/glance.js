@@ -385,7 +385,7 @@ export function photoView({image, src, alt, caption, notes, view, onCard, onNote
     zoomAt(Math.exp(-ev.deltaY / 300), ev.clientX - box.left, ev.clientY - box.top);
   }, {passive: false});
   for (const c of cards) {  /* a box with no room for its label shows it when tapped (the picker opens too) */
-    c.rect.addEventListener("pointerup", () => { if (!moved && c.rect.classList.contains("unlabelled")) { tapped = c; placeLabels(1 / st.z); } });
+    c.rect.addEventListener("pointerup", () => { if (!moved && c.rect.classList.contains("unlabelled")) { tapped = c; layoutMarks(); } });
   }
 
   /* -- the buttons: zoom in, out, back to the cards -------------------------------------------------------------- */

@@ -345,6 +345,12 @@ def test_a_round_from_a_photo_corrected_with_a_tap(server, browser, tmp_path):
     assert text_of(d, "[data-round-total='Us']") == true_total
     viewport(d, 1280, 800)
     d.save_screenshot(str(shots / "page_check_1280.png"))
+    # on a wide screen the photo stays beside the piles as they scroll, and the notes under it pass beneath it
+    # unseen: its column is opaque (the notes' text showed through its legend and zoom buttons)
+    photos = d.find_element(By.CSS_SELECTOR, ".check-layout .photos")
+    assert photos.value_of_css_property("position") == "sticky"
+    page = d.find_element(By.TAG_NAME, "body").value_of_css_property("background-color")
+    assert photos.value_of_css_property("background-color") == page
     viewport(d, 390, 844)
 
     # save: a team with nothing read (no photo of Them's side) is asked about; the game's totals are the true score

@@ -236,8 +236,9 @@ class WayForward:
 
 #: the command line's way forward (its --negative; docs/usage.md's section on teaching)
 CLI_WAY = WayForward('docs/usage.md, "Teach it your deck"', "add --negative")
-#: the web service's: the phone page has no negative to ask for; a game teaches its deck on its page
-WEB_WAY = WayForward('the game\'s "Teach handfoot your deck"')
+#: the web service's: the round page's box that reads the photos' negatives; a game teaches its deck on its page
+WEB_WAY = WayForward('the game\'s "Teach handfoot your deck"',
+                     'tick "Our cards are light print on dark" above Read the cards')
 
 
 def no_cards_advice(way: WayForward, models: Models) -> str:
@@ -280,6 +281,8 @@ def read_and_score_photos(photos: Sequence[Path], req: PhotoRequest, models: Mod
     rules = check_photo_request(req, len(photos), [t for t, _ in hands])
     if req.deck:
         models = with_deck(models, req.deck, decks)
+    if req.negative:
+        models = reading_negatives(models, req.deck)
     paths = [Path(p) for p in photos] + [Path(p) for _, p in hands]
     shown = list(names) if names is not None else [str(p) for p in paths]
     if len(paths) > limits.files:

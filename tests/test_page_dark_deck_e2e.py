@@ -99,3 +99,37 @@ def test_the_next_game_of_the_same_teams_keeps_the_box_ticked(tmp_path, browser)
         assert not d.find_element(By.ID, "negative").is_selected()
         assert console_errors(d) == []
 
+
+def test_too_few_card_corners_to_learn_says_how_rounds_to_come_teach_it(tmp_path, browser, shared_dir):
+    """Two photo rounds of close-ups of the black deck (a card each, read as negatives): the panel says a deck needs
+    30 card corners (it said two photo rounds let it start), and Learn this deck, refused for too few, says to tick
+    Keep learning it so that the rounds to come teach it."""
+    from datasets.realdata import decks_dev
+
+    photos = [p.path for p in decks_dev("blackgold", shared_dir / "realdata")[1:3]]  # one 7H each
+    shots = shots_dir(tmp_path)
+    d, wait = browser, WebDriverWait(browser, 60)
+    viewport(d, 390, 844)
+    with running(tmp_path) as url:
+        game = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+        for photo in photos:
+            r = httpx.post(f"{url}/v1/photos", files=[("photos", (photo.name, photo.read_bytes(), "image/jpeg"))],
+                           data={"teams": "Us", "negative": "true"}, timeout=120)
+            assert r.status_code == 201, r.text
+            card = r.json()["images"][0]["piles"][0]["cards"][0]["id"]
+            saved = httpx.post(f"{url}/v1/games/{game}/rounds?lenient=true", json={
+                "photo_reading": r.json()["id"], "corrections": [{"op": "set_card", "card": card, "code": "7H"}]})
+            assert saved.status_code == 201, saved.text
+        d.get(f"{url}/#/game/{game}/teach")
+        wait.until(lambda d: d.find_elements(By.ID, "deck-name")).pop().send_keys("blackgold")
+        assert "It needs at least 30 card corners" in text_of(d, "#teach")
+        assert "Two photo rounds let it start" not in text_of(d, "#teach")
+        learn = d.find_element(By.ID, "learn-deck")
+        d.execute_script("arguments[0].scrollIntoView({block: 'center'})", learn)
+        learn.click()
+        said = wait.until(lambda d: text_of(d, "#teach-later"))
+        assert said.startswith("Tick Keep learning it below: each round saved then adds its cards"), said
+        assert "30 are needed" in text_of(d, "#teach-status .error-box")
+        d.execute_script("document.getElementById('teach-status').scrollIntoView({block: 'center'})")
+        d.save_screenshot(str(shots / "page_teach_too_few_390.png"))
+        assert [m for m in console_errors(d) if "422" not in m] == []

@@ -186,8 +186,11 @@ def test_close_ups_are_checked_on_more_of_their_photos():
     assert len(folds) == decks.FOLDS and np.array_equal(np.sum(folds, axis=0), np.ones(20))
     few = [decks.Example(Path(f"t{k}.jpg"), np.zeros((13, 4), np.float32), ("KH",) * 13) for k in range(5)]
     assert [np.flatnonzero(f).tolist() for f in decks.check_folds(few)] == [[0], [1], [2], [3], [4]]  # leave-one-out
-    with pytest.raises(decks.ExamplesError, match="hold 20 card corners, and at least 30 are needed"):
+    with pytest.raises(decks.ExamplesError, match="hold 20 card corners, and at least 30 are needed") as said:
         decks.check_folds(close_ups(10))
+    # how many more, in a family's words (it said "whether a profile reads this deck better")
+    assert ": 10 more, in more photos (a photo of a round's table holds that many" in str(said.value)
+    assert "profile" not in str(said.value)
 
 
 def test_examples_files_are_checked_line_by_line(tmp_path, photos):

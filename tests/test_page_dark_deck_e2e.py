@@ -128,7 +128,7 @@ def test_too_few_card_corners_to_learn_says_how_rounds_to_come_teach_it(tmp_path
         d.execute_script("arguments[0].scrollIntoView({block: 'center'})", learn)
         learn.click()
         said = wait.until(lambda d: text_of(d, "#teach-later"))
-        assert said.startswith("Tick Keep learning it below: each round saved then adds its cards"), said
+        assert said.startswith("Tick Keep learning it above: each round saved then adds its cards"), said
         assert "30 are needed" in text_of(d, "#teach-status .error-box")
         d.execute_script("document.getElementById('teach-status').scrollIntoView({block: 'center'})")
         d.save_screenshot(str(shots / "page_teach_too_few_390.png"))

@@ -168,8 +168,9 @@ def check_folds(examples: list[Example]) -> list[np.ndarray]:
     n, held = len(examples), sum(len(e.codes) for e in examples)
     if held < MIN_CHECK:
         raise ExamplesError(f"{n} example photos hold {counted(held, 'card corner')}, and at least {MIN_CHECK} "
-                            "are needed to tell whether a profile reads this deck better (each photo is tested while "
-                            "the others teach): give more photos (five round-end photos of a table is a start)")
+                            "are needed to test what is learned (each photo is tested while the others teach): "
+                            f"{MIN_CHECK - held} more, in more photos (a photo of a round's table holds that many; "
+                            "a close-up of a card or two, one or two)")
     folds = min(n, FOLDS)
     return [np.arange(n) % folds == f for f in range(folds)]
 

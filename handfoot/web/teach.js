@@ -147,7 +147,7 @@ export function teachPanel(gid, g) {
         learnings.delete(gid);
         /* 422: too few photos or card corners yet; the rounds still to come can teach it by themselves */
         status.replaceChildren(errorBox(e), e.status === 422 && !keep.checked ? h("p", {id: "teach-later"},
-          "Tick Keep learning it below: each round saved then adds its cards, and the deck is learned by itself " +
+          "Tick Keep learning it above: each round saved then adds its cards, and the deck is learned by itself " +
           "once there are enough.") : null);
       }
     } finally {

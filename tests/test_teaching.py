@@ -100,6 +100,26 @@ def test_a_round_saved_as_read_teaches_only_its_sure_cards(tmp_path, models):
         assert len(teaching.game_examples(ledger, gid, sure_only=True)[0]["detections"]) == len(every)
 
 
+def test_a_round_saved_as_checked_teaches_every_card(tmp_path, models):
+    """The check view's "Every card is right as shown" saves the correction ``checked``: the family looked and found
+    nothing to change, so every card teaches (a close-up of a dark deck read right is seldom read 80 % sure: such
+    rounds taught nothing), and the round scores as read."""
+    app = create_app(Settings(db=tmp_path / "h.db"), models=models)
+    with TestClient(app, base_url="http://127.0.0.1") as c:
+        gid = c.post("/v1/games", json={"rules": "pagat", "teams": ["A", "B"]}).json()["id"]
+        reading = _read(c)
+        r = c.post(f"/v1/games/{gid}/rounds?lenient=true",
+                   json={"photo_reading": reading["id"], "went_out": "A", "corrections": [{"op": "checked"}]})
+        assert r.status_code == 201, r.text
+        ledger = app.state.ledger
+        every = teaching.game_examples(ledger, gid)[0]["detections"]
+        assert len(teaching.game_examples(ledger, gid, sure_only=True)[0]["detections"]) == len(every)
+        tried = c.post(f"/v1/photos/{reading['id']}/corrections", json={"corrections": [{"op": "checked"}],
+                                                                        "went_out": "A"})
+        assert tried.status_code == 200 and tried.json()["score"] == c.post(
+            f"/v1/photos/{reading['id']}/corrections", json={"corrections": [], "went_out": "A"}).json()["score"]
+
+
 def test_a_lesson_that_reads_no_better_yet_says_so():
     from types import SimpleNamespace
 

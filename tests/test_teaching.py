@@ -153,3 +153,40 @@ def test_a_lesson_is_said_in_a_familys_words():
                             "photos, each photo left out of the learning that tested it: handfoot reads 52 right")
     for said in (aside, folds):
         assert not any(word in said for word in ("indices", "profile", "trial")), said
+
+
+def test_a_lesson_refused_says_what_reads_on_in_a_familys_words(tmp_path, models, monkeypatch):
+    """A lesson whose trial reads worse than the stock reader keeps nothing: it said "... the profile 'white' reads
+    the photos it was tested on (not learned from) worse than the stock reader: ... 5-fold; not kept: check the
+    example codes ...; the stock reader stays" while the deck learned before read on. Now its figures in the
+    learned lesson's words, and what reads on: the deck as learned before, or handfoot without it."""
+    from vision import decks
+    from vision.deck_profiles import DeckProfile
+    from vision.models.reader import IndexReader
+
+    figures = {"indices": 57, "stock": 0.848, "profile": 0.836, "stock_right": 51, "profile_right": 48,
+               "method": "5-fold"}
+
+    def refuse(*args, **kwargs):
+        raise decks.ProfileRefusedError("the profile 'family' reads ... worse than the stock reader", figures)
+
+    monkeypatch.setattr(decks, "MIN_CHECK", 1)
+    monkeypatch.setattr(decks, "learn", refuse)
+    app = create_app(Settings(db=tmp_path / "h.db"), models=models)
+    with TestClient(app, base_url="http://127.0.0.1") as c:
+        gid = c.post("/v1/games", json={"rules": "pagat", "teams": ["A", "B"], "teach": "family"}).json()["id"]
+        for n in (1, 2):
+            reading = _read(c, n)
+            assert c.post(f"/v1/games/{gid}/rounds?lenient=true", json={
+                "photo_reading": reading["id"], "went_out": "A", "corrections": [_confirm(reading)]}).status_code == 201
+            if n == 1:  # a deck learned before, from 4 photos
+                DeckProfile("family", IndexReader().stock_heads(), 4, 37, {}, "2026-12-01T10:00:00+00:00").save(
+                    tmp_path / "decks")
+        lesson = c.get(f"/v1/games/{gid}").json()["lesson"]
+        assert lesson["state"] == "refused" and (lesson["stock_right"], lesson["profile_right"]) == (51, 48)
+        assert lesson["message"] == (
+            "Deck family not learned again from 2 photos. Tested on the 57 card corners in its photos, each photo "
+            "left out of the learning that tested it: handfoot reads 51 right without it, 48 with what it learned "
+            "now (right: the rank and the colour, all the score needs). Nothing was kept: this game reads on with "
+            "deck family as learned before from 4 photos; each round saved with photos teaches it more.")
+        assert "stock reader" not in lesson["message"] and "profile" not in lesson["message"]

@@ -9,6 +9,7 @@ to ``$HANDFOOT_SCREENSHOTS`` (default: the test's temporary folder).
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ pytest.importorskip("selenium")
 pytest.importorskip("uvicorn")
 pytest.importorskip("cv2")
 httpx = pytest.importorskip("httpx")
+from selenium.common.exceptions import ElementClickInterceptedException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
@@ -122,8 +124,14 @@ def test_a_round_checked_right_is_saved_as_checked_and_teaches_every_card(tmp_pa
                 continue
             box = d.find_element(By.ID, "all-right")
             assert "Every card is right as shown: teach deck family-deck all of them" in text_of(d, "label[for=all-right]")
-            d.execute_script("arguments[0].scrollIntoView({block: 'center'})", box)
-            box.click()
+            for _ in range(10):  # the pile list may grow as the reading is scored: scrolled to again until tapped
+                d.execute_script("arguments[0].scrollIntoView({block: 'center'})", box)
+                try:
+                    box.click()
+                    break
+                except ElementClickInterceptedException:
+                    time.sleep(0.3)
+            assert box.is_selected()
             d.save_screenshot(str(shots_dir(tmp_path) / "page_check_all_right_390.png"))
             d.find_element(By.ID, "save-round").click()
             wait.until(lambda d: "/check/" not in d.current_url or d.execute_script(

@@ -144,10 +144,10 @@ def _vision():
 
 def load_models(model: str | Path | None = None, reader: str | Path | None = None, stacks: str | Path | None = None,
                 no_stacks: bool = False, conf: float = DEFAULT_CONF, deck: str | None = None,
-                negative: bool = False) -> Models:
+                negative: bool = False, decks: Path | None = None) -> Models:
     """Load the detector, reader and stack checker (defaults: the shipped ``models/*.onnx``); with ``deck`` the
-    reader reads with that deck's profile (``vision.decks``); with ``negative`` every photo is read as its negative
-    (:func:`reading_negatives`).
+    reader reads with that deck's profile (``vision.decks``, kept in ``decks``, default :func:`decks_dir`); with
+    ``negative`` every photo is read as its negative (:func:`reading_negatives`).
 
     Raises:
         UnavailableError: the vision extra is not installed.
@@ -161,7 +161,7 @@ def load_models(model: str | Path | None = None, reader: str | Path | None = Non
     except FileNotFoundError as exc:
         raise HandFootError(str(exc)) from None
     models = Models(detector, index_reader, checker, conf)
-    models = with_deck(models, deck) if deck else models
+    models = with_deck(models, deck, decks) if deck else models
     return reading_negatives(models, deck) if negative else models
 
 

@@ -469,3 +469,20 @@ def test_reading_negatives_wraps_the_detector_once_and_not_for_a_plain_decks_pro
     assert core.reading_negatives(negative) is negative  # a negative deck's profile reads the negative already
     with pytest.raises(HandFootError, match="the deck plain is read as photographed"):
         core.reading_negatives(models, deck="plain")
+
+
+def test_score_and_detect_read_with_a_deck_of_a_servers_ledger(tmp_path, monkeypatch, capsys):
+    """A deck learned into a server's folder (``deck learn --db PATH``, or the page's teaching of ``serve --db PATH``)
+    is read with by ``score`` and ``detect`` given the same ``--db`` (they had none: "unrecognized arguments: --db",
+    and without it "no deck profile ... in ~/.local/share/handfoot/decks")."""
+    monkeypatch.setenv("HANDFOOT_DATA", str(tmp_path / "elsewhere"))
+    server = tmp_path / "server"
+    deck_profiles.DeckProfile("family", IndexReader().stock_heads(), 20, 261, {}, "2026-12-01T10:00:00+00:00").save(
+        server / "decks")
+    photo = str(Path(__file__).resolve().parents[1] / "examples" / "table.jpg")
+    assert main(["detect", photo, "--deck", "family", "--db", str(server), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["detections"]
+    assert main(["score", photo, "--deck", "family", "--db", str(server)]) == 0
+    assert "reading with the deck profile family" in capsys.readouterr().err
+    assert main(["score", photo, "--deck", "family"]) == 1  # the data folder's decks: none there
+    assert "no deck profile 'family'" in capsys.readouterr().err

@@ -133,3 +133,27 @@ def test_too_few_card_corners_to_learn_says_how_rounds_to_come_teach_it(tmp_path
         d.execute_script("document.getElementById('teach-status').scrollIntoView({block: 'center'})")
         d.save_screenshot(str(shots / "page_teach_too_few_390.png"))
         assert [m for m in console_errors(d) if "422" not in m] == []
+
+
+def test_a_close_up_of_a_black_deck_is_read_again_as_light_on_dark_in_one_tap(tmp_path, browser, shared_dir):
+    """The message under a photo with no card found hid the box it names (the bar over Read the cards is tall on a
+    phone): it offers **Read them as light print on dark**, which ticks the box and reads the photos again."""
+    from datasets.realdata import decks_dev
+
+    photo = decks_dev("blackgold", shared_dir / "realdata")[2].path  # one 7H, close up
+    shots = shots_dir(tmp_path)
+    d, wait = browser, WebDriverWait(browser, 120)
+    viewport(d, 390, 844)
+    with running(tmp_path) as url:
+        game = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+        d.get(f"{url}/#/game/{game}/round")
+        wait.until(lambda d: d.find_elements(By.ID, "table-0")).pop().send_keys(str(photo))
+        d.find_element(By.ID, "read-cards").click()
+        again = wait.until(lambda d: d.find_elements(By.ID, "read-negative")).pop()
+        d.save_screenshot(str(shots / "page_round_read_negative_390.png"))
+        assert again.text == "Read them as light print on dark"
+        again.click()
+        wait.until(lambda d: "/check/" in d.current_url)
+        d.get(f"{url}/#/game/{game}")
+        d.get(f"{url}/#/game/{game}/round")
+        assert wait.until(lambda d: d.find_elements(By.ID, "negative")).pop().is_selected()

@@ -120,6 +120,10 @@ export async function roundView(gid) {
         const unread = /no cards found/.test(body.error || "");  /* a photo the camera cannot read: the ways round it */
         if (unread || /too small to read/.test(body.error || ""))
           status.append(h("p", {}, "Another photo, or ", h("a", {href: `#/game/${gid}/type`}, "type the cards instead"), "."));
+        if (unread && !negative.checked && !(deck && deck.value))  /* a dark deck's close-up: one tap reads its negative */
+          status.append(h("p", {}, h("button", {type: "button", class: "primary", id: "read-negative", onclick: () => {
+            negative.checked = true; localStorage.setItem(negKey, "1"); upload();
+          }}, "Read them as light print on dark")));
         if (unread)
           status.append(h("p", {}, h("a", {class: "button", id: "teach-deck", href: `#/game/${gid}/teach`}, "Teach handfoot your deck")));
         showTyped(body.error || "");

@@ -11,9 +11,9 @@ the photos kept aside, or why nothing was) is kept in the ledger and shown with 
 
 Which cards teach: a round the family corrected (one correction or more, or the ``checked`` one: they looked at
 it) teaches every card as saved; a round saved as the camera read it teaches only its cards read at least
-:data:`SURE_TO_TEACH` sure in piles with no note (a misread the family did not look at would teach the deck wrong; on the real photos of
-``../shared/realdata/decks_dev``, the stock reader's readings that sure were right 45 times of 45, those from 0.7
-127 of 129).
+:data:`SURE_TO_TEACH` sure in piles with no note (a misread the family did not look at would teach the deck wrong;
+on the real photos of ``../shared/realdata/decks_dev``, the stock reader's readings that sure were right 45 times of
+45, those from 0.7 127 of 129).
 """
 
 from __future__ import annotations

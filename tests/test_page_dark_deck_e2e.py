@@ -24,6 +24,21 @@ from test_page_e2e import browser, console_errors, running, shots_dir, text_of, 
 REFUSED = "const e = document.querySelector('.status .error-box'); return e && e.textContent"
 
 
+def _refused_close_up(d, url: str, photo) -> str:
+    """A new game of Us and Them on the server at ``url``, its round page opened in ``d`` (390 x 844) with ``photo``
+    as team Us's table and the box unticked, Read the cards pressed and the photo refused (no card found): the
+    game's id."""
+    viewport(d, 390, 844)
+    game = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+    d.get(f"{url}/#/game/{game}/round")
+    WebDriverWait(d, 60).until(lambda d: d.find_elements(By.ID, "table-0")).pop().send_keys(str(photo))
+    assert not d.find_element(By.ID, "negative").is_selected()
+    d.find_element(By.ID, "read-cards").click()
+    said = WebDriverWait(d, 120).until(lambda d: d.execute_script(REFUSED))
+    assert "no cards found" in said and 'tick "Our cards are light print on dark"' in said, said
+    return game
+
+
 def test_a_close_up_of_a_black_deck_is_read_once_its_box_is_ticked(tmp_path, browser, shared_dir):
     """A close-up of one 7♥ of the black deck: read as it is, no card is found and the message says which box to
     tick; ticked, the photo is read (its negative) and opens in the check view; the box stays ticked for the
@@ -33,16 +48,9 @@ def test_a_close_up_of_a_black_deck_is_read_once_its_box_is_ticked(tmp_path, bro
     photo = decks_dev("blackgold", shared_dir / "realdata")[1].path  # one 7H, close up
     shots = shots_dir(tmp_path)
     d, wait = browser, WebDriverWait(browser, 120)
-    viewport(d, 390, 844)
     with running(tmp_path) as url:
-        game = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
-        d.get(f"{url}/#/game/{game}/round")
-        wait.until(lambda d: d.find_elements(By.ID, "table-0")).pop().send_keys(str(photo))
+        game = _refused_close_up(d, url, photo)
         box = d.find_element(By.ID, "negative")
-        assert not box.is_selected()
-        d.find_element(By.ID, "read-cards").click()
-        said = wait.until(lambda d: d.execute_script(REFUSED))
-        assert "no cards found" in said and 'tick "Our cards are light print on dark"' in said, said
         # scrolled to just under the header: the bar over Read the cards, with the message, covers the screen's middle
         d.execute_script("window.scrollTo(0, arguments[0].getBoundingClientRect().top + window.scrollY - 120)", box)
         box.click()
@@ -141,17 +149,11 @@ def test_a_close_up_of_a_black_deck_is_read_again_as_light_on_dark_in_one_tap(tm
     phone): it offers **Read them as light print on dark**, which ticks the box and reads the photos again."""
     from datasets.realdata import decks_dev
 
-    photo = decks_dev("blackgold", shared_dir / "realdata")[2].path  # one 7H, close up
-    shots = shots_dir(tmp_path)
     d, wait = browser, WebDriverWait(browser, 120)
-    viewport(d, 390, 844)
     with running(tmp_path) as url:
-        game = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
-        d.get(f"{url}/#/game/{game}/round")
-        wait.until(lambda d: d.find_elements(By.ID, "table-0")).pop().send_keys(str(photo))
-        d.find_element(By.ID, "read-cards").click()
+        game = _refused_close_up(d, url, decks_dev("blackgold", shared_dir / "realdata")[2].path)  # one 7H, close up
         again = wait.until(lambda d: d.find_elements(By.ID, "read-negative")).pop()
-        d.save_screenshot(str(shots / "page_round_read_negative_390.png"))
+        d.save_screenshot(str(shots_dir(tmp_path) / "page_round_read_negative_390.png"))
         assert again.text == "Read them as light print on dark"
         again.click()
         wait.until(lambda d: "/check/" in d.current_url)

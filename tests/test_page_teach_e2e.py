@@ -111,8 +111,8 @@ def test_a_round_checked_right_is_saved_as_checked_and_teaches_every_card(tmp_pa
     d, wait = browser, WebDriverWait(browser, 60)
     viewport(d, 390, 844)
     with running(tmp_path) as url:
-        games = [httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"], "teach": teach}).json()["id"]
-                 for teach in ("family-deck", None)]
+        games = [httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"],
+                                                     "teach": teach}).json()["id"] for teach in ("family-deck", None)]
         for game, tail in zip(games, (b"", b"\0")):
             r = httpx.post(f"{url}/v1/photos", files=[("photos", ("table.jpg", photo + tail, "image/jpeg"))],
                            data={"rules": "pagat", "teams": "Us"}, timeout=120)
@@ -123,7 +123,8 @@ def test_a_round_checked_right_is_saved_as_checked_and_teaches_every_card(tmp_pa
                 assert not d.find_elements(By.ID, "all-right")
                 continue
             box = d.find_element(By.ID, "all-right")
-            assert "Every card is right as shown: teach deck family-deck all of them" in text_of(d, "label[for=all-right]")
+            said = text_of(d, "label[for=all-right]")
+            assert "Every card is right as shown: teach deck family-deck all of them" in said, said
             for _ in range(10):  # the pile list may grow as the reading is scored: scrolled to again until tapped
                 d.execute_script("arguments[0].scrollIntoView({block: 'center'})", box)
                 try:

@@ -128,7 +128,7 @@ def _score_photos(args: argparse.Namespace) -> int:
     if args.save_layout:
         files.check_layout_target(args.save_layout)
     models = core.load_models(args.model, args.reader, args.stacks, args.no_stacks, req.conf, deck=args.deck,
-                              negative=bool(args.negative))
+                              negative=bool(args.negative), decks=decks_folder(args))
     if args.deck:
         _say(f"handfoot: reading with the deck profile {args.deck}")
     result = core.read_and_score_photos([Path(p) for p in args.inputs], req, models,

@@ -28,7 +28,8 @@ def cmd_detect(args: argparse.Namespace) -> int:
     if args.annotate:
         files.check_annotate_target(args.annotate, len(paths))
         dests = files.annotation_paths(args.annotate, paths)
-    models = core.load_models(args.model, args.reader, no_stacks=True, deck=args.deck, negative=args.negative)
+    models = core.load_models(args.model, args.reader, no_stacks=True, deck=args.deck, negative=args.negative,
+                              decks=decks_folder(args))
     written: list[Path] = []
 
     def drawn(k: int, picture) -> None:
@@ -94,8 +95,8 @@ def cmd_deck_learn(args: argparse.Namespace) -> int:
 
 
 def decks_folder(args: argparse.Namespace) -> Path:
-    """The deck profiles' folder of a command with ``--db`` (``deck``, ``watch``): beside that ledger (where
-    ``serve --db`` looks), else the data folder's."""
+    """The deck profiles' folder of a command with ``--db`` (``deck``, ``watch``, ``score``, ``detect``): beside
+    that ledger (where ``serve --db`` looks), else the data folder's."""
     return core.decks_dir(Path(args.db).parent) if args.db else core.decks_dir()
 
 

@@ -56,6 +56,13 @@ def ledger_file(text: str) -> str:
     return str(path / "handfoot.db") if folder else str(path)
 
 
+def add_decks_db(sp: argparse.ArgumentParser, lead: str = "") -> None:
+    """The option ``--db PATH`` of a command that reads or keeps deck profiles: those of the game ledger at PATH."""
+    sp.add_argument("--db", metavar="PATH", type=ledger_file,
+                    help=f"{lead}the decks of the game ledger at PATH, as `serve --db PATH` and `watch --db PATH` use "
+                         "them (default: ~/.local/share/handfoot)")
+
+
 class Parser(argparse.ArgumentParser):
     """argparse's parser that keeps, in public attributes, what the command line's near-miss hint needs:
     ``options`` (its option strings) and ``commands`` (its subcommands' action: ``dest`` and ``choices``, the
@@ -144,6 +151,7 @@ def build_parser() -> Parser:
     sp.add_argument("--model", help="detector ONNX model (default: models/cards.onnx)")
     sp.add_argument("--reader", help="index reader ONNX model (default: models/reader.onnx when present)")
     sp.add_argument("--deck", help="read with this deck's profile (handfoot deck learn; handfoot deck list)")
+    add_decks_db(sp, "with --deck: ")
     sp.add_argument("--negative", action="store_true", default=None, help=NEGATIVE_HELP)
     sp.add_argument("--stacks", help="stack checker ONNX model: squared book or loose card "
                                      "(default: models/stacks.onnx when present)")
@@ -196,6 +204,7 @@ def build_parser() -> Parser:
     sp.add_argument("--model", help="detector ONNX model (default: models/cards.onnx)")
     sp.add_argument("--reader", help="index reader ONNX model (default: models/reader.onnx when present)")
     sp.add_argument("--deck", help="read with this deck's profile (handfoot deck learn; handfoot deck list)")
+    add_decks_db(sp, "with --deck: ")
     sp.add_argument("--negative", action="store_true", help=NEGATIVE_HELP + "; to teach such a deck, detect its "
                                                                            "photos so")
     sp.add_argument("--annotate", metavar="OUT", help="draw each index box found with its card code on the photo as "
@@ -264,9 +273,7 @@ def build_parser() -> Parser:
     dp.add_argument("name", help="the deck's name, as `handfoot deck list` shows it")
     dp.set_defaults(func="deck_remove")
     for dp in deck.choices.values():
-        dp.add_argument("--db", metavar="PATH", type=ledger_file,
-                        help="the decks of the game ledger at PATH, as `serve --db PATH` and `watch --db PATH` use "
-                             "them (default: ~/.local/share/handfoot)")
+        add_decks_db(dp)
 
     sp = sub.add_parser("serve", help="run the web service (the API under /v1, docs at /docs)")
     sp.add_argument("--host", default="127.0.0.1",

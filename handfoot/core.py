@@ -144,10 +144,10 @@ def _vision():
 
 def load_models(model: str | Path | None = None, reader: str | Path | None = None, stacks: str | Path | None = None,
                 no_stacks: bool = False, conf: float = DEFAULT_CONF, deck: str | None = None,
-                negative: bool = False) -> Models:
+                negative: bool = False, decks: Path | None = None) -> Models:
     """Load the detector, reader and stack checker (defaults: the shipped ``models/*.onnx``); with ``deck`` the
-    reader reads with that deck's profile (``vision.decks``); with ``negative`` every photo is read as its negative
-    (:func:`reading_negatives`).
+    reader reads with that deck's profile (``vision.decks``, kept in ``decks``, default :func:`decks_dir`); with
+    ``negative`` every photo is read as its negative (:func:`reading_negatives`).
 
     Raises:
         UnavailableError: the vision extra is not installed.
@@ -161,7 +161,7 @@ def load_models(model: str | Path | None = None, reader: str | Path | None = Non
     except FileNotFoundError as exc:
         raise HandFootError(str(exc)) from None
     models = Models(detector, index_reader, checker, conf)
-    models = with_deck(models, deck) if deck else models
+    models = with_deck(models, deck, decks) if deck else models
     return reading_negatives(models, deck) if negative else models
 
 
@@ -236,8 +236,9 @@ class WayForward:
 
 #: the command line's way forward (its --negative; docs/usage.md's section on teaching)
 CLI_WAY = WayForward('docs/usage.md, "Teach it your deck"', "add --negative")
-#: the web service's: the phone page has no negative to ask for; a game teaches its deck on its page
-WEB_WAY = WayForward('the game\'s "Teach handfoot your deck"')
+#: the web service's: the round page's box that reads the photos' negatives; a game teaches its deck on its page
+WEB_WAY = WayForward('the game\'s "Teach handfoot your deck"',
+                     'tick "Our cards are light print on dark" above Read the cards')
 
 
 def no_cards_advice(way: WayForward, models: Models) -> str:
@@ -280,6 +281,8 @@ def read_and_score_photos(photos: Sequence[Path], req: PhotoRequest, models: Mod
     rules = check_photo_request(req, len(photos), [t for t, _ in hands])
     if req.deck:
         models = with_deck(models, req.deck, decks)
+    if req.negative:
+        models = reading_negatives(models, req.deck)
     paths = [Path(p) for p in photos] + [Path(p) for _, p in hands]
     shown = list(names) if names is not None else [str(p) for p in paths]
     if len(paths) > limits.files:

@@ -126,8 +126,15 @@ class RemovePile(_Op):
     pile: str = Field(max_length=40)
 
 
+class Checked(_Op):
+    """Every card of the round, as corrected so far, was looked at and is right: nothing changes, but a round saved
+    with it teaches its deck every card (``handfoot.teaching``), as a corrected round does."""
+
+    op: Literal["checked"]
+
+
 Correction = Annotated[Union[SetCard, RemoveCard, MoveCard, SetKind, SetBook, AddPile, RemovePile, AddCard,
-                             SplitPile, JoinPiles],
+                             SplitPile, JoinPiles, Checked],
                        Field(discriminator="op")]
 
 

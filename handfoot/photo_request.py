@@ -38,6 +38,8 @@ class PhotoRequest:
         left: cards still held, typed in: team -> packets of card codes.
         conf: minimum confidence of a card's reading, in (0, 1].
         deck: read with this deck profile (``vision.decks``), or None for the stock reader.
+        negative: read each photo as its negative (a deck printed light on dark, e.g. gold on black); a deck
+            profile of such a deck does so by itself, one of a deck read as photographed refuses it.
     """
 
     rules: str = "pagat"
@@ -49,6 +51,7 @@ class PhotoRequest:
     left: tuple[tuple[str, tuple[tuple[str, ...], ...]], ...] = ()
     conf: float = DEFAULT_CONF
     deck: str | None = None
+    negative: bool = False
 
     @property
     def left_packets(self) -> dict[str, list[list[str]]]:

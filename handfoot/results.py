@@ -254,8 +254,8 @@ class PhotoScore(_Reported):
 
 class Lesson(BaseModel):
     """A deck's last lesson: ``state`` ``waiting`` (too few photos yet), ``learning``, ``learned`` (a profile
-    kept), ``refused`` (it read the photos kept aside no better than the stock reader: the stock reader stays) or
-    ``failed``; ``photos`` the example photos it had, ``games`` how many games gave them; ``stock`` and ``profile``
+    kept), ``refused`` (it read the photos kept aside worse than the stock reader: nothing kept, the profile learned
+    before, if any, reads on) or ``failed``; ``photos`` the example photos it had, ``games`` how many games gave them; ``stock`` and ``profile``
     the share of the reader's views of the kept-aside indices read right by rank and colour without and with the
     profile (0-1, once learned or refused; what the profile is kept on), ``stock_right`` and ``profile_right`` how
     many of those indices are read right so (once learned); ``message`` all of it in a sentence for the page."""

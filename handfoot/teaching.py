@@ -9,11 +9,11 @@ for its check worse than the stock reader (``vision.decks.learn``), and from the
 with no profile reads with it. Each deck's last lesson (:class:`Lesson`: what was learned, the measured effect on
 the photos kept aside, or why nothing was) is kept in the ledger and shown with the game.
 
-Which cards teach: a round the family corrected (one correction or more: they looked at it) teaches every card as
-saved; a round saved as the camera read it teaches only its cards read at least :data:`SURE_TO_TEACH` sure in piles
-with no note (a misread the family did not look at would teach the deck wrong; on the real photos of
-``../shared/realdata/decks_dev``, the stock reader's readings that sure were right 45 times of 45, those from 0.7
-127 of 129).
+Which cards teach: a round the family corrected (one correction or more, or the ``checked`` one: they looked at
+it) teaches every card as saved; a round saved as the camera read it teaches only its cards read at least
+:data:`SURE_TO_TEACH` sure in piles with no note (a misread the family did not look at would teach the deck wrong;
+on the real photos of ``../shared/realdata/decks_dev``, the stock reader's readings that sure were right 45 times of
+45, those from 0.7 127 of 129).
 """
 
 from __future__ import annotations
@@ -154,9 +154,10 @@ class Teacher:
         try:
             profile = await self.jobs.run(work)
         except ProfileRefusedError as exc:
-            ledger.set_lesson(deck, Lesson(**base, state="refused", message=f"Deck {deck} not learned from "
-                                           f"{counted(len(examples), 'photo')}: {exc}; the stock reader "
-                                           "stays").model_dump())
+            from vision.deck_profiles import saved_profile
+
+            ledger.set_lesson(deck, refused(deck, exc, len(examples), games,
+                                            saved_profile(deck, self.decks)).model_dump())
             return
         except Exception as exc:  # noqa: BLE001 - a lesson that fails is told on the game, never raised into a request
             log.warning("learning deck %s failed: %s", deck, exc)
@@ -173,10 +174,8 @@ def learned(profile, photos: int, games: int) -> Lesson:
     """The lesson of a deck profile just learned (``vision.deck_profiles.DeckProfile``) from ``photos`` example
     photos of ``games`` games: its check's figures and the sentence the page shows."""
     c = profile.check
-    stock, read, kept = (float(c.get(k, 0)) for k in ("stock", "profile", "indices"))
-    tested = (f"Tested on {kept:.0f} card corners in photos it did not learn from"
-              if c.get("method", "kept aside") == "kept aside" else
-              f"Tested on the {kept:.0f} card corners in its photos, each photo left out of the learning that tested it")
+    stock, read = (float(c.get(k, 0)) for k in ("stock", "profile"))
+    tested = _tested(c)
     if "profile_right" in c:
         reads = (f"{tested}: handfoot reads {c['stock_right']} right without it, {c['profile_right']} with it "
                  f"(right: the rank and the colour, all the score needs).")
@@ -188,3 +187,30 @@ def learned(profile, photos: int, games: int) -> Lesson:
                   stock_right=c.get("stock_right"), profile_right=c.get("profile_right"),
                   message=f"Deck {profile.name} learned from {counted(profile.photos, 'photo')} of "
                           f"{counted(games, 'game')}. {reads}")
+
+
+def _tested(check: dict) -> str:
+    """What a deck's check was tested on, in a family's words (``check``: as ``DeckProfile.check``)."""
+    kept = float(check.get("indices", 0))
+    if check.get("method", "kept aside") == "kept aside":
+        return f"Tested on {kept:.0f} card corners in photos it did not learn from"
+    return f"Tested on the {kept:.0f} card corners in its photos, each photo left out of the learning that tested it"
+
+
+def refused(deck: str, exc, photos: int, games: int, before) -> Lesson:
+    """The lesson of deck ``deck`` not learned from ``photos`` example photos of ``games`` games (``exc``: the
+    ``vision.decks.ProfileRefusedError``, with its check's figures): what the trial read, and what reads on:
+    ``before``, the profile of that name kept from an earlier lesson (``DeckProfile``), or None (the stock reader)."""
+    c = exc.check
+    if "profile_right" in c:
+        said = (f"{_tested(c)}: handfoot reads {c['stock_right']} right without it, {c['profile_right']} with what "
+                "it learned now (right: the rank and the colour, all the score needs)")
+    else:
+        said = str(exc)
+    stays = (f"this game reads on with deck {deck} as learned before from {counted(before.photos, 'photo')}"
+             if before is not None else "handfoot reads on without it")
+    return Lesson(deck=deck, state="refused", photos=photos, games=games, stock=c.get("stock"),
+                  profile=c.get("profile"), stock_right=c.get("stock_right"), profile_right=c.get("profile_right"),
+                  message=f"Deck {deck} not learned {'again ' if before is not None else ''}from "
+                          f"{counted(photos, 'photo')}. {said}. Nothing was kept: {stays}; each round saved with "
+                          "photos teaches it more.")

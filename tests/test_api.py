@@ -294,8 +294,9 @@ def test_photo_errors_are_named_before_any_work(client, tmp_path):
 
     ok, blank = cv2.imencode(".png", np.full((240, 320, 3), 90, np.uint8))
     assert error_of(post_photo(client, [("blank.png", blank.tobytes(), "image/png")]), 422).endswith(
-        "no cards found (is the whole table in the photo, in focus and lit?); a deck of its own design, or printed "
-        "light on dark, can be taught: the game's \"Teach handfoot your deck\"")  # the page's way, not the CLI's
+        "no cards found (is the whole table in the photo, in focus and lit?); cards printed light on dark (a black "
+        "deck)? tick \"Our cards are light print on dark\" above Read the cards; a deck of its own design can be "
+        "taught: the game's \"Teach handfoot your deck\"")  # the page's way, not the CLI's
     assert not any((tmp_path / "photos").iterdir())  # nothing kept of a refused reading
 
 

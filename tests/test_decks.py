@@ -186,8 +186,11 @@ def test_close_ups_are_checked_on_more_of_their_photos():
     assert len(folds) == decks.FOLDS and np.array_equal(np.sum(folds, axis=0), np.ones(20))
     few = [decks.Example(Path(f"t{k}.jpg"), np.zeros((13, 4), np.float32), ("KH",) * 13) for k in range(5)]
     assert [np.flatnonzero(f).tolist() for f in decks.check_folds(few)] == [[0], [1], [2], [3], [4]]  # leave-one-out
-    with pytest.raises(decks.ExamplesError, match="hold 20 card corners, and at least 30 are needed"):
+    with pytest.raises(decks.ExamplesError, match="hold 20 card corners, and at least 30 are needed") as said:
         decks.check_folds(close_ups(10))
+    # how many more, in a family's words (it said "whether a profile reads this deck better")
+    assert ": 10 more, in more photos (a photo of a round's table holds that many" in str(said.value)
+    assert "profile" not in str(said.value)
 
 
 def test_examples_files_are_checked_line_by_line(tmp_path, photos):
@@ -466,3 +469,20 @@ def test_reading_negatives_wraps_the_detector_once_and_not_for_a_plain_decks_pro
     assert core.reading_negatives(negative) is negative  # a negative deck's profile reads the negative already
     with pytest.raises(HandFootError, match="the deck plain is read as photographed"):
         core.reading_negatives(models, deck="plain")
+
+
+def test_score_and_detect_read_with_a_deck_of_a_servers_ledger(tmp_path, monkeypatch, capsys):
+    """A deck learned into a server's folder (``deck learn --db PATH``, or the page's teaching of ``serve --db PATH``)
+    is read with by ``score`` and ``detect`` given the same ``--db`` (they had none: "unrecognized arguments: --db",
+    and without it "no deck profile ... in ~/.local/share/handfoot/decks")."""
+    monkeypatch.setenv("HANDFOOT_DATA", str(tmp_path / "elsewhere"))
+    server = tmp_path / "server"
+    deck_profiles.DeckProfile("family", IndexReader().stock_heads(), 20, 261, {}, "2026-12-01T10:00:00+00:00").save(
+        server / "decks")
+    photo = str(Path(__file__).resolve().parents[1] / "examples" / "table.jpg")
+    assert main(["detect", photo, "--deck", "family", "--db", str(server), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["detections"]
+    assert main(["score", photo, "--deck", "family", "--db", str(server)]) == 0
+    assert "reading with the deck profile family" in capsys.readouterr().err
+    assert main(["score", photo, "--deck", "family"]) == 1  # the data folder's decks: none there
+    assert "no deck profile 'family'" in capsys.readouterr().err

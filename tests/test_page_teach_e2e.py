@@ -9,6 +9,7 @@ to ``$HANDFOOT_SCREENSHOTS`` (default: the test's temporary folder).
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ pytest.importorskip("selenium")
 pytest.importorskip("uvicorn")
 pytest.importorskip("cv2")
 httpx = pytest.importorskip("httpx")
+from selenium.common.exceptions import ElementClickInterceptedException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
@@ -98,4 +100,45 @@ def test_the_next_game_says_it_reads_with_the_deck_learned_before(tmp_path, brow
         assert r.status_code == 201, r.text
         d.get(f"{url}/#/game/{second}/check/{r.json()['id']}")
         wait.until(lambda d: (text_of(d, "#check-intro") or "").endswith("Read with deck grandmas-blue."))
+        assert console_errors(d) == []
+
+
+def test_a_round_checked_right_is_saved_as_checked_and_teaches_every_card(tmp_path, browser):
+    """A game teaching deck family-deck: its check view has **Every card is right as shown** over Save; ticked, the
+    round is saved with the correction ``checked`` (every card then teaches the deck, not only those read surely:
+    close-ups of a dark deck read right taught nothing). A game teaching no deck has no such box."""
+    photo = (Path(__file__).resolve().parents[1] / "examples" / "table.jpg").read_bytes()
+    d, wait = browser, WebDriverWait(browser, 60)
+    viewport(d, 390, 844)
+    with running(tmp_path) as url:
+        games = [httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"],
+                                                     "teach": teach}).json()["id"] for teach in ("family-deck", None)]
+        for game, tail in zip(games, (b"", b"\0")):
+            r = httpx.post(f"{url}/v1/photos", files=[("photos", ("table.jpg", photo + tail, "image/jpeg"))],
+                           data={"rules": "pagat", "teams": "Us"}, timeout=120)
+            assert r.status_code == 201, r.text
+            d.get(f"{url}/#/game/{game}/check/{r.json()['id']}")
+            wait.until(lambda d: d.find_elements(By.ID, "save-round"))
+            if game == games[1]:
+                assert not d.find_elements(By.ID, "all-right")
+                continue
+            box = d.find_element(By.ID, "all-right")
+            said = text_of(d, "label[for=all-right]")
+            assert "Every card is right as shown: teach deck family-deck all of them" in said, said
+            for _ in range(10):  # the pile list may grow as the reading is scored: scrolled to again until tapped
+                d.execute_script("arguments[0].scrollIntoView({block: 'center'})", box)
+                try:
+                    box.click()
+                    break
+                except ElementClickInterceptedException:
+                    time.sleep(0.3)
+            assert box.is_selected()
+            d.save_screenshot(str(shots_dir(tmp_path) / "page_check_all_right_390.png"))
+            d.find_element(By.ID, "save-round").click()
+            wait.until(lambda d: "/check/" not in d.current_url or d.execute_script(
+                "return document.getElementById('sheet').open"))
+            if "/check/" in d.current_url:  # a doubt asked about: saved anyway
+                d.find_element(By.ID, "confirm-yes").click()
+            wait.until(lambda d: "/check/" not in d.current_url)
+            assert httpx.get(f"{url}/v1/games/{game}").json()["rounds"][0]["corrections"] == [{"op": "checked"}]
         assert console_errors(d) == []

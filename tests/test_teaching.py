@@ -100,6 +100,26 @@ def test_a_round_saved_as_read_teaches_only_its_sure_cards(tmp_path, models):
         assert len(teaching.game_examples(ledger, gid, sure_only=True)[0]["detections"]) == len(every)
 
 
+def test_a_round_saved_as_checked_teaches_every_card(tmp_path, models):
+    """The check view's "Every card is right as shown" saves the correction ``checked``: the family looked and found
+    nothing to change, so every card teaches (a close-up of a dark deck read right is seldom read 80 % sure: such
+    rounds taught nothing), and the round scores as read."""
+    app = create_app(Settings(db=tmp_path / "h.db"), models=models)
+    with TestClient(app, base_url="http://127.0.0.1") as c:
+        gid = c.post("/v1/games", json={"rules": "pagat", "teams": ["A", "B"]}).json()["id"]
+        reading = _read(c)
+        r = c.post(f"/v1/games/{gid}/rounds?lenient=true",
+                   json={"photo_reading": reading["id"], "went_out": "A", "corrections": [{"op": "checked"}]})
+        assert r.status_code == 201, r.text
+        ledger = app.state.ledger
+        every = teaching.game_examples(ledger, gid)[0]["detections"]
+        assert len(teaching.game_examples(ledger, gid, sure_only=True)[0]["detections"]) == len(every)
+        tried = c.post(f"/v1/photos/{reading['id']}/corrections", json={"corrections": [{"op": "checked"}],
+                                                                        "went_out": "A"})
+        assert tried.status_code == 200 and tried.json()["score"] == c.post(
+            f"/v1/photos/{reading['id']}/corrections", json={"corrections": [], "went_out": "A"}).json()["score"]
+
+
 def test_a_lesson_that_reads_no_better_yet_says_so():
     from types import SimpleNamespace
 
@@ -133,3 +153,40 @@ def test_a_lesson_is_said_in_a_familys_words():
                             "photos, each photo left out of the learning that tested it: handfoot reads 52 right")
     for said in (aside, folds):
         assert not any(word in said for word in ("indices", "profile", "trial")), said
+
+
+def test_a_lesson_refused_says_what_reads_on_in_a_familys_words(tmp_path, models, monkeypatch):
+    """A lesson whose trial reads worse than the stock reader keeps nothing: it said "... the profile 'white' reads
+    the photos it was tested on (not learned from) worse than the stock reader: ... 5-fold; not kept: check the
+    example codes ...; the stock reader stays" while the deck learned before read on. Now its figures in the
+    learned lesson's words, and what reads on: the deck as learned before, or handfoot without it."""
+    from vision import decks
+    from vision.deck_profiles import DeckProfile
+    from vision.models.reader import IndexReader
+
+    figures = {"indices": 57, "stock": 0.848, "profile": 0.836, "stock_right": 51, "profile_right": 48,
+               "method": "5-fold"}
+
+    def refuse(*args, **kwargs):
+        raise decks.ProfileRefusedError("the profile 'family' reads ... worse than the stock reader", figures)
+
+    monkeypatch.setattr(decks, "MIN_CHECK", 1)
+    monkeypatch.setattr(decks, "learn", refuse)
+    app = create_app(Settings(db=tmp_path / "h.db"), models=models)
+    with TestClient(app, base_url="http://127.0.0.1") as c:
+        gid = c.post("/v1/games", json={"rules": "pagat", "teams": ["A", "B"], "teach": "family"}).json()["id"]
+        for n in (1, 2):
+            reading = _read(c, n)
+            assert c.post(f"/v1/games/{gid}/rounds?lenient=true", json={
+                "photo_reading": reading["id"], "went_out": "A", "corrections": [_confirm(reading)]}).status_code == 201
+            if n == 1:  # a deck learned before, from 4 photos
+                DeckProfile("family", IndexReader().stock_heads(), 4, 37, {}, "2026-12-01T10:00:00+00:00").save(
+                    tmp_path / "decks")
+        lesson = c.get(f"/v1/games/{gid}").json()["lesson"]
+        assert lesson["state"] == "refused" and (lesson["stock_right"], lesson["profile_right"]) == (51, 48)
+        assert lesson["message"] == (
+            "Deck family not learned again from 2 photos. Tested on the 57 card corners in its photos, each photo "
+            "left out of the learning that tested it: handfoot reads 51 right without it, 48 with what it learned "
+            "now (right: the rank and the colour, all the score needs). Nothing was kept: this game reads on with "
+            "deck family as learned before from 4 photos; each round saved with photos teaches it more.")
+        assert "stock reader" not in lesson["message"] and "profile" not in lesson["message"]

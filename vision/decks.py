@@ -105,7 +105,12 @@ ALREADY_READ = 0.95
 
 
 class ProfileRefusedError(HandFootError):
-    """A profile that reads its own deck's check photos worse than the stock reader."""
+    """A profile that reads its own deck's check photos worse than the stock reader; ``check``: the check's figures,
+    as ``DeckProfile.check`` (empty when not measured)."""
+
+    def __init__(self, message: str, check: dict | None = None) -> None:
+        super().__init__(message)
+        self.check = dict(check or {})
 
 
 class AlreadyReadError(ProfileRefusedError):
@@ -115,8 +120,8 @@ class AlreadyReadError(ProfileRefusedError):
     ``DeckProfile.check``."""
 
     def __init__(self, message: str, right: int, indices: int, check: dict) -> None:
-        super().__init__(message)
-        self.right, self.indices, self.check = right, indices, check
+        super().__init__(message, check)
+        self.right, self.indices = right, indices
 
 
 # -- learning (the crops and the heads' fit: vision.deck_samples) ----------------------------------------------------
@@ -168,8 +173,9 @@ def check_folds(examples: list[Example]) -> list[np.ndarray]:
     n, held = len(examples), sum(len(e.codes) for e in examples)
     if held < MIN_CHECK:
         raise ExamplesError(f"{n} example photos hold {counted(held, 'card corner')}, and at least {MIN_CHECK} "
-                            "are needed to tell whether a profile reads this deck better (each photo is tested while "
-                            "the others teach): give more photos (five round-end photos of a table is a start)")
+                            "are needed to test what is learned (each photo is tested while the others teach): "
+                            f"{MIN_CHECK - held} more, in more photos (a photo of a round's table holds that many; "
+                            "a close-up of a card or two, one or two)")
     folds = min(n, FOLDS)
     return [np.arange(n) % folds == f for f in range(folds)]
 
@@ -351,7 +357,7 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
     if held == 0 or after < before:
         raise ProfileRefusedError(f"the profile {name!r} reads the photos it was tested on (not learned from) "
                                   f"worse than the stock reader: {check_text(figures)}, {method}; "
-                                  "not kept: check the example codes, or give more photos")
+                                  "not kept: check the example codes, or give more photos", figures)
     own = None
     if glyphs:  # weighed on the last photos (a later photo of the same cards flatters a reader that memorises)
         later, none = later_photos(originals), glyphs == "found"

@@ -99,6 +99,8 @@ async def read_photos(
         conf: Annotated[float, Form(gt=0, le=1)] = photo_request.DEFAULT_CONF,
         deck: Annotated[str | None, Form(max_length=40, pattern=DECK_NAME, description="read with this deck profile "
                                                                   "(GET /v1/decks)")] = None,
+        negative: Annotated[bool, Form(description="read each photo's negative: a deck printed light on dark "
+                                                   "(gold on black); a deck's profile decides for itself")] = False,
         idempotency_key: Annotated[str | None, IDEMPOTENCY_KEY] = None,
         settings=Depends(get_settings), ledger: Ledger = Depends(get_ledger), jobs=Depends(get_jobs),
         models: core.Models = Depends(get_models)) -> PhotoReadingOut:
@@ -132,10 +134,12 @@ async def read_photos(
         rules=rules, house_rules=tuple(house.items()), round=round, went_out=went_out or None, split=split,
         teams=photo_request.parse_teams(teams),
         left=tuple((t, tuple(tuple(p) for p in ps)) for t, ps in left_packets.items()), conf=conf,
-        deck=deck or None)
+        deck=deck or None, negative=negative)
     photo_request.check_photo_request(req, len(photos), hand_names)  # before any photo work
-    if req.deck:
-        core.with_deck(models, req.deck, decks_dir(settings))  # an unknown deck: 404 before any work
+    if req.deck:  # an unknown deck: 404, a deck read as photographed asked for negatives: 422, before any work
+        deck_models = core.with_deck(models, req.deck, decks_dir(settings))
+        if negative:
+            core.reading_negatives(deck_models, req.deck)
     jobs.admit()
     reading_id = new_id()
     result = await jobs.run(_read_photos, ledger, reading_id, list(photos), list(zip(hand_names, hands)), req,

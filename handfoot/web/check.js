@@ -283,7 +283,7 @@ export async function checkView(gid, rid, roundNo) {
       return;
     }
     setBusy(save, true);
-    const body = {photo_reading: readingId, corrections: st.corrections, went_out: st.wentOut || null};
+    const body = {photo_reading: readingId, corrections: piles.withChecked(st.corrections), went_out: st.wentOut || null};
     saving = true;
     try {
       if (roundNo) await api("PUT", `/v1/games/${gid}/rounds/${roundNo}?lenient=true`, body);
@@ -310,7 +310,7 @@ export async function checkView(gid, rid, roundNo) {
       (original.deck ? ` Read with deck ${original.deck}.` : "")),
     draftBox, notice.box, scoreBox,
     h("div", {class: "check-layout"}, h("div", {class: "photos-col"}, photosBox, notesBox), h("div", {}, piles.box)),
-    h("label", {for: "check-went-out"}, "Who went out?"), wentOut,
+    h("label", {for: "check-went-out"}, "Who went out?"), wentOut, piles.checked,
     h("p", {}, h("a", {class: "button", href: `#/game/${gid}`, onclick: async (ev) => {
       ev.preventDefault();
       const changed = st.corrections.length !== (stored ? stored.corrections.length : 0);

@@ -2,6 +2,7 @@
  * house rules and deck, then Start. */
 import {api} from "/static/api.js";
 import {fmtDate} from "/static/games.js";
+import {negativeKey} from "/static/round.js";
 import {errorBox, fmt, h, setBusy, show} from "/static/ui.js";
 
 /* The longest team name, in characters (handfoot.limits.TEAM_NAME_MAX: the server refuses a longer one). */
@@ -230,6 +231,7 @@ export async function newGameView(fromId) {
     try {
       const game = await api("POST", "/v1/games", body, createKey);
       if (from && from.deck) await api("PUT", `/v1/games/${game.id}/deck`, {deck: from.deck, teach: !!from.teach}).catch(() => {});
+      if (from && localStorage.getItem(negativeKey(from.id))) localStorage.setItem(negativeKey(game.id), "1");  /* same cards */
       location.hash = `#/game/${game.id}`;
     } catch (e) {
       if (e.status) createKey = hfSync.newKey();

@@ -67,7 +67,9 @@ export function flash(pileId, stay) {
  * that correct them)}.
  * Returns {box, movedBox (the list's element and the move note's), draw(notes) (the list drawn for st.reading,
  * `notes` its numbered notes as glance.numberedNotes gives them), showsWhole(id) (whether the last draw drew the
- * pile `id` whole), showMoved(moved) (the move note: below)}. */
+ * pile `id` whole), showMoved(moved) (the move note: below), checked (the box over Save that says every card is
+ * right, null when the game teaches no deck), withChecked(ops) (the corrections to save: `ops`, and the `checked`
+ * one when that box is ticked)}. */
 export function pileList(view) {
   const {game: g, st, undo, allPiles, change, editCard} = view;
   const pilesBox = h("div", {id: "piles"});
@@ -214,6 +216,21 @@ export function pileList(view) {
             || document.querySelector(`#piles h2[data-team="${CSS.escape(place.team || "")}"]`));
   }
 
-  return {box: pilesBox, movedBox, draw, showsWhole: (id) => shownWhole.has(id), showMoved, placeOf, focusPlace};
+  const checked = checkedBox(g);
+  return {box: pilesBox, movedBox, draw, showsWhole: (id) => shownWhole.has(id), showMoved, placeOf, focusPlace,
+          checked: checked && checked.box, withChecked: (ops) => checked ? checked.withChecked(ops) : ops};
 }
 
+
+/* For a game whose rounds teach a deck (`g.teach`): the box that says every card of the round is right as shown,
+ * {box, withChecked(ops)}: ticked, the corrections saved end with {op: "checked"}, and the round teaches the deck
+ * every card, as a corrected round does (a round saved as read teaches only its cards read surely: a close-up of a
+ * dark deck, read right, taught nothing). null when the game teaches none. */
+function checkedBox(g) {
+  if (!g.teach) return null;
+  const box = h("input", {type: "checkbox", id: "all-right"});
+  return {box: h("label", {class: "check", for: "all-right"}, box,
+                 ` Every card is right as shown: teach deck ${g.teach} all of them (unticked, a round saved as read ` +
+                 "teaches it only the cards read surely)"),
+          withChecked: (ops) => box.checked && !ops.some(op => op.op === "checked") ? [...ops, {op: "checked"}] : ops};
+}

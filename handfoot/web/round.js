@@ -3,6 +3,10 @@ import {ApiError, api} from "/static/api.js";
 import {keptCheckOffer} from "/static/drafts.js";
 import {deckChoice, errorBox, fmt, h, setBusy, show} from "/static/ui.js";
 
+/* Where this phone keeps that game `gid`'s photos are read as negatives (its round page's box ticked); a new game
+   of the same teams takes it over (newgame.js). */
+export const negativeKey = (gid) => `handfoot.negative.${gid}`;
+
 /* -- a round: photos in ------------------------------------------------------------------------------------ */
 export async function roundView(gid) {
   const g = await api("GET", `/v1/games/${gid}`);
@@ -19,13 +23,21 @@ export async function roundView(gid) {
   const decks = await api("GET", "/v1/decks").catch(() => []);
   const chosen = g.deck || "";
   const deck = decks.length ? deckChoice(decks, chosen, "deck", "Read this game's photos with (kept for its next rounds)") : null;
+  /* a deck printed light on dark (gold on black) is read as its negative: ticked for this game, kept on this phone
+     for its next rounds; a deck chosen above reads as it learned (a learned black deck reads negatives itself) */
+  const negKey = negativeKey(gid);
+  const negative = h("input", {type: "checkbox", id: "negative", checked: localStorage.getItem(negKey) ? "" : null,
+    onchange: () => negative.checked ? localStorage.setItem(negKey, "1") : localStorage.removeItem(negKey)});
+  const negativeBox = h("label", {class: "check", for: "negative"}, negative,
+    " Our cards are light print on dark (e.g. gold on black): read the photos' negatives" +
+    (deck ? " (with the stock card reader; a deck learned reads as it learned)" : ""));
   const status = h("div", {"aria-live": "polite", class: "status"});
   const go = h("button", {type: "submit", class: "primary", id: "read-cards"}, "Read the cards");
   const form = h("form", {onsubmit: (ev) => { ev.preventDefault(); upload(); }},
     h("p", {class: "muted"}, `Round ${g.next_round} · opening minimum ${fmt(g.next_minimum)}. Photograph each team's melds and books from above, close enough that the corner indices are clear.`),
     h("p", {}, "No photo, or one the camera cannot read? ", h("a", {class: "button", href: `#/game/${gid}/type`, id: "type-round"}, "Type the cards instead")),
     sections, h("label", {for: "went-out"}, "Who went out?"), wentOut,
-    deck,
+    deck, negativeBox,
     h("div", {class: "sticky-actions"}, status, go, h("a", {class: "button", href: `#/game/${gid}`}, "Cancel")));
   show(h("h1", {}, `Round ${g.next_round}`), keptCheckOffer(g), form);
   let key = hfSync.newKey();  /* one reading per press of "Read the cards"; the same key again after a dropped answer */
@@ -73,6 +85,7 @@ export async function roundView(gid) {
     data.append("round", String(g.next_round));
     if (wentOut.value) data.append("went_out", wentOut.value);
     if (deck && deck.value) data.append("deck", deck.value);
+    else if (negative.checked) data.append("negative", "true");
     if (deck && deck.value !== (g.deck || "")) api("PUT", `/v1/games/${gid}/deck`, {deck: deck.value || null}).catch(() => {});
     const bar = h("div", {});
     const label = h("p", {}, shrunk.length ? `Sending the photos (${shrunk.join(", ")} made smaller to send)…` : "Sending the photos…");
@@ -107,6 +120,10 @@ export async function roundView(gid) {
         const unread = /no cards found/.test(body.error || "");  /* a photo the camera cannot read: the ways round it */
         if (unread || /too small to read/.test(body.error || ""))
           status.append(h("p", {}, "Another photo, or ", h("a", {href: `#/game/${gid}/type`}, "type the cards instead"), "."));
+        if (unread && !negative.checked && !(deck && deck.value))  /* a dark deck's close-up: one tap reads its negative */
+          status.append(h("p", {}, h("button", {type: "button", class: "primary", id: "read-negative", onclick: () => {
+            negative.checked = true; localStorage.setItem(negKey, "1"); upload();
+          }}, "Read them as light print on dark")));
         if (unread)
           status.append(h("p", {}, h("a", {class: "button", id: "teach-deck", href: `#/game/${gid}/teach`}, "Teach handfoot your deck")));
         showTyped(body.error || "");

@@ -5,6 +5,8 @@ import {askConfirm, errorBox, h, setBusy, toast} from "/static/ui.js";
 const DECK_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$/;  /* a deck's name (vision.decks.NAME) */
 /* the fewest photos a deck is learned from (vision.decks.check_photos refuses fewer) */
 export const MIN_TEACH = 2;
+/* the fewest card corners a deck is learned from (vision.decks.MIN_CHECK: it tests itself on some of them) */
+const MIN_CORNERS = 30;
 
 /* A learning this phone started, by game id: {status (its status line), running}, kept until it ends well or its
    notice is answered, so that a panel drawn again (the game changed on another phone) shows how it ended. */
@@ -141,7 +143,13 @@ export function teachPanel(gid, g) {
     } catch (e) {
       if (e.status === 409) busy(deck);
       else if (e.status === 412) raced(deck, e.body.deck || null, false, "If-Match" in headers);
-      else { learnings.delete(gid); status.replaceChildren(errorBox(e)); }
+      else {
+        learnings.delete(gid);
+        /* 422: too few photos or card corners yet; the rounds still to come can teach it by themselves */
+        status.replaceChildren(errorBox(e), e.status === 422 && !keep.checked ? h("p", {id: "teach-later"},
+          "Tick Keep learning it above: each round saved then adds its cards, and the deck is learned by itself " +
+          "once there are enough.") : null);
+      }
     } finally {
       state.running = false;
       setBusy(document.getElementById("learn-deck"), false);
@@ -204,10 +212,11 @@ export function teachPanel(gid, g) {
   return h("section", {class: "panel", id: "teach"}, h("h2", {}, "Teach handfoot your deck"),
     h("p", {class: "muted"}, "The photo rounds of this game, as you corrected them, teach the card reader your deck " +
       "(seconds to a minute). Some photos check it first: it is kept unless it reads those worse than handfoot does " +
-      "without it. Two photo rounds let it start; five or more teach it well. A card added by hand teaches nothing: " +
-      "it has no place on the photo."),
+      `without it. It needs at least ${MIN_CORNERS} card corners (a card's rank and suit) in the photos: a photo or two of ` +
+      "a round's table, or 15 or more close-ups of a card or two. A card added by hand teaches nothing: it has no " +
+      "place on the photo."),
     state, h("label", {for: "deck-name"}, "Deck name (empty: our-deck)"), name, why, h("div", {class: "row"}, go),
     h("label", {class: "check"}, keep, " Keep learning it from every round saved (a round saved as read teaches only " +
-      "the cards read surely)"), status);
+      "the cards read surely, unless Every card is right is ticked as it is saved)"), status);
 }
 

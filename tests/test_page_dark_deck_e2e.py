@@ -1,0 +1,162 @@
+"""A deck printed light on dark (gold on black) read on the phone page, end to end: a real ``handfoot serve``
+(127.0.0.1, a temporary ledger, the shipped models) driven by headless Chromium at 390 x 844, with close-ups of a
+real black-and-gold deck (``../shared/realdata/decks_dev/blackgold``; skipped when absent).
+
+The page had no way to read a photo's negative (the command line's ``--negative``): such a close-up was "no cards
+found" however often it was taken, so no photo round could be saved and the game's deck could never be taught.
+Screenshots go to ``$HANDFOOT_SCREENSHOTS`` (default: the test's temporary folder).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("selenium")
+pytest.importorskip("uvicorn")
+pytest.importorskip("cv2")
+httpx = pytest.importorskip("httpx")
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+from test_page_e2e import browser, console_errors, running, shots_dir, text_of, viewport  # noqa: E402,F401  (fixture)
+
+# the round page's status line once a reading was refused: its text, else null
+REFUSED = "const e = document.querySelector('.status .error-box'); return e && e.textContent"
+
+
+def _refused_close_up(d, url: str, photo) -> str:
+    """A new game of Us and Them on the server at ``url``, its round page opened in ``d`` (390 x 844) with ``photo``
+    as team Us's table and the box unticked, Read the cards pressed and the photo refused (no card found): the
+    game's id."""
+    viewport(d, 390, 844)
+    game = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+    d.get(f"{url}/#/game/{game}/round")
+    WebDriverWait(d, 60).until(lambda d: d.find_elements(By.ID, "table-0")).pop().send_keys(str(photo))
+    assert not d.find_element(By.ID, "negative").is_selected()
+    d.find_element(By.ID, "read-cards").click()
+    said = WebDriverWait(d, 120).until(lambda d: d.execute_script(REFUSED))
+    assert "no cards found" in said and 'tick "Our cards are light print on dark"' in said, said
+    return game
+
+
+def test_a_close_up_of_a_black_deck_is_read_once_its_box_is_ticked(tmp_path, browser, shared_dir):
+    """A close-up of one 7♥ of the black deck: read as it is, no card is found and the message says which box to
+    tick; ticked, the photo is read (its negative) and opens in the check view; the box stays ticked for the
+    game's next round on this phone."""
+    from datasets.realdata import decks_dev
+
+    photo = decks_dev("blackgold", shared_dir / "realdata")[1].path  # one 7H, close up
+    shots = shots_dir(tmp_path)
+    d, wait = browser, WebDriverWait(browser, 120)
+    with running(tmp_path) as url:
+        game = _refused_close_up(d, url, photo)
+        box = d.find_element(By.ID, "negative")
+        # scrolled to just under the header: the bar over Read the cards, with the message, covers the screen's middle
+        d.execute_script("window.scrollTo(0, arguments[0].getBoundingClientRect().top + window.scrollY - 120)", box)
+        box.click()
+        d.save_screenshot(str(shots / "page_round_dark_deck_390.png"))
+        d.find_element(By.ID, "read-cards").click()
+        wait.until(lambda d: "/check/" in d.current_url)
+        reading = httpx.get(f"{url}/v1/photos/{d.current_url.split('/check/')[1]}").json()
+        codes = [c["code"] for p in reading["images"][0]["piles"] for c in p["cards"]]
+        assert codes and all(c[0] == "7" for c in codes), codes  # a 7 (7H, or 7S by the stock reader's eye)
+        d.get(f"{url}/#/game/{game}")
+        d.get(f"{url}/#/game/{game}/round")
+        assert wait.until(lambda d: d.find_elements(By.ID, "negative")).pop().is_selected()
+        assert [m for m in console_errors(d) if "422" not in m] == []  # the refused reading only
+
+
+def test_the_service_reads_negatives_when_asked(tmp_path, shared_dir):
+    """``POST /v1/photos`` with ``negative``: the close-up read as its negative (as ``score --negative``); without
+    it, refused naming the page's box to tick."""
+    from datasets.realdata import decks_dev
+
+    photo = decks_dev("blackgold", shared_dir / "realdata")[1].path
+    with running(tmp_path) as url:
+        sent = [("photos", (photo.name, photo.read_bytes(), "image/jpeg"))]
+        plain = httpx.post(f"{url}/v1/photos", files=sent, data={"teams": "Us"}, timeout=120)
+        assert plain.status_code == 422 and 'tick "Our cards are light print on dark"' in plain.json()["error"]
+        read = httpx.post(f"{url}/v1/photos", files=sent, data={"teams": "Us", "negative": "true"}, timeout=120)
+        assert read.status_code == 201, read.text
+        assert [c["code"][0] for p in read.json()["images"][0]["piles"] for c in p["cards"]] == ["7"]
+
+
+def test_the_next_game_of_the_same_teams_keeps_the_box_ticked(tmp_path, browser):
+    """A one-round game whose photos this phone reads as negatives, over; **New game, same teams**: the new game's
+    round page has the box ticked (the same family's cards), a game of other teams has not."""
+    d, wait = browser, WebDriverWait(browser, 60)
+    viewport(d, 390, 844)
+    with running(tmp_path) as url:
+        game = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"],
+                                                   "house_rules": {"opening_minimums": [50]}}).json()["id"]
+        layout = {"rules": "pagat", "round": 1, "house_rules": {"opening_minimums": [50]},
+                  "teams": {"Us": {"melds": [["KH", "KS", "KD"]]}, "Them": {"melds": [["5H", "5S", "5D"]]}}}
+        assert httpx.post(f"{url}/v1/games/{game}/rounds?lenient=true", json=layout).json()["over"]
+        other = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Ann", "Bob"]}).json()["id"]
+        d.get(f"{url}/#/game/{game}")
+        d.execute_script("localStorage.setItem(arguments[0], '1')", f"handfoot.negative.{game}")  # ticked before
+        wait.until(lambda d: d.find_elements(
+            By.XPATH, "//*[self::a or self::button][normalize-space()='New game, same teams']")).pop().click()
+        wait.until(lambda d: d.find_elements(By.ID, "team-1"))
+        d.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+        wait.until(lambda d: d.find_elements(By.ID, "score-round") and game not in d.current_url)
+        second = d.current_url.rsplit("/", 1)[1]
+        d.get(f"{url}/#/game/{second}/round")
+        assert wait.until(lambda d: d.find_elements(By.ID, "negative")).pop().is_selected()
+        d.get(f"{url}/#/game/{other}/round")
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "fieldset[data-team=Ann]"))
+        assert not d.find_element(By.ID, "negative").is_selected()
+        assert console_errors(d) == []
+
+
+def test_too_few_card_corners_to_learn_says_how_rounds_to_come_teach_it(tmp_path, browser, shared_dir):
+    """Two photo rounds of close-ups of the black deck (a card each, read as negatives): the panel says a deck needs
+    30 card corners (it said two photo rounds let it start), and Learn this deck, refused for too few, says to tick
+    Keep learning it so that the rounds to come teach it."""
+    from datasets.realdata import decks_dev
+
+    photos = [p.path for p in decks_dev("blackgold", shared_dir / "realdata")[1:3]]  # one 7H each
+    shots = shots_dir(tmp_path)
+    d, wait = browser, WebDriverWait(browser, 60)
+    viewport(d, 390, 844)
+    with running(tmp_path) as url:
+        game = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+        for photo in photos:
+            r = httpx.post(f"{url}/v1/photos", files=[("photos", (photo.name, photo.read_bytes(), "image/jpeg"))],
+                           data={"teams": "Us", "negative": "true"}, timeout=120)
+            assert r.status_code == 201, r.text
+            card = r.json()["images"][0]["piles"][0]["cards"][0]["id"]
+            saved = httpx.post(f"{url}/v1/games/{game}/rounds?lenient=true", json={
+                "photo_reading": r.json()["id"], "corrections": [{"op": "set_card", "card": card, "code": "7H"}]})
+            assert saved.status_code == 201, saved.text
+        d.get(f"{url}/#/game/{game}/teach")
+        wait.until(lambda d: d.find_elements(By.ID, "deck-name")).pop().send_keys("blackgold")
+        assert "It needs at least 30 card corners" in text_of(d, "#teach")
+        assert "Two photo rounds let it start" not in text_of(d, "#teach")
+        learn = d.find_element(By.ID, "learn-deck")
+        d.execute_script("arguments[0].scrollIntoView({block: 'center'})", learn)
+        learn.click()
+        said = wait.until(lambda d: text_of(d, "#teach-later"))
+        assert said.startswith("Tick Keep learning it above: each round saved then adds its cards"), said
+        assert "30 are needed" in text_of(d, "#teach-status .error-box")
+        d.execute_script("document.getElementById('teach-status').scrollIntoView({block: 'center'})")
+        d.save_screenshot(str(shots / "page_teach_too_few_390.png"))
+        assert [m for m in console_errors(d) if "422" not in m] == []
+
+
+def test_a_close_up_of_a_black_deck_is_read_again_as_light_on_dark_in_one_tap(tmp_path, browser, shared_dir):
+    """The message under a photo with no card found hid the box it names (the bar over Read the cards is tall on a
+    phone): it offers **Read them as light print on dark**, which ticks the box and reads the photos again."""
+    from datasets.realdata import decks_dev
+
+    d, wait = browser, WebDriverWait(browser, 120)
+    with running(tmp_path) as url:
+        game = _refused_close_up(d, url, decks_dev("blackgold", shared_dir / "realdata")[2].path)  # one 7H, close up
+        again = wait.until(lambda d: d.find_elements(By.ID, "read-negative")).pop()
+        d.save_screenshot(str(shots_dir(tmp_path) / "page_round_read_negative_390.png"))
+        assert again.text == "Read them as light print on dark"
+        again.click()
+        wait.until(lambda d: "/check/" in d.current_url)
+        d.get(f"{url}/#/game/{game}")
+        d.get(f"{url}/#/game/{game}/round")
+        assert wait.until(lambda d: d.find_elements(By.ID, "negative")).pop().is_selected()

@@ -8,6 +8,7 @@ import {scoresOf} from "/static/changes.js";
 import {changeOffer, noticeFrame} from "/static/conflict.js";
 import {readTypedDraft, removeDraft, writeDraft} from "/static/drafts.js";
 import {breakdownTable} from "/static/games.js";
+import {lostSave} from "/static/lost.js";
 import {FIELDS, boxesChanged, cardsOf, codesIn, fieldsOf, placesOf} from "/static/typed_text.js";
 import {askConfirm, clearError, errorBox, fmt, h, lastRoundDoubt, pointsNode, problemText, problemsLine, roundSaid, saveAnyway, say,
         setBusy, show, teamTotal, toast} from "/static/ui.js";
@@ -22,6 +23,7 @@ export async function typedView(gid, roundNo) {
   if (!roundNo && g.over) { location.hash = `#/game/${gid}`; return; }
   let round = roundNo || g.next_round;
   let saveKey = hfSync.newKey();  /* pressing Save again after a dropped answer stores one round, not two */
+  const lost = lostSave();  /* a new round's save whose answer never came back (lost.js) */
   let before = stored ? stored.layout : {teams: {}};  /* the saved layout the form is typed over (a new round: none) */
   let onCreated = stored ? stored.created : null;  /* when that round was made: another round there now is not it */
   let draftName = roundNo ? `typed.${roundNo}` : "typed";
@@ -238,15 +240,23 @@ export async function typedView(gid, roundNo) {
     setBusy(save, true);
     saving = true;
     try {
-      if (roundNo) await api("PUT", `/v1/games/${gid}/rounds/${roundNo}?lenient=true`, doc);
+      if (!roundNo && lost.sent && !lost.same(doc)) {  /* the first Save's answer was lost, the form changed since:
+                                                         that Save first (its first answer), then this as its correction */
+        const first = await lost.resend();
+        await api("PUT", `/v1/games/${gid}/rounds/${first.rounds[first.rounds.length - 1].n}?lenient=true`, doc);
+      } else if (roundNo) await api("PUT", `/v1/games/${gid}/rounds/${roundNo}?lenient=true`, doc);
       else await api("POST", `/v1/games/${gid}/rounds?lenient=true`, doc, saveKey);
+      lost.clear();
       removeDraft(gid, draftName);
       toast(roundNo ? `Round ${round} corrected` : `Round ${round} saved`);
       location.hash = `#/game/${gid}`;
     } catch (e) {
       saving = false;
       setBusy(save, false);
-      if (e.status === 0) cannotReach();  /* the same key again on the next Save: stored once */
+      if (e.status === 0) {  /* the same key again on the next Save: stored once */
+        if (!roundNo && !lost.sent) lost.keep("POST", `/v1/games/${gid}/rounds?lenient=true`, doc, saveKey);
+        cannotReach();
+      }
       else if (e.status === 412 && e.body.game && roundNo) {  /* another phone changed the game: what, and the choices */
         const told = await otherPhone(e.body.game);
         if (told) toast(`Not saved: ${told[0].toLowerCase() + told.slice(1)}`, true);

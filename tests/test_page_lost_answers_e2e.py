@@ -1,0 +1,153 @@
+"""A phone on flaky Wi-Fi, end to end: a real ``handfoot serve`` and headless Chromium (390 x 844) reaching it through
+a proxy that loses chosen answers on their way back (``flaky_wifi.FlakyWifi``): the server did the write, the phone
+never heard. What the phone then says and stores:
+
+- a round saved, its answer lost: said saved once the game shows it (its events, or Save pressed again), never
+  "Another phone saved round 1"; a correction whose answer was lost likewise, never "corrected there";
+- a change made after that lost save, then Save: the round holds both, stored once (a typed round too), never the
+  server's "Idempotency-Key ... another request body".
+
+Screenshots at 390 x 844 go to ``$HANDFOOT_SCREENSHOTS`` (default: the test's temporary folder).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("SE_OFFLINE", "true")
+pytest.importorskip("selenium")
+pytest.importorskip("uvicorn")
+pytest.importorskip("cv2")
+httpx = pytest.importorskip("httpx")
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import Select  # noqa: E402
+
+from flaky_wifi import FlakyWifi  # noqa: E402
+from test_page_e2e import browser, running, shots_dir, text_of, viewport  # noqa: E402,F401
+from test_page_two_phones import press_save, until  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+PHOTO = ROOT / "examples" / "table.jpg"
+
+
+@pytest.fixture()
+def wifi(tmp_path):
+    """``handfoot serve`` (a temporary ledger) behind a flaky Wi-Fi: (the server's address, the FlakyWifi)."""
+    with running(tmp_path) as url:
+        proxy = FlakyWifi(url)
+        try:
+            yield url, proxy
+        finally:
+            proxy.close()
+
+
+def _game(url: str) -> str:
+    return httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+
+
+def _reading(url: str, tail: bytes = b"") -> str:
+    r = httpx.post(f"{url}/v1/photos", files=[("photos", ("table.jpg", PHOTO.read_bytes() + tail, "image/jpeg"))],
+                   data={"rules": "pagat", "teams": "Us"}, timeout=120)
+    assert r.status_code == 201, r.text
+    return r.json()["id"]
+
+
+def _rounds(url: str, game: str) -> list[dict]:
+    return httpx.get(f"{url}/v1/games/{game}").json()["rounds"]
+
+
+def _open_check(d, url: str, path: str) -> None:
+    d.get(f"{url}/#{path}")
+    until(d, lambda d: text_of(d, "[data-round-total='Us']") not in (None, "") and d.execute_script(
+        "const b = document.getElementById('save-round'); return b && !b.disabled"), 60)
+
+
+def _save_typed(d) -> None:
+    """Press the typed round's Save; answer "Save anyway" when it asks."""
+    d.find_element(By.ID, "save-typed").click()
+    until(d, lambda d: d.execute_script("return document.getElementById('sheet').open || "
+                                        "!document.getElementById('save-typed').disabled"))
+    if d.execute_script("return document.getElementById('sheet').open"):
+        d.find_element(By.ID, "confirm-yes").click()
+
+
+def _said(d) -> str:
+    """What the page says now: its toast, notices, error boxes and status lines (not its buttons)."""
+    return d.execute_script("return [...document.querySelectorAll('#toast, #sync-notice, #game-notice, .error-box, "
+                            ".status')].map(e => e.textContent).join(' | ')")
+
+
+def test_a_save_whose_answer_was_lost_is_said_saved_not_another_phones(wifi, browser, tmp_path):
+    server, proxy = wifi
+    d = browser
+    viewport(d, 390, 844)
+    shots = shots_dir(tmp_path)
+    game, reading = _game(server), _reading(server)
+
+    # Save round 1: stored, its answer lost; the game's events then show it: said saved, as this phone's
+    _open_check(d, proxy.url, f"/game/{game}/check/{reading}")
+    proxy.lose(r"^POST /v1/games/\w+/rounds")
+    press_save(d)
+    until(d, lambda d: d.current_url.endswith(f"#/game/{game}") and "Round 1 saved" in (text_of(d, "#toast") or ""))
+    d.save_screenshot(str(shots / "lost_answer_round_saved_390.png"))
+    assert proxy.lost and "another phone" not in _said(d).lower()
+    assert len(_rounds(server, game)) == 1
+
+    # Correct round 1 (who went out), its answer lost; Save again at once: said corrected, not "corrected there"
+    _open_check(d, proxy.url, f"/game/{game}/check/{reading}/1")
+    Select(d.find_element(By.ID, "check-went-out")).select_by_value("Them")
+    until(d, lambda d: not d.execute_script("return document.getElementById('waiting-note').textContent"))
+    proxy.lose(r"^PUT /v1/games/\w+/rounds/1")
+    press_save(d)
+    if "/check/" in d.current_url:
+        until(d, lambda d: "Not saved yet" in (text_of(d, "#toast") or "") or "/check/" not in d.current_url)
+        if "/check/" in d.current_url and not d.find_element(By.ID, "save-round").get_attribute("disabled"):
+            press_save(d)  # pressed again before the game's events told the page
+    until(d, lambda d: d.current_url.endswith(f"#/game/{game}") and "Round 1 corrected" in (text_of(d, "#toast") or ""))
+    assert "corrected there" not in _said(d) and "another phone" not in _said(d).lower()
+    rounds = _rounds(server, game)
+    assert len(rounds) == 1 and rounds[0]["layout"]["went_out"] == "Them"
+
+
+def test_a_change_after_a_lost_save_is_added_to_that_round_not_refused(wifi, browser, tmp_path):
+    server, proxy = wifi
+    d = browser
+    viewport(d, 390, 844)
+    shots = shots_dir(tmp_path)
+    game = _game(server)
+
+    # a typed round saved, its answer lost; a typo fixed, Save again: one round, holding the fix
+    d.get(f"{proxy.url}/#/game/{game}/type")
+    until(d, lambda d: d.find_elements(By.ID, "melds-0"))
+    d.find_element(By.ID, "melds-0").send_keys("KH KS KD")
+    d.find_element(By.ID, "melds-1").send_keys("8S 8H 8D")
+    until(d, lambda d: "Us" in (text_of(d, "#typed-score") or ""))
+    proxy.lose(r"^POST /v1/games/\w+/rounds")
+    _save_typed(d)
+    until(d, lambda d: proxy.lost and len(_rounds(server, game)) == 1)
+    d.find_element(By.ID, "red_threes-0").send_keys("3H")
+    _save_typed(d)
+    until(d, lambda d: d.current_url.endswith(f"#/game/{game}") or "Idempotency" in _said(d))
+    d.save_screenshot(str(shots / "lost_answer_typed_then_changed_390.png"))
+    assert "Idempotency" not in _said(d)
+    rounds = _rounds(server, game)
+    assert len(rounds) == 1 and rounds[0]["layout"]["teams"]["Us"]["red_threes"] == ["3H"]
+
+    # a photo round saved, its answer lost; a card changed, Save again: round 2 holds the change, stored once
+    reading = _reading(server)
+    _open_check(d, proxy.url, f"/game/{game}/check/{reading}")
+    proxy.lose(r"^POST /v1/games/\w+/rounds")
+    press_save(d)
+    until(d, lambda d: proxy.lost[1:] and len(_rounds(server, game)) == 2)
+    Select(d.find_element(By.ID, "check-went-out")).select_by_value("Them")
+    until(d, lambda d: not d.execute_script("return document.getElementById('waiting-note').textContent"))
+    if "/check/" in d.current_url and not d.find_element(By.ID, "save-round").get_attribute("disabled"):
+        press_save(d)
+    until(d, lambda d: d.current_url.endswith(f"#/game/{game}") or "Idempotency" in _said(d)
+          or "another phone" in _said(d).lower())
+    assert "Idempotency" not in _said(d) and "another phone" not in _said(d).lower()
+    rounds = _rounds(server, game)
+    assert len(rounds) == 2 and rounds[1]["photo_reading"] == reading and rounds[1]["layout"]["went_out"] == "Them"

@@ -5,7 +5,8 @@ never heard. What the phone then says and stores:
 - a round saved, its answer lost: said saved once the game shows it (its events, or Save pressed again), never
   "Another phone saved round 1"; a correction whose answer was lost likewise, never "corrected there";
 - a change made after that lost save, then Save: the round holds both, stored once (a typed round too), never the
-  server's "Idempotency-Key ... another request body".
+  server's "Idempotency-Key ... another request body";
+- an undo whose answer was lost: "Round 1 undone", not "Changed on another phone".
 
 Screenshots at 390 x 844 go to ``$HANDFOOT_SCREENSHOTS`` (default: the test's temporary folder).
 """
@@ -151,3 +152,25 @@ def test_a_change_after_a_lost_save_is_added_to_that_round_not_refused(wifi, bro
     assert "Idempotency" not in _said(d) and "another phone" not in _said(d).lower()
     rounds = _rounds(server, game)
     assert len(rounds) == 2 and rounds[1]["photo_reading"] == reading and rounds[1]["layout"]["went_out"] == "Them"
+
+
+def test_an_undo_whose_answer_was_lost_is_said_done(wifi, browser, tmp_path):
+    server, proxy = wifi
+    d = browser
+    viewport(d, 390, 844)
+    game = _game(server)
+    for meld in (["KH", "KS", "KD"], ["QH", "QS", "QD"]):  # two rounds told apart by their cards
+        layout = {"teams": {"Us": {"melds": [meld]}, "Them": {"melds": [["8S", "8H", "8D"]]}}}
+        assert httpx.post(f"{server}/v1/games/{game}/rounds?lenient=true", json=layout).status_code == 201
+    d.get(f"{proxy.url}/#/game/{game}")
+    until(d, lambda d: len(d.find_elements(By.CSS_SELECTOR, "tr.round")) == 2)
+    d.find_element(By.CSS_SELECTOR, "tr.round").click()
+    proxy.lose(r"^DELETE /v1/games/\w+/rounds/1")
+    d.find_element(By.ID, "undo-1").click()
+    until(d, lambda d: d.execute_script("return document.getElementById('sheet').open"))
+    d.find_element(By.ID, "confirm-yes").click()
+    until(d, lambda d: len(d.find_elements(By.CSS_SELECTOR, "tr.round")) == 1 and text_of(d, "#game-notice"))
+    d.save_screenshot(str(shots_dir(tmp_path) / "lost_answer_undo_390.png"))
+    notice = text_of(d, "#game-notice")
+    assert notice.startswith("Round 1 undone") and "another phone" not in notice.lower(), notice
+    assert len(_rounds(server, game)) == 1

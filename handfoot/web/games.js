@@ -1,6 +1,6 @@
 /* The games: the list (#/) and a game with its rounds (#/game/ID); a new game (#/new) is newgame.js. */
 import {api} from "/static/api.js";
-import {changedText, roundsText} from "/static/changes.js";
+import {changedText, onlyUndone, roundsText} from "/static/changes.js";
 import {keptCheckOffer} from "/static/drafts.js";
 import {teachPanel} from "/static/teach.js";
 import {askConfirm, closeSheet, fmt, focusOn, h, openSheet, pointsNode, problemsLine, setBusy, show, teamTotal, toast, total,
@@ -106,6 +106,28 @@ export function onGame(gid, hash) { return location.hash === hash || (hash === `
 let undoAsked = null;
 /* this phone's own change of the game on its way (an undo): the game's events it causes are not another phone's */
 let writing = 0;
+/* this phone's undo whose answer never came back ({gid, before: the game it was sent from, r: the round, later: the
+ * rounds after it}; null: none): the game showing that round undone, and nothing else changed, is said as its
+ * answer would have been, not as another phone's undo */
+let lostUndo = null;
+/* The notice of round `r` undone, the rounds `later` (those after it) moved up, the game now `after`; null when no
+ * round moved (the grid shows it). */
+function undoneNotice(r, later, after) {
+  const moved = roundsText(later.map(x => x.n));
+  return later.length ? gameNotice(`Round ${r.n} undone`,
+    `${moved[0].toUpperCase()}${moved.slice(1)} moved up one: ${later.length === 1 ? "it is" : "they are"} ` +
+    `${roundsText(later.map(x => x.n - 1))} now, ${later.length === 1 ? "" : "each "}scored under its new opening minimum.` +
+    (after.over ? "" : ` Next: round ${after.next_round}.`)) : null;
+}
+/* Whether the game `now` shows this phone's lost undo done: then said so (toast, and the game view with its notice). */
+async function lostUndoDone(gid, now) {
+  const u = lostUndo;
+  if (!u || u.gid !== gid || !onlyUndone(u.before, now, u.r.n)) return false;
+  lostUndo = null;
+  toast(`Round ${u.r.n} undone`);
+  await gameView(gid, now, undoneNotice(u.r, u.later, now));
+  return true;
+}
 
 /* A notice at the top of the game view, saying what changed and why (`lines`: sentences). */
 function gameNotice(heading, ...lines) {
@@ -150,6 +172,7 @@ export async function gameView(gid, latest, notice) {
                   }
                   try {  /* shown again as it is now, with what changed in words when it is more than a round added */
                     const now = await api("GET", `/v1/games/${gid}`);
+                    if (onGame(gid, here) && !writing && await lostUndoDone(gid, now)) return;
                     const said = changedText(g, now);
                     if (onGame(gid, here) && !writing) await gameView(gid, now, said ? gameNotice("Changed on another phone", said) : null);
                   } catch (e) { toast(e.message, true); }
@@ -269,6 +292,7 @@ async function undoRound(g, r, button) {
   const ok = await askConfirm(`Undo round ${r.n}?`, lines,
     later.length ? `Undo round ${r.n}, move ${roundsText(later.map(x => x.n))} up` : `Undo round ${r.n}`, later.length ? correct : null, true);
   if (undoAsked === question) undoAsked = null;
+  if (question.changed && await lostUndoDone(gid, question.changed)) { focusGame(); return; }  /* asked again: done before */
   if (question.changed) {  /* another phone changed the game while the question was open: nothing undone */
     const said = changedText(g, question.changed);
     await gameView(gid, question.changed, gameNotice("Nothing was undone", `The game changed on another phone while you ` +
@@ -281,21 +305,22 @@ async function undoRound(g, r, button) {
   writing++;
   try {
     const after = await api("DELETE", `/v1/games/${gid}/rounds/${r.n}`, undefined, undefined, g.version);
+    lostUndo = null;
     toast(`Round ${r.n} undone`);
-    const moved = roundsText(later.map(x => x.n));
-    await gameView(gid, after, later.length ? gameNotice(`Round ${r.n} undone`,
-      `${moved[0].toUpperCase()}${moved.slice(1)} moved up one: ${later.length === 1 ? "it is" : "they are"} ` +
-      `${roundsText(later.map(x => x.n - 1))} now, ${later.length === 1 ? "" : "each "}scored under its new opening minimum.` +
-      (after.over ? "" : ` Next: round ${after.next_round}.`)) : null);
+    await gameView(gid, after, undoneNotice(r, later, after));
     focusGame();
   } catch (e) {
-    if (e.status === 412 && e.body.game) {  /* another phone changed the game: show it as it is now */
+    if (e.status === 412 && e.body.game && await lostUndoDone(gid, e.body.game)) focusGame();  /* this phone's lost undo */
+    else if (e.status === 412 && e.body.game) {  /* another phone changed the game: show it as it is now */
       toast("Not undone: the game changed on another phone", true);
       const said = changedText(g, e.body.game);
       await gameView(gid, e.body.game, gameNotice("Nothing was undone", "The game changed on another phone while you were " +
         `deciding about round ${r.n}.` + (said ? ` ${said}` : ""), "Here it is as it is now: undo again if you still want to."));
       focusGame();
-    } else { toast(e.message, true); setBusy(button, false); }
+    } else {
+      if (e.status === 0) lostUndo = {gid, before: g, r, later};  /* it may have arrived: the game will tell */
+      toast(e.message, true); setBusy(button, false);
+    }
   } finally { writing--; }
 }
 /* The game page drawn anew (a round undone, or not): the focus on its notice, else on its Rounds heading. */

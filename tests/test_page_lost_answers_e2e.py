@@ -6,7 +6,9 @@ never heard. What the phone then says and stores:
   "Another phone saved round 1"; a correction whose answer was lost likewise, never "corrected there";
 - a change made after that lost save, then Save: the round holds both, stored once (a typed round too), never the
   server's "Idempotency-Key ... another request body";
-- an undo whose answer was lost: "Round 1 undone", not "Changed on another phone".
+- an undo whose answer was lost: "Round 1 undone", not "Changed on another phone";
+- a request whose first try the server is still working on (the same key: Read the cards pressed again after the
+  Wi-Fi dropped, the same next game started on both phones) waits for its answer, never "still being worked on".
 
 Screenshots at 390 x 844 go to ``$HANDFOOT_SCREENSHOTS`` (default: the test's temporary folder).
 """
@@ -174,3 +176,37 @@ def test_an_undo_whose_answer_was_lost_is_said_done(wifi, browser, tmp_path):
     notice = text_of(d, "#game-notice")
     assert notice.startswith("Round 1 undone") and "another phone" not in notice.lower(), notice
     assert len(_rounds(server, game)) == 1
+
+
+def test_a_request_still_worked_on_is_waited_for(wifi, browser, tmp_path):
+    server, proxy = wifi
+    d = browser
+    viewport(d, 390, 844)
+    game = _game(server)
+
+    # Read the cards: the Wi-Fi drops as the photo is sent; pressed again while the server still reads it
+    d.get(f"{proxy.url}/#/game/{game}/round")
+    until(d, lambda d: d.find_elements(By.ID, "table-0"))
+    d.find_element(By.ID, "table-0").send_keys(str(PHOTO))
+    proxy.lose(r"^POST /v1/photos", "early")
+    d.find_element(By.ID, "read-cards").click()
+    until(d, lambda d: d.find_elements(By.CSS_SELECTOR, ".status .error-box"))
+    d.find_element(By.ID, "read-cards").click()
+    until(d, lambda d: "/check/" in d.current_url or "worked on" in _said(d), 120)
+    assert "worked on" not in _said(d)
+
+    # the same next game started on both phones at once: this one's Start is answered "still being worked on" first
+    d.get(f"{proxy.url}/#/new")
+    until(d, lambda d: d.find_elements(By.ID, "team-1"))
+    d.execute_script("""const real = window.fetch; let once = true;
+      window.fetch = (path, opts) => {
+        if (once && path === '/v1/games' && opts && opts.method === 'POST') {
+          once = false;
+          return Promise.resolve(new Response(JSON.stringify({error: 'a request with this Idempotency-Key is still ' +
+            'being worked on: ask again in a moment'}), {status: 409, headers: {'Retry-After': '1', 'content-type': 'application/json'}}));
+        }
+        return real(path, opts);
+      };""")
+    d.find_element(By.CSS_SELECTOR, "form button[type=submit], form button.primary").click()
+    until(d, lambda d: "#/game/" in d.current_url or "worked on" in _said(d))
+    assert "worked on" not in _said(d)

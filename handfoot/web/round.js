@@ -89,7 +89,15 @@ export async function roundView(gid) {
       setBusy(go, false); hfSync.unreachable(true); status.replaceChildren(errorBox(new ApiError(0, {error: hfSync.UNREACHABLE})));
     };
     xhr.onload = () => {
-      setBusy(go, false); hfSync.back();
+      hfSync.back();
+      const wait = xhr.status === 409 && xhr.getResponseHeader("Retry-After");
+      if (wait) {  /* the same photos sent before (their answer lost) are still being read: their answer is waited for */
+        label.replaceChildren(h("span", {class: "spinner", "aria-hidden": "true"}),
+                              " Still reading the photos you sent before (their answer was lost on the way)…");
+        setTimeout(upload, Math.min(+wait || 2, 10) * 1000);
+        return;
+      }
+      setBusy(go, false);
       key = hfSync.newKey();
       let body = null;
       try { body = JSON.parse(xhr.responseText); } catch (e) { body = {error: `the server answered ${xhr.status}`}; }

@@ -2,12 +2,12 @@
  * reading and game loaded, corrections made, kept as a draft and undone, the reading scored again, the round
  * saved); its pile list is piles.js, its save-conflict notice conflict.js. */
 import {api} from "/static/api.js";
+import {bookSheet} from "/static/book.js";
 import {CODE, KINDS, cardName, cardParts, cardShort, isRed, likelyMissing} from "/static/cards.js";
 import {conflictNotice} from "/static/conflict.js";
 import {readDraft, removeDraft, writeDraft} from "/static/drafts.js";
 import {breakdownTable} from "/static/games.js";
 import {lostSave, roundHolds} from "/static/lost.js";
-import {bookSheet} from "/static/book.js";
 import {addButtons, flash, pileList} from "/static/piles.js";
 import {askConfirm, cardPicker, clearError, closeSheet, h, lastRoundDoubt, openSheet, pileText, pointsNode, problemNamed, problemText,
         focusOn, roundSaid, saveAnyway, say, setBusy, show, teamTotal, toast, uncountedBooks} from "/static/ui.js";

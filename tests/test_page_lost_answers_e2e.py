@@ -79,7 +79,7 @@ def test_a_save_whose_answer_was_lost_is_said_saved_not_another_phones(wifi, bro
     until(d, lambda d: not d.execute_script("return document.getElementById('waiting-note').textContent"))
     proxy.lose(r"^PUT /v1/games/\w+/rounds/1")
     press_save(d)
-    until(d, lambda d: "Not saved yet" in (text_of(d, "#toast") or "") or "/check/" not in d.current_url)
+    until(d, lambda d: "it may not be saved" in (text_of(d, "#toast") or "") or "/check/" not in d.current_url)
     with contextlib.suppress(NoSuchElementException):  # pressed again, unless the game's events told the page first
         press_save(d)
     until(d, lambda d: d.current_url.endswith(f"#/game/{game}") and "Round 1 corrected" in (text_of(d, "#toast") or ""))
@@ -104,6 +104,9 @@ def test_a_change_after_a_lost_save_is_added_to_that_round_not_refused(wifi, bro
     proxy.lose(r"^POST /v1/games/\w+/rounds")
     press_save(d, "save-typed")
     until(d, lambda d: proxy.lost and len(_rounds(server, game)) == 1)
+    # said as it is: no answer, so perhaps not saved; Save again stores it once
+    until(d, lambda d: "No answer from the server (the line at the top says why): it may not be saved." in _said(d))
+    assert "it is never saved twice" in _said(d)
     d.find_element(By.ID, "red_threes-0").send_keys("3H")
     press_save(d, "save-typed")
     until(d, lambda d: d.current_url.endswith(f"#/game/{game}") or "Idempotency" in _said(d))

@@ -404,7 +404,8 @@ export async function checkView(gid, rid, roundNo) {
       } else if (e.status === 0) {  /* the server away (the line at the top says so): the corrections kept */
         if (roundNo || !lost.sent) lost.keep(roundNo ? "PUT" : "POST", path, body, saveKey);  /* a POST's key: its first body */
         keepDraft();
-        toast("Not saved yet: your corrections are kept on this phone. Press Save again once the line at the top has gone.", true);
+        toast("No answer from the server: it may not be saved. Your corrections are kept on this phone: press Save again once " +
+              "the line at the top has gone; it is never saved twice.", true);
       } else toast(e.message, true);
     }
   }

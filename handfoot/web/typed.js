@@ -193,13 +193,14 @@ export async function typedView(gid, roundNo) {
     }
     return out;
   }
-  /* Save could not reach the server: said, with what is kept and what to do. */
-  function cannotReach() {
+  /* Save could not reach the server (`sent`: it was sent, its answer never came): said, with what is kept and what to do. */
+  function cannotReach(sent) {
     cutOff = true;
     clearTimeout(retry); retry = setTimeout(() => { if (form.isConnected) rescore(); }, 3000);
     hfSync.unreachable(true);
-    status.replaceChildren(errorBox(new Error("Not saved (the line at the top says why). What is typed here is kept on this " +
-      `phone: press ${save.textContent} again when the server is back.`)));
+    status.replaceChildren(errorBox(new Error((sent ? "No answer from the server (the line at the top says why): it may not be saved. "
+      : "Not saved (the line at the top says why). ") + `What is typed here is kept on this phone: press ${save.textContent} ` +
+      "again when the server is back" + (sent ? "; it is never saved twice." : "."))));
   }
   /* What Save asks about in the score of a typed layout `doc`: the rules' illegal problems, a team with nothing
    * typed, a squared book's wilds uncounted (in the game's last round, also what they mean for who wins); each
@@ -254,9 +255,8 @@ export async function typedView(gid, roundNo) {
       saving = false;
       setBusy(save, false);
       if (e.status === 0) {  /* the same key again on the next Save: stored once; what was sent kept (lost.js) */
-        if (roundNo || !lost.sent) lost.keep(roundNo ? "PUT" : "POST", "/v1/games/" + gid + "/rounds" + (roundNo ? `/${roundNo}` : "") +
-                                             "?lenient=true", doc, saveKey);
-        cannotReach();
+        if (roundNo || !lost.sent) lost.keep(roundNo ? "PUT" : "POST", `/v1/games/${gid}/rounds${roundNo ? "/" + roundNo : ""}?lenient=true`, doc, saveKey);
+        cannotReach(true);
       }
       else if (e.status === 412 && e.body.game && roundNo) {  /* another phone changed the game: what, and the choices */
         const told = await otherPhone(e.body.game);

@@ -7,7 +7,8 @@ never heard. What the phone then says and stores:
   "corrected there";
 - a change made after that lost save, then Save: the round holds both, stored once (a typed round too), never the
   server's "Idempotency-Key ... another request body";
-- an undo whose answer was lost: "Round 1 undone", not "Changed on another phone";
+- an undo whose answer was lost: "Round 1 undone", not "Changed on another phone"; a game deleted so: "Game deleted",
+  not "This game was deleted on another phone";
 - a request whose first try the server is still working on (the same key: Read the cards pressed again after the
   Wi-Fi dropped, the same next game started on both phones) waits for its answer, never "still being worked on".
 
@@ -168,6 +169,15 @@ def test_an_undo_whose_answer_was_lost_is_said_done(wifi, browser, tmp_path):
     notice = text_of(d, "#game-notice")
     assert notice.startswith("Round 1 undone") and "another phone" not in notice.lower(), notice
     assert len(_rounds(server, game)) == 1
+
+    # the game deleted, that answer lost: said deleted, as this phone's doing
+    proxy.lose(rf"^DELETE /v1/games/{game} ")
+    d.execute_script("document.getElementById('delete-game').click()")
+    until(d, lambda d: d.execute_script("return document.getElementById('sheet').open"))
+    d.find_element(By.ID, "confirm-yes").click()
+    until(d, lambda d: d.current_url.endswith("#/") and text_of(d, "#toast"))
+    assert text_of(d, "#toast") == "Game deleted" and proxy.lost[-1].startswith("DELETE")
+    assert httpx.get(f"{server}/v1/games/{game}").status_code == 404
 
 
 def test_a_request_still_worked_on_is_waited_for(wifi, browser, tmp_path):

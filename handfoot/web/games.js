@@ -110,6 +110,8 @@ let writing = 0;
  * rounds after it}; null: none): the game showing that round undone, and nothing else changed, is said as its
  * answer would have been, not as another phone's undo */
 let lostUndo = null;
+/* the game this phone asked to delete, that answer lost (null: none): its deletion then is said as this phone's */
+let lostDelete = null;
 /* The notice of round `r` undone, the rounds `later` (those after it) moved up, the game now `after`; null when no
  * round moved (the grid shows it). */
 function undoneNotice(r, later, after) {
@@ -177,7 +179,11 @@ export async function gameView(gid, latest, notice) {
                     if (onGame(gid, here) && !writing) await gameView(gid, now, said ? gameNotice("Changed on another phone", said) : null);
                   } catch (e) { toast(e.message, true); }
                 },
-                () => { if (onGame(gid, here)) { toast("This game was deleted on another phone", true); location.hash = "#/"; } },
+                () => {
+                  if (!onGame(gid, here)) return;
+                  toast(lostDelete === gid ? "Game deleted" : "This game was deleted on another phone", lostDelete !== gid);
+                  location.hash = "#/";
+                },
                 (newer) => { if (onGame(gid, here) && newer !== g.newer_game) gameView(gid).catch(e => toast(e.message, true)); },
                 () => { if (onGame(gid, here)) sayLive(); });
   /* the next game of these teams, started after this one ended (on this phone or another): said first, with its
@@ -256,7 +262,11 @@ export async function gameView(gid, latest, notice) {
         if (!ok) return;
         setBusy(ev.target, true);
         try { await api("DELETE", `/v1/games/${gid}`); toast("Game deleted"); location.hash = "#/"; }
-        catch (e) { toast(e.message, true); setBusy(ev.target, false); }
+        catch (e) {
+          if (e.status === 404 && lostDelete === gid) { toast("Game deleted"); location.hash = "#/"; return; }  /* asked again */
+          if (e.status === 0) lostDelete = gid;  /* it may have been deleted: the game's events will tell */
+          toast(e.message, true); setBusy(ev.target, false);
+        }
       }}, "Delete the game")));
   emphasis();
   if (notice) notice.scrollIntoView({block: "center"});  /* what changed is read first, wherever the page was scrolled */

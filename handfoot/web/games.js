@@ -110,7 +110,8 @@ let writing = 0;
  * rounds after it}; null: none): the game showing that round undone, and nothing else changed, is said as its
  * answer would have been, not as another phone's undo */
 let lostUndo = null;
-/* the game this phone asked to delete, that answer lost (null: none): its deletion then is said as this phone's */
+/* the game this phone asked to delete (null: none): from the asking (its events may tell before its answer, or its
+ * answer be lost) until refused, its deletion is said as this phone's */
 let lostDelete = null;
 /* The notice of round `r` undone, the rounds `later` (those after it) moved up, the game now `after`; null when no
  * round moved (the grid shows it). */
@@ -261,10 +262,12 @@ export async function gameView(gid, latest, notice) {
           `${g.rounds.length === 1 ? "" : "s"} are deleted, on every phone.`, "This cannot be taken back."], "Delete the game", null, true);
         if (!ok) return;
         setBusy(ev.target, true);
+        const again = lostDelete === gid;
+        lostDelete = gid;
         try { await api("DELETE", `/v1/games/${gid}`); toast("Game deleted"); location.hash = "#/"; }
         catch (e) {
-          if (e.status === 404 && lostDelete === gid) { toast("Game deleted"); location.hash = "#/"; return; }  /* asked again */
-          if (e.status === 0) lostDelete = gid;  /* it may have been deleted: the game's events will tell */
+          if (e.status === 404 && again) { toast("Game deleted"); location.hash = "#/"; return; }  /* asked again: done before */
+          if (e.status !== 0) lostDelete = null;  /* refused; status 0: it may be deleted, the game's events will tell */
           toast(e.message, true); setBusy(ev.target, false);
         }
       }}, "Delete the game")));

@@ -6,7 +6,7 @@ never heard. What the phone then says and stores:
   "Another phone saved round 1"; a correction whose answer was lost likewise (a typed round's too), never
   "corrected there";
 - a change made after that lost save, then Save: the round holds both, stored once (a typed round too), never the
-  server's "Idempotency-Key ... another request body";
+  server's "Idempotency-Key ... another request body"; a team's name changed after a lost Start: one game, named so;
 - an undo whose answer was lost: "Round 1 undone", not "Changed on another phone"; a game deleted so: "Game deleted",
   not "This game was deleted on another phone";
 - a request whose first try the server is still working on (the same key: Read the cards pressed again after the
@@ -147,6 +147,24 @@ def test_a_change_after_a_lost_save_is_added_to_that_round_not_refused(wifi, bro
     assert "Idempotency" not in _said(d) and "another phone" not in _said(d).lower()
     rounds = _rounds(server, game)
     assert len(rounds) == 2 and rounds[1]["photo_reading"] == reading and rounds[1]["layout"]["went_out"] == "Them"
+
+
+def test_a_name_changed_after_a_lost_start_makes_one_game_so_named(wifi, browser):
+    server, proxy = wifi
+    d = browser
+    viewport(d, 390, 844)
+    d.get(f"{proxy.url}/#/new")
+    until(d, lambda d: d.find_elements(By.ID, "team-1"))
+    proxy.lose(r"^POST /v1/games ")
+    d.execute_script("document.querySelector('form button[type=submit]').click()")
+    until(d, lambda d: proxy.lost and (text_of(d, "#view .error-box") or "").startswith("Not done"))
+    name = d.find_element(By.ID, "team-1")
+    name.clear()
+    name.send_keys("Grandma")
+    d.execute_script("document.querySelector('form button[type=submit]').click()")
+    until(d, lambda d: "#/game/" in d.current_url or text_of(d, "#view .error-box"))
+    assert "#/game/" in d.current_url, text_of(d, "#view .error-box")
+    assert [g["teams"] for g in httpx.get(f"{server}/v1/games").json()] == [["Grandma", "Them"]]
 
 
 def test_an_undo_whose_answer_was_lost_is_said_done(wifi, browser, tmp_path):

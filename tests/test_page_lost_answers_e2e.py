@@ -10,7 +10,8 @@ never heard. What the phone then says and stores:
 - an undo whose answer was lost: "Round 1 undone", not "Changed on another phone"; a game deleted so: "Game deleted",
   not "This game was deleted on another phone";
 - a request whose first try the server is still working on (the same key: Read the cards pressed again after the
-  Wi-Fi dropped, the same next game started on both phones) waits for its answer, never "still being worked on".
+  Wi-Fi dropped, the same next game started on both phones) waits for its answer, never "still being worked on";
+  Read the cards pressed again after its answer was lost and the form changed is read, never "Idempotency-Key".
 
 Screenshots at 390 x 844 go to ``$HANDFOOT_SCREENSHOTS`` (default: the test's temporary folder).
 """
@@ -214,6 +215,18 @@ def test_a_request_still_worked_on_is_waited_for(wifi, browser, tmp_path):
     d.find_element(By.ID, "read-cards").click()
     until(d, lambda d: "/check/" in d.current_url or "worked on" in _said(d), 120)
     assert "worked on" not in _said(d)
+
+    # its answer lost once the photo is read; the cards still held typed, Read again: read, not "Idempotency-Key"
+    d.get(f"{proxy.url}/#/game/{game}/round")
+    until(d, lambda d: d.find_elements(By.ID, "table-0"))
+    d.find_element(By.ID, "table-0").send_keys(str(PHOTO))
+    proxy.lose(r"^POST /v1/photos")
+    d.find_element(By.ID, "read-cards").click()
+    until(d, lambda d: d.find_elements(By.CSS_SELECTOR, "#view .error-box"), 120)
+    d.find_element(By.ID, "left-0").send_keys("KH 7C")
+    d.find_element(By.ID, "read-cards").click()
+    until(d, lambda d: "/check/" in d.current_url or "Idempotency" in _said(d), 120)
+    assert "Idempotency" not in _said(d)
 
     # the same next game started on both phones at once: this one's Start is answered "still being worked on" first
     d.get(f"{proxy.url}/#/new")

@@ -21,7 +21,8 @@ export async function roundView(gid) {
   const deck = decks.length ? deckChoice(decks, chosen, "deck", "Read this game's photos with (kept for its next rounds)") : null;
   const status = h("div", {"aria-live": "polite", class: "status"});
   const go = h("button", {type: "submit", class: "primary", id: "read-cards"}, "Read the cards");
-  const form = h("form", {onsubmit: (ev) => { ev.preventDefault(); upload(); }},
+  /* what is sent changed (a photo added, cards typed, who went out): another reading, not the one a key was sent for */
+  const form = h("form", {onsubmit: (ev) => { ev.preventDefault(); upload(); }, onchange: () => { key = hfSync.newKey(); }},
     h("p", {class: "muted"}, `Round ${g.next_round} · opening minimum ${fmt(g.next_minimum)}. Photograph each team's melds and books from above, close enough that the corner indices are clear.`),
     h("p", {}, "No photo, or one the camera cannot read? ", h("a", {class: "button", href: `#/game/${gid}/type`, id: "type-round"}, "Type the cards instead")),
     sections, h("label", {for: "went-out"}, "Who went out?"), wentOut,

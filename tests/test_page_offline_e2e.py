@@ -11,6 +11,8 @@
   the red secondary one.
 - A range of points (a squared book's wilds uncounted) stays on one line in a team's box: the game's totals and the
   check view's round totals.
+- "Start the game" pressed with the Wi-Fi away says not done; once the server answers again the box says so (not
+  "Try again once it has gone" about a line that has gone), and Start makes the game.
 
 Screenshots go to ``$HANDFOOT_SCREENSHOTS`` (default: the test's temporary folder).
 """
@@ -169,3 +171,21 @@ def test_a_phone_back_on_wifi_catches_up_and_a_view_that_could_not_load_loads(se
     _offline(d, False)
     until(d, lambda d: len(d.find_elements(By.CSS_SELECTOR, "tr.round")) == 2 and not d.find_elements(By.ID, "server-lost"), 15)
     assert [e for e in console_errors(d) if "ERR_INTERNET_DISCONNECTED" not in e] == []
+
+
+def test_a_not_done_box_says_when_the_server_answers_again(server, browser, tmp_path):
+    d = browser
+    viewport(d, 390, 844)
+    d.get(f"{server}/#/new")
+    until(d, lambda d: d.find_elements(By.ID, "team-1"))
+    _offline(d, True)
+    start = d.find_element(By.CSS_SELECTOR, "form button[type=submit]")
+    d.execute_script("arguments[0].click()", start)
+    until(d, lambda d: (text_of(d, "#view .error-box") or "").startswith("Not done: the line at the top says why"))
+    _offline(d, False)
+    until(d, lambda d: not d.find_elements(By.ID, "server-lost"), 15)
+    until(d, lambda d: text_of(d, "#view .error-box") == "Not done yet. The handfoot server answers again: try again now.", 10)
+    d.save_screenshot(str(shots_dir(tmp_path) / "new_game_not_done_server_back_390.png"))
+    d.execute_script("arguments[0].click()", d.find_element(By.CSS_SELECTOR, "form button[type=submit]"))
+    until(d, lambda d: "#/game/" in d.current_url)
+    assert len(httpx.get(f"{server}/v1/games").json()) == 1

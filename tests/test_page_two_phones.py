@@ -88,11 +88,14 @@ def until(d, condition, seconds: float = 30):
                              f"{text_of(d, '#sync-notice') or text_of(d, '#game-notice')!r}") from None
 
 
-def press_save(d) -> None:
-    """Press Save; when the rules see a problem (going out without the books), answer "Save anyway"."""
-    d.find_element(By.ID, "save-round").click()
-    until(d, lambda d: d.execute_script("return document.getElementById('sheet').open || !location.hash.includes('/check/')"
-                                        " || document.getElementById('save-round').disabled"))
+def press_save(d, button: str = "save-round") -> None:
+    """Press Save (the button ``button``: a typed round's is ``save-typed``); when the rules see a problem (going out
+    without the books), answer "Save anyway". Returns once the question is answered, or the save is on its way (the
+    button off), done (the view left) or refused (an error box in the view)."""
+    d.find_element(By.ID, button).click()
+    until(d, lambda d: d.execute_script("const b = document.getElementById(arguments[0]);"
+                                        "return document.getElementById('sheet').open || !b || b.disabled || "
+                                        "!!document.querySelector('#view .error-box')", button))
     if d.execute_script("return document.getElementById('sheet').open"):
         d.find_element(By.ID, "confirm-yes").click()
 

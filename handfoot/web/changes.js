@@ -11,6 +11,15 @@ function undone(before, after, key) {
   return j === after.length ? gone : null;
 }
 
+/* Whether the game `after` is the game `before` with its round `n` undone and nothing else changed (one version
+ * on, that round gone, the rounds after it moved up): what an undo of round n sent from `before` makes, so an undo
+ * whose answer was lost is known done when the game shows it. */
+export function onlyUndone(before, after, n) {
+  const gone = after.version === before.version + 1 &&
+    undone(before.rounds, after.rounds, r => `${r.created}|${r.photo_reading || ""}|${JSON.stringify(r.layout.teams)}`);
+  return !!gone && gone.length === 1 && gone[0].n === n;
+}
+
 /* "rounds 3 and 4", "rounds 3 to 5", "round 3" */
 export function roundsText(ns) {
   if (ns.length === 1) return `round ${ns[0]}`;

@@ -7,6 +7,7 @@ import {cardShort, isRed} from "/static/cards.js";
 import {conflictNotice} from "/static/conflict.js";
 import {readDraft, removeDraft, writeDraft} from "/static/drafts.js";
 import {breakdownTable} from "/static/games.js";
+import {lostSave, roundHolds} from "/static/lost.js";
 import {addButtons, flash, pileList} from "/static/piles.js";
 import {pileSheets} from "/static/sheets.js";
 import {askConfirm, clearError, closeSheet, h, lastRoundDoubt, openSheet, pointsNode, problemNamed, problemText, focusOn, roundSaid,
@@ -18,6 +19,7 @@ export async function checkView(gid, rid, roundNo) {
   let stored = roundNo ? g.rounds.find(r => r.n === roundNo) : null;
   let readingId = rid;  /* the reading the round is made from: the other phone's, of the same photo, once this view corrects its round */
   const saveKey = hfSync.newKey();  /* pressing Save again after a dropped answer stores nothing twice */
+  const lost = lostSave();  /* a save whose answer never came back (lost.js) */
   /* a reading of the live view's End of round: no photo can be added to it, here or from Score round */
   const fromLive = original.images.every(im => im.image === "live table");
   const uploadWent = sessionStorage.getItem(`handfoot.went_out.${rid}`) ?? (original.layout.went_out || "");
@@ -250,8 +252,28 @@ export async function checkView(gid, rid, roundNo) {
   let here = location.hash, saving = false;
   hfSync.follow(gid, async () => {
     if (location.hash !== here || saving) return;  /* a save on its way is answered with what changed, if anything */
-    try { await notice.otherPhone(await fetch(`/v1/games/${gid}`).then(r => r.json())); } catch (e) { /* the next change says it again */ }
+    try {
+      const latest = await fetch(`/v1/games/${gid}`).then(r => r.json());
+      if (!arrived(latest)) await notice.otherPhone(latest);
+    } catch (e) { /* the next change says it again */ }
   });
+  /* what Save sends: the reading, its corrections (ending "checked" when Every card is right is ticked) and who went out */
+  const saveBody = () => ({photo_reading: readingId, corrections: piles.withChecked(st.corrections), went_out: st.wentOut || null});
+  /* Whether the game `latest` holds this phone's save whose answer was lost (lost.js): then it is said saved (and the
+   * view goes to the game), or, with changes made here since, this view corrects that round from now on. */
+  function arrived(latest) {
+    const r = lost.savedIn(latest);
+    if (!r) return false;
+    lost.clear();
+    hfSync.note(latest);
+    if (roundHolds(r, saveBody())) {
+      dropDraft(); toast(`Round ${r.n} ${roundNo ? "corrected" : "saved"}`); location.hash = `#/game/${gid}`;
+    } else {
+      becomeCorrection(r, st.corrections.slice(), st.wentOut); render();
+      toast(`Round ${r.n} is saved as it was when you pressed Save. Your changes since are not saved yet: press Save correction.`);
+    }
+    return true;
+  }
 
   /* What Save asks about in a round's score: the rules' illegal problems (each with the piles it is about, named as
    * Check these names them), a team with nothing read, a squared book's wilds uncounted (in the game's last round,
@@ -283,11 +305,18 @@ export async function checkView(gid, rid, roundNo) {
       return;
     }
     setBusy(save, true);
-    const body = {photo_reading: readingId, corrections: piles.withChecked(st.corrections), went_out: st.wentOut || null};
+    const body = saveBody();
+    const path = roundNo ? `/v1/games/${gid}/rounds/${roundNo}?lenient=true` : `/v1/games/${gid}/rounds?lenient=true`;
     saving = true;
     try {
-      if (roundNo) await api("PUT", `/v1/games/${gid}/rounds/${roundNo}?lenient=true`, body);
-      else await api("POST", `/v1/games/${gid}/rounds?lenient=true`, body, saveKey);
+      if (!roundNo && lost.sent && lost.sent.method === "POST" && !lost.same(body)) {  /* the first Save's answer was
+                                                                 lost, changes made since: that Save first, then these */
+        const first = lost.savedIn(await lost.resend());
+        lost.keep("PUT", `/v1/games/${gid}/rounds/${first.n}?lenient=true`, body);
+        await api("PUT", lost.sent.path, body);
+      } else if (roundNo) await api("PUT", path, body);
+      else await api("POST", path, body, saveKey);
+      lost.clear();
       dropDraft();
       toast(roundNo ? `Round ${roundNo} corrected` : `Round ${st.round} saved`);
       location.hash = `#/game/${gid}`;
@@ -295,11 +324,15 @@ export async function checkView(gid, rid, roundNo) {
       saving = false;
       setBusy(save, false);
       if ((e.status === 412 && e.body.game) || (e.status === 409 && e.body.round)) {  /* the other phone was first */
-        const told = await notice.otherPhone(e.status === 412 ? e.body.game : await api("GET", `/v1/games/${gid}`).catch(() => g));
+        const latest = e.status === 412 ? e.body.game : await api("GET", `/v1/games/${gid}`).catch(() => g);
+        if (arrived(latest)) return;  /* or this phone's save whose answer was lost */
+        const told = await notice.otherPhone(latest);
         toast(`Not saved: ${told ? told[0].toLowerCase() + told.slice(1) : "the game changed on another phone"}`, true);
       } else if (e.status === 0) {  /* the server away (the line at the top says so): the corrections kept */
+        if (roundNo || !lost.sent) lost.keep(roundNo ? "PUT" : "POST", path, body, saveKey);  /* a POST's key: its first body */
         keepDraft();
-        toast("Not saved yet: your corrections are kept on this phone. Press Save again once the line at the top has gone.", true);
+        toast("No answer from the server: it may not be saved. Your corrections are kept on this phone: press Save again once " +
+              "the line at the top has gone; it is never saved twice.", true);
       } else toast(e.message, true);
     }
   }

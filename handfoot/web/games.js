@@ -1,6 +1,6 @@
 /* The games: the list (#/) and a game with its rounds (#/game/ID); a new game (#/new) is newgame.js. */
 import {api} from "/static/api.js";
-import {changedText, roundsText} from "/static/changes.js";
+import {changedText, onlyUndone, roundsText} from "/static/changes.js";
 import {keptCheckOffer} from "/static/drafts.js";
 import {teachPanel} from "/static/teach.js";
 import {askConfirm, closeSheet, fmt, focusOn, h, openSheet, pointsNode, problemsLine, setBusy, show, teamTotal, toast, total,
@@ -106,6 +106,31 @@ export function onGame(gid, hash) { return location.hash === hash || (hash === `
 let undoAsked = null;
 /* this phone's own change of the game on its way (an undo): the game's events it causes are not another phone's */
 let writing = 0;
+/* this phone's undo whose answer never came back ({gid, before: the game it was sent from, r: the round, later: the
+ * rounds after it}; null: none): the game showing that round undone, and nothing else changed, is said as its
+ * answer would have been, not as another phone's undo */
+let lostUndo = null;
+/* the game this phone asked to delete (null: none): from the asking (its events may tell before its answer, or its
+ * answer be lost) until refused, its deletion is said as this phone's */
+let lostDelete = null;
+/* The notice of round `r` undone, the rounds `later` (those after it) moved up, the game now `after`; null when no
+ * round moved (the grid shows it). */
+function undoneNotice(r, later, after) {
+  const moved = roundsText(later.map(x => x.n));
+  return later.length ? gameNotice(`Round ${r.n} undone`,
+    `${moved[0].toUpperCase()}${moved.slice(1)} moved up one: ${later.length === 1 ? "it is" : "they are"} ` +
+    `${roundsText(later.map(x => x.n - 1))} now, ${later.length === 1 ? "" : "each "}scored under its new opening minimum.` +
+    (after.over ? "" : ` Next: round ${after.next_round}.`)) : null;
+}
+/* Whether the game `now` shows this phone's lost undo done: then said so (toast, and the game view with its notice). */
+async function lostUndoDone(gid, now) {
+  const u = lostUndo;
+  if (!u || u.gid !== gid || !onlyUndone(u.before, now, u.r.n)) return false;
+  lostUndo = null;
+  toast(`Round ${u.r.n} undone`);
+  await gameView(gid, now, undoneNotice(u.r, u.later, now));
+  return true;
+}
 
 /* A notice at the top of the game view, saying what changed and why (`lines`: sentences). */
 function gameNotice(heading, ...lines) {
@@ -150,11 +175,16 @@ export async function gameView(gid, latest, notice) {
                   }
                   try {  /* shown again as it is now, with what changed in words when it is more than a round added */
                     const now = await api("GET", `/v1/games/${gid}`);
+                    if (onGame(gid, here) && !writing && await lostUndoDone(gid, now)) return;
                     const said = changedText(g, now);
                     if (onGame(gid, here) && !writing) await gameView(gid, now, said ? gameNotice("Changed on another phone", said) : null);
                   } catch (e) { toast(e.message, true); }
                 },
-                () => { if (onGame(gid, here)) { toast("This game was deleted on another phone", true); location.hash = "#/"; } },
+                () => {
+                  if (!onGame(gid, here)) return;
+                  toast(lostDelete === gid ? "Game deleted" : "This game was deleted on another phone", lostDelete !== gid);
+                  location.hash = "#/";
+                },
                 (newer) => { if (onGame(gid, here) && newer !== g.newer_game) gameView(gid).catch(e => toast(e.message, true)); },
                 () => { if (onGame(gid, here)) sayLive(); });
   /* the next game of these teams, started after this one ended (on this phone or another): said first, with its
@@ -232,8 +262,14 @@ export async function gameView(gid, latest, notice) {
           `${g.rounds.length === 1 ? "" : "s"} are deleted, on every phone.`, "This cannot be taken back."], "Delete the game", null, true);
         if (!ok) return;
         setBusy(ev.target, true);
+        const again = lostDelete === gid;
+        lostDelete = gid;
         try { await api("DELETE", `/v1/games/${gid}`); toast("Game deleted"); location.hash = "#/"; }
-        catch (e) { toast(e.message, true); setBusy(ev.target, false); }
+        catch (e) {
+          if (e.status === 404 && again) { toast("Game deleted"); location.hash = "#/"; return; }  /* asked again: done before */
+          if (e.status !== 0) lostDelete = null;  /* refused; status 0: it may be deleted, the game's events will tell */
+          toast(e.message, true); setBusy(ev.target, false);
+        }
       }}, "Delete the game")));
   emphasis();
   if (notice) notice.scrollIntoView({block: "center"});  /* what changed is read first, wherever the page was scrolled */
@@ -269,6 +305,7 @@ async function undoRound(g, r, button) {
   const ok = await askConfirm(`Undo round ${r.n}?`, lines,
     later.length ? `Undo round ${r.n}, move ${roundsText(later.map(x => x.n))} up` : `Undo round ${r.n}`, later.length ? correct : null, true);
   if (undoAsked === question) undoAsked = null;
+  if (question.changed && await lostUndoDone(gid, question.changed)) { focusGame(); return; }  /* asked again: done before */
   if (question.changed) {  /* another phone changed the game while the question was open: nothing undone */
     const said = changedText(g, question.changed);
     await gameView(gid, question.changed, gameNotice("Nothing was undone", `The game changed on another phone while you ` +
@@ -281,21 +318,22 @@ async function undoRound(g, r, button) {
   writing++;
   try {
     const after = await api("DELETE", `/v1/games/${gid}/rounds/${r.n}`, undefined, undefined, g.version);
+    lostUndo = null;
     toast(`Round ${r.n} undone`);
-    const moved = roundsText(later.map(x => x.n));
-    await gameView(gid, after, later.length ? gameNotice(`Round ${r.n} undone`,
-      `${moved[0].toUpperCase()}${moved.slice(1)} moved up one: ${later.length === 1 ? "it is" : "they are"} ` +
-      `${roundsText(later.map(x => x.n - 1))} now, ${later.length === 1 ? "" : "each "}scored under its new opening minimum.` +
-      (after.over ? "" : ` Next: round ${after.next_round}.`)) : null);
+    await gameView(gid, after, undoneNotice(r, later, after));
     focusGame();
   } catch (e) {
-    if (e.status === 412 && e.body.game) {  /* another phone changed the game: show it as it is now */
+    if (e.status === 412 && e.body.game && await lostUndoDone(gid, e.body.game)) focusGame();  /* this phone's lost undo */
+    else if (e.status === 412 && e.body.game) {  /* another phone changed the game: show it as it is now */
       toast("Not undone: the game changed on another phone", true);
       const said = changedText(g, e.body.game);
       await gameView(gid, e.body.game, gameNotice("Nothing was undone", "The game changed on another phone while you were " +
         `deciding about round ${r.n}.` + (said ? ` ${said}` : ""), "Here it is as it is now: undo again if you still want to."));
       focusGame();
-    } else { toast(e.message, true); setBusy(button, false); }
+    } else {
+      if (e.status === 0) lostUndo = {gid, before: g, r, later};  /* it may have arrived: the game will tell */
+      toast(e.message, true); setBusy(button, false);
+    }
   } finally { writing--; }
 }
 /* The game page drawn anew (a round undone, or not): the focus on its notice, else on its Rounds heading. */

@@ -177,6 +177,7 @@ export async function newGameView(fromId) {
   /* pressing Start again after a dropped answer makes one game, not two; and the next game of a finished one is one
      game, whichever phone starts it first (the same key: the same form gets that game, another is told) */
   let createKey = from ? `next-${from.id}` : hfSync.newKey();
+  let lostStart = null;  /* a Start whose answer was lost ({body, key}): the server may have made that game */
   const form = h("form", {onsubmit: async (ev) => {
     ev.preventDefault(); error.replaceChildren();
     for (const i of house.querySelectorAll("[aria-invalid]")) i.removeAttribute("aria-invalid");
@@ -229,12 +230,26 @@ export async function newGameView(fromId) {
     names.forEach((n, k) => { if (players[k].length) body.names[n] = players[k]; });
     setBusy(create, true);
     try {
+      if (lostStart && JSON.stringify(lostStart.body) !== JSON.stringify(body)) {  /* the form changed since: that Start
+                                                                                      first (its first answer) */
+        const first = await api("POST", "/v1/games", lostStart.body, lostStart.key);
+        lostStart = null;
+        if (from || first.rounds.length) {  /* the next game (perhaps opened on the other phone too) or one in play: kept */
+          toast("This game was started when you first pressed Start (its answer was lost on the way), as the form was " +
+                "then: your changes since are not in it.", true);
+          location.hash = `#/game/${first.id}`;
+          return;
+        }
+        await api("DELETE", `/v1/games/${first.id}`);  /* made from the form as it was: this Start makes it as it is */
+        createKey = hfSync.newKey();
+      }
       const game = await api("POST", "/v1/games", body, createKey);
       if (from && from.deck) await api("PUT", `/v1/games/${game.id}/deck`, {deck: from.deck, teach: !!from.teach}).catch(() => {});
       if (from && localStorage.getItem(negativeKey(from.id))) localStorage.setItem(negativeKey(game.id), "1");  /* same cards */
       location.hash = `#/game/${game.id}`;
     } catch (e) {
       if (e.status) createKey = hfSync.newKey();
+      else if (!lostStart) lostStart = {body, key: createKey};
       if (from && /Idempotency-Key was sent before/.test(e.message)) {  /* the other phone started it, set otherwise */
         error.replaceChildren(errorBox(new Error("Another phone has already started the next game of these teams " +
           "(All games lists it). Press Start the game again to make another one as well.")));

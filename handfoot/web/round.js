@@ -33,7 +33,8 @@ export async function roundView(gid) {
     (deck ? " (with the stock card reader; a deck learned reads as it learned)" : ""));
   const status = h("div", {"aria-live": "polite", class: "status"});
   const go = h("button", {type: "submit", class: "primary", id: "read-cards"}, "Read the cards");
-  const form = h("form", {onsubmit: (ev) => { ev.preventDefault(); upload(); }},
+  /* what is sent changed (a photo added, cards typed, who went out): another reading, not the one a key was sent for */
+  const form = h("form", {onsubmit: (ev) => { ev.preventDefault(); upload(); }, onchange: () => { key = hfSync.newKey(); }},
     h("p", {class: "muted"}, `Round ${g.next_round} · opening minimum ${fmt(g.next_minimum)}. Photograph each team's melds and books from above, close enough that the corner indices are clear.`),
     h("p", {}, "No photo, or one the camera cannot read? ", h("a", {class: "button", href: `#/game/${gid}/type`, id: "type-round"}, "Type the cards instead")),
     sections, h("label", {for: "went-out"}, "Who went out?"), wentOut,
@@ -102,7 +103,15 @@ export async function roundView(gid) {
       setBusy(go, false); hfSync.unreachable(true); status.replaceChildren(errorBox(new ApiError(0, {error: hfSync.UNREACHABLE})));
     };
     xhr.onload = () => {
-      setBusy(go, false); hfSync.back();
+      hfSync.back();
+      const wait = xhr.status === 409 && xhr.getResponseHeader("Retry-After");
+      if (wait) {  /* the same photos sent before (their answer lost) are still being read: their answer is waited for */
+        label.replaceChildren(h("span", {class: "spinner", "aria-hidden": "true"}),
+                              " Still reading the photos you sent before (their answer was lost on the way)…");
+        setTimeout(upload, Math.min(+wait || 2, 10) * 1000);
+        return;
+      }
+      setBusy(go, false);
       key = hfSync.newKey();
       let body = null;
       try { body = JSON.parse(xhr.responseText); } catch (e) { body = {error: `the server answered ${xhr.status}`}; }

@@ -8,6 +8,7 @@ import {scoresOf} from "/static/changes.js";
 import {changeOffer, noticeFrame} from "/static/conflict.js";
 import {readTypedDraft, removeDraft, writeDraft} from "/static/drafts.js";
 import {breakdownTable} from "/static/games.js";
+import {lostSave} from "/static/lost.js";
 import {FIELDS, boxesChanged, cardsOf, codesIn, fieldsOf, placesOf} from "/static/typed_text.js";
 import {askConfirm, clearError, errorBox, fmt, h, lastRoundDoubt, pointsNode, problemText, problemsLine, roundSaid, saveAnyway, say,
         setBusy, show, teamTotal, toast} from "/static/ui.js";
@@ -22,6 +23,7 @@ export async function typedView(gid, roundNo) {
   if (!roundNo && g.over) { location.hash = `#/game/${gid}`; return; }
   let round = roundNo || g.next_round;
   let saveKey = hfSync.newKey();  /* pressing Save again after a dropped answer stores one round, not two */
+  const lost = lostSave();  /* a save whose answer never came back (lost.js) */
   let before = stored ? stored.layout : {teams: {}};  /* the saved layout the form is typed over (a new round: none) */
   let onCreated = stored ? stored.created : null;  /* when that round was made: another round there now is not it */
   let draftName = roundNo ? `typed.${roundNo}` : "typed";
@@ -191,13 +193,14 @@ export async function typedView(gid, roundNo) {
     }
     return out;
   }
-  /* Save could not reach the server: said, with what is kept and what to do. */
-  function cannotReach() {
+  /* Save could not reach the server (`sent`: it was sent, its answer never came): said, with what is kept and what to do. */
+  function cannotReach(sent) {
     cutOff = true;
     clearTimeout(retry); retry = setTimeout(() => { if (form.isConnected) rescore(); }, 3000);
     hfSync.unreachable(true);
-    status.replaceChildren(errorBox(new Error("Not saved (the line at the top says why). What is typed here is kept on this " +
-      `phone: press ${save.textContent} again when the server is back.`)));
+    status.replaceChildren(errorBox(new Error((sent ? "No answer from the server (the line at the top says why): it may not be saved. "
+      : "Not saved (the line at the top says why). ") + `What is typed here is kept on this phone: press ${save.textContent} ` +
+      "again when the server is back" + (sent ? "; it is never saved twice." : "."))));
   }
   /* What Save asks about in the score of a typed layout `doc`: the rules' illegal problems, a team with nothing
    * typed, a squared book's wilds uncounted (in the game's last round, also what they mean for who wins); each
@@ -238,19 +241,27 @@ export async function typedView(gid, roundNo) {
     setBusy(save, true);
     saving = true;
     try {
-      if (roundNo) await api("PUT", `/v1/games/${gid}/rounds/${roundNo}?lenient=true`, doc);
+      /* the first Save's answer was lost, the form changed since: that Save first (its first answer), then this on it */
+      if (!roundNo && lost.sent && lost.sent.method === "POST" && !lost.same(doc)) {
+        const first = await lost.resend();
+        await api("PUT", `/v1/games/${gid}/rounds/${first.rounds[first.rounds.length - 1].n}?lenient=true`, doc);
+      } else if (roundNo) await api("PUT", `/v1/games/${gid}/rounds/${roundNo}?lenient=true`, doc);
       else await api("POST", `/v1/games/${gid}/rounds?lenient=true`, doc, saveKey);
+      lost.clear();
       removeDraft(gid, draftName);
       toast(roundNo ? `Round ${round} corrected` : `Round ${round} saved`);
       location.hash = `#/game/${gid}`;
     } catch (e) {
       saving = false;
       setBusy(save, false);
-      if (e.status === 0) cannotReach();  /* the same key again on the next Save: stored once */
+      if (e.status === 0) {  /* the same key again on the next Save: stored once; what was sent kept (lost.js) */
+        if (roundNo || !lost.sent) lost.keep(roundNo ? "PUT" : "POST", `/v1/games/${gid}/rounds${roundNo ? "/" + roundNo : ""}?lenient=true`, doc, saveKey);
+        cannotReach(true);
+      }
       else if (e.status === 412 && e.body.game && roundNo) {  /* another phone changed the game: what, and the choices */
         const told = await otherPhone(e.body.game);
         if (told) toast(`Not saved: ${told[0].toLowerCase() + told.slice(1)}`, true);
-        else status.replaceChildren(errorBox(new Error(`Not saved: the game was changed on another phone meanwhile (round ${roundNo} ` +
+        else if (told === null) status.replaceChildren(errorBox(new Error(`Not saved: the game was changed on another phone meanwhile (round ${roundNo} ` +
                                                        `is as it was here). Press ${save.textContent} again to save it.`)));
       } else if (e.status === 412 && e.body.game) {  /* another phone saved first: this form is kept, to be saved on top */
         const now = hfSync.note(e.body.game);  /* the next Save is made from the game as it is now */
@@ -305,8 +316,8 @@ export async function typedView(gid, roundNo) {
     toast(`Your changes are added to round ${theirs.n}: check it, then Save correction`);
   }
   /* The round corrected here was changed in the game `latest` (another phone, or a reload over an older copy): said,
-   * with the choices, and Save held until one is made. Returns the notice's heading, null when round N is as this
-   * form was typed over (then the game as it is now is noted, and nothing is said). */
+   * with the choices, and Save held until one is made. Returns the notice's heading; null when round N is as this form
+   * was typed over (the game noted, nothing said); "" when it is this phone's correction whose answer was lost. */
   async function otherPhone(latest, quiet) {
     const theirs = latest.rounds.find(r => r.n === roundNo);
     const lines = [], actions = [];
@@ -331,6 +342,15 @@ export async function typedView(gid, roundNo) {
       const same = !boxesChanged(fieldsOf(theirs.layout, g.teams), fieldsOf(before, g.teams)).length &&
                    (theirs.layout.went_out || "") === (before.went_out || "");
       if (same) { hfSync.note(latest); return null; }  /* another round changed: nothing changes here */
+      const holds = (fields, went) => !boxesChanged(fieldsOf(theirs.layout, g.teams), fields).length && (theirs.layout.went_out || "") === went;
+      if (lost.sent && lost.sent.method === "PUT" && holds(fieldsOf(lost.sent.body, g.teams), lost.sent.body.went_out || "")) {
+        lost.clear();  /* this phone's correction whose answer was lost: it arrived (said so, not "corrected there") */
+        if (!holds(fieldsHere(), wentOut.value)) {
+          overTheirs(theirs, latest, fieldsHere(), wentOut.value);
+          toast(`Round ${roundNo} is saved as it was when you pressed Save; your changes since are not: press Save correction.`);
+        } else { removeDraft(gid, draftName); toast(`Round ${roundNo} corrected`); location.hash = `#/game/${gid}`; }
+        return "";
+      }
       lines.push(`Round ${roundNo} was corrected there: it now scores ${scoresOf(latest, theirs)}.`);
       /* a box changed on both phones, each otherwise: adding mine puts mine there, so theirs is said */
       const their = fieldsOf(theirs.layout, g.teams), here = fieldsHere(), base = fieldsOf(before, g.teams), key = (b) => `${b.team} ${b.name}`;

@@ -84,10 +84,17 @@ export function clearError() {
   if (t && !t.hidden && t.className === "error") { clearTimeout(toastTimer); t.hidden = true; }
 }
 /* An error in words, in a box of the page; a server that cannot be reached (an ApiError of status 0, said by the line
- * in the header) as what it means for what was asked: not done. */
+ * in the header) as what it means for what was asked: not done, and, once the server answers again (sync.js's
+ * "handfoot-reachable"; the line gone), that it can be done now. */
 export function errorBox(e) {
-  return h("div", {class: "error-box", role: "alert"},
-           e.status === 0 ? "Not done: the line at the top says why. Try again once it has gone." : e.message || String(e));
+  const box = h("div", {class: "error-box", role: "alert"},
+                e.status === 0 ? "Not done: the line at the top says why. Try again once it has gone." : e.message || String(e));
+  const back = () => {
+    document.removeEventListener("handfoot-reachable", back);
+    if (box.isConnected) box.textContent = "Not done yet. The handfoot server answers again: try again now.";
+  };
+  if (e.status === 0) document.addEventListener("handfoot-reachable", back);
+  return box;
 }
 export function setBusy(button, busy) { if (button) button.disabled = busy; }
 /* `el`'s children replaced by `nodes` (nested arrays flattened), skipping null, undefined and false as h() does (the

@@ -9,8 +9,8 @@ import {h, pileText, problemNamed} from "/static/ui.js";
 import {cardName, cardShort, cardsInText} from "/static/cards.js";
 
 const SVG = "http://www.w3.org/2000/svg";
-export const LABEL_PX = 13;  /* the labels' type, CSS px, at any zoom */
-const PIN_PX = 13;  /* a pin's radius, CSS px */
+export const LABEL_PX = 13;  /* the labels' type, CSS px, at any zoom, in the page's normal type (typeScale) */
+const PIN_PX = 13;  /* a pin's radius, CSS px, as LABEL_PX */
 const MAX_ZOOM = 8;
 const KIND_CLASS = {meld: "meld", squared_book: "squared", red_threes: "threes", left: "left", loose: "loose"};
 const COUNTED = new Set(["meld", "left"]);  /* the kinds of pile whose number of cards is tagged: fans */
@@ -31,6 +31,9 @@ function s(tag, attrs) {
   for (const [k, v] of Object.entries(attrs || {})) el.setAttribute(k, v);
   return el;
 }
+
+/* The page's type scale: its root's font size over the normal 17 px (large type, A+: 22 / 17). */
+function typeScale() { return parseFloat(getComputedStyle(document.documentElement).fontSize) / 17 || 1; }
 
 /** A card code as the page writes it everywhere (app.js's cardShort): 10♥, Q♠, Jkr. */
 export function cardLabel(code) { return cardShort(code); }
@@ -97,13 +100,20 @@ export function photoView({image, src, alt, caption, notes, view, onCard, onNote
       for (const b of card.boxes) {
         const [x1, y1, x2, y2] = b;
         const name = cardName(card.code);
-        const rect = s("rect", {class: "hit" + (card.confidence < 0.5 ? " low" : ""), tabindex: "0", role: "button",
+        const rect = s("rect", {class: "hit" + (card.confidence < 0.5 ? " low" : ""), tabindex: cards.length ? "-1" : "0", role: "button",
                                 "data-card": card.id, "data-code": card.code, x: x1, y: y1, width: x2 - x1, height: y2 - y1,
                                 "aria-label": `${name}, ${pile.label}: correct it`});
         const pad = s("rect", {class: "pad", "data-pad": card.id, "aria-hidden": "true"});
         const open = () => onCard(pile, card);
         for (const el of [rect, pad]) el.addEventListener("click", (ev) => { if (!moved) open(); ev.stopPropagation(); });
-        rect.addEventListener("keydown", (ev) => { if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); open(); } });
+        rect.addEventListener("keydown", (ev) => {  /* the photo is one stop of Tab: the arrows, Home and End move between its cards */
+          if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); open(); return; }
+          const at = cards.indexOf(entry);
+          const to = {ArrowRight: at + 1, ArrowDown: at + 1, ArrowLeft: at - 1, ArrowUp: at - 1, Home: 0, End: cards.length - 1}[ev.key];
+          if (to === undefined) return;
+          ev.preventDefault();
+          cards[Math.min(Math.max(to, 0), cards.length - 1)].rect.focus();
+        });
         rect.append(s("title", {}));
         rect.firstChild.textContent = name;
         pads.append(pad); boxes.append(rect);
@@ -177,7 +187,9 @@ export function photoView({image, src, alt, caption, notes, view, onCard, onNote
   }
 
   function labelNode(c, x, y, w, hh, fs, shown) {
-    const g = s("g", {class: "label" + (isRedCode(c.card.code) ? " red" : "") + (shown ? "" : " tapped"), "data-label": c.card.id});
+    const g = s("g", {class: "label" + (isRedCode(c.card.code) ? " red" : "") + (shown ? "" : " tapped") + (c === focused ? " focused" : ""),
+                      "data-label": c.card.id});
+    c.label = g;
     g.append(s("rect", {x, y, width: w, height: hh, rx: hh * 0.25}));
     const t = s("text", {x: x + w / 2, y: y + hh * 0.78, "font-size": fs, "text-anchor": "middle"});
     t.textContent = cardLabel(c.card.code);
@@ -186,12 +198,19 @@ export function photoView({image, src, alt, caption, notes, view, onCard, onNote
   }
 
   let tapped = null;  /* the card whose label shows because it was tapped */
+  let focused = null;  /* the card focused (by a key): its label marked, shown though it has no room */
+  function markFocus(c) {
+    for (const l of labels.querySelectorAll(".focused")) l.classList.remove("focused");
+    focused = c;
+    if (c && c.rect.classList.contains("unlabelled") && tapped !== c) { tapped = c; layoutMarks(); }
+    else if (c && c.label && c.label.isConnected) c.label.classList.add("focused");
+  }
   /* each card's label beside its box (above, below, right, left, else over it; at the frame's edge moved in
      along it) where it lies whole in the part of the photo shown and hides no other label or box; the label
      rectangles placed (image px) */
   function placeLabels(u) {
     labels.replaceChildren();
-    const fs = LABEL_PX * u, hh = fs * 1.3;
+    const fs = LABEL_PX * typeScale() * u, hh = fs * 1.3;
     const [vx1, vy1, vx2, vy2] = shown();
     const inX = (x, w) => Math.min(Math.max(x, vx1), vx2 - w);
     const placed = [];  /* label rectangles, image px */
@@ -237,7 +256,7 @@ export function photoView({image, src, alt, caption, notes, view, onCard, onNote
      right, on its left (along each side, the tag's middle on it), the first spot hiding no card's box and no other
      pile's outline, else the first hiding no other outline, else the first free of labels; none where no spot is */
   function placeCounts(u, placed) {
-    const fs = LABEL_PX * u, hh = fs * 1.3, m = 4 * u;
+    const fs = LABEL_PX * typeScale() * u, hh = fs * 1.3, m = 4 * u;
     const [vx1, vy1, vx2, vy2] = shown();
     const inView = (r) => r[0] >= vx1 && r[1] >= vy1 && r[2] <= vx2 && r[3] <= vy2;
     const boxes = cards.map(c => c.box);
@@ -316,7 +335,7 @@ export function photoView({image, src, alt, caption, notes, view, onCard, onNote
   /* each pin inside its pile's outline (pinSpot); none for a pile out of the frame (zoomed in elsewhere) */
   function placePins(u, labelled) {
     pins.replaceChildren();
-    const r = PIN_PX * u, edge = r + 2 * u;
+    const r = PIN_PX * typeScale() * u, edge = r + 2 * u;
     const [vx1, vy1, vx2, vy2] = shown();
     const taken = [];
     for (const {nt, pile} of pinned) {
@@ -374,7 +393,12 @@ export function photoView({image, src, alt, caption, notes, view, onCard, onNote
   }, {passive: false});
   for (const c of cards) {  /* a box with no room for its label shows it when tapped (the picker opens too) */
     c.rect.addEventListener("pointerup", () => { if (!moved && c.rect.classList.contains("unlabelled")) { tapped = c; placeLabels(1 / st.z); } });
+    c.rect.addEventListener("focus", () => { for (const o of cards) o.rect.tabIndex = o === c ? 0 : -1; markFocus(c); });
+    c.rect.addEventListener("blur", () => markFocus(null));
   }
+  /* the page's type changed (A+): the labels and pins drawn again in its size while the photo is shown */
+  const typeWatch = new MutationObserver(() => { if (!frame.isConnected) typeWatch.disconnect(); else if (W) layoutMarks(); });
+  typeWatch.observe(document.documentElement, {attributes: true, attributeFilter: ["class"]});
 
   /* -- the buttons: zoom in, out, back to the cards -------------------------------------------------------------- */
   const centre = () => [W / 2, H / 2];

@@ -7,6 +7,8 @@
 - The photo is one stop of Tab: the arrow keys move from card to card, so Tab goes on to its pins and zoom
   buttons (it went through every card first, some 60 presses). The card focused shows: its label turns blue. Enter
   opens its sheet, the focus in it; Escape closes it, the focus back on the card.
+- No control Tab reaches is left under the sticky bar of actions, though a line of status makes it taller than the
+  page's scroll padding (a round saved already, in large type: 166 px of bar, 121 px of padding).
 
 Screenshots go to ``$HANDFOOT_SCREENSHOTS`` (default: the test's temporary folder).
 """
@@ -20,7 +22,7 @@ import pytest
 # test_page_e2e skips without selenium, uvicorn or cv2, and keeps Selenium Manager offline
 from test_page_e2e import browser, console_errors, shots_dir  # noqa: F401  (fixture)
 from test_page_landscape_e2e import open_new_check
-from test_page_two_phones import server, until  # noqa: F401  (fixture)
+from test_page_two_phones import press_save, server, until  # noqa: F401  (fixture)
 
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
@@ -138,3 +140,39 @@ def test_the_photo_is_one_stop_of_tab_and_its_cards_are_reached_with_the_arrow_k
     _keys(d, Keys.TAB)
     assert d.execute_script("return document.querySelectorAll('.glance svg .label.focused').length") == 0
     assert console_errors(d) == []
+
+
+# the control focused, when the sticky bar of actions covers the middle of it: its name and where it is, else null
+COVERED = """const e = document.activeElement, r = e.getBoundingClientRect(), bar = document.querySelector('.sticky-actions');
+  const x = Math.min(Math.max(r.left + r.width / 2, 0), innerWidth - 1), y = r.top + r.height / 2;
+  const hit = y >= 0 && y < innerHeight && document.elementFromPoint(x, y);
+  return hit && bar.contains(hit) && !bar.contains(e) ? [e.getAttribute('aria-label') || e.textContent.slice(0, 40), r.top, r.bottom] : null;"""
+
+
+def test_no_control_focused_with_tab_is_left_under_the_sticky_bar(server, browser, tmp_path):
+    d, shots = browser, shots_dir(tmp_path)
+    game, reading = open_new_check(d, server, 390, 844)
+    press_save(d)
+    until(d, lambda d: "/check/" not in d.current_url)
+    # the reading again, saved already: the bar says so above its buttons
+    d.get(f"{server}/#/game/{game}/check/{reading}")
+    _settings(d, large=True, dark=False)
+    until(d, lambda d: d.execute_script("const s = document.querySelector('.sticky-actions .status');"
+                                        " return s && s.textContent.includes('Saved already')"))
+    bar = d.execute_script("return [document.querySelector('.sticky-actions').offsetHeight,"
+                           " parseFloat(getComputedStyle(document.documentElement).scrollPaddingBottom)]")
+    assert bar[0] > bar[1], bar  # the case: a bar taller than the padding
+    d.execute_script("document.getElementById('check-heading').focus()")
+    covered, seen = [], 0
+    for _ in range(60):
+        _keys(d, Keys.TAB)
+        time.sleep(0.1)
+        if d.execute_script("return document.activeElement.closest('.sticky-actions') !== null"):
+            break  # the bar's own buttons: the end of the view
+        seen += 1
+        where = d.execute_script(COVERED)
+        if where:
+            covered.append(where)
+            d.save_screenshot(str(shots / "page_access_focus_under_bar_390.png"))
+    assert seen > 10
+    assert covered == [], covered

@@ -7,6 +7,8 @@
 - The photo is one stop of Tab: the arrow keys move from card to card, so Tab goes on to its pins and zoom
   buttons (it went through every card first, some 60 presses). The card focused shows: its label turns blue. Enter
   opens its sheet, the focus in it; Escape closes it, the focus back on the card.
+- The game's round grid says what its ⚠ means (a round saved with a rule problem) on the page, not only in a
+  title a mouse shows.
 - No control Tab reaches is left under the sticky bar of actions, though a line of status makes it taller than the
   page's scroll padding (a round saved already, in large type: 166 px of bar, 121 px of padding).
 
@@ -20,13 +22,15 @@ import time
 import pytest
 
 # test_page_e2e skips without selenium, uvicorn or cv2, and keeps Selenium Manager offline
-from test_page_e2e import browser, console_errors, shots_dir  # noqa: F401  (fixture)
+from test_page_e2e import browser, console_errors, shots_dir, viewport  # noqa: F401  (fixture)
 from test_page_landscape_e2e import open_new_check
 from test_page_two_phones import press_save, server, until  # noqa: F401  (fixture)
 
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
+
+httpx = pytest.importorskip("httpx")
 
 # the photo's marks as drawn, CSS px: the height of each label's type and each pin's diameter
 MARKS = """return {labels: [...document.querySelectorAll('.glance svg .label text')].map(t => t.getBoundingClientRect().height),
@@ -176,3 +180,21 @@ def test_no_control_focused_with_tab_is_left_under_the_sticky_bar(server, browse
             d.save_screenshot(str(shots / "page_access_focus_under_bar_390.png"))
     assert seen > 10
     assert covered == [], covered
+
+
+def test_the_round_grid_says_what_its_warning_sign_means(server, browser, tmp_path):
+    d, shots = browser, shots_dir(tmp_path)
+    game = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+    viewport(d, 390, 844)
+    d.get(f"{server}/#/game/{game}/type")
+    until(d, lambda d: d.find_elements(By.ID, "melds-0"))
+    d.find_element(By.ID, "melds-0").send_keys("9D 9D")  # a meld of two cards: a rule problem
+    d.find_element(By.ID, "save-typed").click()
+    until(d, lambda d: d.execute_script("return document.getElementById('sheet').open"))
+    d.find_element(By.ID, "confirm-yes").click()
+    until(d, lambda d: d.find_elements(By.CSS_SELECTOR, "tr.round .round-flag"))
+    hint = d.find_element(By.XPATH, "//p[starts-with(., 'Tap a round for')]")
+    assert "⚠: saved with a rule problem" in hint.text, hint.text
+    d.execute_script("arguments[0].scrollIntoView({block: 'center'})", hint)
+    d.save_screenshot(str(shots / "page_access_round_flag_said_390.png"))
+    assert console_errors(d) == []

@@ -119,6 +119,9 @@ def test_the_photo_is_one_stop_of_tab_and_its_cards_are_reached_with_the_arrow_k
     assert _keys(d, Keys.HOME)["card"] == cards[0]
     assert _keys(d, Keys.ARROW_UP)["card"] == cards[0]
     assert d.execute_script("return [...document.querySelectorAll('.glance svg .hit')].filter(r => r.tabIndex === 0).length") == 1
+    # and the page says so, under the photo and in the photo's name
+    assert "the arrows between cards" in d.find_element(By.CSS_SELECTOR, ".glance-tools .muted").text
+    assert "the arrows move between them" in d.find_element(By.CSS_SELECTOR, ".glance svg").accessible_name
 
     # the card focused shows: its label (a labelled card's) turns blue, and only its own
     labelled = d.execute_script("return [...document.querySelectorAll('.glance svg .label')].map(l => l.dataset.label)")

@@ -75,7 +75,7 @@ export function photoView({image, src, alt, caption, notes, view, onCard, onNote
   const inner = h("div", {class: "glance-inner"});
   const img = h("img", {src, alt, draggable: "false"});
   const svg = s("svg", {viewBox: `0 0 ${image.width} ${image.height}`, role: "group",
-                        "aria-label": "the cards read, each labelled: tap one to correct it"});
+                        "aria-label": "the cards read, each labelled: tap one to correct it (keys: the arrows move between them)"});
   const outlines = s("g", {class: "outlines"}), pads = s("g", {class: "pads"}), boxes = s("g", {class: "boxes"});
   const labels = s("g", {class: "labels", "aria-hidden": "true"}), pins = s("g", {class: "pins"});
   svg.append(outlines, pads, boxes, labels, pins);
@@ -406,7 +406,7 @@ export function photoView({image, src, alt, caption, notes, view, onCard, onNote
   const zout = h("button", {type: "button", class: "zoom-out", "aria-label": "zoom out", onclick: () => zoomAt(1 / 1.6, ...centre())}, "−");
   const zfit = h("button", {type: "button", class: "zoom-fit", onclick: () => { fit(); apply(); }}, "All cards");
   const tools = h("div", {class: "glance-tools"}, zout, zin, zfit,
-    h("span", {class: "muted"}, "Pinch to zoom; tap a card or a pin."));
+    h("span", {class: "muted"}, "Pinch to zoom; tap a card or a pin (keys: Tab to them, the arrows between cards)."));
   const kinds = [...new Set(image.piles.filter(p => p.box).map(p => p.kind === "meld" && p.label.includes("book") ? "book" : (KIND_CLASS[p.kind] || "loose")))];
   const legend = h("div", {class: "legend", "aria-hidden": "true"}, kinds.map(k => h("span", {class: `outline ${k}`,
     style: `border-color: ${LEGEND[k]}`}, {meld: "meld", book: "book", squared: "squared book", threes: "red threes", left: "left in hand", loose: "loose"}[k])));

@@ -6,7 +6,8 @@
 - In dark mode a pin's number reads on its pin (contrast at least 4.5:1, as in light mode; it was 1.8:1).
 - The photo is one stop of Tab: the arrow keys move from card to card, so Tab goes on to its pins and zoom
   buttons (it went through every card first, some 60 presses). The card focused shows: its label turns blue. Enter
-  opens its sheet, the focus in it; Escape closes it, the focus back on the card.
+  opens its sheet, the focus in it; Escape closes it, the focus back on the card. Zoomed in, the card focused is
+  panned into the frame.
 - The game's round grid says what its ⚠ means (a round saved with a rule problem) on the page, not only in a
   title a mouse shows.
 - No control Tab reaches is left under the sticky bar of actions, though a line of status makes it taller than the
@@ -146,6 +147,21 @@ def test_the_photo_is_one_stop_of_tab_and_its_cards_are_reached_with_the_arrow_k
     # leaving the photo unmarks it
     _keys(d, Keys.TAB)
     assert d.execute_script("return document.querySelectorAll('.glance svg .label.focused').length") == 0
+
+    # zoomed in, each card the arrows reach is panned into the frame, its label the one blue, the photo unmoved
+    # from its labels (the frame scrolled to a card out of view, and a card shown by its focus stayed blue)
+    for _ in range(2):
+        d.find_element(By.CSS_SELECTOR, ".glance-tools .zoom-in").click()
+    d.execute_script("document.querySelector('.glance svg .hit').focus()")
+    time.sleep(0.2)
+    seen = []
+    for _ in cards:
+        seen.append(d.execute_script("""const f = document.querySelector('.glance-frame'), b = f.getBoundingClientRect(),
+          r = document.activeElement.getBoundingClientRect();
+          return [r.left >= b.left - 1 && r.right <= b.right + 1 && r.top >= b.top - 1 && r.bottom <= b.bottom + 1,
+                  f.scrollLeft + f.scrollTop, document.querySelectorAll('.glance svg .label.focused, .glance svg .label.tapped').length]"""))
+        _keys(d, Keys.ARROW_RIGHT)
+    assert all(s == [True, 0, 1] for s in seen), seen
     assert console_errors(d) == []
 
 

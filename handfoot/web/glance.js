@@ -201,8 +201,10 @@ export function photoView({image, src, alt, caption, notes, view, onCard, onNote
   let focused = null;  /* the card focused (by a key): its label marked, shown though it has no room */
   function markFocus(c) {
     for (const l of labels.querySelectorAll(".focused")) l.classList.remove("focused");
+    const was = focused;
     focused = c;
     if (c && c.rect.classList.contains("unlabelled") && tapped !== c) { tapped = c; layoutMarks(); }
+    else if (!c && was && tapped === was) { tapped = null; layoutMarks(); }  /* its label gone with the focus */
     else if (c && c.label && c.label.isConnected) c.label.classList.add("focused");
   }
   /* each card's label beside its box (above, below, right, left, else over it; at the frame's edge moved in
@@ -393,9 +395,18 @@ export function photoView({image, src, alt, caption, notes, view, onCard, onNote
   }, {passive: false});
   for (const c of cards) {  /* a box with no room for its label shows it when tapped (the picker opens too) */
     c.rect.addEventListener("pointerup", () => { if (!moved && c.rect.classList.contains("unlabelled")) { tapped = c; placeLabels(1 / st.z); } });
-    c.rect.addEventListener("focus", () => { for (const o of cards) o.rect.tabIndex = o === c ? 0 : -1; markFocus(c); });
+    c.rect.addEventListener("focus", () => { for (const o of cards) o.rect.tabIndex = o === c ? 0 : -1; into(c); markFocus(c); });
     c.rect.addEventListener("blur", () => markFocus(null));
   }
+  /* zoomed in, a card focused by a key out of the part shown is panned to its middle; the frame never scrolls (the
+     browser scrolled it to a card focused, shifting the photo from its labels) */
+  function into(c) {
+    const [x1, y1, x2, y2] = c.box, [vx1, vy1, vx2, vy2] = shown();
+    if (x1 >= vx1 && y1 >= vy1 && x2 <= vx2 && y2 <= vy2) return;
+    st.x = W / 2 - (x1 + x2) / 2 * st.z; st.y = H / 2 - (y1 + y2) / 2 * st.z; st.fitted = false;
+    apply();
+  }
+  frame.addEventListener("scroll", () => { frame.scrollTop = 0; frame.scrollLeft = 0; });
   /* the page's type changed (A+): the labels and pins drawn again in its size while the photo is shown */
   const typeWatch = new MutationObserver(() => { if (!frame.isConnected) typeWatch.disconnect(); else if (W) layoutMarks(); });
   typeWatch.observe(document.documentElement, {attributes: true, attributeFilter: ["class"]});

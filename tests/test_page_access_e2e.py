@@ -8,6 +8,7 @@
   buttons (it went through every card first, some 60 presses). The card focused shows: its label turns blue. Enter
   opens its sheet, the focus in it; Escape closes it, the focus back on the card. Zoomed in, the card focused is
   panned into the frame.
+- The live picture's card names grow with A+ too, also when it is pressed on the live view (they stayed 15 px).
 - The game's round grid says what its ⚠ means (a round saved with a rule problem) on the page, not only in a
   title a mouse shows.
 - No control Tab reaches is left under the sticky bar of actions, though a line of status makes it taller than the
@@ -216,4 +217,33 @@ def test_the_round_grid_says_what_its_warning_sign_means(server, browser, tmp_pa
     assert "⚠: saved with a rule problem" in hint.text, hint.text
     d.execute_script("arguments[0].scrollIntoView({block: 'center'})", hint)
     d.save_screenshot(str(shots / "page_access_round_flag_said_390.png"))
+    assert console_errors(d) == []
+
+
+# the live view's picture with its card names (livepicture.js) on the page, over one of the server's pictures: the
+# names' type sizes, CSS px, once drawn
+LIVE_LABELS = """const done = arguments[arguments.length - 1];
+import('/static/livepicture.js').then(m => {
+  const img = document.createElement('img'); img.src = '/static/icons/icon-192.png'; img.style.width = '100%';
+  const layer = m.labelLayer(img); document.getElementById('view').replaceChildren(layer.node);
+  img.addEventListener('load', () => {
+    layer.update([{code: '10H', box: [0.1, 0.3, 0.2, 0.4], sure: true}, {code: 'KS', box: [0.6, 0.6, 0.7, 0.7], sure: true}]);
+    done([...document.querySelectorAll('.live-label')].map(e => parseFloat(e.style.fontSize)));
+  });
+});"""
+SIZES_NOW = "return [...document.querySelectorAll('.live-label')].map(e => parseFloat(e.style.fontSize))"
+
+
+def test_the_live_pictures_card_names_grow_with_large_type(server, browser, tmp_path):
+    d = browser
+    viewport(d, 390, 844)
+    d.get(f"{server}/#/")
+    until(d, lambda d: d.find_elements(By.CSS_SELECTOR, "#view h1"))
+    normal = d.execute_async_script(LIVE_LABELS)
+    assert len(normal) == 2, normal
+    d.find_element(By.ID, "large-type").click()  # pressed while the picture shows: drawn again, larger
+    until(d, lambda d: min(d.execute_script(SIZES_NOW)) >= 1.2 * max(normal))
+    d.refresh()  # large type from the start
+    until(d, lambda d: d.find_elements(By.CSS_SELECTOR, "#view h1"))
+    assert min(d.execute_async_script(LIVE_LABELS)) >= 1.2 * max(normal)
     assert console_errors(d) == []

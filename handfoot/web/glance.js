@@ -32,8 +32,13 @@ function s(tag, attrs) {
   return el;
 }
 
-/* The page's type scale: its root's font size over the normal 17 px (large type, A+: 22 / 17). */
-function typeScale() { return parseFloat(getComputedStyle(document.documentElement).fontSize) / 17 || 1; }
+/** The page's type scale: its root's font size over the normal 17 px (large type, A+: 22 / 17). */
+export function typeScale() { return parseFloat(getComputedStyle(document.documentElement).fontSize) / 17 || 1; }
+/** `draw()` called each time the page's type (A+) or theme changes while `node` is in the page. */
+export function onTypeChange(node, draw) {
+  const watch = new MutationObserver(() => { if (!node.isConnected) watch.disconnect(); else draw(); });
+  watch.observe(document.documentElement, {attributes: true, attributeFilter: ["class"]});
+}
 
 /** A card code as the page writes it everywhere (app.js's cardShort): 10♥, Q♠, Jkr. */
 export function cardLabel(code) { return cardShort(code); }
@@ -407,9 +412,7 @@ export function photoView({image, src, alt, caption, notes, view, onCard, onNote
     apply();
   }
   frame.addEventListener("scroll", () => { frame.scrollTop = 0; frame.scrollLeft = 0; });
-  /* the page's type changed (A+): the labels and pins drawn again in its size while the photo is shown */
-  const typeWatch = new MutationObserver(() => { if (!frame.isConnected) typeWatch.disconnect(); else if (W) layoutMarks(); });
-  typeWatch.observe(document.documentElement, {attributes: true, attributeFilter: ["class"]});
+  onTypeChange(frame, () => { if (W) layoutMarks(); });  /* the labels and pins in the page's type (A+) */
 
   /* -- the buttons: zoom in, out, back to the cards -------------------------------------------------------------- */
   const centre = () => [W / 2, H / 2];

@@ -68,6 +68,16 @@ function unloaded() {
   document.addEventListener("handfoot-reachable", again);
 }
 window.addEventListener("hashchange", route);
+/* a control focused by a key is never left under the view's sticky bar of actions, which a line of status makes
+   taller than the page's scroll padding (style.css) leaves room for: once the browser has scrolled it into view, the
+   page scrolls on until it shows above the bar */
+document.addEventListener("focusin", (ev) => requestAnimationFrame(() => {
+  const el = ev.target, bar = view.querySelector(".sticky-actions");
+  if (!bar || !view.contains(el) || el === view || !el.matches(":focus-visible")
+      || !(el.compareDocumentPosition(bar) & Node.DOCUMENT_POSITION_FOLLOWING)) return;
+  const r = el.getBoundingClientRect(), top = bar.getBoundingClientRect().top;
+  if (r.bottom > top && r.top < innerHeight) scrollBy(0, r.bottom - top + 8);
+}));
 /* while this phone's camera sends the table (camera.js), every view shows it in the bar, a tap from the live view */
 document.addEventListener("handfoot-camera", (ev) => { document.getElementById("camera-on").hidden = !ev.detail.sending; });
 

@@ -8,6 +8,7 @@ import {conflictNotice} from "/static/conflict.js";
 import {readDraft, removeDraft, writeDraft} from "/static/drafts.js";
 import {breakdownTable} from "/static/games.js";
 import {lostSave, roundHolds} from "/static/lost.js";
+import {notesPanel, numberedNotes} from "/static/notes.js";
 import {addButtons, flash, pileList} from "/static/piles.js";
 import {pileSheets} from "/static/sheets.js";
 import {askConfirm, clearError, closeSheet, h, lastRoundDoubt, openSheet, pointsNode, problemNamed, problemText, focusOn, roundSaid,
@@ -242,8 +243,8 @@ export async function checkView(gid, rid, roundNo) {
     const pileNoteText = new Set(allPiles().flatMap(p => p.notes));
     /* the photos' own notes ("team Kids: no photo of its table …"), each led by its team's name as the piles' are */
     const other = r.notes.filter(n => ![...pileNoteText].some(t => n.endsWith(t))).map(n => n.replace(/^team /, ""));
-    const notes = glance.numberedNotes(r, allPiles());  /* numbered as their pins on the photo */
-    notesBox.replaceChildren(glance.notesPanel(notes, other, openNote));
+    const notes = numberedNotes(r, allPiles());  /* numbered as their pins on the photo */
+    notesBox.replaceChildren(notesPanel(notes, other, openNote));
     photosBox.replaceChildren(...r.images.map((_, k) => photoFor(k, notes)));
     piles.draw(notes);
     undo.disabled = st.corrections.length === (stored ? stored.corrections.length : 0);

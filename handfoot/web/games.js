@@ -252,7 +252,9 @@ export async function gameView(gid, latest, notice) {
     g.over ? null : liveLine,
     h("h2", {id: "rounds-heading", tabindex: "-1"}, "Rounds"),
     g.rounds.length ? h("div", {class: "table-wrap"}, grid) : h("p", {class: "muted"}, "No round yet."),
-    g.rounds.length ? h("p", {class: "muted"}, "Tap a round for its breakdown, to correct it or to undo it.") : null,
+    g.rounds.length ? h("p", {class: "muted", id: "rounds-hint"}, "Tap a round for its breakdown, to correct it or to undo it.",
+      /* what the grid's ⚠ means, said on the page (its title shows only under a mouse) */
+      g.rounds.some(r => r.score.problems.some(p => p.severity === "illegal")) ? " ⚠: saved with a rule problem." : "") : null,
     /* teaching the deck above the game's own buttons: the last of them deletes the game */
     g.teach || g.rounds.some(r => r.photo_reading) || atTeach ? teachPanel(gid, g) : null,
     h("div", {class: "row"}, h("a", {class: "button", href: `/v1/games/${gid}/export.csv`, download: ""}, "Export CSV"),

@@ -6,12 +6,12 @@
  * it would cover a card's box. Labels and pins lie whole in the part of the photo the frame shows. Tapping a box
  * opens the card's picker, tapping a pin the note. An ES module, loaded by app.js (import()); it builds its own
  * elements with the page's helpers (ui.js, cards.js) and calls back into the check view. */
-import {h, pileText, problemNamed} from "/static/ui.js";
-import {cardName, cardShort, cardsInText} from "/static/cards.js";
+import {h} from "/static/ui.js";
+import {cardName, cardShort} from "/static/cards.js";
 
 const SVG = "http://www.w3.org/2000/svg";
-export const LABEL_PX = 13;  /* the labels' type, CSS px, at any zoom */
-const PIN_PX = 13;  /* a pin's radius, CSS px */
+export const LABEL_PX = 13;  /* the labels' type, CSS px, at any zoom, in the page's normal type (typeScale) */
+const PIN_PX = 13;  /* a pin's radius, CSS px, as LABEL_PX */
 const MAX_ZOOM = 8;
 const KIND_CLASS = {meld: "meld", squared_book: "squared", red_threes: "threes", left: "left", loose: "loose"};
 const COUNTED = new Set(["meld", "left"]);  /* the kinds of pile whose number of cards is tagged: fans */
@@ -33,36 +33,16 @@ function s(tag, attrs) {
   return el;
 }
 
+/** The page's type scale: its root's font size over the normal 17 px (large type, A+: 22 / 17). */
+export function typeScale() { return parseFloat(getComputedStyle(document.documentElement).fontSize) / 17 || 1; }
+/** `draw()` called each time the page's type (A+) or theme changes while `node` is in the page. */
+export function onTypeChange(node, draw) {
+  const watch = new MutationObserver(() => { if (!node.isConnected) watch.disconnect(); else draw(); });
+  watch.observe(document.documentElement, {attributes: true, attributeFilter: ["class"]});
+}
+
 /** A card code as the page writes it everywhere (app.js's cardShort): 10♥, Q♠, Jkr. */
 export function cardLabel(code) { return cardShort(code); }
-
-/** The notes of a reading numbered as their pins: the rules' illegal problems and the piles' notes, each with its
- *  piles (``piles``: none, the one at the problem's place, or, for a problem about cards wherever they lie, such
- *  as more 4♠ than the decks hold, every pile holding them, named in its text: ui.js's problemNamed; ``pile``:
- *  the first). ``r``: the reading (GET /v1/photos/{id}). */
-export function numberedNotes(r, piles) {
-  const out = [];
-  for (const pr of r.score.problems.filter(p => p.severity === "illegal")) {
-    const named = problemNamed(pr, piles);
-    out.push({n: out.length + 1, pile: named.piles[0], piles: named.piles, problem: true, text: named.text});
-  }
-  for (const p of piles.filter(p => p.notes.length)) {
-    out.push({n: out.length + 1, pile: p, piles: [p], text: cardsInText(`${pileText(p)}: ${p.notes.join("; ")}`), problem: false});
-  }
-  return out;
-}
-
-/** The numbered list under the photo (``notes`` of numberedNotes, ``other``: notes of no pile, in words);
- *  ``onNote(note)`` for a note's button. */
-export function notesPanel(notes, other, onNote) {
-  if (!notes.length && !other.length) return h("p", {class: "muted"}, "The camera is sure of every card: check the labels on the photo anyway.");
-  return h("section", {class: "panel notes", "aria-label": "check these"},
-    h("h2", {}, "Check these"),
-    h("ol", {class: "note-list"},
-      notes.map(nt => h("li", {class: nt.problem ? "problem" : "", value: String(nt.n), "data-note": String(nt.n)},
-        nt.text + " ", nt.pile ? h("button", {type: "button", class: "pin-button", onclick: () => onNote(nt)}, `Show ${nt.n}`) : null)),
-      other.map(t => h("li", {class: "plain"}, cardsInText(t)))));
-}
 
 /** The photo ``k`` of a reading: ``image`` (its piles, width and height), ``src``, ``alt``; ``caption`` (whose
  *  photo it is, a line above it; none when empty); ``notes`` numbered;
@@ -74,7 +54,7 @@ export function photoView({image, src, alt, caption, notes, view, onCard, onNote
   const inner = h("div", {class: "glance-inner"});
   const img = h("img", {src, alt, draggable: "false"});
   const svg = s("svg", {viewBox: `0 0 ${image.width} ${image.height}`, role: "group",
-                        "aria-label": "the cards read, each labelled: tap one to correct it"});
+                        "aria-label": "the cards read, each labelled: tap one to correct it (keys: the arrows move between them)"});
   const outlines = s("g", {class: "outlines"}), pads = s("g", {class: "pads"}), boxes = s("g", {class: "boxes"});
   const labels = s("g", {class: "labels", "aria-hidden": "true"}), pins = s("g", {class: "pins"});
   svg.append(outlines, pads, boxes, labels, pins);
@@ -99,13 +79,20 @@ export function photoView({image, src, alt, caption, notes, view, onCard, onNote
       for (const b of card.boxes) {
         const [x1, y1, x2, y2] = b;
         const name = cardName(card.code);
-        const rect = s("rect", {class: "hit" + (card.confidence < 0.5 ? " low" : ""), tabindex: "0", role: "button",
+        const rect = s("rect", {class: "hit" + (card.confidence < 0.5 ? " low" : ""), tabindex: cards.length ? "-1" : "0", role: "button",
                                 "data-card": card.id, "data-code": card.code, x: x1, y: y1, width: x2 - x1, height: y2 - y1,
                                 "aria-label": `${name}, ${pile.label}: correct it`});
         const pad = s("rect", {class: "pad", "data-pad": card.id, "aria-hidden": "true"});
         const open = () => onCard(pile, card);
         for (const el of [rect, pad]) el.addEventListener("click", (ev) => { if (!moved) open(); ev.stopPropagation(); });
-        rect.addEventListener("keydown", (ev) => { if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); open(); } });
+        rect.addEventListener("keydown", (ev) => {  /* the photo is one stop of Tab: the arrows, Home and End move between its cards */
+          if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); open(); return; }
+          const at = cards.indexOf(entry);
+          const to = {ArrowRight: at + 1, ArrowDown: at + 1, ArrowLeft: at - 1, ArrowUp: at - 1, Home: 0, End: cards.length - 1}[ev.key];
+          if (to === undefined) return;
+          ev.preventDefault();
+          cards[Math.min(Math.max(to, 0), cards.length - 1)].rect.focus();
+        });
         rect.append(s("title", {}));
         rect.firstChild.textContent = name;
         pads.append(pad); boxes.append(rect);
@@ -179,7 +166,9 @@ export function photoView({image, src, alt, caption, notes, view, onCard, onNote
   }
 
   function labelNode(c, x, y, w, hh, fs, shown) {
-    const g = s("g", {class: "label" + (isRedCode(c.card.code) ? " red" : "") + (shown ? "" : " tapped"), "data-label": c.card.id});
+    const g = s("g", {class: "label" + (isRedCode(c.card.code) ? " red" : "") + (shown ? "" : " tapped") + (c === focused ? " focused" : ""),
+                      "data-label": c.card.id});
+    c.label = g;
     g.append(s("rect", {x, y, width: w, height: hh, rx: hh * 0.25}));
     const t = s("text", {x: x + w / 2, y: y + hh * 0.78, "font-size": fs, "text-anchor": "middle"});
     t.textContent = cardLabel(c.card.code);
@@ -188,12 +177,21 @@ export function photoView({image, src, alt, caption, notes, view, onCard, onNote
   }
 
   let tapped = null;  /* the card whose label shows because it was tapped */
+  let focused = null;  /* the card focused (by a key): its label marked, shown though it has no room */
+  function markFocus(c) {
+    for (const l of labels.querySelectorAll(".focused")) l.classList.remove("focused");
+    const was = focused;
+    focused = c;
+    if (c && c.rect.classList.contains("unlabelled") && tapped !== c) { tapped = c; layoutMarks(); }
+    else if (!c && was && tapped === was) { tapped = null; layoutMarks(); }  /* its label gone with the focus */
+    else if (c && c.label && c.label.isConnected) c.label.classList.add("focused");
+  }
   /* each card's label beside its box (above, below, right, left, else over it; at the frame's edge moved in
      along it) where it lies whole in the part of the photo shown and hides no other label or box; the label
      rectangles placed (image px) */
   function placeLabels(u) {
     labels.replaceChildren();
-    const fs = LABEL_PX * u, hh = fs * 1.3;
+    const fs = LABEL_PX * typeScale() * u, hh = fs * 1.3;
     const [vx1, vy1, vx2, vy2] = shown();
     const inX = (x, w) => Math.min(Math.max(x, vx1), vx2 - w);
     const placed = [];  /* label rectangles, image px */
@@ -239,7 +237,7 @@ export function photoView({image, src, alt, caption, notes, view, onCard, onNote
      right, on its left (along each side, the tag's middle on it), the first spot hiding no card's box and no other
      pile's outline, else the first hiding no other outline, else the first free of labels; none where no spot is */
   function placeCounts(u, placed) {
-    const fs = LABEL_PX * u, hh = fs * 1.3, m = 4 * u;
+    const fs = LABEL_PX * typeScale() * u, hh = fs * 1.3, m = 4 * u;
     const [vx1, vy1, vx2, vy2] = shown();
     const inView = (r) => r[0] >= vx1 && r[1] >= vy1 && r[2] <= vx2 && r[3] <= vy2;
     const boxes = cards.map(c => c.box);
@@ -326,7 +324,7 @@ export function photoView({image, src, alt, caption, notes, view, onCard, onNote
      elsewhere); `labelled` (the labels' rectangles, image px) returned with the pins' squares added */
   function placePins(u, labelled) {
     pins.replaceChildren();
-    const r = PIN_PX * u, edge = r + 2 * u;
+    const r = PIN_PX * typeScale() * u, edge = r + 2 * u;
     const [vx1, vy1, vx2, vy2] = shown();
     const taken = [];
     for (const {nt, pile} of pinned) {
@@ -386,7 +384,19 @@ export function photoView({image, src, alt, caption, notes, view, onCard, onNote
   }, {passive: false});
   for (const c of cards) {  /* a box with no room for its label shows it when tapped (the picker opens too) */
     c.rect.addEventListener("pointerup", () => { if (!moved && c.rect.classList.contains("unlabelled")) { tapped = c; layoutMarks(); } });
+    c.rect.addEventListener("focus", () => { for (const o of cards) o.rect.tabIndex = o === c ? 0 : -1; into(c); markFocus(c); });
+    c.rect.addEventListener("blur", () => markFocus(null));
   }
+  /* zoomed in, a card focused by a key out of the part shown is panned to its middle; the frame never scrolls (the
+     browser scrolled it to a card focused, shifting the photo from its labels) */
+  function into(c) {
+    const [x1, y1, x2, y2] = c.box, [vx1, vy1, vx2, vy2] = shown();
+    if (x1 >= vx1 && y1 >= vy1 && x2 <= vx2 && y2 <= vy2) return;
+    st.x = W / 2 - (x1 + x2) / 2 * st.z; st.y = H / 2 - (y1 + y2) / 2 * st.z; st.fitted = false;
+    apply();
+  }
+  frame.addEventListener("scroll", () => { frame.scrollTop = 0; frame.scrollLeft = 0; });
+  onTypeChange(frame, () => { if (W) layoutMarks(); });  /* the labels and pins in the page's type (A+) */
 
   /* -- the buttons: zoom in, out, back to the cards -------------------------------------------------------------- */
   const centre = () => [W / 2, H / 2];
@@ -394,7 +404,7 @@ export function photoView({image, src, alt, caption, notes, view, onCard, onNote
   const zout = h("button", {type: "button", class: "zoom-out", "aria-label": "zoom out", onclick: () => zoomAt(1 / 1.6, ...centre())}, "−");
   const zfit = h("button", {type: "button", class: "zoom-fit", onclick: () => { fit(); apply(); }}, "All cards");
   const tools = h("div", {class: "glance-tools"}, zout, zin, zfit,
-    h("span", {class: "muted"}, "Pinch to zoom; tap a card or a pin."));
+    h("span", {class: "muted"}, "Pinch to zoom; tap a card or a pin (keys: Tab to them, the arrows between cards)."));
   const kinds = [...new Set(image.piles.filter(p => p.box).map(p => p.kind === "meld" && p.label.includes("book") ? "book" : (KIND_CLASS[p.kind] || "loose")))];
   const legend = h("div", {class: "legend", "aria-hidden": "true"}, kinds.map(k => h("span", {class: `outline ${k}`,
     style: `border-color: ${LEGEND[k]}`}, {meld: "meld", book: "book", squared: "squared book", threes: "red threes", left: "left in hand", loose: "loose"}[k])));

@@ -5,9 +5,9 @@
  * "Hide card names" under the picture takes them off, to see the cards on a small screen.
  * An ES module, loaded by app.js (import()). */
 import {h} from "/static/ui.js";
-import {cardLabel} from "/static/glance.js";
+import {cardLabel, onTypeChange, typeScale} from "/static/glance.js";
 
-export const LABEL_PX = 15;
+export const LABEL_PX = 15;  /* in the page's normal type; larger with A+ (typeScale) */
 const LEGEND = [["meld", "#5fe07e"], ["book", "#e19cff"], ["squared book", "#ffb03a"], ["red threes", "#ff6270"]];
 
 /** A holder for the live picture ``img`` with its labels over it, the legend of its outlines' colours, and
@@ -33,12 +33,12 @@ export function labelLayer(img) {
     const W = img.clientWidth, H = img.clientHeight;
     layer.replaceChildren();
     if (!W || !H || !img.naturalWidth) { frame.dataset.labelled = `0/${last.length}`; return; }
-    const hh = LABEL_PX * 1.35, placed = [];
+    const px = LABEL_PX * typeScale(), hh = px * 1.35, placed = [];
     const overlaps = (a, b) => a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3];
     const order = last.slice().sort((a, b) => a.box[1] - b.box[1] || a.box[0] - b.box[0]);
     for (const c of order) {
       const text = cardLabel(c.code);
-      const w = LABEL_PX * (0.62 * [...text].length + 0.6);
+      const w = px * (0.62 * [...text].length + 0.6);
       const [x1, y1, x2, y2] = [c.box[0] * W, c.box[1] * H, c.box[2] * W, c.box[3] * H];
       const spot = [[x1, y1 - hh - 1], [x1, y2 + 1], [x2 + 1, y1], [x1 - w - 1, y1]]
         .map(([x, y]) => [x, y, x + w, y + hh])
@@ -46,11 +46,12 @@ export function labelLayer(img) {
       if (!spot) continue;
       placed.push(spot);
       layer.append(h("span", {class: "live-label" + (/[HD]$/.test(c.code) || c.code === "RJ" ? " red" : "") + (c.sure ? "" : " unsure"),
-        style: `left: ${spot[0]}px; top: ${spot[1]}px; font-size: ${LABEL_PX}px`}, text));
+        style: `left: ${spot[0]}px; top: ${spot[1]}px; font-size: ${px}px`}, text));
     }
     frame.dataset.labelled = `${placed.length}/${last.length}`;
   }
   img.addEventListener("load", () => update(last), {once: true});
   new ResizeObserver(() => update(last)).observe(img);
+  onTypeChange(frame, () => update(last));
   return {node: frame, legend, update};
 }

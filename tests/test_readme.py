@@ -33,3 +33,22 @@ def test_videos_made_in_the_repository_are_ignored():
         if ignored.returncode == 128:
             pytest.skip("not a git checkout")
         assert ignored.returncode == 0, name
+
+
+def test_the_try_on_this_computer_first_says_what_the_bundled_photo_scores():
+    """README's first command and its first try of the page name the points the bundled photo's true layout scores
+    (the shipped models read it exactly; the screenshot's misread is planted)."""
+    import json
+    import sys
+
+    text = " ".join((ROOT / "README.md").read_text().split())
+    said = text[text.index("**Try it on this computer first**"):text.index("At the table, for the phones")]
+    assert "`examples/table.jpg`" in said and "`http://127.0.0.1:8000/`" in said and "Save anyway" in said
+    points = re.search(r"it reads ([\d,]+) points", said)
+    assert points
+    setup = text[text.index("## Set up"):text.index("Run the tests")]
+    assert re.search(r"the score \(([\d,]+) points\)", setup)[1] == points[1]
+    scored = subprocess.run([sys.executable, "-m", "handfoot", "score", "examples/table_truth.json", "--json"],
+                            cwd=ROOT, capture_output=True, text=True, check=True)
+    totals = [team["total"] for team in json.loads(scored.stdout)["teams"].values()]
+    assert int(points[1].replace(",", "")) == max(totals)

@@ -120,6 +120,16 @@ def test_a_round_saved_as_checked_teaches_every_card(tmp_path, models):
             f"/v1/photos/{reading['id']}/corrections", json={"corrections": [], "went_out": "A"}).json()["score"]
 
 
+def test_the_teach_panel_names_the_check_views_box_as_it_reads():
+    """The game page's **Keep learning it** names the check view's box by its label, "Every card is right as shown",
+    so that a family finds it above Save."""
+    web = ROOT / "handfoot" / "web"
+    label = "Every card is right as shown"
+    assert f"` {label}:" in (web / "piles.js").read_text()
+    teach = (web / "teach.js").read_text()
+    assert f"unless {label} is ticked" in teach and "unless Every card is right is ticked" not in teach
+
+
 def test_a_lesson_that_reads_no_better_yet_says_so():
     from types import SimpleNamespace
 

@@ -217,6 +217,6 @@ export function teachPanel(gid, g) {
       "place on the photo."),
     state, h("label", {for: "deck-name"}, "Deck name (empty: our-deck)"), name, why, h("div", {class: "row"}, go),
     h("label", {class: "check"}, keep, " Keep learning it from every round saved (a round saved as read teaches only " +
-      "the cards read surely, unless Every card is right is ticked as it is saved)"), status);
+      "the cards read surely, unless Every card is right as shown is ticked above Save)"), status);
 }
 

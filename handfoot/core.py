@@ -228,27 +228,38 @@ def check_photo_file(path: Path, limits: Limits = DEFAULT_LIMITS, name: str | No
 @dataclass(frozen=True)
 class WayForward:
     """How a front end tells the way past a photo with no card found: ``teach`` is where it tells how a deck is
-    taught; ``negative`` how a photo is asked to be read as its negative there, or None where it cannot be."""
+    taught; ``negative`` how a photo is asked to be read as its negative there, or None where it cannot be;
+    ``typing`` how the round's cards are typed instead; ``no_deck`` how a photo is read without a deck profile."""
 
     teach: str
     negative: str | None = None
+    typing: str = "type the cards instead"
+    no_deck: str = "without the deck"
 
 
 #: the command line's way forward (its --negative; docs/usage.md's section on teaching)
-CLI_WAY = WayForward('docs/usage.md, "Teach it your deck"', "add --negative")
+CLI_WAY = WayForward('docs/usage.md, "Teach it your deck"', "add --negative",
+                     "type the round's cards in a layout file and score that (handfoot score LAYOUT.json; "
+                     "docs/layout.md)", "without --deck")
 #: the web service's: the round page's box that reads the photos' negatives; a game teaches its deck on its page
 WEB_WAY = WayForward('the game\'s "Teach handfoot your deck"',
-                     'tick "Our cards are light print on dark" above Read the cards')
+                     'tick "Our cards are light print on dark" above Read the cards',
+                     '"Type the cards instead" on the Score round page',
+                     'with no deck chosen under "Read this game\'s photos with"')
 
 
 def no_cards_advice(way: WayForward, models: Models) -> str:
     """What follows the message of a photo with no card found (``"; ..."``, one line) read with ``models``: with
-    a deck profile, that it learns from more photos; read as negatives already, that the deck can be taught; else
-    the negative to try (where ``way`` has one) and the teaching."""
+    a deck profile, what can work (such a photo teaches the deck nothing): the photo taken again closer and sharper,
+    the negative to try without the profile when it reads none (where ``way`` has one), or the cards typed; read as
+    negatives already, that the deck can be taught; else the negative to try and the teaching."""
     from vision.models.detector import NegativeDetector  # the optional vision extra (OpenCV, ONNX Runtime)
 
     if models.deck:
-        return f"; the deck {models.deck} learns from more of its photos: {way.teach}"
+        dark = "" if isinstance(models.detector, NegativeDetector) or not way.negative else \
+            f"; cards printed light on dark? read it {way.no_deck} and {way.negative}"
+        return (f"; a photo with no card found teaches the deck {models.deck} nothing: take it again closer and "
+                f"sharper, each card's corner in view and lit{dark}; or {way.typing}")
     if isinstance(models.detector, NegativeDetector):
         return f"; this deck can be taught: {way.teach}"
     if way.negative:

@@ -36,13 +36,15 @@ class DeckCheck(BaseModel):
     """A profile's check: how many ``indices`` its check photos hold, the share of the reader's views of them (each
     index turned three ways) read right by rank and colour by the ``stock`` reader and with the ``profile`` (0-1:
     what the profile is kept on), and how many of the indices each reads right so (``stock_right``,
-    ``profile_right``; None for a profile learned before they were counted)."""
+    ``profile_right``; None for a profile learned before they were counted); ``stock_negative``: the stock reader
+    read the check photos' negatives (a deck printed light on dark, read as the light-print box reads it)."""
 
     indices: int = 0
     stock: float = 0.0
     profile: float = 0.0
     stock_right: int | None = None
     profile_right: int | None = None
+    stock_negative: bool = False
 
 
 class DeckOut(BaseModel):

@@ -200,7 +200,8 @@ def learn_from_files(paths: list[Path], name: str, decks_folder: Path,
     decks.check_name(name)
     notes: list[str] = []
     empty: list[str] = []
-    examples = decks.read_examples(paths, notes, empty)
+    negatives: list[str] = []
+    examples = decks.read_examples(paths, notes, empty, negatives)
     for note in notes:
         if say:
             say(note)
@@ -209,8 +210,9 @@ def learn_from_files(paths: list[Path], name: str, decks_folder: Path,
         try:
             decks.check_folds(examples)
         except decks.ExamplesError as exc:
-            raise decks.ExamplesError(f'{count} (their "detections" are empty: {decks.NO_CARD_FOUND}); of the '
-                                      f"others, {exc}") from None
+            raise decks.ExamplesError(f'{count} (their "detections" are empty: '
+                                      f"{decks.no_card_found(len(empty), len(negatives))}); of the others, {exc}"
+                                      ) from None
         if given or say:
             (given or say)(f"{count}: they teach nothing")
     detector, reader = load_models()
@@ -287,16 +289,19 @@ def image_paths(images: list[str]) -> list[Path]:
 def detect_examples(paths: list[Path], models: Any, conf: float, imgsz: int,
                     drawn: Callable[[int, Any], Any] | None = None) -> Iterator[dict[str, Any] | HandFootError]:
     """Each photo of ``paths`` read into corner indices with ``models`` (``handfoot.core.Models``) at confidence
-    ``conf`` and the pyramid's longest side ``imgsz``: ``{"image", "width", "height", "detections": [{"card",
-    "confidence", "box"}, ...]}`` (a deck-learning example once checked), or the error of a photo that cannot be
+    ``conf`` and the pyramid's longest side ``imgsz``: ``{"image", "width", "height", "negative", "detections":
+    [{"card", "confidence", "box"}, ...]}`` (a deck-learning example once checked; ``negative``: whether the photo
+    was read as its negative, ``--negative`` or a deck profile that reads negatives), or the error of a photo that cannot be
     read (:func:`handfoot.core.check_photo_file`: missing, not an image, too large or too small). ``drawn(k, picture)``, when given, is called before photo ``k``'s record with the photo as read
     ((H, W, 3) uint8 BGR, the boxes' pixels) and each box drawn on it with its card code
     (``vision.annotate.CornerAnnotator``)."""
     from vision.annotate import CornerAnnotator  # the optional vision extra (OpenCV, ONNX Runtime)
     from vision.images import load_photo  # the optional vision extra (OpenCV, ONNX Runtime)
+    from vision.models.detector import NegativeDetector  # the optional vision extra (OpenCV, ONNX Runtime)
     from vision.pipeline import detect, read_indices  # the optional vision extra (OpenCV, ONNX Runtime)
 
     detector, reader = models.detector, models.reader
+    negative = isinstance(detector, NegativeDetector)
     config = DEFAULT.replace(**{"reading.min_conf": conf, "pyramid.max_side": imgsz})
     for k, path in enumerate(paths):
         try:
@@ -308,7 +313,7 @@ def detect_examples(paths: list[Path], models: Any, conf: float, imgsz: int,
         det, _ = read_indices(detect(image, detector, reader, config), not detector.names_cards, config)
         if drawn is not None:
             drawn(k, CornerAnnotator().annotate(image, det))
-        yield {"image": str(path), "width": int(image.shape[1]), "height": int(image.shape[0]),
+        yield {"image": str(path), "width": int(image.shape[1]), "height": int(image.shape[0]), "negative": negative,
                "detections": det.to_list()}
 
 

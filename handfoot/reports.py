@@ -154,7 +154,8 @@ def deck_learned(profile: Any, path: Path, replaced: Any = None) -> str:
              f"{'; printed light on dark, so read as its negative' if profile.negative else ''}{inks}",
              f"{how}: {check_text(c)}", RANK_AND_COLOUR]
     if c.get("profile_right") is not None and c.get("profile_right") == c.get("stock_right"):
-        lines.append(f"it reads as many of them right as the stock reader, and is kept because it reads the turned "
+        lines.append(f"it reads as many of them right as the stock reader"
+                     f"{' reading their negatives' if c.get('stock_negative') else ''}, and is kept because it reads the turned "
                      f"views of them more surely ({c.get('profile', 0):.1%} against {c.get('stock', 0):.1%}): cards "
                      "seen at a slant or a little blurred are read better with it")
     if replaced is not None:

@@ -177,7 +177,8 @@ def learned(profile, photos: int, games: int) -> Lesson:
     stock, read = (float(c.get(k, 0)) for k in ("stock", "profile"))
     tested = _tested(c)
     if "profile_right" in c:
-        reads = (f"{tested}: handfoot reads {c['stock_right']} right without it, {c['profile_right']} with it "
+        reads = (f"{tested}: handfoot reads {c['stock_right']} right without it{_as_negatives(c)}, "
+                 f"{c['profile_right']} with it "
                  f"(right: the rank and the colour, all the score needs).")
         if c["profile_right"] <= c["stock_right"]:
             reads += " It reads them no better yet: each round saved with photos teaches it more."
@@ -187,6 +188,12 @@ def learned(profile, photos: int, games: int) -> Lesson:
                   stock_right=c.get("stock_right"), profile_right=c.get("profile_right"),
                   message=f"Deck {profile.name} learned from {counted(profile.photos, 'photo')} of "
                           f"{counted(games, 'game')}. {reads}")
+
+
+def _as_negatives(check: dict) -> str:
+    """How handfoot read the check photos without the deck, when it read their negatives (a deck printed light on
+    dark, ``check["stock_negative"]``), in a family's words; else nothing."""
+    return " (reading their negatives, as the light-print box does)" if check.get("stock_negative") else ""
 
 
 def _tested(check: dict) -> str:
@@ -203,7 +210,8 @@ def refused(deck: str, exc, photos: int, games: int, before) -> Lesson:
     ``before``, the profile of that name kept from an earlier lesson (``DeckProfile``), or None (the stock reader)."""
     c = exc.check
     if "profile_right" in c:
-        said = (f"{_tested(c)}: handfoot reads {c['stock_right']} right without it, {c['profile_right']} with what "
+        said = (f"{_tested(c)}: handfoot reads {c['stock_right']} right without it{_as_negatives(c)}, "
+                f"{c['profile_right']} with what "
                 "it learned now (right: the rank and the colour, all the score needs)")
     else:
         said = str(exc)

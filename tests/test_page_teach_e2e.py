@@ -9,6 +9,8 @@ to ``$HANDFOOT_SCREENSHOTS`` (default: the test's temporary folder).
 
 from __future__ import annotations
 
+import json
+import re
 import time
 from pathlib import Path
 
@@ -41,8 +43,12 @@ def test_learning_a_deck_says_that_saved_rounds_now_keep_teaching_it(tmp_path, b
         assert not text_of(d, "#deck-state")  # the stock reader, no deck taught: nothing said
         assert d.execute_script("return Boolean(document.getElementById('teach').compareDocumentPosition("
                                 "document.getElementById('delete-game')) & Node.DOCUMENT_POSITION_FOLLOWING)")  # above it
+        corners = wait.until(lambda d: text_of(d, "#teach-corners"))
+        assert re.fullmatch(r"This game's saved photo rounds hold \d+ card corners in 2 photos: enough to learn it "
+                            r"\(at least 30 are needed\)\.", corners), corners
         name.send_keys("family-deck")
         learn = d.find_element(By.ID, "learn-deck")
+        assert learn.is_enabled()
         d.execute_script("arguments[0].scrollIntoView({block: 'center'})", learn)
         learn.click()
         said = WebDriverWait(d, 300).until(lambda d: d.execute_script(ENDED))
@@ -55,6 +61,27 @@ def test_learning_a_deck_says_that_saved_rounds_now_keep_teaching_it(tmp_path, b
         assert d.find_element(By.ID, "keep-teaching").is_selected()
         d.execute_script("document.getElementById('teach').scrollIntoView({block: 'start'})")
         d.save_screenshot(str(shots / "page_teach_learned_390.png"))
+        assert console_errors(d) == []
+
+
+def test_learn_this_deck_says_the_card_corners_held_and_waits_for_enough(tmp_path, browser):
+    """A game of two photo rounds each corrected to one pile (fewer than 30 card corners in all): before any tap the
+    panel says how many card corners its saved rounds hold and how many are needed, and **Learn this deck** is
+    disabled (the server would refuse it)."""
+    d, wait = browser, WebDriverWait(browser, 60)
+    viewport(d, 390, 844)
+    with running(tmp_path) as url:
+        game, _ = teach_panel_of_two_photo_rounds(d, url, one_pile=True)
+        held = sum(len(doc["detections"]) for doc in map(json.loads, httpx.get(
+            f"{url}/v1/games/{game}/examples.jsonl").text.splitlines()))
+        assert 0 < held < 30
+        said = wait.until(lambda d: text_of(d, "#teach-corners"))
+        assert said.startswith(f"This game's saved photo rounds hold {held} card corner"), said
+        assert f"in 2 photos; learning needs at least 30 ({30 - held} more): score more rounds" in said, said
+        assert "tick Keep learning it below" in said, said
+        assert not d.find_element(By.ID, "learn-deck").is_enabled()
+        d.execute_script("document.getElementById('teach').scrollIntoView({block: 'start'})")
+        d.save_screenshot(str(shots_dir(tmp_path) / "page_teach_too_few_corners_390.png"))
         assert console_errors(d) == []
 
 
@@ -133,6 +160,11 @@ def test_a_round_checked_right_is_saved_as_checked_and_teaches_every_card(tmp_pa
                 except ElementClickInterceptedException:
                     time.sleep(0.3)
             assert box.is_selected()
+            d.refresh()  # kept with the view's draft: a reload keeps it ticked, and says a change is kept
+            box = wait.until(lambda d: d.find_elements(By.ID, "all-right")).pop()
+            wait.until(lambda d: "(1 change)" in (text_of(d, "#draft-count") or ""))
+            assert box.is_selected()
+            d.execute_script("arguments[0].scrollIntoView({block: 'center'})", box)
             d.save_screenshot(str(shots_dir(tmp_path) / "page_check_all_right_390.png"))
             d.find_element(By.ID, "save-round").click()
             wait.until(lambda d: "/check/" not in d.current_url or d.execute_script(
@@ -142,3 +174,36 @@ def test_a_round_checked_right_is_saved_as_checked_and_teaches_every_card(tmp_pa
             wait.until(lambda d: "/check/" not in d.current_url)
             assert httpx.get(f"{url}/v1/games/{game}").json()["rounds"][0]["corrections"] == [{"op": "checked"}]
         assert console_errors(d) == []
+
+
+def test_a_photo_read_with_a_deck_and_no_card_found_says_what_can_work(tmp_path, browser):
+    """A game reading with deck ours: a photo where no card is found says that it teaches the deck nothing and what
+    can work (a closer, sharper photo; the light-print box with no deck chosen; the cards typed), and the page offers
+    no **Teach handfoot your deck** for it (it said the deck "learns from more of its photos")."""
+    import cv2
+    import numpy as np
+    from vision.deck_profiles import DeckProfile
+    from vision.models.reader import IndexReader
+
+    DeckProfile("ours", IndexReader().stock_heads(), 20, 261, {}, "2026-12-01T10:00:00+00:00").save(
+        tmp_path / "data" / "decks")
+    blank = tmp_path / "blank.png"
+    cv2.imwrite(str(blank), np.full((480, 640, 3), 20, np.uint8))
+    d, wait = browser, WebDriverWait(browser, 120)
+    viewport(d, 390, 844)
+    with running(tmp_path) as url:
+        game = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+        assert httpx.put(f"{url}/v1/games/{game}/deck", json={"deck": "ours", "teach": False}).status_code == 200
+        d.get(f"{url}/#/game/{game}/round")
+        wait.until(lambda d: d.find_elements(By.ID, "table-0")).pop().send_keys(str(blank))
+        d.find_element(By.ID, "read-cards").click()
+        said = wait.until(lambda d: d.execute_script(
+            "const e = document.querySelector('.status .error-box'); return e && e.textContent"))
+        assert "learns from more" not in said, said
+        assert ("teaches the deck ours nothing: take it again closer and sharper, each card's corner in view and lit; "
+                "cards printed light on dark? read it with no deck chosen") in said, said
+        assert said.endswith('or "Type the cards instead" on the Score round page'), said
+        assert not d.find_elements(By.ID, "teach-deck") and not d.find_elements(By.ID, "read-negative")
+        assert "type the cards instead" in text_of(d, ".status")
+        d.save_screenshot(str(shots_dir(tmp_path) / "page_round_deck_no_card_390.png"))
+        assert [m for m in console_errors(d) if "422" not in m] == []  # the refused reading only

@@ -165,6 +165,20 @@ def test_a_lesson_is_said_in_a_familys_words():
         assert not any(word in said for word in ("indices", "profile", "trial")), said
 
 
+def test_a_dark_decks_lesson_says_without_it_is_its_negatives_read():
+    """A deck printed light on dark is checked against the stock reader reading its photos' negatives (as the
+    light-print box does): the lesson's "without it" says so."""
+    from types import SimpleNamespace
+
+    from handfoot.teaching import learned
+
+    check = {"stock": 0.64, "profile": 0.92, "indices": 51, "stock_right": 33, "profile_right": 48,
+             "method": "5-fold", "stock_negative": True}
+    said = learned(SimpleNamespace(name="blackgold", photos=24, check=check), 24, 1).message
+    assert ("handfoot reads 33 right without it (reading their negatives, as the light-print box does), 48 with it "
+            "(right: the rank and the colour") in said, said
+
+
 def test_a_lesson_refused_says_what_reads_on_in_a_familys_words(tmp_path, models, monkeypatch):
     """A lesson whose trial reads worse than the stock reader keeps nothing: it said "... the profile 'white' reads
     the photos it was tested on (not learned from) worse than the stock reader: ... 5-fold; not kept: check the

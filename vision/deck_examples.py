@@ -45,9 +45,23 @@ def check_name(name: str) -> str:
 #: a labelled box may reach past its photo's edge by this share of its width (height) and is clipped to the photo, as
 #: the detector's boxes are; a box further out is refused (its coordinates are not the photo's pixels)
 EDGE_SLACK = 0.25
-#: what to do about example photos in which ``handfoot detect`` found no card
+#: what to do about example photos in which ``handfoot detect`` found no card as photographed
 NO_CARD_FOUND = ("where detect found no card in a photo of a deck printed light on dark paper, detect it again with "
                  "--negative")
+#: what to do about example photos in which ``handfoot detect --negative`` found no card either
+NO_CARD_IN_NEGATIVE = ("where detect --negative found no card either, take the photo again closer and sharper, or "
+                       'add each index\'s {"card": ..., "box": [x1, y1, x2, y2]} by hand')
+
+
+def no_card_found(empty: int, negatives: int) -> str:
+    """What to do about ``empty`` example photos with no card labelled, ``negatives`` of them detected as their
+    negatives already (their line's ``"negative": true``, as ``handfoot detect --json --negative`` writes it):
+    --negative for the others, a closer photo or boxes by hand for those."""
+    if not negatives:
+        return NO_CARD_FOUND
+    if negatives == empty:
+        return NO_CARD_IN_NEGATIVE
+    return f"{NO_CARD_FOUND}; {NO_CARD_IN_NEGATIVE}"
 #: what an examples file is, for messages about a file that is not one
 FORM = ('examples are a .jsonl file, JSON lines: one JSON object per line, {"image": PATH, "detections": [{"card": '
         '"KH", "box": [x1, y1, x2, y2]}, ...]}, as `handfoot detect --json PHOTOS > examples.jsonl` writes them')
@@ -89,10 +103,11 @@ def not_json(where: str, line: str, exc: json.JSONDecodeError) -> ExamplesError:
     return ExamplesError(f"{where}: not JSON ({exc.msg}): {FORM}")
 
 
-def read_examples(paths: list[Path], notes: list[str] | None = None, empty: list[str] | None = None
-                  ) -> list[Example]:
+def read_examples(paths: list[Path], notes: list[str] | None = None, empty: list[str] | None = None,
+                  negatives: list[str] | None = None) -> list[Example]:
     """The examples of JSON-lines files (see the module docstring); lines without detections are skipped, and
-    ``empty`` (when given) is told where each is (``file:line``). Each example photo is read
+    ``empty`` (when given) is told where each is (``file:line``), ``negatives`` where each of those that says it was
+    detected as its negative (``"negative": true``) is. Each example photo is read
     (``vision.images.load_photo``) and its boxes checked against it: a box reaching past the photo's edge by at
     most :data:`EDGE_SLACK` of its size is clipped to the photo, and ``notes`` (when given) is told in one line how
     many were.
@@ -119,7 +134,7 @@ def read_examples(paths: list[Path], notes: list[str] | None = None, empty: list
             text = examples_text(str(path), path.read_bytes())
         except OSError as exc:
             raise ExamplesError(f"{path}: cannot read the file ({exc.strerror or exc.__class__.__name__})") from None
-        labelled = lines = 0
+        labelled = lines = unread = 0  # lines, and those with no box detected as negatives
         for k, line in enumerate(text.splitlines(), 1):
             if not line.strip():
                 continue
@@ -165,15 +180,19 @@ def read_examples(paths: list[Path], notes: list[str] | None = None, empty: list
                 out.append(Example(image, np.array(boxes, np.float32), tuple(codes)))
                 total += len(codes)
                 labelled += len(codes)
-            elif empty is not None:
-                empty.append(where)
+            else:
+                unread += doc.get("negative") is True
+                if empty is not None:
+                    empty.append(where)
+                if negatives is not None and doc.get("negative") is True:
+                    negatives.append(where)
             if len(out) > MAX_PHOTOS or total > MAX_BOXES:
                 raise ExamplesError(f"too many examples (at most {MAX_PHOTOS} photos and {MAX_BOXES:,} boxes)")
         if not labelled:
             raise ExamplesError(f'no corner indices labelled in {path}: the "detections" of '
                                 f'{"its line" if lines == 1 else "each of its " + counted(lines, "line")} '
                                 f'{"is" if lines == 1 else "are"} empty (give each index its "card" and "box", as '
-                                f"`handfoot detect --json` prints them; {NO_CARD_FOUND})")
+                                f"`handfoot detect --json` prints them; {no_card_found(lines, unread)})")
     if clipped and notes is not None:
         notes.append(f"{counted(len(clipped), 'box', 'boxes')} reaching a little past the photo's edge "
                      f"{'was' if len(clipped) == 1 else 'were'} clipped to it ({clipped[0]}"

@@ -31,7 +31,11 @@ each box from a few test-time copies too (moved by a share of the box) and avera
 
 A deck printed light on dark paper (a black deck with gold print) is read as its *negative*, which the models
 learned: :func:`reads_negative` tells from the examples (the stock reader names their ranks better so), the heads
-are fitted on the negative crops, and the profile reads every photo as its negative (``DeckProfile.negative``).
+are fitted on the negative crops, and the profile reads every photo as its negative (``DeckProfile.negative``). Its
+check compares like with like: the stock reader reads the check photos' negatives too (as ``--negative`` and the
+page's light-print box read them; ``check["stock_negative"]``), so such a profile is kept only when it reads them
+better than the stock reader reading negatives, not merely better than the stock reader reading black cards as
+photographed (which reads almost none).
 
 A profile is kept in a folder the caller names (``handfoot`` keeps them in its data folder), one ``NAME.npz`` each
 (``vision.deck_profiles``).
@@ -51,7 +55,7 @@ from .deck_aspect import screen
 from .deck_boxes import Example, cards_read, found_boxes, with_found_boxes
 from .deck_frames import IDENTITY, learn_frame, pairs
 from .deck_examples import (MAX_BOXES, MAX_PHOTOS, NAME, NO_CARD_FOUND, ExamplesError, check_name,  # noqa: F401
-                            examples_text, read_examples)
+                            examples_text, no_card_found, read_examples)
 from .deck_glyphs import later_photos, weigh
 from .deck_glyphs import fit as fit_glyphs
 from .deck_ink import learn_ink
@@ -184,15 +188,17 @@ def check_text(check: dict) -> str:
     """A profile's check figures (``DeckProfile.check``) in words: how many of the check indices the profile and
     the stock reader read right by rank and suit's colour, and the share of the reader's views of them each read
     right (what the profile is kept on), e.g. "31 of 34 indices read right (rank and colour) with the profile, 29
-    with the stock reader; of the reader's 3 views of each, 89.2% with the profile, 87.2% with the stock reader"."""
+    with the stock reader; of the reader's 3 views of each, 89.2% with the profile, 87.2% with the stock reader";
+    of a deck read as its negative (``check["stock_negative"]``), "the stock reader reading their negatives")."""
     views = f"of the reader's {len(VIEWS)} views of each"
-    shares = f"{check.get('profile', 0):.1%} with the profile, {check.get('stock', 0):.1%} with the stock reader"
+    stock = "the stock reader reading their negatives" if check.get("stock_negative") else "the stock reader"
+    shares = f"{check.get('profile', 0):.1%} with the profile, {check.get('stock', 0):.1%} with {stock}"
     indices = counted(check.get("indices", 0), "index", "indices")
     if "profile_right" not in check:  # a profile learned before the counts were kept
         return (f"{check.get('profile', 0):.1%} of the reader's {len(VIEWS)} views of each of {indices} read right "
                 f"(rank and colour) with the profile, {check.get('stock', 0):.1%} with the stock reader")
     return (f"{check['profile_right']} of {indices} read right (rank and colour) with the profile, "
-            f"{check['stock_right']} with the stock reader; {views}, {shares}")
+            f"{check['stock_right']} with {stock}; {views}, {shares}")
 
 
 def learn(examples: list[Example], reader: IndexReader, name: str, augment: int | None = None, seed: int = 0,
@@ -329,7 +335,7 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
             if not tests or not taught_here:
                 continue
             heads, got = fit(joined(taught_here))
-            seens = plain([e for e, c in zip(checked, check) if c], None, False, False)  # as the stock reader reads
+            seens = plain([e for e, c in zip(checked, check) if c], None, False)  # as the stock reader reads them
             test, seen = joined(tests), joined(seens)
             before += accuracy(stock, seen) * len(test.rank)
             after += accuracy(heads, test, got) * len(test.rank)
@@ -345,10 +351,10 @@ def learn(examples: list[Example], reader: IndexReader, name: str, augment: int 
         f"{len(folds)}-fold"
     figures = {"indices": int(held // len(VIEWS)), "photos": int(sum(c.sum() for c in folds)), "folds": len(folds),
                "stock": round(before, 4), "profile": round(after, 4), "stock_right": int(right[0]),
-               "profile_right": int(right[1]), "method": method, **figures,
+               "profile_right": int(right[1]), "method": method, "stock_negative": bool(negative), **figures,
                "aspect": round(aspect, 4)}
     if held and after < before:
-        stock_right = indices_right(stock, plain(examples, None, False, False))
+        stock_right = indices_right(stock, plain(examples, None, False))
         if stock_right >= ALREADY_READ * indices:
             raise AlreadyReadError(f"handfoot already reads this deck: the stock reader reads {stock_right} of the "
                                    f"{indices} example indices as their codes say (rank and colour), and a profile "

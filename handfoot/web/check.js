@@ -30,6 +30,7 @@ export async function checkView(gid, rid, roundNo) {
   const st = {
     corrections: draft ? draft.corrections : baseOps().slice(),
     wentOut: draft ? draft.went : baseWent(),
+    checked: draft ? draft.checked : false,  /* Every card is right as shown ticked (a game teaching a deck) */
     reading: original,
     round: roundNo || g.next_round,
     views: [], breakdownOpen: false,
@@ -38,10 +39,12 @@ export async function checkView(gid, rid, roundNo) {
   };
   /* This view's unsaved corrections, kept in localStorage under its game and reading until saved or discarded (a
    * phone reloads a tab it put away); none kept while they equal the saved round's. */
-  const unchanged = () => JSON.stringify(st.corrections) === JSON.stringify(baseOps()) && st.wentOut === baseWent();
+  const unchanged = () => JSON.stringify(st.corrections) === JSON.stringify(baseOps()) && st.wentOut === baseWent() &&
+    !st.checked;
   function keepDraft() {
     if (unchanged()) removeDraft(gid, readingId);
-    else writeDraft(gid, readingId, {round: roundNo || null, base: baseOps(), corrections: st.corrections, went: st.wentOut});
+    else writeDraft(gid, readingId, {round: roundNo || null, base: baseOps(), corrections: st.corrections, went: st.wentOut,
+                                          checked: st.checked});
     draftSays();
   }
   function dropDraft() { removeDraft(gid, readingId); }
@@ -52,12 +55,12 @@ export async function checkView(gid, rid, roundNo) {
     const line = draftBox.querySelector("#draft-count");
     if (!line) return;
     if (unchanged()) { draftBox.replaceChildren(); return; }
-    const n = st.corrections.length - baseOps().length + (st.wentOut !== baseWent() ? 1 : 0);
+    const n = st.corrections.length - baseOps().length + (st.wentOut !== baseWent() ? 1 : 0) + (st.checked ? 1 : 0);
     line.textContent = "Your unsaved corrections were kept" + (n > 0 ? ` (${n} change${n === 1 ? "" : "s"})` : "") +
                        ": check them, then save, or discard them.";
   }
   function forgetDraft() {  /* back to the corrections as saved, nothing kept */
-    st.corrections = baseOps().slice(); st.wentOut = baseWent(); wentOut.value = st.wentOut;
+    st.corrections = baseOps().slice(); st.wentOut = baseWent(); wentOut.value = st.wentOut; piles.tick(false);
     dropDraft(); draftBox.replaceChildren();
   }
   function discardDraft() { forgetDraft(); rescore(1, null, {}); focusOn(heading); }
@@ -71,7 +74,7 @@ export async function checkView(gid, rid, roundNo) {
   const undo = h("button", {type: "button", id: "undo-change", onclick: undoLast}, "Undo");
   /* the pile list and the note over Save saying what the last move moved (piles.js) */
   const {editCard, ...sheets} = pileSheets({allPiles, change, moveCard});  /* the sheets that correct them (sheets.js) */
-  const piles = pileList({game: g, st, undo, allPiles, render, change, moveCard, editCard, ...sheets});
+  const piles = pileList({game: g, st, undo, allPiles, render, change, moveCard, editCard, keepDraft, ...sheets});
   const save = h("button", {type: "button", class: "primary", id: "save-round", onclick: saveRound},
     roundNo ? "Save correction" : `Save round ${st.round}`);
   const heading = h("h1", {id: "check-heading", tabindex: "-1"}, roundNo ? `Correct round ${roundNo}` : `Check round ${st.round}`);

@@ -8,7 +8,7 @@ import {askConfirm, h} from "/static/ui.js";
 /* The localStorage key of the draft named `rid` (a check view's reading, a typed round's name) in game `gid`. */
 function draftKey(gid, rid) { return `handfoot.draft.${gid}.${rid}`; }
 
-/* `draft` (a check view's {round, base, corrections, went}, a typed round's {round, base, fields, went}) kept under
+/* `draft` (a check view's {round, base, corrections, went, checked}, a typed round's {round, base, fields, went}) kept under
  * `rid` in game `gid`, with the time. */
 export function writeDraft(gid, rid, draft) {
   try { localStorage.setItem(draftKey(gid, rid), JSON.stringify({...draft, at: Date.now()})); }
@@ -54,13 +54,14 @@ function readKept(gid, rid, fits) {
   return null;
 }
 
-/* The unsaved corrections kept for reading `rid` in game `gid` ({corrections, went}), or null: when none are kept,
+/* The unsaved corrections kept for reading `rid` in game `gid` ({corrections, went, checked (Every card is right as
+ * shown ticked)}), or null: when none are kept,
  * when they were made on another round (`round`: the saved round corrected, null for a new photo) or on other saved
  * corrections than `base`, or when what is kept is not a draft (a stale or corrupt one is removed, unsaid). */
 export function readDraft(gid, rid, round, base) {
   const d = readKept(gid, rid, (d) => d.round === round && JSON.stringify(d.base) === JSON.stringify(base) &&
     Array.isArray(d.corrections) && d.corrections.every(op => op && typeof op === "object" && typeof op.op === "string"));
-  return d && {corrections: d.corrections, went: d.went};
+  return d && {corrections: d.corrections, went: d.went, checked: d.checked === true};
 }
 
 /* The unsaved fields of a typed round kept under `rid` in game `gid`: {round (the round it was typed as), base (the

@@ -64,12 +64,12 @@ export function flash(pileId, stay) {
  * button), allPiles() (the reading's piles), render() (the view drawn again), change(...ops) (corrections made),
  * moveCard(pile, card, code, to) (a card moved, as the card editor's "Save and move"),
  * editCard(pile, card), addCard(pile), splitPile(pile), joinPile(pile), bookPile(pile), addPile(team) (the sheets
- * that correct them)}.
+ * that correct them), keepDraft() (the view's unsaved work kept: st.checked with it)}.
  * Returns {box, movedBox (the list's element and the move note's), draw(notes) (the list drawn for st.reading,
  * `notes` its numbered notes as glance.numberedNotes gives them), showsWhole(id) (whether the last draw drew the
  * pile `id` whole), showMoved(moved) (the move note: below), checked (the box over Save that says every card is
  * right, null when the game teaches no deck), withChecked(ops) (the corrections to save: `ops`, and the `checked`
- * one when that box is ticked)}. */
+ * one when that box is ticked), tick(on) (that box ticked or not, as st.checked)}. */
 export function pileList(view) {
   const {game: g, st, undo, allPiles, change, editCard} = view;
   const pilesBox = h("div", {id: "piles"});
@@ -216,20 +216,23 @@ export function pileList(view) {
             || document.querySelector(`#piles h2[data-team="${CSS.escape(place.team || "")}"]`));
   }
 
-  const checked = checkedBox(g);
+  const checked = checkedBox(g, st, view.keepDraft);
   return {box: pilesBox, movedBox, draw, showsWhole: (id) => shownWhole.has(id), showMoved, placeOf, focusPlace,
-          checked: checked && checked.box, withChecked: (ops) => checked ? checked.withChecked(ops) : ops};
+          checked: checked && checked.box, withChecked: (ops) => checked ? checked.withChecked(ops) : ops,
+          tick: (on) => { st.checked = on && Boolean(checked); if (checked) checked.input.checked = st.checked; }};
 }
 
 
 /* For a game whose rounds teach a deck (`g.teach`): the box that says every card of the round is right as shown,
  * {box, withChecked(ops)}: ticked, the corrections saved end with {op: "checked"}, and the round teaches the deck
  * every card, as a corrected round does (a round saved as read teaches only its cards read surely: a close-up of a
- * dark deck, read right, taught nothing). null when the game teaches none. */
-function checkedBox(g) {
+ * dark deck, read right, taught nothing); ticked or not, it is `st.checked`, kept with the view's draft
+ * (`keepDraft()`) so that a reload keeps it. {input} is the box itself. null when the game teaches none. */
+function checkedBox(g, st, keepDraft) {
   if (!g.teach) return null;
-  const box = h("input", {type: "checkbox", id: "all-right"});
-  return {box: h("label", {class: "check", for: "all-right"}, box,
+  const box = h("input", {type: "checkbox", id: "all-right", checked: st.checked ? "" : null,
+                          onchange: () => { st.checked = box.checked; keepDraft(); }});
+  return {input: box, box: h("label", {class: "check", for: "all-right"}, box,
                  ` Every card is right as shown: teach deck ${g.teach} all of them (unticked, a round saved as read ` +
                  "teaches it only the cards read surely)"),
           withChecked: (ops) => box.checked && !ops.some(op => op.op === "checked") ? [...ops, {op: "checked"}] : ops};

@@ -133,7 +133,7 @@ export async function roundView(gid) {
           status.append(h("p", {}, h("button", {type: "button", class: "primary", id: "read-negative", onclick: () => {
             negative.checked = true; localStorage.setItem(negKey, "1"); upload();
           }}, "Read them as light print on dark")));
-        if (unread)
+        if (unread && !(deck && deck.value))  /* read with a deck learned: a photo with no card found teaches it nothing */
           status.append(h("p", {}, h("a", {class: "button", id: "teach-deck", href: `#/game/${gid}/teach`}, "Teach handfoot your deck")));
         showTyped(body.error || "");
       }

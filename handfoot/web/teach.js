@@ -68,6 +68,18 @@ export function teachPanel(gid, g) {
       `least ${MIN_TEACH} photo rounds (this game has ${photos} so far).`
     : `Learning needs at least ${MIN_TEACH} photos of rounds (the deck is checked on photos it did not learn from): ` +
       `this game has ${photos} so far. Score more rounds from photos, then learn it here.`);
+  /* and at least MIN_CORNERS card corners in those photos, counted from the game's examples (what Learn this deck
+     learns from): said before the tap, the button enabled only when there are enough */
+  const corners = h("p", {class: "muted", id: "teach-corners"});
+  corners.hidden = true;
+  const counted = photos >= MIN_TEACH ? cornersOf(gid) : Promise.resolve(null);
+  counted.then((held) => {
+    if (!held) return;
+    const enough = held.photos >= MIN_TEACH && held.corners >= MIN_CORNERS;
+    corners.textContent = cornersSaid(held, enough, g);
+    corners.hidden = false;
+    if (!enough) go.disabled = true;
+  });
   const state = h("p", {id: "deck-state"}, deckState(g) || "");
   state.hidden = !deckState(g);
   /* the game's deck and teaching as the server answered them (a game), said on the state line and the box */
@@ -133,7 +145,9 @@ export function teachPanel(gid, g) {
       status.replaceChildren(h("p", {}, `Deck ${job.deck.name} learned from ${job.deck.photos} photos` +
         (job.deck.negative ? " (light print on dark cards: handfoot reads it as a negative)" : "") + ". Tested on photos it did not learn from: " +
         (c.profile_right == null ? `${Math.round(100 * c.stock)} % of their card corners read right without it, ${Math.round(100 * c.profile)} % with it. `
-          : `of ${c.indices} card corners, ${c.stock_right} read right without it, ${c.profile_right} with it (right: the rank ` +
+          : `of ${c.indices} card corners, ${c.stock_right} read right without it` +
+            (c.stock_negative ? " (reading their negatives, as the light-print box does)" : "") +
+            `, ${c.profile_right} with it (right: the rank ` +
             "and the colour, all the score needs). ") +
         (c.profile_right != null && c.profile_right <= c.stock_right
           ? "It reads them no better yet: each round saved with photos teaches it more. " : "") +
@@ -215,8 +229,32 @@ export function teachPanel(gid, g) {
       `without it. It needs at least ${MIN_CORNERS} card corners (a card's rank and suit) in the photos: a photo or two of ` +
       "a round's table, or 15 or more close-ups of a card or two. A card added by hand teaches nothing: it has no " +
       "place on the photo."),
-    state, h("label", {for: "deck-name"}, "Deck name (empty: our-deck)"), name, why, h("div", {class: "row"}, go),
+    state, h("label", {for: "deck-name"}, "Deck name (empty: our-deck)"), name, why, corners, h("div", {class: "row"}, go),
     h("label", {class: "check"}, keep, " Keep learning it from every round saved (a round saved as read teaches only " +
       "the cards read surely, unless Every card is right as shown is ticked above Save)"), status);
 }
 
+
+/* The card corners game `gid`'s saved photo rounds teach (GET /v1/games/{id}/examples.jsonl: one line a photo with a
+   corner, as corrected; a card typed or added by hand has none): {photos, corners}, or null when it cannot be asked. */
+async function cornersOf(gid) {
+  try {
+    const r = await fetch(`/v1/games/${gid}/examples.jsonl`);
+    if (!r.ok) return null;
+    const lines = (await r.text()).split("\n").filter(line => line.trim());
+    return {photos: lines.length, corners: lines.reduce((n, line) => n + JSON.parse(line).detections.length, 0)};
+  } catch (e) { return null; }
+}
+
+/* What the panel says of the card corners `held` ({photos, corners}) of game `g`'s saved photo rounds: whether they
+   are `enough` to learn its deck, and what to do when not. */
+function cornersSaid(held, enough, g) {
+  const have = `This game's saved photo rounds hold ${held.corners} card corner${held.corners === 1 ? "" : "s"} in ` +
+    `${held.photos} photo${held.photos === 1 ? "" : "s"}`;
+  if (enough) return `${have}: enough to learn it (at least ${MIN_CORNERS} are needed).`;
+  if (held.photos < MIN_TEACH) return `${have}; learning needs at least ${MIN_TEACH} photos with card corners ` +
+    `and ${MIN_CORNERS} card corners in all.`;
+  return `${have}; learning needs at least ${MIN_CORNERS} (${MIN_CORNERS - held.corners} more): score more rounds from ` +
+    "photos" + (g.teach ? " (Keep learning it is ticked: the deck is learned by itself once there are enough)."
+                        : ", or tick Keep learning it below so the rounds to come teach it once there are enough.");
+}

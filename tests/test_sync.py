@@ -166,7 +166,7 @@ def test_the_event_stream_says_each_new_version(server):
     thread, seen, _ = _listen(url, gid, "deleted")
     httpx.post(f"{url}/v1/games/{gid}/rounds", json=LAYOUT)
     httpx.put(f"{url}/v1/games/{gid}/rounds/1", json=OTHER)
-    httpx.delete(f"{url}/v1/games/{gid}/rounds/1")
+    httpx.delete(f"{url}/v1/games/{gid}/rounds/1", headers={"If-Match": '"2"'})
     httpx.delete(f"{url}/v1/games/{gid}")
     thread.join(20)
     assert not thread.is_alive()

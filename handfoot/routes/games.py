@@ -12,7 +12,7 @@ from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from .. import core, export, games, saved, teaching
-from ..errors import NotFoundError
+from ..errors import NotFoundError, PreconditionRequiredError
 from ..invite import invite
 from ..ledger import Ledger
 from ..sync import etag, expected_version
@@ -104,13 +104,21 @@ def replace_round(game_id: str, n: int, body: Annotated[dict[str, Any], ROUND_BO
 
 
 @router.delete("/games/{game_id}/rounds/{n}", response_model=games.GameOut,
-               responses={k: ERRORS[k] for k in (401, 404, 409, 412)})
+               responses={k: ERRORS[k] for k in (401, 404, 409, 412, 428)})
 def undo_round(game_id: str, n: int, request: Request, response: Response,
                if_match: Annotated[str | None, IF_MATCH] = None,
+               idempotency_key: Annotated[str | None, IDEMPOTENCY_KEY] = None,
                ledger: Ledger = Depends(get_ledger)) -> games.GameOut:
     """Undo round ``n``: its score leaves the totals and the rounds after it move up one, each then scored under
-    its new round's opening minimum (``If-Match``: as adding one; a page sends the version it asked about, so a
-    game changed meanwhile on another phone is 412, never another round undone)."""
+    its new round's opening minimum. It needs ``If-Match`` with the game's version (``*`` is not one) or an
+    ``Idempotency-Key``, else 428: sent again after a lost answer, an undo with neither would undo the round that
+    moved up into ``n``. A stale ``If-Match`` is 412 with the game as it is now; the same key again gets the first
+    answer."""
+    if expected_version(request) is None and idempotency_key is None:
+        raise PreconditionRequiredError(
+            f"undoing a round needs If-Match: the game's version, quoted as its ETag sends it (\"{ledger.version(game_id)}\" "
+            "now), or an Idempotency-Key (a random id per undo): sent again after a lost answer, an undo without either "
+            f"would undo the round after it too (it moves up to round {n})")
     return _tagged(response, games.undo_round(ledger, game_id, n, expected_version(request)))
 
 

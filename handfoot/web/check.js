@@ -12,7 +12,7 @@ import {notesPanel, numberedNotes} from "/static/notes.js";
 import {addButtons, flash, pileList} from "/static/piles.js";
 import {pileSheets} from "/static/sheets.js";
 import {askConfirm, clearError, closeSheet, h, lastRoundDoubt, openSheet, pointsNode, problemNamed, problemText, focusOn, roundSaid,
-        saveAnyway, say, setBusy, show, teamTotal, toast, uncountedBooks} from "/static/ui.js";
+        saveAnyway, sayTotal, setBusy, show, teamTotal, toast, uncountedBooks} from "/static/ui.js";
 
 /* -- check and correct ------------------------------------------------------------------------------------- */
 export async function checkView(gid, rid, roundNo) {
@@ -178,7 +178,7 @@ export async function checkView(gid, rid, roundNo) {
     } finally { scoring--; }
     render();
     if (then && then.place) piles.focusPlace(then.place);
-    if (then && took) say(roundSaid(st.round, g.teams, st.reading.score));
+    if (took) sayTotal(roundSaid(st.round, g.teams, st.reading.score), Boolean(then));
     await notice.redraw();  /* the notice's offer says the changes made since it was shown */
   }
   /* An edit: `ops` added to the corrections as one step (Undo takes it back whole) and the reading scored again;
@@ -268,7 +268,7 @@ export async function checkView(gid, rid, roundNo) {
     lost.clear();
     hfSync.note(latest);
     if (roundHolds(r, saveBody())) {
-      dropDraft(); toast(`Round ${r.n} ${roundNo ? "corrected" : "saved"}`); location.hash = `#/game/${gid}`;
+      dropDraft(); toast(`Round ${r.n} ${roundNo ? "corrected" : "saved"}`, false, `#/game/${gid}`); location.hash = `#/game/${gid}`;
     } else {
       becomeCorrection(r, st.corrections.slice(), st.wentOut); render();
       toast(`Round ${r.n} is saved as it was when you pressed Save. Your changes since are not saved yet: press Save correction.`);
@@ -319,7 +319,7 @@ export async function checkView(gid, rid, roundNo) {
       else await api("POST", path, body, saveKey);
       lost.clear();
       dropDraft();
-      toast(roundNo ? `Round ${roundNo} corrected` : `Round ${st.round} saved`);
+      toast(roundNo ? `Round ${roundNo} corrected` : `Round ${st.round} saved`, false, `#/game/${gid}`);
       location.hash = `#/game/${gid}`;
     } catch (e) {
       saving = false;

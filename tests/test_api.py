@@ -435,40 +435,6 @@ def test_correct_and_undo_rounds(client):
     assert "no round 7" in error_of(client.delete(f"/v1/games/{gid}/rounds/7", headers={"If-Match": '"5"'}), 404)
 
 
-def _three_rounds(client) -> str:
-    gid = new_game(client)
-    for n in (1, 2, 3):
-        assert client.post(f"/v1/games/{gid}/rounds", json={**SIMPLE, "round": n}).status_code == 201
-    return gid
-
-
-def test_an_undo_sent_with_nothing_that_tells_a_repeat_is_refused_428(client):
-    gid = _three_rounds(client)
-    for headers in ({}, {"If-Match": "*"}):
-        r = client.delete(f"/v1/games/{gid}/rounds/1", headers=headers)
-        said = error_of(r, 428)
-        assert said.startswith("undoing a round needs If-Match: the game's version, quoted as its ETag sends it "
-                               '("3" now), or an Idempotency-Key'), said
-        assert "would undo the round after it too" in said and r.headers["content-type"] == "application/json"
-    assert len(client.get(f"/v1/games/{gid}").json()["rounds"]) == 3  # nothing undone
-    assert "no game" in error_of(client.delete("/v1/games/0123456789abcdef/rounds/1"), 404)
-
-
-def test_an_undo_sent_again_after_a_lost_answer_undoes_one_round_only(client):
-    gid = _three_rounds(client)
-    etag = client.get(f"/v1/games/{gid}").headers["etag"]
-    first = client.delete(f"/v1/games/{gid}/rounds/1", headers={"If-Match": etag})
-    assert first.status_code == 200 and len(first.json()["rounds"]) == 2
-    again = client.delete(f"/v1/games/{gid}/rounds/1", headers={"If-Match": etag})  # the retry: told, nothing undone
-    assert again.status_code == 412 and len(again.json()["game"]["rounds"]) == 2, again.text
-    # with a key: the retry gets the first answer; another undo needs a key of its own
-    key = {"Idempotency-Key": "undo-1"}
-    first = client.delete(f"/v1/games/{gid}/rounds/1", headers=key)
-    again = client.delete(f"/v1/games/{gid}/rounds/1", headers=key)
-    assert first.status_code == again.status_code == 200 and again.headers["idempotent-replayed"] == "true"
-    assert again.json() == first.json() and len(client.get(f"/v1/games/{gid}").json()["rounds"]) == 1
-
-
 def test_a_round_from_a_corrected_photo_reading(reading):
     c, body = reading
     gid = new_game(c)

@@ -1,6 +1,7 @@
 """Two phones at one table, through a real uvicorn server on 127.0.0.1 (a thread, a temporary SQLite ledger, the
 shipped models): game versions and If-Match (412 with the game as it is now), a photo reading saved once (409
-naming the round), Idempotency-Key on POST of games, rounds and photos, and the game's event stream."""
+naming the round), Idempotency-Key on POST of games, rounds and photos and on an undo (which needs If-Match or a
+key: 428), and the game's event stream."""
 
 from __future__ import annotations
 
@@ -158,6 +159,44 @@ def _listen(url: str, gid: str, last: str) -> tuple[threading.Thread, list[dict]
     thread.start()
     assert ready.wait(10)
     return thread, seen, ready
+
+
+
+def _three_rounds(url: str) -> str:
+    gid = _game(url)
+    for n in (1, 2, 3):
+        assert httpx.post(f"{url}/v1/games/{gid}/rounds", json={**LAYOUT, "round": n}).status_code == 201
+    return gid
+
+
+def test_an_undo_sent_with_nothing_that_tells_a_repeat_is_refused_428(server):
+    url, _ = server
+    gid = _three_rounds(url)
+    for headers in ({}, {"If-Match": "*"}):
+        r = httpx.delete(f"{url}/v1/games/{gid}/rounds/1", headers=headers)
+        assert r.status_code == 428 and r.headers["content-type"] == "application/json", r.text
+        said = r.json()["error"]
+        assert said.startswith("undoing a round needs If-Match: the game's version, quoted as its ETag sends it "
+                               '("3" now), or an Idempotency-Key'), said
+        assert "would undo the round after it too" in said
+    assert len(httpx.get(f"{url}/v1/games/{gid}").json()["rounds"]) == 3  # nothing undone
+    assert httpx.delete(f"{url}/v1/games/0123456789abcdef/rounds/1").status_code == 404
+
+
+def test_an_undo_sent_again_after_a_lost_answer_undoes_one_round_only(server):
+    url, _ = server
+    gid = _three_rounds(url)
+    etag = httpx.get(f"{url}/v1/games/{gid}").headers["etag"]
+    first = httpx.delete(f"{url}/v1/games/{gid}/rounds/1", headers={"If-Match": etag})
+    assert first.status_code == 200 and len(first.json()["rounds"]) == 2
+    again = httpx.delete(f"{url}/v1/games/{gid}/rounds/1", headers={"If-Match": etag})  # the retry: told, not done
+    assert again.status_code == 412 and len(again.json()["game"]["rounds"]) == 2, again.text
+    # with a key: the retry gets the first answer, nothing more undone
+    key = {"Idempotency-Key": "undo-1"}
+    first = httpx.delete(f"{url}/v1/games/{gid}/rounds/1", headers=key)
+    again = httpx.delete(f"{url}/v1/games/{gid}/rounds/1", headers=key)
+    assert first.status_code == again.status_code == 200 and again.headers["idempotent-replayed"] == "true"
+    assert again.json() == first.json() and len(httpx.get(f"{url}/v1/games/{gid}").json()["rounds"]) == 1
 
 
 def test_the_event_stream_says_each_new_version(server):

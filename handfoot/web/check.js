@@ -268,7 +268,7 @@ export async function checkView(gid, rid, roundNo) {
     lost.clear();
     hfSync.note(latest);
     if (roundHolds(r, saveBody())) {
-      dropDraft(); toast(`Round ${r.n} ${roundNo ? "corrected" : "saved"}`, false, `#/game/${gid}`); location.hash = `#/game/${gid}`;
+      dropDraft(); toast(`Round ${r.n} ${roundNo ? "corrected" : "saved"}`); location.hash = `#/game/${gid}`;
     } else {
       becomeCorrection(r, st.corrections.slice(), st.wentOut); render();
       toast(`Round ${r.n} is saved as it was when you pressed Save. Your changes since are not saved yet: press Save correction.`);
@@ -319,7 +319,7 @@ export async function checkView(gid, rid, roundNo) {
       else await api("POST", path, body, saveKey);
       lost.clear();
       dropDraft();
-      toast(roundNo ? `Round ${roundNo} corrected` : `Round ${st.round} saved`, false, `#/game/${gid}`);
+      toast(roundNo ? `Round ${roundNo} corrected` : `Round ${st.round} saved`);
       location.hash = `#/game/${gid}`;
     } catch (e) {
       saving = false;

@@ -267,9 +267,9 @@ export async function gameView(gid, latest, notice) {
         setBusy(ev.target, true);
         const again = lostDelete === gid;
         lostDelete = gid;
-        try { await api("DELETE", `/v1/games/${gid}`); toast("Game deleted", false, "#/"); location.hash = "#/"; }
+        try { await api("DELETE", `/v1/games/${gid}`); toast("Game deleted"); location.hash = "#/"; }
         catch (e) {
-          if (e.status === 404 && again) { toast("Game deleted", false, "#/"); location.hash = "#/"; return; }  /* asked again: done before */
+          if (e.status === 404 && again) { toast("Game deleted"); location.hash = "#/"; return; }  /* asked again: done before */
           if (e.status !== 0) lostDelete = null;  /* refused; status 0: it may be deleted, the game's events will tell */
           toast(e.message, true); setBusy(ev.target, false);
         }

@@ -236,7 +236,7 @@ export async function newGameView(fromId) {
         lostStart = null;
         if (from || first.rounds.length) {  /* the next game (perhaps opened on the other phone too) or one in play: kept */
           toast("This game was started when you first pressed Start (its answer was lost on the way), as the form was " +
-                "then: your changes since are not in it.", true, `#/game/${first.id}`);
+                "then: your changes since are not in it.", true);
           location.hash = `#/game/${first.id}`;
           return;
         }

@@ -249,7 +249,7 @@ export async function typedView(gid, roundNo) {
       else await api("POST", `/v1/games/${gid}/rounds?lenient=true`, doc, saveKey);
       lost.clear();
       removeDraft(gid, draftName);
-      toast(roundNo ? `Round ${round} corrected` : `Round ${round} saved`, false, `#/game/${gid}`);
+      toast(roundNo ? `Round ${round} corrected` : `Round ${round} saved`);
       location.hash = `#/game/${gid}`;
     } catch (e) {
       saving = false;
@@ -289,7 +289,7 @@ export async function typedView(gid, roundNo) {
     try {
       await api("PUT", `/v1/games/${gid}/rounds/${n}?lenient=true`, doc);
       removeDraft(gid, draftName);
-      toast(`Round ${n} saved: this phone's in place of the other's`, false, `#/game/${gid}`);
+      toast(`Round ${n} saved: this phone's in place of the other's`);
       location.hash = `#/game/${gid}`;
     } catch (e) { status.replaceChildren(errorBox(e)); }
   }
@@ -348,7 +348,7 @@ export async function typedView(gid, roundNo) {
         if (!holds(fieldsHere(), wentOut.value)) {
           overTheirs(theirs, latest, fieldsHere(), wentOut.value);
           toast(`Round ${roundNo} is saved as it was when you pressed Save; your changes since are not: press Save correction.`);
-        } else { removeDraft(gid, draftName); toast(`Round ${roundNo} corrected`, false, `#/game/${gid}`); location.hash = `#/game/${gid}`; }
+        } else { removeDraft(gid, draftName); toast(`Round ${roundNo} corrected`); location.hash = `#/game/${gid}`; }
         return "";
       }
       lines.push(`Round ${roundNo} was corrected there: it now scores ${scoresOf(latest, theirs)}.`);

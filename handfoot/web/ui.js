@@ -60,14 +60,16 @@ export function lastRoundDoubt(g, n, score) {
 }
 
 export let toastTimer = null;
-export function toast(message, error, at = location.hash) {
+export function toast(message, error) {
   /* a row of the sticky header (style.css): the page moves down by its height, so it covers nothing; a server that
      cannot be reached is said once, by sync.js's line in the header (hfSync.unreachable), not again here. An error
-     is an alert (the toast's role while it shows one); anything else is said through the status region (say). `at`:
-     the view (its address) it is about: another view opened takes it away (leaving), the one just going to keeps it */
+     is an alert (the toast's role while it shows one); anything else is said through the status region (say). It is
+     about the view shown, or about the one opened in the same step ("Game deleted", then location.hash set to the
+     games): another view opened later takes it away (leaving) */
   if (error && message === hfSync.UNREACHABLE) return;
   const t = document.getElementById("toast");
-  t.dataset.at = at;
+  t.dataset.at = location.hash;
+  queueMicrotask(() => { t.dataset.at = location.hash; });
   const resize = (change) => {
     const bar = t.parentElement, before = bar.offsetHeight;
     change();
@@ -128,7 +130,7 @@ export function sayTotal(text, asked) {
  * about the view opened, as "Game deleted" on the games, stays). */
 export function leaving() {
   const t = document.getElementById("toast");
-  if (t.dataset.at === location.hash) return;
+  if (!t.hidden && t.dataset.at === location.hash) return;
   clearTimeout(toastTimer);
   t.hidden = true; t.textContent = ""; t.removeAttribute("role");
   const region = document.getElementById("said");

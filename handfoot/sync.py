@@ -3,9 +3,9 @@ and the live feed of a game's changes (``GET /v1/games/{id}/events``, server-sen
 
 Every change of a game counts up its ``version`` (:class:`handfoot.ledger.Ledger`). A round written with an
 ``If-Match`` naming another version is refused 412 with the game as it is now. A ``POST`` of a game, a round or
-photos, or an undo (``DELETE`` of a round), that carries an ``Idempotency-Key`` seen before gets the first answer again, and nothing new is stored
-(:class:`Idempotency`). :class:`Changes` hands each committed change, from whatever thread made it, to the event
-streams of that game on the event loop.
+photos, or an undo (``DELETE`` of a round), that carries an ``Idempotency-Key`` seen before gets the first answer
+again, and nothing new is stored (:class:`Idempotency`). :class:`Changes` hands each committed change, from
+whatever thread made it, to the event streams of that game on the event loop.
 """
 
 from __future__ import annotations
@@ -243,12 +243,12 @@ def _game_of(scope, body: bytes) -> str | None:
 
 class Idempotency:
     """Pure ASGI middleware: a ``POST`` of ``/v1/games``, ``/v1/games/{id}/rounds`` or ``/v1/photos``, or a ``DELETE``
-    of ``/v1/games/{id}/rounds/{n}`` (an undo), with an ``Idempotency-Key`` header (1-200 visible ASCII characters) is worked on once. Its first successful (2xx)
-    answer is kept in the ledger for a day (or until its game is deleted); the same key again on the same address
-    gets that answer (``Idempotent-Replayed: true``) and nothing new is stored; with another body (a JSON body's
-    bytes, an upload's size) it is 422. While the first request with a key is still being worked on, another with
-    it is 409 with ``Retry-After``. An answer that is an error is not kept:
-    the request may be sent again with the same key."""
+    of ``/v1/games/{id}/rounds/{n}`` (an undo), with an ``Idempotency-Key`` header (1-200 visible ASCII characters)
+    is worked on once. Its first successful (2xx) answer is kept in the ledger for a day (or until its game is
+    deleted); the same key again with the same method on the same address gets that answer (``Idempotent-Replayed:
+    true``) and nothing new is stored; with another body (a JSON body's bytes, an upload's size) it is 422. While
+    the first request with a key is still being worked on, another with it is 409 with ``Retry-After``. An answer
+    that is an error is not kept: the request may be sent again with the same key."""
 
     def __init__(self, app) -> None:
         self.app = app

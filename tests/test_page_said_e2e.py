@@ -111,7 +111,8 @@ def test_export_csv_with_the_wifi_away_says_it_needs_the_server(server, browser,
     button.click()
     until(d, lambda d: text_of(d, "#export-said"))
     said = text_of(d, "#export-said")
-    assert said.startswith("Not exported: Export CSV needs the handfoot server, and this phone cannot reach it now"), said
+    assert said.startswith("Not exported: Export CSV needs the handfoot server, and this phone cannot reach it "
+                           "now"), said
     assert "Press Export CSV again" in said and d.find_element(By.ID, "export-said").get_attribute("role") == "alert"
     assert d.find_element(By.ID, "export-said").is_displayed() and d.find_elements(By.ID, "server-lost")
     assert d.execute_script("const r = document.getElementById('export-said').getBoundingClientRect();"

@@ -17,7 +17,7 @@ httpx = pytest.importorskip("httpx")
 pytest.importorskip("uvicorn")
 pytest.importorskip("cv2")
 
-from conftest import served  # noqa: E402
+from conftest import once, served  # noqa: E402
 from handfoot.service import Settings, create_app  # noqa: E402
 
 PHOTO = Path(__file__).resolve().parents[1] / "examples" / "table.jpg"
@@ -67,9 +67,10 @@ def test_a_stale_write_is_refused_412_with_the_game_as_it_is(server):
     assert httpx.delete(f"{url}/v1/games/{gid}/rounds/1", headers={"If-Match": '"0"'}).status_code == 412
     assert httpx.delete(f"{url}/v1/games/{gid}/rounds/1", headers={"If-Match": "garbage"}).status_code == 422
     assert len(httpx.get(f"{url}/v1/games/{gid}").json()["rounds"]) == 1
-    # the current version (or no If-Match, or *) goes through
+    # the current version (or *, with the layout's round) goes through
     assert httpx.delete(f"{url}/v1/games/{gid}/rounds/1", headers={"If-Match": '"2"'}).json()["version"] == 3
-    assert httpx.post(f"{url}/v1/games/{gid}/rounds", json=LAYOUT, headers={"If-Match": "*"}).status_code == 201
+    assert httpx.post(f"{url}/v1/games/{gid}/rounds", json={**LAYOUT, "round": 1},
+                      headers={"If-Match": "*"}).status_code == 201
 
 
 def test_a_reading_is_one_round_and_a_repeated_post_stores_nothing_new(server):
@@ -199,11 +200,29 @@ def test_an_undo_sent_again_after_a_lost_answer_undoes_one_round_only(server):
     assert again.json() == first.json() and len(httpx.get(f"{url}/v1/games/{gid}").json()["rounds"]) == 1
 
 
+
+def test_a_round_added_with_nothing_that_tells_a_repeat_is_refused_428(server):
+    url, _ = server
+    gid = _game(url)
+    r = httpx.post(f"{url}/v1/games/{gid}/rounds", json=LAYOUT)  # sent twice, it would be rounds 1 and 2
+    assert r.status_code == 428, r.text
+    said = r.json()["error"]
+    assert said.startswith("adding a round needs If-Match: the game's version, quoted as its ETag sends it "
+                           '("0" now), an Idempotency-Key (a random id per save), or the layout\'s "round"'), said
+    assert httpx.post(f"{url}/v1/games/{gid}/rounds", json={**LAYOUT, "round": True}).status_code == 428
+    assert httpx.get(f"{url}/v1/games/{gid}").json()["rounds"] == []
+    # a layout naming its round: sent again, it is refused, not stored twice
+    first = httpx.post(f"{url}/v1/games/{gid}/rounds", json={**LAYOUT, "round": 1})
+    again = httpx.post(f"{url}/v1/games/{gid}/rounds", json={**LAYOUT, "round": 1})
+    assert first.status_code == 201 and again.status_code == 422 and "this is round 2" in again.json()["error"]
+    assert len(httpx.get(f"{url}/v1/games/{gid}").json()["rounds"]) == 1
+
+
 def test_the_event_stream_says_each_new_version(server):
     url, _ = server
     gid = _game(url)
     thread, seen, _ = _listen(url, gid, "deleted")
-    httpx.post(f"{url}/v1/games/{gid}/rounds", json=LAYOUT)
+    httpx.post(f"{url}/v1/games/{gid}/rounds", json=LAYOUT, headers=once())
     httpx.put(f"{url}/v1/games/{gid}/rounds/1", json=OTHER)
     httpx.delete(f"{url}/v1/games/{gid}/rounds/1", headers={"If-Match": '"2"'})
     httpx.delete(f"{url}/v1/games/{gid}")
@@ -223,7 +242,7 @@ def test_a_finished_game_names_the_next_game_in_its_view_and_its_stream(server):
     old = httpx.post(f"{url}/v1/games", json=one_round).json()["id"]
     _game(url)  # another game, started while this one is played
     time.sleep(1.1)  # the times kept are whole seconds
-    assert httpx.post(f"{url}/v1/games/{old}/rounds", json=LAYOUT).status_code == 201
+    assert httpx.post(f"{url}/v1/games/{old}/rounds", json=LAYOUT, headers=once()).status_code == 201
     ended = httpx.get(f"{url}/v1/games/{old}").json()
     assert ended["over"] and ended["newer_game"] is None
     thread, seen, _ = _listen(url, old, "newer")

@@ -65,7 +65,7 @@ ROUND_BODY = Body(openapi_examples={
 
 
 @router.post("/games/{game_id}/rounds", response_model=games.GameOut, status_code=201,
-             responses={k: ERRORS[k] for k in (401, 404, 409, 412, 413, 422)})
+             responses={k: ERRORS[k] for k in (401, 404, 409, 412, 413, 422, 428)})
 def add_round(game_id: str, body: Annotated[dict[str, Any], ROUND_BODY], background: BackgroundTasks,
               request: Request, response: Response, lenient: bool = False,
               if_match: Annotated[str | None, IF_MATCH] = None,
@@ -76,10 +76,27 @@ def add_round(game_id: str, body: Annotated[dict[str, Any], ROUND_BODY], backgro
     """Score and keep the next round: a layout, or ``{"photo_reading": ID, "corrections": [...], "went_out":
     TEAM}``. A round that breaks the rules is refused (422 with ``problems``) unless ``lenient``; a photo reading
     already saved as a round is 409 naming it; a stale ``If-Match`` is 412 with the game as it is now. A photo
-    round of a game that teaches its deck has the deck learned again after the answer (``handfoot.teaching``)."""
+    round of a game that teaches its deck has the deck learned again after the answer (``handfoot.teaching``).
+    It needs what tells a repeat (428 without): ``If-Match`` with the game's version, an ``Idempotency-Key``, a
+    photo reading (saved once: 409) or a layout naming its ``round`` (refused once that round is in)."""
+    if expected_version(request) is None and idempotency_key is None and not _names_its_round(body):
+        raise PreconditionRequiredError(
+            "adding a round needs If-Match: the game's version, quoted as its ETag sends it "
+            f"(\"{ledger.version(game_id)}\" now), an Idempotency-Key (a random id per save), or the layout's "
+            '"round" (the round it is): sent again after a lost answer, a round with none of them would be stored '
+            "twice")
     out = games.add_round(ledger, game_id, body, lenient, settings.limits, expected_version(request))
     _teach(background, teacher, ledger, game_id, body, models)
     return _tagged(response, out)
+
+
+def _names_its_round(body: Any) -> bool:
+    """Whether a round's body says which round it is, so that sent twice it is refused once stored: a photo reading
+    (a reading is one round), or a layout with a ``round`` number."""
+    if not isinstance(body, dict):
+        return False
+    n = body.get("round")
+    return isinstance(body.get("photo_reading"), str) or (isinstance(n, int) and not isinstance(n, bool))
 
 
 def _teach(background: BackgroundTasks, teacher: teaching.Teacher, ledger: Ledger, game_id: str,
@@ -116,9 +133,9 @@ def undo_round(game_id: str, n: int, request: Request, response: Response,
     answer."""
     if expected_version(request) is None and idempotency_key is None:
         raise PreconditionRequiredError(
-            f"undoing a round needs If-Match: the game's version, quoted as its ETag sends it (\"{ledger.version(game_id)}\" "
-            "now), or an Idempotency-Key (a random id per undo): sent again after a lost answer, an undo without either "
-            f"would undo the round after it too (it moves up to round {n})")
+            "undoing a round needs If-Match: the game's version, quoted as its ETag sends it "
+            f"(\"{ledger.version(game_id)}\" now), or an Idempotency-Key (a random id per undo): sent again after a "
+            f"lost answer, an undo without either would undo the round after it too (it moves up to round {n})")
     return _tagged(response, games.undo_round(ledger, game_id, n, expected_version(request)))
 
 

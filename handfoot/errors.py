@@ -51,6 +51,14 @@ class StaleError(HandFootError, RuntimeError):
         self.version = version
 
 
+class PreconditionRequiredError(HandFootError, RuntimeError):
+    """A write that would change something else when sent again (an undo: the rounds after it move up) sent with
+    nothing that tells a repeat apart: neither ``If-Match`` with the game's version nor an ``Idempotency-Key``.
+    The message says what to send. HTTP 428."""
+
+    http_status = 428
+
+
 class DeckChangedError(HandFootError, RuntimeError):
     """A deck profile that is not the one a learning job was allowed to replace (``If-Match``: gone or taught again;
     ``If-None-Match: *``: one taught meanwhile), at the job's start or as it saves: nothing was replaced.

@@ -3,9 +3,9 @@ and the live feed of a game's changes (``GET /v1/games/{id}/events``, server-sen
 
 Every change of a game counts up its ``version`` (:class:`handfoot.ledger.Ledger`). A round written with an
 ``If-Match`` naming another version is refused 412 with the game as it is now. A ``POST`` of a game, a round or
-photos that carries an ``Idempotency-Key`` seen before gets the first answer again, and nothing new is stored
-(:class:`Idempotency`). :class:`Changes` hands each committed change, from whatever thread made it, to the event
-streams of that game on the event loop.
+photos, or an undo (``DELETE`` of a round), that carries an ``Idempotency-Key`` seen before gets the first answer
+again, and nothing new is stored (:class:`Idempotency`). :class:`Changes` hands each committed change, from
+whatever thread made it, to the event streams of that game on the event loop.
 """
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ router = APIRouter(prefix="/v1")
 PING_SECONDS = 15.0
 #: seconds an event stream stays open; then it ends and the browser's EventSource opens it again
 STREAM_SECONDS = 600.0
-#: the requests whose first answer an ``Idempotency-Key`` keeps
-IDEMPOTENT = re.compile(r"^/v1/(games|photos|games/[^/]+/rounds)$")
+#: the requests whose first answer an ``Idempotency-Key`` keeps: ``METHOD PATH``
+IDEMPOTENT = re.compile(r"^(POST /v1/(games|photos|games/[^/]+/rounds)|DELETE /v1/games/[^/]+/rounds/[^/]+)$")
 KEY = re.compile(r"^[\x21-\x7e]{1,200}$")
 #: largest answer kept for a key (a game's JSON is a few tens of KB)
 ANSWER_BYTES = 4 * 1024 * 1024
@@ -242,20 +242,20 @@ def _game_of(scope, body: bytes) -> str | None:
 
 
 class Idempotency:
-    """Pure ASGI middleware: a ``POST`` of ``/v1/games``, ``/v1/games/{id}/rounds`` or ``/v1/photos`` with an
-    ``Idempotency-Key`` header (1-200 visible ASCII characters) is worked on once. Its first successful (2xx)
-    answer is kept in the ledger for a day (or until its game is deleted); the same key again on the same address
-    gets that answer (``Idempotent-Replayed: true``) and nothing new is stored; with another body (a JSON body's
-    bytes, an upload's size) it is 422. While the first request with a key is still being worked on, another with
-    it is 409 with ``Retry-After``. An answer that is an error is not kept:
-    the request may be sent again with the same key."""
+    """Pure ASGI middleware: a ``POST`` of ``/v1/games``, ``/v1/games/{id}/rounds`` or ``/v1/photos``, or a ``DELETE``
+    of ``/v1/games/{id}/rounds/{n}`` (an undo), with an ``Idempotency-Key`` header (1-200 visible ASCII characters)
+    is worked on once. Its first successful (2xx) answer is kept in the ledger for a day (or until its game is
+    deleted); the same key again with the same method on the same address gets that answer (``Idempotent-Replayed:
+    true``) and nothing new is stored; with another body (a JSON body's bytes, an upload's size) it is 422. While
+    the first request with a key is still being worked on, another with it is 409 with ``Retry-After``. An answer
+    that is an error is not kept: the request may be sent again with the same key."""
 
     def __init__(self, app) -> None:
         self.app = app
         self.working: set[str] = set()
 
     async def __call__(self, scope, receive, send) -> None:
-        if scope["type"] != "http" or scope["method"] != "POST" or not IDEMPOTENT.match(scope["path"]):
+        if scope["type"] != "http" or not IDEMPOTENT.match(f"{scope['method']} {scope['path']}"):
             await self.app(scope, receive, send)
             return
         key = next((v.decode("latin-1") for k, v in scope.get("headers", []) if k == b"idempotency-key"), None)
@@ -276,7 +276,7 @@ class Idempotency:
                 return
             fingerprint = "sha256 " + hashlib.sha256(body).hexdigest()
             receive = replay(body, receive)
-        request = f"POST {scope['path']}"
+        request = f"{scope['method']} {scope['path']}"
         key = f"{request} {key}"  # a key names one action on one address
         first = await run_in_threadpool(ledger.answer, key)
         if first is not None:

@@ -37,6 +37,14 @@ def anglo_deck():
     return cardart.load_deck("anglo")
 
 
+def once() -> dict[str, str]:
+    """The headers of a round added by a test as another phone: an ``Idempotency-Key`` of its own (a round added
+    with nothing that tells a repeat apart is 428)."""
+    import uuid
+
+    return {"Idempotency-Key": uuid.uuid4().hex}
+
+
 @contextmanager
 def served(app, log_level: str = "warning") -> Iterator[str]:
     """A real uvicorn server for ``app`` on 127.0.0.1 (a free port) in a thread: yields its base URL, and stops

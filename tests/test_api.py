@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import once
+
 pytest.importorskip("fastapi")
 pytest.importorskip("cv2")
 from fastapi.testclient import TestClient  # noqa: E402
@@ -374,7 +376,7 @@ def test_a_whole_game(client):
     game = client.get(f"/v1/games/{gid}").json()
     assert game["next_round"] == 1 and game["next_minimum"] == 50 and game["totals"] == {"A": 0, "B": 0}
     for n in range(1, 5):
-        r = client.post(f"/v1/games/{gid}/rounds", json=SIMPLE)
+        r = client.post(f"/v1/games/{gid}/rounds", json=SIMPLE, headers=once())
         assert r.status_code == 201, r.text
     game = r.json()
     assert [rd["n"] for rd in game["rounds"]] == [1, 2, 3, 4] and [rd["minimum"] for rd in game["rounds"]] == \
@@ -382,7 +384,7 @@ def test_a_whole_game(client):
     a, b = game["rounds"][0]["score"]["teams"]["A"]["total"], game["rounds"][0]["score"]["teams"]["B"]["total"]
     assert game["totals"] == {"A": 4 * a, "B": 4 * b} and game["over"] and game["winner"] == "B"
     assert game["names"]["A"] == ["Ann", "Bob"] and game["house_rules"] == {"go_out_wild_books": 0}
-    assert "the game is over" in error_of(client.post(f"/v1/games/{gid}/rounds", json=SIMPLE), 409)
+    assert "the game is over" in error_of(client.post(f"/v1/games/{gid}/rounds", json=SIMPLE, headers=once()), 409)
     export = client.get(f"/v1/games/{gid}/export.csv")
     assert 'filename="handfoot-A-vs-B-20' in export.headers["content-disposition"]
     assert export.content.startswith(b"\xef\xbb\xbf")  # a byte-order mark: Excel reads the file as UTF-8
@@ -399,10 +401,10 @@ def test_a_team_no_round_has_scored_counts_in_who_leads(client):
     A under 0 trails."""
     gid = new_game(client)
     nothing = {"rules": "pagat", "teams": {"A": {"melds": [["4H", "4S", "4D"]], "left": [["4C", "5S", "6H"]]}}}
-    game = client.post(f"/v1/games/{gid}/rounds?lenient=true", json=nothing).json()
+    game = client.post(f"/v1/games/{gid}/rounds?lenient=true", json=nothing, headers=once()).json()
     assert game["totals"] == {"A": 0, "B": 0} and game["leader"] is None
     held = {"rules": "pagat", "teams": {"A": {"left": [["KH", "9S"]]}}}
-    game = client.post(f"/v1/games/{gid}/rounds?lenient=true", json=held).json()
+    game = client.post(f"/v1/games/{gid}/rounds?lenient=true", json=held, headers=once()).json()
     assert game["totals"] == {"A": -20, "B": 0} and game["leader"] == "B"
 
 
@@ -411,7 +413,8 @@ def test_the_csv_of_a_game_of_emoji_names_ended_on_uncounted_wilds(client):
     uncounted and the winner depends on them says so in its last row, naming the round and the team."""
     gid = new_game(client, teams=["Chats 🐱", "Émile"], house_rules={"opening_minimums": [50]})
     book = {"squared_books": [{"top": "5S", "kind": "dirty"}]}
-    game = client.post(f"/v1/games/{gid}/rounds", json={"teams": {"Chats 🐱": book, "Émile": book}}).json()
+    game = client.post(f"/v1/games/{gid}/rounds", json={"teams": {"Chats 🐱": book, "Émile": book}},
+                       headers=once()).json()
     assert game["over"] and game["winner"] is None
     lines = client.get(f"/v1/games/{gid}/export.csv").content.decode("utf-8-sig").splitlines()
     assert lines[0] == "round,minimum,Chats 🐱 points,Émile points,Chats 🐱 total,Émile total"
@@ -421,18 +424,18 @@ def test_the_csv_of_a_game_of_emoji_names_ended_on_uncounted_wilds(client):
 
 def test_correct_and_undo_rounds(client):
     gid = new_game(client)
-    client.post(f"/v1/games/{gid}/rounds", json=SIMPLE)
-    client.post(f"/v1/games/{gid}/rounds", json=SIMPLE)
+    client.post(f"/v1/games/{gid}/rounds", json=SIMPLE, headers=once())
+    client.post(f"/v1/games/{gid}/rounds", json=SIMPLE, headers=once())
     fixed = {"teams": {"A": {"melds": [["KH", "KS", "KD", "KC"]]}}}
     r = client.put(f"/v1/games/{gid}/rounds/1", json=fixed)
     assert r.status_code == 200 and r.json()["rounds"][0]["score"]["teams"]["A"]["total"] == 40
-    r = client.delete(f"/v1/games/{gid}/rounds/1")  # round 2 becomes round 1
+    r = client.delete(f"/v1/games/{gid}/rounds/1", headers={"If-Match": r.headers["etag"]})  # round 2 is round 1
     assert r.status_code == 200 and [rd["n"] for rd in r.json()["rounds"]] == [1]
     assert r.json()["rounds"][0]["layout"]["round"] == 1 and r.json()["rounds"][0]["score"]["teams"]["A"]["total"] == 30
-    r = client.delete(f"/v1/games/{gid}/rounds/1")
+    r = client.delete(f"/v1/games/{gid}/rounds/1", headers={"If-Match": r.headers["etag"]})
     assert r.status_code == 200 and r.json()["rounds"] == [] and r.json()["next_round"] == 1
     assert "no round 5" in error_of(client.put(f"/v1/games/{gid}/rounds/5", json=SIMPLE), 404)
-    assert "no round 7" in error_of(client.delete(f"/v1/games/{gid}/rounds/7"), 404)
+    assert "no round 7" in error_of(client.delete(f"/v1/games/{gid}/rounds/7", headers={"If-Match": '"5"'}), 404)
 
 
 def test_a_round_from_a_corrected_photo_reading(reading):
@@ -468,7 +471,7 @@ def test_a_rounds_piles_are_named_as_the_check_view_names_them(reading):
     kings = ["KH", "KS", "KD", "KC", "KH", "KS", "KD"]
     typed = {"teams": {"A": {"melds": [kings, ["KH", "KH", "KH", "KH"]], "squared_books": [{"top": "QH"}],
                              "left": [["5C"]]}}}
-    rd = c.post(f"/v1/games/{gid}/rounds?lenient=true", json=typed).json()["rounds"][1]
+    rd = c.post(f"/v1/games/{gid}/rounds?lenient=true", json=typed, headers=once()).json()["rounds"][1]
     assert [(p["where"], p["label"], p["cards"]) for p in rd["piles"]] == [
         ("teams.A.melds[0]", "clean book", kings), ("teams.A.melds[1]", "meld", ["KH", "KH", "KH", "KH"]),
         ("teams.A.squared_books[0]", "clean book (squared, 7 cards)", ["QH"]),
@@ -537,7 +540,7 @@ def test_a_games_corrected_photos_export_as_deck_examples(reading, tmp_path):
     r = c.post(f"/v1/games/{gid}/rounds?lenient=true", json={
         "photo_reading": copy_of(c, body["id"]), "corrections": [{"op": "set_card", "card": card["id"], "code": fixed}]})
     assert r.status_code == 201, r.text
-    c.post(f"/v1/games/{gid}/rounds", json=SIMPLE)  # a typed-in round has no photo: no example
+    c.post(f"/v1/games/{gid}/rounds", json=SIMPLE, headers=once())  # a typed-in round has no photo: no example
     out = c.get(f"/v1/games/{gid}/examples.jsonl")
     assert out.status_code == 200 and out.headers["content-type"].startswith("application/x-ndjson")
     lines = [json.loads(line) for line in out.text.splitlines()]
@@ -610,13 +613,14 @@ def test_game_errors(client, body, status, words):
 def test_round_errors(client):
     gid = new_game(client)
     url = f"/v1/games/{gid}/rounds"
-    assert "no game" in error_of(client.post("/v1/games/0123456789abcdef/rounds", json=SIMPLE), 404)
+    assert "no game" in error_of(client.post("/v1/games/0123456789abcdef/rounds", json=SIMPLE, headers=once()), 404)
     assert "no game" in error_of(client.get("/v1/games/nope"), 404)
-    assert "team 'C'" in error_of(client.post(url, json={"teams": {"C": {}}}), 422)
-    assert "plays 'pagat'" in error_of(client.post(url, json={**SIMPLE, "rules": "carousel"}), 422)
-    assert "this is round 1" in error_of(client.post(url, json={**SIMPLE, "round": 3}), 422)
-    assert "house rules" in error_of(client.post(url, json={**SIMPLE, "house_rules": {"book_size": 8}}), 422)
-    r = client.post(url, json={"teams": {"A": {"melds": [["3C", "3S", "3H"]]}}})
+    assert "team 'C'" in error_of(client.post(url, json={"teams": {"C": {}}}, headers=once()), 422)
+    assert "plays 'pagat'" in error_of(client.post(url, json={**SIMPLE, "rules": "carousel"}, headers=once()), 422)
+    assert "this is round 1" in error_of(client.post(url, json={**SIMPLE, "round": 3}, headers=once()), 422)
+    assert "house rules" in error_of(client.post(url, json={**SIMPLE, "house_rules": {"book_size": 8}},
+                                                 headers=once()), 422)
+    r = client.post(url, json={"teams": {"A": {"melds": [["3C", "3S", "3H"]]}}}, headers=once())
     assert "illegal layout" in error_of(r, 422) and r.json()["problems"]
     assert client.get(f"/v1/games/{gid}").json()["rounds"] == []  # nothing stored
 
@@ -625,7 +629,7 @@ def test_a_restart_loses_nothing(tmp_path, models):
     db = tmp_path / "h.db"
     with TestClient(create_app(Settings(db=db), models=models), base_url="http://127.0.0.1") as c:
         gid = new_game(c)
-        c.post(f"/v1/games/{gid}/rounds", json=SIMPLE)
+        c.post(f"/v1/games/{gid}/rounds", json=SIMPLE, headers=once())
         before = c.get(f"/v1/games/{gid}").json()
     with TestClient(create_app(Settings(db=db), models=models), base_url="http://127.0.0.1") as c:
         assert c.get(f"/v1/games/{gid}").json() == before

@@ -74,10 +74,11 @@ def test_no_server_errors(server):
 
 
 #: schema-valid requests the API may still refuse: what JSON Schema cannot say (a layout that breaks the rules, a
-#: photo that is not an image, a stale If-Match, a busy server) is 409, 412, 413, 422 or 503, never another 4xx
+#: photo that is not an image, a stale If-Match, an undo with neither If-Match nor Idempotency-Key, a busy server) is
+#: 409, 412, 413, 422, 428 or 503, never another 4xx
 CONFIG = """
 [checks.positive_data_acceptance]
-expected-statuses = ["2xx", "401", "403", "404", "409", "412", "413", "422", "503"]
+expected-statuses = ["2xx", "401", "403", "404", "409", "412", "413", "422", "428", "503"]
 """
 
 

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import once
+
 from handfoot.cli import main
 from test_cli_faults import one_line
 
@@ -221,7 +223,7 @@ def test_true_or_false_is_not_a_number_anywhere_one_is_expected(client, capsys):
         assert r.status_code == 422 and r.json()["error"] == said, r.text
     game = client.post("/v1/games", json={"teams": ["A", "B"], "house_rules": {"pickup_size": None}})
     assert game.status_code == 201, game.text  # null is still a value of a field that takes it
-    r = client.post(f"/v1/games/{game.json()['id']}/rounds", json={**ROUND, "round": True})
+    r = client.post(f"/v1/games/{game.json()['id']}/rounds", json={**ROUND, "round": True}, headers=once())
     assert r.status_code == 422 and r.json()["error"] == "the layout says round true but this is round 1 of the game"
     assert client.get(f"/v1/games/{game.json()['id']}").json()["rounds"] == []
     r = client.post("/v1/photos/0123456789abcdef/corrections", json={"round": True})

@@ -10,6 +10,8 @@ import time
 import numpy as np
 import pytest
 
+from conftest import once
+
 from scorer import HandFootError
 
 pytest.importorskip("cv2")
@@ -137,7 +139,7 @@ def test_a_round_watched_from_the_page_api(tmp_path, stages, models):
         state = until(lambda: (s := c.get("/v1/live").json())["reads"] >= 1 and s, what="round 2 read")
         assert state["round"] == 2 and state["totals"] == {"Us": 90}
         typed = {"teams": {"Us": {"melds": [["KH", "KS", "KD"]]}, "Them": {"melds": [["9S", "9H", "9D"]]}}}
-        assert c.post(f"/v1/games/{game}/rounds?lenient=true", json=typed).status_code == 201
+        assert c.post(f"/v1/games/{game}/rounds?lenient=true", json=typed, headers=once()).status_code == 201
         r = c.post("/v1/live/end-round", json={})  # round 2 is saved: it is not ended again
         assert r.status_code == 409 and "nothing has been read yet" in r.json()["error"]
         after = c.get("/v1/live").json()

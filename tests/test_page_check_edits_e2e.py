@@ -31,6 +31,7 @@ pytest.importorskip("selenium")
 pytest.importorskip("uvicorn")
 pytest.importorskip("cv2")
 httpx = pytest.importorskip("httpx")
+from conftest import once  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select  # noqa: E402
 
@@ -205,7 +206,8 @@ def test_the_undo_question_says_one_round_moves_up(server, browser, tmp_path):
     game = _game(server)
     for rank in "98":
         layout = {"teams": {"Us": {"melds": [["KH", "KS", "KD"]]}, "Them": {"melds": [[rank + s for s in "SHD"]]}}}
-        assert httpx.post(f"{server}/v1/games/{game}/rounds?lenient=true", json=layout).status_code == 201
+        assert httpx.post(f"{server}/v1/games/{game}/rounds?lenient=true", json=layout,
+                          headers=once()).status_code == 201
     d.get(f"{server}/#/game/{game}")
     until(d, lambda d: len(d.find_elements(By.CSS_SELECTOR, "tr.round")) == 2)
     d.find_elements(By.CSS_SELECTOR, "tr.round")[0].click()

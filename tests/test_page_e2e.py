@@ -32,6 +32,7 @@ os.environ.setdefault("SE_OFFLINE", "true")  # Selenium Manager never fetches a 
 selenium = pytest.importorskip("selenium")
 uvicorn = pytest.importorskip("uvicorn")
 pytest.importorskip("cv2")
+from conftest import once  # noqa: E402
 from selenium import webdriver  # noqa: E402
 from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
@@ -514,7 +515,7 @@ def test_a_round_watched_live_then_checked_and_saved(watching, browser, tmp_path
     import httpx
 
     layout = {"teams": {"Us": {"melds": [["KH", "KS", "KD"]]}, "Them": {"melds": [["9S", "9H", "9D"]]}}}
-    assert httpx.post(f"{url}/v1/games/{game}/rounds?lenient=true", json=layout).status_code == 201
+    assert httpx.post(f"{url}/v1/games/{game}/rounds?lenient=true", json=layout, headers=once()).status_code == 201
     wait.until(lambda d: "Round 2 saved: Us 740, Them 30 in all." in (text_of(d, "#live-saved") or ""))
     assert "Watching for round 3 now: clear the table (cards left on it count in round 3)" in text_of(d, "#live-saved")
     assert text_of(d, "#live-title") == "Live: Us vs Them, round 3"
@@ -534,7 +535,7 @@ def test_a_round_watched_live_then_checked_and_saved(watching, browser, tmp_path
 
     # the game's last round saved on another phone: the live view says the game is over, End of round is off
     while not httpx.get(f"{url}/v1/games/{game}").json()["over"]:
-        assert httpx.post(f"{url}/v1/games/{game}/rounds?lenient=true", json=layout).status_code == 201
+        assert httpx.post(f"{url}/v1/games/{game}/rounds?lenient=true", json=layout, headers=once()).status_code == 201
     d.refresh()
     wait.until(lambda d: text_of(d, "#live-title") == "Live: Us vs Them, the game is over")
     assert d.find_element(By.ID, "live-over").is_displayed() and not d.find_element(By.ID, "end-round").is_displayed()

@@ -25,6 +25,7 @@ import pytest
 
 os.environ.setdefault("SE_OFFLINE", "true")
 # skipped as the two-phone tests are, without selenium, uvicorn, OpenCV or httpx
+from conftest import once  # noqa: E402
 from test_page_two_phones import PHOTO, _open_check, _reading, httpx, press_save, until  # noqa: E402
 from selenium.common.exceptions import NoSuchElementException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
@@ -175,7 +176,8 @@ def test_an_undo_whose_answer_was_lost_is_said_done(wifi, browser, tmp_path):
     game = _game(server)
     for meld in (["KH", "KS", "KD"], ["QH", "QS", "QD"]):  # two rounds told apart by their cards
         layout = {"teams": {"Us": {"melds": [meld]}, "Them": {"melds": [["8S", "8H", "8D"]]}}}
-        assert httpx.post(f"{server}/v1/games/{game}/rounds?lenient=true", json=layout).status_code == 201
+        assert httpx.post(f"{server}/v1/games/{game}/rounds?lenient=true", json=layout,
+                          headers=once()).status_code == 201
     d.get(f"{proxy.url}/#/game/{game}")
     until(d, lambda d: len(d.find_elements(By.CSS_SELECTOR, "tr.round")) == 2)
     d.find_element(By.CSS_SELECTOR, "tr.round").click()

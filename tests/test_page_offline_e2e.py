@@ -24,6 +24,7 @@ import os
 
 os.environ.setdefault("SE_OFFLINE", "true")
 # skipped as the check view's tests are, without selenium, uvicorn, OpenCV or httpx
+from conftest import once  # noqa: E402
 from test_page_check_edits_e2e import _draft, _game, _melds, _tap_card, httpx  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from test_page_e2e import Restartable, browser, console_errors, shots_dir, text_of, viewport  # noqa: E402,F401  (fixture)
@@ -105,7 +106,8 @@ def test_the_undo_question_offers_correcting_first_and_ranges_fit_a_phone(server
     for rank in "87":
         layout = {"teams": {"Us": {"melds": [["KH", "KS", "KD"]], "squared_books": [{"top": rank + "S"}]},
                             "Them": {"melds": [[rank + s for s in "SHD"]]}}}
-        assert httpx.post(f"{server}/v1/games/{game}/rounds?lenient=true", json=layout).status_code == 201
+        assert httpx.post(f"{server}/v1/games/{game}/rounds?lenient=true", json=layout,
+                          headers=once()).status_code == 201
 
     d.get(f"{server}/#/game/{game}")
     until(d, lambda d: len(d.find_elements(By.CSS_SELECTOR, "tr.round")) == 3)
@@ -152,14 +154,14 @@ def test_a_phone_back_on_wifi_catches_up_and_a_view_that_could_not_load_loads(se
 
     # the Wi-Fi drops; another phone saves round 1 meanwhile; back on Wi-Fi, the game shows it by itself
     _offline(d, True)
-    assert httpx.post(f"{server}/v1/games/{game}/rounds?lenient=true", json=layout).status_code == 201
+    assert httpx.post(f"{server}/v1/games/{game}/rounds?lenient=true", json=layout, headers=once()).status_code == 201
     until(d, lambda d: text_of(d, "#server-lost") == UNREACHABLE)  # told of it, the game could not be fetched
     _offline(d, False)
     until(d, lambda d: len(d.find_elements(By.CSS_SELECTOR, "tr.round")) == 1 and not d.find_elements(By.ID, "server-lost"), 15)
     d.execute_script("window.scrollTo(0, 0)")
     d.save_screenshot(str(shots / "game_caught_up_after_wifi_390.png"))
     # the stream is open again: a round saved now shows as it does on a phone that never went away
-    assert httpx.post(f"{server}/v1/games/{game}/rounds?lenient=true", json=layout).status_code == 201
+    assert httpx.post(f"{server}/v1/games/{game}/rounds?lenient=true", json=layout, headers=once()).status_code == 201
     until(d, lambda d: len(d.find_elements(By.CSS_SELECTOR, "tr.round")) == 2, 10)
 
     # reloaded while the Wi-Fi is away: said not loaded yet, and loaded by itself once the server answers

@@ -17,6 +17,7 @@ Screenshots go to ``$HANDFOOT_SCREENSHOTS`` (default: the test's temporary folde
 from __future__ import annotations
 
 # the e2e modules these helpers come from skip this one where selenium, uvicorn, cv2 or httpx is missing
+from conftest import once  # noqa: E402
 from test_page_check_edits_e2e import _draft, _game, _melds, _tap_card, httpx
 from test_page_e2e import browser, console_errors, shots_dir, text_of, viewport  # noqa: F401  (fixture)
 from test_page_two_phones import _open_check, _reading, server, until  # noqa: F401  (fixture)
@@ -95,11 +96,11 @@ def test_long_hyphenated_names_and_a_range_at_the_end_read_plainly(server, brows
 
     # the rounds' header: the name wraps at its own hyphen, no second one added
     round1 = {"teams": {NANA: {"melds": [["KH", "KS", "KD"]]}, KIDS: {"melds": [["9S", "9H", "9D", "9C"]]}}}
-    assert httpx.post(f"{server}/v1/games/{game}/rounds?lenient=true", json=round1).status_code == 201
+    assert httpx.post(f"{server}/v1/games/{game}/rounds?lenient=true", json=round1, headers=once()).status_code == 201
     # the last round: a squared book typed by its top card, Les Petits-Enfants ahead whatever it comes to
     round2 = {"teams": {NANA: {"squared_books": [{"top": "QS"}]},
                         KIDS: {"melds": [[r + s for s in "SHDCSHD"] for r in "AK9"]}}}
-    assert httpx.post(f"{server}/v1/games/{game}/rounds?lenient=true", json=round2).status_code == 201
+    assert httpx.post(f"{server}/v1/games/{game}/rounds?lenient=true", json=round2, headers=once()).status_code == 201
     d.get(f"{server}/#/game/{game}")
     until(d, lambda d: d.find_elements(By.CSS_SELECTOR, "table.grid th"))
     header = d.execute_script("return document.querySelectorAll('table.grid th')[3].textContent")

@@ -35,6 +35,7 @@ pytest.importorskip("selenium")
 pytest.importorskip("uvicorn")
 pytest.importorskip("cv2")
 httpx = pytest.importorskip("httpx")
+from conftest import once  # noqa: E402
 from selenium import webdriver  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
@@ -328,7 +329,8 @@ def test_undoing_a_round_in_the_middle_says_which_rounds_move_and_a_change_meanw
     kings = ["KH", "KS", "KD", "KC", "KH", "KS", "KD"]
     for k, rank in enumerate(["9", "8", "7", "6"]):  # four rounds, each its own cards
         layout = {"teams": {"Us": {"melds": [kings[:3 + k]]}, "Them": {"melds": [[rank + s for s in "SHD"]]}}}
-        assert httpx.post(f"{server}/v1/games/{game}/rounds?lenient=true", json=layout).status_code == 201
+        assert httpx.post(f"{server}/v1/games/{game}/rounds?lenient=true", json=layout,
+                          headers=once()).status_code == 201
     before = _rounds(server, game)
     for d in (a, b):
         d.get(f"{server}/#/game/{game}")
@@ -567,7 +569,8 @@ def test_both_phones_save_the_same_two_photos_and_the_later_is_told_nothing_is_m
     game = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": teams}).json()["id"]
     for _ in range(3):
         layout = {"teams": {"Parents": {"melds": [["KH", "KS", "KD"]]}, "Kids": {"melds": [["QH", "QS", "QD"]]}}}
-        assert httpx.post(f"{server}/v1/games/{game}/rounds?lenient=true", json=layout).status_code == 201
+        assert httpx.post(f"{server}/v1/games/{game}/rounds?lenient=true", json=layout,
+                          headers=once()).status_code == 201
 
     def pair() -> str:  # the two photos of the table, as each phone sends them
         r = httpx.post(f"{server}/v1/photos", data={"rules": "pagat", "teams": ",".join(teams)}, timeout=120,
@@ -616,6 +619,6 @@ def test_a_game_started_on_the_other_phone_shows_in_the_games_list(server, phone
     until(a, lambda d: "Us vs Them" in (text_of(d, "ul.games") or ""))
     assert "0 rounds played" in text_of(a, "ul.games")
     layout = {"teams": {"Us": {"melds": [["KH", "KS", "KD"]]}, "Them": {}}}
-    assert httpx.post(f"{server}/v1/games/{game}/rounds?lenient=true", json=layout).status_code == 201
+    assert httpx.post(f"{server}/v1/games/{game}/rounds?lenient=true", json=layout, headers=once()).status_code == 201
     until(a, lambda d: "1 round played" in (text_of(d, "ul.games") or ""))
     assert console_errors(a) == []

@@ -25,6 +25,7 @@ os.environ.setdefault("SE_OFFLINE", "true")
 pytest.importorskip("selenium")
 pytest.importorskip("uvicorn")
 httpx = pytest.importorskip("httpx")
+from conftest import once  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
@@ -47,7 +48,7 @@ def one_typed_round(url: str) -> str:
     game = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
     layout = {"teams": {"Us": {"melds": [["KH", "KS", "KD"]], "squared_books": [{"top": "9S"}]},
                         "Them": {"melds": [["4S", "4H", "4D"]]}}}
-    assert httpx.post(f"{url}/v1/games/{game}/rounds?lenient=true", json=layout).status_code == 201
+    assert httpx.post(f"{url}/v1/games/{game}/rounds?lenient=true", json=layout, headers=once()).status_code == 201
     return game
 
 

@@ -34,7 +34,8 @@ def test_a_correction_of_a_round_undone_elsewhere_is_saved_as_the_next_round(ser
     key = f"handfoot.draft.{game}.{reading}"  # the change scored and kept on the phone (drafts.js)
     until(d, lambda d: '"went":"Us"' in (d.execute_script("return localStorage.getItem(arguments[0])", key) or ""))
 
-    r = httpx.delete(f"{server}/v1/games/{game}/rounds/1", timeout=30)  # the other phone undoes round 1
+    # the other phone undoes round 1
+    r = httpx.delete(f"{server}/v1/games/{game}/rounds/1", headers={"If-Match": '"1"'}, timeout=30)
     assert r.status_code == 200 and r.json()["rounds"] == [], r.text
     until(d, lambda d: d.find_elements(By.ID, "save-as-new"))
     said = text_of(d, "#sync-notice")
@@ -77,7 +78,8 @@ def _corrected_then_undone(server: str, d, rounds: int, n: int, offer: str) -> s
     until(d, lambda d: "7C" in (d.execute_script(  # kept on the phone (its draft): scored and remembered
         "return Object.keys(localStorage).filter(k => k.startsWith('handfoot.draft.'))"
         ".map(k => localStorage.getItem(k)).join()") or ""))
-    assert httpx.delete(f"{server}/v1/games/{game}/rounds/1", timeout=30).status_code == 200
+    assert httpx.delete(f"{server}/v1/games/{game}/rounds/1", headers={"If-Match": f'"{rounds}"'},
+                        timeout=30).status_code == 200
     until(d, lambda d: d.find_elements(By.ID, offer))
     return game
 

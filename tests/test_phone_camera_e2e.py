@@ -20,6 +20,7 @@ import pytest
 os.environ.setdefault("SE_OFFLINE", "true")
 pytest.importorskip("selenium")
 pytest.importorskip("cv2")
+from conftest import once  # noqa: E402
 from selenium import webdriver  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
@@ -230,7 +231,8 @@ def test_a_round_watched_through_the_phones_camera(tmp_path, camera_file):
         # the game's last round saved on another phone: the game is no longer offered, and is said to be over
         layout = {"teams": {"Us": {"melds": [["KH", "KS", "KD"]]}, "Them": {"melds": [["9S", "9H", "9D"]]}}}
         while not httpx.get(f"{url}/v1/games/{game}").json()["over"]:
-            assert httpx.post(f"{url}/v1/games/{game}/rounds?lenient=true", json=layout).status_code == 201
+            assert httpx.post(f"{url}/v1/games/{game}/rounds?lenient=true", json=layout,
+                              headers=once()).status_code == 201
         wait.until(lambda d: "Us vs Them: the game is over" in (text_of(d, "#live-game-over") or ""))
         assert d.find_element(By.CSS_SELECTOR, f"#live-game-over a[href='#/game/{game}']")
         assert not d.find_elements(By.ID, "start-live") and "Start a game first" in text_of(d, "main")

@@ -24,6 +24,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import once
+
 httpx = pytest.importorskip("httpx")
 pytest.importorskip("uvicorn")
 
@@ -164,7 +166,7 @@ class Writers:
                     for n in range(1, 5):
                         if self._stop.is_set():
                             return
-                        r = client.post(f"/v1/games/{game_id}/rounds", json=_layout(n))
+                        r = client.post(f"/v1/games/{game_id}/rounds", json=_layout(n), headers=once())
                         if r.status_code != 201:
                             self._unexpected(f"POST round {n}", r)
                             return
@@ -248,7 +250,7 @@ def test_sigkill_during_writes_loses_no_acknowledged_round(tmp_path, servers):
         # the restarted server still writes
         r = client.post("/v1/games", json={"rules": "pagat", "teams": ["A", "B"]})
         assert r.status_code == 201, r.text
-        r = client.post(f"/v1/games/{r.json()['id']}/rounds", json=_layout(1))
+        r = client.post(f"/v1/games/{r.json()['id']}/rounds", json=_layout(1), headers=once())
         assert r.status_code == 201, r.text
 
     server.kill()  # killed a second time, then the file is checked with the server gone

@@ -1,6 +1,7 @@
 """Two phones at one table, through a real uvicorn server on 127.0.0.1 (a thread, a temporary SQLite ledger, the
 shipped models): game versions and If-Match (412 with the game as it is now), a photo reading saved once (409
-naming the round), Idempotency-Key on POST of games, rounds and photos, and the game's event stream."""
+naming the round), Idempotency-Key on POST of games, rounds and photos and on an undo (which needs If-Match or a
+key: 428), and the game's event stream."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ httpx = pytest.importorskip("httpx")
 pytest.importorskip("uvicorn")
 pytest.importorskip("cv2")
 
-from conftest import served  # noqa: E402
+from conftest import once, served  # noqa: E402
 from handfoot.service import Settings, create_app  # noqa: E402
 
 PHOTO = Path(__file__).resolve().parents[1] / "examples" / "table.jpg"
@@ -66,9 +67,10 @@ def test_a_stale_write_is_refused_412_with_the_game_as_it_is(server):
     assert httpx.delete(f"{url}/v1/games/{gid}/rounds/1", headers={"If-Match": '"0"'}).status_code == 412
     assert httpx.delete(f"{url}/v1/games/{gid}/rounds/1", headers={"If-Match": "garbage"}).status_code == 422
     assert len(httpx.get(f"{url}/v1/games/{gid}").json()["rounds"]) == 1
-    # the current version (or no If-Match, or *) goes through
+    # the current version (or *, with the layout's round) goes through
     assert httpx.delete(f"{url}/v1/games/{gid}/rounds/1", headers={"If-Match": '"2"'}).json()["version"] == 3
-    assert httpx.post(f"{url}/v1/games/{gid}/rounds", json=LAYOUT, headers={"If-Match": "*"}).status_code == 201
+    assert httpx.post(f"{url}/v1/games/{gid}/rounds", json={**LAYOUT, "round": 1},
+                      headers={"If-Match": "*"}).status_code == 201
 
 
 def test_a_reading_is_one_round_and_a_repeated_post_stores_nothing_new(server):
@@ -160,13 +162,69 @@ def _listen(url: str, gid: str, last: str) -> tuple[threading.Thread, list[dict]
     return thread, seen, ready
 
 
+
+def _three_rounds(url: str) -> str:
+    gid = _game(url)
+    for n in (1, 2, 3):
+        assert httpx.post(f"{url}/v1/games/{gid}/rounds", json={**LAYOUT, "round": n}).status_code == 201
+    return gid
+
+
+def test_an_undo_sent_with_nothing_that_tells_a_repeat_is_refused_428(server):
+    url, _ = server
+    gid = _three_rounds(url)
+    for headers in ({}, {"If-Match": "*"}):
+        r = httpx.delete(f"{url}/v1/games/{gid}/rounds/1", headers=headers)
+        assert r.status_code == 428 and r.headers["content-type"] == "application/json", r.text
+        said = r.json()["error"]
+        assert said.startswith("undoing a round needs If-Match: the game's version, quoted as its ETag sends it "
+                               '("3" now), or an Idempotency-Key'), said
+        assert "would undo the round after it too" in said
+    assert len(httpx.get(f"{url}/v1/games/{gid}").json()["rounds"]) == 3  # nothing undone
+    assert httpx.delete(f"{url}/v1/games/0123456789abcdef/rounds/1").status_code == 404
+
+
+def test_an_undo_sent_again_after_a_lost_answer_undoes_one_round_only(server):
+    url, _ = server
+    gid = _three_rounds(url)
+    etag = httpx.get(f"{url}/v1/games/{gid}").headers["etag"]
+    first = httpx.delete(f"{url}/v1/games/{gid}/rounds/1", headers={"If-Match": etag})
+    assert first.status_code == 200 and len(first.json()["rounds"]) == 2
+    again = httpx.delete(f"{url}/v1/games/{gid}/rounds/1", headers={"If-Match": etag})  # the retry: told, not done
+    assert again.status_code == 412 and len(again.json()["game"]["rounds"]) == 2, again.text
+    # with a key: the retry gets the first answer, nothing more undone
+    key = {"Idempotency-Key": "undo-1"}
+    first = httpx.delete(f"{url}/v1/games/{gid}/rounds/1", headers=key)
+    again = httpx.delete(f"{url}/v1/games/{gid}/rounds/1", headers=key)
+    assert first.status_code == again.status_code == 200 and again.headers["idempotent-replayed"] == "true"
+    assert again.json() == first.json() and len(httpx.get(f"{url}/v1/games/{gid}").json()["rounds"]) == 1
+
+
+
+def test_a_round_added_with_nothing_that_tells_a_repeat_is_refused_428(server):
+    url, _ = server
+    gid = _game(url)
+    r = httpx.post(f"{url}/v1/games/{gid}/rounds", json=LAYOUT)  # sent twice, it would be rounds 1 and 2
+    assert r.status_code == 428, r.text
+    said = r.json()["error"]
+    assert said.startswith("adding a round needs If-Match: the game's version, quoted as its ETag sends it "
+                           '("0" now), an Idempotency-Key (a random id per save), or the layout\'s "round"'), said
+    assert httpx.post(f"{url}/v1/games/{gid}/rounds", json={**LAYOUT, "round": True}).status_code == 428
+    assert httpx.get(f"{url}/v1/games/{gid}").json()["rounds"] == []
+    # a layout naming its round: sent again, it is refused, not stored twice
+    first = httpx.post(f"{url}/v1/games/{gid}/rounds", json={**LAYOUT, "round": 1})
+    again = httpx.post(f"{url}/v1/games/{gid}/rounds", json={**LAYOUT, "round": 1})
+    assert first.status_code == 201 and again.status_code == 422 and "this is round 2" in again.json()["error"]
+    assert len(httpx.get(f"{url}/v1/games/{gid}").json()["rounds"]) == 1
+
+
 def test_the_event_stream_says_each_new_version(server):
     url, _ = server
     gid = _game(url)
     thread, seen, _ = _listen(url, gid, "deleted")
-    httpx.post(f"{url}/v1/games/{gid}/rounds", json=LAYOUT)
+    httpx.post(f"{url}/v1/games/{gid}/rounds", json=LAYOUT, headers=once())
     httpx.put(f"{url}/v1/games/{gid}/rounds/1", json=OTHER)
-    httpx.delete(f"{url}/v1/games/{gid}/rounds/1")
+    httpx.delete(f"{url}/v1/games/{gid}/rounds/1", headers={"If-Match": '"2"'})
     httpx.delete(f"{url}/v1/games/{gid}")
     thread.join(20)
     assert not thread.is_alive()
@@ -184,7 +242,7 @@ def test_a_finished_game_names_the_next_game_in_its_view_and_its_stream(server):
     old = httpx.post(f"{url}/v1/games", json=one_round).json()["id"]
     _game(url)  # another game, started while this one is played
     time.sleep(1.1)  # the times kept are whole seconds
-    assert httpx.post(f"{url}/v1/games/{old}/rounds", json=LAYOUT).status_code == 201
+    assert httpx.post(f"{url}/v1/games/{old}/rounds", json=LAYOUT, headers=once()).status_code == 201
     ended = httpx.get(f"{url}/v1/games/{old}").json()
     assert ended["over"] and ended["newer_game"] is None
     thread, seen, _ = _listen(url, old, "newer")

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import once
+
 pytest.importorskip("onnxruntime")
 from fastapi.testclient import TestClient  # noqa: E402
 
@@ -56,7 +58,7 @@ def test_three_rounds_teach_the_games_deck_without_a_button(tmp_path, models, mo
             body = {"photo_reading": reading["id"], "went_out": "A"}
             if n == 1:  # the family corrected the first round: all its cards teach
                 body["corrections"] = [_confirm(reading)]
-            r = c.post(f"/v1/games/{gid}/rounds?lenient=true", json=body)
+            r = c.post(f"/v1/games/{gid}/rounds?lenient=true", json=body, headers=once())
             assert r.status_code == 201, r.text
             lessons.append(c.get(f"/v1/games/{gid}").json()["lesson"])  # the lesson ran after the answer
         assert lessons[0]["state"] == "waiting" and "1 photo so far" in lessons[0]["message"]

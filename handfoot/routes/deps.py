@@ -29,6 +29,11 @@ ERRORS = {k: {"description": v, "content": {"application/json": {"example": {"er
 ERRORS[412] = {"description": "the game changed since the version in If-Match (on another phone): `game` is the "
                               "game as it is now", "content": {"application/json": {"example": {
                                   "error": "the game was changed on another phone", "game": {}}}}}
+ERRORS[428] = {"description": "nothing that tells a repeat apart (If-Match with the game's version, an "
+                              "Idempotency-Key; for a new round also a photo reading or a layout's round): sent "
+                              "again after a lost answer, it would be done twice",
+               "content": {"application/json": {"example": {
+                   "error": "undoing a round needs If-Match: the game's version ..."}}}}
 #: the answers of the deck-learning routes that are theirs alone
 DECK_ERRORS = {
     409: {"description": "a job of this server is learning a deck of that name already (`job`: its id)",

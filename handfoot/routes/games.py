@@ -12,7 +12,7 @@ from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from .. import core, export, games, saved, teaching
-from ..errors import NotFoundError
+from ..errors import NotFoundError, PreconditionRequiredError
 from ..invite import invite
 from ..ledger import Ledger
 from ..sync import etag, expected_version
@@ -65,7 +65,7 @@ ROUND_BODY = Body(openapi_examples={
 
 
 @router.post("/games/{game_id}/rounds", response_model=games.GameOut, status_code=201,
-             responses={k: ERRORS[k] for k in (401, 404, 409, 412, 413, 422)})
+             responses={k: ERRORS[k] for k in (401, 404, 409, 412, 413, 422, 428)})
 def add_round(game_id: str, body: Annotated[dict[str, Any], ROUND_BODY], background: BackgroundTasks,
               request: Request, response: Response, lenient: bool = False,
               if_match: Annotated[str | None, IF_MATCH] = None,
@@ -76,10 +76,27 @@ def add_round(game_id: str, body: Annotated[dict[str, Any], ROUND_BODY], backgro
     """Score and keep the next round: a layout, or ``{"photo_reading": ID, "corrections": [...], "went_out":
     TEAM}``. A round that breaks the rules is refused (422 with ``problems``) unless ``lenient``; a photo reading
     already saved as a round is 409 naming it; a stale ``If-Match`` is 412 with the game as it is now. A photo
-    round of a game that teaches its deck has the deck learned again after the answer (``handfoot.teaching``)."""
+    round of a game that teaches its deck has the deck learned again after the answer (``handfoot.teaching``).
+    It needs what tells a repeat (428 without): ``If-Match`` with the game's version, an ``Idempotency-Key``, a
+    photo reading (saved once: 409) or a layout naming its ``round`` (refused once that round is in)."""
+    if expected_version(request) is None and idempotency_key is None and not _names_its_round(body):
+        raise PreconditionRequiredError(
+            "adding a round needs If-Match: the game's version, quoted as its ETag sends it "
+            f"(\"{ledger.version(game_id)}\" now), an Idempotency-Key (a random id per save), or the layout's "
+            '"round" (the round it is): sent again after a lost answer, a round with none of them would be stored '
+            "twice")
     out = games.add_round(ledger, game_id, body, lenient, settings.limits, expected_version(request))
     _teach(background, teacher, ledger, game_id, body, models)
     return _tagged(response, out)
+
+
+def _names_its_round(body: Any) -> bool:
+    """Whether a round's body says which round it is, so that sent twice it is refused once stored: a photo reading
+    (a reading is one round), or a layout with a ``round`` number."""
+    if not isinstance(body, dict):
+        return False
+    n = body.get("round")
+    return isinstance(body.get("photo_reading"), str) or (isinstance(n, int) and not isinstance(n, bool))
 
 
 def _teach(background: BackgroundTasks, teacher: teaching.Teacher, ledger: Ledger, game_id: str,
@@ -104,13 +121,21 @@ def replace_round(game_id: str, n: int, body: Annotated[dict[str, Any], ROUND_BO
 
 
 @router.delete("/games/{game_id}/rounds/{n}", response_model=games.GameOut,
-               responses={k: ERRORS[k] for k in (401, 404, 409, 412)})
+               responses={k: ERRORS[k] for k in (401, 404, 409, 412, 428)})
 def undo_round(game_id: str, n: int, request: Request, response: Response,
                if_match: Annotated[str | None, IF_MATCH] = None,
+               idempotency_key: Annotated[str | None, IDEMPOTENCY_KEY] = None,
                ledger: Ledger = Depends(get_ledger)) -> games.GameOut:
     """Undo round ``n``: its score leaves the totals and the rounds after it move up one, each then scored under
-    its new round's opening minimum (``If-Match``: as adding one; a page sends the version it asked about, so a
-    game changed meanwhile on another phone is 412, never another round undone)."""
+    its new round's opening minimum. It needs ``If-Match`` with the game's version (``*`` is not one) or an
+    ``Idempotency-Key``, else 428: sent again after a lost answer, an undo with neither would undo the round that
+    moved up into ``n``. A stale ``If-Match`` is 412 with the game as it is now; the same key again gets the first
+    answer."""
+    if expected_version(request) is None and idempotency_key is None:
+        raise PreconditionRequiredError(
+            "undoing a round needs If-Match: the game's version, quoted as its ETag sends it "
+            f"(\"{ledger.version(game_id)}\" now), or an Idempotency-Key (a random id per undo): sent again after a "
+            f"lost answer, an undo without either would undo the round after it too (it moves up to round {n})")
     return _tagged(response, games.undo_round(ledger, game_id, n, expected_version(request)))
 
 

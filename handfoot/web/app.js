@@ -11,7 +11,7 @@ import {newGameView} from "/static/newgame.js";
 import {liveView} from "/static/live.js";
 import {roundView} from "/static/round.js";
 import {typedView} from "/static/typed.js";
-import {closeSheet, errorBox, h, show, view} from "/static/ui.js";
+import {closeSheet, errorBox, h, leaving, show, view} from "/static/ui.js";
 
 /* -- settings: large type, dark mode -------------------------------------------------------------------------- */
 function applySettings() {
@@ -35,6 +35,7 @@ document.getElementById("dark-mode").addEventListener("click", () => {
 /* -- router ------------------------------------------------------------------------------------------------ */
 export async function route() {
   closeSheet();
+  leaving();
   hfSync.stop();
   const parts = location.hash.replace(/^#\/?/, "").split("/").filter(Boolean);
   show(h("p", {class: "muted"}, h("span", {class: "spinner", "aria-hidden": "true"}), " Loading…"));

@@ -12,7 +12,7 @@ import {notesPanel, numberedNotes} from "/static/notes.js";
 import {addButtons, flash, pileList} from "/static/piles.js";
 import {pileSheets} from "/static/sheets.js";
 import {askConfirm, clearError, closeSheet, h, lastRoundDoubt, openSheet, pointsNode, problemNamed, problemText, focusOn, roundSaid,
-        saveAnyway, say, setBusy, show, teamTotal, toast, uncountedBooks} from "/static/ui.js";
+        saveAnyway, sayTotal, setBusy, show, teamTotal, toast, uncountedBooks} from "/static/ui.js";
 
 /* -- check and correct ------------------------------------------------------------------------------------- */
 export async function checkView(gid, rid, roundNo) {
@@ -181,7 +181,7 @@ export async function checkView(gid, rid, roundNo) {
     } finally { scoring--; }
     render();
     if (then && then.place) piles.focusPlace(then.place);
-    if (then && took) say(roundSaid(st.round, g.teams, st.reading.score));
+    if (took) sayTotal(roundSaid(st.round, g.teams, st.reading.score), Boolean(then));
     await notice.redraw();  /* the notice's offer says the changes made since it was shown */
   }
   /* An edit: `ops` added to the corrections as one step (Undo takes it back whole) and the reading scored again;

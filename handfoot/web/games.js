@@ -257,7 +257,8 @@ export async function gameView(gid, latest, notice) {
       g.rounds.some(r => r.score.problems.some(p => p.severity === "illegal")) ? " ⚠: saved with a rule problem." : "") : null,
     /* teaching the deck above the game's own buttons: the last of them deletes the game */
     g.teach || g.rounds.some(r => r.photo_reading) || atTeach ? teachPanel(gid, g) : null,
-    h("div", {class: "row"}, h("a", {class: "button", href: `/v1/games/${gid}/export.csv`, download: ""}, "Export CSV"),
+    h("div", {class: "row"}, h("a", {class: "button", id: "export-csv", href: `/v1/games/${gid}/export.csv`, download: "",
+                                    onclick: exportCsv}, "Export CSV"),
       h("a", {class: "button", href: "#/"}, "All games"),
       h("button", {type: "button", class: "danger", id: "delete-game", onclick: async (ev) => {
         const ok = await askConfirm("Delete this game?", [`${g.teams.join(" vs ")}: its ${g.rounds.length} round` +
@@ -276,6 +277,43 @@ export async function gameView(gid, latest, notice) {
   emphasis();
   if (notice) notice.scrollIntoView({block: "center"});  /* what changed is read first, wherever the page was scrolled */
   else if (atTeach && !latest) document.getElementById("teach").scrollIntoView({block: "start"});  /* once, not on a redraw */
+}
+
+/* Export CSV pressed: the grid fetched from the server and handed to the phone as a download (its file name the
+ * server's); when the server cannot be reached, or refuses, it is said in words under the button, not a download
+ * that silently fails (the server's line in the header says why; once it answers again, the words say to press
+ * Export CSV again). */
+async function exportCsv(ev) {
+  ev.preventDefault();
+  const link = ev.currentTarget;
+  document.getElementById("export-said")?.remove();
+  const said = (text) => {  /* under the row of buttons, scrolled into sight (the line at the top pushes the page down) */
+    const box = h("p", {class: "error-box", role: "alert", id: "export-said"}, text);
+    link.parentElement.after(box);
+    box.scrollIntoView({block: "nearest"});
+  };
+  let r;
+  try { r = await fetch(link.href, {cache: "no-store"}); }
+  catch (e) {
+    hfSync.unreachable(true);
+    said("Not exported: Export CSV needs the handfoot server, and this phone cannot reach it now (the line at the " +
+         "top says why). Press Export CSV again once that line has gone.");
+    const back = () => {
+      document.removeEventListener("handfoot-reachable", back);
+      const box = document.getElementById("export-said");
+      if (box) box.textContent = "Not exported yet. The handfoot server answers again: press Export CSV now.";
+    };
+    document.addEventListener("handfoot-reachable", back);
+    return;
+  }
+  hfSync.back();
+  if (!r.ok) { said(`Not exported: ${(await r.json().catch(() => ({}))).error || `the server answered ${r.status}`}.`); return; }
+  const name = /filename="([^"]+)"/.exec(r.headers.get("content-disposition") || "");
+  const file = h("a", {href: URL.createObjectURL(await r.blob()), download: name ? name[1] : "handfoot.csv", hidden: true});
+  document.body.append(file);
+  file.click();
+  file.remove();
+  setTimeout(() => URL.revokeObjectURL(file.href), 60000);
 }
 
 /* Undo round r of game g, asked first. A round in the middle: the question names each later round that moves up and

@@ -11,7 +11,7 @@ import {breakdownTable} from "/static/games.js";
 import {lostSave} from "/static/lost.js";
 import {FIELDS, boxesChanged, cardsOf, codesIn, fieldsOf, placesOf} from "/static/typed_text.js";
 import {askConfirm, clearError, errorBox, fmt, h, lastRoundDoubt, pointsNode, problemText, problemsLine, roundSaid, saveAnyway, say,
-        setBusy, show, teamTotal, toast} from "/static/ui.js";
+        sayTotal, setBusy, show, teamTotal, toast} from "/static/ui.js";
 
 /* How a squared book typed by its top card has its wilds counted, as the score's hint and Save's question say it. */
 const COUNT_WILDS = "type the book's seven cards as a line of Melds and fanned books instead of its top card in Squared books";
@@ -148,7 +148,7 @@ export async function typedView(gid, roundNo) {
   let sayTimer = null, toSay = "", lastSaid = "", opened = false;
   function sayScore() {
     clearTimeout(sayTimer);
-    if (toSay && toSay !== lastSaid && form.isConnected) { say(toSay); lastSaid = toSay; }
+    if (toSay && toSay !== lastSaid && form.isConnected) { say(toSay, true); lastSaid = toSay; }
   }
   /* What is typed, scored (POST /v1/score) and shown under it; returns this request's answer: {score}, {error,
    * status}, or null when nothing is typed. While the server cannot be
@@ -157,7 +157,7 @@ export async function typedView(gid, roundNo) {
     clearTimeout(timer); clearTimeout(retry);
     const doc = layout(), n = ++asked;
     toSay = "";  /* a score to say once this one answers, if it gives one */
-    if (!typedAnything(doc)) { scoreBox.replaceChildren(h("p", {class: "muted"}, "Type the cards: the score shows here.")); return null; }
+    if (!typedAnything(doc)) { sayTotal(null); lastSaid = ""; scoreBox.replaceChildren(h("p", {class: "muted"}, "Type the cards: the score shows here.")); return null; }
     let out;
     try {
       out = {score: await api("POST", "/v1/score?lenient=true",

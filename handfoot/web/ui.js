@@ -63,9 +63,13 @@ export let toastTimer = null;
 export function toast(message, error) {
   /* a row of the sticky header (style.css): the page moves down by its height, so it covers nothing; a server that
      cannot be reached is said once, by sync.js's line in the header (hfSync.unreachable), not again here. An error
-     is an alert (the toast's role while it shows one); anything else is said through the status region (say) */
+     is an alert (the toast's role while it shows one); anything else is said through the status region (say). It is
+     about the view shown, or about the one opened in the same step ("Game deleted", then location.hash set to the
+     games): another view opened later takes it away (leaving) */
   if (error && message === hfSync.UNREACHABLE) return;
   const t = document.getElementById("toast");
+  t.dataset.at = location.hash;
+  queueMicrotask(() => { t.dataset.at = location.hash; });
   const resize = (change) => {
     const bar = t.parentElement, before = bar.offsetHeight;
     change();
@@ -106,11 +110,31 @@ export function show(...nodes) { fill(view, ...nodes); }
 export function roundSaid(n, teams, score) {
   return `Round ${n} now: ${teams.map(t => `${t} ${score.teams[t] ? teamTotal(score.teams[t]) : "0"}`).join(", ")}.`;
 }
-/* `text` said to a screen reader, not shown: written to the page's status region (#said, polite); the same text
- * again is said again. */
-export function say(text) {
+/* `text` said to a screen reader, not shown: it replaces what the page's status region (#said, polite) held, so the
+ * region says only the latest; the same text again is said again. `total`: it is a round's total (roundSaid's). */
+export function say(text, total = false) {
   const region = document.getElementById("said");
   region.textContent = region.textContent === text ? `${text}\u00a0` : text;
+  region.dataset.total = total ? "1" : "";
+}
+/* The round's total shown now (roundSaid's `text`; null: none shown) kept in the status region: said when `asked`
+ * (a change made here was taken), and put in place of a total it still holds that is no longer the one shown (the
+ * total changed without a word: a change scored once the server answered again, another phone's), never left stale. */
+export function sayTotal(text, asked) {
+  const region = document.getElementById("said");
+  const held = region.dataset.total === "1" ? region.textContent.replace(/\u00a0$/, "") : null;
+  if (text && (asked || (held !== null && held !== text))) say(text, true);
+  else if (!text && held !== null) { region.textContent = ""; region.dataset.total = ""; }
+}
+/* Another view opened (app.js's route): what the status region said and the toast about the view left go (a toast
+ * about the view opened, as "Game deleted" on the games, stays). */
+export function leaving() {
+  const t = document.getElementById("toast");
+  if (!t.hidden && t.dataset.at === location.hash) return;
+  clearTimeout(toastTimer);
+  t.hidden = true; t.textContent = ""; t.removeAttribute("role");
+  const region = document.getElementById("said");
+  region.textContent = ""; region.dataset.total = "";
 }
 
 /* -- the sheet (a dialog for pickers and confirmations) -------------------------------------------------------- */

@@ -8,6 +8,7 @@ user can cause, before the slow work of :mod:`handfoot.core`.
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, replace
 from typing import Any, Iterable, Sequence
 
@@ -133,6 +134,16 @@ def matched_team_names(req: PhotoRequest, n_photos: int,
     return replace(req, went_out=went_out, left=tuple((t, tuple(p)) for t, p in left.items())), hands
 
 
+def unnamed_team(team: str, teams: Sequence[str]) -> str:
+    """The one-line message for cards left or a hand photo of ``team`` when ``teams`` (``--teams``) does not name
+    it, with the likeliest slip (``difflib``'s closest name) offered."""
+    near = difflib.get_close_matches(team, teams, n=1, cutoff=0.6) or [
+        t for t in teams if t.casefold() == team.casefold()]
+    hint = f"; did you mean {near[0]!r}?" if near else ""
+    return (f"cards of team {team!r}: not one of the teams given ({', '.join(teams)}){hint} "
+            "(a team with cards left and no table photo is named in --teams too)")
+
+
 def check_photo_request(req: PhotoRequest, n_photos: int, hand_teams: Sequence[str] = ()) -> Rules:
     """Every check on a photo reading that needs no photo, so a mistake is reported before the slow work.
 
@@ -158,6 +169,9 @@ def check_photo_request(req: PhotoRequest, n_photos: int, hand_teams: Sequence[s
         given = f"{counted(len(req.teams), 'team name')} ({', '.join(req.teams)}) for {what}"
         if len(req.teams) < need:
             raise HandFootError(f"{given}: give {need}, one per side read")
+        for team in [*hand_teams, *(team for team, _ in req.left)]:
+            if team not in req.teams:
+                raise HandFootError(unnamed_team(team, req.teams))
         with_cards = {*req.teams[:need], *hand_teams, *(team for team, _ in req.left)}
         bare = [t for t in dict.fromkeys(req.teams[need:]) if t not in with_cards]
         if bare:

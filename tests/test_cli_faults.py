@@ -376,6 +376,19 @@ def test_a_team_named_beyond_the_photos_is_scored_from_its_cards_left(capsys, as
     assert "team X has no table photo" in one_line(capsys)
 
 
+def test_cards_left_of_a_team_not_in_teams_name_the_slip(capsys, asked):
+    """``--teams Us,Them --left Thme:...`` scored a third team "Thme" and left Them uncharged (two photos), or
+    blamed Them for having no cards (one photo): a team given cards must be one ``--teams`` names, and the
+    message offers the name it is likely a slip of."""
+    for photos in ([str(PHOTO)], [str(PHOTO), str(PHOTO)]):
+        assert main(["score", *photos, "--teams", "Us,Them", "--left", "Thme:KH 7C"]) == 1
+        line = one_line(capsys)
+        assert "cards of team 'Thme': not one of the teams given (Us, Them); did you mean 'Them'?" in line
+        assert "req" not in asked
+    assert main(["score", str(PHOTO), "--teams", "Us,Them", "--left", "Kids:KH"]) == 1
+    assert "did you mean" not in one_line(capsys)
+
+
 def test_counts_say_one_thing_in_the_singular(tmp_path, capsys):
     """A count of one is "1 card", not "1 cards": ``scorer.wording.counted``, and the score of a layout with one
     card left (its breakdown line)."""

@@ -311,6 +311,14 @@ def test_rule_problems_point_at_their_piles_are_said_once_and_asked_once(server,
     problems = [" ".join(e.text.split()) for e in d.find_elements(By.CSS_SELECTOR, "tr.details .problem li")]
     assert problems == [a for a in asked if a.startswith("6 x K♥") or a.startswith("Them: 9♦")], problems
     assert text_of(d, "tr.details .problem p") == "2 rule problems:"
+    # the breakdown's labels take the room, its points line up on the right, no grid lines between its cells (the
+    # grid's cell rules reached into it: borders, padding and a detail column as wide as the label's)
+    cells = d.execute_script("return [...document.querySelectorAll('tr.details table.breakdown tr')]"
+                             ".filter(r => r.cells.length === 3).map(r => [...r.cells].map(c => [c.textContent,"
+                             " c.getBoundingClientRect().width, getComputedStyle(c).textAlign,"
+                             " getComputedStyle(c).borderBottomWidth]))")
+    assert cells and all(label[1] > detail[1] and points[2] == "right" and label[3] == detail[3] == "0px"
+                         for label, detail, points in cells), cells
     d.execute_script("document.querySelector('tr.details .problem').scrollIntoView({block: 'center'})")
     d.save_screenshot(str(shots / "game_round_problems_piles_named_390.png"))
     # a later correction with the same problems: not asked again

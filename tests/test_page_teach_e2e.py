@@ -176,6 +176,55 @@ def test_a_round_checked_right_is_saved_as_checked_and_teaches_every_card(tmp_pa
         assert console_errors(d) == []
 
 
+def test_correcting_a_round_saved_as_checked_shows_the_box_as_saved(tmp_path, browser):
+    """A round saved with **Every card is right as shown** ticked (its corrections end ``checked``): Correct round 1
+    shows the box ticked, as saved (it showed it unticked, while Save still sent ``checked``), with no unsaved change
+    said; unticked, that is one change, and the correction saved no longer says every card is right; ticked again
+    on the next correction, it is saved so again."""
+    photo = (Path(__file__).resolve().parents[1] / "examples" / "table.jpg").read_bytes()
+    d, wait = browser, WebDriverWait(browser, 60)
+    viewport(d, 390, 844)
+    with running(tmp_path) as url:
+        game = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"],
+                                                   "teach": "family-deck"}).json()["id"]
+        r = httpx.post(f"{url}/v1/photos", files=[("photos", ("table.jpg", photo, "image/jpeg"))],
+                       data={"rules": "pagat", "teams": "Us"}, timeout=120)
+        assert r.status_code == 201, r.text
+        rid = r.json()["id"]
+        saved = httpx.post(f"{url}/v1/games/{game}/rounds?lenient=true",
+                           json={"photo_reading": rid, "corrections": [{"op": "checked"}]})
+        assert saved.status_code == 201, saved.text
+
+        def correct(expect: bool, then: bool) -> None:
+            d.get(f"{url}/#/game/{game}/check/{rid}/1")
+            box = wait.until(lambda d: d.find_elements(By.ID, "all-right")).pop()
+            wait.until(lambda d: d.execute_script(
+                "const b = document.getElementById('save-round'); return b && !b.disabled"))
+            assert box.is_selected() is expect
+            assert not d.find_elements(By.ID, "draft-count")
+            if expect:
+                d.execute_script("arguments[0].scrollIntoView({block: 'center'})", box)
+                d.save_screenshot(str(shots_dir(tmp_path) / "page_correct_checked_round_390.png"))
+            d.execute_script("arguments[0].click()", box)
+            assert box.is_selected() is then
+            d.refresh()  # the change kept with the view's draft, counted as one
+            box = wait.until(lambda d: d.find_elements(By.ID, "all-right")).pop()
+            wait.until(lambda d: "(1 change)" in (text_of(d, "#draft-count") or ""))
+            assert box.is_selected() is then
+            d.find_element(By.ID, "save-round").click()
+            wait.until(lambda d: "/check/" not in d.current_url or d.execute_script(
+                "return document.getElementById('sheet').open"))
+            if "/check/" in d.current_url:  # a doubt asked about: saved anyway
+                d.find_element(By.ID, "confirm-yes").click()
+            wait.until(lambda d: "/check/" not in d.current_url)
+
+        correct(True, False)
+        assert httpx.get(f"{url}/v1/games/{game}").json()["rounds"][0]["corrections"] == []
+        correct(False, True)
+        assert httpx.get(f"{url}/v1/games/{game}").json()["rounds"][0]["corrections"] == [{"op": "checked"}]
+        assert console_errors(d) == []
+
+
 def test_a_photo_read_with_a_deck_and_no_card_found_says_what_can_work(tmp_path, browser):
     """A game reading with deck ours: a photo where no card is found says that it teaches the deck nothing and what
     can work (a closer, sharper photo; the light-print box with no deck chosen; the cards typed), and the page offers

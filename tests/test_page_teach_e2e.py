@@ -225,6 +225,30 @@ def test_correcting_a_round_saved_as_checked_shows_the_box_as_saved(tmp_path, br
         assert console_errors(d) == []
 
 
+def test_the_panel_says_typed_rounds_and_photos_with_no_card_teach_nothing(tmp_path, browser):
+    """A family whose photo of round 1 found no card (a dark deck read as photographed) typed the round, then opened
+    the teach panel (the round page offers it): the panel says the typed round teaches nothing, nor does a photo in
+    which no card was found (the server keeps none), and, while the game reads its photos as photographed, which box
+    reads cards printed light on dark (said no more once the game's setting is on)."""
+    d, wait = browser, WebDriverWait(browser, 60)
+    viewport(d, 390, 844)
+    with running(tmp_path) as url:
+        game = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+        layout = {"round": 1, "teams": {"Us": {"melds": [["KH", "KS", "KD"]]}, "Them": {"melds": [["5H", "5S", "5D"]]}}}
+        assert httpx.post(f"{url}/v1/games/{game}/rounds?lenient=true", json=layout).status_code == 201
+        d.get(f"{url}/#/game/{game}/teach")
+        said = wait.until(lambda d: text_of(d, "#teach-typed"))
+        assert said.startswith("Round 1 was typed, so it teaches the deck nothing, nor does a photo in which no card "
+                               "was found (it is not kept"), said
+        assert said.endswith(" Cards printed light on dark? Tick Our cards are light print on dark on the round page "
+                             "before reading the next photos: it reads them."), said
+        d.execute_script("arguments[0].scrollIntoView({block: 'center'})", d.find_element(By.ID, "teach-typed"))
+        d.save_screenshot(str(shots_dir(tmp_path) / "page_teach_typed_round_390.png"))
+        assert httpx.put(f"{url}/v1/games/{game}/negative", json={"negative": True}).status_code == 200
+        wait.until(lambda d: "Cards printed light on dark?" not in (text_of(d, "#teach-typed") or "?"))  # it does
+        assert console_errors(d) == []
+
+
 def test_a_photo_read_with_a_deck_and_no_card_found_says_what_can_work(tmp_path, browser):
     """A game reading with deck ours: a photo where no card is found says that it teaches the deck nothing and what
     can work (a closer, sharper photo; the light-print box with no deck chosen; the cards typed), and the page offers

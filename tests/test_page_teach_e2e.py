@@ -130,6 +130,25 @@ def test_the_next_game_says_it_reads_with_the_deck_learned_before(tmp_path, brow
         assert console_errors(d) == []
 
 
+def _kept_and_saved(d, ticked: bool, shot: Path | None = None) -> None:
+    """The check view reloaded: Every card is right as shown is kept as it was (``ticked``) with the view's draft,
+    said as one change kept (a screenshot of it to ``shot``); then saved (a doubt asked about: saved anyway)."""
+    wait = WebDriverWait(d, 60)
+    d.refresh()
+    box = wait.until(lambda d: d.find_elements(By.ID, "all-right")).pop()
+    wait.until(lambda d: "(1 change)" in (text_of(d, "#draft-count") or ""))
+    assert box.is_selected() is ticked
+    if shot:
+        d.execute_script("arguments[0].scrollIntoView({block: 'center'})", box)
+        d.save_screenshot(str(shot))
+    d.find_element(By.ID, "save-round").click()
+    wait.until(lambda d: "/check/" not in d.current_url or d.execute_script(
+        "return document.getElementById('sheet').open"))
+    if "/check/" in d.current_url:
+        d.find_element(By.ID, "confirm-yes").click()
+    wait.until(lambda d: "/check/" not in d.current_url)
+
+
 def test_a_round_checked_right_is_saved_as_checked_and_teaches_every_card(tmp_path, browser):
     """A game teaching deck family-deck: its check view has **Every card is right as shown** over Save; ticked, the
     round is saved with the correction ``checked`` (every card then teaches the deck, not only those read surely:
@@ -160,18 +179,7 @@ def test_a_round_checked_right_is_saved_as_checked_and_teaches_every_card(tmp_pa
                 except ElementClickInterceptedException:
                     time.sleep(0.3)
             assert box.is_selected()
-            d.refresh()  # kept with the view's draft: a reload keeps it ticked, and says a change is kept
-            box = wait.until(lambda d: d.find_elements(By.ID, "all-right")).pop()
-            wait.until(lambda d: "(1 change)" in (text_of(d, "#draft-count") or ""))
-            assert box.is_selected()
-            d.execute_script("arguments[0].scrollIntoView({block: 'center'})", box)
-            d.save_screenshot(str(shots_dir(tmp_path) / "page_check_all_right_390.png"))
-            d.find_element(By.ID, "save-round").click()
-            wait.until(lambda d: "/check/" not in d.current_url or d.execute_script(
-                "return document.getElementById('sheet').open"))
-            if "/check/" in d.current_url:  # a doubt asked about: saved anyway
-                d.find_element(By.ID, "confirm-yes").click()
-            wait.until(lambda d: "/check/" not in d.current_url)
+            _kept_and_saved(d, True, shots_dir(tmp_path) / "page_check_all_right_390.png")
             assert httpx.get(f"{url}/v1/games/{game}").json()["rounds"][0]["corrections"] == [{"op": "checked"}]
         assert console_errors(d) == []
 
@@ -207,16 +215,7 @@ def test_correcting_a_round_saved_as_checked_shows_the_box_as_saved(tmp_path, br
                 d.save_screenshot(str(shots_dir(tmp_path) / "page_correct_checked_round_390.png"))
             d.execute_script("arguments[0].click()", box)
             assert box.is_selected() is then
-            d.refresh()  # the change kept with the view's draft, counted as one
-            box = wait.until(lambda d: d.find_elements(By.ID, "all-right")).pop()
-            wait.until(lambda d: "(1 change)" in (text_of(d, "#draft-count") or ""))
-            assert box.is_selected() is then
-            d.find_element(By.ID, "save-round").click()
-            wait.until(lambda d: "/check/" not in d.current_url or d.execute_script(
-                "return document.getElementById('sheet').open"))
-            if "/check/" in d.current_url:  # a doubt asked about: saved anyway
-                d.find_element(By.ID, "confirm-yes").click()
-            wait.until(lambda d: "/check/" not in d.current_url)
+            _kept_and_saved(d, then)
 
         correct(True, False)
         assert httpx.get(f"{url}/v1/games/{game}").json()["rounds"][0]["corrections"] == []

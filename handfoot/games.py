@@ -67,6 +67,8 @@ class GameCreate(BaseModel):
     house_rules: HouseRules = Field(default_factory=HouseRules)  # type: ignore[valid-type]
     #: the family's deck, taught by the game's saved photo rounds as it goes (``handfoot.teaching``), or None
     teach: str | None = Field(None, max_length=40, pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$")
+    #: the family's cards are printed light on dark: every phone reads the game's photos as their negatives
+    negative: bool = Field(False, strict=True)
 
     @field_validator("teams")
     @classmethod
@@ -117,7 +119,8 @@ class GameOut(BaseModel):
     """A game with every round scored, the running totals (an ``[min, max]`` pair while a squared book is
     uncounted), the next round and its opening minimum (None once over), the team certainly ahead, the
     winner once the last round is in, and the deck profile its photos are read with (None: the stock reader);
-    the deck its saved photo rounds teach (``teach``, None: none) and that deck's last lesson."""
+    the deck its saved photo rounds teach (``teach``, None: none) and that deck's last lesson; whether its cards are
+    printed light on dark (``negative``: its photos are read as their negatives)."""
 
     id: str
     created: str
@@ -136,6 +139,9 @@ class GameOut(BaseModel):
     deck: str | None = None
     teach: str | None = None
     lesson: Lesson | None = None
+    negative: bool = Field(False, description="the game's cards are printed light on dark (gold on black): every "
+                                              "phone reads its photos as their negatives (POST /v1/photos "
+                                              "`negative`); PUT /v1/games/{id}/negative sets it")
     version: int = Field(0, description="counts every change of the game (its ETag); send it back in If-Match")
     newer_game: str | None = Field(None, description="the newest game of the same teams (in any order) started on "
                                                      "this ledger after this one ended (its last round saved): its next "
@@ -180,7 +186,7 @@ def create_game(ledger: Ledger, body: GameCreate) -> GameRecord:
     if stray:
         raise HandFootError(f"names given for team {', '.join(stray)}, which is not one of the teams "
                             f"({', '.join(body.teams)})")
-    return ledger.create_game(rules.name, house, body.teams, body.names, teach=body.teach)
+    return ledger.create_game(rules.name, house, body.teams, body.names, teach=body.teach, negative=body.negative)
 
 
 def _game(record: GameRecord, rounds: Sequence[RoundRecord]) -> tuple[Game, list]:
@@ -225,7 +231,8 @@ def game_view(ledger: Ledger, game_id: str) -> GameOut:
                    totals={t: _total(v) for t, v in totals.items()},
                    next_round=None if game.is_over else game.round_number, next_minimum=game.next_minimum(),
                    rounds_in_game=game.rules.rounds, leader=game.leader(), winner=game.winner(), over=game.is_over, deck=record.deck,
-                   teach=record.teach, lesson=_lesson(ledger, record.teach), version=record.version,
+                   teach=record.teach, lesson=_lesson(ledger, record.teach), negative=record.negative,
+                   version=record.version,
                    newer_game=newer_game(ledger, game_id) if game.is_over else None)
 
 

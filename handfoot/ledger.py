@@ -150,13 +150,15 @@ class Ledger(ReadingsStore):
 
     # -- games ------------------------------------------------------------------------------------------------
     def create_game(self, rules: str, house_rules: dict[str, Any], teams: list[str],
-                    names: dict[str, list[str]], deck: str | None = None, teach: str | None = None) -> GameRecord:
-        game = GameRecord(new_id(), timestamp(), rules, dict(house_rules), list(teams), dict(names), deck, teach)
+                    names: dict[str, list[str]], deck: str | None = None, teach: str | None = None,
+                    negative: bool = False) -> GameRecord:
+        game = GameRecord(new_id(), timestamp(), rules, dict(house_rules), list(teams), dict(names), deck, teach,
+                          negative=negative)
         with self._write() as conn:
-            conn.execute("INSERT INTO games (id, created, rules, house_rules, teams, names, deck, teach) "
-                         "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            conn.execute("INSERT INTO games (id, created, rules, house_rules, teams, names, deck, teach, negative) "
+                         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                          (game.id, game.created, game.rules, json.dumps(game.house_rules), json.dumps(game.teams),
-                          json.dumps(game.names), deck, teach))
+                          json.dumps(game.names), deck, teach, int(negative)))
         self._tell(game.id, 0)
         return game
 
@@ -192,14 +194,31 @@ class Ledger(ReadingsStore):
             version = self._changed(conn, game_id, None)
         self._tell(game_id, version)
 
+    def set_negative(self, game_id: str, negative: bool, expect: int | None = None) -> int:
+        """Read the game's photos as their negatives (its cards printed light on dark) or as photographed, set from
+        version ``expect`` of the game (None: any); set as it is already, nothing changes. Returns the game's
+        version.
+
+        Raises:
+            NotFoundError: no such game; StaleError: the game is at another version than ``expect``.
+        """
+        with self._write() as conn:
+            row = conn.execute("SELECT version, negative FROM games WHERE id = ?", (game_id,)).fetchone()
+            if row is not None and bool(row[1]) == negative and expect in (None, row[0]):
+                return row[0]
+            version = self._changed(conn, game_id, expect)
+            conn.execute("UPDATE games SET negative = ? WHERE id = ?", (int(negative), game_id))
+        self._tell(game_id, version)
+        return version
+
     def game(self, game_id: str) -> GameRecord:
         """Raises: NotFoundError."""
-        row = self._conn().execute("SELECT id, created, rules, house_rules, teams, names, deck, teach, version "
-                                   "FROM games WHERE id = ?", (game_id,)).fetchone()
+        row = self._conn().execute("SELECT id, created, rules, house_rules, teams, names, deck, teach, version, "
+                                   "negative FROM games WHERE id = ?", (game_id,)).fetchone()
         if row is None:
             raise NotFoundError(f"no game {game_id!r}")
         return GameRecord(row[0], row[1], row[2], json.loads(row[3]), json.loads(row[4]), json.loads(row[5]),
-                          row[6], row[7], row[8])
+                          row[6], row[7], row[8], bool(row[9]))
 
     def version(self, game_id: str) -> int:
         """The game's version: 0 when made, one more after each change. Raises: NotFoundError."""

@@ -85,6 +85,8 @@ MIGRATIONS: tuple[str | Callable[[sqlite3.Connection], Any], ...] = (
     "CREATE TABLE answers (key TEXT PRIMARY KEY, request TEXT NOT NULL, status INTEGER NOT NULL, "
     "media_type TEXT NOT NULL, body BLOB NOT NULL, created TEXT NOT NULL, game TEXT)",
     repair_lone_surrogates,
+    # the game's cards are printed light on dark (1): every phone reads its photos' negatives (the round page's box)
+    "ALTER TABLE games ADD COLUMN negative INTEGER NOT NULL DEFAULT 0",
 )
 #: the schema this handfoot writes (``PRAGMA user_version``): every migration applied
 SCHEMA_VERSION = len(MIGRATIONS)

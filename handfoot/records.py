@@ -37,8 +37,9 @@ def cannot_write(exc: BaseException) -> bool:
 
 @dataclass(frozen=True)
 class GameRecord:
-    """A stored game: its id, creation time (ISO 8601, UTC), rules preset, house rules, teams, players and the
-    deck profile its photos are read with (None: the stock reader)."""
+    """A stored game: its id, creation time (ISO 8601, UTC), rules preset, house rules, teams, players, the
+    deck profile its photos are read with (None: the stock reader) and whether its cards are printed light on dark
+    (``negative``: its photos are read as their negatives)."""
 
     id: str
     created: str
@@ -50,6 +51,7 @@ class GameRecord:
     #: the deck this game's saved rounds teach (``handfoot.teaching``), None when it teaches none
     teach: str | None = None
     version: int = 0
+    negative: bool = False
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,8 @@ real black-and-gold deck (``../shared/realdata/decks_dev/blackgold``; skipped wh
 
 The page had no way to read a photo's negative (the command line's ``--negative``): such a close-up was "no cards
 found" however often it was taken, so no photo round could be saved and the game's deck could never be taught.
+The box that reads the negatives was then kept on each phone, so a second phone at the table read the same deck as
+photographed and found nothing: it is the game's setting now, on every phone (two Chromium sessions).
 Screenshots go to ``$HANDFOOT_SCREENSHOTS`` (default: the test's temporary folder).
 """
 
@@ -19,6 +21,7 @@ from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 from test_page_e2e import browser, console_errors, running, shots_dir, text_of, viewport  # noqa: E402,F401  (fixture)
+from test_page_two_phones import phones, until  # noqa: E402,F401  (fixture)
 
 # the round page's status line once a reading was refused: its text, else null
 REFUSED = "const e = document.querySelector('.status .error-box'); return e && e.textContent"
@@ -60,6 +63,7 @@ def test_a_close_up_of_a_black_deck_is_read_once_its_box_is_ticked(tmp_path, bro
         reading = httpx.get(f"{url}/v1/photos/{d.current_url.split('/check/')[1]}").json()
         codes = [c["code"] for p in reading["images"][0]["piles"] for c in p["cards"]]
         assert codes and all(c[0] == "7" for c in codes), codes  # a 7 (7H, or 7S by the stock reader's eye)
+        assert httpx.get(f"{url}/v1/games/{game}").json()["negative"] is True  # the game's, not this phone's
         d.get(f"{url}/#/game/{game}")
         d.get(f"{url}/#/game/{game}/round")
         assert wait.until(lambda d: d.find_elements(By.ID, "negative")).pop().is_selected()
@@ -82,8 +86,9 @@ def test_the_service_reads_negatives_when_asked(tmp_path, shared_dir):
 
 
 def test_the_next_game_of_the_same_teams_keeps_the_box_ticked(tmp_path, browser):
-    """A one-round game whose photos this phone reads as negatives, over; **New game, same teams**: the new game's
-    round page has the box ticked (the same family's cards), a game of other teams has not."""
+    """A one-round game whose photos are read as negatives, over; **New game, same teams**: the new game is made
+    with the setting (the same family's cards) and its round page has the box ticked, a game of other teams has
+    not."""
     d, wait = browser, WebDriverWait(browser, 60)
     viewport(d, 390, 844)
     with running(tmp_path) as url:
@@ -93,14 +98,15 @@ def test_the_next_game_of_the_same_teams_keeps_the_box_ticked(tmp_path, browser)
                   "teams": {"Us": {"melds": [["KH", "KS", "KD"]]}, "Them": {"melds": [["5H", "5S", "5D"]]}}}
         assert httpx.post(f"{url}/v1/games/{game}/rounds?lenient=true", json=layout).json()["over"]
         other = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Ann", "Bob"]}).json()["id"]
+        assert httpx.put(f"{url}/v1/games/{game}/negative", json={"negative": True}).json()["negative"]
         d.get(f"{url}/#/game/{game}")
-        d.execute_script("localStorage.setItem(arguments[0], '1')", f"handfoot.negative.{game}")  # ticked before
         wait.until(lambda d: d.find_elements(
             By.XPATH, "//*[self::a or self::button][normalize-space()='New game, same teams']")).pop().click()
         wait.until(lambda d: d.find_elements(By.ID, "team-1"))
         d.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
         wait.until(lambda d: d.find_elements(By.ID, "score-round") and game not in d.current_url)
         second = d.current_url.rsplit("/", 1)[1]
+        assert httpx.get(f"{url}/v1/games/{second}").json()["negative"] is True
         d.get(f"{url}/#/game/{second}/round")
         assert wait.until(lambda d: d.find_elements(By.ID, "negative")).pop().is_selected()
         d.get(f"{url}/#/game/{other}/round")
@@ -160,3 +166,88 @@ def test_a_close_up_of_a_black_deck_is_read_again_as_light_on_dark_in_one_tap(tm
         d.get(f"{url}/#/game/{game}")
         d.get(f"{url}/#/game/{game}/round")
         assert wait.until(lambda d: d.find_elements(By.ID, "negative")).pop().is_selected()
+
+
+def _box(d) -> bool | None:
+    """Whether the round page's light-print box is ticked now (None: not shown)."""
+    return d.execute_script("const b = document.getElementById('negative'); return b && b.checked")
+
+
+def _tap_box(d) -> None:
+    """Tap the round page's light-print box, scrolled to the screen's middle (the sticky bar covers its foot)."""
+    box = d.find_element(By.ID, "negative")
+    d.execute_script("arguments[0].scrollIntoView({block: 'center'})", box)
+    box.click()
+
+
+def test_a_second_phone_reads_the_black_deck_as_the_first_phone_set_it(tmp_path, phones, shared_dir):
+    """Two phones on one game's round page. One ticks **Our cards are light print on dark**: the other's box is
+    ticked without a reload, said in a toast, and its close-up of the black deck, sent without touching the box, is
+    read (as its negative) where it was "no cards found"; unticked on the second phone, the first phone's box
+    follows. A phone whose copy of the game is stale (another phone changed the game) sends If-Match, is refused
+    412 and sets it on the game as it is now, said nowhere as an error."""
+    from datasets.realdata import decks_dev
+
+    photo = decks_dev("blackgold", shared_dir / "realdata")[1].path  # one 7H, close up
+    a, b = phones
+    shots = shots_dir(tmp_path)
+    with running(tmp_path) as url:
+        game = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+        for d in phones:
+            viewport(d, 390, 844)
+            d.get(f"{url}/#/game/{game}/round")
+            until(d, lambda d: _box(d) is False)
+        _tap_box(a)
+        until(a, lambda d: httpx.get(f"{url}/v1/games/{game}").json()["negative"] is True)
+        until(b, lambda d: _box(d) is True)
+        said = text_of(b, "#toast") or ""
+        assert 'Another phone ticked "Our cards are light print on dark"' in said, said
+        b.save_screenshot(str(shots / "page_round_negative_from_other_phone_390.png"))
+        b.execute_script("arguments[0].scrollIntoView({block: 'center'})", b.find_element(By.ID, "negative"))
+        b.save_screenshot(str(shots / "page_round_negative_box_other_phone_390.png"))
+        b.find_element(By.ID, "table-0").send_keys(str(photo))
+        b.find_element(By.ID, "read-cards").click()
+        until(b, lambda d: "/check/" in d.current_url, 120)
+        reading = httpx.get(f"{url}/v1/photos/{b.current_url.split('/check/')[1]}").json()
+        codes = [c["code"] for p in reading["images"][0]["piles"] for c in p["cards"]]
+        assert codes and all(c[0] == "7" for c in codes), codes
+        b.get(f"{url}/#/game/{game}/round")
+        until(b, lambda d: _box(d) is True)
+        _tap_box(b)
+        until(a, lambda d: _box(d) is False)
+        assert 'Another phone unticked "Our cards are light print on dark"' in (text_of(a, "#toast") or "")
+        assert httpx.get(f"{url}/v1/games/{game}").json()["negative"] is False
+        # phone a's copy of the game made stale: its write is refused 412 and made again on the game as it is
+        version = httpx.get(f"{url}/v1/games/{game}").json()["version"]
+        a.execute_script("hfSync.note({id: arguments[0], version: 0, rounds: []})", game)
+        _tap_box(a)
+        until(a, lambda d: httpx.get(f"{url}/v1/games/{game}").json()["version"] == version + 1)
+        assert httpx.get(f"{url}/v1/games/{game}").json()["negative"] is True
+        until(b, lambda d: _box(d) is True)
+        assert _box(a) is True and not a.find_elements(By.CSS_SELECTOR, ".status .error-box")
+        for d in phones:
+            assert [m for m in console_errors(d) if "412" not in m] == []  # the stale write only
+
+
+def test_a_box_ticked_on_a_phone_before_it_was_the_games_becomes_the_games(tmp_path, browser):
+    """A phone whose older page kept the box ticked for a game (in its own storage) opens that game's round page:
+    the game is set so (every phone reads it so from then on) and the phone's own value is forgotten; a game whose
+    setting is already on forgets it too, without a write."""
+    d, wait = browser, WebDriverWait(browser, 60)
+    viewport(d, 390, 844)
+    with running(tmp_path) as url:
+        game, on = (httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"],
+                                                         "negative": k == 1}).json()["id"] for k in range(2))
+        d.get(f"{url}/#/")
+        for g in (game, on):
+            d.execute_script("localStorage.setItem(arguments[0], '1')", f"handfoot.negative.{g}")
+        d.get(f"{url}/#/game/{game}/round")
+        wait.until(lambda d: httpx.get(f"{url}/v1/games/{game}").json()["negative"] is True)
+        assert _box(d) is True
+        wait.until(lambda d: d.execute_script("return localStorage.getItem(arguments[0])",
+                                              f"handfoot.negative.{game}") is None)
+        d.get(f"{url}/#/game/{on}/round")
+        wait.until(lambda d: d.execute_script("return localStorage.getItem(arguments[0])",
+                                              f"handfoot.negative.{on}") is None)
+        assert _box(d) is True and httpx.get(f"{url}/v1/games/{on}").json()["version"] == 0
+        assert console_errors(d) == []

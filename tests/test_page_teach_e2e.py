@@ -130,6 +130,25 @@ def test_the_next_game_says_it_reads_with_the_deck_learned_before(tmp_path, brow
         assert console_errors(d) == []
 
 
+def _kept_and_saved(d, ticked: bool, shot: Path | None = None) -> None:
+    """The check view reloaded: Every card is right as shown is kept as it was (``ticked``) with the view's draft,
+    said as one change kept (a screenshot of it to ``shot``); then saved (a doubt asked about: saved anyway)."""
+    wait = WebDriverWait(d, 60)
+    d.refresh()
+    box = wait.until(lambda d: d.find_elements(By.ID, "all-right")).pop()
+    wait.until(lambda d: "(1 change)" in (text_of(d, "#draft-count") or ""))
+    assert box.is_selected() is ticked
+    if shot:
+        d.execute_script("arguments[0].scrollIntoView({block: 'center'})", box)
+        d.save_screenshot(str(shot))
+    d.find_element(By.ID, "save-round").click()
+    wait.until(lambda d: "/check/" not in d.current_url or d.execute_script(
+        "return document.getElementById('sheet').open"))
+    if "/check/" in d.current_url:
+        d.find_element(By.ID, "confirm-yes").click()
+    wait.until(lambda d: "/check/" not in d.current_url)
+
+
 def test_a_round_checked_right_is_saved_as_checked_and_teaches_every_card(tmp_path, browser):
     """A game teaching deck family-deck: its check view has **Every card is right as shown** over Save; ticked, the
     round is saved with the correction ``checked`` (every card then teaches the deck, not only those read surely:
@@ -160,19 +179,72 @@ def test_a_round_checked_right_is_saved_as_checked_and_teaches_every_card(tmp_pa
                 except ElementClickInterceptedException:
                     time.sleep(0.3)
             assert box.is_selected()
-            d.refresh()  # kept with the view's draft: a reload keeps it ticked, and says a change is kept
-            box = wait.until(lambda d: d.find_elements(By.ID, "all-right")).pop()
-            wait.until(lambda d: "(1 change)" in (text_of(d, "#draft-count") or ""))
-            assert box.is_selected()
-            d.execute_script("arguments[0].scrollIntoView({block: 'center'})", box)
-            d.save_screenshot(str(shots_dir(tmp_path) / "page_check_all_right_390.png"))
-            d.find_element(By.ID, "save-round").click()
-            wait.until(lambda d: "/check/" not in d.current_url or d.execute_script(
-                "return document.getElementById('sheet').open"))
-            if "/check/" in d.current_url:  # a doubt asked about: saved anyway
-                d.find_element(By.ID, "confirm-yes").click()
-            wait.until(lambda d: "/check/" not in d.current_url)
+            _kept_and_saved(d, True, shots_dir(tmp_path) / "page_check_all_right_390.png")
             assert httpx.get(f"{url}/v1/games/{game}").json()["rounds"][0]["corrections"] == [{"op": "checked"}]
+        assert console_errors(d) == []
+
+
+def test_correcting_a_round_saved_as_checked_shows_the_box_as_saved(tmp_path, browser):
+    """A round saved with **Every card is right as shown** ticked (its corrections end ``checked``): Correct round 1
+    shows the box ticked, as saved (it showed it unticked, while Save still sent ``checked``), with no unsaved change
+    said; unticked, that is one change, and the correction saved no longer says every card is right; ticked again
+    on the next correction, it is saved so again."""
+    photo = (Path(__file__).resolve().parents[1] / "examples" / "table.jpg").read_bytes()
+    d, wait = browser, WebDriverWait(browser, 60)
+    viewport(d, 390, 844)
+    with running(tmp_path) as url:
+        game = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"],
+                                                   "teach": "family-deck"}).json()["id"]
+        r = httpx.post(f"{url}/v1/photos", files=[("photos", ("table.jpg", photo, "image/jpeg"))],
+                       data={"rules": "pagat", "teams": "Us"}, timeout=120)
+        assert r.status_code == 201, r.text
+        rid = r.json()["id"]
+        saved = httpx.post(f"{url}/v1/games/{game}/rounds?lenient=true",
+                           json={"photo_reading": rid, "corrections": [{"op": "checked"}]})
+        assert saved.status_code == 201, saved.text
+
+        def correct(expect: bool, then: bool) -> None:
+            d.get(f"{url}/#/game/{game}/check/{rid}/1")
+            box = wait.until(lambda d: d.find_elements(By.ID, "all-right")).pop()
+            wait.until(lambda d: d.execute_script(
+                "const b = document.getElementById('save-round'); return b && !b.disabled"))
+            assert box.is_selected() is expect
+            assert not d.find_elements(By.ID, "draft-count")
+            if expect:
+                d.execute_script("arguments[0].scrollIntoView({block: 'center'})", box)
+                d.save_screenshot(str(shots_dir(tmp_path) / "page_correct_checked_round_390.png"))
+            d.execute_script("arguments[0].click()", box)
+            assert box.is_selected() is then
+            _kept_and_saved(d, then)
+
+        correct(True, False)
+        assert httpx.get(f"{url}/v1/games/{game}").json()["rounds"][0]["corrections"] == []
+        correct(False, True)
+        assert httpx.get(f"{url}/v1/games/{game}").json()["rounds"][0]["corrections"] == [{"op": "checked"}]
+        assert console_errors(d) == []
+
+
+def test_the_panel_says_typed_rounds_and_photos_with_no_card_teach_nothing(tmp_path, browser):
+    """A family whose photo of round 1 found no card (a dark deck read as photographed) typed the round, then opened
+    the teach panel (the round page offers it): the panel says the typed round teaches nothing, nor does a photo in
+    which no card was found (the server keeps none), and, while the game reads its photos as photographed, which box
+    reads cards printed light on dark (said no more once the game's setting is on)."""
+    d, wait = browser, WebDriverWait(browser, 60)
+    viewport(d, 390, 844)
+    with running(tmp_path) as url:
+        game = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+        layout = {"round": 1, "teams": {"Us": {"melds": [["KH", "KS", "KD"]]}, "Them": {"melds": [["5H", "5S", "5D"]]}}}
+        assert httpx.post(f"{url}/v1/games/{game}/rounds?lenient=true", json=layout).status_code == 201
+        d.get(f"{url}/#/game/{game}/teach")
+        said = wait.until(lambda d: text_of(d, "#teach-typed"))
+        assert said.startswith("Round 1 was typed, so it teaches the deck nothing, nor does a photo in which no card "
+                               "was found (it is not kept"), said
+        assert said.endswith(" Cards printed light on dark? Tick Our cards are light print on dark on the round page "
+                             "before reading the next photos: it reads them."), said
+        d.execute_script("arguments[0].scrollIntoView({block: 'center'})", d.find_element(By.ID, "teach-typed"))
+        d.save_screenshot(str(shots_dir(tmp_path) / "page_teach_typed_round_390.png"))
+        assert httpx.put(f"{url}/v1/games/{game}/negative", json={"negative": True}).status_code == 200
+        wait.until(lambda d: "Cards printed light on dark?" not in (text_of(d, "#teach-typed") or "?"))  # it does
         assert console_errors(d) == []
 
 

@@ -258,3 +258,33 @@ def test_a_finished_game_names_the_next_game_in_its_view_and_its_stream(server):
     thread, seen, _ = _listen(url, old, "newer")  # a phone opening the old game later
     thread.join(10)
     assert not thread.is_alive() and [s["event"] for s in seen] == ["message", "newer"] and seen[1]["newer"] == nxt
+
+
+def test_light_print_on_dark_is_the_games_setting_changed_with_if_match(server):
+    """Whether a game's cards are printed light on dark is kept with the game (it was the round page's box on each
+    phone): made with it or set by ``PUT /v1/games/{id}/negative``, every phone's ``GET`` says it, the event stream
+    tells the new version; a stale ``If-Match`` is 412 with the game as it is now, nothing changed; set again as it
+    is, nothing changes."""
+    url, _ = server
+    gid = _game(url)
+    assert httpx.get(f"{url}/v1/games/{gid}").json()["negative"] is False
+    thread, seen, _ = _listen(url, gid, "deleted")
+    r = httpx.put(f"{url}/v1/games/{gid}/negative", json={"negative": True}, headers={"If-Match": '"0"'})
+    assert r.status_code == 200, r.text
+    assert r.json()["negative"] is True and r.headers["etag"] == '"1"'
+    got = httpx.get(f"{url}/v1/games/{gid}")  # the other phone
+    assert got.json()["negative"] is True and got.headers["etag"] == '"1"'
+    stale = httpx.put(f"{url}/v1/games/{gid}/negative", json={"negative": False}, headers={"If-Match": '"0"'})
+    assert stale.status_code == 412, stale.text
+    assert "changed on another phone" in stale.json()["error"] and stale.json()["game"]["negative"] is True
+    same = httpx.put(f"{url}/v1/games/{gid}/negative", json={"negative": True}, headers={"If-Match": '"1"'})
+    assert same.status_code == 200 and same.headers["etag"] == '"1"'  # as it is: nothing changed
+    assert httpx.put(f"{url}/v1/games/{gid}/negative", json={"negative": "yes"}).status_code == 422
+    assert httpx.put(f"{url}/v1/games/nope/negative", json={"negative": True}).status_code == 404
+    off = httpx.put(f"{url}/v1/games/{gid}/negative", json={"negative": False}, headers={"If-Match": '"1"'})
+    assert off.json()["negative"] is False and off.headers["etag"] == '"2"'
+    httpx.delete(f"{url}/v1/games/{gid}")
+    thread.join(20)
+    assert [s["version"] for s in seen] == [0, 1, 2, None]
+    made = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["A", "B"], "negative": True})
+    assert made.status_code == 201 and made.json()["negative"] is True  # the next game of a family's dark deck

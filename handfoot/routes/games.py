@@ -178,6 +178,27 @@ def set_game_deck(game_id: str, body: GameDeckIn, response: Response, ledger: Le
     return _tagged(response, games.game_view(ledger, game_id))
 
 
+class GameNegativeIn(BaseModel):
+    """Whether the game's cards are printed light on dark (gold on black): every phone then reads its photos as their
+    negatives."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    negative: bool = Field(strict=True)
+
+
+@router.put("/games/{game_id}/negative", response_model=games.GameOut,
+            responses={k: ERRORS[k] for k in (401, 404, 412, 422)})
+def set_game_negative(game_id: str, body: GameNegativeIn, request: Request, response: Response,
+                      if_match: Annotated[str | None, IF_MATCH] = None,
+                      ledger: Ledger = Depends(get_ledger)) -> games.GameOut:
+    """The game's cards are printed light on dark (``negative`` true: the round page's box "Our cards are light print
+    on dark", kept with the game, so every phone reads its photos as their negatives) or not. ``If-Match``: as a
+    round's write (a stale one is 412 with the game as it is now); sent again, it sets the same again."""
+    ledger.set_negative(game_id, body.negative, expected_version(request))
+    return _tagged(response, games.game_view(ledger, game_id))
+
+
 @router.get("/games/{game_id}/examples.jsonl", response_class=Response,
             responses={200: {"content": {"application/x-ndjson": {}}}, 404: ERRORS[404], 401: ERRORS[401]})
 def export_examples(game_id: str, ledger: Ledger = Depends(get_ledger)) -> Response:

@@ -9,7 +9,7 @@ import {readDraft, removeDraft, writeDraft} from "/static/drafts.js";
 import {breakdownTable} from "/static/games.js";
 import {lostSave, roundHolds} from "/static/lost.js";
 import {notesPanel, numberedNotes} from "/static/notes.js";
-import {addButtons, flash, pileList} from "/static/piles.js";
+import {addButtons, flash, isChecked, pileList, unchecked} from "/static/piles.js";
 import {pileSheets} from "/static/sheets.js";
 import {askConfirm, clearError, closeSheet, h, lastRoundDoubt, openSheet, pointsNode, problemNamed, problemText, focusOn, roundSaid,
         saveAnyway, sayTotal, setBusy, show, teamTotal, toast, uncountedBooks} from "/static/ui.js";
@@ -24,13 +24,16 @@ export async function checkView(gid, rid, roundNo) {
   /* a reading of the live view's End of round: no photo can be added to it, here or from Score round */
   const fromLive = original.images.every(im => im.image === "live table");
   const uploadWent = sessionStorage.getItem(`handfoot.went_out.${rid}`) ?? (original.layout.went_out || "");
-  const baseOps = () => stored ? stored.corrections : [];  /* the corrections as saved (none on a new photo) */
+  const savedOps = () => stored ? stored.corrections : [];  /* the corrections as saved (none on a new photo) */
+  const baseOps = () => unchecked(savedOps());  /* those the pile list shows: "checked" is the box over Save */
+  const baseChecked = () => isChecked(savedOps());  /* saved with Every card is right as shown ticked */
   const baseWent = () => stored ? (stored.layout.went_out || "") : uploadWent;
-  const draft = readDraft(gid, rid, roundNo || null, baseOps());  /* unsaved corrections kept over a reload */
+  const draft = readDraft(gid, rid, roundNo || null, savedOps());  /* unsaved corrections kept over a reload */
   const st = {
-    corrections: draft ? draft.corrections : baseOps().slice(),
+    corrections: draft ? unchecked(draft.corrections) : baseOps(),
     wentOut: draft ? draft.went : baseWent(),
-    checked: draft ? draft.checked : false,  /* Every card is right as shown ticked (a game teaching a deck) */
+    /* Every card is right as shown ticked (a game teaching a deck): as saved, or as kept */
+    checked: draft ? draft.checked || isChecked(draft.corrections) : baseChecked(),
     reading: original,
     round: roundNo || g.next_round,
     views: [], breakdownOpen: false,
@@ -40,10 +43,10 @@ export async function checkView(gid, rid, roundNo) {
   /* This view's unsaved corrections, kept in localStorage under its game and reading until saved or discarded (a
    * phone reloads a tab it put away); none kept while they equal the saved round's. */
   const unchanged = () => JSON.stringify(st.corrections) === JSON.stringify(baseOps()) && st.wentOut === baseWent() &&
-    !st.checked;
+    st.checked === baseChecked();
   function keepDraft() {
     if (unchanged()) removeDraft(gid, readingId);
-    else writeDraft(gid, readingId, {round: roundNo || null, base: baseOps(), corrections: st.corrections, went: st.wentOut,
+    else writeDraft(gid, readingId, {round: roundNo || null, base: savedOps(), corrections: st.corrections, went: st.wentOut,
                                           checked: st.checked});
     draftSays();
   }
@@ -55,12 +58,13 @@ export async function checkView(gid, rid, roundNo) {
     const line = draftBox.querySelector("#draft-count");
     if (!line) return;
     if (unchanged()) { draftBox.replaceChildren(); return; }
-    const n = st.corrections.length - baseOps().length + (st.wentOut !== baseWent() ? 1 : 0) + (st.checked ? 1 : 0);
+    const n = st.corrections.length - baseOps().length + (st.wentOut !== baseWent() ? 1 : 0) +
+              (st.checked !== baseChecked() ? 1 : 0);
     line.textContent = "Your unsaved corrections were kept" + (n > 0 ? ` (${n} change${n === 1 ? "" : "s"})` : "") +
                        ": check them, then save, or discard them.";
   }
   function forgetDraft() {  /* back to the corrections as saved, nothing kept */
-    st.corrections = baseOps().slice(); st.wentOut = baseWent(); wentOut.value = st.wentOut; piles.tick(false);
+    st.corrections = baseOps(); st.wentOut = baseWent(); wentOut.value = st.wentOut; piles.tick(baseChecked());
     dropDraft(); draftBox.replaceChildren();
   }
   function discardDraft() { forgetDraft(); rescore(1, null, {}); focusOn(heading); }
@@ -84,11 +88,12 @@ export async function checkView(gid, rid, roundNo) {
     becomeNewRound,
     get roundNo() { return roundNo; }, get stored() { return stored; }, get readingId() { return readingId; }});
   /* From now on this view corrects the saved round `theirs` (a round of this same photo: saved meanwhile on another
-   * phone, or moved up by an undo there) with `corrections` and `went`; its address says so (a reload opens it). */
-  function becomeCorrection(theirs, corrections, went) {
+   * phone, or moved up by an undo there) with `corrections` and `went`, Every card is right as shown ticked when
+   * `checked` (by default: when `corrections` hold it, or it is ticked here); its address says so (a reload opens it). */
+  function becomeCorrection(theirs, corrections, went, checked = isChecked(corrections) || st.checked) {
     dropDraft();
     roundNo = theirs.n; stored = theirs; readingId = theirs.photo_reading; st.round = theirs.n;
-    st.corrections = corrections; st.wentOut = went; wentOut.value = went;
+    st.corrections = unchecked(corrections); st.wentOut = went; wentOut.value = went; piles.tick(checked);
     heading.textContent = `Correct round ${theirs.n}`; save.textContent = "Save correction"; notice.freeSave();
     here = `#/game/${gid}/check/${theirs.photo_reading}/${theirs.n}`;
     history.replaceState(null, "", here);

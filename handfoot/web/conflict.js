@@ -4,6 +4,7 @@
  * made under it, and Save held, with its reason, until the notice is answered. */
 import {api} from "/static/api.js";
 import {changesAbsent, changesText, scoresOf} from "/static/changes.js";
+import {isChecked, unchecked} from "/static/piles.js";
 import {askConfirm, closeSaveQuestion, fmt, h, toast, total} from "/static/ui.js";
 
 /* A photo of a reading's `images` ({image, teams}) in words: "table.jpg, Us" (`inside`: "table.jpg (Us)"). */
@@ -124,7 +125,7 @@ export function conflictNotice(view) {
 
   /* The changes made on this phone since the view opened that the saved round `theirs` lacks (changes.js). */
   function myChanges(theirs) {
-    return changesAbsent(theirs, st.corrections.slice(view.stored ? view.stored.corrections.length : 0), st.wentOut,
+    return changesAbsent(theirs, st.corrections.slice(view.stored ? unchecked(view.stored.corrections).length : 0), st.wentOut,
                          view.stored ? view.stored.layout.went_out || "" : "");
   }
   /* Theirs, then mine (nothing either phone did is lost): tried on their reading first; this view then corrects
@@ -148,7 +149,7 @@ export function conflictNotice(view) {
   }
   function takeTheirs(theirs, latest) {
     hfSync.note(latest);
-    view.becomeCorrection(theirs, theirs.corrections.slice(), theirs.layout.went_out || "");
+    view.becomeCorrection(theirs, theirs.corrections.slice(), theirs.layout.went_out || "", isChecked(theirs.corrections));
     view.rescore();
   }
   /* Buttons that offer adding this phone's changes to the saved round `theirs` (of this same photo), or taking theirs;

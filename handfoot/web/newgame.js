@@ -2,7 +2,7 @@
  * house rules and deck, then Start. */
 import {api} from "/static/api.js";
 import {fmtDate} from "/static/games.js";
-import {negativeKey} from "/static/round.js";
+import {negativeOf} from "/static/round.js";
 import {errorBox, fmt, h, setBusy, show} from "/static/ui.js";
 
 /* The longest team name, in characters (handfoot.limits.TEAM_NAME_MAX: the server refuses a longer one). */
@@ -226,7 +226,8 @@ export async function newGameView(fromId) {
       }
       house_rules[n.dataset.field] = Number(value);
     }
-    const body = {rules: select.value, teams: names, names: {}, house_rules, teach: from ? from.teach : null};
+    const body = {rules: select.value, teams: names, names: {}, house_rules, teach: from ? from.teach : null,
+                  negative: from ? negativeOf(from) : false};  /* the same family's cards */
     names.forEach((n, k) => { if (players[k].length) body.names[n] = players[k]; });
     setBusy(create, true);
     try {
@@ -245,7 +246,6 @@ export async function newGameView(fromId) {
       }
       const game = await api("POST", "/v1/games", body, createKey);
       if (from && from.deck) await api("PUT", `/v1/games/${game.id}/deck`, {deck: from.deck, teach: !!from.teach}).catch(() => {});
-      if (from && localStorage.getItem(negativeKey(from.id))) localStorage.setItem(negativeKey(game.id), "1");  /* same cards */
       location.hash = `#/game/${game.id}`;
     } catch (e) {
       if (e.status) createKey = hfSync.newKey();

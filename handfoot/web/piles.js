@@ -223,6 +223,11 @@ export function pileList(view) {
 }
 
 
+/* Whether corrections `ops` (a round's, as saved) end with Every card is right as shown ticked (the `checked` one) */
+export const isChecked = (ops) => ops.some(op => op.op === "checked");
+/* Corrections `ops` without the `checked` one: the changes made to the reading (the box over Save is the other) */
+export const unchecked = (ops) => ops.filter(op => op.op !== "checked");
+
 /* For a game whose rounds teach a deck (`g.teach`): the box that says every card of the round is right as shown,
  * {box, withChecked(ops)}: ticked, the corrections saved end with {op: "checked"}, and the round teaches the deck
  * every card, as a corrected round does (a round saved as read teaches only its cards read surely: a close-up of a
@@ -235,5 +240,5 @@ function checkedBox(g, st, keepDraft) {
   return {input: box, box: h("label", {class: "check", for: "all-right"}, box,
                  ` Every card is right as shown: teach deck ${g.teach} all of them (unticked, a round saved as read ` +
                  "teaches it only the cards read surely)"),
-          withChecked: (ops) => box.checked && !ops.some(op => op.op === "checked") ? [...ops, {op: "checked"}] : ops};
+          withChecked: (ops) => box.checked && !isChecked(ops) ? [...ops, {op: "checked"}] : ops};
 }

@@ -1,11 +1,48 @@
 /* A round from photos (#/game/ID/round): the photos sent, read and scored. */
 import {ApiError, api} from "/static/api.js";
 import {keptCheckOffer} from "/static/drafts.js";
-import {deckChoice, errorBox, fmt, h, setBusy, show} from "/static/ui.js";
+import {deckChoice, errorBox, fmt, h, setBusy, show, toast} from "/static/ui.js";
 
-/* Where this phone keeps that game `gid`'s photos are read as negatives (its round page's box ticked); a new game
-   of the same teams takes it over (newgame.js). */
+/* Where an older page kept on this phone that game `gid`'s photos are read as negatives (its round page's box
+   ticked): now the game's own `negative`, set from it once (negativeSetting). */
 export const negativeKey = (gid) => `handfoot.negative.${gid}`;
+/* Whether game `g`'s cards are printed light on dark: the game's setting, or what this phone kept before it was one
+   (a new game of the same teams takes it over: newgame.js). */
+export const negativeOf = (g) => Boolean(g.negative || localStorage.getItem(negativeKey(g.id)));
+
+/* The game `g`'s light-print setting (PUT /v1/games/{id}/negative) on its round page's box `box`, which every phone
+   shows as the game has it: {set(on) (the setting sent, with If-Match: the game's version this phone saw; resolves
+   true once the game has it; `quiet`: a failure leaves the box and says nothing), changed(latest) (the game as another
+   phone left it: the box follows, said)}. A value this phone kept before the setting was the game's is sent once
+   (quietly: the box shows it meanwhile), then forgotten. `said(error)` shows an error. */
+function negativeSetting(gid, g, box, said) {
+  async function set(on, quiet = false, tries = 2) {
+    try {
+      g.negative = (await api("PUT", `/v1/games/${gid}/negative`, {negative: on})).negative;
+      box.checked = g.negative;
+      return g.negative === on;
+    } catch (e) {
+      const now = e.status === 412 && e.body.game;  /* the game changed on another phone first (412: nothing set) */
+      if (now) hfSync.note(now);
+      if (now && now.negative === on) { g.negative = on; return true; }  /* set there too */
+      /* changed otherwise (a round saved, the box ticked and unticked): set as asked, on the game as it is now */
+      if (now && tries > 1) return set(on, quiet, tries - 1);
+      if (!quiet) { box.checked = g.negative; said(e); }
+      return false;
+    }
+  }
+  const key = negativeKey(gid);
+  if (localStorage.getItem(key)) {  /* kept by this phone before: the game's from now on */
+    if (g.negative) localStorage.removeItem(key);
+    else set(true, true).then(done => { if (done) localStorage.removeItem(key); });
+  }
+  return {set, changed(latest) {
+    if (latest.negative === g.negative) return;
+    g.negative = latest.negative; box.checked = latest.negative;
+    toast(`Another phone ${g.negative ? "ticked" : "unticked"} "Our cards are light print on dark": this game's photos ` +
+          `are read ${g.negative ? "as their negatives" : "as photographed"}`);
+  }};
+}
 
 /* -- a round: photos in ------------------------------------------------------------------------------------ */
 export async function roundView(gid) {
@@ -23,15 +60,18 @@ export async function roundView(gid) {
   const decks = await api("GET", "/v1/decks").catch(() => []);
   const chosen = g.deck || "";
   const deck = decks.length ? deckChoice(decks, chosen, "deck", "Read this game's photos with (kept for its next rounds)") : null;
-  /* a deck printed light on dark (gold on black) is read as its negative: ticked for this game, kept on this phone
-     for its next rounds; a deck chosen above reads as it learned (a learned black deck reads negatives itself) */
-  const negKey = negativeKey(gid);
-  const negative = h("input", {type: "checkbox", id: "negative", checked: localStorage.getItem(negKey) ? "" : null,
-    onchange: () => negative.checked ? localStorage.setItem(negKey, "1") : localStorage.removeItem(negKey)});
+  /* a deck printed light on dark (gold on black) is read as its negative: the game's setting, every phone's box and
+     reading; a deck chosen above reads as it learned (a learned black deck reads negatives itself) */
+  const negative = h("input", {type: "checkbox", id: "negative", checked: negativeOf(g) ? "" : null,
+    onchange: () => light.set(negative.checked)});
   const negativeBox = h("label", {class: "check", for: "negative"}, negative,
-    " Our cards are light print on dark (e.g. gold on black): read the photos' negatives" +
+    " Our cards are light print on dark (e.g. gold on black): read this game's photos as negatives, on every phone" +
     (deck ? " (with the stock card reader; a deck learned reads as it learned)" : ""));
   const status = h("div", {"aria-live": "polite", class: "status"});
+  const light = negativeSetting(gid, g, negative, (e) => status.replaceChildren(errorBox(e)));
+  hfSync.follow(gid, async () => {  /* the setting changed on another phone: this box shows it */
+    try { light.changed(await api("GET", `/v1/games/${gid}`)); } catch (e) { /* the next change says it again */ }
+  });
   const go = h("button", {type: "submit", class: "primary", id: "read-cards"}, "Read the cards");
   /* what is sent changed (a photo added, cards typed, who went out): another reading, not the one a key was sent for */
   const form = h("form", {onsubmit: (ev) => { ev.preventDefault(); upload(); }, onchange: () => { key = hfSync.newKey(); }},
@@ -131,7 +171,7 @@ export async function roundView(gid) {
           status.append(h("p", {}, "Another photo, or ", h("a", {href: `#/game/${gid}/type`}, "type the cards instead"), "."));
         if (unread && !negative.checked && !(deck && deck.value))  /* a dark deck's close-up: one tap reads its negative */
           status.append(h("p", {}, h("button", {type: "button", class: "primary", id: "read-negative", onclick: () => {
-            negative.checked = true; localStorage.setItem(negKey, "1"); upload();
+            negative.checked = true; light.set(true); upload();
           }}, "Read them as light print on dark")));
         if (unread && !(deck && deck.value))  /* read with a deck learned: a photo with no card found teaches it nothing */
           status.append(h("p", {}, h("a", {class: "button", id: "teach-deck", href: `#/game/${gid}/teach`}, "Teach handfoot your deck")));

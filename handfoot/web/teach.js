@@ -1,5 +1,6 @@
 /* A game's panel that teaches the card reader the family's deck from the game's corrected photo rounds. */
 import {api} from "/static/api.js";
+import {roundsText} from "/static/changes.js";
 import {askConfirm, errorBox, h, setBusy, toast} from "/static/ui.js";
 
 const DECK_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$/;  /* a deck's name (vision.decks.NAME) */
@@ -80,6 +81,7 @@ export function teachPanel(gid, g) {
     corners.hidden = false;
     if (!enough) go.disabled = true;
   });
+  const typed = typedSaid(g);
   const state = h("p", {id: "deck-state"}, deckState(g) || "");
   state.hidden = !deckState(g);
   /* the game's deck and teaching as the server answered them (a game), said on the state line and the box */
@@ -229,11 +231,27 @@ export function teachPanel(gid, g) {
       `without it. It needs at least ${MIN_CORNERS} card corners (a card's rank and suit) in the photos: a photo or two of ` +
       "a round's table, or 15 or more close-ups of a card or two. A card added by hand teaches nothing: it has no " +
       "place on the photo."),
-    state, h("label", {for: "deck-name"}, "Deck name (empty: our-deck)"), name, why, corners, h("div", {class: "row"}, go),
+    state, h("label", {for: "deck-name"}, "Deck name (empty: our-deck)"), name, why, corners, typed,
+    h("div", {class: "row"}, go),
     h("label", {class: "check"}, keep, " Keep learning it from every round saved (a round saved as read teaches only " +
       "the cards read surely, unless Every card is right as shown is ticked above Save)"), status);
 }
 
+
+/* What the panel says of game `g`'s rounds typed in (no photo): they teach nothing, nor does a photo in which no card
+   was found (often why a round was typed: the server keeps no such photo, and a deck is learned from the corners found
+   on a photo, as corrected); while its photos are read as photographed, the box that reads a dark deck. null when no
+   round was typed. */
+function typedSaid(g) {
+  const ns = g.rounds.filter(r => !r.photo_reading).map(r => r.n);
+  if (!ns.length) return null;
+  const which = roundsText(ns);
+  return h("p", {class: "muted", id: "teach-typed"}, `${which[0].toUpperCase()}${which.slice(1)} ` +
+    `${ns.length === 1 ? "was" : "were"} typed, so ${ns.length === 1 ? "it teaches" : "they teach"} the deck nothing, ` +
+    "nor does a photo in which no card was found (it is not kept: handfoot learns from each card corner it found on " +
+    "a photo, as you corrected it)." + (g.over || g.negative ? "" : " Cards printed light on dark? Tick Our cards are " +
+      "light print on dark on the round page before reading the next photos: it reads them."));
+}
 
 /* The card corners game `gid`'s saved photo rounds teach (GET /v1/games/{id}/examples.jsonl: one line a photo with a
    corner, as corrected; a card typed or added by hand has none): {photos, corners}, or null when it cannot be asked. */

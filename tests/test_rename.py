@@ -72,7 +72,8 @@ def test_a_rename_reaches_every_round_correction_reading_and_the_csv(client):
     assert game["rounds"][1]["corrections"][0]["team"] == "Joneses"
     assert "Jonses" not in r.text
     shown = client.get(f"/v1/photos/{reading['id']}").json()  # the reading the round was made from
-    assert {p["team"] for p in shown["images"][0]["piles"]} == {"Joneses"} and shown["images"][0]["teams"] == ["Joneses"]
+    assert {p["team"] for p in shown["images"][0]["piles"]} == {"Joneses"}
+    assert shown["images"][0]["teams"] == ["Joneses"]
     assert "Jonses" not in str(shown["layout"]) and "Jonses" not in str(shown["score"]["teams"])
 
     csv = client.get(f"/v1/games/{gid}/export.csv").text

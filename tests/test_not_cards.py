@@ -88,5 +88,6 @@ def test_the_service_refuses_a_chart_with_words(chart_file, tmp_path, models):
         r = c.post("/v1/photos", files=[("photos", ("chart.png", chart_file.read_bytes(), "image/png"))],
                    data={"rules": "pagat"})
     assert r.status_code == 422, r.text
-    assert r.json()["error"].startswith("chart.png (team A): no cards found (is the whole table in the photo, in focus and lit?)")
+    said = r.json()["error"]
+    assert said.startswith("chart.png (team A): no cards found (is the whole table in the photo, in focus and lit?)")
     assert not any((tmp_path / "photos").iterdir())  # nothing kept of a refused reading

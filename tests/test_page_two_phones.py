@@ -390,6 +390,8 @@ def test_undoing_a_round_in_the_middle_says_which_rounds_move_and_a_change_meanw
     assert "Round 3 moved up one: it is round 2 now, scored under its new opening minimum. Next: round 3." \
         in text_of(a, "#game-notice")
     a.save_screenshot(str(shots / "undo_middle_round_done_390.png"))
+    a.find_element(By.ID, "game-notice-ok").click()  # read: put away (it stayed until the page was left)
+    until(a, lambda d: not d.find_elements(By.ID, "game-notice"))
     after = _rounds(server, game)
     assert [r["layout"]["teams"] for r in after] == [before[1]["layout"]["teams"], fixed["teams"] | {"Them": {}}]
     assert [r["minimum"] for r in after] == [50, 90] and after[1]["layout"]["round"] == 2

@@ -105,6 +105,9 @@ class Reading:
     #: ... and read so when the negative shows at least this many sure boxes (a table's cards; fewer may be a
     #: card's art: the stars of a real joker's hat show five)
     negative_shows: int = 8
+    #: a photo's jokers are read only beside at least this many indices read as another rank: a joker's corner mark
+    #: differs from deck to deck, so text, a chart or a mug is read as jokers; nothing but jokers is no table (0: any)
+    jokers_beside: int = 1
     #: a photo whose indices measure under this (median, pixels) gets a note: too far away to read reliably
     readable_index: float = 16.0
 

@@ -6,7 +6,8 @@ order on one photo:
 1. :func:`detect` — the detector over the pyramid (:func:`vision.scales.find_boxes`) and the index reader's
    probabilities of every box: :class:`~vision.types.Detections` with ``rank_p``/``suit_p`` data columns;
 1b. :func:`read_indices` — every box read, with the fans' help (:func:`vision.completion.read_with_fans`): the
-    read corner indices, and the boxes left unread;
+    read corner indices, and the boxes left unread; a photo read as nothing but jokers shows no table
+    (:func:`jokers_alone`: none is read);
 2. :func:`vision.instances.pair_and_agree` — card instances (a card's two indices read as two suits of one colour
    take one suit; :func:`vision.instances.pair_corners` on boxes named without the reader's probabilities);
 3. :func:`vision.piles.group_piles`, then :func:`vision.fans.fill_fan_gaps` (3a) and the stack checks of
@@ -31,6 +32,7 @@ from scorer.errors import HandFootError
 from scorer.wording import counted
 
 from .annotate import CornerAnnotator, PileAnnotator, TotalsAnnotator, banner_height
+from .classes import CLASS_ID
 from .completion import read_fan_boxes, read_with_fans, relabelled
 from .config import DEFAULT, VisionConfig
 from .fans import fill_fan_gaps, read_top_cards
@@ -223,6 +225,16 @@ def read_indices(found: Detections, one_class: bool = True,
     return read, found[unread_mask(found.xyxy, read.xyxy, config)]
 
 
+def jokers_alone(read: Detections, config: VisionConfig = DEFAULT) -> bool:
+    """Whether the indices read in a photo (:func:`read_indices`) are jokers with fewer than
+    :attr:`~vision.config.Reading.jokers_beside` indices of another rank beside them. A joker's corner mark differs
+    from deck to deck (a star, a jester, the word), and the reader names a joker what is no rank it knows: a chart's
+    labels, a page's text, a mug on a table. A table shows cards of natural ranks; a photo of nothing but jokers is
+    read as no cards (:func:`read_image`)."""
+    jokers = int((read.class_id == CLASS_ID["JK"]).sum())
+    return jokers > 0 and len(read) - jokers < config.reading.jokers_beside
+
+
 def read_image(image: np.ndarray, detector: CardDetector | None = None, reader: IndexReader | None = None,
                stacks=None, *, team: str = "A", source: str = "", split: str | None = None,
                teams: tuple[str, str] | None = None, hand: bool = False, found: Detections | None = None,
@@ -234,7 +246,8 @@ def read_image(image: np.ndarray, detector: CardDetector | None = None, reader: 
     (:func:`vision.instances.split_sides`); with ``hand`` a photo of a player's hand or foot, every card in it a card
     left (:func:`vision.piles.hand_pile`). With a :class:`vision.models.stacks.StackChecker` every single whole
     card read as a squared book's marker is checked for a stack under it, and a loose card seen by one corner whose
-    other corner has an unread box too.
+    other corner has an unread box too. A photo read as nothing but jokers (:func:`jokers_alone`) is read as one
+    without cards (every side's detections empty), a hand photo too.
 
     Raises:
         ValueError: an unknown ``split``.
@@ -245,6 +258,8 @@ def read_image(image: np.ndarray, detector: CardDetector | None = None, reader: 
         image = 255 - image
     one_class = detector is None or not getattr(detector, "names_cards", True)
     read, unread_found = read_indices(found, one_class, config)  # 1b
+    if jokers_alone(read, config):  # text, a chart, a mug: no table
+        read, unread_found = read[:0], unread_found[:0]
     unread = np.asarray(unread_found.xyxy, np.float32)  # where an index may be that could not be read (stages 3a, 3b)
     unread_ranks = unread_found.data.get("rank_p")  # the reader's rank probabilities of each, rows as unread's
     cards = None

@@ -135,7 +135,14 @@ async function lostUndoDone(gid, now) {
 
 /* A notice at the top of the game view, saying what changed and why (`lines`: sentences). */
 function gameNotice(heading, ...lines) {
-  return h("section", {class: "panel notice", id: "game-notice", role: "alert", tabindex: "-1"}, h("h2", {}, heading), lines.map(t => h("p", {}, t)));
+  const notice = h("section", {class: "panel notice", id: "game-notice", role: "alert", tabindex: "-1"}, h("h2", {}, heading),
+                   lines.map(t => h("p", {}, t)),
+                   h("button", {type: "button", id: "game-notice-ok", onclick: () => {  /* read: put away, the title focused */
+                     const title = document.querySelector("main h1");
+                     notice.remove();
+                     if (title) { title.tabIndex = -1; title.focus(); }
+                   }}, "OK"));
+  return notice;
 }
 
 /* The game view (#/game/ID; #/game/ID/teach: its panel that teaches the deck shown and in view, even before a photo

@@ -234,7 +234,8 @@ export function teachPanel(gid, g) {
     state, h("label", {for: "deck-name"}, "Deck name (empty: our-deck)"), name, why, corners, typed,
     h("div", {class: "row"}, go),
     h("label", {class: "check"}, keep, " Keep learning it from every round saved (a round saved as read teaches only " +
-      "the cards read surely, unless Every card is right as shown is ticked above Save)"), status);
+      "the cards read surely; once the game reads with the deck, the check view shows a box above Save, " +
+      "Every card is right as shown: ticked, the round teaches every card)"), status);
 }
 
 

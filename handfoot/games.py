@@ -55,20 +55,14 @@ def house_rules_dict(house: BaseModel | dict[str, Any]) -> dict[str, Any]:
     return house.model_dump(mode="json", exclude_unset=True)
 
 
-class GameCreate(BaseModel):
-    """A new game: its rules preset, house rules (rule fields overriding it), team names in seating order and,
-    optionally, each team's players (team -> names)."""
+class _Named(BaseModel):
+    """Team names in seating order, each a team's name (:func:`handfoot.limits.team_names_problem`), and each
+    team's players (team -> at most 6 names of at most 40 characters)."""
 
     model_config = ConfigDict(extra="forbid")
 
-    rules: str = Field("pagat", max_length=40)
     teams: list[str] = Field(default_factory=lambda: ["A", "B"], min_length=2, max_length=TEAMS_MAX)
-    names: dict[str, list[str]] = Field(default_factory=dict, max_length=12)
-    house_rules: HouseRules = Field(default_factory=HouseRules)  # type: ignore[valid-type]
-    #: the family's deck, taught by the game's saved photo rounds as it goes (``handfoot.teaching``), or None
-    teach: str | None = Field(None, max_length=40, pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$")
-    #: the family's cards are printed light on dark: every phone reads the game's photos as their negatives
-    negative: bool = Field(False, strict=True)
+    names: dict[str, list[str]] | None = Field(default_factory=dict, max_length=12)
 
     @field_validator("teams")
     @classmethod
@@ -80,11 +74,33 @@ class GameCreate(BaseModel):
 
     @field_validator("names")
     @classmethod
-    def _names(cls, names: dict[str, list[str]]) -> dict[str, list[str]]:
-        for team, players in names.items():
+    def _names(cls, names: dict[str, list[str]] | None) -> dict[str, list[str]] | None:
+        for team, players in (names or {}).items():
             if len(players) > 6 or any(len(p) > 40 for p in players):
                 raise ValueError(f"players of team {team}: at most 6 names of at most 40 characters")
         return names
+
+
+class GameCreate(_Named):
+    """A new game: its rules preset, house rules (rule fields overriding it), team names in seating order and,
+    optionally, each team's players (team -> names)."""
+
+    rules: str = Field("pagat", max_length=40)
+    names: dict[str, list[str]] = Field(default_factory=dict, max_length=12)
+    house_rules: HouseRules = Field(default_factory=HouseRules)  # type: ignore[valid-type]
+    #: the family's deck, taught by the game's saved photo rounds as it goes (``handfoot.teaching``), or None
+    teach: str | None = Field(None, max_length=40, pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$")
+    #: the family's cards are printed light on dark: every phone reads the game's photos as their negatives
+    negative: bool = Field(False, strict=True)
+
+
+class TeamsRename(_Named):
+    """A game's teams named again: the name of each, in seating order (as many as the game has; the team in each
+    seat keeps its rounds under its new name), checked as a new game's are; and, optionally, each team's players
+    (team -> names, by the new names; left out: each team keeps its players)."""
+
+    teams: list[str] = Field(min_length=2, max_length=TEAMS_MAX)
+    names: dict[str, list[str]] | None = Field(None, max_length=12)
 
 
 class RoundIn(BaseModel):
@@ -182,11 +198,35 @@ def create_game(ledger: Ledger, body: GameCreate) -> GameRecord:
     if len(body.teams) != rules.teams:
         raise HandFootError(f"{counted(len(body.teams), 'team')} but '{rules.name}' with {rules.players} players has "
                             f"{rules.teams}")
-    stray = sorted(set(body.names) - set(body.teams))
+    _check_players(body)
+    return ledger.create_game(rules.name, house, body.teams, body.names, teach=body.teach, negative=body.negative)
+
+
+def _check_players(body: _Named) -> None:
+    """Raise HandFootError for players given for a team that is not one of ``body``'s teams."""
+    stray = sorted(set(body.names or {}) - set(body.teams))
     if stray:
         raise HandFootError(f"names given for team {', '.join(stray)}, which is not one of the teams "
                             f"({', '.join(body.teams)})")
-    return ledger.create_game(rules.name, house, body.teams, body.names, teach=body.teach, negative=body.negative)
+
+
+def rename_teams(ledger: Ledger, game_id: str, body: TeamsRename, expect: int | None = None) -> GameOut:
+    """Name the game's teams (and players) as ``body`` says, from version ``expect`` of the game (None: any):
+    everything stored of the game takes the new names at once (:meth:`handfoot.ledger.Ledger.rename_teams`); named
+    so already, nothing changes. Returns the game.
+
+    Raises:
+        NotFoundError: no such game; StaleError: the game is not at version ``expect``; HandFootError: another
+        number of teams than the game's, players of a team that is not in ``teams``.
+    """
+    record = ledger.game(game_id)
+    if len(body.teams) != len(record.teams):
+        raise HandFootError(f"the game has {counted(len(record.teams), 'team')} ({', '.join(record.teams)}): name "
+                            f"each, in seating order, not {counted(len(body.teams), 'team')}")
+    _check_players(body)
+    with ledger.rounds_lock:
+        ledger.rename_teams(game_id, body.teams, body.names, expect)
+    return game_view(ledger, game_id)
 
 
 def _game(record: GameRecord, rounds: Sequence[RoundRecord]) -> tuple[Game, list]:

@@ -31,6 +31,7 @@ from .errors import ConflictError, NotFoundError, StaleError
 from .ledger_schema import MIGRATIONS as _MIGRATIONS, SCHEMA as _SCHEMA  # noqa: F401
 from .ledger_schema import ID_ALPHABET, SCHEMA_VERSION, is_id, new_id, timestamp  # noqa: F401
 from .readings_store import ReadingsStore
+from .renaming import renamed
 from .records import (Answer, DiskError, GameRecord, LedgerError, ReadingRecord, RoundRecord,  # noqa: F401
                       SavedAs, cannot_write)
 
@@ -208,6 +209,45 @@ class Ledger(ReadingsStore):
                 return row[0]
             version = self._changed(conn, game_id, expect)
             conn.execute("UPDATE games SET negative = ? WHERE id = ?", (int(negative), game_id))
+        self._tell(game_id, version)
+        return version
+
+    def rename_teams(self, game_id: str, teams: list[str], names: dict[str, list[str]] | None = None,
+                     expect: int | None = None) -> int:
+        """Name the game's teams ``teams`` (in seating order, as many as it has: the team in each seat takes its new
+        name) and its players ``names`` (team -> player names; None: each team keeps its players), from version
+        ``expect`` of the game (None: any), in one write: the game, every round's layout and corrections, and the
+        photo reading each round was made from (:func:`handfoot.renaming.renamed`). When the game is named so
+        already nothing changes, whatever ``expect`` (a rename sent again). Returns the game's version.
+
+        Raises:
+            NotFoundError: no such game; StaleError: the game is at another version than ``expect``;
+            ValueError: another number of teams than the game's.
+        """
+        with self._write() as conn:
+            row = conn.execute("SELECT version, teams, names FROM games WHERE id = ?", (game_id,)).fetchone()
+            if row is None:
+                raise NotFoundError(f"no game {game_id!r}")
+            old = json.loads(row[1])
+            if len(teams) != len(old):
+                raise ValueError(f"{counted(len(teams), 'team name')} for the {counted(len(old), 'team')} of the game")
+            new_names = dict(zip(old, teams))
+            players = renamed({"names": json.loads(row[2])}, new_names)["names"] if names is None else names
+            if old == teams and players == json.loads(row[2]):
+                return row[0]
+            version = self._changed(conn, game_id, expect)
+            conn.execute("UPDATE games SET teams = ?, names = ? WHERE id = ?",
+                         (json.dumps(teams), json.dumps(players), game_id))
+            rows = conn.execute("SELECT n, layout, reading, corrections FROM rounds WHERE game_id = ?",
+                                (game_id,)).fetchall()
+            for n, layout, reading, corrections in rows:
+                conn.execute("UPDATE rounds SET layout = ?, corrections = ? WHERE game_id = ? AND n = ?",
+                             (json.dumps(renamed(json.loads(layout), new_names)),
+                              json.dumps(renamed(json.loads(corrections), new_names)), game_id, n))
+                result = conn.execute("SELECT result FROM readings WHERE id = ?", (reading,)).fetchone()
+                if result is not None:
+                    conn.execute("UPDATE readings SET result = ? WHERE id = ?",
+                                 (json.dumps(renamed(json.loads(result[0]), new_names)), reading))
         self._tell(game_id, version)
         return version
 

@@ -6,15 +6,17 @@ from __future__ import annotations
 
 import dataclasses
 import shutil
+from typing import Any, Sequence
 
 from scorer import HandFootError
 
 from . import core, photo_request
-from .errors import ConflictError
+from .errors import ConflictError, NotFoundError
 from .games import GameOut
 from .ledger import Ledger, new_id
 from .live import LiveSession
 from .photo_request import PhotoRequest
+from .renaming import renamed
 
 
 def request_for_game(game: GameOut, split: str | None = None, deck: str | None = None) -> PhotoRequest:
@@ -51,6 +53,10 @@ def end_round(session: LiveSession, ledger: Ledger, game: GameOut | None = None)
     if game is not None and game.id != session.game:
         renamed = dict(zip(req.table_teams(1), game.teams))
         req = request_for_game(game, req.split, req.deck)
+    else:  # the game watched: a team renamed on a phone since the camera started takes its new name
+        renamed = game_names(session, game.teams) if game is not None else {}
+        req = dataclasses.replace(req, teams=tuple(renamed.get(t, t) for t in req.teams)) if renamed else req
+    if renamed:
         photo = dataclasses.replace(photo, sides=[dataclasses.replace(s, team=renamed.get(s.team, s.team))
                                                   for s in photo.sides])
     rules = photo_request.check_photo_request(req, 1)
@@ -66,6 +72,25 @@ def end_round(session: LiveSession, ledger: Ledger, game: GameOut | None = None)
         shutil.rmtree(folder, ignore_errors=True)
         raise
     return reading_id
+
+
+def game_names(session: LiveSession, teams: Sequence[str]) -> dict[str, str]:
+    """The names the session gives the teams in view -> the names ``teams`` (its game's, in seating order) give them
+    now, where they differ: a team renamed on a phone since the camera started watching (``PUT
+    /v1/games/{id}/teams``); the session's teams are its game's first, seat by seat. Empty: none renamed."""
+    seen = session.settings.table_teams(1) if session.settings is not None else []
+    return {old: new for old, new in zip(seen, teams) if old != new}
+
+
+def named_as_game(state: dict[str, Any], session: LiveSession, ledger: Ledger) -> dict[str, Any]:
+    """The live view's ``state`` (:meth:`handfoot.live.LiveSession.state`) with each team named as its game names
+    it now (:func:`game_names`; the camera's reading keeps the names it started with, the view says the game's);
+    ``state`` itself for a session watching no game, or a game deleted."""
+    try:
+        teams = ledger.game(session.game).teams if session.game is not None else []
+    except NotFoundError:
+        return state
+    return renamed(state, game_names(session, teams))
 
 
 def follow_game(session: LiveSession, ledger: Ledger) -> bool:

@@ -33,7 +33,8 @@ PING_SECONDS = 15.0
 #: seconds an event stream stays open; then it ends and the browser's EventSource opens it again
 STREAM_SECONDS = 600.0
 #: the requests whose first answer an ``Idempotency-Key`` keeps: ``METHOD PATH``
-IDEMPOTENT = re.compile(r"^(POST /v1/(games|photos|games/[^/]+/rounds)|DELETE /v1/games/[^/]+/rounds/[^/]+)$")
+IDEMPOTENT = re.compile(r"^(POST /v1/(games|photos|games/[^/]+/rounds)|DELETE /v1/games/[^/]+/rounds/[^/]+|"
+                        r"PUT /v1/games/[^/]+/teams)$")
 KEY = re.compile(r"^[\x21-\x7e]{1,200}$")
 #: largest answer kept for a key (a game's JSON is a few tens of KB)
 ANSWER_BYTES = 4 * 1024 * 1024
@@ -242,13 +243,14 @@ def _game_of(scope, body: bytes) -> str | None:
 
 
 class Idempotency:
-    """Pure ASGI middleware: a ``POST`` of ``/v1/games``, ``/v1/games/{id}/rounds`` or ``/v1/photos``, or a ``DELETE``
-    of ``/v1/games/{id}/rounds/{n}`` (an undo), with an ``Idempotency-Key`` header (1-200 visible ASCII characters)
-    is worked on once. Its first successful (2xx) answer is kept in the ledger for a day (or until its game is
-    deleted); the same key again with the same method on the same address gets that answer (``Idempotent-Replayed:
-    true``) and nothing new is stored; with another body (a JSON body's bytes, an upload's size) it is 422. While
-    the first request with a key is still being worked on, another with it is 409 with ``Retry-After``. An answer
-    that is an error is not kept: the request may be sent again with the same key."""
+    """Pure ASGI middleware: a ``POST`` of ``/v1/games``, ``/v1/games/{id}/rounds`` or ``/v1/photos``, a ``DELETE``
+    of ``/v1/games/{id}/rounds/{n}`` (an undo) or a ``PUT`` of ``/v1/games/{id}/teams`` (a rename), with an
+    ``Idempotency-Key`` header (1-200 visible ASCII characters) is worked on once. Its first successful (2xx)
+    answer is kept in the ledger for a day (or until its game is deleted); the same key again with the same method on
+    the same address gets that answer (``Idempotent-Replayed: true``) and nothing new is stored; with another body
+    (a JSON body's bytes, an upload's size) it is 422. While the first request with a key is still being worked on,
+    another with it is 409 with ``Retry-After``. An answer that is an error is not kept: the request may be sent again
+    with the same key."""
 
     def __init__(self, app) -> None:
         self.app = app

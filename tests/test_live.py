@@ -225,3 +225,33 @@ def test_a_round_ended_for_another_game_takes_its_teams(tmp_path, stages, models
         assert done.totals == {"Ann": 100, "Bob": 0}
     finally:
         ledger.close()
+
+
+def test_a_team_renamed_while_its_table_is_watched_takes_its_new_name(tmp_path, stages, models):
+    """The camera started watching a game's table (team Smiths in view); the team is renamed Smith on a phone (``PUT
+    /v1/games/{id}/teams``): the live view names it Smith, and the round ended is Smith's, saved to the game."""
+    import json
+    from types import SimpleNamespace
+
+    from handfoot import games, live_rounds, watch
+    from handfoot.ledger import Ledger
+
+    read, score = watch.table_reader(models, teams=("Smiths",))  # as the session read it: the game's first team
+    seen = read(stages[1])
+    ledger = Ledger.open(tmp_path / "h.db")
+    try:
+        game = games.create_game(ledger, games.GameCreate(rules="pagat", teams=["Smiths", "Jonses"]))
+        req = live_rounds.request_for_game(games.game_view(ledger, game.id))
+        session = SimpleNamespace(stable=lambda: seen, settings=req, game=game.id)
+        games.rename_teams(ledger, game.id, games.TeamsRename(teams=["Smith", "Joneses"]), 0)
+        state = {"teams": ["Smiths"], "totals": {"Smiths": 100}, "layout": {"went_out": None, "teams": {"Smiths": {}}},
+                 "events": [{"event": "team Smiths: new meld of Ks", "team": "Smiths", "totals": {"Smiths": 90}}]}
+        assert live_rounds.named_as_game(state, session, ledger) == {
+            "teams": ["Smith"], "totals": {"Smith": 100}, "layout": {"went_out": None, "teams": {"Smith": {}}},
+            "events": [{"event": "team Smiths: new meld of Ks", "team": "Smith", "totals": {"Smith": 90}}]}
+        reading = live_rounds.end_round(session, ledger, games.game_view(ledger, game.id))
+        assert json.loads(ledger.reading(reading).result)["score"]["teams"]["Smith"]["total"] == 100
+        done = games.add_round(ledger, game.id, {"photo_reading": reading, "corrections": []})
+        assert done.totals == {"Smith": 100, "Joneses": 0}
+    finally:
+        ledger.close()

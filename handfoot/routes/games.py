@@ -199,6 +199,25 @@ def set_game_negative(game_id: str, body: GameNegativeIn, request: Request, resp
     return _tagged(response, games.game_view(ledger, game_id))
 
 
+@router.put("/games/{game_id}/teams", response_model=games.GameOut,
+            responses={k: ERRORS[k] for k in (401, 404, 409, 412, 422, 428)})
+def rename_teams(game_id: str, body: games.TeamsRename, request: Request, response: Response,
+                 if_match: Annotated[str | None, IF_MATCH] = None,
+                 idempotency_key: Annotated[str | None, IDEMPOTENCY_KEY] = None,
+                 ledger: Ledger = Depends(get_ledger)) -> games.GameOut:
+    """Name the game's teams again (a name mistyped at New game): ``teams``, each team's name in seating order, as
+    many as the game has, checked as a new game's names are (422 said in words); ``names``, each team's players
+    (left out: each keeps its players). Every round, correction and photo reading of the game takes the new names at
+    once. It needs ``If-Match`` with the game's version (428 without; a stale one is 412 with the game as it is
+    now); a game already named so is answered as it is, nothing changed (a rename sent again); the same
+    ``Idempotency-Key`` again gets the first answer."""
+    if expected_version(request) is None:
+        raise PreconditionRequiredError(
+            "renaming teams needs If-Match: the game's version, quoted as its ETag sends it "
+            f"(\"{ledger.version(game_id)}\" now), so that a rename made from an old copy of the game is refused")
+    return _tagged(response, games.rename_teams(ledger, game_id, body, expected_version(request)))
+
+
 @router.get("/games/{game_id}/examples.jsonl", response_class=Response,
             responses={200: {"content": {"application/x-ndjson": {}}}, 404: ERRORS[404], 401: ERRORS[401]})
 def export_examples(game_id: str, ledger: Ledger = Depends(get_ledger)) -> Response:

@@ -62,12 +62,13 @@ class LiveEnded(BaseModel):
 def live_state(request: Request, ledger: Ledger = Depends(get_ledger)) -> dict[str, Any]:
     """What the live view shows (``handfoot.live.LiveSession.state``); ``{"status": "off"}`` when nothing is
     watched. Once the round watched is saved to its game (ended here, or typed or read from a photo on another
-    phone), the next round is watched (``handfoot.live_rounds.follow_game``)."""
+    phone), the next round is watched (``handfoot.live_rounds.follow_game``). Its teams are named as the game names
+    them now (renamed on a phone since the camera started: ``handfoot.live_rounds.named_as_game``)."""
     session = getattr(request.app.state, "live", None)
     if session is None:
         return {"status": "off", "message": "nothing is being watched"}
     live_rounds.follow_game(session, ledger)
-    return _state(session)
+    return live_rounds.named_as_game(_state(session), session, ledger)
 
 
 def _state(session: live.LiveSession) -> dict[str, Any]:

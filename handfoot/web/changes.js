@@ -27,8 +27,11 @@ export function roundsText(ns) {
 }
 
 /* What another phone changed in a game, in a sentence ("Round 2 was undone there: rounds 3 and 4 moved up one, now
- * rounds 2 and 3."), or null when only rounds were added (they show in the table). */
+ * rounds 2 and 3."; "The teams were renamed there: Jonses is Joneses now."), or null when only rounds were added (they show in the table). */
 export function changedText(before, after) {
+  const renamed = before.teams.map((t, k) => [t, after.teams[k]]).filter(([t, now]) => now !== undefined && now !== t)
+    .map(([t, now]) => `${t} is ${now} now`);
+  if (renamed.length) return `The teams were renamed there: ${renamed.join(", ")}.`;
   if (after.rounds.length < before.rounds.length) {
     /* a round keeps when it was saved and its photo when the rounds before it move up (its cards tell two saved in one second apart) */
     const gone = undone(before.rounds, after.rounds, r => `${r.created}|${r.photo_reading || ""}|${JSON.stringify(r.layout.teams)}`)

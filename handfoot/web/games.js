@@ -2,6 +2,7 @@
 import {api} from "/static/api.js";
 import {changedText, onlyUndone, roundsText} from "/static/changes.js";
 import {keptCheckOffer} from "/static/drafts.js";
+import {renameSheet} from "/static/rename.js";
 import {teachPanel} from "/static/teach.js";
 import {askConfirm, closeSheet, fmt, focusOn, h, openSheet, pointsNode, problemsLine, setBusy, show, teamTotal, toast, total,
         uncountedBooks} from "/static/ui.js";
@@ -255,7 +256,8 @@ export async function gameView(gid, latest, notice) {
     g.over ? null : h("div", {class: "row"}, h("a", {class: "button primary", href: `#/game/${gid}/round`, id: "score-round"},
                                             `Score round ${g.next_round}`),
                       h("a", {class: "button", href: `#/live/${gid}`, id: "watch-live"}, "Watch the table live")),
-    h("div", {class: "row"}, h("button", {type: "button", id: "invite", onclick: () => inviteSheet(gid)}, "Another phone")),
+    h("div", {class: "row"}, h("button", {type: "button", id: "invite", onclick: () => inviteSheet(gid)}, "Another phone"),
+      h("button", {type: "button", id: "rename-teams", onclick: () => renameSheet(g, (body) => renameTeams(g, body))}, "Rename teams")),
     g.over ? null : liveLine,
     h("h2", {id: "rounds-heading", tabindex: "-1"}, "Rounds"),
     g.rounds.length ? h("div", {class: "table-wrap"}, grid) : h("p", {class: "muted"}, "No round yet."),
@@ -321,6 +323,25 @@ async function exportCsv(ev) {
   file.click();
   file.remove();
   setTimeout(() => URL.revokeObjectURL(file.href), 60000);
+}
+
+/* The teams of game g named as `body` says ({teams, names}: the rename sheet's), sent with the version this phone
+ * shows: done, the game is drawn with the new names; another phone's change meanwhile (412) closes the sheet and
+ * shows the game as it is now, nothing renamed; any other refusal is thrown for the sheet to say. */
+async function renameTeams(g, body) {
+  writing++;
+  try {
+    const after = await api("PUT", `/v1/games/${g.id}/teams`, body, hfSync.newKey(), g.version);
+    closeSheet();
+    toast("Teams renamed");
+    await gameView(g.id, after);
+  } catch (e) {
+    if (e.status !== 412 || !e.body.game) throw e;
+    closeSheet();
+    const said = changedText(g, e.body.game);
+    await gameView(g.id, e.body.game, gameNotice("Not renamed", "The game changed on another phone while you were " +
+      "renaming its teams." + (said ? ` ${said}` : ""), "Here it is as it is now: rename again if you still want to."));
+  } finally { writing--; }
 }
 
 /* Undo round r of game g, asked first. A round in the middle: the question names each later round that moves up and

@@ -32,12 +32,12 @@ const hfSync = (() => {
     return game;
   }
 
-  /* The headers of a request: If-Match on a round write (or its light-print setting) of a game this phone has seen (`version`: the version
-   * the player was asked about, when a question was open: a change made meanwhile on another phone is then 412,
-   * even when this phone has shown it since), the action's key. */
+  /* The headers of a request: If-Match on a round write (or its light-print setting, its teams' names) of a game this
+   * phone has seen (`version`: the version the player was asked about, when a question was open: a change made
+   * meanwhile on another phone is then 412, even when this phone has shown it since), the action's key. */
   function headers(method, path, key, version) {
     const out = {};
-    const m = path.match(/^\/v1\/games\/([0-9a-f]+)\/(rounds|negative)/);
+    const m = path.match(/^\/v1\/games\/([0-9a-f]+)\/(rounds|negative|teams)/);
     if (m && method !== "GET" && typeof version === "number") out["If-Match"] = `"${version}"`;
     else if (m && method !== "GET" && versions.has(m[1])) out["If-Match"] = `"${versions.get(m[1])}"`;
     if (key) out["Idempotency-Key"] = key;

@@ -67,6 +67,9 @@ class GameCreate(BaseModel):
     house_rules: HouseRules = Field(default_factory=HouseRules)  # type: ignore[valid-type]
     #: the family's deck, taught by the game's saved photo rounds as it goes (``handfoot.teaching``), or None
     teach: str | None = Field(None, max_length=40, pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$")
+    #: the game this one is started as the next of (the page's "New game, same teams"): that game's
+    #: ``newer_game`` is this one once it is over, even with a team renamed
+    follows: str | None = Field(None, pattern=r"^[0-9a-f]{16}$")
 
     @field_validator("teams")
     @classmethod
@@ -137,9 +140,10 @@ class GameOut(BaseModel):
     teach: str | None = None
     lesson: Lesson | None = None
     version: int = Field(0, description="counts every change of the game (its ETag); send it back in If-Match")
-    newer_game: str | None = Field(None, description="the newest game of the same teams (in any order) started on "
-                                                     "this ledger after this one ended (its last round saved): its next "
-                                                     "game; None while it is not over, or none was")
+    newer_game: str | None = Field(None, description="the newest game started on this ledger after this one ended "
+                                                     "(its last round saved) as its next (POST /games `follows`) or "
+                                                     "of the same teams (in any order): its next game; None while it "
+                                                     "is not over, or none was")
 
 
 class GameSummary(BaseModel):
@@ -180,7 +184,7 @@ def create_game(ledger: Ledger, body: GameCreate) -> GameRecord:
     if stray:
         raise HandFootError(f"names given for team {', '.join(stray)}, which is not one of the teams "
                             f"({', '.join(body.teams)})")
-    return ledger.create_game(rules.name, house, body.teams, body.names, teach=body.teach)
+    return ledger.create_game(rules.name, house, body.teams, body.names, teach=body.teach, follows=body.follows)
 
 
 def _game(record: GameRecord, rounds: Sequence[RoundRecord]) -> tuple[Game, list]:
@@ -230,9 +234,10 @@ def game_view(ledger: Ledger, game_id: str) -> GameOut:
 
 
 def newer_game(ledger: Ledger, game_id: str) -> str | None:
-    """The id of the newest game of the same teams (in any seating order) started on ``ledger`` after game
-    ``game_id`` ended (made once its last round was saved: the table's next game, from whichever phone), or None
-    while it is not over or when none was; a game of other teams is another table's, not its next.
+    """The id of the newest game started on ``ledger`` after game ``game_id`` ended (made once its last round was
+    saved: the table's next game, from whichever phone) as its next (``follows`` it, a team renamed or not) or of
+    the same teams (in any seating order), or None while it is not over or when none was; another game of other
+    teams is another table's, not its next.
     Raises NotFoundError."""
     record = ledger.game(game_id)
     rounds = ledger.rounds(game_id)

@@ -85,6 +85,8 @@ MIGRATIONS: tuple[str | Callable[[sqlite3.Connection], Any], ...] = (
     "CREATE TABLE answers (key TEXT PRIMARY KEY, request TEXT NOT NULL, status INTEGER NOT NULL, "
     "media_type TEXT NOT NULL, body BLOB NOT NULL, created TEXT NOT NULL, game TEXT)",
     repair_lone_surrogates,
+    # the game a game was started as the next of ("New game, same teams"; NULL: none said)
+    "ALTER TABLE games ADD COLUMN follows TEXT",
 )
 #: the schema this handfoot writes (``PRAGMA user_version``): every migration applied
 SCHEMA_VERSION = len(MIGRATIONS)

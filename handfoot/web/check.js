@@ -27,12 +27,14 @@ export async function checkView(gid, rid, roundNo) {
   const baseOps = () => stored ? stored.corrections : [];  /* the corrections as saved (none on a new photo) */
   const baseWent = () => stored ? (stored.layout.went_out || "") : uploadWent;
   const draft = readDraft(gid, rid, roundNo || null, baseOps());  /* unsaved corrections kept over a reload */
+  const readFor = roundNo ? null : Number(sessionStorage.getItem(`handfoot.round.${rid}`)) || null;
   const st = {
     corrections: draft ? draft.corrections : baseOps().slice(),
     wentOut: draft ? draft.went : baseWent(),
     checked: draft ? draft.checked : false,  /* Every card is right as shown ticked (a game teaching a deck) */
     reading: original,
-    round: roundNo || g.next_round,
+    /* the round this phone read the photo for (round.js), kept when the game moved on since: the notice says how */
+    round: roundNo || (readFor && readFor < (g.over ? g.rounds.length + 1 : g.next_round) ? readFor : g.next_round),
     views: [], breakdownOpen: false,
     open: new Set(), allOpen: false,  /* the piles opened whole though they need no look; every pile opened whole */
     steps: [],  /* the edits made here, each {n: its corrections, after: how many corrections there were after it} */
@@ -84,13 +86,14 @@ export async function checkView(gid, rid, roundNo) {
     becomeNewRound,
     get roundNo() { return roundNo; }, get stored() { return stored; }, get readingId() { return readingId; }});
   /* From now on this view corrects the saved round `theirs` (a round of this same photo: saved meanwhile on another
-   * phone, or moved up by an undo there) with `corrections` and `went`; its address says so (a reload opens it). */
-  function becomeCorrection(theirs, corrections, went) {
+   * phone, or moved up by an undo there; or another phone's side of this photo's round, this phone's teams added)
+   * with `corrections` on the reading `reading` and `went`; its address says so (a reload opens it). */
+  function becomeCorrection(theirs, corrections, went, reading = theirs.photo_reading) {
     dropDraft();
-    roundNo = theirs.n; stored = theirs; readingId = theirs.photo_reading; st.round = theirs.n;
+    roundNo = theirs.n; stored = theirs; readingId = reading; st.round = theirs.n;
     st.corrections = corrections; st.wentOut = went; wentOut.value = went;
     heading.textContent = `Correct round ${theirs.n}`; save.textContent = "Save correction"; notice.freeSave();
-    here = `#/game/${gid}/check/${theirs.photo_reading}/${theirs.n}`;
+    here = `#/game/${gid}/check/${reading}/${theirs.n}`;
     history.replaceState(null, "", here);
     notice.clear(); draftBox.replaceChildren();
     keepDraft();
@@ -373,4 +376,5 @@ export async function checkView(gid, rid, roundNo) {
   }
   await rescore();
   if (already && already.round) await notice.otherPhone(g, already);
+  else if (!roundNo && st.round !== g.next_round) await notice.otherPhone(g, already);  /* its round saved meanwhile */
 }

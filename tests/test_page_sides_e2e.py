@@ -95,6 +95,37 @@ def test_one_phone_s_side_is_added_to_the_round_the_other_phone_typed(server, ph
         assert [e for e in console_errors(d) if "409" not in e and "412" not in e] == []
 
 
+def test_one_phone_s_side_is_added_to_the_round_the_other_phone_read_from_its_photo(server, phones, tmp_path):
+    """The other phone's round 1 is from its photo of Smiths' side: adding Jonses keeps that photo the round's (its
+    reading, Jonses' piles added to it as cards typed in), one round of both teams."""
+    a, b = phones
+    for d in (a, b):
+        viewport(d, 390, 844)
+    game = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": ["Smiths", "Jonses"]}).json()["id"]
+    r = httpx.post(f"{server}/v1/photos", files=[("photos", ("smiths.jpg", PHOTO.read_bytes() + b"s", "image/jpeg"))],
+                   data={"rules": "pagat", "teams": "Smiths", "round": "1"}, headers=once(), timeout=120)
+    theirs = r.json()["id"]
+    mine = httpx.post(f"{server}/v1/photos", files=[("photos", ("jonses.jpg", PHOTO.read_bytes() + b"j", "image/jpeg"))],
+                      data={"rules": "pagat", "teams": "Jonses", "round": "1"}, headers=once(), timeout=120).json()["id"]
+    b.get(f"{server}/")
+    b.execute_script(f"sessionStorage.setItem('handfoot.round.{mine}', '1')")  # as phone 2's round page keeps it
+    _open_check(b, server, f"/game/{game}/check/{mine}", "Jonses")
+    _open_check(a, server, f"/game/{game}/check/{theirs}", "Smiths")
+    press_save(a)
+    until(a, lambda d: "/check/" not in d.current_url)
+    until(b, lambda d: "Another phone saved round 1 from another photo" in _notice(d))
+    assert "their photo stays the round's" in _notice(b) and text_of(b, "#check-heading") == "Check round 1"
+    b.execute_script("document.getElementById('add-sides').click()")
+    until(b, lambda d: text_of(d, "#check-heading") == "Correct round 1")
+    until(b, lambda d: text_of(d, "[data-round-total='Jonses']") == "1,320")
+    assert text_of(b, "[data-round-total='Smiths']") == "1,320"
+    press_save(b)
+    until(b, lambda d: "/check/" not in d.current_url)
+    [one] = httpx.get(f"{server}/v1/games/{game}").json()["rounds"]
+    assert one["photo_reading"] == theirs and one["score"]["teams"]["Jonses"]["total"] == 1320
+    assert one["score"]["teams"]["Smiths"]["total"] == 1320
+
+
 def test_a_phone_on_a_saved_photo_is_told_the_last_round_was_saved_and_the_game_is_over(server, phones, tmp_path):
     a, b = phones
     for d in (a, b):

@@ -230,7 +230,7 @@ export function conflictNotice(view) {
         const done = theirs.n !== st.round && latest.rounds.find(r => r.n === st.round);  /* the round it was checked as */
         if (done) lines.push(`Another phone saved round ${st.round} ${madeText(done)} meanwhile (${scoresOf(latest, done)})` +
                              (latest.over ? `: ${overSaid(latest)}.` : "."));
-        if (latest.over) view.heading.textContent = "The game is over";
+        if (latest.over) { view.heading.textContent = "The game is over"; save.textContent = "Save round"; }
         holdSave(`Saved already as round ${theirs.n}: choose in the notice above.`);
         offer(theirs, latest, lines, actions, saved.same_cards); redo = again;
       } else {

@@ -38,6 +38,7 @@ export async function checkView(gid, rid, roundNo) {
     views: [], breakdownOpen: false,
     open: new Set(), allOpen: false,  /* the piles opened whole though they need no look; every pile opened whole */
     steps: [],  /* the edits made here, each {n: its corrections, after: how many corrections there were after it} */
+    adding: null,  /* while this phone's teams are added to another phone's round (conflict.js): {n, created, teams, own} */
   };
   /* This view's unsaved corrections, kept in localStorage under its game and reading until saved or discarded (a
    * phone reloads a tab it put away); none kept while they equal the saved round's. */
@@ -90,7 +91,7 @@ export async function checkView(gid, rid, roundNo) {
    * with `corrections` on the reading `reading` and `went`; its address says so (a reload opens it). */
   function becomeCorrection(theirs, corrections, went, reading = theirs.photo_reading) {
     dropDraft();
-    roundNo = theirs.n; stored = theirs; readingId = reading; st.round = theirs.n;
+    roundNo = theirs.n; stored = theirs; readingId = reading; st.round = theirs.n; st.adding = null;
     st.corrections = corrections; st.wentOut = went; wentOut.value = went;
     heading.textContent = `Correct round ${theirs.n}`; save.textContent = "Save correction"; notice.freeSave();
     here = `#/game/${gid}/check/${reading}/${theirs.n}`;
@@ -103,7 +104,7 @@ export async function checkView(gid, rid, roundNo) {
    * corrected was undone on another phone): the heading, Save and the address say so. */
   function becomeNewRound(n) {
     dropDraft();
-    roundNo = null; stored = null; st.round = n;
+    roundNo = null; stored = null; st.round = n; st.adding = null;
     heading.textContent = `Check round ${n}`; save.textContent = `Save round ${n}`; notice.freeSave();
     here = `#/game/${gid}/check/${readingId}`;
     history.replaceState(null, "", here);

@@ -1,6 +1,7 @@
 /* A check view's save-conflict notice: what it says and offers when another phone saved or changed the game
  * meanwhile (this photo saved as a round there, a round added, undone or corrected): its offers (add my changes to
- * theirs, save mine as round N+1, correct round N, drop mine and show theirs), its offer redrawn after each change
+ * theirs, add my teams to their round when it holds none of their cards (sides.js), save mine as round N+1, correct
+ * round N, drop mine and show theirs), its offer redrawn after each change
  * made under it, and Save held, with its reason, until the notice is answered. */
 import {api} from "/static/api.js";
 import {changesAbsent, changesText, scoresOf} from "/static/changes.js";
@@ -107,7 +108,8 @@ export function changeOffer({theirs, mine, addMine, takeTheirs, moved, showLabel
  * (the reading of the photo it opened), st (its state: corrections, wentOut, reading, round), roundNo, stored,
  * readingId (getters: the round it corrects, null for a new photo; that round as saved; the reading it is made
  * from), heading and save (its heading and Save button), render(), rescore(), saveRound(), and
- * becomeCorrection(theirs, corrections, went) (from now on it corrects the saved round `theirs`), becomeNewRound(n)
+ * becomeCorrection(theirs, corrections, went, reading) (from now on it corrects the saved round `theirs`, made of the
+ * reading `reading`, theirs by default), becomeNewRound(n)
  * (from now on it checks its photo as the new round n)}.
  * Returns {box, why (the notice's element and the line saying why Save is off), otherPhone(latest, saved, quiet)
  * (shows the notice for the game `latest`: below), redraw() (the notice's offer redrawn after a change made under

@@ -60,9 +60,12 @@ def test_one_phone_s_side_is_added_to_the_round_the_other_phone_typed(server, ta
     a.get(f"{server}/#/game/{game}/type")
     until(a, lambda d: d.find_elements(By.ID, "melds-0"))
     typed(a, "melds", 0, "AH AS AC AD AH AS AC\nKH KS KD")
+    for field, cards in (("squared_books", "QH"), ("red_threes", "3D"), ("left", "7C 4S")):
+        typed(a, field, 0, cards)
     until(a, lambda d: text_of(d, "#typed-score [data-points=Smiths]") not in (None, "", "0"))
     press_save(a, "save-typed")
     until(a, lambda d: d.current_url.endswith(f"#/game/{game}"))
+    smiths = httpx.get(f"{server}/v1/games/{game}").json()["rounds"][0]["score"]["teams"]["Smiths"]["total"]
 
     # phone 2 is told how round 1 was made, keeps its number, and is offered adding Jonses to it
     until(b, lambda d: "Another phone saved round 1 typed in" in _notice(d))
@@ -88,10 +91,11 @@ def test_one_phone_s_side_is_added_to_the_round_the_other_phone_typed(server, ta
     until(b, lambda d: text_of(d, "[data-round-total='Smiths']") not in (None, "", "0"))
     assert text_of(b, "[data-round-total='Jonses']") == "1,320"
     b.save_screenshot(str(shots / "sides_added_390.png"))
-    # before phone 2 saves, phone 1 corrects its typed round 1 (a red three forgotten): phone 2 is told and adds
+    assert text_of(b, "[data-round-total='Smiths']") == f"{smiths:,}"  # every typed pile of Smiths', as typed
+    # before phone 2 saves, phone 1 corrects its typed round 1 (a card held forgotten): phone 2 is told and adds
     # Jonses again to round 1 as it is now (a Save from the round as it was would be 412, nothing changed)
     now = httpx.get(f"{server}/v1/games/{game}")
-    fixed = {"teams": {"Smiths": {**now.json()["rounds"][0]["layout"]["teams"]["Smiths"], "red_threes": ["3D"]}}}
+    fixed = {"teams": {"Smiths": {**now.json()["rounds"][0]["layout"]["teams"]["Smiths"], "left": [["7C", "4S", "5H"]]}}}
     assert httpx.put(f"{server}/v1/games/{game}/rounds/1", json=fixed, headers={"If-Match": now.headers["etag"]},
                      params={"lenient": "true"}).status_code == 200
     until(b, lambda d: "Round 1 was changed there" in _notice(d))
@@ -103,7 +107,10 @@ def test_one_phone_s_side_is_added_to_the_round_the_other_phone_typed(server, ta
     rounds = httpx.get(f"{server}/v1/games/{game}").json()["rounds"]
     assert len(rounds) == 1 and rounds[0]["photo_reading"] == reading
     assert rounds[0]["layout"]["teams"]["Smiths"]["melds"] == [["AH", "AS", "AC", "AD", "AH", "AS", "AC"], ["KH", "KS", "KD"]]
-    assert rounds[0]["score"]["teams"]["Jonses"]["total"] == 1320 and rounds[0]["layout"]["teams"]["Smiths"]["red_threes"] == ["3D"]
+    assert rounds[0]["score"]["teams"]["Jonses"]["total"] == 1320
+    side = rounds[0]["layout"]["teams"]["Smiths"]
+    assert [b["top"] for b in side["squared_books"]] == ["QH"] and side["red_threes"] == ["3D"]
+    assert side["left"] == [["7C", "4S", "5H"]]
     for d in (a, b):
         assert [e for e in console_errors(d) if "409" not in e and "412" not in e] == []
 

@@ -92,6 +92,9 @@ class GameCreate(_Named):
     teach: str | None = Field(None, max_length=40, pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$")
     #: the family's cards are printed light on dark: every phone reads the game's photos as their negatives
     negative: bool = Field(False, strict=True)
+    #: the game this one is started as the next of (the page's "New game, same teams"): that game's
+    #: ``newer_game`` is this one once it is over, even with a team renamed
+    follows: str | None = Field(None, pattern=r"^[0-9a-f]{16}$")
 
 
 class TeamsRename(_Named):
@@ -159,9 +162,10 @@ class GameOut(BaseModel):
                                               "phone reads its photos as their negatives (POST /v1/photos "
                                               "`negative`); PUT /v1/games/{id}/negative sets it")
     version: int = Field(0, description="counts every change of the game (its ETag); send it back in If-Match")
-    newer_game: str | None = Field(None, description="the newest game of the same teams (in any order) started on "
-                                                     "this ledger after this one ended (its last round saved): its next "
-                                                     "game; None while it is not over, or none was")
+    newer_game: str | None = Field(None, description="the newest game started on this ledger after this one ended "
+                                                     "(its last round saved) as its next (POST /games `follows`) or "
+                                                     "of the same teams (in any order): its next game; None while it "
+                                                     "is not over, or none was")
 
 
 class GameSummary(BaseModel):
@@ -199,7 +203,8 @@ def create_game(ledger: Ledger, body: GameCreate) -> GameRecord:
         raise HandFootError(f"{counted(len(body.teams), 'team')} but '{rules.name}' with {rules.players} players has "
                             f"{rules.teams}")
     _check_players(body)
-    return ledger.create_game(rules.name, house, body.teams, body.names, teach=body.teach, negative=body.negative)
+    return ledger.create_game(rules.name, house, body.teams, body.names, teach=body.teach, negative=body.negative,
+                              follows=body.follows)
 
 
 def _check_players(body: _Named) -> None:
@@ -277,9 +282,10 @@ def game_view(ledger: Ledger, game_id: str) -> GameOut:
 
 
 def newer_game(ledger: Ledger, game_id: str) -> str | None:
-    """The id of the newest game of the same teams (in any seating order) started on ``ledger`` after game
-    ``game_id`` ended (made once its last round was saved: the table's next game, from whichever phone), or None
-    while it is not over or when none was; a game of other teams is another table's, not its next.
+    """The id of the newest game started on ``ledger`` after game ``game_id`` ended (made once its last round was
+    saved: the table's next game, from whichever phone) as its next (``follows`` it, a team renamed or not) or of
+    the same teams (in any seating order), or None while it is not over or when none was; another game of other
+    teams is another table's, not its next.
     Raises NotFoundError."""
     record = ledger.game(game_id)
     rounds = ledger.rounds(game_id)

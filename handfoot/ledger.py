@@ -152,14 +152,16 @@ class Ledger(ReadingsStore):
     # -- games ------------------------------------------------------------------------------------------------
     def create_game(self, rules: str, house_rules: dict[str, Any], teams: list[str],
                     names: dict[str, list[str]], deck: str | None = None, teach: str | None = None,
-                    negative: bool = False) -> GameRecord:
+                    negative: bool = False, follows: str | None = None) -> GameRecord:
+        """Store a new game; ``negative``: its cards are printed light on dark; ``follows``: the id of the game it
+        was started as the next of (None: none)."""
         game = GameRecord(new_id(), timestamp(), rules, dict(house_rules), list(teams), dict(names), deck, teach,
                           negative=negative)
         with self._write() as conn:
-            conn.execute("INSERT INTO games (id, created, rules, house_rules, teams, names, deck, teach, negative) "
-                         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            conn.execute("INSERT INTO games (id, created, rules, house_rules, teams, names, deck, teach, negative, "
+                         "follows) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                          (game.id, game.created, game.rules, json.dumps(game.house_rules), json.dumps(game.teams),
-                          json.dumps(game.names), deck, teach, int(negative)))
+                          json.dumps(game.names), deck, teach, int(negative), follows))
         self._tell(game.id, 0)
         return game
 
@@ -298,16 +300,18 @@ class Ledger(ReadingsStore):
         return [self.game(r[0]) for r in rows]
 
     def game_after(self, game_id: str, since: str) -> str | None:
-        """The id of the newest game of the same teams as game ``game_id`` (the same names, in any seating order),
-        made after it and not before ``since`` (an ISO 8601 time as kept here), or None. Raises: NotFoundError."""
+        """The id of the newest game made after game ``game_id`` and not before ``since`` (an ISO 8601 time as kept
+        here) that was started as its next (``follows`` it, whatever its teams are called) or has the same teams
+        (the same names, in any seating order), or None. Raises: NotFoundError."""
         conn = self._conn()
         row = conn.execute("SELECT rowid, teams FROM games WHERE id = ?", (game_id,)).fetchone()
         if row is None:
             raise NotFoundError(f"no game {game_id!r}")
         teams = sorted(json.loads(row[1]))
-        later = conn.execute("SELECT id, teams FROM games WHERE rowid > ? AND created >= ? ORDER BY rowid DESC",
+        later = conn.execute("SELECT id, teams, follows FROM games WHERE rowid > ? AND created >= ? ORDER BY rowid DESC",
                              (row[0], since))
-        return next((found for found, names in later if sorted(json.loads(names)) == teams), None)
+        return next((found for found, names, follows in later
+                     if follows == game_id or sorted(json.loads(names)) == teams), None)
 
     def delete_game(self, game_id: str) -> None:
         """Raises: NotFoundError."""

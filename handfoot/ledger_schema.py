@@ -87,6 +87,8 @@ MIGRATIONS: tuple[str | Callable[[sqlite3.Connection], Any], ...] = (
     repair_lone_surrogates,
     # the game's cards are printed light on dark (1): every phone reads its photos' negatives (the round page's box)
     "ALTER TABLE games ADD COLUMN negative INTEGER NOT NULL DEFAULT 0",
+    # the game a game was started as the next of ("New game, same teams"; NULL: none said)
+    "ALTER TABLE games ADD COLUMN follows TEXT",
 )
 #: the schema this handfoot writes (``PRAGMA user_version``): every migration applied
 SCHEMA_VERSION = len(MIGRATIONS)

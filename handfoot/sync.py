@@ -248,9 +248,9 @@ class Idempotency:
     ``Idempotency-Key`` header (1-200 visible ASCII characters) is worked on once. Its first successful (2xx)
     answer is kept in the ledger for a day (or until its game is deleted); the same key again with the same method on
     the same address gets that answer (``Idempotent-Replayed: true``) and nothing new is stored; with another body
-    (a JSON body's bytes, an upload's size) it is 422. While the first request with a key is still being worked on,
-    another with it is 409 with ``Retry-After``. An answer that is an error is not kept: the request may be sent again
-    with the same key."""
+    (a JSON body's bytes, an upload's size) it is 422, with ``game``: the game the first request made or changed
+    (None: none). While the first request with a key is still being worked on, another with it is 409 with
+    ``Retry-After``. An answer that is an error is not kept: the request may be sent again with the same key."""
 
     def __init__(self, app) -> None:
         self.app = app
@@ -283,8 +283,9 @@ class Idempotency:
         first = await run_in_threadpool(ledger.answer, key)
         if first is not None:
             if first.request != f"{request} {fingerprint}":
-                await _error(send, 422, "this Idempotency-Key was sent before with another request body: use a new "
-                                        "key for each action")
+                said = {"error": "this Idempotency-Key was sent before with another request body: use a new key "
+                                 "for each action", "game": first.game}  # the game that first request made or changed
+                await _send(send, 422, "application/json", json.dumps(said).encode())
                 return
             await _send(send, first.status, first.media_type, first.body, [(b"idempotent-replayed", b"true")])
             return

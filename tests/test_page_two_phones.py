@@ -4,7 +4,7 @@ and two headless Chromium sessions (Debian's chromium + chromium-driver, through
 - Both open the same photo reading and press Save at once: one round is stored, the other phone is told; a card
   it adds after the notice shows is offered for adding to that round, and kept in it when added and saved.
 - A phone whose "Save anyway?" question is open while the other phone saves a round has the question closed,
-  unanswered, as the notice shows (the round it asked about is taken); its heading and button name no round number, the button held (said
+  unanswered, as the notice shows (the round it asked about is taken); its heading keeps the photo's round and Save names none, the button held (said
   why) until the notice's choice is made, so one tap cannot count the round twice; Back to a saved photo
   says it is saved; the same photo's bytes read again on the other phone are refused as that round.
 - Both open "Correct round 1"; one saves a change; the other is told ("Changed on another phone"), without a
@@ -14,7 +14,7 @@ and two headless Chromium sessions (Debian's chromium + chromium-driver, through
   the game while the question is open ends it (or is refused 412 when the events were lost), said on the page.
 - Both phones save one round: the later is told another phone saved it (naming the photo that is the same file)
   and adds its changes to it, those made after the notice showed too; with another photo it saves its own as the
-  next round (heading and Save name no round until it chooses); the same photo read again is said as soon as it is
+  next round (the heading keeps its round, Save names none until it chooses); the same photo read again is said as soon as it is
   read.
 - Both phones save round N from the same two photos: the later is told that both photos' cards are in round N
   (nothing to add), its open "Save anyway?" question closed.
@@ -248,8 +248,8 @@ def test_a_question_open_while_the_other_phone_saves_stores_nothing(server, phon
     a.save_screenshot(str(shots / "two_phones_question_open_390.png"))
     rounds = httpx.get(f"{server}/v1/games/{game}").json()["rounds"]
     assert [r["photo_reading"] for r in rounds] == [theirs]  # nothing stored twice
-    # round 1 or 2 is not said before A chooses
-    assert text_of(a, "#check-heading") == "Check round" and text_of(a, "#save-round") == "Save round"
+    # the heading keeps the round the photo was checked as (never another unsaid); Save names none before A chooses
+    assert text_of(a, "#check-heading") == "Check round 1" and text_of(a, "#save-round") == "Save round"
     # beside the notice that warns not to save round 1 again, the sticky Save is off, said why, until A chooses
     assert a.execute_script("return document.getElementById('save-round').disabled")
     assert text_of(a, "#save-why") == "Round 1 or 2? Choose in the notice above first."

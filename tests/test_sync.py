@@ -288,3 +288,52 @@ def test_light_print_on_dark_is_the_games_setting_changed_with_if_match(server):
     assert [s["version"] for s in seen] == [0, 1, 2, None]
     made = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["A", "B"], "negative": True})
     assert made.status_code == 201 and made.json()["negative"] is True  # the next game of a family's dark deck
+
+
+def test_the_next_game_started_with_a_team_renamed_is_named_and_a_key_sent_again_names_its_game(server):
+    """``POST /games`` with ``follows``: the finished game's ``newer_game`` is that game even with a team renamed
+    (a typo on the phone that started it); the same Idempotency-Key with another body (the other phone's Start) is
+    422 naming the game the first request made."""
+    url, _ = server
+    one_round = {"rules": "pagat", "teams": ["Smiths", "Joneses"], "house_rules": {"opening_minimums": [50]}}
+    old = httpx.post(f"{url}/v1/games", json=one_round).json()["id"]
+    time.sleep(1.1)  # the times kept are whole seconds
+    assert httpx.post(f"{url}/v1/games/{old}/rounds", json={"teams": {"Smiths": {"melds": [["KH", "KS", "KD"]]}}},
+                      headers=once()).status_code == 201
+    key = {"Idempotency-Key": f"next-{old}"}
+    renamed = httpx.post(f"{url}/v1/games", json=one_round | {"teams": ["Smiths", "Jonses"], "follows": old}, headers=key)
+    assert renamed.status_code == 201
+    assert httpx.get(f"{url}/v1/games/{old}").json()["newer_game"] == renamed.json()["id"]
+    again = httpx.post(f"{url}/v1/games", json=one_round | {"follows": old}, headers=key)
+    assert again.status_code == 422 and again.json()["game"] == renamed.json()["id"], again.text
+    assert "sent before with another request body" in again.json()["error"]
+    assert httpx.post(f"{url}/v1/games", json=one_round | {"follows": "nope"}).status_code == 422
+
+
+def test_one_phone_s_side_added_to_the_round_the_other_typed_is_one_write_checked_by_if_match(server):
+    """Two phones, each its own team's side of round 1: one typed Smiths' side and saved it; the other read Jonses'
+    photo and adds its side to that round as one PUT of its reading with Smiths' piles added (``add_pile``): made from
+    a stale version it is 412 and nothing changes; from the version it saw, round 1 holds both teams, made from its
+    photo, and sent again it changes nothing more (412, the game holding it)."""
+    url, _ = server
+    gid = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Smiths", "Jonses"]}).json()["id"]
+    typed = {"teams": {"Smiths": {"melds": [["AH", "AS", "AC"]], "red_threes": ["3D"]}}}
+    assert httpx.post(f"{url}/v1/games/{gid}/rounds", json=typed, headers=once()).status_code == 201
+    r = httpx.post(f"{url}/v1/photos", files=[("photos", ("table.jpg", PHOTO.read_bytes() + b"sides", "image/jpeg"))],
+                   data={"rules": "pagat", "teams": "Jonses", "round": "1"}, headers=once(), timeout=120)
+    assert r.status_code == 201, r.text
+    reading = r.json()["id"]
+    body = {"photo_reading": reading, "went_out": None,
+            "corrections": [{"op": "add_pile", "team": "Smiths", "kind": "meld", "cards": ["AH", "AS", "AC"]},
+                            {"op": "add_pile", "team": "Smiths", "kind": "red_threes", "cards": ["3D"]}]}
+    stale = httpx.put(f"{url}/v1/games/{gid}/rounds/1?lenient=true", json=body, headers={"If-Match": '"0"'})
+    assert stale.status_code == 412 and stale.json()["game"]["rounds"][0]["photo_reading"] is None
+    fresh = httpx.put(f"{url}/v1/games/{gid}/rounds/1?lenient=true", json=body, headers={"If-Match": '"1"'})
+    assert fresh.status_code == 200, fresh.text
+    [one] = fresh.json()["rounds"]
+    assert one["photo_reading"] == reading and one["layout"]["teams"]["Smiths"]["melds"] == [["AH", "AS", "AC"]]
+    assert one["layout"]["teams"]["Jonses"]["melds"] and one["score"]["teams"]["Jonses"]["total"] == 1320
+    again = httpx.put(f"{url}/v1/games/{gid}/rounds/1?lenient=true", json=body, headers={"If-Match": '"1"'})
+    assert again.status_code == 412 and again.json()["game"]["rounds"] == fresh.json()["rounds"]
+    # the photo is round 1 now: saving it again as round 2 is refused
+    assert httpx.post(f"{url}/v1/games/{gid}/rounds", json={"photo_reading": reading}).status_code == 409

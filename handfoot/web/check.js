@@ -29,16 +29,19 @@ export async function checkView(gid, rid, roundNo) {
   const baseChecked = () => isChecked(savedOps());  /* saved with Every card is right as shown ticked */
   const baseWent = () => stored ? (stored.layout.went_out || "") : uploadWent;
   const draft = readDraft(gid, rid, roundNo || null, savedOps());  /* unsaved corrections kept over a reload */
+  const readFor = roundNo ? null : Number(sessionStorage.getItem(`handfoot.round.${rid}`)) || null;
   const st = {
     corrections: draft ? unchecked(draft.corrections) : baseOps(),
     wentOut: draft ? draft.went : baseWent(),
     /* Every card is right as shown ticked (a game teaching a deck): as saved, or as kept */
     checked: draft ? draft.checked || isChecked(draft.corrections) : baseChecked(),
     reading: original,
-    round: roundNo || g.next_round,
+    /* the round this phone read the photo for (round.js), kept when the game moved on since: the notice says how */
+    round: roundNo || (readFor && readFor < (g.over ? g.rounds.length + 1 : g.next_round) ? readFor : g.next_round),
     views: [], breakdownOpen: false,
     open: new Set(), allOpen: false,  /* the piles opened whole though they need no look; every pile opened whole */
     steps: [],  /* the edits made here, each {n: its corrections, after: how many corrections there were after it} */
+    adding: null,  /* while this phone's teams are added to another phone's round (conflict.js): {n, created, teams, own} */
   };
   /* This view's unsaved corrections, kept in localStorage under its game and reading until saved or discarded (a
    * phone reloads a tab it put away); none kept while they equal the saved round's. */
@@ -88,14 +91,16 @@ export async function checkView(gid, rid, roundNo) {
     becomeNewRound,
     get roundNo() { return roundNo; }, get stored() { return stored; }, get readingId() { return readingId; }});
   /* From now on this view corrects the saved round `theirs` (a round of this same photo: saved meanwhile on another
-   * phone, or moved up by an undo there) with `corrections` and `went`, Every card is right as shown ticked when
-   * `checked` (by default: when `corrections` hold it, or it is ticked here); its address says so (a reload opens it). */
-  function becomeCorrection(theirs, corrections, went, checked = isChecked(corrections) || st.checked) {
+   * phone, or moved up by an undo there; or another phone's side of this photo's round, this phone's teams added)
+   * with `corrections` on the reading `reading` and `went`, Every card is right as shown ticked when `checked` (by
+   * default: when `corrections` hold it, or it is ticked here); its address says so (a reload opens it). */
+  function becomeCorrection(theirs, corrections, went, reading = theirs.photo_reading,
+                            checked = isChecked(corrections) || st.checked) {
     dropDraft();
-    roundNo = theirs.n; stored = theirs; readingId = theirs.photo_reading; st.round = theirs.n;
+    roundNo = theirs.n; stored = theirs; readingId = reading; st.round = theirs.n; st.adding = null;
     st.corrections = unchecked(corrections); st.wentOut = went; wentOut.value = went; piles.tick(checked);
     heading.textContent = `Correct round ${theirs.n}`; save.textContent = "Save correction"; notice.freeSave();
-    here = `#/game/${gid}/check/${theirs.photo_reading}/${theirs.n}`;
+    here = `#/game/${gid}/check/${reading}/${theirs.n}`;
     history.replaceState(null, "", here);
     notice.clear(); draftBox.replaceChildren();
     keepDraft();
@@ -105,7 +110,7 @@ export async function checkView(gid, rid, roundNo) {
    * corrected was undone on another phone): the heading, Save and the address say so. */
   function becomeNewRound(n) {
     dropDraft();
-    roundNo = null; stored = null; st.round = n;
+    roundNo = null; stored = null; st.round = n; st.adding = null;
     heading.textContent = `Check round ${n}`; save.textContent = `Save round ${n}`; notice.freeSave();
     here = `#/game/${gid}/check/${readingId}`;
     history.replaceState(null, "", here);
@@ -378,4 +383,5 @@ export async function checkView(gid, rid, roundNo) {
   }
   await rescore();
   if (already && already.round) await notice.otherPhone(g, already);
+  else if (!roundNo && st.round !== g.next_round) await notice.otherPhone(g, already);  /* its round saved meanwhile */
 }

@@ -1,10 +1,12 @@
 /* A check view's save-conflict notice: what it says and offers when another phone saved or changed the game
  * meanwhile (this photo saved as a round there, a round added, undone or corrected): its offers (add my changes to
- * theirs, save mine as round N+1, correct round N, drop mine and show theirs), its offer redrawn after each change
+ * theirs, add my teams to their round when it holds none of their cards (sides.js), save mine as round N+1, correct
+ * round N, drop mine and show theirs), its offer redrawn after each change
  * made under it, and Save held, with its reason, until the notice is answered. */
 import {api} from "/static/api.js";
 import {changesAbsent, changesText, scoresOf} from "/static/changes.js";
 import {isChecked, unchecked} from "/static/piles.js";
+import {madeText, otherSides, pilesAdded, sideOps, teamsRead, teamsText, teamsWithCards} from "/static/sides.js";
 import {askConfirm, closeSaveQuestion, fmt, h, toast, total} from "/static/ui.js";
 
 /* A photo of a reading's `images` ({image, teams}) in words: "table.jpg, Us" (`inside`: "table.jpg (Us)"). */
@@ -107,7 +109,8 @@ export function changeOffer({theirs, mine, addMine, takeTheirs, moved, showLabel
  * (the reading of the photo it opened), st (its state: corrections, wentOut, reading, round), roundNo, stored,
  * readingId (getters: the round it corrects, null for a new photo; that round as saved; the reading it is made
  * from), heading and save (its heading and Save button), render(), rescore(), saveRound(), and
- * becomeCorrection(theirs, corrections, went) (from now on it corrects the saved round `theirs`), becomeNewRound(n)
+ * becomeCorrection(theirs, corrections, went, reading) (from now on it corrects the saved round `theirs`, made of the
+ * reading `reading`, theirs by default), becomeNewRound(n)
  * (from now on it checks its photo as the new round n)}.
  * Returns {box, why (the notice's element and the line saying why Save is off), otherPhone(latest, saved, quiet)
  * (shows the notice for the game `latest`: below), redraw() (the notice's offer redrawn after a change made under
@@ -119,8 +122,44 @@ export function conflictNotice(view) {
   function setRound(n) {  /* the round a new photo will be saved as: the heading and the button say it */
     st.round = n; view.heading.textContent = `Check round ${n}`; save.textContent = `Save round ${n}`;
   }
-  function unsureRound(n) {  /* round n, or the one before it, until the notice's choice: neither said yet */
-    st.round = n; view.heading.textContent = "Check round"; save.textContent = "Save round";
+  function unsureRound(n) {  /* the photo's round n (it was read for it), saved meanwhile on another phone: the heading
+                               keeps its number, Save names none until the notice's choice */
+    st.round = n; view.heading.textContent = `Check round ${n}`; save.textContent = "Save round";
+  }
+  const overSaid = (latest) => `the game is over${latest.winner ? `: ${latest.winner} won` : ""}`;
+
+  /* This phone's teams added to another phone's round `theirs` that holds none of their cards (each phone
+   * photographed its own side): one round of both, as a correction of round theirs.n to check and save (Save
+   * correction: one PUT with If-Match). On their reading when theirs is from a photo (this phone's piles added as
+   * cards typed in), else on this phone's reading with their typed sides added. */
+  async function addSides(theirs, latest) {
+    const mine = st.adding ? st.adding.teams : teamsRead(st.reading);
+    const own = st.adding ? st.adding.own : st.corrections.slice();  /* this phone's corrections of its reading */
+    const onTheirs = Boolean(theirs.photo_reading);
+    const base = onTheirs ? theirs.corrections : own;
+    const ops = base.concat(onTheirs ? sideOps(st.reading.layout, mine, pilesAdded(base))
+                                     : sideOps(theirs.layout, teamsWithCards(theirs.layout), pilesAdded(base)));
+    const reading = onTheirs ? theirs.photo_reading : rid;
+    const went = theirs.layout.went_out || st.wentOut || "";
+    let read;
+    try {
+      read = await api("POST", `/v1/photos/${reading}/corrections`, {corrections: ops, round: theirs.n, went_out: went || null});
+    } catch (e) {
+      toast(`${teamsText(mine)} cannot be added to round ${theirs.n} (${e.message})`, true);
+      return;
+    }
+    hfSync.note(latest);
+    st.reading = read;
+    view.becomeCorrection(theirs, ops, went, reading);
+    st.adding = {n: theirs.n, created: theirs.created, teams: mine, own};
+    view.render();
+    toast(`${teamsText(mine)} added to round ${theirs.n}: check it, then Save correction`);
+  }
+  /* The offer of adding this phone's teams to round `added` (saved on another phone with none of their cards). */
+  function sidesButton(added, latest, primary) {
+    const mine = st.adding ? st.adding.teams : teamsRead(st.reading);
+    return h("button", {type: "button", class: primary ? "primary" : "", id: "add-sides", onclick: () => addSides(added, latest)},
+             `Add ${teamsText(mine)} to round ${added.n}`);
   }
 
   /* The changes made on this phone since the view opened that the saved round `theirs` lacks (changes.js). */
@@ -149,7 +188,8 @@ export function conflictNotice(view) {
   }
   function takeTheirs(theirs, latest) {
     hfSync.note(latest);
-    view.becomeCorrection(theirs, theirs.corrections.slice(), theirs.layout.went_out || "", isChecked(theirs.corrections));
+    view.becomeCorrection(theirs, theirs.corrections.slice(), theirs.layout.went_out || "", theirs.photo_reading,
+                          isChecked(theirs.corrections));
     view.rescore();
   }
   /* Buttons that offer adding this phone's changes to the saved round `theirs` (of this same photo), or taking theirs;
@@ -191,24 +231,44 @@ export function conflictNotice(view) {
                             "saving it here too would count it twice.");
         const left = leftOutText(original.images, saved, theirs.n);
         if (left) lines.push(left);
+        const done = theirs.n !== st.round && latest.rounds.find(r => r.n === st.round);  /* the round it was checked as */
+        if (done) lines.push(`Another phone saved round ${st.round} ${madeText(done)} meanwhile (${scoresOf(latest, done)})` +
+                             (latest.over ? `: ${overSaid(latest)}.` : "."));
+        if (latest.over) { view.heading.textContent = "The game is over"; save.textContent = "Save round"; }
         holdSave(`Saved already as round ${theirs.n}: choose in the notice above.`);
         offer(theirs, latest, lines, actions, saved.same_cards); redo = again;
       } else {
         const was = st.round;
-        if (latest.over) { lines.push("The game is over: no round can be added."); holdSave("The game is over."); }
-        else if (latest.next_round > was) {
-          const added = latest.rounds.find(r => r.n === was);
-          unsureRound(latest.next_round);
+        const added = latest.rounds.find(r => r.n === was);
+        if (latest.over && !added) { lines.push("The game is over: no round can be added."); holdSave("The game is over."); }
+        else if (added) {  /* the round this photo was read for, saved on another phone (or before this view opened) */
+          const next = latest.over ? null : latest.next_round;
+          const sides = otherSides(st.reading, added);  /* of the other teams only: this phone's side of that round */
+          unsureRound(was);
           heading = `Another phone saved round ${was}`;
-          lines.push(`Another phone saved round ${was} from another photo (${scoresOf(latest, added)}). If yours is a photo ` +
-                     `of that same round, do not save it again: open round ${was} and make your changes there. If yours is the ` +
-                     `next round, save it as round ${st.round}.`);
+          lines.push(`Another phone saved round ${was} ${madeText(added)} (${scoresOf(latest, added)})` +
+                     (latest.over ? `, the game's last round: ${overSaid(latest)}.` : "."));
+          const whose = teamsText(teamsRead(st.reading));
+          const their = whose.endsWith("s") ? `${whose}'` : `${whose}'s`;
+          if (sides) lines.push(`It holds no card of ${whose}, whose cards you read: if yours is ${their} side of that ` +
+                                `same round, add ${whose} to round ${was}` + (added.photo_reading ? " (their photo stays the " +
+                                "round's; your cards go in as cards typed in)" : "") + (next ? `; if yours is the next round, ` +
+                                `save it as round ${next}.` : "."));
+          else lines.push(`If yours is a photo of that same round, do not save it again: open round ${was} and make your ` +
+                          `changes there.` + (next ? ` If yours is the next round, save it as round ${next}.` : ""));
           /* the sticky Save stays off until one of these is chosen: one hasty tap there would count round ${was} twice */
-          holdSave(`Round ${was} or ${st.round}? Choose in the notice above first.`);
-          actions.push(h("button", {type: "button", class: "primary", id: "save-next",
-                                    onclick: () => { frame.clear(); setRound(st.round); freeSave(); view.saveRound(); }}, `Save mine as round ${st.round}`),
-                       h("a", {class: "button", id: "open-theirs", href: added.photo_reading ? `#/game/${gid}/check/${added.photo_reading}/${was}`
-                                                                                              : `#/game/${gid}/type/${was}`}, `Open round ${was}`));
+          holdSave(next ? `Round ${was} or ${next}? Choose in the notice above first.` : "The game is over.");
+          if (!next && !sides) view.heading.textContent = "The game is over";
+          if (sides) actions.push(sidesButton(added, latest, true));
+          if (next) actions.push(h("button", {type: "button", class: sides ? "" : "primary", id: "save-next", onclick: async () => {
+            frame.clear(); setRound(next); freeSave();
+            sessionStorage.setItem(`handfoot.round.${rid}`, String(next));  /* chosen: not asked again on Back */
+            await view.rescore(0);  /* scored under round ${next}'s opening minimum */
+            view.saveRound();
+          }}, `Save mine as round ${next}`));
+          actions.push(h("a", {class: "button", id: "open-theirs", href: added.photo_reading ? `#/game/${gid}/check/${added.photo_reading}/${was}`
+                                                                                        : `#/game/${gid}/type/${was}`}, `Open round ${was}`));
+          redo = again;
         } else if (latest.next_round < was) {
           setRound(latest.next_round);
           freeSave();  /* no round of another photo to mistake it for any more */
@@ -216,6 +276,15 @@ export function conflictNotice(view) {
         } else { hfSync.note(latest); return null; }  /* another round corrected: nothing changes here */
         hfSync.note(latest);
       }
+    } else if (st.adding && latest.rounds.some(r => r.created === st.adding.created)) {
+      /* adding this phone's teams to round n: the other phone changed that round meanwhile */
+      const now = latest.rounds.find(r => r.created === st.adding.created);
+      const same = (r) => JSON.stringify([r.n, r.layout, r.corrections, r.photo_reading]);
+      if (same(now) === same(view.stored)) { hfSync.note(latest); return null; }  /* another round changed */
+      lines.push(`Round ${now.n} was changed there (${scoresOf(latest, now)}): add ${teamsText(st.adding.teams)} to it as ` +
+                 "it is now, then check it and Save correction.");
+      holdSave(`Round ${now.n} was changed on another phone: see the notice above.`);
+      actions.push(sidesButton(now, latest, true));
     } else {
       const theirs = latest.rounds.find(r => r.n === view.roundNo);
       const moved = latest.rounds.find(r => r.photo_reading === view.readingId && r.n !== view.roundNo);

@@ -228,6 +228,7 @@ export async function newGameView(fromId) {
     }
     const body = {rules: select.value, teams: names, names: {}, house_rules, teach: from ? from.teach : null,
                   negative: from ? negativeOf(from) : false};  /* the same family's cards */
+    if (from) body.follows = from.id;  /* its next game: the finished game's page links it, a team renamed or not */
     names.forEach((n, k) => { if (players[k].length) body.names[n] = players[k]; });
     setBusy(create, true);
     try {
@@ -251,8 +252,12 @@ export async function newGameView(fromId) {
       if (e.status) createKey = hfSync.newKey();
       else if (!lostStart) lostStart = {body, key: createKey};
       if (from && /Idempotency-Key was sent before/.test(e.message)) {  /* the other phone started it, set otherwise */
-        error.replaceChildren(errorBox(new Error("Another phone has already started the next game of these teams " +
-          "(All games lists it). Press Start the game again to make another one as well.")));
+        const theirs = e.body && e.body.game;  /* the game that phone started (the server names it) */
+        error.replaceChildren(errorBox(new Error("Another phone has already started the next game of these teams" +
+          (theirs ? "" : " (All games lists it)") + ". Open it to play on with them, or press Start the game again to " +
+          "make another one as well.")),
+          h("div", {class: "row"}, theirs ? h("a", {class: "button primary", id: "open-started", href: `#/game/${theirs}`}, "Open their game")
+                                          : null, h("a", {class: "button", id: "all-games", href: "#/"}, "All games")));
         error.scrollIntoView({block: "center"});
         setBusy(create, false);
         return;

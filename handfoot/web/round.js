@@ -157,6 +157,7 @@ export async function roundView(gid) {
       try { body = JSON.parse(xhr.responseText); } catch (e) { body = {error: `the server answered ${xhr.status}`}; }
       if (xhr.status === 201) {
         sessionStorage.setItem(`handfoot.went_out.${body.id}`, wentOut.value);
+        sessionStorage.setItem(`handfoot.round.${body.id}`, String(g.next_round));  /* the round it was read for */
         location.hash = `#/game/${gid}/check/${body.id}`;
       } else if (xhr.status === 503) {
         const wait = xhr.getResponseHeader("Retry-After") || "a few";

@@ -4,6 +4,7 @@ Unicode. Each is refused as one line (exit 1 or 2) or a 4xx JSON message, and no
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -287,6 +288,7 @@ def test_a_ledger_holding_a_lone_surrogate_from_an_older_handfoot_lists_its_game
     from fastapi.testclient import TestClient
 
     from handfoot.ledger import Ledger
+    from handfoot.ledger_schema import MIGRATIONS
     from handfoot.service import Settings, create_app
 
     db = tmp_path / "old.db"
@@ -299,6 +301,10 @@ def test_a_ledger_holding_a_lone_surrogate_from_an_older_handfoot_lists_its_game
     with sqlite3.connect(db) as conn:  # as the older handfoot left it: its schema, the names as JSON escapes
         assert '"\\ud800 Us"' in conn.execute("SELECT teams FROM games").fetchone()[0]
         conn.execute("PRAGMA user_version = 4")
+        for later in MIGRATIONS[5:]:  # the columns a later handfoot adds: not there in the older one's ledger
+            added = re.fullmatch(r"ALTER TABLE (\w+) ADD COLUMN (\w+) .*", later) if isinstance(later, str) else None
+            assert added, f"a later migration this test does not undo: {later!r}"
+            conn.execute(f"ALTER TABLE {added[1]} DROP COLUMN {added[2]}")
     app = create_app(Settings(db=db), load_models=False)
     with TestClient(app, base_url="http://127.0.0.1") as client:
         listed = client.get("/v1/games")

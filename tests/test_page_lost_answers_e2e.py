@@ -47,7 +47,7 @@ def wifi(tmp_path):
 
 
 def _game(url: str) -> str:
-    return httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+    return httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}, headers=once()).json()["id"]
 
 
 def _rounds(url: str, game: str) -> list[dict]:

@@ -1,9 +1,8 @@
 /* handfoot's page, two phones at one table: the version of each game this phone last saw (sent back as If-Match
  * when a round is written, a setting changed or the game deleted, so a change made from a stale copy is refused
  * 412), an Idempotency-Key per action (a request sent again after a dropped answer gets the first answer, nothing is
- * stored twice), and the game's live
- * changes (GET /v1/games/{id}/events, server-sent events) for the view on screen. docs/api.md describes the API.
- * Loaded before app.js; everything is under the one global `hfSync`. */
+ * stored twice), and the game's live changes (GET /v1/games/{id}/events, server-sent events) for the view on
+ * screen. docs/api.md describes the API. Loaded before app.js; everything is under the one global `hfSync`. */
 "use strict";
 
 const hfSync = (() => {

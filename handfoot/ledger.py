@@ -313,9 +313,16 @@ class Ledger(ReadingsStore):
         return next((found for found, names, follows in later
                      if follows == game_id or sorted(json.loads(names)) == teams), None)
 
-    def delete_game(self, game_id: str) -> None:
-        """Raises: NotFoundError."""
+    def delete_game(self, game_id: str, expect: int | None = None) -> None:
+        """Delete a game and its rounds, made from version ``expect`` of the game (None: any).
+
+        Raises:
+            NotFoundError: no such game; StaleError: the game is at another version than ``expect``.
+        """
         with self._write() as conn:
+            row = conn.execute("SELECT version FROM games WHERE id = ?", (game_id,)).fetchone()
+            if row is not None and expect is not None and row[0] != expect:
+                raise _stale(game_id, row[0], expect)
             conn.execute("DELETE FROM rounds WHERE game_id = ?", (game_id,))
             conn.execute("DELETE FROM answers WHERE game = ?", (game_id,))  # a request made again makes it anew
             if conn.execute("DELETE FROM games WHERE id = ?", (game_id,)).rowcount == 0:

@@ -101,6 +101,7 @@ class LiveSession:
         self._open = open_frames
         self.wait_for_viewer = wait_for_viewer
         self.ended: tuple[str, str] | None = None  #: (game, reading) of the round last ended, until it is saved
+        self.ended_from = None  #: the stable reading (``watch.Seen``) that round was kept from
         self._lock = threading.Condition()
         self._latest: tuple[int, float, np.ndarray] | None = None  # sequence number, t, frame
         self._jpeg: tuple[int, bytes, float] = (0, b"", 0.0)  # sequence number, JPEG, when made

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import shutil
+import threading
 from typing import Any, Sequence
 
 from scorer import HandFootError
@@ -17,6 +18,9 @@ from .ledger import Ledger, new_id
 from .live import LiveSession
 from .photo_request import PhotoRequest
 from .renaming import renamed
+
+#: one End of round kept at a time (pressed on two phones at once, it is kept once)
+_ENDING = threading.Lock()
 
 
 def request_for_game(game: GameOut, split: str | None = None, deck: str | None = None) -> PhotoRequest:
@@ -36,7 +40,9 @@ def request_for_game(game: GameOut, split: str | None = None, deck: str | None =
 
 def end_round(session: LiveSession, ledger: Ledger, game: GameOut | None = None) -> str:
     """Keep the session's stable reading as a photo reading of ``ledger`` (``handfoot.ledger.Ledger``): the frame
-    it was read from as the photo, its piles and score, ready for the check-and-correct view. Returns its id.
+    it was read from as the photo, its piles and score, ready for the check-and-correct view; ``session.ended`` says
+    so until it is saved. Returns its id. Ended again for the same game before it is saved, with the table not read
+    anew since (the answer lost on the way, or pressed on another phone too), it is the same reading, not a second.
 
     With ``game`` (``handfoot.games.GameOut``) other than the session's, the reading is for that game: its rules
     and next round, the teams in view named as the game's, in order.
@@ -46,32 +52,37 @@ def end_round(session: LiveSession, ledger: Ledger, game: GameOut | None = None)
     """
     import cv2  # OpenCV: the optional vision extra
 
-    seen = session.stable()
-    if seen is None or seen.photo is None:
-        raise NothingReadError("nothing has been read yet: wait until the table has been still for a moment")
-    req, photo = session.settings, seen.photo
-    if game is not None and game.id != session.game:
-        renamed = dict(zip(req.table_teams(1), game.teams))
-        req = request_for_game(game, req.split, req.deck)
-    else:  # the game watched: a team renamed on a phone since the camera started takes its new name
-        renamed = game_names(session, game.teams) if game is not None else {}
-        req = dataclasses.replace(req, teams=tuple(renamed.get(t, t) for t in req.teams)) if renamed else req
-    if renamed:
-        photo = dataclasses.replace(photo, sides=[dataclasses.replace(s, team=renamed.get(s.team, s.team))
-                                                  for s in photo.sides])
-    rules = photo_request.check_photo_request(req, 1)
-    result = core.photo_score([photo], ["live table"], req, rules)
-    reading_id = new_id()
-    folder = ledger.reading_dir(reading_id)
-    folder.mkdir(parents=True)
-    try:
-        cv2.imwrite(str(folder / "photo-0.jpg"), seen.photo.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
-        core.keep_reading(ledger, reading_id, result, [{"name": "live table", "file": "photo-0.jpg",
-                                                        "annotated": "annotated-0.jpg", "kind": "table"}])
-    except BaseException:
-        shutil.rmtree(folder, ignore_errors=True)
-        raise
-    return reading_id
+    with _ENDING:
+        seen = session.stable()
+        if seen is None or seen.photo is None:
+            raise NothingReadError("nothing has been read yet: wait until the table has been still for a moment")
+        target = game.id if game is not None else session.game
+        if session.ended is not None and session.ended[0] == target and session.ended_from is seen:
+            return session.ended[1]
+        req, photo = session.settings, seen.photo
+        if game is not None and game.id != session.game:
+            renamed = dict(zip(req.table_teams(1), game.teams))
+            req = request_for_game(game, req.split, req.deck)
+        else:  # the game watched: a team renamed on a phone since the camera started takes its new name
+            renamed = game_names(session, game.teams) if game is not None else {}
+            req = dataclasses.replace(req, teams=tuple(renamed.get(t, t) for t in req.teams)) if renamed else req
+        if renamed:
+            photo = dataclasses.replace(photo, sides=[dataclasses.replace(s, team=renamed.get(s.team, s.team))
+                                                      for s in photo.sides])
+        rules = photo_request.check_photo_request(req, 1)
+        result = core.photo_score([photo], ["live table"], req, rules)
+        reading_id = new_id()
+        folder = ledger.reading_dir(reading_id)
+        folder.mkdir(parents=True)
+        try:
+            cv2.imwrite(str(folder / "photo-0.jpg"), seen.photo.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+            core.keep_reading(ledger, reading_id, result, [{"name": "live table", "file": "photo-0.jpg",
+                                                            "annotated": "annotated-0.jpg", "kind": "table"}])
+        except BaseException:
+            shutil.rmtree(folder, ignore_errors=True)
+            raise
+        session.ended, session.ended_from = (target, reading_id), seen
+        return reading_id
 
 
 def game_names(session: LiveSession, teams: Sequence[str]) -> dict[str, str]:

@@ -1,11 +1,13 @@
 """Two phones at one table: game versions (``ETag`` / ``If-Match``), requests sent once only (``Idempotency-Key``)
 and the live feed of a game's changes (``GET /v1/games/{id}/events``, server-sent events).
 
-Every change of a game counts up its ``version`` (:class:`handfoot.ledger.Ledger`). A round written with an
-``If-Match`` naming another version is refused 412 with the game as it is now. A ``POST`` of a game, a round or
-photos, or an undo (``DELETE`` of a round), that carries an ``Idempotency-Key`` seen before gets the first answer
-again, and nothing new is stored (:class:`Idempotency`). :class:`Changes` hands each committed change, from
-whatever thread made it, to the event streams of that game on the event loop.
+Every change of a game counts up its ``version`` (:class:`handfoot.ledger.Ledger`). A round written (or a game
+deleted) with an ``If-Match`` naming another version is refused 412 with the game as it is now. A ``POST`` of a
+game, a round or photos, or an undo (``DELETE`` of a round), that carries an ``Idempotency-Key`` seen before gets
+the first answer again, and nothing new is stored (:class:`Idempotency`); a ``POST`` of a game or of photos without
+one is refused 428 before its body is read (:data:`KEY_NEEDED`), and so is a round write with nothing that tells a
+repeat or a stale copy (:func:`precondition_required`, in the routes). :class:`Changes` hands each committed
+change, from whatever thread made it, to the event streams of that game on the event loop.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from . import games, live
-from .errors import NotFoundError
+from .errors import NotFoundError, PreconditionRequiredError
 from .guard import replay
 from .ledger import Answer, Ledger
 
@@ -36,6 +38,16 @@ STREAM_SECONDS = 600.0
 IDEMPOTENT = re.compile(r"^(POST /v1/(games|photos|games/[^/]+/rounds)|DELETE /v1/games/[^/]+/rounds/[^/]+|"
                         r"PUT /v1/games/[^/]+/teams)$")
 KEY = re.compile(r"^[\x21-\x7e]{1,200}$")
+#: an ``If-Match`` a game's routes take: a version quoted as its ETag sends it (``"7"``, ``W/"7"``) or ``*``
+VERSION_TAG = r'^(\*|(W/)?"[0-9]{1,11}")$'
+#: the requests that need an ``Idempotency-Key`` whatever else they say (``METHOD PATH``: what one does, the action
+#: a key stands for, and what a repeat without one would do): 428 without one, before the body is read
+KEY_NEEDED = {"POST /v1/games": ("starting a game", "game started",
+                                 "sent again after a lost answer, a game without one would be stored twice"),
+              "POST /v1/photos": ("reading photos", "reading",
+                                  "sent again after a lost answer, photos without one would be read and kept twice")}
+#: how an ``Idempotency-Key`` is sent, in words (the 428 of a request that needs one)
+KEY_SAID = ": a request header of 1 to 200 visible ASCII characters, the same one when the request is sent again"
 #: largest answer kept for a key (a game's JSON is a few tens of KB)
 ANSWER_BYTES = 4 * 1024 * 1024
 
@@ -55,6 +67,24 @@ def expected_version(request: Request) -> int | None:
     tags = [t.strip().removeprefix("W/").strip('"') for t in value.split(",")]
     numbers = [int(t) for t in tags if t.isdigit() and len(t) < 12]
     return numbers[0] if len(numbers) == 1 else -1
+
+
+def version_wanted(version: int) -> str:
+    """``If-Match`` with a game's version, in the words of a 428: the version it is at now (``version``)."""
+    return f"If-Match: the game's version, quoted as its ETag sends it (\"{version}\" now)"
+
+
+def key_wanted(per: str, more: str = "") -> str:
+    """An ``Idempotency-Key`` in the words of a 428: a random id per ``per`` (``save``, ``undo``), ``more`` said
+    after it."""
+    return f"an Idempotency-Key (a random id per {per}{more})"
+
+
+def precondition_required(doing: str, ways: list[str], why: str) -> PreconditionRequiredError:
+    """The 428 of a write with nothing that tells a repeat (or a stale copy) apart, in words: ``doing`` ("undoing a
+    round") needs one of ``ways`` (:func:`version_wanted`, :func:`key_wanted`, ...): ``why``."""
+    said = ways[0] if len(ways) == 1 else ", ".join(ways[:-1]) + ", or " + ways[-1]
+    return PreconditionRequiredError(f"{doing} needs {said}: {why}")
 
 
 # -- live changes -------------------------------------------------------------------------------------------------
@@ -245,12 +275,15 @@ def _game_of(scope, body: bytes) -> str | None:
 class Idempotency:
     """Pure ASGI middleware: a ``POST`` of ``/v1/games``, ``/v1/games/{id}/rounds`` or ``/v1/photos``, a ``DELETE``
     of ``/v1/games/{id}/rounds/{n}`` (an undo) or a ``PUT`` of ``/v1/games/{id}/teams`` (a rename), with an
-    ``Idempotency-Key`` header (1-200 visible ASCII characters) is worked on once. Its first successful (2xx)
-    answer is kept in the ledger for a day (or until its game is deleted); the same key again with the same method on
-    the same address gets that answer (``Idempotent-Replayed: true``) and nothing new is stored; with another body
-    (a JSON body's bytes, an upload's size) it is 422, with ``game``: the game the first request made or changed
-    (None: none). While the first request with a key is still being worked on, another with it is 409 with
-    ``Retry-After``. An answer that is an error is not kept: the request may be sent again with the same key."""
+    ``Idempotency-Key`` header (1-200 visible ASCII characters) is worked on once; one of :data:`KEY_NEEDED` without
+    that header is refused 428 at once (nothing of its body is read, an upload's photos neither kept nor read). Its
+    first successful (2xx) answer is kept in the ledger for a day (or until its game is deleted); the same key again
+    with the same method on the same address gets that answer (``Idempotent-Replayed: true``) and nothing new is
+    stored; with another body (a JSON body's bytes, an upload's size) it is 422, with ``game``: the game the first
+    request made or changed (None: none). While the first request with a key is still being worked on, another with
+    it is 409 with ``Retry-After``. An answer that is an error is not kept: the request may be sent again with the
+    same key. A request with an ``If-Match`` that is no version (:data:`VERSION_TAG`) goes to its route, which
+    refuses it."""
 
     def __init__(self, app) -> None:
         self.app = app
@@ -261,8 +294,14 @@ class Idempotency:
             await self.app(scope, receive, send)
             return
         key = next((v.decode("latin-1") for k, v in scope.get("headers", []) if k == b"idempotency-key"), None)
-        if key is None:
-            await self.app(scope, receive, send)
+        needed = KEY_NEEDED.get(f"{scope['method']} {scope['path']}")
+        if key is None and needed is not None:
+            doing, per, why = needed
+            await _error(send, 428, str(precondition_required(doing, [key_wanted(per, KEY_SAID)], why)))
+            return
+        if_match = next((v.decode("latin-1") for k, v in scope.get("headers", []) if k == b"if-match"), None)
+        if key is None or (if_match is not None and not re.match(VERSION_TAG, if_match)):
+            await self.app(scope, receive, send)  # an If-Match the route refuses (422) is refused, not answered again
             return
         if not KEY.match(key):
             await _error(send, 422, "Idempotency-Key: 1 to 200 visible ASCII characters (a random id per action)")

@@ -55,7 +55,7 @@ def reading(tmp_path_factory, models):
     with TestClient(app, base_url="http://127.0.0.1") as c:
         with open(PHOTO, "rb") as f:
             r = c.post("/v1/photos", files=[("photos", ("table.jpg", f, "image/jpeg"))],
-                       data={"rules": "pagat", "round": "2", "went_out": "A"})
+                       data={"rules": "pagat", "round": "2", "went_out": "A"}, headers=once())
         assert r.status_code == 201, r.text
         yield c, r.json()
 
@@ -209,7 +209,7 @@ def test_a_heic_photo_is_shown_as_a_jpeg_of_the_pixels_its_boxes_are_in(client, 
     heic = tmp_path / "IMG_0001.HEIC"
     pillow_heif.from_bytes("RGB", (rgb.shape[1], rgb.shape[0]), rgb.tobytes()).save(str(heic), quality=90)
     with open(heic, "rb") as f:
-        r = client.post("/v1/photos", files=[("photos", ("IMG_0001.HEIC", f, "image/heic"))], data={"rules": "pagat"})
+        r = client.post("/v1/photos", files=[("photos", ("IMG_0001.HEIC", f, "image/heic"))], data={"rules": "pagat"}, headers=once())
     assert r.status_code == 201, r.text
     body = r.json()
     for _ in range(2):  # made once, then served again
@@ -251,7 +251,7 @@ def test_corrections_are_tried_without_storing(reading):
 
 def test_cards_typed_in_are_a_pile_that_can_be_corrected(client):
     with open(PHOTO, "rb") as f:
-        r = client.post("/v1/photos", files=[("photos", ("t.jpg", f, "image/jpeg"))], data={"left": ["B:KH 7C"]})
+        r = client.post("/v1/photos", files=[("photos", ("t.jpg", f, "image/jpeg"))], data={"left": ["B:KH 7C"]}, headers=once())
     assert r.status_code == 201, r.text
     body = r.json()
     typed = next(p for p in body["images"][0]["piles"] if p["id"] == "t0")
@@ -263,7 +263,7 @@ def test_cards_typed_in_are_a_pile_that_can_be_corrected(client):
 
 
 def post_photo(c, files, **data):
-    return c.post("/v1/photos", files=[("photos", f) for f in files], data=data)
+    return c.post("/v1/photos", files=[("photos", f) for f in files], data=data, headers=once())
 
 
 def test_photo_errors_are_named_before_any_work(client, tmp_path):
@@ -284,9 +284,9 @@ def test_photo_errors_are_named_before_any_work(client, tmp_path):
     assert "house_rules" in error_of(post_photo(client, one, house_rules="[1"), 422)
     assert "book_size" in error_of(post_photo(client, one, house_rules='{"book_size": "banana"}'), 422)
     assert "TEAM" in error_of(post_photo(client, one, left="KH 7C"), 422)
-    hands = client.post("/v1/photos", files=[("photos", one[0]), ("hands", one[0])], data={"hand_teams": ""})
+    hands = client.post("/v1/photos", files=[("photos", one[0]), ("hands", one[0])], data={"hand_teams": ""}, headers=once())
     assert "1 hand photo but 0 teams" in error_of(hands, 422)
-    assert "photos" in error_of(client.post("/v1/photos", data={"rules": "pagat"}), 422)
+    assert "photos" in error_of(client.post("/v1/photos", data={"rules": "pagat"}, headers=once()), 422)
     assert "split" in error_of(post_photo(client, one * 2, split="horizontal"), 422)
     assert "t.jpg was chosen twice" in error_of(post_photo(client, one * 2, teams="A,B"), 422)
     two = [one[0], ("u.jpg", jpg, "image/jpeg")]
@@ -366,7 +366,7 @@ def test_without_models_photos_are_503_and_the_rest_works(tmp_path):
 
 # -- games -------------------------------------------------------------------------------------------------------
 def new_game(c, **body):
-    r = c.post("/v1/games", json={"rules": "pagat", "teams": ["A", "B"], **body})
+    r = c.post("/v1/games", json={"rules": "pagat", "teams": ["A", "B"], **body}, headers=once())
     assert r.status_code == 201, r.text
     return r.json()["id"]
 
@@ -427,14 +427,14 @@ def test_correct_and_undo_rounds(client):
     client.post(f"/v1/games/{gid}/rounds", json=SIMPLE, headers=once())
     client.post(f"/v1/games/{gid}/rounds", json=SIMPLE, headers=once())
     fixed = {"teams": {"A": {"melds": [["KH", "KS", "KD", "KC"]]}}}
-    r = client.put(f"/v1/games/{gid}/rounds/1", json=fixed)
+    r = client.put(f"/v1/games/{gid}/rounds/1", json=fixed, headers={"If-Match": client.get(f"/v1/games/{gid}").headers["etag"]})
     assert r.status_code == 200 and r.json()["rounds"][0]["score"]["teams"]["A"]["total"] == 40
     r = client.delete(f"/v1/games/{gid}/rounds/1", headers={"If-Match": r.headers["etag"]})  # round 2 is round 1
     assert r.status_code == 200 and [rd["n"] for rd in r.json()["rounds"]] == [1]
     assert r.json()["rounds"][0]["layout"]["round"] == 1 and r.json()["rounds"][0]["score"]["teams"]["A"]["total"] == 30
     r = client.delete(f"/v1/games/{gid}/rounds/1", headers={"If-Match": r.headers["etag"]})
     assert r.status_code == 200 and r.json()["rounds"] == [] and r.json()["next_round"] == 1
-    assert "no round 5" in error_of(client.put(f"/v1/games/{gid}/rounds/5", json=SIMPLE), 404)
+    assert "no round 5" in error_of(client.put(f"/v1/games/{gid}/rounds/5", json=SIMPLE, headers={"If-Match": r.headers["etag"]}), 404)
     assert "no round 7" in error_of(client.delete(f"/v1/games/{gid}/rounds/7", headers={"If-Match": '"5"'}), 404)
 
 
@@ -555,7 +555,7 @@ def test_a_games_corrected_photos_export_as_deck_examples(reading, tmp_path):
 
 
 def test_three_teams_of_two_are_six_players(client):
-    r = client.post("/v1/games", json={"rules": "pagat", "teams": ["A", "B", "C"]})
+    r = client.post("/v1/games", json={"rules": "pagat", "teams": ["A", "B", "C"]}, headers=once())
     assert r.status_code == 201 and r.json()["house_rules"] == {"players": 6}
 
 
@@ -566,9 +566,9 @@ def test_a_team_name_is_at_most_its_limit_and_the_page_says_the_same(client):
     from handfoot.games import TEAMS_MAX
     from handfoot.limits import TEAM_NAME_MAX
 
-    assert client.post("/v1/games", json={"teams": ["x" * TEAM_NAME_MAX, "B"]}).status_code == 201
+    assert client.post("/v1/games", json={"teams": ["x" * TEAM_NAME_MAX, "B"]}, headers=once()).status_code == 201
     long = "The Grandparents " + "y" * 40
-    words = error_of(client.post("/v1/games", json={"teams": [long, "B"]}), 422)
+    words = error_of(client.post("/v1/games", json={"teams": [long, "B"]}, headers=once()), 422)
     assert words.startswith("teams: Team 1's name 'The Grandparents yyy…' has 57 characters: at most 40"), words
     page = (ROOT / "handfoot" / "web" / "newgame.js").read_text()
     assert f"export const TEAM_NAME_MAX = {TEAM_NAME_MAX};" in page
@@ -583,9 +583,9 @@ def test_a_team_name_is_one_line_of_text_that_prints_as_typed(client):
     for name, said in (("Mom\nDad", "can't contain a line break (U+000A): type it on one line"),
                        ("A\x00", "can't contain an invisible control character (U+0000)"),
                        ("Us\u202eeht", "can't contain an invisible control character (U+202E)")):
-        words = error_of(client.post("/v1/games", json={"teams": [name, "B"]}), 422)
+        words = error_of(client.post("/v1/games", json={"teams": [name, "B"]}, headers=once()), 422)
         assert said in words, words
-    assert client.post("/v1/games", json={"teams": ["\U0001f468\u200d\U0001f469\u200d\U0001f467", "B"]}).status_code == 201
+    assert client.post("/v1/games", json={"teams": ["\U0001f468\u200d\U0001f469\u200d\U0001f467", "B"]}, headers=once()).status_code == 201
 
 
 @pytest.mark.parametrize("body, status, words", [
@@ -607,7 +607,7 @@ def test_a_team_name_is_one_line_of_text_that_prints_as_typed(client):
     ({"colour": "red"}, 422, "colour"),
 ])
 def test_game_errors(client, body, status, words):
-    assert words in error_of(client.post("/v1/games", json={"rules": "pagat", "teams": ["A", "B"], **body}), status)
+    assert words in error_of(client.post("/v1/games", json={"rules": "pagat", "teams": ["A", "B"], **body}, headers=once()), status)
 
 
 def test_round_errors(client):
@@ -721,14 +721,14 @@ def test_a_deck_learned_from_a_games_corrected_photos(reading, monkeypatch):
     assert again["state"] == "done" and again["replaced"]["created"] == job["deck"]["created"]  # learned again: told
     assert [d["name"] for d in c.get("/v1/decks").json()] == ["family"]
     with open(PHOTO, "rb") as f:
-        read = c.post("/v1/photos", files=[("photos", ("table.jpg", f, "image/jpeg"))], data={"deck": "family"})
+        read = c.post("/v1/photos", files=[("photos", ("table.jpg", f, "image/jpeg"))], data={"deck": "family"}, headers=once())
     assert read.status_code == 201, read.text
     kept = c.get(f"/v1/photos/{read.json()['id']}").json()  # the reading says what read it, corrected too
     assert read.json()["deck"] == kept["deck"] == "family"
     corrected = c.post(f"/v1/photos/{read.json()['id']}/corrections", json={"corrections": [], "went_out": None})
     assert corrected.json()["deck"] == "family", corrected.text
     with open(PHOTO, "rb") as f:
-        missing = c.post("/v1/photos", files=[("photos", ("table.jpg", f, "image/jpeg"))], data={"deck": "nobody"})
+        missing = c.post("/v1/photos", files=[("photos", ("table.jpg", f, "image/jpeg"))], data={"deck": "nobody"}, headers=once())
     assert "no deck profile 'nobody'" in error_of(missing, 404)
     # a game names its deck: kept in the ledger, listed with the game; an unknown one is taught, or refused when
     # the game is not to teach it

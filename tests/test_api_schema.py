@@ -13,7 +13,7 @@ schemathesis = pytest.importorskip("schemathesis")
 uvicorn = pytest.importorskip("uvicorn")
 from hypothesis import HealthCheck, settings  # noqa: E402
 
-from conftest import served  # noqa: E402
+from conftest import once, served  # noqa: E402
 from handfoot.service import Settings, create_app  # noqa: E402
 
 PHOTO = Path(__file__).resolve().parents[1] / "examples" / "table.jpg"
@@ -55,8 +55,8 @@ def test_no_server_errors(server):
     import httpx
 
     with open(PHOTO, "rb") as f:
-        reading = httpx.post(f"{server}/v1/photos", files=[("photos", ("t.jpg", f, "image/jpeg"))], timeout=60)
-    game = httpx.post(f"{server}/v1/games", json={"rules": "six-deck", "teams": ["A", "B"]}, timeout=10)
+        reading = httpx.post(f"{server}/v1/photos", files=[("photos", ("t.jpg", f, "image/jpeg"))], timeout=60, headers=once())
+    game = httpx.post(f"{server}/v1/games", json={"rules": "six-deck", "teams": ["A", "B"]}, timeout=10, headers=once())
     ids = {"reading_id": reading.json()["id"], "game_id": game.json()["id"]}
     api = schemathesis.openapi.from_url(f"{server}/openapi.json")
     operations = [result.ok() for result in api.get_all_operations()]

@@ -34,11 +34,12 @@ def client(tmp_path):
 
 
 def test_a_lone_surrogate_in_a_json_body_is_refused_and_the_games_still_list(client):
-    r = client.post("/v1/games", content='{"teams": ["\\ud800", "B"]}', headers={"content-type": "application/json"})
+    r = client.post("/v1/games", content='{"teams": ["\\ud800", "B"]}',
+                    headers={"content-type": "application/json", **once()})
     assert r.status_code == 422, r.text
     assert "not valid text" in r.json()["error"] and "teams[0]" in r.json()["error"]
     r = client.post("/v1/games", content='{"teams": ["A", "B"], "names": {"A": ["Ann \\udc00"]}}',
-                    headers={"content-type": "application/json"})
+                    headers={"content-type": "application/json", **once()})
     assert r.status_code == 422 and "names.A[0]" in r.json()["error"], r.text
     listed = client.get("/v1/games")
     assert listed.status_code == 200 and listed.json() == []  # nothing stored, and the list still answers
@@ -46,7 +47,7 @@ def test_a_lone_surrogate_in_a_json_body_is_refused_and_the_games_still_list(cli
     assert r.status_code == 422 and "teams.\\ud800" in r.json()["error"], r.text
     # a character outside the basic plane, written as its two escapes, is one character: taken
     r = client.post("/v1/games", content='{"teams": ["\\ud83c\\udccf Us", "B"]}',
-                    headers={"content-type": "application/json"})
+                    headers={"content-type": "application/json", **once()})
     assert r.status_code == 201 and r.json()["teams"][0] == "\U0001F0CF Us", r.text
     assert client.get("/v1/games").status_code == 200
 
@@ -220,9 +221,9 @@ def test_true_or_false_is_not_a_number_anywhere_one_is_expected(client, capsys):
         assert r.status_code == 422 and said in r.json()["error"], (layout, r.text)
     for house, said in (({"decks": True}, "house_rules.decks: a whole number, not true"),
                         ({"pickup_size": False}, "house_rules.pickup_size: a whole number, not false")):
-        r = client.post("/v1/games", json={"teams": ["A", "B"], "house_rules": house})
+        r = client.post("/v1/games", json={"teams": ["A", "B"], "house_rules": house}, headers=once())
         assert r.status_code == 422 and r.json()["error"] == said, r.text
-    game = client.post("/v1/games", json={"teams": ["A", "B"], "house_rules": {"pickup_size": None}})
+    game = client.post("/v1/games", json={"teams": ["A", "B"], "house_rules": {"pickup_size": None}}, headers=once())
     assert game.status_code == 201, game.text  # null is still a value of a field that takes it
     r = client.post(f"/v1/games/{game.json()['id']}/rounds", json={**ROUND, "round": True}, headers=once())
     assert r.status_code == 422 and r.json()["error"] == "the layout says round true but this is round 1 of the game"
@@ -261,11 +262,11 @@ def test_a_form_field_of_bytes_that_are_not_utf8_is_refused_naming_it(client):
 
     for field, value in (("teams", b"\xe9quipe,B"), ("house_rules", b'{"decks": 5}\xff'), ("left", b"A:KH \x80")):
         r = client.post("/v1/photos", files=[("photos", ("table.jpg", PHOTO.read_bytes(), "image/jpeg"))],
-                        data={field: value})
+                        data={field: value}, headers=once())
         assert r.status_code == 422, r.text
         assert r.json()["error"] == f"form field {field!r} is not UTF-8 text (a form's fields are read as UTF-8)"
     r = client.post("/v1/photos", files=[("photos", ("table.jpg", PHOTO.read_bytes(), "image/jpeg"))],
-                    data={"teams": "équipe,B"})
+                    data={"teams": "équipe,B"}, headers=once())
     assert r.status_code == 503, r.text  # past the guard: this server reads no photos
     body = (b'--b0\r\nContent-Disposition: form-data; name="photos"; filename="t.jpg"\r\n\r\n\xff\xd8\xe9' + b"x" * 50 +
             b'\r\n--b0\r\nContent-Disposition: form-data; name="teams"\r\n\r\nUs,\xc3\xa9quipe'

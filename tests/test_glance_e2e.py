@@ -17,6 +17,8 @@ import re
 
 import pytest
 
+from conftest import once
+
 pytest.importorskip("selenium")
 pytest.importorskip("cv2")
 from selenium.webdriver.common.by import By  # noqa: E402
@@ -28,10 +30,10 @@ from test_page_e2e import PHOTO, browser, console_errors, server, shots_dir, tex
 def test_the_check_view_at_a_glance(server, browser, tmp_path):
     import httpx
 
-    game = httpx.post(server + "/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+    game = httpx.post(server + "/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}, headers=once()).json()["id"]
     with open(PHOTO, "rb") as f:
         r = httpx.post(server + "/v1/photos", files={"photos": ("table.jpg", f, "image/jpeg")},
-                       data={"teams": "Us", "rules": "pagat", "round": "1"}, timeout=120)
+                       data={"teams": "Us", "rules": "pagat", "round": "1"}, timeout=120, headers=once())
     assert r.status_code == 201, r.text
     reading = r.json()["id"]
     shots = shots_dir(tmp_path)
@@ -188,9 +190,9 @@ def _check_view(d, url: str, photo, teams: str = "Us") -> None:
     """The check view of ``photo`` read by the server at ``url`` for a new game, its photo loaded."""
     import httpx
 
-    game = httpx.post(url + "/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+    game = httpx.post(url + "/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}, headers=once()).json()["id"]
     r = httpx.post(url + "/v1/photos", files={"photos": (photo.name, photo.read_bytes(), "image/jpeg")},
-                   data={"teams": teams, "rules": "pagat", "round": "1"}, timeout=120)
+                   data={"teams": teams, "rules": "pagat", "round": "1"}, timeout=120, headers=once())
     assert r.status_code == 201, r.text
     d.get(f"{url}/#/game/{game}/check/{r.json()['id']}")
     wait = WebDriverWait(d, 60)

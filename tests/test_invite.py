@@ -8,6 +8,8 @@ import re
 from urllib.parse import unquote
 
 import pytest
+
+from conftest import once
 import segno
 
 from handfoot.invite import LOCAL_ONLY, invite, terminal_qr
@@ -80,7 +82,7 @@ def test_the_route_answers_for_a_game_and_404_for_none(tmp_path):
 
     app = create_app(Settings(db=tmp_path / "h.db", host="0.0.0.0", hosts=("192.168.1.20",)), load_models=False)
     with TestClient(app, base_url="http://192.168.1.20:8000") as c:
-        game = c.post("/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+        game = c.post("/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}, headers=once()).json()["id"]
         out = c.get(f"/v1/games/{game}/invite").json()
         assert out["url"] == f"http://192.168.1.20:8000/#/game/{game}" and out["reason"] is None
         assert decoded(out["qr"]) == out["url"]
@@ -128,7 +130,8 @@ def test_a_second_phone_opens_the_game_from_the_invite(tmp_path):
     try:
         base, token = started(proc, log)
         assert "access token made now" in log.read_text()
-        game = httpx.post(f"{base}/v1/games?token={token}", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+        game = httpx.post(f"{base}/v1/games?token={token}", json={"rules": "pagat", "teams": ["Us", "Them"]},
+                          headers=once()).json()["id"]
 
         from selenium import webdriver
 

@@ -90,7 +90,7 @@ def test_a_round_watched_from_the_page_api(tmp_path, stages, models):
         app.state.open_frames = camera.open
         assert c.get("/v1/live").json()["status"] == "off"
         assert c.get("/v1/live/frame.jpg").status_code == 404
-        game = c.post("/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+        game = c.post("/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}, headers=once()).json()["id"]
         r = c.post("/v1/live", json={"camera": 3, "game": game})
         assert r.status_code == 422 and r.json()["error"] == "camera 3: not available"
         assert c.post("/v1/live", json={"camera": 0, "game": "0123456789abcdef"}).status_code == 404
@@ -125,6 +125,9 @@ def test_a_round_watched_from_the_page_api(tmp_path, stages, models):
         assert r.status_code == 201, r.text
         ended = r.json()
         assert ended["game"] == game and ended["check"] == f"/#/game/{game}/check/{ended['reading']}"
+        again = c.post("/v1/live/end-round", json={})  # its answer lost, pressed again (or on the other phone too)
+        assert again.status_code == 201 and again.json() == ended  # the same reading, not a second
+        assert [p.name for p in (tmp_path / "photos").iterdir()] == [ended["reading"]]
         reading = c.get(f"/v1/photos/{ended['reading']}").json()
         assert reading["score"]["teams"]["Us"]["total"] == 100
         assert c.get(f"/v1/photos/{ended['reading']}/annotated/0.jpg").status_code == 200
@@ -197,7 +200,7 @@ def test_end_round_without_a_reading_and_the_live_page_address(tmp_path):
         assert r.status_code == 404 and "nothing is being watched" in r.json()["error"]
         r = c.get("/live", follow_redirects=False)
         assert r.status_code == 307 and r.headers["location"] == "/#/live"
-        game = c.post("/v1/games", json={"rules": "pagat", "teams": ["A", "B"]}).json()["id"]
+        game = c.post("/v1/games", json={"rules": "pagat", "teams": ["A", "B"]}, headers=once()).json()["id"]
         r = c.post("/v1/live", json={"camera": 0, "game": game})
         assert r.status_code == 503 and "photo reading is off" in r.json()["error"]
 
@@ -216,7 +219,8 @@ def test_a_round_ended_for_another_game_takes_its_teams(tmp_path, stages, models
     ledger = Ledger.open(tmp_path / "h.db")
     try:
         game = games.create_game(ledger, games.GameCreate(rules="pagat", teams=["Ann", "Bob"]))
-        session = SimpleNamespace(stable=lambda: seen, settings=photo_request.PhotoRequest(), game=None)
+        session = SimpleNamespace(stable=lambda: seen, settings=photo_request.PhotoRequest(), game=None, ended=None,
+                                  ended_from=None)
         reading = live_rounds.end_round(session, ledger, games.game_view(ledger, game.id))
         result = json.loads(ledger.reading(reading).result)
         assert result["score"]["teams"]["Ann"]["total"] == 100 and "A" not in result["score"]["teams"]

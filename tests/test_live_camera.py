@@ -9,6 +9,8 @@ import time
 import numpy as np
 import pytest
 
+from conftest import once
+
 pytest.importorskip("cv2")
 pytest.importorskip("fastapi")
 
@@ -72,7 +74,7 @@ def test_a_round_watched_through_a_browsers_camera(tmp_path, stages, models):
 
     app = create_app(Settings(db=tmp_path / "h.db"), models=models)
     with TestClient(app, base_url="http://127.0.0.1") as c:
-        game = c.post("/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+        game = c.post("/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}, headers=once()).json()["id"]
         with c.websocket_connect("ws://127.0.0.1/v1/live/camera") as ws:  # nothing waits for a browser's camera yet
             with pytest.raises(WebSocketDisconnect) as closed:
                 ws.receive_json()
@@ -142,7 +144,7 @@ def test_a_phone_that_stops_its_camera_is_said_at_once_and_stop_watching_is_quic
 
     app = create_app(Settings(db=tmp_path / "h.db"), models=models)
     with TestClient(app, base_url="http://127.0.0.1") as c:
-        game = c.post("/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+        game = c.post("/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}, headers=once()).json()["id"]
         assert c.post("/v1/live", json={"source": "browser", "game": game}).status_code == 201
         with c.websocket_connect("ws://127.0.0.1/v1/live/camera") as ws:
             until(lambda: c.get("/v1/live").json()["status"] == "watching", what="watching",

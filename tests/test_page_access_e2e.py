@@ -23,6 +23,8 @@ import time
 
 import pytest
 
+from conftest import once
+
 # test_page_e2e skips without selenium, uvicorn or cv2, and keeps Selenium Manager offline
 from test_page_e2e import browser, console_errors, shots_dir, viewport  # noqa: F401  (fixture)
 from test_page_landscape_e2e import open_new_check
@@ -204,7 +206,7 @@ def test_no_control_focused_with_tab_is_left_under_the_sticky_bar(server, browse
 
 def test_the_round_grid_says_what_its_warning_sign_means(server, browser, tmp_path):
     d, shots = browser, shots_dir(tmp_path)
-    game = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+    game = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}, headers=once()).json()["id"]
     viewport(d, 390, 844)
     d.get(f"{server}/#/game/{game}/type")
     until(d, lambda d: d.find_elements(By.ID, "melds-0"))

@@ -39,7 +39,8 @@ def test_a_photo_too_large_to_send_is_made_smaller_and_read(tmp_path, browser): 
         health = d.execute_script("return fetch('/v1/health').then(r => r.json())")
         assert health["photo_bytes"] == LIMIT
         game = d.execute_script("""return fetch('/v1/games', {method: 'POST', headers: {'content-type':
-            'application/json'}, body: JSON.stringify({teams: ['Us', 'Them'], rules: 'pagat'})}).then(r => r.json())""")
+            'application/json', 'Idempotency-Key': hfSync.newKey()},
+            body: JSON.stringify({teams: ['Us', 'Them'], rules: 'pagat'})}).then(r => r.json())""")
         d.get(f"{url}/#/game/{game['id']}/round")
         wait.until(lambda d: d.find_elements(By.ID, "table-0")).pop().send_keys(str(big))
         d.find_element(By.ID, "read-cards").click()

@@ -40,7 +40,7 @@ from test_page_two_phones import _open_check, _reading, press_save, server, unti
 
 
 def _game(url: str) -> str:
-    return httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+    return httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}, headers=once()).json()["id"]
 
 
 def _melds(url: str, reading: str) -> list[dict]:

@@ -30,7 +30,7 @@ import json
 import sys
 
 import pytest
-from conftest import SHARED
+from conftest import once, SHARED
 
 # test_page_e2e skips this module where selenium, uvicorn or cv2 is missing (and keeps Selenium Manager offline)
 from test_page_e2e import PHOTO, browser, console_errors, focused, open_pile, running, shots_dir, text_of, viewport  # noqa: F401
@@ -80,10 +80,10 @@ raise SystemExit(main(sys.argv[1:]))
 
 def _table(url: str) -> tuple[str, str, dict[str, dict]]:
     """A game and the reading of the many-pile table: (game id, reading id, its piles by id)."""
-    game = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+    game = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}, headers=once()).json()["id"]
     photo = PHOTO.read_bytes()
     r = httpx.post(f"{url}/v1/photos", files=[("photos", (f"table{k}.jpg", photo + b"\0" * k, "image/jpeg")) for k in range(3)],
-                   data={"rules": "pagat", "teams": "Us,Us,Them", "left": ["Us:KH 7C 4S", "Them:QD 9S"]}, timeout=300)
+                   data={"rules": "pagat", "teams": "Us,Us,Them", "left": ["Us:KH 7C 4S", "Them:QD 9S"]}, timeout=300, headers=once())
     assert r.status_code == 201, r.text
     rid = r.json()["id"]
     piles = {p["id"]: p for im in httpx.get(f"{url}/v1/photos/{rid}").json()["images"] for p in im["piles"]}
@@ -167,7 +167,7 @@ def test_the_piles_that_look_right_are_one_line_each(server, browser, tmp_path):
     real = sorted((SHARED / "realdata" / "decks_dev" / "webcam_white" / "images").glob("*_11_38_29_*.jpg"))
     if real:
         r = httpx.post(f"{server}/v1/photos", files=[("photos", (real[0].name, real[0].read_bytes(), "image/jpeg"))],
-                       data={"rules": "pagat", "teams": "Us"}, timeout=120)
+                       data={"rules": "pagat", "teams": "Us"}, timeout=120, headers=once())
         _open_check(d, server, f"/game/{game}/check/{r.json()['id']}")
         assert not d.find_elements(By.ID, "piles-summary") and not any(p["folded"] for p in _piles(d).values())
         assert d.execute_script("return [...document.getElementById('piles').childNodes].every(n => n.nodeType === 1)")

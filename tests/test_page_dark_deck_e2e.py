@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import once
+
 pytest.importorskip("selenium")
 pytest.importorskip("uvicorn")
 pytest.importorskip("cv2")
@@ -32,7 +34,7 @@ def _refused_close_up(d, url: str, photo) -> str:
     as team Us's table and the box unticked, Read the cards pressed and the photo refused (no card found): the
     game's id."""
     viewport(d, 390, 844)
-    game = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+    game = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}, headers=once()).json()["id"]
     d.get(f"{url}/#/game/{game}/round")
     WebDriverWait(d, 60).until(lambda d: d.find_elements(By.ID, "table-0")).pop().send_keys(str(photo))
     assert not d.find_element(By.ID, "negative").is_selected()
@@ -78,9 +80,9 @@ def test_the_service_reads_negatives_when_asked(tmp_path, shared_dir):
     photo = decks_dev("blackgold", shared_dir / "realdata")[1].path
     with running(tmp_path) as url:
         sent = [("photos", (photo.name, photo.read_bytes(), "image/jpeg"))]
-        plain = httpx.post(f"{url}/v1/photos", files=sent, data={"teams": "Us"}, timeout=120)
+        plain = httpx.post(f"{url}/v1/photos", files=sent, data={"teams": "Us"}, timeout=120, headers=once())
         assert plain.status_code == 422 and 'tick "Our cards are light print on dark"' in plain.json()["error"]
-        read = httpx.post(f"{url}/v1/photos", files=sent, data={"teams": "Us", "negative": "true"}, timeout=120)
+        read = httpx.post(f"{url}/v1/photos", files=sent, data={"teams": "Us", "negative": "true"}, timeout=120, headers=once())
         assert read.status_code == 201, read.text
         assert [c["code"][0] for p in read.json()["images"][0]["piles"] for c in p["cards"]] == ["7"]
 
@@ -93,11 +95,11 @@ def test_the_next_game_of_the_same_teams_keeps_the_box_ticked(tmp_path, browser)
     viewport(d, 390, 844)
     with running(tmp_path) as url:
         game = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"],
-                                                   "house_rules": {"opening_minimums": [50]}}).json()["id"]
+                                                   "house_rules": {"opening_minimums": [50]}}, headers=once()).json()["id"]
         layout = {"rules": "pagat", "round": 1, "house_rules": {"opening_minimums": [50]},
                   "teams": {"Us": {"melds": [["KH", "KS", "KD"]]}, "Them": {"melds": [["5H", "5S", "5D"]]}}}
         assert httpx.post(f"{url}/v1/games/{game}/rounds?lenient=true", json=layout).json()["over"]
-        other = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Ann", "Bob"]}).json()["id"]
+        other = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Ann", "Bob"]}, headers=once()).json()["id"]
         assert httpx.put(f"{url}/v1/games/{game}/negative", json={"negative": True}).json()["negative"]
         d.get(f"{url}/#/game/{game}")
         wait.until(lambda d: d.find_elements(
@@ -127,10 +129,10 @@ def test_too_few_card_corners_to_learn_says_how_rounds_to_come_teach_it(tmp_path
     d, wait = browser, WebDriverWait(browser, 60)
     viewport(d, 390, 844)
     with running(tmp_path) as url:
-        game = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+        game = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}, headers=once()).json()["id"]
         for photo in photos:
             r = httpx.post(f"{url}/v1/photos", files=[("photos", (photo.name, photo.read_bytes(), "image/jpeg"))],
-                           data={"teams": "Us", "negative": "true"}, timeout=120)
+                           data={"teams": "Us", "negative": "true"}, timeout=120, headers=once())
             assert r.status_code == 201, r.text
             card = r.json()["images"][0]["piles"][0]["cards"][0]["id"]
             saved = httpx.post(f"{url}/v1/games/{game}/rounds?lenient=true", json={
@@ -192,7 +194,7 @@ def test_a_second_phone_reads_the_black_deck_as_the_first_phone_set_it(tmp_path,
     a, b = phones
     shots = shots_dir(tmp_path)
     with running(tmp_path) as url:
-        game = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+        game = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}, headers=once()).json()["id"]
         for d in phones:
             viewport(d, 390, 844)
             d.get(f"{url}/#/game/{game}/round")
@@ -237,7 +239,7 @@ def test_a_box_ticked_on_a_phone_before_it_was_the_games_becomes_the_games(tmp_p
     viewport(d, 390, 844)
     with running(tmp_path) as url:
         game, on = (httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"],
-                                                         "negative": k == 1}).json()["id"] for k in range(2))
+                                                         "negative": k == 1}, headers=once()).json()["id"] for k in range(2))
         d.get(f"{url}/#/")
         for g in (game, on):
             d.execute_script("localStorage.setItem(arguments[0], '1')", f"handfoot.negative.{g}")

@@ -567,7 +567,7 @@ def test_a_table_watched_without_a_game_is_named_after_its_open_game(tmp_path, a
         wait.until(lambda d: "Start a game first" in (text_of(d, "#toast") or ""))
         assert not d.execute_script("return document.getElementById('sheet').open") and d.current_url.endswith("/#/live")
 
-        game = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Smiths", "Joneses"]}).json()["id"]
+        game = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Smiths", "Joneses"]}, headers=once()).json()["id"]
         d.refresh()
         wait.until(lambda d: text_of(d, "#live-title") == "Live: Smiths vs Joneses, round 1")
         wait.until(lambda d: text_of(d, "[data-total='Smiths']") == "710")
@@ -590,7 +590,7 @@ def test_a_table_watched_without_a_game_is_named_after_its_open_game(tmp_path, a
 
         # two games open: the view's address names the game, which takes the round; /live alone cannot, so the
         # camera's names stay and End of round asks which game
-        other = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Ann", "Bob"]}).json()["id"]
+        other = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Ann", "Bob"]}, headers=once()).json()["id"]
         d.get(f"{url}/#/live/{other}")
         wait.until(lambda d: text_of(d, "#live-title") == "Live: Ann vs Bob, round 1")
         wait.until(lambda d: text_of(d, "[data-total='Ann']") == "710")

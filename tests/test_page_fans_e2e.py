@@ -19,6 +19,8 @@ import sys
 
 import pytest
 
+from conftest import once
+
 # test_page_e2e skips this module where selenium, uvicorn or cv2 is missing (and keeps Selenium Manager offline);
 # the fixture browser is imported for pytest, the helpers of the other page tests are reused
 from test_page_e2e import ROOT, browser, console_errors, open_pile, running, shots_dir, text_of, viewport  # noqa: F401
@@ -86,7 +88,7 @@ def _check(server, d) -> tuple[str, dict]:
 
     viewport(d, 390, 844)
     truth = score_round(TableLayout.from_file(ROOT / "examples" / "table_truth.json"), lenient=True)
-    game = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+    game = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}, headers=once()).json()["id"]
     rid = _reading(server)
     piles = [p for im in httpx.get(f"{server}/v1/photos/{rid}").json()["images"] for p in im["piles"]]
     read = {"kings": next(p for p in piles if p["cards"][0]["code"] == "KH" and p["kind"] == "meld"),

@@ -16,6 +16,8 @@ import time
 
 import pytest
 
+from conftest import once
+
 # test_page_e2e skips without selenium, uvicorn or cv2, and keeps Selenium Manager offline
 from test_page_e2e import browser, console_errors, shots_dir, viewport  # noqa: F401  (fixture)
 from test_page_two_phones import _open_check, _reading, server, until  # noqa: F401  (fixture)
@@ -38,7 +40,7 @@ def _box(d, css: str) -> dict:
 def open_new_check(d, server: str, width: int, height: int) -> tuple[str, str]:
     """A new game of Us and Them and the check view of a reading of the example photo, opened at ``width`` x
     ``height``: (the game's id, the reading's)."""
-    game = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+    game = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}, headers=once()).json()["id"]
     rid = _reading(server)
     viewport(d, width, height)
     _open_check(d, server, f"/game/{game}/check/{rid}")

@@ -17,6 +17,8 @@ import time
 
 import pytest
 
+from conftest import once
+
 # test_page_e2e skips without selenium, uvicorn or cv2, and keeps Selenium Manager offline
 from test_page_e2e import browser, console_errors, shots_dir  # noqa: F401  (fixture)
 from test_page_landscape_e2e import open_new_check
@@ -88,7 +90,7 @@ def test_large_type_and_dark_mode_on_the_check_view_and_the_game(server, browser
     # Save's question taller than the screen (the game's last round typed: three rule problems, a squared book's
     # range and what it means for who wins): it scrolls inside, its answers on its bottom edge, both on screen
     one = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"],
-                                                 "house_rules": {"opening_minimums": [50]}}).json()["id"]
+                                                 "house_rules": {"opening_minimums": [50]}}, headers=once()).json()["id"]
     d.get(f"{server}/#/game/{one}/type")
     until(d, lambda d: d.find_elements(By.ID, "melds-1"))
     d.find_element(By.ID, "melds-0").send_keys("KH KS KD KC KH KS KD")

@@ -9,6 +9,9 @@ never heard. What the phone then says and stores:
   server's "Idempotency-Key ... another request body"; a team's name changed after a lost Start: one game, named so;
 - an undo whose answer was lost: "Round 1 undone", not "Changed on another phone"; a game deleted so: "Game deleted",
   not "This game was deleted on another phone";
+- a game never deleted from an older copy: a lost Start's game in which another phone saved a round meanwhile is
+  kept when Start is pressed again after a name changed (it was deleted, the round with it); Delete the game answered
+  after a round was saved on another phone while the question was open: nothing deleted, said;
 - a request whose first try the server is still working on (the same key: Read the cards pressed again after the
   Wi-Fi dropped, the same next game started on both phones) waits for its answer, never "still being worked on";
   Read the cards pressed again after its answer was lost and the form changed is read, never "Idempotency-Key".
@@ -47,7 +50,7 @@ def wifi(tmp_path):
 
 
 def _game(url: str) -> str:
-    return httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+    return httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}, headers=once()).json()["id"]
 
 
 def _rounds(url: str, game: str) -> list[dict]:
@@ -199,6 +202,51 @@ def test_an_undo_whose_answer_was_lost_is_said_done(wifi, browser, tmp_path):
     until(d, lambda d: d.current_url.endswith("#/") and text_of(d, "#toast"))
     assert text_of(d, "#toast") == "Game deleted" and proxy.lost[-1].startswith("DELETE")
     assert httpx.get(f"{server}/v1/games/{game}").status_code == 404
+
+
+def test_a_game_played_in_on_another_phone_is_never_deleted_from_an_older_copy(wifi, browser, tmp_path):
+    server, proxy = wifi
+    d = browser
+    viewport(d, 390, 844)
+    shots = shots_dir(tmp_path)
+    kings = {"teams": {"Us": {"melds": [["KH", "KS", "KD"]]}, "Them": {}}}
+
+    # Start the game, its answer lost; the other phone opens that game (All games) and saves round 1 in it
+    d.get(f"{proxy.url}/#/new")
+    until(d, lambda d: d.find_elements(By.ID, "team-1"))
+    proxy.lose(r"^POST /v1/games ")
+    d.execute_script("document.querySelector('form button[type=submit]').click()")
+    until(d, lambda d: proxy.lost and (text_of(d, "#view .error-box") or "").startswith("Not done"))
+    [made] = httpx.get(f"{server}/v1/games").json()
+    assert httpx.post(f"{server}/v1/games/{made['id']}/rounds?lenient=true", json={**kings, "round": 1}).status_code == 201
+    # a name changed here, Start again: that game is kept, its round with it (it was deleted, a new game made)
+    name = d.find_element(By.ID, "team-1")
+    name.clear()
+    name.send_keys("Grandma")
+    d.execute_script("document.querySelector('form button[type=submit]').click()")
+    def listed() -> list[tuple]:
+        return [(g["id"], g["teams"], g["rounds"]) for g in httpx.get(f"{server}/v1/games").json()]
+    until(d, lambda d: d.current_url.endswith(f"#/game/{made['id']}") or text_of(d, "#view .error-box")
+          or listed() != [(made["id"], ["Us", "Them"], 1)])
+    assert listed() == [(made["id"], ["Us", "Them"], 1)], text_of(d, "#view .error-box")
+    until(d, lambda d: d.current_url.endswith(f"#/game/{made['id']}") and text_of(d, "#toast"))
+    d.save_screenshot(str(shots / "lost_start_played_elsewhere_kept_390.png"))
+    assert "another phone has saved a round in it since: your changes since are not in it" in text_of(d, "#toast")
+
+    # Delete the game asked; the other phone saves round 2 while the question is open: nothing deleted, said so
+    until(d, lambda d: len(d.find_elements(By.CSS_SELECTOR, "tr.round")) == 1)
+    d.execute_script("document.getElementById('delete-game').click()")
+    until(d, lambda d: d.execute_script("return document.getElementById('sheet').open"))
+    assert httpx.post(f"{server}/v1/games/{made['id']}/rounds?lenient=true", json={**kings, "round": 2}).status_code == 201
+    until(d, lambda d: len(d.find_elements(By.CSS_SELECTOR, "tr.round")) == 2)  # the page behind the question follows
+    d.find_element(By.ID, "confirm-yes").click()
+    until(d, lambda d: "Nothing was deleted" in (text_of(d, "#game-notice") or "") or d.current_url.endswith("#/"))
+    d.save_screenshot(str(shots / "stale_delete_refused_390.png"))
+    assert "Nothing was deleted" in text_of(d, "#game-notice"), _said(d)
+    assert "deciding to delete it. Round 2 was saved there." in text_of(d, "#game-notice")
+    assert "delete it again if you still want to" in text_of(d, "#game-notice")
+    assert "Not deleted: the game changed on another phone" in text_of(d, "#toast")
+    assert len(_rounds(server, made["id"])) == 2
 
 
 def test_a_request_still_worked_on_is_waited_for(wifi, browser, tmp_path):

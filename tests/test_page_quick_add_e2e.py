@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import once
+
 # test_page_e2e skips this module where selenium, uvicorn or cv2 is missing (and keeps Selenium Manager offline)
 from test_page_e2e import browser, console_errors, open_pile, running, shots_dir, text_of, viewport  # noqa: F401  (fixture)
 from test_page_two_phones import _open_check, _reading, until
@@ -79,7 +81,7 @@ def test_a_fan_read_one_card_short_is_fixed_in_three_taps(server, browser, tmp_p
     viewport(d, 390, 844)
     truth = score_round(TableLayout.from_file(ROOT / "examples" / "table_truth.json"), lenient=True)
     true_total = f"{truth.teams['A'].total:,}"
-    game = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+    game = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}, headers=once()).json()["id"]
     rid = _reading(server)
     kings = _pile(server, rid, "meld")
     assert [c["code"] for c in kings["cards"]] == KINGS[:-1]
@@ -126,11 +128,11 @@ def test_a_fan_read_one_card_short_is_fixed_in_three_taps(server, browser, tmp_p
 def test_no_quick_buttons_on_red_threes_and_just_wilds_without_a_rank(server, browser, tmp_path):
     d = browser
     viewport(d, 390, 844)
-    game = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+    game = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}, headers=once()).json()["id"]
     # the photo, and a red three among the cards Us still hold, typed in
     r = httpx.post(f"{server}/v1/photos", files=[("photos", ("table.jpg", (ROOT / "examples" / "table.jpg").read_bytes(),
                                                              "image/jpeg"))],
-                   data={"rules": "pagat", "teams": "Us", "left": "Us:KH 7C 3H"}, timeout=120)
+                   data={"rules": "pagat", "teams": "Us", "left": "Us:KH 7C 3H"}, timeout=120, headers=once())
     rid = r.json()["id"]
     threes, held = _pile(server, rid, "red_threes"), _pile(server, rid, "left")
     _open_check(d, server, f"/game/{game}/check/{rid}")

@@ -79,7 +79,7 @@ def test_long_hyphenated_names_and_a_range_at_the_end_read_plainly(server, brows
     viewport(d, 390, 844)
     made = {"rules": "pagat", "teams": [NANA, KIDS], "names": {NANA: ["Nana", "Grand-père"], KIDS: ["Zoé", "Léo"]},
             "house_rules": {"opening_minimums": [50, 90]}}
-    game = httpx.post(f"{server}/v1/games", json=made).json()["id"]
+    game = httpx.post(f"{server}/v1/games", json=made, headers=once()).json()["id"]
 
     # a new game: the numbers of both boxes level, though one name wraps; Type the cards instead is a button
     d.get(f"{server}/#/game/{game}")
@@ -122,7 +122,7 @@ def test_long_hyphenated_names_and_a_range_at_the_end_read_plainly(server, brows
 def test_a_typed_squared_book_says_how_to_count_it_and_the_breakdown_stays_open(server, browser, tmp_path):
     d, shots = browser, shots_dir(tmp_path)
     viewport(d, 390, 844)
-    game = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+    game = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}, headers=once()).json()["id"]
     d.get(f"{server}/#/game/{game}/type")
     until(d, lambda d: d.find_elements(By.ID, "melds-0")).pop().send_keys("KH KS KD")
     summary = until(d, lambda d: d.find_elements(By.CSS_SELECTOR, "#typed-breakdown summary")).pop()
@@ -150,8 +150,8 @@ def test_a_typed_squared_book_says_how_to_count_it_and_the_breakdown_stays_open(
 def test_watch_the_table_shows_long_names_whole(server, browser, tmp_path):
     d, shots = browser, shots_dir(tmp_path)
     viewport(d, 390, 844)
-    first = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": [NANA, KIDS]}).json()["id"]
-    other = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": ["Grandmother's Bridge Club", "Us"]}).json()["id"]
+    first = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": [NANA, KIDS]}, headers=once()).json()["id"]
+    other = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": ["Grandmother's Bridge Club", "Us"]}, headers=once()).json()["id"]
     d.get(f"{server}/#/live/{first}")
     until(d, lambda d: d.find_elements(By.ID, "live-game"))
     assert d.execute_script("return document.getElementById('live-game').value") == first

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import once
+
 pytest.importorskip("selenium")
 pytest.importorskip("uvicorn")
 pytest.importorskip("cv2")
@@ -98,7 +100,7 @@ def test_the_next_game_says_it_reads_with_the_deck_learned_before(tmp_path, brow
     viewport(d, 390, 844)
     with running(tmp_path) as url:
         game = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"],
-                                                   "house_rules": {"opening_minimums": [50]}}).json()["id"]
+                                                   "house_rules": {"opening_minimums": [50]}}, headers=once()).json()["id"]
         r = httpx.put(f"{url}/v1/games/{game}/deck", json={"deck": "grandmas-blue", "teach": True})
         assert r.status_code == 200, r.text
         layout = {"rules": "pagat", "round": 1, "house_rules": {"opening_minimums": [50]},
@@ -123,7 +125,7 @@ def test_the_next_game_says_it_reads_with_the_deck_learned_before(tmp_path, brow
         # its photos' check view says what read them
         photo = (Path(__file__).resolve().parents[1] / "examples" / "table.jpg").read_bytes()
         r = httpx.post(f"{url}/v1/photos", files=[("photos", ("table.jpg", photo, "image/jpeg"))],
-                       data={"rules": "pagat", "teams": "Us", "deck": "grandmas-blue"}, timeout=120)
+                       data={"rules": "pagat", "teams": "Us", "deck": "grandmas-blue"}, timeout=120, headers=once())
         assert r.status_code == 201, r.text
         d.get(f"{url}/#/game/{second}/check/{r.json()['id']}")
         wait.until(lambda d: (text_of(d, "#check-intro") or "").endswith("Read with deck grandmas-blue."))
@@ -158,10 +160,10 @@ def test_a_round_checked_right_is_saved_as_checked_and_teaches_every_card(tmp_pa
     viewport(d, 390, 844)
     with running(tmp_path) as url:
         games = [httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"],
-                                                     "teach": teach}).json()["id"] for teach in ("family-deck", None)]
+                                                     "teach": teach}, headers=once()).json()["id"] for teach in ("family-deck", None)]
         for game, tail in zip(games, (b"", b"\0")):
             r = httpx.post(f"{url}/v1/photos", files=[("photos", ("table.jpg", photo + tail, "image/jpeg"))],
-                           data={"rules": "pagat", "teams": "Us"}, timeout=120)
+                           data={"rules": "pagat", "teams": "Us"}, timeout=120, headers=once())
             assert r.status_code == 201, r.text
             d.get(f"{url}/#/game/{game}/check/{r.json()['id']}")
             wait.until(lambda d: d.find_elements(By.ID, "save-round"))
@@ -194,9 +196,9 @@ def test_correcting_a_round_saved_as_checked_shows_the_box_as_saved(tmp_path, br
     viewport(d, 390, 844)
     with running(tmp_path) as url:
         game = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"],
-                                                   "teach": "family-deck"}).json()["id"]
+                                                   "teach": "family-deck"}, headers=once()).json()["id"]
         r = httpx.post(f"{url}/v1/photos", files=[("photos", ("table.jpg", photo, "image/jpeg"))],
-                       data={"rules": "pagat", "teams": "Us"}, timeout=120)
+                       data={"rules": "pagat", "teams": "Us"}, timeout=120, headers=once())
         assert r.status_code == 201, r.text
         rid = r.json()["id"]
         saved = httpx.post(f"{url}/v1/games/{game}/rounds?lenient=true",
@@ -232,7 +234,7 @@ def test_the_panel_says_typed_rounds_and_photos_with_no_card_teach_nothing(tmp_p
     d, wait = browser, WebDriverWait(browser, 60)
     viewport(d, 390, 844)
     with running(tmp_path) as url:
-        game = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+        game = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}, headers=once()).json()["id"]
         layout = {"round": 1, "teams": {"Us": {"melds": [["KH", "KS", "KD"]]}, "Them": {"melds": [["5H", "5S", "5D"]]}}}
         assert httpx.post(f"{url}/v1/games/{game}/rounds?lenient=true", json=layout).status_code == 201
         d.get(f"{url}/#/game/{game}/teach")
@@ -264,7 +266,7 @@ def test_a_photo_read_with_a_deck_and_no_card_found_says_what_can_work(tmp_path,
     d, wait = browser, WebDriverWait(browser, 120)
     viewport(d, 390, 844)
     with running(tmp_path) as url:
-        game = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+        game = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}, headers=once()).json()["id"]
         assert httpx.put(f"{url}/v1/games/{game}/deck", json={"deck": "ours", "teach": False}).status_code == 200
         d.get(f"{url}/#/game/{game}/round")
         wait.until(lambda d: d.find_elements(By.ID, "table-0")).pop().send_keys(str(blank))

@@ -104,7 +104,7 @@ def press_save(d, button: str = "save-round") -> None:
 def _reading(url: str, tail: bytes = b"") -> str:
     """A reading of the example photo; ``tail`` after its end makes it another file (another photo of the table)."""
     r = httpx.post(f"{url}/v1/photos", files=[("photos", ("table.jpg", PHOTO.read_bytes() + tail, "image/jpeg"))],
-                   data={"rules": "pagat", "teams": "Us"}, timeout=120)
+                   data={"rules": "pagat", "teams": "Us"}, timeout=120, headers=once())
     assert r.status_code == 201, r.text
     return r.json()["id"]
 
@@ -119,7 +119,7 @@ def _open_check(d, url: str, path: str, team: str = "Us") -> None:
 def test_two_phones_on_one_game(server, phones, tmp_path):
     a, b = phones
     shots = shots_dir(tmp_path)
-    game = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+    game = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}, headers=once()).json()["id"]
     first, second = _reading(server), _reading(server, b"\0")
 
     # both phones hold the same reading and press Save at once: one round is stored, the other phone is told
@@ -230,7 +230,7 @@ def test_two_phones_on_one_game(server, phones, tmp_path):
 def test_a_question_open_while_the_other_phone_saves_stores_nothing(server, phones, tmp_path):
     a, b = phones
     shots = shots_dir(tmp_path)
-    game = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+    game = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}, headers=once()).json()["id"]
     mine, theirs = _reading(server), _reading(server, b"\0")
     _open_check(a, server, f"/game/{game}/check/{mine}")
     Select(a.find_element(By.ID, "check-went-out")).select_by_value("Us")  # going out without the books: a question
@@ -294,7 +294,7 @@ def test_a_phone_says_when_the_server_cannot_be_reached(tmp_path, phones):
     url = f"http://127.0.0.1:{port}"
     try:
         wait_for_server(proc, url, log)
-        game = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+        game = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}, headers=once()).json()["id"]
         a.get(f"{url}/#/game/{game}")
         WebDriverWait(a, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, "[data-total='Us']"))
         proc.terminate()
@@ -325,7 +325,7 @@ def test_undoing_a_round_in_the_middle_says_which_rounds_move_and_a_change_meanw
     shots = shots_dir(tmp_path)
     for d in (a, b):
         viewport(d, 390, 844)
-    game = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+    game = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}, headers=once()).json()["id"]
     kings = ["KH", "KS", "KD", "KC", "KH", "KS", "KD"]
     for k, rank in enumerate(["9", "8", "7", "6"]):  # four rounds, each its own cards
         layout = {"teams": {"Us": {"melds": [kings[:3 + k]]}, "Them": {"melds": [[rank + s for s in "SHD"]]}}}
@@ -409,7 +409,7 @@ def test_two_phones_save_one_round_and_the_later_adds_its_changes_to_it(server, 
     shots = shots_dir(tmp_path)
     for d in (a, b):
         viewport(d, 390, 844)
-    game = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+    game = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}, headers=once()).json()["id"]
     first, second, third = _reading(server), _reading(server, b"\0"), _reading(server, b"\0\0")
     card = next(c for p in httpx.get(f"{server}/v1/photos/{first}").json()["images"][0]["piles"]
                 if p["kind"] == "meld" for c in p["cards"])
@@ -515,7 +515,7 @@ def test_the_deck_to_read_with_fits_a_phone(server, phones, tmp_path):
     folder = tmp_path / "data" / "decks"
     folder.mkdir(parents=True, exist_ok=True)
     DeckProfile(name, IndexReader().stock_heads(), 5, 100).save(folder)
-    game = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+    game = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}, headers=once()).json()["id"]
     for page, choice in ((f"/live/{game}", "live-deck"), (f"/game/{game}/round", "deck")):
         a.get(f"{server}/#{page}")
         radio = until(a, lambda d: d.find_elements(By.ID, f"{choice}-{name}")).pop()
@@ -537,10 +537,10 @@ def test_one_photo_of_several_saved_on_the_other_phone_is_named(server, phones, 
     round (correcting it does not add it); "Correct round 1" then opens round 1 as before."""
     a, _ = phones
     viewport(a, 390, 844)
-    game = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+    game = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}, headers=once()).json()["id"]
     r = httpx.post(f"{server}/v1/photos", data={"rules": "pagat", "teams": "Us,Them"}, timeout=120,
                    files=[("photos", ("table.jpg", PHOTO.read_bytes(), "image/jpeg")),
-                          ("photos", ("theirs.jpg", PHOTO.read_bytes() + b"\0\0\0", "image/jpeg"))])
+                          ("photos", ("theirs.jpg", PHOTO.read_bytes() + b"\0\0\0", "image/jpeg"))], headers=once())
     assert r.status_code == 201, r.text
     _open_check(a, server, f"/game/{game}/check/{r.json()['id']}")
     assert httpx.post(f"{server}/v1/games/{game}/rounds?lenient=true",
@@ -568,7 +568,7 @@ def test_both_phones_save_the_same_two_photos_and_the_later_is_told_nothing_is_m
     for d in (a, b):
         viewport(d, 390, 844)
     teams = ["Parents", "Kids"]
-    game = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": teams}).json()["id"]
+    game = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": teams}, headers=once()).json()["id"]
     for _ in range(3):
         layout = {"teams": {"Parents": {"melds": [["KH", "KS", "KD"]]}, "Kids": {"melds": [["QH", "QS", "QD"]]}}}
         assert httpx.post(f"{server}/v1/games/{game}/rounds?lenient=true", json=layout,
@@ -577,7 +577,7 @@ def test_both_phones_save_the_same_two_photos_and_the_later_is_told_nothing_is_m
     def pair() -> str:  # the two photos of the table, as each phone sends them
         r = httpx.post(f"{server}/v1/photos", data={"rules": "pagat", "teams": ",".join(teams)}, timeout=120,
                        files=[("photos", ("table_final_parents.jpg", PHOTO.read_bytes(), "image/jpeg")),
-                              ("photos", ("table_final_kids.jpg", PHOTO.read_bytes() + b"\0", "image/jpeg"))])
+                              ("photos", ("table_final_kids.jpg", PHOTO.read_bytes() + b"\0", "image/jpeg"))], headers=once())
         assert r.status_code == 201, r.text
         return r.json()["id"]
 
@@ -617,7 +617,7 @@ def test_a_game_started_on_the_other_phone_shows_in_the_games_list(server, phone
     a, _ = phones
     a.get(f"{server}/#/")
     until(a, lambda d: "No games yet" in (text_of(d, "main") or ""))
-    game = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+    game = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}, headers=once()).json()["id"]
     until(a, lambda d: "Us vs Them" in (text_of(d, "ul.games") or ""))
     assert "0 rounds played" in text_of(a, "ul.games")
     layout = {"teams": {"Us": {"melds": [["KH", "KS", "KD"]]}, "Them": {}}}

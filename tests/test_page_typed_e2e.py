@@ -75,7 +75,7 @@ def typing_a_one_round_game(server: str, d) -> tuple[dict, str]:
     """A game of Us and Them of one round, made through the API, its typed round open on the phone: (its body, id)."""
     viewport(d, 390, 844)
     made = {"rules": "pagat", "teams": ["Us", "Them"], "house_rules": {"opening_minimums": [50]}}
-    game = httpx.post(f"{server}/v1/games", json=made).json()["id"]
+    game = httpx.post(f"{server}/v1/games", json=made, headers=once()).json()["id"]
     d.get(f"{server}/#/game/{game}/type")
     return made, game
 
@@ -90,7 +90,7 @@ def test_a_round_typed_in_is_scored_saved_and_corrected(server, browser, tmp_pat
     shots = shots_dir(tmp_path)
     d, wait = browser, WebDriverWait(browser, 30)
     viewport(d, 390, 844)
-    game = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+    game = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}, headers=once()).json()["id"]
     d.get(f"{server}/#/game/{game}/round")
     assert wait.until(lambda d: d.find_elements(By.ID, "type-round")).pop().text == "Type the cards instead"
     # a photo the camera finds no card in: the error says so and leads to typing the round
@@ -227,7 +227,7 @@ def test_a_finished_game_is_played_again_with_the_same_teams(server, browser):
     viewport(d, 390, 844)
     made = {"rules": "pagat", "teams": ["Us", "Them"], "names": {"Us": ["Ann", "Bob"]},
             "house_rules": {"opening_minimums": [50]}}  # a game of one round
-    game = httpx.post(f"{server}/v1/games", json=made).json()["id"]
+    game = httpx.post(f"{server}/v1/games", json=made, headers=once()).json()["id"]
     d.get(f"{server}/#/game/{game}/type")
     wait.until(lambda d: d.find_elements(By.ID, "melds-0"))
     typed(d, "melds", 0, "KH KS KD")
@@ -281,7 +281,9 @@ def test_an_uncounted_squared_book_is_asked_about_and_named_when_the_game_ends(s
 
     # corrected so that Us win whatever the wilds come to: the winner said, the range still named
     us = {"melds": US["melds"], "squared_books": [{"top": "9S"}]}
-    assert httpx.put(f"{server}/v1/games/{game}/rounds/1", json={"teams": {"Us": us}}).status_code == 200
+    etag = httpx.get(f"{server}/v1/games/{game}").headers["etag"]
+    assert httpx.put(f"{server}/v1/games/{game}/rounds/1", json={"teams": {"Us": us}},
+                     headers={"If-Match": etag}).status_code == 200
     d.refresh()
     wait.until(lambda d: text_of(d, ".winner") == "The game is over: Us won.")
     assert ("That holds whatever the wilds still to count come to, but the final totals stay a range until they are "
@@ -499,7 +501,7 @@ def test_two_bad_photos_of_a_round_are_both_named_at_once(server, browser, tmp_p
 
     d, wait = browser, WebDriverWait(browser, 30)
     viewport(d, 390, 844)
-    game = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+    game = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}, headers=once()).json()["id"]
     notes, blank = tmp_path / "notes.jpg", tmp_path / "IMG_7702_JPG.rf.70cf117fb6a90667b5b55ca4d1e2f3a4b5c6d7e8.png"
     notes.write_bytes(b"hello there")
     cv2.imwrite(str(blank), np.full((480, 640, 3), 90, np.uint8))
@@ -531,7 +533,7 @@ def test_too_many_cards_typed_names_the_box_and_the_limit(server, browser, tmp_p
     d, wait = browser, WebDriverWait(browser, 30)
     viewport(d, 390, 844)
     made = {"rules": "pagat", "teams": ["Us", "Them"], "house_rules": {"decks": 5}}
-    game = httpx.post(f"{server}/v1/games", json=made).json()["id"]
+    game = httpx.post(f"{server}/v1/games", json=made, headers=once()).json()["id"]
     d.get(f"{server}/#/game/{game}/type")
     wait.until(lambda d: d.find_elements(By.ID, "melds-1"))
     for box, text in (("melds-0", "2H " * 666), ("melds-1", "4S " * 400)):  # each within its box's 2,000 characters
@@ -616,7 +618,7 @@ def test_an_ended_games_page_is_told_of_the_next_game(server, browser, tmp_path)
     wait.until(lambda d: "The game is over: Us won." in (text_of(d, "main") or ""))
     assert not d.find_elements(By.ID, "newer-game")
     kids = made | {"teams": ["Kids", "Adults"]}  # another table's game: not this one's next
-    assert httpx.post(f"{server}/v1/games", json=kids).status_code == 201
+    assert httpx.post(f"{server}/v1/games", json=kids, headers=once()).status_code == 201
     d.refresh()
     wait.until(lambda d: "The game is over: Us won." in (text_of(d, "main") or ""))
     assert not d.find_elements(By.ID, "newer-game")
@@ -624,7 +626,7 @@ def test_an_ended_games_page_is_told_of_the_next_game(server, browser, tmp_path)
     nxt = httpx.post(f"{server}/v1/games", json=made, headers={"Idempotency-Key": f"next-{game}"}).json()["id"]
     wait.until(lambda d: d.find_elements(By.ID, "newer-game"))
     assert "Us vs Them have started a new game since this one ended." in text_of(d, "#newer-game")
-    assert httpx.post(f"{server}/v1/games", json=kids).status_code == 201  # made later: still not this one's next
+    assert httpx.post(f"{server}/v1/games", json=kids, headers=once()).status_code == 201  # made later: still not this one's next
     d.save_screenshot(str(shots_dir(tmp_path) / "ended-game-newer-390.png"))
     d.refresh()
     wait.until(lambda d: d.find_elements(By.ID, "newer-game"))

@@ -45,7 +45,7 @@ def server(tmp_path):
 
 def one_typed_round(url: str) -> str:
     """A game of Us and Them with round 1 typed (Us: a meld of kings and a squared book under 9S): its id."""
-    game = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+    game = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}, headers=once()).json()["id"]
     layout = {"teams": {"Us": {"melds": [["KH", "KS", "KD"]], "squared_books": [{"top": "9S"}]},
                         "Them": {"melds": [["4S", "4H", "4D"]]}}}
     assert httpx.post(f"{url}/v1/games/{game}/rounds?lenient=true", json=layout, headers=once()).status_code == 201
@@ -112,9 +112,11 @@ def test_two_phones_correct_one_typed_round(server, phones, tmp_path):
     open_typed(b, server, f"/game/{game}/type/1")
     typed(b, "left", 0, "5C")
     typed(b, "left", 1, "9C")  # a box the other phone changes too
-    theirs = {**httpx.get(f"{server}/v1/games/{game}").json()["rounds"][0]["layout"]}
+    now = httpx.get(f"{server}/v1/games/{game}")
+    theirs = {**now.json()["rounds"][0]["layout"]}
     theirs["teams"]["Them"]["left"] = [["QD", "7C"]]
-    assert httpx.put(f"{server}/v1/games/{game}/rounds/1?lenient=true", json=theirs).status_code == 200
+    assert httpx.put(f"{server}/v1/games/{game}/rounds/1?lenient=true", json=theirs,
+                     headers={"If-Match": now.headers["etag"]}).status_code == 200
     until(b, lambda d: d.find_elements(By.ID, "take-theirs"))
     assert "(Us: cards still held, Them: cards still held)" in text_of(b, "#sync-notice")
     assert ("Both phones changed Them: cards still held (theirs: QD 7C): adding yours puts yours in place of theirs "
@@ -128,9 +130,11 @@ def test_two_phones_correct_one_typed_round(server, phones, tmp_path):
     # typed, put away (its live changes lost), corrected there, reloaded: what was typed is back, with the choice
     typed(b, "red_threes", 0, "3D")
     b.execute_script("hfSync.stop()")
-    theirs = httpx.get(f"{server}/v1/games/{game}").json()["rounds"][0]["layout"]
+    now = httpx.get(f"{server}/v1/games/{game}")
+    theirs = now.json()["rounds"][0]["layout"]
     theirs["teams"]["Them"].pop("left")
-    assert httpx.put(f"{server}/v1/games/{game}/rounds/1?lenient=true", json=theirs).status_code == 200
+    assert httpx.put(f"{server}/v1/games/{game}/rounds/1?lenient=true", json=theirs,
+                     headers={"If-Match": now.headers["etag"]}).status_code == 200
     b.refresh()
     until(b, lambda d: d.find_elements(By.ID, "add-mine"))
     assert b.find_element(By.ID, "red_threes-0").get_attribute("value") == "3D"
@@ -148,7 +152,7 @@ def test_typing_is_kept_over_a_reload_and_while_the_server_is_away(tmp_path, bro
     server = Restartable(tmp_path)
     url = server.url
     try:
-        game = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+        game = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}, headers=once()).json()["id"]
         viewport(d, 390, 844)
         d.get(f"{url}/#/game/{game}/type")
         WebDriverWait(d, 30).until(lambda d: d.find_elements(By.ID, "melds-1"))

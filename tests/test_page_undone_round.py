@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import once
+
 httpx = pytest.importorskip("httpx")
 from test_page_e2e import shots_dir, text_of  # noqa: E402
 from test_page_two_phones import _open_check, _reading, phones, server, until  # noqa: E402, F401
@@ -24,7 +26,7 @@ from selenium.webdriver.support.ui import Select  # noqa: E402
 def test_a_correction_of_a_round_undone_elsewhere_is_saved_as_the_next_round(server, phones, tmp_path):
     d = phones[0]
     shots = shots_dir(tmp_path)
-    game = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+    game = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}, headers=once()).json()["id"]
     reading = _reading(server)
     r = httpx.post(f"{server}/v1/games/{game}/rounds?lenient=true",
                    json={"photo_reading": reading, "corrections": [], "went_out": None}, timeout=60)
@@ -57,7 +59,7 @@ US = {"melds": [["KH", "KS", "KD", "KC", "KH", "KS", "KD"]], "red_threes": ["3H"
 
 def _typed_game(server: str, rounds: int) -> str:
     """A game of Us and Them with ``rounds`` typed rounds (Us's cards each time), through the API: its id."""
-    game = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}).json()["id"]
+    game = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}, headers=once()).json()["id"]
     for n in range(1, rounds + 1):
         body = {"rules": "pagat", "round": n, "went_out": None, "teams": {"Us": US, "Them": {}}}
         r = httpx.post(f"{server}/v1/games/{game}/rounds?lenient=true", json=body, timeout=30)

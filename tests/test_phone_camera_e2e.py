@@ -81,7 +81,7 @@ def chromium(tmp_path: Path, camera: Path, extra: tuple[str, ...] = ()):
 def new_game(url: str) -> str:
     import httpx
 
-    r = httpx.post(url + "/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}, verify=False)
+    r = httpx.post(url + "/v1/games", json={"rules": "pagat", "teams": ["Us", "Them"]}, verify=False, headers=once())
     assert r.status_code == 201, r.text
     return r.json()["id"]
 

@@ -156,7 +156,7 @@ class Writers:
         with httpx.Client(base_url=self.url, timeout=timeout) as client:
             try:
                 while not self._stop.is_set():
-                    r = client.post("/v1/games", json={"rules": "pagat", "teams": ["A", "B"]})
+                    r = client.post("/v1/games", json={"rules": "pagat", "teams": ["A", "B"]}, headers=once())
                     if r.status_code != 201:
                         self._unexpected("POST /v1/games", r)
                         return
@@ -248,7 +248,7 @@ def test_sigkill_during_writes_loses_no_acknowledged_round(tmp_path, servers):
               "answer reaching the client)")
 
         # the restarted server still writes
-        r = client.post("/v1/games", json={"rules": "pagat", "teams": ["A", "B"]})
+        r = client.post("/v1/games", json={"rules": "pagat", "teams": ["A", "B"]}, headers=once())
         assert r.status_code == 201, r.text
         r = client.post(f"/v1/games/{r.json()['id']}/rounds", json=_layout(1), headers=once())
         assert r.status_code == 201, r.text

@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import once
+
 httpx = pytest.importorskip("httpx")
 pytest.importorskip("uvicorn")
 pytest.importorskip("cv2")
@@ -94,7 +96,7 @@ async def _burst(url: str) -> tuple[list, list]:
     async with httpx.AsyncClient(base_url=url, limits=limits, timeout=timeout) as client:
         async def upload():
             return await client.post("/v1/photos", files={"photos": ("table.jpg", photo, "image/jpeg")},
-                                     data={"rules": "pagat", "round": "1"})
+                                     data={"rules": "pagat", "round": "1"}, headers=once())
 
         async def score():
             return await client.post("/v1/score", json=layout)

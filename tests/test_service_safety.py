@@ -57,7 +57,7 @@ def test_other_sites_cannot_use_the_loopback_server(serve, tmp_path):
     assert list((tmp_path / "h" / "photos").iterdir()) == []
     for headers in ({"Origin": "null"}, {"Sec-Fetch-Site": "cross-site"}):
         assert httpx.post(f"{url}/v1/games", json={}, headers=headers).status_code == 403
-    assert httpx.post(f"{url}/v1/games", json={}, headers={"Origin": url}).status_code == 201
+    assert httpx.post(f"{url}/v1/games", json={}, headers={"Origin": url, **once()}).status_code == 201
     assert httpx.get(f"{url}/v1/games").json()[0]["rounds"] == 0  # one game: the one from this server's page
 
 
@@ -65,7 +65,7 @@ def test_values_out_of_range_are_refused_before_any_work(serve):
     url = serve().url
     for size in (3_000_000, 10**20):
         t = time.monotonic()
-        r = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "house_rules": {"book_size": size}})
+        r = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "house_rules": {"book_size": size}}, headers=once())
         assert r.status_code == 422 and "book_size" in r.json()["error"], r.text
         layout = {"rules": "pagat", "house_rules": {"book_size": size}, "teams": {"A": {"squared_books": [
             {"top": "KH"}]}}}
@@ -77,16 +77,16 @@ def test_values_out_of_range_are_refused_before_any_work(serve):
     # typed-in cards count against the 1,000-card limit
     with open(PHOTO, "rb") as f:
         r = httpx.post(f"{url}/v1/photos", files=[("photos", ("t.jpg", f, "image/jpeg"))],
-                       data={"left": ["A:" + "KH " * 600, "B:" + "7C " * 600]})
+                       data={"left": ["A:" + "KH " * 600, "B:" + "7C " * 600]}, headers=once())
     assert r.status_code == 413 and "1,200 cards" in r.json()["error"], r.text
     # a photo over 25 MB is cut short as it streams in (nothing past the limit is kept), and named with its size
     big = b"\xff\xd8\xff" + b"\0" * (27 * 1024 * 1024)
-    r = httpx.post(f"{url}/v1/photos", files=[("photos", ("big.jpg", big, "image/jpeg"))], timeout=60)
+    r = httpx.post(f"{url}/v1/photos", files=[("photos", ("big.jpg", big, "image/jpeg"))], timeout=60, headers=once())
     assert r.status_code == 413 and r.json()["error"] == "big.jpg: file too large (28.3 MB; at most 26 MB a photo)", r.text
     # ... and every other photo that cannot be read is named with it, at once, each with its own reason
     r = httpx.post(f"{url}/v1/photos", files=[("photos", ("notes.jpg", b"hello there", "image/jpeg")),
                                               ("photos", ("big.jpg", big, "image/jpeg"))],
-                   data={"teams": "A,B"}, timeout=60)
+                   data={"teams": "A,B"}, timeout=60, headers=once())
     assert r.status_code == 422 and [e.split(":")[0] for e in r.json()["errors"]] == ["notes.jpg", "big.jpg"], r.text
     assert "not an image file" in r.json()["errors"][0] and "file too large (28.3 MB" in r.json()["errors"][1]
     assert httpx.get(f"{url}/v1/health", timeout=5).status_code == 200
@@ -94,7 +94,7 @@ def test_values_out_of_range_are_refused_before_any_work(serve):
 
 def test_csv_cells_are_never_formulas_and_messages_name_no_server_path(serve, tmp_path):
     url = serve().url
-    game = httpx.post(f"{url}/v1/games", json={"teams": ["=1+2", "@SUM(A1)"]}).json()["id"]
+    game = httpx.post(f"{url}/v1/games", json={"teams": ["=1+2", "@SUM(A1)"]}, headers=once()).json()["id"]
     httpx.post(f"{url}/v1/games/{game}/rounds?lenient=true", json={"teams": {
         "=1+2": {"melds": [["KH", "KS", "KD"]], "left": [["JK"]]}}}, headers=once())
     lines = httpx.get(f"{url}/v1/games/{game}/export.csv").content.decode("utf-8-sig").splitlines()
@@ -140,7 +140,7 @@ def test_ctrl_c_while_photos_are_read_finishes_or_says_503_and_exits_0(serve, tm
     def post():
         try:
             r = httpx.post(f"{server.url}/v1/photos", files=[("photos", (f"t{k}.jpg", p, "image/jpeg"))
-                                                             for k, p in enumerate(photos)], timeout=60)
+                                                             for k, p in enumerate(photos)], timeout=60, headers=once())
             answers.append((r.status_code, r.headers.get("retry-after"), r.json()))
         except httpx.HTTPError as exc:
             answers.append(("no answer", None, repr(exc)))
@@ -201,7 +201,7 @@ def test_a_disk_that_cannot_be_written_is_503_and_start_up_says_so(tmp_path):
         from test_page_e2e import wait_for_server
 
         wait_for_server(proc, url, tmp_path / "serve.log")
-        game = httpx.post(f"{url}/v1/games", json={}).json()["id"]
+        game = httpx.post(f"{url}/v1/games", json={}, headers=once()).json()["id"]
         flag.touch()
         r = httpx.post(f"{url}/v1/games/{game}/rounds", json={"teams": {"A": {"melds": [["KH", "KS", "KD"]]}}},
                        headers=once())

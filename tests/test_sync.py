@@ -35,7 +35,7 @@ def server(tmp_path_factory):
 
 
 def _game(url: str) -> str:
-    r = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["A", "B"]})
+    r = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["A", "B"]}, headers=once())
     assert r.status_code == 201 and r.headers["etag"] == '"0"' and r.json()["version"] == 0
     return r.json()["id"]
 
@@ -102,10 +102,11 @@ def test_a_reading_is_one_round_and_a_repeated_post_stores_nothing_new(server):
     assert httpx.post(f"{url}/v1/games/{other}/rounds?lenient=true", json={"photo_reading": rid}).status_code == 409
     assert httpx.get(f"{url}/v1/games/{other}").json()["rounds"] == []
     # correcting the round it became is fine
-    assert httpx.put(f"{url}/v1/games/{gid}/rounds/1?lenient=true", json={"photo_reading": rid}).status_code == 200
+    assert httpx.put(f"{url}/v1/games/{gid}/rounds/1?lenient=true", json={"photo_reading": rid},
+                     headers={"If-Match": httpx.get(f"{url}/v1/games/{gid}").headers["etag"]}).status_code == 200
     # the same photo sent again (another reading of its very bytes, from the other phone): 409 naming the round
     twin = httpx.post(f"{url}/v1/photos", files=[("photos", ("again.jpg", photo, "image/jpeg"))],
-                      data={"rules": "pagat"}, timeout=120).json()["id"]
+                      data={"rules": "pagat"}, timeout=120, headers=once()).json()["id"]
     assert twin != rid
     again = httpx.post(f"{url}/v1/games/{gid}/rounds?lenient=true", json={"photo_reading": twin})
     assert again.status_code == 409 and again.json()["round"] == 1, again.text
@@ -198,6 +199,9 @@ def test_an_undo_sent_again_after_a_lost_answer_undoes_one_round_only(server):
     again = httpx.delete(f"{url}/v1/games/{gid}/rounds/1", headers=key)
     assert first.status_code == again.status_code == 200 and again.headers["idempotent-replayed"] == "true"
     assert again.json() == first.json() and len(httpx.get(f"{url}/v1/games/{gid}").json()["rounds"]) == 1
+    # an If-Match that is no version is refused in words, even with a key already answered
+    bad = httpx.delete(f"{url}/v1/games/{gid}/rounds/1", headers={**key, "If-Match": "AAA"})
+    assert bad.status_code == 422 and bad.json()["error"].startswith("If-Match 'AAA': expected the version"), bad.text
 
 
 
@@ -218,12 +222,76 @@ def test_a_round_added_with_nothing_that_tells_a_repeat_is_refused_428(server):
     assert len(httpx.get(f"{url}/v1/games/{gid}").json()["rounds"]) == 1
 
 
+def test_a_game_or_photos_sent_without_a_key_are_refused_428_before_anything_is_read(server):
+    url, db = server
+    before = httpx.get(f"{url}/v1/games").json()
+    r = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["A", "B"]})  # sent twice, it was two games
+    assert r.status_code == 428 and r.headers["content-type"] == "application/json", r.text
+    said = r.json()["error"]
+    assert said.startswith("starting a game needs an Idempotency-Key (a random id per game started: a request header "
+                           "of 1 to 200 visible ASCII characters, the same one when the request is sent again): "), said
+    assert said.endswith("a game without one would be stored twice"), said
+    assert httpx.get(f"{url}/v1/games").json() == before
+
+    photos = db.parent / "photos"
+    kept = sorted(photos.iterdir()) if photos.exists() else []
+    r = httpx.post(f"{url}/v1/photos", files=[("photos", ("t.jpg", PHOTO.read_bytes(), "image/jpeg"))],
+                   data={"rules": "pagat"}, timeout=120)  # sent twice, it was read and kept twice
+    assert r.status_code == 428, r.text
+    said = r.json()["error"]
+    assert said.startswith("reading photos needs an Idempotency-Key (a random id per reading: "), said
+    assert "would be read and kept twice" in said
+    assert (sorted(photos.iterdir()) if photos.exists() else []) == kept  # nothing read, nothing kept
+
+
+def _rounds_of(url: str, gid: str) -> list[str]:
+    """Each round's first meld of team A, in order: which rounds a game holds."""
+    return ["".join(r["layout"]["teams"]["A"]["melds"][0]) for r in httpx.get(f"{url}/v1/games/{gid}").json()["rounds"]]
+
+
+def test_a_correction_needs_the_version_it_was_made_from_so_an_undo_elsewhere_is_told(server):
+    url, _ = server
+    gid = _game(url)
+    for n, rank in enumerate("KQJ", 1):  # three rounds told apart by their cards
+        layout = {"round": n, "teams": {"A": {"melds": [[rank + "H", rank + "S", rank + "D"]]}, "B": {}}}
+        assert httpx.post(f"{url}/v1/games/{gid}/rounds?lenient=true", json=layout).status_code == 201
+    seen = httpx.get(f"{url}/v1/games/{gid}").headers["etag"]  # this phone opens round 2, the queens, to correct it
+    assert httpx.delete(f"{url}/v1/games/{gid}/rounds/2", headers=once()).status_code == 200  # the other phone undoes it
+    assert _rounds_of(url, gid) == ["KHKSKD", "JHJSJD"]  # the jacks are round 2 now
+    fixed = {"teams": {"A": {"melds": [["QH", "QS", "QD", "QC"]]}, "B": {}}}
+    for headers in ({}, {"If-Match": "*"}):  # it replaced the jacks, lost with nothing said
+        r = httpx.put(f"{url}/v1/games/{gid}/rounds/2?lenient=true", json=fixed, headers=headers)
+        assert r.status_code == 428 and r.headers["content-type"] == "application/json", r.text
+        said = r.json()["error"]
+        assert said.startswith("correcting a round needs If-Match: the game's version, quoted as its ETag sends it "
+                               '("4" now): '), said
+        assert "the round that moved up into round 2" in said
+    r = httpx.put(f"{url}/v1/games/{gid}/rounds/2?lenient=true", json=fixed, headers={"If-Match": seen})
+    assert r.status_code == 412 and len(r.json()["game"]["rounds"]) == 2, r.text
+    assert _rounds_of(url, gid) == ["KHKSKD", "JHJSJD"]  # the jacks kept
+    assert httpx.put(f"{url}/v1/games/nope/rounds/2", json=fixed).status_code == 404
+
+
+def test_a_game_deleted_from_a_stale_copy_is_refused_412_and_kept(server):
+    url, _ = server
+    gid = _game(url)
+    seen = httpx.get(f"{url}/v1/games/{gid}").headers["etag"]  # this phone asks "Delete this game?" about no round
+    assert httpx.post(f"{url}/v1/games/{gid}/rounds", json=LAYOUT, headers=once()).status_code == 201  # the other saves one
+    r = httpx.delete(f"{url}/v1/games/{gid}", headers={"If-Match": seen})
+    assert r.status_code == 412 and "changed on another phone" in r.json()["error"], r.text
+    assert len(r.json()["game"]["rounds"]) == 1 and r.headers["etag"] == '"1"'
+    assert len(httpx.get(f"{url}/v1/games/{gid}").json()["rounds"]) == 1  # kept
+    assert httpx.delete(f"{url}/v1/games/{gid}", headers={"If-Match": '"1"'}).status_code == 204
+    again = httpx.delete(f"{url}/v1/games/{gid}", headers={"If-Match": '"1"'})  # sent again after a lost answer
+    assert again.status_code == 404 and httpx.get(f"{url}/v1/games/{gid}").status_code == 404
+
+
 def test_the_event_stream_says_each_new_version(server):
     url, _ = server
     gid = _game(url)
     thread, seen, _ = _listen(url, gid, "deleted")
     httpx.post(f"{url}/v1/games/{gid}/rounds", json=LAYOUT, headers=once())
-    httpx.put(f"{url}/v1/games/{gid}/rounds/1", json=OTHER)
+    httpx.put(f"{url}/v1/games/{gid}/rounds/1", json=OTHER, headers={"If-Match": '"1"'})
     httpx.delete(f"{url}/v1/games/{gid}/rounds/1", headers={"If-Match": '"2"'})
     httpx.delete(f"{url}/v1/games/{gid}")
     thread.join(20)
@@ -239,7 +307,7 @@ def test_a_finished_game_names_the_next_game_in_its_view_and_its_stream(server):
     made before or after it)."""
     url, _ = server
     one_round = {"rules": "pagat", "teams": ["A", "B"], "house_rules": {"opening_minimums": [50]}}
-    old = httpx.post(f"{url}/v1/games", json=one_round).json()["id"]
+    old = httpx.post(f"{url}/v1/games", json=one_round, headers=once()).json()["id"]
     _game(url)  # another game, started while this one is played
     time.sleep(1.1)  # the times kept are whole seconds
     assert httpx.post(f"{url}/v1/games/{old}/rounds", json=LAYOUT, headers=once()).status_code == 201
@@ -247,9 +315,9 @@ def test_a_finished_game_names_the_next_game_in_its_view_and_its_stream(server):
     assert ended["over"] and ended["newer_game"] is None
     thread, seen, _ = _listen(url, old, "newer")
     assert seen == [{"event": "message", "game": old, "version": 1}]
-    other = httpx.post(f"{url}/v1/games", json=one_round | {"teams": ["Kids", "Adults"]}).json()["id"]
-    nxt = httpx.post(f"{url}/v1/games", json=one_round | {"teams": ["B", "A"]}).json()["id"]  # seated otherwise
-    httpx.post(f"{url}/v1/games", json=one_round | {"teams": ["Kids", "Adults"]})  # another table's, made later
+    other = httpx.post(f"{url}/v1/games", json=one_round | {"teams": ["Kids", "Adults"]}, headers=once()).json()["id"]
+    nxt = httpx.post(f"{url}/v1/games", json=one_round | {"teams": ["B", "A"]}, headers=once()).json()["id"]  # seated otherwise
+    httpx.post(f"{url}/v1/games", json=one_round | {"teams": ["Kids", "Adults"]}, headers=once())  # another table's, made later
     thread.join(10)
     assert not thread.is_alive() and seen[-1] == {"event": "newer", "game": old, "newer": nxt}
     assert httpx.get(f"{url}/v1/games/{old}").json()["newer_game"] == nxt
@@ -286,7 +354,7 @@ def test_light_print_on_dark_is_the_games_setting_changed_with_if_match(server):
     httpx.delete(f"{url}/v1/games/{gid}")
     thread.join(20)
     assert [s["version"] for s in seen] == [0, 1, 2, None]
-    made = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["A", "B"], "negative": True})
+    made = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["A", "B"], "negative": True}, headers=once())
     assert made.status_code == 201 and made.json()["negative"] is True  # the next game of a family's dark deck
 
 

@@ -39,7 +39,7 @@ def _read(c, n: int = 1) -> dict:
     a photo's bytes are saved as one round only)."""
     data = PHOTO.read_bytes() + b"\0" * (n - 1)
     r = c.post("/v1/photos", files=[("photos", ("table.jpg", data, "image/jpeg"))],
-               data={"rules": "pagat", "round": "1", "went_out": "A"})
+               data={"rules": "pagat", "round": "1", "went_out": "A"}, headers=once())
     assert r.status_code == 201, r.text
     return r.json()
 
@@ -51,7 +51,7 @@ def test_three_rounds_teach_the_games_deck_without_a_button(tmp_path, models, mo
     monkeypatch.setattr(decks, "STEPS", 20)
     app = create_app(Settings(db=tmp_path / "h.db"), models=models)
     with TestClient(app, base_url="http://127.0.0.1") as c:
-        gid = c.post("/v1/games", json={"rules": "pagat", "teams": ["A", "B"], "teach": "family"}).json()["id"]
+        gid = c.post("/v1/games", json={"rules": "pagat", "teams": ["A", "B"], "teach": "family"}, headers=once()).json()["id"]
         game = c.get(f"/v1/games/{gid}").json()
         assert game["teach"] == "family" and game["deck"] is None and game["lesson"] is None
         lessons = []
@@ -85,7 +85,7 @@ def test_three_rounds_teach_the_games_deck_without_a_button(tmp_path, models, mo
 def test_a_round_saved_as_read_teaches_only_its_sure_cards(tmp_path, models):
     app = create_app(Settings(db=tmp_path / "h.db"), models=models)
     with TestClient(app, base_url="http://127.0.0.1") as c:
-        gid = c.post("/v1/games", json={"rules": "pagat", "teams": ["A", "B"]}).json()["id"]
+        gid = c.post("/v1/games", json={"rules": "pagat", "teams": ["A", "B"]}, headers=once()).json()["id"]
         reading = _read(c)
         assert c.post(f"/v1/games/{gid}/rounds?lenient=true",
                       json={"photo_reading": reading["id"], "went_out": "A"}).status_code == 201
@@ -99,8 +99,8 @@ def test_a_round_saved_as_read_teaches_only_its_sure_cards(tmp_path, models):
         assert len(sure) == len(every) - sum(len(c["boxes"]) for c in unsure)
         # once corrected, the family looked at it: every card teaches
         c.put(f"/v1/games/{gid}/rounds/1?lenient=true",
-              json={"photo_reading": reading["id"], "went_out": "A",
-                    "corrections": [_confirm(reading)]})
+              json={"photo_reading": reading["id"], "went_out": "A", "corrections": [_confirm(reading)]},
+              headers={"If-Match": c.get(f"/v1/games/{gid}").headers["etag"]})
         assert len(teaching.game_examples(ledger, gid, sure_only=True)[0]["detections"]) == len(every)
 
 
@@ -110,7 +110,7 @@ def test_a_round_saved_as_checked_teaches_every_card(tmp_path, models):
     rounds taught nothing), and the round scores as read."""
     app = create_app(Settings(db=tmp_path / "h.db"), models=models)
     with TestClient(app, base_url="http://127.0.0.1") as c:
-        gid = c.post("/v1/games", json={"rules": "pagat", "teams": ["A", "B"]}).json()["id"]
+        gid = c.post("/v1/games", json={"rules": "pagat", "teams": ["A", "B"]}, headers=once()).json()["id"]
         reading = _read(c)
         r = c.post(f"/v1/games/{gid}/rounds?lenient=true",
                    json={"photo_reading": reading["id"], "went_out": "A", "corrections": [{"op": "checked"}]})
@@ -203,7 +203,7 @@ def test_a_lesson_refused_says_what_reads_on_in_a_familys_words(tmp_path, models
     monkeypatch.setattr(decks, "learn", refuse)
     app = create_app(Settings(db=tmp_path / "h.db"), models=models)
     with TestClient(app, base_url="http://127.0.0.1") as c:
-        gid = c.post("/v1/games", json={"rules": "pagat", "teams": ["A", "B"], "teach": "family"}).json()["id"]
+        gid = c.post("/v1/games", json={"rules": "pagat", "teams": ["A", "B"], "teach": "family"}, headers=once()).json()["id"]
         for n in (1, 2):
             reading = _read(c, n)
             assert c.post(f"/v1/games/{gid}/rounds?lenient=true", json={

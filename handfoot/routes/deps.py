@@ -16,6 +16,7 @@ from .. import live, teaching
 from ..errors import NotFoundError, UnavailableError
 from ..learning import DeckLearning
 from ..ledger import Ledger
+from ..sync import VERSION_TAG
 
 LAYOUT_EXAMPLE = {"rules": "pagat", "round": 1, "went_out": "A",
                   "teams": {"A": {"melds": [["KH", "KS", "KD", "KC", "KH", "KS", "KD"], ["8H", "8S", "8D"]],
@@ -29,9 +30,11 @@ ERRORS = {k: {"description": v, "content": {"application/json": {"example": {"er
 ERRORS[412] = {"description": "the game changed since the version in If-Match (on another phone): `game` is the "
                               "game as it is now", "content": {"application/json": {"example": {
                                   "error": "the game was changed on another phone", "game": {}}}}}
-ERRORS[428] = {"description": "nothing that tells a repeat apart (If-Match with the game's version, an "
-                              "Idempotency-Key; for a new round also a photo reading or a layout's round): sent "
-                              "again after a lost answer, it would be done twice",
+ERRORS[428] = {"description": "nothing that tells a repeat or a stale copy apart: a new game or a photo reading "
+                              "needs an Idempotency-Key, a correction If-Match with the game's version, an undo "
+                              "either, a new round either or a photo reading or its layout's round; sent again "
+                              "after a lost answer (or made before another phone's undo) it would be done twice, "
+                              "or land on another round",
                "content": {"application/json": {"example": {
                    "error": "undoing a round needs If-Match: the game's version ..."}}}}
 #: the answers of the deck-learning routes that are theirs alone
@@ -46,7 +49,7 @@ DECK_ERRORS = {
 #: a deck profile's name (``vision.deck_examples.NAME``) and what it allows, in words
 DECK_NAME, DECK_NAME_RULE = NAME.pattern, NAME_RULE
 DeckName = Annotated[str, PathParam(pattern=DECK_NAME, description=f"a deck profile's name: {DECK_NAME_RULE}")]
-IF_MATCH = Header(alias="If-Match", max_length=200, pattern=r'^(\*|(W/)?"[0-9]{1,11}")$',
+IF_MATCH = Header(alias="If-Match", max_length=200, pattern=VERSION_TAG,
                   description='the game\'s version this change was made from (its ETag, "7"): 412 when it changed '
                               "since")
 DECK_IF_MATCH = Header(alias="If-Match", max_length=200, pattern=r'^(\*|(W/)?"[0-9A-Za-z_-]{1,64}")$',
@@ -61,7 +64,7 @@ IF_NONE_MATCH = Header(alias="If-None-Match", max_length=200, pattern=r"^\*$",
                                    "the job saves")
 IDEMPOTENCY_KEY = Header(alias="Idempotency-Key", max_length=200, pattern=r"^[\x21-\x7e]{1,200}$",
                          description="a random id per action: the same key again gets the first answer, nothing new "
-                                     "is stored")
+                                     "is stored (a new game and a photo reading need one: 428 without)")
 
 
 

@@ -12,10 +12,10 @@ from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from .. import core, export, games, saved, teaching
-from ..errors import NotFoundError, PreconditionRequiredError
+from ..errors import NotFoundError
 from ..invite import invite
 from ..ledger import Ledger
-from ..sync import etag, expected_version
+from ..sync import etag, expected_version, key_wanted, precondition_required, version_wanted
 from .deps import (DECK_NAME, ERRORS, IDEMPOTENCY_KEY, IF_MATCH, LAYOUT_EXAMPLE, decks_dir, get_ledger,
                    get_models_if_any, get_settings, get_teacher)
 
@@ -23,10 +23,12 @@ router = APIRouter(prefix="/v1")
 
 
 @router.post("/games", response_model=games.GameOut, status_code=201,
-             responses={k: ERRORS[k] for k in (401, 409, 413, 422)})
+             responses={k: ERRORS[k] for k in (401, 409, 413, 422, 428)})
 def create_game(body: games.GameCreate, response: Response, ledger: Ledger = Depends(get_ledger),
                 idempotency_key: Annotated[str | None, IDEMPOTENCY_KEY] = None) -> games.GameOut:
-    """Start a game: rules preset, teams, players, house rules."""
+    """Start a game: rules preset, teams, players, house rules. It needs an ``Idempotency-Key`` (428 without, said
+    by :class:`handfoot.sync.Idempotency` before the body is read): sent again after a lost answer, the same key
+    gets the first game."""
     record = games.create_game(ledger, body)
     return _tagged(response, games.game_view(ledger, record.id))
 
@@ -50,10 +52,13 @@ def _tagged(response: Response, game: games.GameOut) -> games.GameOut:
     return game
 
 
-@router.delete("/games/{game_id}", status_code=204, responses={404: ERRORS[404], 401: ERRORS[401]})
-def delete_game(game_id: str, ledger: Ledger = Depends(get_ledger)) -> Response:
-    """Forget a game and its rounds (its photo readings stay)."""
-    ledger.delete_game(game_id)
+@router.delete("/games/{game_id}", status_code=204, responses={k: ERRORS[k] for k in (401, 404, 412, 422)})
+def delete_game(game_id: str, request: Request, ledger: Ledger = Depends(get_ledger),
+                if_match: Annotated[str | None, IF_MATCH] = None) -> Response:
+    """Forget a game and its rounds (its photo readings stay). With ``If-Match``, only while the game is at that
+    version: a game changed since on another phone (a round saved there) is 412 with the game as it is now, nothing
+    deleted. Sent again after a lost answer, it is 404 (deleted already)."""
+    ledger.delete_game(game_id, expected_version(request))
     return Response(status_code=204)
 
 
@@ -80,11 +85,9 @@ def add_round(game_id: str, body: Annotated[dict[str, Any], ROUND_BODY], backgro
     It needs what tells a repeat (428 without): ``If-Match`` with the game's version, an ``Idempotency-Key``, a
     photo reading (saved once: 409) or a layout naming its ``round`` (refused once that round is in)."""
     if expected_version(request) is None and idempotency_key is None and not _names_its_round(body):
-        raise PreconditionRequiredError(
-            "adding a round needs If-Match: the game's version, quoted as its ETag sends it "
-            f"(\"{ledger.version(game_id)}\" now), an Idempotency-Key (a random id per save), or the layout's "
-            '"round" (the round it is): sent again after a lost answer, a round with none of them would be stored '
-            "twice")
+        raise precondition_required("adding a round", [
+            version_wanted(ledger.version(game_id)), key_wanted("save"), 'the layout\'s "round" (the round it is)'],
+            "sent again after a lost answer, a round with none of them would be stored twice")
     out = games.add_round(ledger, game_id, body, lenient, settings.limits, expected_version(request))
     _teach(background, teacher, ledger, game_id, body, models)
     return _tagged(response, out)
@@ -106,15 +109,21 @@ def _teach(background: BackgroundTasks, teacher: teaching.Teacher, ledger: Ledge
 
 
 @router.put("/games/{game_id}/rounds/{n}", response_model=games.GameOut,
-            responses={k: ERRORS[k] for k in (401, 404, 409, 412, 413, 422)})
+            responses={k: ERRORS[k] for k in (401, 404, 409, 412, 413, 422, 428)})
 def replace_round(game_id: str, n: int, body: Annotated[dict[str, Any], ROUND_BODY], background: BackgroundTasks,
                   request: Request, response: Response, lenient: bool = False,
                   if_match: Annotated[str | None, IF_MATCH] = None,
                   settings=Depends(get_settings), ledger: Ledger = Depends(get_ledger),
                   teacher: teaching.Teacher = Depends(get_teacher),
                   models: core.Models | None = Depends(get_models_if_any)) -> games.GameOut:
-    """Correct round ``n``: the same body as adding one; it is scored again (``If-Match``: as adding one; and it
-    teaches as adding one does)."""
+    """Correct round ``n``: the same body as adding one; it is scored again, and it teaches as adding one does. It
+    needs ``If-Match`` with the game's version (``*`` is not one), else 428: a correction made before another phone
+    undid a round would replace the round that moved up into ``n``. A stale ``If-Match`` is 412 with the game as it
+    is now (so is the same correction sent again after a lost answer: the game holds it)."""
+    if expected_version(request) is None:
+        raise precondition_required("correcting a round", [version_wanted(ledger.version(game_id))],
+                                    "without it, a correction made before another phone undid a round would replace "
+                                    f"the round that moved up into round {n}, lost with nothing said")
     out = games.replace_round(ledger, game_id, n, body, lenient, settings.limits, expected_version(request))
     _teach(background, teacher, ledger, game_id, body, models)
     return _tagged(response, out)
@@ -132,10 +141,9 @@ def undo_round(game_id: str, n: int, request: Request, response: Response,
     moved up into ``n``. A stale ``If-Match`` is 412 with the game as it is now; the same key again gets the first
     answer."""
     if expected_version(request) is None and idempotency_key is None:
-        raise PreconditionRequiredError(
-            "undoing a round needs If-Match: the game's version, quoted as its ETag sends it "
-            f"(\"{ledger.version(game_id)}\" now), or an Idempotency-Key (a random id per undo): sent again after a "
-            f"lost answer, an undo without either would undo the round after it too (it moves up to round {n})")
+        raise precondition_required("undoing a round", [version_wanted(ledger.version(game_id)), key_wanted("undo")],
+                                    "sent again after a lost answer, an undo without either would undo the round "
+                                    f"after it too (it moves up to round {n})")
     return _tagged(response, games.undo_round(ledger, game_id, n, expected_version(request)))
 
 

@@ -165,16 +165,16 @@ async def live_stream(request: Request, session: live.LiveSession = Depends(get_
 def end_round(body: LiveEnd, ledger: Ledger = Depends(get_ledger),
               session: live.LiveSession = Depends(get_live)) -> LiveEnded:
     """Keep the stable layout as a photo reading and give the page's address that checks it and saves it to the
-    game; once it is saved there, the session watches the next round. 409 before the table was read once, as
-    once the round watched was saved on another phone (the next round is watched then, nothing of it read yet)."""
+    game; once it is saved there, the session watches the next round. Sent again (an answer lost, or pressed on
+    another phone too) before that reading is saved and before the table is read anew, the same answer: one
+    reading. 409 before the table was read once, as once the round watched was saved on another phone (the next
+    round is watched then, nothing of it read yet)."""
     live_rounds.follow_game(session, ledger)  # a round saved meanwhile on another phone is not ended again
     game = body.game or session.game
     if game is None:
         raise ConflictError("say which game the round goes to")
     view = games.game_view(ledger, game)  # 404 for an unknown game
-    reading = live_rounds.end_round(session, ledger, view)
-    session.ended = (game, reading)  # the next round starts once this reading is saved to the game
-    return _ended(game, reading)
+    return _ended(game, live_rounds.end_round(session, ledger, view))  # the next round starts once it is saved
 
 
 @router.websocket("/camera")

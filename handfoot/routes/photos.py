@@ -79,7 +79,7 @@ def _read_photos(ledger: Ledger, reading_id: str, tables: list[UploadFile], hand
 
 
 @router.post("/photos", response_model=PhotoReadingOut, status_code=201,
-             responses={k: ERRORS[k] for k in (401, 413, 422, 503)})
+             responses={k: ERRORS[k] for k in (401, 409, 413, 422, 428, 503)})
 async def read_photos(
         request: Request,
         photos: Annotated[list[UploadFile], File(description="table photos: one per team, in the order of "
@@ -107,7 +107,9 @@ async def read_photos(
     """Read photos of the table (and of hands) and score the round: the JSON of ``handfoot score PHOTO --json``
     plus the reading's ``id``, every pile with its id and every card with its boxes in image pixels. The
     photos are kept (``photos``, ``annotated``). At most ``max_jobs`` readings run at once and a few wait;
-    past that the answer is 503 with ``Retry-After``."""
+    past that the answer is 503 with ``Retry-After``. It needs an ``Idempotency-Key`` (428 without, said by
+    :class:`handfoot.sync.Idempotency` before the upload is read): sent again after a lost answer, the same key gets
+    the first reading (409 with ``Retry-After`` while that one is still being read), nothing read or kept twice."""
     limits = settings.limits
     hands = hands or []
     uploads = [*photos, *hands]

@@ -276,9 +276,20 @@ export async function gameView(gid, latest, notice) {
         setBusy(ev.target, true);
         const again = lostDelete === gid;
         lostDelete = gid;
-        try { await api("DELETE", `/v1/games/${gid}`); toast("Game deleted"); location.hash = "#/"; }
+        try { await api("DELETE", `/v1/games/${gid}`, undefined, undefined, g.version); toast("Game deleted"); location.hash = "#/"; }
         catch (e) {
           if (e.status === 404 && again) { toast("Game deleted"); location.hash = "#/"; return; }  /* asked again: done before */
+          if (e.status === 412 && e.body.game) {  /* changed on another phone while the question was open: kept */
+            lostDelete = null;
+            toast("Not deleted: the game changed on another phone", true);
+            const added = e.body.game.rounds.filter(r => r.n > g.rounds.length).map(r => r.n);  /* changedText says all else */
+            const said = changedText(g, e.body.game) ||
+              (added.length ? `${roundsText(added).replace(/^r/, "R")} ${added.length === 1 ? "was" : "were"} saved there.` : "");
+            await gameView(gid, e.body.game, gameNotice("Nothing was deleted", "The game changed on another phone while " +
+              "you were deciding to delete it." + (said ? ` ${said}` : ""), "Here it is as it is now: delete it again if you still want to."));
+            focusGame();
+            return;
+          }
           if (e.status !== 0) lostDelete = null;  /* refused; status 0: it may be deleted, the game's events will tell */
           toast(e.message, true); setBusy(ev.target, false);
         }

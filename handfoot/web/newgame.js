@@ -3,7 +3,7 @@
 import {api} from "/static/api.js";
 import {fmtDate} from "/static/games.js";
 import {negativeOf} from "/static/round.js";
-import {errorBox, fmt, h, setBusy, show} from "/static/ui.js";
+import {errorBox, fmt, h, setBusy, show, toast} from "/static/ui.js";
 
 /* The longest team name, in characters (handfoot.limits.TEAM_NAME_MAX: the server refuses a longer one). */
 export const TEAM_NAME_MAX = 40;
@@ -236,13 +236,17 @@ export async function newGameView(fromId) {
                                                                                       first (its first answer) */
         const first = await api("POST", "/v1/games", lostStart.body, lostStart.key);
         lostStart = null;
-        if (from || first.rounds.length) {  /* the next game (perhaps opened on the other phone too) or one in play: kept */
+        /* the next game (perhaps opened on the other phone too) or one in play, also one played in on another phone
+           since its first answer (the delete's If-Match is that answer's version: 412): kept; else made from the form
+           as it was, and deleted: this Start makes it as it is */
+        const played = first.rounds.length || await (from ? false : api("DELETE", `/v1/games/${first.id}`, undefined,
+          undefined, first.version).then(() => false, (e) => { if (e.status === 412) return true; throw e; }));
+        if (from || played) {
           toast("This game was started when you first pressed Start (its answer was lost on the way), as the form was " +
-                "then: your changes since are not in it.", true);
+                `then${played ? ", and another phone has saved a round in it since" : ""}: your changes since are not in it.`, true);
           location.hash = `#/game/${first.id}`;
           return;
         }
-        await api("DELETE", `/v1/games/${first.id}`);  /* made from the form as it was: this Start makes it as it is */
         createKey = hfSync.newKey();
       }
       const game = await api("POST", "/v1/games", body, createKey);

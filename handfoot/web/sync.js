@@ -1,8 +1,8 @@
 /* handfoot's page, two phones at one table: the version of each game this phone last saw (sent back as If-Match
- * when a round is written, so a change made from a stale copy is refused 412), an Idempotency-Key per action (a
- * request sent again after a dropped answer gets the first answer, nothing is stored twice), and the game's live
- * changes (GET /v1/games/{id}/events, server-sent events) for the view on screen. docs/api.md describes the API.
- * Loaded before app.js; everything is under the one global `hfSync`. */
+ * when a round is written, a setting changed or the game deleted, so a change made from a stale copy is refused
+ * 412), an Idempotency-Key per action (a request sent again after a dropped answer gets the first answer, nothing is
+ * stored twice), and the game's live changes (GET /v1/games/{id}/events, server-sent events) for the view on
+ * screen. docs/api.md describes the API. Loaded before app.js; everything is under the one global `hfSync`. */
 "use strict";
 
 const hfSync = (() => {
@@ -32,12 +32,12 @@ const hfSync = (() => {
     return game;
   }
 
-  /* The headers of a request: If-Match on a round write (or its light-print setting, its teams' names) of a game this
-   * phone has seen (`version`: the version the player was asked about, when a question was open: a change made
-   * meanwhile on another phone is then 412, even when this phone has shown it since), the action's key. */
+  /* The headers of a request: If-Match on a round write, the light-print setting, the teams' names or the delete of a
+   * game this phone has seen (`version`: the version the player was asked about, when a question was open: a change
+   * made meanwhile on another phone is then 412, even when this phone has shown it since), the action's key. */
   function headers(method, path, key, version) {
     const out = {};
-    const m = path.match(/^\/v1\/games\/([0-9a-f]+)\/(rounds|negative|teams)/);
+    const m = path.match(/^\/v1\/games\/([0-9a-f]+)(\/rounds|\/negative|\/teams|$)/);
     if (m && method !== "GET" && typeof version === "number") out["If-Match"] = `"${version}"`;
     else if (m && method !== "GET" && versions.has(m[1])) out["If-Match"] = `"${versions.get(m[1])}"`;
     if (key) out["Idempotency-Key"] = key;

@@ -246,7 +246,7 @@ def test_a_team_renamed_while_its_table_is_watched_takes_its_new_name(tmp_path, 
     try:
         game = games.create_game(ledger, games.GameCreate(rules="pagat", teams=["Smiths", "Jonses"]))
         req = live_rounds.request_for_game(games.game_view(ledger, game.id))
-        session = SimpleNamespace(stable=lambda: seen, settings=req, game=game.id)
+        session = SimpleNamespace(stable=lambda: seen, settings=req, game=game.id, ended=None, ended_from=None)
         games.rename_teams(ledger, game.id, games.TeamsRename(teams=["Smith", "Joneses"]), 0)
         state = {"teams": ["Smiths"], "totals": {"Smiths": 100}, "layout": {"went_out": None, "teams": {"Smiths": {}}},
                  "events": [{"event": "team Smiths: new meld of Ks", "team": "Smiths", "totals": {"Smiths": 90}}]}

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
+from conftest import once
 from sides import S, dets, read_hand, read_side
 
 from test_cli_faults import one_line
@@ -86,7 +88,7 @@ def test_the_service_refuses_a_chart_with_words(chart_file, tmp_path, models):
     app = create_app(Settings(db=tmp_path / "h.db"), models=models)
     with TestClient(app, base_url="http://127.0.0.1") as c:
         r = c.post("/v1/photos", files=[("photos", ("chart.png", chart_file.read_bytes(), "image/png"))],
-                   data={"rules": "pagat"})
+                   data={"rules": "pagat"}, headers=once())
     assert r.status_code == 422, r.text
     said = r.json()["error"]
     assert said.startswith("chart.png (team A): no cards found (is the whole table in the photo, in focus and lit?)")

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import once
+
 pytest.importorskip("fastapi")
 pytest.importorskip("cv2")
 from fastapi.testclient import TestClient  # noqa: E402
@@ -33,7 +35,7 @@ def client(tmp_path_factory):
 
 
 def _game(client, teams=TEAMS, names=None) -> dict:
-    r = client.post("/v1/games", json={"rules": "pagat", "teams": teams, "names": names or {}})
+    r = client.post("/v1/games", json={"rules": "pagat", "teams": teams, "names": names or {}}, headers=once())
     assert r.status_code == 201, r.text
     return r.json()
 
@@ -50,7 +52,7 @@ def test_a_rename_reaches_every_round_correction_reading_and_the_csv(client):
     assert r.status_code == 201, r.text
     with open(PHOTO, "rb") as f:
         reading = client.post("/v1/photos", files=[("photos", ("table.jpg", f, "image/jpeg"))],
-                              data={"rules": "pagat", "round": "2", "teams": "Jonses"}).json()
+                              data={"rules": "pagat", "round": "2", "teams": "Jonses"}, headers=once()).json()
     assert {p["team"] for p in reading["images"][0]["piles"]} == {"Jonses"}
     photo_round = {"photo_reading": reading["id"], "went_out": "Jonses",
                    "corrections": [{"op": "add_pile", "team": "Jonses", "kind": "meld", "cards": ["7S", "7H", "7D"]}]}

@@ -364,7 +364,7 @@ def test_the_next_game_started_with_a_team_renamed_is_named_and_a_key_sent_again
     422 naming the game the first request made."""
     url, _ = server
     one_round = {"rules": "pagat", "teams": ["Smiths", "Joneses"], "house_rules": {"opening_minimums": [50]}}
-    old = httpx.post(f"{url}/v1/games", json=one_round).json()["id"]
+    old = httpx.post(f"{url}/v1/games", json=one_round, headers=once()).json()["id"]
     time.sleep(1.1)  # the times kept are whole seconds
     assert httpx.post(f"{url}/v1/games/{old}/rounds", json={"teams": {"Smiths": {"melds": [["KH", "KS", "KD"]]}}},
                       headers=once()).status_code == 201
@@ -375,7 +375,7 @@ def test_the_next_game_started_with_a_team_renamed_is_named_and_a_key_sent_again
     again = httpx.post(f"{url}/v1/games", json=one_round | {"follows": old}, headers=key)
     assert again.status_code == 422 and again.json()["game"] == renamed.json()["id"], again.text
     assert "sent before with another request body" in again.json()["error"]
-    assert httpx.post(f"{url}/v1/games", json=one_round | {"follows": "nope"}).status_code == 422
+    assert httpx.post(f"{url}/v1/games", json=one_round | {"follows": "nope"}, headers=once()).status_code == 422
 
 
 def test_one_phone_s_side_added_to_the_round_the_other_typed_is_one_write_checked_by_if_match(server):
@@ -384,7 +384,8 @@ def test_one_phone_s_side_added_to_the_round_the_other_typed_is_one_write_checke
     a stale version it is 412 and nothing changes; from the version it saw, round 1 holds both teams, made from its
     photo, and sent again it changes nothing more (412, the game holding it)."""
     url, _ = server
-    gid = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Smiths", "Jonses"]}).json()["id"]
+    gid = httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": ["Smiths", "Jonses"]},
+                     headers=once()).json()["id"]
     typed = {"teams": {"Smiths": {"melds": [["AH", "AS", "AC"]], "red_threes": ["3D"]}}}
     assert httpx.post(f"{url}/v1/games/{gid}/rounds", json=typed, headers=once()).status_code == 201
     r = httpx.post(f"{url}/v1/photos", files=[("photos", ("table.jpg", PHOTO.read_bytes() + b"sides", "image/jpeg"))],

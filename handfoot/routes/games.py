@@ -220,9 +220,8 @@ def rename_teams(game_id: str, body: games.TeamsRename, request: Request, respon
     now); a game already named so is answered as it is, nothing changed (a rename sent again); the same
     ``Idempotency-Key`` again gets the first answer."""
     if expected_version(request) is None:
-        raise PreconditionRequiredError(
-            "renaming teams needs If-Match: the game's version, quoted as its ETag sends it "
-            f"(\"{ledger.version(game_id)}\" now), so that a rename made from an old copy of the game is refused")
+        raise precondition_required("renaming teams", [version_wanted(ledger.version(game_id))],
+                                    "a rename made from an old copy of the game is refused")
     return _tagged(response, games.rename_teams(ledger, game_id, body, expected_version(request)))
 
 

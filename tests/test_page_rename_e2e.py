@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import once  # noqa: E402
+
 pytest.importorskip("selenium")
 httpx = pytest.importorskip("httpx")
 from selenium.webdriver.common.by import By  # noqa: E402
@@ -44,7 +46,7 @@ def test_rename_a_team_on_one_phone_seen_on_the_other(server, phones, tmp_path):
     a, b = phones
     shots = shots_dir(tmp_path)
     game = httpx.post(f"{server}/v1/games", json={"rules": "pagat", "teams": ["Smiths", "Jonses"],
-                                                  "names": {"Jonses": ["Ann", "Bob"]}}).json()["id"]
+                                                  "names": {"Jonses": ["Ann", "Bob"]}}, headers=once()).json()["id"]
     assert httpx.post(f"{server}/v1/games/{game}/rounds?lenient=true", json=ROUND).status_code == 201
     for d in (a, b):
         _open_game(d, server, game)

@@ -38,7 +38,8 @@ def table(phones):
 
 def _game(url: str, teams: list[str], minimums: list[int] | None = None) -> str:
     house = {"opening_minimums": minimums} if minimums else {}
-    return httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": teams, "house_rules": house}).json()["id"]
+    return httpx.post(f"{url}/v1/games", json={"rules": "pagat", "teams": teams, "house_rules": house},
+                      headers=once()).json()["id"]
 
 
 def _notice(d) -> str:

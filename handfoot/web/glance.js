@@ -7,7 +7,7 @@
  * opens the card's picker, tapping a pin the note. An ES module, loaded by app.js (import()); it builds its own
  * elements with the page's helpers (ui.js, cards.js) and calls back into the check view. */
 import {h} from "/static/ui.js";
-import {cardName, cardShort} from "/static/cards.js";
+import {cardName, cardShort, cardsInWords} from "/static/cards.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 export const LABEL_PX = 13;  /* the labels' type, CSS px, at any zoom, in the page's normal type (typeScale) */
@@ -334,7 +334,7 @@ export function photoView({image, src, alt, caption, notes, view, onCard, onNote
       const [cx, cy] = pinSpot(outline, r, edge, 4 * u, taken, labelled);
       taken.push([cx, cy]);
       const g = s("g", {class: "pin" + (nt.problem ? " problem" : ""), tabindex: "0", role: "button", "data-pin": String(nt.n), "data-pile": pile.id,
-                        "aria-label": `note ${nt.n}: ${nt.text}`});
+                        "aria-label": `note ${nt.n}: ${cardsInWords(nt.text)}`});
       g.append(s("circle", {cx, cy, r}));
       const t = s("text", {x: cx, y: cy + r * 0.38, "font-size": r * 1.1, "text-anchor": "middle"});
       t.textContent = String(nt.n);

@@ -20,12 +20,43 @@ export function cardShort(code) { return cardParts(code).rank === "JK" ? "Jkr" :
 /* the server's words with each card code in them (10H, JK) written as the page writes cards (10♥, Jkr) */
 export function cardsInText(text) { return String(text).replace(/\b(10|[2-9AJQK])([SHDC])\b|\bJK\b/g, (code) => cardShort(code)); }
 export function isRed(code) { const p = cardParts(code); return p.suit === "H" || p.suit === "D" || code === "RJ"; }
+/* A card in words, as a screen reader is to say it (the page's one wording: a symbol such as ♥ is read "black heart
+ * suit"): "jack of hearts", "10 of clubs", "joker", "red joker". */
 export function cardName(code) {
   const p = cardParts(code);
-  if (p.rank === "JK") return cardText(code);
-  const ranks = {A: "ace", J: "jack", Q: "queen", K: "king"};
-  const suits = {S: "spades", H: "hearts", D: "diamonds", C: "clubs"};
-  return `${ranks[p.rank] || p.rank} of ${suits[p.suit]}`;
+  return p.rank === "JK" ? cardText(code) : `${rankName(p.rank)} of ${SUIT_NAMES[p.suit]}`;
+}
+/* A rank (RANKS) in words, as cardName says it: "ace", "10", "jack", "joker". */
+export function rankName(rank) { return {A: "ace", J: "jack", Q: "queen", K: "king", JK: "joker"}[rank] || rank; }
+export const SUIT_NAMES = {S: "spades", H: "hearts", D: "diamonds", C: "clubs"};
+/* a card as the page writes it (cardShort: 10♥, Jkr); `[rank, suit symbol]` captured, a joker neither */
+const WRITTEN = /\b(10|[2-9AJQK])([♠♥♦♣])|\bJkr\b/g;
+const writtenCode = (m) => m[0] === "Jkr" ? "JK" : m[1] + SUITS.find(x => x[1] === m[2])[0];
+/* The page's words `text` with each card written in them as the page writes cards (10♥, Jkr: cardShort's, as
+ * cardsInText makes a server's codes) in words instead (cardName's): for an attribute a screen reader reads
+ * (aria-label). */
+export function cardsInWords(text) { return String(text).replace(WRITTEN, (...m) => cardName(writtenCode(m))); }
+/* The page's words `text` (its cards written as the page writes them, as for cardsInWords) as nodes to show:
+ * strings, and each card a span that shows it as written and that a screen reader reads as cardName's words
+ * (style.css .said-card: the symbols hidden from it, the words its ::after, so the text shown, and the element's
+ * textContent, stay "10♥"). Not for a button's text (a flex box: each span would be an item of its own, not wrapping
+ * as words do): there, the text as written and cardsInWords as its aria-label. */
+export function cardsSaid(text) {
+  const s = String(text), out = [];
+  let at = 0;
+  for (const m of s.matchAll(WRITTEN)) {
+    if (m.index > at) out.push(s.slice(at, m.index));
+    const card = document.createElement("span"), shown = document.createElement("span");
+    card.className = "said-card";
+    card.dataset.said = cardName(writtenCode(m));
+    shown.setAttribute("aria-hidden", "true");
+    shown.textContent = m[0];
+    card.append(shown);
+    out.push(card);
+    at = m.index + m[0].length;
+  }
+  if (at < s.length) out.push(s.slice(at));
+  return out;
 }
 /* The key of `keys` seen most often, the first seen on a tie; null for none. */
 function mostCommon(keys) {

@@ -3,7 +3,7 @@
  * saved); its pile list is piles.js, the sheets that correct the piles sheets.js, its save-conflict notice
  * conflict.js. */
 import {api} from "/static/api.js";
-import {cardShort, isRed} from "/static/cards.js";
+import {cardName, cardShort, cardsSaid, isRed} from "/static/cards.js";
 import {conflictNotice} from "/static/conflict.js";
 import {readDraft, removeDraft, writeDraft} from "/static/drafts.js";
 import {breakdownTable} from "/static/games.js";
@@ -130,10 +130,10 @@ export async function checkView(gid, rid, roundNo) {
   }
   function openNote(nt) {  /* its piles flashed, and their cards to tap (each pile named when it has several) */
     for (const p of nt.piles) flash(p.id, true);
-    openSheet(`Note ${nt.n}`, h("div", {}, h("p", {}, nt.text), h("p", {class: "muted"}, "Tap a card to correct it:"),
+    openSheet(`Note ${nt.n}`, h("div", {}, h("p", {}, cardsSaid(nt.text)), h("p", {class: "muted"}, "Tap a card to correct it:"),
       nt.piles.map(p => h("div", {"data-note-pile": p.id}, nt.piles.length > 1 ? h("p", {class: "muted"}, `${p.team}: ${p.label}`) : null,
         h("div", {class: "chips"}, p.cards.map(c => h("button", {type: "button", class: "chip" + (isRed(c.code) ? " red" : ""),
-          onclick: () => editCard(p, c)}, cardShort(c.code)))),
+          "aria-label": `${cardName(c.code)}: correct it`, onclick: () => editCard(p, c)}, cardShort(c.code)))),
         addButtons(p, p.label, (code) => { closeSheet(); change({op: "add_card", pile: p.id, code}); }))),
       h("div", {class: "row"}, h("button", {type: "button", onclick: closeSheet}, "Close"))));
   }

@@ -52,7 +52,8 @@ export function leftOutText(images, saved, n) {
 }
 
 /* A save-conflict notice's frame, for the view whose Save button is `save`: {box (the notice's element), why (the
- * line saying why Save is off), holdSave(why) (Save off until the notice is answered), freeSave(), show(latest,
+ * line saying why Save is off), holdSave(why, label) (Save off until the notice is answered, saying `label` in place
+ * of what it would save where that cannot be: "Saved as round 1"; its words kept otherwise), freeSave(), show(latest,
  * heading, lines, actions, redo, quiet) (the notice: its heading, lines (strings), buttons, the game `latest`'s
  * totals and "See the game"; scrolled into view unless `quiet`; `redo`: redraws it after a change made under it, or
  * null; a "Save the round anyway?" question open is closed, unanswered: it was about the game before), redraw()
@@ -72,7 +73,7 @@ export function noticeFrame(gid, save) {
   }
   return {
     box, why, show,
-    holdSave: (text) => { save.disabled = true; why.textContent = text; },
+    holdSave: (text, label) => { save.disabled = true; why.textContent = text; if (label) save.textContent = label; },
     freeSave: () => { save.disabled = false; why.textContent = ""; },
     redraw: async () => { if (reoffer) await reoffer(); },
     clear: () => { box.replaceChildren(); reoffer = null; },
@@ -114,7 +115,7 @@ export function changeOffer({theirs, mine, addMine, takeTheirs, moved, showLabel
  * (from now on it checks its photo as the new round n)}.
  * Returns {box, why (the notice's element and the line saying why Save is off), otherPhone(latest, saved, quiet)
  * (shows the notice for the game `latest`: below), redraw() (the notice's offer redrawn after a change made under
- * it; nothing when none is shown), clear() (no notice), holdSave(why), freeSave()}. */
+ * it; nothing when none is shown), clear() (no notice), holdSave(why, label), freeSave()}. */
 export function conflictNotice(view) {
   const {gid, rid, game: g, original, st, save} = view;
   const frame = noticeFrame(gid, save);
@@ -221,7 +222,7 @@ export function conflictNotice(view) {
       if (saved && saved.round && saved.game !== gid) {
         heading = "Already saved in another game";
         lines.push(`${saved.message}.`);
-        holdSave("Saved in another game already: see the notice above.");
+        holdSave("Saved in another game already: see the notice above.", "Saved in another game");
       } else if (theirs) {
         const before = g.rounds.some(r => r.n === theirs.n && r.photo_reading === theirs.photo_reading);
         heading = before ? `Already saved as round ${theirs.n}` : `Another phone saved round ${theirs.n}`;
@@ -234,14 +235,18 @@ export function conflictNotice(view) {
         const done = theirs.n !== st.round && latest.rounds.find(r => r.n === st.round);  /* the round it was checked as */
         if (done) lines.push(`Another phone saved round ${st.round} ${madeText(done)} meanwhile (${scoresOf(latest, done)})` +
                              (latest.over ? `: ${overSaid(latest)}.` : "."));
-        if (latest.over) { view.heading.textContent = "The game is over"; save.textContent = "Save round"; }
-        holdSave(`Saved already as round ${theirs.n}: choose in the notice above.`);
+        if (latest.over) view.heading.textContent = "The game is over";
+        /* the button says the round is saved (not "Save round N+1", held); the line under the notice says what
+           of this phone's is not */
+        const mine = myChanges(theirs).count ? ", without your changes here: add them to it or drop them in" : ": choose in";
+        holdSave(`Saved already as round ${theirs.n}${mine} the notice above.`, `Saved as round ${theirs.n}`);
         offer(theirs, latest, lines, actions, saved.same_cards); redo = again;
       } else {
         const was = st.round;
         const added = latest.rounds.find(r => r.n === was);
-        if (latest.over && !added) { lines.push("The game is over: no round can be added."); holdSave("The game is over."); }
-        else if (added) {  /* the round this photo was read for, saved on another phone (or before this view opened) */
+        if (latest.over && !added) {
+          lines.push("The game is over: no round can be added."); holdSave("The game is over.", "Game over");
+        } else if (added) {  /* the round this photo was read for, saved on another phone (or before this view opened) */
           const next = latest.over ? null : latest.next_round;
           const sides = otherSides(st.reading, added);  /* of the other teams only: this phone's side of that round */
           unsureRound(was);
@@ -257,7 +262,8 @@ export function conflictNotice(view) {
           else lines.push(`If yours is a photo of that same round, do not save it again: open round ${was} and make your ` +
                           `changes there.` + (next ? ` If yours is the next round, save it as round ${next}.` : ""));
           /* the sticky Save stays off until one of these is chosen: one hasty tap there would count round ${was} twice */
-          holdSave(next ? `Round ${was} or ${next}? Choose in the notice above first.` : "The game is over.");
+          if (next) holdSave(`Round ${was} or ${next}? Choose in the notice above first.`);
+          else holdSave("The game is over.", "Game over");
           if (!next && !sides) view.heading.textContent = "The game is over";
           if (sides) actions.push(sidesButton(added, latest, true));
           if (next) actions.push(h("button", {type: "button", class: sides ? "" : "primary", id: "save-next", onclick: async () => {
@@ -297,7 +303,7 @@ export function conflictNotice(view) {
       } else if (!theirs || theirs.photo_reading !== view.readingId) {
         const n = latest.next_round;
         lines.push(`Round ${view.roundNo} was undone there.`);
-        holdSave(`Round ${view.roundNo} was undone on another phone.`);
+        holdSave(`Round ${view.roundNo} was undone on another phone.`, `Round ${view.roundNo} undone`);
         if (!latest.over) {  /* what this phone corrected is not lost: it can count as the game's next round */
           lines.push(`Your corrections are still here. If this photo's round should count, save it as round ${n}` +
                      (n === view.roundNo ? "" : ` (scored under round ${n}'s opening minimum)`) + "; if not, leave without saving.");

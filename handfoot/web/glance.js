@@ -1,13 +1,17 @@
 /* The check view's photo, checked at a glance on a phone: the photo is the main surface, opened on its cards
  * (pinch or the + and − buttons zoom, a finger pans once zoomed); every card's box carries its code (10♥) in type
  * at least LABEL_PX CSS pixels tall wherever it fits beside its box without hiding another (the others show theirs
- * when tapped, or once zoomed in enough), each pile is outlined in its kind's colour, a fan's number of cards is
- * tagged beside its outline, and each note is a numbered pin inside its pile's outline, or beside it where inside
- * it would cover a card's box. Labels and pins lie whole in the part of the photo the frame shows. Tapping a box
- * opens the card's picker, tapping a pin the note. An ES module, loaded by app.js (import()); it builds its own
- * elements with the page's helpers (ui.js, cards.js) and calls back into the check view. */
+ * when tapped, or once zoomed in enough; a line under the photo counts them and shows each in turn), each pile is
+ * outlined in its kind's colour, a fan's number of cards is tagged beside its outline, and each note is a numbered
+ * pin inside its pile's outline, or beside it where inside it would cover a card's box (marks.js places them).
+ * Labels and pins lie whole in the part of the photo the frame shows. Tapping a box opens the card's picker, tapping
+ * a pin the note; with keys, the photo is one stop of Tab and the arrows go from card to card (cardorder.js). An ES
+ * module, loaded by app.js (import()); it builds its own elements with the page's helpers (ui.js, cards.js) and
+ * calls back into the check view. */
 import {h} from "/static/ui.js";
-import {cardName, cardShort} from "/static/cards.js";
+import {cardName, cardShort, cardsInWords} from "/static/cards.js";
+import {arrowTarget, readingRows} from "/static/cardorder.js";
+import {labelSpots, overlaps, pinSpot} from "/static/marks.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 export const LABEL_PX = 13;  /* the labels' type, CSS px, at any zoom, in the page's normal type (typeScale) */
@@ -23,9 +27,6 @@ function around(boxes) {
   return [Math.min(...boxes.map(b => b[0])), Math.min(...boxes.map(b => b[1])),
           Math.max(...boxes.map(b => b[2])), Math.max(...boxes.map(b => b[3]))];
 }
-const overlaps = (a, b) => a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3];
-/* the area the boxes a and b share */
-const shared = (a, b) => Math.max(0, Math.min(a[2], b[2]) - Math.max(a[0], b[0])) * Math.max(0, Math.min(a[3], b[3]) - Math.max(a[1], b[1]));
 
 function s(tag, attrs) {
   const el = document.createElementNS(SVG, tag);
@@ -54,14 +55,15 @@ export function photoView({image, src, alt, caption, notes, view, onCard, onNote
   const inner = h("div", {class: "glance-inner"});
   const img = h("img", {src, alt, draggable: "false"});
   const svg = s("svg", {viewBox: `0 0 ${image.width} ${image.height}`, role: "group",
-                        "aria-label": "the cards read, each labelled: tap one to correct it (keys: the arrows move between them)"});
+                        "aria-label": "the cards read, each labelled: tap one to correct it (keys: the arrows move between them, left " +
+                                      "and right in reading order, up and down to the nearest card above or below)"});
   const outlines = s("g", {class: "outlines"}), pads = s("g", {class: "pads"}), boxes = s("g", {class: "boxes"});
   const labels = s("g", {class: "labels", "aria-hidden": "true"}), pins = s("g", {class: "pins"});
   svg.append(outlines, pads, boxes, labels, pins);
   inner.append(img, svg);
   frame.append(inner);
 
-  const cards = [];  /* {pile, card, box, rect, pad} */
+  let cards = [];  /* {pile, card, box, rect, pad}: in reading order once all are made (readingRows) */
   const outlined = [];  /* {pile, box, kind}: the piles outlined, each around its boxes (image px), its outline's class */
   const all = [];
   for (const pile of image.piles) {
@@ -79,28 +81,41 @@ export function photoView({image, src, alt, caption, notes, view, onCard, onNote
       for (const b of card.boxes) {
         const [x1, y1, x2, y2] = b;
         const name = cardName(card.code);
-        const rect = s("rect", {class: "hit" + (card.confidence < 0.5 ? " low" : ""), tabindex: cards.length ? "-1" : "0", role: "button",
-                                "data-card": card.id, "data-code": card.code, x: x1, y: y1, width: x2 - x1, height: y2 - y1,
-                                "aria-label": `${name}, ${pile.label}: correct it`});
+        const rect = s("rect", {class: "hit" + (card.confidence < 0.5 ? " low" : ""), role: "button",
+                                "data-card": card.id, "data-code": card.code, x: x1, y: y1, width: x2 - x1, height: y2 - y1});
         const pad = s("rect", {class: "pad", "data-pad": card.id, "aria-hidden": "true"});
         const open = () => onCard(pile, card);
         for (const el of [rect, pad]) el.addEventListener("click", (ev) => { if (!moved) open(); ev.stopPropagation(); });
         rect.addEventListener("keydown", (ev) => {  /* the photo is one stop of Tab: the arrows, Home and End move between its cards */
           if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); open(); return; }
-          const at = cards.indexOf(entry);
-          const to = {ArrowRight: at + 1, ArrowDown: at + 1, ArrowLeft: at - 1, ArrowUp: at - 1, Home: 0, End: cards.length - 1}[ev.key];
+          const to = arrowTarget(ev.key, cards.indexOf(entry), cards.map(c => c.box), rows);
           if (to === undefined) return;
           ev.preventDefault();
-          cards[Math.min(Math.max(to, 0), cards.length - 1)].rect.focus();
+          cards[to].rect.focus();
         });
         rect.append(s("title", {}));
         rect.firstChild.textContent = name;
-        pads.append(pad); boxes.append(rect);
-        const entry = {pile, card, box: b, rect, pad};
+        pads.append(pad);
+        const entry = {pile, card, box: b, rect, pad, name};
         cards.push(entry); all.push(b);
       }
     }
   }
+  /* the cards in reading order (left to right, the rows top to bottom: cardorder.js), as Tab, the arrows and a
+     screen reader go through them; each says where it is in that order */
+  const rows = [], ordered = [];  /* readingRows' rows, as places in `cards` */
+  for (const row of readingRows(cards.map(c => c.box))) {
+    rows.push(row.map((_, j) => ordered.length + j));
+    ordered.push(...row.map(k => cards[k]));
+  }
+  cards = ordered;
+  cards.forEach((c, k) => {
+    const r = rows.findIndex(row => row.includes(k));
+    c.rect.setAttribute("tabindex", k ? "-1" : "0");
+    c.rect.setAttribute("aria-label", `${c.name}, ${c.pile.label}: correct it (card ${k + 1} of ${cards.length}, ` +
+                                      `row ${r + 1} of ${rows.length})`);
+    boxes.append(c.rect);
+  });
   /* a pin on each pile of a note on this photo that shows a card ({nt, pile}) */
   const pinned = notes.flatMap(nt => nt.piles.filter(p => p.cards.some(c => c.boxes.length) && image.piles.includes(p))
                                              .map(pile => ({nt, pile})));
@@ -202,14 +217,13 @@ export function photoView({image, src, alt, caption, notes, view, onCard, onNote
       const text = cardLabel(c.card.code);
       const w = fs * (0.62 * [...text].length + 0.5);
       const [x1, y1, x2, y2] = c.box;
-      if (x2 < vx1 || x1 > vx2 || y2 < vy1 || y1 > vy2) {  /* out of the part shown: no label at its edge */
+      c.out = x2 < vx1 || x1 > vx2 || y2 < vy1 || y1 > vy2;
+      if (c.out) {  /* out of the part shown: no label at its edge */
         c.rect.classList.add("unlabelled");
         continue;
       }
-      const spots = [[x1, y1 - hh - u], [x1, y2 + u], [x2 + u, y1], [x1 - w - u, y1], [x1, y1],
-                     [inX(x1, w), y1 - hh - u], [inX(x1, w), y2 + u]];
       let spot = null;
-      for (const [x, y] of spots) {
+      for (const [x, y] of labelSpots(c.box, w, hh, u, inX)) {
         const r = [x, y, x + w, y + hh];
         if (x < vx1 || y < vy1 || x + w > vx2 || y + hh > vy2) continue;
         if (placed.some(p => overlaps(p, r))) continue;
@@ -228,6 +242,7 @@ export function photoView({image, src, alt, caption, notes, view, onCard, onNote
       placed.push([inX(x1, w), y, inX(x1, w) + w, y + hh]);
     }
     frame.dataset.labelled = `${labelled}/${cards.length}`;
+    tellUnlabelled();
     return placed;
   }
 
@@ -275,51 +290,6 @@ export function photoView({image, src, alt, caption, notes, view, onCard, onNote
     return [Math.max(0, -st.x / st.z), Math.max(0, -st.y / st.z),
             Math.min(image.width, (W - st.x) / st.z), Math.min(image.height, (H - st.y) / st.z)];
   }
-  /* Where the pin of a pile (`pile` and its `box`, an entry of outlined) goes, [x, y] image px of its centre, whole
-     (ring and all: `edge` from the centre) in the part of the photo shown, `r` its radius: inside the pile's outline
-     as drawn (`m` its margin, the spots of a grid over it, its top right first), else beside it, its ring touching
-     the outline from outside (spots along each side), where that covers less. Of those spots the one that covers
-     least: another pile's outline (above all its inside: a pin there would seem to be about that pile), a card's
-     box (a tap meant for the card would open the note), another pin (`taken`: their centres), the labels
-     (`labelled`: rectangles); inside the outline before beside it when both cover nothing. A pile showing too
-     little of itself in the frame to hold a pin inside has it as near as the frame allows. */
-  function pinSpot({pile, box}, r, edge, m, taken, labelled) {
-    const [vx1, vy1, vx2, vy2] = shown();
-    const [x1, y1, x2, y2] = [box[0] - m, box[1] - m, box[2] + m, box[3] + m];  /* the outline as drawn */
-    /* the centre's range along one side: inside [lo, hi], r in from its ends where it is wide enough, the pin
-       whole in [vlo, vhi] */
-    const range = (lo, hi, vlo, vhi) => {
-      const inset = Math.min(r, (hi - lo) / 2);
-      const a = Math.max(lo + inset, vlo + edge), b = Math.min(hi - inset, vhi - edge);
-      if (a <= b) return [a, b];
-      const mid = Math.min(Math.max((Math.max(lo, vlo) + Math.min(hi, vhi)) / 2, vlo + edge), vhi - edge);
-      return [mid, mid];
-    };
-    const [ax, bx] = range(x1, x2, vx1, vx2), [ay, by] = range(y1, y2, vy1, vy2);
-    const STEPS = 6, along = (a, b, k) => a + (b - a) * k / STEPS;
-    const spots = [];  /* [x, y, beside]: the grid inside, top right first, then beside each side */
-    for (let j = 0; j <= STEPS; j++) for (let i = 0; i <= STEPS; i++) spots.push([along(bx, ax, i), along(ay, by, j), 0]);
-    const out = edge + (edge - r) / 2;  /* from the outline to a pin's centre beside it: its ring past the stroke */
-    for (let k = 0; k <= STEPS; k++) {
-      const [cx, cy] = [along(x2 - r, x1 + r, k), along(y1 + r, y2 - r, k)];
-      spots.push([cx, y1 - out, 1], [x2 + out, cy, 1], [cx, y2 + out, 1], [x1 - out, cy, 1]);
-    }
-    const whole = ([cx, cy, beside]) => !beside || (cx - edge >= vx1 && cx + edge <= vx2 && cy - edge >= vy1 && cy + edge <= vy2);
-    const others = outlined.filter(o => o.pile !== pile).map(o => [o.box[0] - m, o.box[1] - m, o.box[2] + m, o.box[3] + m]);
-    const area = 4 * edge * edge;
-    let best = null;
-    spots.filter(whole).forEach(([cx, cy, beside], k) => {
-      const sq = [cx - edge, cy - edge, cx + edge, cy + edge];
-      const cost = 500 * others.filter(o => cx >= o[0] && cx <= o[2] && cy >= o[1] && cy <= o[3]).length
-        + 10 * others.reduce((a, o) => a + shared(o, sq), 0) / area
-        + 250 * taken.filter(([px, py]) => Math.hypot(px - cx, py - cy) < 2 * edge).length
-        + cards.reduce((a, c) => a + (overlaps(c.box, sq) ? 200 + 50 * shared(c.box, sq) / area : 0), 0)
-        + 2 * labelled.reduce((a, l) => a + shared(l, sq), 0) / area
-        + 1.5 * beside + 0.001 * k;
-      if (!best || cost < best[2]) best = [cx, cy, cost];
-    });
-    return best.slice(0, 2);
-  }
   /* each pin inside its pile's outline or beside it (pinSpot); none for a pile out of the frame (zoomed in
      elsewhere); `labelled` (the labels' rectangles, image px) returned with the pins' squares added */
   function placePins(u, labelled) {
@@ -331,10 +301,10 @@ export function photoView({image, src, alt, caption, notes, view, onCard, onNote
       const outline = outlined.find(o => o.pile === pile);
       const [x1, y1, x2, y2] = outline.box;
       if (x2 < vx1 || x1 > vx2 || y2 < vy1 || y1 > vy2) continue;
-      const [cx, cy] = pinSpot(outline, r, edge, 4 * u, taken, labelled);
+      const [cx, cy] = pinSpot(outline, r, edge, 4 * u, taken, labelled, shown(), outlined, cards.map(c => c.box));
       taken.push([cx, cy]);
       const g = s("g", {class: "pin" + (nt.problem ? " problem" : ""), tabindex: "0", role: "button", "data-pin": String(nt.n), "data-pile": pile.id,
-                        "aria-label": `note ${nt.n}: ${nt.text}`});
+                        "aria-label": `note ${nt.n}: ${cardsInWords(nt.text)}`});
       g.append(s("circle", {cx, cy, r}));
       const t = s("text", {x: cx, y: cy + r * 0.38, "font-size": r * 1.1, "text-anchor": "middle"});
       t.textContent = String(nt.n);
@@ -398,13 +368,30 @@ export function photoView({image, src, alt, caption, notes, view, onCard, onNote
   frame.addEventListener("scroll", () => { frame.scrollTop = 0; frame.scrollLeft = 0; });
   onTypeChange(frame, () => { if (W) layoutMarks(); });  /* the labels and pins in the page's type (A+) */
 
+  /* -- the cards in the part shown whose label has no room (large type, a crowded fan), told under the photo: a
+     button shows each one's label in turn ------------------------------------------------------------------------ */
+  const missing = () => cards.filter(c => !c.out && c.rect.classList.contains("unlabelled"));
+  const unlabelledText = h("span", {}), nextUnlabelled = h("button", {type: "button", class: "show-unlabelled", onclick: () => {
+    const them = missing();
+    if (them.length) { tapped = them[(them.indexOf(tapped) + 1) % them.length]; layoutMarks(); }
+  }});
+  const unlabelled = h("p", {class: "unlabelled-note", hidden: true}, unlabelledText, " ", nextUnlabelled);
+  function tellUnlabelled() {
+    const them = missing(), n = them.length;
+    unlabelled.hidden = !n;
+    unlabelledText.textContent = `${n} of ${cards.length} card${cards.length === 1 ? "" : "s"} ${n === 1 ? "has" : "have"} ` +
+      `no room for ${n === 1 ? "its label (a dashed box): tap it" : "their labels (dashed boxes): tap one"}, or zoom in.`;
+    const at = them.indexOf(tapped);
+    nextUnlabelled.textContent = at < 0 ? (n === 1 ? "Show it" : "Show them one by one") : `Show the next (${at + 1} of ${n} shown)`;
+  }
+
   /* -- the buttons: zoom in, out, back to the cards -------------------------------------------------------------- */
   const centre = () => [W / 2, H / 2];
   const zin = h("button", {type: "button", class: "zoom-in", "aria-label": "zoom in", onclick: () => zoomAt(1.6, ...centre())}, "+");
   const zout = h("button", {type: "button", class: "zoom-out", "aria-label": "zoom out", onclick: () => zoomAt(1 / 1.6, ...centre())}, "−");
   const zfit = h("button", {type: "button", class: "zoom-fit", onclick: () => { fit(); apply(); }}, "All cards");
   const tools = h("div", {class: "glance-tools"}, zout, zin, zfit,
-    h("span", {class: "muted"}, "Pinch to zoom; tap a card or a pin (keys: Tab to them, the arrows between cards)."));
+    h("span", {class: "muted"}, "Pinch to zoom; tap a card or a pin (keys: Tab to them, the arrows between cards)."), unlabelled);
   const kinds = [...new Set(image.piles.filter(p => p.box).map(p => p.kind === "meld" && p.label.includes("book") ? "book" : (KIND_CLASS[p.kind] || "loose")))];
   const legend = h("div", {class: "legend", "aria-hidden": "true"}, kinds.map(k => h("span", {class: `outline ${k}`,
     style: `border-color: ${LEGEND[k]}`}, {meld: "meld", book: "book", squared: "squared book", threes: "red threes", left: "left in hand", loose: "loose"}[k])));
@@ -418,7 +405,13 @@ export function photoView({image, src, alt, caption, notes, view, onCard, onNote
        height seen at once, with the legend under it where there is room; where that leaves it less than 60% of its
        width high, it keeps its height. Kept for the view's later renders while its width stays (a note over Save
        after a move makes the bar taller for a while: the page does not jump) */
-    if (!st.frame || st.frame.width !== w) {
+    const held = frame.closest(".photos");  /* 900 px wide and more: one photo held under the header beside the piles */
+    if ((!st.frame || st.frame.width !== w) && held && held.children.length === 1 && getComputedStyle(held).position === "sticky") {
+      /* it takes the height the window leaves it there, its legend and buttons above the bar, up to the cards' box's
+         at its width */
+      const room = window.innerHeight - parseFloat(getComputedStyle(held).top) - reserve() - (node.offsetHeight - frame.offsetHeight) - 16;
+      st.frame = {width: w, height: Math.round(Math.max(w * 0.6, Math.min(room, w * (y2 - y1) / (x2 - x1))))};
+    } else if (!st.frame || st.frame.width !== w) {
       const room = window.innerHeight - reserve() - (frame.getBoundingClientRect().top + window.scrollY) - 8;
       const fits = [room - legend.offsetHeight - 8, room].find(r => r >= w * 0.6);
       st.frame = {width: w, height: Math.round(fits === undefined ? tall : Math.min(tall, fits))};
@@ -431,7 +424,8 @@ export function photoView({image, src, alt, caption, notes, view, onCard, onNote
   }
   new ResizeObserver(size).observe(frame);
   requestAnimationFrame(size);
-  return h("div", {class: "glance"}, caption ? h("p", {class: "photo-caption"}, caption) : null, frame, legend, tools);
+  const node = h("div", {class: "glance"}, caption ? h("p", {class: "photo-caption"}, caption) : null, frame, legend, tools);
+  return node;
 }
 
 function isRedCode(code) { const su = code.slice(-1); return su === "H" || su === "D" || code === "RJ"; }

@@ -95,7 +95,12 @@ export async function newGameView(fromId) {
   const titled = (r) => `${r.title}; ${r.going_out}`;  /* a family picks its preset by what going out needs */
   const title = h("p", {class: "muted", id: "rules-title"}, titled(rules[select.value || "pagat"]));
   select.addEventListener("change", () => { title.textContent = titled(rules[select.value]); });
-  const house = h("div", {});
+  /* the house rules: a group named by its summary, each of its parts (Rounds, Points…) a group named by its heading */
+  const house = h("div", {role: "group", id: "house-rules", "aria-labelledby": "house-rules-summary"});
+  const part = (title, items) => {
+    const id = `house-part-${title.toLowerCase().replace(/\W+/g, "-")}`;
+    return h("div", {role: "group", "aria-labelledby": id}, h("h3", {id}, title), items);
+  };
   async function showHouse() {
     const fields = await api("GET", `/v1/rules/${encodeURIComponent(select.value)}/fields`);
     house.replaceChildren();
@@ -107,14 +112,14 @@ export async function newGameView(fromId) {
     }
     /* the rounds (the opening minimum of each: as many rounds as numbers) and other lists of numbers, as text */
     const lists = fields.filter(f => f.type === "list");
-    if (lists.length) house.append(h("h3", {}, "Rounds"), ...lists.map(f => {
+    if (lists.length) house.append(part("Rounds", lists.map(f => {
       const id = `house-${f.field}`, value = f.value.join(", ");
       const [label, short] = LIST_LABELS[f.field] || [`${ruleLabel(f)} (numbers, a comma between)`, ruleLabel(f)];
       return h("div", {class: "house-number list"}, h("label", {for: id}, label),
         h("input", {type: "text", id, inputmode: "numeric", autocomplete: "off", "data-field": f.field, "data-list": "1",
                     "data-label": short, "data-default": value, value, "data-min": f.minimum ?? null, "data-max": f.maximum ?? null,
                     placeholder: f.value.length ? null : "none"}));
-    }));
+    })));
     /* a choice (what may be added to a complete book): its values */
     for (const f of fields.filter(f => f.choices)) {
       const id = `house-${f.field}`;
@@ -130,7 +135,7 @@ export async function newGameView(fromId) {
     ["Points", "Melds, books and going out", "The deal"].forEach((title, k) => {
       const these = numbers.filter(f => group(f) === k);
       if (!these.length) return;
-      house.append(h("h3", {}, title), ...these.map(f => {
+      house.append(part(title, these.map(f => {
         const id = `house-${f.field}`;
         let label = f.field.endsWith("_value") ? `Points for each ${ruleLabel(f).replace(/^./, c => c.toLowerCase())}` : ruleLabel(f);
         if (f.optional) label = label.replace(/,? or None$/, " (empty: no limit)").replace(/\bNone\b/g, "empty");
@@ -139,7 +144,7 @@ export async function newGameView(fromId) {
           h("input", {type: "number", id, step: "1", inputmode: "numeric", "data-field": f.field, "data-label": label,
                       "data-default": value, "data-optional": f.optional ? "1" : null, value,
                       "data-min": f.minimum ?? null, "data-max": f.maximum ?? null, placeholder: f.optional ? "empty" : null}));
-      }));
+      })));
     });
   }
   select.addEventListener("change", showHouse);
@@ -290,7 +295,7 @@ export async function newGameView(fromId) {
     teams,
     h("div", {class: "row"}, addButton, removeButton), teamsNote,
     h("label", {for: "rules"}, "Rules"), select, title,
-    h("details", {class: "panel"}, h("summary", {}, "House rules (optional)"), house), error, h("div", {class: "sticky-actions"}, create));
+    h("details", {class: "panel"}, h("summary", {id: "house-rules-summary"}, "House rules (optional)"), house), error, h("div", {class: "sticky-actions"}, create));
   show(h("h1", {}, "New game"), from ? h("p", {class: "muted"}, `As the game of ${fmtDate(from.created)}: change anything, then Start.`) : null, form);
 }
 

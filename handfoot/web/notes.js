@@ -1,6 +1,6 @@
 /* The notes of a reading to check: numbered as their pins on the photo (glance.js draws the pins), and their list
  * under the photo. */
-import {cardsInText} from "/static/cards.js";
+import {cardsInText, cardsSaid} from "/static/cards.js";
 import {h, pileText, problemNamed} from "/static/ui.js";
 
 /** The notes of a reading numbered as their pins: the rules' illegal problems and the piles' notes, each with its
@@ -27,6 +27,6 @@ export function notesPanel(notes, other, onNote) {
     h("h2", {}, "Check these"),
     h("ol", {class: "note-list"},
       notes.map(nt => h("li", {class: nt.problem ? "problem" : "", value: String(nt.n), "data-note": String(nt.n)},
-        nt.text + " ", nt.pile ? h("button", {type: "button", class: "pin-button", onclick: () => onNote(nt)}, `Show ${nt.n}`) : null)),
-      other.map(t => h("li", {class: "plain"}, cardsInText(t)))));
+        cardsSaid(nt.text), " ", nt.pile ? h("button", {type: "button", class: "pin-button", onclick: () => onNote(nt)}, `Show ${nt.n}`) : null)),
+      other.map(t => h("li", {class: "plain"}, cardsSaid(cardsInText(t))))));
 }

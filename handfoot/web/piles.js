@@ -2,7 +2,7 @@
  * cards to add in one tap, its kind, + card, Split, Join, Book…, Remove; a loose card lying on a fan in the photo
  * offered to that fan), any other folded to one line (its name, number of cards, cards and points) until opened;
  * the summary line over them with "Open all"; and the note over Save saying what the last move moved. */
-import {KINDS, KIND_ORDER, cardName, cardShort, cardsInText, isRed, likelyMissing, pileName} from "/static/cards.js";
+import {KINDS, KIND_ORDER, cardName, cardShort, cardsInText, cardsSaid, isRed, likelyMissing, pileName} from "/static/cards.js";
 import {fanBeside} from "/static/nearby.js";
 import {fill, fmt, focusOn, h} from "/static/ui.js";
 
@@ -102,9 +102,10 @@ export function pileList(view) {
   function besideFans(p) {
     if (p.kind !== "loose") return null;
     return p.cards.map(c => [c, fanBeside(c, p, st.reading.images)]).filter(([, b]) => b).map(([c, b]) =>
-      h("p", {class: "beside", "data-beside": c.id}, `In the photo ${cardShort(c.code)} lies on the ${b.pile.label} ` +
-        `${b.pile.cards.map(x => cardShort(x.code)).join(" ")}: if it is one of that fan's cards, `,
-        h("button", {type: "button", "data-move-to": b.pile.id, onclick: () => view.moveCard(p, c, b.code, b.pile.id)},
+      h("p", {class: "beside", "data-beside": c.id}, cardsSaid(`In the photo ${cardShort(c.code)} lies on the ${b.pile.label} ` +
+        `${b.pile.cards.map(x => cardShort(x.code)).join(" ")}: if it is one of that fan's cards, `),
+        h("button", {type: "button", "data-move-to": b.pile.id, onclick: () => view.moveCard(p, c, b.code, b.pile.id),
+                     "aria-label": b.code === c.code ? null : `move it there as the ${cardName(b.code)}`},
           b.code === c.code ? "move it there" : `move it there as ${cardShort(b.code)}`)));
   }
 
@@ -124,9 +125,9 @@ export function pileList(view) {
                        onclick: () => openPile(p.id, false)}, p.label),
         h("span", {class: "muted"}, p.kind === "squared_book" ? "top card seen" :
         cardsCount(p))),
-      h("p", {class: "verdict"}, cardsInText(p.verdict)),
-      p.problems.map(pr => h("p", {class: "problem"}, cardsInText(pr))),
-      p.notes.map(n => h("p", {class: "muted"}, "? " + cardsInText(n))),
+      h("p", {class: "verdict"}, cardsSaid(cardsInText(p.verdict))),
+      p.problems.map(pr => h("p", {class: "problem"}, cardsSaid(cardsInText(pr)))),
+      p.notes.map(n => h("p", {class: "muted"}, cardsSaid("? " + cardsInText(n)))),
       besideFans(p),
       h("div", {class: "chips"}, p.cards.map(c => h("button", {type: "button",
         class: "chip" + (isRed(c.code) ? " red" : "") + (c.confidence < 0.5 ? " low" : "") + (c.boxes.length ? "" : " typed"),
@@ -173,9 +174,9 @@ export function pileList(view) {
     if (!moved) { movedBox.replaceChildren(); return; }
     const across = moved.team !== moved.to.team;
     const name = (p) => `${across ? `${p.team}'s ` : ""}${p.label} ${p.cards.map(c => cardShort(c.code)).join(" ")}`;
-    movedBox.replaceChildren(`${across ? "Moved" : `${moved.team}: moved`} ${cardShort(moved.card)} ` +
+    movedBox.replaceChildren(...cardsSaid(`${across ? "Moved" : `${moved.team}: moved`} ${cardShort(moved.card)} ` +
       `${moved.from ? `from ${name(moved.from)} ` : ""}to ${name(moved.to)}` +
-      `${moved.from ? "" : "; its old pile is now empty"}. `,
+      `${moved.from ? "" : "; its old pile is now empty"}. `),
       h("button", {type: "button", class: "ghost link", id: "show-moved", onclick: () => flash(moved.to.id)}, "Show it"));
   }
 

@@ -1,7 +1,7 @@
 /* The check view's sheets that correct its piles: the card editor (a card tapped on the photo or in its pile), "+ card",
  * Split, Join, Book… (a squared book's kind and count) and a pile the camera missed. Nothing changes until a sheet's
  * Save (or a one-tap button): then the view's `change` makes the corrections. */
-import {CODE, KINDS, cardName, cardParts, cardShort, cardText, isRed, likelyMissing} from "/static/cards.js";
+import {CODE, KINDS, cardName, cardParts, cardShort, cardText, cardsInWords, isRed, likelyMissing} from "/static/cards.js";
 import {cardPicker, closeSheet, h, openSheet, pileText, retitleSheet} from "/static/ui.js";
 
 /* The sheets of a check view `view`: {allPiles() (the reading's piles), change(...ops) (corrections made, the sheet
@@ -20,7 +20,7 @@ export function pileSheets({allPiles, change, moveCard}) {
       h("option", {value: ""}, "Move it to…"),
       /* its own team's piles first, then the other teams' (a card the photos put on the wrong side of the table) */
       [...allPiles().filter(p => p.id !== pile.id && p.team === pile.team),
-       ...allPiles().filter(p => p.team !== pile.team)].map(p => h("option", {value: p.id}, pileText(p))),
+       ...allPiles().filter(p => p.team !== pile.team)].map(p => h("option", {value: p.id, "aria-label": cardsInWords(pileText(p))}, pileText(p))),
       newThrees ? h("option", {value: "new:red_threes"}, `${pile.team}: a new pile of red threes`) : null,
       h("option", {value: "new:loose"}, `${pile.team}: a new pile of loose cards (not scored)`),
       h("option", {value: "new:left"}, `${pile.team}: a new pile of cards left in hand`));
@@ -58,13 +58,14 @@ export function pileSheets({allPiles, change, moveCard}) {
   }
   function splitPile(pile) {
     const chips = h("div", {class: "chips"}, pile.cards.slice(1).map(c => h("button", {type: "button", class: "chip" + (isRed(c.code) ? " red" : ""),
-      onclick: () => change({op: "split_pile", pile: pile.id, at: c.id})}, cardShort(c.code))));
+      "aria-label": cardName(c.code), onclick: () => change({op: "split_pile", pile: pile.id, at: c.id})}, cardShort(c.code))));
     openSheet("Split: the new pile starts at", h("div", {}, chips, h("button", {type: "button", onclick: closeSheet}, "Cancel")));
   }
   function joinPile(pile) {
     const others = allPiles().filter(p => p.id !== pile.id && p.team === pile.team && p.kind === pile.kind);
     openSheet(`Join ${pile.label} to`, h("div", {},
-      others.length ? others.map(p => h("p", {}, h("button", {type: "button", onclick: () => change({op: "join_piles", pile: pile.id, into: p.id})}, pileText(p))))
+      others.length ? others.map(p => h("p", {}, h("button", {type: "button", onclick: () => change({op: "join_piles", pile: pile.id, into: p.id}),
+                                                             "aria-label": cardsInWords(pileText(p))}, pileText(p))))
                     : h("p", {}, "No other pile of this kind in this team."),
       h("button", {type: "button", onclick: closeSheet}, "Cancel")));
   }

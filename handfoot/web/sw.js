@@ -10,7 +10,8 @@ const FILES = ["/", "/offline.html", "/manifest.webmanifest", "/static/app.js", 
                "/static/round.js", "/static/live.js", "/static/check.js", "/static/typed.js", "/static/typed_text.js",
                "/static/drafts.js", "/static/changes.js", "/static/teach.js", "/static/conflict.js", "/static/piles.js",
                "/static/nearby.js", "/static/sheets.js", "/static/lost.js", "/static/notes.js", "/static/rename.js",
-               "/static/sides.js", "/static/icons/icon-192.png", "/static/icons/icon-512.png"];
+               "/static/sides.js", "/static/cardorder.js", "/static/marks.js", "/static/icons/icon-192.png",
+               "/static/icons/icon-512.png"];
 
 self.addEventListener("install", (event) => {
   event.waitUntil(caches.open(SHELL).then(cache => cache.addAll(FILES)).then(() => self.skipWaiting()));

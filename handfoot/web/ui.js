@@ -1,6 +1,6 @@
 /* The page's building blocks: elements (h, s), numbers, the toast, error boxes, the view's content (show), the
  * sheet (a dialog for pickers and confirmations) and the card picker. */
-import {RANKS, SUITS, cardParts, cardShort, cardsInText} from "/static/cards.js";
+import {RANKS, SUITS, SUIT_NAMES, cardParts, cardShort, cardsInText, cardsSaid, rankName} from "/static/cards.js";
 
 export const view = document.getElementById("view");
 /* -- small helpers ------------------------------------------------------------------------------------------ */
@@ -151,8 +151,8 @@ export function openSheet(title, body) {
   const first = holder.querySelector("[data-autofocus]") || holder.querySelector("button, input, select");
   if (first) first.focus({preventScroll: true});
 }
-/* The open sheet's title made `title` (what it will save, as its buttons change it). */
-export function retitleSheet(title) { document.getElementById("sheet-title").textContent = title; }
+/* The open sheet's title made `title` (what it will save, as its buttons change it), its cards said in words. */
+export function retitleSheet(title) { fill(document.getElementById("sheet-title"), cardsSaid(title)); }
 export function closeSheet() { if (sheet.open) sheet.close(); }
 /* Closes the sheet when it is saveAnyway's question (it then resolves false, nothing saved); any other sheet stays. */
 export function closeSaveQuestion() { if (sheet.open && sheet.dataset.asks === "save") closeSheet(); }
@@ -168,7 +168,7 @@ export function askConfirm(title, text, okLabel, other, danger = false, noLabel 
     sheet.addEventListener("close", onClose);
     const yes = h("button", {type: "button", class: danger ? "danger" : "primary", id: "confirm-yes", onclick: () => done(true)}, okLabel);
     const no = h("button", {type: "button", onclick: () => done(false)}, noLabel);
-    openSheet(title, h("div", {}, [].concat(text).map(t => t instanceof Node ? t : h("p", {}, t)),
+    openSheet(title, h("div", {}, [].concat(text).map(t => t instanceof Node ? t : h("p", {}, cardsSaid(t))),
       h("div", {class: "row"}, danger ? [other || null, yes] : [yes, other || null], no)));
     if (danger) (other || no).focus({preventScroll: true});
   });
@@ -231,9 +231,9 @@ export function problemsLine(problems, piles = []) {
   const rules = texts(true), notes = texts(false);
   const head = `${rules.length} rule problem${rules.length === 1 ? "" : "s"}:`;
   return h("div", {class: "rule-problems"},
-    rules.length === 1 ? h("p", {class: "problem"}, `${head} ${rules[0]}`)
-      : rules.length ? h("div", {class: "problem"}, h("p", {}, head), h("ul", {}, rules.map(t => h("li", {}, t)))) : null,
-    notes.map(t => h("p", {class: "muted rule-note"}, `Note: ${t}`)));
+    rules.length === 1 ? h("p", {class: "problem"}, cardsSaid(`${head} ${rules[0]}`))
+      : rules.length ? h("div", {class: "problem"}, h("p", {}, head), h("ul", {}, rules.map(t => h("li", {}, cardsSaid(t))))) : null,
+    notes.map(t => h("p", {class: "muted rule-note"}, cardsSaid(`Note: ${t}`))));
 }
 
 export function problemText(p) {
@@ -280,13 +280,13 @@ export function cardPicker(initial, onPick, extra, above) {
     ok.disabled = !(rank === "JK" || (rank && suit));
   }
   for (const r of RANKS) {
-    ranks.append(h("button", {type: "button", "data-rank": r, "aria-label": r === "JK" ? "joker" : `rank ${r}`,
+    ranks.append(h("button", {type: "button", "data-rank": r, "aria-label": r === "JK" ? "joker" : `rank ${rankName(r)}`,
                               "data-autofocus": r === start.rank,  /* the sheet opens on the card's own rank */
                               onclick: () => { rank = r; refresh(); }}, r === "JK" ? "Jkr" : r));
   }
   for (const [code, sym] of SUITS) {
     suits.append(h("button", {type: "button", "data-suit": code, class: code === "H" || code === "D" ? "red" : "",
-                              "aria-label": {S: "spades", H: "hearts", D: "diamonds", C: "clubs"}[code],
+                              "aria-label": SUIT_NAMES[code],
                               onclick: () => { suit = code; refresh(); }}, sym));
   }
   refresh();

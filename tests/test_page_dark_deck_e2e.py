@@ -253,3 +253,39 @@ def test_a_box_ticked_on_a_phone_before_it_was_the_games_becomes_the_games(tmp_p
                                               f"handfoot.negative.{on}") is None)
         assert _box(d) is True and httpx.get(f"{url}/v1/games/{on}").json()["version"] == 0
         assert console_errors(d) == []
+
+
+def test_a_picture_of_no_cards_read_both_ways_leaves_the_games_setting(tmp_path, browser):
+    """A chart as a team's photo, refused (no card found), then **Read them as light print on dark**: found nothing
+    either, it says so and the game's setting stays "as photographed" (the tap ticked it for every phone, and the
+    next photo of the family's light deck found nothing). With the setting on, a light deck's photo refused offers
+    **Read them as photographed**, which reads it and unticks the game's setting."""
+    cv2 = pytest.importorskip("cv2")
+    from pathlib import Path
+
+    from test_not_cards import bar_chart
+
+    chart = tmp_path / "chart.png"
+    cv2.imwrite(str(chart), bar_chart())
+    d, wait = browser, WebDriverWait(browser, 120)
+    with running(tmp_path) as url:
+        game = _refused_close_up(d, url, chart)
+        wait.until(lambda d: d.find_elements(By.ID, "read-negative")).pop().click()
+        said = wait.until(lambda d: text_of(d, "#read-both-ways"))
+        assert said.startswith("Read as light print on dark too: no cards found either way"), said
+        assert httpx.get(f"{url}/v1/games/{game}").json()["negative"] is False and _box(d) is False
+        etag = httpx.get(f"{url}/v1/games/{game}").headers["etag"]
+        assert httpx.put(f"{url}/v1/games/{game}/negative", json={"negative": True},
+                         headers={"If-Match": etag}).status_code == 200  # set on another phone
+        d.get(f"{url}/#/game/{game}")
+        d.get(f"{url}/#/game/{game}/round")
+        until(d, lambda d: _box(d) is True)
+        table = Path(__file__).resolve().parents[1] / "examples" / "table.jpg"
+        d.find_element(By.ID, "table-0").send_keys(str(table))
+        d.find_element(By.ID, "read-cards").click()
+        said = wait.until(lambda d: text_of(d, "#negative-said"))
+        assert said.startswith("This game reads its photos as light print on dark (the box above, for every phone)")
+        d.find_element(By.ID, "read-positive").click()
+        wait.until(lambda d: "/check/" in d.current_url)
+        until(d, lambda d: httpx.get(f"{url}/v1/games/{game}").json()["negative"] is False)
+        assert [e for e in console_errors(d) if "/v1/photos" not in e or "422" not in e] == []  # the refusals

@@ -95,7 +95,9 @@ export async function roundView(gid) {
     input.focus({preventScroll: true});
   }
 
-  async function upload() {
+  /* flip: read the photos once the other way (as negatives when the box is unticked, as photographed when ticked); the
+     game's setting follows only when that finds cards (a picture of no cards flips nothing) */
+  async function upload(flip = false) {
     for (const input of form.querySelectorAll("input[aria-invalid]")) input.removeAttribute("aria-invalid");
     const data = new FormData();
     const photoTeams = [], handTeams = [], shrunk = [];
@@ -125,8 +127,9 @@ export async function roundView(gid) {
     if (Object.keys(g.house_rules).length) data.append("house_rules", JSON.stringify(g.house_rules));
     data.append("round", String(g.next_round));
     if (wentOut.value) data.append("went_out", wentOut.value);
+    const asNegative = flip ? !negative.checked : negative.checked;
     if (deck && deck.value) data.append("deck", deck.value);
-    else if (negative.checked) data.append("negative", "true");
+    else if (asNegative) data.append("negative", "true");
     if (deck && deck.value !== (g.deck || "")) api("PUT", `/v1/games/${gid}/deck`, {deck: deck.value || null}).catch(() => {});
     const bar = h("div", {});
     const label = h("p", {}, shrunk.length ? `Sending the photos (${shrunk.join(", ")} made smaller to send)…` : "Sending the photos…");
@@ -148,7 +151,7 @@ export async function roundView(gid) {
       if (wait) {  /* the same photos sent before (their answer lost) are still being read: their answer is waited for */
         label.replaceChildren(h("span", {class: "spinner", "aria-hidden": "true"}),
                               " Still reading the photos you sent before (their answer was lost on the way)…");
-        setTimeout(upload, Math.min(+wait || 2, 10) * 1000);
+        setTimeout(() => upload(flip), Math.min(+wait || 2, 10) * 1000);
         return;
       }
       setBusy(go, false);
@@ -156,6 +159,7 @@ export async function roundView(gid) {
       let body = null;
       try { body = JSON.parse(xhr.responseText); } catch (e) { body = {error: `the server answered ${xhr.status}`}; }
       if (xhr.status === 201) {
+        if (flip) { negative.checked = asNegative; light.set(asNegative); }  /* read so: the game's cards are so */
         sessionStorage.setItem(`handfoot.went_out.${body.id}`, wentOut.value);
         sessionStorage.setItem(`handfoot.round.${body.id}`, String(g.next_round));  /* the round it was read for */
         location.hash = `#/game/${gid}/check/${body.id}`;
@@ -170,10 +174,16 @@ export async function roundView(gid) {
         const unread = /no cards found/.test(body.error || "");  /* a photo the camera cannot read: the ways round it */
         if (unread || /too small to read/.test(body.error || ""))
           status.append(h("p", {}, "Another photo, or ", h("a", {href: `#/game/${gid}/type`}, "type the cards instead"), "."));
-        if (unread && !negative.checked && !(deck && deck.value))  /* a dark deck's close-up: one tap reads its negative */
-          status.append(h("p", {}, h("button", {type: "button", class: "primary", id: "read-negative", onclick: () => {
-            negative.checked = true; light.set(true); upload();
-          }}, "Read them as light print on dark")));
+        if (unread && flip)  /* read the other way too: nothing there either, the game's setting left as it was */
+          status.append(h("p", {id: "read-both-ways"}, `Read ${asNegative ? "as light print on dark" : "as photographed"} ` +
+            "too: no cards found either way. Is it a photo of the cards, close enough and lit?"));
+        else if (unread && !negative.checked && !(deck && deck.value))  /* a dark deck's close-up: one tap reads its negative */
+          status.append(h("p", {}, h("button", {type: "button", class: "primary", id: "read-negative",
+            onclick: () => upload(true)}, "Read them as light print on dark")));
+        else if (unread && negative.checked && !(deck && deck.value))  /* the game reads negatives: a light deck's photo */
+          status.append(h("p", {id: "negative-said"}, "This game reads its photos as light print on dark (the box " +
+            "above, for every phone): are these cards printed dark on light? ",
+            h("button", {type: "button", id: "read-positive", onclick: () => upload(true)}, "Read them as photographed")));
         if (unread && !(deck && deck.value))  /* read with a deck learned: a photo with no card found teaches it nothing */
           status.append(h("p", {}, h("a", {class: "button", id: "teach-deck", href: `#/game/${gid}/teach`}, "Teach handfoot your deck")));
         showTyped(body.error || "");

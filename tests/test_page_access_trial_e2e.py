@@ -216,6 +216,18 @@ def test_the_arrow_keys_follow_the_cards_as_they_lie_on_the_photo(server, browse
     assert console_errors(d) == []
 
 
+# the contrast ratio (WCAG) of the held Save button's words on it, its opacity applied to both
+HELD_CONTRAST = """
+const b = document.getElementById('save-round'), st = getComputedStyle(b);
+const rgb = (c) => c.match(/[\\d.]+/g).slice(0, 3).map(Number);
+const page = rgb(getComputedStyle(document.body).backgroundColor), op = Number(st.opacity);
+const over = (c) => rgb(c).map((v, k) => v * op + page[k] * (1 - op));
+const lum = (c) => { const [r, g, bl] = c.map(v => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+                     return 0.2126 * r + 0.7152 * g + 0.0722 * bl; };
+const x = lum(over(st.backgroundColor)), y = lum(over(st.color));
+return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05);"""
+
+
 def test_a_saved_round_opened_again_says_it_is_saved(server, browser, tmp_path):
     d, shots = browser, shots_dir(tmp_path)
     game, reading = open_new_check(d, server, 390, 844)
@@ -225,6 +237,12 @@ def test_a_saved_round_opened_again_says_it_is_saved(server, browser, tmp_path):
     until(d, lambda d: "Saved already as round 1" in (text_of(d, "#save-why") or ""))
     save = d.find_element(By.ID, "save-round")
     assert save.text == "Saved as round 1" and not save.is_enabled(), save.text
+    # held, its words read on it in both modes (dark: half the accent under dark text, 2.3:1)
+    for dark in ("0", "1"):
+        d.execute_script("document.documentElement.classList.toggle('dark', arguments[0] === '1')", dark)
+        ratio = d.execute_script(HELD_CONTRAST)
+        assert ratio >= 4.5, (dark, ratio)
+    d.execute_script("document.documentElement.classList.remove('dark')")
     d.execute_script("document.querySelector('.sticky-actions').scrollIntoView()")
     d.save_screenshot(str(shots / "page_access_saved_again_390.png"))
     # a change made here: the line says it is not in round 1

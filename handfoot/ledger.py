@@ -308,8 +308,8 @@ class Ledger(ReadingsStore):
         if row is None:
             raise NotFoundError(f"no game {game_id!r}")
         teams = sorted(json.loads(row[1]))
-        later = conn.execute("SELECT id, teams, follows FROM games WHERE rowid > ? AND created >= ? ORDER BY rowid DESC",
-                             (row[0], since))
+        later = conn.execute("SELECT id, teams, follows FROM games WHERE rowid > ? AND created >= ? "
+                             "ORDER BY rowid DESC", (row[0], since))
         return next((found for found, names, follows in later
                      if follows == game_id or sorted(json.loads(names)) == teams), None)
 

@@ -61,13 +61,13 @@ def end_round(session: LiveSession, ledger: Ledger, game: GameOut | None = None)
             return session.ended[1]
         req, photo = session.settings, seen.photo
         if game is not None and game.id != session.game:
-            renamed = dict(zip(req.table_teams(1), game.teams))
+            names = dict(zip(req.table_teams(1), game.teams))
             req = request_for_game(game, req.split, req.deck)
         else:  # the game watched: a team renamed on a phone since the camera started takes its new name
-            renamed = game_names(session, game.teams) if game is not None else {}
-            req = dataclasses.replace(req, teams=tuple(renamed.get(t, t) for t in req.teams)) if renamed else req
-        if renamed:
-            photo = dataclasses.replace(photo, sides=[dataclasses.replace(s, team=renamed.get(s.team, s.team))
+            names = game_names(session, game.teams) if game is not None else {}
+            req = dataclasses.replace(req, teams=tuple(names.get(t, t) for t in req.teams)) if names else req
+        if names:
+            photo = dataclasses.replace(photo, sides=[dataclasses.replace(s, team=names.get(s.team, s.team))
                                                       for s in photo.sides])
         rules = photo_request.check_photo_request(req, 1)
         result = core.photo_score([photo], ["live table"], req, rules)
